@@ -1,0 +1,18 @@
+// One jest configuration for the workspace. Unit specs (*.spec.ts) and integration specs
+// (*.int.spec.ts) run together; the end-to-end suites (tests/**/*.e2e.spec.ts) start every
+// service and run serially through jest.e2e.config.js.
+const swc = JSON.parse(require('fs').readFileSync(__dirname + '/.swcrc', 'utf8'));
+delete swc.$schema;
+
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
+  moduleNameMapper: {
+    '^@corridor/(contracts|event-store|messaging|testing)$': '<rootDir>/libs/$1/src/index.ts',
+  },
+  setupFiles: ['reflect-metadata'],
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

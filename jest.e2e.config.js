@@ -1,0 +1,8 @@
+const base = require('./jest.config.js');
+
+module.exports = {
+  ...base,
+  testMatch: ['<rootDir>/tests/**/*.e2e.spec.ts'],
+  testTimeout: 60000,
+  maxWorkers: 1,
+};

@@ -1,0 +1,33 @@
+// Commands and events are plain readonly data, never classes, so they serialize across NATS and
+// into the event store unchanged. The shapes follow emmett's Command/Event/Decider.
+
+export type Command<
+  Type extends string = string,
+  Data extends Record<string, unknown> = Record<string, unknown>,
+  Metadata extends Record<string, unknown> = Record<string, unknown>,
+> = Readonly<{ type: Type; data: Readonly<Data>; metadata: Readonly<Metadata> }>;
+
+export type Event<
+  Type extends string = string,
+  Data extends Record<string, unknown> = Record<string, unknown>,
+> = Readonly<{ type: Type; data: Readonly<Data> }>;
+
+export type Decider<State, C extends Command, E extends Event> = {
+  decide: (command: C, state: State) => E[];
+  evolve: (state: State, event: E) => State;
+  initialState: () => State;
+};
+
+/** Who caused a change: a platform API token, an agent, or the system itself. */
+export type Actor =
+  | { kind: 'token'; tokenId: string }
+  | { kind: 'agent'; agentId: string }
+  | { kind: 'system'; name: string };
+
+/** Carried with every request over NATS and stored in the metadata of every event it causes. */
+export type RequestContext = {
+  platformId: string;
+  actor: Actor;
+  requestId: string;
+  correlationId: string;
+};

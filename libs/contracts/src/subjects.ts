@@ -1,0 +1,43 @@
+// Every NATS subject, in one place. Commands and queries are `<service>.<aggregate>.<verb>`
+// (request-reply, one queue group per service); integration events are
+// `events.<service>.<Aggregate>.<EventType>` on the JetStream stream EVENTS.
+// The messaging library prepends the deployment's subject prefix (CORRIDOR_SUBJECT_PREFIX), which
+// is how test runs sharing one NATS server stay apart.
+
+export const subjects = {
+  platform: {
+    auth: { verify: 'platform.auth.verify' },
+    platform: { create: 'platform.platform.create', get: 'platform.platform.get' },
+    token: {
+      create: 'platform.token.create',
+      get: 'platform.token.get',
+      list: 'platform.token.list',
+      delete: 'platform.token.delete',
+    },
+    config: { get: 'platform.config.get', update: 'platform.config.update' },
+    health: 'platform.health.ping',
+  },
+  customers: {
+    customer: {
+      create: 'customers.customer.create',
+      get: 'customers.customer.get',
+      list: 'customers.customer.list',
+      update: 'customers.customer.update',
+      delete: 'customers.customer.delete',
+    },
+    health: 'customers.health.ping',
+  },
+  bench: { echo: 'bench.echo' },
+} as const;
+
+export const queueGroups = {
+  platform: 'platform',
+  customers: 'customers',
+  bench: 'bench',
+} as const;
+
+/** JetStream subject of an integration event. */
+export const eventSubject = (service: string, aggregate: string, eventType: string): string =>
+  `events.${service}.${aggregate}.${eventType}`;
+
+export const EVENTS_STREAM = 'EVENTS';
