@@ -5,3 +5,5 @@ export * from './money';
 export * from './subjects';
 export * from './pagination';
 export * from './requests';
+export * from './platform';
+export * from './customers';

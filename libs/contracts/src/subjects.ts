@@ -16,6 +16,8 @@ export const subjects = {
     },
     config: { get: 'platform.config.get', update: 'platform.config.update' },
     health: 'platform.health.ping',
+    /** Core NATS broadcast (no queue group) so every gateway replica evicts its credential cache. */
+    tokenRevoked: 'platform.token.revoked',
   },
   customers: {
     customer: {

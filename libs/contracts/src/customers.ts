@@ -1,0 +1,93 @@
+// NATS message data of the customers service. Request bodies are the reference's
+// CustomerCreateRequestOneOf / CustomerUpdateRequestOneOf after the gateway validated them;
+// replies are the reference Customer wire object (IndividualCustomer | BusinessCustomer).
+
+export type CustomerType = 'INDIVIDUAL' | 'BUSINESS';
+export type KycStatus = 'UNVERIFIED' | 'PENDING' | 'APPROVED' | 'REJECTED';
+
+export type AddressWire = {
+  line1: string;
+  line2?: string;
+  city?: string;
+  state?: string;
+  postalCode: string;
+  country: string;
+};
+
+export type BusinessInfoWire = {
+  legalName: string;
+  incorporatedOn: string;
+  taxId: string;
+  doingBusinessAs?: string;
+  country?: string;
+  registrationNumber?: string;
+  entityType?: string;
+  countriesOfOperation?: string[];
+  businessType?: string;
+  purposeOfAccount?: string;
+  sourceOfFunds?: string;
+  expectedMonthlyTransactionCount?: string;
+  expectedMonthlyTransactionVolume?: string;
+  expectedRecipientJurisdictions?: string[];
+};
+
+export type CreateCustomerData = {
+  customerType: CustomerType;
+  platformCustomerId?: string;
+  region?: string;
+  currencies?: string[];
+  email?: string;
+  umaAddress?: string;
+  kycStatus?: KycStatus;
+  kybStatus?: KycStatus;
+  fullName?: string;
+  birthDate?: string;
+  nationality?: string;
+  address?: AddressWire;
+  businessInfo?: BusinessInfoWire;
+};
+
+export type UpdateCustomerData = {
+  customerId: string;
+  patch: Omit<CreateCustomerData, 'platformCustomerId' | 'region' | 'businessInfo'> & {
+    businessInfo?: Partial<BusinessInfoWire>;
+  };
+};
+
+export type CustomerIdData = { customerId: string };
+
+export type ListCustomersData = {
+  platformCustomerId?: string;
+  customerType?: CustomerType;
+  createdAfter?: string;
+  createdBefore?: string;
+  updatedAfter?: string;
+  updatedBefore?: string;
+  region?: string;
+  currency?: string;
+  umaAddress?: string;
+  isIncludingDeleted?: boolean;
+  limit: number;
+  cursor?: string;
+};
+
+export type CustomerWire = {
+  id: string;
+  platformCustomerId: string;
+  customerType: CustomerType;
+  umaAddress: string;
+  region?: string;
+  currencies?: string[];
+  email?: string;
+  kycStatus?: KycStatus;
+  kybStatus?: KycStatus;
+  fullName?: string;
+  birthDate?: string;
+  nationality?: string;
+  address?: AddressWire;
+  businessInfo?: BusinessInfoWire;
+  beneficialOwners?: unknown[];
+  createdAt: string;
+  updatedAt: string;
+  isDeleted: boolean;
+};
