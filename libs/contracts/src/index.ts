@@ -7,3 +7,4 @@ export * from './pagination';
 export * from './requests';
 export * from './platform';
 export * from './customers';
+export * from './clock';
