@@ -1,0 +1,4 @@
+export * from './decider-spec';
+export * from './clock';
+export * from './infra';
+export * from './conformance';
