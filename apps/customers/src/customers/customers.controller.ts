@@ -1,0 +1,140 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import type { FilterQuery } from '@mikro-orm/core';
+import {
+  CLOCK,
+  type Clock,
+  type CreateCustomerData,
+  type CustomerIdData,
+  type CustomerWire,
+  DomainError,
+  type ListCustomersData,
+  newId,
+  type Page,
+  type RequestContext,
+  type ServiceRequest,
+  subjects,
+  type UpdateCustomerData,
+} from '@corridor/contracts';
+import { EventSourcing, findPage } from '@corridor/event-store';
+import { randomBytes } from 'node:crypto';
+import { createCustomer } from './create-customer';
+import { customerDecider } from './customer';
+import { CustomerEntity, type CustomerRow, renderCustomer } from './customer-view.projection';
+import { deleteCustomer } from './delete-customer';
+import { PlatformSettingsCache } from './platform-settings.cache';
+import { claimUniqueValue, releaseUniqueValue, uniqueValueDecider } from './unique-value';
+import { updateCustomer } from './update-customer';
+
+const notFound = (customerId: string) => new DomainError('USER_NOT_FOUND', 'not_found', `Customer ${customerId} was not found.`);
+
+const ABANDONED_CLAIM_AGE_MS = 60_000;
+
+const umaKey = (umaAddress: string) => `UmaAddress:${umaAddress.toLowerCase()}`;
+const platformCustomerIdKey = (platformId: string, platformCustomerId: string) => `PlatformCustomerId:${platformId}:${platformCustomerId}`;
+
+const dateRange = (field: 'createdAt' | 'updatedAt', after?: string, before?: string) =>
+  after || before ? { [field]: { ...(after ? { $gte: new Date(after) } : {}), ...(before ? { $lte: new Date(before) } : {}) } } : {};
+
+@Controller()
+export class CustomersController {
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    private readonly platformSettings: PlatformSettingsCache,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @MessagePattern(subjects.customers.customer.create)
+  async create(@Payload() request: ServiceRequest<CreateCustomerData>): Promise<CustomerWire> {
+    const { context, data } = request;
+    const settings = await this.platformSettings.get(context);
+    const customerId = newId('Customer');
+    const platformCustomerId = data.platformCustomerId ?? randomBytes(8).toString('hex');
+    const umaAddress = data.umaAddress ?? `$${platformCustomerId.toLowerCase().replace(/[^a-z0-9._-]/g, '')}@${settings.umaDomain}`;
+    const command = { type: 'CreateCustomer' as const, data: { customerId, platformId: context.platformId, request: data, platformCustomerId, umaAddress, settings }, metadata: { now: this.clock.now() } };
+    // Decide once before claiming, so invalid input never reserves an address or id.
+    createCustomer(command, customerDecider.initialState());
+    await this.claim(context, platformCustomerIdKey(context.platformId, platformCustomerId), customerId, 'CONFLICT', `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.`);
+    await this.claim(context, umaKey(umaAddress), customerId, 'UMA_ADDRESS_EXISTS', `The UMA address ${umaAddress} is already taken. Choose another or omit umaAddress to get a generated one.`);
+    await this.eventSourcing.handle(customerId, customerDecider, (customer) => createCustomer(command, customer), context);
+    return this.read(context, customerId);
+  }
+
+  @MessagePattern(subjects.customers.customer.get)
+  get(@Payload() request: ServiceRequest<CustomerIdData>): Promise<CustomerWire> {
+    return this.read(request.context, request.data.customerId);
+  }
+
+  @MessagePattern(subjects.customers.customer.list)
+  list(@Payload() request: ServiceRequest<ListCustomersData>): Promise<Page<CustomerWire>> {
+    const { platformCustomerId, customerType, createdAfter, createdBefore, updatedAfter, updatedBefore, region, currency, umaAddress, isIncludingDeleted, limit, cursor } = request.data;
+    const where: FilterQuery<CustomerRow> = {
+      platformId: request.context.platformId,
+      ...(isIncludingDeleted ? {} : { isDeleted: false }),
+      ...(platformCustomerId ? { platformCustomerId } : {}),
+      ...(customerType ? { customerType } : {}),
+      ...(region ? { region } : {}),
+      ...(currency ? { currencies: { $contains: [currency] } } : {}),
+      ...(umaAddress ? { umaAddress } : {}),
+      ...dateRange('createdAt', createdAfter, createdBefore),
+      ...dateRange('updatedAt', updatedAfter, updatedBefore),
+    } as FilterQuery<CustomerRow>;
+    return findPage(this.eventSourcing.em, CustomerEntity, where, { limit, ...(cursor ? { cursor } : {}) }, renderCustomer);
+  }
+
+  @MessagePattern(subjects.customers.customer.update)
+  async update(@Payload() request: ServiceRequest<UpdateCustomerData>): Promise<CustomerWire> {
+    const { context, data } = request;
+    const settings = await this.platformSettings.get(context);
+    const command = { type: 'UpdateCustomer' as const, data: { platformId: context.platformId, request: data, settings }, metadata: { now: this.clock.now() } };
+    const current = await this.eventSourcing.em.findOne(CustomerEntity, { id: data.customerId, platformId: context.platformId });
+    const newAddress = data.patch.umaAddress && current && data.patch.umaAddress !== current.umaAddress ? data.patch.umaAddress : undefined;
+    if (newAddress) {
+      await this.claim(context, umaKey(newAddress), data.customerId, 'UMA_ADDRESS_EXISTS', `The UMA address ${newAddress} is already taken.`);
+    }
+    await this.eventSourcing.handle(data.customerId, customerDecider, (customer) => updateCustomer(command, customer), context);
+    if (newAddress && current) await this.release(context, umaKey(current.umaAddress), data.customerId);
+    return this.read(context, data.customerId);
+  }
+
+  @MessagePattern(subjects.customers.customer.delete)
+  async delete(@Payload() request: ServiceRequest<CustomerIdData>): Promise<CustomerWire> {
+    const { context, data } = request;
+    const command = { type: 'DeleteCustomer' as const, data: { customerId: data.customerId, platformId: context.platformId }, metadata: { now: this.clock.now() } };
+    const { state } = await this.eventSourcing.handle(data.customerId, customerDecider, (customer) => deleteCustomer(command, customer), context);
+    // The platformCustomerId becomes free for a new customer; the UMA address stays reserved so
+    // payments addressed to a deleted customer can never reach someone else.
+    if (state.status !== 'None') await this.release(context, platformCustomerIdKey(context.platformId, state.profile.platformCustomerId), data.customerId);
+    return this.read(context, data.customerId);
+  }
+
+  private async read(context: RequestContext, customerId: string): Promise<CustomerWire> {
+    const row = await this.eventSourcing.em.findOne(CustomerEntity, { id: customerId, platformId: context.platformId });
+    if (!row) throw notFound(customerId);
+    return renderCustomer(row);
+  }
+
+  private async claim(context: RequestContext, key: string, ownerId: string, conflictCode: string, conflictMessage: string): Promise<void> {
+    const claimWith = (abandonedOwnerId?: string) =>
+      this.eventSourcing.handle(key, uniqueValueDecider, (value) =>
+        claimUniqueValue({ type: 'ClaimUniqueValue', data: { key, ownerId, conflictCode, conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) }, metadata: {} }, value),
+      context);
+    try {
+      await claimWith();
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== conflictCode) throw error;
+      // The owner may be a create that died between its claim and its first event. Only a claim older
+      // than any request could take is treated so, or a create still in flight would lose its value.
+      const { events } = await this.eventSourcing.store.readStream(key);
+      const claimed = events.at(-1);
+      const owner = claimed?.data['ownerId'];
+      const ageMs = claimed ? this.clock.now().getTime() - Date.parse(claimed.metadata.occurredAt) : 0;
+      if (typeof owner !== 'string' || ageMs < ABANDONED_CLAIM_AGE_MS || (await this.eventSourcing.store.readStream(owner)).version > 0) throw error;
+      await claimWith(owner);
+    }
+  }
+
+  private async release(context: RequestContext, key: string, ownerId: string): Promise<void> {
+    await this.eventSourcing.handle(key, uniqueValueDecider, (value) => releaseUniqueValue(key, ownerId, value), context);
+  }
+}

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { type PlatformConfigWire, type RequestContext, subjects } from '@corridor/contracts';
+import { ServiceClient } from '@corridor/messaging';
+import type { PlatformSettings } from './platform-settings';
+
+// Settings change rarely (PATCH /config) and every customer write needs them, so they are kept for a
+// short time. A currency added to the platform is usable for customers within CACHE_TTL_MS.
+const CACHE_TTL_MS = 5_000;
+const CACHE_ENTRIES_MAX = 10_000;
+
+@Injectable()
+export class PlatformSettingsCache {
+  private readonly entries = new Map<string, { settings: PlatformSettings; expiresAt: number }>();
+
+  constructor(private readonly client: ServiceClient) {}
+
+  async get(context: RequestContext): Promise<PlatformSettings> {
+    const cached = this.entries.get(context.platformId);
+    if (cached && cached.expiresAt > Date.now()) return cached.settings;
+    const config = await this.client.request<PlatformConfigWire>(subjects.platform.platform.get, {}, { context, timeoutMs: 2_000 });
+    const settings: PlatformSettings = {
+      environment: config.environment,
+      isRegulatedFinancialInstitution: config.isRegulatedFinancialInstitution,
+      supportedCurrencies: config.supportedCurrencies.map((currency) => currency.currencyCode),
+      umaDomain: config.umaDomain,
+    };
+    if (this.entries.size >= CACHE_ENTRIES_MAX) this.entries.clear();
+    this.entries.set(context.platformId, { settings, expiresAt: Date.now() + CACHE_TTL_MS });
+    return settings;
+  }
+}

@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+import { createServiceApp } from '@corridor/messaging';
+import { AppModule } from './app.module';
+import { loadConfig } from './config';
+
+const bootstrap = async (): Promise<void> => {
+  const config = loadConfig();
+  const app = await createServiceApp(AppModule.register(config), {
+    service: 'customers',
+    natsUrl: config.natsUrl,
+    subjectPrefix: config.subjectPrefix,
+    healthPort: config.healthPort,
+  });
+  await app.listen();
+};
+
+void bootstrap();

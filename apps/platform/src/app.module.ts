@@ -1,0 +1,35 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { join } from 'node:path';
+import { CLOCK, systemClock } from '@corridor/contracts';
+import { EventSourcingModule } from '@corridor/event-store';
+import { MessagingModule } from '@corridor/messaging';
+import type { PlatformServiceConfig } from './config';
+import { toIntegrationEvent } from './integration-events';
+import { PlatformsController } from './platforms/platforms.controller';
+import { platformViewProjection } from './platforms/platform-view.projection';
+import { apiTokenProjection } from './tokens/api-token.projection';
+import { TokensController } from './tokens/tokens.controller';
+
+@Module({})
+export class AppModule {
+  static register(config: PlatformServiceConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'platform' }),
+        EventSourcingModule.forRoot({
+          service: 'platform',
+          connectionString: config.databaseUrl,
+          schema: config.schema,
+          natsUrl: config.natsUrl,
+          subjectPrefix: config.subjectPrefix,
+          migrationsDirectory: join(__dirname, 'migrations'),
+          projections: [platformViewProjection, apiTokenProjection],
+          toIntegrationEvent,
+        }),
+      ],
+      controllers: [TokensController, PlatformsController],
+      providers: [{ provide: CLOCK, useValue: systemClock }],
+    };
+  }
+}

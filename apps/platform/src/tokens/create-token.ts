@@ -1,0 +1,25 @@
+import { type Command, DomainError, type Permission } from '@corridor/contracts';
+import type { Token, TokenEvent } from './token';
+
+export type CreateToken = Command<
+  'CreateToken',
+  { tokenId: string; platformId: string; name: string; permissions: Permission[]; clientId: string; secretHash: string },
+  { now: Date }
+>;
+
+export const createToken = (command: CreateToken, token: Token): TokenEvent[] => {
+  const { tokenId, platformId, name, clientId, secretHash } = command.data;
+  if (token.status !== 'None') {
+    throw new DomainError('CONFLICT', 'conflict', `Token ${tokenId} already exists.`);
+  }
+  const permissions = [...new Set(command.data.permissions)];
+  if (permissions.length === 0) {
+    throw new DomainError('INVALID_INPUT', 'validation', 'A token needs at least one permission: VIEW, TRANSACT or MANAGE.', { field: 'permissions' });
+  }
+  return [
+    {
+      type: 'TokenCreated',
+      data: { tokenId, platformId, name: name.trim(), permissions, clientId, secretHash, createdAt: command.metadata.now.toISOString() },
+    },
+  ];
+};

@@ -1,0 +1,41 @@
+// Pins down token creation and deletion, including that one platform cannot delete another's token.
+import { deciderSpec } from '@corridor/testing';
+import { createToken, type CreateToken } from './create-token';
+import { deleteToken, type DeleteToken } from './delete-token';
+import { tokenDecider, type TokenEvent } from './token';
+import { hashSecret, verifySecret } from './secrets';
+
+const tokenId = 'Token:0196f1a0-0000-7000-8000-000000000001';
+const platformId = 'Platform:0196f1a0-0000-7000-8000-0000000000aa';
+const now = new Date('2026-03-01T10:00:00.000Z');
+const data = { tokenId, platformId, name: 'read only', permissions: ['VIEW' as const], clientId: 'c1', secretHash: 'scrypt$x' };
+const created: TokenEvent = { type: 'TokenCreated', data: { ...data, createdAt: now.toISOString() } };
+const create = (permissions: CreateToken['data']['permissions']): CreateToken => ({ type: 'CreateToken', data: { ...data, permissions }, metadata: { now } });
+const remove = (onPlatform = platformId): DeleteToken => ({ type: 'DeleteToken', data: { tokenId, platformId: onPlatform }, metadata: { now } });
+
+describe('CreateToken', () => {
+  const given = deciderSpec({ decide: createToken, ...tokenDecider }).given;
+  it('creates a token with its permissions once each', () =>
+    given([]).when(create(['VIEW', 'VIEW'])).then([created]));
+  it('refuses a token without permissions', () => given([]).when(create([])).thenThrows((error) => error.code === 'INVALID_INPUT'));
+});
+
+describe('DeleteToken', () => {
+  const given = deciderSpec({ decide: deleteToken, ...tokenDecider }).given;
+  it('deletes a live token', () =>
+    given([created]).when(remove()).then([{ type: 'TokenDeleted', data: { tokenId, platformId, deletedAt: now.toISOString() } }]));
+  it('answers TOKEN_NOT_FOUND for another platform', () =>
+    given([created]).when(remove('Platform:other')).thenThrows((error) => error.code === 'TOKEN_NOT_FOUND' && error.status === 404));
+  it('answers TOKEN_NOT_FOUND when deleted twice', () =>
+    given([created, { type: 'TokenDeleted', data: { tokenId, platformId, deletedAt: now.toISOString() } }]).when(remove()).thenThrows((error) => error.code === 'TOKEN_NOT_FOUND'));
+});
+
+describe('client secrets', () => {
+  it('verifies the secret that was hashed and nothing else', async () => {
+    const stored = await hashSecret('s3cret');
+    expect(stored).not.toContain('s3cret');
+    await expect(verifySecret('s3cret', stored)).resolves.toBe(true);
+    await expect(verifySecret('s3cret!', stored)).resolves.toBe(false);
+    await expect(verifySecret('s3cret', 'garbage')).resolves.toBe(false);
+  });
+});
