@@ -5,4 +5,5 @@ module.exports = {
   testMatch: ['<rootDir>/tests/**/*.e2e.spec.ts'],
   testTimeout: 60000,
   maxWorkers: 1,
+  globalTeardown: '<rootDir>/tests/support/conformance-report.ts',
 };

@@ -1,0 +1,131 @@
+import { type DynamicModule, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import type { EntitySchema } from '@mikro-orm/core';
+import { connect, type NatsConnection } from 'nats';
+import type { Event, RequestContext } from '@corridor/contracts';
+import { handleCommand } from './command-handler';
+import { createPostgresEventStore } from './postgres-event-store';
+import type { EventStore, RecordedEvent } from './types';
+import { ProjectionRunner, type Projection } from './projection-runner';
+import { OutboxRelay, ensureEventsStream } from './outbox-relay';
+import { migrate } from './migrate';
+
+export const EVENT_STORE = 'EVENT_STORE';
+
+export type EventSourcingOptions = {
+  service: string;
+  connectionString: string;
+  schema: string;
+  natsUrl: string;
+  subjectPrefix: string;
+  migrationsDirectory: string;
+  projections: Projection<any>[];
+  /** Extra MikroORM entities the service queries that no projection writes. */
+  entities?: EntitySchema<any>[];
+  /** Maps a stored event to the integration event other services see (null: stays private). */
+  toIntegrationEvent: (event: RecordedEvent) => { subject: string; payload: unknown } | null;
+};
+
+/** What a controller needs to run a command: load, decide, append, and wait for its read models. */
+@Injectable()
+export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly store: EventStore;
+  private orm?: MikroORM;
+  private runner?: ProjectionRunner;
+  private relay?: OutboxRelay;
+  private nats?: NatsConnection;
+
+  constructor(@Inject('EVENT_SOURCING_OPTIONS') private readonly options: EventSourcingOptions) {
+    this.store = createPostgresEventStore({ connectionString: options.connectionString, schema: options.schema });
+  }
+
+  get em() {
+    if (!this.orm) throw new Error('EventSourcing used before the application bootstrapped.');
+    return this.orm.em.fork();
+  }
+
+  get projections(): ProjectionRunner {
+    if (!this.runner) throw new Error('EventSourcing used before the application bootstrapped.');
+    return this.runner;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { options } = this;
+    await migrate({ connectionString: options.connectionString, schema: options.schema, directory: options.migrationsDirectory });
+    this.orm = await MikroORM.init({
+      driver: PostgreSqlDriver,
+      clientUrl: options.connectionString,
+      schema: options.schema,
+      entities: [...options.projections.map((projection) => projection.entity), ...(options.entities ?? [])],
+      discovery: { warnWhenNoEntities: false },
+      allowGlobalContext: false,
+      debug: false,
+    });
+    this.runner = new ProjectionRunner({ store: this.store, orm: this.orm, schema: options.schema, projections: options.projections });
+    await this.runner.start();
+    this.nats = await connect({ servers: options.natsUrl, name: `${options.service}-outbox` });
+    const streamName = `${options.subjectPrefix.toUpperCase()}_EVENTS`;
+    await ensureEventsStream(this.nats, { name: streamName, subjects: [`${options.subjectPrefix}.events.>`] });
+    this.relay = new OutboxRelay({
+      store: this.store,
+      connectionString: options.connectionString,
+      schema: options.schema,
+      name: `${options.service}-outbox`,
+      jetstream: this.nats.jetstream(),
+      toIntegrationEvent: (event) => {
+        const integration = options.toIntegrationEvent(event);
+        return integration && { ...integration, subject: `${options.subjectPrefix}.${integration.subject}` };
+      },
+    });
+    await this.relay.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.relay?.stop();
+    await this.runner?.stop();
+    await this.nats?.drain();
+    await this.orm?.close(true);
+    await this.store.close();
+  }
+
+  /**
+   * Runs one command against one stream and returns once every projection has applied its events,
+   * so a read right after the reply sees the change (read-your-writes).
+   */
+  async handle<State, E extends Event>(
+    streamId: string,
+    decider: { evolve: (state: State, event: E) => State; initialState: () => State },
+    decide: (state: State) => E[],
+    context: RequestContext,
+    commandId?: string,
+  ): Promise<{ state: State; events: RecordedEvent[]; replayed: boolean }> {
+    const result = await handleCommand(this.store, streamId, decider, decide, {
+      metadata: {
+        platformId: context.platformId,
+        correlationId: context.correlationId,
+        requestId: context.requestId,
+        actor: context.actor,
+        ...(commandId ? { commandId } : {}),
+      },
+      ...(commandId ? { commandId } : {}),
+    });
+    const last = result.events[result.events.length - 1];
+    if (last) {
+      await this.projections.waitFor(last.globalPosition);
+      this.relay?.nudge();
+    }
+    return result;
+  }
+}
+
+@Module({})
+export class EventSourcingModule {
+  static forRoot(options: EventSourcingOptions): DynamicModule {
+    return {
+      module: EventSourcingModule,
+      global: true,
+      providers: [{ provide: 'EVENT_SOURCING_OPTIONS', useValue: options }, EventSourcing],
+      exports: [EventSourcing],
+    };
+  }
+}

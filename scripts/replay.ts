@@ -1,0 +1,88 @@
+import { inspect } from 'node:util';
+import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { createPostgresEventStore, ProjectionRunner, type RecordedEvent } from '@corridor/event-store';
+import { databaseUrl, ownerOfStream, services } from './services';
+
+// How an engineer finds out why a resource is in the state it is in:
+//   npm run replay -- <streamId>                 every event with its position, metadata and the state after it
+//   npm run replay -- <streamId> --json          the same as JSON lines, for tools
+//   npm run replay -- --rebuild <projection>     drops a read model and rebuilds it from the events
+
+const usage = `usage:
+  npm run replay -- <streamId> [--json]          e.g. Customer:0196f1a0-...
+  npm run replay -- --rebuild <projection>      one of: ${Object.values(services).flatMap((s) => s.projections.map((p) => p.name)).join(', ')}`;
+
+const color = process.stdout.isTTY ? (code: number, text: string) => `\u001b[${code}m${text}\u001b[0m` : (_: number, text: string) => text;
+const bold = (text: string) => color(1, text);
+const dim = (text: string) => color(2, text);
+const cyan = (text: string) => color(36, text);
+const show = (value: unknown) => inspect(value, { depth: 6, colors: process.stdout.isTTY, breakLength: 110, compact: 3 });
+
+/** Top-level members of the state that this event changed, so a long state stays readable. */
+const changedMembers = (before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(after).filter(([key, value]) => JSON.stringify(before[key]) !== JSON.stringify(value)));
+
+const actorText = (event: RecordedEvent): string => {
+  const actor = event.metadata.actor;
+  if (!actor) return 'unknown';
+  return actor.kind === 'token' ? `token ${actor.tokenId}` : actor.kind === 'agent' ? `agent ${actor.agentId}` : `system ${actor.name}`;
+};
+
+const printStream = async (streamId: string, asJson: boolean): Promise<void> => {
+  const owner = ownerOfStream(streamId);
+  if (!owner) throw new Error(`No service keeps streams of type "${streamId.split(':')[0]}". Known: ${Object.values(services).flatMap((s) => Object.keys(s.streams)).join(', ')}.`);
+  const store = createPostgresEventStore({ connectionString: databaseUrl(), schema: owner.info.schema });
+  try {
+    const { events, version } = await store.readStream(streamId);
+    if (events.length === 0) throw new Error(`Stream ${streamId} has no events in the ${owner.service} service.`);
+    if (!asJson) console.log(`${bold(streamId)}  ${dim(`${owner.service} service, ${events.length} events, version ${version}`)}\n`);
+    let state = owner.decider.initialState();
+    for (const event of events) {
+      const before = state;
+      state = owner.decider.evolve(state, event);
+      if (asJson) {
+        console.log(JSON.stringify({ ...event, globalPosition: event.globalPosition.toString(), stateAfter: state }));
+        continue;
+      }
+      const meta = event.metadata;
+      console.log(`${cyan(`#${event.streamPosition}`)} ${bold(event.type)}  ${dim(`global ${event.globalPosition}  ${meta.occurredAt}  schema v${meta.schemaVersion}`)}`);
+      console.log(dim(`   by ${actorText(event)}  platform ${meta.platformId || '-'}  request ${meta.requestId}  correlation ${meta.correlationId}${meta.commandId ? `  command ${meta.commandId}` : ''}`));
+      console.log(`   data   ${show(event.data).replace(/\n/g, '\n          ')}`);
+      console.log(`   state  ${show(changedMembers(before, state)).replace(/\n/g, '\n          ')}\n`);
+    }
+    if (!asJson) console.log(`${bold('final state')}\n${show(state)}`);
+  } finally {
+    await store.close();
+  }
+};
+
+const rebuild = async (name: string): Promise<void> => {
+  const entry = Object.entries(services).find(([, info]) => info.projections.some((projection) => projection.name === name));
+  if (!entry) throw new Error(`Unknown projection "${name}".\n${usage}`);
+  const [service, info] = entry;
+  const store = createPostgresEventStore({ connectionString: databaseUrl(), schema: info.schema });
+  const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: databaseUrl(), schema: info.schema, entities: info.projections.map((p) => p.entity), discovery: { warnWhenNoEntities: false } });
+  try {
+    const runner = new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections });
+    const startedAt = Date.now();
+    await runner.rebuild(name);
+    console.log(`rebuilt ${service}.${name} from zero up to global position ${await store.headPosition()} in ${Date.now() - startedAt} ms`);
+  } finally {
+    await orm.close(true);
+    await store.close();
+  }
+};
+
+const main = async (): Promise<void> => {
+  const args = process.argv.slice(2);
+  const rebuildAt = args.indexOf('--rebuild');
+  if (rebuildAt >= 0) return rebuild(args[rebuildAt + 1] ?? '');
+  const streamId = args.find((arg) => !arg.startsWith('--'));
+  if (!streamId) throw new Error(usage);
+  return printStream(streamId, args.includes('--json'));
+};
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

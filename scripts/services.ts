@@ -1,0 +1,42 @@
+import { join } from 'node:path';
+import type { Projection } from '@corridor/event-store';
+import { customerDecider } from '../apps/customers/src/customers/customer';
+import { customerViewProjection } from '../apps/customers/src/customers/customer-view.projection';
+import { uniqueValueDecider } from '../apps/customers/src/customers/unique-value';
+import { platformDecider } from '../apps/platform/src/platforms/platform';
+import { platformViewProjection } from '../apps/platform/src/platforms/platform-view.projection';
+import { apiTokenProjection } from '../apps/platform/src/tokens/api-token.projection';
+import { tokenDecider } from '../apps/platform/src/tokens/token';
+
+// The operator's view of the services that keep event streams: where their schema and read-model
+// migrations are, which projections they run, and how to fold each kind of stream into its state.
+type AnyDecider = { evolve: (state: any, event: any) => any; initialState: () => any };
+
+export type ServiceInfo = { schema: string; migrations: string; projections: Projection<any>[]; streams: Record<string, AnyDecider> };
+
+export const services: Record<string, ServiceInfo> = {
+  platform: {
+    schema: 'platform',
+    migrations: join(__dirname, '../apps/platform/src/migrations'),
+    projections: [platformViewProjection, apiTokenProjection],
+    streams: { Platform: platformDecider, Token: tokenDecider },
+  },
+  customers: {
+    schema: 'customers',
+    migrations: join(__dirname, '../apps/customers/src/migrations'),
+    projections: [customerViewProjection],
+    streams: { Customer: customerDecider, UmaAddress: uniqueValueDecider, PlatformCustomerId: uniqueValueDecider },
+  },
+};
+
+/** The service and decider that own a stream, found from the stream id's type prefix. */
+export const ownerOfStream = (streamId: string): { service: string; info: ServiceInfo; decider: AnyDecider } | undefined => {
+  const prefix = streamId.split(':')[0] ?? '';
+  for (const [service, info] of Object.entries(services)) {
+    const decider = info.streams[prefix];
+    if (decider) return { service, info, decider };
+  }
+  return undefined;
+};
+
+export const databaseUrl = (): string => process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/corridor';
