@@ -1,0 +1,224 @@
+// Pins down the NATS wiring every service relies on: prefixed subjects, queue groups, error
+// round trips, trace ids in headers, prompt failure when nobody answers, and durable consumers.
+import { Controller, type DynamicModule, type INestMicroservice, Inject, Module } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { connect, type NatsConnection } from 'nats';
+import { DomainError, type RequestContext, type ServiceRequest } from '@corridor/contracts';
+import { createTestSchema, requireNats, requirePostgres, testUrls, uniqueSubjectPrefix, type TestSchema } from '@corridor/testing';
+import { createLogger, createProcessedStore, createServiceApp, currentTraceIds, publishEvent, ServiceClient, startDurableConsumer } from './index';
+
+const INSTANCE = 'INSTANCE';
+
+@Controller()
+class EchoController {
+  constructor(@Inject(INSTANCE) private readonly instance: string) {}
+
+  @MessagePattern('echo.test.who')
+  who() {
+    return { instance: this.instance };
+  }
+
+  @MessagePattern('echo.test.fail')
+  fail(@Payload() request: ServiceRequest<{ customerId: string }>) {
+    throw new DomainError('USER_NOT_FOUND', 'not_found', `Customer ${request.data.customerId} was not found.`, {
+      customerId: request.data.customerId,
+    });
+  }
+
+  @MessagePattern('echo.test.crash')
+  crash() {
+    throw new Error('database password is hunter2');
+  }
+
+  @MessagePattern('echo.test.trace')
+  async trace(@Payload() request: ServiceRequest<unknown>) {
+    await new Promise((resolve) => setImmediate(resolve));
+    return { ids: currentTraceIds(), contextRequestId: request.context.requestId };
+  }
+
+  @MessagePattern('echo.test.slow')
+  async slow() {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return { late: true };
+  }
+}
+
+@Module({})
+class EchoModule {
+  static of(instance: string): DynamicModule {
+    return { module: EchoModule, controllers: [EchoController], providers: [{ provide: INSTANCE, useValue: instance }] };
+  }
+}
+
+const context = (requestId = 'req-1'): RequestContext => ({
+  platformId: 'Platform:test',
+  actor: { kind: 'system', name: 'test' },
+  requestId,
+  correlationId: `corr-${requestId}`,
+});
+
+const waitUntil = async (condition: () => boolean, what: string, limitMs = 10_000): Promise<void> => {
+  const deadline = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+describe('request-reply over prefixed NATS subjects', () => {
+  const subjectPrefix = uniqueSubjectPrefix();
+  let natsUrl: string;
+  const apps: INestMicroservice[] = [];
+  let client: ServiceClient;
+
+  beforeAll(async () => {
+    natsUrl = await requireNats();
+    for (const instance of ['a', 'b']) {
+      const app = await createServiceApp(EchoModule.of(instance), { service: 'echo', natsUrl, subjectPrefix, logLevel: 'silent' });
+      await app.listen();
+      apps.push(app);
+    }
+    client = new ServiceClient({ natsUrl, subjectPrefix, name: 'test-client' });
+    await client.onApplicationBootstrap();
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await Promise.all(apps.map((app) => app.close()));
+  });
+
+  it('spreads requests over the replicas of one queue group', async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, () => client.request<{ instance: string }>('echo.test.who', {}, { context: context() })),
+    );
+    const instances = new Set(replies.map((reply) => reply.instance));
+    expect([...instances].sort()).toEqual(['a', 'b']);
+  });
+
+  it('rebuilds a DomainError with its code, status, message and details', async () => {
+    const failure = client.request('echo.test.fail', { customerId: 'Customer:1' }, { context: context() });
+    await expect(failure).rejects.toBeInstanceOf(DomainError);
+    await expect(failure).rejects.toMatchObject({
+      code: 'USER_NOT_FOUND',
+      status: 404,
+      message: 'Customer Customer:1 was not found.',
+      details: { customerId: 'Customer:1' },
+    });
+  });
+
+  it('turns an unexpected error into INTERNAL_ERROR without leaking it', async () => {
+    const failure = client.request('echo.test.crash', {}, { context: context() });
+    await expect(failure).rejects.toMatchObject({ code: 'INTERNAL_ERROR', status: 500 });
+    await expect(failure).rejects.not.toMatchObject({ message: expect.stringContaining('hunter2') });
+  });
+
+  it('runs the handler with the request and correlation ids from the NATS headers', async () => {
+    const reply = await client.request<{ ids: unknown; contextRequestId: string }>('echo.test.trace', {}, { context: context('req-42') });
+    expect(reply).toEqual({ ids: { requestId: 'req-42', correlationId: 'corr-req-42' }, contextRequestId: 'req-42' });
+  });
+
+  it('answers the health ping of the service', async () => {
+    await expect(client.request('echo.health.ping', {}, { context: context() })).resolves.toEqual({ service: 'echo', status: 'ok' });
+  });
+
+  it('fails with SERVICE_UNAVAILABLE when no service listens on the subject', async () => {
+    // The jest timeout is far above the 30 s request timeout given here, so only the
+    // "no responders" path can make this pass in time.
+    const failure = client.request('nobody.test.here', {}, { context: context(), timeoutMs: 30_000 });
+    await expect(failure).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503, message: 'nobody is not answering; retry shortly.' });
+  }, 10_000);
+
+  it('fails with SERVICE_UNAVAILABLE when the service does not answer in time', async () => {
+    const failure = client.request('echo.test.slow', {}, { context: context(), timeoutMs: 100 });
+    await expect(failure).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+  });
+
+  it('keeps services of another subject prefix apart', async () => {
+    const other = new ServiceClient({ natsUrl, subjectPrefix: uniqueSubjectPrefix(), name: 'other-client' });
+    await other.onApplicationBootstrap();
+    try {
+      await expect(other.request('echo.test.who', {}, { context: context() })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('delivers a broadcast to every subscriber', async () => {
+    const seen: unknown[] = [];
+    const first = await client.subscribe('echo.test.revoked', (data) => seen.push(['first', data]));
+    const second = await client.subscribe('echo.test.revoked', (data) => seen.push(['second', data]));
+    await client.broadcast('echo.test.revoked', { tokenId: 'Token:1' });
+    await waitUntil(() => seen.length === 2, 'both subscribers');
+    expect(seen).toEqual(expect.arrayContaining([['first', { tokenId: 'Token:1' }], ['second', { tokenId: 'Token:1' }]]));
+    first.unsubscribe();
+    second.unsubscribe();
+  });
+});
+
+describe('durable JetStream consumer', () => {
+  const subjectPrefix = uniqueSubjectPrefix();
+  const stream = `${subjectPrefix}_EVENTS`;
+  let nc: NatsConnection;
+  let schema: TestSchema;
+
+  beforeAll(async () => {
+    nc = await connect({ servers: await requireNats() });
+    await requirePostgres();
+    schema = await createTestSchema();
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({ name: stream, subjects: [`${subjectPrefix}.events.>`] });
+  });
+
+  afterAll(async () => {
+    const jsm = await nc?.jetstreamManager();
+    await jsm?.streams.delete(stream).catch(() => undefined);
+    await nc?.close();
+    await schema?.drop();
+  });
+
+  it('resumes after a restart without reprocessing, skipping messages already recorded', async () => {
+    const js = nc.jetstream();
+    const store = createProcessedStore({ connectionString: testUrls.postgresAdmin(), schema: schema.schema, consumer: 'test-consumer' });
+    const handled: string[] = [];
+    let failuresLeft = 1;
+    const start = () =>
+      startDurableConsumer({
+        nc,
+        stream,
+        durable: 'test-consumer',
+        filterSubject: `${subjectPrefix}.events.customers.>`,
+        logger: createLogger('test-consumer', { level: 'silent' }),
+        isProcessed: store.isProcessed,
+        markProcessed: store.markProcessed,
+        handle: async (payload, meta) => {
+          // The first attempt at e2 fails once, which must lead to a redelivery, not a loss.
+          if (meta.msgId === 'e2' && failuresLeft-- > 0) throw new Error('transient');
+          handled.push(`${meta.msgId}:${(payload as { n: number }).n}`);
+        },
+      });
+    const publish = (id: string, n: number, service = 'customers') =>
+      publishEvent(js, `${subjectPrefix}.events.${service}.Customer.CustomerCreated`, { n }, id);
+    try {
+      await publish('e1', 1);
+      await publish('e2', 2);
+      await publish('x1', 0, 'platform');
+      await publish('e3', 3);
+      const first = await start();
+      await waitUntil(() => handled.length === 3, 'the first three events');
+      await first.stop();
+
+      await publish('e4', 4);
+      await publish('e5', 5);
+      await publish('e1', 1); // JetStream drops a republished id within its duplicate window.
+      await store.markProcessed('e4'); // As if a crash happened between handling e4 and its ack.
+      const second = await start();
+      await waitUntil(() => handled.length >= 4, 'the events published while stopped');
+      await second.stop();
+      // A nak'd message comes back after its delay, so e2 may land after e3.
+      expect([...handled].sort()).toEqual(['e1:1', 'e2:2', 'e3:3', 'e5:5']);
+      expect(await store.isProcessed('e5')).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+});
