@@ -1,0 +1,85 @@
+import nx from '@nx/eslint-plugin';
+
+// Module boundaries are enforced, not decorative: each tag may depend only on the tags listed
+// here, and libs/testing is reachable from spec files alone.
+
+const tsFiles = ['**/*.ts'];
+const specFiles = ['**/*.spec.ts', 'tests/**/*.ts'];
+
+const serviceScopes = ['gateway', 'platform', 'customers', 'accounts', 'payments', 'cards', 'agents', 'webhooks'];
+
+/** Production code: testing helpers are not allowed. */
+const productionConstraints = [
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:data-access'] },
+  { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:contracts'] },
+  { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:data-access'] },
+  // A service reaches another only over NATS, so no scope may import another service's scope.
+  ...serviceScopes.map((scope) => ({
+    sourceTag: `scope:${scope}`,
+    onlyDependOnLibsWithTags: [`scope:${scope}`, 'scope:shared'],
+  })),
+  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+];
+
+/** Spec files may additionally use libs/testing (contracts stays dependency-free even in specs). */
+const specConstraints = productionConstraints.map((constraint) =>
+  constraint.sourceTag === 'type:app' || constraint.sourceTag === 'type:data-access'
+    ? { ...constraint, onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:testing'] }
+    : constraint,
+);
+
+const boundaries = (depConstraints) => [
+  'error',
+  {
+    enforceBuildableLibDependency: false,
+    allow: [],
+    depConstraints,
+  },
+];
+
+const ioModules = ['pg', 'nats', 'ioredis', 'fs', 'net', 'http', 'node:fs', 'node:net', 'node:http'];
+
+export default [
+  {
+    ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'tmp/**', 'var/**', '.nx/**', '**/*.js', '**/*.mjs'],
+  },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  {
+    files: tsFiles,
+    languageOptions: {
+      // Nest resolves constructor injection from decorator metadata, so an import used only as a
+      // constructor parameter type is a runtime value; with these flags the type-import rule knows that.
+      parserOptions: { emitDecoratorMetadata: true, experimentalDecorators: true },
+    },
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries(productionConstraints),
+      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+    },
+  },
+  {
+    files: specFiles,
+    rules: { '@nx/enforce-module-boundaries': boundaries(specConstraints) },
+  },
+  {
+    // Contracts are plain data and pure functions shared by every process: no I/O, no framework.
+    files: ['libs/contracts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ioModules.map((name) => ({ name, message: 'libs/contracts must not do I/O.' })),
+          patterns: [
+            { group: ['@nestjs/*'], message: 'libs/contracts must not depend on Nest.' },
+            { group: ['@mikro-orm/*'], message: 'libs/contracts must not depend on the ORM.' },
+          ],
+        },
+      ],
+    },
+  },
+];
