@@ -1,0 +1,23 @@
+export {
+  type AppendMetadata,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type RecordedEvent,
+  type Upcasters,
+  WrongExpectedVersionError,
+  isWrongExpectedVersionError,
+  upcast,
+} from './types';
+export { createPostgresEventStore, type PostgresEventStoreOptions } from './postgres-event-store';
+export { ensureEventStoreSchema } from './postgres-schema';
+export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb-event-store';
+export { handleCommand, type CommandResult } from './command-handler';
+export { ProjectionRunner, type Projection, type ProjectionRunnerOptions } from './projection-runner';
+export { OutboxRelay, ensureEventsStream, type IntegrationEvent, type OutboxRelayOptions } from './outbox-relay';
+export { migrate } from './migrate';
+export { type Logger } from './logger';
+export { START_NATS, START_POSTGRES, natsUnreachable, postgresUnreachable } from './infra-errors';
+export { EVENT_STORE, EventSourcing, EventSourcingModule, type EventSourcingOptions } from './event-sourcing.module';
+export { findPage } from './find-page';

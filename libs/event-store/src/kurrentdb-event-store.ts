@@ -1,0 +1,143 @@
+import {
+  ANY,
+  END,
+  FORWARDS,
+  KurrentDBClient,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError as KurrentWrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  streamNameFilter,
+  type AppendStreamState,
+} from '@kurrent/kurrentdb-client';
+import { v7 as uuidv7 } from 'uuid';
+import {
+  type EventMetadata,
+  type EventStore,
+  type RecordedEvent,
+  type Upcasters,
+  WrongExpectedVersionError,
+  toEventMetadata,
+  upcast,
+} from './types';
+
+export type KurrentDbEventStoreOptions = { connectionString: string; upcasters?: Upcasters; streamPrefix?: string };
+
+type KurrentRecorded = {
+  streamId: string;
+  id: string;
+  revision: bigint;
+  type: string;
+  data: unknown;
+  metadata: unknown;
+  position?: { commit: bigint; prepare: bigint };
+};
+
+const MAX_READ_LIMIT = 10_000;
+
+/** Our versions are 1-based stream positions with 0 for "no stream"; KurrentDB revisions are 0-based. */
+const toStreamState = (expectedVersion: number | 'any'): AppendStreamState =>
+  expectedVersion === 'any' ? ANY : expectedVersion === 0 ? NO_STREAM : BigInt(expectedVersion - 1);
+
+/**
+ * The KurrentDB adapter of the same port. KurrentDB assigns log positions at commit, so readAll is
+ * free of late commits by construction; globalPosition is the commit position in its log.
+ */
+export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): EventStore => {
+  const client = KurrentDBClient.connectionString(options.connectionString);
+  const prefix = options.streamPrefix ?? '';
+
+  const toRecorded = (event: KurrentRecorded, commitPosition?: bigint): RecordedEvent =>
+    upcast(
+      {
+        eventId: event.id,
+        streamId: event.streamId.slice(prefix.length),
+        streamPosition: Number(event.revision) + 1,
+        globalPosition: commitPosition ?? event.position?.commit ?? 0n,
+        type: event.type,
+        data: event.data as Record<string, unknown>,
+        metadata: event.metadata as EventMetadata,
+      },
+      options.upcasters,
+    );
+
+  const readStream: EventStore['readStream'] = async (streamId, readOptions) => {
+    const from = Math.max(1, readOptions?.fromPosition ?? 1);
+    const events: RecordedEvent[] = [];
+    try {
+      for await (const resolved of client.readStream(prefix + streamId, { fromRevision: BigInt(from - 1), direction: FORWARDS })) {
+        if (resolved.event) events.push(toRecorded(resolved.event as KurrentRecorded, resolved.commitPosition));
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return { events: [], version: 0 };
+      throw error;
+    }
+    const last = events[events.length - 1];
+    if (last || from === 1) return { events, version: last?.streamPosition ?? 0 };
+    return { events, version: await lastVersion(streamId) };
+  };
+
+  const lastVersion = async (streamId: string): Promise<number> => {
+    try {
+      for await (const resolved of client.readStream(prefix + streamId, { fromRevision: END, direction: 'backwards', maxCount: 1 })) {
+        if (resolved.event) return Number(resolved.event.revision) + 1;
+      }
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return 0;
+  };
+
+  return {
+    readStream,
+
+    async appendToStream(streamId, events, { expectedVersion, metadata }) {
+      const occurredAt = metadata.occurredAt ?? new Date().toISOString();
+      const data = events.map((event) =>
+        jsonEvent({ id: uuidv7(), type: event.type, data: event.data, metadata: toEventMetadata(metadata, event, occurredAt) }),
+      );
+      try {
+        await client.appendToStream(prefix + streamId, data, { streamState: toStreamState(expectedVersion) });
+      } catch (error) {
+        if (error instanceof KurrentWrongExpectedVersionError) {
+          const actual = typeof error.actualState === 'bigint' ? Number(error.actualState) + 1 : 0;
+          throw new WrongExpectedVersionError(streamId, expectedVersion, actual);
+        }
+        throw error;
+      }
+      // Reading back gives the recorded envelopes with their log positions.
+      const ids = new Set(data.map((event) => event.id));
+      const { events: all, version } = await readStream(streamId);
+      return { version, events: all.filter((event) => ids.has(event.eventId)) };
+    },
+
+    async readAll({ after, limit }) {
+      const max = Math.min(Math.max(1, limit), MAX_READ_LIMIT);
+      const events: RecordedEvent[] = [];
+      const fromPosition = after > 0n ? { commit: after, prepare: after } : START;
+      const filter = prefix ? streamNameFilter({ prefixes: [prefix] }) : excludeSystemEvents();
+      // The read starts at `after` inclusive, so one extra event is requested and `after` dropped.
+      for await (const resolved of client.readAll({ fromPosition, filter, maxCount: max + 1, direction: FORWARDS })) {
+        const event = resolved.event as KurrentRecorded | undefined;
+        if (!event || !event.position || event.position.commit <= after || event.type.startsWith('$')) continue;
+        events.push(toRecorded(event));
+        if (events.length >= max) break;
+      }
+      return events;
+    },
+
+    async headPosition() {
+      const filter = prefix ? streamNameFilter({ prefixes: [prefix] }) : excludeSystemEvents();
+      for await (const resolved of client.readAll({ fromPosition: END, direction: 'backwards', maxCount: 1, filter })) {
+        if (resolved.event?.position) return resolved.event.position.commit;
+      }
+      return 0n;
+    },
+
+    async close() {
+      await client.dispose();
+    },
+  };
+};

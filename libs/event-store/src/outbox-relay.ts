@@ -1,0 +1,203 @@
+import type { Client } from 'pg';
+import { type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, nanos } from 'nats';
+import { checkpointDdl, connectClient, ddlLockKey } from './postgres-schema';
+import { advisoryKey, assertSchemaName } from './sql-names';
+import { type Logger, createMutex, createWakeup, silentLogger } from './logger';
+import type { EventStore, RecordedEvent } from './types';
+
+export type IntegrationEvent = { subject: string; payload: unknown };
+
+export type OutboxRelayOptions = {
+  store: EventStore;
+  connectionString: string;
+  schema: string;
+  /** Checkpoint name; also the leadership lock, so one relay per name publishes at a time. */
+  name: string;
+  jetstream: JetStreamClient;
+  /** 0..1 integration event per stored event; null keeps the event private to the service. */
+  toIntegrationEvent: (event: RecordedEvent) => IntegrationEvent | null;
+  batchSize?: number;
+  pollIntervalMs?: number;
+  publishTimeoutMs?: number;
+  logger?: Logger;
+};
+
+const DEFAULT_BATCH_SIZE = 200;
+const DEFAULT_POLL_INTERVAL_MS = 200;
+const DEFAULT_PUBLISH_TIMEOUT_MS = 5_000;
+const MAX_FAILURE_BACKOFF_MS = 5_000;
+const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+const encoder = new TextEncoder();
+
+/**
+ * Publishes the store's events, in global order, to JetStream. Delivery is at least once: the
+ * checkpoint advances only after JetStream acknowledged, and a message republished after a crash
+ * carries the same msgID (the eventId), so JetStream drops it within the stream's duplicate window.
+ * Replicas of a service compete for a session advisory lock; only the holder publishes.
+ */
+export class OutboxRelay {
+  private readonly schema: string;
+  private readonly exclusive = createMutex();
+  private readonly wakeup = createWakeup();
+  private readonly logger: Logger;
+  private leader: Client | undefined;
+  private position = 0n;
+  private running = false;
+  private loopDone: Promise<void> | undefined;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.schema = assertSchemaName(options.schema);
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    const client = await connectClient(this.options.connectionString);
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [ddlLockKey(this.schema)]);
+      await client.query(checkpointDdl(this.schema));
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
+    }
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wakeup.nudge();
+    await this.loopDone;
+    this.loopDone = undefined;
+    await this.exclusive(() => this.resign());
+  }
+
+  nudge(): void {
+    this.wakeup.nudge();
+  }
+
+  /** Publishes everything up to the store's current head (for tests and graceful shutdown). */
+  async drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS): Promise<void> {
+    const head = await this.options.store.headPosition();
+    const deadline = Date.now() + timeoutMs;
+    while (this.position < head || !this.leader) {
+      if (Date.now() > deadline) throw new Error(`Outbox relay ${this.options.name} did not reach ${head} within ${timeoutMs} ms.`);
+      const published = await this.exclusive(() => this.runBatch());
+      if (published === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    const pollIntervalMs = this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    while (this.running) {
+      let read = 0;
+      try {
+        read = await this.exclusive(() => this.runBatch());
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        this.logger.error({ err: error, relay: this.options.name, failures }, 'Outbox batch failed; retrying from the checkpoint.');
+        await this.exclusive(() => this.resign());
+        await this.wakeup.sleep(Math.min(MAX_FAILURE_BACKOFF_MS, pollIntervalMs * 2 ** failures));
+        continue;
+      }
+      if (read === 0) await this.wakeup.sleep(pollIntervalMs);
+    }
+  }
+
+  /** Returns how many events it read; 0 also when another replica holds the lock. */
+  private async runBatch(): Promise<number> {
+    const leader = this.leader ?? (await this.tryLead());
+    if (!leader) return 0;
+    const events = await this.options.store.readAll({ after: this.position, limit: this.options.batchSize ?? DEFAULT_BATCH_SIZE });
+    let published = this.position;
+    try {
+      for (const event of events) {
+        await this.publish(event);
+        published = event.globalPosition;
+      }
+    } finally {
+      // Saving what was acknowledged before a failure keeps the republished tail short.
+      if (published > this.position) {
+        await leader.query(`UPDATE ${this.schema}.outbox_checkpoints SET position = $1, updated_at = now() WHERE name = $2`, [
+          published.toString(),
+          this.options.name,
+        ]);
+        this.position = published;
+      }
+    }
+    return events.length;
+  }
+
+  private async publish(event: RecordedEvent): Promise<void> {
+    const integration = this.options.toIntegrationEvent(event);
+    if (!integration) return;
+    const ack = await this.options.jetstream.publish(integration.subject, encoder.encode(JSON.stringify(integration.payload)), {
+      msgID: event.eventId,
+      timeout: this.options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS,
+    });
+    if (ack.duplicate) this.logger.info({ eventId: event.eventId, relay: this.options.name }, 'JetStream dropped a republished event.');
+  }
+
+  private async tryLead(): Promise<Client | undefined> {
+    const client = await connectClient(this.options.connectionString);
+    client.on('error', () => undefined);
+    try {
+      const key = advisoryKey(`corridor.outbox:${this.schema}.${this.options.name}`);
+      const locked = (await client.query('SELECT pg_try_advisory_lock($1) AS locked', [key])).rows[0] as { locked: boolean };
+      if (!locked.locked) {
+        await client.end();
+        return undefined;
+      }
+      const table = `${this.schema}.outbox_checkpoints`;
+      await client.query(`INSERT INTO ${table} (name, position) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING`, [this.options.name]);
+      const row = (await client.query(`SELECT position FROM ${table} WHERE name = $1`, [this.options.name])).rows[0] as { position: string };
+      this.position = BigInt(row.position);
+      this.leader = client;
+      return client;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Ending the session releases the leadership lock for another replica. */
+  private async resign(): Promise<void> {
+    const leader = this.leader;
+    this.leader = undefined;
+    await leader?.end().catch(() => undefined);
+  }
+}
+
+/** Creates the JetStream stream for integration events, or adds missing subjects to it. */
+export async function ensureEventsStream(
+  nc: NatsConnection,
+  options: { name: string; subjects: string[]; maxAgeDays?: number },
+): Promise<void> {
+  const jsm = await nc.jetstreamManager();
+  const existing = await jsm.streams.info(options.name).catch((error: { api_error?: { err_code?: number } }) => {
+    if (error.api_error?.err_code === 10059) return undefined;
+    throw error;
+  });
+  if (existing) {
+    const missing = options.subjects.filter((subject) => !existing.config.subjects?.includes(subject));
+    if (missing.length > 0) await jsm.streams.update(options.name, { subjects: [...(existing.config.subjects ?? []), ...missing] });
+    return;
+  }
+  try {
+    await jsm.streams.add({
+      name: options.name,
+      subjects: options.subjects,
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: nanos((options.maxAgeDays ?? 7) * 24 * 60 * 60 * 1000),
+      // Republished events are recognised by msgID only inside this window.
+      duplicate_window: nanos(2 * 60 * 1000),
+    });
+  } catch (error) {
+    // Another service created it between our info and add: that is the state we wanted.
+    if (!(await jsm.streams.info(options.name).then(() => true, () => false))) throw error;
+  }
+}

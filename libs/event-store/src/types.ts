@@ -1,0 +1,93 @@
+import type { Actor } from '@corridor/contracts';
+
+/** Stored with every event; it is how one request is followed through every service. */
+export type EventMetadata = {
+  platformId: string;
+  correlationId: string;
+  causationId?: string;
+  requestId: string;
+  actor: Actor;
+  occurredAt: string;
+  schemaVersion: number;
+  commandId?: string;
+};
+
+export type NewEvent = { type: string; data: Record<string, unknown>; schemaVersion?: number };
+
+export type RecordedEvent = {
+  eventId: string;
+  streamId: string;
+  /** 1-based position inside its stream. */
+  streamPosition: number;
+  globalPosition: bigint;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+};
+
+export type AppendMetadata = Omit<EventMetadata, 'occurredAt' | 'schemaVersion'> & { occurredAt?: string };
+
+export type ExpectedVersion = number | 'any';
+
+export class WrongExpectedVersionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedVersion,
+    readonly actual: number | undefined,
+  ) {
+    super(`Stream ${streamId} is at version ${actual ?? 'unknown'}, the append expected ${expected}.`);
+    this.name = 'WrongExpectedVersionError';
+  }
+}
+
+export const isWrongExpectedVersionError = (error: unknown): error is WrongExpectedVersionError =>
+  error instanceof WrongExpectedVersionError;
+
+export interface EventStore {
+  /** version = position of the last event, 0 when the stream does not exist. Upcasters applied. */
+  readStream(streamId: string, options?: { fromPosition?: number }): Promise<{ events: RecordedEvent[]; version: number }>;
+  /** expectedVersion: exact version (0 = must not exist) or 'any'. Throws WrongExpectedVersionError. */
+  appendToStream(
+    streamId: string,
+    events: NewEvent[],
+    options: { expectedVersion: ExpectedVersion; metadata: AppendMetadata },
+  ): Promise<{ version: number; events: RecordedEvent[] }>;
+  /**
+   * Events with globalPosition > after, ascending, at most `limit`. Never returns an event while an
+   * event with a lower globalPosition may still commit, so a reader that advances its checkpoint to
+   * the last event it saw can never skip one.
+   */
+  readAll(options: { after: bigint; limit: number }): Promise<RecordedEvent[]>;
+  /** Highest globalPosition that readAll can currently return (0n when empty). */
+  headPosition(): Promise<bigint>;
+  close(): Promise<void>;
+}
+
+/** Per event type, per schemaVersion: the function that lifts data to schemaVersion + 1. */
+export type Upcasters = Record<string, Record<number, (data: Record<string, unknown>) => Record<string, unknown>>>;
+
+/** The bound on upcasting steps keeps a cyclic or runaway upcaster table from looping forever. */
+const MAX_UPCAST_STEPS = 100;
+
+/** Applies upcasters while one exists for (type, schemaVersion), bumping schemaVersion each step. */
+export const upcast = (event: RecordedEvent, upcasters: Upcasters | undefined): RecordedEvent => {
+  const byVersion = upcasters?.[event.type];
+  if (!byVersion) return event;
+  let { data } = event;
+  let version = event.metadata.schemaVersion;
+  for (let step = 0; step < MAX_UPCAST_STEPS; step += 1) {
+    const lift = byVersion[version];
+    if (!lift) break;
+    data = lift(data);
+    version += 1;
+  }
+  if (version === event.metadata.schemaVersion) return event;
+  return { ...event, data, metadata: { ...event.metadata, schemaVersion: version } };
+};
+
+/** The envelope metadata of one new event: the append's metadata plus the time and the schema version. */
+export const toEventMetadata = (metadata: AppendMetadata, event: NewEvent, occurredAt: string): EventMetadata => {
+  const { occurredAt: _ignored, ...rest } = metadata;
+  const clean = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  return { ...(clean as Omit<EventMetadata, 'occurredAt' | 'schemaVersion'>), occurredAt, schemaVersion: event.schemaVersion ?? 1 };
+};
