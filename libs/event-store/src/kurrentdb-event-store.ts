@@ -38,7 +38,7 @@ type KurrentRecorded = {
 const MAX_READ_LIMIT = 10_000;
 
 /** Our versions are 1-based stream positions with 0 for "no stream"; KurrentDB revisions are 0-based. */
-const toStreamState = (expectedVersion: number | 'any'): AppendStreamState =>
+export const toStreamState = (expectedVersion: number | 'any'): AppendStreamState =>
   expectedVersion === 'any' ? ANY : expectedVersion === 0 ? NO_STREAM : BigInt(expectedVersion - 1);
 
 /**

@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import { type AppendMetadata, type EventStore, type RecordedEvent, type Upcasters, WrongExpectedVersionError } from './types';
+
+// The behaviour every EventStore adapter must share; each adapter's spec runs this suite against
+// a real server. Streams get random ids so tests in one store never see each other's streams.
+
+export type ContractFixture = {
+  store: EventStore;
+  /**
+   * Begins a transaction that writes one event to `streamId` and stays open until commit() —
+   * how a slow writer looks to readers. Adapters without transactions visible to readers omit it.
+   */
+  openSlowAppend?: (streamId: string) => Promise<{ commit(): Promise<void> }>;
+  teardown(): Promise<void>;
+};
+
+export const contractUpcasters: Upcasters = {
+  ItemRenamed: {
+    1: (data) => ({ itemId: data['itemId'], name: data['title'] }),
+    2: (data) => ({ ...data, locale: 'en' }),
+  },
+};
+
+export const contractMetadata = (overrides: Partial<AppendMetadata> = {}): AppendMetadata => ({
+  platformId: 'Platform:0190c0de-0000-7000-8000-000000000001',
+  correlationId: randomUUID(),
+  causationId: randomUUID(),
+  requestId: randomUUID(),
+  actor: { kind: 'token', tokenId: 'ApiToken:0190c0de-0000-7000-8000-000000000002' },
+  ...overrides,
+});
+
+const newStreamId = (): string => `Item:${randomUUID()}`;
+
+const readAllAfter = async (store: EventStore, after: bigint): Promise<RecordedEvent[]> => {
+  const seen: RecordedEvent[] = [];
+  for (let cursor = after, round = 0; round < 1_000; round += 1) {
+    const batch = await store.readAll({ after: cursor, limit: 50 });
+    const last = batch[batch.length - 1];
+    if (!last) return seen;
+    seen.push(...batch);
+    cursor = last.globalPosition;
+  }
+  throw new Error('readAll did not reach the end within 1000 batches.');
+};
+
+export const eventStoreContract = (name: string, factory: (options: { upcasters: Upcasters }) => Promise<ContractFixture>): void => {
+  describe(`${name} (event store contract)`, () => {
+    let fixture: ContractFixture;
+    let store: EventStore;
+
+    beforeAll(async () => {
+      fixture = await factory({ upcasters: contractUpcasters });
+      store = fixture.store;
+    });
+
+    afterAll(async () => {
+      await fixture?.teardown();
+    });
+
+    it('appends and reads a stream with 1-based positions and the metadata it was given', async () => {
+      const streamId = newStreamId();
+      const metadata = contractMetadata({ commandId: 'command-1', occurredAt: '2026-01-02T03:04:05.678Z' });
+      const appended = await store.appendToStream(
+        streamId,
+        [
+          { type: 'ItemCreated', data: { itemId: streamId, price: { value: '123456789012345678901', currency: 'USD' } } },
+          { type: 'ItemPriced', data: { itemId: streamId, tags: ['a', 'b'], nested: { ok: true } } },
+        ],
+        { expectedVersion: 0, metadata },
+      );
+      expect(appended.version).toBe(2);
+      expect(appended.events.map((event) => event.streamPosition)).toEqual([1, 2]);
+      const [first, second] = appended.events as [RecordedEvent, RecordedEvent];
+      expect(typeof first.globalPosition).toBe('bigint');
+      expect(second.globalPosition).toBeGreaterThan(first.globalPosition);
+      expect(first.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+      const read = await store.readStream(streamId);
+      expect(read.version).toBe(2);
+      expect(read.events).toEqual(appended.events);
+      expect(read.events[0]?.data).toEqual({ itemId: streamId, price: { value: '123456789012345678901', currency: 'USD' } });
+      expect(read.events[0]?.metadata).toEqual({ ...metadata, schemaVersion: 1 });
+
+      const tail = await store.readStream(streamId, { fromPosition: 2 });
+      expect(tail).toEqual({ events: [second], version: 2 });
+      expect(await store.readStream(streamId, { fromPosition: 3 })).toEqual({ events: [], version: 2 });
+      expect(await store.readStream(newStreamId())).toEqual({ events: [], version: 0 });
+    });
+
+    it('stamps occurredAt when the caller gives none and continues a stream at its version or with any', async () => {
+      const streamId = newStreamId();
+      const before = Date.now();
+      const first = await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
+      expect(Date.parse(first.events[0]!.metadata.occurredAt)).toBeGreaterThanOrEqual(before - 1_000);
+      const second = await store.appendToStream(streamId, [{ type: 'ItemPriced', data: {} }], { expectedVersion: 1, metadata: contractMetadata() });
+      const third = await store.appendToStream(streamId, [{ type: 'ItemPriced', data: {} }], { expectedVersion: 'any', metadata: contractMetadata() });
+      expect([second.version, third.version]).toEqual([2, 3]);
+      expect(third.events[0]?.streamPosition).toBe(3);
+    });
+
+    it('rejects an append whose expected version is not the stream version', async () => {
+      const streamId = newStreamId();
+      await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }, { type: 'ItemPriced', data: {} }], {
+        expectedVersion: 0,
+        metadata: contractMetadata(),
+      });
+      const stale = store.appendToStream(streamId, [{ type: 'ItemPriced', data: {} }], { expectedVersion: 1, metadata: contractMetadata() });
+      await expect(stale).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      await expect(stale).rejects.toMatchObject({ streamId, expected: 1, actual: 2 });
+      await expect(
+        store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }], { expectedVersion: 0, metadata: contractMetadata() }),
+      ).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      await expect(
+        store.appendToStream(newStreamId(), [{ type: 'ItemPriced', data: {} }], { expectedVersion: 3, metadata: contractMetadata() }),
+      ).rejects.toMatchObject({ actual: 0 });
+      expect((await store.readStream(streamId)).version).toBe(2);
+    });
+
+    it('lets exactly one of 8 writers racing on the same expected version win', async () => {
+      const streamId = newStreamId();
+      await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, writer) =>
+          store.appendToStream(streamId, [{ type: 'ItemPriced', data: { writer } }, { type: 'ItemPriced', data: { writer } }], {
+            expectedVersion: 1,
+            metadata: contractMetadata(),
+          }),
+        ),
+      );
+      const winners = results.filter((result) => result.status === 'fulfilled');
+      const losers = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+      expect(winners).toHaveLength(1);
+      expect(losers).toHaveLength(7);
+      for (const loser of losers) expect(loser.reason).toBeInstanceOf(WrongExpectedVersionError);
+      const { events, version } = await store.readStream(streamId);
+      expect(version).toBe(3);
+      const writers = new Set(events.slice(1).map((event) => event.data['writer']));
+      expect(writers.size).toBe(1);
+    });
+
+    it('reads all streams in global order after a position, at most limit at a time', async () => {
+      const start = await store.headPosition();
+      const streams = [newStreamId(), newStreamId()];
+      for (const streamId of streams) {
+        await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }, { type: 'ItemPriced', data: {} }], {
+          expectedVersion: 0,
+          metadata: contractMetadata(),
+        });
+      }
+      const all = await readAllAfter(store, start);
+      expect(all.map((event) => [event.streamId, event.streamPosition])).toEqual([
+        [streams[0], 1],
+        [streams[0], 2],
+        [streams[1], 1],
+        [streams[1], 2],
+      ]);
+      const positions = all.map((event) => event.globalPosition);
+      expect([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(positions);
+      expect(await store.readAll({ after: start, limit: 3 })).toEqual(all.slice(0, 3));
+      expect(await store.readAll({ after: all[1]!.globalPosition, limit: 10 })).toEqual(all.slice(2));
+      expect(await store.headPosition()).toBe(all[3]!.globalPosition);
+    });
+
+    it('upcasts stored events by schemaVersion on every read path', async () => {
+      const streamId = newStreamId();
+      const start = await store.headPosition();
+      const appended = await store.appendToStream(
+        streamId,
+        [
+          { type: 'ItemRenamed', data: { itemId: streamId, title: 'old shape' }, schemaVersion: 1 },
+          { type: 'ItemRenamed', data: { itemId: streamId, name: 'current shape', locale: 'fr' }, schemaVersion: 3 },
+          { type: 'ItemPriced', data: { title: 'no upcaster' }, schemaVersion: 1 },
+        ],
+        { expectedVersion: 0, metadata: contractMetadata() },
+      );
+      const expected = [
+        { data: { itemId: streamId, name: 'old shape', locale: 'en' }, schemaVersion: 3 },
+        { data: { itemId: streamId, name: 'current shape', locale: 'fr' }, schemaVersion: 3 },
+        { data: { title: 'no upcaster' }, schemaVersion: 1 },
+      ];
+      const shape = (events: RecordedEvent[]) => events.map((event) => ({ data: event.data, schemaVersion: event.metadata.schemaVersion }));
+      expect(shape(appended.events)).toEqual(expected);
+      expect(shape((await store.readStream(streamId)).events)).toEqual(expected);
+      expect(shape(await readAllAfter(store, start))).toEqual(expected);
+    });
+
+    it('never lets a reader pass an event whose transaction commits late', async () => {
+      if (!fixture.openSlowAppend) {
+        console.warn(`${name}: the store has no reader-visible open transactions, so the late-commit case does not apply.`);
+        return;
+      }
+      const start = await store.headPosition();
+      const slowStream = newStreamId();
+      const fastStream = newStreamId();
+      // The slow writer takes the lower global position, then the fast one commits a higher one.
+      const slow = await fixture.openSlowAppend(slowStream);
+      const fast = await store.appendToStream(fastStream, [{ type: 'ItemCreated', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
+      expect((await store.readStream(fastStream)).version).toBe(1);
+      expect(await store.readAll({ after: start, limit: 100 })).toEqual([]);
+      expect(await store.headPosition()).toBe(start);
+
+      await slow.commit();
+      const all = await readAllAfter(store, start);
+      expect(all.map((event) => event.streamId)).toEqual([slowStream, fastStream]);
+      expect(all[1]).toEqual(fast.events[0]);
+      expect(all[0]!.globalPosition).toBeLessThan(all[1]!.globalPosition);
+    });
+
+    it('delivers every event exactly once, in order, to a subscriber polling during concurrent appends', async () => {
+      const start = await store.headPosition();
+      const seen: RecordedEvent[] = [];
+      // The subscriber stops at the last appended position, known once every writer is done.
+      let target: bigint | undefined;
+      const subscriber = (async () => {
+        let cursor = start;
+        for (let round = 0; round < 100_000; round += 1) {
+          if (target !== undefined && cursor >= target) return;
+          const batch = await store.readAll({ after: cursor, limit: 7 });
+          seen.push(...batch);
+          cursor = batch[batch.length - 1]?.globalPosition ?? cursor;
+          if (batch.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+      })();
+      const writers = Array.from({ length: 6 }, async (_, writer) => {
+        const streamId = newStreamId();
+        let last = 0n;
+        for (let index = 0; index < 15; index += 1) {
+          const appended = await store.appendToStream(
+            streamId,
+            [{ type: 'ItemPriced', data: { writer, index } }, { type: 'ItemPriced', data: { writer, index } }],
+            { expectedVersion: index * 2, metadata: contractMetadata() },
+          );
+          last = appended.events[1]!.globalPosition;
+        }
+        return last;
+      });
+      target = (await Promise.all(writers)).reduce((highest, last) => (last > highest ? last : highest), 0n);
+      await subscriber;
+      const everything = await readAllAfter(store, start);
+      expect(everything).toHaveLength(6 * 15 * 2);
+      expect(seen.map((event) => event.eventId)).toEqual(everything.map((event) => event.eventId));
+    });
+  });
+};
