@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The one command that runs every check: install, infrastructure, types, lint, unit and
+# integration tests, then the end-to-end suites. It keeps going after a failed step so one run
+# reports everything, and exits non-zero if any step failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# A hung jest (an open pool or NATS connection) must fail the run rather than stall CI forever.
+JEST_LIMIT_SECONDS=${JEST_LIMIT_SECONDS:-1200}
+RESULTS_DIR=var/test-results
+failed_steps=()
+
+step() {
+  local name=$1
+  shift
+  echo
+  echo "==> $name"
+  if ! "$@"; then
+    echo "==> $name FAILED" >&2
+    failed_steps+=("$name")
+    return 1
+  fi
+}
+
+# --json --outputFile keeps jest's usual report on the terminal and writes counts for the summary.
+run_jest() {
+  local config=$1 output=$2
+  rm -f "$output"
+  timeout --signal=TERM --kill-after=30 "$JEST_LIMIT_SECONDS" \
+    npx jest --config "$config" --json --outputFile="$output"
+}
+
+# The install and the infrastructure are prerequisites: without them every later step is noise.
+# npm ci is not an option here: the lockfile lacks other platforms' optional builds (see STACK-NOTES).
+# SKIP_INSTALL=1 reuses node_modules as they are (offline work, or a tree another process installs).
+if [ "${SKIP_INSTALL:-0}" != 1 ]; then
+  step 'npm install' npm install --no-audit --no-fund || exit 1
+fi
+step 'ensure infrastructure' bash scripts/ensure-infra.sh || exit 1
+mkdir -p "$RESULTS_DIR"
+
+step 'typecheck' npx tsc -p tsconfig.json --noEmit
+step 'lint' npm run lint
+step 'unit and integration tests' run_jest jest.config.js "$RESULTS_DIR/jest.json"
+if find tests -name '*.e2e.spec.ts' -print -quit 2>/dev/null | grep -q .; then
+  step 'end-to-end tests' run_jest jest.e2e.config.js "$RESULTS_DIR/jest-e2e.json"
+fi
+
+summary=$(node -e '
+  const fs = require("fs");
+  let passed = 0, failed = 0;
+  for (const file of process.argv.slice(1)) {
+    if (!fs.existsSync(file)) continue;
+    const result = JSON.parse(fs.readFileSync(file, "utf8"));
+    passed += result.numPassedTests;
+    // A suite that fails to load has no failed tests, yet it failed: count it once.
+    failed += result.numFailedTests + result.numRuntimeErrorTestSuites;
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+' "$RESULTS_DIR/jest.json" "$RESULTS_DIR/jest-e2e.json")
+
+echo
+if [ ${#failed_steps[@]} -gt 0 ]; then
+  echo "Failed steps: ${failed_steps[*]}"
+  echo "$summary"
+  exit 1
+fi
+echo "$summary"
