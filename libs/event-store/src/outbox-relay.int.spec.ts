@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { Client } from 'pg';
+import { createTestSchema, requireNats, testUrls, uniqueSubjectPrefix, type TestSchema } from '@corridor/testing';
+import { contractMetadata } from './event-store.contract';
+import { OutboxRelay, ensureEventsStream } from './outbox-relay';
+import { createPostgresEventStore } from './postgres-event-store';
+import type { EventStore, RecordedEvent } from './types';
+
+// Pins down the outbox relay: events reach JetStream in store order with msgID = eventId, private
+// events stay home, and a restart (even one that lost its last checkpoint) loses and duplicates nothing.
+
+describe('OutboxRelay', () => {
+  const url = testUrls.postgresAdmin();
+  const prefix = uniqueSubjectPrefix();
+  const streamName = `${prefix.toUpperCase()}_EVENTS`;
+  let testSchema: TestSchema;
+  let store: EventStore;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let admin: Client;
+  const relays: OutboxRelay[] = [];
+
+  const toIntegrationEvent = (event: RecordedEvent) =>
+    event.type === 'SecretNoted' ? null : { subject: `${prefix}.events.test.Item.${event.type}`, payload: { id: event.streamId, data: event.data } };
+
+  const newRelay = () => {
+    const relay = new OutboxRelay({
+      store,
+      connectionString: url,
+      schema: testSchema.schema,
+      name: 'test-outbox',
+      jetstream: nc.jetstream(),
+      toIntegrationEvent,
+      batchSize: 3,
+      pollIntervalMs: 20,
+    });
+    relays.push(relay);
+    return relay;
+  };
+
+  const append = async (types: string[]) => {
+    const streamId = `Item:${randomUUID()}`;
+    const { events } = await store.appendToStream(
+      streamId,
+      types.map((type, index) => ({ type, data: { index } })),
+      { expectedVersion: 0, metadata: contractMetadata() },
+    );
+    return events;
+  };
+
+  const published = async () => {
+    const info = await jsm.streams.info(streamName);
+    const messages = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq += 1) {
+      const message = await jsm.streams.getMessage(streamName, { seq });
+      messages.push({ msgId: message.header?.get('Nats-Msg-Id'), subject: message.subject, payload: message.json() });
+    }
+    return messages;
+  };
+
+  beforeAll(async () => {
+    await requireNats();
+    testSchema = await createTestSchema(url);
+    store = createPostgresEventStore({ connectionString: url, schema: testSchema.schema, poolSize: 4 });
+    nc = await connect({ servers: testUrls.nats(), name: `${prefix}-outbox-test` });
+    jsm = await nc.jetstreamManager();
+    await ensureEventsStream(nc, { name: streamName, subjects: [`${prefix}.events.>`], maxAgeDays: 1 });
+    // Idempotent when every service calls it at startup.
+    await ensureEventsStream(nc, { name: streamName, subjects: [`${prefix}.events.>`], maxAgeDays: 1 });
+    admin = new Client({ connectionString: url });
+    await admin.connect();
+  });
+
+  afterAll(async () => {
+    for (const relay of relays) await relay.stop();
+    await jsm?.streams.delete(streamName).catch(() => undefined);
+    await nc?.close();
+    await store?.close();
+    await admin?.end();
+    await testSchema?.drop();
+  });
+
+  it('publishes integration events in store order with msgID = eventId and skips private ones', async () => {
+    const first = await append(['ItemCreated', 'SecretNoted', 'ItemPriced']);
+    const second = await append(['ItemCreated', 'ItemPriced', 'ItemShipped']);
+    const relay = newRelay();
+    await relay.start();
+    await relay.drain();
+    const expected = [...first, ...second].filter((event) => event.type !== 'SecretNoted');
+    expect(await published()).toEqual(
+      expected.map((event) => ({
+        msgId: event.eventId,
+        subject: `${prefix}.events.test.Item.${event.type}`,
+        payload: { id: event.streamId, data: event.data },
+      })),
+    );
+    const stored = await admin.query(`SELECT position FROM ${testSchema.schema}.outbox_checkpoints WHERE name = 'test-outbox'`);
+    expect(BigInt(stored.rows[0].position)).toBe(second[2]!.globalPosition);
+    await relay.stop();
+  });
+
+  it('resumes after a restart without loss, and JetStream drops what a lost checkpoint republishes', async () => {
+    const before = await published();
+    const whileDown = await append(['ItemCreated', 'ItemPriced']);
+    // A crash after publishing but before saving the checkpoint looks like a checkpoint set back.
+    await admin.query(`UPDATE ${testSchema.schema}.outbox_checkpoints SET position = 0 WHERE name = 'test-outbox'`);
+
+    const relay = newRelay();
+    await relay.start();
+    const live = await append(['ItemShipped']);
+    relay.nudge();
+    await relay.drain();
+    const after = await published();
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length).map((message) => message.msgId)).toEqual([...whileDown, ...live].map((event) => event.eventId));
+    expect(new Set(after.map((message) => message.msgId)).size).toBe(after.length);
+  });
+
+  it('keeps a second relay of the same name on standby until the leader stops, then hands over', async () => {
+    const [running] = relays.slice(-1);
+    const standby = newRelay();
+    await standby.start();
+    const events = await append(['ItemCreated', 'ItemPriced', 'ItemShipped', 'ItemPriced']);
+    // The standby cannot take the leadership lock, so it never reaches the head on its own.
+    await expect(standby.drain(200)).rejects.toThrow(/did not reach/);
+    await running!.drain();
+    await running!.stop();
+    // Once the leader is gone the standby takes over from the shared checkpoint.
+    const more = await append(['ItemCreated']);
+    await standby.drain();
+    const all = await published();
+    const tail = all.slice(-5).map((message) => message.msgId);
+    expect(tail).toEqual([...events, ...more].map((event) => event.eventId));
+    expect(new Set(all.map((message) => message.msgId)).size).toBe(all.length);
+  });
+});
