@@ -211,11 +211,11 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       const start = await store.headPosition();
       const seen: RecordedEvent[] = [];
       // The subscriber stops at the last appended position, known once every writer is done.
-      let target: bigint | undefined;
+      const stop: { at?: bigint } = {};
       const subscriber = (async () => {
         let cursor = start;
         for (let round = 0; round < 100_000; round += 1) {
-          if (target !== undefined && cursor >= target) return;
+          if (stop.at !== undefined && cursor >= stop.at) return;
           const batch = await store.readAll({ after: cursor, limit: 7 });
           seen.push(...batch);
           cursor = batch[batch.length - 1]?.globalPosition ?? cursor;
@@ -235,7 +235,7 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
         }
         return last;
       });
-      target = (await Promise.all(writers)).reduce((highest, last) => (last > highest ? last : highest), 0n);
+      stop.at = (await Promise.all(writers)).reduce((highest, last) => (last > highest ? last : highest), 0n);
       await subscriber;
       const everything = await readAllAfter(store, start);
       expect(everything).toHaveLength(6 * 15 * 2);
