@@ -1,0 +1,55 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { MessagingModule } from '@corridor/messaging';
+import type { Logger } from 'pino';
+import { AGENT_TOKEN_VERIFIER, type AgentTokenVerifier, agentTokensDisabled } from './auth/agent-token-verifier';
+import { AuthGuard } from './auth/auth.guard';
+import { AuthService } from './auth/auth.service';
+import { GATEWAY_CONFIG, type GatewayConfig } from './config';
+import { CustomersController } from './customers/customers.controller';
+import { HealthController } from './health/health.controller';
+import { ErrorFilter } from './http/error.filter';
+import { RouteTable } from './http/route-table';
+import { createValidationPipe, InputShapePipe } from './http/validation';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyStore } from './idempotency/idempotency.store';
+import { ConfigController } from './platform-config/config.controller';
+import { RateLimiter } from './rate-limit/rate-limiter';
+import { RedisConnection } from './redis';
+import { ServiceCall } from './service-call';
+import { TokensController } from './tokens/tokens.controller';
+
+export type GatewayDependencies = {
+  routes: RouteTable;
+  logger: Logger;
+  agentTokenVerifier?: AgentTokenVerifier;
+};
+
+@Module({})
+export class AppModule {
+  static register(config: GatewayConfig, dependencies: GatewayDependencies): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'gateway' })],
+      controllers: [TokensController, ConfigController, CustomersController, HealthController],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: config },
+        { provide: RouteTable, useValue: dependencies.routes },
+        { provide: AGENT_TOKEN_VERIFIER, useValue: dependencies.agentTokenVerifier ?? agentTokensDisabled },
+        RedisConnection,
+        RateLimiter,
+        AuthService,
+        IdempotencyStore,
+        ServiceCall,
+        // Order matters: guards (auth, rate limit, permission) run before the idempotency
+        // interceptor, which needs the platform; pipes run inside it, so a rejected body
+        // releases the key.
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        { provide: APP_PIPE, useClass: InputShapePipe },
+        { provide: APP_PIPE, useValue: createValidationPipe() },
+        { provide: APP_FILTER, useValue: new ErrorFilter(dependencies.routes, dependencies.logger) },
+      ],
+    };
+  }
+}

@@ -1,0 +1,51 @@
+import { RequestMethod } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { invalidInput } from '@corridor/contracts';
+import { createLogger, nestLogger } from '@corridor/messaging';
+import type { FastifyRequest } from 'fastify';
+import { AppModule, type GatewayDependencies } from './app.module';
+import { API_VERSION, type GatewayConfig } from './config';
+import { HealthController } from './health/health.controller';
+import { setupDocs } from './http/docs';
+import { requestIdOf } from './http/request-id';
+import { RouteTable } from './http/route-table';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+// Fastify would parse text/plain into a string and hand it to validation; refusing anything but
+// JSON up front gives the client the real reason, before a large body is even read.
+const requireJson = (request: FastifyRequest): void => {
+  if (!BODY_METHODS.has(request.method)) return;
+  const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (hasBody && mediaType !== 'application/json') {
+    throw invalidInput('Content-Type must be application/json.', { field: 'Content-Type' });
+  }
+};
+
+/** Builds the gateway without listening, so tests run the same app main.ts serves. */
+export async function createGateway(config: GatewayConfig, overrides: Pick<GatewayDependencies, 'agentTokenVerifier'> = {}): Promise<NestFastifyApplication> {
+  const logger = createLogger('gateway', { level: config.logLevel });
+  const routes = new RouteTable();
+  const adapter = new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, genReqId: requestIdOf, requestIdHeader: false, logger: false });
+  const fastify = adapter.getInstance();
+  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+    requireJson(request);
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, { routes, logger, ...overrides }), adapter, {
+    logger: nestLogger(logger),
+  });
+  app.setGlobalPrefix(API_VERSION, { exclude: [{ path: 'health', method: RequestMethod.GET }] });
+  app.enableShutdownHooks();
+  setupDocs(app);
+  await app.init();
+  // The health report is also reachable under the version prefix, where clients have their base URL.
+  fastify.get(`/${API_VERSION}/health`, async (_request, reply) => {
+    const report = await app.get(HealthController).report();
+    return reply.status(report.status === 'ok' ? 200 : 503).send(report);
+  });
+  return app;
+}

@@ -1,0 +1,67 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBasicAuth, ApiBody, ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { type CreateCustomerData, type CustomerWire, type Page, type RequestContext, subjects, type UpdateCustomerData } from '@corridor/contracts';
+import { RequiresPermission } from '../auth/permissions';
+import { Ctx } from '../auth/request-context';
+import { defined, pageOf } from '../http/list-query';
+import { DiscriminatedBodyPipe, IdPipe } from '../http/validation';
+import { ServiceCall } from '../service-call';
+import {
+  BusinessCustomerCreateRequest,
+  BusinessCustomerUpdateRequest,
+  type CustomerCreateRequest,
+  type CustomerUpdateRequest,
+  IndividualCustomerCreateRequest,
+  IndividualCustomerUpdateRequest,
+  ListCustomersQuery,
+} from './customer.dto';
+
+const customerId = new IdPipe('Customer', 'USER_NOT_FOUND', 'Customer');
+const createBody = new DiscriminatedBodyPipe('customerType', { INDIVIDUAL: IndividualCustomerCreateRequest, BUSINESS: BusinessCustomerCreateRequest });
+const updateBody = new DiscriminatedBodyPipe('customerType', { INDIVIDUAL: IndividualCustomerUpdateRequest, BUSINESS: BusinessCustomerUpdateRequest });
+const oneOf = (...models: Function[]) => ({ schema: { oneOf: models.map((model) => ({ $ref: getSchemaPath(model) })), discriminator: { propertyName: 'customerType' } } });
+
+@ApiTags('Customers')
+@ApiBasicAuth()
+@ApiExtraModels(IndividualCustomerCreateRequest, BusinessCustomerCreateRequest, IndividualCustomerUpdateRequest, BusinessCustomerUpdateRequest)
+@Controller('customers')
+export class CustomersController {
+  constructor(private readonly call: ServiceCall) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequiresPermission('MANAGE')
+  @ApiBody(oneOf(IndividualCustomerCreateRequest, BusinessCustomerCreateRequest))
+  create(@Body(createBody) body: CustomerCreateRequest, @Ctx() context: RequestContext): Promise<CustomerWire> {
+    return this.call.request(subjects.customers.customer.create, body satisfies CreateCustomerData, context);
+  }
+
+  @Get()
+  @RequiresPermission('VIEW')
+  list(@Query() query: ListCustomersQuery, @Ctx() context: RequestContext): Promise<Page<CustomerWire>> {
+    const { limit: _limit, cursor: _cursor, isIncludingDeleted, ...filters } = query;
+    const data = { ...defined(filters), ...(isIncludingDeleted !== undefined ? { isIncludingDeleted: isIncludingDeleted === 'true' } : {}), ...pageOf(query) };
+    return this.call.request(subjects.customers.customer.list, data, context);
+  }
+
+  @Get(':customerId')
+  @RequiresPermission('VIEW')
+  get(@Param('customerId', customerId) id: string, @Ctx() context: RequestContext): Promise<CustomerWire> {
+    return this.call.request(subjects.customers.customer.get, { customerId: id }, context);
+  }
+
+  @Patch(':customerId')
+  @RequiresPermission('MANAGE')
+  @ApiBody(oneOf(IndividualCustomerUpdateRequest, BusinessCustomerUpdateRequest))
+  update(@Param('customerId', customerId) id: string, @Body(updateBody) body: CustomerUpdateRequest, @Ctx() context: RequestContext): Promise<CustomerWire> {
+    const data: UpdateCustomerData = { customerId: id, patch: body };
+    return this.call.request(subjects.customers.customer.update, data, context);
+  }
+
+  @Delete(':customerId')
+  @HttpCode(200)
+  @RequiresPermission('MANAGE')
+  delete(@Param('customerId', customerId) id: string, @Ctx() context: RequestContext): Promise<CustomerWire> {
+    return this.call.request(subjects.customers.customer.delete, { customerId: id }, context);
+  }
+}

@@ -1,0 +1,57 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '@corridor/contracts';
+
+// The paging and date-range members every list shares; list query DTOs compose these fields
+// with IntersectionType, the way the reference repeats them on each list operation.
+
+const limitMessage = `limit must be an integer from 1 to ${PAGE_LIMIT_MAX}`;
+const dateMessage = (name: string) => `${name} must be an RFC 3339 date-time such as 2025-10-13T00:00:00Z`;
+
+export class PageQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: limitMessage })
+  @Min(1, { message: limitMessage })
+  @Max(PAGE_LIMIT_MAX, { message: limitMessage })
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page, unchanged.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  cursor?: string;
+}
+
+export class DateRangeQuery {
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: dateMessage('createdAfter') })
+  createdAfter?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: dateMessage('createdBefore') })
+  createdBefore?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: dateMessage('updatedAfter') })
+  updatedAfter?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: dateMessage('updatedBefore') })
+  updatedBefore?: string;
+}
+
+/** Drops absent members so the NATS payload carries only what the client sent. */
+export const defined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+
+export const pageOf = (query: PageQuery): { limit: number; cursor?: string } => ({
+  limit: query.limit ?? PAGE_LIMIT_DEFAULT,
+  ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+});

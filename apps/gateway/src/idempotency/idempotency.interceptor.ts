@@ -1,0 +1,61 @@
+import { type CallHandler, type ExecutionContext, HttpStatus, Injectable, type NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { DomainError, type ErrorBody, invalidInput } from '@corridor/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { catchError, from, map, type Observable, of, switchMap, throwError } from 'rxjs';
+import type { AuthenticatedRequest } from '../auth/request-context';
+import { toHttpError } from '../http/errors';
+import { RouteTable } from '../http/route-table';
+import { requestFingerprint } from './fingerprint';
+import { IdempotencyStore, isErrorOutcome, type StoredOutcome } from './idempotency.store';
+
+const ACCEPTABLE_KEY = /^[\x21-\x7e]{1,255}$/;
+
+// An outcome worth replaying is one the services decided. A 5xx or an outage says nothing
+// about the request, and a gateway validation failure means nothing ran: in both cases the
+// key is released so the client can retry, or correct the body, under the same key.
+const isReplayable = (body: ErrorBody): boolean => body.status < 500 && body.code !== 'INVALID_INPUT';
+
+/** Idempotency-Key on POST: the first outcome for a key is replayed to every repeat for 24 h. */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly routes: RouteTable,
+  ) {}
+
+  intercept(host: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = host.switchToHttp().getRequest<FastifyRequest & AuthenticatedRequest>();
+    const key = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || key === undefined || !request.corridor) return next.handle();
+    if (typeof key !== 'string' || !ACCEPTABLE_KEY.test(key)) {
+      return throwError(() => invalidInput('Idempotency-Key must be 1 to 255 printable ASCII characters.', { field: 'Idempotency-Key' }));
+    }
+    const { platformId } = request.corridor.context;
+    const fingerprint = requestFingerprint(request.method, request.url, request.body);
+    const successStatus = (Reflect.getMetadata(HTTP_CODE_METADATA, host.getHandler()) as number | undefined) ?? HttpStatus.CREATED;
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    return from(this.store.claim(platformId, key, fingerprint)).pipe(
+      switchMap((claim) => {
+        if (claim.kind === 'replay') return replay(reply, claim.outcome);
+        return next.handle().pipe(
+          // The record is written before the reply leaves, so a retry that follows at once replays it.
+          switchMap((body) => from(this.store.complete(platformId, key, fingerprint, { status: successStatus, body }).catch(() => undefined)).pipe(map(() => body))),
+          catchError((error: unknown) => from(this.recordFailure(error, request, platformId, key, fingerprint)).pipe(switchMap(() => throwError(() => error)))),
+        );
+      }),
+    );
+  }
+
+  private async recordFailure(error: unknown, request: FastifyRequest, platformId: string, key: string, fingerprint: string): Promise<void> {
+    const { body } = toHttpError(error, { method: request.method, url: request.url }, this.routes);
+    const outcome: StoredOutcome = { status: body.status, body };
+    await (isReplayable(body) ? this.store.complete(platformId, key, fingerprint, outcome) : this.store.release(platformId, key)).catch(() => undefined);
+  }
+}
+
+const replay = (reply: FastifyReply, outcome: StoredOutcome): Observable<unknown> => {
+  void reply.header('idempotency-replayed', 'true');
+  if (isErrorOutcome(outcome)) return throwError(() => DomainError.fromBody(outcome.body));
+  return of(outcome.body);
+};

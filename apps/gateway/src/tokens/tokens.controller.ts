@@ -1,0 +1,52 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
+import { type ApiTokenWire, type Page, type RequestContext, subjects } from '@corridor/contracts';
+import { AuthService } from '../auth/auth.service';
+import { RequiresPermission } from '../auth/permissions';
+import { Ctx } from '../auth/request-context';
+import { defined, pageOf } from '../http/list-query';
+import { IdPipe } from '../http/validation';
+import { ServiceCall } from '../service-call';
+import { ApiTokenCreateRequest, ListTokensQuery } from './token.dto';
+
+const tokenId = new IdPipe('Token', 'TOKEN_NOT_FOUND', 'Token');
+
+@ApiTags('API tokens')
+@ApiBasicAuth()
+@Controller('tokens')
+export class TokensController {
+  constructor(
+    private readonly call: ServiceCall,
+    private readonly auth: AuthService,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequiresPermission('MANAGE')
+  create(@Body() body: ApiTokenCreateRequest, @Ctx() context: RequestContext): Promise<ApiTokenWire> {
+    return this.call.request(subjects.platform.token.create, { name: body.name, permissions: body.permissions }, context);
+  }
+
+  @Get()
+  @RequiresPermission('VIEW')
+  list(@Query() query: ListTokensQuery, @Ctx() context: RequestContext): Promise<Page<ApiTokenWire>> {
+    const { limit: _limit, cursor: _cursor, ...filters } = query;
+    return this.call.request(subjects.platform.token.list, { ...defined(filters), ...pageOf(query) }, context);
+  }
+
+  @Get(':tokenId')
+  @RequiresPermission('VIEW')
+  get(@Param('tokenId', tokenId) id: string, @Ctx() context: RequestContext): Promise<ApiTokenWire> {
+    return this.call.request(subjects.platform.token.get, { tokenId: id }, context);
+  }
+
+  @Delete(':tokenId')
+  @HttpCode(204)
+  @RequiresPermission('MANAGE')
+  async delete(@Param('tokenId', tokenId) id: string, @Ctx() context: RequestContext): Promise<void> {
+    await this.call.request(subjects.platform.token.delete, { tokenId: id }, context);
+    // The platform also broadcasts the revocation; evicting here covers a lost broadcast on
+    // the replica that served the delete.
+    this.auth.evictToken(id);
+  }
+}
