@@ -36,6 +36,8 @@ type KurrentRecorded = {
 };
 
 const MAX_READ_LIMIT = 10_000;
+/** The largest append whose events we expect to share one commit position. */
+const MAX_APPEND_GROUP = 1_000;
 
 /** Our versions are 1-based stream positions with 0 for "no stream"; KurrentDB revisions are 0-based. */
 export const toStreamState = (expectedVersion: number | 'any'): AppendStreamState =>
@@ -118,12 +120,16 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
       const events: RecordedEvent[] = [];
       const fromPosition = after > 0n ? { commit: after, prepare: after } : START;
       const filter = prefix ? streamNameFilter({ prefixes: [prefix] }) : excludeSystemEvents();
-      // The read starts at `after` inclusive, so one extra event is requested and `after` dropped.
-      for await (const resolved of client.readAll({ fromPosition, filter, maxCount: max + 1, direction: FORWARDS })) {
+      // The read starts at `after` inclusive, so `after` itself is dropped. Events appended together
+      // share one commit position, so a batch never ends inside such a group: a reader resuming
+      // "after" that position would otherwise skip the group's rest.
+      const read = client.readAll({ fromPosition, filter, maxCount: max + 1 + MAX_APPEND_GROUP, direction: FORWARDS });
+      for await (const resolved of read) {
         const event = resolved.event as KurrentRecorded | undefined;
         if (!event || !event.position || event.position.commit <= after || event.type.startsWith('$')) continue;
+        const last = events[events.length - 1];
+        if (events.length >= max && last && event.position.commit !== last.globalPosition) break;
         events.push(toRecorded(event));
-        if (events.length >= max) break;
       }
       return events;
     },
