@@ -253,6 +253,7 @@ describe('validation', () => {
     ['an impossible date', individual({ birthDate: '1990-02-30' }), 'birthDate'],
     ['a nested missing field', individual({ address: { line1: 'x', country: 'US' } }), 'address.postalCode'],
     ['a NUL character', individual({ fullName: 'a\u0000b' }), 'fullName'],
+    ['a null member', individual({ email: null }), 'email'],
     ['an array body', [individual()], '(body)'],
     ['a null body', null, '(body)'],
   ])('answers 400 INVALID_INPUT naming the field for %s', async (_name, body, field) => {
@@ -296,6 +297,7 @@ describe('validation', () => {
     expectError(await api({ method: 'POST', path: '/tokens', body: { name: 'x', permissions: [] } }), 400, 'INVALID_INPUT');
     expectError(await api({ method: 'POST', path: '/tokens', body: { name: 'x', permissions: ['ROOT'] } }), 400, 'INVALID_INPUT');
     expectError(await api({ method: 'PATCH', path: '/config', body: { webhookEndpoint: 'ftp://example.com/x' } }), 400, 'INVALID_INPUT');
+    expectError(await api({ method: 'PATCH', path: '/config', body: { umaDomain: null } }), 400, 'INVALID_INPUT');
     const nested = await api({ method: 'PATCH', path: '/config', body: { embeddedWalletConfig: { otpLength: 3 } } });
     expectError(nested, 400, 'INVALID_INPUT');
     expect(nested.body.details.errors[0].field).toBe('embeddedWalletConfig.otpLength');

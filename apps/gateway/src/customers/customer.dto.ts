@@ -6,13 +6,13 @@ import {
   IsEmail,
   IsIn,
   IsISO8601,
-  IsOptional,
   IsString,
   Matches,
   MaxLength,
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { Optional } from '../http/validation';
 import { DateRangeQuery, PageQuery } from '../http/list-query';
 
 // Request bodies of the customers resource. The reference composes each variant with allOf
@@ -50,28 +50,28 @@ const CalendarDate = (name: string) => apply(Matches(DATE, { message: dateMessag
 
 export class Address {
   @ApiProperty() @Text() line1: string;
-  @ApiPropertyOptional() @IsOptional() @Text() line2?: string;
-  @ApiPropertyOptional() @IsOptional() @Text() city?: string;
-  @ApiPropertyOptional() @IsOptional() @Text() state?: string;
+  @ApiPropertyOptional() @Optional() @Text() line2?: string;
+  @ApiPropertyOptional() @Optional() @Text() city?: string;
+  @ApiPropertyOptional() @Optional() @Text() state?: string;
   @ApiProperty() @Text(32) postalCode: string;
   @ApiProperty({ example: 'US' }) @Matches(COUNTRY_CODE, { message: countryMessage('country') }) country: string;
 }
 
 class BusinessInfoOptionalFields {
-  @ApiPropertyOptional() @IsOptional() @Text() doingBusinessAs?: string;
-  @ApiPropertyOptional() @IsOptional() @Matches(COUNTRY_CODE, { message: countryMessage('country') }) country?: string;
-  @ApiPropertyOptional() @IsOptional() @Text() registrationNumber?: string;
-  @ApiPropertyOptional({ enum: entityTypes }) @IsOptional() @IsIn(entityTypes) entityType?: string;
+  @ApiPropertyOptional() @Optional() @Text() doingBusinessAs?: string;
+  @ApiPropertyOptional() @Optional() @Matches(COUNTRY_CODE, { message: countryMessage('country') }) country?: string;
+  @ApiPropertyOptional() @Optional() @Text() registrationNumber?: string;
+  @ApiPropertyOptional({ enum: entityTypes }) @Optional() @IsIn(entityTypes) entityType?: string;
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional() @IsArray() @ArrayMaxSize(250) @Matches(COUNTRY_CODE, { each: true, message: countryMessage('each value in countriesOfOperation') })
+  @Optional() @IsArray() @ArrayMaxSize(250) @Matches(COUNTRY_CODE, { each: true, message: countryMessage('each value in countriesOfOperation') })
   countriesOfOperation?: string[];
-  @ApiPropertyOptional({ enum: businessTypes }) @IsOptional() @IsIn(businessTypes) businessType?: string;
-  @ApiPropertyOptional({ enum: purposes }) @IsOptional() @IsIn(purposes) purposeOfAccount?: string;
-  @ApiPropertyOptional() @IsOptional() @Text() sourceOfFunds?: string;
-  @ApiPropertyOptional({ enum: monthlyCounts }) @IsOptional() @IsIn(monthlyCounts) expectedMonthlyTransactionCount?: string;
-  @ApiPropertyOptional({ enum: monthlyVolumes }) @IsOptional() @IsIn(monthlyVolumes) expectedMonthlyTransactionVolume?: string;
+  @ApiPropertyOptional({ enum: businessTypes }) @Optional() @IsIn(businessTypes) businessType?: string;
+  @ApiPropertyOptional({ enum: purposes }) @Optional() @IsIn(purposes) purposeOfAccount?: string;
+  @ApiPropertyOptional() @Optional() @Text() sourceOfFunds?: string;
+  @ApiPropertyOptional({ enum: monthlyCounts }) @Optional() @IsIn(monthlyCounts) expectedMonthlyTransactionCount?: string;
+  @ApiPropertyOptional({ enum: monthlyVolumes }) @Optional() @IsIn(monthlyVolumes) expectedMonthlyTransactionVolume?: string;
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional() @IsArray() @ArrayMaxSize(250) @Matches(COUNTRY_CODE, { each: true, message: countryMessage('each value in expectedRecipientJurisdictions') })
+  @Optional() @IsArray() @ArrayMaxSize(250) @Matches(COUNTRY_CODE, { each: true, message: countryMessage('each value in expectedRecipientJurisdictions') })
   expectedRecipientJurisdictions?: string[];
 }
 
@@ -82,9 +82,9 @@ class BusinessInfoRequiredFields {
 }
 
 class BusinessInfoUpdateFields {
-  @ApiPropertyOptional() @IsOptional() @Text() legalName?: string;
-  @ApiPropertyOptional({ format: 'date' }) @IsOptional() @CalendarDate('incorporatedOn') incorporatedOn?: string;
-  @ApiPropertyOptional() @IsOptional() @Text(64) taxId?: string;
+  @ApiPropertyOptional() @Optional() @Text() legalName?: string;
+  @ApiPropertyOptional({ format: 'date' }) @Optional() @CalendarDate('incorporatedOn') incorporatedOn?: string;
+  @ApiPropertyOptional() @Optional() @Text(64) taxId?: string;
 }
 
 export class BusinessInfo extends IntersectionType(BusinessInfoRequiredFields, BusinessInfoOptionalFields) {}
@@ -92,41 +92,41 @@ export class BusinessInfoUpdate extends IntersectionType(BusinessInfoUpdateField
 
 class CommonFields {
   @ApiPropertyOptional({ type: [String], example: ['USD'] })
-  @IsOptional() @IsArray() @ArrayMaxSize(20)
+  @Optional() @IsArray() @ArrayMaxSize(20)
   @Matches(CURRENCY_CODE, { each: true, message: 'each value in currencies must be 3 to 5 upper-case letters such as USD' })
   currencies?: string[];
 
-  @ApiPropertyOptional({ format: 'email' }) @IsOptional() @IsEmail({}, { message: 'email must be an email address' }) @MaxLength(254) email?: string;
+  @ApiPropertyOptional({ format: 'email' }) @Optional() @IsEmail({}, { message: 'email must be an email address' }) @MaxLength(254) email?: string;
 
-  @ApiPropertyOptional({ example: '$alice@example.com' }) @IsOptional() @Matches(UMA_ADDRESS, { message: umaMessage }) @MaxLength(255) umaAddress?: string;
+  @ApiPropertyOptional({ example: '$alice@example.com' }) @Optional() @Matches(UMA_ADDRESS, { message: umaMessage }) @MaxLength(255) umaAddress?: string;
 }
 
 class CreateOnlyFields {
-  @ApiPropertyOptional() @IsOptional() @Text() platformCustomerId?: string;
-  @ApiPropertyOptional({ example: 'US' }) @IsOptional() @Matches(COUNTRY_CODE, { message: countryMessage('region') }) region?: string;
+  @ApiPropertyOptional() @Optional() @Text() platformCustomerId?: string;
+  @ApiPropertyOptional({ example: 'US' }) @Optional() @Matches(COUNTRY_CODE, { message: countryMessage('region') }) region?: string;
 }
 
 class IndividualFields {
   @ApiProperty({ enum: ['INDIVIDUAL'] }) @IsIn(['INDIVIDUAL']) customerType: 'INDIVIDUAL';
-  @ApiPropertyOptional({ enum: kycStatuses }) @IsOptional() @IsIn(kycStatuses) kycStatus?: (typeof kycStatuses)[number];
-  @ApiPropertyOptional() @IsOptional() @Text() fullName?: string;
-  @ApiPropertyOptional({ format: 'date' }) @IsOptional() @CalendarDate('birthDate') birthDate?: string;
-  @ApiPropertyOptional() @IsOptional() @Matches(COUNTRY_CODE, { message: countryMessage('nationality') }) nationality?: string;
-  @ApiPropertyOptional({ type: Address }) @IsOptional() @ValidateNested() @Type(() => Address) address?: Address;
+  @ApiPropertyOptional({ enum: kycStatuses }) @Optional() @IsIn(kycStatuses) kycStatus?: (typeof kycStatuses)[number];
+  @ApiPropertyOptional() @Optional() @Text() fullName?: string;
+  @ApiPropertyOptional({ format: 'date' }) @Optional() @CalendarDate('birthDate') birthDate?: string;
+  @ApiPropertyOptional() @Optional() @Matches(COUNTRY_CODE, { message: countryMessage('nationality') }) nationality?: string;
+  @ApiPropertyOptional({ type: Address }) @Optional() @ValidateNested() @Type(() => Address) address?: Address;
 }
 
 class BusinessFields {
   @ApiProperty({ enum: ['BUSINESS'] }) @IsIn(['BUSINESS']) customerType: 'BUSINESS';
-  @ApiPropertyOptional({ enum: kycStatuses }) @IsOptional() @IsIn(kycStatuses) kybStatus?: (typeof kycStatuses)[number];
-  @ApiPropertyOptional({ type: Address }) @IsOptional() @ValidateNested() @Type(() => Address) address?: Address;
+  @ApiPropertyOptional({ enum: kycStatuses }) @Optional() @IsIn(kycStatuses) kybStatus?: (typeof kycStatuses)[number];
+  @ApiPropertyOptional({ type: Address }) @Optional() @ValidateNested() @Type(() => Address) address?: Address;
 }
 
 class BusinessInfoCreateField {
-  @ApiPropertyOptional({ type: BusinessInfo }) @IsOptional() @ValidateNested() @Type(() => BusinessInfo) businessInfo?: BusinessInfo;
+  @ApiPropertyOptional({ type: BusinessInfo }) @Optional() @ValidateNested() @Type(() => BusinessInfo) businessInfo?: BusinessInfo;
 }
 
 class BusinessInfoUpdateField {
-  @ApiPropertyOptional({ type: BusinessInfoUpdate }) @IsOptional() @ValidateNested() @Type(() => BusinessInfoUpdate) businessInfo?: BusinessInfoUpdate;
+  @ApiPropertyOptional({ type: BusinessInfoUpdate }) @Optional() @ValidateNested() @Type(() => BusinessInfoUpdate) businessInfo?: BusinessInfoUpdate;
 }
 
 export class IndividualCustomerCreateRequest extends IntersectionType(CommonFields, CreateOnlyFields, IndividualFields) {}
@@ -138,12 +138,12 @@ export type CustomerCreateRequest = IndividualCustomerCreateRequest | BusinessCu
 export type CustomerUpdateRequest = IndividualCustomerUpdateRequest | BusinessCustomerUpdateRequest;
 
 class CustomerFilters {
-  @ApiPropertyOptional() @IsOptional() @Text() platformCustomerId?: string;
-  @ApiPropertyOptional({ enum: customerTypes }) @IsOptional() @IsIn(customerTypes) customerType?: (typeof customerTypes)[number];
-  @ApiPropertyOptional() @IsOptional() @Matches(COUNTRY_CODE, { message: countryMessage('region') }) region?: string;
-  @ApiPropertyOptional() @IsOptional() @Matches(CURRENCY_CODE, { message: 'currency must be 3 to 5 upper-case letters such as USD' }) currency?: string;
-  @ApiPropertyOptional() @IsOptional() @Matches(UMA_ADDRESS, { message: umaMessage }) umaAddress?: string;
-  @ApiPropertyOptional({ enum: ['true', 'false'] }) @IsOptional() @IsIn(['true', 'false'], { message: 'isIncludingDeleted must be true or false' }) isIncludingDeleted?: 'true' | 'false';
+  @ApiPropertyOptional() @Optional() @Text() platformCustomerId?: string;
+  @ApiPropertyOptional({ enum: customerTypes }) @Optional() @IsIn(customerTypes) customerType?: (typeof customerTypes)[number];
+  @ApiPropertyOptional() @Optional() @Matches(COUNTRY_CODE, { message: countryMessage('region') }) region?: string;
+  @ApiPropertyOptional() @Optional() @Matches(CURRENCY_CODE, { message: 'currency must be 3 to 5 upper-case letters such as USD' }) currency?: string;
+  @ApiPropertyOptional() @Optional() @Matches(UMA_ADDRESS, { message: umaMessage }) umaAddress?: string;
+  @ApiPropertyOptional({ enum: ['true', 'false'] }) @Optional() @IsIn(['true', 'false'], { message: 'isIncludingDeleted must be true or false' }) isIncludingDeleted?: 'true' | 'false';
 }
 
 export class ListCustomersQuery extends IntersectionType(CustomerFilters, DateRangeQuery, PageQuery) {}

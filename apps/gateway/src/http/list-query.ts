@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsISO8601, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Optional } from './validation';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '@corridor/contracts';
 
 // The paging and date-range members every list shares; list query DTOs compose these fields
@@ -11,7 +12,7 @@ const dateMessage = (name: string) => `${name} must be an RFC 3339 date-time suc
 
 export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: limitMessage })
   @Min(1, { message: limitMessage })
@@ -19,7 +20,7 @@ export class PageQuery {
   limit?: number;
 
   @ApiPropertyOptional({ description: 'nextCursor of the previous page, unchanged.' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(1024)
   cursor?: string;
@@ -27,22 +28,22 @@ export class PageQuery {
 
 export class DateRangeQuery {
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
+  @Optional()
   @IsISO8601({ strict: true }, { message: dateMessage('createdAfter') })
   createdAfter?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
+  @Optional()
   @IsISO8601({ strict: true }, { message: dateMessage('createdBefore') })
   createdBefore?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
+  @Optional()
   @IsISO8601({ strict: true }, { message: dateMessage('updatedAfter') })
   updatedAfter?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
+  @Optional()
   @IsISO8601({ strict: true }, { message: dateMessage('updatedBefore') })
   updatedBefore?: string;
 }

@@ -1,4 +1,5 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform, type Type, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { DomainError, invalidInput, isIdOf } from '@corridor/contracts';
 
 export type FieldProblem = { field: string; problem: string };
@@ -91,3 +92,9 @@ export class IdPipe implements PipeTransform<unknown, string> {
     throw new DomainError(this.notFoundCode, 'not_found', `${this.label} ${shown(value)} was not found. Ids look like ${this.type}:<uuid>.`);
   }
 }
+
+/**
+ * "May be left out", but not null: class-validator's IsOptional also lets null through, and a
+ * null in a PATCH would erase a field the reference says cannot be erased.
+ */
+export const Optional = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined);

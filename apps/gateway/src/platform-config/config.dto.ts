@@ -8,7 +8,6 @@ import {
   IsFQDN,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   IsUrl,
   Matches,
@@ -17,6 +16,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { Optional } from '../http/validation';
 
 const customerInfoFieldNames = [
   'FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'PHONE_NUMBER', 'EMAIL', 'POSTAL_ADDRESS', 'TAX_ID', 'REGISTRATION_NUMBER', 'USER_TYPE',
@@ -70,50 +70,50 @@ export class PlatformCurrencyConfig {
 
 export class EmbeddedWalletConfig {
   @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(255)
   appName?: string;
 
   @ApiPropertyOptional({ minimum: 4, maximum: 12 })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(4)
   @Max(12)
   otpLength?: number;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   alphanumeric?: boolean;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 86400 })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(86400)
   expirationSeconds?: number;
 
   @ApiPropertyOptional({ format: 'email', maxLength: 255 })
-  @IsOptional()
+  @Optional()
   @IsEmail()
   @MaxLength(255)
   sendFromEmailAddress?: string;
 
   @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(255)
   sendFromEmailSenderName?: string;
 
   @ApiPropertyOptional({ format: 'email', maxLength: 255 })
-  @IsOptional()
+  @Optional()
   @IsEmail()
   @MaxLength(255)
   replyToEmailAddress?: string;
 
   @ApiPropertyOptional({ format: 'uri', maxLength: 512 })
-  @IsOptional()
+  @Optional()
   @IsUrl(httpUrl, { message: urlMessage('logoUrl') })
   @MaxLength(512)
   logoUrl?: string;
@@ -121,19 +121,19 @@ export class EmbeddedWalletConfig {
 
 export class PlatformConfigUpdateRequest {
   @ApiPropertyOptional({ example: 'mycompany.com' })
-  @IsOptional()
+  @Optional()
   @IsFQDN({ require_tld: true }, { message: 'umaDomain must be a domain name such as mycompany.com' })
   @MaxLength(253)
   umaDomain?: string;
 
   @ApiPropertyOptional({ example: 'https://api.mycompany.com/webhooks' })
-  @IsOptional()
+  @Optional()
   @IsUrl(httpUrl, { message: urlMessage('webhookEndpoint') })
   @MaxLength(2048)
   webhookEndpoint?: string;
 
   @ApiPropertyOptional({ type: [PlatformCurrencyConfig] })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(50)
   @ValidateNested({ each: true })
@@ -141,7 +141,7 @@ export class PlatformConfigUpdateRequest {
   supportedCurrencies?: PlatformCurrencyConfig[];
 
   @ApiPropertyOptional({ type: EmbeddedWalletConfig })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => EmbeddedWalletConfig)
   embeddedWalletConfig?: EmbeddedWalletConfig;

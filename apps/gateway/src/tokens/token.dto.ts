@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
+import { Optional } from '../http/validation';
 import { type Permission, permissions } from '@corridor/contracts';
 import { DateRangeQuery, PageQuery } from '../http/list-query';
 
@@ -21,7 +22,7 @@ export class ApiTokenCreateRequest {
 
 class TokenFilters {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(255)
   name?: string;
