@@ -1,4 +1,4 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, type INestMicroservice } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type DynamicModule, type ExceptionFilter, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { throwError, type Observable } from 'rxjs';
@@ -25,7 +25,7 @@ export class RpcErrorFilter implements ExceptionFilter {
   }
 }
 
-export async function createServiceApp(module: any, options: ServiceAppOptions): Promise<INestMicroservice> {
+export async function createServiceApp(module: Type<unknown> | DynamicModule, options: ServiceAppOptions): Promise<INestMicroservice> {
   const logger = createLogger(options.service, { level: options.logLevel });
   const strategy = new PrefixedServerNats(
     // The queue group makes replicas of one service share requests instead of all answering.

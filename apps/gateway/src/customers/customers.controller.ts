@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, type Type } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { type CreateCustomerData, type CustomerWire, type Page, type RequestContext, subjects, type UpdateCustomerData } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
@@ -19,7 +19,7 @@ import {
 const customerId = new IdPipe('Customer', 'USER_NOT_FOUND', 'Customer');
 const createBody = new DiscriminatedBodyPipe('customerType', { INDIVIDUAL: IndividualCustomerCreateRequest, BUSINESS: BusinessCustomerCreateRequest });
 const updateBody = new DiscriminatedBodyPipe('customerType', { INDIVIDUAL: IndividualCustomerUpdateRequest, BUSINESS: BusinessCustomerUpdateRequest });
-const oneOf = (...models: Function[]) => ({ schema: { oneOf: models.map((model) => ({ $ref: getSchemaPath(model) })), discriminator: { propertyName: 'customerType' } } });
+const oneOf = (...models: Type<object>[]) => ({ schema: { oneOf: models.map((model) => ({ $ref: getSchemaPath(model) })), discriminator: { propertyName: 'customerType' } } });
 
 @ApiTags('Customers')
 @ApiBasicAuth()
