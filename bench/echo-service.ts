@@ -57,6 +57,7 @@ const main = async () => {
     natsUrl: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
     subjectPrefix: process.env['CORRIDOR_SUBJECT_PREFIX'] ?? 'bench',
     healthPort: Number(process.env['HEALTH_PORT'] ?? 9099),
+    logLevel: process.env['LOG_LEVEL'] ?? 'warn',
   });
   await app.listen();
 };

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { basic } from '../tests/support/api';
-import { type Stack, startStack } from '../tests/support/stack';
+import { freePort, type Stack, startStack } from '../tests/support/stack';
 
 // Measures the two hot paths of issue 2 at 32 connections against every app running here, beside
 // the ceiling of the same gateway path when the service behind NATS answers at once.
@@ -43,10 +43,11 @@ const runReal = async (stack: Stack) => {
 
 const runCeiling = async (stack: Stack) => {
   const prefix = `${stack.subjectPrefix}echo`;
-  const env = { ...process.env, ...stack.env, CORRIDOR_SUBJECT_PREFIX: prefix, PORT: String(Number(stack.env['PORT']) + 1), HEALTH_PORT: '0' };
+  const [gatewayPort, echoHealthPort] = await Promise.all([freePort(), freePort()]);
+  const env = { ...process.env, ...stack.env, CORRIDOR_SUBJECT_PREFIX: prefix, PORT: String(gatewayPort) };
   const root = join(__dirname, '..');
   const children: ChildProcess[] = [
-    spawn(process.execPath, ['-r', '@swc-node/register', join(root, 'bench/echo-service.ts')], { cwd: root, env: { ...env, HEALTH_PORT: String(Number(stack.env['PORT']) + 2) }, stdio: 'inherit' }),
+    spawn(process.execPath, ['-r', '@swc-node/register', join(root, 'bench/echo-service.ts')], { cwd: root, env: { ...env, HEALTH_PORT: String(echoHealthPort) }, stdio: 'inherit' }),
     spawn(process.execPath, ['-r', '@swc-node/register', join(root, 'apps/gateway/src/main.ts')], { cwd: root, env, stdio: 'inherit' }),
   ];
   try {

@@ -14,7 +14,7 @@ export type AppName = 'platform' | 'customers' | 'gateway';
 const apps: AppName[] = ['platform', 'customers', 'gateway'];
 const root = join(__dirname, '../..');
 
-const freePort = (): Promise<number> =>
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

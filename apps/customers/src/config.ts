@@ -5,6 +5,7 @@ export type CustomersServiceConfig = {
   subjectPrefix: string;
   healthPort: number;
   schema: string;
+  logLevel: string;
 };
 
 const integer = (name: string, value: string | undefined, fallback: number): number => {
@@ -20,4 +21,5 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CustomersServi
   subjectPrefix: env['CORRIDOR_SUBJECT_PREFIX'] ?? 'corridor',
   healthPort: integer('HEALTH_PORT', env['HEALTH_PORT'], 9092),
   schema: 'customers',
+  logLevel: env['LOG_LEVEL'] || 'info',
 });

@@ -10,6 +10,7 @@ const bootstrap = async (): Promise<void> => {
     natsUrl: config.natsUrl,
     subjectPrefix: config.subjectPrefix,
     healthPort: config.healthPort,
+    logLevel: config.logLevel,
   });
   await app.listen();
 };

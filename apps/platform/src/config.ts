@@ -5,6 +5,7 @@ export type PlatformServiceConfig = {
   subjectPrefix: string;
   healthPort: number;
   schema: string;
+  logLevel: string;
 };
 
 const integer = (name: string, value: string | undefined, fallback: number): number => {
@@ -20,4 +21,5 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PlatformServic
   subjectPrefix: env['CORRIDOR_SUBJECT_PREFIX'] ?? 'corridor',
   healthPort: integer('HEALTH_PORT', env['HEALTH_PORT'], 9091),
   schema: 'platform',
+  logLevel: env['LOG_LEVEL'] || 'info',
 });

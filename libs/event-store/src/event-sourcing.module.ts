@@ -34,9 +34,11 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   private runner?: ProjectionRunner;
   private relay?: OutboxRelay;
   private nats?: NatsConnection;
+  private readonly projectedTypes: ReadonlySet<string>;
 
   constructor(@Inject('EVENT_SOURCING_OPTIONS') private readonly options: EventSourcingOptions) {
     this.store = createPostgresEventStore({ connectionString: options.connectionString, schema: options.schema });
+    this.projectedTypes = new Set(options.projections.flatMap((projection) => projection.canHandle));
   }
 
   get em() {
@@ -109,11 +111,11 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       },
       ...(commandId ? { commandId } : {}),
     });
-    const last = result.events[result.events.length - 1];
-    if (last) {
-      await this.projections.waitFor(last.globalPosition);
-      this.relay?.nudge();
-    }
+    // Only events some read model shows are worth waiting for; a uniqueness claim, say, is not.
+    const shown = result.events.filter((event) => this.projectedTypes.has(event.type));
+    const last = shown[shown.length - 1];
+    if (last) await this.projections.waitFor(last.globalPosition);
+    if (result.events.length > 0) this.relay?.nudge();
     return result;
   }
 }

@@ -54,8 +54,19 @@ export class CustomersController {
     const command = { type: 'CreateCustomer' as const, data: { customerId, platformId: context.platformId, request: data, platformCustomerId, umaAddress, settings }, metadata: { now: this.clock.now() } };
     // Decide once before claiming, so invalid input never reserves an address or id.
     createCustomer(command, customerDecider.initialState());
-    await this.claim(context, platformCustomerIdKey(context.platformId, platformCustomerId), customerId, 'CONFLICT', `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.`);
-    await this.claim(context, umaKey(umaAddress), customerId, 'UMA_ADDRESS_EXISTS', `The UMA address ${umaAddress} is already taken. Choose another or omit umaAddress to get a generated one.`);
+    const claims = await Promise.allSettled([
+      this.claim(context, platformCustomerIdKey(context.platformId, platformCustomerId), customerId, 'CONFLICT', `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.`),
+      this.claim(context, umaKey(umaAddress), customerId, 'UMA_ADDRESS_EXISTS', `The UMA address ${umaAddress} is already taken. Choose another or omit umaAddress to get a generated one.`),
+    ]);
+    const refused = claims.find((claim): claim is PromiseRejectedResult => claim.status === 'rejected');
+    if (refused) {
+      // Give back whichever value this create did get, so a refused create reserves nothing.
+      await Promise.all([
+        this.release(context, platformCustomerIdKey(context.platformId, platformCustomerId), customerId),
+        this.release(context, umaKey(umaAddress), customerId),
+      ]);
+      throw refused.reason;
+    }
     await this.eventSourcing.handle(customerId, customerDecider, (customer) => createCustomer(command, customer), context);
     return this.read(context, customerId);
   }
