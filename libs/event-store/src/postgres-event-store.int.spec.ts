@@ -44,6 +44,40 @@ eventStoreContract('PostgreSQL event store', async ({ upcasters }) => {
   };
 });
 
+describe('PostgreSQL event store horizon', () => {
+  it('is not held back by a write transaction open in another database of the cluster', async () => {
+    const url = testUrls.postgresAdmin();
+    const testSchema = await createTestSchema(url);
+    const store = createPostgresEventStore({ connectionString: url, schema: testSchema.schema, poolSize: 2 });
+    const elsewhereUrl = new URL(url);
+    elsewhereUrl.pathname = elsewhereUrl.pathname === '/test' ? '/postgres' : '/test';
+    const elsewhere = new Client({ connectionString: elsewhereUrl.toString() });
+    await elsewhere.connect();
+    try {
+      const start = await store.headPosition();
+      await elsewhere.query('BEGIN');
+      await elsewhere.query('SELECT pg_current_xact_id()');
+      const appended = await store.appendToStream('Item:elsewhere', [{ type: 'ItemCreated', data: {} }], {
+        expectedVersion: 0,
+        metadata: contractMetadata(),
+      });
+      // Other writers in this database may briefly hold the horizon; the open transaction elsewhere must not.
+      let seen: unknown[] = [];
+      for (let attempt = 0; seen.length === 0 && attempt < 500; attempt += 1) {
+        seen = await store.readAll({ after: start, limit: 10 });
+        if (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(seen).toEqual(appended.events);
+      expect(await elsewhere.query('SELECT 1')).toBeTruthy();
+      await elsewhere.query('COMMIT');
+    } finally {
+      await elsewhere.end();
+      await store.close();
+      await testSchema.drop();
+    }
+  });
+});
+
 describe('PostgreSQL event store options', () => {
   it('rejects a schema name that is not a plain identifier', () => {
     expect(() => createPostgresEventStore({ connectionString: testUrls.postgresAdmin(), schema: 'public; drop table x' })).toThrow(

@@ -36,6 +36,31 @@ type EventRow = {
 };
 
 const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The transaction id below which every transaction that could still add events to this store has
+ * finished: the oldest transaction the statement's snapshot saw running (its xip list), or the
+ * snapshot's xmax when none ran. Transactions that belong to backends of other databases are left
+ * out: an append to this store always runs in this database, and without this a long write
+ * transaction anywhere in the cluster (another service's database, a test run) would stall every
+ * reader here. Leaving out a transaction that cannot append is always safe; if pg_stat_activity
+ * hides other sessions' xids from this role, nothing is left out and the horizon is the plain xmin.
+ */
+const SAFE_HORIZON = `(
+  SELECT coalesce(
+    (
+      SELECT min(running.xid) FROM pg_snapshot_xip(snap.current) AS running(xid)
+      WHERE NOT EXISTS (
+        SELECT 1 FROM pg_stat_activity AS other
+        WHERE other.datname IS DISTINCT FROM current_database()
+          AND other.backend_xid IS NOT NULL
+          AND other.backend_xid::text::bigint = running.xid::text::bigint % 4294967296
+      )
+    ),
+    pg_snapshot_xmax(snap.current)
+  )
+  FROM (SELECT pg_current_snapshot() AS current) AS snap
+)`;
 const COLUMNS = 'global_position, event_id, stream_id, stream_position, type, data, metadata';
 /** An 'any' append only loses a race to a concurrent writer of the same stream; a few tries settle it. */
 const ANY_VERSION_ATTEMPTS = 5;
@@ -201,11 +226,11 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
     },
 
     async readAll({ after, limit }) {
-      // A row is final once its transaction is older than the oldest one still running; newer
-      // rows wait for a later call (see insertEvents for why this cannot skip an event).
+      // A row is final once its transaction is older than every transaction that might still
+      // append; newer rows wait for a later call (see insertEvents for why this cannot skip one).
       const rows = await query<EventRow>(
         `SELECT ${COLUMNS} FROM ${table}
-         WHERE global_position > $1 AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+         WHERE global_position > $1 AND transaction_id < ${SAFE_HORIZON}
          ORDER BY global_position LIMIT $2`,
         [after.toString(), Math.min(Math.max(1, limit), MAX_READ_LIMIT)],
       );
@@ -215,7 +240,7 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
     async headPosition() {
       const rows = await query<{ head: string }>(
         `SELECT coalesce(max(global_position), 0)::text AS head FROM ${table}
-         WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())`,
+         WHERE transaction_id < ${SAFE_HORIZON}`,
         [],
       );
       return BigInt(rows[0]?.head ?? '0');
