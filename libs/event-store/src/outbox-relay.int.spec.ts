@@ -86,7 +86,7 @@ describe('OutboxRelay', () => {
     const second = await append(['ItemCreated', 'ItemPriced', 'ItemShipped']);
     const relay = newRelay();
     await relay.start();
-    await relay.drain();
+    await relay.drain({ until: second[2]!.globalPosition });
     const expected = [...first, ...second].filter((event) => event.type !== 'SecretNoted');
     expect(await published()).toEqual(
       expected.map((event) => ({
@@ -110,7 +110,7 @@ describe('OutboxRelay', () => {
     await relay.start();
     const live = await append(['ItemShipped']);
     relay.nudge();
-    await relay.drain();
+    await relay.drain({ until: live[0]!.globalPosition });
     const after = await published();
     expect(after.slice(0, before.length)).toEqual(before);
     expect(after.slice(before.length).map((message) => message.msgId)).toEqual([...whileDown, ...live].map((event) => event.eventId));
@@ -123,12 +123,12 @@ describe('OutboxRelay', () => {
     await standby.start();
     const events = await append(['ItemCreated', 'ItemPriced', 'ItemShipped', 'ItemPriced']);
     // The standby cannot take the leadership lock, so it never reaches the head on its own.
-    await expect(standby.drain(200)).rejects.toThrow(/did not reach/);
-    await running!.drain();
+    await expect(standby.drain({ until: events[3]!.globalPosition, timeoutMs: 200 })).rejects.toThrow(/did not reach/);
+    await running!.drain({ until: events[3]!.globalPosition });
     await running!.stop();
     // Once the leader is gone the standby takes over from the shared checkpoint.
     const more = await append(['ItemCreated']);
-    await standby.drain();
+    await standby.drain({ until: more[0]!.globalPosition });
     const all = await published();
     const tail = all.slice(-5).map((message) => message.msgId);
     expect(tail).toEqual([...events, ...more].map((event) => event.eventId));

@@ -77,14 +77,18 @@ export class OutboxRelay {
     this.wakeup.nudge();
   }
 
-  /** Publishes everything up to the store's current head (for tests and graceful shutdown). */
-  async drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS): Promise<void> {
-    const head = await this.options.store.headPosition();
+  /**
+   * Publishes everything up to `until` (default: the store's current head) — for tests and for a
+   * graceful shutdown. Rejects if another replica holds the leadership or the timeout passes.
+   */
+  async drain(options: { until?: bigint; timeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+    const target = options.until ?? (await this.options.store.headPosition());
     const deadline = Date.now() + timeoutMs;
-    while (this.position < head || !this.leader) {
-      if (Date.now() > deadline) throw new Error(`Outbox relay ${this.options.name} did not reach ${head} within ${timeoutMs} ms.`);
-      const published = await this.exclusive(() => this.runBatch());
-      if (published === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (this.position < target || !this.leader) {
+      if (Date.now() > deadline) throw new Error(`Outbox relay ${this.options.name} did not reach ${target} within ${timeoutMs} ms.`);
+      const read = await this.exclusive(() => this.runBatch());
+      if (read === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
 

@@ -117,6 +117,9 @@ export class ProjectionRunner {
     if (!projection) throw new Error(`Unknown projection ${name}.`);
     // A rebuild may run without start() (the replay script): the checkpoint table must exist first.
     if (this.positions.size === 0) await this.loadCheckpoints();
+    // Replaying at least as far as the live rows had got means a rebuild never shows less than
+    // before, even when the head is briefly held back by a transaction still open.
+    const reached = this.positions.get(name) ?? 0n;
     await this.exclusive(() =>
       this.options.orm.em.fork().transactional(async (em) => {
         await em.execute(`SELECT position FROM ${this.schema}.projection_checkpoints WHERE name = ? FOR UPDATE`, [name]);
@@ -128,7 +131,8 @@ export class ProjectionRunner {
       }),
     );
     this.positions.set(name, 0n);
-    await this.drainTo(await this.options.store.headPosition());
+    const head = await this.options.store.headPosition();
+    await this.drainTo(head > reached ? head : reached);
   }
 
   private async loadCheckpoints(): Promise<string[]> {
