@@ -13,6 +13,8 @@ module.exports = {
     '^@corridor/(contracts|event-store|messaging|testing)$': '<rootDir>/libs/$1/src/index.ts',
   },
   setupFiles: ['reflect-metadata'],
+  globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/jest/global-teardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
 };

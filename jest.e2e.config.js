@@ -5,5 +5,6 @@ module.exports = {
   testMatch: ['<rootDir>/tests/**/*.e2e.spec.ts'],
   testTimeout: 60000,
   maxWorkers: 1,
+  globalSetup: undefined,
   globalTeardown: '<rootDir>/tests/support/conformance-report.ts',
 };

@@ -1,9 +1,11 @@
-import { createTestSchema, testUrls, type TestSchema } from '@corridor/testing';
+import { createTestSchema, type TestSchema, useTestDatabase } from '@corridor/testing';
 import { randomUUID } from 'node:crypto';
 import { handleCommand } from './command-handler';
 import { contractMetadata } from './event-store.contract';
 import { createPostgresEventStore } from './postgres-event-store';
 import { type EventStore, WrongExpectedVersionError } from './types';
+
+const database = useTestDatabase();
 
 // Pins down command handling on the PostgreSQL store: decide and append, re-deciding after a
 // version conflict, and commandId idempotency.
@@ -55,8 +57,8 @@ describe('handleCommand', () => {
   let store: EventStore;
 
   beforeAll(async () => {
-    testSchema = await createTestSchema(testUrls.postgresAdmin());
-    store = createPostgresEventStore({ connectionString: testUrls.postgresAdmin(), schema: testSchema.schema, poolSize: 4 });
+    testSchema = await createTestSchema(database.url);
+    store = createPostgresEventStore({ connectionString: database.url, schema: testSchema.schema, poolSize: 4 });
   });
 
   afterAll(async () => {

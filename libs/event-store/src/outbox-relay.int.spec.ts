@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { Client } from 'pg';
-import { createTestSchema, requireNats, testUrls, uniqueSubjectPrefix, type TestSchema } from '@corridor/testing';
+import { createTestSchema, requireNats, testUrls, uniqueSubjectPrefix, type TestSchema, useTestDatabase } from '@corridor/testing';
 import { contractMetadata } from './event-store.contract';
 import { OutboxRelay, ensureEventsStream } from './outbox-relay';
 import { createPostgresEventStore } from './postgres-event-store';
@@ -11,7 +11,7 @@ import type { EventStore, RecordedEvent } from './types';
 // events stay home, and a restart (even one that lost its last checkpoint) loses and duplicates nothing.
 
 describe('OutboxRelay', () => {
-  const url = testUrls.postgresAdmin();
+  const database = useTestDatabase();
   const prefix = uniqueSubjectPrefix();
   const streamName = `${prefix.toUpperCase()}_EVENTS`;
   let testSchema: TestSchema;
@@ -27,7 +27,7 @@ describe('OutboxRelay', () => {
   const newRelay = () => {
     const relay = new OutboxRelay({
       store,
-      connectionString: url,
+      connectionString: database.url,
       schema: testSchema.schema,
       name: 'test-outbox',
       jetstream: nc.jetstream(),
@@ -61,14 +61,14 @@ describe('OutboxRelay', () => {
 
   beforeAll(async () => {
     await requireNats();
-    testSchema = await createTestSchema(url);
-    store = createPostgresEventStore({ connectionString: url, schema: testSchema.schema, poolSize: 4 });
+    testSchema = await createTestSchema(database.url);
+    store = createPostgresEventStore({ connectionString: database.url, schema: testSchema.schema, poolSize: 4 });
     nc = await connect({ servers: testUrls.nats(), name: `${prefix}-outbox-test` });
     jsm = await nc.jetstreamManager();
     await ensureEventsStream(nc, { name: streamName, subjects: [`${prefix}.events.>`], maxAgeDays: 1 });
     // Idempotent when every service calls it at startup.
     await ensureEventsStream(nc, { name: streamName, subjects: [`${prefix}.events.>`], maxAgeDays: 1 });
-    admin = new Client({ connectionString: url });
+    admin = new Client({ connectionString: database.url });
     await admin.connect();
   });
 

@@ -1,14 +1,16 @@
 import { Client } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { createTestSchema, testUrls } from '@corridor/testing';
+import { createTestSchema, testUrls, useTestDatabase } from '@corridor/testing';
 import { eventStoreContract, contractMetadata } from './event-store.contract';
 import { createPostgresEventStore } from './postgres-event-store';
 import { ensureEventStoreSchema } from './postgres-schema';
 
+const database = useTestDatabase();
+
 // Runs the event store contract against the PostgreSQL adapter in a schema of its own.
 
 eventStoreContract('PostgreSQL event store', async ({ upcasters }) => {
-  const url = testUrls.postgresAdmin();
+  const url = database.url;
   const testSchema = await createTestSchema(url);
   const { schema } = testSchema;
   await ensureEventStoreSchema(url, schema);
@@ -46,7 +48,7 @@ eventStoreContract('PostgreSQL event store', async ({ upcasters }) => {
 
 describe('PostgreSQL event store horizon', () => {
   it('is not held back by a write transaction open in another database of the cluster', async () => {
-    const url = testUrls.postgresAdmin();
+    const url = database.url;
     const testSchema = await createTestSchema(url);
     const store = createPostgresEventStore({ connectionString: url, schema: testSchema.schema, poolSize: 2 });
     const elsewhereUrl = new URL(url);

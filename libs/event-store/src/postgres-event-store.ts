@@ -36,6 +36,8 @@ type EventRow = {
 };
 
 const UNIQUE_VIOLATION = '23505';
+/** Raised by append_events when the stream is not at the expected version. */
+const WRONG_VERSION = 'CR409';
 
 /**
  * The transaction id below which every transaction that could still add events to this store has
@@ -79,7 +81,7 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
 export const createPostgresEventStore = (options: PostgresEventStoreOptions): EventStore => {
   const schema = assertSchemaName(options.schema);
   const table = `${schema}.events`;
-  // Appends take this lock only around their INSERT (not until commit); see insertEvents.
+  // Appends take this lock only around their INSERT (not until commit); see appendOnce.
   const appendLockKey = advisoryKey(`corridor.append:${schema}`);
   const pool = new Pool({
     connectionString: options.connectionString,
@@ -122,75 +124,52 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
   const upcastAll = (events: RecordedEvent[]) => events.map((event) => upcast(event, options.upcasters));
 
   const versionSql = `SELECT coalesce(max(stream_position), 0)::int AS version FROM ${table} WHERE stream_id = $1`;
-  const versionInTransaction = async (client: PoolClient, streamId: string): Promise<number> =>
-    ((await client.query(versionSql, [streamId])).rows[0] as { version: number }).version;
   const streamVersion = async (streamId: string): Promise<number> =>
     (await query<{ version: number }>(versionSql, [streamId]))[0]?.version ?? 0;
 
   /**
-   * Late-commit safety rests on this critical section. readAll only returns rows whose writing
-   * transaction is older than every transaction still running (the xid8 snapshot xmin). That is
-   * enough only if global positions are handed out in transaction-id order; otherwise a
-   * transaction with a lower id but a higher position could commit first and be released while
-   * a newer transaction with a lower position is still open. Assigning the transaction id (the
-   * first write of the transaction) and the positions inside one session-level lock gives that
-   * order. The lock is released before COMMIT, so concurrent appends still commit in parallel.
+   * One round trip: `append_events` (postgres-schema.ts) checks the expected version, then takes
+   * the store's append lock only around its INSERT and releases it before the statement's
+   * implicit COMMIT. Late-commit safety rests on that critical section: readAll only returns rows
+   * whose writing transaction is older than every transaction still running, which is enough only
+   * if global positions are handed out in transaction-id order. The transaction id (assigned by the
+   * first write) and the positions are both assigned under the lock, so they are; and since the
+   * lock is held for microseconds on the server, not across client round trips, appends still
+   * commit (and fsync) in parallel.
    */
-  const insertEvents = async (client: PoolClient, streamId: string, from: number, events: NewEvent[], metadata: AppendMetadata) => {
-    const occurredAt = metadata.occurredAt ?? new Date().toISOString();
-    const params = events.map((event, index) => [
-      uuidv7(),
-      from + index + 1,
-      event.type,
-      JSON.stringify(event.data),
-      JSON.stringify(toEventMetadata(metadata, event, occurredAt)),
-    ]);
-    await client.query('SELECT pg_advisory_lock($1)', [appendLockKey]);
-    try {
-      const result = await client.query(
-        `INSERT INTO ${table} (event_id, stream_id, stream_position, type, data, metadata)
-         SELECT e.event_id, $1, e.stream_position, e.type, e.data, e.metadata
-         FROM unnest($2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY
-           AS e(event_id, stream_position, type, data, metadata, ordinal)
-         ORDER BY e.ordinal
-         RETURNING ${COLUMNS}`,
-        [streamId, ...[0, 1, 2, 3, 4].map((column) => params.map((row) => row[column]))],
-      );
-      return (result.rows as EventRow[]).map(toRecorded).sort((a, b) => a.streamPosition - b.streamPosition);
-    } finally {
-      // After a failed INSERT the transaction is aborted and cannot run the unlock; the caller
-      // rolls back and then unlocks (session locks survive a rollback).
-      await client.query('SELECT pg_advisory_unlock($1)', [appendLockKey]).catch(() => undefined);
-    }
-  };
-
   const appendOnce = async (
     streamId: string,
     events: NewEvent[],
     expectedVersion: ExpectedVersion,
     metadata: AppendMetadata,
   ): Promise<{ version: number; events: RecordedEvent[] }> => {
+    const occurredAt = metadata.occurredAt ?? new Date().toISOString();
     const client = await checkout();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const current = await versionInTransaction(client, streamId);
-      if (expectedVersion !== 'any' && current !== expectedVersion) {
-        throw new WrongExpectedVersionError(streamId, expectedVersion, current);
-      }
-      const recorded = await insertEvents(client, streamId, current, events, metadata);
-      await client.query('COMMIT');
-      return { version: current + events.length, events: upcastAll(recorded) };
+      const result = await client.query(`SELECT ${COLUMNS} FROM ${schema}.append_events($1, $2, $3, $4, $5, $6, $7)`, [
+        streamId,
+        expectedVersion === 'any' ? -1 : expectedVersion,
+        appendLockKey,
+        events.map(() => uuidv7()),
+        events.map((event) => event.type),
+        events.map((event) => JSON.stringify(event.data)),
+        events.map((event) => JSON.stringify(toEventMetadata(metadata, event, occurredAt))),
+      ]);
+      const recorded = (result.rows as EventRow[]).map(toRecorded).sort((a, b) => a.streamPosition - b.streamPosition);
+      const last = recorded[recorded.length - 1];
+      return { version: last ? last.streamPosition : 0, events: upcastAll(recorded) };
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      // A statement that failed after taking the session-level lock leaves it held: release it here.
       await client.query('SELECT pg_advisory_unlock_all()').catch((unlockError: Error) => (broken = unlockError));
-      const { code, constraint } = error as { code?: string; constraint?: string };
+      const { code, constraint, detail } = error as { code?: string; constraint?: string; detail?: string };
+      if (code === WRONG_VERSION) throw new WrongExpectedVersionError(streamId, expectedVersion, Number(detail));
       if (code === UNIQUE_VIOLATION && constraint === 'events_stream_position_unique') {
         throw new WrongExpectedVersionError(streamId, expectedVersion, await streamVersion(streamId).catch(() => undefined));
       }
       throw isConnectionError(error) ? postgresUnreachable(options.connectionString, error) : error;
     } finally {
-      // A client whose rollback or unlock failed may still hold the lock: destroy its session.
+      // A client whose unlock failed may still hold the lock: destroy its session.
       client.release(broken);
     }
   };
@@ -227,7 +206,7 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
 
     async readAll({ after, limit }) {
       // A row is final once its transaction is older than every transaction that might still
-      // append; newer rows wait for a later call (see insertEvents for why this cannot skip one).
+      // append; newer rows wait for a later call (see appendOnce for why this cannot skip one).
       const rows = await query<EventRow>(
         `SELECT ${COLUMNS} FROM ${table}
          WHERE global_position > $1 AND transaction_id < ${SAFE_HORIZON}

@@ -22,6 +22,33 @@ CREATE TABLE IF NOT EXISTS ${s}.events (
   created_at timestamptz NOT NULL DEFAULT now(),
   CONSTRAINT events_stream_position_unique UNIQUE (stream_id, stream_position)
 );
+-- The whole append in one statement (see appendOnce in postgres-event-store.ts). p_expected -1
+-- means any version. The lock is session-level so it can be released before the commit.
+CREATE OR REPLACE FUNCTION ${s}.append_events(
+  p_stream_id text, p_expected integer, p_lock bigint,
+  p_event_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[]
+) RETURNS SETOF ${s}.events LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_current integer;
+BEGIN
+  SELECT coalesce(max(stream_position), 0) INTO v_current FROM ${s}.events WHERE stream_id = p_stream_id;
+  IF p_expected >= 0 AND v_current <> p_expected THEN
+    RAISE EXCEPTION 'stream % is at version %, not %', p_stream_id, v_current, p_expected
+      USING ERRCODE = 'CR409', DETAIL = v_current::text;
+  END IF;
+  PERFORM pg_advisory_lock(p_lock);
+  RETURN QUERY
+    WITH inserted AS (
+      INSERT INTO ${s}.events (event_id, stream_id, stream_position, type, data, metadata)
+      SELECT e.event_id, p_stream_id, v_current + e.ordinal::integer, e.type, e.data, e.metadata
+      FROM unnest(p_event_ids, p_types, p_data, p_metadata) WITH ORDINALITY AS e(event_id, type, data, metadata, ordinal)
+      ORDER BY e.ordinal
+      RETURNING *
+    )
+    SELECT * FROM inserted;
+  PERFORM pg_advisory_unlock(p_lock);
+END
+$fn$;
 ${checkpointDdl(s)}`;
 };
 

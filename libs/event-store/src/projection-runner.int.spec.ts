@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EntitySchema } from '@mikro-orm/core';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { createTestSchema, testUrls, type TestSchema } from '@corridor/testing';
+import { createTestSchema, type TestSchema, useTestDatabase } from '@corridor/testing';
 import { contractMetadata } from './event-store.contract';
 import { createPostgresEventStore } from './postgres-event-store';
 import { ensureEventStoreSchema } from './postgres-schema';
@@ -53,7 +53,7 @@ const count = (store: EventStore, counterId: string, amount: string, tag = 'x') 
 const lastPosition = (appended: { events: RecordedEvent[] }): bigint => appended.events[appended.events.length - 1]!.globalPosition;
 
 describe('ProjectionRunner', () => {
-  const url = testUrls.postgresAdmin();
+  const database = useTestDatabase();
   let testSchema: TestSchema;
   let schema: string;
   let store: EventStore;
@@ -73,10 +73,10 @@ describe('ProjectionRunner', () => {
     BigInt((await admin.query(`SELECT position FROM ${schema}.projection_checkpoints WHERE name = 'counters'`)).rows[0].position);
 
   beforeAll(async () => {
-    testSchema = await createTestSchema(url);
+    testSchema = await createTestSchema(database.url);
     schema = testSchema.schema;
-    await ensureEventStoreSchema(url, schema);
-    admin = new Client({ connectionString: url });
+    await ensureEventStoreSchema(database.url, schema);
+    admin = new Client({ connectionString: database.url });
     await admin.connect();
     await admin.query(`
       CREATE TABLE ${schema}.counters (id text PRIMARY KEY, count integer NOT NULL, last_amount text NOT NULL, tags jsonb NOT NULL, updated_at timestamptz NOT NULL);
@@ -88,10 +88,10 @@ describe('ProjectionRunner', () => {
       END $$;
       CREATE TRIGGER fail_when_switched BEFORE INSERT OR UPDATE ON ${schema}.counters
         FOR EACH ROW EXECUTE FUNCTION ${schema}.fail_when_switched();`);
-    store = createPostgresEventStore({ connectionString: url, schema, poolSize: 4 });
+    store = createPostgresEventStore({ connectionString: database.url, schema, poolSize: 4 });
     orm = await MikroORM.init({
       driver: PostgreSqlDriver,
-      clientUrl: url,
+      clientUrl: database.url,
       schema,
       entities: [CounterEntity],
       allowGlobalContext: false,

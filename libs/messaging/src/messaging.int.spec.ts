@@ -4,8 +4,10 @@ import { Controller, type DynamicModule, type INestMicroservice, Inject, Module 
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { connect, type NatsConnection } from 'nats';
 import { DomainError, type RequestContext, type ServiceRequest } from '@corridor/contracts';
-import { createTestSchema, requireNats, requirePostgres, testUrls, uniqueSubjectPrefix, type TestSchema } from '@corridor/testing';
+import { createTestSchema, requireNats, requirePostgres, uniqueSubjectPrefix, type TestSchema, useTestDatabase } from '@corridor/testing';
 import { createLogger, createProcessedStore, createServiceApp, currentTraceIds, publishEvent, ServiceClient, startDurableConsumer } from './index';
+
+const database = useTestDatabase();
 
 const INSTANCE = 'INSTANCE';
 
@@ -164,7 +166,7 @@ describe('durable JetStream consumer', () => {
   beforeAll(async () => {
     nc = await connect({ servers: await requireNats() });
     await requirePostgres();
-    schema = await createTestSchema();
+    schema = await createTestSchema(database.url);
     const jsm = await nc.jetstreamManager();
     await jsm.streams.add({ name: stream, subjects: [`${subjectPrefix}.events.>`] });
   });
@@ -178,7 +180,7 @@ describe('durable JetStream consumer', () => {
 
   it('resumes after a restart without reprocessing, skipping messages already recorded', async () => {
     const js = nc.jetstream();
-    const store = createProcessedStore({ connectionString: testUrls.postgresAdmin(), schema: schema.schema, consumer: 'test-consumer' });
+    const store = createProcessedStore({ connectionString: database.url, schema: schema.schema, consumer: 'test-consumer' });
     const handled: string[] = [];
     let failuresLeft = 1;
     const start = () =>

@@ -117,9 +117,9 @@ const withAdmin = async <T>(url: string, work: (client: Client) => Promise<T>): 
 };
 
 /** A fresh, empty database on the local server; drop() removes it even if pools are still open. */
-export const createTestDatabase = async (adminUrl: string = testUrls.postgresAdmin()): Promise<TestDatabase> => {
+export const createTestDatabase = async (adminUrl: string = testUrls.postgresAdmin(), prefix = 'corridor_t_'): Promise<TestDatabase> => {
   await requirePostgres(adminUrl);
-  const name = `corridor_t_${randomSuffix()}`;
+  const name = `${prefix}${randomSuffix()}`;
   await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -145,4 +145,32 @@ export const createTestSchema = async (url: string = testUrls.postgresAdmin()): 
       await withAdmin(url, (client) => client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
     },
   };
+};
+
+/**
+ * A database of its own for one test file, created before its tests. Call it at the top of the
+ * file. The event store's read horizon is per database, so a test that holds a write transaction
+ * open (as the late-commit tests do on purpose) must not share its database with another file
+ * running at the same time. The database is dropped by the run's global teardown
+ * (`dropRunDatabases`), after every pool of every file is closed.
+ */
+export const useTestDatabase = (): { readonly url: string } => {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase(testUrls.postgresAdmin(), `corridor_r${process.env['CORRIDOR_TEST_RUN'] ?? 'x'}_`);
+  });
+  return {
+    get url(): string {
+      if (!database) throw new Error('useTestDatabase(): the database exists only inside hooks and tests.');
+      return database.url;
+    },
+  };
+};
+
+/** Drops every database useTestDatabase made in this run (jest global teardown). */
+export const dropRunDatabases = async (run: string, adminUrl: string = testUrls.postgresAdmin()): Promise<void> => {
+  await withAdmin(adminUrl, async (client) => {
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`corridor_r${run}\\_%`]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  });
 };
