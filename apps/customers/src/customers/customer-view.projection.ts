@@ -38,6 +38,40 @@ export const CustomerEntity = new EntitySchema<CustomerRow>({
   },
 });
 
+/** GET /customers/{id} reads with plain SQL (see EventSourcing.read); the row as PostgreSQL returns it. */
+export const CUSTOMER_BY_ID = `SELECT id, platform_id, platform_customer_id, customer_type, uma_address, region, currencies,
+  verification_status, profile, is_deleted, created_at, updated_at FROM customers.customers WHERE id = $1 AND platform_id = $2`;
+
+export type CustomerRowColumns = {
+  id: string;
+  platform_id: string;
+  platform_customer_id: string;
+  customer_type: CustomerType;
+  uma_address: string;
+  region: string | null;
+  currencies: string[];
+  verification_status: KycStatus;
+  profile: CustomerProfile;
+  is_deleted: boolean;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export const fromColumns = (row: CustomerRowColumns): CustomerRow => ({
+  id: row.id,
+  platformId: row.platform_id,
+  platformCustomerId: row.platform_customer_id,
+  customerType: row.customer_type,
+  umaAddress: row.uma_address,
+  ...(row.region ? { region: row.region } : {}),
+  currencies: row.currencies,
+  verificationStatus: row.verification_status,
+  profile: row.profile,
+  isDeleted: row.is_deleted,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
 export const evolveCustomerView = (row: CustomerRow | null, recorded: RecordedEvent): CustomerRow | null => {
   const event = recorded as unknown as CustomerEvent;
   if (event.type === 'CustomerCreated') {

@@ -20,7 +20,7 @@ import { EventSourcing, findPage } from '@corridor/event-store';
 import { randomBytes } from 'node:crypto';
 import { createCustomer } from './create-customer';
 import { customerDecider } from './customer';
-import { CustomerEntity, type CustomerRow, renderCustomer } from './customer-view.projection';
+import { CUSTOMER_BY_ID, CustomerEntity, type CustomerRow, type CustomerRowColumns, fromColumns, renderCustomer } from './customer-view.projection';
 import { deleteCustomer } from './delete-customer';
 import { PlatformSettingsCache } from './platform-settings.cache';
 import { claimUniqueValue, releaseUniqueValue, uniqueValueDecider } from './unique-value';
@@ -120,9 +120,9 @@ export class CustomersController {
   }
 
   private async read(context: RequestContext, customerId: string): Promise<CustomerWire> {
-    const row = await this.eventSourcing.em.findOne(CustomerEntity, { id: customerId, platformId: context.platformId });
+    const [row] = await this.eventSourcing.read<CustomerRowColumns>('customer-by-id', CUSTOMER_BY_ID, [customerId, context.platformId]);
     if (!row) throw notFound(customerId);
-    return renderCustomer(row);
+    return renderCustomer(fromColumns(row));
   }
 
   private async claim(context: RequestContext, key: string, ownerId: string, conflictCode: string, conflictMessage: string): Promise<void> {
