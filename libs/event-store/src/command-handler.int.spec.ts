@@ -79,6 +79,20 @@ describe('handleCommand', () => {
     expect(nothing).toMatchObject({ events: [], version: 2, replayed: false });
   });
 
+  it('with assumeNew creates without reading, and decides on the real state when the stream exists', async () => {
+    const accountId = `Account:${randomUUID()}`;
+    const metadata = contractMetadata();
+    const counted = withReadBarrier(store, 0);
+    const created = await handleCommand(counted, accountId, decider, open(accountId), { metadata, assumeNew: true });
+    expect(created).toMatchObject({ version: 1, state: { opened: true } });
+    expect(counted.reads()).toBe(0);
+    // Wrong guess: the stream exists, so the decision is re-made on what is stored (a no-op here).
+    const again = await handleCommand(counted, accountId, decider, open(accountId), { metadata, assumeNew: true });
+    expect(again).toMatchObject({ events: [], version: 1, replayed: false });
+    expect(counted.reads()).toBe(1);
+    expect((await store.readStream(accountId)).events.map((event) => event.type)).toEqual(['AccountOpened']);
+  });
+
   it('propagates a decision error and appends nothing', async () => {
     const accountId = `Account:${randomUUID()}`;
     await expect(handleCommand(store, accountId, decider, deposit(accountId, '1'), { metadata: contractMetadata() })).rejects.toThrow(

@@ -23,14 +23,24 @@ export async function handleCommand<State, E extends EvolvedEvent>(
   streamId: string,
   decider: { evolve: (state: State, event: E) => State; initialState: () => State },
   decide: (state: State) => E[],
-  options: { metadata: AppendMetadata; commandId?: string; retries?: number },
+  options: {
+    metadata: AppendMetadata;
+    commandId?: string;
+    retries?: number;
+    /**
+     * The caller expects the stream not to exist yet (a freshly generated id, a unique value that
+     * is usually free): decide on the initial state and append expecting version 0, and load the
+     * stream only when that guess was wrong. Saves a read on every create.
+     */
+    assumeNew?: boolean;
+  },
 ): Promise<CommandResult<State>> {
   const retries = Math.min(Math.max(0, options.retries ?? DEFAULT_RETRIES), MAX_RETRIES);
   const commandId = options.commandId ?? options.metadata.commandId;
   const evolveAll = (state: State, events: RecordedEvent[]) =>
     events.reduce((current, event) => decider.evolve(current, event as unknown as E), state);
   for (let attempt = 0; ; attempt += 1) {
-    const loaded = await store.readStream(streamId);
+    const loaded = options.assumeNew && attempt === 0 ? { events: [], version: 0 } : await store.readStream(streamId);
     const state = evolveAll(decider.initialState(), loaded.events);
     if (commandId !== undefined) {
       const earlier = loaded.events.filter((event) => event.metadata.commandId === commandId);
@@ -53,7 +63,8 @@ export async function handleCommand<State, E extends EvolvedEvent>(
       return { state: evolveAll(state, appended.events), events: appended.events, version: appended.version, replayed: false };
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError) || attempt >= retries) throw error;
-      await backoff(attempt);
+      // A wrong guess that the stream was new is not a collision with a concurrent writer.
+      if (!(options.assumeNew && attempt === 0)) await backoff(attempt);
     }
   }
 }

@@ -112,8 +112,9 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     decider: { evolve: (state: State, event: E) => State; initialState: () => State },
     decide: (state: State) => E[],
     context: RequestContext,
-    commandId?: string,
+    options: { commandId?: string; assumeNew?: boolean } = {},
   ): Promise<{ state: State; events: RecordedEvent[]; replayed: boolean }> {
+    const { commandId, assumeNew } = options;
     const result = await handleCommand(this.store, streamId, decider, decide, {
       metadata: {
         platformId: context.platformId,
@@ -123,6 +124,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
         ...(commandId ? { commandId } : {}),
       },
       ...(commandId ? { commandId } : {}),
+      ...(assumeNew ? { assumeNew } : {}),
     });
     // Only events some read model shows are worth waiting for; a uniqueness claim, say, is not.
     const shown = result.events.filter((event) => this.projectedTypes.has(event.type));

@@ -20,7 +20,7 @@ import { EventSourcing, findPage } from '@corridor/event-store';
 import { randomBytes } from 'node:crypto';
 import { createCustomer } from './create-customer';
 import { customerDecider } from './customer';
-import { CUSTOMER_BY_ID, CustomerEntity, type CustomerRow, type CustomerRowColumns, fromColumns, renderCustomer } from './customer-view.projection';
+import { CUSTOMER_BY_ID, CustomerEntity, type CustomerRow, type CustomerRowColumns, evolveCustomerView, fromColumns, renderCustomer } from './customer-view.projection';
 import { deleteCustomer } from './delete-customer';
 import { PlatformSettingsCache } from './platform-settings.cache';
 import { claimUniqueValue, releaseUniqueValue, uniqueValueDecider } from './unique-value';
@@ -67,8 +67,12 @@ export class CustomersController {
       ]);
       throw refused.reason;
     }
-    await this.eventSourcing.handle(customerId, customerDecider, (customer) => createCustomer(command, customer), context);
-    return this.read(context, customerId);
+    const { events } = await this.eventSourcing.handle(customerId, customerDecider, (customer) => createCustomer(command, customer), context, { assumeNew: true });
+    // The row the projection wrote from these same events, folded here by its own pure evolve:
+    // identical to what a GET returns, without reading it back.
+    const row = events.reduce(evolveCustomerView, null);
+    if (!row) throw new Error(`Creating ${customerId} recorded no CustomerCreated event.`);
+    return renderCustomer(row);
   }
 
   @MessagePattern(subjects.customers.customer.get)
@@ -129,7 +133,7 @@ export class CustomersController {
     const claimWith = (abandonedOwnerId?: string) =>
       this.eventSourcing.handle(key, uniqueValueDecider, (value) =>
         claimUniqueValue({ type: 'ClaimUniqueValue', data: { key, ownerId, conflictCode, conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) }, metadata: {} }, value),
-      context);
+      context, { assumeNew: true });
     try {
       await claimWith();
     } catch (error) {

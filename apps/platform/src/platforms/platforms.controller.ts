@@ -35,7 +35,7 @@ export class PlatformsController {
     const slug = platformId.slice(-12);
     const data = { platformId, configId: newId('PlatformConfig'), name, environment, settings: defaultSettings(slug, umaDomain) };
     const now = this.clock.now();
-    await this.eventSourcing.handle(platformId, platformDecider, (platform) => createPlatform({ type: 'CreatePlatform', data, metadata: { now } }, platform), request.context);
+    await this.eventSourcing.handle(platformId, platformDecider, (platform) => createPlatform({ type: 'CreatePlatform', data, metadata: { now } }, platform), request.context, { assumeNew: true });
     const context = { ...request.context, platformId };
     const token = await issueToken(this.eventSourcing, this.clock, context, { name: `${name} bootstrap token`, permissions: ['VIEW', 'TRANSACT', 'MANAGE'] });
     return { platformId, name, environment, token };

@@ -23,7 +23,7 @@ export const issueToken = async (
     secretHash: await hashSecret(clientSecret),
   };
   const now = clock.now();
-  await eventSourcing.handle(tokenId, tokenDecider, (token) => createToken({ type: 'CreateToken', data, metadata: { now } }, token), context);
+  await eventSourcing.handle(tokenId, tokenDecider, (token) => createToken({ type: 'CreateToken', data, metadata: { now } }, token), context, { assumeNew: true });
   const row = await eventSourcing.em.findOneOrFail(ApiTokenEntity, { id: tokenId });
   return { ...renderApiToken(row), clientSecret };
 };
