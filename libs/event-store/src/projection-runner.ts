@@ -215,6 +215,10 @@ export class ProjectionRunner {
    */
   private async applyBatch(em: EntityManager, after: bigint, events: RecordedEvent[], last: bigint): Promise<Map<string, bigint>> {
     const { projections } = this.options;
+    // Read models and their checkpoints are rebuilt from the store, so a batch need not wait for its
+    // commit to reach disk: a crash loses rows and checkpoint together and the batch is applied again.
+    // This takes one fsync off every command that waits for its read model.
+    await (em as unknown as { execute: (sql: string) => Promise<unknown> }).execute('SET LOCAL synchronous_commit = off');
     const rows = await (em as unknown as { execute: (sql: string, params: unknown[]) => Promise<{ name: string; position: string }[]> }).execute(
       `SELECT name, position FROM ${this.schema}.projection_checkpoints WHERE name IN (${projections.map(() => '?').join(', ')}) FOR UPDATE`,
       projections.map((projection) => projection.name),
