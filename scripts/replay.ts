@@ -48,7 +48,8 @@ const printStream = async (streamId: string, asJson: boolean): Promise<void> => 
       console.log(`${cyan(`#${event.streamPosition}`)} ${bold(event.type)}  ${dim(`global ${event.globalPosition}  ${meta.occurredAt}  schema v${meta.schemaVersion}`)}`);
       console.log(dim(`   by ${actorText(event)}  platform ${meta.platformId || '-'}  request ${meta.requestId}  correlation ${meta.correlationId}${meta.commandId ? `  command ${meta.commandId}` : ''}`));
       console.log(`   data   ${show(event.data).replace(/\n/g, '\n          ')}`);
-      console.log(`   state  ${show(changedMembers(before, state)).replace(/\n/g, '\n          ')}\n`);
+      const changed = changedMembers(before, state);
+      console.log(`   state  ${Object.keys(changed).length ? show(changed).replace(/\n/g, '\n          ') : dim('(unchanged)')}\n`);
     }
     if (!asJson) console.log(`${bold('final state')}\n${show(state)}`);
   } finally {

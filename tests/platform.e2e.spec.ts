@@ -93,12 +93,18 @@ describe('configuration', () => {
     expect((await api.call('GET', '/config', { auth: other })).body.webhookEndpoint).toBeUndefined();
   });
 
-  it('makes a newly supported currency usable for customers', async () => {
+  it('makes a newly supported currency usable for customers at once', async () => {
+    const customer = { customerType: 'INDIVIDUAL', fullName: 'Bruna', currencies: ['BRL'] };
+    // Before: the customers service refuses BRL (and has the platform's settings cached).
+    expect((await api.call('POST', '/customers', { auth: admin, body: customer })).body).toMatchObject({ status: 400, code: 'INVALID_CURRENCY' });
     const current = (await api.call('GET', '/config', { auth: admin })).body;
-    const gbp = { currencyCode: 'GBP', minAmount: 100, maxAmount: 100000, requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }], enabledTransactionTypes: ['OUTGOING'] };
-    const patched = await api.call('PATCH', '/config', { auth: admin, body: { supportedCurrencies: [...current.supportedCurrencies, gbp] } });
-    expect(patched.body.supportedCurrencies).toContainEqual(gbp);
-    const refused = await api.call('PATCH', '/config', { auth: admin, body: { supportedCurrencies: [{ ...gbp, currencyCode: 'XYZ' }] } });
+    const brl = { currencyCode: 'BRL', minAmount: 100, maxAmount: 100000, requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }], enabledTransactionTypes: ['OUTGOING'] };
+    const patched = await api.call('PATCH', '/config', { auth: admin, body: { supportedCurrencies: [...current.supportedCurrencies, brl] } });
+    expect(patched.body.supportedCurrencies).toContainEqual(brl);
+    const created = await api.call('POST', '/customers', { auth: admin, body: customer });
+    expect(created.status).toBe(201);
+    expect(created.body.currencies).toEqual(['BRL']);
+    const refused = await api.call('PATCH', '/config', { auth: admin, body: { supportedCurrencies: [{ ...brl, currencyCode: 'XYZ' }] } });
     expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_CURRENCY' });
   });
 });

@@ -22,6 +22,7 @@ import { createCustomer } from './create-customer';
 import { customerDecider } from './customer';
 import { CUSTOMER_BY_ID, CustomerEntity, type CustomerRow, type CustomerRowColumns, evolveCustomerView, fromColumns, renderCustomer } from './customer-view.projection';
 import { deleteCustomer } from './delete-customer';
+import type { PlatformSettings } from './platform-settings';
 import { PlatformSettingsCache } from './platform-settings.cache';
 import { claimUniqueValue, releaseUniqueValue, uniqueValueDecider } from './unique-value';
 import { updateCustomer } from './update-customer';
@@ -45,9 +46,12 @@ export class CustomersController {
   ) {}
 
   @MessagePattern(subjects.customers.customer.create)
-  async create(@Payload() request: ServiceRequest<CreateCustomerData>): Promise<CustomerWire> {
+  create(@Payload() request: ServiceRequest<CreateCustomerData>): Promise<CustomerWire> {
+    return this.withSettings(request.context, (settings) => this.createWith(request, settings));
+  }
+
+  private async createWith(request: ServiceRequest<CreateCustomerData>, settings: PlatformSettings): Promise<CustomerWire> {
     const { context, data } = request;
-    const settings = await this.platformSettings.get(context);
     const customerId = newId('Customer');
     const platformCustomerId = data.platformCustomerId ?? randomBytes(8).toString('hex');
     const umaAddress = data.umaAddress ?? `$${platformCustomerId.toLowerCase().replace(/[^a-z0-9._-]/g, '')}@${settings.umaDomain}`;
@@ -98,9 +102,12 @@ export class CustomersController {
   }
 
   @MessagePattern(subjects.customers.customer.update)
-  async update(@Payload() request: ServiceRequest<UpdateCustomerData>): Promise<CustomerWire> {
+  update(@Payload() request: ServiceRequest<UpdateCustomerData>): Promise<CustomerWire> {
+    return this.withSettings(request.context, (settings) => this.updateWith(request, settings));
+  }
+
+  private async updateWith(request: ServiceRequest<UpdateCustomerData>, settings: PlatformSettings): Promise<CustomerWire> {
     const { context, data } = request;
-    const settings = await this.platformSettings.get(context);
     const command = { type: 'UpdateCustomer' as const, data: { platformId: context.platformId, request: data, settings }, metadata: { now: this.clock.now() } };
     const current = await this.eventSourcing.em.findOne(CustomerEntity, { id: data.customerId, platformId: context.platformId });
     const newAddress = data.patch.umaAddress && current && data.patch.umaAddress !== current.umaAddress ? data.patch.umaAddress : undefined;
@@ -121,6 +128,23 @@ export class CustomersController {
     // payments addressed to a deleted customer can never reach someone else.
     if (state.status !== 'None') await this.release(context, platformCustomerIdKey(context.platformId, state.profile.platformCustomerId), data.customerId);
     return this.read(context, data.customerId);
+  }
+
+  /**
+   * Runs a write with the platform's settings. Settings are cached; a write the cached settings
+   * refuse (say, a currency the platform added a moment ago) is decided once more on fresh ones.
+   * Refusals happen before anything is appended, so running the write again is safe.
+   */
+  private async withSettings<T>(context: RequestContext, write: (settings: PlatformSettings) => Promise<T>): Promise<T> {
+    const cached = await this.platformSettings.get(context);
+    try {
+      return await write(cached);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.status !== 400) throw error;
+      const fresh = await this.platformSettings.get(context, { fresh: true });
+      if (JSON.stringify(fresh) === JSON.stringify(cached)) throw error;
+      return write(fresh);
+    }
   }
 
   private async read(context: RequestContext, customerId: string): Promise<CustomerWire> {

@@ -4,7 +4,8 @@ import { ServiceClient } from '@corridor/messaging';
 import type { PlatformSettings } from './platform-settings';
 
 // Settings change rarely (PATCH /config) and every customer write needs them, so they are kept for a
-// short time. A currency added to the platform is usable for customers within CACHE_TTL_MS.
+// short time. A write refused on cached settings asks again with `fresh` (see the controller), so a
+// currency added to the platform is usable at once.
 const CACHE_TTL_MS = 5_000;
 const CACHE_ENTRIES_MAX = 10_000;
 
@@ -14,9 +15,9 @@ export class PlatformSettingsCache {
 
   constructor(private readonly client: ServiceClient) {}
 
-  async get(context: RequestContext): Promise<PlatformSettings> {
+  async get(context: RequestContext, options: { fresh?: boolean } = {}): Promise<PlatformSettings> {
     const cached = this.entries.get(context.platformId);
-    if (cached && cached.expiresAt > Date.now()) return cached.settings;
+    if (!options.fresh && cached && cached.expiresAt > Date.now()) return cached.settings;
     const config = await this.client.request<PlatformConfigWire>(subjects.platform.platform.get, {}, { context, timeoutMs: 2_000 });
     const settings: PlatformSettings = {
       environment: config.environment,

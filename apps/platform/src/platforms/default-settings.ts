@@ -13,6 +13,11 @@ const currency = (currencyCode: string, minAmount: number, maxAmount: number): P
 export const defaultSettings = (slug: string, umaDomain?: string): PlatformSettings => ({
   umaDomain: umaDomain ?? `${slug}.sandbox.uma.money`,
   proxyUmaSubdomain: slug,
-  supportedCurrencies: [currency('USD', 100, 1_000_000_00), currency('EUR', 100, 1_000_000_00), currency('MXN', 1_000, 20_000_000_00)],
+  supportedCurrencies: [
+    currency('USD', 100, 1_000_000_00),
+    currency('EUR', 100, 1_000_000_00),
+    currency('GBP', 100, 1_000_000_00),
+    currency('MXN', 1_000, 20_000_000_00),
+  ],
   isRegulatedFinancialInstitution: false,
 });
