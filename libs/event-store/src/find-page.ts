@@ -30,3 +30,7 @@ export const findPage = async <Row extends { id: string; createdAt: Date }, T>(
   ]);
   return toPage(rows as Row[], request.limit, totalCount, render);
 };
+
+/** An inclusive time filter on createdAt or updatedAt, as the list endpoints take it (createdAfter…). */
+export const timeRange = (field: 'createdAt' | 'updatedAt', after?: string, before?: string): Record<string, unknown> =>
+  after || before ? { [field]: { ...(after ? { $gte: new Date(after) } : {}), ...(before ? { $lte: new Date(before) } : {}) } } : {};

@@ -20,4 +20,4 @@ export { migrate } from './migrate';
 export { type Logger } from './logger';
 export { START_NATS, START_POSTGRES, natsUnreachable, postgresUnreachable } from './infra-errors';
 export { EVENT_STORE, EventSourcing, EventSourcingModule, type EventSourcingOptions } from './event-sourcing.module';
-export { findPage } from './find-page';
+export { findPage, timeRange } from './find-page';

@@ -6,3 +6,4 @@ export { createServiceApp, RpcErrorFilter, type ServiceAppOptions } from './serv
 export { ServiceClient, MessagingModule, MESSAGING_OPTIONS, type MessagingOptions, type RequestOptions } from './service-client';
 export { publishEvent, startDurableConsumer, type DurableConsumerOptions, type MessageMeta } from './jetstream';
 export { createProcessedStore, type ProcessedStore, type ProcessedStoreOptions } from './processed-store';
+export { parseServiceConfig, type ServiceConfig } from './service-config';

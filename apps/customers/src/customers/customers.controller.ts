@@ -16,7 +16,7 @@ import {
   subjects,
   type UpdateCustomerData,
 } from '@corridor/contracts';
-import { EventSourcing, findPage } from '@corridor/event-store';
+import { EventSourcing, findPage, timeRange } from '@corridor/event-store';
 import { randomBytes } from 'node:crypto';
 import { createCustomer } from './create-customer';
 import { customerDecider } from './customer';
@@ -34,8 +34,6 @@ const ABANDONED_CLAIM_AGE_MS = 60_000;
 const umaKey = (umaAddress: string) => `UmaAddress:${umaAddress.toLowerCase()}`;
 const platformCustomerIdKey = (platformId: string, platformCustomerId: string) => `PlatformCustomerId:${platformId}:${platformCustomerId}`;
 
-const dateRange = (field: 'createdAt' | 'updatedAt', after?: string, before?: string) =>
-  after || before ? { [field]: { ...(after ? { $gte: new Date(after) } : {}), ...(before ? { $lte: new Date(before) } : {}) } } : {};
 
 @Controller()
 export class CustomersController {
@@ -95,8 +93,8 @@ export class CustomersController {
       ...(region ? { region } : {}),
       ...(currency ? { currencies: { $contains: [currency] } } : {}),
       ...(umaAddress ? { umaAddress } : {}),
-      ...dateRange('createdAt', createdAfter, createdBefore),
-      ...dateRange('updatedAt', updatedAfter, updatedBefore),
+      ...timeRange('createdAt', createdAfter, createdBefore),
+      ...timeRange('updatedAt', updatedAfter, updatedBefore),
     } as FilterQuery<CustomerRow>;
     return findPage(this.eventSourcing.em, CustomerEntity, where, { limit, ...(cursor ? { cursor } : {}) }, renderCustomer);
   }

@@ -14,7 +14,7 @@ import {
   CLOCK,
   type Clock,
 } from '@corridor/contracts';
-import { EventSourcing, findPage } from '@corridor/event-store';
+import { EventSourcing, findPage, timeRange } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { deleteToken } from './delete-token';
 import { ApiTokenEntity, type ApiTokenRow, renderApiToken } from './api-token.projection';
@@ -25,10 +25,6 @@ import { PlatformEntity } from '../platforms/platform-view.projection';
 
 const notFound = (tokenId: string) => new DomainError('TOKEN_NOT_FOUND', 'not_found', `Token ${tokenId} was not found.`);
 
-const dateRange = (field: 'createdAt' | 'updatedAt', after?: string, before?: string) =>
-  after || before
-    ? { [field]: { ...(after ? { $gte: new Date(after) } : {}), ...(before ? { $lte: new Date(before) } : {}) } }
-    : {};
 
 @Controller()
 export class TokensController {
@@ -56,8 +52,8 @@ export class TokensController {
     const where = {
       platformId: request.context.platformId,
       ...(name ? { name } : {}),
-      ...dateRange('createdAt', createdAfter, createdBefore),
-      ...dateRange('updatedAt', updatedAfter, updatedBefore),
+      ...timeRange('createdAt', createdAfter, createdBefore),
+      ...timeRange('updatedAt', updatedAfter, updatedBefore),
     };
     return findPage<ApiTokenRow, ApiTokenWire>(this.eventSourcing.em, ApiTokenEntity, where, { limit, ...(cursor ? { cursor } : {}) }, renderApiToken);
   }

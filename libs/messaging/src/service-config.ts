@@ -1,0 +1,26 @@
+// What every NATS service reads from its environment. Each app's config.ts calls this once with
+// process.env and its own defaults; nothing else reads the environment.
+export type ServiceConfig = {
+  databaseUrl: string;
+  natsUrl: string;
+  subjectPrefix: string;
+  healthPort: number;
+  schema: string;
+  logLevel: string;
+};
+
+const port = (name: string, value: string | undefined, fallback: number): number => {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535) throw new Error(`${name} must be a port number, got "${value}".`);
+  return parsed;
+};
+
+export const parseServiceConfig = (env: NodeJS.ProcessEnv, defaults: { schema: string; healthPort: number }): ServiceConfig => ({
+  databaseUrl: env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/corridor',
+  natsUrl: env['NATS_URL'] || 'nats://127.0.0.1:4222',
+  subjectPrefix: env['CORRIDOR_SUBJECT_PREFIX'] || 'corridor',
+  healthPort: port('HEALTH_PORT', env['HEALTH_PORT'], defaults.healthPort),
+  schema: defaults.schema,
+  logLevel: env['LOG_LEVEL'] || 'info',
+});
