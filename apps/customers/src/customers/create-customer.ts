@@ -28,6 +28,14 @@ export const checkTypeFields = (customerType: string, fields: Record<string, unk
   }
 };
 
+/** Null is not a value here: a member is either given or left out (and then unchanged or generated). */
+export const checkNoNulls = (fields: Record<string, unknown>): void => {
+  const nulls = Object.keys(fields).filter((name) => fields[name] === null);
+  if (nulls.length > 0) {
+    throw invalidInput(`${nulls.join(', ')} cannot be null. Leave a member out to keep its value.`, { fields: nulls });
+  }
+};
+
 /** A platform that runs its own KYC (a regulated institution) may state the outcome; others cannot. */
 export const checkStatusWrite = (status: KycStatus | undefined, settings: PlatformSettings, field: string): void => {
   if (status !== undefined && !settings.isRegulatedFinancialInstitution) {
@@ -46,6 +54,7 @@ const initialStatus = (request: CreateCustomerData, settings: PlatformSettings):
 export const createCustomer = (command: CreateCustomer, customer: Customer): CustomerEvent[] => {
   const { customerId, platformId, request, platformCustomerId, umaAddress, settings } = command.data;
   if (customer.status !== 'None') throw new DomainError('CONFLICT', 'conflict', `Customer ${customerId} already exists.`);
+  checkNoNulls(request as Record<string, unknown>);
   checkTypeFields(request.customerType, request as Record<string, unknown>);
   checkStatusWrite(request.customerType === 'INDIVIDUAL' ? request.kycStatus : request.kybStatus, settings, request.customerType === 'INDIVIDUAL' ? 'kycStatus' : 'kybStatus');
   const currencies = request.currencies ? [...new Set(request.currencies)] : inferCurrencies(request.region, settings);

@@ -96,7 +96,15 @@ export const evolveCustomerView = (row: CustomerRow | null, recorded: RecordedEv
   switch (event.type) {
     case 'CustomerUpdated': {
       const profile = applyProfileChanges(row.profile, event.data.changes);
-      return { ...row, profile, umaAddress: profile.umaAddress, currencies: profile.currencies, updatedAt: new Date(event.data.updatedAt) };
+      // Deciders refuse nulls; should one be recorded anyway, the columns keep their value rather
+      // than fail the batch and stall the read model behind it.
+      return {
+        ...row,
+        profile,
+        umaAddress: profile.umaAddress ?? row.umaAddress,
+        currencies: profile.currencies ?? row.currencies,
+        updatedAt: new Date(event.data.updatedAt),
+      };
     }
     case 'CustomerVerificationStatusChanged':
       return { ...row, verificationStatus: event.data.to, updatedAt: new Date(event.data.changedAt) };

@@ -26,6 +26,11 @@ describe('UpdateCustomer', () => {
         { type: 'CustomerVerificationStatusChanged', data: { customerId, platformId, customerType: 'INDIVIDUAL', from: 'APPROVED', to: 'REJECTED', changedAt: later.toISOString() } },
       ]));
 
+  it('refuses null members, which would erase required values', () =>
+    given([individualCreated()])
+      .when(updateCommand({ customerType: 'INDIVIDUAL', umaAddress: null as unknown as string }))
+      .thenThrows((error) => error.code === 'INVALID_INPUT' && String(error.details?.['fields']) === 'umaAddress'));
+
   it('refuses to change the customer type', () =>
     given([individualCreated()])
       .when(updateCommand({ customerType: 'BUSINESS' }))

@@ -1,6 +1,6 @@
 import { type Command, DomainError, type UpdateCustomerData, invalidInput } from '@corridor/contracts';
 import { applyProfileChanges, type Customer, type CustomerEvent, type ExistingCustomer, type ProfileChanges } from './customer';
-import { checkCurrencies, checkStatusWrite, checkTypeFields } from './create-customer';
+import { checkCurrencies, checkNoNulls, checkStatusWrite, checkTypeFields } from './create-customer';
 import type { PlatformSettings } from './platform-settings';
 
 export type UpdateCustomer = Command<
@@ -23,6 +23,7 @@ export const requireLiveCustomer = (customer: Customer, customerId: string, plat
 export const updateCustomer = (command: UpdateCustomer, customer: Customer): CustomerEvent[] => {
   const { platformId, request, settings } = command.data;
   const existing = requireLiveCustomer(customer, request.customerId, platformId);
+  checkNoNulls(request.patch as Record<string, unknown>);
   const { customerType, kycStatus, kybStatus, ...fields } = request.patch;
   if (customerType !== existing.customerType) {
     throw invalidInput(`customerType is ${existing.customerType} for this customer and cannot change to ${customerType}.`, { field: 'customerType' });
