@@ -1,13 +1,7 @@
-import type { Event, PlatformCurrencyConfigWire, PlatformEnvironment, UpdateConfigData, EmbeddedWalletConfigWire } from '@corridor/contracts';
+import type { Event, PlatformConfigWire, PlatformEnvironment, UpdateConfigData } from '@corridor/contracts';
 
-export type PlatformSettings = {
-  umaDomain: string;
-  proxyUmaSubdomain: string;
-  webhookEndpoint?: string;
-  supportedCurrencies: PlatformCurrencyConfigWire[];
-  isRegulatedFinancialInstitution: boolean;
-  embeddedWalletConfig?: EmbeddedWalletConfigWire;
-};
+/** The configuration a platform can change (PATCH /config), plus what only Corridor sets. */
+export type PlatformSettings = Pick<PlatformConfigWire, 'umaDomain' | 'proxyUmaSubdomain' | 'webhookEndpoint' | 'supportedCurrencies' | 'isRegulatedFinancialInstitution' | 'embeddedWalletConfig'>;
 
 export type PlatformCreated = Event<
   'PlatformCreated',
