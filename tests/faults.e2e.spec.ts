@@ -2,6 +2,7 @@
 // instead of hanging, and after a restart requests succeed with no event lost or duplicated.
 import { connect, type NatsConnection } from 'nats';
 import { Client } from 'pg';
+import { eventsStreamName } from '@corridor/contracts';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
 
@@ -19,7 +20,7 @@ const eventCounts = async (): Promise<{ stored: number; published: number }> => 
   try {
     const stored = await db.query<{ count: string }>(`SELECT count(*) FROM customers.events WHERE type LIKE 'Customer%'`);
     const manager = await nats.jetstreamManager();
-    const stream = `${stack.subjectPrefix.toUpperCase()}_EVENTS`;
+    const stream = eventsStreamName(stack.subjectPrefix);
     const info = await manager.streams.info(stream, { subjects_filter: `${stack.subjectPrefix}.events.customers.>` });
     const published = Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
     return { stored: Number(stored.rows[0]!.count), published };

@@ -32,14 +32,10 @@ export const subjects = {
   bench: { echo: 'bench.echo' },
 } as const;
 
-export const queueGroups = {
-  platform: 'platform',
-  customers: 'customers',
-  bench: 'bench',
-} as const;
 
 /** JetStream subject of an integration event. */
 export const eventSubject = (service: string, aggregate: string, eventType: string): string =>
   `events.${service}.${aggregate}.${eventType}`;
 
-export const EVENTS_STREAM = 'EVENTS';
+/** The JetStream stream that carries a deployment's integration events (`<PREFIX>_EVENTS`). */
+export const eventsStreamName = (subjectPrefix: string): string => `${subjectPrefix.toUpperCase()}_EVENTS`;

@@ -3,7 +3,7 @@ import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { EntitySchema } from '@mikro-orm/core';
 import { connect, type NatsConnection } from 'nats';
 import { Pool } from 'pg';
-import type { Event, RequestContext } from '@corridor/contracts';
+import { type Event, eventsStreamName, type RequestContext } from '@corridor/contracts';
 import { handleCommand } from './command-handler';
 import { createPostgresEventStore } from './postgres-event-store';
 import type { EventStore, RecordedEvent } from './types';
@@ -70,7 +70,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     this.runner = new ProjectionRunner({ store: this.store, orm: this.orm, schema: options.schema, projections: options.projections });
     await this.runner.start();
     this.nats = await connect({ servers: options.natsUrl, name: `${options.service}-outbox` });
-    const streamName = `${options.subjectPrefix.toUpperCase()}_EVENTS`;
+    const streamName = eventsStreamName(options.subjectPrefix);
     await ensureEventsStream(this.nats, { name: streamName, subjects: [`${options.subjectPrefix}.events.>`] });
     this.relay = new OutboxRelay({
       store: this.store,
