@@ -1,0 +1,80 @@
+import { DomainError, invalidInput } from '@corridor/contracts';
+import { type InternalAccount, isSystemAccountOf, type OpenAccount } from './internal-account';
+
+// The guards every ledger command runs, in the order the deciders call them: tenancy first (so a
+// stranger learns nothing, not even about a retry), then idempotency, then the account's status,
+// then the request itself.
+
+/** Another platform's account answers exactly like one that does not exist. */
+export const requireAccount = (state: InternalAccount, accountId: string, platformId: string): OpenAccount => {
+  if (state.kind === 'None' || state.accountId !== accountId || state.platformId !== platformId) {
+    throw new DomainError('ACCOUNT_NOT_FOUND', 'not_found', `Internal account ${accountId} does not exist.`, { accountId });
+  }
+  return state;
+};
+
+/** True for a retry (decide nothing); throws when the id was already used for something else. */
+export const isRepeat = (account: OpenAccount, operationId: string, fingerprint: string): boolean => {
+  const recorded = account.operations.get(operationId);
+  if (recorded === undefined) return false;
+  if (recorded === fingerprint) return true;
+  throw new DomainError('CONFLICT', 'conflict', `Operation ${operationId} was already used with a different request.`, { operationId });
+};
+
+export const refuseClosed = (account: OpenAccount): void => {
+  if (account.status === 'CLOSED') {
+    throw new DomainError('ACCOUNT_CLOSED', 'conflict', `Internal account ${account.accountId} is closed.`, { accountId: account.accountId });
+  }
+};
+
+/** Money may leave (or be set aside to leave) only an ACTIVE account. */
+export const refuseUnlessSpendable = (account: OpenAccount): void => {
+  if (account.status === 'FROZEN') {
+    throw new DomainError('ACCOUNT_FROZEN', 'conflict', `Internal account ${account.accountId} is frozen.`, { accountId: account.accountId });
+  }
+  if (account.status !== 'ACTIVE') {
+    throw new DomainError('ACCOUNT_NOT_ACTIVE', 'conflict', `Internal account ${account.accountId} is ${account.status}.`, {
+      accountId: account.accountId,
+      status: account.status,
+    });
+  }
+};
+
+export const checkCurrency = (account: OpenAccount, currency: string): void => {
+  if (currency !== account.currency) {
+    throw new DomainError('INVALID_CURRENCY', 'validation', `Internal account ${account.accountId} holds ${account.currency}, not ${currency}.`, {
+      field: 'currency',
+      expected: account.currency,
+      actual: currency,
+    });
+  }
+};
+
+export const checkAmount = (amount: bigint, field = 'amount'): void => {
+  if (amount <= 0n) {
+    throw new DomainError('INVALID_AMOUNT', 'validation', `${field} must be a positive number of minor units, got ${amount}.`, { field });
+  }
+};
+
+export const checkCounterAccount = (account: OpenAccount, counterAccountId: string): void => {
+  if (!isSystemAccountOf(account.currency, counterAccountId)) {
+    throw invalidInput(`counterAccountId must be a ${account.currency} system account, got ${counterAccountId}.`, { field: 'counterAccountId' });
+  }
+};
+
+export const checkFunds = (account: OpenAccount, requested: bigint): void => {
+  if (requested > account.available) {
+    throw new DomainError(
+      'INSUFFICIENT_FUNDS',
+      'validation',
+      `Internal account ${account.accountId} has ${account.available} ${account.currency} available; ${requested} was requested.`,
+      { accountId: account.accountId, available: account.available.toString(), requested: requested.toString() },
+    );
+  }
+};
+
+export const checkMovement = (account: OpenAccount, amount: bigint, currency: string, counterAccountId: string): void => {
+  checkCurrency(account, currency);
+  checkAmount(amount);
+  checkCounterAccount(account, counterAccountId);
+};

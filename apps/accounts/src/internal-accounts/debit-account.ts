@@ -1,0 +1,26 @@
+import type { Command } from '@corridor/contracts';
+import { checkFunds, checkMovement, isRepeat, refuseClosed, refuseUnlessSpendable, requireAccount } from './account-rules';
+import { type Cause, fingerprints, type InternalAccount, type InternalAccountEvent } from './internal-account';
+
+export type DebitAccount = Command<
+  'DebitAccount',
+  { accountId: string; platformId: string; operationId: string; amount: bigint; currency: string; cause: Cause; counterAccountId: string },
+  { now: Date }
+>;
+
+export const debitAccount = (command: DebitAccount, state: InternalAccount): InternalAccountEvent[] => {
+  const { accountId, platformId, operationId, amount, currency, cause, counterAccountId } = command.data;
+  const account = requireAccount(state, accountId, platformId);
+  if (isRepeat(account, operationId, fingerprints.movement('Debit', amount, currency, cause, counterAccountId))) return [];
+  refuseClosed(account);
+  checkMovement(account, amount, currency, counterAccountId);
+  refuseUnlessSpendable(account);
+  // Held funds are promised to pending payments, so a debit can spend only what is available.
+  checkFunds(account, amount);
+  return [
+    {
+      type: 'AccountDebited',
+      data: { accountId, operationId, amount: amount.toString(), currency, cause, counterAccountId, debitedAt: command.metadata.now.toISOString() },
+    },
+  ];
+};
