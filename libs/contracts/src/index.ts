@@ -8,3 +8,4 @@ export * from './requests';
 export * from './platform';
 export * from './customers';
 export * from './clock';
+export * from './accounts';

@@ -29,6 +29,22 @@ export const subjects = {
     },
     health: 'customers.health.ping',
   },
+  accounts: {
+    ledger: {
+      credit: 'accounts.ledger.credit',
+      debit: 'accounts.ledger.debit',
+      hold: 'accounts.ledger.hold',
+      settle: 'accounts.ledger.settle',
+      release: 'accounts.ledger.release',
+    },
+    internalAccount: {
+      list: 'accounts.internal-account.list',
+      listPlatform: 'accounts.internal-account.list-platform',
+      update: 'accounts.internal-account.update',
+      fund: 'accounts.internal-account.fund',
+    },
+    health: 'accounts.health.ping',
+  },
   bench: { echo: 'bench.echo' },
 } as const;
 

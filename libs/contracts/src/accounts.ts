@@ -1,0 +1,43 @@
+import type { CurrencyAmountWire } from './money';
+
+// NATS message data of the accounts service (the ledger). Amounts travel as decimal strings of
+// minor units so no hop can round them; replies are the reference InternalAccount wire object.
+
+export type InternalAccountTypeWire = 'INTERNAL_FIAT' | 'INTERNAL_CRYPTO' | 'EMBEDDED_WALLET';
+export type InternalAccountStatusWire = 'PENDING' | 'ACTIVE' | 'CLOSED' | 'FROZEN';
+export type LedgerCauseKind = 'FUNDING' | 'TRANSACTION' | 'CARD_SETTLEMENT' | 'TRANSFER' | 'ADJUSTMENT';
+
+export type InternalAccountWire = {
+  id: string;
+  customerId?: string;
+  type: InternalAccountTypeWire;
+  status: InternalAccountStatusWire;
+  balance: CurrencyAmountWire;
+  totalBalance: CurrencyAmountWire;
+  fundingPaymentInstructions: unknown[];
+  privateEnabled?: boolean;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** Every ledger command names the caller's operation id: a retry with the same id is a no-op. */
+type Movement = {
+  accountId: string;
+  operationId: string;
+  amount: string;
+  currency: string;
+  cause: { kind: LedgerCauseKind; id: string };
+  /** A system account (`SystemAccount:<KIND>:<CUR>`); defaults from the cause kind when absent. */
+  counterAccountId?: string;
+};
+
+export type CreditData = Movement;
+export type DebitData = Movement;
+export type HoldData = Movement & { holdId: string };
+export type SettleHoldData = { accountId: string; operationId: string; holdId: string; amount?: string };
+export type ReleaseHoldData = { accountId: string; operationId: string; holdId: string };
+
+export type ListInternalAccountsData = { customerId?: string; currency?: string; type?: InternalAccountTypeWire; limit: number; cursor?: string };
+export type ListPlatformInternalAccountsData = { currency?: string; type?: InternalAccountTypeWire };
+export type UpdateInternalAccountData = { accountId: string; privateEnabled?: boolean };
+export type FundInternalAccountData = { accountId: string; amount: number };
