@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import type { Projection } from '@corridor/event-store';
+import { internalAccountDecider } from '../apps/accounts/src/internal-accounts/internal-account';
+import { internalAccountViewProjection } from '../apps/accounts/src/internal-accounts/internal-account-view.projection';
 import { customerDecider } from '../apps/customers/src/customers/customer';
 import { customerViewProjection } from '../apps/customers/src/customers/customer-view.projection';
 import { uniqueValueDecider } from '../apps/customers/src/customers/unique-value';
@@ -26,6 +28,12 @@ export const services: Record<string, ServiceInfo> = {
     migrations: join(__dirname, '../apps/customers/src/migrations'),
     projections: [customerViewProjection],
     streams: { Customer: customerDecider, UmaAddress: uniqueValueDecider, PlatformCustomerId: uniqueValueDecider },
+  },
+  accounts: {
+    schema: 'accounts',
+    migrations: join(__dirname, '../apps/accounts/src/migrations'),
+    projections: [internalAccountViewProjection],
+    streams: { InternalAccount: internalAccountDecider },
   },
 };
 

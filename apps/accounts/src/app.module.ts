@@ -1,0 +1,44 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { join } from 'node:path';
+import { CLOCK, systemClock } from '@corridor/contracts';
+import { EventSourcingModule } from '@corridor/event-store';
+import { MessagingModule } from '@corridor/messaging';
+import type { AccountsServiceConfig } from './config';
+import { toIntegrationEvent } from './integration-events';
+import { AccountWriter } from './internal-accounts/account-writer';
+import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
+import { internalAccountViewProjection } from './internal-accounts/internal-account-view.projection';
+import { LedgerController } from './internal-accounts/ledger.controller';
+import { ACCOUNTS_POLICY_OPTIONS, OpenAccountsPolicy } from './internal-accounts/open-accounts-when-customer-created.policy';
+
+@Module({})
+export class AppModule {
+  static register(config: AccountsServiceConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'accounts' }),
+        EventSourcingModule.forRoot({
+          service: 'accounts',
+          connectionString: config.databaseUrl,
+          schema: config.schema,
+          natsUrl: config.natsUrl,
+          subjectPrefix: config.subjectPrefix,
+          migrationsDirectory: join(__dirname, 'migrations'),
+          projections: [internalAccountViewProjection],
+          toIntegrationEvent,
+        }),
+      ],
+      controllers: [LedgerController, InternalAccountsController],
+      providers: [
+        { provide: CLOCK, useValue: systemClock },
+        {
+          provide: ACCOUNTS_POLICY_OPTIONS,
+          useValue: { natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, databaseUrl: config.databaseUrl, schema: config.schema },
+        },
+        AccountWriter,
+        OpenAccountsPolicy,
+      ],
+    };
+  }
+}

@@ -1,0 +1,150 @@
+import { EntitySchema } from '@mikro-orm/core';
+import { type InternalAccountWire, toWireAmount } from '@corridor/contracts';
+import type { Projection, RecordedEvent } from '@corridor/event-store';
+import type { InternalAccountEvent, InternalAccountStatus, InternalAccountType } from './internal-account';
+
+/**
+ * The internal account as GET and list return it. available and held are decimal strings of
+ * minor units: a JS number would round balances beyond 2^53, and the ledger must be exact.
+ */
+export type InternalAccountRow = {
+  id: string;
+  platformId: string;
+  customerId: string | null;
+  accountType: InternalAccountType;
+  currency: string;
+  status: InternalAccountStatus;
+  available: string;
+  held: string;
+  privateEnabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export const InternalAccountEntity = new EntitySchema<InternalAccountRow>({
+  name: 'InternalAccountRow',
+  tableName: 'internal_accounts',
+  properties: {
+    id: { type: 'string', primary: true },
+    platformId: { type: 'string' },
+    customerId: { type: 'string', nullable: true },
+    accountType: { type: 'string' },
+    currency: { type: 'string' },
+    status: { type: 'string' },
+    available: { type: 'string' },
+    held: { type: 'string' },
+    privateEnabled: { type: 'boolean' },
+    createdAt: { type: 'Date' },
+    updatedAt: { type: 'Date' },
+  },
+});
+
+/** The ledger replies read one row by id with plain SQL (see EventSourcing.read). */
+export const INTERNAL_ACCOUNT_BY_ID = `SELECT id, platform_id, customer_id, account_type, currency, status, available, held,
+  private_enabled, created_at, updated_at FROM accounts.internal_accounts WHERE id = $1 AND platform_id = $2`;
+
+export type InternalAccountRowColumns = {
+  id: string;
+  platform_id: string;
+  customer_id: string | null;
+  account_type: InternalAccountType;
+  currency: string;
+  status: InternalAccountStatus;
+  available: string;
+  held: string;
+  private_enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export const fromColumns = (row: InternalAccountRowColumns): InternalAccountRow => ({
+  id: row.id,
+  platformId: row.platform_id,
+  customerId: row.customer_id,
+  accountType: row.account_type,
+  currency: row.currency,
+  status: row.status,
+  available: row.available,
+  held: row.held,
+  privateEnabled: row.private_enabled,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const plus = (value: string, delta: bigint): string => (BigInt(value) + delta).toString();
+
+/** Applies one balance or status event to an existing row; mirrors evolveInternalAccount's arithmetic. */
+const evolveExisting = (row: InternalAccountRow, event: Exclude<InternalAccountEvent, { type: 'InternalAccountOpened' }>): InternalAccountRow => {
+  switch (event.type) {
+    case 'AccountCredited':
+      return { ...row, available: plus(row.available, BigInt(event.data.amount)) };
+    case 'AccountDebited':
+      return { ...row, available: plus(row.available, -BigInt(event.data.amount)) };
+    case 'FundsHeld': {
+      const amount = BigInt(event.data.amount);
+      return { ...row, available: plus(row.available, -amount), held: plus(row.held, amount) };
+    }
+    case 'HoldSettled': {
+      const settled = BigInt(event.data.amount);
+      const released = BigInt(event.data.releasedAmount);
+      return { ...row, available: plus(row.available, released), held: plus(row.held, -settled - released) };
+    }
+    case 'HoldReleased': {
+      const released = BigInt(event.data.amount);
+      return { ...row, available: plus(row.available, released), held: plus(row.held, -released) };
+    }
+    case 'AccountStatusChanged':
+      return { ...row, status: event.data.to };
+    default:
+      return row;
+  }
+};
+
+export const evolveInternalAccountView = (row: InternalAccountRow | null, recorded: RecordedEvent): InternalAccountRow | null => {
+  const event = recorded as unknown as InternalAccountEvent;
+  if (event.type === 'InternalAccountOpened') {
+    const { accountId, platformId, customerId, accountType, currency, status, openedAt } = event.data;
+    return {
+      id: accountId,
+      platformId,
+      customerId,
+      accountType,
+      currency,
+      status,
+      available: '0',
+      held: '0',
+      privateEnabled: false,
+      createdAt: new Date(openedAt),
+      updatedAt: new Date(openedAt),
+    };
+  }
+  // An event before the opening cannot occur within one stream; skip rather than stall the view.
+  if (!row) return row;
+  return { ...evolveExisting(row, event), updatedAt: new Date(recorded.metadata.occurredAt) };
+};
+
+export const internalAccountViewProjection: Projection<InternalAccountRow> = {
+  name: 'internal-accounts',
+  version: 1,
+  canHandle: ['InternalAccountOpened', 'AccountCredited', 'AccountDebited', 'FundsHeld', 'HoldSettled', 'HoldReleased', 'AccountStatusChanged'],
+  entity: InternalAccountEntity,
+  keyOf: (event) => String(event.data['accountId']),
+  evolve: evolveInternalAccountView,
+};
+
+export const renderInternalAccount = (row: InternalAccountRow): InternalAccountWire => {
+  const available = BigInt(row.available);
+  return {
+    id: row.id,
+    ...(row.customerId ? { customerId: row.customerId } : {}),
+    type: row.accountType,
+    status: row.status,
+    balance: toWireAmount({ value: available, currency: row.currency }),
+    totalBalance: toWireAmount({ value: available + BigInt(row.held), currency: row.currency }),
+    // Funding instructions (bank details or a deposit address per currency) come with the rails.
+    fundingPaymentInstructions: [],
+    ...(row.accountType === 'EMBEDDED_WALLET' ? { privateEnabled: row.privateEnabled } : {}),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+};

@@ -1,0 +1,98 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import type { FilterQuery } from '@mikro-orm/core';
+import {
+  CLOCK,
+  type Clock,
+  type FundInternalAccountData,
+  type InternalAccountWire,
+  invalidInput,
+  type ListInternalAccountsData,
+  type ListPlatformInternalAccountsData,
+  type Page,
+  type ServiceRequest,
+  subjects,
+  type UpdateInternalAccountData,
+  DomainError,
+} from '@corridor/contracts';
+import { EventSourcing, findPage } from '@corridor/event-store';
+import { AccountWriter } from './account-writer';
+import { creditAccount } from './credit-account';
+import { systemAccountId } from './internal-account';
+import { InternalAccountEntity, type InternalAccountRow, renderInternalAccount } from './internal-account-view.projection';
+
+/** A platform's own accounts are few (one per supported currency), so that list is not paged; this bounds it anyway. */
+const MAX_PLATFORM_ACCOUNTS = 500;
+
+@Controller()
+export class InternalAccountsController {
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    private readonly writer: AccountWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @MessagePattern(subjects.accounts.internalAccount.list)
+  list(@Payload() request: ServiceRequest<ListInternalAccountsData>): Promise<Page<InternalAccountWire>> {
+    const { customerId, currency, type, limit, cursor } = request.data;
+    // This is the customers' list: the platform's own accounts (no customer) appear only in listPlatform.
+    const where = {
+      platformId: request.context.platformId,
+      customerId: customerId ?? { $ne: null },
+      ...(currency ? { currency } : {}),
+      ...(type ? { accountType: type } : {}),
+    } as FilterQuery<InternalAccountRow>;
+    return findPage(this.eventSourcing.em, InternalAccountEntity, where, { limit, ...(cursor ? { cursor } : {}) }, renderInternalAccount);
+  }
+
+  @MessagePattern(subjects.accounts.internalAccount.listPlatform)
+  async listPlatform(@Payload() request: ServiceRequest<ListPlatformInternalAccountsData>): Promise<{ data: InternalAccountWire[] }> {
+    const { currency, type } = request.data;
+    const where = {
+      platformId: request.context.platformId,
+      customerId: null,
+      ...(currency ? { currency } : {}),
+      ...(type ? { accountType: type } : {}),
+    } as FilterQuery<InternalAccountRow>;
+    const rows = await this.eventSourcing.em.find(InternalAccountEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: MAX_PLATFORM_ACCOUNTS });
+    return { data: rows.map(renderInternalAccount) };
+  }
+
+  @MessagePattern(subjects.accounts.internalAccount.update)
+  async update(@Payload() request: ServiceRequest<UpdateInternalAccountData>): Promise<InternalAccountWire> {
+    const { accountId, privateEnabled } = request.data;
+    const row = await this.writer.read(accountId, request.context.platformId);
+    if (privateEnabled === undefined) return renderInternalAccount(row);
+    if (row.accountType !== 'EMBEDDED_WALLET') {
+      throw invalidInput(`privateEnabled applies only to EMBEDDED_WALLET accounts; ${accountId} is ${row.accountType}.`, { field: 'privateEnabled' });
+    }
+    // Turning privacy on or off is confirmed with a signed retry, which arrives with embedded wallets.
+    throw new DomainError('NOT_IMPLEMENTED', 'unavailable', 'Changing privateEnabled on embedded wallets is not available yet.', { field: 'privateEnabled' });
+  }
+
+  /** Sandbox funding: money arriving over the funding rail, without a real transfer behind it. */
+  @MessagePattern(subjects.accounts.internalAccount.fund)
+  async fund(@Payload() request: ServiceRequest<FundInternalAccountData>): Promise<InternalAccountWire> {
+    const { context, data } = request;
+    if (!Number.isSafeInteger(data.amount) || data.amount <= 0) {
+      throw invalidInput(`amount must be a positive whole number of minor units, got ${JSON.stringify(data.amount)}.`, { field: 'amount' });
+    }
+    const amount = BigInt(data.amount);
+    // The request id names the funding, so a redelivered NATS request credits once.
+    const operationId = `sandbox-fund:${context.requestId}`;
+    const row = await this.writer.write(data.accountId, context, (state) => {
+      const currency = state.kind === 'Open' ? state.currency : '';
+      const command = {
+        accountId: data.accountId,
+        platformId: context.platformId,
+        operationId,
+        amount,
+        currency,
+        cause: { kind: 'FUNDING' as const, id: operationId },
+        counterAccountId: systemAccountId('FUNDING_RAIL', currency),
+      };
+      return creditAccount({ type: 'CreditAccount', data: command, metadata: { now: this.clock.now() } }, state);
+    });
+    return renderInternalAccount(row);
+  }
+}

@@ -1,0 +1,125 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock, eventsStreamName, isSupportedCurrency, type RequestContext } from '@corridor/contracts';
+import { ensureEventsStream } from '@corridor/event-store';
+import { createLogger, createProcessedStore, type ProcessedStore, startDurableConsumer } from '@corridor/messaging';
+import { connect, type NatsConnection } from 'nats';
+import { v5 as uuidv5 } from 'uuid';
+import { AccountWriter } from './account-writer';
+import type { InternalAccountType } from './internal-account';
+import { openInternalAccount } from './open-internal-account';
+
+export const ACCOUNTS_POLICY_OPTIONS = 'ACCOUNTS_POLICY_OPTIONS';
+export type AccountsPolicyOptions = { natsUrl: string; subjectPrefix: string; databaseUrl: string; schema: string };
+
+/** Fixed namespace for the accounts' name-based ids; changing it would give every owner new account ids. */
+const ACCOUNT_ID_NAMESPACE = '3f6c1d2e-8b4a-5c7d-9e0f-a1b2c3d4e5f6';
+const CRYPTO_CURRENCIES: ReadonlySet<string> = new Set(['BTC', 'USDC', 'USDB']);
+
+/**
+ * The same owner and currency always give the same account id, so a redelivered event opens
+ * nothing new: the decider sees the account already opened by that exact request and decides nothing.
+ */
+export const internalAccountIdFor = (ownerId: string, currency: string): string => `InternalAccount:${uuidv5(`${ownerId}:${currency}`, ACCOUNT_ID_NAMESPACE)}`;
+
+export const accountTypeFor = (currency: string): InternalAccountType => (CRYPTO_CURRENCIES.has(currency) ? 'INTERNAL_CRYPTO' : 'INTERNAL_FIAT');
+
+export type AccountsToOpen = { platformId: string; customerId: string | null; currencies: string[]; eventId: string; correlationId: string };
+
+type Envelope = { eventId?: unknown; platformId?: unknown; correlationId?: unknown; data?: Record<string, unknown> };
+
+const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+const stringsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+
+/** Reads a CustomerCreated integration event; null when it lacks what an account needs. */
+export const fromCustomerCreated = (payload: unknown, msgId: string): AccountsToOpen | null => {
+  const event = asRecord(payload) as Envelope;
+  const data = asRecord(event.data);
+  const customerId = data['customerId'];
+  const platformId = event.platformId ?? data['platformId'];
+  if (typeof customerId !== 'string' || typeof platformId !== 'string') return null;
+  const eventId = typeof event.eventId === 'string' ? event.eventId : msgId;
+  const correlationId = typeof event.correlationId === 'string' ? event.correlationId : eventId;
+  return { platformId, customerId, currencies: stringsOf(asRecord(data['profile'])['currencies']), eventId, correlationId };
+};
+
+/** Reads a PlatformCreated integration event: the platform's own accounts, one per supported currency. */
+export const fromPlatformCreated = (payload: unknown, msgId: string): AccountsToOpen | null => {
+  const event = asRecord(payload) as Envelope;
+  const data = asRecord(event.data);
+  const platformId = event.platformId ?? data['platformId'];
+  if (typeof platformId !== 'string') return null;
+  const supported = asRecord(data['settings'])['supportedCurrencies'];
+  const currencies = Array.isArray(supported) ? stringsOf(supported.map((entry) => asRecord(entry)['currencyCode'])) : [];
+  const eventId = typeof event.eventId === 'string' ? event.eventId : msgId;
+  return { platformId, customerId: null, currencies, eventId, correlationId: typeof event.correlationId === 'string' ? event.correlationId : eventId };
+};
+
+/** Opens an ACTIVE internal account per currency for each new customer and each new platform. */
+@Injectable()
+export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = createLogger('accounts:open-accounts-policy');
+  private nats?: NatsConnection;
+  private processed?: ProcessedStore;
+  private consumers: { stop(): Promise<void> }[] = [];
+
+  constructor(
+    @Inject(ACCOUNTS_POLICY_OPTIONS) private readonly options: AccountsPolicyOptions,
+    private readonly writer: AccountWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { natsUrl, subjectPrefix, databaseUrl, schema } = this.options;
+    this.nats = await connect({ servers: natsUrl, name: 'accounts-policies' });
+    const stream = eventsStreamName(subjectPrefix);
+    // The accounts service may start before any service has published, so the stream may not exist yet.
+    await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
+    this.processed = createProcessedStore({ connectionString: databaseUrl, schema, consumer: 'accounts-open-accounts' });
+    const processed = this.processed;
+    const consume = (durable: string, filterSubject: string, read: (payload: unknown, msgId: string) => AccountsToOpen | null) =>
+      startDurableConsumer({
+        nc: this.nats as NatsConnection,
+        stream,
+        durable,
+        filterSubject,
+        handle: (payload, meta) => this.open(read(payload, meta.msgId), meta.msgId),
+        isProcessed: (msgId) => processed.isProcessed(`${durable}:${msgId}`),
+        markProcessed: (msgId) => processed.markProcessed(`${durable}:${msgId}`),
+        logger: this.logger,
+      });
+    this.consumers = [
+      await consume('accounts-open-customer-accounts', `${subjectPrefix}.events.customers.Customer.CustomerCreated`, fromCustomerCreated),
+      await consume('accounts-open-platform-accounts', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, fromPlatformCreated),
+    ];
+  }
+
+  // Consumers stop before the event store closes, so no message is cut off half handled.
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.consumers.map((consumer) => consumer.stop()));
+    this.consumers = [];
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.nats?.drain();
+    await this.processed?.close();
+  }
+
+  private async open(request: AccountsToOpen | null, msgId: string): Promise<void> {
+    // A malformed event will never become valid; redelivering it would only loop.
+    if (!request) {
+      this.logger.error({ msgId }, 'Ignoring an event without the ids an internal account needs.');
+      return;
+    }
+    const { platformId, customerId, eventId, correlationId } = request;
+    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-accounts-policy' }, requestId: eventId, correlationId };
+    for (const currency of new Set(request.currencies)) {
+      if (!isSupportedCurrency(currency)) {
+        this.logger.warn({ msgId, currency }, 'Skipping a currency the ledger does not hold.');
+        continue;
+      }
+      const accountId = internalAccountIdFor(customerId ?? platformId, currency);
+      const data = { accountId, platformId, customerId, accountType: accountTypeFor(currency), currency, status: 'ACTIVE' as const, operationId: `open:${accountId}` };
+      await this.writer.apply(accountId, context, (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state), { assumeNew: true });
+    }
+  }
+}
