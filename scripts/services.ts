@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Projection } from '@corridor/event-store';
-import { internalAccountDecider } from '../apps/accounts/src/internal-accounts/internal-account';
+import { internalAccountHistoryDecider } from '../apps/accounts/src/internal-accounts/internal-account-history';
 import { internalAccountViewProjection } from '../apps/accounts/src/internal-accounts/internal-account-view.projection';
 import { customerDecider } from '../apps/customers/src/customers/customer';
 import { customerViewProjection } from '../apps/customers/src/customers/customer-view.projection';
@@ -33,7 +33,8 @@ export const services: Record<string, ServiceInfo> = {
     schema: 'accounts',
     migrations: join(__dirname, '../apps/accounts/src/migrations'),
     projections: [internalAccountViewProjection],
-    streams: { InternalAccount: internalAccountDecider },
+    // The replay view rather than the ledger decider: its state is JSON-safe and shows both balances.
+    streams: { InternalAccount: internalAccountHistoryDecider },
   },
 };
 
