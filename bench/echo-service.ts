@@ -42,6 +42,11 @@ class EchoController {
     return { service: 'customers', status: 'ok' };
   }
 
+  @MessagePattern(subjects.accounts.health)
+  accountsHealth() {
+    return { service: 'accounts', status: 'ok' };
+  }
+
   @MessagePattern(subjects.platform.health)
   platformHealth() {
     return { service: 'platform', status: 'ok' };

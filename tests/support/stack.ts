@@ -10,8 +10,8 @@ import { createTestDatabase, requireNats, requirePostgres, requireRedis, type Te
 // The whole of Corridor for one end-to-end suite: its own database, NATS subject prefix, Redis
 // key prefix and ports, with every app started as its own process the way an operator runs them.
 
-export type AppName = 'platform' | 'customers' | 'gateway';
-const apps: AppName[] = ['platform', 'customers', 'gateway'];
+export type AppName = 'platform' | 'customers' | 'accounts' | 'gateway';
+const apps: AppName[] = ['platform', 'customers', 'accounts', 'gateway'];
 const root = join(__dirname, '../..');
 
 export const freePort = (): Promise<number> =>
@@ -50,7 +50,7 @@ export const startStack = async (options: { env?: Record<string, string> } = {})
   await Promise.all([requirePostgres(), requireNats(), requireRedis()]);
   const database = await createTestDatabase();
   const subjectPrefix = uniqueSubjectPrefix();
-  const [gatewayPort, platformHealth, customersHealth] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [gatewayPort, platformHealth, customersHealth, accountsHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
@@ -63,9 +63,9 @@ export const startStack = async (options: { env?: Record<string, string> } = {})
     RATE_LIMIT_REQUESTS: '1000000',
     ...options.env,
   };
-  const healthPorts: Record<AppName, number> = { platform: platformHealth, customers: customersHealth, gateway: gatewayPort };
+  const healthPorts: Record<AppName, number> = { platform: platformHealth, customers: customersHealth, accounts: accountsHealth, gateway: gatewayPort };
   const processes = new Map<AppName, ChildProcess>();
-  const logs: Record<AppName, string[]> = { platform: [], customers: [], gateway: [] };
+  const logs: Record<AppName, string[]> = { platform: [], customers: [], accounts: [], gateway: [] };
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   let bootstrap: INestApplicationContext | undefined;
 
@@ -128,6 +128,7 @@ export const startStack = async (options: { env?: Record<string, string> } = {})
     // Services first so the gateway's health check sees them; platform before customers, which asks it for settings.
     await start('platform');
     await start('customers');
+    await start('accounts');
     await start('gateway');
     await waitFor('gateway health', async () => (await fetch(`${gatewayUrl}/health`)).status === 200, 30_000);
   } catch (error) {

@@ -76,6 +76,10 @@ class FakePlatformModule {}
 @Module({ controllers: [FakeCustomers] })
 class FakeCustomersModule {}
 
+/** Answers only its health ping, which createServiceApp adds for every service. */
+@Module({})
+class FakeAccountsModule {}
+
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 const admin = basic('admin', 'admin-secret');
 const viewer = basic('viewer', 'viewer-secret');
@@ -99,6 +103,7 @@ let config: GatewayConfig;
 let gateway: NestFastifyApplication;
 let platform: INestMicroservice;
 let customers: INestMicroservice | undefined;
+let accounts: INestMicroservice;
 let client: ServiceClient;
 let redis: Redis;
 
@@ -126,6 +131,8 @@ beforeAll(async () => {
   await platform.listen();
   customers = await createServiceApp(FakeCustomersModule, { service: 'customers', ...options });
   await customers.listen();
+  accounts = await createServiceApp(FakeAccountsModule, { service: 'accounts', ...options });
+  await accounts.listen();
   config = {
     ...loadConfig({}),
     natsUrl,
@@ -147,6 +154,7 @@ afterAll(async () => {
   await client?.close();
   await platform?.close();
   await customers?.close();
+  await accounts?.close();
   if (redis) {
     const keys = await redis.keys(`${config.redisKeyPrefix}*`);
     if (keys.length > 0) await redis.del(...keys);
