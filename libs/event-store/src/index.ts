@@ -15,7 +15,7 @@ export { ensureEventStoreSchema } from './postgres-schema';
 export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb-event-store';
 export { handleCommand, type CommandResult } from './command-handler';
 export { ProjectionRunner, type Projection, type ProjectionRunnerOptions } from './projection-runner';
-export { OutboxRelay, ensureEventsStream, type IntegrationEvent, type OutboxRelayOptions } from './outbox-relay';
+export { OutboxRelay, ensureEventsStream, integrationEvent, type IntegrationEvent, type OutboxRelayOptions } from './outbox-relay';
 export { migrate } from './migrate';
 export { type Logger } from './logger';
 export { START_NATS, START_POSTGRES, natsUnreachable, postgresUnreachable } from './infra-errors';

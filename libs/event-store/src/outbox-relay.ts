@@ -1,3 +1,4 @@
+import { eventSubject } from '@corridor/contracts';
 import type { Client } from 'pg';
 import { type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, nanos } from 'nats';
 import { checkpointDdl, connectClient, ddlLockKey } from './postgres-schema';
@@ -205,3 +206,26 @@ export async function ensureEventsStream(
     if (!(await jsm.streams.info(options.name).then(() => true, () => false))) throw error;
   }
 }
+
+/**
+ * The one envelope every service publishes an event in, so consumers (webhooks, policies) can
+ * dedupe by eventId, order per resource by streamPosition and follow correlationId across services.
+ */
+export const integrationEvent = (
+  service: string,
+  aggregate: string,
+  event: RecordedEvent,
+  data: Record<string, unknown> = event.data,
+): IntegrationEvent => ({
+  subject: eventSubject(service, aggregate, event.type),
+  payload: {
+    eventId: event.eventId,
+    type: event.type,
+    streamId: event.streamId,
+    streamPosition: event.streamPosition,
+    occurredAt: event.metadata.occurredAt,
+    platformId: event.metadata.platformId,
+    correlationId: event.metadata.correlationId,
+    data,
+  },
+});

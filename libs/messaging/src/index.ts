@@ -2,7 +2,7 @@ export { runWithContext, currentTraceIds, REQUEST_ID_HEADER, CORRELATION_ID_HEAD
 export { createLogger, nestLogger, type LoggerOptions } from './logger';
 export { toErrorBody, fromErrorReply, internalErrorBody } from './error-codec';
 export { PrefixedServerNats, PrefixedClientNats, prefixSubject } from './prefixed-nats';
-export { createServiceApp, RpcErrorFilter, type ServiceAppOptions } from './service-app';
+export { createServiceApp, runService, RpcErrorFilter, type ServiceAppOptions } from './service-app';
 export { ServiceClient, MessagingModule, MESSAGING_OPTIONS, type MessagingOptions, type RequestOptions } from './service-client';
 export { publishEvent, startDurableConsumer, type DurableConsumerOptions, type MessageMeta } from './jetstream';
 export { createProcessedStore, type ProcessedStore, type ProcessedStoreOptions } from './processed-store';

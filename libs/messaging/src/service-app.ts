@@ -5,6 +5,7 @@ import { throwError, type Observable } from 'rxjs';
 import { toErrorBody } from './error-codec';
 import { createLogger, nestLogger } from './logger';
 import { PrefixedServerNats } from './prefixed-nats';
+import type { ServiceConfig } from './service-config';
 
 export type ServiceAppOptions = {
   service: string;
@@ -38,4 +39,16 @@ export async function createServiceApp(module: Type<unknown> | DynamicModule, op
   const service = options.service;
   strategy.addHandler(`${service}.health.ping`, async () => ({ service, status: 'ok' }));
   return app;
+}
+
+/** A service's whole main.ts: build the app from its parsed config and start answering NATS. */
+export async function runService(module: Type<unknown> | DynamicModule, service: string, config: ServiceConfig): Promise<void> {
+  const app = await createServiceApp(module, {
+    service,
+    natsUrl: config.natsUrl,
+    subjectPrefix: config.subjectPrefix,
+    healthPort: config.healthPort,
+    logLevel: config.logLevel,
+  });
+  await app.listen();
 }
