@@ -1,6 +1,6 @@
 // Pins down the ledger's invariants: each event's postings balance, balances are the sum of an
 // account's postings, and no sequence of accepted commands takes available or held below zero.
-import { DomainError } from '@corridor/contracts';
+import { DomainError, type Posting, postingsOf, sumPostings } from '@corridor/contracts';
 import { changeAccountStatus } from './change-account-status';
 import { creditAccount } from './credit-account';
 import { debitAccount } from './debit-account';
@@ -11,8 +11,6 @@ import {
   initialInternalAccount,
   type InternalAccount,
   type InternalAccountEvent,
-  type Posting,
-  postingsOf,
   type SystemAccountKind,
   systemAccountId,
 } from './internal-account';
@@ -22,8 +20,7 @@ import { releaseHold } from './release-hold';
 import { settleHold } from './settle-hold';
 
 const replay = (events: InternalAccountEvent[]): InternalAccount => events.reduce(evolveInternalAccount, initialInternalAccount());
-const sumBy = (postings: Posting[], key: (posting: Posting) => string): Map<string, bigint> =>
-  postings.reduce((sums, posting) => sums.set(key(posting), (sums.get(key(posting)) ?? 0n) + posting.amount), new Map<string, bigint>());
+const sumBy = (postings: Posting[], key: (posting: Posting) => string): Map<string, bigint> => sumPostings(postings, key);
 
 describe('postingsOf', () => {
   it('credits the account against the counter account', () =>
@@ -159,4 +156,12 @@ describe('the ledger over a seeded random sequence', () => {
       expect(state).toEqual(states.get(accountId));
     });
   });
+});
+
+describe('postingsOf on stored events', () => {
+  it('refuses an event type the ledger does not know, rather than posting nothing for it', () =>
+    expect(() => postingsOf({ type: 'AccountTeleported', data: {} })).toThrow(/not an internal-account event/));
+
+  it('refuses a posting event without its counter account', () =>
+    expect(() => postingsOf({ type: 'AccountCredited', data: { accountId: 'a', currency: 'USD', amount: '1' } })).toThrow(/counterAccountId/));
 });

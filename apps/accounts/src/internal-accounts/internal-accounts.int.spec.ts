@@ -11,6 +11,7 @@ import {
   type ListInternalAccountsData,
   newId,
   type Page,
+  postingsOf,
   type ReleaseHoldData,
   type RequestContext,
   type SettleHoldData,
@@ -23,7 +24,7 @@ import { connect, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
-import { evolveInternalAccount, type InternalAccount, type InternalAccountEvent, initialInternalAccount, postingsOf } from './internal-account';
+import { evolveInternalAccount, type InternalAccount, type InternalAccountEvent, initialInternalAccount } from './internal-account';
 
 const database = useTestDatabase();
 
