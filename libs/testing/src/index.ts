@@ -2,3 +2,4 @@ export * from './decider-spec';
 export * from './clock';
 export * from './infra';
 export * from './conformance';
+export * from './ledger-conservation';

@@ -19,7 +19,7 @@ import {
 } from '@corridor/contracts';
 import { createPostgresEventStore } from '@corridor/event-store';
 import { createServiceApp, publishEvent, ServiceClient } from '@corridor/messaging';
-import { requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { assertLedgerConserved, requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { connect, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module';
@@ -271,5 +271,13 @@ describe('the accounts service', () => {
     expect((await listOf(stranger)).data.map((listed) => listed.id)).not.toContain(account.id);
     expect((await listOf(stranger, { customerId: account.customerId ?? '' })).data).toEqual([]);
     expect((await accountOf(owner, account.id)).balance.amount).toBe(10);
+  });
+});
+
+describe('after every scenario above', () => {
+  it('keeps the books: per currency the postings sum to zero and each balance is the sum of its postings', async () => {
+    const summary = await assertLedgerConserved({ connectionString: database.url, schema: 'accounts' });
+    // Funding, the 25 settles and the credits above: the check had real movements to judge.
+    expect(summary.postings).toBeGreaterThanOrEqual(56);
   });
 });
