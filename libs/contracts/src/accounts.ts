@@ -7,6 +7,17 @@ export type InternalAccountTypeWire = 'INTERNAL_FIAT' | 'INTERNAL_CRYPTO' | 'EMB
 export type InternalAccountStatusWire = 'PENDING' | 'ACTIVE' | 'CLOSED' | 'FROZEN';
 export type LedgerCauseKind = 'FUNDING' | 'TRANSACTION' | 'CARD_SETTLEMENT' | 'TRANSFER' | 'ADJUSTMENT';
 
+/**
+ * How to pay into an account: bank details or a wallet address (the reference's
+ * Payment<Currency>AccountInfo variants, told apart by accountType) and, for bank rails, the
+ * reference the payer quotes.
+ */
+export type PaymentInstructionsWire = {
+  instructionsNotes?: string;
+  isPlatformAccount?: boolean;
+  accountOrWalletInfo: { accountType: string } & Record<string, unknown>;
+};
+
 export type InternalAccountWire = {
   id: string;
   customerId?: string;
@@ -14,7 +25,7 @@ export type InternalAccountWire = {
   status: InternalAccountStatusWire;
   balance: CurrencyAmountWire;
   totalBalance: CurrencyAmountWire;
-  fundingPaymentInstructions: unknown[];
+  fundingPaymentInstructions: PaymentInstructionsWire[];
   privateEnabled?: boolean;
   createdAt: string;
   updatedAt: string;

@@ -1,6 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { type InternalAccountWire, toWireAmount } from '@corridor/contracts';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
+import { fundingInstructionsOf } from './funding-instructions';
 import type { InternalAccountEvent, InternalAccountStatus, InternalAccountType } from './internal-account';
 
 /**
@@ -141,8 +142,7 @@ export const renderInternalAccount = (row: InternalAccountRow): InternalAccountW
     status: row.status,
     balance: toWireAmount({ value: available, currency: row.currency }),
     totalBalance: toWireAmount({ value: available + BigInt(row.held), currency: row.currency }),
-    // Funding instructions (bank details or a deposit address per currency) come with the rails.
-    fundingPaymentInstructions: [],
+    fundingPaymentInstructions: fundingInstructionsOf({ accountId: row.id, customerId: row.customerId, currency: row.currency }),
     ...(row.accountType === 'EMBEDDED_WALLET' ? { privateEnabled: row.privateEnabled } : {}),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
