@@ -42,6 +42,8 @@ export const subjects = {
       listPlatform: 'accounts.internal-account.list-platform',
       update: 'accounts.internal-account.update',
       fund: 'accounts.internal-account.fund',
+      /** The wire object as it was right after one event of the account's stream (webhook payloads). */
+      renderAt: 'accounts.internal-account.render-at',
     },
     health: 'accounts.health.ping',
   },

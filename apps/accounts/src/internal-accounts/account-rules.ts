@@ -5,11 +5,16 @@ import { type InternalAccount, isSystemAccountOf, type OpenAccount } from './int
 // stranger learns nothing, not even about a retry), then idempotency, then the account's status,
 // then the request itself.
 
+/**
+ * REFERENCE_NOT_FOUND is the reference's code for a resource it has no dedicated code for (its
+ * Error404 lists none for internal accounts), so callers over NATS and HTTP see the same answer.
+ */
+export const internalAccountNotFound = (accountId: string): DomainError =>
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Internal account ${accountId} was not found.`, { accountId });
+
 /** Another platform's account answers exactly like one that does not exist. */
 export const requireAccount = (state: InternalAccount, accountId: string, platformId: string): OpenAccount => {
-  if (state.kind === 'None' || state.accountId !== accountId || state.platformId !== platformId) {
-    throw new DomainError('ACCOUNT_NOT_FOUND', 'not_found', `Internal account ${accountId} does not exist.`, { accountId });
-  }
+  if (state.kind === 'None' || state.accountId !== accountId || state.platformId !== platformId) throw internalAccountNotFound(accountId);
   return state;
 };
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
+import { internalAccountNotFound } from './account-rules';
 import { internalAccountDecider, type InternalAccount, type InternalAccountEvent } from './internal-account';
 import {
   fromColumns,
@@ -39,7 +40,7 @@ export class AccountWriter {
 
   async read(accountId: string, platformId: string): Promise<InternalAccountRow> {
     const [row] = await this.eventSourcing.read<InternalAccountRowColumns>('internal-account-by-id', INTERNAL_ACCOUNT_BY_ID, [accountId, platformId]);
-    if (!row) throw new DomainError('ACCOUNT_NOT_FOUND', 'not_found', `Internal account ${accountId} does not exist.`, { accountId });
+    if (!row) throw internalAccountNotFound(accountId);
     return fromColumns(row);
   }
 

@@ -53,5 +53,5 @@ describe('ChangeAccountStatus', () => {
   it('answers another platform as if the account did not exist', () =>
     given([opened()])
       .when(statusCommand('FROZEN', { platformId: otherPlatformId }))
-      .thenThrows((error) => error.code === 'ACCOUNT_NOT_FOUND'));
+      .thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
 });

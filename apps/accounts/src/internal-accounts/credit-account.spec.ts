@@ -54,10 +54,10 @@ describe('CreditAccount', () => {
   it('refuses an account that was never opened', () =>
     given([])
       .when(creditCommand())
-      .thenThrows((error) => error.code === 'ACCOUNT_NOT_FOUND' && error.status === 404));
+      .thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND' && error.status === 404));
 
   it('answers another platform as if the account did not exist', () =>
     given([opened()])
       .when(creditCommand({ platformId: otherPlatformId }))
-      .thenThrows((error) => error.code === 'ACCOUNT_NOT_FOUND' && error.status === 404));
+      .thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND' && error.status === 404));
 });

@@ -64,10 +64,10 @@ describe('DebitAccount', () => {
       .thenThrows((error) => error.code === 'INVALID_AMOUNT'));
 
   it('refuses an account that was never opened', () =>
-    given([]).when(debitCommand()).thenThrows((error) => error.code === 'ACCOUNT_NOT_FOUND'));
+    given([]).when(debitCommand()).thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
 
   it('answers another platform as if the account did not exist', () =>
     given([opened(), credited()])
       .when(debitCommand({ platformId: otherPlatformId }))
-      .thenThrows((error) => error.code === 'ACCOUNT_NOT_FOUND'));
+      .thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
 });

@@ -58,5 +58,5 @@ describe('HoldFunds', () => {
   it('answers another platform as if the account did not exist', () =>
     given([opened(), credited()])
       .when(holdCommand({ platformId: otherPlatformId }))
-      .thenThrows((error) => error.code === 'ACCOUNT_NOT_FOUND'));
+      .thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
 });

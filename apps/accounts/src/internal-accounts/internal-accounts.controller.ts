@@ -12,13 +12,18 @@ import {
   type Page,
   type ServiceRequest,
   subjects,
+  type RenderInternalAccountAtData,
+  SANDBOX_FUND_AMOUNT_MAX,
   type UpdateInternalAccountData,
   DomainError,
+  isIdOf,
 } from '@corridor/contracts';
 import { EventSourcing, findPage } from '@corridor/event-store';
+import { internalAccountNotFound } from './account-rules';
 import { AccountWriter } from './account-writer';
 import { creditAccount } from './credit-account';
 import { systemAccountId } from './internal-account';
+import { renderInternalAccountAt } from './internal-account-at';
 import { InternalAccountEntity, type InternalAccountRow, renderInternalAccount } from './internal-account-view.projection';
 
 /** A platform's own accounts are few (one per supported currency), so that list is not paged; this bounds it anyway. */
@@ -58,24 +63,51 @@ export class InternalAccountsController {
     return { data: rows.map(renderInternalAccount) };
   }
 
+  /**
+   * privateEnabled is the only mutable field, and only Embedded Wallet accounts have it. Changing
+   * it takes the reference's signed retry (202 challenge, then a retry stamped with the session key
+   * of a verified wallet credential); credentials and sessions arrive with the Embedded Wallet
+   * issue, and until then no account of that type is opened. So this issue validates the request
+   * fully and refuses the one branch it cannot carry out with a clear, retryable answer instead of
+   * a 202 whose retry could never succeed.
+   */
   @MessagePattern(subjects.accounts.internalAccount.update)
   async update(@Payload() request: ServiceRequest<UpdateInternalAccountData>): Promise<InternalAccountWire> {
     const { accountId, privateEnabled } = request.data;
+    if (privateEnabled === undefined) {
+      throw invalidInput('The update names no field; privateEnabled is the field an internal account lets you change.', { field: 'privateEnabled' });
+    }
+    if (typeof privateEnabled !== 'boolean') throw invalidInput('privateEnabled must be true or false.', { field: 'privateEnabled' });
     const row = await this.writer.read(accountId, request.context.platformId);
-    if (privateEnabled === undefined) return renderInternalAccount(row);
     if (row.accountType !== 'EMBEDDED_WALLET') {
       throw invalidInput(`privateEnabled applies only to EMBEDDED_WALLET accounts; ${accountId} is ${row.accountType}.`, { field: 'privateEnabled' });
     }
-    // Turning privacy on or off is confirmed with a signed retry, which arrives with embedded wallets.
-    throw new DomainError('NOT_IMPLEMENTED', 'unavailable', 'Changing privateEnabled on embedded wallets is not available yet.', { field: 'privateEnabled' });
+    if (row.privateEnabled === privateEnabled) return renderInternalAccount(row);
+    throw new DomainError('SIGNED_RETRY_UNAVAILABLE', 'unavailable', 'Changing privateEnabled needs a signed retry with an Embedded Wallet session, which this deployment does not offer yet.', {
+      field: 'privateEnabled',
+    });
+  }
+
+  /** The account as it was right after one event of its stream, for webhook payloads. */
+  @MessagePattern(subjects.accounts.internalAccount.renderAt)
+  async renderAt(@Payload() request: ServiceRequest<RenderInternalAccountAtData>): Promise<InternalAccountWire> {
+    const { accountId, streamPosition } = request.data;
+    if (typeof accountId !== 'string' || !isIdOf('InternalAccount', accountId)) throw internalAccountNotFound(String(accountId));
+    if (!Number.isSafeInteger(streamPosition) || streamPosition < 1) {
+      throw invalidInput(`streamPosition must be a positive whole number, got ${JSON.stringify(streamPosition)}.`, { field: 'streamPosition' });
+    }
+    const { events } = await this.eventSourcing.store.readStream(accountId);
+    const rendered = renderInternalAccountAt(events, streamPosition, request.context.platformId);
+    if (!rendered) throw internalAccountNotFound(accountId);
+    return rendered;
   }
 
   /** Sandbox funding: money arriving over the funding rail, without a real transfer behind it. */
   @MessagePattern(subjects.accounts.internalAccount.fund)
   async fund(@Payload() request: ServiceRequest<FundInternalAccountData>): Promise<InternalAccountWire> {
     const { context, data } = request;
-    if (!Number.isSafeInteger(data.amount) || data.amount <= 0) {
-      throw invalidInput(`amount must be a positive whole number of minor units, got ${JSON.stringify(data.amount)}.`, { field: 'amount' });
+    if (!Number.isSafeInteger(data.amount) || data.amount <= 0 || data.amount > SANDBOX_FUND_AMOUNT_MAX) {
+      throw invalidInput(`amount must be a whole number of minor units from 1 to ${SANDBOX_FUND_AMOUNT_MAX}, got ${JSON.stringify(data.amount)}.`, { field: 'amount' });
     }
     const amount = BigInt(data.amount);
     // The request id names the funding, so a redelivered NATS request credits once.

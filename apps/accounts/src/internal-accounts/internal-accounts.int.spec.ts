@@ -13,6 +13,7 @@ import {
   type Page,
   postingsOf,
   type ReleaseHoldData,
+  type RenderInternalAccountAtData,
   type RequestContext,
   type SettleHoldData,
   subjects,
@@ -263,14 +264,53 @@ describe('the accounts service', () => {
     const hold = await errorOf(
       call(subjects.accounts.ledger.hold, { accountId: account.id, operationId: 'steal', holdId: 'steal', amount: '1', currency: 'USD', cause: { kind: 'TRANSACTION', id: 't' } }, stranger),
     );
-    expect([hold.code, hold.status]).toEqual(['ACCOUNT_NOT_FOUND', 404]);
+    expect([hold.code, hold.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
     const fund = await errorOf(call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 10 }, stranger));
-    expect(fund.code).toBe('ACCOUNT_NOT_FOUND');
-    const update = await errorOf(call(subjects.accounts.internalAccount.update, { accountId: account.id }, stranger));
-    expect(update.code).toBe('ACCOUNT_NOT_FOUND');
+    expect(fund.code).toBe('REFERENCE_NOT_FOUND');
+    const update = await errorOf(call(subjects.accounts.internalAccount.update, { accountId: account.id, privateEnabled: true }, stranger));
+    expect(update.code).toBe('REFERENCE_NOT_FOUND');
+    const renderAt = await errorOf(call(subjects.accounts.internalAccount.renderAt, { accountId: account.id, streamPosition: 1 }, stranger));
+    expect([renderAt.code, renderAt.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
     expect((await listOf(stranger)).data.map((listed) => listed.id)).not.toContain(account.id);
     expect((await listOf(stranger, { customerId: account.customerId ?? '' })).data).toEqual([]);
     expect((await accountOf(owner, account.id)).balance.amount).toBe(10);
+  });
+});
+
+describe('rendering an account as of a stream position', () => {
+  it('gives the balance after each event, dated by that event', async () => {
+    const platformId = newId('Platform');
+    const account = await newCustomerAccount(platformId);
+    await call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 1000 } satisfies FundInternalAccountData, platformId);
+    const hold: HoldData = { accountId: account.id, operationId: 'render-hold', holdId: 'render-hold', amount: '300', currency: 'USD', cause: { kind: 'TRANSACTION', id: 'Transaction:r' } };
+    await call(subjects.accounts.ledger.hold, hold, platformId);
+    await call(subjects.accounts.ledger.settle, { accountId: account.id, operationId: 'render-settle', holdId: 'render-hold', amount: '200' } satisfies SettleHoldData, platformId);
+
+    const renderAt = (streamPosition: number) =>
+      call<InternalAccountWire>(subjects.accounts.internalAccount.renderAt, { accountId: account.id, streamPosition } satisfies RenderInternalAccountAtData, platformId);
+    const rendered = await Promise.all([1, 2, 3, 4].map(renderAt));
+    expect(rendered.map((wire) => [wire.balance.amount, wire.totalBalance.amount])).toEqual([
+      [0, 0],
+      [1000, 1000],
+      [700, 1000],
+      [800, 800],
+    ]);
+    const store = createPostgresEventStore({ connectionString: database.url, schema: 'accounts' });
+    try {
+      const recorded = (await store.readStream(account.id)).events;
+      expect(recorded).toHaveLength(4);
+      expect(rendered.map((wire) => wire.updatedAt)).toEqual(recorded.map((event) => new Date(event.metadata.occurredAt).toISOString()));
+    } finally {
+      await store.close();
+    }
+    // The last position renders exactly what the read model lists now.
+    expect(rendered[3]).toEqual(await accountOf(platformId, account.id));
+    expect(rendered[0]?.fundingPaymentInstructions).toEqual(account.fundingPaymentInstructions);
+
+    const beyond = await errorOf(renderAt(5));
+    expect([beyond.code, beyond.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
+    const invalid = await errorOf(renderAt(0));
+    expect([invalid.status, invalid.details?.['field']]).toEqual([400, 'streamPosition']);
   });
 });
 

@@ -31,10 +31,10 @@ describe('ReleaseHold', () => {
       .thenThrows((error) => error.code === 'HOLD_ALREADY_CLOSED'));
 
   it('refuses an account that was never opened', () =>
-    given([]).when(releaseCommand()).thenThrows((error) => error.code === 'ACCOUNT_NOT_FOUND'));
+    given([]).when(releaseCommand()).thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
 
   it('answers another platform as if the account did not exist', () =>
     given(funded)
       .when(releaseCommand({ platformId: otherPlatformId }))
-      .thenThrows((error) => error.code === 'ACCOUNT_NOT_FOUND'));
+      .thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
 });

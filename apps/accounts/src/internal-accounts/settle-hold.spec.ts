@@ -52,5 +52,5 @@ describe('SettleHold', () => {
   it('answers another platform as if the account did not exist', () =>
     given(funded)
       .when(settleCommand({ platformId: otherPlatformId }))
-      .thenThrows((error) => error.code === 'ACCOUNT_NOT_FOUND'));
+      .thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
 });

@@ -1,0 +1,50 @@
+// Pins down rendering an account as of one event: balances and status after exactly that event,
+// updatedAt from that event, nothing for a position the stream lacks or another platform's account.
+import type { RecordedEvent } from '@corridor/event-store';
+import { renderInternalAccountAt } from './internal-account-at';
+import { credited, held, opened, otherPlatformId, platformId, settled, statusChanged } from './internal-account.fixtures';
+import type { InternalAccountEvent } from './internal-account';
+import { evolveInternalAccountView, renderInternalAccount } from './internal-account-view.projection';
+
+const minute = (index: number) => `2026-03-01T10:0${index}:00.000Z`;
+
+/** The events as the store returns them: positions from 1, one minute apart. */
+const recorded = (events: InternalAccountEvent[]): RecordedEvent[] =>
+  events.map((event, index) => ({
+    eventId: `00000000-0000-7000-8000-00000000000${index}`,
+    streamId: String(event.data['accountId']),
+    streamPosition: index + 1,
+    globalPosition: BigInt(index + 1),
+    type: event.type,
+    data: { ...event.data },
+    metadata: { platformId, correlationId: 'c', requestId: 'r', actor: { kind: 'system', name: 'test' }, occurredAt: minute(index), schemaVersion: 1 },
+  }));
+
+const stream = recorded([opened(), credited('1000'), held('300'), settled('200', '100'), statusChanged('ACTIVE', 'FROZEN')]);
+const at = (position: number, platform = platformId) => renderInternalAccountAt(stream, position, platform);
+
+describe('renderInternalAccountAt', () => {
+  it('shows the balances right after each event', () =>
+    expect([1, 2, 3, 4, 5].map((position) => [at(position)?.balance.amount, at(position)?.totalBalance.amount])).toEqual([
+      [0, 0],
+      [1000, 1000],
+      [700, 1000],
+      [800, 800],
+      [800, 800],
+    ]));
+
+  it('shows the status after that event and dates the object by it', () => {
+    expect([at(4)?.status, at(5)?.status]).toEqual(['ACTIVE', 'FROZEN']);
+    expect([at(1)?.updatedAt, at(3)?.updatedAt]).toEqual([new Date(minute(0)).toISOString(), new Date(minute(2)).toISOString()]);
+    expect(at(3)?.createdAt).toBe(new Date(minute(0)).toISOString());
+  });
+
+  it('equals what the read model renders once the whole stream is applied', () => {
+    const row = stream.reduce(evolveInternalAccountView, null);
+    expect(row && at(5)).toEqual(row && renderInternalAccount(row));
+  });
+
+  it('renders nothing for a position the stream does not have', () => expect([at(0), at(6)]).toEqual([null, null]));
+
+  it('renders nothing for another platform', () => expect(at(2, otherPlatformId)).toBeNull());
+});
