@@ -191,6 +191,30 @@ describe('the accounts service', () => {
     expect((await listOf(platformId)).data).toEqual([]);
   });
 
+  it('opens a platform account for each currency a configuration update adds, and none for other updates', async () => {
+    const platformId = newId('Platform');
+    const publishPlatformEvent = (type: string, data: Record<string, unknown>) =>
+      publishEvent(
+        nats.jetstream(),
+        `${subjectPrefix}.events.platform.Platform.${type}`,
+        { eventId: randomUUID(), type, streamId: platformId, occurredAt: new Date().toISOString(), platformId, correlationId: randomUUID(), data },
+        randomUUID(),
+      );
+    await publishPlatformEvent('PlatformCreated', { platformId, settings: { supportedCurrencies: [{ currencyCode: 'USD' }] } });
+    const changes = { supportedCurrencies: [{ currencyCode: 'USD' }, { currencyCode: 'EUR' }, { currencyCode: 'USDC' }] };
+    await publishPlatformEvent('PlatformConfigUpdated', { platformId, changes });
+    await publishPlatformEvent('PlatformConfigUpdated', { platformId, changes });
+    await publishPlatformEvent('PlatformConfigUpdated', { platformId, changes: { webhookEndpoint: 'https://example.com/hook' } });
+    const deadline = Date.now() + POLL_DEADLINE_MS;
+    let listed: InternalAccountWire[] = [];
+    while (listed.length < 3 && Date.now() < deadline) {
+      listed = (await call<{ data: InternalAccountWire[] }>(subjects.accounts.internalAccount.listPlatform, {}, platformId)).data;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(listed.map((account) => account.balance.currency.code).sort()).toEqual(['EUR', 'USD', 'USDC']);
+    for (const account of listed) expect((await foldStream(account.id)).events.map((event) => event.type)).toEqual(['InternalAccountOpened']);
+  });
+
   it('holds exactly the funded amount under 200 concurrent holds, then settles and releases them', async () => {
     const platformId = newId('Platform');
     const account = await newCustomerAccount(platformId);

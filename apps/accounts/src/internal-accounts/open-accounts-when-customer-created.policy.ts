@@ -25,6 +25,8 @@ export const accountTypeFor = (currency: string): InternalAccountType => (CRYPTO
 
 export type AccountsToOpen = { platformId: string; customerId: string | null; currencies: string[]; eventId: string; correlationId: string };
 
+const NOTHING_TO_OPEN: AccountsToOpen = { platformId: '', customerId: null, currencies: [], eventId: '', correlationId: '' };
+
 type Envelope = { eventId?: unknown; platformId?: unknown; correlationId?: unknown; data?: Record<string, unknown> };
 
 const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
@@ -54,7 +56,34 @@ export const fromPlatformCreated = (payload: unknown, msgId: string): AccountsTo
   return { platformId, customerId: null, currencies, eventId, correlationId: typeof event.correlationId === 'string' ? event.correlationId : eventId };
 };
 
-/** Opens an ACTIVE internal account per currency for each new customer and each new platform. */
+/**
+ * Reads a CustomerUpdated integration event: accounts for the currencies the update lists. Listing
+ * every currency (not only the added ones) is safe, because an account that exists decides nothing;
+ * a removed currency keeps its account, since it may still hold money.
+ */
+export const fromCustomerUpdated = (payload: unknown, msgId: string): AccountsToOpen | null => {
+  const event = asRecord(payload) as Envelope;
+  const data = asRecord(event.data);
+  const changes = asRecord(data['changes']);
+  if (!Array.isArray(changes['currencies'])) return null;
+  return fromCustomerCreated({ ...event, data: { ...data, profile: { currencies: changes['currencies'] } } }, msgId);
+};
+
+/** Reads a PlatformConfigUpdated integration event: the platform's own account per supported currency. */
+export const fromPlatformConfigUpdated = (payload: unknown, msgId: string): AccountsToOpen | null => {
+  const event = asRecord(payload) as Envelope;
+  const data = asRecord(event.data);
+  const supported = asRecord(data['changes'])['supportedCurrencies'];
+  if (!Array.isArray(supported)) return null;
+  return fromPlatformCreated({ ...event, data: { ...data, settings: { supportedCurrencies: supported } } }, msgId);
+};
+
+/**
+ * Opens an ACTIVE internal account per currency: for each new customer (the customer's currencies,
+ * which the customers service keeps within the platform's supported currencies and infers from
+ * them when the platform gives none), for each currency a customer update adds, and for the
+ * platform itself per supported currency, at creation and whenever its configuration adds one.
+ */
 @Injectable()
 export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = createLogger('accounts:open-accounts-policy');
@@ -87,9 +116,14 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
         markProcessed: (msgId) => processed.markProcessed(`${durable}:${msgId}`),
         logger: this.logger,
       });
+    // An update without currencies is not malformed, just not this policy's business.
+    const ignoreUnrelated = (read: (payload: unknown, msgId: string) => AccountsToOpen | null) => (payload: unknown, msgId: string) =>
+      read(payload, msgId) ?? NOTHING_TO_OPEN;
     this.consumers = [
       await consume('accounts-open-customer-accounts', `${subjectPrefix}.events.customers.Customer.CustomerCreated`, fromCustomerCreated),
       await consume('accounts-open-platform-accounts', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, fromPlatformCreated),
+      await consume('accounts-open-customer-currency-accounts', `${subjectPrefix}.events.customers.Customer.CustomerUpdated`, ignoreUnrelated(fromCustomerUpdated)),
+      await consume('accounts-open-platform-currency-accounts', `${subjectPrefix}.events.platform.Platform.PlatformConfigUpdated`, ignoreUnrelated(fromPlatformConfigUpdated)),
     ];
   }
 
