@@ -13,6 +13,7 @@ import { RouteTable } from './http/route-table';
 import { createValidationPipe, InputShapePipe } from './http/validation';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
+import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
 import { ConfigController } from './platform-config/config.controller';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisConnection } from './redis';
@@ -31,7 +32,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'gateway' })],
-      controllers: [TokensController, ConfigController, CustomersController, HealthController],
+      controllers: [TokensController, ConfigController, CustomersController, InternalAccountsController, HealthController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: RouteTable, useValue: dependencies.routes },

@@ -40,3 +40,11 @@ describe('the events that open internal accounts', () => {
     expect([accountTypeFor('USD'), accountTypeFor('BTC'), accountTypeFor('USDC')]).toEqual(['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'INTERNAL_CRYPTO']);
   });
 });
+
+describe('the owning platform of an event', () => {
+  it('comes from the event’s data when the envelope’s request context has no platform (platform creation)', () =>
+    expect(fromPlatformCreated({ ...envelope({ platformId, settings: { supportedCurrencies: usdEur } }), platformId: '' }, 'msg')?.platformId).toBe(platformId));
+
+  it('is required: an event naming no platform opens nothing', () =>
+    expect(fromPlatformCreated({ eventId: 'e', platformId: '', data: { settings: { supportedCurrencies: usdEur } } }, 'msg')).toBeNull());
+});

@@ -30,6 +30,13 @@ const NOTHING_TO_OPEN: AccountsToOpen = { platformId: '', customerId: null, curr
 type Envelope = { eventId?: unknown; platformId?: unknown; correlationId?: unknown; data?: Record<string, unknown> };
 
 const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+/**
+ * The owning platform: the event's own data first, because the envelope's platformId is the
+ * request context's, and the request that creates a platform comes from no platform at all (its
+ * context carries an empty platformId).
+ */
+const platformIdOf = (event: Envelope, data: Record<string, unknown>): unknown =>
+  typeof data['platformId'] === 'string' && data['platformId'] !== '' ? data['platformId'] : event.platformId;
 const stringsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
 /** Reads a CustomerCreated integration event; null when it lacks what an account needs. */
@@ -37,8 +44,8 @@ export const fromCustomerCreated = (payload: unknown, msgId: string): AccountsTo
   const event = asRecord(payload) as Envelope;
   const data = asRecord(event.data);
   const customerId = data['customerId'];
-  const platformId = event.platformId ?? data['platformId'];
-  if (typeof customerId !== 'string' || typeof platformId !== 'string') return null;
+  const platformId = platformIdOf(event, data);
+  if (typeof customerId !== 'string' || typeof platformId !== 'string' || platformId === '') return null;
   const eventId = typeof event.eventId === 'string' ? event.eventId : msgId;
   const correlationId = typeof event.correlationId === 'string' ? event.correlationId : eventId;
   return { platformId, customerId, currencies: stringsOf(asRecord(data['profile'])['currencies']), eventId, correlationId };
@@ -48,8 +55,8 @@ export const fromCustomerCreated = (payload: unknown, msgId: string): AccountsTo
 export const fromPlatformCreated = (payload: unknown, msgId: string): AccountsToOpen | null => {
   const event = asRecord(payload) as Envelope;
   const data = asRecord(event.data);
-  const platformId = event.platformId ?? data['platformId'];
-  if (typeof platformId !== 'string') return null;
+  const platformId = platformIdOf(event, data);
+  if (typeof platformId !== 'string' || platformId === '') return null;
   const supported = asRecord(data['settings'])['supportedCurrencies'];
   const currencies = Array.isArray(supported) ? stringsOf(supported.map((entry) => asRecord(entry)['currencyCode'])) : [];
   const eventId = typeof event.eventId === 'string' ? event.eventId : msgId;
