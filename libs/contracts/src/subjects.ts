@@ -43,6 +43,12 @@ export const subjects = {
       update: 'accounts.internal-account.update',
       fund: 'accounts.internal-account.fund',
     },
+    externalAccount: {
+      create: 'accounts.external-account.create',
+      get: 'accounts.external-account.get',
+      list: 'accounts.external-account.list',
+      delete: 'accounts.external-account.delete',
+    },
     health: 'accounts.health.ping',
   },
   bench: { echo: 'bench.echo' },
