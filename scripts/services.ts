@@ -1,5 +1,9 @@
 import { join } from 'node:path';
 import type { Projection } from '@corridor/event-store';
+import { accountIdentityDecider } from '../apps/accounts/src/external-accounts/account-identity';
+import { externalAccountDecider } from '../apps/accounts/src/external-accounts/external-account';
+import { externalAccountViewProjection } from '../apps/accounts/src/external-accounts/external-account-view.projection';
+import { umaDepositDefaultDecider } from '../apps/accounts/src/external-accounts/uma-deposit-default';
 import { internalAccountHistoryDecider } from '../apps/accounts/src/internal-accounts/internal-account-history';
 import { internalAccountViewProjection } from '../apps/accounts/src/internal-accounts/internal-account-view.projection';
 import { customerDecider } from '../apps/customers/src/customers/customer';
@@ -32,9 +36,15 @@ export const services: Record<string, ServiceInfo> = {
   accounts: {
     schema: 'accounts',
     migrations: join(__dirname, '../apps/accounts/src/migrations'),
-    projections: [internalAccountViewProjection],
+    projections: [internalAccountViewProjection, externalAccountViewProjection],
     // The replay view rather than the ledger decider: its state is JSON-safe and shows both balances.
-    streams: { InternalAccount: internalAccountHistoryDecider },
+    // External-account state is plain JSON already, so its own decider folds it.
+    streams: {
+      InternalAccount: internalAccountHistoryDecider,
+      ExternalAccount: externalAccountDecider,
+      ExternalAccountIdentity: accountIdentityDecider,
+      UmaDepositDefault: umaDepositDefaultDecider,
+    },
   },
 };
 

@@ -4,6 +4,9 @@ import { CLOCK, systemClock } from '@corridor/contracts';
 import { EventSourcingModule } from '@corridor/event-store';
 import { MessagingModule } from '@corridor/messaging';
 import type { AccountsServiceConfig } from './config';
+import { CustomerDirectory } from './external-accounts/customer-directory';
+import { ExternalAccountsController } from './external-accounts/external-accounts.controller';
+import { externalAccountViewProjection } from './external-accounts/external-account-view.projection';
 import { toIntegrationEvent } from './integration-events';
 import { AccountWriter } from './internal-accounts/account-writer';
 import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
@@ -25,11 +28,11 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [internalAccountViewProjection],
+          projections: [internalAccountViewProjection, externalAccountViewProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [LedgerController, InternalAccountsController],
+      controllers: [LedgerController, InternalAccountsController, ExternalAccountsController],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         {
@@ -38,6 +41,7 @@ export class AppModule {
         },
         AccountWriter,
         OpenAccountsPolicy,
+        CustomerDirectory,
       ],
     };
   }

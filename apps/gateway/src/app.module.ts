@@ -7,6 +7,7 @@ import { AuthGuard } from './auth/auth.guard';
 import { AuthService } from './auth/auth.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CustomersController } from './customers/customers.controller';
+import { CustomerExternalAccountsController, PlatformExternalAccountsController } from './external-accounts/external-accounts.controller';
 import { HealthController } from './health/health.controller';
 import { ErrorFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
@@ -32,7 +33,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'gateway' })],
-      controllers: [TokensController, ConfigController, CustomersController, InternalAccountsController, HealthController],
+      controllers: [TokensController, ConfigController, CustomerExternalAccountsController, PlatformExternalAccountsController, CustomersController, InternalAccountsController, HealthController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: RouteTable, useValue: dependencies.routes },

@@ -10,3 +10,4 @@ export * from './customers';
 export * from './clock';
 export * from './accounts';
 export * from './ledger';
+export * from './external-accounts';

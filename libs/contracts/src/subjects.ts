@@ -45,6 +45,12 @@ export const subjects = {
       /** The wire object as it was right after one event of the account's stream (webhook payloads). */
       renderAt: 'accounts.internal-account.render-at',
     },
+    externalAccount: {
+      create: 'accounts.external-account.create',
+      get: 'accounts.external-account.get',
+      list: 'accounts.external-account.list',
+      delete: 'accounts.external-account.delete',
+    },
     health: 'accounts.health.ping',
   },
   bench: { echo: 'bench.echo' },

@@ -2337,3 +2337,134 @@ export const accountTypeRules = {
     }
   }
 } as const satisfies Record<string, AccountTypeRules>;
+
+export const paymentRailsByAccountType: Readonly<Record<string, readonly string[]>> = {
+  "AED_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "BDT_ACCOUNT": [
+    "BANK_TRANSFER",
+    "MOBILE_MONEY"
+  ],
+  "BRL_ACCOUNT": [
+    "PIX"
+  ],
+  "BWP_ACCOUNT": [
+    "MOBILE_MONEY"
+  ],
+  "CAD_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "CNY_ACCOUNT": [
+    "MOBILE_MONEY",
+    "BANK_TRANSFER"
+  ],
+  "COP_ACCOUNT": [
+    "BANK_TRANSFER",
+    "MOBILE_MONEY"
+  ],
+  "DKK_ACCOUNT": [
+    "SEPA",
+    "SEPA_INSTANT"
+  ],
+  "EGP_ACCOUNT": [
+    "BANK_TRANSFER",
+    "MOBILE_MONEY"
+  ],
+  "EUR_ACCOUNT": [
+    "SEPA",
+    "SEPA_INSTANT"
+  ],
+  "GBP_ACCOUNT": [
+    "FASTER_PAYMENTS"
+  ],
+  "GHS_ACCOUNT": [
+    "BANK_TRANSFER",
+    "MOBILE_MONEY"
+  ],
+  "GTQ_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "HKD_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "HTG_ACCOUNT": [
+    "MOBILE_MONEY"
+  ],
+  "IDR_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "INR_ACCOUNT": [
+    "UPI"
+  ],
+  "JMD_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "KES_ACCOUNT": [
+    "MOBILE_MONEY"
+  ],
+  "MWK_ACCOUNT": [
+    "MOBILE_MONEY"
+  ],
+  "MXN_ACCOUNT": [
+    "SPEI"
+  ],
+  "MYR_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "NGN_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "PHP_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "PKR_ACCOUNT": [
+    "BANK_TRANSFER",
+    "MOBILE_MONEY"
+  ],
+  "RWF_ACCOUNT": [
+    "MOBILE_MONEY"
+  ],
+  "SGD_ACCOUNT": [
+    "PAYNOW",
+    "FAST",
+    "BANK_TRANSFER"
+  ],
+  "SLV_ACCOUNT": [
+    "BANK_TRANSFER",
+    "MOBILE_MONEY"
+  ],
+  "SWIFT_ACCOUNT": [
+    "SWIFT"
+  ],
+  "THB_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "TZS_ACCOUNT": [
+    "MOBILE_MONEY"
+  ],
+  "UGX_ACCOUNT": [
+    "MOBILE_MONEY"
+  ],
+  "USD_ACCOUNT": [
+    "ACH",
+    "WIRE",
+    "RTP",
+    "FEDNOW"
+  ],
+  "VND_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "XAF_ACCOUNT": [
+    "MOBILE_MONEY"
+  ],
+  "XOF_ACCOUNT": [
+    "MOBILE_MONEY"
+  ],
+  "ZAR_ACCOUNT": [
+    "BANK_TRANSFER"
+  ],
+  "ZMW_ACCOUNT": [
+    "MOBILE_MONEY"
+  ]
+};

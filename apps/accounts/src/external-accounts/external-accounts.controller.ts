@@ -1,0 +1,198 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import type { FilterQuery } from '@mikro-orm/core';
+import {
+  CLOCK,
+  type Clock,
+  type CreateExternalAccountData,
+  DomainError,
+  type ExternalAccountIdData,
+  type ExternalAccountOwnerKind,
+  type ExternalAccountWire,
+  invalidInput,
+  type ListExternalAccountsData,
+  newId,
+  type Page,
+  type RequestContext,
+  type ServiceRequest,
+  subjects,
+} from '@corridor/contracts';
+import { EventSourcing, findPage } from '@corridor/event-store';
+import { accountIdentityDecider, claimAccountIdentity, releaseAccountIdentity } from './account-identity';
+import { type CreateExternalAccount, createExternalAccount } from './create-external-account';
+import { CustomerDirectory } from './customer-directory';
+import { deleteExternalAccount } from './delete-external-account';
+import {
+  decideInSequence,
+  evolveExternalAccount,
+  externalAccountDecider,
+  externalAccountNotFound,
+  type ExternalAccountCreated,
+  initialExternalAccount,
+} from './external-account';
+import { ExternalAccountEntity, type ExternalAccountRow, renderExternalAccount } from './external-account-view.projection';
+import { PerKeyQueue } from './per-key-queue';
+import { sandboxOnboarding, sandboxVerificationOf } from './sandbox-onboarding';
+import {
+  assignUmaDepositDefault,
+  clearUmaDepositDefault,
+  type UmaDepositDefault,
+  umaDepositDefaultDecider,
+  type UmaDepositDefaultEvent,
+  umaDepositDefaultStreamId,
+} from './uma-deposit-default';
+
+/** A claim older than any request could take whose account never appeared was left by a create that died. */
+const ABANDONED_CLAIM_AGE_MS = 60_000;
+
+const ownerFilter = (owner: ExternalAccountOwnerKind, customerId?: string) =>
+  owner === 'PLATFORM' ? { customerId: null } : { customerId: customerId ?? { $ne: null } };
+
+@Controller()
+export class ExternalAccountsController {
+  private readonly defaults = new PerKeyQueue(
+    (streamId) => new DomainError('SERVICE_UNAVAILABLE', 'unavailable', `Too many concurrent changes to ${streamId}; retry shortly.`, { streamId }),
+  );
+
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    private readonly customers: CustomerDirectory,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Validate → check the customer → claim the identity (409 on a duplicate) → append the account,
+   * with the sandbox's verification and activation in the same append → make it the default.
+   * Every refusal comes before the first write, so a refused create leaves nothing behind.
+   */
+  @MessagePattern(subjects.accounts.externalAccount.create)
+  async create(@Payload() request: ServiceRequest<CreateExternalAccountData>): Promise<ExternalAccountWire> {
+    const { context, data } = request;
+    const customerId = data.owner === 'CUSTOMER' ? (data.customerId ?? null) : null;
+    if (data.owner === 'CUSTOMER' && customerId === null) throw invalidInput('customerId is required for a customer’s external account.', { field: 'customerId' });
+    const now = this.clock.now();
+    const externalAccountId = newId('ExternalAccount');
+    const command: CreateExternalAccount = {
+      type: 'CreateExternalAccount',
+      data: {
+        externalAccountId,
+        platformId: context.platformId,
+        customerId,
+        currency: data.currency,
+        accountInfo: data.accountInfo,
+        platformAccountId: data.platformAccountId ?? null,
+        defaultUmaDepositAccount: data.defaultUmaDepositAccount ?? false,
+      },
+      metadata: { now },
+    };
+    const [created] = createExternalAccount(command, initialExternalAccount()) as [ExternalAccountCreated];
+    // Suffix 105 (an account the bank refuses) throws its 400 here, before anything is written.
+    const onboarding =
+      data.environment === 'SANDBOX' ? sandboxOnboarding(externalAccountId, context.platformId, sandboxVerificationOf(created.data.accountInfo), now) : [];
+    if (customerId !== null) await this.customers.assertUsable(context, customerId);
+    const { identityKey } = created.data;
+    await this.claimIdentity(context, identityKey, externalAccountId);
+    try {
+      await this.eventSourcing.handle(
+        externalAccountId,
+        externalAccountDecider,
+        (state) => decideInSequence(state, [(current) => createExternalAccount(command, current), ...onboarding]),
+        context,
+        { assumeNew: true },
+      );
+    } catch (error) {
+      await this.releaseIdentity(context, identityKey, externalAccountId);
+      throw error;
+    }
+    if (customerId !== null && command.data.defaultUmaDepositAccount) {
+      const assign = { type: 'AssignUmaDepositDefault' as const, data: { customerId, externalAccountId }, metadata: { now } };
+      await this.changeDefault(customerId, context, (current) => assignUmaDepositDefault(assign, current));
+    }
+    return renderExternalAccount(await this.read(context, data.owner, externalAccountId));
+  }
+
+  @MessagePattern(subjects.accounts.externalAccount.get)
+  async get(@Payload() request: ServiceRequest<ExternalAccountIdData>): Promise<ExternalAccountWire> {
+    return renderExternalAccount(await this.read(request.context, request.data.owner, request.data.externalAccountId));
+  }
+
+  @MessagePattern(subjects.accounts.externalAccount.list)
+  list(@Payload() request: ServiceRequest<ListExternalAccountsData>): Promise<Page<ExternalAccountWire>> {
+    const { owner, customerId, currency, limit, cursor } = request.data;
+    const where = {
+      platformId: request.context.platformId,
+      isDeleted: false,
+      ...ownerFilter(owner, customerId),
+      ...(currency ? { currency } : {}),
+    } as FilterQuery<ExternalAccountRow>;
+    return findPage(this.eventSourcing.em, ExternalAccountEntity, where, { limit, ...(cursor ? { cursor } : {}) }, renderExternalAccount);
+  }
+
+  /** Replies an empty object: the gateway answers 204 with no body. */
+  @MessagePattern(subjects.accounts.externalAccount.delete)
+  async delete(@Payload() request: ServiceRequest<ExternalAccountIdData>): Promise<Record<string, never>> {
+    const { context, data } = request;
+    const now = this.clock.now();
+    const command = { type: 'DeleteExternalAccount' as const, data: { ...data, platformId: context.platformId }, metadata: { now } };
+    const { state } = await this.eventSourcing.handle(data.externalAccountId, externalAccountDecider, (account) => deleteExternalAccount(command, account), context);
+    if (state.kind !== 'Deleted') throw new Error(`Deleting ${data.externalAccountId} left it ${state.kind}.`);
+    // The account is gone for clients already; these free what it held. A crash here leaves a
+    // claim whose owner is deleted, which claimIdentity treats as free.
+    await this.releaseIdentity(context, state.identityKey, data.externalAccountId);
+    if (state.customerId !== null) {
+      const clear = { type: 'ClearUmaDepositDefault' as const, data: { customerId: state.customerId, externalAccountId: data.externalAccountId }, metadata: { now } };
+      await this.changeDefault(state.customerId, context, (current) => clearUmaDepositDefault(clear, current));
+    }
+    return {};
+  }
+
+  private async changeDefault(customerId: string, context: RequestContext, decide: (current: UmaDepositDefault) => UmaDepositDefaultEvent[]): Promise<void> {
+    const streamId = umaDepositDefaultStreamId(customerId);
+    await this.defaults.run(streamId, () => this.eventSourcing.handle(streamId, umaDepositDefaultDecider, decide, context));
+  }
+
+  private async read(context: RequestContext, owner: ExternalAccountOwnerKind, externalAccountId: string): Promise<ExternalAccountRow> {
+    const where = { id: externalAccountId, platformId: context.platformId, isDeleted: false, ...ownerFilter(owner) } as FilterQuery<ExternalAccountRow>;
+    const row = await this.eventSourcing.em.findOne(ExternalAccountEntity, where);
+    if (!row) throw externalAccountNotFound(externalAccountId);
+    return row;
+  }
+
+  private async claimIdentity(context: RequestContext, key: string, externalAccountId: string): Promise<void> {
+    const claim = (abandonedOwnerId?: string) =>
+      this.eventSourcing.handle(
+        key,
+        accountIdentityDecider,
+        (identity) =>
+          claimAccountIdentity({ type: 'ClaimAccountIdentity', data: { key, externalAccountId, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) }, metadata: {} }, identity),
+        context,
+        { assumeNew: true },
+      );
+    try {
+      await claim();
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'CONFLICT') throw error;
+      const owner = error.details?.['existingExternalAccountId'];
+      if (typeof owner !== 'string' || !(await this.isAbandoned(key, owner))) throw error;
+      await claim(owner);
+    }
+  }
+
+  /**
+   * A claim's owner is gone when it was deleted (and the delete died before releasing), or when it
+   * never came to exist and the claim is older than any create could still be running.
+   */
+  private async isAbandoned(key: string, ownerId: string): Promise<boolean> {
+    const owner = (await this.eventSourcing.store.readStream(ownerId)).events.reduce(
+      (state, event) => evolveExternalAccount(state, event as never),
+      initialExternalAccount(),
+    );
+    if (owner.kind !== 'None') return owner.kind === 'Deleted';
+    const claimed = (await this.eventSourcing.store.readStream(key)).events.at(-1);
+    return claimed !== undefined && this.clock.now().getTime() - Date.parse(claimed.metadata.occurredAt) >= ABANDONED_CLAIM_AGE_MS;
+  }
+
+  private async releaseIdentity(context: RequestContext, key: string, externalAccountId: string): Promise<void> {
+    await this.eventSourcing.handle(key, accountIdentityDecider, (identity) => releaseAccountIdentity(key, externalAccountId, identity), context);
+  }
+}
