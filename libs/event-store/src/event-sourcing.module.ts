@@ -116,13 +116,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   ): Promise<{ state: State; events: RecordedEvent[]; replayed: boolean }> {
     const { commandId, assumeNew } = options;
     const result = await handleCommand(this.store, streamId, decider, decide, {
-      metadata: {
-        platformId: context.platformId,
-        correlationId: context.correlationId,
-        requestId: context.requestId,
-        actor: context.actor,
-        ...(commandId ? { commandId } : {}),
-      },
+      metadata: metadataOf(context, commandId),
       ...(commandId ? { commandId } : {}),
       ...(assumeNew ? { assumeNew } : {}),
     });
@@ -133,7 +127,38 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     if (result.events.length > 0) this.relay?.nudge();
     return result;
   }
+
+  /**
+   * Appends events that a writer keeping the stream's state between commands has already decided
+   * (see AccountWriter in apps/accounts); the store still refuses the append unless the stream is
+   * at expectedVersion. Each event is recorded with the context of the request that decided it, so
+   * one append can commit several requests' decisions. It does not wait for projections: a reply
+   * that promises read-your-writes waits with `projections.waitFor` first.
+   */
+  async append(
+    streamId: string,
+    events: { type: string; data: Record<string, unknown>; context: RequestContext }[],
+    expectedVersion: number,
+  ): Promise<{ version: number; events: RecordedEvent[] }> {
+    const [first] = events;
+    if (!first) throw new Error('EventSourcing.append needs at least one event.');
+    const appended = await this.store.appendToStream(
+      streamId,
+      events.map(({ type, data, context }) => ({ type, data, metadata: metadataOf(context) })),
+      { expectedVersion, metadata: metadataOf(first.context) },
+    );
+    this.relay?.nudge();
+    return appended;
+  }
 }
+
+const metadataOf = (context: RequestContext, commandId?: string) => ({
+  platformId: context.platformId,
+  correlationId: context.correlationId,
+  requestId: context.requestId,
+  actor: context.actor,
+  ...(commandId ? { commandId } : {}),
+});
 
 @Module({})
 export class EventSourcingModule {

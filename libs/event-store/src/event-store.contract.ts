@@ -99,6 +99,25 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       expect(third.events[0]?.streamPosition).toBe(3);
     });
 
+    it('records each event with its own metadata when the events of one append carry it', async () => {
+      const streamId = newStreamId();
+      const append = contractMetadata({ occurredAt: '2026-01-02T03:04:05.678Z' });
+      const second = contractMetadata({ commandId: 'command-2' });
+      const appended = await store.appendToStream(
+        streamId,
+        [
+          { type: 'ItemCreated', data: {} },
+          { type: 'ItemPriced', data: {}, metadata: second },
+        ],
+        { expectedVersion: 0, metadata: append },
+      );
+      const { occurredAt: _stamped, ...secondWithoutTime } = (await store.readStream(streamId)).events[1]!.metadata;
+      expect(appended.events.map((event) => event.metadata.requestId)).toEqual([append.requestId, second.requestId]);
+      expect((await store.readStream(streamId)).events.map((event) => event.metadata.correlationId)).toEqual([append.correlationId, second.correlationId]);
+      expect(secondWithoutTime).toEqual({ ...second, schemaVersion: 1 });
+      expect(appended.events[0]!.metadata.occurredAt).toBe('2026-01-02T03:04:05.678Z');
+    });
+
     it('rejects an append whose expected version is not the stream version', async () => {
       const streamId = newStreamId();
       await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }, { type: 'ItemPriced', data: {} }], {

@@ -12,7 +12,16 @@ export type EventMetadata = {
   commandId?: string;
 };
 
-export type NewEvent = { type: string; data: Record<string, unknown>; schemaVersion?: number };
+export type NewEvent = {
+  type: string;
+  data: Record<string, unknown>;
+  schemaVersion?: number;
+  /**
+   * This event's own metadata, in place of the append's: one append may carry the decisions of
+   * several requests (a writer that commits queued commands together), each with its own ids.
+   */
+  metadata?: AppendMetadata;
+};
 
 export type RecordedEvent = {
   eventId: string;
@@ -87,7 +96,11 @@ export const upcast = (event: RecordedEvent, upcasters: Upcasters | undefined): 
 
 /** The envelope metadata of one new event: the append's metadata plus the time and the schema version. */
 export const toEventMetadata = (metadata: AppendMetadata, event: NewEvent, occurredAt: string): EventMetadata => {
-  const { occurredAt: _ignored, ...rest } = metadata;
+  const { occurredAt: _ignored, ...rest } = event.metadata ?? metadata;
   const clean = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
-  return { ...(clean as Omit<EventMetadata, 'occurredAt' | 'schemaVersion'>), occurredAt, schemaVersion: event.schemaVersion ?? 1 };
+  return {
+    ...(clean as Omit<EventMetadata, 'occurredAt' | 'schemaVersion'>),
+    occurredAt: event.metadata?.occurredAt ?? occurredAt,
+    schemaVersion: event.schemaVersion ?? 1,
+  };
 };
