@@ -62,6 +62,15 @@ export interface EventStore {
     options: { expectedVersion: ExpectedVersion; metadata: AppendMetadata },
   ): Promise<{ version: number; events: RecordedEvent[] }>;
   /**
+   * Appends to several distinct streams, each at its own expected version, as one commit where the
+   * adapter can (group commit). One stream's wrong version does not fail the others: that entry's
+   * result is its WrongExpectedVersionError. Any other failure rejects the whole call.
+   */
+  appendToStreams(
+    appends: { streamId: string; events: NewEvent[]; expectedVersion: ExpectedVersion }[],
+    options: { metadata: AppendMetadata },
+  ): Promise<({ version: number; events: RecordedEvent[] } | WrongExpectedVersionError)[]>;
+  /**
    * Events with globalPosition > after, ascending, at most `limit`. Never returns an event while an
    * event with a lower globalPosition may still commit, so a reader that advances its checkpoint to
    * the last event it saw can never skip one.
