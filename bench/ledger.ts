@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connect } from 'nats';
+import { Client } from 'pg';
 import { DomainError, newId, type RequestContext, subjects } from '@corridor/contracts';
 import { type AppendMetadata, createPostgresEventStore, type EventStore } from '@corridor/event-store';
 import { publishEvent, ServiceClient } from '@corridor/messaging';
@@ -23,6 +24,54 @@ const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const WARM_UP_SECONDS = Math.min(3, SECONDS);
 const FUNDS = '1000000000000';
 const root = join(__dirname, '..');
+
+/**
+ * CPU seconds of each process, by kind,, from /proc (Linux only; empty elsewhere): where a
+ * phase's CPU went — the accounts service, this driver, PostgreSQL, NATS, everything else.
+ */
+const cpuSeconds = (accountsPid: number | undefined): Map<string, Map<string, number>> => {
+  const totals = new Map<string, Map<string, number>>();
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return totals;
+  }
+  for (const pid of entries) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+      const kind =
+        Number(pid) === accountsPid ? 'accounts service' : Number(pid) === process.pid ? 'bench driver' : name.startsWith('postgres') ? 'postgres' : name.startsWith('nats') ? 'nats-server' : 'other';
+      totals.set(kind, (totals.get(kind) ?? new Map()).set(pid, seconds));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return totals;
+};
+
+let accountsPid: number | undefined;
+
+/** Runs work and prints how many CPU-seconds per operation each kind of process spent on it. */
+const withCpu = async (work: () => Promise<Figures>): Promise<Figures> => {
+  const before = cpuSeconds(accountsPid);
+  const figures = await work();
+  const after = cpuSeconds(accountsPid);
+  if (after.size > 0 && figures.operations > 0) {
+    // Per process, so one that ended or started during the phase does not skew its kind.
+    const spent = (kind: string, pids: Map<string, number>) =>
+      [...pids].reduce((sum, [pid, seconds]) => sum + seconds - (before.get(kind)?.get(pid) ?? 0), 0);
+    const split = [...after]
+      .map(([kind, pids]) => [kind, (spent(kind, pids) / figures.operations) * 1e6] as const)
+      .sort((a, b) => b[1] - a[1])
+      .map(([kind, micros]) => `${kind} ${Math.round(micros)}`);
+    console.log(`  CPU µs per operation: ${split.join(', ')}`);
+  }
+  return figures;
+};
 
 type Figures = { opsPerSecond: number; pairsPerSecond: number; p50Ms: number; p99Ms: number; operations: number; errors: number };
 
@@ -102,22 +151,30 @@ const spreadAccount = (accounts: string[], caller: number, round: number): strin
   return accounts[caller + CALLERS * (round % owned)]!;
 };
 
-const runService = async (databaseUrl: string) => {
+const startService = async (databaseUrl: string) => {
   await requireNats();
   const subjectPrefix = uniqueSubjectPrefix();
   const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
   const healthPort = await freePort();
   const logs: string[] = [];
-  const args = ['-r', '@swc-node/register', ...(process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : [])];
+  const args = ['-r', '@swc-node/register', ...(process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : []), ...(process.env['BENCH_PRELOAD'] ? ['-r', process.env['BENCH_PRELOAD']] : [])];
   const child: ChildProcess = spawn(process.execPath, [...args, join(root, 'apps/accounts/src/main.ts')], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, CORRIDOR_SUBJECT_PREFIX: subjectPrefix, HEALTH_PORT: String(healthPort), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  accountsPid = child.pid;
   child.stdout?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
   const client = new ServiceClient({ natsUrl, subjectPrefix, name: 'bench-ledger' });
   const nats = await connect({ servers: natsUrl, name: 'bench-ledger-setup' });
+  const close = async () => {
+    await client.close().catch(() => undefined);
+    await nats.drain().catch(() => undefined);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
   try {
     await waitUntil('the accounts service answering its health check', async () => (await fetch(`http://127.0.0.1:${healthPort}/health`)).status === 200, 60_000);
     await client.onApplicationBootstrap();
@@ -166,6 +223,26 @@ const runService = async (databaseUrl: string) => {
     }));
     console.log(`opened and funded ${SPREAD_ACCOUNTS + 1} accounts`);
 
+    // The outbox relay publishes every ledger event to JetStream after the reply; a phase that leaves
+    // it behind would hand its backlog to the next phase, so each starts with the relay caught up.
+    const relayLag = async (): Promise<number> => {
+      const db = new Client({ connectionString: databaseUrl });
+      await db.connect();
+      try {
+        const { rows } = await db.query<{ lag: string }>(
+          `SELECT (SELECT coalesce(max(global_position), 0) FROM accounts.events) - (SELECT coalesce(max(position), 0) FROM accounts.outbox_checkpoints) AS lag`,
+        );
+        return Number(rows[0]?.lag ?? 0);
+      } finally {
+        await db.end();
+      }
+    };
+    const settleRelay = async () => {
+      const behind = await relayLag();
+      const started = performance.now();
+      await waitUntil('the outbox relay catching up', async () => (await relayLag()) === 0, 300_000);
+      if (behind > 0) console.log(`  outbox relay was ${behind} events behind; caught up in ${((performance.now() - started) / 1_000).toFixed(1)} s`);
+    };
     const pairOn = (accountId: string) => {
       const n = randomUUID();
       return {
@@ -174,19 +251,17 @@ const runService = async (databaseUrl: string) => {
         settle: () => call(subjects.accounts.ledger.settle, { accountId, operationId: `settle:${n}`, holdId: `Hold:${n}` }),
       };
     };
-    await drive('warm-up (spread)', WARM_UP_SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round)));
-    const hotFigures = await drive('service, one hot account', SECONDS, () => pairOn(hot));
-    const spreadFigures = await drive(`service, ${SPREAD_ACCOUNTS} accounts`, SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round)));
-    return { hot: hotFigures, spread: spreadFigures };
+    return {
+      warmUp: () => drive('warm-up (service, spread)', WARM_UP_SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round))),
+      hot: () => withCpu(() => drive('service, one hot account', SECONDS, () => pairOn(hot))),
+      spread: () => withCpu(() => drive(`service, ${SPREAD_ACCOUNTS} accounts`, SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round)))),
+      settleRelay,
+      close,
+    };
   } catch (error) {
     console.error(logs.join(''));
+    await close();
     throw error;
-  } finally {
-    await client.close().catch(() => undefined);
-    await nats.drain().catch(() => undefined);
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
   }
 };
 
@@ -195,7 +270,7 @@ const runService = async (databaseUrl: string) => {
  * HoldSettled. Writers of one stream take turns in this process (as the service's writer does),
  * knowing the stream's version, so no append is refused and no stream is read.
  */
-const runCeiling = async (databaseUrl: string) => {
+const startCeiling = (databaseUrl: string) => {
   const store: EventStore = createPostgresEventStore({ connectionString: databaseUrl, schema: 'bench_ceiling' });
   const platformId = newId('Platform');
   const versions = new Map<string, { version: number; tail: Promise<unknown> }>();
@@ -221,14 +296,12 @@ const runCeiling = async (databaseUrl: string) => {
   };
   const hot = newId('InternalAccount');
   const spread = Array.from({ length: SPREAD_ACCOUNTS }, () => newId('InternalAccount'));
-  try {
-    await drive('warm-up (ceiling spread)', WARM_UP_SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round)));
-    const hotFigures = await drive('ceiling, one hot stream', SECONDS, () => pairOn(hot));
-    const spreadFigures = await drive(`ceiling, ${SPREAD_ACCOUNTS} streams`, SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round)));
-    return { hot: hotFigures, spread: spreadFigures };
-  } finally {
-    await store.close();
-  }
+  return {
+    warmUp: () => drive('warm-up (ceiling, spread)', WARM_UP_SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round))),
+    hot: () => withCpu(() => drive('ceiling, one hot stream', SECONDS, () => pairOn(hot))),
+    spread: () => withCpu(() => drive(`ceiling, ${SPREAD_ACCOUNTS} streams`, SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round)))),
+    close: () => store.close(),
+  };
 };
 
 const main = async () => {
@@ -236,8 +309,28 @@ const main = async () => {
   const database = await createTestDatabase(undefined, 'corridor_bench_');
   try {
     console.log(`ledger: ${CALLERS} callers, ${SECONDS} s per run, load average ${(await import('node:os')).loadavg().map((load) => load.toFixed(2)).join(' ')}\n`);
-    const service = await runService(database.url);
-    const ceiling = await runCeiling(database.url);
+    const serviceBench = await startService(database.url);
+    const ceilingBench = startCeiling(database.url);
+    let service: { hot: Figures; spread: Figures };
+    let ceiling: { hot: Figures; spread: Figures };
+    try {
+      // Each service phase runs right beside its ceiling, so both see about the same noise from
+      // whatever else shares the machine.
+      await serviceBench.warmUp();
+      await ceilingBench.warmUp();
+      await serviceBench.settleRelay();
+      const serviceHot = await serviceBench.hot();
+      await serviceBench.settleRelay();
+      const ceilingHot = await ceilingBench.hot();
+      const serviceSpread = await serviceBench.spread();
+      await serviceBench.settleRelay();
+      const ceilingSpread = await ceilingBench.spread();
+      service = { hot: serviceHot, spread: serviceSpread };
+      ceiling = { hot: ceilingHot, spread: ceilingSpread };
+    } finally {
+      await ceilingBench.close();
+      await serviceBench.close();
+    }
     const summary = {
       measuredAt: new Date().toISOString(),
       callers: CALLERS,
