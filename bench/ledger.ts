@@ -157,7 +157,7 @@ const startService = async (databaseUrl: string) => {
   const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
   const healthPort = await freePort();
   const logs: string[] = [];
-  const args = ['-r', '@swc-node/register', ...(process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : []), ...(process.env['BENCH_PRELOAD'] ? ['-r', process.env['BENCH_PRELOAD']] : [])];
+  const args = ['-r', '@swc-node/register', ...(process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : [])];
   const child: ChildProcess = spawn(process.execPath, [...args, join(root, 'apps/accounts/src/main.ts')], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, CORRIDOR_SUBJECT_PREFIX: subjectPrefix, HEALTH_PORT: String(healthPort), LOG_LEVEL: 'warn' },
