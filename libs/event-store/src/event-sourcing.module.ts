@@ -6,7 +6,7 @@ import { Pool } from 'pg';
 import { type Event, eventsStreamName, type RequestContext } from '@corridor/contracts';
 import { handleCommand } from './command-handler';
 import { createPostgresEventStore } from './postgres-event-store';
-import type { EventStore, RecordedEvent } from './types';
+import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './types';
 import { ProjectionRunner, type Projection } from './projection-runner';
 import { OutboxRelay, ensureEventsStream } from './outbox-relay';
 import { migrate } from './migrate';
@@ -37,6 +37,8 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   private nats?: NatsConnection;
   private readonly projectedTypes: ReadonlySet<string>;
   private readonly readPool: Pool;
+  private queuedAppends: QueuedAppend[] = [];
+  private appendsInFlight = 0;
 
   constructor(@Inject('EVENT_SOURCING_OPTIONS') private readonly options: EventSourcingOptions) {
     this.store = createPostgresEventStore({ connectionString: options.connectionString, schema: options.schema });
@@ -116,13 +118,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   ): Promise<{ state: State; events: RecordedEvent[]; replayed: boolean }> {
     const { commandId, assumeNew } = options;
     const result = await handleCommand(this.store, streamId, decider, decide, {
-      metadata: {
-        platformId: context.platformId,
-        correlationId: context.correlationId,
-        requestId: context.requestId,
-        actor: context.actor,
-        ...(commandId ? { commandId } : {}),
-      },
+      metadata: metadataOf(context, commandId),
       ...(commandId ? { commandId } : {}),
       ...(assumeNew ? { assumeNew } : {}),
     });
@@ -133,7 +129,84 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     if (result.events.length > 0) this.relay?.nudge();
     return result;
   }
+
+  /**
+   * Appends events that a writer keeping the stream's state between commands has already decided
+   * (see AccountWriter in apps/accounts); the store still refuses the append unless the stream is
+   * at expectedVersion. Each event is recorded with the context of the request that decided it.
+   *
+   * Group commit across streams: while MAX_APPENDS_IN_FLIGHT appends are on their way to the
+   * store, appends to other streams queue and then go together in one `appendToStreams` (one
+   * statement, one commit). Each caller still learns only its own stream's outcome. It does not
+   * wait for projections: a reply that promises read-your-writes waits with `projections.waitFor`.
+   */
+  append(
+    streamId: string,
+    events: { type: string; data: Record<string, unknown>; context: RequestContext }[],
+    expectedVersion: number,
+  ): Promise<{ version: number; events: RecordedEvent[] }> {
+    if (events.length === 0) return Promise.reject(new Error('EventSourcing.append needs at least one event.'));
+    return new Promise((resolve, reject) => {
+      this.queuedAppends.push({
+        streamId,
+        events: events.map(({ type, data, context }) => ({ type, data, metadata: metadataOf(context) })),
+        expectedVersion,
+        resolve,
+        reject,
+      });
+      this.sendAppends();
+    });
+  }
+
+  private sendAppends(): void {
+    while (this.appendsInFlight < MAX_APPENDS_IN_FLIGHT && this.queuedAppends.length > 0) {
+      // One entry per stream per statement: a second append to a stream waits for the next one.
+      const batch: QueuedAppend[] = [];
+      const later: QueuedAppend[] = [];
+      const streams = new Set<string>();
+      for (const queued of this.queuedAppends) {
+        if (batch.length < MAX_STREAMS_PER_APPEND && !streams.has(queued.streamId)) {
+          streams.add(queued.streamId);
+          batch.push(queued);
+        } else later.push(queued);
+      }
+      this.queuedAppends = later;
+      this.appendsInFlight += 1;
+      const metadata = batch[0]!.events[0]!.metadata!;
+      void this.store
+        .appendToStreams(batch, { metadata })
+        .then(
+          (results) => results.forEach((result, index) => (result instanceof WrongExpectedVersionError ? batch[index]!.reject(result) : batch[index]!.resolve(result))),
+          (error: unknown) => batch.forEach((queued) => queued.reject(error)),
+        )
+        .finally(() => {
+          this.appendsInFlight -= 1;
+          this.relay?.nudge();
+          this.sendAppends();
+        });
+    }
+  }
 }
+
+/** Appends of other streams wait behind this many statements in flight and then go together. */
+const MAX_APPENDS_IN_FLIGHT = 2;
+const MAX_STREAMS_PER_APPEND = 64;
+
+type QueuedAppend = {
+  streamId: string;
+  events: NewEvent[];
+  expectedVersion: number;
+  resolve: (appended: { version: number; events: RecordedEvent[] }) => void;
+  reject: (error: unknown) => void;
+};
+
+const metadataOf = (context: RequestContext, commandId?: string) => ({
+  platformId: context.platformId,
+  correlationId: context.correlationId,
+  requestId: context.requestId,
+  actor: context.actor,
+  ...(commandId ? { commandId } : {}),
+});
 
 @Module({})
 export class EventSourcingModule {

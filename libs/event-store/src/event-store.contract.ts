@@ -99,6 +99,64 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       expect(third.events[0]?.streamPosition).toBe(3);
     });
 
+    it('records each event with its own metadata when the events of one append carry it', async () => {
+      const streamId = newStreamId();
+      const append = contractMetadata({ occurredAt: '2026-01-02T03:04:05.678Z' });
+      const second = contractMetadata({ commandId: 'command-2' });
+      const appended = await store.appendToStream(
+        streamId,
+        [
+          { type: 'ItemCreated', data: {} },
+          { type: 'ItemPriced', data: {}, metadata: second },
+        ],
+        { expectedVersion: 0, metadata: append },
+      );
+      const { occurredAt: _stamped, ...secondWithoutTime } = (await store.readStream(streamId)).events[1]!.metadata;
+      expect(appended.events.map((event) => event.metadata.requestId)).toEqual([append.requestId, second.requestId]);
+      expect((await store.readStream(streamId)).events.map((event) => event.metadata.correlationId)).toEqual([append.correlationId, second.correlationId]);
+      expect(secondWithoutTime).toEqual({ ...second, schemaVersion: 1 });
+      expect(appended.events[0]!.metadata.occurredAt).toBe('2026-01-02T03:04:05.678Z');
+    });
+
+    it('appends to several streams at once, each at its own version', async () => {
+      const [first, second] = [newStreamId(), newStreamId()];
+      await store.appendToStream(second, [{ type: 'ItemCreated', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
+      const own = contractMetadata();
+      const results = await store.appendToStreams(
+        [
+          { streamId: first, events: [{ type: 'ItemCreated', data: { n: 1 } }, { type: 'ItemPriced', data: { n: 2 } }], expectedVersion: 0 },
+          { streamId: second, events: [{ type: 'ItemPriced', data: { n: 3 }, metadata: own }], expectedVersion: 1 },
+        ],
+        { metadata: contractMetadata() },
+      );
+      const [firstResult, secondResult] = results as { version: number; events: RecordedEvent[] }[];
+      expect([firstResult!.version, secondResult!.version]).toEqual([2, 2]);
+      expect(firstResult!.events.map((event) => [event.streamId, event.streamPosition, event.data])).toEqual([
+        [first, 1, { n: 1 }],
+        [first, 2, { n: 2 }],
+      ]);
+      expect(secondResult!.events.map((event) => [event.streamPosition, event.metadata.requestId])).toEqual([[2, own.requestId]]);
+      expect((await store.readStream(first)).events).toEqual(firstResult!.events);
+      expect((await store.readStream(second)).events.slice(1)).toEqual(secondResult!.events);
+    });
+
+    it('appends the other streams when one of several is not at its expected version', async () => {
+      const [fresh, stale, other] = [newStreamId(), newStreamId(), newStreamId()];
+      await store.appendToStream(stale, [{ type: 'ItemCreated', data: {} }, { type: 'ItemPriced', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
+      const results = await store.appendToStreams(
+        [
+          { streamId: fresh, events: [{ type: 'ItemCreated', data: {} }], expectedVersion: 0 },
+          { streamId: stale, events: [{ type: 'ItemPriced', data: {} }], expectedVersion: 1 },
+          { streamId: other, events: [{ type: 'ItemCreated', data: {} }], expectedVersion: 0 },
+        ],
+        { metadata: contractMetadata() },
+      );
+      expect(results[1]).toBeInstanceOf(WrongExpectedVersionError);
+      expect(results[1]).toMatchObject({ streamId: stale, expected: 1, actual: 2 });
+      expect([results[0], results[2]].map((result) => (result instanceof WrongExpectedVersionError ? 'refused' : result!.version))).toEqual([1, 1]);
+      expect([(await store.readStream(fresh)).version, (await store.readStream(stale)).version, (await store.readStream(other)).version]).toEqual([1, 2, 1]);
+    });
+
     it('rejects an append whose expected version is not the stream version', async () => {
       const streamId = newStreamId();
       await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }, { type: 'ItemPriced', data: {} }], {

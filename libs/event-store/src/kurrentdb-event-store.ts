@@ -92,7 +92,7 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
     return 0;
   };
 
-  return {
+  const store: EventStore = {
     readStream,
 
     async appendToStream(streamId, events, { expectedVersion, metadata }) {
@@ -113,6 +113,18 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
       const ids = new Set(data.map((event) => event.id));
       const { events: all, version } = await readStream(streamId);
       return { version, events: all.filter((event) => ids.has(event.eventId)) };
+    },
+
+    async appendToStreams(appends, { metadata }) {
+      // KurrentDB commits each stream's append on its own; the streams still go in parallel.
+      return Promise.all(
+        appends.map(({ streamId, events, expectedVersion }) =>
+          store.appendToStream(streamId, events, { expectedVersion, metadata }).catch((error: unknown) => {
+            if (error instanceof WrongExpectedVersionError) return error;
+            throw error;
+          }),
+        ),
+      );
     },
 
     async readAll({ after, limit }) {
@@ -146,4 +158,5 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
       await client.dispose();
     },
   };
+  return store;
 };

@@ -174,7 +174,45 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
     }
   };
 
-  return {
+  /**
+   * Several streams in one statement, so one commit (and one fsync) serves them all; the lock
+   * discipline is appendOnce's. All or nothing: a stream at another version fails the statement,
+   * and the caller falls back to one append per stream to learn which.
+   */
+  const appendManyOnce = async (
+    appends: { streamId: string; events: NewEvent[]; expectedVersion: ExpectedVersion }[],
+    metadata: AppendMetadata,
+  ): Promise<{ version: number; events: RecordedEvent[] }[]> => {
+    const occurredAt = metadata.occurredAt ?? new Date().toISOString();
+    const flat = appends.flatMap(({ events }, index) => events.map((event, offset) => ({ event, index: index + 1, offset: offset + 1 })));
+    const client = await checkout();
+    let broken: Error | undefined;
+    try {
+      const result = await client.query(`SELECT ${COLUMNS} FROM ${schema}.append_events_to_streams($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
+        appends.map(({ streamId }) => streamId),
+        appends.map(({ expectedVersion }) => (expectedVersion === 'any' ? -1 : expectedVersion)),
+        appendLockKey,
+        flat.map(({ index }) => index),
+        flat.map(({ offset }) => offset),
+        flat.map(() => uuidv7()),
+        flat.map(({ event }) => event.type),
+        flat.map(({ event }) => JSON.stringify(event.data)),
+        flat.map(({ event }) => JSON.stringify(toEventMetadata(metadata, event, occurredAt))),
+      ]);
+      const recorded = upcastAll((result.rows as EventRow[]).map(toRecorded));
+      return appends.map(({ streamId }) => {
+        const own = recorded.filter((event) => event.streamId === streamId).sort((a, b) => a.streamPosition - b.streamPosition);
+        return { version: own[own.length - 1]?.streamPosition ?? 0, events: own };
+      });
+    } catch (error) {
+      await client.query('SELECT pg_advisory_unlock_all()').catch((unlockError: Error) => (broken = unlockError));
+      throw isConnectionError(error) ? postgresUnreachable(options.connectionString, error) : error;
+    } finally {
+      client.release(broken);
+    }
+  };
+
+  const store: EventStore = {
     async readStream(streamId, readOptions) {
       const from = Math.max(1, readOptions?.fromPosition ?? 1);
       const rows = await query<EventRow>(
@@ -201,6 +239,31 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
           const retry = expectedVersion === 'any' && error instanceof WrongExpectedVersionError && attempt < ANY_VERSION_ATTEMPTS;
           if (!retry) throw error;
         }
+      }
+    },
+
+    async appendToStreams(appends, { metadata }) {
+      if (closed) throw new Error('The event store is closed.');
+      const single = (append: (typeof appends)[number]) =>
+        store.appendToStream(append.streamId, append.events, { expectedVersion: append.expectedVersion, metadata }).catch((error: unknown) => {
+          if (error instanceof WrongExpectedVersionError) return error;
+          throw error;
+        });
+      const distinct = new Set(appends.map(({ streamId }) => streamId)).size === appends.length;
+      const together = appends.every(({ events, expectedVersion }) => events.length > 0 && expectedVersion !== 'any');
+      if (appends.length < 2 || !distinct || !together) {
+        const results = [];
+        for (const append of appends) results.push(await single(append));
+        return results;
+      }
+      try {
+        return await appendManyOnce(appends, metadata);
+      } catch (error) {
+        const { code, constraint } = error as { code?: string; constraint?: string };
+        const conflict = code === WRONG_VERSION || (code === UNIQUE_VIOLATION && constraint === 'events_stream_position_unique');
+        if (!conflict) throw error;
+        // Nothing was written; one stream per append tells each caller whether it was theirs.
+        return Promise.all(appends.map(single));
       }
     },
 
@@ -231,4 +294,5 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
       await pool.end();
     },
   };
+  return store;
 };

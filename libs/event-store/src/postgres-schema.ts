@@ -49,6 +49,40 @@ BEGIN
   PERFORM pg_advisory_unlock(p_lock);
 END
 $fn$;
+-- Several streams in one statement and one commit (group commit). Event i goes to stream
+-- p_stream_ids[p_stream_index[i]] at that stream's version + p_offset[i]. Every stream is checked
+-- before anything is written, so the append is all or nothing; a stream may appear only once.
+CREATE OR REPLACE FUNCTION ${s}.append_events_to_streams(
+  p_stream_ids text[], p_expected integer[], p_lock bigint,
+  p_stream_index integer[], p_offset integer[],
+  p_event_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[]
+) RETURNS SETOF ${s}.events LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_current integer[] := '{}';
+  v_version integer;
+BEGIN
+  FOR i IN 1..coalesce(array_length(p_stream_ids, 1), 0) LOOP
+    SELECT coalesce(max(stream_position), 0) INTO v_version FROM ${s}.events WHERE stream_id = p_stream_ids[i];
+    IF p_expected[i] >= 0 AND v_version <> p_expected[i] THEN
+      RAISE EXCEPTION 'stream % is at version %, not %', p_stream_ids[i], v_version, p_expected[i]
+        USING ERRCODE = 'CR409', DETAIL = v_version::text;
+    END IF;
+    v_current := v_current || v_version;
+  END LOOP;
+  PERFORM pg_advisory_lock(p_lock);
+  RETURN QUERY
+    WITH inserted AS (
+      INSERT INTO ${s}.events (event_id, stream_id, stream_position, type, data, metadata)
+      SELECT e.event_id, p_stream_ids[e.stream_index], v_current[e.stream_index] + e.position_offset, e.type, e.data, e.metadata
+      FROM unnest(p_stream_index, p_offset, p_event_ids, p_types, p_data, p_metadata) WITH ORDINALITY
+        AS e(stream_index, position_offset, event_id, type, data, metadata, ordinal)
+      ORDER BY e.ordinal
+      RETURNING *
+    )
+    SELECT * FROM inserted;
+  PERFORM pg_advisory_unlock(p_lock);
+END
+$fn$;
 ${checkpointDdl(s)}`;
 };
 

@@ -12,7 +12,16 @@ export type EventMetadata = {
   commandId?: string;
 };
 
-export type NewEvent = { type: string; data: Record<string, unknown>; schemaVersion?: number };
+export type NewEvent = {
+  type: string;
+  data: Record<string, unknown>;
+  schemaVersion?: number;
+  /**
+   * This event's own metadata, in place of the append's: one append may carry the decisions of
+   * several requests (a writer that commits queued commands together), each with its own ids.
+   */
+  metadata?: AppendMetadata;
+};
 
 export type RecordedEvent = {
   eventId: string;
@@ -53,6 +62,15 @@ export interface EventStore {
     options: { expectedVersion: ExpectedVersion; metadata: AppendMetadata },
   ): Promise<{ version: number; events: RecordedEvent[] }>;
   /**
+   * Appends to several distinct streams, each at its own expected version, as one commit where the
+   * adapter can (group commit). One stream's wrong version does not fail the others: that entry's
+   * result is its WrongExpectedVersionError. Any other failure rejects the whole call.
+   */
+  appendToStreams(
+    appends: { streamId: string; events: NewEvent[]; expectedVersion: ExpectedVersion }[],
+    options: { metadata: AppendMetadata },
+  ): Promise<({ version: number; events: RecordedEvent[] } | WrongExpectedVersionError)[]>;
+  /**
    * Events with globalPosition > after, ascending, at most `limit`. Never returns an event while an
    * event with a lower globalPosition may still commit, so a reader that advances its checkpoint to
    * the last event it saw can never skip one.
@@ -87,7 +105,11 @@ export const upcast = (event: RecordedEvent, upcasters: Upcasters | undefined): 
 
 /** The envelope metadata of one new event: the append's metadata plus the time and the schema version. */
 export const toEventMetadata = (metadata: AppendMetadata, event: NewEvent, occurredAt: string): EventMetadata => {
-  const { occurredAt: _ignored, ...rest } = metadata;
+  const { occurredAt: _ignored, ...rest } = event.metadata ?? metadata;
   const clean = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
-  return { ...(clean as Omit<EventMetadata, 'occurredAt' | 'schemaVersion'>), occurredAt, schemaVersion: event.schemaVersion ?? 1 };
+  return {
+    ...(clean as Omit<EventMetadata, 'occurredAt' | 'schemaVersion'>),
+    occurredAt: event.metadata?.occurredAt ?? occurredAt,
+    schemaVersion: event.schemaVersion ?? 1,
+  };
 };

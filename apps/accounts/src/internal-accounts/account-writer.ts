@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@corridor/contracts';
-import { EventSourcing } from '@corridor/event-store';
+import { EventSourcing, type RecordedEvent, WrongExpectedVersionError } from '@corridor/event-store';
 import { internalAccountNotFound } from './account-rules';
-import { internalAccountDecider, type InternalAccount, type InternalAccountEvent } from './internal-account';
+import { evolveInternalAccount, initialInternalAccount, type InternalAccount, type InternalAccountEvent } from './internal-account';
 import {
+  evolveInternalAccountView,
   fromColumns,
   INTERNAL_ACCOUNT_BY_ID,
   type InternalAccountRow,
@@ -14,28 +15,64 @@ type Decide = (state: InternalAccount) => InternalAccountEvent[];
 
 /** More waiters than this on one account means callers outpace the ledger; refuse instead of queueing without end. */
 const MAX_WAITERS_PER_ACCOUNT = 2_000;
+/** Commands of one account committed by one append; a bound keeps one append (and its failure) small. */
+const MAX_BATCH = 256;
+/** Accounts whose state stays in memory between commands; the least recently used is dropped first. */
+const MAX_CACHED_ACCOUNTS = 10_000;
+/** A conflict means another replica wrote the account; reload and decide again, a bounded number of times. */
+const MAX_ATTEMPTS = 5;
 
 /**
- * Runs ledger commands one at a time per account inside this process. Concurrent writers to one
- * stream would otherwise collide on its version and exhaust the command handler's few retries, so
- * 200 concurrent holds would fail with conflicts instead of deciding on the true balance one after
- * another. Replicas still serialise through the event store's expected-version check.
+ * What the writer knows of one account: the decider's state, the row its projection shows (folded
+ * with the projection's own evolve), and where its stream ends.
+ */
+type Known = { state: InternalAccount; row: InternalAccountRow | null; version: number; position: bigint };
+/** A command's result: the row right after its own events, and the position a GET must wait for. */
+type Outcome = { row: InternalAccountRow | null; position: bigint };
+type Pending = { context: RequestContext; decide: Decide; assumeNew: boolean; resolve: (outcome: Outcome) => void; reject: (error: unknown) => void };
+
+const pause = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attempt));
+
+/**
+ * Runs the ledger's commands on each account one after another inside this process, and commits
+ * the commands that queued up behind one append together (group commit):
+ *
+ * - Per-account serialisation: concurrent writers to one stream would otherwise collide on its
+ *   version, so 200 concurrent holds would fail with conflicts instead of deciding on the true
+ *   balance one after another.
+ * - The account's state stays in memory between commands, so a command neither reads nor replays
+ *   the stream. Every append still names the version that state was decided on, and the store
+ *   refuses it if anything (another replica) wrote in between; the writer then reloads and decides
+ *   again. Commands that append nothing (a refusal, an idempotent repeat) are confirmed against
+ *   the stream's tail first, so a stale memory never refuses what the store would allow.
+ * - While one append is in flight, the next commands of the account queue; they are decided one
+ *   after another on the state each leaves, and their events go to the store in one append, each
+ *   event with the context of its own request. A batch is all or nothing: if its append fails,
+ *   every command in it fails or is decided again, and no caller hears of a decision that was not
+ *   committed.
+ * - Replies wait for the read model (read-your-writes) after the account is free for the next
+ *   batch, and render the row as the projection's own evolve folds it, so the reply and a GET right
+ *   after it agree.
  */
 @Injectable()
 export class AccountWriter {
-  private readonly tails = new Map<string, { tail: Promise<void>; waiters: number }>();
+  private readonly queues = new Map<string, Pending[]>();
+  private readonly known = new Map<string, Known>();
 
   constructor(private readonly eventSourcing: EventSourcing) {}
 
   /** Decides, appends, waits for the read model, and returns the account's row as a GET would show it. */
   async write(accountId: string, context: RequestContext, decide: Decide): Promise<InternalAccountRow> {
-    await this.apply(accountId, context, decide);
-    return this.read(accountId, context.platformId);
+    const { row, position } = await this.submit(accountId, context, decide, false);
+    await this.eventSourcing.projections.waitFor(position);
+    if (!row || row.platformId !== context.platformId) throw internalAccountNotFound(accountId);
+    return row;
   }
 
   /** Decides and appends without reading the row back, for callers that need no reply. */
   async apply(accountId: string, context: RequestContext, decide: Decide, options: { assumeNew?: boolean } = {}): Promise<void> {
-    await this.serialised(accountId, () => this.eventSourcing.handle(accountId, internalAccountDecider, decide, context, options));
+    const { position } = await this.submit(accountId, context, decide, options.assumeNew ?? false);
+    await this.eventSourcing.projections.waitFor(position);
   }
 
   async read(accountId: string, platformId: string): Promise<InternalAccountRow> {
@@ -44,26 +81,133 @@ export class AccountWriter {
     return fromColumns(row);
   }
 
-  private async serialised<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const entry = this.tails.get(key) ?? { tail: Promise.resolve(), waiters: 0 };
-    if (entry.waiters >= MAX_WAITERS_PER_ACCOUNT) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'unavailable', `Internal account ${key} is busy; retry shortly.`, { accountId: key });
+  private submit(accountId: string, context: RequestContext, decide: Decide, assumeNew: boolean): Promise<Outcome> {
+    const queue = this.queues.get(accountId);
+    if (queue && queue.length >= MAX_WAITERS_PER_ACCOUNT) {
+      return Promise.reject(busy(accountId));
     }
-    const previous = entry.tail;
-    let release: () => void = () => undefined;
-    const mine = new Promise<void>((resolve) => {
-      release = resolve;
+    return new Promise<Outcome>((resolve, reject) => {
+      const pending = { context, decide, assumeNew, resolve, reject };
+      if (queue) {
+        queue.push(pending);
+        return;
+      }
+      this.queues.set(accountId, [pending]);
+      void this.drain(accountId);
     });
-    entry.tail = previous.then(() => mine);
-    entry.waiters += 1;
-    this.tails.set(key, entry);
-    try {
-      await previous;
-      return await work();
-    } finally {
-      release();
-      entry.waiters -= 1;
-      if (entry.waiters === 0) this.tails.delete(key);
+  }
+
+  /** Runs the account's queue batch after batch until it is empty; the queue's presence means a drain is running. */
+  private async drain(accountId: string): Promise<void> {
+    for (;;) {
+      const queue = this.queues.get(accountId) ?? [];
+      const batch = queue.splice(0, MAX_BATCH);
+      if (batch.length === 0) {
+        this.queues.delete(accountId);
+        return;
+      }
+      await this.runBatch(accountId, batch);
+    }
+  }
+
+  private async runBatch(accountId: string, batch: Pending[]): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const settle = await this.decideAndAppend(accountId, batch, attempt === 0 && batch.every((pending) => pending.assumeNew));
+        if (settle) {
+          settle();
+          return;
+        }
+        if (attempt + 1 >= MAX_ATTEMPTS) throw busy(accountId);
+      } catch (error) {
+        this.known.delete(accountId);
+        if (!(error instanceof WrongExpectedVersionError) || attempt + 1 >= MAX_ATTEMPTS) {
+          for (const pending of batch) pending.reject(error);
+          return;
+        }
+        // A wrong guess that the account was new is not a collision with another writer.
+        if (attempt > 0 || !batch.every((pending) => pending.assumeNew)) await pause(attempt);
+      }
+    }
+  }
+
+  /**
+   * One attempt at a batch. Returns how to answer its callers once it is committed, or null when
+   * the memory of the account turned out stale and the batch must be decided again.
+   */
+  private async decideAndAppend(accountId: string, batch: Pending[], assumeNew: boolean): Promise<(() => void) | null> {
+    const { known, fresh } = await this.load(accountId, assumeNew);
+    let state = known.state;
+    const decisions = batch.map((pending) => {
+      try {
+        const events = pending.decide(state);
+        state = events.reduce(evolveInternalAccount, state);
+        return { pending, events };
+      } catch (error) {
+        return { pending, events: [] as InternalAccountEvent[], error };
+      }
+    });
+    const toAppend = decisions.flatMap(({ pending, events }) => events.map((event) => ({ type: event.type, data: event.data, context: pending.context })));
+    if (toAppend.length === 0) {
+      // Nothing to commit, so no version check will catch a stale memory: look at the tail first.
+      if (!fresh && (await this.isStale(accountId, known))) return null;
+      this.remember(accountId, known);
+      return () => decisions.forEach(({ pending, error }) => (error === undefined ? pending.resolve(known) : pending.reject(error)));
+    }
+    const appended = await this.eventSourcing.append(accountId, toAppend, known.version);
+    // The decisions were made on the version the store confirmed, so the state they left is the stream's.
+    let row = known.row;
+    let position = known.position;
+    let next = 0;
+    const outcomes = decisions.map(({ events }) => {
+      for (const _event of events) {
+        const recorded = appended.events[next++]!;
+        row = evolveInternalAccountView(row, recorded);
+        position = recorded.globalPosition;
+      }
+      return { row, position };
+    });
+    this.remember(accountId, { state, row, version: appended.version, position });
+    return () => decisions.forEach(({ pending, error }, index) => (error === undefined ? pending.resolve(outcomes[index]!) : pending.reject(error)));
+  }
+
+  /** The account as last known here, or from its stream (or, for a new one, assumed empty). */
+  private async load(accountId: string, assumeNew: boolean): Promise<{ known: Known; fresh: boolean }> {
+    const cached = this.known.get(accountId);
+    if (cached) return { known: cached, fresh: false };
+    if (assumeNew) return { known: { state: initialInternalAccount(), row: null, version: 0, position: 0n }, fresh: false };
+    const { events, version } = await this.eventSourcing.store.readStream(accountId);
+    return { known: fold({ state: initialInternalAccount(), row: null, version: 0, position: 0n }, events, version), fresh: true };
+  }
+
+  /** True (and the memory brought up to date) when the stream has events the memory lacks. */
+  private async isStale(accountId: string, known: Known): Promise<boolean> {
+    const { events, version } = await this.eventSourcing.store.readStream(accountId, { fromPosition: known.version + 1 });
+    if (events.length === 0 && version === known.version) return false;
+    this.known.delete(accountId);
+    if (version > known.version && events.length === version - known.version) this.remember(accountId, fold(known, events, version));
+    return true;
+  }
+
+  private remember(accountId: string, known: Known): void {
+    this.known.delete(accountId);
+    this.known.set(accountId, known);
+    if (this.known.size > MAX_CACHED_ACCOUNTS) {
+      const oldest = this.known.keys().next().value;
+      if (oldest !== undefined) this.known.delete(oldest);
     }
   }
 }
+
+const fold = (known: Known, events: RecordedEvent[], version: number): Known => {
+  let { state, row, position } = known;
+  for (const event of events) {
+    state = evolveInternalAccount(state, event as unknown as InternalAccountEvent);
+    row = evolveInternalAccountView(row, event);
+    position = event.globalPosition;
+  }
+  return { state, row, version, position };
+};
+
+const busy = (accountId: string) =>
+  new DomainError('SERVICE_UNAVAILABLE', 'unavailable', `Internal account ${accountId} is busy; retry shortly.`, { accountId });

@@ -1,4 +1,5 @@
 import type { Event, LedgerEventType } from '@corridor/contracts';
+import { AppendOnlyMap } from './append-only-map';
 
 // One stream per internal account (stream id = the account id). Balances are derived from the
 // stream alone, and every balance event names its cause and a system counter account, so the
@@ -96,8 +97,16 @@ export const fingerprints = {
   status: (to: InternalAccountStatus) => ['Status', to].join('|'),
 };
 
+/**
+ * operations and closedHolds only ever gain keys and grow with every movement, so they are
+ * AppendOnlyMaps: adding to the newest version is O(1) instead of a copy of the whole history.
+ * A plain Map (a hand-built state) is taken over once.
+ */
+const withEntry = <V>(map: ReadonlyMap<string, V>, key: string, value: V): ReadonlyMap<string, V> =>
+  (map instanceof AppendOnlyMap ? (map as AppendOnlyMap<string, V>) : AppendOnlyMap.of(map)).with(key, value);
+
 const withOperation = (account: OpenAccount, operationId: string, fingerprint: string): ReadonlyMap<string, string> =>
-  new Map(account.operations).set(operationId, fingerprint);
+  withEntry(account.operations, operationId, fingerprint);
 
 const withoutHold = (account: OpenAccount, holdId: string): ReadonlyMap<string, Hold> => {
   const holds = new Map(account.holds);
@@ -105,8 +114,8 @@ const withoutHold = (account: OpenAccount, holdId: string): ReadonlyMap<string, 
   return holds;
 };
 
-// Copying the maps keeps evolve pure; the cost grows with the number of operations, which the
-// wiring bounds by snapshotting rather than by dropping idempotency records.
+// Copying the small map of open holds keeps evolve pure; the ever-growing records (operations,
+// closedHolds) are AppendOnlyMaps, whose versions are immutable without a copy per event.
 const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, InternalAccountOpened>): OpenAccount => {
   switch (event.type) {
     case 'AccountCredited': {
@@ -135,7 +144,7 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
         available: account.available + released,
         held: account.held - settled - released,
         holds: withoutHold(account, holdId),
-        closedHolds: new Map(account.closedHolds).set(holdId, settled + released),
+        closedHolds: withEntry(account.closedHolds, holdId, settled + released),
         operations: withOperation(account, operationId, fingerprints.settle(holdId, amount)),
       };
     }
@@ -147,7 +156,7 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
         available: account.available + released,
         held: account.held - released,
         holds: withoutHold(account, holdId),
-        closedHolds: new Map(account.closedHolds).set(holdId, released),
+        closedHolds: withEntry(account.closedHolds, holdId, released),
         operations: withOperation(account, operationId, fingerprints.release(holdId)),
       };
     }
@@ -174,8 +183,8 @@ export const evolveInternalAccount = (state: InternalAccount, event: InternalAcc
       available: 0n,
       held: 0n,
       holds: new Map(),
-      closedHolds: new Map(),
-      operations: new Map([[operationId, fingerprints.open(platformId, customerId, accountType, currency, status)]]),
+      closedHolds: AppendOnlyMap.empty(),
+      operations: AppendOnlyMap.of([[operationId, fingerprints.open(platformId, customerId, accountType, currency, status)]]),
     };
   }
   // A recorded event is never refused; one that precedes the opening has nothing to apply to.

@@ -1,0 +1,204 @@
+// The ledger's writer against real PostgreSQL and NATS, as two replicas of the accounts service
+// sharing one database: each keeps accounts in memory between commands and commits queued
+// commands together, yet neither may decide on a balance the other has already changed.
+import { Module, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { DomainError, newId, type RequestContext } from '@corridor/contracts';
+import { createPostgresEventStore, EventSourcingModule } from '@corridor/event-store';
+import { requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { connect } from 'nats';
+import { loadConfig } from '../config';
+import { toIntegrationEvent } from '../integration-events';
+import { AccountWriter } from './account-writer';
+import { creditAccount } from './credit-account';
+import { holdFunds } from './hold-funds';
+import { type InternalAccountEvent, systemAccountId } from './internal-account';
+import { internalAccountViewProjection, type InternalAccountRow } from './internal-account-view.projection';
+import { openInternalAccount } from './open-internal-account';
+
+const database = useTestDatabase();
+const now = () => new Date();
+let subjectPrefix: string;
+const replicas: INestApplicationContext[] = [];
+
+const startReplica = async (): Promise<AccountWriter> => {
+  @Module({
+    imports: [
+      EventSourcingModule.forRoot({
+        service: 'accounts',
+        connectionString: database.url,
+        schema: 'accounts',
+        natsUrl: loadConfig({}).natsUrl,
+        subjectPrefix,
+        migrationsDirectory: join(__dirname, '../migrations'),
+        projections: [internalAccountViewProjection],
+        toIntegrationEvent,
+      }),
+    ],
+    providers: [AccountWriter],
+  })
+  class ReplicaModule {}
+  const context = await NestFactory.createApplicationContext(ReplicaModule, { logger: ['error'] });
+  await context.init();
+  replicas.push(context);
+  return context.get(AccountWriter);
+};
+
+const contextOf = (platformId: string): RequestContext => ({
+  platformId,
+  actor: { kind: 'token', tokenId: 'Token:test' },
+  requestId: randomUUID(),
+  correlationId: randomUUID(),
+});
+
+const openAccount = async (writer: AccountWriter, platformId: string): Promise<string> => {
+  const accountId = newId('InternalAccount');
+  const data = { accountId, platformId, customerId: newId('Customer'), accountType: 'INTERNAL_FIAT' as const, currency: 'USD', status: 'ACTIVE' as const, operationId: `open:${accountId}` };
+  await writer.apply(accountId, contextOf(platformId), (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: now() } }, state), {
+    assumeNew: true,
+  });
+  return accountId;
+};
+
+const credit = (writer: AccountWriter, accountId: string, context: RequestContext, amount: bigint, operationId: string = randomUUID()): Promise<InternalAccountRow> =>
+  writer.write(accountId, context, (state) =>
+    creditAccount(
+      {
+        type: 'CreditAccount',
+        data: { accountId, platformId: context.platformId, operationId, amount, currency: 'USD', cause: { kind: 'FUNDING', id: operationId }, counterAccountId: systemAccountId('FUNDING_RAIL', 'USD') },
+        metadata: { now: now() },
+      },
+      state,
+    ),
+  );
+
+const hold = (writer: AccountWriter, accountId: string, platformId: string, amount: bigint): Promise<InternalAccountRow> => {
+  const id = randomUUID();
+  return writer.write(accountId, contextOf(platformId), (state) =>
+    holdFunds(
+      {
+        type: 'HoldFunds',
+        data: {
+          accountId,
+          platformId,
+          operationId: `hold:${id}`,
+          holdId: `Hold:${id}`,
+          amount,
+          currency: 'USD',
+          cause: { kind: 'TRANSACTION', id: `Transaction:${id}` },
+          counterAccountId: systemAccountId('PAYOUT_RAIL', 'USD'),
+        },
+        metadata: { now: now() },
+      },
+      state,
+    ),
+  );
+};
+
+const streamOf = async (accountId: string) => {
+  const store = createPostgresEventStore({ connectionString: database.url, schema: 'accounts' });
+  try {
+    return (await store.readStream(accountId)).events;
+  } finally {
+    await store.close();
+  }
+};
+
+const codeOf = async (promise: Promise<unknown>): Promise<string> => {
+  try {
+    await promise;
+    return 'none';
+  } catch (error) {
+    if (error instanceof DomainError) return error.code;
+    throw error;
+  }
+};
+
+let first: AccountWriter;
+let second: AccountWriter;
+
+beforeAll(async () => {
+  await requireNats();
+  subjectPrefix = uniqueSubjectPrefix();
+  first = await startReplica();
+  second = await startReplica();
+});
+
+afterAll(async () => {
+  for (const replica of replicas) await replica.close();
+  const nats = await connect({ servers: loadConfig({}).natsUrl }).catch(() => undefined);
+  if (nats) {
+    const manager = await nats.jetstreamManager();
+    await manager.streams.delete(`${subjectPrefix.toUpperCase()}_EVENTS`).catch(() => undefined);
+    await nats.close();
+  }
+});
+
+describe('AccountWriter', () => {
+  it('records every event of commands committed together with the ids of its own request', async () => {
+    const platformId = newId('Platform');
+    const accountId = await openAccount(first, platformId);
+    const contexts = Array.from({ length: 40 }, () => contextOf(platformId));
+    const rows = await Promise.all(contexts.map((context) => credit(first, accountId, context, 5n)));
+    // Each reply shows the balance right after its own credit, so the 40 replies are 5, 10, … 200.
+    expect(rows.map((row) => BigInt(row.available)).sort((a, b) => (a < b ? -1 : 1))).toEqual(contexts.map((_, index) => BigInt(5 * (index + 1))));
+    const credits = (await streamOf(accountId)).filter((event) => event.type === 'AccountCredited');
+    expect(credits.map((event) => [event.metadata.requestId, event.metadata.correlationId]).sort()).toEqual(
+      contexts.map((context) => [context.requestId, context.correlationId]).sort(),
+    );
+  });
+
+  it('lets a replica spend funds another replica credited after it last wrote the account', async () => {
+    const platformId = newId('Platform');
+    const accountId = await openAccount(first, platformId);
+    await credit(first, accountId, contextOf(platformId), 10n);
+    await credit(second, accountId, contextOf(platformId), 90n);
+    // The first replica remembers a balance of 10: a hold of 60 would be refused on that memory.
+    const held = await hold(first, accountId, platformId, 60n);
+    expect([held.available, held.held]).toEqual(['40', '60']);
+    // And a hold it can afford on its memory still appends at the stream's true version.
+    await credit(second, accountId, contextOf(platformId), 1n);
+    const again = await hold(first, accountId, platformId, 30n);
+    expect([again.available, again.held]).toEqual(['11', '90']);
+    expect((await streamOf(accountId)).map((event) => event.streamPosition)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('never lets two replicas together hold more than the balance', async () => {
+    const platformId = newId('Platform');
+    const accountId = await openAccount(first, platformId);
+    await credit(first, accountId, contextOf(platformId), 30n);
+    await hold(second, accountId, platformId, 1n);
+    const results = await Promise.all(Array.from({ length: 60 }, (_, index) => codeOf(hold(index % 2 === 0 ? first : second, accountId, platformId, 1n))));
+    expect(results.filter((code) => code === 'none')).toHaveLength(29);
+    expect(new Set(results.filter((code) => code !== 'none'))).toEqual(new Set(['INSUFFICIENT_FUNDS']));
+    let available = 0n;
+    for (const event of (await streamOf(accountId)) as unknown as InternalAccountEvent[]) {
+      if (event.type === 'AccountCredited') available += BigInt(event.data.amount);
+      if (event.type === 'FundsHeld') available -= BigInt(event.data.amount);
+      expect(available >= 0n).toBe(true);
+    }
+    expect(available).toBe(0n);
+  });
+
+  it('answers a read right after a write with the new balance', async () => {
+    const platformId = newId('Platform');
+    const accountId = await openAccount(first, platformId);
+    const written = await credit(first, accountId, contextOf(platformId), 25n);
+    const read = await first.read(accountId, platformId);
+    expect([written.available, read.available]).toEqual(['25', '25']);
+    expect(read).toEqual(written);
+    expect(await codeOf(second.read(accountId, newId('Platform')))).toBe('ACCOUNT_NOT_FOUND');
+  });
+
+  it('credits once when a retry reaches a replica that has not seen the first attempt', async () => {
+    const platformId = newId('Platform');
+    const accountId = await openAccount(first, platformId);
+    await credit(first, accountId, contextOf(platformId), 1n);
+    await credit(second, accountId, contextOf(platformId), 50n, 'credit-once');
+    const retried = await credit(first, accountId, contextOf(platformId), 50n, 'credit-once');
+    expect(retried.available).toBe('51');
+    expect((await streamOf(accountId)).filter((event) => event.type === 'AccountCredited')).toHaveLength(2);
+  });
+});
