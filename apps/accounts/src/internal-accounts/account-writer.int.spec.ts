@@ -189,7 +189,7 @@ describe('AccountWriter', () => {
     const read = await first.read(accountId, platformId);
     expect([written.available, read.available]).toEqual(['25', '25']);
     expect(read).toEqual(written);
-    expect(await codeOf(second.read(accountId, newId('Platform')))).toBe('ACCOUNT_NOT_FOUND');
+    expect(await codeOf(second.read(accountId, newId('Platform')))).toBe('REFERENCE_NOT_FOUND');
   });
 
   it('credits once when a retry reaches a replica that has not seen the first attempt', async () => {
