@@ -41,3 +41,8 @@ export type ListInternalAccountsData = { customerId?: string; currency?: string;
 export type ListPlatformInternalAccountsData = { currency?: string; type?: InternalAccountTypeWire };
 export type UpdateInternalAccountData = { accountId: string; privateEnabled?: boolean };
 export type FundInternalAccountData = { accountId: string; amount: number };
+/** Reply: InternalAccountWire as of that stream position (balances then, updatedAt = that event's time). */
+export type RenderInternalAccountAtData = { accountId: string; streamPosition: number };
+
+/** SandboxFundRequest.amount bounds of the reference: exclusiveMinimum 0, maximum 100,000,000,000 minor units. */
+export const SANDBOX_FUND_AMOUNT_MAX = 100_000_000_000;

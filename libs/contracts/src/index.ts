@@ -9,3 +9,4 @@ export * from './platform';
 export * from './customers';
 export * from './clock';
 export * from './accounts';
+export * from './webhooks';

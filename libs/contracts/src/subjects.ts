@@ -26,6 +26,8 @@ export const subjects = {
       list: 'customers.customer.list',
       update: 'customers.customer.update',
       delete: 'customers.customer.delete',
+      /** The wire object as it was right after one event of the customer's stream (webhook payloads). */
+      renderAt: 'customers.customer.render-at',
     },
     health: 'customers.health.ping',
   },
@@ -42,8 +44,21 @@ export const subjects = {
       listPlatform: 'accounts.internal-account.list-platform',
       update: 'accounts.internal-account.update',
       fund: 'accounts.internal-account.fund',
+      /** The wire object as it was right after one event of the account's stream (webhook payloads). */
+      renderAt: 'accounts.internal-account.render-at',
     },
     health: 'accounts.health.ping',
+  },
+  webhooks: {
+    test: { send: 'webhooks.test.send' },
+    delivery: {
+      list: 'webhooks.delivery.list',
+      attempts: 'webhooks.delivery.attempts',
+      redeliver: 'webhooks.delivery.redeliver',
+      redeliverMany: 'webhooks.delivery.redeliver-many',
+    },
+    signingKey: { get: 'webhooks.signing-key.get', rotate: 'webhooks.signing-key.rotate' },
+    health: 'webhooks.health.ping',
   },
   bench: { echo: 'bench.echo' },
 } as const;
