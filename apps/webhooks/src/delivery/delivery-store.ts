@@ -35,7 +35,7 @@ export type DeliveryRow = {
   failed_at: Date | null;
 };
 
-export type DueDelivery = { id: string; platformId: string; resourceId: string };
+export type DueDelivery = { id: string; platformId: string; resourceId: string; attemptCount: number };
 
 /** Inserts each (event, platform) once; returns the ids actually inserted. */
 export const insertDeliveries = async (client: PoolClient, rows: NewDelivery[], now: Date): Promise<string[]> => {
@@ -63,13 +63,13 @@ const IS_HEAD = `NOT EXISTS (SELECT 1 FROM webhooks.deliveries e
 /** Pending deliveries that are due and first in line for their resource. */
 export const dueHeads = async (pool: Pool, now: Date, limit: number, resource?: { platformId: string; resourceId: string }): Promise<DueDelivery[]> => {
   const filter = resource ? 'AND d.platform_id = $3 AND d.resource_id = $4' : '';
-  const result = await pool.query<{ id: string; platform_id: string; resource_id: string }>(
-    `SELECT d.id, d.platform_id, d.resource_id FROM webhooks.deliveries d
+  const result = await pool.query<{ id: string; platform_id: string; resource_id: string; attempt_count: number }>(
+    `SELECT d.id, d.platform_id, d.resource_id, d.attempt_count FROM webhooks.deliveries d
       WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) ${filter} AND ${IS_HEAD}
       ORDER BY d.next_attempt_at LIMIT $2`,
     resource ? [now, limit, resource.platformId, resource.resourceId] : [now, limit],
   );
-  return result.rows.map((row) => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id }));
+  return result.rows.map((row) => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id, attemptCount: row.attempt_count }));
 };
 
 export type Claimed = DeliveryRow & { webhook_endpoint: string | null };

@@ -20,8 +20,12 @@ const TICK_BATCH = 1_000;
 // A lease outlives one attempt (timeout plus margin), so a killed process's delivery is freed soon after.
 const LEASE_MARGIN_MS = 5_000;
 
-/** BullMQ forbids ':' in custom job ids; the webhook id minus its prefix is unique already. */
-export const jobIdOf = (deliveryId: string): string => deliveryId.replace(/:/g, '-');
+/**
+ * One job id per (delivery, attempt): enqueuing the same due attempt twice is a no-op in BullMQ,
+ * while the next attempt never collides with the finishing job of the previous one. BullMQ
+ * forbids ':' in custom ids.
+ */
+export const jobIdOf = (deliveryId: string, attemptCount: number): string => `${deliveryId.replace(/:/g, '-')}-${attemptCount + 1}`;
 
 /**
  * Sends deliveries. PostgreSQL decides what is due (times from the injected Clock); BullMQ carries
@@ -100,7 +104,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
 
   private async enqueue(due: DueDelivery[]): Promise<void> {
     if (due.length === 0 || !this.queue) return;
-    await this.queue.addBulk(due.map(({ id }) => ({ name: 'deliver', data: { id }, opts: { jobId: jobIdOf(id), removeOnComplete: true, removeOnFail: true } })));
+    await this.queue.addBulk(due.map(({ id, attemptCount }) => ({ name: 'deliver', data: { id }, opts: { jobId: jobIdOf(id, attemptCount), removeOnComplete: true, removeOnFail: true } })));
   }
 
   /** One attempt at one delivery; does nothing when the delivery is not (or no longer) due. */
