@@ -92,29 +92,30 @@ export const claimDelivery = async (pool: Pool, id: string, now: Date, leaseUnti
 export type AttemptRecord = { attempt: number; at: Date; url: string; statusCode?: number; latencyMs: number; error?: string };
 export type Outcome = { status: 'PENDING'; nextAttemptAt: Date } | { status: 'DELIVERED' | 'FAILED' };
 
+/** The attempt and the row's new state in one statement (one round trip, one transaction). */
 export const recordAttempt = async (pool: Pool, id: string, attempt: AttemptRecord, outcome: Outcome, now: Date): Promise<void> => {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(
-      `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [id, attempt.attempt, attempt.at, attempt.url, attempt.statusCode ?? null, Math.round(attempt.latencyMs), attempt.error ?? null],
-    );
-    await client.query(
-      `UPDATE webhooks.deliveries SET status = $2, lease_until = NULL, last_status_code = $3,
+  await pool.query(
+    `WITH logged AS (
+       INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error) VALUES ($1, $6, $7, $8, $3, $9, $10)
+     )
+     UPDATE webhooks.deliveries SET status = $2, lease_until = NULL, last_status_code = $3,
          next_attempt_at = COALESCE($4, next_attempt_at),
          delivered_at = CASE WHEN $2 = 'DELIVERED' THEN $5 ELSE delivered_at END,
          failed_at = CASE WHEN $2 = 'FAILED' THEN $5 ELSE failed_at END
        WHERE id = $1`,
-      [id, outcome.status, attempt.statusCode ?? null, outcome.status === 'PENDING' ? outcome.nextAttemptAt : null, now],
-    );
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+    [
+      id,
+      outcome.status,
+      attempt.statusCode ?? null,
+      outcome.status === 'PENDING' ? outcome.nextAttemptAt : null,
+      now,
+      attempt.attempt,
+      attempt.at,
+      attempt.url,
+      Math.round(attempt.latencyMs),
+      attempt.error ?? null,
+    ],
+  );
 };
 
 export const renderDelivery = (row: DeliveryRow): WebhookDeliveryWire => ({

@@ -19,6 +19,9 @@ const QUEUE_NAME = 'webhook-deliveries';
 const TICK_BATCH = 1_000;
 // A lease outlives one attempt (timeout plus margin), so a killed process's delivery is freed soon after.
 const LEASE_MARGIN_MS = 5_000;
+// A job this process enqueued is not offered to BullMQ again for this long (each offer costs a
+// Redis round trip); after it, or after Redis reconnects (jobs may be gone), it is offered again.
+const ENQUEUED_MEMORY_MS = 30_000;
 
 /**
  * One job id per (delivery, attempt): enqueuing the same due attempt twice is a no-op in BullMQ,
@@ -42,6 +45,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   private timer?: NodeJS.Timeout;
   private ticking?: Promise<void>;
   private tickAgain = false;
+  private readonly enqueued = new Map<string, number>();
 
   constructor(
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksServiceConfig,
@@ -60,8 +64,21 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       return redis;
     };
     const prefix = `${this.config.redisKeyPrefix}bull`;
-    this.queue = new Queue(QUEUE_NAME, { connection: connection(), prefix });
-    this.worker = new Worker(QUEUE_NAME, async (job) => this.attempt(String(job.data.id)), {
+    const queueConnection = connection();
+    let connectedBefore = false;
+    queueConnection.on('ready', () => {
+      // A Redis that comes back may have lost its jobs: forget what was enqueued so the next tick offers it all again.
+      if (connectedBefore) this.enqueued.clear();
+      connectedBefore = true;
+    });
+    this.queue = new Queue(QUEUE_NAME, { connection: queueConnection, prefix });
+    this.worker = new Worker(QUEUE_NAME, async (job) => {
+      try {
+        await this.attempt(String(job.data.id));
+      } finally {
+        if (job.id) this.enqueued.delete(job.id);
+      }
+    }, {
       connection: connection(),
       prefix,
       concurrency: this.config.concurrency,
@@ -104,7 +121,13 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
 
   private async enqueue(due: DueDelivery[]): Promise<void> {
     if (due.length === 0 || !this.queue) return;
-    await this.queue.addBulk(due.map(({ id, attemptCount }) => ({ name: 'deliver', data: { id }, opts: { jobId: jobIdOf(id, attemptCount), removeOnComplete: true, removeOnFail: true } })));
+    const nowMs = Date.now();
+    const jobs = due
+      .map(({ id, attemptCount }) => ({ id, jobId: jobIdOf(id, attemptCount) }))
+      .filter(({ jobId }) => nowMs - (this.enqueued.get(jobId) ?? 0) > ENQUEUED_MEMORY_MS);
+    if (jobs.length === 0) return;
+    for (const { jobId } of jobs) this.enqueued.set(jobId, nowMs);
+    await this.queue.addBulk(jobs.map(({ id, jobId }) => ({ name: 'deliver', data: { id }, opts: { jobId, removeOnComplete: true, removeOnFail: true } })));
   }
 
   /** One attempt at one delivery; does nothing when the delivery is not (or no longer) due. */
