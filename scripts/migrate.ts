@@ -6,9 +6,9 @@ import { databaseUrl, services } from './services';
 const main = async (): Promise<void> => {
   const connectionString = databaseUrl();
   for (const [service, info] of Object.entries(services)) {
-    await ensureEventStoreSchema(connectionString, info.schema);
+    if (info.eventStore !== false) await ensureEventStoreSchema(connectionString, info.schema);
     const applied = await migrate({ connectionString, schema: info.schema, directory: info.migrations });
-    console.log(`${service}: event store ready; ${applied.length ? `applied ${applied.join(', ')}` : 'read models up to date'}`);
+    console.log(`${service}: ${info.eventStore !== false ? 'event store ready; ' : ''}${applied.length ? `applied ${applied.join(', ')}` : 'tables up to date'}`);
   }
 };
 

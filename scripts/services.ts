@@ -18,7 +18,8 @@ import { tokenDecider } from '../apps/platform/src/tokens/token';
 // migrations are, which projections they run, and how to fold each kind of stream into its state.
 type AnyDecider = { evolve: (state: any, event: any) => any; initialState: () => any };
 
-export type ServiceInfo = { schema: string; migrations: string; projections: Projection<any>[]; streams: Record<string, AnyDecider> };
+/** eventStore false: the service keeps plain tables only (webhooks: the delivery log), no event store. */
+export type ServiceInfo = { schema: string; migrations: string; projections: Projection<any>[]; streams: Record<string, AnyDecider>; eventStore?: false };
 
 export const services: Record<string, ServiceInfo> = {
   platform: {
@@ -45,6 +46,13 @@ export const services: Record<string, ServiceInfo> = {
       ExternalAccountIdentity: accountIdentityDecider,
       UmaDepositDefault: umaDepositDefaultDecider,
     },
+  },
+  webhooks: {
+    schema: 'webhooks',
+    migrations: join(__dirname, '../apps/webhooks/src/migrations'),
+    projections: [],
+    streams: {},
+    eventStore: false,
   },
 };
 

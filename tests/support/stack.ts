@@ -10,8 +10,8 @@ import { createTestDatabase, requireNats, requirePostgres, requireRedis, type Te
 // The whole of Corridor for one end-to-end suite: its own database, NATS subject prefix, Redis
 // key prefix and ports, with every app started as its own process the way an operator runs them.
 
-export type AppName = 'platform' | 'customers' | 'accounts' | 'gateway';
-const apps: AppName[] = ['platform', 'customers', 'accounts', 'gateway'];
+export type AppName = 'platform' | 'customers' | 'accounts' | 'webhooks' | 'gateway';
+const apps: AppName[] = ['platform', 'customers', 'accounts', 'webhooks', 'gateway'];
 const root = join(__dirname, '../..');
 
 export const freePort = (): Promise<number> =>
@@ -42,15 +42,26 @@ export type Stack = {
   logs: Record<AppName, string[]>;
   start(app: AppName): Promise<void>;
   stop(app: AppName): Promise<void>;
+  /** kill -9: no shutdown hooks, no draining, as a crash. */
+  kill(app: AppName): Promise<void>;
+  healthUrl(app: AppName): string;
   createPlatform(environment?: PlatformEnvironment): Promise<CreatePlatformReply>;
   close(): Promise<void>;
 };
 
-export const startStack = async (options: { env?: Record<string, string> } = {}): Promise<Stack> => {
+export type StackOptions = {
+  env?: Record<string, string>;
+  /** Settings for one app only (e.g. the webhooks service on a throwaway Redis). */
+  appEnv?: Partial<Record<AppName, Record<string, string>>>;
+  /** A subset of the apps, in start order (default: all); without the gateway there is no HTTP API. */
+  apps?: AppName[];
+};
+
+export const startStack = async (options: StackOptions = {}): Promise<Stack> => {
   await Promise.all([requirePostgres(), requireNats(), requireRedis()]);
   const database = await createTestDatabase();
   const subjectPrefix = uniqueSubjectPrefix();
-  const [gatewayPort, platformHealth, customersHealth, accountsHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [gatewayPort, platformHealth, customersHealth, accountsHealth, webhooksHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
@@ -63,16 +74,17 @@ export const startStack = async (options: { env?: Record<string, string> } = {})
     RATE_LIMIT_REQUESTS: '1000000',
     ...options.env,
   };
-  const healthPorts: Record<AppName, number> = { platform: platformHealth, customers: customersHealth, accounts: accountsHealth, gateway: gatewayPort };
+  const healthPorts: Record<AppName, number> = { platform: platformHealth, customers: customersHealth, accounts: accountsHealth, webhooks: webhooksHealth, gateway: gatewayPort };
   const processes = new Map<AppName, ChildProcess>();
-  const logs: Record<AppName, string[]> = { platform: [], customers: [], accounts: [], gateway: [] };
+  const logs: Record<AppName, string[]> = { platform: [], customers: [], accounts: [], webhooks: [], gateway: [] };
+  const healthUrl = (app: AppName): string => (app === 'gateway' ? `${gatewayUrl}/health` : `http://127.0.0.1:${healthPorts[app]}/health`);
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   let bootstrap: INestApplicationContext | undefined;
 
   const start = async (app: AppName): Promise<void> => {
     const child = spawn(process.execPath, ['-r', '@swc-node/register', join(root, `apps/${app}/src/main.ts`)], {
       cwd: root,
-      env: { ...process.env, ...env, HEALTH_PORT: String(healthPorts[app]) },
+      env: { ...process.env, ...env, ...options.appEnv?.[app], HEALTH_PORT: String(healthPorts[app]) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (chunk: Buffer) => {
@@ -82,7 +94,7 @@ export const startStack = async (options: { env?: Record<string, string> } = {})
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     processes.set(app, child);
-    const url = app === 'gateway' ? `${gatewayUrl}/health` : `http://127.0.0.1:${healthPorts[app]}/health`;
+    const url = healthUrl(app);
     try {
       await waitFor(`${app} (${url})`, async () => {
         if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}`);
@@ -102,6 +114,15 @@ export const startStack = async (options: { env?: Record<string, string> } = {})
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(timer);
+  };
+
+  const kill = async (app: AppName): Promise<void> => {
+    const child = processes.get(app);
+    processes.delete(app);
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
   };
 
   const createPlatform = async (environment: PlatformEnvironment = 'SANDBOX'): Promise<CreatePlatformReply> => {
@@ -126,14 +147,13 @@ export const startStack = async (options: { env?: Record<string, string> } = {})
 
   try {
     // Services first so the gateway's health check sees them; platform before customers, which asks it for settings.
-    await start('platform');
-    await start('customers');
-    await start('accounts');
-    await start('gateway');
-    await waitFor('gateway health', async () => (await fetch(`${gatewayUrl}/health`)).status === 200, 30_000);
+    for (const app of options.apps ?? apps) await start(app);
+    if ((options.apps ?? apps).includes('gateway')) {
+      await waitFor('gateway health', async () => (await fetch(`${gatewayUrl}/health`)).status === 200, 30_000);
+    }
   } catch (error) {
     await close();
     throw error;
   }
-  return { baseUrl: `${gatewayUrl}/2025-10-13`, gatewayUrl, database, subjectPrefix, env, logs, start, stop, createPlatform, close };
+  return { baseUrl: `${gatewayUrl}/2025-10-13`, gatewayUrl, database, subjectPrefix, env, logs, start, stop, kill, healthUrl, createPlatform, close };
 };

@@ -20,6 +20,7 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisConnection } from './redis';
 import { ServiceCall } from './service-call';
 import { TokensController } from './tokens/tokens.controller';
+import { SandboxWebhooksController, WebhooksController } from './webhooks/webhooks.controller';
 
 export type GatewayDependencies = {
   routes: RouteTable;
@@ -33,7 +34,17 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'gateway' })],
-      controllers: [TokensController, ConfigController, CustomerExternalAccountsController, PlatformExternalAccountsController, CustomersController, InternalAccountsController, HealthController],
+      controllers: [
+        TokensController,
+        ConfigController,
+        CustomerExternalAccountsController,
+        PlatformExternalAccountsController,
+        CustomersController,
+        InternalAccountsController,
+        HealthController,
+        SandboxWebhooksController,
+        WebhooksController,
+      ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: RouteTable, useValue: dependencies.routes },

@@ -80,6 +80,10 @@ class FakeCustomersModule {}
 @Module({})
 class FakeAccountsModule {}
 
+/** Answers its health ping and nothing else. */
+@Module({})
+class FakeWebhooksModule {}
+
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 const admin = basic('admin', 'admin-secret');
 const viewer = basic('viewer', 'viewer-secret');
@@ -104,6 +108,7 @@ let gateway: NestFastifyApplication;
 let platform: INestMicroservice;
 let customers: INestMicroservice | undefined;
 let accounts: INestMicroservice;
+let webhooks: INestMicroservice;
 let client: ServiceClient;
 let redis: Redis;
 
@@ -133,6 +138,8 @@ beforeAll(async () => {
   await customers.listen();
   accounts = await createServiceApp(FakeAccountsModule, { service: 'accounts', ...options });
   await accounts.listen();
+  webhooks = await createServiceApp(FakeWebhooksModule, { service: 'webhooks', ...options });
+  await webhooks.listen();
   config = {
     ...loadConfig({}),
     natsUrl,
@@ -155,6 +162,7 @@ afterAll(async () => {
   await platform?.close();
   await customers?.close();
   await accounts?.close();
+  await webhooks?.close();
   if (redis) {
     const keys = await redis.keys(`${config.redisKeyPrefix}*`);
     if (keys.length > 0) await redis.del(...keys);

@@ -91,3 +91,5 @@ export type CustomerWire = {
   updatedAt: string;
   isDeleted: boolean;
 };
+/** Reply: CustomerWire as of that stream position of the customer's stream (webhook payloads). */
+export type RenderCustomerAtData = { customerId: string; streamPosition: number };

@@ -11,3 +11,4 @@ export * from './clock';
 export * from './accounts';
 export * from './ledger';
 export * from './external-accounts';
+export * from './webhooks';

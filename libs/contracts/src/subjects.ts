@@ -26,6 +26,8 @@ export const subjects = {
       list: 'customers.customer.list',
       update: 'customers.customer.update',
       delete: 'customers.customer.delete',
+      /** The wire object as it was right after one event of the customer's stream (webhook payloads). */
+      renderAt: 'customers.customer.render-at',
     },
     health: 'customers.health.ping',
   },
@@ -52,6 +54,17 @@ export const subjects = {
       delete: 'accounts.external-account.delete',
     },
     health: 'accounts.health.ping',
+  },
+  webhooks: {
+    test: { send: 'webhooks.test.send' },
+    delivery: {
+      list: 'webhooks.delivery.list',
+      attempts: 'webhooks.delivery.attempts',
+      redeliver: 'webhooks.delivery.redeliver',
+      redeliverMany: 'webhooks.delivery.redeliver-many',
+    },
+    signingKey: { get: 'webhooks.signing-key.get', rotate: 'webhooks.signing-key.rotate' },
+    health: 'webhooks.health.ping',
   },
   bench: { echo: 'bench.echo' },
 } as const;

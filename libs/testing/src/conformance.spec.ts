@@ -79,3 +79,23 @@ describe('conformance', () => {
     expect(conformance.report().inScopeTotal).toBe(104);
   });
 });
+
+describe('conformance of webhooks and extensions', () => {
+  const conformance = createConformance();
+  const envelope = { id: 'Webhook:019542f5-b3e7-1d02-0000-000000000007', timestamp: '2025-08-15T14:32:00Z' };
+
+  it('validates a webhook body by its type against the reference webhook schema', () => {
+    conformance.checkWebhook({ ...envelope, type: 'CUSTOMER.KYC_APPROVED', data: customer });
+    conformance.checkWebhook({ ...envelope, type: 'TEST', data: {} });
+    expect(() => conformance.checkWebhook({ ...envelope, type: 'CUSTOMER.KYC_APPROVED', data: { ...customer, kycStatus: 'MAYBE' } })).toThrow('/data/kycStatus');
+    expect(() => conformance.checkWebhook({ ...envelope, type: 'CUSTOMER.KYC_APPROVED' })).toThrow("must have required property 'data'");
+    expect(() => conformance.checkWebhook({ ...envelope, type: 'NOT.A_TYPE', data: {} })).toThrow('not one the reference');
+  });
+
+  it('checks extension operations by their declared schema without counting them as reference coverage', () => {
+    const key = { publicKey: '-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n', algorithm: 'ECDSA_P256_SHA256', createdAt: '2025-08-15T14:32:00Z' };
+    conformance.check({ method: 'GET', path: '/2025-10-13/webhooks/signing-key', status: 200, body: key });
+    expect(() => conformance.check({ method: 'GET', path: '/2025-10-13/webhooks/signing-key', status: 200, body: { ...key, algorithm: 'RSA' } })).toThrow('/algorithm');
+    expect(conformance.report().exercised).not.toContain('getWebhookSigningKey');
+  });
+});

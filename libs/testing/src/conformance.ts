@@ -4,6 +4,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
+import { EXTENSION_MARK, extensionPaths } from './conformance-extensions';
 import { applySpecOverrides } from './conformance-overrides';
 
 // Checks real responses against the reference OpenAPI document (with the spec's overrides), so a
@@ -15,11 +16,13 @@ export type ObservedResponse = { method: string; path: string; status: number; b
 export type ConformanceReport = { exercised: string[]; inScopeTotal: number };
 export type Conformance = {
   check(response: ObservedResponse): void;
+  /** Validates a webhook body against the reference schema of its `type` (the `webhooks:` section). */
+  checkWebhook(body: unknown): void;
   report(): ConformanceReport;
   printReport(): void;
 };
 
-type Operation = { operationId: string; method: string; template: string; pattern: RegExp; literals: number };
+type Operation = { operationId: string; method: string; template: string; pattern: RegExp; literals: number; extension: boolean };
 
 const API_BASE = '/2025-10-13';
 const DOCUMENT_ID = 'grid';
@@ -58,6 +61,7 @@ const toOperations = (paths: Record<string, Json>): Operation[] =>
         template,
         pattern: new RegExp(`^/${source}$`),
         literals: segments.filter((segment) => !segment.startsWith('{')).length,
+        extension: (item[method] as Json)[EXTENSION_MARK] === true,
       };
     }),
   );
@@ -69,6 +73,7 @@ const load = (): Loaded => {
   if (loaded) return loaded;
   const file = process.env.REFERENCE_OPENAPI ?? resolve(REPO_ROOT, '..', 'shared', 'reference', 'grid-openapi.yaml');
   const document = applySpecOverrides(parseYaml(readFileSync(file, 'utf8'), { maxAliasCount: -1 }) as Json);
+  Object.assign(document.paths as Json, extensionPaths);
   // strict:false lets OpenAPI-only keywords (discriminator, example, xml …) pass as annotations.
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, logger: false });
   addFormats(ajv);
@@ -194,7 +199,7 @@ const checkUnmatched = (state: Loaded, matches: Operation[], response: ObservedR
 export const createConformance = (): Conformance => {
   const state = load();
   const exercised = new Set<string>();
-  const inScope = state.operations.filter((operation) => !operation.template.startsWith(OUT_OF_SCOPE_PREFIX));
+  const inScope = state.operations.filter((operation) => !operation.template.startsWith(OUT_OF_SCOPE_PREFIX) && !operation.extension);
   const report = (): ConformanceReport => ({ exercised: [...exercised].sort(), inScopeTotal: inScope.length });
   return {
     check: (response) => {
@@ -205,10 +210,37 @@ export const createConformance = (): Conformance => {
       checkOperation(state, operation, response);
       if (inScope.includes(operation)) exercised.add(operation.operationId);
     },
+    checkWebhook: (body) => {
+      const type = (body as { type?: unknown } | null)?.type;
+      const pointer = typeof type === 'string' ? webhookSchemaPointers(state).get(type) : undefined;
+      if (!pointer) throw new Error(`Webhook type ${JSON.stringify(type)} is not one the reference's webhooks declare.`);
+      runValidator(validatorFor(state, `webhook:${pointer}`, { $ref: `${DOCUMENT_ID}#${pointer}` }), `${String(type)} webhook does not conform to the reference:`, body);
+    },
     report,
     printReport: () => {
       const { exercised: ids, inScopeTotal } = report();
       console.log(`conformance: ${ids.length} of ${inScopeTotal} in-scope operations exercised: ${ids.join(', ')}`);
     },
   };
+};
+
+let webhookPointers: Map<string, string> | undefined;
+
+/** WebhookType → JSON pointer of the request-body schema of the reference webhook that carries it. */
+const webhookSchemaPointers = (state: Loaded): Map<string, string> => {
+  if (webhookPointers) return webhookPointers;
+  const schemas = (state.document.components as Json).schemas as Record<string, Json>;
+  const pointers = new Map<string, string>();
+  for (const [key, item] of Object.entries((state.document.webhooks ?? {}) as Record<string, Json>)) {
+    const schema = (((item.post as Json).requestBody as Json).content as Record<string, { schema: { $ref: string } }>)['application/json']!.schema;
+    const name = schema.$ref.slice('#/components/schemas/'.length);
+    for (const part of (schemas[name]?.allOf ?? []) as Json[]) {
+      const typeSchema = (part.properties as Record<string, { enum?: string[] }> | undefined)?.['type'];
+      for (const type of typeSchema?.enum ?? []) {
+        pointers.set(type, ['', 'webhooks', key, 'post', 'requestBody', 'content', 'application/json', 'schema'].map(escapePointer).join('/'));
+      }
+    }
+  }
+  webhookPointers = pointers;
+  return pointers;
 };

@@ -11,6 +11,7 @@ import {
   type ListCustomersData,
   newId,
   type Page,
+  type RenderCustomerAtData,
   type RequestContext,
   type ServiceRequest,
   subjects,
@@ -19,6 +20,7 @@ import {
 import { EventSourcing, findPage, timeRange } from '@corridor/event-store';
 import { randomBytes } from 'node:crypto';
 import { createCustomer } from './create-customer';
+import { renderCustomerAt } from './customer-at';
 import { customerDecider } from './customer';
 import { CUSTOMER_BY_ID, CustomerEntity, type CustomerRow, type CustomerRowColumns, evolveCustomerView, fromColumns, renderCustomer } from './customer-view.projection';
 import { deleteCustomer } from './delete-customer';
@@ -80,6 +82,17 @@ export class CustomersController {
   @MessagePattern(subjects.customers.customer.get)
   get(@Payload() request: ServiceRequest<CustomerIdData>): Promise<CustomerWire> {
     return this.read(request.context, request.data.customerId);
+  }
+
+  /** The webhooks service renders a customer as it was right after the event it announces. */
+  @MessagePattern(subjects.customers.customer.renderAt)
+  async renderAt(@Payload() request: ServiceRequest<RenderCustomerAtData>): Promise<CustomerWire> {
+    const { customerId, streamPosition } = request.data;
+    // A customer's stream is short (its status and profile changes), so reading it whole is cheap.
+    const { events } = await this.eventSourcing.store.readStream(customerId);
+    const customer = renderCustomerAt(events, streamPosition, request.context.platformId);
+    if (!customer) throw notFound(customerId);
+    return customer;
   }
 
   @MessagePattern(subjects.customers.customer.list)

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
-import { type PlatformConfigWire, type RequestContext, subjects, type UpdateConfigData } from '@corridor/contracts';
+import { type PlatformConfigWire, type RequestContext, subjects, type UpdateConfigData, type WebhookSigningKeyWire } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { ServiceCall } from '../service-call';
@@ -15,12 +15,18 @@ export class ConfigController {
   @Get()
   @RequiresPermission('VIEW')
   get(@Ctx() context: RequestContext): Promise<PlatformConfigWire> {
-    return this.call.request(subjects.platform.config.get, {}, context);
+    return this.withWebhookKey(this.call.request(subjects.platform.config.get, {}, context), context);
   }
 
   @Patch()
   @RequiresPermission('MANAGE')
   update(@Body() body: PlatformConfigUpdateRequest, @Ctx() context: RequestContext): Promise<PlatformConfigWire> {
-    return this.call.request(subjects.platform.config.update, body satisfies UpdateConfigData, context);
+    return this.withWebhookKey(this.call.request(subjects.platform.config.update, body satisfies UpdateConfigData, context), context);
+  }
+
+  /** Extension: the PEM public key that verifies this platform's webhooks (X-Grid-Signature). */
+  private async withWebhookKey(config: Promise<PlatformConfigWire>, context: RequestContext): Promise<PlatformConfigWire & { webhookPublicKey: string }> {
+    const [wire, key] = await Promise.all([config, this.call.request<WebhookSigningKeyWire>(subjects.webhooks.signingKey.get, {}, context)]);
+    return { ...wire, webhookPublicKey: key.publicKey };
   }
 }

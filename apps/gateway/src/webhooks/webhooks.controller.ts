@@ -1,0 +1,94 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBasicAuth, ApiExtension, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  DomainError,
+  type Page,
+  type RedeliverWebhooksReply,
+  type RequestContext,
+  subjects,
+  type TestWebhookResponseWire,
+  type WebhookAttemptWire,
+  type WebhookDeliveryWire,
+  type WebhookSigningKeyWire,
+} from '@corridor/contracts';
+import { RequiresPermission } from '../auth/permissions';
+import { type AuthenticatedRequest, Ctx } from '../auth/request-context';
+import { defined, pageOf } from '../http/list-query';
+import { IdPipe } from '../http/validation';
+import { ServiceCall } from '../service-call';
+import { ListWebhookDeliveriesQuery, RedeliverWebhooksRequest } from './webhooks.dto';
+
+const webhookId = new IdPipe('Webhook', 'REFERENCE_NOT_FOUND', 'Webhook');
+const EXTENSION = 'Extension beyond the reference API (Corridor): ';
+
+@ApiTags('Sandbox')
+@ApiBasicAuth()
+@Controller('sandbox/webhooks')
+export class SandboxWebhooksController {
+  constructor(private readonly call: ServiceCall) {}
+
+  @Post('test')
+  @HttpCode(200)
+  @RequiresPermission('MANAGE')
+  @ApiOperation({ operationId: 'sendTestWebhook', summary: 'Send a signed TEST webhook to the configured endpoint now' })
+  send(@Req() request: AuthenticatedRequest, @Ctx() context: RequestContext): Promise<TestWebhookResponseWire> {
+    if (request.corridor?.credential.environment !== 'SANDBOX') {
+      throw new DomainError('FORBIDDEN', 'forbidden', 'Sandbox operations need the credentials of a sandbox platform.');
+    }
+    return this.call.request(subjects.webhooks.test.send, {}, context);
+  }
+}
+
+@ApiTags('Webhooks (extension)')
+@ApiExtension('x-corridor-extension', true)
+@ApiBasicAuth()
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly call: ServiceCall) {}
+
+  @Get('deliveries')
+  @RequiresPermission('VIEW')
+  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: `${EXTENSION}the delivery log, by webhook id or resource id` })
+  list(@Query() query: ListWebhookDeliveriesQuery, @Ctx() context: RequestContext): Promise<Page<WebhookDeliveryWire>> {
+    const { limit: _limit, cursor: _cursor, ...filters } = query;
+    return this.call.request(subjects.webhooks.delivery.list, { ...defined(filters), ...pageOf(query) }, context);
+  }
+
+  @Get('deliveries/:webhookId/attempts')
+  @RequiresPermission('VIEW')
+  @ApiOperation({ operationId: 'listWebhookAttempts', summary: `${EXTENSION}every HTTP attempt of one webhook (status code, latency, error)` })
+  attempts(@Param('webhookId', webhookId) id: string, @Ctx() context: RequestContext): Promise<{ data: WebhookAttemptWire[] }> {
+    return this.call.request(subjects.webhooks.delivery.attempts, { webhookId: id }, context);
+  }
+
+  @Post('redeliver')
+  @HttpCode(200)
+  @RequiresPermission('MANAGE')
+  @ApiOperation({ operationId: 'redeliverWebhooks', summary: `${EXTENSION}send again every finished webhook of a time range (from, to) or of one resource` })
+  redeliverMany(@Body() body: RedeliverWebhooksRequest, @Ctx() context: RequestContext): Promise<RedeliverWebhooksReply> {
+    return this.call.request(subjects.webhooks.delivery.redeliverMany, defined(body), context);
+  }
+
+  @Get('signing-key')
+  @RequiresPermission('VIEW')
+  @ApiOperation({ operationId: 'getWebhookSigningKey', summary: `${EXTENSION}the public key (PEM SPKI, P-256) that verifies X-Grid-Signature` })
+  signingKey(@Ctx() context: RequestContext): Promise<WebhookSigningKeyWire> {
+    return this.call.request(subjects.webhooks.signingKey.get, {}, context);
+  }
+
+  @Post('signing-key/rotate')
+  @HttpCode(200)
+  @RequiresPermission('MANAGE')
+  @ApiOperation({ operationId: 'rotateWebhookSigningKey', summary: `${EXTENSION}replace the signing key; the old one is kept as retired` })
+  rotate(@Ctx() context: RequestContext): Promise<WebhookSigningKeyWire> {
+    return this.call.request(subjects.webhooks.signingKey.rotate, {}, context);
+  }
+
+  @Post(':webhookId/redeliver')
+  @HttpCode(200)
+  @RequiresPermission('MANAGE')
+  @ApiOperation({ operationId: 'redeliverWebhook', summary: `${EXTENSION}send one webhook again (same id and body)` })
+  redeliver(@Param('webhookId', webhookId) id: string, @Ctx() context: RequestContext): Promise<WebhookDeliveryWire> {
+    return this.call.request(subjects.webhooks.delivery.redeliver, { webhookId: id }, context);
+  }
+}

@@ -1,0 +1,77 @@
+import { type DynamicModule, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
+import { migrate } from '@corridor/event-store';
+import { MessagingModule } from '@corridor/messaging';
+import type { WebhooksServiceConfig } from './config';
+import { pendingCount } from './delivery/delivery-store';
+import { Dispatcher, WEBHOOKS_CONFIG, WEBHOOKS_POOL } from './delivery/dispatcher';
+import { EventIntake } from './delivery/event-intake';
+import { startHealthServer, WebhookMetrics } from './metrics';
+import { SigningKeys } from './signing/signing-keys';
+import { WebhooksController } from './webhooks.controller';
+
+/** Serves GET /health and GET /metrics on the health port (0 = none, for in-process tests). */
+class HealthServer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private server?: Server;
+
+  constructor(
+    @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksServiceConfig,
+    @Inject(WebhookMetrics) private readonly metrics: WebhookMetrics,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.healthPort > 0) this.server = await startHealthServer(this.config.healthPort, this.metrics);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+/** The pool's lifetime is the app's; migrations run before anything reads or writes. */
+class PoolLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(WEBHOOKS_POOL) private readonly pool: Pool) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+@Module({})
+export class AppModule {
+  static register(config: WebhooksServiceConfig, options: { clock?: Clock } = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'webhooks' })],
+      controllers: [WebhooksController],
+      providers: [
+        { provide: CLOCK, useValue: options.clock ?? systemClock },
+        { provide: WEBHOOKS_CONFIG, useValue: config },
+        {
+          provide: WEBHOOKS_POOL,
+          useFactory: async () => {
+            await migrate({ connectionString: config.databaseUrl, schema: config.schema, directory: join(__dirname, 'migrations') });
+            return new Pool({ connectionString: config.databaseUrl, max: 10 });
+          },
+        },
+        {
+          provide: SigningKeys,
+          useFactory: (pool: Pool) => new SigningKeys(pool, config.keyEncryptionKey),
+          inject: [WEBHOOKS_POOL],
+        },
+        {
+          provide: WebhookMetrics,
+          useFactory: (pool: Pool) => new WebhookMetrics(() => pendingCount(pool)),
+          inject: [WEBHOOKS_POOL],
+        },
+        PoolLifecycle,
+        HealthServer,
+        Dispatcher,
+        EventIntake,
+      ],
+    };
+  }
+}

@@ -1,0 +1,48 @@
+import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
+
+export type WebhooksServiceConfig = ServiceConfig & {
+  redisUrl: string;
+  /** Prefix of every BullMQ key, so deployments (and test runs) sharing a Redis stay apart. */
+  redisKeyPrefix: string;
+  /** AES-256-GCM key that encrypts the platforms' private signing keys at rest. */
+  keyEncryptionKey: Buffer;
+  /** Upper bound on one HTTP delivery; the reference asks receivers to answer within 30 s. */
+  requestTimeoutMs: number;
+  /** How often due deliveries are enqueued (0 = only when tick() is called, for tests). */
+  tickIntervalMs: number;
+  /** Deliveries sent at once by one process. */
+  concurrency: number;
+};
+
+// A fixed key for development and tests only: anyone can read it here, so production refuses it.
+const DEV_KEY_ENCRYPTION_KEY = 'ZGV2LW9ubHktd2ViaG9vay1rZXktZW5jcnlwdGlvbi0=';
+
+const positiveInt = (name: string, value: string | undefined, fallback: number, min = 1): number => {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${value}".`);
+  return parsed;
+};
+
+export const parseKeyEncryptionKey = (env: NodeJS.ProcessEnv): Buffer => {
+  const configured = env['WEBHOOK_KEY_ENCRYPTION_KEY'];
+  if (!configured) {
+    if (env['NODE_ENV'] === 'production') {
+      throw new Error('WEBHOOK_KEY_ENCRYPTION_KEY is required in production: 32 random bytes, base64 (openssl rand -base64 32).');
+    }
+    return Buffer.from(DEV_KEY_ENCRYPTION_KEY, 'base64');
+  }
+  const key = Buffer.from(configured, 'base64');
+  if (key.length !== 32) throw new Error(`WEBHOOK_KEY_ENCRYPTION_KEY must be 32 bytes in base64; it decodes to ${key.length} bytes.`);
+  return key;
+};
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksServiceConfig => ({
+  ...parseServiceConfig(env, { schema: 'webhooks', healthPort: 9094 }),
+  redisUrl: env['REDIS_URL'] || 'redis://127.0.0.1:6379',
+  redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'corridor:',
+  keyEncryptionKey: parseKeyEncryptionKey(env),
+  requestTimeoutMs: positiveInt('WEBHOOK_TIMEOUT_MS', env['WEBHOOK_TIMEOUT_MS'], 10_000),
+  tickIntervalMs: positiveInt('WEBHOOK_TICK_INTERVAL_MS', env['WEBHOOK_TICK_INTERVAL_MS'], 250, 0),
+  concurrency: positiveInt('WEBHOOK_CONCURRENCY', env['WEBHOOK_CONCURRENCY'], 64),
+});

@@ -1,0 +1,217 @@
+import type { Pool, PoolClient } from 'pg';
+import { decodeCursor, type Page, toPage, type WebhookAttemptWire, type WebhookDeliveryStatus, type WebhookDeliveryWire, type WebhookType } from '@corridor/contracts';
+
+// SQL of the delivery log. Times written here come from the injected Clock (passed in as `now`),
+// never from PostgreSQL's now(), so a test clock decides what is due.
+
+export type NewDelivery = {
+  id: string;
+  eventId: string;
+  platformId: string;
+  type: WebhookType;
+  resourceId: string;
+  streamPosition: number;
+  body: string;
+  retried: boolean;
+  occurredAt: string;
+};
+
+export type DeliveryRow = {
+  id: string;
+  platform_id: string;
+  type: WebhookType;
+  resource_id: string;
+  stream_position: string;
+  body: string;
+  retried: boolean;
+  status: WebhookDeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date;
+  last_status_code: number | null;
+  occurred_at: Date;
+  created_at: Date;
+  first_attempt_at: Date | null;
+  delivered_at: Date | null;
+  failed_at: Date | null;
+};
+
+export type DueDelivery = { id: string; platformId: string; resourceId: string; attemptCount: number };
+
+/** Inserts each (event, platform) once; returns the ids actually inserted. */
+export const insertDeliveries = async (client: PoolClient, rows: NewDelivery[], now: Date): Promise<string[]> => {
+  if (rows.length === 0) return [];
+  const result = await client.query<{ id: string }>(
+    `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, next_attempt_at, occurred_at, created_at)
+     SELECT r.id, r.event_id, r.platform_id, r.type, r.resource_id, r.stream_position, r.body, r.retried, 'PENDING', $2, r.occurred_at, $2
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, event_id text, platform_id text, type text, resource_id text, stream_position bigint, body text, retried boolean, occurred_at timestamptz)
+     ON CONFLICT (event_id, platform_id) DO NOTHING
+     RETURNING id`,
+    [
+      JSON.stringify(rows.map((row) => ({ id: row.id, event_id: row.eventId, platform_id: row.platformId, type: row.type, resource_id: row.resourceId, stream_position: row.streamPosition, body: row.body, retried: row.retried, occurred_at: row.occurredAt }))),
+      now,
+    ],
+  );
+  return result.rows.map((row) => row.id);
+};
+
+// A delivery may go out only when no earlier webhook of the same resource (same platform) is
+// still pending: a later status never overtakes an earlier one.
+const IS_HEAD = `NOT EXISTS (SELECT 1 FROM webhooks.deliveries e
+  WHERE e.platform_id = d.platform_id AND e.resource_id = d.resource_id AND e.status = 'PENDING'
+    AND (e.stream_position, e.id) < (d.stream_position, d.id))`;
+
+/** Pending deliveries that are due and first in line for their resource. */
+export const dueHeads = async (pool: Pool, now: Date, limit: number, resource?: { platformId: string; resourceId: string }): Promise<DueDelivery[]> => {
+  const filter = resource ? 'AND d.platform_id = $3 AND d.resource_id = $4' : '';
+  const result = await pool.query<{ id: string; platform_id: string; resource_id: string; attempt_count: number }>(
+    `SELECT d.id, d.platform_id, d.resource_id, d.attempt_count FROM webhooks.deliveries d
+      WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) ${filter} AND ${IS_HEAD}
+      ORDER BY d.next_attempt_at LIMIT $2`,
+    resource ? [now, limit, resource.platformId, resource.resourceId] : [now, limit],
+  );
+  return result.rows.map((row) => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id, attemptCount: row.attempt_count }));
+};
+
+export type Claimed = DeliveryRow & { webhook_endpoint: string | null };
+
+/**
+ * Takes the delivery for one attempt, or nothing when it is not due, not first in line, already
+ * taken by a live attempt, or finished. The lease outlives the request timeout, so a process
+ * killed mid-attempt frees the delivery for another once the lease ends.
+ */
+export const claimDelivery = async (pool: Pool, id: string, now: Date, leaseUntil: Date): Promise<Claimed | null> => {
+  const result = await pool.query<Claimed>(
+    `UPDATE webhooks.deliveries d SET lease_until = $3, attempt_count = d.attempt_count + 1, first_attempt_at = COALESCE(d.first_attempt_at, $2)
+      WHERE d.id = $1 AND d.status = 'PENDING' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2) AND ${IS_HEAD}
+      RETURNING d.*, (SELECT p.webhook_endpoint FROM webhooks.platforms p WHERE p.platform_id = d.platform_id)`,
+    [id, now, leaseUntil],
+  );
+  return result.rows[0] ?? null;
+};
+
+export type AttemptRecord = { attempt: number; at: Date; url: string; statusCode?: number; latencyMs: number; error?: string };
+export type Outcome = { status: 'PENDING'; nextAttemptAt: Date } | { status: 'DELIVERED' | 'FAILED' };
+
+/** The attempt and the row's new state in one statement (one round trip, one transaction). */
+export const recordAttempt = async (pool: Pool, id: string, attempt: AttemptRecord, outcome: Outcome, now: Date): Promise<void> => {
+  await pool.query(
+    `WITH logged AS (
+       INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error) VALUES ($1, $6, $7, $8, $3, $9, $10)
+     )
+     UPDATE webhooks.deliveries SET status = $2, lease_until = NULL, last_status_code = $3,
+         next_attempt_at = COALESCE($4, next_attempt_at),
+         delivered_at = CASE WHEN $2 = 'DELIVERED' THEN $5 ELSE delivered_at END,
+         failed_at = CASE WHEN $2 = 'FAILED' THEN $5 ELSE failed_at END
+       WHERE id = $1`,
+    [
+      id,
+      outcome.status,
+      attempt.statusCode ?? null,
+      outcome.status === 'PENDING' ? outcome.nextAttemptAt : null,
+      now,
+      attempt.attempt,
+      attempt.at,
+      attempt.url,
+      Math.round(attempt.latencyMs),
+      attempt.error ?? null,
+    ],
+  );
+};
+
+export const renderDelivery = (row: DeliveryRow): WebhookDeliveryWire => ({
+  webhookId: row.id,
+  type: row.type,
+  resourceId: row.resource_id,
+  status: row.status,
+  attemptCount: row.attempt_count,
+  retried: row.retried,
+  ...(row.status === 'PENDING' ? { nextAttemptAt: row.next_attempt_at.toISOString() } : {}),
+  ...(row.last_status_code !== null ? { lastStatusCode: row.last_status_code } : {}),
+  createdAt: row.created_at.toISOString(),
+  ...(row.delivered_at ? { deliveredAt: row.delivered_at.toISOString() } : {}),
+  ...(row.failed_at ? { failedAt: row.failed_at.toISOString() } : {}),
+});
+
+export const listDeliveries = async (
+  pool: Pool,
+  platformId: string,
+  filters: { webhookId?: string; resourceId?: string },
+  page: { limit: number; cursor?: string },
+): Promise<Page<WebhookDeliveryWire>> => {
+  const where = ['platform_id = $1'];
+  const values: unknown[] = [platformId];
+  if (filters.webhookId) where.push(`id = $${values.push(filters.webhookId)}`);
+  if (filters.resourceId) where.push(`resource_id = $${values.push(filters.resourceId)}`);
+  const filterSql = where.join(' AND ');
+  const filterValues = [...values];
+  if (page.cursor) {
+    const position = decodeCursor(page.cursor);
+    where.push(`(created_at, id) > ($${values.push(position.createdAt)}::timestamptz, $${values.push(position.id)})`);
+  }
+  const rows = await pool.query<DeliveryRow>(`SELECT * FROM webhooks.deliveries WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT $${values.push(page.limit + 1)}`, values);
+  const count = await pool.query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE ${filterSql}`, filterValues);
+  return toPage(rows.rows.map((row) => ({ ...row, createdAt: row.created_at })), page.limit, Number(count.rows[0]?.count ?? 0), renderDelivery);
+};
+
+export const findDelivery = async (pool: Pool, platformId: string, id: string): Promise<DeliveryRow | null> =>
+  (await pool.query<DeliveryRow>('SELECT * FROM webhooks.deliveries WHERE id = $1 AND platform_id = $2', [id, platformId])).rows[0] ?? null;
+
+export const listAttempts = async (pool: Pool, id: string): Promise<WebhookAttemptWire[]> => {
+  const result = await pool.query<{ attempt: number; at: Date; url: string; status_code: number | null; latency_ms: number; error: string | null }>(
+    'SELECT * FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
+    [id],
+  );
+  return result.rows.map((row) => ({
+    attempt: row.attempt,
+    at: row.at.toISOString(),
+    url: row.url,
+    ...(row.status_code !== null ? { statusCode: row.status_code } : {}),
+    latencyMs: row.latency_ms,
+    ...(row.error ? { error: row.error } : {}),
+  }));
+};
+
+/**
+ * Puts finished deliveries back in line with a fresh retry window. The same webhook id and body go
+ * out again; a receiver that already has it answers 409, which counts as delivered.
+ */
+export const requeueDeliveries = async (pool: Pool, platformId: string, selection: { ids?: string[]; from?: string; to?: string; resourceId?: string }, now: Date): Promise<string[]> => {
+  const where = [`platform_id = $1`, `status <> 'PENDING'`];
+  const values: unknown[] = [platformId, now];
+  if (selection.ids) where.push(`id = ANY($${values.push(selection.ids)})`);
+  if (selection.from) where.push(`created_at >= $${values.push(selection.from)}`);
+  if (selection.to) where.push(`created_at < $${values.push(selection.to)}`);
+  if (selection.resourceId) where.push(`resource_id = $${values.push(selection.resourceId)}`);
+  const result = await pool.query<{ id: string }>(
+    `UPDATE webhooks.deliveries SET status = 'PENDING', next_attempt_at = $2, first_attempt_at = NULL, delivered_at = NULL, failed_at = NULL, lease_until = NULL
+      WHERE ${where.join(' AND ')} RETURNING id`,
+    values,
+  );
+  return result.rows.map((row) => row.id).sort();
+};
+
+export const pendingCount = async (pool: Pool): Promise<number> =>
+  Number((await pool.query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE status = 'PENDING'`)).rows[0]?.count ?? 0);
+
+/** A TEST sent synchronously (POST /sandbox/webhooks/test) is logged like any delivery, already finished. */
+export const recordSentTest = async (pool: Pool, delivery: NewDelivery, attempt: AttemptRecord, delivered: boolean, now: Date): Promise<void> => {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, attempt_count, next_attempt_at, last_status_code, occurred_at, created_at, first_attempt_at, delivered_at, failed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8, 1, $9, $10, $11, $9, $9, $12, $13)`,
+      [delivery.id, delivery.eventId, delivery.platformId, delivery.type, delivery.resourceId, delivery.streamPosition, delivery.body, delivered ? 'DELIVERED' : 'FAILED', now, attempt.statusCode ?? null, delivery.occurredAt, delivered ? now : null, delivered ? null : now],
+    );
+    await client.query(
+      `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error) VALUES ($1, 1, $2, $3, $4, $5, $6)`,
+      [delivery.id, attempt.at, attempt.url, attempt.statusCode ?? null, Math.round(attempt.latencyMs), attempt.error ?? null],
+    );
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+};

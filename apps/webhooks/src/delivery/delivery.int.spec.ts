@@ -1,0 +1,234 @@
+// Runs the webhooks service in-process on real PostgreSQL, NATS and Redis with a clock the test
+// moves: the retry schedule (500,500,500,200 → four sends with growing gaps), no retry after 409,
+// a receiver down for the whole 7 days ending FAILED with the row kept, per-resource order, one
+// delivery per event even when the event comes again after the job is gone, and the metrics.
+import type { INestMicroservice } from '@nestjs/common';
+import { type InternalAccountWire, newId, type Page, type RequestContext, subjects, type WebhookAttemptWire, type WebhookDeliveryWire } from '@corridor/contracts';
+import { createServiceApp, publishEvent, ServiceClient } from '@corridor/messaging';
+import { createControllableClock, createConformance, requireNats, requireRedis, uniqueRedisPrefix, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { connect, JSONCodec, type NatsConnection } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { v7 as uuidv7 } from 'uuid';
+import { AppModule } from '../app.module';
+import { loadConfig } from '../config';
+import { Dispatcher } from './dispatcher';
+import { webhookIdFor } from './webhook-envelope';
+
+const database = useTestDatabase();
+const clock = createControllableClock(new Date('2026-02-01T00:00:00.000Z'));
+const codec = JSONCodec();
+const conformance = createConformance();
+
+let app: INestMicroservice;
+let client: ServiceClient;
+let dispatcher: Dispatcher;
+let nats: NatsConnection;
+let subjectPrefix: string;
+let metricsUrl: string;
+
+type Hit = { id: string; type: string; resourceId: string; balance: number; at: Date };
+const hits: Hit[] = [];
+/** Per webhook id, the statuses to answer in turn (then 200). */
+const script = new Map<string, number[]>();
+let receiver: Server;
+let receiverUrl: string;
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+const contextOf = (platformId: string): RequestContext => ({ platformId, actor: { kind: 'system', name: 'test' }, requestId: randomUUID(), correlationId: randomUUID() });
+const deliveriesOf = async (platformId: string, filter: { resourceId?: string; webhookId?: string }) =>
+  (await client.request<Page<WebhookDeliveryWire>>(subjects.webhooks.delivery.list, { ...filter, limit: 100 }, { context: contextOf(platformId) })).data;
+const attemptsOf = async (platformId: string, webhookId: string) =>
+  (await client.request<{ data: WebhookAttemptWire[] }>(subjects.webhooks.delivery.attempts, { webhookId }, { context: contextOf(platformId) })).data;
+
+/** Waits (bounded) for something the service does asynchronously; the assertion follows it. */
+const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 500)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+const publish = (service: string, aggregate: string, type: string, streamId: string, streamPosition: number, platformId: string, data: Record<string, unknown> = {}, eventId = uuidv7()) =>
+  publishEvent(
+    nats.jetstream(),
+    `${subjectPrefix}.events.${service}.${aggregate}.${type}`,
+    { eventId, type, streamId, streamPosition, occurredAt: clock.now().toISOString(), platformId, correlationId: eventId, data },
+    randomUUID(),
+  );
+
+const newPlatform = async (endpoint: string): Promise<string> => {
+  const platformId = newId('Platform');
+  await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, { platformId, environment: 'SANDBOX', settings: { webhookEndpoint: endpoint } });
+  // The automatic TEST of a configured endpoint is the sign the platform is known.
+  await until(() => deliveriesOf(platformId, { resourceId: platformId }), (rows) => rows.some((row) => row.status !== 'PENDING'), 'the platform TEST');
+  return platformId;
+};
+
+const credit = (platformId: string, accountId: string, position: number, eventId?: string) => publish('accounts', 'InternalAccount', 'AccountCredited', accountId, position, platformId, { accountId }, eventId);
+
+/** Moves the clock to the delivery's next attempt and lets the dispatcher send it. */
+const advanceToNextAttempt = async (platformId: string, webhookId: string): Promise<void> => {
+  const [row] = await deliveriesOf(platformId, { webhookId });
+  if (!row?.nextAttemptAt) throw new Error(`${webhookId} has no next attempt.`);
+  clock.set(new Date(row.nextAttemptAt));
+  await dispatcher.tick();
+};
+
+beforeAll(async () => {
+  await Promise.all([requireNats(), requireRedis()]);
+  subjectPrefix = uniqueSubjectPrefix();
+  const healthPort = await freePort();
+  metricsUrl = `http://127.0.0.1:${healthPort}/metrics`;
+  const config = { ...loadConfig({}), databaseUrl: database.url, subjectPrefix, healthPort, logLevel: 'error', redisKeyPrefix: uniqueRedisPrefix(), tickIntervalMs: 0, requestTimeoutMs: 2_000 };
+  nats = await connect({ servers: config.natsUrl, name: 'webhooks-int-spec' });
+  // The accounts service's render-at, answered here: the balance is the stream position, so order is visible.
+  nats.subscribe(`${subjectPrefix}.${subjects.accounts.internalAccount.renderAt}`, {
+    callback: (_error, message) => {
+      const packet = codec.decode(message.data) as { id: string; data: { data: { accountId: string; streamPosition: number } } };
+      const { accountId, streamPosition } = packet.data.data;
+      const usd = { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 };
+      const wire: InternalAccountWire = { id: accountId, type: 'INTERNAL_FIAT', status: 'ACTIVE', balance: { amount: streamPosition, currency: usd } as never, totalBalance: { amount: streamPosition, currency: usd } as never, fundingPaymentInstructions: [], createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' };
+      message.respond(codec.encode({ id: packet.id, response: wire, isDisposed: true }));
+    },
+  });
+  receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; type: string; data: { id?: string; balance?: { amount: number } } };
+      conformance.checkWebhook(body);
+      hits.push({ id: body.id, type: body.type, resourceId: body.data.id ?? '', balance: body.data.balance?.amount ?? 0, at: clock.now() });
+      const statuses = script.get(body.id) ?? [];
+      response.writeHead(statuses.shift() ?? 200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  app = await createServiceApp(AppModule.register(config, { clock }), { service: 'webhooks', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'error' });
+  await app.listen();
+  client = app.get(ServiceClient);
+  dispatcher = app.get(Dispatcher);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await nats?.drain();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+
+it('retries 500, 500, 500 then stops at the 200: four sends with growing gaps on the test clock', async () => {
+  const platformId = await newPlatform(receiverUrl);
+  const accountId = newId('InternalAccount');
+  const eventId = uuidv7();
+  // The webhook id is derived from (event, platform), so the receiver's answers are armed before the first send.
+  const webhookId = webhookIdFor(eventId, platformId);
+  script.set(webhookId, [500, 500, 500]);
+  await credit(platformId, accountId, 2, eventId);
+  await until(() => deliveriesOf(platformId, { webhookId }), (rows) => rows.length === 1, 'the delivery row');
+  for (let sent = 1; sent < 4; sent += 1) {
+    await until(() => attemptsOf(platformId, webhookId), (attempts) => attempts.length === sent, `attempt ${sent}`);
+    await advanceToNextAttempt(platformId, webhookId);
+  }
+  const attempts = await until(() => attemptsOf(platformId, webhookId), (rows) => rows.length === 4, 'the fourth attempt');
+  expect(attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 500, 200]);
+  const times = attempts.map((attempt) => Date.parse(attempt.at));
+  const gaps = times.slice(1).map((time, index) => time - times[index]!);
+  expect(gaps).toEqual([10_000, 20_000, 40_000]);
+  expect(hits.filter((hit) => hit.id === webhookId)).toHaveLength(4);
+  const [row] = await deliveriesOf(platformId, { webhookId });
+  expect(row).toMatchObject({ status: 'DELIVERED', attemptCount: 4, lastStatusCode: 200 });
+});
+
+it('stops at a 409: the receiver already has it, so it counts as delivered', async () => {
+  const platformId = await newPlatform(receiverUrl);
+  const accountId = newId('InternalAccount');
+  const eventId = uuidv7();
+  const webhookId = webhookIdFor(eventId, platformId);
+  script.set(webhookId, [409]);
+  await credit(platformId, accountId, 2, eventId);
+  const [row] = await until(() => deliveriesOf(platformId, { webhookId }), (rows) => rows[0]?.status === 'DELIVERED', 'the 409 delivery');
+  expect(row).toMatchObject({ attemptCount: 1, lastStatusCode: 409 });
+  clock.advance(60 * 60 * 1000);
+  await dispatcher.tick();
+  expect(await attemptsOf(platformId, webhookId)).toHaveLength(1);
+});
+
+it('records FAILED, row and every attempt kept, when the receiver is down for the whole 7 days', async () => {
+  const closedPort = await freePort();
+  const platformId = newId('Platform');
+  await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, { platformId, environment: 'SANDBOX', settings: { webhookEndpoint: `http://127.0.0.1:${closedPort}/down` } });
+  const accountId = newId('InternalAccount');
+  await credit(platformId, accountId, 2);
+  const [first] = await until(() => deliveriesOf(platformId, { resourceId: accountId }), (rows) => rows.length === 1, 'the delivery row');
+  const webhookId = first!.webhookId;
+  // The attempt log is written in the same transaction as the row's next attempt time, so a new
+  // log entry means the row is ready for the clock to move to its next attempt.
+  let recorded = (await until(() => attemptsOf(platformId, webhookId), (attempts) => attempts.length === 1, 'the first attempt')).length;
+  for (let guard = 0; guard < 1_000; guard += 1) {
+    const [row] = await deliveriesOf(platformId, { webhookId });
+    if (row!.status === 'FAILED') break;
+    await advanceToNextAttempt(platformId, webhookId);
+    recorded = (await until(() => attemptsOf(platformId, webhookId), (attempts) => attempts.length > recorded, 'the next attempt')).length;
+  }
+  const [row] = await deliveriesOf(platformId, { webhookId });
+  expect(row).toMatchObject({ status: 'FAILED', retried: true });
+  const attempts = await attemptsOf(platformId, webhookId);
+  expect(attempts.length).toBe(row!.attemptCount);
+  expect(attempts.length).toBeGreaterThan(300);
+  expect(attempts.every((attempt) => attempt.statusCode === undefined && attempt.error)).toBe(true);
+  const span = Date.parse(attempts.at(-1)!.at) - Date.parse(attempts[0]!.at);
+  expect(span).toBeLessThanOrEqual(7 * 24 * 60 * 60 * 1000);
+  expect(span).toBeGreaterThan(7 * 24 * 60 * 60 * 1000 - 30 * 60 * 1000);
+}, 120_000);
+
+it('keeps per-resource order: a later webhook waits while an earlier one of the same resource is retried', async () => {
+  const platformId = await newPlatform(receiverUrl);
+  const slow = newId('InternalAccount');
+  const other = newId('InternalAccount');
+  const firstEvent = uuidv7();
+  script.set(webhookIdFor(firstEvent, platformId), [503]);
+  await credit(platformId, slow, 2, firstEvent);
+  await credit(platformId, slow, 3);
+  await credit(platformId, slow, 4);
+  await credit(platformId, other, 2);
+  await until(async () => hits.filter((hit) => hit.resourceId === other).length, (count) => count === 1, 'the other resource');
+  await until(() => deliveriesOf(platformId, { resourceId: slow }), (rows) => rows.length === 3 && rows.some((row) => row.attemptCount === 1), 'the first attempt of the slow resource');
+  // Everything after the failed first webhook of `slow` is held back.
+  expect(hits.filter((hit) => hit.resourceId === slow).map((hit) => hit.balance)).toEqual([2]);
+  await advanceToNextAttempt(platformId, webhookIdFor(firstEvent, platformId));
+  await until(async () => hits.filter((hit) => hit.resourceId === slow).length, (count) => count === 4, 'the slow resource to drain');
+  expect(hits.filter((hit) => hit.resourceId === slow).map((hit) => hit.balance)).toEqual([2, 2, 3, 4]);
+});
+
+it('makes one delivery of an event published again after its job is finished and gone', async () => {
+  const platformId = await newPlatform(receiverUrl);
+  const accountId = newId('InternalAccount');
+  const eventId = uuidv7();
+  await credit(platformId, accountId, 2, eventId);
+  await until(() => deliveriesOf(platformId, { resourceId: accountId }), (rows) => rows[0]?.status === 'DELIVERED', 'the delivery');
+  await credit(platformId, accountId, 2, eventId);
+  await credit(platformId, accountId, 3);
+  await until(() => deliveriesOf(platformId, { resourceId: accountId }), (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'), 'the later event');
+  expect(hits.filter((hit) => hit.resourceId === accountId).map((hit) => hit.balance)).toEqual([2, 3]);
+});
+
+it('serves Prometheus metrics: deliveries, failures, retries, queue depth and latency', async () => {
+  const text = await (await fetch(metricsUrl)).text();
+  expect(text).toMatch(/corridor_webhook_deliveries_total\{type="INTERNAL_ACCOUNT.BALANCE_UPDATED"\} \d+/);
+  expect(text).toMatch(/corridor_webhook_failures_total\{type="INTERNAL_ACCOUNT.BALANCE_UPDATED"\} 1/);
+  expect(text).toMatch(/corridor_webhook_retries_total\{type="INTERNAL_ACCOUNT.BALANCE_UPDATED"\} \d+/);
+  expect(text).toMatch(/corridor_webhook_queue_depth \d+/);
+  expect(text).toMatch(/corridor_webhook_delivery_latency_seconds_count \d+/);
+});

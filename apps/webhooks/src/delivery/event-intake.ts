@@ -1,0 +1,269 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { AckPolicy, connect, DeliverPolicy, JSONCodec, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
+import type { Pool, PoolClient } from 'pg';
+import { CLOCK, type Clock, DomainError, eventsStreamName, type RequestContext } from '@corridor/contracts';
+import { ensureEventsStream } from '@corridor/event-store';
+import { createLogger, ServiceClient } from '@corridor/messaging';
+import type { WebhooksServiceConfig } from '../config';
+import { SigningKeys } from '../signing/signing-keys';
+import { type IntegrationEventEnvelope, loadKinds, type Planned, planWebhook, type WebhookKind } from '../webhook-kind';
+import { insertDeliveries, type NewDelivery } from './delivery-store';
+import { Dispatcher, WEBHOOKS_CONFIG, WEBHOOKS_POOL } from './dispatcher';
+import { renderWebhookBody, webhookIdFor } from './webhook-envelope';
+
+const CONSUMER = 'webhooks-deliveries';
+const codec = JSONCodec();
+// Messages held in memory at most; above it the consumer stops pulling until a batch is written.
+const MAX_BUFFERED = 2_000;
+const MAX_BATCH = 256;
+const RENDER_TIMEOUT_MS = 10_000;
+const RENDER_RETRY_MAX_MS = 5_000;
+
+type PlatformState = { endpoint: string | null; environment: string | null; known: boolean };
+
+/** Reads the integration envelope and the service/aggregate from the subject; null if it is not one. */
+export const parseEnvelope = (subject: string, subjectPrefix: string, payload: unknown): IntegrationEventEnvelope | null => {
+  const parts = subject.slice(subjectPrefix.length + 1).split('.');
+  const event = payload as Partial<IntegrationEventEnvelope> | null;
+  if (parts[0] !== 'events' || parts.length !== 4 || !event) return null;
+  if (typeof event.eventId !== 'string' || typeof event.platformId !== 'string' || typeof event.streamId !== 'string' || typeof event.type !== 'string') return null;
+  return {
+    service: parts[1] ?? '',
+    aggregate: parts[2] ?? '',
+    eventId: event.eventId,
+    type: event.type,
+    streamId: event.streamId,
+    streamPosition: Number(event.streamPosition ?? 0),
+    occurredAt: typeof event.occurredAt === 'string' ? event.occurredAt : new Date(0).toISOString(),
+    platformId: event.platformId,
+    ...(typeof event.correlationId === 'string' ? { correlationId: event.correlationId } : {}),
+    data: typeof event.data === 'object' && event.data !== null ? event.data : {},
+  };
+};
+
+/** A platform event's effect on what the webhooks service keeps: the endpoint and environment. */
+export const applyPlatformEvent = (state: PlatformState, event: IntegrationEventEnvelope): PlatformState => {
+  if (event.service !== 'platform' || event.aggregate !== 'Platform') return state;
+  if (event.type === 'PlatformCreated') {
+    const settings = (event.data['settings'] ?? {}) as { webhookEndpoint?: unknown };
+    const environment = typeof event.data['environment'] === 'string' ? event.data['environment'] : null;
+    return { endpoint: typeof settings.webhookEndpoint === 'string' ? settings.webhookEndpoint : null, environment, known: true };
+  }
+  if (event.type === 'PlatformConfigUpdated') {
+    const changes = (event.data['changes'] ?? {}) as { webhookEndpoint?: unknown };
+    if (typeof changes.webhookEndpoint === 'string') return { ...state, endpoint: changes.webhookEndpoint, known: true };
+  }
+  return state;
+};
+
+type Item = { message: JsMsg; event: IntegrationEventEnvelope | null; planned: Planned | null; data?: unknown };
+
+/**
+ * One durable JetStream consumer on every integration event. Each batch is rendered, then written
+ * in one transaction (delivery rows + processed marks + platform endpoints), then acknowledged,
+ * then handed to the dispatcher. A crash before the commit redelivers the batch; after the commit
+ * the UNIQUE (event, platform) row makes the redelivery a no-op.
+ */
+@Injectable()
+export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = createLogger('webhooks:intake');
+  private readonly kinds: WebhookKind[] = loadKinds();
+  private nats?: NatsConnection;
+  private messages?: ConsumerMessages;
+  private loops: Promise<void>[] = [];
+  private buffer: JsMsg[] = [];
+  private wake?: () => void;
+  private drained?: () => void;
+  private running = false;
+
+  constructor(
+    @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksServiceConfig,
+    @Inject(WEBHOOKS_POOL) private readonly pool: Pool,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly client: ServiceClient,
+    private readonly keys: SigningKeys,
+    private readonly dispatcher: Dispatcher,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { natsUrl, subjectPrefix } = this.config;
+    this.nats = await connect({ servers: natsUrl, name: 'webhooks-intake' });
+    const stream = eventsStreamName(subjectPrefix);
+    const filterSubject = `${subjectPrefix}.events.>`;
+    await ensureEventsStream(this.nats, { name: stream, subjects: [filterSubject] });
+    const jsm = await this.nats.jetstreamManager();
+    const existing = await jsm.consumers.info(stream, CONSUMER).catch(() => undefined);
+    if (!existing) {
+      await jsm.consumers.add(stream, { durable_name: CONSUMER, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: filterSubject, ack_wait: 30_000_000_000, max_ack_pending: 10_000 });
+    }
+    const consumer = await this.nats.jetstream().consumers.get(stream, CONSUMER);
+    this.messages = await consumer.consume({ max_messages: 512 });
+    this.running = true;
+    this.loops = [this.pull(this.messages), this.process()];
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.running = false;
+    await this.messages?.close();
+    this.wake?.();
+    await Promise.all(this.loops);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.nats?.drain().catch(() => undefined);
+  }
+
+  private async pull(messages: ConsumerMessages): Promise<void> {
+    try {
+      for await (const message of messages) {
+        this.buffer.push(message);
+        this.wake?.();
+        if (this.buffer.length >= MAX_BUFFERED) await new Promise<void>((resolve) => (this.drained = resolve));
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'The event consumer stopped.');
+    }
+  }
+
+  private async process(): Promise<void> {
+    while (this.running) {
+      if (this.buffer.length === 0) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+        continue;
+      }
+      const batch = this.buffer.splice(0, MAX_BATCH);
+      if (this.buffer.length < MAX_BUFFERED) this.drained?.();
+      try {
+        await this.handleBatch(batch);
+      } catch (error) {
+        // Everything in a batch is idempotent, so the whole batch comes back and is done again.
+        this.logger.warn({ err: error, size: batch.length }, 'A batch of events failed; it will be redelivered.');
+        for (const message of batch) message.nak(1_000);
+      }
+    }
+  }
+
+  async handleBatch(batch: JsMsg[]): Promise<void> {
+    const items: Item[] = batch.map((message) => {
+      let payload: unknown;
+      try {
+        payload = codec.decode(message.data);
+      } catch {
+        payload = null;
+      }
+      const event = parseEnvelope(message.subject, this.config.subjectPrefix, payload);
+      if (!event) this.logger.error({ subject: message.subject }, 'Skipping a message that is not an integration event.');
+      return { message, event, planned: null };
+    });
+    const fresh = await this.unprocessed(items);
+    const platforms = await this.platformStates(fresh);
+    const now = this.clock.now();
+    const rows: NewDelivery[] = [];
+    const created: string[] = [];
+    // Platform events change the endpoint for the events after them, so the batch is walked in order.
+    for (const item of fresh) {
+      const event = item.event as IntegrationEventEnvelope;
+      const before = platforms.get(event.platformId) ?? { endpoint: null, environment: null, known: false };
+      const after = applyPlatformEvent(before, event);
+      platforms.set(event.platformId, after);
+      if (event.type === 'PlatformCreated' && event.service === 'platform') created.push(event.platformId);
+      if (after.endpoint) item.planned = planWebhook(this.kinds, event);
+    }
+    await Promise.all(fresh.filter((item) => item.planned).map((item) => this.render(item, batch)));
+    for (const item of fresh) {
+      if (!item.planned || item.data === undefined) continue;
+      const event = item.event as IntegrationEventEnvelope;
+      const id = webhookIdFor(event.eventId, event.platformId);
+      rows.push({ id, eventId: event.eventId, platformId: event.platformId, type: item.planned.type, resourceId: item.planned.resourceId, streamPosition: event.streamPosition, body: renderWebhookBody(id, item.planned.type, event.occurredAt, item.data), retried: item.planned.retried, occurredAt: event.occurredAt });
+    }
+    await this.write(fresh, platforms, created, rows, now);
+    for (const message of batch) message.ack();
+    if (rows.length > 0) await this.dispatcher.tick();
+  }
+
+  private async unprocessed(items: Item[]): Promise<Item[]> {
+    const candidates = items.filter((item) => item.event);
+    if (candidates.length === 0) return [];
+    const ids = candidates.map((item) => (item.event as IntegrationEventEnvelope).eventId);
+    const done = await this.pool.query<{ msg_id: string }>(`SELECT msg_id FROM webhooks.processed_messages WHERE consumer = $1 AND msg_id = ANY($2)`, [CONSUMER, ids]);
+    const processed = new Set(done.rows.map((row) => row.msg_id));
+    const seen = new Set<string>();
+    return candidates.filter((item) => {
+      const id = (item.event as IntegrationEventEnvelope).eventId;
+      if (processed.has(id) || seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+  }
+
+  private async platformStates(items: Item[]): Promise<Map<string, PlatformState>> {
+    const ids = [...new Set(items.map((item) => (item.event as IntegrationEventEnvelope).platformId))];
+    const result = await this.pool.query<{ platform_id: string; webhook_endpoint: string | null; environment: string | null }>(
+      'SELECT platform_id, webhook_endpoint, environment FROM webhooks.platforms WHERE platform_id = ANY($1)',
+      [ids],
+    );
+    return new Map(result.rows.map((row) => [row.platform_id, { endpoint: row.webhook_endpoint, environment: row.environment, known: true }]));
+  }
+
+  /**
+   * Asks the owning service for the resource as of the event. While it does not answer the batch
+   * waits (and keeps its messages from being redelivered): sending later events of the resource
+   * first would break per-resource order. A refusal (the resource is unknown) will not change on
+   * retry, so that event gets no webhook.
+   */
+  private async render(item: Item, batch: JsMsg[]): Promise<void> {
+    const planned = item.planned as Planned;
+    const event = item.event as IntegrationEventEnvelope;
+    if ('inline' in planned.render) {
+      item.data = planned.render.inline;
+      return;
+    }
+    const context: RequestContext = { platformId: event.platformId, actor: { kind: 'system', name: 'webhooks' }, requestId: event.eventId, correlationId: event.correlationId ?? event.eventId };
+    for (let failures = 0; ; failures += 1) {
+      try {
+        item.data = await this.client.request(planned.render.subject, planned.render.request, { context, timeoutMs: RENDER_TIMEOUT_MS });
+        return;
+      } catch (error) {
+        if (error instanceof DomainError && error.status < 500) {
+          this.logger.error({ err: error, eventId: event.eventId, type: planned.type }, 'The owning service refused to render the resource; no webhook for this event.');
+          return;
+        }
+        if (!this.running) throw error;
+        this.logger.warn({ err: error, eventId: event.eventId, failures }, 'Rendering failed; retrying.');
+        for (const message of batch) message.working();
+        await new Promise((resolve) => setTimeout(resolve, Math.min(RENDER_RETRY_MAX_MS, 100 * 2 ** failures)));
+      }
+    }
+  }
+
+  private async write(items: Item[], platforms: Map<string, PlatformState>, created: string[], rows: NewDelivery[], now: Date): Promise<void> {
+    if (items.length === 0) return;
+    const client: PoolClient = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const touched = new Set(items.filter((item) => (item.event as IntegrationEventEnvelope).service === 'platform').map((item) => (item.event as IntegrationEventEnvelope).platformId));
+      for (const platformId of touched) {
+        const state = platforms.get(platformId);
+        if (!state?.known) continue;
+        await client.query(
+          `INSERT INTO webhooks.platforms (platform_id, environment, webhook_endpoint, updated_at) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (platform_id) DO UPDATE SET environment = COALESCE(EXCLUDED.environment, webhooks.platforms.environment), webhook_endpoint = EXCLUDED.webhook_endpoint, updated_at = EXCLUDED.updated_at`,
+          [platformId, state.environment, state.endpoint, now],
+        );
+      }
+      for (const platformId of created) await this.keys.ensure(platformId, now, client);
+      await insertDeliveries(client, rows, now);
+      await client.query(
+        `INSERT INTO webhooks.processed_messages (consumer, msg_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+        [CONSUMER, items.map((item) => (item.event as IntegrationEventEnvelope).eventId)],
+      );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}

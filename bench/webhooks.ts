@@ -1,0 +1,117 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect, JSONCodec, type NatsConnection } from 'nats';
+import { v7 as uuidv7 } from 'uuid';
+import { newId, subjects } from '@corridor/contracts';
+import { publishEvent } from '@corridor/messaging';
+import { startStack } from '../tests/support/stack';
+
+// Webhook delivery (issue 4): the webhooks service as its own process on a fresh database,
+// integration events published to JetStream, the resource rendered over NATS by a responder
+// that answers at once (standing in for accounts' render-at), and a local receiver answering
+// 200 at once. Measures deliveries/s of a burst and, at a steady offered rate, the latency from
+// the event's publication (its occurredAt, carried as the webhook timestamp) to its receipt.
+//   npm run bench:webhooks          (BENCH_WEBHOOKS_BURST=5000, BENCH_WEBHOOKS_RATE=500, BENCH_SECONDS=10)
+
+const BURST = Number(process.env['BENCH_WEBHOOKS_BURST'] ?? 5_000);
+const RATE = Number(process.env['BENCH_WEBHOOKS_RATE'] ?? 500);
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
+const ACCOUNTS = 200;
+const codec = JSONCodec();
+
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+const main = async (): Promise<void> => {
+  const stack = await startStack({ apps: ['webhooks'], appEnv: { webhooks: { LOG_LEVEL: 'error' } } });
+  let nats: NatsConnection | undefined;
+  const latencies: number[] = [];
+  let received = 0;
+  const receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; timestamp: string };
+      if (body.type !== 'TEST') {
+        received += 1;
+        latencies.push(Date.now() - Date.parse(body.timestamp));
+      }
+      response.writeHead(200).end();
+    });
+  });
+  try {
+    nats = await connect({ servers: stack.env['NATS_URL'] });
+    const js = nats.jetstream();
+    nats.subscribe(`${stack.subjectPrefix}.${subjects.accounts.internalAccount.renderAt}`, {
+      callback: (_error, message) => {
+        const packet = codec.decode(message.data) as { id: string; data: { data: { accountId: string; streamPosition: number } } };
+        const usd = { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 };
+        const { accountId, streamPosition } = packet.data.data;
+        const wire = { id: accountId, type: 'INTERNAL_FIAT', status: 'ACTIVE', balance: { amount: streamPosition, currency: usd }, totalBalance: { amount: streamPosition, currency: usd }, fundingPaymentInstructions: [], createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' };
+        message.respond(codec.encode({ id: packet.id, response: wire, isDisposed: true }));
+      },
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const platformId = newId('Platform');
+    const accounts = Array.from({ length: ACCOUNTS }, () => newId('InternalAccount'));
+    const positions = new Map(accounts.map((id) => [id, 1]));
+    const publish = (type: string, service: string, aggregate: string, streamId: string, streamPosition: number, data: Record<string, unknown>) => {
+      const eventId = uuidv7();
+      return publishEvent(js, `${stack.subjectPrefix}.events.${service}.${aggregate}.${type}`, { eventId, type, streamId, streamPosition, occurredAt: new Date().toISOString(), platformId, correlationId: eventId, data }, eventId);
+    };
+    const credit = (index: number) => {
+      const accountId = accounts[index % ACCOUNTS]!;
+      const position = (positions.get(accountId) ?? 1) + 1;
+      positions.set(accountId, position);
+      return publish('AccountCredited', 'accounts', 'InternalAccount', accountId, position, { accountId });
+    };
+    const waitFor = async (count: number, timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs;
+      while (received < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (received < count) throw new Error(`Only ${received} of ${count} webhooks arrived within ${timeoutMs} ms.`);
+    };
+    await publish('PlatformCreated', 'platform', 'Platform', platformId, 1, { platformId, environment: 'SANDBOX', settings: { webhookEndpoint: url } });
+    for (let index = 0; index < 200; index += 1) await credit(index);
+    await waitFor(200, 60_000);
+
+    // Burst: everything published as fast as JetStream takes it; deliveries/s from first publish to last receipt.
+    received = 0;
+    latencies.length = 0;
+    const burstStart = performance.now();
+    for (let index = 0; index < BURST; index += 50) await Promise.all(Array.from({ length: Math.min(50, BURST - index) }, (_, offset) => credit(index + offset)));
+    const publishedMs = performance.now() - burstStart;
+    await waitFor(BURST, 300_000);
+    const burstMs = performance.now() - burstStart;
+    const burst = { webhooks: BURST, publishedPerSecond: Math.round(BURST / (publishedMs / 1000)), deliveriesPerSecond: Math.round(BURST / (burstMs / 1000)) };
+
+    // Steady: RATE events per second for SECONDS; latency from publication to receipt.
+    received = 0;
+    latencies.length = 0;
+    const total = RATE * SECONDS;
+    const steadyStart = performance.now();
+    for (let index = 0; index < total; index += 1) {
+      const due = steadyStart + (index * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      void credit(index);
+    }
+    await waitFor(total, 120_000);
+    const sorted = [...latencies].sort((left, right) => left - right);
+    const steady = { offeredPerSecond: RATE, webhooks: total, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? 0 };
+
+    console.log(`burst:  ${burst.webhooks} webhooks, published at ${burst.publishedPerSecond}/s, delivered at ${burst.deliveriesPerSecond}/s (first publish → last receipt)`);
+    console.log(`steady: ${steady.offeredPerSecond}/s offered for ${SECONDS} s, publication → receipt p50 ${steady.p50Ms} ms, p99 ${steady.p99Ms} ms, max ${steady.maxMs} ms`);
+    writeFileSync(join(__dirname, 'last-run-webhooks.json'), JSON.stringify({ burst, steady }, null, 2));
+  } finally {
+    await nats?.drain();
+    await new Promise((resolve) => receiver.close(resolve));
+    await stack.close();
+  }
+};
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

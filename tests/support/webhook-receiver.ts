@@ -1,0 +1,56 @@
+import { createServer, type Server } from 'node:http';
+import { createVerify } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+
+// A platform's webhook endpoint for the tests: records every request with its raw body and
+// answers with whatever the test decides.
+
+export type Received = { rawBody: string; signature: string | undefined; body: { id: string; type: string; timestamp: string; data: any }; receivedAt: number };
+
+export type Receiver = {
+  url: string;
+  received: Received[];
+  /** Decides the status of the next answer (default 200). */
+  respond: (request: Received) => number;
+  waitFor(predicate: (received: Received[]) => boolean, what: string, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** What a receiver does with X-Grid-Signature: {"v":"1","s":base64 DER ECDSA P-256 SHA-256 of the raw body}. */
+export const verifyGridSignature = (rawBody: string, header: string | undefined, publicKeyPem: string): boolean => {
+  if (!header) return false;
+  const { v, s } = JSON.parse(header) as { v: string; s: string };
+  return v === '1' && createVerify('SHA256').update(rawBody).verify(publicKeyPem, Buffer.from(s, 'base64'));
+};
+
+export const startReceiver = async (port = 0): Promise<Receiver> => {
+  const receiver: Receiver = {
+    url: '',
+    received: [],
+    respond: () => 200,
+    async waitFor(predicate, what, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(receiver.received)) {
+        if (Date.now() > deadline) throw new Error(`The receiver did not see ${what} within ${timeoutMs} ms (got ${receiver.received.length} webhooks: ${receiver.received.map((item) => item.body.type).join(', ')}).`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      const header = request.headers['x-grid-signature'];
+      const item: Received = { rawBody, signature: Array.isArray(header) ? header[0] : header, body: JSON.parse(rawBody), receivedAt: Date.now() };
+      receiver.received.push(item);
+      const status = receiver.respond(item);
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ received: item.body.id }));
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+  return receiver;
+};
