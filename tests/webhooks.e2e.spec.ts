@@ -134,6 +134,29 @@ describe('resource webhooks', () => {
     expect(resent.find((item) => item.body.id === second.webhookId)!.rawBody).toBe(original.rawBody);
   });
 
+  it('sends INTERNAL_ACCOUNT.BALANCE_UPDATED per funding, in order, each with the balance right after it', async () => {
+    const accounts = await api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platformA });
+    const account = accounts.body.data[0];
+    expect(account).toBeDefined();
+    for (const amount of [100, 250]) {
+      const funded = await api.call('POST', `/sandbox/internal-accounts/${account.id}/fund`, { auth: platformA, body: { amount } });
+      expect(funded.status).toBe(200);
+    }
+    const ofAccount = () => receiver.received.filter((item) => item.body.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && item.body.data?.id === account.id);
+    await receiver.waitFor(() => ofAccount().length >= 2, 'both balance webhooks');
+    const webhooks = ofAccount();
+    // Rendered as of each event, not as of delivery: the first carries 100 although 350 is current.
+    expect(webhooks.map((item) => item.body.data.balance.amount)).toEqual([100, 350]);
+    expect(webhooks.map((item) => item.body.data.totalBalance.amount)).toEqual([100, 350]);
+    for (const item of webhooks) {
+      api.conformance.checkWebhook(item.body);
+      expect(verifyGridSignature(item.rawBody, item.signature, publicKey)).toBe(true);
+    }
+    // Tenancy: the other platform's log has nothing of this account.
+    const foreign = await api.call('GET', `/webhooks/deliveries?resourceId=${encodeURIComponent(account.id)}`, { auth: platformB });
+    expect(foreign.body).toMatchObject({ totalCount: 0, data: [] });
+  });
+
   it('refuses a redelivery that names neither a range nor a resource', async () => {
     const reply = await api.call('POST', '/webhooks/redeliver', { auth: platformA, body: { from: '2026-01-01T00:00:00Z' } });
     expect(reply.status).toBe(400);
