@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../transaction';
 import { decodeCursor, type Page, toPage, type WebhookAttemptWire, type WebhookDeliveryStatus, type WebhookDeliveryWire, type WebhookType } from '@corridor/contracts';
 
 // SQL of the delivery log. Times written here come from the injected Clock (passed in as `now`),
@@ -195,9 +196,7 @@ export const pendingCount = async (pool: Pool): Promise<number> =>
 
 /** A TEST sent synchronously (POST /sandbox/webhooks/test) is logged like any delivery, already finished. */
 export const recordSentTest = async (pool: Pool, delivery: NewDelivery, attempt: AttemptRecord, delivered: boolean, now: Date): Promise<void> => {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query(
       `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, attempt_count, next_attempt_at, last_status_code, occurred_at, created_at, first_attempt_at, delivered_at, failed_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8, 1, $9, $10, $11, $9, $9, $12, $13)`,
@@ -207,11 +206,5 @@ export const recordSentTest = async (pool: Pool, delivery: NewDelivery, attempt:
       `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error) VALUES ($1, 1, $2, $3, $4, $5, $6)`,
       [delivery.id, attempt.at, attempt.url, attempt.statusCode ?? null, Math.round(attempt.latencyMs), attempt.error ?? null],
     );
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 };

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AckPolicy, connect, DeliverPolicy, JSONCodec, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { CLOCK, type Clock, DomainError, eventsStreamName, type RequestContext } from '@corridor/contracts';
 import { ensureEventsStream } from '@corridor/event-store';
 import { createLogger, ServiceClient } from '@corridor/messaging';
@@ -10,6 +10,7 @@ import { type IntegrationEventEnvelope, loadKinds, type Planned, planWebhook, ty
 import { insertDeliveries, type NewDelivery } from './delivery-store';
 import { Dispatcher, WEBHOOKS_CONFIG, WEBHOOKS_POOL } from './dispatcher';
 import { renderWebhookBody, webhookIdFor } from './webhook-envelope';
+import { inTransaction } from '../transaction';
 
 const CONSUMER = 'webhooks-deliveries';
 const codec = JSONCodec();
@@ -239,9 +240,7 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async write(items: Item[], platforms: Map<string, PlatformState>, created: string[], rows: NewDelivery[], now: Date): Promise<void> {
     if (items.length === 0) return;
-    const client: PoolClient = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       const touched = new Set(items.filter((item) => (item.event as IntegrationEventEnvelope).service === 'platform').map((item) => (item.event as IntegrationEventEnvelope).platformId));
       for (const platformId of touched) {
         const state = platforms.get(platformId);
@@ -258,12 +257,6 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
         `INSERT INTO webhooks.processed_messages (consumer, msg_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
         [CONSUMER, items.map((item) => (item.event as IntegrationEventEnvelope).eventId)],
       );
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { newId, type WebhookSigningKeyWire } from '@corridor/contracts';
 import { decryptPrivateKey, encryptPrivateKey, generateSigningKeyPair } from './signing-key';
+import { inTransaction } from '../transaction';
 
 type KeyRow = { id: string; public_key_pem: string; private_key_encrypted: string; created_at: Date };
 
@@ -51,18 +52,10 @@ export class SigningKeys {
 
   /** Retires the ACTIVE key (kept, never deleted) and makes a new one, in one transaction. */
   async rotate(platformId: string, now: Date): Promise<WebhookSigningKeyWire> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       await client.query(`UPDATE webhooks.signing_keys SET status = 'RETIRED', retired_at = $2 WHERE platform_id = $1 AND status = 'ACTIVE'`, [platformId, now]);
       await this.insert(client, platformId, now);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     this.cache.delete(platformId);
     return this.publicKey(platformId, now);
   }
