@@ -59,7 +59,7 @@ export const validateBeneficiary = (
   if (address !== undefined) beneficiary['address'] = address;
   for (const name of rules.required) {
     if (beneficiary[name] === undefined) {
-      throw shapeError(`${path}.${name}`, 'missing', `is required for a ${beneficiaryType} beneficiary.`);
+      throw shapeError(`${path}.${name}`, 'missing', `is required for ${beneficiaryType === 'INDIVIDUAL' ? 'an individual' : 'a business'} beneficiary.`);
     }
   }
   // The loop above proved the members the chosen variant requires, which is what the union promises.
