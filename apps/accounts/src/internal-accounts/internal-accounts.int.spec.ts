@@ -259,6 +259,43 @@ describe('the accounts service', () => {
     expect(postings.filter((posting) => posting.accountId === account.id).reduce((sum, posting) => sum + posting.amount, 0n)).toBe(25n);
   });
 
+  it('stays exact when 200 holds race with the settles and releases of the holds that won', async () => {
+    const platformId = newId('Platform');
+    const account = await newCustomerAccount(platformId);
+    await call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 50 } satisfies FundInternalAccountData, platformId);
+
+    // Each caller holds 1 and, if it won, settles (even) or releases (odd) at once: releases hand
+    // funds back while other holds are still arriving, so more than 50 holds may win over time.
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, async (_, index) => {
+        const hold: HoldData = { accountId: account.id, operationId: `mix-hold-${index}`, holdId: `mix-${index}`, amount: '1', currency: 'USD', cause: { kind: 'TRANSACTION', id: `Transaction:mix-${index}` } };
+        try {
+          await call(subjects.accounts.ledger.hold, hold, platformId);
+        } catch (error) {
+          return error instanceof DomainError ? error.code : String(error);
+        }
+        if (index % 2 === 0) {
+          await call(subjects.accounts.ledger.settle, { accountId: account.id, operationId: `mix-settle-${index}`, holdId: `mix-${index}` } satisfies SettleHoldData, platformId);
+          return 'SETTLED';
+        }
+        await call(subjects.accounts.ledger.release, { accountId: account.id, operationId: `mix-release-${index}`, holdId: `mix-${index}` } satisfies ReleaseHoldData, platformId);
+        return 'RELEASED';
+      }),
+    );
+    const settled = outcomes.filter((outcome) => outcome === 'SETTLED').length;
+    const released = outcomes.filter((outcome) => outcome === 'RELEASED').length;
+    const refused = outcomes.filter((outcome) => outcome === 'INSUFFICIENT_FUNDS').length;
+    expect(settled + released + refused).toBe(200);
+    expect(settled).toBeGreaterThanOrEqual(1);
+    expect(settled).toBeLessThanOrEqual(50);
+
+    const after = await accountOf(platformId, account.id);
+    expect([after.balance.amount, after.totalBalance.amount]).toEqual([50 - settled, 50 - settled]);
+    const { state, lowest } = await foldStream(account.id);
+    expect(lowest).toBe(0n);
+    expect(state.kind === 'Open' && [state.available, state.held, state.holds.size]).toEqual([BigInt(50 - settled), 0n, 0]);
+  });
+
   it('credits once for a repeated operationId', async () => {
     const platformId = newId('Platform');
     const account = await newCustomerAccount(platformId);
