@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
-import { CLOCK, systemClock } from '@corridor/contracts';
+import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
 import { EventSourcingModule } from '@corridor/event-store';
 import { MessagingModule } from '@corridor/messaging';
 import type { PaymentsServiceConfig } from './config';
@@ -17,7 +17,8 @@ import { TransactionsController } from './transactions/transactions.controller';
 
 @Module({})
 export class AppModule {
-  static register(config: PaymentsServiceConfig): DynamicModule {
+  /** clock: the system clock in production; tests pass one they can move. */
+  static register(config: PaymentsServiceConfig, clock: Clock = systemClock): DynamicModule {
     const options: PaymentsOptions = { quoteTtlSeconds: config.quoteTtlSeconds, expirySweepSeconds: config.expirySweepSeconds, feeSchedules: config.feeSchedules };
     return {
       module: AppModule,
@@ -36,7 +37,7 @@ export class AppModule {
       ],
       controllers: [ExchangeRatesController, QuotesController, TransactionsController],
       providers: [
-        { provide: CLOCK, useValue: systemClock },
+        { provide: CLOCK, useValue: clock },
         { provide: PAYMENTS_OPTIONS, useValue: options },
         { provide: RATE_PROVIDER, useValue: sandboxRateProvider },
         { provide: RATE_CACHE_OPTIONS, useValue: { ttlSeconds: config.rateCacheSeconds } },
