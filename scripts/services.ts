@@ -9,6 +9,9 @@ import { internalAccountViewProjection } from '../apps/accounts/src/internal-acc
 import { customerDecider } from '../apps/customers/src/customers/customer';
 import { customerViewProjection } from '../apps/customers/src/customers/customer-view.projection';
 import { uniqueValueDecider } from '../apps/customers/src/customers/unique-value';
+import { quoteViewProjection } from '../apps/payments/src/quotes/quote-view.projection';
+import { transactionDecider } from '../apps/payments/src/transactions/transaction';
+import { transactionViewProjection } from '../apps/payments/src/transactions/transaction-view.projection';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
 import { platformViewProjection } from '../apps/platform/src/platforms/platform-view.projection';
 import { apiTokenProjection } from '../apps/platform/src/tokens/api-token.projection';
@@ -46,6 +49,12 @@ export const services: Record<string, ServiceInfo> = {
       ExternalAccountIdentity: accountIdentityDecider,
       UmaDepositDefault: umaDepositDefaultDecider,
     },
+  },
+  payments: {
+    schema: 'payments',
+    migrations: join(__dirname, '../apps/payments/src/migrations'),
+    projections: [quoteViewProjection, transactionViewProjection],
+    streams: { Transaction: transactionDecider },
   },
   webhooks: {
     schema: 'webhooks',

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PORT=${PORT:-8080}
 HEALTH_WAIT_SECONDS=60
-APPS=(platform customers accounts webhooks gateway)
+APPS=(platform customers accounts payments webhooks gateway)
 # The node@24 devDependency ships Node 24; running it directly makes the recorded pid the app's own.
 NODE_BIN=node_modules/.bin/node
 

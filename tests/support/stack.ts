@@ -10,8 +10,8 @@ import { createTestDatabase, requireNats, requirePostgres, requireRedis, type Te
 // The whole of Corridor for one end-to-end suite: its own database, NATS subject prefix, Redis
 // key prefix and ports, with every app started as its own process the way an operator runs them.
 
-export type AppName = 'platform' | 'customers' | 'accounts' | 'webhooks' | 'gateway';
-const apps: AppName[] = ['platform', 'customers', 'accounts', 'webhooks', 'gateway'];
+export type AppName = 'platform' | 'customers' | 'accounts' | 'payments' | 'webhooks' | 'gateway';
+const apps: AppName[] = ['platform', 'customers', 'accounts', 'payments', 'webhooks', 'gateway'];
 const root = join(__dirname, '../..');
 
 export const freePort = (): Promise<number> =>
@@ -61,7 +61,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   await Promise.all([requirePostgres(), requireNats(), requireRedis()]);
   const database = await createTestDatabase();
   const subjectPrefix = uniqueSubjectPrefix();
-  const [gatewayPort, platformHealth, customersHealth, accountsHealth, webhooksHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [gatewayPort, platformHealth, customersHealth, accountsHealth, paymentsHealth, webhooksHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
@@ -74,9 +74,9 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     RATE_LIMIT_REQUESTS: '1000000',
     ...options.env,
   };
-  const healthPorts: Record<AppName, number> = { platform: platformHealth, customers: customersHealth, accounts: accountsHealth, webhooks: webhooksHealth, gateway: gatewayPort };
+  const healthPorts: Record<AppName, number> = { platform: platformHealth, customers: customersHealth, accounts: accountsHealth, payments: paymentsHealth, webhooks: webhooksHealth, gateway: gatewayPort };
   const processes = new Map<AppName, ChildProcess>();
-  const logs: Record<AppName, string[]> = { platform: [], customers: [], accounts: [], webhooks: [], gateway: [] };
+  const logs: Record<AppName, string[]> = { platform: [], customers: [], accounts: [], payments: [], webhooks: [], gateway: [] };
   const healthUrl = (app: AppName): string => (app === 'gateway' ? `${gatewayUrl}/health` : `http://127.0.0.1:${healthPorts[app]}/health`);
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   let bootstrap: INestApplicationContext | undefined;

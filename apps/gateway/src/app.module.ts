@@ -15,6 +15,7 @@ import { createValidationPipe, InputShapePipe } from './http/validation';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
+import { ExchangeRatesController, QuotesController, TransactionsController } from './payments/payments.controller';
 import { ConfigController } from './platform-config/config.controller';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisConnection } from './redis';
@@ -41,6 +42,9 @@ export class AppModule {
         PlatformExternalAccountsController,
         CustomersController,
         InternalAccountsController,
+        ExchangeRatesController,
+        QuotesController,
+        TransactionsController,
         HealthController,
         SandboxWebhooksController,
         WebhooksController,

@@ -84,6 +84,10 @@ class FakeAccountsModule {}
 @Module({})
 class FakeWebhooksModule {}
 
+/** Answers its health ping and nothing else. */
+@Module({})
+class FakePaymentsModule {}
+
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 const admin = basic('admin', 'admin-secret');
 const viewer = basic('viewer', 'viewer-secret');
@@ -109,6 +113,7 @@ let platform: INestMicroservice;
 let customers: INestMicroservice | undefined;
 let accounts: INestMicroservice;
 let webhooks: INestMicroservice;
+let payments: INestMicroservice;
 let client: ServiceClient;
 let redis: Redis;
 
@@ -140,6 +145,8 @@ beforeAll(async () => {
   await accounts.listen();
   webhooks = await createServiceApp(FakeWebhooksModule, { service: 'webhooks', ...options });
   await webhooks.listen();
+  payments = await createServiceApp(FakePaymentsModule, { service: 'payments', ...options });
+  await payments.listen();
   config = {
     ...loadConfig({}),
     natsUrl,
@@ -163,6 +170,7 @@ afterAll(async () => {
   await customers?.close();
   await accounts?.close();
   await webhooks?.close();
+  await payments?.close();
   if (redis) {
     const keys = await redis.keys(`${config.redisKeyPrefix}*`);
     if (keys.length > 0) await redis.del(...keys);

@@ -48,6 +48,7 @@ export type HoldData = Movement & { holdId: string };
 export type SettleHoldData = { accountId: string; operationId: string; holdId: string; amount?: string };
 export type ReleaseHoldData = { accountId: string; operationId: string; holdId: string };
 
+export type InternalAccountIdData = { accountId: string };
 export type ListInternalAccountsData = { customerId?: string; currency?: string; type?: InternalAccountTypeWire; limit: number; cursor?: string };
 export type ListPlatformInternalAccountsData = { currency?: string; type?: InternalAccountTypeWire };
 export type UpdateInternalAccountData = { accountId: string; privateEnabled?: boolean };

@@ -12,3 +12,4 @@ export * from './accounts';
 export * from './ledger';
 export * from './external-accounts';
 export * from './webhooks';
+export * from './payments';

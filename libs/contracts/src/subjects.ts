@@ -40,6 +40,8 @@ export const subjects = {
       release: 'accounts.ledger.release',
     },
     internalAccount: {
+      /** One account of the asking platform (customer's or its own), as GET would show it; 404 for any other. */
+      get: 'accounts.internal-account.get',
       list: 'accounts.internal-account.list',
       listPlatform: 'accounts.internal-account.list-platform',
       update: 'accounts.internal-account.update',
@@ -54,6 +56,12 @@ export const subjects = {
       delete: 'accounts.external-account.delete',
     },
     health: 'accounts.health.ping',
+  },
+  payments: {
+    exchangeRate: { list: 'payments.exchange-rate.list' },
+    quote: { create: 'payments.quote.create', get: 'payments.quote.get' },
+    transaction: { get: 'payments.transaction.get', list: 'payments.transaction.list' },
+    health: 'payments.health.ping',
   },
   webhooks: {
     test: { send: 'webhooks.test.send' },

@@ -5,6 +5,7 @@ import {
   CLOCK,
   type Clock,
   type FundInternalAccountData,
+  type InternalAccountIdData,
   type InternalAccountWire,
   invalidInput,
   type ListInternalAccountsData,
@@ -36,6 +37,14 @@ export class InternalAccountsController {
     private readonly writer: AccountWriter,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
+
+  /** One account of the asking platform; unknown, malformed and other platforms' ids are all REFERENCE_NOT_FOUND. */
+  @MessagePattern(subjects.accounts.internalAccount.get)
+  async get(@Payload() request: ServiceRequest<InternalAccountIdData>): Promise<InternalAccountWire> {
+    const { accountId } = request.data;
+    if (!isIdOf('InternalAccount', accountId)) throw internalAccountNotFound(String(accountId));
+    return renderInternalAccount(await this.writer.read(accountId, request.context.platformId));
+  }
 
   @MessagePattern(subjects.accounts.internalAccount.list)
   list(@Payload() request: ServiceRequest<ListInternalAccountsData>): Promise<Page<InternalAccountWire>> {

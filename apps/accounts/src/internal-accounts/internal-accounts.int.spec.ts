@@ -332,6 +332,12 @@ describe('the accounts service', () => {
     expect(update.code).toBe('REFERENCE_NOT_FOUND');
     const renderAt = await errorOf(call(subjects.accounts.internalAccount.renderAt, { accountId: account.id, streamPosition: 1 }, stranger));
     expect([renderAt.code, renderAt.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
+    const get = await errorOf(call(subjects.accounts.internalAccount.get, { accountId: account.id }, stranger));
+    expect([get.code, get.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
+    const malformed = await errorOf(call(subjects.accounts.internalAccount.get, { accountId: 'InternalAccount:nope' }, owner));
+    expect([malformed.code, malformed.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
+    const own = await call<InternalAccountWire>(subjects.accounts.internalAccount.get, { accountId: account.id }, owner);
+    expect([own.id, own.customerId, own.balance.amount]).toEqual([account.id, account.customerId, 10]);
     expect((await listOf(stranger)).data.map((listed) => listed.id)).not.toContain(account.id);
     expect((await listOf(stranger, { customerId: account.customerId ?? '' })).data).toEqual([]);
     expect((await accountOf(owner, account.id)).balance.amount).toBe(10);

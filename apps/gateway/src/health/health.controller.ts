@@ -6,7 +6,7 @@ import type { FastifyReply } from 'fastify';
 import { PublicRoute } from '../auth/permissions';
 
 const PING_TIMEOUT_MS = 1_000;
-const pings = { platform: subjects.platform.health, customers: subjects.customers.health, accounts: subjects.accounts.health, webhooks: subjects.webhooks.health } as const;
+const pings = { platform: subjects.platform.health, customers: subjects.customers.health, accounts: subjects.accounts.health, payments: subjects.payments.health, webhooks: subjects.webhooks.health } as const;
 
 export type HealthReport = { status: 'ok' | 'degraded'; services: Record<keyof typeof pings, 'ok' | 'unavailable'> };
 

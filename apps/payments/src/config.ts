@@ -1,0 +1,27 @@
+import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
+import { type FeeSchedules, parseFeeSchedules } from './exchange-rates/fee-schedule';
+
+export type PaymentsServiceConfig = ServiceConfig & {
+  /** How long a quote can be executed after it is created. */
+  quoteTtlSeconds: number;
+  /** How long a snapshot of exchange rates is reused before the provider is asked again. */
+  rateCacheSeconds: number;
+  /** How often PENDING quotes past their expiry are looked for and expired. */
+  expirySweepSeconds: number;
+  feeSchedules: FeeSchedules;
+};
+
+const seconds = (name: string, value: string | undefined, fallback: number): number => {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 86_400) throw new Error(`${name} must be a whole number of seconds from 1 to 86400, got "${value}".`);
+  return parsed;
+};
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServiceConfig => ({
+  ...parseServiceConfig(env, { schema: 'payments', healthPort: 9095 }),
+  quoteTtlSeconds: seconds('QUOTE_TTL_SECONDS', env['QUOTE_TTL_SECONDS'], 300),
+  rateCacheSeconds: seconds('EXCHANGE_RATE_CACHE_SECONDS', env['EXCHANGE_RATE_CACHE_SECONDS'], 300),
+  expirySweepSeconds: seconds('QUOTE_EXPIRY_SWEEP_SECONDS', env['QUOTE_EXPIRY_SWEEP_SECONDS'], 5),
+  feeSchedules: parseFeeSchedules(env['PAYMENTS_FEE_SCHEDULE']),
+});

@@ -1,0 +1,5 @@
+import type { FeeSchedules } from './exchange-rates/fee-schedule';
+
+/** The payments settings controllers need, from PaymentsServiceConfig. */
+export type PaymentsOptions = { quoteTtlSeconds: number; expirySweepSeconds: number; feeSchedules: FeeSchedules };
+export const PAYMENTS_OPTIONS = 'PAYMENTS_OPTIONS';

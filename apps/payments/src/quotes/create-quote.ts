@@ -1,0 +1,181 @@
+import {
+  type Command,
+  type CreateQuoteData,
+  DomainError,
+  invalidInput,
+  type PaymentInstructionsWire,
+  type TransactionDestinationRecord,
+  type TransactionRecord,
+  type TransactionSourceRecord,
+} from '@corridor/contracts';
+import type { FeeTerms } from '../exchange-rates/fee-schedule';
+import type { QuoteCreated, QuoteTerms, Transaction, TransactionEvent } from '../transactions/transaction';
+import { fundingInstructionsOf, fundingReferenceOf } from './funding-instructions';
+import { priceQuote, type Ratio } from './quote-math';
+
+// Creating a quote creates its transaction (PENDING) in the same event. Everything looked up
+// elsewhere (the source and destination accounts, the rates, the platform's fees) arrives in the
+// command, so the rules below are pure and the controller only gathers and appends.
+
+/** Who pays: an internal account (its owner is the sender) or real-time funding for a customer or the platform. */
+export type ResolvedSource = {
+  sourceType: 'ACCOUNT' | 'REALTIME_FUNDING';
+  accountId?: string;
+  currency: string;
+  /** null: the platform itself sends. */
+  customerId: string | null;
+  platformCustomerId: string | null;
+  cryptoNetwork?: string;
+};
+
+export type ResolvedDestination = { destinationType: 'ACCOUNT'; accountId: string; currency: string } | { destinationType: 'UMA_ADDRESS'; umaAddress: string; currency: string };
+
+export type CreateQuote = Command<
+  'CreateQuote',
+  {
+    quoteId: string;
+    transactionId: string;
+    platformId: string;
+    request: CreateQuoteData;
+    source: ResolvedSource;
+    destination: ResolvedDestination;
+    /** null when the rate table does not price one of the two currencies. */
+    legs: { sendingMinorToMsat: Ratio; msatToReceivingMinor: Ratio; sendingDecimals: number; receivingDecimals: number } | null;
+    fees: FeeTerms;
+    sendingLimits: { min: bigint; max: bigint };
+  },
+  { now: Date; ttlSeconds: number }
+>;
+
+/** Networks a REALTIME_FUNDING payer can use per crypto currency, and the wallet that receives on each. */
+const fundingWallets: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  BTC: { SPARK: 'SPARK_WALLET', LIGHTNING: 'SPARK_WALLET' },
+  USDB: { SPARK: 'SPARK_WALLET' },
+  USDC: { SOLANA: 'SOLANA_WALLET', BASE: 'BASE_WALLET' },
+};
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+const outOfRange = (message: string, details: Record<string, unknown> = {}) => new DomainError('AMOUNT_OUT_OF_RANGE', 'validation', message, { field: 'lockedCurrencyAmount', ...details });
+
+/** Instructions to fund a REALTIME_FUNDING quote, keyed by the quote so the funds can be matched to it. */
+const realtimeFundingInstructions = (quoteId: string, source: ResolvedSource, amount: bigint, expiresAt: string): PaymentInstructionsWire[] => {
+  const wallets = fundingWallets[source.currency];
+  const all = fundingInstructionsOf({ accountId: quoteId, customerId: source.customerId, currency: source.currency });
+  const chosen = wallets ? all.filter((instruction) => instruction.accountOrWalletInfo.accountType === wallets[source.cryptoNetwork ?? '']) : all;
+  if (chosen.length === 0) {
+    throw invalidInput(`Real-time funding in ${source.currency} is not offered: no payment instructions can be given for it. Fund from an internal account instead.`, { field: 'source.currency' });
+  }
+  const payWith = wallets ? `to this address on ${source.cryptoNetwork}` : `quoting the reference ${fundingReferenceOf(quoteId)}`;
+  return chosen.map((instruction) => ({
+    ...instruction,
+    instructionsNotes: `Send exactly ${amount} minor units of ${source.currency} ${payWith} before ${expiresAt}; the quote executes when they arrive.`,
+  }));
+};
+
+const checkRequest = (command: CreateQuote): void => {
+  const { source, destination, request } = command.data;
+  if (source.currency === destination.currency) {
+    throw invalidInput(
+      `The source and the destination are both in ${source.currency}, and a quote converts between currencies. Move money within one currency with POST /transfer-in or POST /transfer-out.`,
+      { field: 'destination' },
+    );
+  }
+  if (request.immediatelyExecute === true) {
+    throw invalidInput('immediatelyExecute is not available yet: quote execution arrives with the next payments release. Create the quote without it.', { field: 'immediatelyExecute' });
+  }
+  if (source.sourceType === 'REALTIME_FUNDING' && fundingWallets[source.currency] && !fundingWallets[source.currency]?.[source.cryptoNetwork ?? '']) {
+    const networks = Object.keys(fundingWallets[source.currency] ?? {}).join(' or ');
+    throw invalidInput(`source.cryptoNetwork must be ${networks} to fund in ${source.currency}.`, { field: 'source.cryptoNetwork' });
+  }
+};
+
+export const createQuote = (command: CreateQuote, state: Transaction): TransactionEvent[] => {
+  const { quoteId, transactionId, platformId, request, source, destination, legs, fees, sendingLimits } = command.data;
+  const { now, ttlSeconds } = command.metadata;
+  if (state.kind !== 'None') throw new DomainError('CONFLICT', 'conflict', `Transaction ${transactionId} already exists.`);
+  checkRequest(command);
+  if (!legs) throw invalidInput(`No exchange rate is available from ${source.currency} to ${destination.currency}.`, { field: 'destination' });
+
+  const lockedCurrencyAmount = BigInt(request.lockedCurrencyAmount);
+  const price = priceQuote({ lockedCurrencySide: request.lockedCurrencySide, lockedCurrencyAmount, ...legs, ...fees });
+  if (price.kind === 'Refused') {
+    switch (price.reason) {
+      case 'NOT_POSITIVE':
+        throw invalidInput(`lockedCurrencyAmount must be more than 0, got ${lockedCurrencyAmount}.`, { field: 'lockedCurrencyAmount' });
+      case 'FEES_EXCEED_AMOUNT':
+        throw outOfRange(`lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency} does not cover the fees of ${price.feesIncluded}; send more.`, { feesIncluded: Number(price.feesIncluded) });
+      case 'RECEIVES_NOTHING':
+        throw outOfRange(`lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency}, after fees, is worth less than one minor unit of ${destination.currency}; send more.`);
+    }
+  }
+  const sending = price.totalSendingAmount;
+  if (sending < sendingLimits.min || sending > sendingLimits.max || price.totalReceivingAmount > MAX_SAFE) {
+    throw outOfRange(
+      `This quote would send ${sending} minor units of ${source.currency}; a payment sends from ${sendingLimits.min} to ${sendingLimits.max}. Change lockedCurrencyAmount.`,
+      { minSendingAmount: Number(sendingLimits.min), maxSendingAmount: Number(sendingLimits.max) },
+    );
+  }
+
+  const createdAt = now.toISOString();
+  const expiresAt = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
+  const rateDetails = {
+    counterpartyMultiplier: price.counterpartyMultiplier,
+    counterpartyFixedFee: '0',
+    serviceApiMultiplier: price.serviceApiMultiplier,
+    serviceApiFixedFee: price.fixedFee.toString(),
+    serviceApiVariableFeeRate: price.serviceApiVariableFeeRate,
+    serviceApiVariableFeeAmount: price.variableFeeAmount.toString(),
+  };
+  const paymentInstructions = source.sourceType === 'REALTIME_FUNDING' ? realtimeFundingInstructions(quoteId, source, sending, expiresAt) : undefined;
+  const quote: QuoteTerms = {
+    quoteId,
+    transactionId,
+    platformId,
+    createdAt,
+    expiresAt,
+    source: request.source,
+    destination: request.destination,
+    lockedCurrencySide: request.lockedCurrencySide,
+    lockedCurrencyAmount: lockedCurrencyAmount.toString(),
+    sendingCurrency: source.currency,
+    receivingCurrency: destination.currency,
+    totalSendingAmount: sending.toString(),
+    totalReceivingAmount: price.totalReceivingAmount.toString(),
+    feesIncluded: price.feesIncluded.toString(),
+    exchangeRate: price.exchangeRate,
+    rateDetails,
+    ...(paymentInstructions ? { paymentInstructions } : {}),
+    ...(request.lookupId !== undefined ? { lookupId: request.lookupId } : {}),
+    ...(request.purposeOfPayment !== undefined ? { purposeOfPayment: request.purposeOfPayment } : {}),
+    ...(request.senderCustomerInfo !== undefined ? { senderCustomerInfo: request.senderCustomerInfo } : {}),
+  };
+  const transactionSource: TransactionSourceRecord =
+    source.sourceType === 'ACCOUNT'
+      ? { sourceType: 'ACCOUNT', accountId: source.accountId ?? '', currency: source.currency }
+      : { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId !== null ? { customerId: source.customerId } : {}) };
+  const transactionDestination: TransactionDestinationRecord = destination;
+  const transaction: TransactionRecord = {
+    id: transactionId,
+    platformId,
+    type: 'OUTGOING',
+    status: 'PENDING',
+    // A platform's own payment has no customer; the reference requires both members, so they name the platform.
+    customerId: source.customerId ?? platformId,
+    platformCustomerId: source.platformCustomerId ?? platformId,
+    source: transactionSource,
+    destination: transactionDestination,
+    sentAmount: { value: sending.toString(), currency: source.currency },
+    receivedAmount: { value: price.totalReceivingAmount.toString(), currency: destination.currency },
+    exchangeRate: price.exchangeRate,
+    fees: price.feesIncluded.toString(),
+    rateDetails,
+    quoteId,
+    ...(request.description !== undefined ? { description: request.description } : {}),
+    ...(paymentInstructions ? { paymentInstructions } : {}),
+    createdAt,
+    updatedAt: createdAt,
+  };
+  const created: QuoteCreated = { type: 'QuoteCreated', data: { quote, transaction } };
+  return [created];
+};

@@ -1,0 +1,58 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock, newUuid } from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
+import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
+import { transactionDecider } from '../transactions/transaction';
+import { type ExpireQuote, expireQuote } from './expire-quote';
+import { QuoteEntity } from './quote-view.projection';
+
+/** Quotes expired per sweep; a backlog (after downtime) drains over the following sweeps. */
+const SWEEP_BATCH = 200;
+
+/**
+ * Expires PENDING quotes whose time has passed. The timer is the quotes read model itself (its
+ * expires_at), so it survives restarts: a service that was down expires what fell due meanwhile on
+ * its first sweep. The decision is expireQuote's, on the command's time, so sweeping early, twice,
+ * or from two replicas at once changes nothing.
+ */
+@Injectable()
+export class QuoteExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    @Inject(PAYMENTS_OPTIONS) private readonly options: PaymentsOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep().catch(() => undefined), this.options.expirySweepSeconds * 1000);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Expires every quote due at the clock's now (up to a batch); returns how many it expired. */
+  sweep(): Promise<number> {
+    this.running ??= this.expireDue().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async expireDue(): Promise<number> {
+    const now = this.clock.now();
+    const due = await this.eventSourcing.em.find(QuoteEntity, { status: 'PENDING', expiresAt: { $lte: now } }, { orderBy: { expiresAt: 'asc' }, limit: SWEEP_BATCH, fields: ['transactionId', 'platformId'] });
+    let expired = 0;
+    for (const { transactionId, platformId } of due) {
+      const requestId = newUuid();
+      const command: ExpireQuote = { type: 'ExpireQuote', data: { transactionId }, metadata: { now } };
+      const context = { platformId, actor: { kind: 'system' as const, name: 'quote-expiry' }, requestId, correlationId: requestId };
+      const { events } = await this.eventSourcing.handle(transactionId, transactionDecider, (state) => expireQuote(command, state), context);
+      expired += events.length;
+    }
+    return expired;
+  }
+}

@@ -1,0 +1,71 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { CLOCK, type Clock, type CreateQuoteData, currencyOf, DomainError, invalidInput, isIdOf, newId, type QuoteIdData, type QuoteWire, type ServiceRequest, subjects } from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
+import { feeTermsFor } from '../exchange-rates/fee-schedule';
+import { ExchangeRateCache } from '../exchange-rates/rate-provider';
+import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
+import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
+import { transactionDecider } from '../transactions/transaction';
+import { type CreateQuote, createQuote } from './create-quote';
+import { QuoteParties } from './quote-parties';
+import { QuoteEntity, renderQuote } from './quote-view.projection';
+
+export const quoteNotFound = (quoteId: string): DomainError => new DomainError('QUOTE_NOT_FOUND', 'not_found', `Quote ${quoteId} was not found.`, { quoteId });
+
+@Controller()
+export class QuotesController {
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    private readonly parties: QuoteParties,
+    private readonly rates: ExchangeRateCache,
+    @Inject(PAYMENTS_OPTIONS) private readonly options: PaymentsOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Look up the parties and the rates → decide → append the quote with its PENDING transaction. */
+  @MessagePattern(subjects.payments.quote.create)
+  async create(@Payload() request: ServiceRequest<CreateQuoteData>): Promise<QuoteWire> {
+    const { context, data } = request;
+    if (typeof data.lockedCurrencyAmount !== 'string' || !/^\d{1,16}$/.test(data.lockedCurrencyAmount)) {
+      throw invalidInput('lockedCurrencyAmount must be a whole number of minor units.', { field: 'lockedCurrencyAmount' });
+    }
+    const [source, destination, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination), this.rates.current()]);
+    const priced = snapshot.currencies.includes(source.currency) && snapshot.currencies.includes(destination.currency);
+    const transactionId = newId('Transaction');
+    const command: CreateQuote = {
+      type: 'CreateQuote',
+      data: {
+        quoteId: newId('Quote'),
+        transactionId,
+        platformId: context.platformId,
+        request: data,
+        source,
+        destination,
+        legs: priced
+          ? {
+              sendingMinorToMsat: snapshot.minorToMsat(source.currency),
+              msatToReceivingMinor: snapshot.msatToMinor(destination.currency),
+              sendingDecimals: currencyOf(source.currency).decimals,
+              receivingDecimals: currencyOf(destination.currency).decimals,
+            }
+          : null,
+        fees: feeTermsFor(this.options.feeSchedules, context.platformId, source.currency),
+        sendingLimits: sandboxSendingLimits[source.currency] ?? { min: 1n, max: 0n },
+      },
+      metadata: { now: this.clock.now(), ttlSeconds: this.options.quoteTtlSeconds },
+    };
+    const { state } = await this.eventSourcing.handle(transactionId, transactionDecider, (current) => createQuote(command, current), context, { assumeNew: true });
+    if (state.kind !== 'Quoted') throw new Error(`Creating quote ${command.data.quoteId} left its transaction ${state.kind}.`);
+    return renderQuote({ status: state.transaction.status, terms: state.quote });
+  }
+
+  @MessagePattern(subjects.payments.quote.get)
+  async get(@Payload() request: ServiceRequest<QuoteIdData>): Promise<QuoteWire> {
+    const { quoteId } = request.data;
+    if (!isIdOf('Quote', quoteId)) throw quoteNotFound(String(quoteId));
+    const row = await this.eventSourcing.em.findOne(QuoteEntity, { id: quoteId, platformId: request.context.platformId });
+    if (!row) throw quoteNotFound(quoteId);
+    return renderQuote(row);
+  }
+}

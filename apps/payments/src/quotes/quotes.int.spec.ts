@@ -1,0 +1,96 @@
+// The payments service in-process on real PostgreSQL and NATS, with a clock the test moves: a
+// quote created over NATS is readable at once with its PENDING transaction, and the expiry sweep
+// ends it EXPIRED (failureReason QUOTE_EXPIRED) exactly at its expiresAt, once, and only for the
+// platform that owns it. The sources and destinations here need no other service (real-time
+// funding, a sandbox UMA address); lookups in the accounts and customers services are covered end
+// to end in tests/payments.e2e.spec.ts.
+import type { INestMicroservice } from '@nestjs/common';
+import { type CreateQuoteData, DomainError, newId, type QuoteWire, type RequestContext, subjects, type TransactionWire } from '@corridor/contracts';
+import { createServiceApp, ServiceClient } from '@corridor/messaging';
+import { createControllableClock, requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { connect } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { AppModule } from '../app.module';
+import { loadConfig } from '../config';
+import { QuoteExpiryJob } from './quote-expiry.job';
+
+const database = useTestDatabase();
+const clock = createControllableClock(new Date('2026-03-01T10:00:00.000Z'));
+const platformId = newId('Platform');
+const strangerId = newId('Platform');
+
+let subjectPrefix: string;
+let app: INestMicroservice;
+let client: ServiceClient;
+
+const contextOf = (platform: string): RequestContext => ({ platformId: platform, actor: { kind: 'token', tokenId: 'Token:test' }, requestId: randomUUID(), correlationId: randomUUID() });
+const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> => client.request<Reply>(subject, data, { context: contextOf(platform), timeoutMs: 30_000 });
+const errorOf = async (promise: Promise<unknown>): Promise<DomainError> => {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('Expected the request to fail.');
+};
+
+const request: CreateQuoteData = {
+  source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
+  destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' },
+  lockedCurrencySide: 'SENDING',
+  lockedCurrencyAmount: '10000',
+};
+
+beforeAll(async () => {
+  await requireNats();
+  subjectPrefix = uniqueSubjectPrefix();
+  const { healthPort: _healthPort, ...defaults } = loadConfig({});
+  // A sweep interval far beyond the test: the test runs each sweep itself, at the clock's time.
+  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', expirySweepSeconds: 86_400 };
+  app = await createServiceApp(AppModule.register(config, clock), { service: 'payments', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  await app.listen();
+  client = app.get(ServiceClient);
+});
+
+afterAll(async () => {
+  await app?.close();
+  const jsm = await connect({ servers: loadConfig({}).natsUrl }).catch(() => undefined);
+  if (jsm) {
+    const manager = await jsm.jetstreamManager();
+    await manager.streams.delete(`${subjectPrefix.toUpperCase()}_EVENTS`).catch(() => undefined);
+    await jsm.close();
+  }
+});
+
+describe('quotes over NATS', () => {
+  it('creates a quote whose PENDING transaction is readable at once, and expires both at expiresAt, once', async () => {
+    const quote = await call<QuoteWire>(subjects.payments.quote.create, request);
+    expect([quote.status, quote.createdAt, quote.expiresAt]).toEqual(['PENDING', '2026-03-01T10:00:00.000Z', '2026-03-01T10:05:00.000Z']);
+    expect((await call<TransactionWire>(subjects.payments.transaction.get, { transactionId: quote.transactionId })).status).toBe('PENDING');
+
+    const sweeper = app.get(QuoteExpiryJob);
+    clock.advance(299_999);
+    expect(await sweeper.sweep()).toBe(0);
+    expect((await call<QuoteWire>(subjects.payments.quote.get, { quoteId: quote.id })).status).toBe('PENDING');
+
+    clock.advance(1);
+    expect(await sweeper.sweep()).toBe(1);
+    expect((await call<QuoteWire>(subjects.payments.quote.get, { quoteId: quote.id })).status).toBe('EXPIRED');
+    expect(await call<TransactionWire>(subjects.payments.transaction.get, { transactionId: quote.transactionId })).toMatchObject({
+      status: 'EXPIRED',
+      failureReason: 'QUOTE_EXPIRED',
+      updatedAt: '2026-03-01T10:05:00.000Z',
+    });
+    clock.advance(60_000);
+    expect(await sweeper.sweep()).toBe(0);
+  });
+
+  it('keeps each platform’s quotes and transactions to itself', async () => {
+    const quote = await call<QuoteWire>(subjects.payments.quote.create, request);
+    expect((await errorOf(call(subjects.payments.quote.get, { quoteId: quote.id }, strangerId))).code).toBe('QUOTE_NOT_FOUND');
+    expect((await errorOf(call(subjects.payments.transaction.get, { transactionId: quote.transactionId }, strangerId))).code).toBe('TRANSACTION_NOT_FOUND');
+    const page = await call<{ data: TransactionWire[]; totalCount: number }>(subjects.payments.transaction.list, { limit: 100 }, strangerId);
+    expect(page).toMatchObject({ data: [], totalCount: 0 });
+  });
+});

@@ -1,0 +1,37 @@
+import { DomainError, invalidInput, isSupportedCurrency } from '@corridor/contracts';
+
+// UMA destinations before receiver lookups exist: the address must be `$name@domain`, and only the
+// reference's sandbox addresses (…@sandbox.uma.money) can be paid, because their behaviour and
+// currency are known without asking the receiver's institution. Any other domain needs a lookup,
+// which arrives with the UMA issue; until then it is refused with a message that says so.
+
+export const SANDBOX_UMA_DOMAIN = 'sandbox.uma.money';
+const UMA_ADDRESS = /^\$([A-Za-z0-9._+-]{1,64})@([A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+)$/;
+/** success.usd, pending.long.usd, fail.compliance.usd, non.existent.usd … as the reference documents them. */
+const SANDBOX_USER = /^(success|pending\.long|fail\.compliance|non\.existent)\.([a-z]{3,5})$/;
+
+export type UmaDestination = { umaAddress: string; currency: string };
+
+export const resolveUmaDestination = (umaAddress: string, requestedCurrency: string | undefined): UmaDestination => {
+  const match = UMA_ADDRESS.exec(umaAddress);
+  if (!match) {
+    throw new DomainError('INVALID_UMA_ADDRESS', 'validation', `destination.umaAddress must look like $name@domain.com, got ${JSON.stringify(umaAddress.slice(0, 80))}.`, {
+      field: 'destination.umaAddress',
+    });
+  }
+  const [, user = '', domain = ''] = match;
+  if (domain.toLowerCase() !== SANDBOX_UMA_DOMAIN) {
+    throw invalidInput(`Paying ${umaAddress} needs a receiver lookup, which this deployment does not offer yet; only sandbox addresses such as $success.eur@${SANDBOX_UMA_DOMAIN} can be quoted.`, {
+      field: 'destination.umaAddress',
+    });
+  }
+  const sandbox = SANDBOX_USER.exec(user.toLowerCase());
+  const currency = sandbox?.[2]?.toUpperCase();
+  if (!sandbox || !currency || !isSupportedCurrency(currency) || sandbox[1] === 'non.existent') {
+    throw new DomainError('INVALID_RECEIVER', 'validation', `No receiver answers at ${umaAddress}.`, { field: 'destination.umaAddress' });
+  }
+  if (requestedCurrency !== undefined && requestedCurrency !== currency) {
+    throw invalidInput(`${umaAddress} receives ${currency}, not ${requestedCurrency}. Leave destination.currency out or set it to ${currency}.`, { field: 'destination.currency' });
+  }
+  return { umaAddress, currency };
+};

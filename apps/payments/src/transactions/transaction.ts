@@ -1,0 +1,66 @@
+import type {
+  LockedCurrencySide,
+  PaymentInstructionsWire,
+  PurposeOfPayment,
+  QuoteDestinationData,
+  QuoteSourceData,
+  RateDetailsRecord,
+  TransactionRecord,
+} from '@corridor/contracts';
+
+// The Transaction aggregate: one stream per outgoing payment (stream id = the Transaction id). A
+// quote is how such a payment starts, so its terms live in the same stream: the quote and its
+// transaction change together (the quote's status is the transaction's), and one stream keeps
+// them consistent without a second aggregate (docs/decisions/0006-payments.md).
+//
+// Every event carries the transaction as it is right after the event (TransactionRecord, amounts
+// as decimal strings). The read model and the integration events take it from there, so the
+// webhooks service renders OUTGOING_PAYMENT.* from the event alone.
+
+/** The immutable terms of a quote, as stored. Amounts are decimal strings of minor units. */
+export type QuoteTerms = {
+  quoteId: string;
+  transactionId: string;
+  platformId: string;
+  createdAt: string;
+  expiresAt: string;
+  /** As the client sent them (the Quote echoes them). */
+  source: QuoteSourceData;
+  destination: QuoteDestinationData;
+  lockedCurrencySide: LockedCurrencySide;
+  lockedCurrencyAmount: string;
+  sendingCurrency: string;
+  receivingCurrency: string;
+  totalSendingAmount: string;
+  totalReceivingAmount: string;
+  feesIncluded: string;
+  exchangeRate: string;
+  rateDetails: RateDetailsRecord;
+  paymentInstructions?: PaymentInstructionsWire[];
+  lookupId?: string;
+  purposeOfPayment?: PurposeOfPayment;
+  senderCustomerInfo?: Record<string, unknown>;
+};
+
+export type QuoteCreated = { type: 'QuoteCreated'; data: { quote: QuoteTerms; transaction: TransactionRecord } };
+export type QuoteExpired = { type: 'QuoteExpired'; data: { quoteId: string; transactionId: string; expiredAt: string; transaction: TransactionRecord } };
+export type TransactionEvent = QuoteCreated | QuoteExpired;
+
+export type Transaction = { kind: 'None' } | { kind: 'Quoted'; quote: QuoteTerms; transaction: TransactionRecord };
+
+export const initialTransaction = (): Transaction => ({ kind: 'None' });
+
+export const evolveTransaction = (state: Transaction, event: TransactionEvent): Transaction => {
+  switch (event.type) {
+    case 'QuoteCreated':
+      return { kind: 'Quoted', quote: event.data.quote, transaction: event.data.transaction };
+    case 'QuoteExpired':
+      return state.kind === 'Quoted' ? { ...state, transaction: event.data.transaction } : state;
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+};
+
+export const transactionDecider = { evolve: evolveTransaction, initialState: initialTransaction };

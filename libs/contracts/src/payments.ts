@@ -1,0 +1,242 @@
+import type { PaymentInstructionsWire } from './accounts';
+import { type AmountJson, type Currency, type CurrencyAmountWire, currencies, toWireAmount } from './money';
+
+// NATS message data of the payments service (exchange rates, quotes, transactions). Amounts cross
+// NATS as decimal strings of minor units and rates as decimal strings; only the HTTP wire objects
+// rendered at the end (QuoteWire, TransactionWire, ExchangeRateWire) hold JSON numbers, as the
+// reference defines them. `toTransactionWire` is here, pure, so any service holding a
+// TransactionRecord from an integration event (the webhooks service) renders the same object.
+
+export type LockedCurrencySide = 'SENDING' | 'RECEIVING';
+export const purposesOfPayment = [
+  'GIFT',
+  'SELF',
+  'GOODS_OR_SERVICES',
+  'EDUCATION',
+  'HEALTH_OR_MEDICAL',
+  'REAL_ESTATE_PURCHASE',
+  'TAX_PAYMENT',
+  'LOAN_PAYMENT',
+  'UTILITY_BILL',
+  'DONATION',
+  'TRAVEL',
+  'OTHER',
+] as const;
+export type PurposeOfPayment = (typeof purposesOfPayment)[number];
+
+/** The reference's largest lockedCurrencyAmount (QuoteRequest.lockedCurrencyAmount maximum). */
+export const LOCKED_CURRENCY_AMOUNT_MAX = 9_000_000_000_000_000;
+
+export type OutgoingTransactionStatus = 'PENDING' | 'EXPIRED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
+export const outgoingTransactionStatuses: readonly OutgoingTransactionStatus[] = ['PENDING', 'EXPIRED', 'PROCESSING', 'COMPLETED', 'FAILED'];
+export type OutgoingFailureReason = 'QUOTE_EXPIRED' | 'QUOTE_EXECUTION_FAILED' | 'LIGHTNING_PAYMENT_FAILED' | 'FUNDING_AMOUNT_MISMATCH' | 'COUNTERPARTY_POST_TX_FAILED';
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+export type QuoteSourceData =
+  | { sourceType: 'ACCOUNT'; accountId: string; customerId?: string }
+  | { sourceType: 'REALTIME_FUNDING'; currency: string; customerId?: string; cryptoNetwork?: string };
+
+export type QuoteDestinationData =
+  | { destinationType: 'ACCOUNT'; accountId: string; paymentRail?: string }
+  | { destinationType: 'UMA_ADDRESS'; umaAddress: string; currency?: string };
+
+export type CreateQuoteData = {
+  source: QuoteSourceData;
+  destination: QuoteDestinationData;
+  lockedCurrencySide: LockedCurrencySide;
+  /** Minor units of the locked side's currency, as a decimal string. */
+  lockedCurrencyAmount: string;
+  lookupId?: string;
+  immediatelyExecute?: boolean;
+  description?: string;
+  purposeOfPayment?: PurposeOfPayment;
+  senderCustomerInfo?: Record<string, unknown>;
+};
+
+export type QuoteIdData = { quoteId: string };
+export type TransactionIdData = { transactionId: string };
+
+export type ListExchangeRatesData = {
+  sourceCurrency?: string;
+  destinationCurrencies?: string[];
+  /** Minor units of the source currency, as a decimal string; the reference's default is 10000. */
+  sendingAmount?: string;
+};
+
+export type ListTransactionsData = {
+  customerId?: string;
+  platformCustomerId?: string;
+  status?: string;
+  type?: 'INCOMING' | 'OUTGOING';
+  startDate?: string;
+  endDate?: string;
+  sortOrder?: 'asc' | 'desc';
+  limit: number;
+  cursor?: string;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Stored form of a transaction (events, read model, integration events)
+
+export type TransactionSourceRecord =
+  | { sourceType: 'ACCOUNT'; accountId: string; currency: string }
+  | { sourceType: 'REALTIME_FUNDING'; currency: string; customerId?: string };
+
+export type TransactionDestinationRecord =
+  | { destinationType: 'ACCOUNT'; accountId: string; currency: string }
+  | { destinationType: 'UMA_ADDRESS'; umaAddress: string; currency: string };
+
+/** OutgoingRateDetails with the spec's serviceApi* names; every member a decimal string. */
+export type RateDetailsRecord = {
+  counterpartyMultiplier: string;
+  counterpartyFixedFee: string;
+  serviceApiMultiplier: string;
+  serviceApiFixedFee: string;
+  serviceApiVariableFeeRate: string;
+  serviceApiVariableFeeAmount: string;
+};
+
+export type TransactionRecord = {
+  id: string;
+  platformId: string;
+  type: 'OUTGOING';
+  status: OutgoingTransactionStatus;
+  customerId: string;
+  platformCustomerId: string;
+  source: TransactionSourceRecord;
+  destination: TransactionDestinationRecord;
+  sentAmount: AmountJson;
+  receivedAmount: AmountJson;
+  /** Sending-currency units per receiving-currency unit, as a decimal string. */
+  exchangeRate: string;
+  /** Minor units of the sending currency. */
+  fees: string;
+  rateDetails: RateDetailsRecord;
+  quoteId?: string;
+  description?: string;
+  paymentInstructions?: PaymentInstructionsWire[];
+  failureReason?: OutgoingFailureReason;
+  createdAt: string;
+  updatedAt: string;
+  settledAt?: string;
+};
+
+/** Data of every integration event about a transaction: its state right after the change. */
+export type TransactionChangedData = { transaction: TransactionRecord };
+
+// ---------------------------------------------------------------------------------------------
+// HTTP wire objects
+
+export type RateDetailsWire = {
+  counterpartyMultiplier: number;
+  counterpartyFixedFee: number;
+  serviceApiMultiplier: number;
+  serviceApiFixedFee: number;
+  serviceApiVariableFeeRate: number;
+  serviceApiVariableFeeAmount: number;
+};
+
+export type TransactionWire = {
+  id: string;
+  status: OutgoingTransactionStatus;
+  type: 'OUTGOING';
+  customerId: string;
+  platformCustomerId: string;
+  source: TransactionSourceRecord;
+  destination: TransactionDestinationRecord;
+  sentAmount: CurrencyAmountWire;
+  receivedAmount: CurrencyAmountWire;
+  exchangeRate: number;
+  fees: number;
+  rateDetails: RateDetailsWire;
+  quoteId?: string;
+  description?: string;
+  paymentInstructions?: PaymentInstructionsWire[];
+  failureReason?: OutgoingFailureReason;
+  createdAt: string;
+  updatedAt: string;
+  settledAt?: string;
+};
+
+export type QuoteWire = {
+  id: string;
+  status: OutgoingTransactionStatus;
+  createdAt: string;
+  expiresAt: string;
+  source: QuoteSourceData;
+  destination: QuoteDestinationData;
+  sendingCurrency: Currency;
+  receivingCurrency: Currency;
+  totalSendingAmount: number;
+  totalReceivingAmount: number;
+  exchangeRate: number;
+  feesIncluded: number;
+  transactionId: string;
+  paymentInstructions?: PaymentInstructionsWire[];
+  rateDetails: RateDetailsWire;
+};
+
+export type ExchangeRateWire = {
+  sourceCurrency: Currency;
+  sendingAmount: number;
+  minSendingAmount: number;
+  maxSendingAmount: number;
+  destinationCurrency: Currency;
+  destinationPaymentRail: string;
+  receivingAmount: number;
+  exchangeRate: number;
+  fees: { fixed: number; total: number };
+  updatedAt: string;
+};
+
+/** A decimal string (rate, multiplier) as the JSON number the reference wants; display only, never money math. */
+export const decimalToNumber = (decimal: string): number => Number(decimal);
+
+/** Minor units held as a decimal string, as a JSON integer (refuses what a JSON number cannot hold exactly). */
+export const minorUnitsToNumber = (value: string): number => {
+  const units = BigInt(value);
+  if (units > BigInt(Number.MAX_SAFE_INTEGER) || units < -BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${value} exceeds the safe integer range.`);
+  return Number(units);
+};
+
+export const toRateDetailsWire = (details: RateDetailsRecord): RateDetailsWire => ({
+  counterpartyMultiplier: decimalToNumber(details.counterpartyMultiplier),
+  counterpartyFixedFee: minorUnitsToNumber(details.counterpartyFixedFee),
+  serviceApiMultiplier: decimalToNumber(details.serviceApiMultiplier),
+  serviceApiFixedFee: minorUnitsToNumber(details.serviceApiFixedFee),
+  serviceApiVariableFeeRate: decimalToNumber(details.serviceApiVariableFeeRate),
+  serviceApiVariableFeeAmount: minorUnitsToNumber(details.serviceApiVariableFeeAmount),
+});
+
+const wireAmount = (amount: AmountJson): CurrencyAmountWire => toWireAmount({ value: BigInt(amount.value), currency: amount.currency });
+
+/** The reference OutgoingTransaction. platformId stays out: it is the tenant, not a member of the resource. */
+export const toTransactionWire = (record: TransactionRecord): TransactionWire => ({
+  id: record.id,
+  status: record.status,
+  type: record.type,
+  customerId: record.customerId,
+  platformCustomerId: record.platformCustomerId,
+  source: record.source,
+  destination: record.destination,
+  sentAmount: wireAmount(record.sentAmount),
+  receivedAmount: wireAmount(record.receivedAmount),
+  exchangeRate: decimalToNumber(record.exchangeRate),
+  fees: minorUnitsToNumber(record.fees),
+  rateDetails: toRateDetailsWire(record.rateDetails),
+  ...(record.quoteId !== undefined ? { quoteId: record.quoteId } : {}),
+  ...(record.description !== undefined ? { description: record.description } : {}),
+  ...(record.paymentInstructions !== undefined ? { paymentInstructions: record.paymentInstructions } : {}),
+  ...(record.failureReason !== undefined ? { failureReason: record.failureReason } : {}),
+  createdAt: record.createdAt,
+  updatedAt: record.updatedAt,
+  ...(record.settledAt !== undefined ? { settledAt: record.settledAt } : {}),
+});
+
+export const currencyOf = (code: string): Currency => {
+  const currency = currencies[code];
+  if (!currency) throw new RangeError(`Unknown currency ${code}.`);
+  return currency;
+};
