@@ -13,3 +13,4 @@ export * from './ledger';
 export * from './external-accounts';
 export * from './webhooks';
 export * from './payments';
+export * from './sandbox-funding-instructions';

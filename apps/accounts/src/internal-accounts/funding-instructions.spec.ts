@@ -4,7 +4,7 @@
 import { currencies, newId } from '@corridor/contracts';
 import { createConformance } from '@corridor/testing';
 import { hasValidIbanChecksum, isValidAbaRoutingNumber, isValidClabe, isValidSolanaAddress } from '../external-accounts/checksums';
-import { bech32mOf, crc16Ccitt, fundingInstructionsOf, fundingReferenceOf } from './funding-instructions';
+import { bech32mOf, crc16Ccitt, fundingInstructionsOf, fundingReferenceOf } from '@corridor/contracts';
 
 const accountId = 'InternalAccount:0196f1a0-0000-7000-8000-000000000001';
 const otherAccountId = 'InternalAccount:0196f1a0-0000-7000-8000-000000000002';

@@ -1,7 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { type InternalAccountWire, toWireAmount } from '@corridor/contracts';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
-import { fundingInstructionsOf } from './funding-instructions';
+import { fundingInstructionsOf } from '@corridor/contracts';
 import type { InternalAccountEvent, InternalAccountStatus, InternalAccountType } from './internal-account';
 
 /**

@@ -1,11 +1,8 @@
-// Copied from apps/accounts/src/internal-accounts/funding-instructions.ts (services share only
-// libs/, and these are sandbox display values): deterministic bank details and wallet addresses
-// that pass the real formats' check digits. A REALTIME_FUNDING quote uses them keyed by its own id,
-// so each quote gets its own reference and deposit address. When real rails arrive, a rails adapter
-// replaces both copies.
 import { createHash } from 'node:crypto';
-import type { PaymentInstructionsWire } from '@corridor/contracts';
+import type { PaymentInstructionsWire } from './accounts';
 
+// Shared by the accounts service (an internal account's fundingPaymentInstructions) and the
+// payments service (a REALTIME_FUNDING quote's paymentInstructions, keyed by the quote id).
 // How a platform (or its customer) pays money into an internal account: the bank details or
 // wallet address of the account, plus a reference to quote so the incoming transfer can be matched
 // to it. Corridor has no banking rails yet, so these are sandbox values: derived from the account
