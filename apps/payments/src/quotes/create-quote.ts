@@ -2,6 +2,8 @@ import {
   type Command,
   type CreateQuoteData,
   DomainError,
+  fundingInstructionsOf,
+  fundingReferenceOf,
   invalidInput,
   type PaymentInstructionsWire,
   type TransactionDestinationRecord,
@@ -10,7 +12,6 @@ import {
 } from '@corridor/contracts';
 import type { FeeTerms } from '../exchange-rates/fee-schedule';
 import type { QuoteCreated, QuoteTerms, Transaction, TransactionEvent } from '../transactions/transaction';
-import { fundingInstructionsOf, fundingReferenceOf } from '@corridor/contracts';
 import { priceQuote, type Ratio } from './quote-math';
 
 // Creating a quote creates its transaction (PENDING) in the same event. Everything looked up
