@@ -69,7 +69,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       allowGlobalContext: false,
       debug: false,
     });
-    this.runner = new ProjectionRunner({ store: this.store, orm: this.orm, schema: options.schema, projections: options.projections });
+    this.runner = new ProjectionRunner({ store: this.store, orm: this.orm, pool: this.readPool, schema: options.schema, projections: options.projections });
     await this.runner.start();
     this.nats = await connect({ servers: options.natsUrl, name: `${options.service}-outbox` });
     const streamName = eventsStreamName(options.subjectPrefix);
