@@ -69,9 +69,10 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       allowGlobalContext: false,
       debug: false,
     });
-    this.runner = new ProjectionRunner({ store: this.store, orm: this.orm, schema: options.schema, projections: options.projections });
+    this.runner = new ProjectionRunner({ store: this.store, orm: this.orm, pool: this.readPool, schema: options.schema, projections: options.projections });
     await this.runner.start();
-    this.nats = await connect({ servers: options.natsUrl, name: `${options.service}-outbox` });
+    // No async stack traces: each JetStream publish would otherwise capture two stacks it never shows.
+    this.nats = await connect({ servers: options.natsUrl, name: `${options.service}-outbox`, noAsyncTraces: true });
     const streamName = eventsStreamName(options.subjectPrefix);
     await ensureEventsStream(this.nats, { name: streamName, subjects: [`${options.subjectPrefix}.events.>`] });
     this.relay = new OutboxRelay({

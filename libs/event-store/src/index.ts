@@ -14,7 +14,7 @@ export { createPostgresEventStore, type PostgresEventStoreOptions } from './post
 export { ensureEventStoreSchema } from './postgres-schema';
 export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb-event-store';
 export { handleCommand, type CommandResult } from './command-handler';
-export { ProjectionRunner, type Projection, type ProjectionRunnerOptions } from './projection-runner';
+export { ProjectionRunner, type Projection, type ProjectionRows, type ProjectionRunnerOptions, type ProjectionSql } from './projection-runner';
 export { OutboxRelay, ensureEventsStream, integrationEvent, type IntegrationEvent, type OutboxRelayOptions } from './outbox-relay';
 export { migrate } from './migrate';
 export { type Logger } from './logger';

@@ -21,10 +21,18 @@ describe('OutboxRelay', () => {
   let admin: Client;
   const relays: OutboxRelay[] = [];
 
+  /** While set, ItemStuck events go to a subject no stream takes, so JetStream refuses their publish. */
+  let stuckUnroutable = false;
+  const relayErrors: unknown[] = [];
   const toIntegrationEvent = (event: RecordedEvent) =>
-    event.type === 'SecretNoted' ? null : { subject: `${prefix}.events.test.Item.${event.type}`, payload: { id: event.streamId, data: event.data } };
+    event.type === 'SecretNoted'
+      ? null
+      : {
+          subject: event.type === 'ItemStuck' && stuckUnroutable ? `${prefix}.nowhere.${event.type}` : `${prefix}.events.test.Item.${event.type}`,
+          payload: { id: event.streamId, data: event.data },
+        };
 
-  const newRelay = () => {
+  const newRelay = (batchSize = 3) => {
     const relay = new OutboxRelay({
       store,
       connectionString: database.url,
@@ -32,8 +40,9 @@ describe('OutboxRelay', () => {
       name: 'test-outbox',
       jetstream: nc.jetstream(),
       toIntegrationEvent,
-      batchSize: 3,
+      batchSize,
       pollIntervalMs: 20,
+      logger: { info: () => undefined, warn: () => undefined, error: (details: Record<string, unknown>) => void relayErrors.push(details['err']) },
     });
     relays.push(relay);
     return relay;
@@ -133,5 +142,41 @@ describe('OutboxRelay', () => {
     const tail = all.slice(-5).map((message) => message.msgId);
     expect(tail).toEqual([...events, ...more].map((event) => event.eventId));
     expect(new Set(all.map((message) => message.msgId)).size).toBe(all.length);
+  });
+
+  it('after a failed publish among several sent at once, keeps each stream in order and publishes everything once', async () => {
+    for (const relay of relays.splice(0)) await relay.stop();
+    const before = await published();
+    const [a, b, c] = [`Item:${randomUUID()}`, `Item:${randomUUID()}`, `Item:${randomUUID()}`];
+    const one = async (streamId: string, type: string) =>
+      (await store.appendToStream(streamId, [{ type, data: { type } }], { expectedVersion: 'any', metadata: contractMetadata() })).events[0]!;
+    stuckUnroutable = true;
+    relayErrors.length = 0;
+    // a1, b1 and c1 are of three streams and go out together; b2 must wait for b1.
+    const a1 = await one(a, 'ItemCreated');
+    const b1 = await one(b, 'ItemStuck');
+    const c1 = await one(c, 'ItemCreated');
+    const b2 = await one(b, 'ItemPriced');
+    const relay = newRelay(10);
+    await relay.start();
+    for (let attempt = 0; relayErrors.length === 0 && attempt < 500; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(relayErrors.length).toBeGreaterThan(0);
+
+    const stored = async () =>
+      BigInt((await admin.query(`SELECT position FROM ${testSchema.schema}.outbox_checkpoints WHERE name = 'test-outbox'`)).rows[0].position);
+    // The checkpoint stops before the refused event, and nothing later of its stream got out.
+    expect(await stored()).toBe(a1.globalPosition);
+    const whileStuck = (await published()).slice(before.length).map((message) => message.msgId);
+    expect(whileStuck).toContain(a1.eventId);
+    expect(whileStuck).not.toContain(b1.eventId);
+    expect(whileStuck).not.toContain(b2.eventId);
+
+    stuckUnroutable = false;
+    await relay.drain({ until: b2.globalPosition });
+    const after = (await published()).slice(before.length).map((message) => message.msgId);
+    // Everything once (c1, sent again after the failure, was dropped as a duplicate), b1 before b2.
+    expect([...after].sort()).toEqual([a1, b1, c1, b2].map((event) => event.eventId).sort());
+    expect(after.indexOf(b1.eventId)).toBeLessThan(after.indexOf(b2.eventId));
+    expect(await stored()).toBe(b2.globalPosition);
   });
 });

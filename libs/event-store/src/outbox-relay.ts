@@ -112,16 +112,35 @@ export class OutboxRelay {
     }
   }
 
-  /** Returns how many events it read; 0 also when another replica holds the lock. */
+  /**
+   * Returns how many events it read; 0 also when another replica holds the lock.
+   *
+   * Publishes go out in waves: a wave is the longest run of the batch's next events with no two of
+   * one stream; all of its publishes are sent at once (one socket write, acks read together) and
+   * the next wave starts only once every one of them was acknowledged. Hence, when a publish fails:
+   * - at least once: the checkpoint moves only to the end of the acknowledged prefix of the batch
+   *   (in global order); everything after it is published again, and JetStream drops what it
+   *   already stored by msgID (the eventId) within its duplicate window;
+   * - per-stream order: an event is sent only after every earlier event of its stream was
+   *   acknowledged (they are in earlier waves), so a failed event is never overtaken by a later
+   *   event of its own stream. Only events of other streams in the same wave may be stored ahead
+   *   of it, which consumers already tolerate: they order per resource by streamPosition.
+   * Without failures JetStream stores every message in global order (one connection, sent in order).
+   */
   private async runBatch(): Promise<number> {
     const leader = this.leader ?? (await this.tryLead());
     if (!leader) return 0;
     const events = await this.options.store.readAll({ after: this.position, limit: this.options.batchSize ?? DEFAULT_BATCH_SIZE });
     let published = this.position;
     try {
-      for (const event of events) {
-        await this.publish(event);
-        published = event.globalPosition;
+      for (let start = 0; start < events.length; ) {
+        const wave = waveFrom(events, start);
+        const outcomes = await Promise.allSettled(wave.map((event) => this.publish(event)));
+        const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+        const acknowledged = failed === -1 ? wave.length : failed;
+        if (acknowledged > 0) published = wave[acknowledged - 1]!.globalPosition;
+        if (failed !== -1) throw (outcomes[failed] as PromiseRejectedResult).reason;
+        start += wave.length;
       }
     } finally {
       // Saving what was acknowledged before a failure keeps the republished tail short.
@@ -175,6 +194,14 @@ export class OutboxRelay {
     await leader?.end().catch(() => undefined);
   }
 }
+
+/** The events from `start` on, up to (not including) the first whose stream already has one in the wave. */
+const waveFrom = (events: RecordedEvent[], start: number): RecordedEvent[] => {
+  const streams = new Set<string>();
+  let end = start;
+  while (end < events.length && !streams.has(events[end]!.streamId)) streams.add(events[end++]!.streamId);
+  return events.slice(start, end);
+};
 
 /** Creates the JetStream stream for integration events, or adds missing subjects to it. */
 export async function ensureEventsStream(

@@ -103,10 +103,11 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
     return ready;
   };
 
-  const query = async <Row extends object>(text: string, values: unknown[]): Promise<Row[]> => {
+  /** `name` prepares the statement once per connection: planning the horizon subquery costs more than running it. */
+  const query = async <Row extends object>(text: string, values: unknown[], name?: string): Promise<Row[]> => {
     await ensureReady();
     try {
-      return (await pool.query(text, values)).rows as Row[];
+      return (await pool.query(name ? { name, text, values } : { text, values })).rows as Row[];
     } catch (error) {
       throw isConnectionError(error) ? postgresUnreachable(options.connectionString, error) : error;
     }
@@ -275,6 +276,7 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
          WHERE global_position > $1 AND transaction_id < ${SAFE_HORIZON}
          ORDER BY global_position LIMIT $2`,
         [after.toString(), Math.min(Math.max(1, limit), MAX_READ_LIMIT)],
+        'corridor_read_all',
       );
       return upcastAll(rows.map(toRecorded));
     },
@@ -284,6 +286,7 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
         `SELECT coalesce(max(global_position), 0)::text AS head FROM ${table}
          WHERE transaction_id < ${SAFE_HORIZON}`,
         [],
+        'corridor_head_position',
       );
       return BigInt(rows[0]?.head ?? '0');
     },

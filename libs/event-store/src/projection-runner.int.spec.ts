@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { EntitySchema } from '@mikro-orm/core';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { createTestSchema, type TestSchema, useTestDatabase } from '@corridor/testing';
 import { contractMetadata } from './event-store.contract';
 import { createPostgresEventStore } from './postgres-event-store';
 import { ensureEventStoreSchema } from './postgres-schema';
-import { type Projection, ProjectionRunner } from './projection-runner';
+import { type Projection, type ProjectionRows, ProjectionRunner } from './projection-runner';
 import type { EventStore, RecordedEvent } from './types';
 
 // Pins down the projection runner: live rows equal rebuilt rows, waitFor gives read-your-writes,
@@ -44,6 +44,34 @@ const counters: Projection<CounterRow> = {
   },
 };
 
+/** The same table written by the projection itself: one SELECT and one set-based upsert per batch. */
+const counterRows: ProjectionRows<CounterRow> = {
+  load: async (sql, keys) => {
+    const rows = await sql.query<{ id: string; count: number; last_amount: string; tags: string[]; updated_at: Date }>(
+      `SELECT id, count, last_amount, tags, updated_at FROM ${sql.schema}.counters WHERE id = ANY($1::text[])`,
+      [keys],
+    );
+    return new Map(rows.map((row) => [row.id, { id: row.id, count: row.count, lastAmount: row.last_amount, tags: row.tags, updatedAt: row.updated_at }]));
+  },
+  save: async (sql, { upserts, deletes }) => {
+    if (upserts.length > 0) {
+      await sql.query(
+        `INSERT INTO ${sql.schema}.counters (id, count, last_amount, tags, updated_at)
+         SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::jsonb[], $5::timestamptz[])
+         ON CONFLICT (id) DO UPDATE SET count = EXCLUDED.count, last_amount = EXCLUDED.last_amount, tags = EXCLUDED.tags, updated_at = EXCLUDED.updated_at`,
+        [
+          upserts.map((row) => row.id),
+          upserts.map((row) => row.count),
+          upserts.map((row) => row.lastAmount),
+          upserts.map((row) => JSON.stringify(row.tags)),
+          upserts.map((row) => row.updatedAt.toISOString()),
+        ],
+      );
+    }
+    if (deletes.length > 0) await sql.query(`DELETE FROM ${sql.schema}.counters WHERE id = ANY($1::text[])`, [deletes]);
+  },
+};
+
 const count = (store: EventStore, counterId: string, amount: string, tag = 'x') =>
   store.appendToStream(counterId, [{ type: 'Counted', data: { counterId, amount, tag } }], {
     expectedVersion: 'any',
@@ -52,8 +80,17 @@ const count = (store: EventStore, counterId: string, amount: string, tag = 'x') 
 
 const lastPosition = (appended: { events: RecordedEvent[] }): bigint => appended.events[appended.events.length - 1]!.globalPosition;
 
-describe('ProjectionRunner', () => {
+// Every guarantee holds on each way a batch can be written: MikroORM's unit of work (the default),
+// the projection's own set-based rows on a plain pg transaction, and its own rows inside a MikroORM
+// transaction (a runner given no pool, as the replay script builds it).
+describe.each([
+  { title: 'MikroORM unit of work', ownRows: false, withPool: false },
+  { title: 'own rows, plain pg transaction', ownRows: true, withPool: true },
+  { title: 'own rows, MikroORM transaction', ownRows: true, withPool: false },
+])('ProjectionRunner ($title)', ({ ownRows, withPool }) => {
   const database = useTestDatabase();
+  const projection: Projection<CounterRow> = ownRows ? { ...counters, rows: counterRows } : counters;
+  let pool: Pool | undefined;
   let testSchema: TestSchema;
   let schema: string;
   let store: EventStore;
@@ -63,7 +100,7 @@ describe('ProjectionRunner', () => {
   const errors: unknown[] = [];
   const logger = { info: () => undefined, warn: () => undefined, error: (details: Record<string, unknown>) => void errors.push(details['err']) };
   const newRunner = () => {
-    const runner = new ProjectionRunner({ store, orm, schema, projections: [counters], batchSize: 4, pollIntervalMs: 20, logger });
+    const runner = new ProjectionRunner({ store, orm, ...(pool ? { pool } : {}), schema, projections: [projection], batchSize: 4, pollIntervalMs: 20, logger });
     runners.push(runner);
     return runner;
   };
@@ -98,11 +135,13 @@ describe('ProjectionRunner', () => {
       debug: false,
       pool: { min: 0, max: 4 },
     });
+    if (withPool) pool = new Pool({ connectionString: database.url, max: 2 });
   });
 
   afterAll(async () => {
     for (const runner of runners) await runner.stop();
     await orm?.close(true);
+    await pool?.end();
     await store?.close();
     await admin?.end();
     await testSchema?.drop();
@@ -183,7 +222,7 @@ describe('ProjectionRunner', () => {
     for (const runner of runners.splice(0)) await runner.stop();
     const live = await rows();
     await admin.query(`UPDATE ${schema}.counters SET count = 999`);
-    const bumped = new ProjectionRunner({ store, orm, schema, projections: [{ ...counters, version: 2 }], pollIntervalMs: 20 });
+    const bumped = new ProjectionRunner({ store, orm, ...(pool ? { pool } : {}), schema, projections: [{ ...projection, version: 2 }], pollIntervalMs: 20 });
     runners.push(bumped);
     await bumped.start();
     expect(await rows()).toEqual(live);

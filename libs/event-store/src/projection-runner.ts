@@ -1,5 +1,6 @@
 import type { EntityManager, EntityMetadata, EntitySchema } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool, PoolClient } from 'pg';
 import { checkpointDdl, ddlLockKey } from './postgres-schema';
 import { assertSchemaName } from './sql-names';
 import { type Logger, createMutex, createWakeup, silentLogger } from './logger';
@@ -15,6 +16,26 @@ export type Projection<Row extends object> = {
   keyOf: (event: RecordedEvent) => string;
   /** Pure. Returns the new row, or null to delete it. Never throws on a recorded event. */
   evolve: (row: Row | null, event: RecordedEvent) => Row | null;
+  /**
+   * Optional: load and write the batch's rows with plain SQL instead of MikroORM's unit of work
+   * (a projection on a hot path: one set-based statement per batch). Both run inside the batch's
+   * transaction, the one that also moves the checkpoint. `entity` still names the table for
+   * rebuilds and for the service's own queries. Without it the runner uses MikroORM.
+   */
+  rows?: ProjectionRows<Row>;
+};
+
+/** SQL (node-postgres: `$1, $2…` placeholders, JS arrays as PostgreSQL arrays) inside the projection batch's transaction. */
+export type ProjectionSql = {
+  schema: string;
+  query: <Result = Record<string, unknown>>(text: string, values: unknown[]) => Promise<Result[]>;
+};
+
+export type ProjectionRows<Row extends object> = {
+  /** The current rows with these keys, by key (a key without a row is simply absent). */
+  load: (sql: ProjectionSql, keys: string[]) => Promise<Map<string, Row>>;
+  /** Writes the folded rows: `upserts` are whole rows to insert or replace, `deletes` keys to remove. */
+  save: (sql: ProjectionSql, changes: { upserts: Row[]; deletes: string[] }) => Promise<void>;
 };
 
 export type ProjectionRunnerOptions = {
@@ -22,6 +43,11 @@ export type ProjectionRunnerOptions = {
   orm: MikroORM;
   schema: string;
   projections: Projection<any>[];
+  /**
+   * Optional pg pool for batches that only projections with their own `rows` handle: they then
+   * run on one pooled connection instead of a MikroORM transaction (fewer round trips, no ORM).
+   */
+  pool?: Pool;
   batchSize?: number;
   pollIntervalMs?: number;
   logger?: Logger;
@@ -197,7 +223,9 @@ export class ProjectionRunner {
     }
     let advanced: Map<string, bigint>;
     try {
-      advanced = await this.options.orm.em.fork().transactional((em) => this.applyBatch(em, after, events, last.globalPosition));
+      advanced = this.needsOrm(events)
+        ? await this.options.orm.em.fork().transactional(async (em) => this.applyBatch(await ormTransaction(em, this.schema), after, events, last.globalPosition))
+        : await this.inPlainTransaction((tx) => this.applyBatch(tx, after, events, last.globalPosition));
     } catch (error) {
       if (!(error instanceof StaleBatch)) throw error;
       await this.loadCheckpoints();
@@ -208,22 +236,61 @@ export class ProjectionRunner {
     return events.length;
   }
 
+  /** True unless a pg pool is at hand and no projection without its own `rows` handles any event of the batch. */
+  private needsOrm(events: RecordedEvent[]): boolean {
+    if (!this.options.pool) return true;
+    return this.options.projections.some((projection) => !projection.rows && events.some((event) => projection.canHandle.includes(event.type)));
+  }
+
+  /**
+   * A batch on one pooled connection. BEGIN and the checkpoint lock go in one round trip, the
+   * last checkpoint update and COMMIT in another (simple-query strings: the server stops at the
+   * first failing statement, so a failed update never commits).
+   */
+  private async inPlainTransaction<T>(work: (tx: BatchTransaction) => Promise<T>): Promise<T> {
+    const client = await this.options.pool!.connect();
+    let broken: unknown;
+    try {
+      const tx: BatchTransaction = {
+        sql: { schema: this.schema, query: async (text, values) => (await client.query(text, values)).rows },
+        begin: async (statements) => {
+          const results = (await client.query(['BEGIN', ...statements].join('; '))) as unknown as { rows: { name: string; position: string }[] }[];
+          return results[results.length - 1]!.rows;
+        },
+        finish: async (statement) => {
+          await client.query(statement ? `${statement}; COMMIT` : 'COMMIT');
+        },
+      };
+      return await work(tx);
+    } catch (error) {
+      broken = await client.query('ROLLBACK').then(
+        () => undefined,
+        (rollbackError: unknown) => rollbackError,
+      );
+      throw error;
+    } finally {
+      // A connection whose ROLLBACK failed is in an unknown state: drop it instead of reusing it.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
   /**
    * Rows and checkpoints change in one transaction, so a crash leaves either both or neither. The
    * checkpoint rows are locked first: a second replica running the same projection waits here and
    * then skips what this one applied, instead of applying it twice.
    */
-  private async applyBatch(em: EntityManager, after: bigint, events: RecordedEvent[], last: bigint): Promise<Map<string, bigint>> {
+  private async applyBatch(tx: BatchTransaction, after: bigint, events: RecordedEvent[], last: bigint): Promise<Map<string, bigint>> {
     const { projections } = this.options;
+    const table = `${this.schema}.projection_checkpoints`;
     // Read models and their checkpoints are rebuilt from the store, so a batch need not wait for its
     // commit to reach disk: a crash loses rows and checkpoint together and the batch is applied again.
     // This takes one fsync off every command that waits for its read model.
-    await (em as unknown as { execute: (sql: string) => Promise<unknown> }).execute('SET LOCAL synchronous_commit = off');
-    const rows = await (em as unknown as { execute: (sql: string, params: unknown[]) => Promise<{ name: string; position: string }[]> }).execute(
-      `SELECT name, position FROM ${this.schema}.projection_checkpoints WHERE name IN (${projections.map(() => '?').join(', ')}) FOR UPDATE`,
-      projections.map((projection) => projection.name),
-    );
+    const rows = await tx.begin([
+      'SET LOCAL synchronous_commit = off',
+      `SELECT name, position FROM ${table} WHERE name IN (${projections.map((projection) => sqlText(projection.name)).join(', ')}) FOR UPDATE`,
+    ]);
     const advanced = new Map<string, bigint>();
+    const moved: string[] = [];
     for (const projection of projections) {
       const stored = BigInt(rows.find((row) => row.name === projection.name)?.position ?? 0);
       if (stored < after) throw new StaleBatch();
@@ -232,13 +299,17 @@ export class ProjectionRunner {
         continue;
       }
       const pending = events.filter((event) => event.globalPosition > stored && projection.canHandle.includes(event.type));
-      await applyProjection(em, projection, pending);
-      await (em as unknown as { execute: (sql: string, params: unknown[]) => Promise<unknown> }).execute(
-        `UPDATE ${this.schema}.projection_checkpoints SET position = ?, updated_at = now() WHERE name = ?`,
-        [last.toString(), projection.name],
-      );
+      if (projection.rows) await applyOwnRows(tx.sql, projection, pending);
+      else await applyProjection(tx.em!, projection, pending);
+      moved.push(projection.name);
       advanced.set(projection.name, last);
     }
+    // Every projection this batch moved ends at the same position: one statement for all of them.
+    await tx.finish(
+      moved.length === 0
+        ? undefined
+        : `UPDATE ${table} SET position = ${last.toString()}, updated_at = now() WHERE name IN (${moved.map(sqlText).join(', ')})`,
+    );
     return advanced;
   }
 
@@ -254,6 +325,64 @@ export class ProjectionRunner {
     else waiter.resolve();
   }
 }
+
+/** What a batch runs its statements on: a MikroORM transaction (em set) or a plain pg one. */
+type BatchTransaction = {
+  sql: ProjectionSql;
+  em?: EntityManager;
+  /** Opens the transaction (unless MikroORM did) and runs these statements; returns the last one's rows. */
+  begin: (statements: string[]) => Promise<{ name: string; position: string }[]>;
+  /** Runs the checkpoint update, if any, and commits (or leaves the commit to MikroORM). */
+  finish: (statement: string | undefined) => Promise<void>;
+};
+
+type Execute = { execute: <Result>(sql: string, params?: unknown[]) => Promise<Result> };
+type KnexTransaction = { client: { acquireConnection: () => Promise<Pick<PoolClient, 'query'>> } };
+
+/**
+ * A MikroORM transaction. A projection's own SQL runs on the transaction's pg connection itself
+ * (knex hands a transaction always the same one), so it is written in PostgreSQL's terms — `$n`
+ * placeholders, arrays as arrays — and shares the transaction with the ORM's statements.
+ */
+const ormTransaction = async (em: EntityManager, schema: string): Promise<BatchTransaction> => {
+  const execute = (em as unknown as Execute).execute.bind(em);
+  const connection = await em.getTransactionContext<KnexTransaction>()!.client.acquireConnection();
+  return {
+    em,
+    sql: { schema, query: async <Result>(text: string, values: unknown[]) => (await connection.query(text, values)).rows as Result[] },
+    begin: async (statements) => {
+      let rows: { name: string; position: string }[] = [];
+      for (const statement of statements) rows = await execute<{ name: string; position: string }[]>(statement);
+      return rows;
+    },
+    finish: async (statement) => {
+      if (statement) await execute(statement);
+    },
+  };
+};
+
+/** A string literal for names the runner puts into SQL text (projection names: code, not input). */
+const sqlText = (value: string): string => `'${value.replace(/'/g, "''")}'`;
+
+/** As applyProjection, with the projection's own set-based load and save. */
+const applyOwnRows = async (sql: ProjectionSql, projection: Projection<Row>, events: RecordedEvent[]): Promise<void> => {
+  if (events.length === 0) return;
+  const rows = projection.rows!;
+  const keys = [...new Set(events.map((event) => projection.keyOf(event)))];
+  const existing = await rows.load(sql, keys);
+  const folded = new Map<string, Row | null>(keys.map((key) => [key, existing.get(key) ?? null]));
+  for (const event of events) {
+    const key = projection.keyOf(event);
+    folded.set(key, projection.evolve(folded.get(key) ?? null, event));
+  }
+  const upserts: Row[] = [];
+  const deletes: string[] = [];
+  for (const [key, row] of folded) {
+    if (row !== null) upserts.push(row);
+    else if (existing.has(key)) deletes.push(key);
+  }
+  await rows.save(sql, { upserts, deletes });
+};
 
 const plainRow = (meta: EntityMetadata<Row>, entity: Row): Row =>
   Object.fromEntries(meta.props.map((prop) => [prop.name, entity[prop.name]]));

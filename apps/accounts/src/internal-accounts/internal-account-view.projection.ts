@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { type InternalAccountWire, toWireAmount } from '@corridor/contracts';
-import type { Projection, RecordedEvent } from '@corridor/event-store';
+import type { Projection, ProjectionRows, RecordedEvent } from '@corridor/event-store';
 import { fundingInstructionsOf } from '@corridor/contracts';
 import type { InternalAccountEvent, InternalAccountStatus, InternalAccountType } from './internal-account';
 
@@ -124,6 +124,51 @@ export const evolveInternalAccountView = (row: InternalAccountRow | null, record
   return { ...evolveExisting(row, event), updatedAt: new Date(recorded.metadata.occurredAt) };
 };
 
+/**
+ * The ledger's hot path: a batch's rows are read with one SELECT and written with one set-based
+ * upsert (arrays of each column, unnested), not through MikroORM's unit of work. Balances stay
+ * decimal strings all the way to the text columns.
+ */
+const internalAccountRows: ProjectionRows<InternalAccountRow> = {
+  load: async (sql, keys) => {
+    const rows = await sql.query<InternalAccountRowColumns>(
+      `SELECT id, platform_id, customer_id, account_type, currency, status, available, held, private_enabled, created_at, updated_at
+         FROM ${sql.schema}.internal_accounts WHERE id = ANY($1::text[])`,
+      [keys],
+    );
+    return new Map(rows.map((row) => [row.id, fromColumns(row)]));
+  },
+  save: async (sql, { upserts, deletes }) => {
+    if (upserts.length > 0) {
+      const column = <K extends keyof InternalAccountRow>(key: K) => upserts.map((row) => row[key]);
+      await sql.query(
+        `INSERT INTO ${sql.schema}.internal_accounts
+           (id, platform_id, customer_id, account_type, currency, status, available, held, private_enabled, created_at, updated_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                              $9::boolean[], $10::timestamptz[], $11::timestamptz[])
+         ON CONFLICT (id) DO UPDATE SET platform_id = EXCLUDED.platform_id, customer_id = EXCLUDED.customer_id,
+           account_type = EXCLUDED.account_type, currency = EXCLUDED.currency, status = EXCLUDED.status,
+           available = EXCLUDED.available, held = EXCLUDED.held, private_enabled = EXCLUDED.private_enabled,
+           created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
+        [
+          column('id'),
+          column('platformId'),
+          column('customerId'),
+          column('accountType'),
+          column('currency'),
+          column('status'),
+          column('available'),
+          column('held'),
+          column('privateEnabled'),
+          upserts.map((row) => row.createdAt.toISOString()),
+          upserts.map((row) => row.updatedAt.toISOString()),
+        ],
+      );
+    }
+    if (deletes.length > 0) await sql.query(`DELETE FROM ${sql.schema}.internal_accounts WHERE id = ANY($1::text[])`, [deletes]);
+  },
+};
+
 export const internalAccountViewProjection: Projection<InternalAccountRow> = {
   name: 'internal-accounts',
   version: 1,
@@ -131,6 +176,7 @@ export const internalAccountViewProjection: Projection<InternalAccountRow> = {
   entity: InternalAccountEntity,
   keyOf: (event) => String(event.data['accountId']),
   evolve: evolveInternalAccountView,
+  rows: internalAccountRows,
 };
 
 export const renderInternalAccount = (row: InternalAccountRow): InternalAccountWire => {
