@@ -1,7 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
-import { type InternalAccountWire, toWireAmount } from '@corridor/contracts';
+import { fundingInstructionsOf, type InternalAccountWire, toWireAmount } from '@corridor/contracts';
 import type { Projection, ProjectionRows, RecordedEvent } from '@corridor/event-store';
-import { fundingInstructionsOf } from '@corridor/contracts';
 import type { InternalAccountEvent, InternalAccountStatus, InternalAccountType } from './internal-account';
 
 /**
