@@ -93,9 +93,13 @@ export const claimDelivery = async (pool: Pool, id: string, now: Date, leaseUnti
 export type AttemptRecord = { attempt: number; at: Date; url: string; statusCode?: number; latencyMs: number; error?: string };
 export type Outcome = { status: 'PENDING'; nextAttemptAt: Date } | { status: 'DELIVERED' | 'FAILED' };
 
-/** The attempt and the row's new state in one statement (one round trip, one transaction). */
-export const recordAttempt = async (pool: Pool, id: string, attempt: AttemptRecord, outcome: Outcome, now: Date): Promise<void> => {
-  await pool.query(
+/**
+ * The attempt and the row's new state in one statement (one round trip, one transaction). Tells
+ * whether another webhook of the same resource is still pending (read before this update, so the
+ * row itself is left out): when none is, there is no next head to look for.
+ */
+export const recordAttempt = async (pool: Pool, id: string, attempt: AttemptRecord, outcome: Outcome, now: Date): Promise<{ morePending: boolean }> => {
+  const result = await pool.query<{ more_pending: boolean }>(
     `WITH logged AS (
        INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error) VALUES ($1, $6, $7, $8, $3, $9, $10)
      )
@@ -103,7 +107,9 @@ export const recordAttempt = async (pool: Pool, id: string, attempt: AttemptReco
          next_attempt_at = COALESCE($4, next_attempt_at),
          delivered_at = CASE WHEN $2 = 'DELIVERED' THEN $5 ELSE delivered_at END,
          failed_at = CASE WHEN $2 = 'FAILED' THEN $5 ELSE failed_at END
-       WHERE id = $1`,
+       WHERE id = $1
+       RETURNING EXISTS (SELECT 1 FROM webhooks.deliveries e
+         WHERE e.platform_id = deliveries.platform_id AND e.resource_id = deliveries.resource_id AND e.status = 'PENDING' AND e.id <> deliveries.id) AS more_pending`,
     [
       id,
       outcome.status,
@@ -117,6 +123,7 @@ export const recordAttempt = async (pool: Pool, id: string, attempt: AttemptReco
       attempt.error ?? null,
     ],
   );
+  return { morePending: result.rows[0]?.more_pending ?? false };
 };
 
 export const renderDelivery = (row: DeliveryRow): WebhookDeliveryWire => ({

@@ -45,6 +45,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   private timer?: NodeJS.Timeout;
   private ticking?: Promise<void>;
   private tickAgain = false;
+  /** Counts tick() calls: a tick asked for while an attempt was being recorded may have missed that attempt's end. */
+  private tickRequests = 0;
   private readonly enqueued = new Map<string, number>();
 
   constructor(
@@ -102,6 +104,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** Enqueues what is due now; concurrent calls coalesce into one more run. */
   tick(): Promise<void> {
+    this.tickRequests += 1;
     if (this.ticking) {
       this.tickAgain = true;
       return this.ticking;
@@ -140,7 +143,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const step = nextStep({ result, retried: claimed.retried, attemptsMade: claimed.attempt_count, windowStart, now: this.clock.now() });
     const outcome = step.kind === 'retry' ? { status: 'PENDING' as const, nextAttemptAt: step.at } : { status: step.kind === 'delivered' ? ('DELIVERED' as const) : ('FAILED' as const) };
     const url = claimed.webhook_endpoint ?? '';
-    await recordAttempt(
+    const ticksBefore = this.tickRequests;
+    const { morePending } = await recordAttempt(
       this.pool,
       id,
       { attempt: claimed.attempt_count, at: now, url, latencyMs: result.latencyMs, ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}), ...(result.error ? { error: result.error } : {}) },
@@ -148,8 +152,10 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       this.clock.now(),
     );
     this.observe(claimed.type, step.kind, result, claimed.occurred_at);
-    // The next webhook of this resource was waiting for this one to finish.
-    if (step.kind !== 'retry') await this.enqueue(await dueHeads(this.pool, this.clock.now(), 1, { platformId: claimed.platform_id, resourceId: claimed.resource_id }));
+    // The next webhook of this resource was waiting for this one to finish. The look-up is skipped
+    // when the resource had nothing else pending, unless new deliveries were written meanwhile
+    // (their tick may have run before this attempt's record was committed).
+    if (step.kind !== 'retry' && (morePending || this.tickRequests !== ticksBefore)) await this.enqueue(await dueHeads(this.pool, this.clock.now(), 1, { platformId: claimed.platform_id, resourceId: claimed.resource_id }));
   }
 
   private async send(claimed: Claimed, now: Date): Promise<PostResult> {
