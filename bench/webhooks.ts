@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
 import { v7 as uuidv7 } from 'uuid';
@@ -12,7 +13,8 @@ import { startStack } from '../tests/support/stack';
 // integration events published to JetStream, the resource rendered over NATS by a responder
 // that answers at once (standing in for accounts' render-at), and a local receiver answering
 // 200 at once. Measures deliveries/s of a burst and, at a steady offered rate, the latency from
-// the event's publication (its occurredAt, carried as the webhook timestamp) to its receipt.
+// the event's publication (its occurredAt, carried as the webhook timestamp) to its receipt, and
+// the webhooks process's CPU per webhook in each phase (steadier than rates on a shared machine).
 //   npm run bench:webhooks          (BENCH_WEBHOOKS_BURST=5000, BENCH_WEBHOOKS_RATE=500, BENCH_SECONDS=10)
 
 const BURST = Number(process.env['BENCH_WEBHOOKS_BURST'] ?? 5_000);
@@ -20,6 +22,14 @@ const RATE = Number(process.env['BENCH_WEBHOOKS_RATE'] ?? 500);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const ACCOUNTS = 200;
 const codec = JSONCodec();
+
+/** CPU seconds the webhooks process has used so far (its Prometheus process_cpu_seconds_total). */
+const webhooksCpuSeconds = async (metricsUrl: string): Promise<number> => {
+  const text = await (await fetch(metricsUrl)).text();
+  const match = /^process_cpu_seconds_total (\S+)$/m.exec(text);
+  if (!match) throw new Error(`No process_cpu_seconds_total at ${metricsUrl}.`);
+  return Number(match[1]);
+};
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
@@ -77,19 +87,23 @@ const main = async (): Promise<void> => {
     await waitFor(200, 60_000);
 
     // Burst: everything published as fast as JetStream takes it; deliveries/s from first publish to last receipt.
+    const metricsUrl = stack.healthUrl('webhooks').replace(/\/health$/, '/metrics');
     received = 0;
     latencies.length = 0;
+    const burstCpuBefore = await webhooksCpuSeconds(metricsUrl);
     const burstStart = performance.now();
     for (let index = 0; index < BURST; index += 50) await Promise.all(Array.from({ length: Math.min(50, BURST - index) }, (_, offset) => credit(index + offset)));
     const publishedMs = performance.now() - burstStart;
     await waitFor(BURST, 300_000);
     const burstMs = performance.now() - burstStart;
-    const burst = { webhooks: BURST, publishedPerSecond: Math.round(BURST / (publishedMs / 1000)), deliveriesPerSecond: Math.round(BURST / (burstMs / 1000)) };
+    const burstCpuMsPerWebhook = ((await webhooksCpuSeconds(metricsUrl)) - burstCpuBefore) * 1000 / BURST;
+    const burst = { webhooks: BURST, publishedPerSecond: Math.round(BURST / (publishedMs / 1000)), deliveriesPerSecond: Math.round(BURST / (burstMs / 1000)), cpuMsPerWebhook: Number(burstCpuMsPerWebhook.toFixed(3)) };
 
     // Steady: RATE events per second for SECONDS; latency from publication to receipt.
     received = 0;
     latencies.length = 0;
     const total = RATE * SECONDS;
+    const steadyCpuBefore = await webhooksCpuSeconds(metricsUrl);
     const steadyStart = performance.now();
     for (let index = 0; index < total; index += 1) {
       const due = steadyStart + (index * 1000) / RATE;
@@ -98,12 +112,15 @@ const main = async (): Promise<void> => {
       void credit(index);
     }
     await waitFor(total, 120_000);
+    const steadyCpuMsPerWebhook = ((await webhooksCpuSeconds(metricsUrl)) - steadyCpuBefore) * 1000 / total;
     const sorted = [...latencies].sort((left, right) => left - right);
-    const steady = { offeredPerSecond: RATE, webhooks: total, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? 0 };
+    const steady = { offeredPerSecond: RATE, webhooks: total, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? 0, cpuMsPerWebhook: Number(steadyCpuMsPerWebhook.toFixed(3)) };
+    const load = loadavg().map((value) => value.toFixed(2)).join(' ');
 
-    console.log(`burst:  ${burst.webhooks} webhooks, published at ${burst.publishedPerSecond}/s, delivered at ${burst.deliveriesPerSecond}/s (first publish → last receipt)`);
-    console.log(`steady: ${steady.offeredPerSecond}/s offered for ${SECONDS} s, publication → receipt p50 ${steady.p50Ms} ms, p99 ${steady.p99Ms} ms, max ${steady.maxMs} ms`);
-    writeFileSync(join(__dirname, 'last-run-webhooks.json'), JSON.stringify({ burst, steady }, null, 2));
+    console.log(`burst:  ${burst.webhooks} webhooks, published at ${burst.publishedPerSecond}/s, delivered at ${burst.deliveriesPerSecond}/s (first publish → last receipt), webhooks process CPU ${burst.cpuMsPerWebhook} ms per webhook`);
+    console.log(`steady: ${steady.offeredPerSecond}/s offered for ${SECONDS} s, publication → receipt p50 ${steady.p50Ms} ms, p99 ${steady.p99Ms} ms, max ${steady.maxMs} ms, webhooks process CPU ${steady.cpuMsPerWebhook} ms per webhook`);
+    console.log(`load average at the end: ${load} (${cpus().length} CPUs)`);
+    writeFileSync(join(__dirname, 'last-run-webhooks.json'), JSON.stringify({ burst, steady, load }, null, 2));
   } finally {
     await nats?.drain();
     await new Promise((resolve) => receiver.close(resolve));
