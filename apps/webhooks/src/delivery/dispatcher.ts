@@ -31,6 +31,30 @@ const RECORD_BATCH = 500;
  */
 export const attemptKeyOf = (deliveryId: string, attemptCount: number): string => `${deliveryId}#${attemptCount + 1}`;
 
+/** A counting semaphore, first come first served. */
+class Slots {
+  private readonly waiting: { count: number; resume: () => void }[] = [];
+
+  constructor(private free: number) {}
+
+  acquire(count: number): Promise<void> {
+    if (this.waiting.length === 0 && this.free >= count) {
+      this.free -= count;
+      return Promise.resolve();
+    }
+    return new Promise((resume) => this.waiting.push({ count, resume }));
+  }
+
+  release(count: number): void {
+    this.free += count;
+    while (this.waiting.length > 0 && this.free >= this.waiting[0]!.count) {
+      const next = this.waiting.shift()!;
+      this.free -= next.count;
+      next.resume();
+    }
+  }
+}
+
 type JobData = { deliveries: { id: string; key: string }[] };
 type Waiting = { finished: FinishedAttempt; done: (error?: unknown) => void };
 
@@ -54,6 +78,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   /** Counts tick() calls: a tick asked for while attempts were being recorded may have missed their end. */
   private tickRequests = 0;
   private readonly enqueued = new Map<string, number>();
+  private readonly sendSlots: Slots;
   private readonly toRecord: Waiting[] = [];
   private recording?: Promise<void>;
   private recordingActive = false;
@@ -64,7 +89,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly keys: SigningKeys,
     private readonly metrics: WebhookMetrics,
-  ) {}
+  ) {
+    this.sendSlots = new Slots(config.concurrency);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const connection = () => {
@@ -95,8 +122,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     }, {
       connection: connection(),
       prefix,
-      // Jobs at once, so that about `concurrency` requests are in flight.
-      concurrency: Math.max(1, Math.ceil(this.config.concurrency / this.config.batchSize)),
+      // Jobs are often smaller than a batch (the next heads after a few finished deliveries), so
+      // as many jobs as requests may be active; `sendSlots` bounds the requests in flight.
+      concurrency: this.config.concurrency,
       // A job left active by a killed process comes back quickly; claimDeliveries keeps it single.
       stalledInterval: 5_000,
       maxStalledCount: 1_000,
@@ -145,7 +173,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     if (deliveries.length === 0) return;
     for (const { key } of deliveries) this.enqueued.set(key, nowMs);
     const jobs: JobData[] = [];
-    for (let start = 0; start < deliveries.length; start += this.config.batchSize) jobs.push({ deliveries: deliveries.slice(start, start + this.config.batchSize) });
+    const size = Math.min(this.config.batchSize, this.config.concurrency);
+    for (let start = 0; start < deliveries.length; start += size) jobs.push({ deliveries: deliveries.slice(start, start + size) });
     await this.queue.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { removeOnComplete: true, removeOnFail: true } })));
   }
 
@@ -154,15 +183,29 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
    * one statement, sent concurrently, each recorded as soon as a batch statement takes it.
    */
   async attemptBatch(ids: string[]): Promise<void> {
+    // Slots are taken before the claim, so a lease never runs while its delivery waits for a slot.
+    const slots = Math.min(ids.length, this.config.concurrency);
+    await this.sendSlots.acquire(slots);
+    let claimed: Claimed[] = [];
     const now = this.clock.now();
-    const claimed = await claimDeliveries(this.pool, ids, now, new Date(now.getTime() + this.config.requestTimeoutMs + LEASE_MARGIN_MS));
+    try {
+      // Jobs are cut to at most `concurrency` deliveries (see enqueue); any beyond would be offered again by the tick.
+      claimed = await claimDeliveries(this.pool, ids.slice(0, slots), now, new Date(now.getTime() + this.config.requestTimeoutMs + LEASE_MARGIN_MS));
+    } finally {
+      this.sendSlots.release(slots - claimed.length);
+    }
     const outcomes = await Promise.allSettled(claimed.map((row) => this.attempt(row, now)));
     const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failed) throw failed.reason;
   }
 
   private async attempt(claimed: Claimed, now: Date): Promise<void> {
-    const result = await this.send(claimed, now);
+    let result: PostResult;
+    try {
+      result = await this.send(claimed, now);
+    } finally {
+      this.sendSlots.release(1);
+    }
     const windowStart = claimed.first_attempt_at ?? now;
     const step = nextStep({ result, retried: claimed.retried, attemptsMade: claimed.attempt_count, windowStart, now: this.clock.now() });
     const outcome: Outcome = step.kind === 'retry' ? { status: 'PENDING', nextAttemptAt: step.at } : { status: step.kind === 'delivered' ? 'DELIVERED' : 'FAILED' };
