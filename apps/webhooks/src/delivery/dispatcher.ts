@@ -175,7 +175,13 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const jobs: JobData[] = [];
     const size = Math.min(this.config.batchSize, this.config.concurrency);
     for (let start = 0; start < deliveries.length; start += size) jobs.push({ deliveries: deliveries.slice(start, start + size) });
-    await this.queue.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { removeOnComplete: true, removeOnFail: true } })));
+    try {
+      await this.queue.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { removeOnComplete: true, removeOnFail: true } })));
+    } catch (error) {
+      // Not enqueued: the next tick may offer them again at once.
+      for (const { key } of deliveries) this.enqueued.delete(key);
+      throw error;
+    }
   }
 
   /**
