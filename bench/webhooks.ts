@@ -1,9 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
+import { Client } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { newId, subjects } from '@corridor/contracts';
 import { publishEvent } from '@corridor/messaging';
@@ -31,11 +32,32 @@ const webhooksCpuSeconds = async (metricsUrl: string): Promise<number> => {
   return Number(match[1]);
 };
 
+/**
+ * CPU seconds used so far by the PostgreSQL backends serving the bench's database (read from /proc,
+ * so only when PostgreSQL runs on this machine; null otherwise). Backends that end within a phase
+ * take their CPU with them, so this is a floor; the service's pool keeps its connections while busy.
+ */
+const postgresCpuSeconds = async (client: Client, database: string): Promise<number | null> => {
+  const pids = (await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows.map((row) => row.pid);
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return null;
+    }
+  }
+  return ticks / 100;
+};
+
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 const main = async (): Promise<void> => {
   const stack = await startStack({ apps: ['webhooks'], appEnv: { webhooks: { LOG_LEVEL: 'error' } } });
   let nats: NatsConnection | undefined;
+  const pg = new Client({ connectionString: stack.database.url });
+  await pg.connect();
   const latencies: number[] = [];
   let received = 0;
   const receiver = createServer((request, response) => {
@@ -91,19 +113,23 @@ const main = async (): Promise<void> => {
     received = 0;
     latencies.length = 0;
     const burstCpuBefore = await webhooksCpuSeconds(metricsUrl);
+    const burstPgBefore = await postgresCpuSeconds(pg, stack.database.name);
     const burstStart = performance.now();
     for (let index = 0; index < BURST; index += 50) await Promise.all(Array.from({ length: Math.min(50, BURST - index) }, (_, offset) => credit(index + offset)));
     const publishedMs = performance.now() - burstStart;
     await waitFor(BURST, 300_000);
     const burstMs = performance.now() - burstStart;
     const burstCpuMsPerWebhook = ((await webhooksCpuSeconds(metricsUrl)) - burstCpuBefore) * 1000 / BURST;
-    const burst = { webhooks: BURST, publishedPerSecond: Math.round(BURST / (publishedMs / 1000)), deliveriesPerSecond: Math.round(BURST / (burstMs / 1000)), cpuMsPerWebhook: Number(burstCpuMsPerWebhook.toFixed(3)) };
+    const burstPgAfter = await postgresCpuSeconds(pg, stack.database.name);
+    const burstPgMsPerWebhook = burstPgBefore === null || burstPgAfter === null ? null : Number((((burstPgAfter - burstPgBefore) * 1000) / BURST).toFixed(3));
+    const burst = { webhooks: BURST, publishedPerSecond: Math.round(BURST / (publishedMs / 1000)), deliveriesPerSecond: Math.round(BURST / (burstMs / 1000)), cpuMsPerWebhook: Number(burstCpuMsPerWebhook.toFixed(3)), postgresCpuMsPerWebhook: burstPgMsPerWebhook };
 
     // Steady: RATE events per second for SECONDS; latency from publication to receipt.
     received = 0;
     latencies.length = 0;
     const total = RATE * SECONDS;
     const steadyCpuBefore = await webhooksCpuSeconds(metricsUrl);
+    const steadyPgBefore = await postgresCpuSeconds(pg, stack.database.name);
     const steadyStart = performance.now();
     for (let index = 0; index < total; index += 1) {
       const due = steadyStart + (index * 1000) / RATE;
@@ -113,16 +139,19 @@ const main = async (): Promise<void> => {
     }
     await waitFor(total, 120_000);
     const steadyCpuMsPerWebhook = ((await webhooksCpuSeconds(metricsUrl)) - steadyCpuBefore) * 1000 / total;
+    const steadyPgAfter = await postgresCpuSeconds(pg, stack.database.name);
+    const steadyPgMsPerWebhook = steadyPgBefore === null || steadyPgAfter === null ? null : Number((((steadyPgAfter - steadyPgBefore) * 1000) / total).toFixed(3));
     const sorted = [...latencies].sort((left, right) => left - right);
-    const steady = { offeredPerSecond: RATE, webhooks: total, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? 0, cpuMsPerWebhook: Number(steadyCpuMsPerWebhook.toFixed(3)) };
+    const steady = { offeredPerSecond: RATE, webhooks: total, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? 0, cpuMsPerWebhook: Number(steadyCpuMsPerWebhook.toFixed(3)), postgresCpuMsPerWebhook: steadyPgMsPerWebhook };
     const load = loadavg().map((value) => value.toFixed(2)).join(' ');
 
-    console.log(`burst:  ${burst.webhooks} webhooks, published at ${burst.publishedPerSecond}/s, delivered at ${burst.deliveriesPerSecond}/s (first publish → last receipt), webhooks process CPU ${burst.cpuMsPerWebhook} ms per webhook`);
-    console.log(`steady: ${steady.offeredPerSecond}/s offered for ${SECONDS} s, publication → receipt p50 ${steady.p50Ms} ms, p99 ${steady.p99Ms} ms, max ${steady.maxMs} ms, webhooks process CPU ${steady.cpuMsPerWebhook} ms per webhook`);
+    console.log(`burst:  ${burst.webhooks} webhooks, published at ${burst.publishedPerSecond}/s, delivered at ${burst.deliveriesPerSecond}/s (first publish → last receipt), webhooks process CPU ${burst.cpuMsPerWebhook} ms per webhook, PostgreSQL ${burst.postgresCpuMsPerWebhook ?? 'n/a'} ms`);
+    console.log(`steady: ${steady.offeredPerSecond}/s offered for ${SECONDS} s, publication → receipt p50 ${steady.p50Ms} ms, p99 ${steady.p99Ms} ms, max ${steady.maxMs} ms, webhooks process CPU ${steady.cpuMsPerWebhook} ms per webhook, PostgreSQL ${steady.postgresCpuMsPerWebhook ?? 'n/a'} ms`);
     console.log(`load average at the end: ${load} (${cpus().length} CPUs)`);
     writeFileSync(join(__dirname, 'last-run-webhooks.json'), JSON.stringify({ burst, steady, load }, null, 2));
   } finally {
     await nats?.drain();
+    await pg.end();
     await new Promise((resolve) => receiver.close(resolve));
     await stack.close();
   }

@@ -75,8 +75,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   private timer?: NodeJS.Timeout;
   private ticking?: Promise<void>;
   private tickAgain = false;
-  /** Counts tick() calls: a tick asked for while attempts were being recorded may have missed their end. */
-  private tickRequests = 0;
+  /** Counts ticks and new deliveries offered: one asked for while attempts were being recorded may have missed their end. */
+  private offers = 0;
   private readonly enqueued = new Map<string, number>();
   private readonly sendSlots: Slots;
   private readonly toRecord: Waiting[] = [];
@@ -146,7 +146,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** Enqueues what is due now; concurrent calls coalesce into one more run. */
   tick(): Promise<void> {
-    this.tickRequests += 1;
+    this.offers += 1;
     if (this.ticking) {
       this.tickAgain = true;
       return this.ticking;
@@ -162,6 +162,15 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       }
     })();
     return this.ticking;
+  }
+
+  /**
+   * New deliveries of these resources were committed: a new one can only be first in line when its
+   * resource had nothing else pending, so the look-up is limited to these resources.
+   */
+  async offerNew(resources: { platformId: string; resourceId: string }[]): Promise<void> {
+    this.offers += 1;
+    await this.enqueue(await nextHeads(this.pool, this.clock.now(), resources));
   }
 
   private async enqueue(due: DueDelivery[]): Promise<void> {
@@ -247,7 +256,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** Never throws: a failed statement fails the attempts it carried (their jobs fail, their leases end). */
   private async recordBatch(batch: Waiting[]): Promise<void> {
-    const ticksBefore = this.tickRequests;
+    const ticksBefore = this.offers;
     let recorded: Recorded[];
     try {
       recorded = await recordAttempts(this.pool, batch.map((waiting) => waiting.finished));
@@ -258,8 +267,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     for (const waiting of batch) waiting.done();
     // The next webhook of a finished delivery's resource was waiting for it. The look-up is
     // skipped when the resource had nothing else pending, unless new deliveries were written
-    // meanwhile (their tick may have run before these attempts were committed).
-    const newDeliveries = this.tickRequests !== ticksBefore;
+    // meanwhile (their offer may have run before these attempts were committed).
+    const newDeliveries = this.offers !== ticksBefore;
     const finished = new Set(batch.filter((waiting) => waiting.finished.outcome.status !== 'PENDING').map((waiting) => waiting.finished.id));
     const freed = recorded.filter((row) => finished.has(row.id) && (row.morePending || newDeliveries));
     if (freed.length > 0) {
