@@ -10,8 +10,10 @@ export type WebhooksServiceConfig = ServiceConfig & {
   requestTimeoutMs: number;
   /** How often due deliveries are enqueued (0 = only when tick() is called, for tests). */
   tickIntervalMs: number;
-  /** Deliveries sent at once by one process. */
+  /** Deliveries sent at once by one process (HTTP requests in flight). */
   concurrency: number;
+  /** Due deliveries carried by one BullMQ job: claimed in one statement, sent concurrently. */
+  batchSize: number;
 };
 
 // A fixed key for development and tests only: anyone can read it here, so production refuses it.
@@ -44,5 +46,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksServic
   keyEncryptionKey: parseKeyEncryptionKey(env),
   requestTimeoutMs: positiveInt('WEBHOOK_TIMEOUT_MS', env['WEBHOOK_TIMEOUT_MS'], 10_000),
   tickIntervalMs: positiveInt('WEBHOOK_TICK_INTERVAL_MS', env['WEBHOOK_TICK_INTERVAL_MS'], 250, 0),
-  concurrency: positiveInt('WEBHOOK_CONCURRENCY', env['WEBHOOK_CONCURRENCY'], 64),
+  concurrency: positiveInt('WEBHOOK_CONCURRENCY', env['WEBHOOK_CONCURRENCY'], 128),
+  batchSize: positiveInt('WEBHOOK_BATCH_SIZE', env['WEBHOOK_BATCH_SIZE'], 32),
 });

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The service's Prometheus metrics, on a registry of its own so two instances in one test process never collide. */
 export class WebhookMetrics {
@@ -22,6 +22,8 @@ export class WebhookMetrics {
   });
 
   constructor(queueDepth: () => Promise<number>) {
+    // Process CPU, memory and event-loop lag (process_cpu_seconds_total…): what a delivery costs.
+    collectDefaultMetrics({ register: this.registry });
     new Gauge({
       name: 'corridor_webhook_queue_depth',
       help: 'Deliveries not yet acknowledged nor given up on.',

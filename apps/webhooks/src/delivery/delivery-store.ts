@@ -62,13 +62,31 @@ const IS_HEAD = `NOT EXISTS (SELECT 1 FROM webhooks.deliveries e
     AND (e.stream_position, e.id) < (d.stream_position, d.id))`;
 
 /** Pending deliveries that are due and first in line for their resource. */
-export const dueHeads = async (pool: Pool, now: Date, limit: number, resource?: { platformId: string; resourceId: string }): Promise<DueDelivery[]> => {
-  const filter = resource ? 'AND d.platform_id = $3 AND d.resource_id = $4' : '';
+export const dueHeads = async (pool: Pool, now: Date, limit: number): Promise<DueDelivery[]> => {
   const result = await pool.query<{ id: string; platform_id: string; resource_id: string; attempt_count: number }>(
     `SELECT d.id, d.platform_id, d.resource_id, d.attempt_count FROM webhooks.deliveries d
-      WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) ${filter} AND ${IS_HEAD}
+      WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) AND ${IS_HEAD}
       ORDER BY d.next_attempt_at LIMIT $2`,
-    resource ? [now, limit, resource.platformId, resource.resourceId] : [now, limit],
+    [now, limit],
+  );
+  return result.rows.map((row) => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id, attemptCount: row.attempt_count }));
+};
+
+/**
+ * The first pending delivery of each given resource (the head, by definition), when it is due and
+ * not leased: what may go out now that the resources' previous deliveries finished.
+ */
+export const nextHeads = async (pool: Pool, now: Date, resources: { platformId: string; resourceId: string }[]): Promise<DueDelivery[]> => {
+  if (resources.length === 0) return [];
+  const result = await pool.query<{ id: string; platform_id: string; resource_id: string; attempt_count: number }>(
+    `SELECT h.id, h.platform_id, h.resource_id, h.attempt_count
+       FROM (SELECT DISTINCT * FROM unnest($2::text[], $3::text[]) AS q(platform_id, resource_id)) q
+       CROSS JOIN LATERAL (SELECT d.id, d.platform_id, d.resource_id, d.attempt_count, d.next_attempt_at, d.lease_until FROM webhooks.deliveries d
+          WHERE d.platform_id = q.platform_id AND d.resource_id = q.resource_id AND d.status = 'PENDING'
+          ORDER BY d.stream_position, d.id LIMIT 1) h
+      WHERE h.next_attempt_at <= $1 AND (h.lease_until IS NULL OR h.lease_until <= $1)
+      ORDER BY h.next_attempt_at`,
+    [now, resources.map((resource) => resource.platformId), resources.map((resource) => resource.resourceId)],
   );
   return result.rows.map((row) => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id, attemptCount: row.attempt_count }));
 };
@@ -76,47 +94,69 @@ export const dueHeads = async (pool: Pool, now: Date, limit: number, resource?: 
 export type Claimed = DeliveryRow & { webhook_endpoint: string | null };
 
 /**
- * Takes the delivery for one attempt, or nothing when it is not due, not first in line, already
- * taken by a live attempt, or finished. The lease outlives the request timeout, so a process
- * killed mid-attempt frees the delivery for another once the lease ends.
+ * Takes the given deliveries for one attempt each, in one statement; leaves out any that is not
+ * due, not first in line, already taken by a live attempt, or finished. The lease outlives the
+ * request timeout, so a process killed mid-attempt frees its deliveries for another once it ends.
+ * Two deliveries of one resource in the same call: the later one is not first in line (the earlier
+ * one is still PENDING), so at most one per resource is taken.
  */
-export const claimDelivery = async (pool: Pool, id: string, now: Date, leaseUntil: Date): Promise<Claimed | null> => {
+export const claimDeliveries = async (pool: Pool, ids: string[], now: Date, leaseUntil: Date): Promise<Claimed[]> => {
+  if (ids.length === 0) return [];
   const result = await pool.query<Claimed>(
     `UPDATE webhooks.deliveries d SET lease_until = $3, attempt_count = d.attempt_count + 1, first_attempt_at = COALESCE(d.first_attempt_at, $2)
-      WHERE d.id = $1 AND d.status = 'PENDING' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2) AND ${IS_HEAD}
+      WHERE d.id = ANY($1) AND d.status = 'PENDING' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2) AND ${IS_HEAD}
       RETURNING d.*, (SELECT p.webhook_endpoint FROM webhooks.platforms p WHERE p.platform_id = d.platform_id)`,
-    [id, now, leaseUntil],
+    [ids, now, leaseUntil],
   );
-  return result.rows[0] ?? null;
+  return result.rows;
 };
 
 export type AttemptRecord = { attempt: number; at: Date; url: string; statusCode?: number; latencyMs: number; error?: string };
 export type Outcome = { status: 'PENDING'; nextAttemptAt: Date } | { status: 'DELIVERED' | 'FAILED' };
+export type FinishedAttempt = { id: string; attempt: AttemptRecord; outcome: Outcome; now: Date };
+export type Recorded = { id: string; platformId: string; resourceId: string; morePending: boolean };
 
-/** The attempt and the row's new state in one statement (one round trip, one transaction). */
-export const recordAttempt = async (pool: Pool, id: string, attempt: AttemptRecord, outcome: Outcome, now: Date): Promise<void> => {
-  await pool.query(
-    `WITH logged AS (
-       INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error) VALUES ($1, $6, $7, $8, $3, $9, $10)
+/**
+ * Attempts and the rows' new states for a batch of deliveries in one statement (one round trip,
+ * one transaction). Tells, per delivery, whether another webhook of the same resource is still
+ * pending (read before this update, so the row itself is left out): when none is, there is no
+ * next head to look for.
+ */
+export const recordAttempts = async (pool: Pool, finished: FinishedAttempt[]): Promise<Recorded[]> => {
+  if (finished.length === 0) return [];
+  const result = await pool.query<{ id: string; platform_id: string; resource_id: string; more_pending: boolean }>(
+    `WITH r AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS r(id text, attempt integer, at timestamptz, url text, status_code integer, latency_ms integer, error text, status text, next_attempt_at timestamptz, now timestamptz)
+     ), logged AS (
+       INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error)
+       SELECT id, attempt, at, url, status_code, latency_ms, error FROM r
      )
-     UPDATE webhooks.deliveries SET status = $2, lease_until = NULL, last_status_code = $3,
-         next_attempt_at = COALESCE($4, next_attempt_at),
-         delivered_at = CASE WHEN $2 = 'DELIVERED' THEN $5 ELSE delivered_at END,
-         failed_at = CASE WHEN $2 = 'FAILED' THEN $5 ELSE failed_at END
-       WHERE id = $1`,
+     UPDATE webhooks.deliveries d SET status = r.status, lease_until = NULL, last_status_code = r.status_code,
+         next_attempt_at = COALESCE(r.next_attempt_at, d.next_attempt_at),
+         delivered_at = CASE WHEN r.status = 'DELIVERED' THEN r.now ELSE d.delivered_at END,
+         failed_at = CASE WHEN r.status = 'FAILED' THEN r.now ELSE d.failed_at END
+       FROM r WHERE d.id = r.id
+       RETURNING d.id, d.platform_id, d.resource_id, EXISTS (SELECT 1 FROM webhooks.deliveries e
+         WHERE e.platform_id = d.platform_id AND e.resource_id = d.resource_id AND e.status = 'PENDING' AND e.id <> d.id) AS more_pending`,
     [
-      id,
-      outcome.status,
-      attempt.statusCode ?? null,
-      outcome.status === 'PENDING' ? outcome.nextAttemptAt : null,
-      now,
-      attempt.attempt,
-      attempt.at,
-      attempt.url,
-      Math.round(attempt.latencyMs),
-      attempt.error ?? null,
+      JSON.stringify(
+        finished.map(({ id, attempt, outcome, now }) => ({
+          id,
+          attempt: attempt.attempt,
+          at: attempt.at.toISOString(),
+          url: attempt.url,
+          status_code: attempt.statusCode ?? null,
+          latency_ms: Math.round(attempt.latencyMs),
+          error: attempt.error ?? null,
+          status: outcome.status,
+          next_attempt_at: outcome.status === 'PENDING' ? outcome.nextAttemptAt.toISOString() : null,
+          now: now.toISOString(),
+        })),
+      ),
     ],
   );
+  return result.rows.map((row) => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id, morePending: row.more_pending }));
 };
 
 export const renderDelivery = (row: DeliveryRow): WebhookDeliveryWire => ({

@@ -180,7 +180,7 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
     }
     await this.write(fresh, platforms, created, rows, now);
     for (const message of batch) message.ack();
-    if (rows.length > 0) await this.dispatcher.tick();
+    if (rows.length > 0) await this.dispatcher.offerNew(rows.map((row) => ({ platformId: row.platformId, resourceId: row.resourceId })));
   }
 
   private async unprocessed(items: Item[]): Promise<Item[]> {

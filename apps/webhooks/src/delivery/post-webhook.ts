@@ -1,25 +1,63 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { SIGNATURE_HEADER } from '../signing/signing-key';
 
 export type PostResult = { statusCode?: number; responseBody?: string; error?: string; latencyMs: number };
 
 const MAX_RESPONSE_BODY_CHARS = 2_000;
 
-/** One signed POST with an explicit timeout; never throws, a network failure is a result too. */
-export const postWebhook = async (url: string, body: string, signature: string, timeoutMs: number): Promise<PostResult> => {
+// Connections to receivers are kept open and reused (node:http rather than fetch: a fraction of
+// the CPU per request, which is most of a delivery's cost when the receiver answers at once).
+// An idle connection is closed after 4 s, before the usual 5 s of a server's keep-alive timeout, so
+// a request is seldom written to a connection the receiver is closing.
+const agentOptions = { keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' as const, timeout: 4_000 };
+const httpAgent = new HttpAgent(agentOptions);
+const httpsAgent = new HttpsAgent(agentOptions);
+
+/**
+ * One signed POST with an explicit timeout; never throws, a network failure is a result too.
+ * Redirects are not followed (a 3xx is the receiver's answer).
+ */
+export const postWebhook = (url: string, body: string, signature: string, timeoutMs: number): Promise<PostResult> => {
   const started = performance.now();
+  let target: URL;
   try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature },
-      body,
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: 'manual',
-    });
-    const text = await response.text();
-    return { statusCode: response.status, responseBody: text.slice(0, MAX_RESPONSE_BODY_CHARS), latencyMs: performance.now() - started };
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (cause?.code ?? cause?.message ?? (error as Error).message);
-    return { error: reason, latencyMs: performance.now() - started };
+    target = new URL(url);
+  } catch {
+    return Promise.resolve({ error: `not a URL: ${url}`, latencyMs: 0 });
   }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.resolve({ error: `unsupported protocol ${target.protocol}`, latencyMs: 0 });
+  const https = target.protocol === 'https:';
+  const payload = Buffer.from(body);
+  return new Promise<PostResult>((resolve) => {
+    const request = (https ? httpsRequest : httpRequest)(target, {
+      method: 'POST',
+      agent: https ? httpsAgent : httpAgent,
+      headers: { 'content-type': 'application/json', 'content-length': payload.length, [SIGNATURE_HEADER]: signature },
+    });
+    let settled = false;
+    // One deadline for the whole exchange (connect, send, answer).
+    const timer = setTimeout(() => {
+      finish({ error: `no answer within ${timeoutMs} ms` });
+      request.destroy();
+    }, timeoutMs);
+    function finish(result: Omit<PostResult, 'latencyMs'>): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...result, latencyMs: performance.now() - started });
+    }
+    request.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.code ?? error.message }));
+    request.on('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        if (text.length < MAX_RESPONSE_BODY_CHARS) text += chunk;
+      });
+      response.on('end', () => finish({ statusCode: response.statusCode ?? 0, responseBody: text.slice(0, MAX_RESPONSE_BODY_CHARS) }));
+      // Closed before the end of the answer ('end' comes first when it is complete).
+      response.on('close', () => finish({ error: 'ECONNRESET' }));
+    });
+    request.end(payload);
+  });
 };
