@@ -9,6 +9,8 @@ import { internalAccountViewProjection } from '../apps/accounts/src/internal-acc
 import { customerDecider } from '../apps/customers/src/customers/customer';
 import { customerViewProjection } from '../apps/customers/src/customers/customer-view.projection';
 import { uniqueValueDecider } from '../apps/customers/src/customers/unique-value';
+import { beneficialOwnerViewProjection } from '../apps/customers/src/beneficial-owners/beneficial-owner-view.projection';
+import { verificationViewProjection } from '../apps/customers/src/verifications/verification-view.projection';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
 import { platformViewProjection } from '../apps/platform/src/platforms/platform-view.projection';
 import { apiTokenProjection } from '../apps/platform/src/tokens/api-token.projection';
@@ -31,7 +33,9 @@ export const services: Record<string, ServiceInfo> = {
   customers: {
     schema: 'customers',
     migrations: join(__dirname, '../apps/customers/src/migrations'),
-    projections: [customerViewProjection],
+    // Beneficial owners and verifications are recorded in their customer's stream (decision 0006),
+    // so they add read models here but no stream type of their own.
+    projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection],
     streams: { Customer: customerDecider, UmaAddress: uniqueValueDecider, PlatformCustomerId: uniqueValueDecider },
   },
   accounts: {

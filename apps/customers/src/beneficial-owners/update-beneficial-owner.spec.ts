@@ -46,6 +46,11 @@ describe('UpdateBeneficialOwner', () => {
       .when(patch({ ownershipPercentage: 60, roles: ['UBO', 'CONTROL_PERSON'] }, { kycStatus: 'APPROVED' }))
       .thenNothingHappened());
 
+  it('refuses null members, naming them', () =>
+    given([businessCreated(), ownerAdded()])
+      .when(patch({ personalInfo: { lastName: null as never } }))
+      .thenThrows((error) => expect(error).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'personalInfo.lastName' } })));
+
   it('answers 404 for an owner the business does not have, and for another platform', () => {
     given([businessCreated(), ownerAdded()])
       .when(patch({ ownershipPercentage: 10 }, { id: secondOwnerId }))

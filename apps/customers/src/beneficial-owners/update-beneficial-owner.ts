@@ -1,4 +1,4 @@
-import { type BeneficialOwnerChanges, type Command, DomainError, type KycStatus } from '@corridor/contracts';
+import { type BeneficialOwnerChanges, type Command, DomainError, invalidInput, type KycStatus } from '@corridor/contracts';
 import type { Customer, CustomerEvent } from '../customers/customer';
 import { applyOwnerChanges } from './beneficial-owner';
 import { checkBirthDate, checkOwnershipTotal, requireBusiness } from './add-beneficial-owner';
@@ -19,8 +19,18 @@ export type UpdateBeneficialOwner = Command<
 export const ownerNotFound = (beneficialOwnerId: string) =>
   new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Beneficial owner ${beneficialOwnerId} was not found.`);
 
+/** Every member of the reference's owner is required, so none can be erased with null; leave it out to keep it. */
+const checkNoNulls = (patch: BeneficialOwnerChanges): void => {
+  const nulls = [
+    ...Object.keys(patch).filter((name) => (patch as Record<string, unknown>)[name] === null),
+    ...Object.keys(patch.personalInfo ?? {}).filter((name) => (patch.personalInfo as Record<string, unknown>)[name] === null).map((name) => `personalInfo.${name}`),
+  ];
+  if (nulls.length > 0) throw invalidInput(`${nulls.join(', ')} cannot be null. Leave a member out to keep its value.`, { field: nulls[0], fields: nulls });
+};
+
 export const updateBeneficialOwner = (command: UpdateBeneficialOwner, customer: Customer): CustomerEvent[] => {
   const { beneficialOwnerId, customerId, platformId, patch, kycStatus } = command.data;
+  checkNoNulls(patch);
   const business = requireBusiness(customer, customerId, platformId);
   const owner = business.beneficialOwners.find((candidate) => candidate.beneficialOwnerId === beneficialOwnerId);
   if (!owner) throw ownerNotFound(beneficialOwnerId);
