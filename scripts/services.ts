@@ -9,6 +9,8 @@ import { internalAccountViewProjection } from '../apps/accounts/src/internal-acc
 import { customerDecider } from '../apps/customers/src/customers/customer';
 import { customerViewProjection } from '../apps/customers/src/customers/customer-view.projection';
 import { uniqueValueDecider } from '../apps/customers/src/customers/unique-value';
+import { beneficialOwnerViewProjection } from '../apps/customers/src/beneficial-owners/beneficial-owner-view.projection';
+import { verificationViewProjection } from '../apps/customers/src/verifications/verification-view.projection';
 import { quoteViewProjection } from '../apps/payments/src/quotes/quote-view.projection';
 import { transactionDecider } from '../apps/payments/src/transactions/transaction';
 import { transactionViewProjection } from '../apps/payments/src/transactions/transaction-view.projection';
@@ -34,7 +36,9 @@ export const services: Record<string, ServiceInfo> = {
   customers: {
     schema: 'customers',
     migrations: join(__dirname, '../apps/customers/src/migrations'),
-    projections: [customerViewProjection],
+    // Beneficial owners and verifications are recorded in their customer's stream (decision 0007),
+    // so they add read models here but no stream type of their own.
+    projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection],
     streams: { Customer: customerDecider, UmaAddress: uniqueValueDecider, PlatformCustomerId: uniqueValueDecider },
   },
   accounts: {

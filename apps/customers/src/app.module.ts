@@ -8,6 +8,11 @@ import { toIntegrationEvent } from './integration-events';
 import { CustomersController } from './customers/customers.controller';
 import { customerViewProjection } from './customers/customer-view.projection';
 import { PlatformSettingsCache } from './customers/platform-settings.cache';
+import { BeneficialOwnersController } from './beneficial-owners/beneficial-owners.controller';
+import { beneficialOwnerViewProjection } from './beneficial-owners/beneficial-owner-view.projection';
+import { defaultVerificationProviders, VERIFICATION_PROVIDERS } from './verifications/verification-provider';
+import { VerificationsController } from './verifications/verifications.controller';
+import { verificationViewProjection } from './verifications/verification-view.projection';
 
 @Module({})
 export class AppModule {
@@ -23,12 +28,12 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [customerViewProjection],
+          projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [CustomersController],
-      providers: [{ provide: CLOCK, useValue: systemClock }, PlatformSettingsCache],
+      controllers: [CustomersController, VerificationsController, BeneficialOwnersController],
+      providers: [{ provide: CLOCK, useValue: systemClock }, { provide: VERIFICATION_PROVIDERS, useValue: defaultVerificationProviders }, PlatformSettingsCache],
     };
   }
 }

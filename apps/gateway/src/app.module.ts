@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { AGENT_TOKEN_VERIFIER, type AgentTokenVerifier, agentTokensDisabled } from './auth/agent-token-verifier';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthService } from './auth/auth.service';
+import { BeneficialOwnersController } from './beneficial-owners/beneficial-owners.controller';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CustomersController } from './customers/customers.controller';
 import { CustomerExternalAccountsController, PlatformExternalAccountsController } from './external-accounts/external-accounts.controller';
@@ -21,6 +22,7 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisConnection } from './redis';
 import { ServiceCall } from './service-call';
 import { TokensController } from './tokens/tokens.controller';
+import { VerificationsController } from './verifications/verifications.controller';
 import { SandboxWebhooksController, WebhooksController } from './webhooks/webhooks.controller';
 
 export type GatewayDependencies = {
@@ -48,6 +50,8 @@ export class AppModule {
         HealthController,
         SandboxWebhooksController,
         WebhooksController,
+        VerificationsController,
+        BeneficialOwnersController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

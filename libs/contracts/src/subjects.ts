@@ -29,6 +29,19 @@ export const subjects = {
       /** The wire object as it was right after one event of the customer's stream (webhook payloads). */
       renderAt: 'customers.customer.render-at',
     },
+    verification: {
+      submit: 'customers.verification.submit',
+      get: 'customers.verification.get',
+      list: 'customers.verification.list',
+      /** The wire object as it was right after one event of its customer's stream (webhook payloads). */
+      renderAt: 'customers.verification.render-at',
+    },
+    beneficialOwner: {
+      create: 'customers.beneficial-owner.create',
+      get: 'customers.beneficial-owner.get',
+      update: 'customers.beneficial-owner.update',
+      list: 'customers.beneficial-owner.list',
+    },
     health: 'customers.health.ping',
   },
   accounts: {

@@ -1,6 +1,8 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { CustomerType, CustomerWire, KycStatus } from '@corridor/contracts';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
+import { type BeneficialOwner, beneficialOwnerEventTypes, evolveOwners } from '../beneficial-owners/beneficial-owner';
+import { renderBeneficialOwner } from '../beneficial-owners/beneficial-owner-view.projection';
 import { applyProfileChanges, type CustomerEvent, type CustomerProfile } from './customer';
 
 /** The customer as GET and list return it, with the columns the list filters use. */
@@ -14,6 +16,8 @@ export type CustomerRow = {
   currencies: string[];
   verificationStatus: KycStatus;
   profile: CustomerProfile;
+  /** A business's owners, shown in the BusinessCustomer's beneficialOwners. */
+  beneficialOwners: BeneficialOwner[];
   isDeleted: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -32,6 +36,7 @@ export const CustomerEntity = new EntitySchema<CustomerRow>({
     currencies: { type: 'string[]' },
     verificationStatus: { type: 'string' },
     profile: { type: 'json' },
+    beneficialOwners: { type: 'json' },
     isDeleted: { type: 'boolean' },
     createdAt: { type: 'Date' },
     updatedAt: { type: 'Date' },
@@ -40,7 +45,7 @@ export const CustomerEntity = new EntitySchema<CustomerRow>({
 
 /** GET /customers/{id} reads with plain SQL (see EventSourcing.read); the row as PostgreSQL returns it. */
 export const CUSTOMER_BY_ID = `SELECT id, platform_id, platform_customer_id, customer_type, uma_address, region, currencies,
-  verification_status, profile, is_deleted, created_at, updated_at FROM customers.customers WHERE id = $1 AND platform_id = $2`;
+  verification_status, profile, beneficial_owners, is_deleted, created_at, updated_at FROM customers.customers WHERE id = $1 AND platform_id = $2`;
 
 export type CustomerRowColumns = {
   id: string;
@@ -52,6 +57,7 @@ export type CustomerRowColumns = {
   currencies: string[];
   verification_status: KycStatus;
   profile: CustomerProfile;
+  beneficial_owners: BeneficialOwner[];
   is_deleted: boolean;
   created_at: Date;
   updated_at: Date;
@@ -67,6 +73,7 @@ export const fromColumns = (row: CustomerRowColumns): CustomerRow => ({
   currencies: row.currencies,
   verificationStatus: row.verification_status,
   profile: row.profile,
+  beneficialOwners: row.beneficial_owners,
   isDeleted: row.is_deleted,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -86,6 +93,7 @@ export const evolveCustomerView = (row: CustomerRow | null, recorded: RecordedEv
       currencies: profile.currencies,
       verificationStatus,
       profile,
+      beneficialOwners: [],
       isDeleted: false,
       createdAt: new Date(createdAt),
       updatedAt: new Date(createdAt),
@@ -110,6 +118,11 @@ export const evolveCustomerView = (row: CustomerRow | null, recorded: RecordedEv
       return { ...row, verificationStatus: event.data.to, updatedAt: new Date(event.data.changedAt) };
     case 'CustomerDeleted':
       return { ...row, isDeleted: true, updatedAt: new Date(event.data.deletedAt) };
+    case 'BeneficialOwnerAdded':
+    case 'BeneficialOwnerUpdated':
+    case 'BeneficialOwnerKycStatusChanged':
+      // Rows written before owners existed have no list yet.
+      return { ...row, beneficialOwners: evolveOwners(row.beneficialOwners ?? [], event) };
     default:
       return row;
   }
@@ -117,8 +130,9 @@ export const evolveCustomerView = (row: CustomerRow | null, recorded: RecordedEv
 
 export const customerViewProjection: Projection<CustomerRow> = {
   name: 'customers',
-  version: 1,
-  canHandle: ['CustomerCreated', 'CustomerUpdated', 'CustomerVerificationStatusChanged', 'CustomerDeleted'],
+  // Version 2 added beneficialOwners: the rebuild fills it for businesses that already had owners.
+  version: 2,
+  canHandle: ['CustomerCreated', 'CustomerUpdated', 'CustomerVerificationStatusChanged', 'CustomerDeleted', ...beneficialOwnerEventTypes],
   entity: CustomerEntity,
   keyOf: (event) => String(event.data['customerId']),
   evolve: evolveCustomerView,
@@ -141,7 +155,7 @@ export const renderCustomer = (row: CustomerRow): CustomerWire => {
     ...(nationality ? { nationality } : {}),
     ...(address ? { address } : {}),
     ...(businessInfo ? { businessInfo } : {}),
-    ...(individual ? {} : { beneficialOwners: [] }),
+    ...(individual ? {} : { beneficialOwners: (row.beneficialOwners ?? []).map((owner) => renderBeneficialOwner(owner, row.id)) }),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     isDeleted: row.isDeleted,

@@ -1,4 +1,6 @@
 import type { AddressWire, BusinessInfoWire, CustomerType, Event, KycStatus } from '@corridor/contracts';
+import { type BeneficialOwner, type BeneficialOwnerEvent, evolveOwners } from '../beneficial-owners/beneficial-owner';
+import type { VerificationEvent, VerificationSummary } from '../verifications/verification';
 
 /** The customer's details as the platform supplied them; the stream records every change. */
 export type CustomerProfile = {
@@ -26,10 +28,10 @@ export type CustomerUpdated = Event<'CustomerUpdated', { customerId: string; pla
 /** KYC for individuals, KYB for businesses; announced separately because webhooks follow it. */
 export type CustomerVerificationStatusChanged = Event<
   'CustomerVerificationStatusChanged',
-  { customerId: string; platformId: string; customerType: CustomerType; from: KycStatus | null; to: KycStatus; changedAt: string }
+  { customerId: string; platformId: string; customerType: CustomerType; from: KycStatus | null; to: KycStatus; changedAt: string; verificationId?: string }
 >;
 export type CustomerDeleted = Event<'CustomerDeleted', { customerId: string; platformId: string; deletedAt: string }>;
-export type CustomerEvent = CustomerCreated | CustomerUpdated | CustomerVerificationStatusChanged | CustomerDeleted;
+export type CustomerEvent = CustomerCreated | CustomerUpdated | CustomerVerificationStatusChanged | CustomerDeleted | BeneficialOwnerEvent | VerificationEvent;
 
 export type ExistingCustomer = {
   customerId: string;
@@ -39,6 +41,9 @@ export type ExistingCustomer = {
   verificationStatus: KycStatus;
   createdAt: string;
   updatedAt: string;
+  /** Businesses only; in the order they were added. */
+  beneficialOwners: BeneficialOwner[];
+  latestVerification?: VerificationSummary;
 };
 export type Customer = { status: 'None' } | ({ status: 'Active' | 'Deleted' } & ExistingCustomer);
 
@@ -56,7 +61,7 @@ export const evolveCustomer = (state: Customer, event: CustomerEvent): Customer 
   switch (event.type) {
     case 'CustomerCreated': {
       const { customerId, platformId, customerType, profile, verificationStatus, createdAt } = event.data;
-      return { status: 'Active', customerId, platformId, customerType, profile, verificationStatus, createdAt, updatedAt: createdAt };
+      return { status: 'Active', customerId, platformId, customerType, profile, verificationStatus, createdAt, updatedAt: createdAt, beneficialOwners: [] };
     }
     case 'CustomerUpdated':
       if (state.status === 'None') return state;
@@ -67,6 +72,15 @@ export const evolveCustomer = (state: Customer, event: CustomerEvent): Customer 
     case 'CustomerDeleted':
       if (state.status === 'None') return state;
       return { ...state, status: 'Deleted', updatedAt: event.data.deletedAt };
+    case 'BeneficialOwnerAdded':
+    case 'BeneficialOwnerUpdated':
+    case 'BeneficialOwnerKycStatusChanged':
+      if (state.status === 'None') return state;
+      return { ...state, beneficialOwners: evolveOwners(state.beneficialOwners, event) };
+    case 'VerificationSubmitted':
+    case 'VerificationDecided':
+      if (state.status === 'None') return state;
+      return { ...state, latestVerification: { verificationId: event.data.verificationId, verificationStatus: event.data.verificationStatus } };
     default: {
       const unknownEvent: never = event;
       return unknownEvent;
