@@ -3,3 +3,4 @@ export * from './clock';
 export * from './infra';
 export * from './conformance';
 export * from './ledger-conservation';
+export * from './service-calls';

@@ -9,7 +9,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import {
   type CreateExternalAccountData,
   type CustomerWire,
-  DomainError,
+  type DomainError,
   type ExternalAccountWire,
   type ListExternalAccountsData,
   newId,
@@ -19,9 +19,8 @@ import {
 } from '@corridor/contracts';
 import { createPostgresEventStore } from '@corridor/event-store';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { deleteEventsStream, domainErrorOf, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
-import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 
@@ -36,25 +35,8 @@ let nats: NatsConnection;
 /** platformId → customers the stand-in customers service knows, with their deletion flag. */
 const customersOf = new Map<string, Map<string, boolean>>();
 
-const contextOf = (platformId: string): RequestContext => ({
-  platformId,
-  actor: { kind: 'token', tokenId: 'Token:test' },
-  requestId: randomUUID(),
-  correlationId: randomUUID(),
-});
-
 const call = <Reply>(subject: string, data: unknown, platformId: string): Promise<Reply> =>
-  client.request<Reply>(subject, data, { context: contextOf(platformId), timeoutMs: LONG_REQUEST_MS });
-
-const errorOf = async (promise: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('Expected the request to fail.');
-};
+  client.request<Reply>(subject, data, { context: tokenContext(platformId), timeoutMs: LONG_REQUEST_MS });
 
 const newCustomer = (platformId: string, options: { deleted?: boolean } = {}): string => {
   const customerId = newId('Customer');
@@ -112,12 +94,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await nats?.drain();
   await app?.close();
-  const jsm = await connect({ servers: loadConfig({}).natsUrl }).catch(() => undefined);
-  if (jsm) {
-    const manager = await jsm.jetstreamManager();
-    await manager.streams.delete(`${subjectPrefix.toUpperCase()}_EVENTS`).catch(() => undefined);
-    await jsm.close();
-  }
+  await deleteEventsStream(subjectPrefix);
 });
 
 describe('external accounts in the accounts service', () => {
@@ -131,8 +108,8 @@ describe('external accounts in the accounts service', () => {
     expect((await listFor(platformId, { customerId })).data).toEqual([created]);
 
     await call(subjects.accounts.externalAccount.delete, ref, platformId);
-    expect((await errorOf(call(subjects.accounts.externalAccount.get, ref, platformId))).status).toBe(404);
-    expect((await errorOf(call(subjects.accounts.externalAccount.delete, ref, platformId))).status).toBe(404);
+    expect((await domainErrorOf(call(subjects.accounts.externalAccount.get, ref, platformId))).status).toBe(404);
+    expect((await domainErrorOf(call(subjects.accounts.externalAccount.delete, ref, platformId))).status).toBe(404);
     expect((await listFor(platformId, { customerId })).data).toEqual([]);
     // The stream stays: its history ends with the deletion.
     const store = createPostgresEventStore({ connectionString: database.url, schema: 'accounts' });
@@ -180,7 +157,7 @@ describe('external accounts in the accounts service', () => {
     const platformId = newId('Platform');
     const otherPlatformId = newId('Platform');
     for (const customerId of [newId('Customer'), newCustomer(otherPlatformId), newCustomer(platformId, { deleted: true })]) {
-      const error = await errorOf(createFor(platformId, { customerId }));
+      const error = await domainErrorOf(createFor(platformId, { customerId }));
       expect({ status: error.status, field: error.details?.['field'] }).toEqual({ status: 400, field: 'customerId' });
     }
     expect((await listFor(platformId)).totalCount).toBe(0);
@@ -196,11 +173,11 @@ describe('external accounts in the accounts service', () => {
 
     for (const [owner, externalAccountId] of [['CUSTOMER', customerAccount.id], ['PLATFORM', platformAccount.id]] as const) {
       const ref = { owner, externalAccountId };
-      expect((await errorOf(call(subjects.accounts.externalAccount.get, ref, platformB))).status).toBe(404);
-      expect((await errorOf(call(subjects.accounts.externalAccount.delete, ref, platformB))).status).toBe(404);
+      expect((await domainErrorOf(call(subjects.accounts.externalAccount.get, ref, platformB))).status).toBe(404);
+      expect((await domainErrorOf(call(subjects.accounts.externalAccount.delete, ref, platformB))).status).toBe(404);
       // Each route family sees only its own kind of account.
       const crossed = { owner: owner === 'CUSTOMER' ? 'PLATFORM' : 'CUSTOMER', externalAccountId };
-      expect((await errorOf(call(subjects.accounts.externalAccount.get, crossed, platformA))).status).toBe(404);
+      expect((await domainErrorOf(call(subjects.accounts.externalAccount.get, crossed, platformA))).status).toBe(404);
     }
     expect((await listFor(platformB)).data).toEqual([]);
     expect((await listFor(platformB, { customerId: customerOfA })).data).toEqual([]);

@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DomainError, newId, type RequestContext } from '@corridor/contracts';
 import { createPostgresEventStore, EventSourcingModule } from '@corridor/event-store';
-import { requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
-import { connect } from 'nats';
+import { deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { loadConfig } from '../config';
 import { toIntegrationEvent } from '../integration-events';
 import { AccountWriter } from './account-writer';
@@ -46,17 +45,10 @@ const startReplica = async (): Promise<AccountWriter> => {
   return context.get(AccountWriter);
 };
 
-const contextOf = (platformId: string): RequestContext => ({
-  platformId,
-  actor: { kind: 'token', tokenId: 'Token:test' },
-  requestId: randomUUID(),
-  correlationId: randomUUID(),
-});
-
 const openAccount = async (writer: AccountWriter, platformId: string): Promise<string> => {
   const accountId = newId('InternalAccount');
   const data = { accountId, platformId, customerId: newId('Customer'), accountType: 'INTERNAL_FIAT' as const, currency: 'USD', status: 'ACTIVE' as const, operationId: `open:${accountId}` };
-  await writer.apply(accountId, contextOf(platformId), (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: now() } }, state), {
+  await writer.apply(accountId, tokenContext(platformId), (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: now() } }, state), {
     assumeNew: true,
   });
   return accountId;
@@ -76,7 +68,7 @@ const credit = (writer: AccountWriter, accountId: string, context: RequestContex
 
 const hold = (writer: AccountWriter, accountId: string, platformId: string, amount: bigint): Promise<InternalAccountRow> => {
   const id = randomUUID();
-  return writer.write(accountId, contextOf(platformId), (state) =>
+  return writer.write(accountId, tokenContext(platformId), (state) =>
     holdFunds(
       {
         type: 'HoldFunds',
@@ -128,19 +120,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const replica of replicas) await replica.close();
-  const nats = await connect({ servers: loadConfig({}).natsUrl }).catch(() => undefined);
-  if (nats) {
-    const manager = await nats.jetstreamManager();
-    await manager.streams.delete(`${subjectPrefix.toUpperCase()}_EVENTS`).catch(() => undefined);
-    await nats.close();
-  }
+  await deleteEventsStream(subjectPrefix);
 });
 
 describe('AccountWriter', () => {
   it('records every event of commands committed together with the ids of its own request', async () => {
     const platformId = newId('Platform');
     const accountId = await openAccount(first, platformId);
-    const contexts = Array.from({ length: 40 }, () => contextOf(platformId));
+    const contexts = Array.from({ length: 40 }, () => tokenContext(platformId));
     const rows = await Promise.all(contexts.map((context) => credit(first, accountId, context, 5n)));
     // Each reply shows the balance right after its own credit, so the 40 replies are 5, 10, … 200.
     expect(rows.map((row) => BigInt(row.available)).sort((a, b) => (a < b ? -1 : 1))).toEqual(contexts.map((_, index) => BigInt(5 * (index + 1))));
@@ -153,13 +140,13 @@ describe('AccountWriter', () => {
   it('lets a replica spend funds another replica credited after it last wrote the account', async () => {
     const platformId = newId('Platform');
     const accountId = await openAccount(first, platformId);
-    await credit(first, accountId, contextOf(platformId), 10n);
-    await credit(second, accountId, contextOf(platformId), 90n);
+    await credit(first, accountId, tokenContext(platformId), 10n);
+    await credit(second, accountId, tokenContext(platformId), 90n);
     // The first replica remembers a balance of 10: a hold of 60 would be refused on that memory.
     const held = await hold(first, accountId, platformId, 60n);
     expect([held.available, held.held]).toEqual(['40', '60']);
     // And a hold it can afford on its memory still appends at the stream's true version.
-    await credit(second, accountId, contextOf(platformId), 1n);
+    await credit(second, accountId, tokenContext(platformId), 1n);
     const again = await hold(first, accountId, platformId, 30n);
     expect([again.available, again.held]).toEqual(['11', '90']);
     expect((await streamOf(accountId)).map((event) => event.streamPosition)).toEqual([1, 2, 3, 4, 5, 6]);
@@ -168,7 +155,7 @@ describe('AccountWriter', () => {
   it('never lets two replicas together hold more than the balance', async () => {
     const platformId = newId('Platform');
     const accountId = await openAccount(first, platformId);
-    await credit(first, accountId, contextOf(platformId), 30n);
+    await credit(first, accountId, tokenContext(platformId), 30n);
     await hold(second, accountId, platformId, 1n);
     const results = await Promise.all(Array.from({ length: 60 }, (_, index) => codeOf(hold(index % 2 === 0 ? first : second, accountId, platformId, 1n))));
     expect(results.filter((code) => code === 'none')).toHaveLength(29);
@@ -185,7 +172,7 @@ describe('AccountWriter', () => {
   it('answers a read right after a write with the new balance', async () => {
     const platformId = newId('Platform');
     const accountId = await openAccount(first, platformId);
-    const written = await credit(first, accountId, contextOf(platformId), 25n);
+    const written = await credit(first, accountId, tokenContext(platformId), 25n);
     const read = await first.read(accountId, platformId);
     expect([written.available, read.available]).toEqual(['25', '25']);
     expect(read).toEqual(written);
@@ -195,9 +182,9 @@ describe('AccountWriter', () => {
   it('credits once when a retry reaches a replica that has not seen the first attempt', async () => {
     const platformId = newId('Platform');
     const accountId = await openAccount(first, platformId);
-    await credit(first, accountId, contextOf(platformId), 1n);
-    await credit(second, accountId, contextOf(platformId), 50n, 'credit-once');
-    const retried = await credit(first, accountId, contextOf(platformId), 50n, 'credit-once');
+    await credit(first, accountId, tokenContext(platformId), 1n);
+    await credit(second, accountId, tokenContext(platformId), 50n, 'credit-once');
+    const retried = await credit(first, accountId, tokenContext(platformId), 50n, 'credit-once');
     expect(retried.available).toBe('51');
     expect((await streamOf(accountId)).filter((event) => event.type === 'AccountCredited')).toHaveLength(2);
   });

@@ -14,13 +14,12 @@ import {
   postingsOf,
   type ReleaseHoldData,
   type RenderInternalAccountAtData,
-  type RequestContext,
   type SettleHoldData,
   subjects,
 } from '@corridor/contracts';
 import { createPostgresEventStore } from '@corridor/event-store';
 import { createServiceApp, publishEvent, ServiceClient } from '@corridor/messaging';
-import { assertLedgerConserved, requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { assertLedgerConserved, deleteEventsStream, domainErrorOf, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { connect, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module';
@@ -37,25 +36,8 @@ let app: INestMicroservice;
 let client: ServiceClient;
 let nats: NatsConnection;
 
-const contextOf = (platformId: string): RequestContext => ({
-  platformId,
-  actor: { kind: 'token', tokenId: 'Token:test' },
-  requestId: randomUUID(),
-  correlationId: randomUUID(),
-});
-
 const call = <Reply>(subject: string, data: unknown, platformId: string): Promise<Reply> =>
-  client.request<Reply>(subject, data, { context: contextOf(platformId), timeoutMs: LONG_REQUEST_MS });
-
-const errorOf = async (promise: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('Expected the request to fail.');
-};
+  client.request<Reply>(subject, data, { context: tokenContext(platformId), timeoutMs: LONG_REQUEST_MS });
 
 /** Publishes a CustomerCreated integration event shaped as apps/customers/src/integration-events.ts makes it. */
 const publishCustomerCreated = async (platformId: string, customerId: string, currencies: string[], msgId = randomUUID()): Promise<void> => {
@@ -139,12 +121,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await nats?.drain();
   await app?.close();
-  const jsm = await connect({ servers: loadConfig({}).natsUrl }).catch(() => undefined);
-  if (jsm) {
-    const manager = await jsm.jetstreamManager();
-    await manager.streams.delete(`${subjectPrefix.toUpperCase()}_EVENTS`).catch(() => undefined);
-    await jsm.close();
-  }
+  await deleteEventsStream(subjectPrefix);
 });
 
 describe('the accounts service', () => {
@@ -309,11 +286,11 @@ describe('the accounts service', () => {
   it('refuses amounts that are not whole minor units', async () => {
     const platformId = newId('Platform');
     const account = await newCustomerAccount(platformId);
-    const error = await errorOf(
+    const error = await domainErrorOf(
       call(subjects.accounts.ledger.credit, { accountId: account.id, operationId: 'bad', amount: '1.5', currency: 'USD', cause: { kind: 'FUNDING', id: 'x' } }, platformId),
     );
     expect([error.code, error.status, error.details?.['field']]).toEqual(['INVALID_INPUT', 400, 'amount']);
-    const fund = await errorOf(call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 0.5 }, platformId));
+    const fund = await domainErrorOf(call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 0.5 }, platformId));
     expect([fund.status, fund.details?.['field']]).toEqual([400, 'amount']);
   });
 
@@ -322,19 +299,19 @@ describe('the accounts service', () => {
     const stranger = newId('Platform');
     const account = await newCustomerAccount(owner);
     await call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 10 }, owner);
-    const hold = await errorOf(
+    const hold = await domainErrorOf(
       call(subjects.accounts.ledger.hold, { accountId: account.id, operationId: 'steal', holdId: 'steal', amount: '1', currency: 'USD', cause: { kind: 'TRANSACTION', id: 't' } }, stranger),
     );
     expect([hold.code, hold.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
-    const fund = await errorOf(call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 10 }, stranger));
+    const fund = await domainErrorOf(call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 10 }, stranger));
     expect(fund.code).toBe('REFERENCE_NOT_FOUND');
-    const update = await errorOf(call(subjects.accounts.internalAccount.update, { accountId: account.id, privateEnabled: true }, stranger));
+    const update = await domainErrorOf(call(subjects.accounts.internalAccount.update, { accountId: account.id, privateEnabled: true }, stranger));
     expect(update.code).toBe('REFERENCE_NOT_FOUND');
-    const renderAt = await errorOf(call(subjects.accounts.internalAccount.renderAt, { accountId: account.id, streamPosition: 1 }, stranger));
+    const renderAt = await domainErrorOf(call(subjects.accounts.internalAccount.renderAt, { accountId: account.id, streamPosition: 1 }, stranger));
     expect([renderAt.code, renderAt.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
-    const get = await errorOf(call(subjects.accounts.internalAccount.get, { accountId: account.id }, stranger));
+    const get = await domainErrorOf(call(subjects.accounts.internalAccount.get, { accountId: account.id }, stranger));
     expect([get.code, get.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
-    const malformed = await errorOf(call(subjects.accounts.internalAccount.get, { accountId: 'InternalAccount:nope' }, owner));
+    const malformed = await domainErrorOf(call(subjects.accounts.internalAccount.get, { accountId: 'InternalAccount:nope' }, owner));
     expect([malformed.code, malformed.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
     const own = await call<InternalAccountWire>(subjects.accounts.internalAccount.get, { accountId: account.id }, owner);
     expect([own.id, own.customerId, own.balance.amount]).toEqual([account.id, account.customerId, 10]);
@@ -374,9 +351,9 @@ describe('rendering an account as of a stream position', () => {
     expect(rendered[3]).toEqual(await accountOf(platformId, account.id));
     expect(rendered[0]?.fundingPaymentInstructions).toEqual(account.fundingPaymentInstructions);
 
-    const beyond = await errorOf(renderAt(5));
+    const beyond = await domainErrorOf(renderAt(5));
     expect([beyond.code, beyond.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
-    const invalid = await errorOf(renderAt(0));
+    const invalid = await domainErrorOf(renderAt(0));
     expect([invalid.status, invalid.details?.['field']]).toEqual([400, 'streamPosition']);
   });
 });

@@ -5,11 +5,9 @@
 // funding, a sandbox UMA address); lookups in the accounts and customers services are covered end
 // to end in tests/payments.e2e.spec.ts.
 import type { INestMicroservice } from '@nestjs/common';
-import { type CreateQuoteData, DomainError, newId, type QuoteWire, type RequestContext, subjects, type TransactionWire } from '@corridor/contracts';
+import { type CreateQuoteData, newId, type QuoteWire, subjects, type TransactionWire } from '@corridor/contracts';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { createControllableClock, requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
-import { connect } from 'nats';
-import { randomUUID } from 'node:crypto';
+import { createControllableClock, deleteEventsStream, domainErrorOf, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { QuoteExpiryJob } from './quote-expiry.job';
@@ -23,18 +21,7 @@ let subjectPrefix: string;
 let app: INestMicroservice;
 let client: ServiceClient;
 
-const contextOf = (platform: string): RequestContext => ({ platformId: platform, actor: { kind: 'token', tokenId: 'Token:test' }, requestId: randomUUID(), correlationId: randomUUID() });
-const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> => client.request<Reply>(subject, data, { context: contextOf(platform), timeoutMs: 30_000 });
-const errorOf = async (promise: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('Expected the request to fail.');
-};
-
+const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> => client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
 const request: CreateQuoteData = {
   source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
   destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' },
@@ -55,12 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  const jsm = await connect({ servers: loadConfig({}).natsUrl }).catch(() => undefined);
-  if (jsm) {
-    const manager = await jsm.jetstreamManager();
-    await manager.streams.delete(`${subjectPrefix.toUpperCase()}_EVENTS`).catch(() => undefined);
-    await jsm.close();
-  }
+  await deleteEventsStream(subjectPrefix);
 });
 
 describe('quotes over NATS', () => {
@@ -88,8 +70,8 @@ describe('quotes over NATS', () => {
 
   it('keeps each platform’s quotes and transactions to itself', async () => {
     const quote = await call<QuoteWire>(subjects.payments.quote.create, request);
-    expect((await errorOf(call(subjects.payments.quote.get, { quoteId: quote.id }, strangerId))).code).toBe('QUOTE_NOT_FOUND');
-    expect((await errorOf(call(subjects.payments.transaction.get, { transactionId: quote.transactionId }, strangerId))).code).toBe('TRANSACTION_NOT_FOUND');
+    expect((await domainErrorOf(call(subjects.payments.quote.get, { quoteId: quote.id }, strangerId))).code).toBe('QUOTE_NOT_FOUND');
+    expect((await domainErrorOf(call(subjects.payments.transaction.get, { transactionId: quote.transactionId }, strangerId))).code).toBe('TRANSACTION_NOT_FOUND');
     const page = await call<{ data: TransactionWire[]; totalCount: number }>(subjects.payments.transaction.list, { limit: 100 }, strangerId);
     expect(page).toMatchObject({ data: [], totalCount: 0 });
   });
