@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { eventsStreamName } from '@corridor/contracts';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
+import { eventually } from './support/eventually';
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;
@@ -27,15 +28,6 @@ const eventCounts = async (): Promise<{ stored: number; published: number }> => 
   } finally {
     await db.end();
   }
-};
-
-const waitUntil = async (check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return false;
 };
 
 beforeAll(async () => {
@@ -75,12 +67,7 @@ it('answers 503 promptly while the customers service is down, and recovers after
 
   // The relay publishes from the store with the event id as message id: every stored event
   // reaches JetStream exactly once, across the restart.
-  const settled = await waitUntil(async () => {
-    const counts = await eventCounts();
-    return counts.published === counts.stored;
-  }, 10_000);
-  const counts = await eventCounts();
+  const counts = await eventually(eventCounts, ({ published, stored }) => published === stored, 10_000);
   expect(counts.stored).toBe(12); // six creates, each CustomerCreated + CustomerVerificationStatusChanged
   expect(counts.published).toBe(counts.stored);
-  expect(settled).toBe(true);
 });

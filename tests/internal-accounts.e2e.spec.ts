@@ -5,6 +5,7 @@
 import { assertLedgerConserved } from '@corridor/testing';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
+import { eventually } from './support/eventually';
 
 type Account = {
   id: string;
@@ -21,17 +22,6 @@ let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
 let production: Credentials;
-
-/** Accounts open asynchronously (from integration events); wait, bounded, for what a test needs. */
-const POLL_DEADLINE_MS = 20_000;
-const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> => {
-  const deadline = Date.now() + POLL_DEADLINE_MS;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
 
 const customerAccounts = async (auth: Credentials, query: string): Promise<Account[]> => {
   const reply = await api.call('GET', `/customers/internal-accounts?${query}`, { auth });

@@ -6,6 +6,7 @@
 import { connect, type NatsConnection, type Subscription } from 'nats';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
+import { eventually } from './support/eventually';
 
 type Account = { id: string; customerId?: string; balance: { amount: number; currency: { code: string } } };
 
@@ -15,16 +16,6 @@ let platformA: Credentials;
 let platformB: Credentials;
 let platformAId: string;
 let nats: NatsConnection;
-
-const POLL_DEADLINE_MS = 20_000;
-const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> => {
-  const deadline = Date.now() + POLL_DEADLINE_MS;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
 
 type Customer = { customerId: string; platformCustomerId: string; accounts: Account[] };
 let customerCount = 0;

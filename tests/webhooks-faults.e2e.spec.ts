@@ -12,6 +12,7 @@ import { newId, subjects } from '@corridor/contracts';
 import { publishEvent } from '@corridor/messaging';
 import { createConformance } from '@corridor/testing';
 import { freePort, type Stack, startStack } from './support/stack';
+import { waitUntil } from './support/eventually';
 
 const EVENTS = 500;
 const ACCOUNTS = 25;
@@ -66,13 +67,9 @@ const query = async <T>(sql: string, values: unknown[] = []): Promise<T[]> => {
   }
 };
 
-const waitUntil = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 90_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.\n--- webhooks output ---\n${stack.logs.webhooks.join('').slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
+/** Waits long (500 deliveries after a crash); on a timeout, shows the webhooks service's last output. */
+const waitLong = (what: string, check: () => Promise<boolean> | boolean): Promise<void> =>
+  waitUntil(what, check, 90_000, () => `\n--- webhooks output ---\n${stack.logs.webhooks.join('').slice(-3000)}`);
 
 const publish = (type: string, service: string, aggregate: string, streamId: string, streamPosition: number, platformId: string, data: Record<string, unknown>) => {
   const eventId = uuidv7();
@@ -173,15 +170,15 @@ it('delivers every pending webhook after kill -9 of the webhooks process, in per
   gateOpen = false;
   const accounts = await publishBurst(platformId);
   // All 500 are in the log and the first of several accounts are in flight, unanswered.
-  await waitUntil('500 delivery rows', async () => Number((await query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE resource_id = ANY($1)`, [accounts]))[0]?.count) === EVENTS);
-  await waitUntil('webhooks in flight', () => held.length >= 10);
+  await waitLong('500 delivery rows', async () => Number((await query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE resource_id = ANY($1)`, [accounts]))[0]?.count) === EVENTS);
+  await waitLong('webhooks in flight', () => held.length >= 10);
   expect(await deliveredCount(accounts)).toBe(0);
 
   await stack.kill('webhooks');
   openGate();
   await stack.start('webhooks');
 
-  await waitUntil('every webhook delivered after the restart', async () => (await deliveredCount(accounts)) === EVENTS);
+  await waitLong('every webhook delivered after the restart', async () => (await deliveredCount(accounts)) === EVENTS);
   checkBurst(accounts, 'kill -9');
 }, 180_000);
 
@@ -189,14 +186,14 @@ it('delivers every pending webhook after the Redis that carries the queue restar
   const platformId = await newPlatform();
   gateOpen = false;
   const accounts = await publishBurst(platformId);
-  await waitUntil('500 delivery rows', async () => Number((await query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE resource_id = ANY($1)`, [accounts]))[0]?.count) === EVENTS);
-  await waitUntil('webhooks in flight', () => held.length >= 10);
+  await waitLong('500 delivery rows', async () => Number((await query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE resource_id = ANY($1)`, [accounts]))[0]?.count) === EVENTS);
+  await waitLong('webhooks in flight', () => held.length >= 10);
 
   await stopRedis();
   await startRedis();
   openGate();
 
-  await waitUntil('every webhook delivered after the Redis restart', async () => (await deliveredCount(accounts)) === EVENTS);
+  await waitLong('every webhook delivered after the Redis restart', async () => (await deliveredCount(accounts)) === EVENTS);
   checkBurst(accounts, 'Redis restart');
   // No job survived the restart, so everything after the in-flight heads was enqueued again from PostgreSQL.
   const rows = await query<{ status: string; attempts: string }>(`SELECT status, count(*) AS attempts FROM webhooks.deliveries WHERE resource_id = ANY($1) GROUP BY status`, [accounts]);

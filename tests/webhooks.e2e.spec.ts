@@ -5,6 +5,7 @@
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver, verifyGridSignature } from './support/webhook-receiver';
+import { waitUntil } from './support/eventually';
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;
@@ -93,7 +94,7 @@ describe('resource webhooks', () => {
 
     const deliveries = await api.call('GET', `/webhooks/deliveries?resourceId=${encodeURIComponent(customerId)}`, { auth: platformA });
     expect(deliveries.status).toBe(200);
-    await expectEventually(async () => {
+    await waitUntil('the delivery log to settle', async () => {
       const log = await api.call('GET', `/webhooks/deliveries?resourceId=${encodeURIComponent(customerId)}`, { auth: platformA });
       return log.body.data[0]?.status === 'DELIVERED';
     });
@@ -115,7 +116,7 @@ describe('resource webhooks', () => {
       ids.push(created.body.id);
       await receiver.waitFor((received) => received.some((item) => item.body.data?.id === created.body.id), `the webhook of ${suffix}`);
     }
-    await expectEventually(async () => (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data.every((row: { status: string }) => row.status !== 'PENDING'));
+    await waitUntil('the delivery log to settle', async () => (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data.every((row: { status: string }) => row.status !== 'PENDING'));
     const log = (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data as { webhookId: string; resourceId: string; createdAt: string }[];
     const second = log.find((row) => row.resourceId === ids[1])!;
     const third = log.find((row) => row.resourceId === ids[2])!;
@@ -127,7 +128,7 @@ describe('resource webhooks', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ redelivered: chosen.length, webhookIds: chosen });
     await receiver.waitFor((received) => received.length >= before + chosen.length, 'the redelivered webhooks');
-    await expectEventually(async () => (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data.every((row: { status: string }) => row.status !== 'PENDING'));
+    await waitUntil('the delivery log to settle', async () => (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data.every((row: { status: string }) => row.status !== 'PENDING'));
     const resent = receiver.received.slice(before);
     expect(resent.map((item) => item.body.id).sort()).toEqual(chosen);
     const original = receiver.received.find((item) => item.body.id === second.webhookId)!;
@@ -175,11 +176,3 @@ describe('resource webhooks', () => {
   });
 });
 
-/** Polls a condition the system reaches asynchronously (bounded; not a timing assertion). */
-const expectEventually = async (condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`The condition did not hold within ${timeoutMs} ms.`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};

@@ -12,7 +12,7 @@ import {
 } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { type AuthenticatedRequest, Ctx } from '../auth/request-context';
-import { pageOf } from '../http/list-query';
+import { defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import {
@@ -48,12 +48,7 @@ export class CustomerExternalAccountsController {
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListCustomerExternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<ExternalAccountWire>> {
-    const data: ListExternalAccountsData = {
-      owner: 'CUSTOMER',
-      ...(query.customerId !== undefined ? { customerId: query.customerId } : {}),
-      ...(query.currency !== undefined ? { currency: query.currency } : {}),
-      ...pageOf(query),
-    };
+    const data: ListExternalAccountsData = { owner: 'CUSTOMER', ...defined({ customerId: query.customerId, currency: query.currency }), ...pageOf(query) };
     return this.call.request(subjects.accounts.externalAccount.list, data, context);
   }
 
@@ -88,7 +83,7 @@ export class PlatformExternalAccountsController {
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListPlatformExternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<ExternalAccountWire>> {
-    const data: ListExternalAccountsData = { owner: 'PLATFORM', ...(query.currency !== undefined ? { currency: query.currency } : {}), ...pageOf(query) };
+    const data: ListExternalAccountsData = { owner: 'PLATFORM', ...defined({ currency: query.currency }), ...pageOf(query) };
     return this.call.request(subjects.accounts.externalAccount.list, data, context);
   }
 
