@@ -1,7 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiExtension, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
-  DomainError,
   type Page,
   type RedeliverWebhooksReply,
   type RequestContext,
@@ -12,7 +11,8 @@ import {
   type WebhookSigningKeyWire,
 } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
-import { type AuthenticatedRequest, Ctx } from '../auth/request-context';
+import { SandboxOnlyGuard } from '../auth/sandbox-only';
+import { Ctx } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
@@ -31,10 +31,8 @@ export class SandboxWebhooksController {
   @HttpCode(200)
   @RequiresPermission('MANAGE')
   @ApiOperation({ operationId: 'sendTestWebhook', summary: 'Send a signed TEST webhook to the configured endpoint now' })
-  send(@Req() request: AuthenticatedRequest, @Ctx() context: RequestContext): Promise<TestWebhookResponseWire> {
-    if (request.corridor?.credential.environment !== 'SANDBOX') {
-      throw new DomainError('FORBIDDEN', 'forbidden', 'Sandbox operations need the credentials of a sandbox platform.');
-    }
+  @UseGuards(SandboxOnlyGuard)
+  send(@Ctx() context: RequestContext): Promise<TestWebhookResponseWire> {
     return this.call.request(subjects.webhooks.test.send, {}, context);
   }
 }
