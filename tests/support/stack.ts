@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
@@ -61,6 +63,8 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   await Promise.all([requirePostgres(), requireNats(), requireRedis()]);
   const database = await createTestDatabase();
   const subjectPrefix = uniqueSubjectPrefix();
+  // Uploads of this stack only: the gateway writes them, the customers service reads them.
+  const blobDirectory = await mkdtemp(join(tmpdir(), 'corridor-e2e-blobs-'));
   const [gatewayPort, platformHealth, customersHealth, accountsHealth, paymentsHealth, webhooksHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
@@ -72,6 +76,8 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     LOG_LEVEL: 'warn',
     // The suites send bursts far above a real client's; the limiter has its own tests in the gateway.
     RATE_LIMIT_REQUESTS: '1000000',
+    BLOB_STORE: 'local',
+    BLOB_DIR: blobDirectory,
     ...options.env,
   };
   const healthPorts: Record<AppName, number> = { platform: platformHealth, customers: customersHealth, accounts: accountsHealth, payments: paymentsHealth, webhooks: webhooksHealth, gateway: gatewayPort };
@@ -143,6 +149,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     await bootstrap?.close();
     await Promise.all(apps.map(stop));
     await database.drop();
+    await rm(blobDirectory, { recursive: true, force: true });
   };
 
   try {

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
+import { BLOB_STORE, createBlobStore } from '@corridor/blob-store';
 import { CLOCK, systemClock } from '@corridor/contracts';
 import { EventSourcingModule } from '@corridor/event-store';
 import { MessagingModule } from '@corridor/messaging';
@@ -33,7 +34,12 @@ export class AppModule {
         }),
       ],
       controllers: [CustomersController, VerificationsController, BeneficialOwnersController],
-      providers: [{ provide: CLOCK, useValue: systemClock }, { provide: VERIFICATION_PROVIDERS, useValue: defaultVerificationProviders }, PlatformSettingsCache],
+      providers: [
+        { provide: CLOCK, useValue: systemClock },
+        { provide: BLOB_STORE, useFactory: () => createBlobStore(config.blobStore) },
+        { provide: VERIFICATION_PROVIDERS, useValue: defaultVerificationProviders },
+        PlatformSettingsCache,
+      ],
     };
   }
 }

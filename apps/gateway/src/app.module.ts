@@ -1,3 +1,4 @@
+import { BLOB_STORE, createBlobStore } from '@corridor/blob-store';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { MessagingModule } from '@corridor/messaging';
@@ -55,6 +56,7 @@ export class AppModule {
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
+        { provide: BLOB_STORE, useFactory: () => createBlobStore(config.blobStore) },
         { provide: RouteTable, useValue: dependencies.routes },
         { provide: AGENT_TOKEN_VERIFIER, useValue: dependencies.agentTokenVerifier ?? agentTokensDisabled },
         RedisConnection,

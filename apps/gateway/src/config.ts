@@ -1,4 +1,6 @@
 // Parsed once at bootstrap; nothing else in the gateway reads process.env.
+import { type BlobStoreConfig, parseBlobStoreConfig } from '@corridor/blob-store';
+
 export type GatewayConfig = {
   port: number;
   natsUrl: string;
@@ -11,6 +13,8 @@ export type GatewayConfig = {
   bodyLimitBytes: number;
   requestTimeoutMs: number;
   logLevel: string;
+  /** Where uploads are streamed (documents, bulk-import files); the customers service reads the same place. */
+  blobStore: BlobStoreConfig;
 };
 
 const positiveInteger = (name: string, value: string | undefined, fallback: number): number => {
@@ -32,6 +36,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   bodyLimitBytes: positiveInteger('BODY_LIMIT_BYTES', env['BODY_LIMIT_BYTES'], 1024 * 1024),
   requestTimeoutMs: positiveInteger('REQUEST_TIMEOUT_MS', env['REQUEST_TIMEOUT_MS'], 5000),
   logLevel: env['LOG_LEVEL'] || 'info',
+  blobStore: parseBlobStoreConfig(env),
 });
 
 export const GATEWAY_CONFIG = 'GATEWAY_CONFIG';

@@ -1,5 +1,6 @@
 import { RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import multipart from '@fastify/multipart';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { invalidInput } from '@corridor/contracts';
 import { createLogger, nestLogger } from '@corridor/messaging';
@@ -13,14 +14,22 @@ import { RouteTable } from './http/route-table';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/** The routes whose body is a file upload (multipart/form-data); every other body is JSON. */
+const MULTIPART_ROUTES = new Set([
+  `POST /${API_VERSION}/documents`,
+  `PUT /${API_VERSION}/documents/:documentId`,
+  `POST /${API_VERSION}/customers/bulk/csv`,
+]);
+
 // Fastify would parse text/plain into a string and hand it to validation; refusing anything but
-// JSON up front gives the client the real reason, before a large body is even read.
-const requireJson = (request: FastifyRequest): void => {
+// the route's own media type up front gives the client the real reason, before a large body is read.
+const requireMediaType = (request: FastifyRequest): void => {
   if (!BODY_METHODS.has(request.method)) return;
   const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (hasBody && mediaType !== 'application/json') {
-    throw invalidInput('Content-Type must be application/json.', { field: 'Content-Type' });
+  const expected = MULTIPART_ROUTES.has(`${request.method} ${request.routeOptions.url}`) ? 'multipart/form-data' : 'application/json';
+  if (hasBody && mediaType !== expected) {
+    throw invalidInput(`Content-Type must be ${expected}.`, { field: 'Content-Type' });
   }
 };
 
@@ -30,10 +39,13 @@ export async function createGateway(config: GatewayConfig, overrides: Pick<Gatew
   const routes = new RouteTable();
   const adapter = new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, genReqId: requestIdOf, requestIdHeader: false, logger: false });
   const fastify = adapter.getInstance();
+  // Uploads are read as streams by the routes that take them (request.file()); the limits here
+  // are the outer bound, each route sets its own file size limit.
+  await fastify.register(multipart, { limits: { files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 } });
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
-    requireJson(request);
+    requireMediaType(request);
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, { routes, logger, ...overrides }), adapter, {
     logger: nestLogger(logger),
