@@ -37,7 +37,9 @@ const requireMediaType = (request: FastifyRequest): void => {
 export async function createGateway(config: GatewayConfig, overrides: Pick<GatewayDependencies, 'agentTokenVerifier'> = {}): Promise<NestFastifyApplication> {
   const logger = createLogger('gateway', { level: config.logLevel });
   const routes = new RouteTable();
-  const adapter = new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, genReqId: requestIdOf, requestIdHeader: false, logger: false });
+  // maxParamLength: an UMA address in a path segment (GET /receiver/uma/{address}) may be 255
+  // characters, and three times that percent-encoded; Fastify's default of 100 would answer 404.
+  const adapter = new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, genReqId: requestIdOf, requestIdHeader: false, logger: false, maxParamLength: 1024 });
   const fastify = adapter.getInstance();
   // Uploads are read as streams by the routes that take them (request.file()); the limits here
   // are the outer bound, each route sets its own file size limit.

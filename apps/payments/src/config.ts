@@ -9,6 +9,12 @@ export type PaymentsServiceConfig = ServiceConfig & {
   /** How often PENDING quotes past their expiry are looked for and expired. */
   expirySweepSeconds: number;
   feeSchedules: FeeSchedules;
+  /** How long a receiver lookup's lookupId can be cited by a quote. */
+  receiverLookupTtlSeconds: number;
+  /** Expiry of an invitation created without expiresAt. */
+  invitationTtlSeconds: number;
+  /** Invitation URLs are this base plus the code. */
+  invitationUrlBase: string;
 };
 
 const seconds = (name: string, value: string | undefined, fallback: number): number => {
@@ -24,4 +30,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServic
   rateCacheSeconds: seconds('EXCHANGE_RATE_CACHE_SECONDS', env['EXCHANGE_RATE_CACHE_SECONDS'], 300),
   expirySweepSeconds: seconds('QUOTE_EXPIRY_SWEEP_SECONDS', env['QUOTE_EXPIRY_SWEEP_SECONDS'], 5),
   feeSchedules: parseFeeSchedules(env['PAYMENTS_FEE_SCHEDULE']),
+  receiverLookupTtlSeconds: seconds('RECEIVER_LOOKUP_TTL_SECONDS', env['RECEIVER_LOOKUP_TTL_SECONDS'], 600),
+  invitationTtlSeconds: seconds('INVITATION_TTL_SECONDS', env['INVITATION_TTL_SECONDS'], 86_400),
+  invitationUrlBase: (env['INVITATION_URL_BASE'] ?? 'https://uma.me/i/').trim() || 'https://uma.me/i/',
 });

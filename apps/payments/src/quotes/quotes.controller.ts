@@ -30,7 +30,7 @@ export class QuotesController {
     if (typeof data.lockedCurrencyAmount !== 'string' || !/^\d{1,16}$/.test(data.lockedCurrencyAmount)) {
       throw invalidInput('lockedCurrencyAmount must be a whole number of minor units.', { field: 'lockedCurrencyAmount' });
     }
-    const [source, destination, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination), this.rates.current()]);
+    const [source, destination, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination, data), this.rates.current()]);
     const priced = snapshot.currencies.includes(source.currency) && snapshot.currencies.includes(destination.currency);
     const transactionId = newId('Transaction');
     const command: CreateQuote = {
