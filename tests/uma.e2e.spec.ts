@@ -130,8 +130,9 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
 
   it('answers malformed percent-encoding in the path with 400 and the error body, not 5xx', async () => {
     const reply = await api.call('GET', '/receiver/uma/%24alice%E0%A4%A@bayani.example?senderUmaAddress=%24a%40b.example', { auth: platformA });
-    expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ status: 400, code: expect.any(String), message: expect.any(String) });
+    expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', message: expect.stringContaining('percent-encoding'), details: { field: 'path' } });
+    const huge = await api.call('GET', `/receiver/uma/%24${'a'.repeat(1100)}%40bayani.example?senderUmaAddress=%24a%40b.example`, { auth: platformA });
+    expect(huge.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'path' } });
   });
 });
 
