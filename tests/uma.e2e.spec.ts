@@ -9,6 +9,8 @@ import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';
 
 type Account = { id: string; balance: { currency: { code: string } } };
+type Named = { name: string; domain: string; allowListStatus: boolean; currency: { code: string } };
+type Institution = { bankName: string; country: string; currency: string };
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;
@@ -96,7 +98,7 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
   it('takes the address raw or percent-encoded, and looks up a directory provider in its currencies', async () => {
     const raw = await api.call('GET', '/receiver/uma/$maria@bayani.example?senderUmaAddress=$alice@acme.example', { auth: platformA });
     expect(raw.status).toBe(200);
-    expect(raw.body.supportedCurrencies.map((preference: any) => preference.currency.code)).toEqual(['PHP', 'USD']);
+    expect(raw.body.supportedCurrencies.map((preference: Named) => preference.currency.code)).toEqual(['PHP', 'USD']);
     expect(raw.body.requiredPayerDataFields).toContainEqual({ name: 'FULL_NAME', mandatory: true });
     const encoded = await lookupUma('$maria@bayani.example', '?senderUmaAddress=%24alice%40acme.example');
     expect([encoded.status, encoded.body.receiverUmaAddress]).toEqual([200, '$maria@bayani.example']);
@@ -213,9 +215,9 @@ describe('invitations', () => {
     expect((await api.call('GET', `/invitations/${code}`, { auth: platformA })).body).toEqual(claimed.body);
 
     await receiver.waitFor((all) => all.some((item) => item.body.type === 'INVITATION.CLAIMED' && item.body.data.code === code), 'INVITATION.CLAIMED');
-    const webhook = receiver.received.find((item) => item.body.type === 'INVITATION.CLAIMED' && item.body.data.code === code)!;
-    api.conformance.checkWebhook(webhook.body);
-    expect(webhook.body.data).toEqual(claimed.body);
+    const webhook = receiver.received.find((item) => item.body.type === 'INVITATION.CLAIMED' && item.body.data.code === code);
+    api.conformance.checkWebhook(webhook?.body);
+    expect(webhook?.body.data).toEqual(claimed.body);
 
     const again = await api.call('POST', `/invitations/${code}/claim`, { auth: platformA, body: { inviteeUma: '$carol@other.example' } });
     expect([again.status, again.body.code]).toEqual([400, 'INVITATION_ALREADY_CLAIMED']);
@@ -286,7 +288,7 @@ describe('GET /uma-providers', () => {
   it('lists the directory newest-name-first by default, pages with a cursor, and filters', async () => {
     const all = await api.call('GET', '/uma-providers', { auth: platformA });
     expect(all.status).toBe(200);
-    const names: string[] = all.body.data.map((provider: any) => provider.name);
+    const names: string[] = all.body.data.map((provider: Named) => provider.name);
     expect(names).toEqual([...names].sort().reverse());
     expect(all.body).toMatchObject({ hasMore: false, totalCount: names.length });
 
@@ -294,15 +296,15 @@ describe('GET /uma-providers', () => {
     let cursor: string | undefined;
     do {
       const page = await api.call('GET', `/uma-providers?sortOrder=asc&limit=3${cursor ? `&cursor=${cursor}` : ''}`, { auth: platformA });
-      paged.push(...page.body.data.map((provider: any) => provider.name));
+      paged.push(...page.body.data.map((provider: Named) => provider.name));
       cursor = page.body.nextCursor;
     } while (cursor);
     expect(paged).toEqual([...names].reverse());
 
     const mexico = await api.call('GET', '/uma-providers?countryCode=MX&currencyCode=MXN', { auth: platformA });
-    expect(mexico.body.data.map((provider: any) => provider.domain).sort()).toEqual(['sandbox.uma.money', 'zocalo.example']);
+    expect(mexico.body.data.map((provider: Named) => provider.domain).sort()).toEqual(['sandbox.uma.money', 'zocalo.example']);
     const allowedOnly = await api.call('GET', '/uma-providers?countryCode=MX&hasBlockedProviders=false', { auth: platformA });
-    expect(allowedOnly.body.data.map((provider: any) => [provider.domain, provider.allowListStatus])).toEqual([['sandbox.uma.money', true]]);
+    expect(allowedOnly.body.data.map((provider: Named) => [provider.domain, provider.allowListStatus])).toEqual([['sandbox.uma.money', true]]);
   });
 
   it.each([
@@ -326,11 +328,11 @@ describe('GET /discoveries', () => {
     const philippines = await api.call('GET', '/discoveries?country=PH&currency=PHP', { auth: platformA });
     expect(philippines.status).toBe(200);
     expect(philippines.body.data).toContainEqual({ bankName: 'BDO Unibank', displayName: 'BDO Unibank', country: 'PH', currency: 'PHP' });
-    expect(philippines.body.data.every((institution: any) => institution.country === 'PH' && institution.currency === 'PHP')).toBe(true);
+    expect(philippines.body.data.every((institution: Institution) => institution.country === 'PH' && institution.currency === 'PHP')).toBe(true);
     const all = await api.call('GET', '/discoveries', { auth: platformA });
-    expect(new Set(all.body.data.map((institution: any) => institution.country)).size).toBeGreaterThan(5);
+    expect(new Set(all.body.data.map((institution: Institution) => institution.country)).size).toBeGreaterThan(5);
     const euro = await api.call('GET', '/discoveries?currency=EUR', { auth: platformA });
-    expect(euro.body.data.map((institution: any) => institution.country).sort()).toEqual(['DE', 'ES', 'FR']);
+    expect(euro.body.data.map((institution: Institution) => institution.country).sort()).toEqual(['DE', 'ES', 'FR']);
   });
 
   it.each([

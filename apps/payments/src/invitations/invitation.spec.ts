@@ -1,7 +1,7 @@
 // The rules of an invitation: created PENDING with an expiry (given or the default), claimed once
 // by someone other than the inviter, cancelled only by its platform and only while PENDING, and
 // EXPIRED past expiresAt on the command's clock — computed, never stored.
-import { DomainError } from '@corridor/contracts';
+import type { DomainError } from '@corridor/contracts';
 import { deciderSpec } from '@corridor/testing';
 import {
   type CancelInvitation,
