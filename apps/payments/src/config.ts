@@ -24,6 +24,14 @@ const seconds = (name: string, value: string | undefined, fallback: number): num
   return parsed;
 };
 
+/** Invitations live for days, not seconds: 30 days unless set, at most 366. */
+const invitationTtl = (value: string | undefined): number => {
+  if (value === undefined || value === '') return 30 * 86_400;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 60 || parsed > 366 * 86_400) throw new Error(`INVITATION_TTL_SECONDS must be a whole number of seconds from 60 to ${366 * 86_400}, got "${value}".`);
+  return parsed;
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'payments', healthPort: 9095 }),
   quoteTtlSeconds: seconds('QUOTE_TTL_SECONDS', env['QUOTE_TTL_SECONDS'], 300),
@@ -31,6 +39,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServic
   expirySweepSeconds: seconds('QUOTE_EXPIRY_SWEEP_SECONDS', env['QUOTE_EXPIRY_SWEEP_SECONDS'], 5),
   feeSchedules: parseFeeSchedules(env['PAYMENTS_FEE_SCHEDULE']),
   receiverLookupTtlSeconds: seconds('RECEIVER_LOOKUP_TTL_SECONDS', env['RECEIVER_LOOKUP_TTL_SECONDS'], 600),
-  invitationTtlSeconds: seconds('INVITATION_TTL_SECONDS', env['INVITATION_TTL_SECONDS'], 86_400),
+  invitationTtlSeconds: invitationTtl(env['INVITATION_TTL_SECONDS']),
   invitationUrlBase: (env['INVITATION_URL_BASE'] ?? 'https://uma.me/i/').trim() || 'https://uma.me/i/',
 });
