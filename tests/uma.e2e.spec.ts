@@ -385,3 +385,45 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
     expect(malformed.status).toBe(404);
   });
 });
+
+describe('bad input and access on every route', () => {
+  it.each([
+    ['POST', '/invitations', { rawBody: '[1,2]' }],
+    ['POST', '/invitations', { body: {} }],
+    ['POST', '/invitations', { rawBody: '{"inviterUma":' }],
+    ['POST', '/invitations/abc123defg/claim', { body: {} }],
+    ['POST', '/invitations/abc123defg/claim', { body: { inviteeUma: null } }],
+    ['POST', '/crypto/estimate-withdrawal-fee', { body: {} }],
+    ['POST', '/crypto/estimate-withdrawal-fee', { body: { internalAccountId: 'InternalAccount:x', currency: 'USDC', cryptoNetwork: 'SOLANA', amount: 1, destinationAddress: 'x', fee: 1 } }],
+    ['GET', '/receiver/uma/%24success.usd%40sandbox.uma.money?senderUmaAddress=%24a%40b.example&senderUmaAddress=%24c%40d.example', {}],
+    ['GET', '/receiver/external-account/ExternalAccount:0196f1a0-0000-7000-8000-000000000001?customerId=', {}],
+  ])('%s %s with a bad body or query is a 400 with the error body', async (method, path, options) => {
+    const reply = await api.call(method, path, { auth: platformA, ...options });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ status: 400, code: expect.any(String), message: expect.any(String) });
+  });
+
+  it.each([
+    ['GET', '/receiver/uma/%24success.usd%40sandbox.uma.money?senderUmaAddress=%24a%40b.example'],
+    ['GET', '/receiver/external-account/ExternalAccount:0196f1a0-0000-7000-8000-000000000001?senderUmaAddress=%24a%40b.example'],
+    ['GET', '/uma-providers'],
+    ['GET', '/discoveries'],
+    ['POST', '/crypto/estimate-withdrawal-fee'],
+    ['POST', '/invitations'],
+    ['GET', '/invitations/abc123defg'],
+    ['POST', '/invitations/abc123defg/claim'],
+    ['POST', '/invitations/abc123defg/cancel'],
+  ])('%s %s without credentials is a 401', async (method, path) => {
+    const reply = await api.call(method, path, { auth: null });
+    expect([reply.status, reply.body.code]).toEqual([401, 'UNAUTHORIZED']);
+  });
+
+  it('replays POST /invitations under one Idempotency-Key instead of creating a second invitation', async () => {
+    const headers = { 'idempotency-key': 'uma-invitation-1' };
+    const first = await api.call('POST', '/invitations', { auth: platformA, headers, body: { inviterUma: sender.umaAddress } });
+    const second = await api.call('POST', '/invitations', { auth: platformA, headers, body: { inviterUma: sender.umaAddress } });
+    expect([first.status, second.status, second.body.code]).toEqual([201, 201, first.body.code]);
+    const different = await api.call('POST', '/invitations', { auth: platformA, headers, body: { inviterUma: sender.umaAddress, firstName: 'Other' } });
+    expect([different.status, different.body.code]).toEqual([409, 'CONFLICT']);
+  });
+});
