@@ -140,6 +140,11 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
 
 describe('GET /receiver/external-account/{accountId} and quotes citing a lookupId', () => {
   let euros: string;
+  let mxnAccount: string | undefined;
+  const newMxnSender = async (): Promise<string> => {
+    mxnAccount ??= accountIn(await newCustomer(platformA, ['MXN']), 'MXN');
+    return mxnAccount;
+  };
 
   beforeAll(async () => {
     euros = await euroAccount(platformA, sender.id, 1);
@@ -181,6 +186,29 @@ describe('GET /receiver/external-account/{accountId} and quotes citing a lookupI
     const quoted = await quote(platformA, { destination, lookupId, senderCustomerInfo: { FULL_NAME: 'Uma Person' } });
     expect(quoted.status).toBe(201);
     expect([quoted.body.receivingCurrency.code, quoted.body.destination]).toEqual(['PHP', destination]);
+  });
+
+  it('holds the quote to the amounts the lookup accepts in the receiving currency', async () => {
+    const lookup = await lookupUma('$success.mxn@sandbox.uma.money', `?customerId=${encodeURIComponent(sender.id)}`);
+    const [{ min, max }] = lookup.body.supportedCurrencies;
+    const destination = { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money' };
+    // 1 USD less fees is about 1 500 centavos, under the least MXN a payment delivers.
+    const tooLittle = await quote(platformA, { destination, lookupId: lookup.body.lookupId, lockedCurrencyAmount: 100 });
+    expect([tooLittle.status, tooLittle.body.code, tooLittle.body.details?.minReceivingAmount]).toEqual([400, 'AMOUNT_OUT_OF_RANGE', min]);
+    const tooMuch = await quote(platformA, { destination, lookupId: lookup.body.lookupId, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: max + 1 });
+    expect([tooMuch.status, tooMuch.body.code]).toEqual([400, 'AMOUNT_OUT_OF_RANGE']);
+    const atLeast = await quote(platformA, { destination, lookupId: lookup.body.lookupId, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: min });
+    expect([atLeast.status, atLeast.body.totalReceivingAmount]).toEqual([201, min]);
+  });
+
+  it.each(['$success.usd@sandbox.uma.money', '$pending.long.usd@sandbox.uma.money', '$fail.compliance.usd@sandbox.uma.money'])('quotes the looked-up sandbox address %s from MXN', async (umaAddress) => {
+    const lookup = await lookupUma(umaAddress, `?customerId=${encodeURIComponent(sender.id)}`);
+    const mxn = await newMxnSender();
+    const quoted = await api.call('POST', '/quotes', {
+      auth: platformA,
+      body: { source: { sourceType: 'ACCOUNT', accountId: mxn }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100_000, lookupId: lookup.body.lookupId },
+    });
+    expect([quoted.status, quoted.body.status, quoted.body.receivingCurrency?.code]).toEqual([201, 'PENDING', 'USD']);
   });
 
   it('keeps a lookupId to its platform: cited by another platform, it is an unknown lookup', async () => {

@@ -18,7 +18,7 @@ import {
 import { EventSourcing } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { LookupEntity } from '../uma/lookup-view.projection';
-import { checkAccountLookup, umaDestinationFromLookup, usableLookup } from '../uma/lookup-for-quote';
+import { checkAccountLookup, receivingLimitsOf, umaDestinationFromLookup, usableLookup } from '../uma/lookup-for-quote';
 import type { ReceiverLookupRecord } from '../uma/receiver-lookup';
 import type { ResolvedDestination, ResolvedSource } from './create-quote';
 import { resolveUmaDestination } from './uma-destination';
@@ -80,12 +80,14 @@ export class QuoteParties {
     };
   }
 
-  async destination(context: RequestContext, destination: QuoteDestinationData, request: Pick<CreateQuoteData, 'lookupId' | 'senderCustomerInfo'> = {}): Promise<ResolvedDestination> {
+  /** With a cited lookup, also the receiving limits it promised for the destination's currency. */
+  async destination(context: RequestContext, destination: QuoteDestinationData, request: Pick<CreateQuoteData, 'lookupId' | 'senderCustomerInfo'> = {}): Promise<ResolvedDestination & { receivingLimits?: { min: bigint; max: bigint } }> {
     const lookup = await this.citedLookup(context, request);
     if (destination.destinationType === 'UMA_ADDRESS') {
       if (lookup) {
         resolveUmaDestination(destination.umaAddress, undefined, { lookedUp: true });
-        return { destinationType: 'UMA_ADDRESS', ...umaDestinationFromLookup(lookup, destination.umaAddress, destination.currency) };
+        const resolved = umaDestinationFromLookup(lookup, destination.umaAddress, destination.currency);
+        return { destinationType: 'UMA_ADDRESS', ...resolved, receivingLimits: receivingLimitsOf(lookup, resolved.currency) };
       }
       return { destinationType: 'UMA_ADDRESS', ...resolveUmaDestination(destination.umaAddress, destination.currency) };
     }
@@ -108,7 +110,10 @@ export class QuoteParties {
         },
       )) ?? (await this.lookup<ExternalAccountWire>(context, subjects.accounts.externalAccount.get, { owner: 'PLATFORM', externalAccountId: accountId }, 'destination.accountId', unknown));
     if (account.status === 'INACTIVE') throw invalidInput(`destination.accountId ${accountId} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
-    if (lookup) checkAccountLookup(lookup, accountId, account.currency);
+    if (lookup) {
+      checkAccountLookup(lookup, accountId, account.currency);
+      return { destinationType: 'ACCOUNT', accountId, currency: account.currency, receivingLimits: receivingLimitsOf(lookup, account.currency) };
+    }
     return { destinationType: 'ACCOUNT', accountId, currency: account.currency };
   }
 

@@ -30,7 +30,7 @@ export class QuotesController {
     if (typeof data.lockedCurrencyAmount !== 'string' || !/^\d{1,16}$/.test(data.lockedCurrencyAmount)) {
       throw invalidInput('lockedCurrencyAmount must be a whole number of minor units.', { field: 'lockedCurrencyAmount' });
     }
-    const [source, destination, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination, data), this.rates.current()]);
+    const [source, { receivingLimits, ...destination }, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination, data), this.rates.current()]);
     const priced = snapshot.currencies.includes(source.currency) && snapshot.currencies.includes(destination.currency);
     const transactionId = newId('Transaction');
     const command: CreateQuote = {
@@ -52,6 +52,7 @@ export class QuotesController {
           : null,
         fees: feeTermsFor(this.options.feeSchedules, context.platformId, source.currency),
         sendingLimits: sandboxSendingLimits[source.currency] ?? { min: 1n, max: 0n },
+        ...(receivingLimits ? { receivingLimits } : {}),
       },
       metadata: { now: this.clock.now(), ttlSeconds: this.options.quoteTtlSeconds },
     };

@@ -50,3 +50,9 @@ export const checkAccountLookup = (record: ReceiverLookupRecord, accountId: stri
   }
   currencyFrom(record, currency, 'destination.accountId');
 };
+
+/** The least and most the lookup said the receiver accepts in `currency`, in its minor units. */
+export const receivingLimitsOf = (record: ReceiverLookupRecord, currency: string): { min: bigint; max: bigint } | undefined => {
+  const preference = record.supportedCurrencies.find((candidate) => candidate.code === currency);
+  return preference ? { min: BigInt(preference.min), max: BigInt(preference.max) } : undefined;
+};
