@@ -4,10 +4,12 @@
 // Senders are named by UMA address and funds come in real time, so no other service is needed.
 import type { INestMicroservice } from '@nestjs/common';
 import { type CreateQuoteData, newId, type QuoteWire, type ReceiverUmaLookupWire, subjects } from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
 import { createControllableClock, deleteEventsStream, domainErrorOf, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
+import { LookupEntity } from './lookup-view.projection';
 
 const database = useTestDatabase();
 const clock = createControllableClock(new Date('2026-03-01T10:00:00.000Z'));
@@ -77,5 +79,15 @@ describe('receiver lookups over NATS', () => {
       senderCustomerInfo: { FULL_NAME: 'Alice Sender' },
     });
     expect([quoted.status, quoted.receivingCurrency.code]).toEqual(['PENDING', 'BRL']);
+  });
+
+  it('rebuilds the lookups read model from its streams: a lookupId cited after a rebuild still counts', async () => {
+    const found = await lookup('$success.usd@sandbox.uma.money');
+    const eventSourcing = app.get(EventSourcing);
+    const before = await eventSourcing.em.count(LookupEntity, {});
+    await eventSourcing.projections.rebuild('receiver-lookups');
+    expect(await eventSourcing.em.count(LookupEntity, {})).toBe(before);
+    const quoted = await quote('$success.usd@sandbox.uma.money', { lookupId: found.lookupId, source: { sourceType: 'REALTIME_FUNDING', currency: 'EUR' } });
+    expect(quoted.receivingCurrency.code).toBe('USD');
   });
 });
