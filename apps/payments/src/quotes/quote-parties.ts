@@ -18,7 +18,7 @@ import {
 import { EventSourcing } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { LookupEntity } from '../uma/lookup-view.projection';
-import { checkAccountLookup, receivingLimitsOf, umaDestinationFromLookup, usableLookup } from '../uma/lookup-for-quote';
+import { checkAccountLookup, umaDestinationFromLookup, usableLookup } from '../uma/lookup-for-quote';
 import type { ReceiverLookupRecord } from '../uma/receiver-lookup';
 import type { ResolvedDestination, ResolvedSource } from './create-quote';
 import { resolveUmaDestination } from './uma-destination';
@@ -41,7 +41,7 @@ export class QuoteParties {
   ) {}
 
   /** The receiver lookup a quote cites (docs/decisions/0010-uma.md), checked; null when it cites none. */
-  private async citedLookup(context: RequestContext, request: Pick<CreateQuoteData, 'lookupId' | 'senderCustomerInfo'>): Promise<ReceiverLookupRecord | null> {
+  async citedLookup(context: RequestContext, request: Pick<CreateQuoteData, 'lookupId' | 'senderCustomerInfo'>): Promise<ReceiverLookupRecord | null> {
     const { lookupId, senderCustomerInfo } = request;
     if (lookupId === undefined) return null;
     const row = isIdOf('Lookup', lookupId) ? await this.eventSourcing.em.findOne(LookupEntity, { id: lookupId, platformId: context.platformId }) : null;
@@ -80,14 +80,12 @@ export class QuoteParties {
     };
   }
 
-  /** With a cited lookup, also the receiving limits it promised for the destination's currency. */
-  async destination(context: RequestContext, destination: QuoteDestinationData, request: Pick<CreateQuoteData, 'lookupId' | 'senderCustomerInfo'> = {}): Promise<ResolvedDestination & { receivingLimits?: { min: bigint; max: bigint } }> {
-    const lookup = await this.citedLookup(context, request);
+  /** lookup: the receiver lookup the quote cites (citedLookup), which the destination must match. */
+  async destination(context: RequestContext, destination: QuoteDestinationData, lookup: ReceiverLookupRecord | null = null): Promise<ResolvedDestination> {
     if (destination.destinationType === 'UMA_ADDRESS') {
       if (lookup) {
         resolveUmaDestination(destination.umaAddress, undefined, { lookedUp: true });
-        const resolved = umaDestinationFromLookup(lookup, destination.umaAddress, destination.currency);
-        return { destinationType: 'UMA_ADDRESS', ...resolved, receivingLimits: receivingLimitsOf(lookup, resolved.currency) };
+        return { destinationType: 'UMA_ADDRESS', ...umaDestinationFromLookup(lookup, destination.umaAddress, destination.currency) };
       }
       return { destinationType: 'UMA_ADDRESS', ...resolveUmaDestination(destination.umaAddress, destination.currency) };
     }
@@ -109,11 +107,8 @@ export class QuoteParties {
           throw error;
         },
       )) ?? (await this.lookup<ExternalAccountWire>(context, subjects.accounts.externalAccount.get, { owner: 'PLATFORM', externalAccountId: accountId }, 'destination.accountId', unknown));
+    if (lookup) checkAccountLookup(lookup, accountId, account.currency);
     if (account.status === 'INACTIVE') throw invalidInput(`destination.accountId ${accountId} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
-    if (lookup) {
-      checkAccountLookup(lookup, accountId, account.currency);
-      return { destinationType: 'ACCOUNT', accountId, currency: account.currency, receivingLimits: receivingLimitsOf(lookup, account.currency) };
-    }
     return { destinationType: 'ACCOUNT', accountId, currency: account.currency };
   }
 
