@@ -14,6 +14,10 @@ import { verificationViewProjection } from '../apps/customers/src/verifications/
 import { quoteViewProjection } from '../apps/payments/src/quotes/quote-view.projection';
 import { transactionDecider } from '../apps/payments/src/transactions/transaction';
 import { transactionViewProjection } from '../apps/payments/src/transactions/transaction-view.projection';
+import { invitationDecider } from '../apps/payments/src/invitations/invitation';
+import { invitationViewProjection } from '../apps/payments/src/invitations/invitation-view.projection';
+import { lookupViewProjection } from '../apps/payments/src/uma/lookup-view.projection';
+import { receiverLookupDecider } from '../apps/payments/src/uma/receiver-lookup';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
 import { platformViewProjection } from '../apps/platform/src/platforms/platform-view.projection';
 import { apiTokenProjection } from '../apps/platform/src/tokens/api-token.projection';
@@ -57,8 +61,8 @@ export const services: Record<string, ServiceInfo> = {
   payments: {
     schema: 'payments',
     migrations: join(__dirname, '../apps/payments/src/migrations'),
-    projections: [quoteViewProjection, transactionViewProjection],
-    streams: { Transaction: transactionDecider },
+    projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection],
+    streams: { Transaction: transactionDecider, Lookup: receiverLookupDecider, Invitation: invitationDecider },
   },
   webhooks: {
     schema: 'webhooks',

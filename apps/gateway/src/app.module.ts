@@ -23,6 +23,7 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisConnection } from './redis';
 import { ServiceCall } from './service-call';
 import { TokensController } from './tokens/tokens.controller';
+import { CryptoController, DiscoveriesController, InvitationsController, ReceiverLookupsController, UmaProvidersController } from './uma/uma.controller';
 import { VerificationsController } from './verifications/verifications.controller';
 import { SandboxWebhooksController, WebhooksController } from './webhooks/webhooks.controller';
 
@@ -53,6 +54,11 @@ export class AppModule {
         WebhooksController,
         VerificationsController,
         BeneficialOwnersController,
+        ReceiverLookupsController,
+        UmaProvidersController,
+        DiscoveriesController,
+        CryptoController,
+        InvitationsController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

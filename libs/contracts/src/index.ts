@@ -15,3 +15,6 @@ export * from './external-accounts';
 export * from './webhooks';
 export * from './payments';
 export * from './sandbox-funding-instructions';
+export * from './uma';
+export * from './invitations';
+export * from './crypto-addresses';

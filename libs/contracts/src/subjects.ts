@@ -74,6 +74,11 @@ export const subjects = {
     exchangeRate: { list: 'payments.exchange-rate.list' },
     quote: { create: 'payments.quote.create', get: 'payments.quote.get' },
     transaction: { get: 'payments.transaction.get', list: 'payments.transaction.list' },
+    lookup: { uma: 'payments.lookup.uma', externalAccount: 'payments.lookup.external-account' },
+    umaProvider: { list: 'payments.uma-provider.list' },
+    discovery: { list: 'payments.discovery.list' },
+    crypto: { estimateWithdrawalFee: 'payments.crypto.estimate-withdrawal-fee' },
+    invitation: { create: 'payments.invitation.create', get: 'payments.invitation.get', claim: 'payments.invitation.claim', cancel: 'payments.invitation.cancel' },
     health: 'payments.health.ping',
   },
   webhooks: {
