@@ -9,6 +9,7 @@ import { AuthService } from './auth/auth.service';
 import { BeneficialOwnersController } from './beneficial-owners/beneficial-owners.controller';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CustomersController } from './customers/customers.controller';
+import { DocumentsController } from './documents/documents.controller';
 import { CustomerExternalAccountsController, PlatformExternalAccountsController } from './external-accounts/external-accounts.controller';
 import { HealthController } from './health/health.controller';
 import { ErrorFilter } from './http/error.filter';
@@ -53,6 +54,7 @@ export class AppModule {
         WebhooksController,
         VerificationsController,
         BeneficialOwnersController,
+        DocumentsController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

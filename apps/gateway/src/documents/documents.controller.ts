@@ -1,0 +1,93 @@
+import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { ApiBasicAuth, ApiConsumes, ApiPropertyOptional, ApiTags, IntersectionType } from '@nestjs/swagger';
+import { ValidateBy } from 'class-validator';
+import { BLOB_STORE, type BlobStore } from '@corridor/blob-store';
+import { type DocumentWire, isIdOf, type Page, type ReplaceDocumentData, type RequestContext, subjects, type UploadDocumentData } from '@corridor/contracts';
+import type { FastifyRequest } from 'fastify';
+import { RequiresPermission } from '../auth/permissions';
+import { Ctx } from '../auth/request-context';
+import { pageOf, PageQuery } from '../http/list-query';
+import { IdPipe, Optional } from '../http/validation';
+import { ServiceCall } from '../service-call';
+import { discardUpload, documentHolderOf, documentMetadataOf, receiveDocument } from './document-upload';
+
+const documentId = new IdPipe('Document', 'REFERENCE_NOT_FOUND', 'Document');
+
+class HolderFilter {
+  @ApiPropertyOptional({ description: 'A Customer or BeneficialOwner id.' })
+  @Optional()
+  @ValidateBy({
+    name: 'isDocumentHolder',
+    validator: {
+      validate: (value) => isIdOf('Customer', value) || isIdOf('BeneficialOwner', value),
+      defaultMessage: () => 'documentHolder must be a Customer or BeneficialOwner id such as Customer:019542f5-b3e7-7d02-8000-000000000001',
+    },
+  })
+  documentHolder?: string;
+}
+
+export class ListDocumentsQuery extends IntersectionType(HolderFilter, PageQuery) {}
+
+/**
+ * Uploads are read here as streams (see document-upload.ts): the file goes to the blob store, and
+ * the customers service gets only its key and what was measured. Should the command fail, the
+ * stored file is removed; should this process die between the two, the file is orphaned
+ * (docs/decisions/0011).
+ */
+@ApiTags('Documents')
+@ApiBasicAuth()
+@Controller('documents')
+export class DocumentsController {
+  constructor(
+    private readonly call: ServiceCall,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequiresPermission('MANAGE')
+  @ApiConsumes('multipart/form-data')
+  async upload(@Req() request: FastifyRequest, @Ctx() context: RequestContext): Promise<DocumentWire> {
+    const upload = await receiveDocument(request, this.blobs);
+    try {
+      const data: UploadDocumentData = { documentHolder: documentHolderOf(upload.fields), metadata: documentMetadataOf(upload.fields, ['documentHolder']), file: upload.file };
+      return await this.call.request(subjects.customers.document.upload, data, context);
+    } catch (error) {
+      await discardUpload(this.blobs, upload);
+      throw error;
+    }
+  }
+
+  @Put(':documentId')
+  @RequiresPermission('MANAGE')
+  @ApiConsumes('multipart/form-data')
+  async replace(@Param('documentId', documentId) id: string, @Req() request: FastifyRequest, @Ctx() context: RequestContext): Promise<DocumentWire> {
+    const upload = await receiveDocument(request, this.blobs);
+    try {
+      const data: ReplaceDocumentData = { documentId: id, metadata: documentMetadataOf(upload.fields, []), file: upload.file };
+      return await this.call.request(subjects.customers.document.replace, data, context);
+    } catch (error) {
+      await discardUpload(this.blobs, upload);
+      throw error;
+    }
+  }
+
+  @Get()
+  @RequiresPermission('VIEW')
+  list(@Query() query: ListDocumentsQuery, @Ctx() context: RequestContext): Promise<Page<DocumentWire>> {
+    return this.call.request(subjects.customers.document.list, { ...(query.documentHolder ? { documentHolder: query.documentHolder } : {}), ...pageOf(query) }, context);
+  }
+
+  @Get(':documentId')
+  @RequiresPermission('VIEW')
+  get(@Param('documentId', documentId) id: string, @Ctx() context: RequestContext): Promise<DocumentWire> {
+    return this.call.request(subjects.customers.document.get, { documentId: id }, context);
+  }
+
+  @Delete(':documentId')
+  @HttpCode(204)
+  @RequiresPermission('MANAGE')
+  async delete(@Param('documentId', documentId) id: string, @Ctx() context: RequestContext): Promise<void> {
+    await this.call.request(subjects.customers.document.delete, { documentId: id }, context);
+  }
+}

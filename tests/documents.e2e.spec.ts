@@ -1,0 +1,202 @@
+// Documents and hosted KYC links end to end (issue 7, parts 3-4) with every app running: uploads
+// streamed to the blob store and checked by content, replace and delete (409 once submitted),
+// tenancy, a business that reaches APPROVED once its owners and documents are on file, the KYC
+// link's sandbox page used once, and bad input on every route. Every JSON response is checked
+// against the reference.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { basic, createApi, type Credentials, type Reply } from './support/api';
+import { type Stack, startStack } from './support/stack';
+
+let stack: Stack;
+let api: ReturnType<typeof createApi>;
+let platformA: Credentials;
+let platformB: Credentials;
+
+const address = { line1: '1 Market St', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' };
+const personalInfo = (lastName: string, extra: Record<string, unknown> = {}) => ({
+  firstName: 'Jane',
+  lastName,
+  birthDate: '1978-06-15',
+  nationality: 'US',
+  address,
+  idType: 'SSN',
+  identifier: '123-45-6789',
+  ...extra,
+});
+
+const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n', 'latin1'), Buffer.alloc(2000, 0x20), Buffer.from('\n%%EOF\n')]);
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(500, 1)]);
+const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(500, 2)]);
+
+type FilePart = { content: Buffer; name: string; field?: string };
+
+/** A multipart/form-data request, its JSON reply checked against the reference like api.call's. */
+const form = async (method: 'POST' | 'PUT', path: string, auth: Credentials, fields: Record<string, string>, file?: FilePart): Promise<Reply> => {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  if (file) body.append(file.field ?? 'file', new Blob([file.content]), file.name);
+  const response = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: basic(auth) }, body });
+  const text = await response.text();
+  const parsed = text ? JSON.parse(text) : undefined;
+  api.conformance.check({ method, path: path.split('?')[0]!, status: response.status, body: parsed });
+  return { status: response.status, headers: response.headers, body: parsed, text };
+};
+
+const upload = (auth: Credentials, fields: Record<string, string>, file: FilePart | undefined = { content: PDF, name: 'scan.pdf' }) => form('POST', '/documents', auth, fields, file);
+
+const expectRefused = (reply: Reply, status: number, field?: string) => {
+  expect(reply.status).toBe(status);
+  expect(reply.body).toEqual(expect.objectContaining({ status, code: expect.any(String), message: expect.any(String) }));
+  if (field) expect(JSON.stringify(reply.body)).toContain(field);
+};
+
+const createBusiness = async (auth: Credentials, registrationNumber = 'REG-100'): Promise<string> => {
+  const created = await api.call('POST', '/customers', {
+    auth,
+    body: {
+      customerType: 'BUSINESS',
+      address,
+      businessInfo: { legalName: 'Acme Corp', incorporatedOn: '2015-06-01', taxId: '12-3456789', registrationNumber, countriesOfOperation: ['US'] },
+    },
+  });
+  expect(created.status).toBe(201);
+  return created.body.id;
+};
+
+const createIndividual = async (auth: Credentials): Promise<string> => {
+  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: 'Ada Lovelace' } });
+  expect(created.status).toBe(201);
+  return created.body.id;
+};
+
+/** Files in the stack's blob directory: a refused or deleted upload must leave none behind. */
+const storedFiles = async (): Promise<string[]> => readdir(join(stack.env['BLOB_DIR']!, 'documents')).catch(() => []);
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = createApi(stack, 'documents');
+  platformA = (await stack.createPlatform()).token as Credentials;
+  platformB = (await stack.createPlatform()).token as Credentials;
+}, 120_000);
+
+afterAll(async () => {
+  api?.saveReport();
+  await stack?.close();
+});
+
+describe('documents', () => {
+  it('uploads, gets and lists a document of a customer; the type is read from the content', async () => {
+    const customerId = await createIndividual(platformA);
+    const before = (await storedFiles()).length;
+    const created = await upload(platformA, { documentHolder: customerId, documentType: 'PASSPORT', country: 'GB', documentNumber: 'A1234567', issuingAuthority: 'HM Passport Office', side: 'FRONT' }, { content: PNG, name: 'passport.pdf' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ documentHolder: customerId, documentType: 'PASSPORT', country: 'GB', documentNumber: 'A1234567', issuingAuthority: 'HM Passport Office', side: 'FRONT', fileName: 'passport.pdf' });
+    expect(created.body.id).toMatch(/^Document:[0-9a-f-]{36}$/);
+    expect((await storedFiles()).length).toBe(before + 1);
+
+    expect((await api.call('GET', `/documents/${created.body.id}`, { auth: platformA })).body).toEqual(created.body);
+    const jpeg = await upload(platformA, { documentHolder: customerId, documentType: 'DRIVERS_LICENSE', country: 'GB' }, { content: JPEG, name: 'licence.jpg' });
+    expect(jpeg.status).toBe(201);
+    const listed = await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformA });
+    expect(listed.body).toMatchObject({ totalCount: 2, hasMore: false });
+    expect(listed.body.data.map((item: { id: string }) => item.id)).toEqual([jpeg.body.id, created.body.id]);
+    const paged = await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}&limit=1`, { auth: platformA });
+    expect(paged.body).toMatchObject({ hasMore: true, data: [{ id: jpeg.body.id }] });
+    const next = await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}&limit=1&cursor=${paged.body.nextCursor}`, { auth: platformA });
+    expect(next.body).toMatchObject({ hasMore: false, data: [{ id: created.body.id }] });
+  });
+
+  it('refuses a .png that is really text (400) and an 11 MB file (413), keeping nothing', async () => {
+    const customerId = await createIndividual(platformA);
+    const before = await storedFiles();
+    const text = await upload(platformA, { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' }, { content: Buffer.from('just some text, not an image\n'.repeat(20)), name: 'photo.png' });
+    expectRefused(text, 400, 'file');
+    expect(text.body.message).toMatch(/PDF, JPEG or PNG/);
+    const big = await upload(platformA, { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' }, { content: Buffer.concat([PDF, Buffer.alloc(11 * 1024 * 1024)]), name: 'big.pdf' });
+    expectRefused(big, 413, 'file');
+    expect(big.body.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(await storedFiles()).toEqual(before);
+    expect((await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount).toBe(0);
+  });
+
+  it('keeps each platform to its own holders and documents (404), and lists nothing of another platform', async () => {
+    const customerId = await createIndividual(platformA);
+    const businessId = await createBusiness(platformA);
+    const ownerId = (await api.call('POST', '/beneficial-owners', { auth: platformA, body: { customerId: businessId, roles: ['UBO'], ownershipPercentage: 30, personalInfo: personalInfo('Owner') } })).body.id;
+    const mine = await upload(platformA, { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' });
+    const before = await storedFiles();
+
+    expectRefused(await upload(platformB, { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' }), 404, 'documentHolder');
+    expectRefused(await upload(platformB, { documentHolder: ownerId, documentType: 'PASSPORT', country: 'US' }), 404, 'documentHolder');
+    expect(await storedFiles()).toEqual(before);
+    expectRefused(await api.call('GET', `/documents/${mine.body.id}`, { auth: platformB }), 404);
+    expectRefused(await api.call('DELETE', `/documents/${mine.body.id}`, { auth: platformB }), 404);
+    expectRefused(await form('PUT', `/documents/${mine.body.id}`, platformB, { documentType: 'PASSPORT', country: 'US' }, { content: PDF, name: 'x.pdf' }), 404);
+    expect((await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformB })).body).toMatchObject({ data: [], totalCount: 0 });
+    expect((await api.call('GET', '/documents', { auth: platformB })).body.data.some((item: { id: string }) => item.id === mine.body.id)).toBe(false);
+    expect((await api.call('GET', `/documents/${mine.body.id}`, { auth: platformA })).status).toBe(200);
+  });
+
+  it('deletes a document not yet submitted (204, its file removed); an unknown one is 404', async () => {
+    const customerId = await createIndividual(platformA);
+    const before = await storedFiles();
+    const created = await upload(platformA, { documentHolder: customerId, documentType: 'NATIONAL_ID', country: 'FR' });
+    const deleted = await api.call('DELETE', `/documents/${created.body.id}`, { auth: platformA });
+    expect(deleted.status).toBe(204);
+    expectRefused(await api.call('GET', `/documents/${created.body.id}`, { auth: platformA }), 404);
+    expectRefused(await api.call('DELETE', `/documents/${created.body.id}`, { auth: platformA }), 404);
+    expect(await storedFiles()).toEqual(before);
+  });
+});
+
+describe('a business reaching APPROVED', () => {
+  it('without owners or documents gets RESOLVE_ERRORS naming them; with them, APPROVED; its submitted documents cannot be deleted', async () => {
+    const businessId = await createBusiness(platformA);
+    const first = await api.call('POST', '/verifications', { auth: platformA, body: { customerId: businessId } });
+    expect(first.body.verificationStatus).toBe('RESOLVE_ERRORS');
+    expect(first.body.errors.map((error: { type: string }) => error.type)).toEqual([
+      'MISSING_BENEFICIAL_OWNER',
+      'MISSING_LEGAL_PRESENCE_DOCUMENT',
+      'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT',
+      'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
+    ]);
+
+    const ownerUs = await api.call('POST', '/beneficial-owners', { auth: platformA, body: { customerId: businessId, roles: ['UBO', 'CONTROL_PERSON'], ownershipPercentage: 60, personalInfo: personalInfo('Smith') } });
+    const ownerFr = await api.call('POST', '/beneficial-owners', {
+      auth: platformA,
+      body: { customerId: businessId, roles: ['UBO'], ownershipPercentage: 30, personalInfo: personalInfo('Dupont', { nationality: 'FR', idType: 'NON_US_TAX_ID', identifier: 'FR-99' }) },
+    });
+    expect(ownerFr.status).toBe(201);
+    const second = await api.call('POST', '/verifications', { auth: platformA, body: { customerId: businessId } });
+    expect(second.body.errors.map((error: { type: string; resourceId: string }) => [error.type, error.resourceId])).toEqual([
+      ['MISSING_IDENTITY_DOCUMENT', ownerFr.body.id],
+      ['MISSING_LEGAL_PRESENCE_DOCUMENT', businessId],
+      ['MISSING_OWNERSHIP_STRUCTURE_DOCUMENT', businessId],
+      ['MISSING_PROOF_OF_ADDRESS_DOCUMENT', businessId],
+    ]);
+
+    const passport = await upload(platformA, { documentHolder: ownerFr.body.id, documentType: 'PASSPORT', country: 'FR' }, { content: JPEG, name: 'passport.jpg' });
+    expect(passport.status).toBe(201);
+    expect(passport.body.documentHolder).toBe(ownerFr.body.id);
+    for (const documentType of ['CERTIFICATE_OF_INCORPORATION', 'SHAREHOLDER_REGISTER']) {
+      expect((await upload(platformA, { documentHolder: businessId, documentType, country: 'US' })).status).toBe(201);
+    }
+    const third = await api.call('POST', '/verifications', { auth: platformA, body: { customerId: businessId } });
+    expect(third.body).toMatchObject({ verificationStatus: 'RESOLVE_ERRORS', errors: [{ type: 'MISSING_PROOF_OF_ADDRESS_DOCUMENT', resourceId: businessId }] });
+    // Not yet sent to the provider: still deletable.
+    const spare = await upload(platformA, { documentHolder: businessId, documentType: 'OTHER', country: 'US' });
+    expect((await api.call('DELETE', `/documents/${spare.body.id}`, { auth: platformA })).status).toBe(204);
+
+    const bill = await upload(platformA, { documentHolder: businessId, documentType: 'UTILITY_BILL', country: 'US' }, { content: PNG, name: 'bill.png' });
+    const approved = await api.call('POST', '/verifications', { auth: platformA, body: { customerId: businessId } });
+    expect(approved.body).toMatchObject({ customerId: businessId, verificationStatus: 'APPROVED', errors: [] });
+    expect((await api.call('GET', `/customers/${businessId}`, { auth: platformA })).body.kybStatus).toBe('APPROVED');
+    expect(ownerUs.body.kycStatus).toBe('APPROVED');
+
+    const refused = await api.call('DELETE', `/documents/${bill.body.id}`, { auth: platformA });
+    expectRefused(refused, 409);
+    expect(refused.body.message).toMatch(/submitted for verification/);
+    expect((await api.call('GET', `/documents/${bill.body.id}`, { auth: platformA })).status).toBe(200);
+  });
+});
