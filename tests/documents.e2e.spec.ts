@@ -150,6 +150,31 @@ describe('documents', () => {
   });
 });
 
+describe('replacing a document', () => {
+  it('swaps file and metadata (200), removes the old file, and a refused replacement changes nothing', async () => {
+    const customerId = await createIndividual(platformA);
+    const created = await upload(platformA, { documentHolder: customerId, documentType: 'DRIVERS_LICENSE', country: 'US', side: 'FRONT' }, { content: JPEG, name: 'front.jpg' });
+    const before = await storedFiles();
+
+    const replaced = await form('PUT', `/documents/${created.body.id}`, platformA, { documentType: 'PASSPORT', country: 'CA', documentNumber: 'P-1' }, { content: PDF, name: 'passport.pdf' });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ id: created.body.id, documentHolder: customerId, documentType: 'PASSPORT', country: 'CA', documentNumber: 'P-1', fileName: 'passport.pdf', createdAt: created.body.createdAt });
+    expect(replaced.body.side).toBeUndefined();
+    expect(Date.parse(replaced.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.updatedAt));
+    expect((await api.call('GET', `/documents/${created.body.id}`, { auth: platformA })).body).toEqual(replaced.body);
+    const after = await storedFiles();
+    expect(after.length).toBe(before.length);
+    expect(after).not.toEqual(before);
+
+    expectRefused(await form('PUT', `/documents/${created.body.id}`, platformA, { documentType: 'PASSPORT', country: 'CA' }, { content: Buffer.from('plain text'), name: 'x.png' }), 400, 'file');
+    expectRefused(await form('PUT', `/documents/${created.body.id}`, platformA, { documentType: 'PASSPORT', country: 'CA', documentHolder: customerId }, { content: PDF, name: 'x.pdf' }), 400, 'documentHolder');
+    expectRefused(await form('PUT', `/documents/${created.body.id}`, platformA, { documentType: 'PASSPORT', country: 'CA' }), 400, 'file');
+    expectRefused(await form('PUT', '/documents/Document:019542f5-b3e7-7d02-8000-000000000001', platformA, { documentType: 'PASSPORT', country: 'CA' }, { content: PDF, name: 'x.pdf' }), 404);
+    expect((await api.call('GET', `/documents/${created.body.id}`, { auth: platformA })).body).toEqual(replaced.body);
+    expect(await storedFiles()).toEqual(after);
+  });
+});
+
 describe('a business reaching APPROVED', () => {
   it('without owners or documents gets RESOLVE_ERRORS naming them; with them, APPROVED; its submitted documents cannot be deleted', async () => {
     const businessId = await createBusiness(platformA);
@@ -198,5 +223,8 @@ describe('a business reaching APPROVED', () => {
     expectRefused(refused, 409);
     expect(refused.body.message).toMatch(/submitted for verification/);
     expect((await api.call('GET', `/documents/${bill.body.id}`, { auth: platformA })).status).toBe(200);
+    // A replacement (say after a rejection) is a new file that no verification has seen yet.
+    expect((await form('PUT', `/documents/${bill.body.id}`, platformA, { documentType: 'ELECTRICITY_BILL', country: 'US' }, { content: PDF, name: 'bill.pdf' })).status).toBe(200);
+    expect((await api.call('DELETE', `/documents/${bill.body.id}`, { auth: platformA })).status).toBe(204);
   });
 });
