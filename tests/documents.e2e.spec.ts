@@ -228,3 +228,103 @@ describe('a business reaching APPROVED', () => {
     expect((await api.call('DELETE', `/documents/${bill.body.id}`, { auth: platformA })).status).toBe(204);
   });
 });
+
+/** A business with everything on file: an owner who is the control person, and the three company documents. */
+const readyBusiness = async (auth: Credentials, registrationNumber: string): Promise<string> => {
+  const businessId = await createBusiness(auth, registrationNumber);
+  const owner = await api.call('POST', '/beneficial-owners', { auth, body: { customerId: businessId, roles: ['UBO', 'CONTROL_PERSON'], ownershipPercentage: 100, personalInfo: personalInfo('Founder') } });
+  expect(owner.status).toBe(201);
+  for (const documentType of ['ARTICLES_OF_ASSOCIATION', 'SHAREHOLDER_REGISTER', 'BANK_STATEMENT']) {
+    expect((await upload(auth, { documentHolder: businessId, documentType, country: 'US' })).status).toBe(201);
+  }
+  return businessId;
+};
+
+const kycLink = (auth: Credentials, customerId: string, body?: unknown) => api.call('POST', `/customers/${customerId}/kyc-link`, { auth, ...(body !== undefined ? { body } : {}) });
+
+/** The hosted page as a browser uses it: HTML, a form post, redirects not followed. */
+const page = async (url: string, decision?: string) => {
+  const response = await fetch(url, {
+    redirect: 'manual',
+    ...(decision !== undefined ? { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ decision }).toString() } : {}),
+  });
+  return { status: response.status, location: response.headers.get('location'), contentType: response.headers.get('content-type'), html: await response.text() };
+};
+
+describe('hosted KYC link (sandbox)', () => {
+  it('resolves a business waiting in PENDING_MANUAL_REVIEW: approve, redirect, and the link works once', async () => {
+    const businessId = await readyBusiness(platformA, 'REG-7001');
+    const verification = await api.call('POST', '/verifications', { auth: platformA, body: { customerId: businessId } });
+    expect(verification.body.verificationStatus).toBe('PENDING_MANUAL_REVIEW');
+    expect((await api.call('GET', `/customers/${businessId}`, { auth: platformA })).body.kybStatus).toBe('PENDING');
+
+    const link = await kycLink(platformA, businessId, { redirectUri: 'https://app.example.com/onboarding/done?step=3' });
+    expect(link.status).toBe(201);
+    expect(link.body).toMatchObject({ provider: 'SUMSUB', token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(link.body.kycUrl).toBe(`${stack.baseUrl}/kyc/${link.body.token}`);
+    expect(Date.parse(link.body.expiresAt)).toBeGreaterThan(Date.now());
+    // Issuing a link changes nothing about the customer.
+    expect((await api.call('GET', `/customers/${businessId}`, { auth: platformA })).body.kybStatus).toBe('PENDING');
+
+    const opened = await page(link.body.kycUrl);
+    expect(opened.status).toBe(200);
+    expect(opened.contentType).toMatch(/^text\/html/);
+    expect(opened.html).toContain(businessId);
+    expect(opened.html).toContain('value="APPROVE"');
+    expect(opened.html).toContain('value="REJECT"');
+
+    const approved = await page(link.body.kycUrl, 'APPROVE');
+    expect(approved.status).toBe(303);
+    expect(approved.location).toBe('https://app.example.com/onboarding/done?step=3&kycStatus=APPROVED');
+    expect((await api.call('GET', `/customers/${businessId}`, { auth: platformA })).body.kybStatus).toBe('APPROVED');
+    expect((await api.call('GET', `/verifications/${verification.body.id}`, { auth: platformA })).body).toMatchObject({ verificationStatus: 'APPROVED', errors: [] });
+
+    const again = await page(link.body.kycUrl, 'REJECT');
+    expect(again.status).toBe(409);
+    expect(again.html).toMatch(/already used/);
+    expect((await page(link.body.kycUrl)).status).toBe(409);
+    expect((await api.call('GET', `/customers/${businessId}`, { auth: platformA })).body.kybStatus).toBe('APPROVED');
+  });
+
+  it('rejects an individual without a redirect, and of two racing uses of one link exactly one succeeds', async () => {
+    const customerId = await createIndividual(platformA);
+    const link = await kycLink(platformA, customerId);
+    expect(link.status).toBe(201);
+    const [first, second] = await Promise.all([page(link.body.kycUrl, 'REJECT'), page(link.body.kycUrl, 'APPROVE')]);
+    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    const winner = first.status === 200 ? 'REJECTED' : 'APPROVED';
+    expect((await api.call('GET', `/customers/${customerId}`, { auth: platformA })).body.kycStatus).toBe(winner);
+  });
+
+  it('refuses bad input: other platforms’ customers, bad redirectUri, production, unknown or malformed tokens, missing decisions', async () => {
+    const customerId = await createIndividual(platformA);
+    expectRefused(await kycLink(platformB, customerId), 404);
+    expectRefused(await kycLink(platformA, 'Customer:019542f5-b3e7-7d02-8000-000000000001'), 404);
+    expectRefused(await kycLink(platformA, 'not-an-id'), 404);
+    expectRefused(await kycLink(platformA, customerId, { redirectUri: 'ftp://files.example.com/x' }), 400, 'redirectUri');
+    expectRefused(await kycLink(platformA, customerId, { redirectUri: 'not a uri' }), 400, 'redirectUri');
+    expectRefused(await kycLink(platformA, customerId, { redirectUri: 42 }), 400, 'redirectUri');
+    expectRefused(await kycLink(platformA, customerId, { redirectUri: 'https://ok.example.com', colour: 'red' }), 400, 'colour');
+    expectRefused(await api.call('POST', `/customers/${customerId}/kyc-link`, { auth: platformA, rawBody: '{"redirectUri":', contentType: 'application/json' }), 400);
+    expectRefused(await api.call('POST', `/customers/${customerId}/kyc-link`, { auth: platformA, rawBody: '[]', contentType: 'application/json' }), 400);
+    const production = (await stack.createPlatform('PRODUCTION')).token as Credentials;
+    const productionCustomer = await createIndividual(production);
+    expectRefused(await kycLink(production, productionCustomer), 403);
+
+    const unknown = await page(`${stack.baseUrl}/kyc/${'A'.repeat(43)}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.contentType).toMatch(/^text\/html/);
+    expect((await page(`${stack.baseUrl}/kyc/short`)).status).toBe(404);
+    expect((await page(`${stack.baseUrl}/kyc/${'A'.repeat(43)}`, 'APPROVE')).status).toBe(404);
+
+    const link = await kycLink(platformA, customerId);
+    expect((await page(link.body.kycUrl, 'MAYBE')).status).toBe(400);
+    const noDecision = await fetch(link.body.kycUrl, { method: 'POST', redirect: 'manual' });
+    expect(noDecision.status).toBe(400);
+    const json = await fetch(link.body.kycUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"decision":"APPROVE"}' });
+    expect(json.status).toBe(400);
+    // None of the refused attempts used the link up.
+    expect((await page(link.body.kycUrl)).status).toBe(200);
+    expect((await page(link.body.kycUrl, 'APPROVE')).status).toBe(200);
+  });
+});

@@ -16,6 +16,8 @@ import { VerificationsController } from './verifications/verifications.controlle
 import { verificationViewProjection } from './verifications/verification-view.projection';
 import { DocumentsController } from './documents/documents.controller';
 import { documentViewProjection } from './documents/document-view.projection';
+import { KycLinksController } from './kyc-links/kyc-links.controller';
+import { kycLinkViewProjection } from './kyc-links/kyc-link-view.projection';
 
 @Module({})
 export class AppModule {
@@ -31,11 +33,11 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection],
+          projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection, kycLinkViewProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [CustomersController, VerificationsController, BeneficialOwnersController, DocumentsController],
+      controllers: [CustomersController, VerificationsController, BeneficialOwnersController, DocumentsController, KycLinksController],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         { provide: BLOB_STORE, useFactory: () => createBlobStore(config.blobStore) },

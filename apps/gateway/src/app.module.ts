@@ -10,6 +10,7 @@ import { BeneficialOwnersController } from './beneficial-owners/beneficial-owner
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CustomersController } from './customers/customers.controller';
 import { DocumentsController } from './documents/documents.controller';
+import { KycLinkPageController, KycLinksController } from './kyc-links/kyc-links.controller';
 import { CustomerExternalAccountsController, PlatformExternalAccountsController } from './external-accounts/external-accounts.controller';
 import { HealthController } from './health/health.controller';
 import { ErrorFilter } from './http/error.filter';
@@ -55,6 +56,8 @@ export class AppModule {
         VerificationsController,
         BeneficialOwnersController,
         DocumentsController,
+        KycLinksController,
+        KycLinkPageController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Event, KycLinkDecision } from '@corridor/contracts';
+import type { CustomerType, Event, KycLinkDecision } from '@corridor/contracts';
 
 // A hosted KYC link is recorded in its customer's stream (docs/decisions/0011): issuing appends
 // KycLinkIssued with the SHA-256 of the token (never the token), using it appends KycLinkUsed. Both
@@ -9,7 +9,7 @@ export type KycLinkOnRecord = { linkId: string; tokenHash: string; expiresAt: st
 
 export type KycLinkIssued = Event<
   'KycLinkIssued',
-  { customerId: string; platformId: string; linkId: string; tokenHash: string; expiresAt: string; redirectUri?: string; issuedAt: string }
+  { customerId: string; platformId: string; customerType: CustomerType; linkId: string; tokenHash: string; expiresAt: string; redirectUri?: string; issuedAt: string }
 >;
 export type KycLinkUsed = Event<'KycLinkUsed', { customerId: string; platformId: string; linkId: string; decision: KycLinkDecision; usedAt: string }>;
 export type KycLinkEvent = KycLinkIssued | KycLinkUsed;

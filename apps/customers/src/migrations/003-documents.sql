@@ -24,9 +24,10 @@ CREATE INDEX IF NOT EXISTS documents_holder_page ON documents (platform_id, docu
 
 -- Hosted KYC links, found by the SHA-256 of their token (the token itself is never stored).
 CREATE TABLE IF NOT EXISTS kyc_links (
-  token_hash text PRIMARY KEY,
-  link_id text NOT NULL UNIQUE,
+  id text PRIMARY KEY,
+  token_hash text NOT NULL UNIQUE,
   customer_id text NOT NULL,
+  customer_type text NOT NULL,
   platform_id text NOT NULL,
   expires_at timestamptz NOT NULL,
   redirect_uri text,
