@@ -43,7 +43,8 @@ const form = async (method: 'POST' | 'PUT', path: string, auth: Credentials, fie
   return { status: response.status, headers: response.headers, body: parsed, text };
 };
 
-const upload = (auth: Credentials, fields: Record<string, string>, file: FilePart | undefined = { content: PDF, name: 'scan.pdf' }) => form('POST', '/documents', auth, fields, file);
+/** With a PDF unless told otherwise; null sends no file at all. */
+const upload = (auth: Credentials, fields: Record<string, string>, file: FilePart | null = { content: PDF, name: 'scan.pdf' }) => form('POST', '/documents', auth, fields, file ?? undefined);
 
 const expectRefused = (reply: Reply, status: number, field?: string) => {
   expect(reply.status).toBe(status);
@@ -326,5 +327,90 @@ describe('hosted KYC link (sandbox)', () => {
     // None of the refused attempts used the link up.
     expect((await page(link.body.kycUrl)).status).toBe(200);
     expect((await page(link.body.kycUrl, 'APPROVE')).status).toBe(200);
+  });
+});
+
+describe('bad input on the document routes', () => {
+  let customerId: string;
+  let documentId: string;
+  beforeAll(async () => {
+    customerId = await createIndividual(platformA);
+    documentId = (await upload(platformA, { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' })).body.id;
+  });
+
+  const fields = (extra: Record<string, string> = {}) => ({ documentHolder: customerId, documentType: 'PASSPORT', country: 'US', ...extra });
+
+  it.each<[string, () => Record<string, string>, FilePart | null | undefined, string]>([
+    ['no file', () => fields(), null, 'file'],
+    ['the file in another field', () => fields(), { content: PDF, name: 'a.pdf', field: 'document' }, 'file'],
+    ['an empty file', () => fields(), { content: Buffer.alloc(0), name: 'empty.pdf' }, 'file'],
+    ['no documentHolder', () => ({ documentType: 'PASSPORT', country: 'US' }), undefined, 'documentHolder'],
+    ['a documentHolder that is not a customer or owner id', () => fields({ documentHolder: 'Platform:019542f5-b3e7-7d02-8000-000000000001' }), undefined, 'documentHolder'],
+    ['no documentType', () => ({ documentHolder: customerId, country: 'US' }), undefined, 'documentType'],
+    ['an unknown documentType', () => fields({ documentType: 'SELFIE_VIDEO' }), undefined, 'documentType'],
+    ['no country', () => ({ documentHolder: customerId, documentType: 'PASSPORT' }), undefined, 'country'],
+    ['a country that is not a code', () => fields({ country: 'USA' }), undefined, 'country'],
+    ['an unknown side', () => fields({ side: 'TOP' }), undefined, 'side'],
+    ['a NUL in documentNumber', () => fields({ documentNumber: 'A\u00001' }), undefined, 'documentNumber'],
+    ['an overlong issuingAuthority', () => fields({ issuingAuthority: 'x'.repeat(300) }), undefined, 'issuingAuthority'],
+    ['an unknown field', () => fields({ colour: 'red' }), undefined, 'colour'],
+  ])('POST /documents refuses %s with a 400 naming it, keeping nothing', async (_name, formFields, file, field) => {
+    const before = await storedFiles();
+    const reply = await upload(platformA, formFields(), file);
+    expectRefused(reply, 400, field);
+    expect(await storedFiles()).toEqual(before);
+    expect((await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount).toBe(1);
+  });
+
+  it('POST /documents refuses two files, a JSON body and a broken multipart body with 400; an unknown or deleted holder with 404/410', async () => {
+    const before = await storedFiles();
+    const two = new FormData();
+    for (const [name, value] of Object.entries(fields())) two.append(name, value);
+    two.append('file', new Blob([PDF]), 'a.pdf');
+    two.append('file', new Blob([PDF]), 'b.pdf');
+    const twoFiles = await fetch(`${stack.baseUrl}/documents`, { method: 'POST', headers: { authorization: basic(platformA) }, body: two });
+    const twoBody = await twoFiles.json();
+    api.conformance.check({ method: 'POST', path: '/documents', status: twoFiles.status, body: twoBody });
+    expect(twoFiles.status).toBe(400);
+    expect(JSON.stringify(twoBody)).toContain('file');
+
+    expectRefused(await api.call('POST', '/documents', { auth: platformA, body: fields() }), 400, 'Content-Type');
+    expectRefused(
+      await api.call('POST', '/documents', { auth: platformA, rawBody: '--xyz\r\nContent-Disposition: form-data; name="documentType"\r\n\r\nPASS', contentType: 'multipart/form-data; boundary=xyz' }),
+      400,
+    );
+    expectRefused(await api.call('POST', '/documents', { auth: platformA, rawBody: 'whatever', contentType: 'multipart/form-data' }), 400);
+    expectRefused(await upload(platformA, fields({ documentHolder: 'Customer:019542f5-b3e7-7d02-8000-000000000001' })), 404, 'documentHolder');
+    expectRefused(await upload(platformA, fields({ documentHolder: 'BeneficialOwner:019542f5-b3e7-7d02-8000-000000000001' })), 404, 'documentHolder');
+    const gone = await createIndividual(platformA);
+    expect((await api.call('DELETE', `/customers/${gone}`, { auth: platformA })).status).toBe(200);
+    expectRefused(await upload(platformA, fields({ documentHolder: gone })), 410);
+    expect(await storedFiles()).toEqual(before);
+  });
+
+  it('GET, PUT and DELETE: malformed and unknown ids are 404, bad filters and limits 400', async () => {
+    expectRefused(await api.call('GET', '/documents/not-an-id', { auth: platformA }), 404);
+    expectRefused(await api.call('GET', '/documents/Document:019542f5-b3e7-7d02-8000-000000000001', { auth: platformA }), 404);
+    expectRefused(await api.call('DELETE', '/documents/not-an-id', { auth: platformA }), 404);
+    expectRefused(await form('PUT', '/documents/not-an-id', platformA, { documentType: 'PASSPORT', country: 'US' }, { content: PDF, name: 'x.pdf' }), 404);
+    expectRefused(await api.call('PUT', `/documents/${documentId}`, { auth: platformA, body: { documentType: 'PASSPORT', country: 'US' } }), 400, 'Content-Type');
+    expectRefused(await form('PUT', `/documents/${documentId}`, platformA, { documentType: 'PASSPORT' }, { content: PDF, name: 'x.pdf' }), 400, 'country');
+    expectRefused(await api.call('GET', '/documents?documentHolder=garbage', { auth: platformA }), 400, 'documentHolder');
+    expectRefused(await api.call('GET', '/documents?limit=0', { auth: platformA }), 400, 'limit');
+    expectRefused(await api.call('GET', '/documents?limit=101', { auth: platformA }), 400, 'limit');
+    expectRefused(await api.call('GET', '/documents?cursor=garbage', { auth: platformA }), 400, 'cursor');
+    expectRefused(await api.call('GET', '/documents?colour=red', { auth: platformA }), 400, 'colour');
+    expect((await api.call('GET', `/documents/${documentId}`, { auth: platformA })).body.documentType).toBe('PASSPORT');
+  });
+
+  it('answers 401 without credentials and 403 to a token without MANAGE', async () => {
+    expectRefused(await api.call('GET', '/documents', { auth: null }), 401);
+    const viewer = await api.call('POST', '/tokens', { auth: platformA, body: { name: 'viewer', permissions: ['VIEW'] } });
+    expect(viewer.status).toBe(201);
+    const viewOnly = { clientId: viewer.body.clientId, clientSecret: viewer.body.clientSecret };
+    expect((await api.call('GET', `/documents/${documentId}`, { auth: viewOnly })).status).toBe(200);
+    expectRefused(await upload(viewOnly, fields()), 403);
+    expectRefused(await api.call('DELETE', `/documents/${documentId}`, { auth: viewOnly }), 403);
+    expectRefused(await kycLink(viewOnly, customerId), 403);
   });
 });

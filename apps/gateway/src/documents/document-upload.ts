@@ -67,7 +67,11 @@ export const receiveDocument = async (request: FastifyRequest, blobs: BlobStore)
     let problem: DomainError | undefined;
     for await (const part of request.parts({ limits: { fileSize: MAX_DOCUMENT_BYTES } })) {
       if (part.type === 'field') {
-        fields[part.fieldname] = String(part.value);
+        const value = String(part.value);
+        // PostgreSQL text cannot hold NUL; refused here rather than failing in a service.
+        if (value.includes('\u0000')) problem ??= invalidInput(`${part.fieldname} must not contain NUL characters.`, { field: part.fieldname });
+        if (part.fieldname in fields) problem ??= invalidInput(`${part.fieldname} was sent more than once.`, { field: part.fieldname });
+        fields[part.fieldname] = value;
         continue;
       }
       const file = part as MultipartFile;
