@@ -7,11 +7,13 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { basic, createApi, type Credentials, type Reply } from './support/api';
 import { type Stack, startStack } from './support/stack';
+import { type Receiver, startReceiver } from './support/webhook-receiver';
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
+let receiver: Receiver;
 
 const address = { line1: '1 Market St', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' };
 const personalInfo = (lastName: string, extra: Record<string, unknown> = {}) => ({
@@ -79,12 +81,22 @@ beforeAll(async () => {
   api = createApi(stack, 'documents');
   platformA = (await stack.createPlatform()).token as Credentials;
   platformB = (await stack.createPlatform()).token as Credentials;
+  receiver = await startReceiver();
+  expect((await api.call('PATCH', '/config', { auth: platformA, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
 }, 120_000);
 
 afterAll(async () => {
   api?.saveReport();
+  await receiver?.close();
   await stack?.close();
 });
+
+const webhookFor = async (type: string, resourceId: string) => {
+  await receiver.waitFor((received) => received.some((item) => item.body.type === type && item.body.data?.id === resourceId), `${type} for ${resourceId}`);
+  const webhook = receiver.received.find((item) => item.body.type === type && item.body.data?.id === resourceId)!;
+  api.conformance.checkWebhook(webhook.body);
+  return webhook.body;
+};
 
 describe('documents', () => {
   it('uploads, gets and lists a document of a customer; the type is read from the content', async () => {
@@ -278,7 +290,11 @@ describe('hosted KYC link (sandbox)', () => {
     expect(approved.status).toBe(303);
     expect(approved.location).toBe('https://app.example.com/onboarding/done?step=3&kycStatus=APPROVED');
     expect((await api.call('GET', `/customers/${businessId}`, { auth: platformA })).body.kybStatus).toBe('APPROVED');
-    expect((await api.call('GET', `/verifications/${verification.body.id}`, { auth: platformA })).body).toMatchObject({ verificationStatus: 'APPROVED', errors: [] });
+    const decided = await api.call('GET', `/verifications/${verification.body.id}`, { auth: platformA });
+    expect(decided.body).toMatchObject({ verificationStatus: 'APPROVED', errors: [] });
+    // The platform hears of it as of any other outcome.
+    expect((await webhookFor('VERIFICATION.APPROVED', verification.body.id)).data).toEqual(decided.body);
+    expect((await webhookFor('CUSTOMER.KYB_APPROVED', businessId)).data).toMatchObject({ id: businessId, kybStatus: 'APPROVED' });
 
     const again = await page(link.body.kycUrl, 'REJECT');
     expect(again.status).toBe(409);
