@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MultipartFile } from '@fastify/multipart';
-import { type BlobStore, type StoredBlob } from '@corridor/blob-store';
+import { type BlobStore, BlobTooLargeError, type StoredBlob } from '@corridor/blob-store';
 import {
   type DocumentContentType,
   type DocumentMetadata,
@@ -37,6 +37,18 @@ const tooLarge = () =>
     field: 'file',
     maxBytes: MAX_DOCUMENT_BYTES,
   });
+
+/**
+ * A failed put: the client's doing when the body broke off or ran over (400/413), the store's
+ * otherwise — then 503, since nothing about the request was wrong.
+ */
+const storeFailure = (error: unknown): unknown => {
+  if (error instanceof BlobTooLargeError) return tooLarge();
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('FST_')) return error;
+  if (/terminated early|aborted|premature close/i.test((error as Error).message ?? '')) return invalidInput('The upload ended before the file was complete; send it again.', { field: 'file' });
+  return new DomainError('SERVICE_UNAVAILABLE', 'unavailable', 'The document store could not take the file just now; retry the upload later.');
+};
 
 /** Multipart parser failures (limits, a malformed body) as the client's error, never a 500. */
 const multipartError = (error: unknown): DomainError => {
@@ -82,7 +94,9 @@ export const receiveDocument = async (request: FastifyRequest, blobs: BlobStore)
       }
       // The store's own ceiling is a byte above the parser's, so an oversized file is always
       // truncated by the parser (which drains the rest) rather than torn down mid-request.
-      const blob = await blobs.put(`documents/${randomUUID()}`, file.file, { maxBytes: MAX_DOCUMENT_BYTES + 1 });
+      const blob = await blobs.put(`documents/${randomUUID()}`, file.file, { maxBytes: MAX_DOCUMENT_BYTES + 1 }).catch((error: unknown) => {
+        throw storeFailure(error);
+      });
       stored = { ...blob, fileName: cleanFileName(file.filename) };
       if (file.file.truncated) problem ??= tooLarge();
     }

@@ -1,8 +1,8 @@
 import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiConsumes, ApiPropertyOptional, ApiTags, IntersectionType } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiConsumes, ApiPropertyOptional, ApiTags, IntersectionType } from '@nestjs/swagger';
 import { ValidateBy } from 'class-validator';
 import { BLOB_STORE, type BlobStore } from '@corridor/blob-store';
-import { type DocumentWire, isIdOf, type Page, type ReplaceDocumentData, type RequestContext, subjects, type UploadDocumentData } from '@corridor/contracts';
+import { documentSides, documentTypes, type DocumentWire, isIdOf, type Page, type ReplaceDocumentData, type RequestContext, subjects, type UploadDocumentData } from '@corridor/contracts';
 import type { FastifyRequest } from 'fastify';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
@@ -28,6 +28,23 @@ class HolderFilter {
 
 export class ListDocumentsQuery extends IntersectionType(HolderFilter, PageQuery) {}
 
+/** The multipart form, for /docs (the reference's BaseDocumentRequest). */
+const documentForm = (withHolder: boolean) => ({
+  schema: {
+    type: 'object',
+    required: [...(withHolder ? ['documentHolder'] : []), 'file', 'documentType', 'country'],
+    properties: {
+      ...(withHolder ? { documentHolder: { type: 'string', description: 'A Customer or BeneficialOwner id of this platform.' } } : {}),
+      file: { type: 'string', format: 'binary', description: 'PDF, JPEG or PNG (read from the content), at most 10 MB.' },
+      documentType: { type: 'string', enum: [...documentTypes] },
+      side: { type: 'string', enum: [...documentSides] },
+      country: { type: 'string', example: 'US' },
+      documentNumber: { type: 'string', maxLength: 64 },
+      issuingAuthority: { type: 'string', maxLength: 255 },
+    },
+  },
+});
+
 /**
  * Uploads are read here as streams (see document-upload.ts): the file goes to the blob store, and
  * the customers service gets only its key and what was measured. Should the command fail, the
@@ -47,6 +64,7 @@ export class DocumentsController {
   @HttpCode(201)
   @RequiresPermission('MANAGE')
   @ApiConsumes('multipart/form-data')
+  @ApiBody(documentForm(true))
   async upload(@Req() request: FastifyRequest, @Ctx() context: RequestContext): Promise<DocumentWire> {
     const upload = await receiveDocument(request, this.blobs);
     try {
@@ -61,6 +79,7 @@ export class DocumentsController {
   @Put(':documentId')
   @RequiresPermission('MANAGE')
   @ApiConsumes('multipart/form-data')
+  @ApiBody(documentForm(false))
   async replace(@Param('documentId', documentId) id: string, @Req() request: FastifyRequest, @Ctx() context: RequestContext): Promise<DocumentWire> {
     const upload = await receiveDocument(request, this.blobs);
     try {
