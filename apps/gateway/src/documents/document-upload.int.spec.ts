@@ -8,7 +8,8 @@ import multipart from '@fastify/multipart';
 import { type BlobStore, LocalBlobStore } from '@corridor/blob-store';
 import { DomainError } from '@corridor/contracts';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { MAX_DOCUMENT_BYTES, receiveDocument } from './document-upload';
+import { Readable } from 'node:stream';
+import { discardUpload, MAX_DOCUMENT_BYTES, receiveDocument } from './document-upload';
 
 let root: string;
 let store: LocalBlobStore;
@@ -85,5 +86,19 @@ describe('receiveDocument', () => {
     expect(text.statusCode).toBe(400);
     expect(await readdir(join(root, 'documents')).catch(() => [])).toEqual(before);
     await real.close();
+  });
+
+  it('after a refused command removes the file; after a timeout keeps it, since the command may still land', async () => {
+    const stored = async () => {
+      const blob = await store.put(`documents/discard-${Math.random().toString(36).slice(2)}`, Readable.from([PDF]));
+      return { fields: {}, file: { blobKey: blob.key, fileName: 'a.pdf', size: blob.size, sha256: blob.sha256, contentType: 'application/pdf' as const } };
+    };
+    const refused = await stored();
+    await discardUpload(store, refused, new DomainError('REFERENCE_NOT_FOUND', 'not_found', 'no holder'));
+    await expect(store.get(refused.file.blobKey)).rejects.toThrow(/No blob/);
+    const timedOut = await stored();
+    await discardUpload(store, timedOut, new DomainError('SERVICE_UNAVAILABLE', 'unavailable', 'customers is not answering'));
+    const kept = (await store.get(timedOut.file.blobKey)) as Readable;
+    kept.destroy();
   });
 });

@@ -123,8 +123,15 @@ const drain = async (file: MultipartFile): Promise<void> => {
   }
 };
 
-/** Removes a stored file after the command that was to record it failed. */
-export const discardUpload = (blobs: BlobStore, upload: DocumentUpload): Promise<void> => blobs.delete(upload.file.blobKey).catch(() => undefined);
+/**
+ * After the command that was to record the file failed: a refusal (4xx) recorded nothing, so the
+ * file goes. A timeout or an unavailable service may still record it later, so the file is kept —
+ * an orphan at worst (decision 0011), never a document whose file is gone.
+ */
+export const discardUpload = async (blobs: BlobStore, upload: DocumentUpload, error: unknown): Promise<void> => {
+  if (!(error instanceof DomainError) || error.status >= 500) return;
+  await blobs.delete(upload.file.blobKey).catch(() => undefined);
+};
 
 const text = (fields: Record<string, string>, name: string, max: number): string | undefined => {
   const value = fields[name];

@@ -47,9 +47,9 @@ const documentForm = (withHolder: boolean) => ({
 
 /**
  * Uploads are read here as streams (see document-upload.ts): the file goes to the blob store, and
- * the customers service gets only its key and what was measured. Should the command fail, the
- * stored file is removed; should this process die between the two, the file is orphaned
- * (docs/decisions/0011).
+ * the customers service gets only its key and what was measured. Should the command be refused,
+ * the stored file is removed; should it time out, or this process die between the two, the file
+ * may be orphaned (docs/decisions/0011).
  */
 @ApiTags('Documents')
 @ApiBasicAuth()
@@ -71,7 +71,7 @@ export class DocumentsController {
       const data: UploadDocumentData = { documentHolder: documentHolderOf(upload.fields), metadata: documentMetadataOf(upload.fields, ['documentHolder']), file: upload.file };
       return await this.call.request(subjects.customers.document.upload, data, context);
     } catch (error) {
-      await discardUpload(this.blobs, upload);
+      await discardUpload(this.blobs, upload, error);
       throw error;
     }
   }
@@ -86,7 +86,7 @@ export class DocumentsController {
       const data: ReplaceDocumentData = { documentId: id, metadata: documentMetadataOf(upload.fields, []), file: upload.file };
       return await this.call.request(subjects.customers.document.replace, data, context);
     } catch (error) {
-      await discardUpload(this.blobs, upload);
+      await discardUpload(this.blobs, upload, error);
       throw error;
     }
   }
