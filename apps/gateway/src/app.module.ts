@@ -9,6 +9,8 @@ import { AuthService } from './auth/auth.service';
 import { BeneficialOwnersController } from './beneficial-owners/beneficial-owners.controller';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CustomersController } from './customers/customers.controller';
+import { DocumentsController } from './documents/documents.controller';
+import { KycLinkPageController, KycLinksController } from './kyc-links/kyc-links.controller';
 import { CustomerExternalAccountsController, PlatformExternalAccountsController } from './external-accounts/external-accounts.controller';
 import { HealthController } from './health/health.controller';
 import { ErrorFilter } from './http/error.filter';
@@ -59,6 +61,9 @@ export class AppModule {
         DiscoveriesController,
         CryptoController,
         InvitationsController,
+        DocumentsController,
+        KycLinksController,
+        KycLinkPageController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

@@ -21,13 +21,18 @@ const MULTIPART_ROUTES = new Set([
   `POST /${API_VERSION}/customers/bulk/csv`,
 ]);
 
+/** The sandbox's hosted KYC page posts an HTML form (application/x-www-form-urlencoded, parsed by Nest); no API route takes one. */
+const FORM_ROUTES = new Set([`POST /${API_VERSION}/kyc/:token`]);
+
 // Fastify would parse text/plain into a string and hand it to validation; refusing anything but
 // the route's own media type up front gives the client the real reason, before a large body is read.
 const requireMediaType = (request: FastifyRequest): void => {
   if (!BODY_METHODS.has(request.method)) return;
   const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  const expected = MULTIPART_ROUTES.has(`${request.method} ${request.routeOptions.url}`) ? 'multipart/form-data' : 'application/json';
+  const route = `${request.method} ${request.routeOptions.url}`;
+  if (FORM_ROUTES.has(route) && mediaType === 'application/x-www-form-urlencoded') return;
+  const expected = MULTIPART_ROUTES.has(route) ? 'multipart/form-data' : 'application/json';
   if (hasBody && mediaType !== expected) {
     throw invalidInput(`Content-Type must be ${expected}.`, { field: 'Content-Type' });
   }

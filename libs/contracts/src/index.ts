@@ -8,6 +8,7 @@ export * from './requests';
 export * from './platform';
 export * from './customers';
 export * from './verifications';
+export * from './documents';
 export * from './clock';
 export * from './accounts';
 export * from './ledger';

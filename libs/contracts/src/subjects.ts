@@ -42,6 +42,19 @@ export const subjects = {
       update: 'customers.beneficial-owner.update',
       list: 'customers.beneficial-owner.list',
     },
+    document: {
+      upload: 'customers.document.upload',
+      replace: 'customers.document.replace',
+      get: 'customers.document.get',
+      list: 'customers.document.list',
+      delete: 'customers.document.delete',
+    },
+    kycLink: {
+      create: 'customers.kyc-link.create',
+      /** Token-only lookups from the hosted page; the token is the credential. */
+      page: 'customers.kyc-link.page',
+      complete: 'customers.kyc-link.complete',
+    },
     health: 'customers.health.ping',
   },
   accounts: {
