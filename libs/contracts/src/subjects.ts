@@ -74,6 +74,14 @@ export const subjects = {
     exchangeRate: { list: 'payments.exchange-rate.list' },
     quote: { create: 'payments.quote.create', get: 'payments.quote.get' },
     transaction: { get: 'payments.transaction.get', list: 'payments.transaction.list' },
+    incoming: {
+      /** POST /sandbox/uma/receive. */
+      receive: 'payments.incoming.receive',
+      approve: 'payments.incoming.approve',
+      reject: 'payments.incoming.reject',
+      /** From the webhooks service: the receiver's answer to INCOMING_PAYMENT.PENDING (IncomingApprovalAnswerData). */
+      approvalAnswer: 'payments.incoming.approval-answer',
+    },
     health: 'payments.health.ping',
   },
   webhooks: {
