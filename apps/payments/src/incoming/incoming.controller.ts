@@ -77,8 +77,15 @@ export class IncomingController {
       throw new DomainError('INVALID_CURRENCY', 'validation', `receivingCurrencyCode ${JSON.stringify(currency)} is not a currency Corridor receives.`, { field: 'receivingCurrencyCode' });
     }
     const sender = resolveSandboxSender(String(data.senderUmaAddress));
-    const customer = await this.receiver(context, data);
-    const [deposit, snapshot] = await Promise.all([this.depositOf(context, customer, currency), this.rates.current()]);
+    // By customerId, the customer and where to deposit are looked up at once; by UMA address, one after the other.
+    // The receiver's own refusal (unknown, deleted, another platform's) wins over the deposit look-up's.
+    const [customer, deposit, snapshot] =
+      data.customerId !== undefined && isIdOf('Customer', data.customerId)
+        ? await Promise.allSettled([this.receiver(context, data), this.depositOf(context, data.customerId, currency), this.rates.current()]).then((settled) => {
+            for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+            return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as [CustomerWire, Deposit, Awaited<ReturnType<ExchangeRateCache['current']>>];
+          })
+        : await this.receiver(context, data).then(async (found) => [found, await this.depositOf(context, found.id, currency), await this.rates.current()] as const);
     const transactionId = newId('Transaction');
     const command: ReceiveIncomingPayment = {
       type: 'ReceiveIncomingPayment',
@@ -192,12 +199,12 @@ export class IncomingController {
   }
 
   /** Spec rules 3–4: the customer's default UMA deposit external account, else their internal account in the currency. */
-  private async depositOf(context: RequestContext, customer: CustomerWire, currency: string): Promise<Deposit> {
+  private async depositOf(context: RequestContext, customerId: string, currency: string): Promise<Deposit> {
     let cursor: string | undefined;
     for (let pages = 0; pages < MAX_PAGES; pages += 1) {
       const page: Page<ExternalAccountWire> = await this.client.request(
         subjects.accounts.externalAccount.list,
-        { owner: 'CUSTOMER', customerId: customer.id, limit: PAGE, ...(cursor !== undefined ? { cursor } : {}) },
+        { owner: 'CUSTOMER', customerId, limit: PAGE, ...(cursor !== undefined ? { cursor } : {}) },
         { context, timeoutMs: LOOKUP_TIMEOUT_MS },
       );
       const fallback = page.data.find((account) => account.defaultUmaDepositAccount);
@@ -206,21 +213,21 @@ export class IncomingController {
           throw new DomainError(
             'INVALID_CURRENCY',
             'validation',
-            `Customer ${customer.id} receives UMA payments into their default deposit account ${fallback.id}, which holds ${fallback.currency}; receive in ${fallback.currency} or change the default.`,
+            `Customer ${customerId} receives UMA payments into their default deposit account ${fallback.id}, which holds ${fallback.currency}; receive in ${fallback.currency} or change the default.`,
             { field: 'receivingCurrencyCode', depositAccountId: fallback.id, depositCurrency: fallback.currency },
           );
         }
-        if (fallback.status === 'INACTIVE') throw invalidInput(`The default UMA deposit account ${fallback.id} of customer ${customer.id} is INACTIVE and cannot receive.`, { field: 'customerId' });
+        if (fallback.status === 'INACTIVE') throw invalidInput(`The default UMA deposit account ${fallback.id} of customer ${customerId} is INACTIVE and cannot receive.`, { field: 'customerId' });
         return { kind: 'EXTERNAL_ACCOUNT', accountId: fallback.id, currency };
       }
       if (!page.hasMore || page.nextCursor === undefined) break;
       cursor = page.nextCursor;
     }
-    const accounts = await this.client.request<Page<InternalAccountWire>>(subjects.accounts.internalAccount.list, { customerId: customer.id, limit: PAGE }, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
+    const accounts = await this.client.request<Page<InternalAccountWire>>(subjects.accounts.internalAccount.list, { customerId, limit: PAGE }, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
     const account = accounts.data.find((candidate) => candidate.balance.currency.code === currency && candidate.status !== 'CLOSED');
     if (!account) {
       const held = [...new Set(accounts.data.map((candidate) => candidate.balance.currency.code))].join(', ') || 'none';
-      throw new DomainError('INVALID_CURRENCY', 'validation', `Customer ${customer.id} has no internal account in ${currency} to receive into (accounts in: ${held}).`, {
+      throw new DomainError('INVALID_CURRENCY', 'validation', `Customer ${customerId} has no internal account in ${currency} to receive into (accounts in: ${held}).`, {
         field: 'receivingCurrencyCode',
       });
     }
