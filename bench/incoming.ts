@@ -1,8 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { assertLedgerConserved } from '@corridor/testing';
 import { startStack } from '../tests/support/stack';
 
@@ -25,6 +26,48 @@ const DRAIN_MS = 60_000;
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+
+
+/** CPU seconds (user + system) of one process from /proc; undefined when it is gone or not Linux. */
+const processCpu = (pid: string): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * CPU seconds so far of this stack's own processes, by kind: each app (found by its command line
+ * and the stack's subject prefix in its environment), the PostgreSQL backends serving the stack's
+ * database, and this driver. The machine is shared, so CPU per payment is steadier than rates.
+ */
+const stackCpu = async (subjectPrefix: string, pg: Client, database: string): Promise<Map<string, number>> => {
+  const totals = new Map<string, number>();
+  const add = (kind: string, seconds: number | undefined) => totals.set(kind, (totals.get(kind) ?? 0) + (seconds ?? 0));
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return totals;
+  }
+  for (const pid of entries) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const app = /apps\/([a-z]+)\/src\/main\.ts/.exec(command)?.[1];
+      if (!app || !readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`CORRIDOR_SUBJECT_PREFIX=${subjectPrefix}\u0000`)) continue;
+      add(app, processCpu(pid));
+    } catch {
+      // Not ours to read, or gone.
+    }
+  }
+  const backends = (await pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows;
+  for (const { pid } of backends) add('postgres', processCpu(String(pid)));
+  add('bench driver', processCpu(String(process.pid)));
+  return totals;
 };
 
 const main = async (): Promise<void> => {
@@ -78,6 +121,10 @@ const main = async (): Promise<void> => {
     for (let waited = 0; !completedAt.has(warm.body.id) && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     completedAt.clear();
 
+    const pg = new Client({ connectionString: stack.database.url });
+    await pg.connect();
+    const database = new URL(stack.database.url).pathname.slice(1);
+    const cpuBefore = await stackCpu(stack.subjectPrefix, pg, database);
     const httpLatencies: number[] = [];
     let errors = 0;
     let sent = 0;
@@ -101,6 +148,8 @@ const main = async (): Promise<void> => {
     const sendingEnded = performance.now();
     const drainUntil = sendingEnded + DRAIN_MS;
     while ([...started.keys()].some((id) => !completedAt.has(id)) && failed === 0 && performance.now() < drainUntil) await new Promise((resolve) => setTimeout(resolve, 100));
+    const cpuAfter = await stackCpu(stack.subjectPrefix, pg, database);
+    await pg.end();
     const ends = [...started.keys()].map((id) => completedAt.get(id)).filter((value): value is number => value !== undefined);
     const endToEnd = [...started.entries()].filter(([id]) => completedAt.has(id)).map(([id, at]) => (completedAt.get(id) as number) - at);
     const lastCompletion = Math.max(...ends);
@@ -121,6 +170,9 @@ const main = async (): Promise<void> => {
       completedWithinWindowPerSecond: Number((completedWithinWindow / SECONDS).toFixed(1)),
       httpReceiveMs: { p50: Number(percentile(httpLatencies, 50).toFixed(1)), p99: Number(percentile(httpLatencies, 99).toFixed(1)) },
       toCompletedMs: { p50: Number(percentile(endToEnd, 50).toFixed(1)), p99: Number(percentile(endToEnd, 99).toFixed(1)), max: Number(Math.max(...endToEnd).toFixed(1)) },
+      cpuMsPerPayment: Object.fromEntries(
+        [...cpuAfter].map(([kind, seconds]) => [kind, Number((((seconds - (cpuBefore.get(kind) ?? 0)) * 1000) / Math.max(1, ends.length)).toFixed(2))]).sort((a, b) => Number(b[1]) - Number(a[1])),
+      ),
       ledger,
     };
     console.log(JSON.stringify(result, null, 2));
