@@ -16,7 +16,7 @@ import { startStack } from '../tests/support/stack';
 // append, read model) → outbox → JetStream → webhooks (plan, sign, POST the approval hook) → the
 // receiver's 200 → webhooks reports it to payments → ledger credit → COMPLETED → outbox →
 // webhooks → COMPLETED webhook.
-//   npm run bench:incoming   (BENCH_SECONDS=10, BENCH_INCOMING_CONCURRENCY=32, BENCH_INCOMING_CUSTOMERS=50)
+//   npm run bench:incoming   (BENCH_SECONDS=10, BENCH_INCOMING_CONCURRENCY=32, BENCH_INCOMING_CUSTOMERS=50, BENCH_CPU_PROF=<dir>)
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const CONCURRENCY = Number(process.env['BENCH_INCOMING_CONCURRENCY'] ?? 32);
@@ -71,7 +71,10 @@ const stackCpu = async (subjectPrefix: string, pg: Client, database: string): Pr
 };
 
 const main = async (): Promise<void> => {
-  const stack = await startStack({ env: { LOG_LEVEL: 'error' } });
+  // BENCH_CPU_PROF=<dir>: CPU profiles of the payments, accounts and webhooks processes, written when they stop.
+  const profile = process.env['BENCH_CPU_PROF'];
+  const profiled = profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : undefined;
+  const stack = await startStack({ env: { LOG_LEVEL: 'error' }, ...(profiled ? { appEnv: { payments: profiled, accounts: profiled, webhooks: profiled } } : {}) });
   const started = new Map<string, number>();
   const completedAt = new Map<string, number>();
   let failed = 0;

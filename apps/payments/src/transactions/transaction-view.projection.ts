@@ -2,6 +2,7 @@ import { EntitySchema } from '@mikro-orm/core';
 import type { AnyTransactionRecord, IncomingTransactionStatus, OutgoingTransactionStatus, TransactionRecord } from '@corridor/contracts';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
 import { incomingPaymentEventTypes } from '../incoming/incoming-payment';
+import { transactionViewRows } from './transaction-view.rows';
 
 /** One row per transaction, with the columns GET /transactions filters and pages on. */
 export type TransactionRow = {
@@ -56,4 +57,5 @@ export const transactionViewProjection: Projection<TransactionRow> = {
   entity: TransactionEntity,
   keyOf: (event) => String((event.data['transaction'] as TransactionRecord).id),
   evolve: evolveTransactionView,
+  rows: transactionViewRows,
 };
