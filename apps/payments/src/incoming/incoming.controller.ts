@@ -23,7 +23,7 @@ import {
   toIncomingTransactionWire,
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
-import { ServiceClient } from '@corridor/messaging';
+import { createLogger, ServiceClient } from '@corridor/messaging';
 import { feeTermsFor } from '../exchange-rates/fee-schedule';
 import { ExchangeRateCache } from '../exchange-rates/rate-provider';
 import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
@@ -56,6 +56,8 @@ const rendered = (state: IncomingPayment): IncomingTransactionWire => {
  */
 @Controller()
 export class IncomingController {
+  private readonly logger = createLogger('payments:incoming');
+
   constructor(
     private readonly eventSourcing: EventSourcing,
     private readonly client: ServiceClient,
@@ -132,7 +134,7 @@ export class IncomingController {
         ),
       context,
     );
-    const after = await this.settlement.settle(state, context);
+    const after = await this.settleOrLeave(state, context);
     return { status: after.kind === 'Received' ? after.transaction.status : 'UNKNOWN' };
   }
 
@@ -165,7 +167,20 @@ export class IncomingController {
       (current) => decideIncomingPayment({ type: 'DecideIncomingPayment', data: { transactionId, platformId: context.platformId, ...decision }, metadata: timings }, current),
       context,
     );
-    return rendered(await this.settlement.settle(state, context));
+    return rendered(await this.settleOrLeave(state, context));
+  }
+
+  /**
+   * The approval is recorded; if the deposit cannot be made now (the ledger does not answer), the
+   * reply shows PROCESSING and the timer sweep makes the deposit at its due time.
+   */
+  private async settleOrLeave(state: IncomingPayment, context: RequestContext): Promise<IncomingPayment> {
+    try {
+      return await this.settlement.settle(state, context);
+    } catch (error) {
+      this.logger.warn({ err: error, transactionId: state.kind === 'Received' ? state.transaction.id : undefined }, 'The deposit could not be made now; the sweep retries it.');
+      return state;
+    }
   }
 
   private timings() {

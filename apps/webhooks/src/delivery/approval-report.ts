@@ -1,5 +1,5 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { type IncomingApprovalAnswerData, newUuid, type RequestContext, subjects } from '@corridor/contracts';
+import { DomainError, type IncomingApprovalAnswerData, newUuid, type RequestContext, subjects } from '@corridor/contracts';
 import { createLogger, ServiceClient } from '@corridor/messaging';
 import type { PostResult } from './post-webhook';
 
@@ -39,7 +39,8 @@ export class ApprovalReporter implements OnApplicationShutdown {
         await this.client.request(subjects.payments.incoming.approvalAnswer, data, { context, timeoutMs: TIMEOUT_MS });
         return;
       } catch (error) {
-        if (attempt >= ATTEMPTS) {
+        // A refusal (the payment is unknown to payments) will not change on retry.
+        if ((error instanceof DomainError && error.status < 500) || attempt >= ATTEMPTS) {
           this.logger.warn({ err: error, transactionId: data.transactionId }, 'The approval answer could not be reported; the payment fails at its deadline.');
           return;
         }
