@@ -310,3 +310,23 @@ describe('bad input', () => {
     expect(badReason.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
   });
 });
+
+describe('timers survive a restart', () => {
+  it('a deferred payment whose window ends while payments is down fails PAYMENT_APPROVAL_TIMED_OUT once it is back', async () => {
+    const customer = await newCustomer(platformA);
+    answers.set(1013, 202);
+    const reply = await receive(platformA, { senderUmaAddress: SENDER, customerId: customer.customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1013 });
+    const id = reply.body.id as string;
+    // The 202 is recorded (the deferral touches updatedAt); then the service stops for longer than the window.
+    await waitUntil('the deferral', async () => {
+      const read = await getTransaction(platformA, id);
+      return read.body.status === 'PENDING' && read.body.updatedAt !== read.body.createdAt;
+    });
+    await stack.stop('payments');
+    await new Promise((resolve) => setTimeout(resolve, (APPROVAL_WINDOW_SECONDS + 1) * 1000));
+    await stack.start('payments');
+    const done = await untilStatus(id, ['COMPLETED', 'FAILED', 'REJECTED']);
+    expect(done.body).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });
+    expect(await balanceOf(platformA, customer)).toBe(0);
+  }, 90_000);
+});
