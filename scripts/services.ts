@@ -14,6 +14,7 @@ import { verificationViewProjection } from '../apps/customers/src/verifications/
 import { quoteViewProjection } from '../apps/payments/src/quotes/quote-view.projection';
 import { transactionDecider } from '../apps/payments/src/transactions/transaction';
 import { transactionViewProjection } from '../apps/payments/src/transactions/transaction-view.projection';
+import { incomingTimerProjection } from '../apps/payments/src/incoming/incoming-timer.projection';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
 import { platformViewProjection } from '../apps/platform/src/platforms/platform-view.projection';
 import { apiTokenProjection } from '../apps/platform/src/tokens/api-token.projection';
@@ -57,7 +58,7 @@ export const services: Record<string, ServiceInfo> = {
   payments: {
     schema: 'payments',
     migrations: join(__dirname, '../apps/payments/src/migrations'),
-    projections: [quoteViewProjection, transactionViewProjection],
+    projections: [quoteViewProjection, transactionViewProjection, incomingTimerProjection],
     streams: { Transaction: transactionDecider },
   },
   webhooks: {
