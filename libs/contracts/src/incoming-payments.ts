@@ -128,3 +128,10 @@ export type IncomingApprovalAnswerData = { transactionId: string; statusCode?: n
 
 /** The webhook `data` of INCOMING_PAYMENT.*: the transaction plus the receiver fields asked for. */
 export type IncomingPaymentWebhookDataWire = IncomingTransactionWire & { requestedReceiverCustomerInfoFields: { name: string; mandatory: boolean }[] };
+
+/** accounts.uma-deposit.targets: a customer's default UMA deposit external account and open internal accounts, in one read. */
+export type UmaDepositTargetsData = { customerId: string };
+export type UmaDepositTargetsWire = {
+  defaultExternalAccount: { id: string; currency: string; status: string } | null;
+  internalAccounts: { id: string; currency: string; status: string }[];
+};

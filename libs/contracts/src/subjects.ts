@@ -68,6 +68,8 @@ export const subjects = {
       list: 'accounts.external-account.list',
       delete: 'accounts.external-account.delete',
     },
+    /** Where a customer's incoming UMA payments go (UmaDepositTargetsData → UmaDepositTargetsWire). */
+    umaDeposit: { targets: 'accounts.uma-deposit.targets' },
     health: 'accounts.health.ping',
   },
   payments: {

@@ -6,15 +6,15 @@ import {
   type Clock,
   type CustomerWire,
   DomainError,
-  type ExternalAccountWire,
   type IncomingApprovalAnswerData,
   type IncomingTransactionWire,
-  type InternalAccountWire,
   invalidInput,
   isIdOf,
   isSupportedCurrency,
   newId,
   type Page,
+  type UmaDepositTargetsData,
+  type UmaDepositTargetsWire,
   type RejectIncomingPaymentData,
   type RequestContext,
   type SandboxUmaReceiveData,
@@ -37,8 +37,6 @@ import { type ReceiveIncomingPayment, receiveIncomingPayment } from './receive-i
 import { invalidUmaAddress, resolveSandboxSender, UMA_ADDRESS } from './sandbox-sender';
 
 const LOOKUP_TIMEOUT_MS = 5_000;
-const PAGE = 100;
-const MAX_PAGES = 20;
 
 const userNotFound = (message: string, field: string) => new DomainError('USER_NOT_FOUND', 'not_found', message, { field });
 const transactionNotFound = (transactionId: string) => new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
@@ -215,33 +213,23 @@ export class IncomingController {
 
   /** Spec rules 3–4: the customer's default UMA deposit external account, else their internal account in the currency. */
   private async depositOf(context: RequestContext, customerId: string, currency: string): Promise<Deposit> {
-    let cursor: string | undefined;
-    for (let pages = 0; pages < MAX_PAGES; pages += 1) {
-      const page: Page<ExternalAccountWire> = await this.client.request(
-        subjects.accounts.externalAccount.list,
-        { owner: 'CUSTOMER', customerId, limit: PAGE, ...(cursor !== undefined ? { cursor } : {}) },
-        { context, timeoutMs: LOOKUP_TIMEOUT_MS },
-      );
-      const fallback = page.data.find((account) => account.defaultUmaDepositAccount);
-      if (fallback) {
-        if (fallback.currency !== currency) {
-          throw new DomainError(
-            'INVALID_CURRENCY',
-            'validation',
-            `Customer ${customerId} receives UMA payments into their default deposit account ${fallback.id}, which holds ${fallback.currency}; receive in ${fallback.currency} or change the default.`,
-            { field: 'receivingCurrencyCode', depositAccountId: fallback.id, depositCurrency: fallback.currency },
-          );
-        }
-        if (fallback.status === 'INACTIVE') throw invalidInput(`The default UMA deposit account ${fallback.id} of customer ${customerId} is INACTIVE and cannot receive.`, { field: 'customerId' });
-        return { kind: 'EXTERNAL_ACCOUNT', accountId: fallback.id, currency };
+    const targets = await this.client.request<UmaDepositTargetsWire>(subjects.accounts.umaDeposit.targets, { customerId } satisfies UmaDepositTargetsData, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
+    const fallback = targets.defaultExternalAccount;
+    if (fallback) {
+      if (fallback.currency !== currency) {
+        throw new DomainError(
+          'INVALID_CURRENCY',
+          'validation',
+          `Customer ${customerId} receives UMA payments into their default deposit account ${fallback.id}, which holds ${fallback.currency}; receive in ${fallback.currency} or change the default.`,
+          { field: 'receivingCurrencyCode', depositAccountId: fallback.id, depositCurrency: fallback.currency },
+        );
       }
-      if (!page.hasMore || page.nextCursor === undefined) break;
-      cursor = page.nextCursor;
+      if (fallback.status === 'INACTIVE') throw invalidInput(`The default UMA deposit account ${fallback.id} of customer ${customerId} is INACTIVE and cannot receive.`, { field: 'customerId' });
+      return { kind: 'EXTERNAL_ACCOUNT', accountId: fallback.id, currency };
     }
-    const accounts = await this.client.request<Page<InternalAccountWire>>(subjects.accounts.internalAccount.list, { customerId, limit: PAGE }, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
-    const account = accounts.data.find((candidate) => candidate.balance.currency.code === currency && candidate.status !== 'CLOSED');
+    const account = targets.internalAccounts.find((candidate) => candidate.currency === currency);
     if (!account) {
-      const held = [...new Set(accounts.data.map((candidate) => candidate.balance.currency.code))].join(', ') || 'none';
+      const held = [...new Set(targets.internalAccounts.map((candidate) => candidate.currency))].join(', ') || 'none';
       throw new DomainError('INVALID_CURRENCY', 'validation', `Customer ${customerId} has no internal account in ${currency} to receive into (accounts in: ${held}).`, {
         field: 'receivingCurrencyCode',
       });
