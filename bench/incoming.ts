@@ -130,6 +130,7 @@ const main = async (): Promise<void> => {
     const cpuBefore = await stackCpu(stack.subjectPrefix, pg, database);
     const httpLatencies: number[] = [];
     let errors = 0;
+    const errorKinds = new Map<string, number>();
     let sent = 0;
     const begin = performance.now();
     const stopAt = begin + SECONDS * 1000;
@@ -141,6 +142,8 @@ const main = async (): Promise<void> => {
         httpLatencies.push(performance.now() - at);
         if (reply.status !== 200) {
           errors += 1;
+          const kind = `${reply.status} ${String(reply.body?.code ?? '')}`;
+          errorKinds.set(kind, (errorKinds.get(kind) ?? 0) + 1);
           continue;
         }
         sent += 1;
@@ -166,6 +169,7 @@ const main = async (): Promise<void> => {
       customers: CUSTOMERS,
       receivesAccepted: sent,
       receiveErrors: errors,
+      receiveErrorKinds: Object.fromEntries(errorKinds),
       completed: ends.length,
       failedWebhooks: failed,
       acceptedPerSecond: Number((sent / ((sendingEnded - begin) / 1000)).toFixed(1)),
