@@ -183,6 +183,12 @@ const main = async (): Promise<void> => {
       ledger,
     };
     console.log(JSON.stringify(result, null, 2));
+    if (errors > 0 || failed > 0) {
+      for (const [app, lines] of Object.entries(stack.logs)) {
+        const text = lines.join('');
+        if (text.trim()) console.log(`--- ${app} (last output) ---\n${text.slice(-4_000)}`);
+      }
+    }
     mkdirSync(join(__dirname, '../tmp'), { recursive: true });
     writeFileSync(join(__dirname, '../tmp/bench-incoming-last-run.json'), JSON.stringify(result, null, 2));
   } finally {
