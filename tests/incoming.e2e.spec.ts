@@ -71,8 +71,17 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  // The books balance after every scenario.
-  await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
+  // The books balance after every scenario. PostgreSQL is shared with other suites, so a refused
+  // connection (53300, too many clients) is waited out; a discrepancy is never retried.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '53300' || attempt >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
 });
 
 describe('POST /sandbox/uma/receive with an approving platform', () => {
@@ -293,6 +302,15 @@ describe('bad input', () => {
     const fields = (reply.body.details?.errors as { field: string }[] | undefined)?.map((error) => error.field) ?? [reply.body.details?.field];
     expect(fields).toContain(field);
     expect(await transactionCount(platformA)).toBe(before);
+  });
+
+  it('refuses a deleted customer with 404 USER_NOT_FOUND, by id and by UMA address', async () => {
+    const leaving = await newCustomer(platformA);
+    expect((await api.call('DELETE', `/customers/${leaving.customerId}`, { auth: platformA })).status).toBe(200);
+    const byId = await receive(platformA, { ...valid(), customerId: leaving.customerId });
+    expect(byId.body).toMatchObject({ status: 404, code: 'USER_NOT_FOUND' });
+    const byAddress = await receive(platformA, { ...valid(), customerId: undefined, receiverUmaAddress: leaving.umaAddress });
+    expect(byAddress.status).toBe(404);
   });
 
   it('refuses a malformed approve body and an unknown transaction', async () => {
