@@ -20,6 +20,7 @@ import { invitationDecider } from '../apps/payments/src/invitations/invitation';
 import { invitationViewProjection } from '../apps/payments/src/invitations/invitation-view.projection';
 import { lookupViewProjection } from '../apps/payments/src/uma/lookup-view.projection';
 import { receiverLookupDecider } from '../apps/payments/src/uma/receiver-lookup';
+import { incomingTimerProjection } from '../apps/payments/src/incoming/incoming-timer.projection';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
 import { platformViewProjection } from '../apps/platform/src/platforms/platform-view.projection';
 import { apiTokenProjection } from '../apps/platform/src/tokens/api-token.projection';
@@ -63,7 +64,7 @@ export const services: Record<string, ServiceInfo> = {
   payments: {
     schema: 'payments',
     migrations: join(__dirname, '../apps/payments/src/migrations'),
-    projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection],
+    projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection],
     streams: { Transaction: transactionDecider, Lookup: receiverLookupDecider, Invitation: invitationDecider },
   },
   webhooks: {

@@ -10,8 +10,8 @@ export type Received = { rawBody: string; signature: string | undefined; body: {
 export type Receiver = {
   url: string;
   received: Received[];
-  /** Decides the status of the next answer (default 200). */
-  respond: (request: Received) => number;
+  /** Decides the status of the next answer (default 200), and optionally its JSON body. */
+  respond: (request: Received) => number | { status: number; body: unknown };
   waitFor(predicate: (received: Received[]) => boolean, what: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 };
@@ -45,8 +45,9 @@ export const startReceiver = async (port = 0): Promise<Receiver> => {
       const header = request.headers['x-grid-signature'];
       const item: Received = { rawBody, signature: Array.isArray(header) ? header[0] : header, body: JSON.parse(rawBody), receivedAt: Date.now() };
       receiver.received.push(item);
-      const status = receiver.respond(item);
-      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ received: item.body.id }));
+      const answer = receiver.respond(item);
+      const { status, body } = typeof answer === 'number' ? { status: answer, body: { received: item.body.id } } : answer;
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
   });
   server.keepAliveTimeout = 60_000;

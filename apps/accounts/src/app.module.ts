@@ -6,6 +6,7 @@ import { MessagingModule } from '@corridor/messaging';
 import type { AccountsServiceConfig } from './config';
 import { CustomerDirectory } from './external-accounts/customer-directory';
 import { ExternalAccountsController } from './external-accounts/external-accounts.controller';
+import { UmaDepositTargetsController } from './external-accounts/uma-deposit-targets.controller';
 import { externalAccountViewProjection } from './external-accounts/external-account-view.projection';
 import { toIntegrationEvent } from './integration-events';
 import { AccountWriter } from './internal-accounts/account-writer';
@@ -32,7 +33,7 @@ export class AppModule {
           toIntegrationEvent,
         }),
       ],
-      controllers: [LedgerController, InternalAccountsController, ExternalAccountsController],
+      controllers: [LedgerController, InternalAccountsController, ExternalAccountsController, UmaDepositTargetsController],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         {

@@ -16,6 +16,7 @@ import { HealthController } from './health/health.controller';
 import { ErrorFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
 import { createValidationPipe, InputShapePipe } from './http/validation';
+import { IncomingPaymentsController } from './payments/incoming.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
@@ -51,6 +52,7 @@ export class AppModule {
         ExchangeRatesController,
         QuotesController,
         TransactionsController,
+        IncomingPaymentsController,
         HealthController,
         SandboxWebhooksController,
         WebhooksController,

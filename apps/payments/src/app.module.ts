@@ -6,6 +6,11 @@ import { MessagingModule } from '@corridor/messaging';
 import type { PaymentsServiceConfig } from './config';
 import { ExchangeRatesController } from './exchange-rates/exchange-rates.controller';
 import { ExchangeRateCache, RATE_CACHE_OPTIONS, RATE_PROVIDER, sandboxRateProvider } from './exchange-rates/rate-provider';
+import { IncomingController } from './incoming/incoming.controller';
+import { INCOMING_OPTIONS, loadIncomingOptions } from './incoming/incoming-options';
+import { IncomingSettlement } from './incoming/incoming-settlement';
+import { IncomingTimerJob } from './incoming/incoming-timer.job';
+import { incomingTimerProjection } from './incoming/incoming-timer.projection';
 import { toIntegrationEvent } from './integration-events';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from './payments-options';
 import { QuoteExpiryJob } from './quotes/quote-expiry.job';
@@ -39,11 +44,11 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection],
+          projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [ExchangeRatesController, QuotesController, TransactionsController, LookupsController, InvitationsController, DirectoriesController, CryptoController],
+      controllers: [ExchangeRatesController, QuotesController, TransactionsController, LookupsController, InvitationsController, DirectoriesController, CryptoController, IncomingController],
       providers: [
         { provide: CLOCK, useValue: clock },
         { provide: PAYMENTS_OPTIONS, useValue: options },
@@ -53,6 +58,9 @@ export class AppModule {
         ExchangeRateCache,
         QuoteParties,
         QuoteExpiryJob,
+        { provide: INCOMING_OPTIONS, useValue: loadIncomingOptions() },
+        IncomingSettlement,
+        IncomingTimerJob,
       ],
     };
   }

@@ -1,12 +1,15 @@
 import { type IntegrationEvent, integrationEvent, type RecordedEvent } from '@corridor/event-store';
 import type { TransactionChangedData, TransactionRecord } from '@corridor/contracts';
 import { invitationClaimedEvent } from './invitations/invitation-events';
+import { incomingPaymentEventTypes } from './incoming/incoming-payment';
 
 // Every status change of a transaction leaves the service with the whole transaction as it is
 // after the change (TransactionChangedData; amounts as decimal strings): QuoteCreated is PENDING,
 // QuoteExpired is EXPIRED. The webhooks service renders OUTGOING_PAYMENT.* from them with
-// toTransactionWire from libs/contracts. The quote's own terms stay private.
-const statusChanges = new Set(['QuoteCreated', 'QuoteExpired']);
+// toTransactionWire from libs/contracts. The quote's own terms stay private. Incoming payments'
+// events (incoming/incoming-payment.ts) carry an IncomingTransactionRecord the same way; the
+// webhooks service renders INCOMING_PAYMENT.* from them with toIncomingTransactionWire.
+const statusChanges = new Set(['QuoteCreated', 'QuoteExpired', ...incomingPaymentEventTypes]);
 
 export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null => {
   // An invitation's claim leaves as the UmaInvitation the INVITATION.CLAIMED webhook shows.

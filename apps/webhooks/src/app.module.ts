@@ -7,6 +7,7 @@ import { migrate } from '@corridor/event-store';
 import { MessagingModule } from '@corridor/messaging';
 import type { WebhooksServiceConfig } from './config';
 import { pendingCount } from './delivery/delivery-store';
+import { ApprovalReporter } from './delivery/approval-report';
 import { Dispatcher, WEBHOOKS_CONFIG, WEBHOOKS_POOL } from './delivery/dispatcher';
 import { EventIntake } from './delivery/event-intake';
 import { startHealthServer, WebhookMetrics } from './metrics';
@@ -69,6 +70,7 @@ export class AppModule {
         },
         PoolLifecycle,
         HealthServer,
+        ApprovalReporter,
         Dispatcher,
         EventIntake,
       ],

@@ -15,6 +15,7 @@ export * from './ledger';
 export * from './external-accounts';
 export * from './webhooks';
 export * from './payments';
+export * from './incoming-payments';
 export * from './sandbox-funding-instructions';
 export * from './uma';
 export * from './invitations';

@@ -81,6 +81,8 @@ export const subjects = {
       list: 'accounts.external-account.list',
       delete: 'accounts.external-account.delete',
     },
+    /** Where a customer's incoming UMA payments go (UmaDepositTargetsData → UmaDepositTargetsWire). */
+    umaDeposit: { targets: 'accounts.uma-deposit.targets' },
     health: 'accounts.health.ping',
   },
   payments: {
@@ -92,6 +94,14 @@ export const subjects = {
     discovery: { list: 'payments.discovery.list' },
     crypto: { estimateWithdrawalFee: 'payments.crypto.estimate-withdrawal-fee' },
     invitation: { create: 'payments.invitation.create', get: 'payments.invitation.get', claim: 'payments.invitation.claim', cancel: 'payments.invitation.cancel' },
+    incoming: {
+      /** POST /sandbox/uma/receive. */
+      receive: 'payments.incoming.receive',
+      approve: 'payments.incoming.approve',
+      reject: 'payments.incoming.reject',
+      /** From the webhooks service: the receiver's answer to INCOMING_PAYMENT.PENDING (IncomingApprovalAnswerData). */
+      approvalAnswer: 'payments.incoming.approval-answer',
+    },
     health: 'payments.health.ping',
   },
   webhooks: {

@@ -1,6 +1,8 @@
 import { EntitySchema } from '@mikro-orm/core';
-import type { OutgoingTransactionStatus, TransactionRecord } from '@corridor/contracts';
+import type { AnyTransactionRecord, IncomingTransactionStatus, OutgoingTransactionStatus, TransactionRecord } from '@corridor/contracts';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
+import { incomingPaymentEventTypes } from '../incoming/incoming-payment';
+import { transactionViewRows } from './transaction-view.rows';
 
 /** One row per transaction, with the columns GET /transactions filters and pages on. */
 export type TransactionRow = {
@@ -8,9 +10,9 @@ export type TransactionRow = {
   platformId: string;
   customerId: string;
   platformCustomerId: string;
-  type: 'OUTGOING';
-  status: OutgoingTransactionStatus;
-  record: TransactionRecord;
+  type: 'OUTGOING' | 'INCOMING';
+  status: OutgoingTransactionStatus | IncomingTransactionStatus;
+  record: AnyTransactionRecord;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -33,7 +35,7 @@ export const TransactionEntity = new EntitySchema<TransactionRow>({
 
 /** Every event of a Transaction stream carries the transaction after it, so the row is that record. */
 export const evolveTransactionView = (_row: TransactionRow | null, recorded: RecordedEvent): TransactionRow | null => {
-  const record = recorded.data['transaction'] as TransactionRecord | undefined;
+  const record = recorded.data['transaction'] as AnyTransactionRecord | undefined;
   if (!record) return _row;
   return {
     id: record.id,
@@ -51,8 +53,9 @@ export const evolveTransactionView = (_row: TransactionRow | null, recorded: Rec
 export const transactionViewProjection: Projection<TransactionRow> = {
   name: 'transactions',
   version: 1,
-  canHandle: ['QuoteCreated', 'QuoteExpired'],
+  canHandle: ['QuoteCreated', 'QuoteExpired', ...incomingPaymentEventTypes],
   entity: TransactionEntity,
   keyOf: (event) => String((event.data['transaction'] as TransactionRecord).id),
   evolve: evolveTransactionView,
+  rows: transactionViewRows,
 };

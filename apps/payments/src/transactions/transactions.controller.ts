@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { FilterQuery } from '@mikro-orm/core';
-import { decodeCursor, DomainError, isIdOf, type ListTransactionsData, type Page, type ServiceRequest, subjects, toPage, toTransactionWire, type TransactionIdData, type TransactionWire } from '@corridor/contracts';
+import { decodeCursor, DomainError, isIdOf, type ListTransactionsData, type Page, type ServiceRequest, subjects, toAnyTransactionWire, toPage, type IncomingTransactionWire, type TransactionIdData, type TransactionWire } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { TransactionEntity, type TransactionRow } from './transaction-view.projection';
 
@@ -13,12 +13,12 @@ export class TransactionsController {
   constructor(private readonly eventSourcing: EventSourcing) {}
 
   @MessagePattern(subjects.payments.transaction.get)
-  async get(@Payload() request: ServiceRequest<TransactionIdData>): Promise<TransactionWire> {
+  async get(@Payload() request: ServiceRequest<TransactionIdData>): Promise<TransactionWire | IncomingTransactionWire> {
     const { transactionId } = request.data;
     if (!isIdOf('Transaction', transactionId)) throw transactionNotFound(String(transactionId));
     const row = await this.eventSourcing.em.findOne(TransactionEntity, { id: transactionId, platformId: request.context.platformId });
     if (!row) throw transactionNotFound(transactionId);
-    return toTransactionWire(row.record);
+    return toAnyTransactionWire(row.record);
   }
 
   /**
@@ -27,7 +27,7 @@ export class TransactionsController {
    * asking platform first.
    */
   @MessagePattern(subjects.payments.transaction.list)
-  async list(@Payload() request: ServiceRequest<ListTransactionsData>): Promise<Page<TransactionWire>> {
+  async list(@Payload() request: ServiceRequest<ListTransactionsData>): Promise<Page<TransactionWire | IncomingTransactionWire>> {
     const { customerId, platformCustomerId, status, type, startDate, endDate, sortOrder = 'desc', limit, cursor } = request.data;
     const where = {
       platformId: request.context.platformId,
@@ -49,6 +49,6 @@ export class TransactionsController {
       em.find(TransactionEntity, (keyset ? { $and: [where, keyset] } : where) as FilterQuery<TransactionRow>, { orderBy: { createdAt: sortOrder, id: sortOrder }, limit: limit + 1 }),
       em.count(TransactionEntity, where),
     ]);
-    return toPage(rows, limit, totalCount, (row) => toTransactionWire(row.record));
+    return toPage(rows, limit, totalCount, (row) => toAnyTransactionWire(row.record));
   }
 }

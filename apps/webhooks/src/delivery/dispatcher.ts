@@ -9,6 +9,8 @@ import { WebhookMetrics } from '../metrics';
 import { signatureHeader } from '../signing/signing-key';
 import { SigningKeys } from '../signing/signing-keys';
 import { type Claimed, claimDeliveries, type DueDelivery, dueHeads, type FinishedAttempt, nextHeads, type Outcome, type Recorded, recordAttempts } from './delivery-store';
+import { APPROVAL_HOOK } from '../kinds/incoming-payment';
+import { ApprovalReporter } from './approval-report';
 import { postWebhook, type PostResult } from './post-webhook';
 import { nextStep } from './retry-schedule';
 
@@ -89,6 +91,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly keys: SigningKeys,
     private readonly metrics: WebhookMetrics,
+    private readonly approvals: ApprovalReporter,
   ) {
     this.sendSlots = new Slots(config.concurrency);
   }
@@ -232,6 +235,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       now: this.clock.now(),
     });
     this.observe(claimed.type, step.kind, result, claimed.occurred_at);
+    // The approval hook's one attempt decides the payment: its answer goes back to payments.
+    if (claimed.type === APPROVAL_HOOK && step.kind !== 'retry') this.approvals.report(claimed.platform_id, claimed.resource_id, result);
   }
 
   /** Resolves once the attempt is committed; attempts finishing meanwhile share one statement. */

@@ -1,0 +1,73 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock, newUuid, type RequestContext } from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
+import { expireIncomingApproval } from './incoming-approval';
+import { INCOMING_OPTIONS, type IncomingOptions } from './incoming-options';
+import { incomingPaymentDecider } from './incoming-payment';
+import { IncomingSettlement } from './incoming-settlement';
+import { IncomingTimerEntity } from './incoming-timer.projection';
+
+/** Payments handled per sweep; a backlog (after downtime) drains over the following sweeps. */
+const SWEEP_BATCH = 200;
+
+/**
+ * Acts on incoming payments whose timer fell due (the incoming_payment_timers read model, so it
+ * survives restarts): an approval hook unanswered or a window unused fails the payment
+ * (expireIncomingApproval decides, on the clock's time), and a deposit not yet confirmed is made
+ * again (idempotent by operation id). Sweeping early, twice or from two replicas changes nothing.
+ */
+@Injectable()
+export class IncomingTimerJob implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = createLogger('payments:incoming-timer');
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    private readonly settlement: IncomingSettlement,
+    @Inject(INCOMING_OPTIONS) private readonly options: IncomingOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'Incoming payment sweep failed.')), this.options.sweepMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Handles every payment due at the clock's now (up to a batch); returns how many changed. */
+  sweep(): Promise<number> {
+    this.running ??= this.handleDue().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async handleDue(): Promise<number> {
+    const now = this.clock.now();
+    const due = await this.eventSourcing.em.find(
+      IncomingTimerEntity,
+      { phase: { $ne: 'DONE' }, dueAt: { $lte: now } },
+      { orderBy: { dueAt: 'asc' }, limit: SWEEP_BATCH, fields: ['id', 'platformId', 'phase'] },
+    );
+    let changed = 0;
+    for (const { id, platformId, phase } of due) {
+      const requestId = newUuid();
+      const context: RequestContext = { platformId, actor: { kind: 'system', name: 'incoming-timer' }, requestId, correlationId: requestId };
+      try {
+        const { state, events } = await this.eventSourcing.handle(id, incomingPaymentDecider, (current) => expireIncomingApproval({ type: 'ExpireIncomingApproval', data: { transactionId: id }, metadata: { now } }, current), context);
+        changed += events.length;
+        if (phase === 'SETTLING') {
+          const after = await this.settlement.settle(state, context);
+          if (after !== state) changed += 1;
+        }
+      } catch (error) {
+        this.logger.warn({ err: error, transactionId: id }, 'An incoming payment timer could not be handled; the next sweep retries it.');
+      }
+    }
+    return changed;
+  }
+}

@@ -1,0 +1,249 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  type ApproveIncomingPaymentData,
+  CLOCK,
+  type Clock,
+  type CustomerWire,
+  DomainError,
+  type IncomingApprovalAnswerData,
+  type IncomingTransactionWire,
+  invalidInput,
+  isIdOf,
+  isSupportedCurrency,
+  newId,
+  type Page,
+  type UmaDepositTargetsData,
+  type UmaDepositTargetsWire,
+  type RejectIncomingPaymentData,
+  type RequestContext,
+  type SandboxUmaReceiveData,
+  type ServiceRequest,
+  subjects,
+  toIncomingTransactionWire,
+} from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
+import { createLogger, ServiceClient } from '@corridor/messaging';
+import { feeTermsFor } from '../exchange-rates/fee-schedule';
+import { ExchangeRateCache } from '../exchange-rates/rate-provider';
+import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
+import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
+import { TransactionEntity } from '../transactions/transaction-view.projection';
+import { answerIncomingApproval, decideIncomingPayment, notPendingApproval } from './incoming-approval';
+import { INCOMING_OPTIONS, type IncomingOptions } from './incoming-options';
+import { type Deposit, type IncomingPayment, incomingPaymentDecider } from './incoming-payment';
+import { IncomingSettlement } from './incoming-settlement';
+import { type ReceiveIncomingPayment, receiveIncomingPayment } from './receive-incoming-payment';
+import { invalidUmaAddress, resolveSandboxSender, UMA_ADDRESS } from './sandbox-sender';
+
+const LOOKUP_TIMEOUT_MS = 5_000;
+
+const userNotFound = (message: string, field: string) => new DomainError('USER_NOT_FOUND', 'not_found', message, { field });
+const transactionNotFound = (transactionId: string) => new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
+
+const rendered = (state: IncomingPayment): IncomingTransactionWire => {
+  if (state.kind !== 'Received') throw new Error('An incoming payment command left no payment.');
+  return toIncomingTransactionWire(state.transaction);
+};
+
+/**
+ * Incoming UMA payments: the sandbox simulator that receives one, the approval hook's answer
+ * (reported by the webhooks service), and the platform's approve and reject. Each looks up what
+ * it needs, decides with a pure function, appends, and makes the deposit once a payment is
+ * approved, so a reply already shows COMPLETED when the money arrived.
+ */
+@Controller()
+export class IncomingController {
+  private readonly logger = createLogger('payments:incoming');
+
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    private readonly client: ServiceClient,
+    private readonly rates: ExchangeRateCache,
+    private readonly settlement: IncomingSettlement,
+    @Inject(PAYMENTS_OPTIONS) private readonly options: PaymentsOptions,
+    @Inject(INCOMING_OPTIONS) private readonly incoming: IncomingOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @MessagePattern(subjects.payments.incoming.receive)
+  async receive(@Payload() request: ServiceRequest<SandboxUmaReceiveData>): Promise<IncomingTransactionWire> {
+    const { context, data } = request;
+    if (typeof data.receivingCurrencyAmount !== 'string' || !/^\d{1,16}$/.test(data.receivingCurrencyAmount) || BigInt(data.receivingCurrencyAmount) < 1n) {
+      throw invalidInput('receivingCurrencyAmount must be a whole number of minor units, 1 or more.', { field: 'receivingCurrencyAmount' });
+    }
+    const currency = data.receivingCurrencyCode;
+    if (!isSupportedCurrency(currency)) {
+      throw new DomainError('INVALID_CURRENCY', 'validation', `receivingCurrencyCode ${JSON.stringify(currency)} is not a currency Corridor receives.`, { field: 'receivingCurrencyCode' });
+    }
+    const sender = resolveSandboxSender(String(data.senderUmaAddress));
+    // By customerId, the customer and where to deposit are looked up at once; by UMA address, one after the other.
+    // The receiver's own refusal (unknown, deleted, another platform's) wins over the deposit look-up's.
+    const [customer, deposit, snapshot] =
+      data.customerId !== undefined && isIdOf('Customer', data.customerId)
+        ? await Promise.allSettled([this.receiver(context, data), this.depositOf(context, data.customerId, currency), this.rates.current()]).then((settled) => {
+            for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+            return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as [CustomerWire, Deposit, Awaited<ReturnType<ExchangeRateCache['current']>>];
+          })
+        : await this.receiver(context, data).then(async (found) => [found, await this.depositOf(context, found.id, currency), await this.rates.current()] as const);
+    const transactionId = newId('Transaction');
+    const command: ReceiveIncomingPayment = {
+      type: 'ReceiveIncomingPayment',
+      data: {
+        transactionId,
+        platformId: context.platformId,
+        customer: { customerId: customer.id, platformCustomerId: customer.platformCustomerId },
+        sender,
+        deposit,
+        amount: BigInt(data.receivingCurrencyAmount),
+        fees: feeTermsFor(this.options.feeSchedules, context.platformId, currency),
+        msatToReceivingMinor: snapshot.currencies.includes(currency) ? snapshot.msatToMinor(currency) : null,
+        limits: sandboxSendingLimits[currency] ?? { min: 1n, max: 0n },
+      },
+      metadata: { now: this.clock.now(), webhookAnswerSeconds: this.incoming.webhookAnswerSeconds },
+    };
+    const { state } = await this.eventSourcing.handle(transactionId, incomingPaymentDecider, (current) => receiveIncomingPayment(command, current), context, { assumeNew: true });
+    return rendered(state);
+  }
+
+  /** From the webhooks service; the reply only acknowledges. */
+  @MessagePattern(subjects.payments.incoming.approvalAnswer)
+  async approvalAnswer(@Payload() request: ServiceRequest<IncomingApprovalAnswerData>): Promise<{ status: string }> {
+    const { context, data } = request;
+    if (!isIdOf('Transaction', data.transactionId)) throw transactionNotFound(String(data.transactionId));
+    const timings = this.timings();
+    const { state } = await this.eventSourcing.handle(
+      data.transactionId,
+      incomingPaymentDecider,
+      (current) =>
+        answerIncomingApproval(
+          {
+            type: 'AnswerIncomingApproval',
+            data: {
+              transactionId: data.transactionId,
+              platformId: context.platformId,
+              ...(typeof data.statusCode === 'number' ? { statusCode: data.statusCode } : {}),
+              ...(typeof data.responseBody === 'string' ? { responseBody: data.responseBody } : {}),
+              ...(typeof data.error === 'string' ? { error: data.error } : {}),
+            },
+            metadata: timings,
+          },
+          current,
+        ),
+      context,
+    );
+    const after = await this.settleOrLeave(state, context);
+    return { status: after.kind === 'Received' ? after.transaction.status : 'UNKNOWN' };
+  }
+
+  @MessagePattern(subjects.payments.incoming.approve)
+  approve(@Payload() request: ServiceRequest<ApproveIncomingPaymentData>): Promise<IncomingTransactionWire> {
+    const { transactionId, receiverCustomerInfo } = request.data;
+    return this.decide(request.context, transactionId, { decision: 'APPROVE', ...(receiverCustomerInfo !== undefined ? { receiverCustomerInfo } : {}) });
+  }
+
+  @MessagePattern(subjects.payments.incoming.reject)
+  reject(@Payload() request: ServiceRequest<RejectIncomingPaymentData>): Promise<IncomingTransactionWire> {
+    const { transactionId, reason } = request.data;
+    return this.decide(request.context, transactionId, { decision: 'REJECT', ...(reason !== undefined ? { reason } : {}) });
+  }
+
+  private async decide(
+    context: RequestContext,
+    transactionId: string,
+    decision: { decision: 'APPROVE' | 'REJECT'; receiverCustomerInfo?: Record<string, unknown>; reason?: string },
+  ): Promise<IncomingTransactionWire> {
+    if (!isIdOf('Transaction', transactionId)) throw transactionNotFound(String(transactionId));
+    // Another platform's transaction is unknown here; an outgoing one is not a payment awaiting approval.
+    const row = await this.eventSourcing.em.findOne(TransactionEntity, { id: transactionId, platformId: context.platformId }, { fields: ['type', 'status'] });
+    if (!row) throw transactionNotFound(transactionId);
+    if (row.type !== 'INCOMING') throw notPendingApproval(transactionId, row.status);
+    const timings = this.timings();
+    const { state } = await this.eventSourcing.handle(
+      transactionId,
+      incomingPaymentDecider,
+      (current) => decideIncomingPayment({ type: 'DecideIncomingPayment', data: { transactionId, platformId: context.platformId, ...decision }, metadata: timings }, current),
+      context,
+    );
+    return rendered(await this.settleOrLeave(state, context));
+  }
+
+  /**
+   * The approval is recorded; if the deposit cannot be made now (the ledger does not answer), the
+   * reply shows PROCESSING and the timer sweep makes the deposit at its due time.
+   */
+  private async settleOrLeave(state: IncomingPayment, context: RequestContext): Promise<IncomingPayment> {
+    try {
+      return await this.settlement.settle(state, context);
+    } catch (error) {
+      this.logger.warn({ err: error, transactionId: state.kind === 'Received' ? state.transaction.id : undefined }, 'The deposit could not be made now; the sweep retries it.');
+      return state;
+    }
+  }
+
+  private timings() {
+    return { now: this.clock.now(), approvalWindowSeconds: this.incoming.approvalWindowSeconds, settleRetrySeconds: this.incoming.settleRetrySeconds };
+  }
+
+  /** The receiving customer, by id or by UMA address (both: they must agree). */
+  private async receiver(context: RequestContext, data: SandboxUmaReceiveData): Promise<CustomerWire> {
+    const { customerId, receiverUmaAddress } = data;
+    if (customerId === undefined && receiverUmaAddress === undefined) {
+      throw invalidInput('Name the receiver with receiverUmaAddress or customerId.', { field: 'receiverUmaAddress' });
+    }
+    if (receiverUmaAddress !== undefined && !UMA_ADDRESS.test(receiverUmaAddress)) throw invalidUmaAddress('receiverUmaAddress', receiverUmaAddress);
+    let customer: CustomerWire;
+    if (customerId !== undefined) {
+      const missing = userNotFound(`customerId ${customerId} does not name a customer of this platform.`, 'customerId');
+      if (!isIdOf('Customer', customerId)) throw missing;
+      customer = await this.lookup<CustomerWire>(context, subjects.customers.customer.get, { customerId }, missing);
+      if (receiverUmaAddress !== undefined && customer.umaAddress !== receiverUmaAddress) {
+        throw invalidInput(`receiverUmaAddress ${receiverUmaAddress} is not the UMA address of ${customerId}; send one of the two, or both naming the same customer.`, { field: 'receiverUmaAddress' });
+      }
+    } else {
+      const address = receiverUmaAddress as string;
+      const page = await this.client.request<Page<CustomerWire>>(subjects.customers.customer.list, { umaAddress: address, limit: 1 }, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
+      const found = page.data[0];
+      if (!found || found.umaAddress !== address) throw userNotFound(`No customer of this platform has the UMA address ${address}.`, 'receiverUmaAddress');
+      customer = found;
+    }
+    if (customer.isDeleted) throw userNotFound(`Customer ${customer.id} was deleted and cannot receive payments.`, customerId !== undefined ? 'customerId' : 'receiverUmaAddress');
+    return customer;
+  }
+
+  /** Spec rules 3–4: the customer's default UMA deposit external account, else their internal account in the currency. */
+  private async depositOf(context: RequestContext, customerId: string, currency: string): Promise<Deposit> {
+    const targets = await this.client.request<UmaDepositTargetsWire>(subjects.accounts.umaDeposit.targets, { customerId } satisfies UmaDepositTargetsData, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
+    const fallback = targets.defaultExternalAccount;
+    if (fallback) {
+      if (fallback.currency !== currency) {
+        throw new DomainError(
+          'INVALID_CURRENCY',
+          'validation',
+          `Customer ${customerId} receives UMA payments into their default deposit account ${fallback.id}, which holds ${fallback.currency}; receive in ${fallback.currency} or change the default.`,
+          { field: 'receivingCurrencyCode', depositAccountId: fallback.id, depositCurrency: fallback.currency },
+        );
+      }
+      if (fallback.status === 'INACTIVE') throw invalidInput(`The default UMA deposit account ${fallback.id} of customer ${customerId} is INACTIVE and cannot receive.`, { field: 'customerId' });
+      return { kind: 'EXTERNAL_ACCOUNT', accountId: fallback.id, currency };
+    }
+    const account = targets.internalAccounts.find((candidate) => candidate.currency === currency);
+    if (!account) {
+      const held = [...new Set(targets.internalAccounts.map((candidate) => candidate.currency))].join(', ') || 'none';
+      throw new DomainError('INVALID_CURRENCY', 'validation', `Customer ${customerId} has no internal account in ${currency} to receive into (accounts in: ${held}).`, {
+        field: 'receivingCurrencyCode',
+      });
+    }
+    return { kind: 'INTERNAL_ACCOUNT', accountId: account.id, currency };
+  }
+
+  /** A 404 of the owning service becomes the caller's 404 naming the field. */
+  private async lookup<Reply>(context: RequestContext, subject: string, data: unknown, missing: DomainError): Promise<Reply> {
+    try {
+      return await this.client.request<Reply>(subject, data, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 404) throw missing;
+      throw error;
+    }
+  }
+}

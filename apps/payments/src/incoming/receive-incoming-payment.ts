@@ -1,0 +1,93 @@
+import { type Command, DomainError, type IncomingRateDetailsRecord, type IncomingTransactionRecord } from '@corridor/contracts';
+import type { FeeTerms } from '../exchange-rates/fee-schedule';
+import { multiply, priceQuote, type Ratio, toDecimalString } from '../quotes/quote-math';
+import type { Deposit, IncomingPayment, IncomingPaymentEvent, SenderRecord } from './incoming-payment';
+import { sharedCounterpartyInformation } from './sandbox-sender';
+
+// A sandbox UMA payment arrives for a customer: the transaction is CREATED (the sender's lookup)
+// and at once PENDING (its receive quote), which sends the INCOMING_PAYMENT.PENDING approval hook.
+// Everything looked up elsewhere (the customer, where to deposit, the rate, the platform's fees)
+// arrives in the command, so the rules here are pure.
+//
+// Pricing reuses the quote formula (quote-math.ts) with the receiving amount locked and both legs
+// in the receiving currency: the customer receives exactly receivingCurrencyAmount R, and the
+// sender's payment converts to the least gross G with G − F − ceil(G × r) ≥ R. The fees F + V
+// are in the receiving currency, as the reference's IncomingTransaction.fees and
+// IncomingRateDetails are; serviceApiMultiplier is mSATs → receiving minor units net of the
+// variable fee.
+
+export type ReceiveIncomingPayment = Command<
+  'ReceiveIncomingPayment',
+  {
+    transactionId: string;
+    platformId: string;
+    customer: { customerId: string; platformCustomerId: string };
+    sender: SenderRecord;
+    deposit: Deposit;
+    amount: bigint;
+    fees: FeeTerms;
+    /** Receiving minor units per mSAT at the mid rate; null when the rate table does not price the currency. */
+    msatToReceivingMinor: Ratio | null;
+    limits: { min: bigint; max: bigint };
+  },
+  { now: Date; webhookAnswerSeconds: number }
+>;
+
+const IDENTITY: Ratio = { numerator: 1n, denominator: 1n };
+
+export const reconciliationReferenceOf = (transactionId: string): string => `UMA-${transactionId.replace(/-/g, '').slice(-12).toUpperCase()}`;
+
+export const receiveIncomingPayment = (command: ReceiveIncomingPayment, state: IncomingPayment): IncomingPaymentEvent[] => {
+  const { transactionId, platformId, customer, sender, deposit, amount, fees, msatToReceivingMinor, limits } = command.data;
+  const { now, webhookAnswerSeconds } = command.metadata;
+  if (state.kind !== 'None') throw new DomainError('CONFLICT', 'conflict', `Transaction ${transactionId} already exists.`);
+  const currency = deposit.currency;
+  if (!msatToReceivingMinor) throw new DomainError('INVALID_CURRENCY', 'validation', `${currency} cannot be received over UMA: no exchange rate prices it.`, { field: 'receivingCurrencyCode' });
+  if (amount < limits.min || amount > limits.max) {
+    throw new DomainError('AMOUNT_OUT_OF_RANGE', 'validation', `receivingCurrencyAmount must be from ${limits.min} to ${limits.max} minor units of ${currency}, got ${amount}.`, {
+      field: 'receivingCurrencyAmount',
+      minAmount: Number(limits.min),
+      maxAmount: Number(limits.max),
+    });
+  }
+  const price = priceQuote({
+    lockedCurrencySide: 'RECEIVING',
+    lockedCurrencyAmount: amount,
+    sendingDecimals: 0,
+    receivingDecimals: 0,
+    sendingMinorToMsat: IDENTITY,
+    msatToReceivingMinor: IDENTITY,
+    ...fees,
+  });
+  // The amount was checked positive above, and a RECEIVING lock is never refused otherwise.
+  if (price.kind !== 'Priced') throw new Error(`Pricing ${amount} ${currency} was refused: ${price.reason}.`);
+  const rate = fees.variableFeeRate;
+  const rateDetails: IncomingRateDetailsRecord = {
+    serviceApiMultiplier: toDecimalString(multiply(msatToReceivingMinor, { numerator: rate.denominator - rate.numerator, denominator: rate.denominator })),
+    serviceApiFixedFee: price.fixedFee.toString(),
+    serviceApiVariableFeeRate: toDecimalString(rate),
+    serviceApiVariableFeeAmount: price.variableFeeAmount.toString(),
+  };
+  const at = now.toISOString();
+  const created: IncomingTransactionRecord = {
+    id: transactionId,
+    platformId,
+    type: 'INCOMING',
+    status: 'CREATED',
+    customerId: customer.customerId,
+    platformCustomerId: customer.platformCustomerId,
+    destination: { destinationType: 'ACCOUNT', accountId: deposit.accountId, currency },
+    receivedAmount: { value: amount.toString(), currency },
+    fees: price.feesIncluded.toString(),
+    rateDetails,
+    counterpartyInformation: sharedCounterpartyInformation(sender),
+    description: `UMA payment from ${sender.umaAddress}`,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const pending: IncomingTransactionRecord = { ...created, status: 'PENDING', reconciliationInstructions: { reference: reconciliationReferenceOf(transactionId) } };
+  return [
+    { type: 'IncomingPaymentCreated', data: { transaction: created, deposit, sender, grossAmount: price.totalSendingAmount.toString() } },
+    { type: 'IncomingPaymentPending', data: { transaction: pending, webhookAnswerDueAt: new Date(now.getTime() + webhookAnswerSeconds * 1000).toISOString() } },
+  ];
+};
