@@ -23,6 +23,7 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisConnection } from './redis';
 import { ServiceCall } from './service-call';
 import { TokensController } from './tokens/tokens.controller';
+import { TransactionReceiptsController, TransfersController } from './transfers/transfers.controller';
 import { VerificationsController } from './verifications/verifications.controller';
 import { SandboxWebhooksController, WebhooksController } from './webhooks/webhooks.controller';
 
@@ -48,6 +49,8 @@ export class AppModule {
         ExchangeRatesController,
         QuotesController,
         TransactionsController,
+        TransfersController,
+        TransactionReceiptsController,
         HealthController,
         SandboxWebhooksController,
         WebhooksController,

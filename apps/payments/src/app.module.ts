@@ -14,11 +14,18 @@ import { quoteViewProjection } from './quotes/quote-view.projection';
 import { QuotesController } from './quotes/quotes.controller';
 import { transactionViewProjection } from './transactions/transaction-view.projection';
 import { TransactionsController } from './transactions/transactions.controller';
+import { ReceiptsController } from './transactions/receipts.controller';
+import { transferTimerProjection } from './transfers/transfer-timer.projection';
+import { TRANSFER_OPTIONS, type TransferOptions } from './transfers/transfer-options';
+import { TransferParties } from './transfers/transfer-parties';
+import { TransferProcessor } from './transfers/transfer-processor';
+import { TransfersController } from './transfers/transfers.controller';
 
 @Module({})
 export class AppModule {
   /** clock: the system clock in production; tests pass one they can move. */
   static register(config: PaymentsServiceConfig, clock: Clock = systemClock): DynamicModule {
+    const transferOptions: TransferOptions = { pendingSeconds: config.transferPendingSeconds, sweepSeconds: config.transferSweepSeconds };
     const options: PaymentsOptions = { quoteTtlSeconds: config.quoteTtlSeconds, expirySweepSeconds: config.expirySweepSeconds, feeSchedules: config.feeSchedules };
     return {
       module: AppModule,
@@ -31,11 +38,11 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [quoteViewProjection, transactionViewProjection],
+          projections: [quoteViewProjection, transactionViewProjection, transferTimerProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [ExchangeRatesController, QuotesController, TransactionsController],
+      controllers: [ExchangeRatesController, QuotesController, TransactionsController, TransfersController, ReceiptsController],
       providers: [
         { provide: CLOCK, useValue: clock },
         { provide: PAYMENTS_OPTIONS, useValue: options },
@@ -44,6 +51,9 @@ export class AppModule {
         ExchangeRateCache,
         QuoteParties,
         QuoteExpiryJob,
+        { provide: TRANSFER_OPTIONS, useValue: transferOptions },
+        TransferParties,
+        TransferProcessor,
       ],
     };
   }

@@ -9,6 +9,10 @@ export type PaymentsServiceConfig = ServiceConfig & {
   /** How often PENDING quotes past their expiry are looked for and expired. */
   expirySweepSeconds: number;
   feeSchedules: FeeSchedules;
+  /** Sandbox rail: how long a transfer to or from a 005 account stays pending before it fails. */
+  transferPendingSeconds: number;
+  /** How often transfers due on the rail are advanced. */
+  transferSweepSeconds: number;
 };
 
 const seconds = (name: string, value: string | undefined, fallback: number): number => {
@@ -24,4 +28,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServic
   rateCacheSeconds: seconds('EXCHANGE_RATE_CACHE_SECONDS', env['EXCHANGE_RATE_CACHE_SECONDS'], 300),
   expirySweepSeconds: seconds('QUOTE_EXPIRY_SWEEP_SECONDS', env['QUOTE_EXPIRY_SWEEP_SECONDS'], 5),
   feeSchedules: parseFeeSchedules(env['PAYMENTS_FEE_SCHEDULE']),
+  transferPendingSeconds: seconds('TRANSFER_PENDING_SECONDS', env['TRANSFER_PENDING_SECONDS'], 30),
+  transferSweepSeconds: seconds('TRANSFER_SWEEP_SECONDS', env['TRANSFER_SWEEP_SECONDS'], 1),
 });

@@ -73,7 +73,8 @@ export const subjects = {
   payments: {
     exchangeRate: { list: 'payments.exchange-rate.list' },
     quote: { create: 'payments.quote.create', get: 'payments.quote.get' },
-    transaction: { get: 'payments.transaction.get', list: 'payments.transaction.list' },
+    transaction: { get: 'payments.transaction.get', list: 'payments.transaction.list', confirm: 'payments.transaction.confirm' },
+    transfer: { out: 'payments.transfer.out', in: 'payments.transfer.in' },
     health: 'payments.health.ping',
   },
   webhooks: {

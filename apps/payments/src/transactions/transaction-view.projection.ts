@@ -1,6 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
-import type { OutgoingTransactionStatus, TransactionRecord } from '@corridor/contracts';
+import type { OutgoingTransactionStatus, TransactionRecord, TransactionType } from '@corridor/contracts';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
+import { receiptEventTypes, transferEventTypes } from './transfer-events';
 
 /** One row per transaction, with the columns GET /transactions filters and pages on. */
 export type TransactionRow = {
@@ -8,9 +9,13 @@ export type TransactionRow = {
   platformId: string;
   customerId: string;
   platformCustomerId: string;
-  type: 'OUTGOING';
+  type: TransactionType;
   status: OutgoingTransactionStatus;
   record: TransactionRecord;
+  /** The source's account id (or none), the destination's account id or UMA address, the rail reference: list filters. */
+  sourceAccount: string | null;
+  destinationAccount: string | null;
+  reference: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -26,10 +31,27 @@ export const TransactionEntity = new EntitySchema<TransactionRow>({
     type: { type: 'string' },
     status: { type: 'string' },
     record: { type: 'json' },
+    sourceAccount: { type: 'string', nullable: true },
+    destinationAccount: { type: 'string', nullable: true },
+    reference: { type: 'string', nullable: true },
     createdAt: { type: 'Date' },
     updatedAt: { type: 'Date' },
   },
 });
+
+/**
+ * What the accountIdentifier, sender/receiverAccountIdentifier and reference filters match: the
+ * account ids on either side (an UMA address for an UMA destination) and the reference the money
+ * travels with (reconciliationInstructions, else the real-time funding instructions' reference).
+ */
+export const accountsAndReferenceOf = (record: TransactionRecord): Pick<TransactionRow, 'sourceAccount' | 'destinationAccount' | 'reference'> => {
+  const instructed = record.paymentInstructions?.map((instructions) => instructions.accountOrWalletInfo['reference']).find((reference) => typeof reference === 'string');
+  return {
+    sourceAccount: record.source.sourceType === 'ACCOUNT' ? record.source.accountId : null,
+    destinationAccount: record.destination.destinationType === 'ACCOUNT' ? record.destination.accountId : record.destination.umaAddress,
+    reference: record.reconciliationInstructions?.reference ?? (typeof instructed === 'string' ? instructed : null),
+  };
+};
 
 /** Every event of a Transaction stream carries the transaction after it, so the row is that record. */
 export const evolveTransactionView = (_row: TransactionRow | null, recorded: RecordedEvent): TransactionRow | null => {
@@ -43,6 +65,7 @@ export const evolveTransactionView = (_row: TransactionRow | null, recorded: Rec
     type: record.type,
     status: record.status,
     record,
+    ...accountsAndReferenceOf(record),
     createdAt: new Date(record.createdAt),
     updatedAt: new Date(record.updatedAt),
   };
@@ -50,8 +73,8 @@ export const evolveTransactionView = (_row: TransactionRow | null, recorded: Rec
 
 export const transactionViewProjection: Projection<TransactionRow> = {
   name: 'transactions',
-  version: 1,
-  canHandle: ['QuoteCreated', 'QuoteExpired'],
+  version: 2,
+  canHandle: ['QuoteCreated', 'QuoteExpired', ...transferEventTypes, ...receiptEventTypes],
   entity: TransactionEntity,
   keyOf: (event) => String((event.data['transaction'] as TransactionRecord).id),
   evolve: evolveTransactionView,
