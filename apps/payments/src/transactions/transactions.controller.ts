@@ -29,12 +29,17 @@ export class TransactionsController {
   @MessagePattern(subjects.payments.transaction.list)
   async list(@Payload() request: ServiceRequest<ListTransactionsData>): Promise<Page<TransactionWire>> {
     const { customerId, platformCustomerId, status, type, startDate, endDate, sortOrder = 'desc', limit, cursor } = request.data;
+    const { accountIdentifier, senderAccountIdentifier, receiverAccountIdentifier, reference } = request.data;
     const where = {
       platformId: request.context.platformId,
       ...(customerId !== undefined ? { customerId } : {}),
       ...(platformCustomerId !== undefined ? { platformCustomerId } : {}),
       ...(status !== undefined ? { status } : {}),
       ...(type !== undefined ? { type } : {}),
+      ...(senderAccountIdentifier !== undefined ? { sourceAccount: senderAccountIdentifier } : {}),
+      ...(receiverAccountIdentifier !== undefined ? { destinationAccount: receiverAccountIdentifier } : {}),
+      ...(accountIdentifier !== undefined ? { $or: [{ sourceAccount: accountIdentifier }, { destinationAccount: accountIdentifier }] } : {}),
+      ...(reference !== undefined ? { reference } : {}),
       ...(startDate !== undefined || endDate !== undefined
         ? { createdAt: { ...(startDate !== undefined ? { $gte: new Date(startDate) } : {}), ...(endDate !== undefined ? { $lte: new Date(endDate) } : {}) } }
         : {}),

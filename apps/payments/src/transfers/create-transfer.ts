@@ -19,7 +19,7 @@ export type CreateTransfer = Command<
 >;
 
 export const idempotencyConflict = (transactionId: string): DomainError =>
-  new DomainError('IDEMPOTENCY_KEY_REUSED', 'conflict', `This Idempotency-Key already created transfer ${transactionId} with a different request; use a new key for a new transfer.`, {
+  new DomainError('CONFLICT', 'conflict', `This Idempotency-Key was already used with a different request: it created transfer ${transactionId}. Use a new key for a new transfer.`, {
     transactionId,
   });
 

@@ -42,8 +42,8 @@ export class TransferParties {
     try {
       return await this.client.request<Reply>(subject, data, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
     } catch (error) {
-      if (error instanceof DomainError && error.status === 404) throw new DomainError('ACCOUNT_NOT_FOUND', 'not_found', message, { field });
-      if (error instanceof DomainError && error.code === 'INVALID_INPUT') throw new DomainError('ACCOUNT_NOT_FOUND', 'not_found', message, { field });
+      if (error instanceof DomainError && error.status === 404) throw new DomainError('REFERENCE_NOT_FOUND', 'not_found', message, { field });
+      if (error instanceof DomainError && error.code === 'INVALID_INPUT') throw new DomainError('REFERENCE_NOT_FOUND', 'not_found', message, { field });
       throw error;
     }
   }

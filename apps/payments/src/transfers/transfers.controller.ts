@@ -111,10 +111,10 @@ export class TransfersController {
     this.checkPair(destination, source, 'source.accountId');
     if (!canPull(source.accountInfo)) {
       throw new DomainError(
-        'TRANSFER_IN_NOT_PULLABLE',
+        'INVALID_INPUT',
         'validation',
         `source.accountId ${source.id} cannot be pulled from (only accounts on the ACH rail can). To fund ${destination.id}, send money to its fundingPaymentInstructions (GET /customers/internal-accounts or GET /platform/internal-accounts).`,
-        { field: 'source.accountId', internalAccountId: destination.id, fundingPaymentInstructions: destination.fundingPaymentInstructions },
+        { field: 'source.accountId', reason: 'NOT_PULLABLE', internalAccountId: destination.id, fundingPaymentInstructions: destination.fundingPaymentInstructions },
       );
     }
     const transactionId = transferIdFor(context.platformId, 'IN', data.idempotencyKey);
@@ -137,7 +137,7 @@ export class TransfersController {
     const internalCurrency = internal.balance.currency.code;
     if (internalCurrency !== external.currency) {
       throw new DomainError(
-        'CURRENCY_MISMATCH',
+        'INVALID_CURRENCY',
         'validation',
         `${externalField} ${external.id} holds ${external.currency} and ${internal.id} holds ${internalCurrency}; a transfer moves one currency. Use POST /quotes to convert.`,
         { field: externalField },
@@ -189,8 +189,9 @@ export class TransfersController {
     try {
       await this.client.request(subjects.accounts.ledger.hold, data, { context, timeoutMs: LEDGER_TIMEOUT_MS });
     } catch (error) {
+      // The reference has no insufficient-funds code for this route: INVALID_AMOUNT, with the reason and figures in details.
       if (error instanceof DomainError && error.code === 'INSUFFICIENT_FUNDS') {
-        throw new DomainError('INSUFFICIENT_FUNDS', 'validation', `${error.message} Nothing was transferred.`, { ...error.details, field: 'amount' });
+        throw new DomainError('INVALID_AMOUNT', 'validation', `${error.message} Nothing was transferred.`, { ...error.details, field: 'amount', reason: 'INSUFFICIENT_FUNDS' });
       }
       throw error;
     }
