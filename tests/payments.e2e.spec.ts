@@ -338,3 +338,42 @@ describe('tenancy', () => {
     expect(await transactionCount(platformB)).toBe(before);
   });
 });
+
+describe('payer fields on POST /quotes (issue 5 part 2)', () => {
+  let rupees: string;
+
+  beforeAll(async () => {
+    const created = await api.call('POST', '/customers/external-accounts', {
+      auth: platformA,
+      body: { customerId: sender.customerId, currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', vpa: 'payee.7@upi', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ravi Kumar' } } },
+    });
+    expect(created.status).toBe(201);
+    rupees = created.body.id as string;
+  });
+
+  const toRupees = (senderCustomerInfo?: Record<string, unknown>) => ({
+    source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') },
+    destination: { destinationType: 'ACCOUNT', accountId: rupees },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 10_000,
+    ...(senderCustomerInfo ? { senderCustomerInfo } : {}),
+  });
+
+  it('refuses a quote whose payer lacks what the corridor requires, naming every missing field, creating nothing', async () => {
+    const before = await transactionCount(platformA);
+    const refused = await quote(platformA, toRupees());
+    expect(refused.body).toMatchObject({ status: 400, code: 'MISSING_MANDATORY_USER_INFO', details: { field: 'senderCustomerInfo', missing: ['BIRTH_DATE', 'NATIONALITY'] } });
+    expect(await transactionCount(platformA)).toBe(before);
+  });
+
+  it('quotes once senderCustomerInfo supplies them (the profile supplies the name)', async () => {
+    const created = await quote(platformA, toRupees({ BIRTH_DATE: '1990-01-01', NATIONALITY: 'FR' }));
+    expect(created.status).toBe(201);
+    expect(created.body.receivingCurrency.code).toBe('INR');
+  });
+
+  it('refuses a senderCustomerInfo key that is not a payer field', async () => {
+    const refused = await quote(platformA, toRupees({ BIRTH_DATE: '1990-01-01', NATIONALITY: 'FR', SHOE_SIZE: '42' }));
+    expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'senderCustomerInfo.SHOE_SIZE' } });
+  });
+});
