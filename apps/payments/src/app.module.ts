@@ -15,6 +15,7 @@ import { QuotesController } from './quotes/quotes.controller';
 import { transactionViewProjection } from './transactions/transaction-view.projection';
 import { TransactionsController } from './transactions/transactions.controller';
 import { ReceiptsController } from './transactions/receipts.controller';
+import { transactionCountProjection } from './transactions/transaction-count.projection';
 import { transferTimerProjection } from './transfers/transfer-timer.projection';
 import { TRANSFER_OPTIONS, type TransferOptions } from './transfers/transfer-options';
 import { TransferParties } from './transfers/transfer-parties';
@@ -38,7 +39,7 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [quoteViewProjection, transactionViewProjection, transferTimerProjection],
+          projections: [quoteViewProjection, transactionViewProjection, transferTimerProjection, transactionCountProjection],
           toIntegrationEvent,
         }),
       ],
