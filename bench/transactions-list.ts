@@ -92,7 +92,7 @@ const main = async () => {
     await client.query('VACUUM ANALYZE payments.transactions');
     console.log(`seeded ${ROWS} + ${OTHER_ROWS} transactions in ${Date.now() - started} ms\n`);
 
-    const headers = { authorization: basic({ clientId: mine.token.clientId, clientSecret: mine.token.clientSecret! }) };
+    const headers = { authorization: basic({ clientId: mine.token.clientId, clientSecret: mine.token.clientSecret ?? '' }) };
     const url = (query: string) => `${stack.baseUrl}/transactions?limit=20${query}`;
     const first = await (await fetch(url(''), { headers })).json() as { totalCount: number; data: unknown[] };
     if (first.totalCount !== ROWS || first.data.length !== 20) throw new Error(`expected ${ROWS} rows in pages of 20, got ${JSON.stringify(first).slice(0, 200)}`);

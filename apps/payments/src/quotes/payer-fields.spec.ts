@@ -1,6 +1,6 @@
 // Payer fields a receiving institution needs: per corridor, satisfied by the profile or by
 // senderCustomerInfo, every missing one named at once, and senderCustomerInfo's own shape.
-import { type CustomerWire, DomainError } from '@corridor/contracts';
+import type { CustomerWire, DomainError } from '@corridor/contracts';
 import { checkPayerFields, checkSenderCustomerInfo, sandboxRequiredPayerFields } from './payer-fields';
 
 const customer = (overrides: Partial<CustomerWire> = {}): CustomerWire => ({
