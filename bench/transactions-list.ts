@@ -95,7 +95,9 @@ const main = async () => {
     const headers = { authorization: basic({ clientId: mine.token.clientId, clientSecret: mine.token.clientSecret ?? '' }) };
     const url = (query: string) => `${stack.baseUrl}/transactions?limit=20${query}`;
     const first = await (await fetch(url(''), { headers })).json() as { totalCount: number; data: unknown[] };
-    if (first.totalCount !== ROWS || first.data.length !== 20) throw new Error(`expected ${ROWS} rows in pages of 20, got ${JSON.stringify(first).slice(0, 200)}`);
+    if (first.totalCount !== ROWS || first.data.length !== 20) {
+      throw new Error(`expected ${ROWS} rows in pages of 20, got ${JSON.stringify(first).slice(0, 200)}\n${stack.logs.payments.join('').slice(-4000)}\n${stack.logs.gateway.join('').slice(-4000)}`);
+    }
 
     console.log(`autocannon, ${CONNECTIONS} connections, ${SECONDS} s per run, limit=20\n`);
     await measure('warm-up', { url: url(''), headers, duration: 3 });
@@ -113,6 +115,10 @@ const main = async () => {
       }),
       referenceFilter: await measure('reference filter (1 row)', { url: url('&reference=CRD-A77777'), headers }),
     };
+    // Any refused request is a finding, not noise: show what the services logged about it.
+    if (Object.values(figures).some((figure) => figure.non2xx > 0 || figure.errors > 0)) {
+      for (const app of ['gateway', 'payments'] as const) console.log(`--- ${app} log (last lines) ---\n${stack.logs[app].slice(-20).join('').slice(-6000)}`);
+    }
     writeFileSync(join(__dirname, 'last-transactions-run.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), rows: ROWS, connections: CONNECTIONS, seconds: SECONDS, figures }, null, 2)}\n`);
   } finally {
     await client.end();

@@ -125,6 +125,7 @@ describe('POST /transfer-out', () => {
       receivedAmount: { amount: 12_550, currency: { code: 'USD' } },
       exchangeRate: 1,
       fees: 0,
+      counterpartyInformation: { FULL_NAME: 'Ada Lovelace' },
     });
     expect(created.body.reconciliationInstructions.reference).toMatch(/^CRD-/);
     expect(created.body).not.toHaveProperty('failureReason');

@@ -14,6 +14,8 @@ export type CreateTransfer = Command<
     /** Who the transaction belongs to (the internal account's customer, or the platform itself). */
     customerId: string;
     platformCustomerId: string;
+    /** Who is on the other side, as the external account's beneficiary names them (FULL_NAME …). */
+    counterpartyInformation?: Record<string, string>;
   },
   { now: Date }
 >;
@@ -24,7 +26,7 @@ export const idempotencyConflict = (transactionId: string): DomainError =>
   });
 
 export const createTransfer = (command: CreateTransfer, state: Transaction): TransactionEvent[] => {
-  const { transfer, customerId, platformCustomerId } = command.data;
+  const { transfer, customerId, platformCustomerId, counterpartyInformation } = command.data;
   if (state.kind === 'Transfer' && state.transfer.fingerprint === transfer.fingerprint) return [];
   if (state.kind !== 'None') throw idempotencyConflict(transfer.transactionId);
   const createdAt = command.metadata.now.toISOString();
@@ -45,6 +47,7 @@ export const createTransfer = (command: CreateTransfer, state: Transaction): Tra
     exchangeRate: '1',
     fees: '0',
     reconciliationInstructions: { reference: referenceOf(transfer.transactionId) },
+    ...(counterpartyInformation !== undefined && Object.keys(counterpartyInformation).length > 0 ? { counterpartyInformation } : {}),
     createdAt,
     updatedAt: createdAt,
   };

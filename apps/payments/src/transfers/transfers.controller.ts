@@ -49,6 +49,13 @@ const parseAmount = (value: unknown): bigint => {
 export const transferIdFor = (platformId: string, direction: TransferDirection, idempotencyKey: string | undefined): string =>
   idempotencyKey === undefined ? newId('Transaction') : `Transaction:${uuidv5(`${platformId}\n${direction}\n${idempotencyKey}`, TRANSFER_ID_NAMESPACE)}`;
 
+/** The counterparty as the external account's beneficiary names it (the reference's counterpartyInformation keys). */
+export const counterpartyOf = (account: ExternalAccountWire): Record<string, string> => {
+  const beneficiary = account.accountInfo['beneficiary'] as Record<string, unknown> | undefined;
+  const name = beneficiary?.['fullName'] ?? beneficiary?.['legalName'];
+  return typeof name === 'string' && name.length > 0 ? { FULL_NAME: name } : {};
+};
+
 const ownedBySame = (internal: InternalAccountWire, external: ExternalAccountWire): boolean => internal.customerId === external.customerId;
 
 @Controller()
@@ -90,7 +97,7 @@ export class TransfersController {
       fingerprint: JSON.stringify(['OUT', source.id, destination.id, amount.toString()]),
       holdId: transactionId,
     };
-    return this.open(context, transfer, await this.parties.owner(context, source));
+    return this.open(context, transfer, { ...(await this.parties.owner(context, source)), counterpartyInformation: counterpartyOf(destination) });
   }
 
   /**
@@ -129,7 +136,7 @@ export class TransfersController {
       outcome: sandboxRailOutcome(source.accountInfo),
       fingerprint: JSON.stringify(['IN', source.id, destination.id, amount.toString()]),
     };
-    return this.open(context, transfer, await this.parties.owner(context, destination));
+    return this.open(context, transfer, { ...(await this.parties.owner(context, destination)), counterpartyInformation: counterpartyOf(source) });
   }
 
   /** Same currency, same owner: a customer's internal account with that customer's external account, a platform's with the platform's. */
@@ -149,7 +156,7 @@ export class TransfersController {
   }
 
   /** Hold (transfer-out), then open the stream; an existing stream under the same id is the retry's answer. */
-  private async open(context: RequestContext, transfer: Omit<TransferTerms, 'createdAt'>, owner: TransferOwner): Promise<TransactionWire> {
+  private async open(context: RequestContext, transfer: Omit<TransferTerms, 'createdAt'>, owner: TransferOwner & { counterpartyInformation: Record<string, string> }): Promise<TransactionWire> {
     const command: CreateTransfer = { type: 'CreateTransfer', data: { transfer, ...owner }, metadata: { now: this.clock.now() } };
     const existing = await this.eventSourcing.store.readStream(transfer.transactionId);
     if (existing.events.length > 0) {
