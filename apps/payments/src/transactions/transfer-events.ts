@@ -37,7 +37,12 @@ export type TransferSubmitted = { type: 'TransferSubmitted'; data: { transaction
 /** The rail delivered: transfer-out settled its hold, transfer-in credited the internal account. */
 export type TransferCompleted = { type: 'TransferCompleted'; data: { transactionId: string; transaction: TransactionRecord } };
 /** The rail refused or gave up: transfer-out released its hold; transfer-in credited nothing. */
-export type TransferFailed = { type: 'TransferFailed'; data: { transactionId: string; railFailure: Exclude<RailOutcome, 'SUCCEEDS'>; transaction: TransactionRecord } };
+/**
+ * Why a transfer failed: the rail's answer, or HOLD_RELEASED when the money it was to send is no
+ * longer held (the hold was given back after a failed create and a retry reopened the transfer).
+ */
+export type TransferFailure = Exclude<RailOutcome, 'SUCCEEDS'> | 'HOLD_RELEASED';
+export type TransferFailed = { type: 'TransferFailed'; data: { transactionId: string; railFailure: TransferFailure; transaction: TransactionRecord } };
 /** POST /transactions/{id}/confirm: the platform delivered the receipt (any transaction, quote or transfer). */
 export type ReceiptDeliveryConfirmed = { type: 'ReceiptDeliveryConfirmed'; data: { transactionId: string; receiptDeliveryConfirmedAt: string; transaction: TransactionRecord } };
 

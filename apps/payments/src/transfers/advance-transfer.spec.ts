@@ -62,6 +62,16 @@ describe('AdvanceTransfer', () => {
     spec.given(finished).when(at('2026-03-02T00:00:00.000Z')).thenNothingHappened();
   });
 
+  it('fails a transfer whose hold was already released instead of completing it (nothing is left to send)', () => {
+    const given = created();
+    const released: AdvanceTransfer = { ...at(later), data: { transactionId, holdReleased: true } };
+    expect(advanceTransfer(released, stateOf(given))).toMatchObject([
+      { type: 'TransferFailed', data: { railFailure: 'HOLD_RELEASED', transaction: { status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' } } },
+    ]);
+    const finished = [...given, ...advanceTransfer(at(later), stateOf(given))];
+    spec.given(finished).when(released).thenNothingHappened();
+  });
+
   it('does nothing to a stream that is not a transfer', () => spec.given([]).when(at(later)).thenNothingHappened());
 
   it('fails a pull with the incoming reason QUOTE_EXECUTION_FAILED whatever the rail said', () => {

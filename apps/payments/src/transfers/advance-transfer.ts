@@ -1,6 +1,6 @@
 import type { Command, IncomingFailureReason, OutgoingFailureReason } from '@corridor/contracts';
 import type { Transaction, TransactionEvent } from '../transactions/transaction';
-import type { RailOutcome, TransferDirection, TransferFailed } from '../transactions/transfer-events';
+import type { TransferDirection, TransferFailed, TransferFailure } from '../transactions/transfer-events';
 
 // Moving a transfer along the sandbox rail. The outcome was fixed at creation; this decides, at
 // the command's time, which step is due: a PENDING transfer is handed to the rail (PROCESSING) and,
@@ -11,7 +11,15 @@ import type { RailOutcome, TransferDirection, TransferFailed } from '../transact
 // Money moves before these events are appended (transfers/transfer-processor.ts): a completion
 // follows the hold's settlement (out) or the credit (in), a failure the hold's release (out).
 
-export type AdvanceTransfer = Command<'AdvanceTransfer', { transactionId: string }, { now: Date; pendingSeconds: number }>;
+export type AdvanceTransfer = Command<
+  'AdvanceTransfer',
+  {
+    transactionId: string;
+    /** The ledger refused to settle: the transfer-out's hold was already released, so nothing can be sent. */
+    holdReleased?: boolean;
+  },
+  { now: Date; pendingSeconds: number }
+>;
 
 /**
  * The reference's outgoing failure reasons know no bank-side refusal, so the rail's own reason stays
@@ -20,8 +28,8 @@ export type AdvanceTransfer = Command<'AdvanceTransfer', { transactionId: string
  * then rejects or times out (004, 005) failed after the transaction was posted. A failed pull
  * (transfer-in) is always QUOTE_EXECUTION_FAILED, the one incoming reason about executing a payment.
  */
-export const failureReasonOf = (direction: TransferDirection, failure: Exclude<RailOutcome, 'SUCCEEDS'>): OutgoingFailureReason | IncomingFailureReason =>
-  direction === 'IN' || failure === 'INSUFFICIENT_FUNDS' || failure === 'ACCOUNT_CLOSED' ? 'QUOTE_EXECUTION_FAILED' : 'COUNTERPARTY_POST_TX_FAILED';
+export const failureReasonOf = (direction: TransferDirection, failure: TransferFailure): OutgoingFailureReason | IncomingFailureReason =>
+  direction === 'IN' || failure === 'INSUFFICIENT_FUNDS' || failure === 'ACCOUNT_CLOSED' || failure === 'HOLD_RELEASED' ? 'QUOTE_EXECUTION_FAILED' : 'COUNTERPARTY_POST_TX_FAILED';
 
 export const advanceTransfer = (command: AdvanceTransfer, state: Transaction): TransactionEvent[] => {
   if (state.kind !== 'Transfer') return [];
@@ -29,10 +37,11 @@ export const advanceTransfer = (command: AdvanceTransfer, state: Transaction): T
   const now = command.metadata.now;
   const at = now.toISOString();
   if (now.getTime() < Date.parse(state.dueAt)) return [];
-  const fail = (railFailure: Exclude<RailOutcome, 'SUCCEEDS'>, from: typeof transaction): TransferFailed => ({
+  const fail = (railFailure: TransferFailure, from: typeof transaction): TransferFailed => ({
     type: 'TransferFailed',
     data: { transactionId: transaction.id, railFailure, transaction: { ...from, status: 'FAILED', failureReason: failureReasonOf(transfer.direction, railFailure), updatedAt: at } },
   });
+  if (command.data.holdReleased && (transaction.status === 'PENDING' || transaction.status === 'PROCESSING')) return [fail('HOLD_RELEASED', transaction)];
   if (transaction.status === 'PENDING') {
     const waits = transfer.outcome === 'PENDING_THEN_FAILS';
     const dueAt = waits ? new Date(now.getTime() + command.metadata.pendingSeconds * 1000).toISOString() : at;

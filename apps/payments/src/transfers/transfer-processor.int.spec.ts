@@ -26,6 +26,8 @@ const platformId = newId('Platform');
 let subjectPrefix: string;
 let nats: NatsConnection;
 const ledgerCalls: { subject: string; data: Record<string, unknown> }[] = [];
+/** Holds the stand-in ledger reports as already released (settling them is refused as the ledger does). */
+const releasedHolds = new Set<string>();
 
 const startApp = async (): Promise<INestMicroservice> => {
   const { healthPort: _healthPort, ...defaults } = loadConfig({});
@@ -56,6 +58,12 @@ beforeAll(async () => {
       callback: (_error, message) => {
         const packet = codec.decode(message.data) as { id: string; data: { data: Record<string, unknown> } };
         ledgerCalls.push({ subject, data: packet.data.data });
+        const holdId = String(packet.data.data['holdId']);
+        if (subject === subjects.accounts.ledger.settle && releasedHolds.has(holdId)) {
+          const err = { status: 409, code: 'HOLD_ALREADY_CLOSED', message: `Hold ${holdId} was already settled or released.`, details: { holdId } };
+          message.respond(codec.encode({ id: packet.id, err, isDisposed: true }));
+          return;
+        }
         message.respond(codec.encode({ id: packet.id, response: {}, isDisposed: true }));
       },
     });
@@ -107,6 +115,19 @@ describe('the transfer timer', () => {
       // Both racers may ask the ledger (it is idempotent by the operation id); only one settle operation exists.
       expect(new Set(settles.map((call) => `${call.subject} ${String(call.data['operationId'])}`))).toEqual(new Set([`${subjects.accounts.ledger.settle} ${transactionId}:settle`]));
       expect(await processor.sweep()).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('fails, rather than completes, a transfer whose hold the ledger reports already released', async () => {
+    const app = await startApp();
+    try {
+      const transactionId = await openTransfer(app, 'SUCCEEDS');
+      releasedHolds.add(transactionId);
+      expect(await app.get(TransferProcessor).sweep()).toBe(1);
+      expect(await statusOf(app, transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' });
+      expect(await app.get(TransferProcessor).sweep()).toBe(0);
     } finally {
       await app.close();
     }

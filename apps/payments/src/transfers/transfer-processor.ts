@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CLOCK, type Clock, type CreditData, newUuid, type ReleaseHoldData, type RequestContext, type SettleHoldData, subjects } from '@corridor/contracts';
+import { CLOCK, type Clock, type CreditData, DomainError, newUuid, type ReleaseHoldData, type RequestContext, type SettleHoldData, subjects } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { type Transaction, type TransactionEvent, transactionDecider } from '../transactions/transaction';
@@ -69,8 +69,10 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
     const state = stored.events.reduce<Transaction>((current, event) => transactionDecider.evolve(current, event as unknown as TransactionEvent), transactionDecider.initialState());
     const decided = advanceTransfer(command, state);
     if (decided.length === 0) return 0;
-    await this.moveMoney(state, ledgerStepOf(state, decided), context);
-    const { events } = await this.eventSourcing.handle(transactionId, transactionDecider, (current) => advanceTransfer(command, current), context);
+    const moved = await this.moveMoney(state, ledgerStepOf(state, decided), context);
+    // Nothing is held to settle: the transfer fails instead of completing (and moves nothing).
+    const step: AdvanceTransfer = moved === 'hold-released' ? { ...command, data: { ...command.data, holdReleased: true } } : command;
+    const { events } = await this.eventSourcing.handle(transactionId, transactionDecider, (current) => advanceTransfer(step, current), context);
     return events.length;
   }
 
@@ -92,18 +94,25 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
     return appended;
   }
 
-  private async moveMoney(state: Transaction, step: LedgerStep, context: RequestContext): Promise<void> {
-    if (state.kind !== 'Transfer' || step === 'none') return;
+  private async moveMoney(state: Transaction, step: LedgerStep, context: RequestContext): Promise<'moved' | 'hold-released'> {
+    if (state.kind !== 'Transfer' || step === 'none') return 'moved';
     const { transfer } = state;
     const request = <Reply>(subject: string, data: unknown) => this.client.request<Reply>(subject, data, { context, timeoutMs: LEDGER_TIMEOUT_MS });
     const holdId = transfer.holdId ?? transfer.transactionId;
     switch (step) {
       case 'settle-hold':
-        await request(subjects.accounts.ledger.settle, { accountId: transfer.internalAccountId, operationId: `${transfer.transactionId}:settle`, holdId } satisfies SettleHoldData);
-        return;
+        try {
+          await request(subjects.accounts.ledger.settle, { accountId: transfer.internalAccountId, operationId: `${transfer.transactionId}:settle`, holdId } satisfies SettleHoldData);
+        } catch (error) {
+          // Settling is only ever asked once the rail delivered, so a closed or missing hold was
+          // released (the create failed after holding, and a retry under the same key reopened it).
+          if (error instanceof DomainError && (error.code === 'HOLD_ALREADY_CLOSED' || error.code === 'HOLD_NOT_FOUND')) return 'hold-released';
+          throw error;
+        }
+        return 'moved';
       case 'release-hold':
         await request(subjects.accounts.ledger.release, { accountId: transfer.internalAccountId, operationId: `${transfer.transactionId}:release`, holdId } satisfies ReleaseHoldData);
-        return;
+        return 'moved';
       case 'credit':
         await request(subjects.accounts.ledger.credit, {
           accountId: transfer.internalAccountId,
@@ -112,7 +121,7 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
           currency: transfer.currency,
           cause: { kind: 'TRANSFER', id: transfer.transactionId },
         } satisfies CreditData);
-        return;
+        return 'moved';
     }
   }
 }
