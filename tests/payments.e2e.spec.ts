@@ -377,3 +377,30 @@ describe('payer fields on POST /quotes (issue 5 part 2)', () => {
     expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'senderCustomerInfo.SHOE_SIZE' } });
   });
 });
+
+describe('GET /transactions account and reference filters on quotes (issue 5 part 5)', () => {
+  it('finds a real-time funded quote by its instructions’ reference, and an UMA payment by the receiving address', async () => {
+    const funded = await quote(platformA, {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'MXN', customerId: sender.customerId },
+      destination: { destinationType: 'ACCOUNT', accountId: euros },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 50_000,
+    });
+    expect(funded.status).toBe(201);
+    const reference = funded.body.paymentInstructions[0].accountOrWalletInfo.reference as string;
+    const byReference = await api.call('GET', `/transactions?reference=${encodeURIComponent(reference)}`, { auth: platformA });
+    expect(byReference.body.data.map((transaction: { id: string }) => transaction.id)).toEqual([funded.body.transactionId]);
+    expect((await api.call('GET', `/transactions?reference=${encodeURIComponent(reference)}`, { auth: platformB })).body).toMatchObject({ data: [], totalCount: 0 });
+
+    const uma = await quote(platformA, {
+      source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') },
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money' },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+    });
+    expect(uma.status).toBe(201);
+    const byReceiver = await api.call('GET', `/transactions?receiverAccountIdentifier=${encodeURIComponent('$success.mxn@sandbox.uma.money')}&senderAccountIdentifier=${encodeURIComponent(accountIn(sender, 'USD'))}`, { auth: platformA });
+    expect(byReceiver.body.data.map((transaction: { id: string }) => transaction.id)).toContain(uma.body.transactionId);
+    expect(byReceiver.body.data.every((transaction: { destination: { umaAddress?: string } }) => transaction.destination.umaAddress === '$success.mxn@sandbox.uma.money')).toBe(true);
+  });
+});
