@@ -256,6 +256,10 @@ describe('bad transfer input', () => {
     ['no amount', 400, 'INVALID_INPUT', 'amount', () => ({ source: { accountId: payer.usd }, destination: { accountId: bank } })],
     ['a currency member (none exists: the accounts decide it)', 400, 'INVALID_INPUT', 'currency', () => ({ ...out(payer.usd, bank, 100), currency: 'XYZ' })],
     ['an external account in another currency', 400, 'INVALID_CURRENCY', 'destination.accountId', () => out(payer.usd, euros, 100)],
+    ['a source that is not an object', 400, 'INVALID_INPUT', 'source', () => ({ ...out(payer.usd, bank, 100), source: 'InternalAccount:x' })],
+    ['a numeric account id', 400, 'INVALID_INPUT', 'source.accountId', () => ({ ...out(payer.usd, bank, 100), source: { accountId: 42 } })],
+    ['no destination', 400, 'INVALID_INPUT', 'destination', () => ({ source: { accountId: payer.usd }, amount: 100 })],
+    ['an unknown paymentRail', 400, 'INVALID_INPUT', 'destination.paymentRail', () => ({ ...out(payer.usd, bank, 100), destination: { accountId: bank, paymentRail: 'CARRIER_PIGEON' } })],
     ['a malformed source id', 400, 'INVALID_INPUT', 'source.accountId', () => out('InternalAccount:nope', bank, 100)],
     ['an external account as source', 400, 'INVALID_INPUT', 'source.accountId', () => out(bank, bank, 100)],
     ['an internal account as destination', 400, 'INVALID_INPUT', 'destination.accountId', () => out(payer.usd, payer.eur, 100)],
@@ -330,6 +334,17 @@ describe('POST /transfer-in', () => {
     expect(refused.body.message).toContain('fundingPaymentInstructions');
     expect(refused.body.details.fundingPaymentInstructions).toEqual((await account(platformA, payee.customerId, payee.eur)).fundingPaymentInstructions);
     expect(await transactionCount(platformA)).toBe(before);
+  });
+
+  it('refuses an unknown source account with a 404 and a foreign destination with a 404, crediting nothing', async () => {
+    const payee = await newCustomer(platformA);
+    const unknown = await transferIn(platformA, { source: { accountId: `ExternalAccount:${newUuid()}` }, destination: { accountId: payee.usd }, amount: 100 });
+    expect(unknown.body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { field: 'source.accountId' } });
+    const stranger = await newCustomer(platformB);
+    const strangerBank = await usdBankAccount(platformB, stranger.customerId);
+    const foreign = await transferIn(platformB, { source: { accountId: strangerBank }, destination: { accountId: payee.usd }, amount: 100 });
+    expect(foreign.body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { field: 'destination.accountId' } });
+    expect(await balances(platformA, payee)).toEqual([0, 0]);
   });
 
   it.each([
