@@ -443,6 +443,32 @@ describe('POST /transactions/{id}/confirm', () => {
   });
 });
 
+describe('a platform’s own transfer', () => {
+  it('moves money from the platform’s account to its own bank account, with the platform as the customer', async () => {
+    const platformAccounts = (await api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platformA })).body.data as Account[];
+    const usd = platformAccounts[0]?.id ?? '';
+    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: platformA, body: { amount: 9_000 } })).status).toBe(200);
+    accountCount += 1;
+    const bank = await api.call('POST', '/platform/external-accounts', {
+      auth: platformA,
+      body: { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `5${String(accountCount).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Platform A Inc' } } },
+    });
+    expect(bank.status).toBe(201);
+    const created = await transferOut(platformA, out(usd, bank.body.id, 2_500));
+    expect(created.body).toMatchObject({ status: 'PENDING', customerId: platformAId, platformCustomerId: platformAId, counterpartyInformation: { FULL_NAME: 'Platform A Inc' } });
+    expect((await settled(platformA, created.body.id)).status).toBe('COMPLETED');
+    const after = (await api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platformA })).body.data as Account[];
+    expect(after.find((account) => account.id === usd)?.balance.amount).toBe((platformAccounts[0]?.balance.amount ?? 0) + 9_000 - 2_500);
+    // "To filter to transactions made on behalf of the platform, specify the platform ID as the customer ID."
+    const mine = await api.call('GET', `/transactions?customerId=${encodeURIComponent(platformAId)}`, { auth: platformA });
+    expect(mine.body.data.map((transaction: TransactionWire) => transaction.id)).toContain(created.body.id);
+    // A customer's bank account is not the platform's to pay out to.
+    const customer = await newCustomer(platformA);
+    const theirs = await usdBankAccount(platformA, customer.customerId);
+    expect((await transferOut(platformA, out(usd, theirs, 100))).body).toMatchObject({ status: 400, details: { field: 'destination.accountId' } });
+  });
+});
+
 describe('the ledger after all transfers', () => {
   it('balances: per currency the postings sum to zero and every balance is the sum of its postings', async () => {
     const summary = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
