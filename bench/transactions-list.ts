@@ -114,6 +114,8 @@ const main = async () => {
         headers,
       }),
       referenceFilter: await measure('reference filter (1 row)', { url: url('&reference=CRD-A77777'), headers }),
+      // A filter every row matches: the exact count walks all 100,000 (the counter serves only unfiltered lists).
+      broadFilter: await measure('status=COMPLETED (all 100,000 rows), page 1', { url: url('&status=COMPLETED'), headers }),
     };
     // Any refused request is a finding, not noise: show what the services logged about it.
     if (Object.values(figures).some((figure) => figure.non2xx > 0 || figure.errors > 0)) {

@@ -20,6 +20,9 @@ ALTER TABLE transactions ADD COLUMN IF NOT EXISTS reference text;
 CREATE INDEX IF NOT EXISTS transactions_platform_source ON transactions (platform_id, source_account, created_at, id);
 CREATE INDEX IF NOT EXISTS transactions_platform_destination ON transactions (platform_id, destination_account, created_at, id);
 CREATE INDEX IF NOT EXISTS transactions_platform_reference ON transactions (platform_id, reference) WHERE reference IS NOT NULL;
+-- status and type filters: their pages and their exact counts read the index alone.
+CREATE INDEX IF NOT EXISTS transactions_platform_status ON transactions (platform_id, status, created_at, id);
+CREATE INDEX IF NOT EXISTS transactions_platform_type ON transactions (platform_id, type, created_at, id);
 
 -- Transactions per platform (projection transaction-counts): an unfiltered list's totalCount.
 CREATE TABLE IF NOT EXISTS transaction_counts (
