@@ -20,6 +20,9 @@ import { invitationDecider } from '../apps/payments/src/invitations/invitation';
 import { invitationViewProjection } from '../apps/payments/src/invitations/invitation-view.projection';
 import { lookupViewProjection } from '../apps/payments/src/uma/lookup-view.projection';
 import { receiverLookupDecider } from '../apps/payments/src/uma/receiver-lookup';
+import { incomingPaymentDecider, incomingPaymentEventTypes } from '../apps/payments/src/incoming/incoming-payment';
+import { transactionCountProjection } from '../apps/payments/src/transactions/transaction-count.projection';
+import { transferTimerProjection } from '../apps/payments/src/transfers/transfer-timer.projection';
 import { incomingTimerProjection } from '../apps/payments/src/incoming/incoming-timer.projection';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
 import { platformViewProjection } from '../apps/platform/src/platforms/platform-view.projection';
@@ -32,6 +35,19 @@ type AnyDecider = { evolve: (state: any, event: any) => any; initialState: () =>
 
 /** eventStore false: the service keeps plain tables only (webhooks: the delivery log), no event store. */
 export type ServiceInfo = { schema: string; migrations: string; projections: Projection<any>[]; streams: Record<string, AnyDecider>; eventStore?: false };
+
+/**
+ * A Transaction: stream is a quote's payment or a transfer (transactionDecider) or an incoming UMA
+ * payment (incomingPaymentDecider): one id space, one read model. Its events say which.
+ */
+const incomingEvents = new Set<string>(incomingPaymentEventTypes);
+const transactionStreamDecider: AnyDecider = {
+  initialState: () => null,
+  evolve: (state, event) => {
+    const decider: AnyDecider = incomingEvents.has(event.type) ? incomingPaymentDecider : transactionDecider;
+    return decider.evolve(state ?? decider.initialState(), event);
+  },
+};
 
 export const services: Record<string, ServiceInfo> = {
   platform: {
@@ -64,8 +80,8 @@ export const services: Record<string, ServiceInfo> = {
   payments: {
     schema: 'payments',
     migrations: join(__dirname, '../apps/payments/src/migrations'),
-    projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection],
-    streams: { Transaction: transactionDecider, Lookup: receiverLookupDecider, Invitation: invitationDecider },
+    projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection, transferTimerProjection, transactionCountProjection],
+    streams: { Transaction: transactionStreamDecider, Lookup: receiverLookupDecider, Invitation: invitationDecider },
   },
   webhooks: {
     schema: 'webhooks',

@@ -338,3 +338,69 @@ describe('tenancy', () => {
     expect(await transactionCount(platformB)).toBe(before);
   });
 });
+
+describe('payer fields on POST /quotes (issue 5 part 2)', () => {
+  let rupees: string;
+
+  beforeAll(async () => {
+    const created = await api.call('POST', '/customers/external-accounts', {
+      auth: platformA,
+      body: { customerId: sender.customerId, currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', vpa: 'payee.7@upi', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ravi Kumar' } } },
+    });
+    expect(created.status).toBe(201);
+    rupees = created.body.id as string;
+  });
+
+  const toRupees = (senderCustomerInfo?: Record<string, unknown>) => ({
+    source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') },
+    destination: { destinationType: 'ACCOUNT', accountId: rupees },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 10_000,
+    ...(senderCustomerInfo ? { senderCustomerInfo } : {}),
+  });
+
+  it('refuses a quote whose payer lacks what the corridor requires, naming every missing field, creating nothing', async () => {
+    const before = await transactionCount(platformA);
+    const refused = await quote(platformA, toRupees());
+    expect(refused.body).toMatchObject({ status: 400, code: 'MISSING_MANDATORY_USER_INFO', details: { field: 'senderCustomerInfo', missing: ['BIRTH_DATE', 'NATIONALITY'] } });
+    expect(await transactionCount(platformA)).toBe(before);
+  });
+
+  it('quotes once senderCustomerInfo supplies them (the profile supplies the name)', async () => {
+    const created = await quote(platformA, toRupees({ BIRTH_DATE: '1990-01-01', NATIONALITY: 'FR' }));
+    expect(created.status).toBe(201);
+    expect(created.body.receivingCurrency.code).toBe('INR');
+  });
+
+  it('refuses a senderCustomerInfo key that is not a payer field', async () => {
+    const refused = await quote(platformA, toRupees({ BIRTH_DATE: '1990-01-01', NATIONALITY: 'FR', SHOE_SIZE: '42' }));
+    expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'senderCustomerInfo.SHOE_SIZE' } });
+  });
+});
+
+describe('GET /transactions account and reference filters on quotes (issue 5 part 5)', () => {
+  it('finds a real-time funded quote by its instructions’ reference, and an UMA payment by the receiving address', async () => {
+    const funded = await quote(platformA, {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'MXN', customerId: sender.customerId },
+      destination: { destinationType: 'ACCOUNT', accountId: euros },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 50_000,
+    });
+    expect(funded.status).toBe(201);
+    const reference = funded.body.paymentInstructions[0].accountOrWalletInfo.reference as string;
+    const byReference = await api.call('GET', `/transactions?reference=${encodeURIComponent(reference)}`, { auth: platformA });
+    expect(byReference.body.data.map((transaction: { id: string }) => transaction.id)).toEqual([funded.body.transactionId]);
+    expect((await api.call('GET', `/transactions?reference=${encodeURIComponent(reference)}`, { auth: platformB })).body).toMatchObject({ data: [], totalCount: 0 });
+
+    const uma = await quote(platformA, {
+      source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') },
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money' },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+    });
+    expect(uma.status).toBe(201);
+    const byReceiver = await api.call('GET', `/transactions?receiverAccountIdentifier=${encodeURIComponent('$success.mxn@sandbox.uma.money')}&senderAccountIdentifier=${encodeURIComponent(accountIn(sender, 'USD'))}`, { auth: platformA });
+    expect(byReceiver.body.data.map((transaction: { id: string }) => transaction.id)).toContain(uma.body.transactionId);
+    expect(byReceiver.body.data.every((transaction: { destination: { umaAddress?: string } }) => transaction.destination.umaAddress === '$success.mxn@sandbox.uma.money')).toBe(true);
+  });
+});

@@ -27,6 +27,7 @@ import { RedisConnection } from './redis';
 import { ServiceCall } from './service-call';
 import { TokensController } from './tokens/tokens.controller';
 import { CryptoController, DiscoveriesController, InvitationsController, ReceiverLookupsController, UmaProvidersController } from './uma/uma.controller';
+import { TransactionReceiptsController, TransfersController } from './transfers/transfers.controller';
 import { VerificationsController } from './verifications/verifications.controller';
 import { SandboxWebhooksController, WebhooksController } from './webhooks/webhooks.controller';
 
@@ -53,6 +54,8 @@ export class AppModule {
         QuotesController,
         TransactionsController,
         IncomingPaymentsController,
+        TransfersController,
+        TransactionReceiptsController,
         HealthController,
         SandboxWebhooksController,
         WebhooksController,

@@ -26,11 +26,19 @@ import { InvitationsController } from './invitations/invitations.controller';
 import { lookupViewProjection } from './uma/lookup-view.projection';
 import { LookupsController } from './uma/lookups.controller';
 import { UMA_OPTIONS, type UmaOptions } from './uma/uma-options';
+import { ReceiptsController } from './transactions/receipts.controller';
+import { transactionCountProjection } from './transactions/transaction-count.projection';
+import { transferTimerProjection } from './transfers/transfer-timer.projection';
+import { TRANSFER_OPTIONS, type TransferOptions } from './transfers/transfer-options';
+import { TransferParties } from './transfers/transfer-parties';
+import { TransferProcessor } from './transfers/transfer-processor';
+import { TransfersController } from './transfers/transfers.controller';
 
 @Module({})
 export class AppModule {
   /** clock: the system clock in production; tests pass one they can move. */
   static register(config: PaymentsServiceConfig, clock: Clock = systemClock): DynamicModule {
+    const transferOptions: TransferOptions = { pendingSeconds: config.transferPendingSeconds, sweepSeconds: config.transferSweepSeconds };
     const options: PaymentsOptions = { quoteTtlSeconds: config.quoteTtlSeconds, expirySweepSeconds: config.expirySweepSeconds, feeSchedules: config.feeSchedules };
     const umaOptions: UmaOptions = { lookupTtlSeconds: config.receiverLookupTtlSeconds, invitationTtlSeconds: config.invitationTtlSeconds, invitationUrlBase: config.invitationUrlBase };
     return {
@@ -44,11 +52,11 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection],
+          projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection, transferTimerProjection, transactionCountProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [ExchangeRatesController, QuotesController, TransactionsController, LookupsController, InvitationsController, DirectoriesController, CryptoController, IncomingController],
+      controllers: [ExchangeRatesController, QuotesController, TransactionsController, LookupsController, InvitationsController, DirectoriesController, CryptoController, IncomingController, TransfersController, ReceiptsController],
       providers: [
         { provide: CLOCK, useValue: clock },
         { provide: PAYMENTS_OPTIONS, useValue: options },
@@ -61,6 +69,9 @@ export class AppModule {
         { provide: INCOMING_OPTIONS, useValue: loadIncomingOptions() },
         IncomingSettlement,
         IncomingTimerJob,
+        { provide: TRANSFER_OPTIONS, useValue: transferOptions },
+        TransferParties,
+        TransferProcessor,
       ],
     };
   }

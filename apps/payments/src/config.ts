@@ -15,6 +15,10 @@ export type PaymentsServiceConfig = ServiceConfig & {
   invitationTtlSeconds: number;
   /** Invitation URLs are this base plus the code. */
   invitationUrlBase: string;
+  /** Sandbox rail: how long a transfer to or from a 005 account stays pending before it fails. */
+  transferPendingSeconds: number;
+  /** How often transfers due on the rail are advanced. */
+  transferSweepSeconds: number;
 };
 
 const seconds = (name: string, value: string | undefined, fallback: number): number => {
@@ -41,4 +45,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServic
   receiverLookupTtlSeconds: seconds('RECEIVER_LOOKUP_TTL_SECONDS', env['RECEIVER_LOOKUP_TTL_SECONDS'], 600),
   invitationTtlSeconds: invitationTtl(env['INVITATION_TTL_SECONDS']),
   invitationUrlBase: (env['INVITATION_URL_BASE'] ?? 'https://uma.me/i/').trim() || 'https://uma.me/i/',
+  transferPendingSeconds: seconds('TRANSFER_PENDING_SECONDS', env['TRANSFER_PENDING_SECONDS'], 30),
+  transferSweepSeconds: seconds('TRANSFER_SWEEP_SECONDS', env['TRANSFER_SWEEP_SECONDS'], 1),
 });

@@ -2,6 +2,7 @@ import { type IntegrationEvent, integrationEvent, type RecordedEvent } from '@co
 import type { TransactionChangedData, TransactionRecord } from '@corridor/contracts';
 import { invitationClaimedEvent } from './invitations/invitation-events';
 import { incomingPaymentEventTypes } from './incoming/incoming-payment';
+import { receiptEventTypes, transferEventTypes } from './transactions/transfer-events';
 
 // Every status change of a transaction leaves the service with the whole transaction as it is
 // after the change (TransactionChangedData; amounts as decimal strings): QuoteCreated is PENDING,
@@ -9,7 +10,7 @@ import { incomingPaymentEventTypes } from './incoming/incoming-payment';
 // toTransactionWire from libs/contracts. The quote's own terms stay private. Incoming payments'
 // events (incoming/incoming-payment.ts) carry an IncomingTransactionRecord the same way; the
 // webhooks service renders INCOMING_PAYMENT.* from them with toIncomingTransactionWire.
-const statusChanges = new Set(['QuoteCreated', 'QuoteExpired', ...incomingPaymentEventTypes]);
+const statusChanges = new Set<string>(['QuoteCreated', 'QuoteExpired', ...incomingPaymentEventTypes, ...transferEventTypes, ...receiptEventTypes]);
 
 export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null => {
   // An invitation's claim leaves as the UmaInvitation the INVITATION.CLAIMED webhook shows.

@@ -1,5 +1,5 @@
 import { type AmountJson, type CurrencyAmountWire, toWireAmount } from './money';
-import { decimalToNumber, minorUnitsToNumber, type TransactionRecord, type TransactionWire, toTransactionWire } from './payments';
+import { decimalToNumber, type IncomingFailureReason, minorUnitsToNumber, type TransactionRecord, type TransactionWire, toTransactionWire } from './payments';
 
 // NATS message data and wire objects of incoming payments (UMA payments received by a customer,
 // docs/decisions/0013-incoming-payments.md). An INCOMING transaction lives in the same Transaction
@@ -7,15 +7,6 @@ import { decimalToNumber, minorUnitsToNumber, type TransactionRecord, type Trans
 // IncomingTransactionRecord and its wire form the reference's IncomingTransaction.
 
 export type IncomingTransactionStatus = 'CREATED' | 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'REJECTED' | 'FAILED' | 'REFUNDED' | 'EXPIRED';
-export type IncomingFailureReason =
-  | 'LNURLP_FAILED'
-  | 'PAY_REQUEST_FAILED'
-  | 'PAYMENT_APPROVAL_WEBHOOK_ERROR'
-  | 'PAYMENT_APPROVAL_TIMED_OUT'
-  | 'OFFRAMP_FAILED'
-  | 'MISSING_MANDATORY_PAYEE_DATA'
-  | 'QUOTE_EXPIRED'
-  | 'QUOTE_EXECUTION_FAILED';
 
 /** IncomingRateDetails with the spec's serviceApi* names, in the receiving currency; decimal strings. */
 export type IncomingRateDetailsRecord = {
@@ -102,8 +93,14 @@ export const toIncomingTransactionWire = (record: IncomingTransactionRecord): In
 });
 
 /** Either direction's wire object, told apart by the record's type. */
+/**
+ * An incoming UMA payment, as opposed to a quote's or a transfer's transaction (a transfer-in is
+ * INCOMING too): it alone has no source, its sender being an UMA address outside Corridor.
+ */
+export const isUmaIncomingRecord = (record: AnyTransactionRecord): record is IncomingTransactionRecord => !('source' in record);
+
 export const toAnyTransactionWire = (record: AnyTransactionRecord): TransactionWire | IncomingTransactionWire =>
-  record.type === 'INCOMING' ? toIncomingTransactionWire(record) : toTransactionWire(record);
+  isUmaIncomingRecord(record) ? toIncomingTransactionWire(record) : toTransactionWire(record);
 
 // ---------------------------------------------------------------------------------------------
 // Requests

@@ -16,6 +16,7 @@ export * from './external-accounts';
 export * from './webhooks';
 export * from './payments';
 export * from './incoming-payments';
+export * from './transfers';
 export * from './sandbox-funding-instructions';
 export * from './uma';
 export * from './invitations';

@@ -30,6 +30,16 @@ export const LOCKED_CURRENCY_AMOUNT_MAX = 9_000_000_000_000_000;
 export type OutgoingTransactionStatus = 'PENDING' | 'EXPIRED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
 export const outgoingTransactionStatuses: readonly OutgoingTransactionStatus[] = ['PENDING', 'EXPIRED', 'PROCESSING', 'COMPLETED', 'FAILED'];
 export type OutgoingFailureReason = 'QUOTE_EXPIRED' | 'QUOTE_EXECUTION_FAILED' | 'LIGHTNING_PAYMENT_FAILED' | 'FUNDING_AMOUNT_MISMATCH' | 'COUNTERPARTY_POST_TX_FAILED';
+export type IncomingFailureReason =
+  | 'LNURLP_FAILED'
+  | 'PAY_REQUEST_FAILED'
+  | 'PAYMENT_APPROVAL_WEBHOOK_ERROR'
+  | 'PAYMENT_APPROVAL_TIMED_OUT'
+  | 'OFFRAMP_FAILED'
+  | 'MISSING_MANDATORY_PAYEE_DATA'
+  | 'QUOTE_EXPIRED'
+  | 'QUOTE_EXECUTION_FAILED';
+export type TransactionType = 'OUTGOING' | 'INCOMING';
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -73,6 +83,11 @@ export type ListTransactionsData = {
   startDate?: string;
   endDate?: string;
   sortOrder?: 'asc' | 'desc';
+  /** Either side of the transaction (source or destination account id). */
+  accountIdentifier?: string;
+  senderAccountIdentifier?: string;
+  receiverAccountIdentifier?: string;
+  reference?: string;
   limit: number;
   cursor?: string;
 };
@@ -101,7 +116,8 @@ export type RateDetailsRecord = {
 export type TransactionRecord = {
   id: string;
   platformId: string;
-  type: 'OUTGOING';
+  /** INCOMING: a transfer-in (money arriving in an internal account); its sentAmount equals receivedAmount and is not shown. */
+  type: TransactionType;
   status: OutgoingTransactionStatus;
   customerId: string;
   platformCustomerId: string;
@@ -113,15 +129,22 @@ export type TransactionRecord = {
   exchangeRate: string;
   /** Minor units of the sending currency. */
   fees: string;
-  rateDetails: RateDetailsRecord;
+  /** Absent on same-currency transfers: nothing is converted and no fee is charged. */
+  rateDetails?: RateDetailsRecord;
   quoteId?: string;
   description?: string;
   paymentInstructions?: PaymentInstructionsWire[];
-  failureReason?: OutgoingFailureReason;
+  failureReason?: OutgoingFailureReason | IncomingFailureReason;
   createdAt: string;
   updatedAt: string;
   settledAt?: string;
+  receiptDeliveryConfirmedAt?: string;
+  reconciliationInstructions?: ReconciliationInstructionsWire;
+  counterpartyInformation?: Record<string, unknown>;
 };
+
+/** The reference's ReconciliationInstructions (at least one member). */
+export type ReconciliationInstructionsWire = { reference?: string; transactionHash?: string };
 
 /** Data of every integration event about a transaction: its state right after the change. */
 export type TransactionChangedData = { transaction: TransactionRecord };
@@ -141,23 +164,28 @@ export type RateDetailsWire = {
 export type TransactionWire = {
   id: string;
   status: OutgoingTransactionStatus;
-  type: 'OUTGOING';
+  type: TransactionType;
   customerId: string;
   platformCustomerId: string;
   source: TransactionSourceRecord;
   destination: TransactionDestinationRecord;
-  sentAmount: CurrencyAmountWire;
+  /** OUTGOING only. */
+  sentAmount?: CurrencyAmountWire;
   receivedAmount: CurrencyAmountWire;
-  exchangeRate: number;
+  /** OUTGOING only. */
+  exchangeRate?: number;
   fees: number;
-  rateDetails: RateDetailsWire;
+  rateDetails?: RateDetailsWire;
   quoteId?: string;
   description?: string;
   paymentInstructions?: PaymentInstructionsWire[];
-  failureReason?: OutgoingFailureReason;
+  failureReason?: OutgoingFailureReason | IncomingFailureReason;
   createdAt: string;
   updatedAt: string;
   settledAt?: string;
+  receiptDeliveryConfirmedAt?: string;
+  reconciliationInstructions?: ReconciliationInstructionsWire;
+  counterpartyInformation?: Record<string, unknown>;
 };
 
 export type QuoteWire = {
@@ -212,7 +240,7 @@ export const toRateDetailsWire = (details: RateDetailsRecord): RateDetailsWire =
 
 const wireAmount = (amount: AmountJson): CurrencyAmountWire => toWireAmount({ value: BigInt(amount.value), currency: amount.currency });
 
-/** The reference OutgoingTransaction. platformId stays out: it is the tenant, not a member of the resource. */
+/** The reference OutgoingTransaction (IncomingTransaction for a transfer-in). platformId stays out: it is the tenant, not a member of the resource. */
 export const toTransactionWire = (record: TransactionRecord): TransactionWire => ({
   id: record.id,
   status: record.status,
@@ -221,11 +249,11 @@ export const toTransactionWire = (record: TransactionRecord): TransactionWire =>
   platformCustomerId: record.platformCustomerId,
   source: record.source,
   destination: record.destination,
-  sentAmount: wireAmount(record.sentAmount),
+  ...(record.type === 'OUTGOING' ? { sentAmount: wireAmount(record.sentAmount) } : {}),
   receivedAmount: wireAmount(record.receivedAmount),
-  exchangeRate: decimalToNumber(record.exchangeRate),
+  ...(record.type === 'OUTGOING' ? { exchangeRate: decimalToNumber(record.exchangeRate) } : {}),
   fees: minorUnitsToNumber(record.fees),
-  rateDetails: toRateDetailsWire(record.rateDetails),
+  ...(record.rateDetails !== undefined ? { rateDetails: toRateDetailsWire(record.rateDetails) } : {}),
   ...(record.quoteId !== undefined ? { quoteId: record.quoteId } : {}),
   ...(record.description !== undefined ? { description: record.description } : {}),
   ...(record.paymentInstructions !== undefined ? { paymentInstructions: record.paymentInstructions } : {}),
@@ -233,6 +261,9 @@ export const toTransactionWire = (record: TransactionRecord): TransactionWire =>
   createdAt: record.createdAt,
   updatedAt: record.updatedAt,
   ...(record.settledAt !== undefined ? { settledAt: record.settledAt } : {}),
+  ...(record.receiptDeliveryConfirmedAt !== undefined ? { receiptDeliveryConfirmedAt: record.receiptDeliveryConfirmedAt } : {}),
+  ...(record.reconciliationInstructions !== undefined ? { reconciliationInstructions: record.reconciliationInstructions } : {}),
+  ...(record.counterpartyInformation !== undefined ? { counterpartyInformation: record.counterpartyInformation } : {}),
 });
 
 export const currencyOf = (code: string): Currency => {

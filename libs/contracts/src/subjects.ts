@@ -88,7 +88,6 @@ export const subjects = {
   payments: {
     exchangeRate: { list: 'payments.exchange-rate.list' },
     quote: { create: 'payments.quote.create', get: 'payments.quote.get' },
-    transaction: { get: 'payments.transaction.get', list: 'payments.transaction.list' },
     lookup: { uma: 'payments.lookup.uma', externalAccount: 'payments.lookup.external-account' },
     umaProvider: { list: 'payments.uma-provider.list' },
     discovery: { list: 'payments.discovery.list' },
@@ -102,6 +101,8 @@ export const subjects = {
       /** From the webhooks service: the receiver's answer to INCOMING_PAYMENT.PENDING (IncomingApprovalAnswerData). */
       approvalAnswer: 'payments.incoming.approval-answer',
     },
+    transaction: { get: 'payments.transaction.get', list: 'payments.transaction.list', confirm: 'payments.transaction.confirm' },
+    transfer: { out: 'payments.transfer.out', in: 'payments.transfer.in' },
     health: 'payments.health.ping',
   },
   webhooks: {

@@ -49,6 +49,10 @@ class TransactionFilters {
   @ApiPropertyOptional({ format: 'date-time' }) @Optional() @IsISO8601({ strict: true }, { message: dateMessage('startDate') }) startDate?: string;
   @ApiPropertyOptional({ format: 'date-time' }) @Optional() @IsISO8601({ strict: true }, { message: dateMessage('endDate') }) endDate?: string;
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' }) @Optional() @IsIn(['asc', 'desc'], { message: 'sortOrder must be asc or desc' }) sortOrder?: 'asc' | 'desc';
+  @ApiPropertyOptional({ description: 'An account id (or UMA address) on either side.' }) @Optional() @IsString() @MinLength(1) @MaxLength(255) accountIdentifier?: string;
+  @ApiPropertyOptional({ description: 'The source account id.' }) @Optional() @IsString() @MinLength(1) @MaxLength(255) senderAccountIdentifier?: string;
+  @ApiPropertyOptional({ description: 'The destination account id or UMA address.' }) @Optional() @IsString() @MinLength(1) @MaxLength(255) receiverAccountIdentifier?: string;
+  @ApiPropertyOptional({ description: 'The reference the money travels with (reconciliationInstructions or payment instructions).' }) @Optional() @IsString() @MinLength(1) @MaxLength(255) reference?: string;
 }
 
 export class ListTransactionsQuery extends IntersectionType(TransactionFilters, PageQuery) {}

@@ -11,6 +11,8 @@ export type ExpireQuote = Command<'ExpireQuote', { transactionId: string }, { no
 export const expireQuote = (command: ExpireQuote, state: Transaction): TransactionEvent[] => {
   const { transactionId } = command.data;
   if (state.kind === 'None') throw new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`);
+  // A transfer has no quote to expire.
+  if (state.kind !== 'Quoted') return [];
   const { quote, transaction } = state;
   if (transaction.status !== 'PENDING') return [];
   const now = command.metadata.now;

@@ -8,6 +8,7 @@ import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { transactionDecider } from '../transactions/transaction';
 import { type CreateQuote, createQuote } from './create-quote';
+import { checkPayerFields, checkSenderCustomerInfo, sandboxRequiredPayerFields } from './payer-fields';
 import { QuoteParties } from './quote-parties';
 import { QuoteEntity, renderQuote } from './quote-view.projection';
 import { receivingLimitsOf } from '../uma/lookup-for-quote';
@@ -31,9 +32,12 @@ export class QuotesController {
     if (typeof data.lockedCurrencyAmount !== 'string' || !/^\d{1,16}$/.test(data.lockedCurrencyAmount)) {
       throw invalidInput('lockedCurrencyAmount must be a whole number of minor units.', { field: 'lockedCurrencyAmount' });
     }
+    checkSenderCustomerInfo(data.senderCustomerInfo);
     const lookup = await this.parties.citedLookup(context, data);
     const [source, destination, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination, lookup), this.rates.current()]);
     const receivingLimits = lookup ? receivingLimitsOf(lookup, destination.currency) : undefined;
+    const payer = source.customerId === null ? null : await this.parties.payerProfile(context, source.customerId);
+    checkPayerFields(sandboxRequiredPayerFields(source.currency, destination.currency), payer, data.senderCustomerInfo);
     const priced = snapshot.currencies.includes(source.currency) && snapshot.currencies.includes(destination.currency);
     const transactionId = newId('Transaction');
     const command: CreateQuote = {

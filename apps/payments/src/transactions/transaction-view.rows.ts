@@ -14,6 +14,9 @@ type Columns = {
   type: TransactionRow['type'];
   status: TransactionRow['status'];
   record: TransactionRow['record'];
+  source_account: string | null;
+  destination_account: string | null;
+  reference: string | null;
   created_at: Date;
   updated_at: Date;
 };
@@ -21,7 +24,7 @@ type Columns = {
 export const transactionViewRows: ProjectionRows<TransactionRow> = {
   load: async (sql, keys) => {
     const rows = await sql.query<Columns>(
-      `SELECT id, platform_id, customer_id, platform_customer_id, type, status, record, created_at, updated_at FROM ${sql.schema}.transactions WHERE id = ANY($1::text[])`,
+      `SELECT id, platform_id, customer_id, platform_customer_id, type, status, record, source_account, destination_account, reference, created_at, updated_at FROM ${sql.schema}.transactions WHERE id = ANY($1::text[])`,
       [keys],
     );
     return new Map(
@@ -35,6 +38,9 @@ export const transactionViewRows: ProjectionRows<TransactionRow> = {
           type: row.type,
           status: row.status,
           record: row.record,
+          sourceAccount: row.source_account,
+          destinationAccount: row.destination_account,
+          reference: row.reference,
           createdAt: new Date(row.created_at),
           updatedAt: new Date(row.updated_at),
         },
@@ -44,11 +50,13 @@ export const transactionViewRows: ProjectionRows<TransactionRow> = {
   save: async (sql, { upserts, deletes }) => {
     if (upserts.length > 0) {
       await sql.query(
-        `INSERT INTO ${sql.schema}.transactions (id, platform_id, customer_id, platform_customer_id, type, status, record, created_at, updated_at)
-         SELECT r.id, r.platform_id, r.customer_id, r.platform_customer_id, r.type, r.status, r.record, r.created_at, r.updated_at
-           FROM jsonb_to_recordset($1::jsonb) AS r(id text, platform_id text, customer_id text, platform_customer_id text, type text, status text, record jsonb, created_at timestamptz, updated_at timestamptz)
+        `INSERT INTO ${sql.schema}.transactions (id, platform_id, customer_id, platform_customer_id, type, status, record, source_account, destination_account, reference, created_at, updated_at)
+         SELECT r.id, r.platform_id, r.customer_id, r.platform_customer_id, r.type, r.status, r.record, r.source_account, r.destination_account, r.reference, r.created_at, r.updated_at
+           FROM jsonb_to_recordset($1::jsonb) AS r(id text, platform_id text, customer_id text, platform_customer_id text, type text, status text, record jsonb,
+             source_account text, destination_account text, reference text, created_at timestamptz, updated_at timestamptz)
          ON CONFLICT (id) DO UPDATE SET platform_id = EXCLUDED.platform_id, customer_id = EXCLUDED.customer_id, platform_customer_id = EXCLUDED.platform_customer_id,
-           type = EXCLUDED.type, status = EXCLUDED.status, record = EXCLUDED.record, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
+           type = EXCLUDED.type, status = EXCLUDED.status, record = EXCLUDED.record, source_account = EXCLUDED.source_account,
+           destination_account = EXCLUDED.destination_account, reference = EXCLUDED.reference, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
         [
           JSON.stringify(
             upserts.map((row) => ({
@@ -59,6 +67,9 @@ export const transactionViewRows: ProjectionRows<TransactionRow> = {
               type: row.type,
               status: row.status,
               record: row.record,
+              source_account: row.sourceAccount,
+              destination_account: row.destinationAccount,
+              reference: row.reference,
               created_at: row.createdAt.toISOString(),
               updated_at: row.updatedAt.toISOString(),
             })),

@@ -7,6 +7,7 @@ import type {
   RateDetailsRecord,
   TransactionRecord,
 } from '@corridor/contracts';
+import type { ReceiptDeliveryConfirmed, TransferEvent, TransferTerms } from './transfer-events';
 
 // The Transaction aggregate: one stream per outgoing payment (stream id = the Transaction id). A
 // quote is how such a payment starts, so its terms live in the same stream: the quote and its
@@ -44,9 +45,13 @@ export type QuoteTerms = {
 
 export type QuoteCreated = { type: 'QuoteCreated'; data: { quote: QuoteTerms; transaction: TransactionRecord } };
 export type QuoteExpired = { type: 'QuoteExpired'; data: { quoteId: string; transactionId: string; expiredAt: string; transaction: TransactionRecord } };
-export type TransactionEvent = QuoteCreated | QuoteExpired;
+export type TransactionEvent = QuoteCreated | QuoteExpired | TransferEvent | ReceiptDeliveryConfirmed;
 
-export type Transaction = { kind: 'None' } | { kind: 'Quoted'; quote: QuoteTerms; transaction: TransactionRecord };
+export type Transaction =
+  | { kind: 'None' }
+  | { kind: 'Quoted'; quote: QuoteTerms; transaction: TransactionRecord }
+  /** A same-currency transfer; dueAt is when the rail is next looked at (transfers/advance-transfer.ts). */
+  | { kind: 'Transfer'; transfer: TransferTerms; transaction: TransactionRecord; dueAt: string };
 
 export const initialTransaction = (): Transaction => ({ kind: 'None' });
 
@@ -56,6 +61,14 @@ export const evolveTransaction = (state: Transaction, event: TransactionEvent): 
       return { kind: 'Quoted', quote: event.data.quote, transaction: event.data.transaction };
     case 'QuoteExpired':
       return state.kind === 'Quoted' ? { ...state, transaction: event.data.transaction } : state;
+    case 'TransferCreated':
+      return { kind: 'Transfer', transfer: event.data.transfer, transaction: event.data.transaction, dueAt: event.data.transfer.createdAt };
+    case 'TransferSubmitted':
+      return state.kind === 'Transfer' ? { ...state, transaction: event.data.transaction, dueAt: event.data.dueAt } : state;
+    case 'TransferCompleted':
+    case 'TransferFailed':
+    case 'ReceiptDeliveryConfirmed':
+      return state.kind === 'None' ? state : { ...state, transaction: event.data.transaction };
     default: {
       const unhandled: never = event;
       return unhandled;

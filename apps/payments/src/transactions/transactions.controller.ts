@@ -1,9 +1,9 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import type { FilterQuery } from '@mikro-orm/core';
-import { decodeCursor, DomainError, isIdOf, type ListTransactionsData, type Page, type ServiceRequest, subjects, toAnyTransactionWire, toPage, type IncomingTransactionWire, type TransactionIdData, type TransactionWire } from '@corridor/contracts';
+import { createHash } from 'node:crypto';
+import { type AnyTransactionRecord, decodeCursor, DomainError, type IncomingTransactionWire, isIdOf, type ListTransactionsData, type Page, type ServiceRequest, subjects, toAnyTransactionWire, toPage, type TransactionIdData, type TransactionWire } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
-import { TransactionEntity, type TransactionRow } from './transaction-view.projection';
+import { TransactionEntity } from './transaction-view.projection';
 
 export const transactionNotFound = (transactionId: string): DomainError =>
   new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
@@ -24,31 +24,67 @@ export class TransactionsController {
   /**
    * Keyset paging on (createdAt, id) in either direction: a cursor names the last row of a page,
    * so rows created while a client pages never shift a boundary. Every filter is scoped to the
-   * asking platform first.
+   * asking platform first. The page is one prepared statement whose keyset is a row comparison,
+   * which PostgreSQL turns into an index bound: any page costs the same as the first (the ORM's
+   * `a < x OR (a = x AND b < y)` made it scan every row before the cursor). totalCount of an
+   * unfiltered list is the per-platform counter; a filtered one is counted (bench/README.md).
    */
   @MessagePattern(subjects.payments.transaction.list)
   async list(@Payload() request: ServiceRequest<ListTransactionsData>): Promise<Page<TransactionWire | IncomingTransactionWire>> {
-    const { customerId, platformCustomerId, status, type, startDate, endDate, sortOrder = 'desc', limit, cursor } = request.data;
-    const where = {
-      platformId: request.context.platformId,
-      ...(customerId !== undefined ? { customerId } : {}),
-      ...(platformCustomerId !== undefined ? { platformCustomerId } : {}),
-      ...(status !== undefined ? { status } : {}),
-      ...(type !== undefined ? { type } : {}),
-      ...(startDate !== undefined || endDate !== undefined
-        ? { createdAt: { ...(startDate !== undefined ? { $gte: new Date(startDate) } : {}), ...(endDate !== undefined ? { $lte: new Date(endDate) } : {}) } }
-        : {}),
-    } as FilterQuery<TransactionRow>;
+    const { sortOrder = 'desc', limit, cursor } = request.data;
+    const filters = transactionFilters(request.context.platformId, request.data);
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const beyond = sortOrder === 'desc' ? '$lt' : '$gt';
-    const keyset = after && {
-      $or: [{ createdAt: { [beyond]: new Date(after.createdAt) } }, { createdAt: new Date(after.createdAt), id: { [beyond]: after.id } }],
-    };
-    const em = this.eventSourcing.em;
+    const direction = sortOrder === 'asc' ? 'ASC' : 'DESC';
+    const values = [...filters.values];
+    const keyset = after ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, $${values.push(after.id)}::text)` : '';
+    const pageSql = `SELECT id, record, created_at FROM payments.transactions WHERE ${filters.where}${keyset} ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.push(limit + 1)}`;
     const [rows, totalCount] = await Promise.all([
-      em.find(TransactionEntity, (keyset ? { $and: [where, keyset] } : where) as FilterQuery<TransactionRow>, { orderBy: { createdAt: sortOrder, id: sortOrder }, limit: limit + 1 }),
-      em.count(TransactionEntity, where),
+      this.eventSourcing.read<{ id: string; record: AnyTransactionRecord; created_at: Date }>(statementName('transactions-page', pageSql), pageSql, values),
+      this.count(request.context.platformId, filters),
     ]);
-    return toPage(rows, limit, totalCount, (row) => toAnyTransactionWire(row.record));
+    return toPage(
+      rows.map((row) => ({ id: row.id, createdAt: row.created_at, record: row.record })),
+      limit,
+      totalCount,
+      (row) => toAnyTransactionWire(row.record),
+    );
+  }
+
+  private async count(platformId: string, filters: Filters): Promise<number> {
+    if (filters.values.length === 1) {
+      const [row] = await this.eventSourcing.read<{ count: string }>('transactions-count-platform', COUNT_FOR_PLATFORM, [platformId]);
+      return Number(row?.count ?? 0);
+    }
+    const sql = `SELECT count(*) AS count FROM payments.transactions WHERE ${filters.where}`;
+    const [row] = await this.eventSourcing.read<{ count: string }>(statementName('transactions-count', sql), sql, filters.values);
+    return Number(row?.count ?? 0);
   }
 }
+
+const COUNT_FOR_PLATFORM = 'SELECT count FROM payments.transaction_counts WHERE platform_id = $1';
+
+type Filters = { where: string; values: unknown[] };
+
+/** The WHERE clause of a list, with numbered parameters; the platform is always the first. */
+export const transactionFilters = (platformId: string, data: ListTransactionsData): Filters => {
+  const values: unknown[] = [platformId];
+  const clauses = ['platform_id = $1'];
+  const equal = (column: string, value: unknown) => clauses.push(`${column} = $${values.push(value)}`);
+  if (data.customerId !== undefined) equal('customer_id', data.customerId);
+  if (data.platformCustomerId !== undefined) equal('platform_customer_id', data.platformCustomerId);
+  if (data.status !== undefined) equal('status', data.status);
+  if (data.type !== undefined) equal('type', data.type);
+  if (data.senderAccountIdentifier !== undefined) equal('source_account', data.senderAccountIdentifier);
+  if (data.receiverAccountIdentifier !== undefined) equal('destination_account', data.receiverAccountIdentifier);
+  if (data.accountIdentifier !== undefined) {
+    const at = values.push(data.accountIdentifier);
+    clauses.push(`(source_account = $${at} OR destination_account = $${at})`);
+  }
+  if (data.reference !== undefined) equal('reference', data.reference);
+  if (data.startDate !== undefined) clauses.push(`created_at >= $${values.push(new Date(data.startDate))}::timestamptz`);
+  if (data.endDate !== undefined) clauses.push(`created_at <= $${values.push(new Date(data.endDate))}::timestamptz`);
+  return { where: clauses.join(' AND '), values };
+};
+
+/** One prepared statement per distinct query text (the filters a request combines). */
+const statementName = (prefix: string, sql: string): string => `${prefix}-${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;

@@ -1,0 +1,86 @@
+// GET /transactions over NATS on real PostgreSQL, with rows written the way transfers write them
+// (through the event store and the projections): keyset pages never skip or repeat a row even when
+// many rows share one createdAt, in either order; totalCount is the per-platform counter when
+// unfiltered and an exact count when filtered; another platform's rows never appear.
+import type { INestMicroservice } from '@nestjs/common';
+import { newId, type Page, subjects, type TransactionWire } from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
+import { createServiceApp, ServiceClient } from '@corridor/messaging';
+import { createControllableClock, deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { AppModule } from '../app.module';
+import { loadConfig } from '../config';
+import { createTransfer } from '../transfers/create-transfer';
+import { createTransferCommand } from '../transfers/transfer.fixtures';
+import { transactionDecider } from './transaction';
+
+const database = useTestDatabase();
+// The clock never moves: every transaction below has the same createdAt, so only the id orders them.
+const clock = createControllableClock(new Date('2026-03-01T10:00:00.000Z'));
+const platformId = newId('Platform');
+const strangerId = newId('Platform');
+
+let subjectPrefix: string;
+let app: INestMicroservice;
+
+const open = async (platform: string, internalAccountId: string): Promise<string> => {
+  const transactionId = newId('Transaction');
+  const command = createTransferCommand({ transactionId, platformId: platform, internalAccountId, holdId: transactionId, fingerprint: transactionId }, clock.now().toISOString());
+  await app.get(EventSourcing).handle(transactionId, transactionDecider, (state) => createTransfer(command, state), tokenContext(platform), { assumeNew: true });
+  return transactionId;
+};
+
+const list = (data: Record<string, unknown>, platform = platformId) =>
+  app.get(ServiceClient).request<Page<TransactionWire>>(subjects.payments.transaction.list, { limit: 10, ...data }, { context: tokenContext(platform), timeoutMs: 30_000 });
+
+const walk = async (data: Record<string, unknown>): Promise<string[]> => {
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 20; page += 1) {
+    const reply = await list({ ...data, ...(cursor ? { cursor } : {}) });
+    seen.push(...reply.data.map((transaction) => transaction.id));
+    if (!reply.hasMore) return seen;
+    cursor = reply.nextCursor;
+  }
+  throw new Error('paging did not end');
+};
+
+const accountA = 'InternalAccount:01950000-0000-7000-8000-00000000000a';
+const accountB = 'InternalAccount:01950000-0000-7000-8000-00000000000b';
+let mine: string[] = [];
+
+beforeAll(async () => {
+  await requireNats();
+  subjectPrefix = uniqueSubjectPrefix();
+  const { healthPort: _healthPort, ...defaults } = loadConfig({});
+  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', transferSweepSeconds: 86_400, expirySweepSeconds: 86_400 };
+  app = await createServiceApp(AppModule.register(config, clock), { service: 'payments', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  await app.listen();
+  for (let index = 0; index < 25; index += 1) mine.push(await open(platformId, index % 5 === 0 ? accountB : accountA));
+  for (let index = 0; index < 3; index += 1) await open(strangerId, accountA);
+  mine = [...mine].sort();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await deleteEventsStream(subjectPrefix);
+});
+
+describe('GET /transactions keyset paging and counts', () => {
+  it('pages 25 rows sharing one createdAt in pages of 10, each once, ordered by id either way', async () => {
+    expect(await walk({ sortOrder: 'asc' })).toEqual(mine);
+    expect(await walk({ sortOrder: 'desc' })).toEqual([...mine].reverse());
+  });
+
+  it('answers totalCount from the platform counter unfiltered and by counting when filtered', async () => {
+    expect((await list({})).totalCount).toBe(25);
+    expect((await list({ accountIdentifier: accountB })).totalCount).toBe(5);
+    expect((await list({ senderAccountIdentifier: accountA, limit: 100 })).data).toHaveLength(20);
+    expect(await walk({ accountIdentifier: accountB, sortOrder: 'asc' })).toHaveLength(5);
+  });
+
+  it('shows another platform only its own rows and counts', async () => {
+    const theirs = await list({ limit: 100 }, strangerId);
+    expect([theirs.totalCount, theirs.data.length]).toEqual([3, 3]);
+    expect(theirs.data.some((transaction) => mine.includes(transaction.id))).toBe(false);
+  });
+});
