@@ -14,6 +14,9 @@ import { beneficialOwnerViewProjection } from './beneficial-owners/beneficial-ow
 import { defaultVerificationProviders, VERIFICATION_PROVIDERS } from './verifications/verification-provider';
 import { VerificationsController } from './verifications/verifications.controller';
 import { verificationViewProjection } from './verifications/verification-view.projection';
+import { BULK_IMPORT_OPTIONS, BulkImportQueue } from './bulk/bulk-import.queue';
+import { BulkImportsController } from './bulk/bulk-imports.controller';
+import { bulkImportViewProjection } from './bulk/bulk-import-view.projection';
 
 @Module({})
 export class AppModule {
@@ -29,16 +32,18 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection],
+          projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, bulkImportViewProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [CustomersController, VerificationsController, BeneficialOwnersController],
+      controllers: [CustomersController, VerificationsController, BeneficialOwnersController, BulkImportsController],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         { provide: BLOB_STORE, useFactory: () => createBlobStore(config.blobStore) },
         { provide: VERIFICATION_PROVIDERS, useValue: defaultVerificationProviders },
         PlatformSettingsCache,
+        { provide: BULK_IMPORT_OPTIONS, useValue: config.bulkImport },
+        BulkImportQueue,
       ],
     };
   }
