@@ -23,6 +23,5 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CustomersServi
     redisUrl: env['REDIS_URL'] || 'redis://127.0.0.1:6379',
     redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'corridor:',
     batchRows: positiveInt('BULK_IMPORT_BATCH_ROWS', env['BULK_IMPORT_BATCH_ROWS'], 500),
-    concurrency: positiveInt('BULK_IMPORT_CONCURRENCY', env['BULK_IMPORT_CONCURRENCY'], 64),
   },
 });

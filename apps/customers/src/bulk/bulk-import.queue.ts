@@ -2,11 +2,11 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { BLOB_STORE, type BlobStore } from '@corridor/blob-store';
-import { CLOCK, type Clock, type CreateCustomerData, type RequestContext, subjects } from '@corridor/contracts';
+import { CLOCK, type Clock } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
-import { createLogger, ServiceClient } from '@corridor/messaging';
+import { createLogger } from '@corridor/messaging';
 import type { Logger } from 'pino';
-import { CustomerEntity } from '../customers/customer-view.projection';
+import { PlatformSettingsCache } from '../customers/platform-settings.cache';
 import { queueJobIdOf } from './bulk-import';
 import { BulkImportEntity } from './bulk-import-view.projection';
 import { type BulkImportDependencies, runBulkImport } from './run-bulk-import';
@@ -16,8 +16,8 @@ export type BulkImportOptions = {
   redisUrl: string;
   /** Prefix of every BullMQ key, so deployments (and test runs) sharing a Redis stay apart. */
   redisKeyPrefix: string;
+  /** Rows decided together: their claims go to the store in one statement, their customers in another. */
   batchRows: number;
-  concurrency: number;
 };
 
 const QUEUE_NAME = 'bulk-imports';
@@ -37,7 +37,7 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     @Inject(BULK_IMPORT_OPTIONS) private readonly options: BulkImportOptions,
     private readonly eventSourcing: EventSourcing,
-    private readonly client: ServiceClient,
+    private readonly platformSettings: PlatformSettingsCache,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -57,16 +57,8 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
       blobs: this.blobs,
       clock: this.clock,
       logger: this.logger,
-      createCustomer: (body: CreateCustomerData, context: RequestContext) =>
-        this.client.request(subjects.customers.customer.create, body, { context, timeoutMs: 30_000 }),
-      creatorRequestIdOf: async (platformId, platformCustomerId) => {
-        const customer = await this.eventSourcing.em.findOne(CustomerEntity, { platformId, platformCustomerId, isDeleted: false });
-        if (!customer) return null;
-        const { events } = await this.eventSourcing.store.readStream(customer.id);
-        return events[0]?.metadata.requestId ?? null;
-      },
+      settingsOf: (context) => this.platformSettings.get(context),
       batchRows: this.options.batchRows,
-      concurrency: this.options.concurrency,
     };
     this.worker = new Worker<JobData>(QUEUE_NAME, async (job) => {
       const outcome = await runBulkImport(deps, job.data.jobId);

@@ -23,7 +23,7 @@ export type BulkImportFailed = Event<'BulkImportFailed', { jobId: string; platfo
 export type BulkImportEvent = BulkImportAccepted | BulkImportStarted | BulkImportProgressed | BulkImportCompleted | BulkImportFailed;
 export const bulkImportEventTypes: readonly BulkImportEvent['type'][] = ['BulkImportAccepted', 'BulkImportStarted', 'BulkImportProgressed', 'BulkImportCompleted', 'BulkImportFailed'];
 
-type Known = { jobId: string; platformId: string; blobKey: string; sha256: string; progress: BulkImportProgressWire };
+type Known = { jobId: string; platformId: string; blobKey: string; sha256: string; acceptedAt: string; progress: BulkImportProgressWire };
 export type BulkImport =
   | { status: 'None' }
   | (Known & { status: 'PENDING' })
@@ -35,8 +35,8 @@ const noProgress: BulkImportProgressWire = { total: 0, processed: 0, successful:
 export const evolveBulkImport = (state: BulkImport, event: BulkImportEvent): BulkImport => {
   switch (event.type) {
     case 'BulkImportAccepted': {
-      const { jobId, platformId, blobKey, sha256 } = event.data;
-      return { status: 'PENDING', jobId, platformId, blobKey, sha256, progress: noProgress };
+      const { jobId, platformId, blobKey, sha256, acceptedAt } = event.data;
+      return { status: 'PENDING', jobId, platformId, blobKey, sha256, acceptedAt, progress: noProgress };
     }
     case 'BulkImportStarted':
       if (state.status === 'None') return state;
@@ -72,5 +72,5 @@ export const bulkImportJobId = (platformId: string, sha256: string): string => `
 /** BullMQ forbids ':' in custom job ids. */
 export const queueJobIdOf = (jobId: string): string => jobId.replace('Job:', 'job-');
 
-/** The request id each row's create is sent with: how a retried row recognises the customer it already created. */
+/** The request id recorded with each row's events, so a customer can be traced to its job and row. */
 export const rowRequestId = (jobId: string, rowNumber: number): string => `${queueJobIdOf(jobId)}-row-${rowNumber}`;

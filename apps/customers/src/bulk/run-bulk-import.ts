@@ -1,32 +1,28 @@
 import type { BlobStore } from '@corridor/blob-store';
-import { type BulkImportErrorWire, type Clock, type CreateCustomerData, DomainError, type RequestContext } from '@corridor/contracts';
+import { type Clock, DomainError, type RequestContext } from '@corridor/contracts';
 import type { EventSourcing } from '@corridor/event-store';
 import type { Logger } from 'pino';
-import { type BulkImport, bulkImportDecider, type BulkImportEvent, rowRequestId } from './bulk-import';
+import type { PlatformSettings } from '../customers/platform-settings';
+import { type BulkImport, bulkImportDecider, type BulkImportEvent } from './bulk-import';
 import { finishBulkImport, recordBulkImportProgress, startBulkImport } from './bulk-import-commands';
+import { createCustomersInBatch } from './create-customers-in-batch';
 import { countRows, csvRecords } from './csv-file';
 import { checkHeader, parseRow } from './csv-row';
 
 // One run of a bulk import job, as the BullMQ worker calls it. It may run more than once for a job
-// (a process died, Redis redelivered): it resumes after the last recorded batch, and a row whose
-// create went through before the crash is recognised by the request id it was sent with, so no row
-// is ever imported twice (docs/decisions/0012).
-
-export type RowOutcome = { ok: true } | { ok: false; error: BulkImportErrorWire };
+// (a process died, Redis redelivered): it resumes after the last recorded batch, and a row of the
+// interrupted batch meets its own claims and customer (ids derived from job and row), so no row is
+// ever imported twice (docs/decisions/0012).
 
 export type BulkImportDependencies = {
   eventSourcing: EventSourcing;
   blobs: BlobStore;
   clock: Clock;
   logger: Logger;
-  /** POST /customers's command: the same NATS request the gateway sends. */
-  createCustomer: (body: CreateCustomerData, context: RequestContext) => Promise<unknown>;
-  /** The request id of the first event of the platform's customer with this platformCustomerId, if there is one. */
-  creatorRequestIdOf: (platformId: string, platformCustomerId: string) => Promise<string | null>;
+  /** The platform's settings, as POST /customers decides with them. */
+  settingsOf: (context: RequestContext) => Promise<PlatformSettings>;
   /** Rows decided together before progress is recorded. */
   batchRows: number;
-  /** Creates in flight at once. */
-  concurrency: number;
 };
 
 const contextOf = (job: { jobId: string; platformId: string }, requestId: string): RequestContext => ({
@@ -35,20 +31,6 @@ const contextOf = (job: { jobId: string; platformId: string }, requestId: string
   requestId,
   correlationId: job.jobId,
 });
-
-/** Runs up to `limit` of the tasks at once, keeping results in order. */
-const inPool = async <T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> => {
-  const results = new Array<T>(tasks.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < tasks.length) {
-      const index = next++;
-      results[index] = await tasks[index]!();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
-  return results;
-};
 
 const isTransient = (error: unknown): boolean => !(error instanceof DomainError) || error.status >= 500;
 
@@ -81,8 +63,12 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
       if (batch.length === 0) return;
       const rows = batch;
       batch = [];
-      const outcomes = await inPool(rows.map(({ rowNumber: row, fields }) => () => importRow(deps, job as BulkImport & { status: 'PROCESSING' }, header!, fields, row)), deps.concurrency);
-      const errors = outcomes.flatMap((outcome) => (outcome.ok ? [] : [outcome.error]));
+      const parsed = rows.map(({ rowNumber: row, fields }) => ({ row, parsed: parseRow(header!, fields, row) }));
+      const valid = parsed.flatMap(({ row, parsed: result }) => (result.ok ? [{ rowNumber: row, correlationId: result.correlationId, body: result.body }] : []));
+      const active = job as BulkImport & { status: 'PROCESSING' };
+      const refused = await createCustomersInBatch(eventSourcing, active, valid, await deps.settingsOf(context), clock.now(), context);
+      // In file order: the rows the CSV rules refused and those the customer's command refused.
+      const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : refused.has(row) ? [refused.get(row)!] : []));
       processed += rows.length;
       failed += errors.length;
       successful += rows.length - errors.length;
@@ -119,32 +105,4 @@ const isCsvError = (error: unknown): boolean => {
   if (!(error instanceof Error)) return false;
   const code = (error as Error & { code?: unknown }).code;
   return error.name === 'CsvError' || error.name === 'BlobNotFoundError' || (typeof code === 'string' && code.startsWith('CSV_'));
-};
-
-const importRow = async (
-  deps: BulkImportDependencies,
-  job: { jobId: string; platformId: string },
-  header: readonly string[],
-  fields: string[],
-  rowNumber: number,
-): Promise<RowOutcome> => {
-  const parsed = parseRow(header, fields, rowNumber);
-  if (!parsed.ok) return parsed;
-  const requestId = rowRequestId(job.jobId, rowNumber);
-  try {
-    await deps.createCustomer(parsed.body, contextOf(job, requestId));
-    return { ok: true };
-  } catch (error) {
-    // An outage is not the row's fault: the batch is abandoned and the job retried from its last progress.
-    if (isTransient(error)) throw error;
-    const refusal = error as DomainError;
-    // Created by this very row in an earlier run of the job (the reply was lost to a crash or a timeout).
-    if (refusal.code === 'CONFLICT' && parsed.body.platformCustomerId && (await deps.creatorRequestIdOf(job.platformId, parsed.body.platformCustomerId)) === requestId) {
-      return { ok: true };
-    }
-    return {
-      ok: false,
-      error: { correlationId: parsed.correlationId, code: refusal.code, message: `Row ${rowNumber}: ${refusal.message}`, details: { row: rowNumber, ...(refusal.details ?? {}) } },
-    };
-  }
 };
