@@ -24,9 +24,9 @@ export const rowCustomerId = (job: BatchJob, rowNumber: number): string => {
   const hash = createHash('sha256').update(`${job.jobId}\n${rowNumber}`).digest();
   const bytes = Buffer.alloc(16);
   bytes.writeUIntBE(Date.parse(job.acceptedAt), 0, 6);
-  bytes[6] = 0x70 | (hash[0]! & 0x0f);
-  bytes[7] = hash[1]!;
-  bytes[8] = 0x80 | (hash[2]! & 0x3f);
+  bytes.writeUInt8(0x70 | (hash.readUInt8(0) & 0x0f), 6);
+  bytes.writeUInt8(hash.readUInt8(1), 7);
+  bytes.writeUInt8(0x80 | (hash.readUInt8(2) & 0x3f), 8);
   hash.copy(bytes, 9, 3, 10);
   const hex = bytes.toString('hex');
   return `Customer:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

@@ -59,16 +59,16 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
     let rowNumber = 0;
     let batch: { rowNumber: number; fields: string[] }[] = [];
 
-    const flush = async (): Promise<void> => {
+    const flush = async (header: readonly string[]): Promise<void> => {
       if (batch.length === 0) return;
       const rows = batch;
       batch = [];
-      const parsed = rows.map(({ rowNumber: row, fields }) => ({ row, parsed: parseRow(header!, fields, row) }));
+      const parsed = rows.map(({ rowNumber: row, fields }) => ({ row, parsed: parseRow(header, fields, row) }));
       const valid = parsed.flatMap(({ row, parsed: result }) => (result.ok ? [{ rowNumber: row, correlationId: result.correlationId, body: result.body }] : []));
       const active = job as BulkImport & { status: 'PROCESSING' };
       const refused = await createCustomersInBatch(eventSourcing, active, valid, await deps.settingsOf(context), clock.now(), context);
       // In file order: the rows the CSV rules refused and those the customer's command refused.
-      const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : refused.has(row) ? [refused.get(row)!] : []));
+      const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : refused.get(row) ?? []));
       processed += rows.length;
       failed += errors.length;
       successful += rows.length - errors.length;
@@ -87,9 +87,9 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
       // Rows up to the recorded count were decided by an earlier run of this job.
       if (rowNumber <= processed) continue;
       batch.push({ rowNumber, fields: record });
-      if (batch.length >= deps.batchRows) await flush();
+      if (batch.length >= deps.batchRows) await flush(header);
     }
-    await flush();
+    if (header) await flush(header);
     return await decide((state) => finishBulkImport({ type: 'FinishBulkImport', data: { jobId }, metadata: { now: clock.now() } }, state));
   } catch (error) {
     if (isTransient(error) && !isCsvError(error)) throw error;
