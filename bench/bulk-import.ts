@@ -10,7 +10,7 @@ import { startStack } from '../tests/support/stack';
 // POST /customers/bulk/csv, then GET /customers/bulk/jobs/{jobId} polled until the job ends.
 // Reports rows/s from the upload to COMPLETED, and the customers service's resident memory: its
 // peak while importing (sampled from /proc every 50 ms) and its high-water mark (VmHWM).
-//   npm run bench:bulk              (BENCH_BULK_ROWS=10000,100000)
+//   npm run bench:bulk              (BENCH_BULK_ROWS=10000,100000; BULK_IMPORT_BATCH_ROWS passes to the service)
 
 const SIZES = (process.env['BENCH_BULK_ROWS'] ?? '10000,100000').split(',').map(Number);
 const HEADER = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
@@ -48,7 +48,8 @@ const memoryKiB = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
 const mib = (kib: number) => Math.round(kib / 1024);
 
 const runSize = async (rows: number) => {
-  const stack = await startStack({ appEnv: { customers: { LOG_LEVEL: 'error' } } });
+  const batchRows = process.env['BULK_IMPORT_BATCH_ROWS'];
+  const stack = await startStack({ appEnv: { customers: { LOG_LEVEL: 'error', ...(batchRows ? { BULK_IMPORT_BATCH_ROWS: batchRows } : {}) } } });
   try {
     const platform = await stack.createPlatform();
     const { clientId, clientSecret } = platform.token as { clientId: string; clientSecret: string };

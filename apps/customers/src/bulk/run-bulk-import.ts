@@ -56,8 +56,10 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
     }
     if (job.status !== 'PROCESSING') return job;
     let { processed, successful, failed } = job.progress;
+    const batchJob = { jobId, platformId: job.platformId, acceptedAt: job.acceptedAt };
     let rowNumber = 0;
     let batch: { rowNumber: number; fields: string[] }[] = [];
+    let recording: Promise<void> = Promise.resolve();
 
     const flush = async (header: readonly string[]): Promise<void> => {
       if (batch.length === 0) return;
@@ -65,16 +67,22 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
       batch = [];
       const parsed = rows.map(({ rowNumber: row, fields }) => ({ row, parsed: parseRow(header, fields, row) }));
       const valid = parsed.flatMap(({ row, parsed: result }) => (result.ok ? [{ rowNumber: row, correlationId: result.correlationId, body: result.body }] : []));
-      const active = job as BulkImport & { status: 'PROCESSING' };
-      const refused = await createCustomersInBatch(eventSourcing, active, valid, await deps.settingsOf(context), clock.now(), context);
+      const refused = await createCustomersInBatch(eventSourcing, batchJob, valid, await deps.settingsOf(context), clock.now(), context);
       // In file order: the rows the CSV rules refused and those the customer's command refused.
       const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : refused.get(row) ?? []));
       processed += rows.length;
       failed += errors.length;
       successful += rows.length - errors.length;
-      job = await decide((state) =>
+      // The previous batch's progress was being recorded (and projected) while this batch was
+      // created; progress is still recorded in file order and only after its rows are in the store.
+      await recording;
+      recording = decide((state) =>
         recordBulkImportProgress({ type: 'RecordBulkImportProgress', data: { jobId, processed, successful, failed, errors }, metadata: { now: clock.now() } }, state),
-      );
+      ).then((state) => {
+        job = state;
+      });
+      // Awaited by the next batch or the end; meanwhile a failure must not count as unhandled.
+      recording.catch(() => undefined);
     };
 
     for await (const record of csvRecords(blobs, job.blobKey)) {
@@ -90,6 +98,7 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
       if (batch.length >= deps.batchRows) await flush(header);
     }
     if (header) await flush(header);
+    await recording;
     return await decide((state) => finishBulkImport({ type: 'FinishBulkImport', data: { jobId }, metadata: { now: clock.now() } }, state));
   } catch (error) {
     if (isTransient(error) && !isCsvError(error)) throw error;
