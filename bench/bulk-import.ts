@@ -47,6 +47,12 @@ const memoryKiB = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
 
 const mib = (kib: number) => Math.round(kib / 1024);
 
+/** CPU seconds (user + system) the process has used so far: steadier than wall time on a shared machine. */
+const cpuSeconds = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
 const runSize = async (rows: number) => {
   const batchRows = process.env['BULK_IMPORT_BATCH_ROWS'];
   const stack = await startStack({ appEnv: { customers: { LOG_LEVEL: 'error', ...(batchRows ? { BULK_IMPORT_BATCH_ROWS: batchRows } : {}) } } });
@@ -65,6 +71,7 @@ const runSize = async (rows: number) => {
     const rssBeforeKiB = memoryKiB(pid, 'VmRSS');
     let peakKiB = rssBeforeKiB;
     const sampler = setInterval(() => (peakKiB = Math.max(peakKiB, memoryKiB(pid, 'VmRSS'))), 50);
+    const cpuBefore = cpuSeconds(pid);
     const started = performance.now();
     const upload = await fetch(`${stack.baseUrl}/customers/bulk/csv`, { method: 'POST', headers: { authorization, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
     const accepted = (await upload.json()) as { jobId: string };
@@ -78,6 +85,7 @@ const runSize = async (rows: number) => {
     }
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
+    const cpu = cpuSeconds(pid) - cpuBefore;
     peakKiB = Math.max(peakKiB, memoryKiB(pid, 'VmRSS'));
     const result = {
       rows,
@@ -88,6 +96,9 @@ const runSize = async (rows: number) => {
       uploadMs: Math.round(uploadedMs),
       seconds: Number(seconds.toFixed(1)),
       rowsPerSecond: Math.round(rows / seconds),
+      customersCpuSeconds: Number(cpu.toFixed(1)),
+      /** Rows per CPU second of the customers service: what one free core would import. */
+      rowsPerCustomersCpuSecond: Math.round(rows / cpu),
       customersRssBeforeMiB: mib(rssBeforeKiB),
       customersRssPeakMiB: mib(peakKiB),
       customersHighWaterMiB: mib(memoryKiB(pid, 'VmHWM')),
@@ -103,9 +114,9 @@ const main = async (): Promise<void> => {
   const results = [];
   for (const rows of SIZES) results.push(await runSize(rows));
   const summary = { cpus: cpus().length, loadAverage: loadavg().map((value) => Number(value.toFixed(2))), results };
-  console.log('\n| rows | status | rows/s | seconds | file MiB | customers RSS before → peak (MiB) | VmHWM MiB |\n|---|---|---|---|---|---|---|');
+  console.log('\n| rows | status | rows/s | seconds | customers CPU s (rows per CPU s) | file MiB | customers RSS before → peak (MiB) | VmHWM MiB |\n|---|---|---|---|---|---|---|---|');
   for (const result of results) {
-    console.log(`| ${result.rows.toLocaleString('en')} | ${result.status} | ${result.rowsPerSecond.toLocaleString('en')} | ${result.seconds} | ${result.fileMiB} | ${result.customersRssBeforeMiB} → ${result.customersRssPeakMiB} | ${result.customersHighWaterMiB} |`);
+    console.log(`| ${result.rows.toLocaleString('en')} | ${result.status} | ${result.rowsPerSecond.toLocaleString('en')} | ${result.seconds} | ${result.customersCpuSeconds} (${result.rowsPerCustomersCpuSecond.toLocaleString('en')}) | ${result.fileMiB} | ${result.customersRssBeforeMiB} → ${result.customersRssPeakMiB} | ${result.customersHighWaterMiB} |`);
   }
   console.log(`load average at the end: ${summary.loadAverage.join(', ')}`);
   writeFileSync(join(__dirname, 'last-run-bulk.json'), `${JSON.stringify(summary, null, 2)}\n`);

@@ -11,6 +11,8 @@ import { customerViewProjection } from '../apps/customers/src/customers/customer
 import { uniqueValueDecider } from '../apps/customers/src/customers/unique-value';
 import { beneficialOwnerViewProjection } from '../apps/customers/src/beneficial-owners/beneficial-owner-view.projection';
 import { verificationViewProjection } from '../apps/customers/src/verifications/verification-view.projection';
+import { bulkImportDecider } from '../apps/customers/src/bulk/bulk-import';
+import { bulkImportViewProjection } from '../apps/customers/src/bulk/bulk-import-view.projection';
 import { quoteViewProjection } from '../apps/payments/src/quotes/quote-view.projection';
 import { transactionDecider } from '../apps/payments/src/transactions/transaction';
 import { transactionViewProjection } from '../apps/payments/src/transactions/transaction-view.projection';
@@ -38,8 +40,8 @@ export const services: Record<string, ServiceInfo> = {
     migrations: join(__dirname, '../apps/customers/src/migrations'),
     // Beneficial owners and verifications are recorded in their customer's stream (decision 0007),
     // so they add read models here but no stream type of their own.
-    projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection],
-    streams: { Customer: customerDecider, UmaAddress: uniqueValueDecider, PlatformCustomerId: uniqueValueDecider },
+    projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, bulkImportViewProjection],
+    streams: { Customer: customerDecider, UmaAddress: uniqueValueDecider, PlatformCustomerId: uniqueValueDecider, Job: bulkImportDecider },
   },
   accounts: {
     schema: 'accounts',
