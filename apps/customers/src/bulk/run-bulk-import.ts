@@ -41,7 +41,9 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
     return (events as unknown as BulkImportEvent[]).reduce(bulkImportDecider.evolve, bulkImportDecider.initialState());
   };
   let job = await load();
-  if (job.status === 'None' || job.status === 'COMPLETED' || job.status === 'FAILED') return job;
+  // Not this database's job: another deployment shares the Redis prefix. Failing leaves it queued for its own workers.
+  if (job.status === 'None') throw new Error(`Bulk import job ${jobId} is not in this service's event store; check REDIS_KEY_PREFIX.`);
+  if (job.status === 'COMPLETED' || job.status === 'FAILED') return job;
   const context = contextOf(job, `${jobId}-worker`);
   const decide = async (decision: (state: BulkImport) => BulkImportEvent[]): Promise<BulkImport> =>
     (await eventSourcing.handle(jobId, bulkImportDecider, decision, context)).state;
