@@ -10,7 +10,8 @@ import { startStack } from '../tests/support/stack';
 // POST /customers/bulk/csv, then GET /customers/bulk/jobs/{jobId} polled until the job ends.
 // Reports rows/s from the upload to COMPLETED, and the customers service's resident memory: its
 // peak while importing (sampled from /proc every 50 ms) and its high-water mark (VmHWM).
-//   npm run bench:bulk              (BENCH_BULK_ROWS=10000,100000; BULK_IMPORT_BATCH_ROWS passes to the service)
+//   npm run bench:bulk              (BENCH_BULK_ROWS=10000,100000; BULK_IMPORT_BATCH_ROWS passes to the service;
+//                                    BENCH_BULK_CUSTOMERS_HEAP_MIB caps the service's V8 old space, to tell garbage from growth)
 
 const SIZES = (process.env['BENCH_BULK_ROWS'] ?? '10000,100000').split(',').map(Number);
 const HEADER = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
@@ -55,7 +56,11 @@ const cpuSeconds = (pid: number): number => {
 
 const runSize = async (rows: number) => {
   const batchRows = process.env['BULK_IMPORT_BATCH_ROWS'];
-  const stack = await startStack({ appEnv: { customers: { LOG_LEVEL: 'error', ...(batchRows ? { BULK_IMPORT_BATCH_ROWS: batchRows } : {}) } } });
+  const batchesInFlight = process.env['BULK_IMPORT_BATCHES_IN_FLIGHT'];
+  const heapMiB = process.env['BENCH_BULK_CUSTOMERS_HEAP_MIB'];
+  const stack = await startStack({
+    appEnv: { customers: { LOG_LEVEL: 'error', ...(batchRows ? { BULK_IMPORT_BATCH_ROWS: batchRows } : {}), ...(batchesInFlight ? { BULK_IMPORT_BATCHES_IN_FLIGHT: batchesInFlight } : {}), NODE_OPTIONS: [heapMiB ? `--max-old-space-size=${heapMiB}` : '', process.env['BENCH_BULK_CUSTOMERS_NODE_OPTIONS'] ?? ''].join(' ').trim() } },
+  });
   try {
     const platform = await stack.createPlatform();
     const { clientId, clientSecret } = platform.token as { clientId: string; clientSecret: string };

@@ -23,5 +23,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CustomersServi
     redisUrl: env['REDIS_URL'] || 'redis://127.0.0.1:6379',
     redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'corridor:',
     batchRows: positiveInt('BULK_IMPORT_BATCH_ROWS', env['BULK_IMPORT_BATCH_ROWS'], 500),
+    batchesInFlight: positiveInt('BULK_IMPORT_BATCHES_IN_FLIGHT', env['BULK_IMPORT_BATCHES_IN_FLIGHT'], 3),
   },
 });

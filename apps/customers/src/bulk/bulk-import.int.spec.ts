@@ -61,7 +61,7 @@ beforeAll(async () => {
   blobDirectory = await mkdtemp(join(tmpdir(), 'corridor-bulk-int-'));
   const subjectPrefix = uniqueSubjectPrefix();
   const base = loadConfig({ BLOB_DIR: blobDirectory });
-  const config = { ...base, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', bulkImport: { ...base.bulkImport, redisKeyPrefix: uniqueRedisPrefix(), batchRows: 10 } };
+  const config = { ...base, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', bulkImport: { ...base.bulkImport, redisKeyPrefix: uniqueRedisPrefix(), batchRows: 10, batchesInFlight: 3 } };
   platform = await createServiceApp(SandboxPlatformModule, { service: 'platform', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
   await platform.listen();
   customers = await createServiceApp(AppModule.register(config), { service: 'customers', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
@@ -142,7 +142,7 @@ describe('a job re-run after a crash mid-file', () => {
     await decide((state) => recordBulkImportProgress({ type: 'RecordBulkImportProgress', data: { jobId, processed: 10, successful: 10, failed: 0, errors: [] }, metadata: { now } }, state));
     await createCustomersInBatch(eventSourcing, batchJob, batchOf(11, 20), current, now, context(jobId));
 
-    const ended = await runBulkImport({ eventSourcing, blobs, clock, logger: createLogger('bulk-int', { level: 'warn' }), settingsOf: (asked) => settings.get(asked), batchRows: 10 }, jobId);
+    const ended = await runBulkImport({ eventSourcing, blobs, clock, logger: createLogger('bulk-int', { level: 'warn' }), settingsOf: (asked) => settings.get(asked), batchRows: 10, batchesInFlight: 3 }, jobId);
 
     expect(ended).toMatchObject({ status: 'COMPLETED', progress: { total, processed: total, successful: total, failed: 0 } });
     expect(await customersOf(run)).toBe(total);
@@ -150,11 +150,11 @@ describe('a job re-run after a crash mid-file', () => {
     expect(progress).toEqual([10, 20, 30, 35]);
     // A second run of the ended job changes nothing.
     const length = await streamLength(jobId);
-    await runBulkImport({ eventSourcing, blobs, clock, logger: createLogger('bulk-int', { level: 'warn' }), settingsOf: (asked) => settings.get(asked), batchRows: 10 }, jobId);
+    await runBulkImport({ eventSourcing, blobs, clock, logger: createLogger('bulk-int', { level: 'warn' }), settingsOf: (asked) => settings.get(asked), batchRows: 10, batchesInFlight: 3 }, jobId);
     expect(await streamLength(jobId)).toBe(length);
   });
 
   it('leaves a job of another database on the queue instead of dropping it', async () => {
-    await expect(runBulkImport({ eventSourcing, blobs, clock, logger: createLogger('bulk-int', { level: 'warn' }), settingsOf: (asked) => settings.get(asked), batchRows: 10 }, bulkImportJobId(platformId, 'elsewhere'))).rejects.toThrow('not in this service');
+    await expect(runBulkImport({ eventSourcing, blobs, clock, logger: createLogger('bulk-int', { level: 'warn' }), settingsOf: (asked) => settings.get(asked), batchRows: 10, batchesInFlight: 3 }, bulkImportJobId(platformId, 'elsewhere'))).rejects.toThrow('not in this service');
   });
 });

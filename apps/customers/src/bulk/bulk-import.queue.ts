@@ -18,6 +18,8 @@ export type BulkImportOptions = {
   redisKeyPrefix: string;
   /** Rows decided together: their claims go to the store in one statement, their customers in another. */
   batchRows: number;
+  /** Batches written at once while earlier ones are recorded (the store, not this process, is the bottleneck). */
+  batchesInFlight: number;
 };
 
 const QUEUE_NAME = 'bulk-imports';
@@ -59,6 +61,7 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
       logger: this.logger,
       settingsOf: (context) => this.platformSettings.get(context),
       batchRows: this.options.batchRows,
+      batchesInFlight: this.options.batchesInFlight,
     };
     this.worker = new Worker<JobData>(QUEUE_NAME, async (job) => {
       const outcome = await runBulkImport(deps, job.data.jobId);

@@ -23,6 +23,11 @@ export type BulkImportDependencies = {
   settingsOf: (context: RequestContext) => Promise<PlatformSettings>;
   /** Rows decided together before progress is recorded. */
   batchRows: number;
+  /**
+   * Batches written at once. Rows of batches in flight together race for a value they share (the
+   * store lets one win); rows further apart are decided in file order.
+   */
+  batchesInFlight: number;
 };
 
 const contextOf = (job: { jobId: string; platformId: string }, requestId: string): RequestContext => ({
@@ -50,6 +55,7 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
   const fail = (reason: string) => decide((state) => finishBulkImport({ type: 'FinishBulkImport', data: { jobId, failureReason: reason }, metadata: { now: clock.now() } }, state));
 
   let header: string[] | undefined;
+  const inFlight: Promise<void>[] = [];
   try {
     if (job.status === 'PENDING') {
       // Counted first, so progress.total is the file's row count from the first progress on.
@@ -61,7 +67,9 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
     const batchJob = { jobId, platformId: job.platformId, acceptedAt: job.acceptedAt };
     let rowNumber = 0;
     let batch: { rowNumber: number; fields: string[] }[] = [];
-    let recording: Promise<void> = Promise.resolve();
+    // Batches in flight: each is written as soon as it is read; its progress is recorded after its
+    // rows are in the store and after the batch before it was recorded, so progress stays in file order.
+    let recorded: Promise<void> = Promise.resolve();
 
     const flush = async (header: readonly string[]): Promise<void> => {
       if (batch.length === 0) return;
@@ -69,22 +77,24 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
       batch = [];
       const parsed = rows.map(({ rowNumber: row, fields }) => ({ row, parsed: parseRow(header, fields, row) }));
       const valid = parsed.flatMap(({ row, parsed: result }) => (result.ok ? [{ rowNumber: row, correlationId: result.correlationId, body: result.body }] : []));
-      const refused = await createCustomersInBatch(eventSourcing, batchJob, valid, await deps.settingsOf(context), clock.now(), context);
-      // In file order: the rows the CSV rules refused and those the customer's command refused.
-      const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : refused.get(row) ?? []));
-      processed += rows.length;
-      failed += errors.length;
-      successful += rows.length - errors.length;
-      // The previous batch's progress was being recorded (and projected) while this batch was
-      // created; progress is still recorded in file order and only after its rows are in the store.
-      await recording;
-      recording = decide((state) =>
-        recordBulkImportProgress({ type: 'RecordBulkImportProgress', data: { jobId, processed, successful, failed, errors }, metadata: { now: clock.now() } }, state),
-      ).then((state) => {
-        job = state;
-      });
-      // Awaited by the next batch or the end; meanwhile a failure must not count as unhandled.
-      recording.catch(() => undefined);
+      const created = deps.settingsOf(context).then((settings) => createCustomersInBatch(eventSourcing, batchJob, valid, settings, clock.now(), context));
+      const before = recorded;
+      recorded = (async () => {
+        const refused = await created;
+        await before;
+        // In file order: the rows the CSV rules refused and those the customer's command refused.
+        const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : refused.get(row) ?? []));
+        processed += rows.length;
+        failed += errors.length;
+        successful += rows.length - errors.length;
+        job = await decide((state) =>
+          recordBulkImportProgress({ type: 'RecordBulkImportProgress', data: { jobId, processed, successful, failed, errors }, metadata: { now: clock.now() } }, state),
+        );
+      })();
+      // Awaited below or at the end; meanwhile a failure must not count as unhandled.
+      recorded.catch(() => undefined);
+      inFlight.push(recorded);
+      if (inFlight.length >= deps.batchesInFlight) await inFlight.shift();
     };
 
     for await (const record of csvRecords(blobs, job.blobKey)) {
@@ -100,9 +110,11 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
       if (batch.length >= deps.batchRows) await flush(header);
     }
     if (header) await flush(header);
-    await recording;
+    await recorded;
     return await decide((state) => finishBulkImport({ type: 'FinishBulkImport', data: { jobId }, metadata: { now: clock.now() } }, state));
   } catch (error) {
+    // Nothing of this run may still be writing when the job is retried or ended.
+    await Promise.allSettled(inFlight);
     if (isTransient(error) && !isCsvError(error)) throw error;
     // The file itself is unusable (malformed CSV, a header that changed under us, a missing blob): the whole job fails.
     const reason = error instanceof Error ? error.message : String(error);
