@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { BLOB_STORE, type BlobStore } from '@corridor/blob-store';
+import { BLOB_STORE, BlobNotFoundError, type BlobStore } from '@corridor/blob-store';
 import {
   type BulkImportJobIdData,
   type BulkImportJobWire,
@@ -38,6 +38,8 @@ export class BulkImportsController {
   async create(@Payload() request: ServiceRequest<CreateBulkImportData>): Promise<CreateBulkImportReply> {
     const { context, data } = request;
     const header = await readHeader(this.blobs, data.blobKey).catch((error: unknown) => {
+      // A blob the gateway stored but this service cannot see is a deployment fault (BLOB_STORE/BLOB_DIR differ), not bad input.
+      if (error instanceof BlobNotFoundError) throw error;
       throw invalidInput(`The file is not readable as CSV: ${(error as Error).message}`, { field: 'file' });
     });
     if (!header) throw invalidInput('The file is empty; its first line must name the columns.', { field: 'file' });

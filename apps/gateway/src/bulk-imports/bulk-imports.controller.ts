@@ -60,16 +60,17 @@ export class BulkImportsController {
       }
       throw error;
     });
-    let keep = false;
     try {
       if (stored.size === 0) throw invalidInput('The file is empty; its first line must name the columns.', { field: 'file' });
       const data: CreateBulkImportData = { blobKey: key, sha256: stored.sha256, size: stored.size };
       const reply = await this.call.request<CreateBulkImportReply>(subjects.customers.bulkImport.create, data, context);
       // A re-upload of a file still being imported is answered with that job; its own copy is not needed.
-      keep = reply.created;
+      if (!reply.created) await this.blobs.delete(key).catch(() => undefined);
       return reply.accepted;
-    } finally {
-      if (!keep) await this.blobs.delete(key).catch(() => undefined);
+    } catch (error) {
+      // A refusal recorded no job for this copy. After an outage the job may exist and need it, so it stays.
+      if (error instanceof DomainError && error.status < 500) await this.blobs.delete(key).catch(() => undefined);
+      throw error;
     }
   }
 
