@@ -11,11 +11,17 @@ import { customerViewProjection } from '../apps/customers/src/customers/customer
 import { uniqueValueDecider } from '../apps/customers/src/customers/unique-value';
 import { beneficialOwnerViewProjection } from '../apps/customers/src/beneficial-owners/beneficial-owner-view.projection';
 import { verificationViewProjection } from '../apps/customers/src/verifications/verification-view.projection';
+import { documentViewProjection } from '../apps/customers/src/documents/document-view.projection';
+import { kycLinkViewProjection } from '../apps/customers/src/kyc-links/kyc-link-view.projection';
 import { bulkImportDecider } from '../apps/customers/src/bulk/bulk-import';
 import { bulkImportViewProjection } from '../apps/customers/src/bulk/bulk-import-view.projection';
 import { quoteViewProjection } from '../apps/payments/src/quotes/quote-view.projection';
 import { transactionDecider } from '../apps/payments/src/transactions/transaction';
 import { transactionViewProjection } from '../apps/payments/src/transactions/transaction-view.projection';
+import { invitationDecider } from '../apps/payments/src/invitations/invitation';
+import { invitationViewProjection } from '../apps/payments/src/invitations/invitation-view.projection';
+import { lookupViewProjection } from '../apps/payments/src/uma/lookup-view.projection';
+import { receiverLookupDecider } from '../apps/payments/src/uma/receiver-lookup';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
 import { platformViewProjection } from '../apps/platform/src/platforms/platform-view.projection';
 import { apiTokenProjection } from '../apps/platform/src/tokens/api-token.projection';
@@ -40,7 +46,7 @@ export const services: Record<string, ServiceInfo> = {
     migrations: join(__dirname, '../apps/customers/src/migrations'),
     // Beneficial owners and verifications are recorded in their customer's stream (decision 0007),
     // so they add read models here but no stream type of their own.
-    projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, bulkImportViewProjection],
+    projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection, kycLinkViewProjection, bulkImportViewProjection],
     streams: { Customer: customerDecider, UmaAddress: uniqueValueDecider, PlatformCustomerId: uniqueValueDecider, Job: bulkImportDecider },
   },
   accounts: {
@@ -59,8 +65,8 @@ export const services: Record<string, ServiceInfo> = {
   payments: {
     schema: 'payments',
     migrations: join(__dirname, '../apps/payments/src/migrations'),
-    projections: [quoteViewProjection, transactionViewProjection],
-    streams: { Transaction: transactionDecider },
+    projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection],
+    streams: { Transaction: transactionDecider, Lookup: receiverLookupDecider, Invitation: invitationDecider },
   },
   webhooks: {
     schema: 'webhooks',

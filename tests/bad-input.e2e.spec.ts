@@ -24,9 +24,9 @@ const customerCount = async (): Promise<number> =>
   (await api.call('GET', '/customers?isIncludingDeleted=true', { auth: admin })).body.totalCount as number;
 
 /**
- * POSTs a body the gateway refuses before reading it all. The gateway answers 413 at once and may
- * close the socket while the client is still writing; a client must read that answer rather than
- * report the broken pipe (fetch reports EPIPE when the close wins the race).
+ * POSTs a body the gateway refuses from its Content-Length alone. Like a careful client, it sends
+ * the headers first and writes the body only if no answer came: the gateway answers 413 at once and
+ * closes, and a body written into that close races the answer (the peer's reset can discard it).
  */
 const postEarlyAnswered = (path: string, body: string): Promise<{ status: number; body: any }> =>
   new Promise((resolve, reject) => {
@@ -35,17 +35,24 @@ const postEarlyAnswered = (path: string, body: string): Promise<{ status: number
       headers: { authorization: basic(admin), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
     });
     let answered = false;
+    const writeBodyIfUnanswered = setTimeout(() => {
+      if (!answered) outgoing.end(body);
+    }, 2_000);
     outgoing.on('response', (response) => {
       answered = true;
+      clearTimeout(writeBodyIfUnanswered);
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      response.on('end', () => {
+        outgoing.destroy();
+        resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      });
       response.on('error', reject);
     });
     outgoing.on('error', (error) => {
       if (!answered) reject(error);
     });
-    outgoing.end(body);
+    outgoing.flushHeaders();
   });
 
 const expectClientError = (reply: { status: number; body: any }, status?: number) => {

@@ -180,7 +180,7 @@ describe('businesses (KYB) and beneficial owners', () => {
     const business = await api.call('GET', `/customers/${customerId}`, { auth: platformA });
     expect(business.body.beneficialOwners.map((item: { id: string }) => item.id)).toEqual([controller.body.id, pending.body.id, rejected.body.id]);
 
-    // With owners and fields complete, only the documents (next slice) keep it from the provider.
+    // With owners and fields complete, only the documents (tests/documents.e2e.spec.ts) keep it from the provider.
     await api.call('PATCH', `/customers/${customerId}`, { auth: platformA, body: { customerType: 'BUSINESS', address, businessInfo: { countriesOfOperation: ['US'] } } });
     const reply = await submit(platformA, customerId);
     expect(reply.body.verificationStatus).toBe('RESOLVE_ERRORS');

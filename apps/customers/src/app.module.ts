@@ -14,6 +14,10 @@ import { beneficialOwnerViewProjection } from './beneficial-owners/beneficial-ow
 import { defaultVerificationProviders, VERIFICATION_PROVIDERS } from './verifications/verification-provider';
 import { VerificationsController } from './verifications/verifications.controller';
 import { verificationViewProjection } from './verifications/verification-view.projection';
+import { DocumentsController } from './documents/documents.controller';
+import { documentViewProjection } from './documents/document-view.projection';
+import { KycLinksController } from './kyc-links/kyc-links.controller';
+import { kycLinkViewProjection } from './kyc-links/kyc-link-view.projection';
 import { BULK_IMPORT_OPTIONS, BulkImportQueue } from './bulk/bulk-import.queue';
 import { BulkImportsController } from './bulk/bulk-imports.controller';
 import { bulkImportViewProjection } from './bulk/bulk-import-view.projection';
@@ -32,11 +36,11 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, bulkImportViewProjection],
+          projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection, kycLinkViewProjection, bulkImportViewProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [CustomersController, VerificationsController, BeneficialOwnersController, BulkImportsController],
+      controllers: [CustomersController, VerificationsController, BeneficialOwnersController, DocumentsController, KycLinksController, BulkImportsController],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         { provide: BLOB_STORE, useFactory: () => createBlobStore(config.blobStore) },

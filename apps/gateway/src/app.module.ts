@@ -10,6 +10,8 @@ import { BeneficialOwnersController } from './beneficial-owners/beneficial-owner
 import { BulkImportsController } from './bulk-imports/bulk-imports.controller';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CustomersController } from './customers/customers.controller';
+import { DocumentsController } from './documents/documents.controller';
+import { KycLinkPageController, KycLinksController } from './kyc-links/kyc-links.controller';
 import { CustomerExternalAccountsController, PlatformExternalAccountsController } from './external-accounts/external-accounts.controller';
 import { HealthController } from './health/health.controller';
 import { ErrorFilter } from './http/error.filter';
@@ -24,6 +26,7 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisConnection } from './redis';
 import { ServiceCall } from './service-call';
 import { TokensController } from './tokens/tokens.controller';
+import { CryptoController, DiscoveriesController, InvitationsController, ReceiverLookupsController, UmaProvidersController } from './uma/uma.controller';
 import { VerificationsController } from './verifications/verifications.controller';
 import { SandboxWebhooksController, WebhooksController } from './webhooks/webhooks.controller';
 
@@ -54,6 +57,14 @@ export class AppModule {
         WebhooksController,
         VerificationsController,
         BeneficialOwnersController,
+        ReceiverLookupsController,
+        UmaProvidersController,
+        DiscoveriesController,
+        CryptoController,
+        InvitationsController,
+        DocumentsController,
+        KycLinksController,
+        KycLinkPageController,
         BulkImportsController,
       ],
       providers: [

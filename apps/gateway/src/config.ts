@@ -15,6 +15,8 @@ export type GatewayConfig = {
   logLevel: string;
   /** Where uploads are streamed (documents, bulk-import files); the customers service reads the same place. */
   blobStore: BlobStoreConfig;
+  /** The address clients reach the gateway at (e.g. https://api.example.com), for links it hands out; default: the request's own host. */
+  publicBaseUrl?: string;
 };
 
 const positiveInteger = (name: string, value: string | undefined, fallback: number): number => {
@@ -37,6 +39,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   requestTimeoutMs: positiveInteger('REQUEST_TIMEOUT_MS', env['REQUEST_TIMEOUT_MS'], 5000),
   logLevel: env['LOG_LEVEL'] || 'info',
   blobStore: parseBlobStoreConfig(env),
+  ...(env['PUBLIC_BASE_URL'] ? { publicBaseUrl: env['PUBLIC_BASE_URL'].replace(/\/+$/, '') } : {}),
 });
 
 export const GATEWAY_CONFIG = 'GATEWAY_CONFIG';

@@ -4,7 +4,7 @@ import multipart from '@fastify/multipart';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { invalidInput } from '@corridor/contracts';
 import { createLogger, nestLogger } from '@corridor/messaging';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule, type GatewayDependencies } from './app.module';
 import { API_VERSION, type GatewayConfig } from './config';
 import { HealthController } from './health/health.controller';
@@ -21,23 +21,48 @@ const MULTIPART_ROUTES = new Set([
   `POST /${API_VERSION}/customers/bulk/csv`,
 ]);
 
+/** The sandbox's hosted KYC page posts an HTML form (application/x-www-form-urlencoded, parsed by Nest); no API route takes one. */
+const FORM_ROUTES = new Set([`POST /${API_VERSION}/kyc/:token`]);
+
 // Fastify would parse text/plain into a string and hand it to validation; refusing anything but
 // the route's own media type up front gives the client the real reason, before a large body is read.
 const requireMediaType = (request: FastifyRequest): void => {
   if (!BODY_METHODS.has(request.method)) return;
   const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  const expected = MULTIPART_ROUTES.has(`${request.method} ${request.routeOptions.url}`) ? 'multipart/form-data' : 'application/json';
+  const route = `${request.method} ${request.routeOptions.url}`;
+  if (FORM_ROUTES.has(route) && mediaType === 'application/x-www-form-urlencoded') return;
+  const expected = MULTIPART_ROUTES.has(route) ? 'multipart/form-data' : 'application/json';
   if (hasBody && mediaType !== expected) {
     throw invalidInput(`Content-Type must be ${expected}.`, { field: 'Content-Type' });
   }
+};
+
+const MAX_PARAM_LENGTH = 1024;
+
+// The router refuses a path it cannot decode (malformed percent-encoding) or a segment longer than
+// MAX_PARAM_LENGTH before any Nest code runs; without this its own body would leave, not ours.
+const answerRouterError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`
+      : error.code === 'FST_ERR_BAD_URL'
+        ? 'The path is not valid percent-encoding: encode each reserved or non-ASCII character as %XX of its UTF-8 bytes (for example $ as %24, @ as %40).'
+        : error.message;
+  void reply
+    .status(400)
+    .header('x-request-id', request.id)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(invalidInput(message, { field: 'path' }).toBody());
 };
 
 /** Builds the gateway without listening, so tests run the same app main.ts serves. */
 export async function createGateway(config: GatewayConfig, overrides: Pick<GatewayDependencies, 'agentTokenVerifier'> = {}): Promise<NestFastifyApplication> {
   const logger = createLogger('gateway', { level: config.logLevel });
   const routes = new RouteTable();
-  const adapter = new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, genReqId: requestIdOf, requestIdHeader: false, logger: false });
+  // maxParamLength: an UMA address in a path segment (GET /receiver/uma/{address}) may be 255
+  // characters, and three times that percent-encoded; Fastify's default of 100 would answer 404.
+  const adapter = new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, genReqId: requestIdOf, requestIdHeader: false, logger: false, maxParamLength: MAX_PARAM_LENGTH, frameworkErrors: answerRouterError });
   const fastify = adapter.getInstance();
   // Uploads are read as streams by the routes that take them (request.file()); the limits here
   // are the outer bound, each route sets its own file size limit.

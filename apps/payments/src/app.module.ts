@@ -14,12 +14,20 @@ import { quoteViewProjection } from './quotes/quote-view.projection';
 import { QuotesController } from './quotes/quotes.controller';
 import { transactionViewProjection } from './transactions/transaction-view.projection';
 import { TransactionsController } from './transactions/transactions.controller';
+import { CryptoController } from './crypto/crypto.controller';
+import { DirectoriesController } from './discoveries/discoveries.controller';
+import { invitationViewProjection } from './invitations/invitation-view.projection';
+import { InvitationsController } from './invitations/invitations.controller';
+import { lookupViewProjection } from './uma/lookup-view.projection';
+import { LookupsController } from './uma/lookups.controller';
+import { UMA_OPTIONS, type UmaOptions } from './uma/uma-options';
 
 @Module({})
 export class AppModule {
   /** clock: the system clock in production; tests pass one they can move. */
   static register(config: PaymentsServiceConfig, clock: Clock = systemClock): DynamicModule {
     const options: PaymentsOptions = { quoteTtlSeconds: config.quoteTtlSeconds, expirySweepSeconds: config.expirySweepSeconds, feeSchedules: config.feeSchedules };
+    const umaOptions: UmaOptions = { lookupTtlSeconds: config.receiverLookupTtlSeconds, invitationTtlSeconds: config.invitationTtlSeconds, invitationUrlBase: config.invitationUrlBase };
     return {
       module: AppModule,
       imports: [
@@ -31,14 +39,15 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [quoteViewProjection, transactionViewProjection],
+          projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [ExchangeRatesController, QuotesController, TransactionsController],
+      controllers: [ExchangeRatesController, QuotesController, TransactionsController, LookupsController, InvitationsController, DirectoriesController, CryptoController],
       providers: [
         { provide: CLOCK, useValue: clock },
         { provide: PAYMENTS_OPTIONS, useValue: options },
+        { provide: UMA_OPTIONS, useValue: umaOptions },
         { provide: RATE_PROVIDER, useValue: sandboxRateProvider },
         { provide: RATE_CACHE_OPTIONS, useValue: { ttlSeconds: config.rateCacheSeconds } },
         ExchangeRateCache,

@@ -9,6 +9,12 @@ export type PaymentsServiceConfig = ServiceConfig & {
   /** How often PENDING quotes past their expiry are looked for and expired. */
   expirySweepSeconds: number;
   feeSchedules: FeeSchedules;
+  /** How long a receiver lookup's lookupId can be cited by a quote. */
+  receiverLookupTtlSeconds: number;
+  /** Expiry of an invitation created without expiresAt. */
+  invitationTtlSeconds: number;
+  /** Invitation URLs are this base plus the code. */
+  invitationUrlBase: string;
 };
 
 const seconds = (name: string, value: string | undefined, fallback: number): number => {
@@ -18,10 +24,21 @@ const seconds = (name: string, value: string | undefined, fallback: number): num
   return parsed;
 };
 
+/** Invitations live for days, not seconds: 30 days unless set, at most 366. */
+const invitationTtl = (value: string | undefined): number => {
+  if (value === undefined || value === '') return 30 * 86_400;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 60 || parsed > 366 * 86_400) throw new Error(`INVITATION_TTL_SECONDS must be a whole number of seconds from 60 to ${366 * 86_400}, got "${value}".`);
+  return parsed;
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'payments', healthPort: 9095 }),
   quoteTtlSeconds: seconds('QUOTE_TTL_SECONDS', env['QUOTE_TTL_SECONDS'], 300),
   rateCacheSeconds: seconds('EXCHANGE_RATE_CACHE_SECONDS', env['EXCHANGE_RATE_CACHE_SECONDS'], 300),
   expirySweepSeconds: seconds('QUOTE_EXPIRY_SWEEP_SECONDS', env['QUOTE_EXPIRY_SWEEP_SECONDS'], 5),
   feeSchedules: parseFeeSchedules(env['PAYMENTS_FEE_SCHEDULE']),
+  receiverLookupTtlSeconds: seconds('RECEIVER_LOOKUP_TTL_SECONDS', env['RECEIVER_LOOKUP_TTL_SECONDS'], 600),
+  invitationTtlSeconds: invitationTtl(env['INVITATION_TTL_SECONDS']),
+  invitationUrlBase: (env['INVITATION_URL_BASE'] ?? 'https://uma.me/i/').trim() || 'https://uma.me/i/',
 });

@@ -1,5 +1,6 @@
 import { type IntegrationEvent, integrationEvent, type RecordedEvent } from '@corridor/event-store';
 import type { TransactionChangedData, TransactionRecord } from '@corridor/contracts';
+import { invitationClaimedEvent } from './invitations/invitation-events';
 
 // Every status change of a transaction leaves the service with the whole transaction as it is
 // after the change (TransactionChangedData; amounts as decimal strings): QuoteCreated is PENDING,
@@ -8,6 +9,8 @@ import type { TransactionChangedData, TransactionRecord } from '@corridor/contra
 const statusChanges = new Set(['QuoteCreated', 'QuoteExpired']);
 
 export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null => {
+  // An invitation's claim leaves as the UmaInvitation the INVITATION.CLAIMED webhook shows.
+  if (event.type === 'InvitationClaimed') return invitationClaimedEvent(event);
   if (!statusChanges.has(event.type)) return null;
   const data: TransactionChangedData = { transaction: event.data['transaction'] as TransactionRecord };
   return integrationEvent('payments', 'Transaction', event, data);

@@ -27,6 +27,24 @@ export const blobStoreContract = (name: string, open: () => Promise<BlobStore>):
       expect(Buffer.concat(chunks).equals(content)).toBe(true);
     });
 
+    it('streams a 10 MiB body (larger than one S3 upload part) in small chunks and reads it back whole', async () => {
+      const chunk = randomBytes(64 * 1024);
+      const count = 160;
+      const expected = createHash('sha256');
+      for (let i = 0; i < count; i += 1) expected.update(chunk);
+      const stored = await store.put(key(), Readable.from((function* () { for (let i = 0; i < count; i += 1) yield chunk; })()), { maxBytes: 10 * 1024 * 1024 });
+      expect(stored.size).toBe(10 * 1024 * 1024);
+      expect(stored.sha256).toBe(expected.digest('hex'));
+      const back = createHash('sha256');
+      let size = 0;
+      for await (const part of await store.get(stored.key)) {
+        back.update(part as Buffer);
+        size += (part as Buffer).length;
+      }
+      expect(size).toBe(10 * 1024 * 1024);
+      expect(back.digest('hex')).toBe(stored.sha256);
+    });
+
     it('refuses a body past maxBytes and keeps nothing under the key', async () => {
       const target = key();
       await expect(store.put(target, Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);

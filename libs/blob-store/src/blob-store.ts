@@ -55,7 +55,8 @@ export const requireBlobKey = (key: string): string => {
 
 /** Counts, hashes and keeps the head of what passes through; fails past maxBytes. */
 export class BlobMeter extends Transform {
-  size = 0;
+  // Not named `size`: S3's streaming upload takes a body's `size` member for its total length.
+  private bytes = 0;
   private readonly hash = createHash('sha256');
   private readonly headChunks: Buffer[] = [];
   private headLength = 0;
@@ -65,8 +66,8 @@ export class BlobMeter extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.size += chunk.length;
-    if (this.size > this.maxBytes) {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) {
       callback(new BlobTooLargeError(this.maxBytes));
       return;
     }
@@ -80,6 +81,6 @@ export class BlobMeter extends Transform {
   }
 
   result(key: string): StoredBlob {
-    return { key, size: this.size, sha256: this.hash.digest('hex'), head: Buffer.concat(this.headChunks) };
+    return { key, size: this.bytes, sha256: this.hash.digest('hex'), head: Buffer.concat(this.headChunks) };
   }
 }

@@ -27,7 +27,9 @@ export class S3BlobStore implements BlobStore {
     this.client = new S3Client({
       region: options.region,
       forcePathStyle: options.forcePathStyle,
-      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      // A custom endpoint is a third-party S3 implementation: many do not accept the SDK's default
+      // extra checksums (CRC32 trailers on every part), so send them only where S3 requires them.
+      ...(options.endpoint ? { endpoint: options.endpoint, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
     });
   }
 

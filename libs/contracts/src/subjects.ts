@@ -48,6 +48,19 @@ export const subjects = {
       update: 'customers.beneficial-owner.update',
       list: 'customers.beneficial-owner.list',
     },
+    document: {
+      upload: 'customers.document.upload',
+      replace: 'customers.document.replace',
+      get: 'customers.document.get',
+      list: 'customers.document.list',
+      delete: 'customers.document.delete',
+    },
+    kycLink: {
+      create: 'customers.kyc-link.create',
+      /** Token-only lookups from the hosted page; the token is the credential. */
+      page: 'customers.kyc-link.page',
+      complete: 'customers.kyc-link.complete',
+    },
     health: 'customers.health.ping',
   },
   accounts: {
@@ -80,6 +93,11 @@ export const subjects = {
     exchangeRate: { list: 'payments.exchange-rate.list' },
     quote: { create: 'payments.quote.create', get: 'payments.quote.get' },
     transaction: { get: 'payments.transaction.get', list: 'payments.transaction.list' },
+    lookup: { uma: 'payments.lookup.uma', externalAccount: 'payments.lookup.external-account' },
+    umaProvider: { list: 'payments.uma-provider.list' },
+    discovery: { list: 'payments.discovery.list' },
+    crypto: { estimateWithdrawalFee: 'payments.crypto.estimate-withdrawal-fee' },
+    invitation: { create: 'payments.invitation.create', get: 'payments.invitation.get', claim: 'payments.invitation.claim', cancel: 'payments.invitation.cancel' },
     health: 'payments.health.ping',
   },
   webhooks: {

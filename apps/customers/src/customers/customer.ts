@@ -1,5 +1,7 @@
 import type { AddressWire, BusinessInfoWire, CustomerType, Event, KycStatus } from '@corridor/contracts';
 import { type BeneficialOwner, type BeneficialOwnerEvent, evolveOwners } from '../beneficial-owners/beneficial-owner';
+import { type DocumentEvent, type DocumentOnRecord, evolveDocuments, markSubmitted } from '../documents/document';
+import { evolveKycLinks, type KycLinkEvent, type KycLinkOnRecord } from '../kyc-links/kyc-link';
 import type { VerificationEvent, VerificationSummary } from '../verifications/verification';
 
 /** The customer's details as the platform supplied them; the stream records every change. */
@@ -31,7 +33,15 @@ export type CustomerVerificationStatusChanged = Event<
   { customerId: string; platformId: string; customerType: CustomerType; from: KycStatus | null; to: KycStatus; changedAt: string; verificationId?: string }
 >;
 export type CustomerDeleted = Event<'CustomerDeleted', { customerId: string; platformId: string; deletedAt: string }>;
-export type CustomerEvent = CustomerCreated | CustomerUpdated | CustomerVerificationStatusChanged | CustomerDeleted | BeneficialOwnerEvent | VerificationEvent;
+export type CustomerEvent =
+  | CustomerCreated
+  | CustomerUpdated
+  | CustomerVerificationStatusChanged
+  | CustomerDeleted
+  | BeneficialOwnerEvent
+  | VerificationEvent
+  | DocumentEvent
+  | KycLinkEvent;
 
 export type ExistingCustomer = {
   customerId: string;
@@ -44,6 +54,10 @@ export type ExistingCustomer = {
   /** Businesses only; in the order they were added. */
   beneficialOwners: BeneficialOwner[];
   latestVerification?: VerificationSummary;
+  /** The customer's and its owners' documents on file (decision 0011). */
+  documents: DocumentOnRecord[];
+  /** Hosted KYC links issued for the customer, used or not. */
+  kycLinks: KycLinkOnRecord[];
 };
 export type Customer = { status: 'None' } | ({ status: 'Active' | 'Deleted' } & ExistingCustomer);
 
@@ -61,7 +75,7 @@ export const evolveCustomer = (state: Customer, event: CustomerEvent): Customer 
   switch (event.type) {
     case 'CustomerCreated': {
       const { customerId, platformId, customerType, profile, verificationStatus, createdAt } = event.data;
-      return { status: 'Active', customerId, platformId, customerType, profile, verificationStatus, createdAt, updatedAt: createdAt, beneficialOwners: [] };
+      return { status: 'Active', customerId, platformId, customerType, profile, verificationStatus, createdAt, updatedAt: createdAt, beneficialOwners: [], documents: [], kycLinks: [] };
     }
     case 'CustomerUpdated':
       if (state.status === 'None') return state;
@@ -78,9 +92,22 @@ export const evolveCustomer = (state: Customer, event: CustomerEvent): Customer 
       if (state.status === 'None') return state;
       return { ...state, beneficialOwners: evolveOwners(state.beneficialOwners, event) };
     case 'VerificationSubmitted':
-    case 'VerificationDecided':
+    case 'VerificationDecided': {
       if (state.status === 'None') return state;
-      return { ...state, latestVerification: { verificationId: event.data.verificationId, verificationStatus: event.data.verificationStatus } };
+      const latestVerification = { verificationId: event.data.verificationId, verificationStatus: event.data.verificationStatus };
+      // A submission that goes to the provider takes every document on file with it.
+      const sent = event.type === 'VerificationSubmitted' && event.data.verificationStatus === 'IN_PROGRESS';
+      return { ...state, latestVerification, documents: sent ? markSubmitted(state.documents ?? []) : state.documents };
+    }
+    case 'DocumentUploaded':
+    case 'DocumentReplaced':
+    case 'DocumentDeleted':
+      if (state.status === 'None') return state;
+      return { ...state, documents: evolveDocuments(state.documents ?? [], event) };
+    case 'KycLinkIssued':
+    case 'KycLinkUsed':
+      if (state.status === 'None') return state;
+      return { ...state, kycLinks: evolveKycLinks(state.kycLinks ?? [], event) };
     default: {
       const unknownEvent: never = event;
       return unknownEvent;

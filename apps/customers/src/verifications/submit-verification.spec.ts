@@ -14,7 +14,7 @@ const at = now.toISOString();
 
 const submit = (options: { id?: string; platformId?: string } = {}): SubmitVerification => ({
   type: 'SubmitVerification',
-  data: { verificationId: options.id ?? verificationId, customerId, platformId: options.platformId ?? platformId, documents: [] },
+  data: { verificationId: options.id ?? verificationId, customerId, platformId: options.platformId ?? platformId },
   metadata: { now },
 });
 const outcome = (status: DecidedStatus, id = verificationId): RecordVerificationOutcome => ({

@@ -6,7 +6,7 @@ import { type DocumentOnFile, verificationErrors } from './verification-requirem
 
 export type SubmitVerification = Command<
   'SubmitVerification',
-  { verificationId: string; customerId: string; platformId: string; documents: readonly DocumentOnFile[] },
+  { verificationId: string; customerId: string; platformId: string },
   { now: Date }
 >;
 
@@ -16,9 +16,11 @@ export type SubmitVerification = Command<
  * recorded, and the caller carries on with that one (a retry after a crash lands here too).
  */
 export const submitVerification = (command: SubmitVerification, customer: Customer): CustomerEvent[] => {
-  const { verificationId, customerId, platformId, documents } = command.data;
+  const { verificationId, customerId, platformId } = command.data;
   const existing = requireLiveCustomer(customer, customerId, platformId);
   if (existing.latestVerification && isAwaitingOutcome(existing.latestVerification.verificationStatus)) return [];
+  // The documents are those recorded in the same stream, as of the version this is decided on (decision 0011).
+  const documents: DocumentOnFile[] = (existing.documents ?? []).map((document) => ({ documentHolder: document.documentHolder, documentType: document.metadata.documentType }));
   const errors = verificationErrors(existing, command.metadata.now, documents);
   return [
     {

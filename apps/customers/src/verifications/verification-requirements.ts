@@ -12,9 +12,9 @@ import type { ExistingCustomer } from '../customers/customer';
 //   marked UBO, a US owner identified by SSN or ITIN and a non-US owner by an identity document;
 //   and the company's documents: legal presence, ownership structure and proof of address.
 //
-// Documents do not exist yet (they arrive in the next slice of issue 7); the requirement is
-// real and the spec does not make it optional, so until then a business's verification lists
-// them and stays RESOLVE_ERRORS. `documents` is where the uploaded ones will come in.
+// `documents` are the ones uploaded with POST /documents for the customer or its owners, as
+// recorded in the customer's stream (decision 0011); a document counts for the requirement its
+// type is accepted for, whoever of the business's people it was uploaded for is named by holder.
 
 export type DocumentOnFile = { documentHolder: string; documentType: DocumentType };
 

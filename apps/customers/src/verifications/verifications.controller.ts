@@ -46,8 +46,7 @@ export class VerificationsController {
     const platformId = context.platformId;
     const command = {
       type: 'SubmitVerification' as const,
-      // Documents arrive with the next slice of issue 7; until then none is on file.
-      data: { verificationId: newId('Verification'), customerId, platformId, documents: [] },
+      data: { verificationId: newId('Verification'), customerId, platformId },
       metadata: { now: this.clock.now() },
     };
     const { state } = await this.eventSourcing.handle(customerId, customerDecider, (customer) => submitVerification(command, customer), context);

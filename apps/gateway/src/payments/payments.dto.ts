@@ -89,7 +89,7 @@ export class QuoteRequest {
   @Min(1, { message: lockedAmountMessage })
   @Max(LOCKED_CURRENCY_AMOUNT_MAX, { message: lockedAmountMessage })
   lockedCurrencyAmount: number;
-  @ApiPropertyOptional({ description: 'Accepted and kept; receiver lookups arrive with the UMA issue.' }) @Optional() @IsString() @MaxLength(ID_MAX) lookupId?: string;
+  @ApiPropertyOptional({ description: 'From GET /receiver/uma/{address} or GET /receiver/external-account/{id}; needed to pay an UMA address outside the sandbox.' }) @Optional() @IsString() @MaxLength(ID_MAX) lookupId?: string;
   @ApiPropertyOptional({ default: false, description: 'Only false for now: execution arrives with the next payments release.' })
   @Optional()
   @IsBoolean({ message: 'immediatelyExecute must be true or false' })

@@ -44,6 +44,8 @@ export type CreateQuote = Command<
     legs: { sendingMinorToMsat: Ratio; msatToReceivingMinor: Ratio; sendingDecimals: number; receivingDecimals: number } | null;
     fees: FeeTerms;
     sendingLimits: { min: bigint; max: bigint };
+    /** From the receiver lookup the quote cites (docs/decisions/0010-uma.md): what the receiver accepts, in receiving minor units. */
+    receivingLimits?: { min: bigint; max: bigint };
   },
   { now: Date; ttlSeconds: number }
 >;
@@ -115,6 +117,14 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
     throw outOfRange(
       `This quote would send ${sending} minor units of ${source.currency}; a payment sends from ${sendingLimits.min} to ${sendingLimits.max}. Change lockedCurrencyAmount.`,
       { minSendingAmount: Number(sendingLimits.min), maxSendingAmount: Number(sendingLimits.max) },
+    );
+  }
+
+  const { receivingLimits } = command.data;
+  if (receivingLimits && (price.totalReceivingAmount < receivingLimits.min || price.totalReceivingAmount > receivingLimits.max)) {
+    throw outOfRange(
+      `This quote would deliver ${price.totalReceivingAmount} minor units of ${destination.currency}; the receiver accepts from ${receivingLimits.min} to ${receivingLimits.max}. Change lockedCurrencyAmount.`,
+      { minReceivingAmount: Number(receivingLimits.min), maxReceivingAmount: Number(receivingLimits.max) },
     );
   }
 

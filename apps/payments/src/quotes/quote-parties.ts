@@ -1,5 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
+  CLOCK,
+  type Clock,
+  type CreateQuoteData,
   type CustomerWire,
   DomainError,
   type ExternalAccountWire,
@@ -12,7 +15,11 @@ import {
   type RequestContext,
   subjects,
 } from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
+import { LookupEntity } from '../uma/lookup-view.projection';
+import { checkAccountLookup, umaDestinationFromLookup, usableLookup } from '../uma/lookup-for-quote';
+import type { ReceiverLookupRecord } from '../uma/receiver-lookup';
 import type { ResolvedDestination, ResolvedSource } from './create-quote';
 import { resolveUmaDestination } from './uma-destination';
 
@@ -27,7 +34,19 @@ const LOOKUP_TIMEOUT_MS = 5_000;
  */
 @Injectable()
 export class QuoteParties {
-  constructor(private readonly client: ServiceClient) {}
+  constructor(
+    private readonly client: ServiceClient,
+    private readonly eventSourcing: EventSourcing,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The receiver lookup a quote cites (docs/decisions/0010-uma.md), checked; null when it cites none. */
+  async citedLookup(context: RequestContext, request: Pick<CreateQuoteData, 'lookupId' | 'senderCustomerInfo'>): Promise<ReceiverLookupRecord | null> {
+    const { lookupId, senderCustomerInfo } = request;
+    if (lookupId === undefined) return null;
+    const row = isIdOf('Lookup', lookupId) ? await this.eventSourcing.em.findOne(LookupEntity, { id: lookupId, platformId: context.platformId }) : null;
+    return usableLookup(row?.record ?? null, { lookupId, platformId: context.platformId, now: this.clock.now(), ...(senderCustomerInfo !== undefined ? { senderCustomerInfo } : {}) });
+  }
 
   async source(context: RequestContext, source: QuoteSourceData): Promise<ResolvedSource> {
     if (source.sourceType === 'REALTIME_FUNDING') {
@@ -61,9 +80,17 @@ export class QuoteParties {
     };
   }
 
-  async destination(context: RequestContext, destination: QuoteDestinationData): Promise<ResolvedDestination> {
+  /** lookup: the receiver lookup the quote cites (citedLookup), which the destination must match. */
+  async destination(context: RequestContext, destination: QuoteDestinationData, lookup: ReceiverLookupRecord | null = null): Promise<ResolvedDestination> {
     if (destination.destinationType === 'UMA_ADDRESS') {
+      if (lookup) {
+        resolveUmaDestination(destination.umaAddress, undefined, { lookedUp: true });
+        return { destinationType: 'UMA_ADDRESS', ...umaDestinationFromLookup(lookup, destination.umaAddress, destination.currency) };
+      }
       return { destinationType: 'UMA_ADDRESS', ...resolveUmaDestination(destination.umaAddress, destination.currency) };
+    }
+    if (lookup && !isIdOf('ExternalAccount', destination.accountId)) {
+      throw invalidInput('lookupId is for paying an UMA address or an external account; leave it out when paying an internal account.', { field: 'lookupId' });
     }
     const { accountId } = destination;
     const unknown = `destination.accountId ${accountId} is not an internal or external account of this platform.`;
@@ -80,6 +107,7 @@ export class QuoteParties {
           throw error;
         },
       )) ?? (await this.lookup<ExternalAccountWire>(context, subjects.accounts.externalAccount.get, { owner: 'PLATFORM', externalAccountId: accountId }, 'destination.accountId', unknown));
+    if (lookup) checkAccountLookup(lookup, accountId, account.currency);
     if (account.status === 'INACTIVE') throw invalidInput(`destination.accountId ${accountId} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
     return { destinationType: 'ACCOUNT', accountId, currency: account.currency };
   }

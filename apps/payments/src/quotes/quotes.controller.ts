@@ -10,6 +10,7 @@ import { transactionDecider } from '../transactions/transaction';
 import { type CreateQuote, createQuote } from './create-quote';
 import { QuoteParties } from './quote-parties';
 import { QuoteEntity, renderQuote } from './quote-view.projection';
+import { receivingLimitsOf } from '../uma/lookup-for-quote';
 
 export const quoteNotFound = (quoteId: string): DomainError => new DomainError('QUOTE_NOT_FOUND', 'not_found', `Quote ${quoteId} was not found.`, { quoteId });
 
@@ -30,7 +31,9 @@ export class QuotesController {
     if (typeof data.lockedCurrencyAmount !== 'string' || !/^\d{1,16}$/.test(data.lockedCurrencyAmount)) {
       throw invalidInput('lockedCurrencyAmount must be a whole number of minor units.', { field: 'lockedCurrencyAmount' });
     }
-    const [source, destination, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination), this.rates.current()]);
+    const lookup = await this.parties.citedLookup(context, data);
+    const [source, destination, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination, lookup), this.rates.current()]);
+    const receivingLimits = lookup ? receivingLimitsOf(lookup, destination.currency) : undefined;
     const priced = snapshot.currencies.includes(source.currency) && snapshot.currencies.includes(destination.currency);
     const transactionId = newId('Transaction');
     const command: CreateQuote = {
@@ -52,6 +55,7 @@ export class QuotesController {
           : null,
         fees: feeTermsFor(this.options.feeSchedules, context.platformId, source.currency),
         sendingLimits: sandboxSendingLimits[source.currency] ?? { min: 1n, max: 0n },
+        ...(receivingLimits ? { receivingLimits } : {}),
       },
       metadata: { now: this.clock.now(), ttlSeconds: this.options.quoteTtlSeconds },
     };

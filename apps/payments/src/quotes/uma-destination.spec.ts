@@ -1,4 +1,4 @@
-// Which UMA destinations a quote accepts before receiver lookups exist.
+// Which UMA destinations a quote accepts without a receiver lookup.
 import { DomainError } from '@corridor/contracts';
 import { resolveUmaDestination } from './uma-destination';
 
@@ -33,7 +33,7 @@ describe('resolveUmaDestination', () => {
     expect([error.code, error.details?.['field']]).toEqual(['INVALID_RECEIVER', 'destination.umaAddress']);
   });
 
-  it('says that another domain needs a lookup this deployment does not offer yet', () => {
+  it('says that another domain needs a receiver lookup first', () => {
     const error = refusal(() => resolveUmaDestination('$alice@bank.example.com', 'EUR'));
     expect([error.code, error.details?.['field']]).toEqual(['INVALID_INPUT', 'destination.umaAddress']);
     expect(error.message).toContain('receiver lookup');
