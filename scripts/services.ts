@@ -13,6 +13,8 @@ import { beneficialOwnerViewProjection } from '../apps/customers/src/beneficial-
 import { verificationViewProjection } from '../apps/customers/src/verifications/verification-view.projection';
 import { documentViewProjection } from '../apps/customers/src/documents/document-view.projection';
 import { kycLinkViewProjection } from '../apps/customers/src/kyc-links/kyc-link-view.projection';
+import { bulkImportDecider } from '../apps/customers/src/bulk/bulk-import';
+import { bulkImportViewProjection } from '../apps/customers/src/bulk/bulk-import-view.projection';
 import { quoteViewProjection } from '../apps/payments/src/quotes/quote-view.projection';
 import { transactionDecider } from '../apps/payments/src/transactions/transaction';
 import { transactionViewProjection } from '../apps/payments/src/transactions/transaction-view.projection';
@@ -61,8 +63,8 @@ export const services: Record<string, ServiceInfo> = {
     migrations: join(__dirname, '../apps/customers/src/migrations'),
     // Beneficial owners and verifications are recorded in their customer's stream (decision 0007),
     // so they add read models here but no stream type of their own.
-    projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection, kycLinkViewProjection],
-    streams: { Customer: customerDecider, UmaAddress: uniqueValueDecider, PlatformCustomerId: uniqueValueDecider },
+    projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection, kycLinkViewProjection, bulkImportViewProjection],
+    streams: { Customer: customerDecider, UmaAddress: uniqueValueDecider, PlatformCustomerId: uniqueValueDecider, Job: bulkImportDecider },
   },
   accounts: {
     schema: 'accounts',

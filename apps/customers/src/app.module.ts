@@ -18,6 +18,9 @@ import { DocumentsController } from './documents/documents.controller';
 import { documentViewProjection } from './documents/document-view.projection';
 import { KycLinksController } from './kyc-links/kyc-links.controller';
 import { kycLinkViewProjection } from './kyc-links/kyc-link-view.projection';
+import { BULK_IMPORT_OPTIONS, BulkImportQueue } from './bulk/bulk-import.queue';
+import { BulkImportsController } from './bulk/bulk-imports.controller';
+import { bulkImportViewProjection } from './bulk/bulk-import-view.projection';
 
 @Module({})
 export class AppModule {
@@ -33,16 +36,18 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection, kycLinkViewProjection],
+          projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection, kycLinkViewProjection, bulkImportViewProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [CustomersController, VerificationsController, BeneficialOwnersController, DocumentsController, KycLinksController],
+      controllers: [CustomersController, VerificationsController, BeneficialOwnersController, DocumentsController, KycLinksController, BulkImportsController],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         { provide: BLOB_STORE, useFactory: () => createBlobStore(config.blobStore) },
         { provide: VERIFICATION_PROVIDERS, useValue: defaultVerificationProviders },
         PlatformSettingsCache,
+        { provide: BULK_IMPORT_OPTIONS, useValue: config.bulkImport },
+        BulkImportQueue,
       ],
     };
   }

@@ -1,12 +1,28 @@
 import { type BlobStoreConfig, parseBlobStoreConfig } from '@corridor/blob-store';
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
+import type { BulkImportOptions } from './bulk/bulk-import.queue';
 
 export type CustomersServiceConfig = ServiceConfig & {
   /** Where uploaded documents and bulk-import files live; the gateway writes to the same place. */
   blobStore: BlobStoreConfig;
+  /** Bulk CSV import: its BullMQ queue (Redis) and how many rows it decides at once. */
+  bulkImport: BulkImportOptions;
+};
+
+const positiveInt = (name: string, value: string | undefined, fallback: number): number => {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name} must be an integer ≥ 1, got "${value}".`);
+  return parsed;
 };
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CustomersServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'customers', healthPort: 9092 }),
   blobStore: parseBlobStoreConfig(env),
+  bulkImport: {
+    redisUrl: env['REDIS_URL'] || 'redis://127.0.0.1:6379',
+    redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'corridor:',
+    batchRows: positiveInt('BULK_IMPORT_BATCH_ROWS', env['BULK_IMPORT_BATCH_ROWS'], 500),
+    batchesInFlight: positiveInt('BULK_IMPORT_BATCHES_IN_FLIGHT', env['BULK_IMPORT_BATCHES_IN_FLIGHT'], 3),
+  },
 });

@@ -10,6 +10,11 @@ const published = new Set([
   'VerificationDecided',
 ]);
 
+// The end of a bulk import job (the webhooks service announces it as BULK_UPLOAD.*); its progress stays private.
+const publishedJobEvents = new Set(['BulkImportCompleted', 'BulkImportFailed']);
+
 /** Customer facts other services react to; uniqueness claims and owner details stay private to this service. */
-export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null =>
-  published.has(event.type) ? integrationEvent('customers', 'Customer', event) : null;
+export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null => {
+  if (publishedJobEvents.has(event.type)) return integrationEvent('customers', 'Job', event);
+  return published.has(event.type) ? integrationEvent('customers', 'Customer', event) : null;
+};

@@ -7,6 +7,7 @@ import { AGENT_TOKEN_VERIFIER, type AgentTokenVerifier, agentTokensDisabled } fr
 import { AuthGuard } from './auth/auth.guard';
 import { AuthService } from './auth/auth.service';
 import { BeneficialOwnersController } from './beneficial-owners/beneficial-owners.controller';
+import { BulkImportsController } from './bulk-imports/bulk-imports.controller';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CustomersController } from './customers/customers.controller';
 import { DocumentsController } from './documents/documents.controller';
@@ -69,6 +70,7 @@ export class AppModule {
         DocumentsController,
         KycLinksController,
         KycLinkPageController,
+        BulkImportsController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

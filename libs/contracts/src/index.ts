@@ -7,6 +7,7 @@ export * from './pagination';
 export * from './requests';
 export * from './platform';
 export * from './customers';
+export * from './bulk-imports';
 export * from './verifications';
 export * from './documents';
 export * from './clock';

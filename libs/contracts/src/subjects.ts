@@ -29,6 +29,12 @@ export const subjects = {
       /** The wire object as it was right after one event of the customer's stream (webhook payloads). */
       renderAt: 'customers.customer.render-at',
     },
+    bulkImport: {
+      create: 'customers.bulk-import.create',
+      get: 'customers.bulk-import.get',
+      /** The job as it was right after one event of its stream (webhook payloads). */
+      renderAt: 'customers.bulk-import.render-at',
+    },
     verification: {
       submit: 'customers.verification.submit',
       get: 'customers.verification.get',

@@ -33,8 +33,8 @@ const notFound = (customerId: string) => new DomainError('USER_NOT_FOUND', 'not_
 
 const ABANDONED_CLAIM_AGE_MS = 60_000;
 
-const umaKey = (umaAddress: string) => `UmaAddress:${umaAddress.toLowerCase()}`;
-const platformCustomerIdKey = (platformId: string, platformCustomerId: string) => `PlatformCustomerId:${platformId}:${platformCustomerId}`;
+export const umaKey = (umaAddress: string) => `UmaAddress:${umaAddress.toLowerCase()}`;
+export const platformCustomerIdKey = (platformId: string, platformCustomerId: string) => `PlatformCustomerId:${platformId}:${platformCustomerId}`;
 
 
 @Controller()

@@ -1,0 +1,81 @@
+// Pins down how the reference's CSV columns become POST /customers bodies, and that a bad row is
+// refused with every problem named by column, under the row's platformCustomerId or row_<n>.
+import { DomainError } from '@corridor/contracts';
+import { checkHeader, parseRow } from './csv-row';
+
+const header = ['umaAddress', 'platformCustomerId', 'customerType', 'fullName', 'birthDate', 'addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country', 'email', 'businessLegalName', 'businessTaxId', 'businessIncorporatedOn', 'businessRegistrationNumber', 'platformAccountId', 'description'];
+const row = (values: Record<string, string>) => header.map((name) => values[name] ?? '');
+const address = { addressLine1: '1 Main St', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' };
+
+describe('checkHeader', () => {
+  it('accepts the reference columns in any order and a subset of the optional ones', () => {
+    expect(() => checkHeader(header)).not.toThrow();
+    expect(() => checkHeader(['customerType', 'platformCustomerId', 'umaAddress'])).not.toThrow();
+  });
+
+  it('names missing, unknown and repeated columns', () => {
+    const refusal = (() => {
+      try {
+        checkHeader(['platformCustomerId', 'fulName', 'city', 'city']);
+      } catch (error) {
+        return error as DomainError;
+      }
+      throw new Error('accepted');
+    })();
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(refusal.status).toBe(400);
+    expect(refusal.message).toContain('umaAddress, customerType');
+    expect(refusal.message).toContain('"fulName"');
+    expect(refusal.message).toContain('repeated column city');
+    expect(refusal.details).toMatchObject({ missingColumns: ['umaAddress', 'customerType'], unknownColumns: ['fulName'] });
+  });
+});
+
+describe('parseRow', () => {
+  it('maps an individual row to the create body, adding the $ the reference example leaves out', () => {
+    const parsed = parseRow(header, row({ umaAddress: 'John.Doe@uma.domain.com', platformCustomerId: 'customer123', customerType: 'INDIVIDUAL', fullName: 'John Doe', birthDate: '1990-01-15', email: 'john@example.com', ...address, addressLine2: 'Apt 4', platformAccountId: 'acct-1' }), 1);
+    expect(parsed).toEqual({
+      ok: true,
+      correlationId: 'customer123',
+      body: {
+        customerType: 'INDIVIDUAL',
+        platformCustomerId: 'customer123',
+        umaAddress: '$john.doe@uma.domain.com',
+        fullName: 'John Doe',
+        birthDate: '1990-01-15',
+        email: 'john@example.com',
+        address: { line1: '1 Main St', line2: 'Apt 4', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
+      },
+    });
+  });
+
+  it('maps a business row to businessInfo', () => {
+    const parsed = parseRow(header, row({ umaAddress: '$acme@uma.domain.com', platformCustomerId: 'biz456', customerType: 'BUSINESS', businessLegalName: 'Acme, Inc.', businessTaxId: '12-3456789', businessIncorporatedOn: '2015-06-01', businessRegistrationNumber: 'R-1', ...address }), 2);
+    expect(parsed).toMatchObject({ ok: true, body: { customerType: 'BUSINESS', businessInfo: { legalName: 'Acme, Inc.', taxId: '12-3456789', incorporatedOn: '2015-06-01', registrationNumber: 'R-1' } } });
+  });
+
+  it('names every problem of a row by column', () => {
+    const parsed = parseRow(header, row({ umaAddress: 'not an address', platformCustomerId: 'c1', customerType: 'INDIVIDUAL', birthDate: '1990-02-30', ...address, country: 'USA', email: 'nope', businessTaxId: '1' }), 7);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.error.correlationId).toBe('c1');
+    expect(parsed.error.code).toBe('INVALID_INPUT');
+    expect((parsed.error.details as { problems: { column: string }[] }).problems.map((problem) => problem.column)).toEqual(['umaAddress', 'country', 'fullName', 'birthDate', 'email', 'businessTaxId']);
+    expect(parsed.error.message).toMatch(/^Row 7: /);
+  });
+
+  it('requires the business columns the Customer wire object needs', () => {
+    const parsed = parseRow(header, row({ umaAddress: '$a@b.com', platformCustomerId: 'b1', customerType: 'BUSINESS', ...address }), 3);
+    expect(parsed.ok ? [] : (parsed.error.details as { problems: { column: string }[] }).problems.map((problem) => problem.column)).toEqual(['businessLegalName', 'businessTaxId', 'businessIncorporatedOn']);
+  });
+
+  it('uses row_<n> when the row has no platformCustomerId, and refuses an unknown customerType', () => {
+    const parsed = parseRow(header, row({ customerType: 'ROBOT' }), 9_999);
+    expect(parsed).toMatchObject({ ok: false, error: { correlationId: 'row_9999', details: { row: 9_999 } } });
+    if (!parsed.ok) expect(parsed.error.message).toContain('customerType must be INDIVIDUAL or BUSINESS');
+  });
+
+  it('refuses a row whose field count differs from the header', () => {
+    expect(parseRow(header, ['$a@b.com', 'c4'], 4)).toMatchObject({ ok: false, error: { correlationId: 'c4', message: expect.stringContaining('has 2 fields where the header names 18') } });
+  });
+});

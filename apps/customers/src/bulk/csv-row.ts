@@ -1,0 +1,127 @@
+import { type BulkImportErrorWire, type CreateCustomerData, invalidInput } from '@corridor/contracts';
+
+// The reference's CSV columns and how one row becomes the body of POST /customers. The gateway
+// validates that body with class-validator DTOs; a row never passes through the gateway, so the
+// same rules are checked here, and a row that breaks one becomes a row error naming the column.
+
+const required = ['umaAddress', 'platformCustomerId', 'customerType'] as const;
+const addressColumns = ['addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country'] as const;
+const individualColumns = ['fullName', 'birthDate', 'email'] as const;
+// businessIncorporatedOn is ours: the Customer wire object requires businessInfo.incorporatedOn.
+const businessColumns = ['businessLegalName', 'businessRegistrationNumber', 'businessTaxId', 'businessIncorporatedOn'] as const;
+const ignoredColumns = ['platformAccountId', 'description'] as const;
+export const csvColumns: readonly string[] = [...required, ...individualColumns, ...addressColumns, ...businessColumns, ...ignoredColumns];
+
+const COUNTRY_CODE = /^[A-Z]{2}$/;
+const UMA_ADDRESS = /^\$[a-z0-9._-]{1,64}@[a-z0-9.-]{1,190}\.[a-z]{2,}$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Refuses a header the rows cannot be read by: a missing required column, an unknown or repeated one. */
+export const checkHeader = (header: readonly string[]): void => {
+  const names = header.map((name) => name.trim());
+  const missing = required.filter((name) => !names.includes(name));
+  const unknown = names.filter((name) => !csvColumns.includes(name));
+  const repeated = names.filter((name, index) => names.indexOf(name) !== index);
+  const problems = [
+    ...(missing.length > 0 ? [`missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`] : []),
+    ...(unknown.length > 0 ? [`unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((name) => JSON.stringify(name)).join(', ')}`] : []),
+    ...(repeated.length > 0 ? [`repeated column${repeated.length > 1 ? 's' : ''} ${[...new Set(repeated)].join(', ')}`] : []),
+  ];
+  if (problems.length > 0) {
+    throw invalidInput(`The CSV header has ${problems.join('; ')}. The first line must name the columns, among: ${csvColumns.join(', ')}.`, {
+      field: 'file',
+      ...(missing.length > 0 ? { missingColumns: missing } : {}),
+      ...(unknown.length > 0 ? { unknownColumns: unknown } : {}),
+    });
+  }
+};
+
+const isCalendarDate = (value: string): boolean => {
+  const match = DATE.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+};
+
+export type ParsedRow = { ok: true; correlationId: string; body: CreateCustomerData } | { ok: false; error: BulkImportErrorWire };
+
+/**
+ * One data row (`rowNumber` counts data rows from 1) against the header: the create body, or the
+ * row's error with every problem found. The correlation id is the row's platformCustomerId, or
+ * `row_<n>` when the row has none.
+ */
+export const parseRow = (header: readonly string[], fields: readonly string[], rowNumber: number): ParsedRow => {
+  const cell = (name: string): string | undefined => {
+    const index = header.indexOf(name);
+    const value = index >= 0 ? fields[index]?.trim() : undefined;
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const platformCustomerId = cell('platformCustomerId');
+  const correlationId = platformCustomerId ?? `row_${rowNumber}`;
+  const refuse = (problems: { column?: string; message: string }[]): ParsedRow => ({
+    ok: false,
+    error: { correlationId, code: 'INVALID_INPUT', message: `Row ${rowNumber}: ${problems.map((problem) => problem.message).join('; ')}.`, details: { row: rowNumber, problems } },
+  });
+  if (fields.length !== header.length) {
+    return refuse([{ message: `has ${fields.length} field${fields.length === 1 ? '' : 's'} where the header names ${header.length}` }]);
+  }
+
+  const problems: { column: string; message: string }[] = [];
+  const text = (name: string, { needed, max = 255 }: { needed: boolean; max?: number }): string | undefined => {
+    const value = cell(name);
+    if (value === undefined) {
+      if (needed) problems.push({ column: name, message: `${name} is required` });
+    } else if (value.length > max) problems.push({ column: name, message: `${name} must be at most ${max} characters` });
+    return value;
+  };
+  const matching = (name: string, needed: boolean, test: (value: string) => boolean, expected: string): string | undefined => {
+    const value = text(name, { needed });
+    if (value !== undefined && !test(value)) problems.push({ column: name, message: `${name} must be ${expected}, got ${JSON.stringify(value)}` });
+    return value;
+  };
+
+  text('platformCustomerId', { needed: true });
+  const rawUma = text('umaAddress', { needed: true });
+  // The reference's own example omits the leading '$'; UMA addresses are case-insensitive.
+  const umaAddress = rawUma === undefined ? undefined : (rawUma.startsWith('$') ? rawUma : `$${rawUma}`).toLowerCase();
+  if (umaAddress !== undefined && !UMA_ADDRESS.test(umaAddress)) problems.push({ column: 'umaAddress', message: `umaAddress must look like $name@domain.tld, got ${JSON.stringify(rawUma)}` });
+  const customerType = cell('customerType');
+  if (customerType !== 'INDIVIDUAL' && customerType !== 'BUSINESS') {
+    problems.push({ column: 'customerType', message: customerType === undefined ? 'customerType is required (INDIVIDUAL or BUSINESS)' : `customerType must be INDIVIDUAL or BUSINESS, got ${JSON.stringify(customerType)}` });
+    return refuse(problems);
+  }
+
+  const line1 = text('addressLine1', { needed: true });
+  const line2 = text('addressLine2', { needed: false });
+  const city = text('city', { needed: true });
+  const state = text('state', { needed: true });
+  const postalCode = text('postalCode', { needed: true, max: 32 });
+  const country = matching('country', true, (value) => COUNTRY_CODE.test(value), 'an ISO 3166-1 alpha-2 country code such as US');
+  const address = { line1: line1 ?? '', ...(line2 ? { line2 } : {}), ...(city ? { city } : {}), ...(state ? { state } : {}), postalCode: postalCode ?? '', country: country ?? '' };
+
+  let body: CreateCustomerData;
+  if (customerType === 'INDIVIDUAL') {
+    const fullName = text('fullName', { needed: true });
+    const birthDate = matching('birthDate', true, isCalendarDate, 'a calendar date in the form YYYY-MM-DD');
+    const email = matching('email', false, (value) => EMAIL.test(value) && value.length <= 254, 'an email address');
+    for (const column of businessColumns) if (cell(column) !== undefined) problems.push({ column, message: `${column} is for BUSINESS rows` });
+    body = { customerType, platformCustomerId: platformCustomerId ?? '', umaAddress: umaAddress ?? '', ...(fullName ? { fullName } : {}), ...(birthDate ? { birthDate } : {}), ...(email ? { email } : {}), address };
+  } else {
+    const legalName = text('businessLegalName', { needed: true });
+    const taxId = text('businessTaxId', { needed: true, max: 64 });
+    const incorporatedOn = matching('businessIncorporatedOn', true, isCalendarDate, 'a calendar date in the form YYYY-MM-DD');
+    const registrationNumber = text('businessRegistrationNumber', { needed: false });
+    for (const column of individualColumns) if (cell(column) !== undefined) problems.push({ column, message: `${column} is for INDIVIDUAL rows` });
+    body = {
+      customerType,
+      platformCustomerId: platformCustomerId ?? '',
+      umaAddress: umaAddress ?? '',
+      address,
+      businessInfo: { legalName: legalName ?? '', taxId: taxId ?? '', incorporatedOn: incorporatedOn ?? '', ...(registrationNumber ? { registrationNumber } : {}) },
+    };
+  }
+  if (problems.length > 0) return refuse(problems);
+  return { ok: true, correlationId, body };
+};

@@ -1,0 +1,131 @@
+import type { BlobStore } from '@corridor/blob-store';
+import { type Clock, DomainError, type RequestContext } from '@corridor/contracts';
+import type { EventSourcing } from '@corridor/event-store';
+import type { Logger } from 'pino';
+import type { PlatformSettings } from '../customers/platform-settings';
+import { type BulkImport, bulkImportDecider, type BulkImportEvent } from './bulk-import';
+import { finishBulkImport, recordBulkImportProgress, startBulkImport } from './bulk-import-commands';
+import { createCustomersInBatch } from './create-customers-in-batch';
+import { countRows, csvRecords } from './csv-file';
+import { checkHeader, parseRow } from './csv-row';
+
+// One run of a bulk import job, as the BullMQ worker calls it. It may run more than once for a job
+// (a process died, Redis redelivered): it resumes after the last recorded batch, and a row of the
+// interrupted batch meets its own claims and customer (ids derived from job and row), so no row is
+// ever imported twice (docs/decisions/0012).
+
+export type BulkImportDependencies = {
+  eventSourcing: EventSourcing;
+  blobs: BlobStore;
+  clock: Clock;
+  logger: Logger;
+  /** The platform's settings, as POST /customers decides with them. */
+  settingsOf: (context: RequestContext) => Promise<PlatformSettings>;
+  /** Rows decided together before progress is recorded. */
+  batchRows: number;
+  /**
+   * Batches written at once. Rows of batches in flight together race for a value they share (the
+   * store lets one win); rows further apart are decided in file order.
+   */
+  batchesInFlight: number;
+};
+
+const contextOf = (job: { jobId: string; platformId: string }, requestId: string): RequestContext => ({
+  platformId: job.platformId,
+  actor: { kind: 'system', name: 'bulk-import' },
+  requestId,
+  correlationId: job.jobId,
+});
+
+const isTransient = (error: unknown): boolean => !(error instanceof DomainError) || error.status >= 500;
+
+export const runBulkImport = async (deps: BulkImportDependencies, jobId: string): Promise<BulkImport> => {
+  const { eventSourcing, blobs, clock, logger } = deps;
+  const load = async (): Promise<BulkImport> => {
+    const { events } = await eventSourcing.store.readStream(jobId);
+    return (events as unknown as BulkImportEvent[]).reduce(bulkImportDecider.evolve, bulkImportDecider.initialState());
+  };
+  let job = await load();
+  // Not this database's job: another deployment shares the Redis prefix. Failing leaves it queued for its own workers.
+  if (job.status === 'None') throw new Error(`Bulk import job ${jobId} is not in this service's event store; check REDIS_KEY_PREFIX.`);
+  if (job.status === 'COMPLETED' || job.status === 'FAILED') return job;
+  const context = contextOf(job, `${jobId}-worker`);
+  const decide = async (decision: (state: BulkImport) => BulkImportEvent[]): Promise<BulkImport> =>
+    (await eventSourcing.handle(jobId, bulkImportDecider, decision, context)).state;
+  const fail = (reason: string) => decide((state) => finishBulkImport({ type: 'FinishBulkImport', data: { jobId, failureReason: reason }, metadata: { now: clock.now() } }, state));
+
+  let header: string[] | undefined;
+  const inFlight: Promise<void>[] = [];
+  try {
+    if (job.status === 'PENDING') {
+      // Counted first, so progress.total is the file's row count from the first progress on.
+      const total = await countRows(blobs, job.blobKey);
+      job = await decide((state) => startBulkImport({ type: 'StartBulkImport', data: { jobId, total }, metadata: { now: clock.now() } }, state));
+    }
+    if (job.status !== 'PROCESSING') return job;
+    let { processed, successful, failed } = job.progress;
+    const batchJob = { jobId, platformId: job.platformId, acceptedAt: job.acceptedAt };
+    let rowNumber = 0;
+    let batch: { rowNumber: number; fields: string[] }[] = [];
+    // Batches in flight: each is written as soon as it is read; its progress is recorded after its
+    // rows are in the store and after the batch before it was recorded, so progress stays in file order.
+    let recorded: Promise<void> = Promise.resolve();
+
+    const flush = async (header: readonly string[]): Promise<void> => {
+      if (batch.length === 0) return;
+      const rows = batch;
+      batch = [];
+      const parsed = rows.map(({ rowNumber: row, fields }) => ({ row, parsed: parseRow(header, fields, row) }));
+      const valid = parsed.flatMap(({ row, parsed: result }) => (result.ok ? [{ rowNumber: row, correlationId: result.correlationId, body: result.body }] : []));
+      const created = deps.settingsOf(context).then((settings) => createCustomersInBatch(eventSourcing, batchJob, valid, settings, clock.now(), context));
+      const before = recorded;
+      recorded = (async () => {
+        const refused = await created;
+        await before;
+        // In file order: the rows the CSV rules refused and those the customer's command refused.
+        const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : refused.get(row) ?? []));
+        processed += rows.length;
+        failed += errors.length;
+        successful += rows.length - errors.length;
+        job = await decide((state) =>
+          recordBulkImportProgress({ type: 'RecordBulkImportProgress', data: { jobId, processed, successful, failed, errors }, metadata: { now: clock.now() } }, state),
+        );
+      })();
+      // Awaited below or at the end; meanwhile a failure must not count as unhandled.
+      recorded.catch(() => undefined);
+      inFlight.push(recorded);
+      if (inFlight.length >= deps.batchesInFlight) await inFlight.shift();
+    };
+
+    for await (const record of csvRecords(blobs, job.blobKey)) {
+      if (!header) {
+        header = record.map((name) => name.trim());
+        checkHeader(header);
+        continue;
+      }
+      rowNumber += 1;
+      // Rows up to the recorded count were decided by an earlier run of this job.
+      if (rowNumber <= processed) continue;
+      batch.push({ rowNumber, fields: record });
+      if (batch.length >= deps.batchRows) await flush(header);
+    }
+    if (header) await flush(header);
+    await recorded;
+    return await decide((state) => finishBulkImport({ type: 'FinishBulkImport', data: { jobId }, metadata: { now: clock.now() } }, state));
+  } catch (error) {
+    // Nothing of this run may still be writing when the job is retried or ended.
+    await Promise.allSettled(inFlight);
+    if (isTransient(error) && !isCsvError(error)) throw error;
+    // The file itself is unusable (malformed CSV, a header that changed under us, a missing blob): the whole job fails.
+    const reason = error instanceof Error ? error.message : String(error);
+    logger.warn({ jobId, reason }, 'Bulk import failed.');
+    return fail(reason);
+  }
+};
+
+/** The file, not the system, is at fault: csv-parse's errors (codes CSV_*) and a blob that is gone. */
+const isCsvError = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  const code = (error as Error & { code?: unknown }).code;
+  return error.name === 'CsvError' || error.name === 'BlobNotFoundError' || (typeof code === 'string' && code.startsWith('CSV_'));
+};
