@@ -14,4 +14,5 @@ export * from './ledger';
 export * from './external-accounts';
 export * from './webhooks';
 export * from './payments';
+export * from './payment-execution';
 export * from './sandbox-funding-instructions';

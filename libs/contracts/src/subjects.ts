@@ -72,7 +72,9 @@ export const subjects = {
   },
   payments: {
     exchangeRate: { list: 'payments.exchange-rate.list' },
-    quote: { create: 'payments.quote.create', get: 'payments.quote.get' },
+    quote: { create: 'payments.quote.create', get: 'payments.quote.get', execute: 'payments.quote.execute' },
+    /** The sandbox's simulated arrival of a REALTIME_FUNDING quote's funds (POST /sandbox/send). */
+    sandbox: { send: 'payments.sandbox.send' },
     transaction: { get: 'payments.transaction.get', list: 'payments.transaction.list' },
     health: 'payments.health.ping',
   },

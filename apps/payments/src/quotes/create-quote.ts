@@ -82,8 +82,8 @@ const checkRequest = (command: CreateQuote): void => {
       { field: 'destination' },
     );
   }
-  if (request.immediatelyExecute === true) {
-    throw invalidInput('immediatelyExecute is not available yet: quote execution arrives with the next payments release. Create the quote without it.', { field: 'immediatelyExecute' });
+  if (request.immediatelyExecute === true && source.sourceType === 'REALTIME_FUNDING') {
+    throw invalidInput('immediatelyExecute cannot apply to a REALTIME_FUNDING quote: it executes when its funds arrive. Leave immediatelyExecute out.', { field: 'immediatelyExecute' });
   }
   if (source.sourceType === 'REALTIME_FUNDING' && fundingWallets[source.currency] && !fundingWallets[source.currency]?.[source.cryptoNetwork ?? '']) {
     const networks = Object.keys(fundingWallets[source.currency] ?? {}).join(' or ');

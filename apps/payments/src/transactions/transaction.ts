@@ -7,6 +7,7 @@ import type {
   RateDetailsRecord,
   TransactionRecord,
 } from '@corridor/contracts';
+import type { ExecutionEvent, ExecutionState } from '../execution/execution-events';
 
 // The Transaction aggregate: one stream per outgoing payment (stream id = the Transaction id). A
 // quote is how such a payment starts, so its terms live in the same stream: the quote and its
@@ -44,9 +45,10 @@ export type QuoteTerms = {
 
 export type QuoteCreated = { type: 'QuoteCreated'; data: { quote: QuoteTerms; transaction: TransactionRecord } };
 export type QuoteExpired = { type: 'QuoteExpired'; data: { quoteId: string; transactionId: string; expiredAt: string; transaction: TransactionRecord } };
-export type TransactionEvent = QuoteCreated | QuoteExpired;
+export type TransactionEvent = QuoteCreated | QuoteExpired | ExecutionEvent;
 
-export type Transaction = { kind: 'None' } | { kind: 'Quoted'; quote: QuoteTerms; transaction: TransactionRecord };
+/** `execution`: the payment's process state once executed (../execution/execution-events.ts). */
+export type Transaction = { kind: 'None' } | { kind: 'Quoted'; quote: QuoteTerms; transaction: TransactionRecord; execution?: ExecutionState };
 
 export const initialTransaction = (): Transaction => ({ kind: 'None' });
 
@@ -56,6 +58,15 @@ export const evolveTransaction = (state: Transaction, event: TransactionEvent): 
       return { kind: 'Quoted', quote: event.data.quote, transaction: event.data.transaction };
     case 'QuoteExpired':
       return state.kind === 'Quoted' ? { ...state, transaction: event.data.transaction } : state;
+    case 'PaymentExecutionStarted':
+    case 'PaymentFundsHeld':
+    case 'PaymentCompleted':
+    case 'PaymentFundsSettled':
+    case 'PaymentFailed':
+    case 'PaymentRefundStarted':
+    case 'PaymentRefundCompleted':
+    case 'PaymentRefundFailed':
+      return state.kind === 'Quoted' ? { ...state, transaction: event.data.transaction, execution: event.data.execution } : state;
     default: {
       const unhandled: never = event;
       return unhandled;
