@@ -17,6 +17,7 @@ import { createValidationPipe, InputShapePipe } from './http/validation';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
+import { QuoteExecutionController } from './payments/execution.controller';
 import { ExchangeRatesController, QuotesController, TransactionsController } from './payments/payments.controller';
 import { ConfigController } from './platform-config/config.controller';
 import { RateLimiter } from './rate-limit/rate-limiter';
@@ -48,6 +49,7 @@ export class AppModule {
         ExchangeRatesController,
         QuotesController,
         TransactionsController,
+        QuoteExecutionController,
         HealthController,
         SandboxWebhooksController,
         WebhooksController,

@@ -6,6 +6,10 @@ import { MessagingModule } from '@corridor/messaging';
 import type { PaymentsServiceConfig } from './config';
 import { ExchangeRatesController } from './exchange-rates/exchange-rates.controller';
 import { ExchangeRateCache, RATE_CACHE_OPTIONS, RATE_PROVIDER, sandboxRateProvider } from './exchange-rates/rate-provider';
+import { ExecutionController } from './execution/execution.controller';
+import { EXECUTION_OPTIONS } from './execution/execution-options';
+import { paymentExecutionProjection } from './execution/payment-execution.projection';
+import { PaymentProcessor } from './execution/payment-processor';
 import { toIntegrationEvent } from './integration-events';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from './payments-options';
 import { QuoteExpiryJob } from './quotes/quote-expiry.job';
@@ -31,11 +35,11 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [quoteViewProjection, transactionViewProjection],
+          projections: [quoteViewProjection, transactionViewProjection, paymentExecutionProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [ExchangeRatesController, QuotesController, TransactionsController],
+      controllers: [ExchangeRatesController, QuotesController, TransactionsController, ExecutionController],
       providers: [
         { provide: CLOCK, useValue: clock },
         { provide: PAYMENTS_OPTIONS, useValue: options },
@@ -44,6 +48,8 @@ export class AppModule {
         ExchangeRateCache,
         QuoteParties,
         QuoteExpiryJob,
+        { provide: EXECUTION_OPTIONS, useValue: config.execution },
+        PaymentProcessor,
       ],
     };
   }

@@ -1,5 +1,6 @@
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 import { type FeeSchedules, parseFeeSchedules } from './exchange-rates/fee-schedule';
+import { type ExecutionOptions, loadExecutionOptions } from './execution/execution-options';
 
 export type PaymentsServiceConfig = ServiceConfig & {
   /** How long a quote can be executed after it is created. */
@@ -9,6 +10,8 @@ export type PaymentsServiceConfig = ServiceConfig & {
   /** How often PENDING quotes past their expiry are looked for and expired. */
   expirySweepSeconds: number;
   feeSchedules: FeeSchedules;
+  /** Sandbox rail delays and the execution sweep (execution/execution-options.ts). */
+  execution: ExecutionOptions;
 };
 
 const seconds = (name: string, value: string | undefined, fallback: number): number => {
@@ -24,4 +27,5 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServic
   rateCacheSeconds: seconds('EXCHANGE_RATE_CACHE_SECONDS', env['EXCHANGE_RATE_CACHE_SECONDS'], 300),
   expirySweepSeconds: seconds('QUOTE_EXPIRY_SWEEP_SECONDS', env['QUOTE_EXPIRY_SWEEP_SECONDS'], 5),
   feeSchedules: parseFeeSchedules(env['PAYMENTS_FEE_SCHEDULE']),
+  execution: loadExecutionOptions(env),
 });

@@ -83,3 +83,10 @@ export const railFailureOf = (outcome: RailOutcome): OutgoingFailureReason | nul
       return null;
   }
 };
+
+/** The outcome for a quote's destination: an internal account always succeeds. */
+export const railOutcomeOfQuote = (quote: { destination: { destinationType: string; accountId?: string; umaAddress?: string }; payoutIdentifier?: string }): RailOutcome => {
+  const { destination } = quote;
+  if (destination.destinationType === 'UMA_ADDRESS') return railOutcomeOfUmaAddress(destination.umaAddress ?? '');
+  return quote.payoutIdentifier === undefined ? 'SUCCESS' : railOutcomeOfIdentifier(quote.payoutIdentifier);
+};

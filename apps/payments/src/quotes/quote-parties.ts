@@ -14,6 +14,7 @@ import {
 } from '@corridor/contracts';
 import { ServiceClient } from '@corridor/messaging';
 import type { ResolvedDestination, ResolvedSource } from './create-quote';
+import { primaryIdentifierOf } from '../execution/sandbox-rail';
 import { resolveUmaDestination } from './uma-destination';
 
 const LOOKUP_TIMEOUT_MS = 5_000;
@@ -81,7 +82,8 @@ export class QuoteParties {
         },
       )) ?? (await this.lookup<ExternalAccountWire>(context, subjects.accounts.externalAccount.get, { owner: 'PLATFORM', externalAccountId: accountId }, 'destination.accountId', unknown));
     if (account.status === 'INACTIVE') throw invalidInput(`destination.accountId ${accountId} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
-    return { destinationType: 'ACCOUNT', accountId, currency: account.currency };
+    const payoutIdentifier = primaryIdentifierOf(account.accountInfo);
+    return { destinationType: 'ACCOUNT', accountId, currency: account.currency, ...(payoutIdentifier ? { payoutIdentifier } : {}) };
   }
 
   private async customer(context: RequestContext, customerId: string, field: string): Promise<CustomerWire> {

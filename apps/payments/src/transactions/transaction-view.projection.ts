@@ -1,6 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { OutgoingTransactionStatus, TransactionRecord } from '@corridor/contracts';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
+import { executionStatusChanges } from '../execution/execution-events';
 
 /** One row per transaction, with the columns GET /transactions filters and pages on. */
 export type TransactionRow = {
@@ -51,7 +52,7 @@ export const evolveTransactionView = (_row: TransactionRow | null, recorded: Rec
 export const transactionViewProjection: Projection<TransactionRow> = {
   name: 'transactions',
   version: 1,
-  canHandle: ['QuoteCreated', 'QuoteExpired'],
+  canHandle: ['QuoteCreated', 'QuoteExpired', ...executionStatusChanges],
   entity: TransactionEntity,
   keyOf: (event) => String((event.data['transaction'] as TransactionRecord).id),
   evolve: evolveTransactionView,

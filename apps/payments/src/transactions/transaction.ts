@@ -41,6 +41,8 @@ export type QuoteTerms = {
   lookupId?: string;
   purposeOfPayment?: PurposeOfPayment;
   senderCustomerInfo?: Record<string, unknown>;
+  /** An external destination's primary identifier, kept for the payout (the sandbox rail reads its suffix). */
+  payoutIdentifier?: string;
 };
 
 export type QuoteCreated = { type: 'QuoteCreated'; data: { quote: QuoteTerms; transaction: TransactionRecord } };
