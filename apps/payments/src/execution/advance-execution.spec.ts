@@ -34,13 +34,12 @@ describe('AdvanceExecution', () => {
         }),
       ]));
 
-  it('happy path: PROCESSING → COMPLETED with settledAt, then the funds are settled and nothing is left', () => {
-    const events = run(atRail('SUCCESS'), advance('AWAIT_RAIL', { kind: 'DUE' }, at(2_000)), advance('SETTLE', { kind: 'SETTLED' }, at(2_100)));
+  it('happy path: PROCESSING → COMPLETED with settledAt once the funds are settled, and nothing is left', () => {
+    const events = run(atRail('SUCCESS'), advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(2_000)));
     expect(visible(events.slice(quoted.length))).toEqual([
       ['PaymentExecutionStarted', 'PROCESSING', '-', '-'],
       ['PaymentFundsHeld', 'PROCESSING', '-', '-'],
       ['PaymentCompleted', 'COMPLETED', '-', '-'],
-      ['PaymentFundsSettled', 'COMPLETED', '-', '-'],
     ]);
     expect(stateOf(events)).toMatchObject({ transaction: { settledAt: '2026-03-01T10:00:02.000Z' }, execution: { step: 'DONE' } });
   });
@@ -49,7 +48,8 @@ describe('AdvanceExecution', () => {
     const events = atRail('LONG_PAYMENT');
     expect(stateOf(events)).toMatchObject({ execution: { step: 'AWAIT_RAIL', dueAt: '2026-03-01T10:06:02.000Z' } });
     spec.given(events).when(advance('AWAIT_RAIL', { kind: 'DUE' }, at(361_999))).thenNothingHappened();
-    expect(visible(advanceExecution(advance('AWAIT_RAIL', { kind: 'DUE' }, at(362_000)), stateOf(events)))).toEqual([['PaymentCompleted', 'COMPLETED', '-', '-']]);
+    spec.given(events).when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(361_999))).thenNothingHappened();
+    expect(visible(advanceExecution(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(362_000)), stateOf(events)))).toEqual([['PaymentCompleted', 'COMPLETED', '-', '-']]);
   });
 
   it.each([
@@ -69,14 +69,13 @@ describe('AdvanceExecution', () => {
   });
 
   it('005 returned: COMPLETED, settled, then at the return FAILED → REFUND_PENDING → REFUND_COMPLETED, credited back', () => {
-    const completed = run(atRail('RETURNED'), advance('AWAIT_RAIL', { kind: 'DUE' }, at(2_000)), advance('SETTLE', { kind: 'SETTLED' }, at(2_000)));
+    const completed = run(atRail('RETURNED'), advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(2_000)));
     expect(stateOf(completed)).toMatchObject({ transaction: { status: 'COMPLETED' }, execution: { step: 'AWAIT_RETURN', dueAt: '2026-03-01T10:01:02.000Z' } });
     spec.given(completed).when(advance('AWAIT_RETURN', { kind: 'DUE' }, at(61_999))).thenNothingHappened();
     const events = run(completed, advance('AWAIT_RETURN', { kind: 'DUE' }, at(62_000)));
     expect(stateOf(events)).toMatchObject({ execution: { step: 'REFUND', refundMethod: 'CREDIT_BACK' } });
     expect(visible(run(events, advance('REFUND', { kind: 'REFUNDED' }, at(62_000))).slice(quoted.length + 2))).toEqual([
       ['PaymentCompleted', 'COMPLETED', '-', '-'],
-      ['PaymentFundsSettled', 'COMPLETED', '-', '-'],
       ['PaymentFailed', 'FAILED', 'COUNTERPARTY_POST_TX_FAILED', '-'],
       ['PaymentRefundStarted', 'FAILED', 'COUNTERPARTY_POST_TX_FAILED', 'PENDING/TRANSACTION_FAILED'],
       ['PaymentRefundCompleted', 'FAILED', 'COUNTERPARTY_POST_TX_FAILED', 'COMPLETED/TRANSACTION_FAILED'],
@@ -106,10 +105,12 @@ describe('AdvanceExecution', () => {
   it('records a step once: repeating it, or completing a step the payment is not at, changes nothing', () => {
     const events = atRail('SUCCESS');
     spec.given(events).when(advance('HOLD', held, at(3_000))).thenNothingHappened();
-    spec.given(events).when(advance('SETTLE', { kind: 'SETTLED' }, at(3_000))).thenNothingHappened();
+    spec.given(events).when(advance('REFUND', { kind: 'REFUNDED' }, at(3_000))).thenNothingHappened();
     spec.given(quoted).when(advance('HOLD', held, at(3_000))).thenNothingHappened();
   });
 
-  it('refuses a result that cannot end the step (a programming error, not a client’s)', () =>
-    spec.given(atRail('SUCCESS')).when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(3_000))).thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION')));
+  it('refuses a result that cannot end the step (a programming error, not a client’s): a completing payout must be settled, a failing one not', () => {
+    spec.given(atRail('SUCCESS')).when(advance('AWAIT_RAIL', { kind: 'DUE' }, at(3_000))).thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
+    spec.given(atRail('EXECUTION_FAILED')).when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(3_000))).thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
+  });
 });

@@ -16,9 +16,9 @@ export type StepResult =
   | { kind: 'HELD'; holdId: string; amount: string; currency: string }
   /** HOLD: the accounts service refused (insufficient funds, frozen or closed account). */
   | { kind: 'REFUSED'; reason: string }
-  /** AWAIT_RAIL, AWAIT_RETURN: the rail's time has come; its recorded outcome applies. */
+  /** AWAIT_RAIL for an outcome that fails or is cancelled, AWAIT_RETURN: the rail's time has come. */
   | { kind: 'DUE' }
-  /** SETTLE: the hold is settled and an internal destination credited. */
+  /** AWAIT_RAIL for an outcome that completes: the hold is settled and an internal destination credited. */
   | { kind: 'SETTLED' }
   /** REFUND: the refund's ledger operation is done (or needed none). */
   | { kind: 'REFUNDED' };
@@ -53,17 +53,16 @@ export const advanceExecution = (command: AdvanceExecution, state: Transaction):
       break;
     }
     case 'AWAIT_RAIL': {
-      if (result.kind !== 'DUE') break;
       const { rail } = execution;
-      if (rail === 'CANCELLED') return refund(state, at, 'USER_CANCELLATION', heldRefund(execution), null);
       const failure = railFailureOf(rail);
+      if (result.kind === 'SETTLED' && rail !== 'CANCELLED' && !failure) {
+        const execution = rail === 'RETURNED' ? next({ step: 'AWAIT_RETURN', dueAt: later(now, delays.returnMs) }) : next({ step: 'DONE' });
+        return [{ type: 'PaymentCompleted', data: { transactionId, at, transaction: record({ status: 'COMPLETED', settledAt: at }), execution } }];
+      }
+      if (result.kind !== 'DUE') break;
+      if (rail === 'CANCELLED') return refund(state, at, 'USER_CANCELLATION', heldRefund(execution), null);
       if (failure) return refund(state, at, 'TRANSACTION_FAILED', rail === 'PAYOUT_AND_REFUND_FAILED' && execution.funding === 'ACCOUNT' ? 'SETTLE_TO_RAIL' : heldRefund(execution), failure);
-      return [{ type: 'PaymentCompleted', data: { transactionId, at, transaction: record({ status: 'COMPLETED', settledAt: at }), execution: next({ step: 'SETTLE' }) } }];
-    }
-    case 'SETTLE': {
-      if (result.kind !== 'SETTLED') break;
-      const execution = state.execution!.rail === 'RETURNED' ? next({ step: 'AWAIT_RETURN', dueAt: later(now, delays.returnMs) }) : next({ step: 'DONE' });
-      return [{ type: 'PaymentFundsSettled', data: { transactionId, at, transaction: record({}), execution } }];
+      break;
     }
     case 'AWAIT_RETURN': {
       if (result.kind !== 'DUE') break;

@@ -10,13 +10,14 @@ import type { RailOutcome } from './sandbox-rail';
 /**
  * What the processor does next:
  * HOLD         reserve the sending amount on the source account (accounts.ledger.hold)
- * AWAIT_RAIL   the payout is at the rail; at dueAt the rail's outcome is recorded
- * SETTLE       take the held funds (settle) and credit an internal destination
+ * AWAIT_RAIL   the payout is at the rail; at dueAt the rail's outcome applies: a payout that
+ *              completes first takes the held funds (settle) and credits an internal destination,
+ *              so a client that sees COMPLETED sees the money moved
  * AWAIT_RETURN a completed payment the receiving bank returns at dueAt (005)
  * REFUND       give the money back (release the hold, credit the returned funds, or fail to)
  * DONE         nothing left
  */
-export type ExecutionStep = 'HOLD' | 'AWAIT_RAIL' | 'SETTLE' | 'AWAIT_RETURN' | 'REFUND' | 'DONE';
+export type ExecutionStep = 'HOLD' | 'AWAIT_RAIL' | 'AWAIT_RETURN' | 'REFUND' | 'DONE';
 
 /** How a refund moves money back: its ledger operation, or none when the funds never reached the ledger. */
 export type RefundMethod = 'RELEASE_HOLD' | 'CREDIT_BACK' | 'SETTLE_TO_RAIL' | 'OUTSIDE_LEDGER';
@@ -38,10 +39,8 @@ type ExecutionData = { transactionId: string; at: string; transaction: Transacti
 export type PaymentExecutionStarted = { type: 'PaymentExecutionStarted'; data: ExecutionData & { quoteId: string } };
 /** The sending amount is reserved on the source; the payout is at the rail. No status change. */
 export type PaymentFundsHeld = { type: 'PaymentFundsHeld'; data: ExecutionData & { holdId: string; amount: string; currency: string } };
-/** → COMPLETED: the payout reached the destination (or a cancellation was refunded). */
+/** → COMPLETED: the payout reached the destination, the hold is settled and an internal destination credited (or a cancellation was refunded). */
 export type PaymentCompleted = { type: 'PaymentCompleted'; data: ExecutionData };
-/** The source's hold is settled and an internal destination credited. No status change. */
-export type PaymentFundsSettled = { type: 'PaymentFundsSettled'; data: ExecutionData };
 /** → FAILED with failureReason. */
 export type PaymentFailed = { type: 'PaymentFailed'; data: ExecutionData };
 /** refund PENDING (OUTGOING_PAYMENT.REFUND_PENDING). */
@@ -55,7 +54,6 @@ export type ExecutionEvent =
   | PaymentExecutionStarted
   | PaymentFundsHeld
   | PaymentCompleted
-  | PaymentFundsSettled
   | PaymentFailed
   | PaymentRefundStarted
   | PaymentRefundCompleted
@@ -65,7 +63,6 @@ export const executionEventTypes: readonly ExecutionEvent['type'][] = [
   'PaymentExecutionStarted',
   'PaymentFundsHeld',
   'PaymentCompleted',
-  'PaymentFundsSettled',
   'PaymentFailed',
   'PaymentRefundStarted',
   'PaymentRefundCompleted',

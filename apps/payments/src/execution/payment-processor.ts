@@ -6,6 +6,7 @@ import { type Transaction, transactionDecider } from '../transactions/transactio
 import { type AdvanceExecution, advanceExecution, type StepResult } from './advance-execution';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
 import { PaymentExecutionEntity } from './payment-execution.projection';
+import { railFailureOf } from './sandbox-rail';
 
 type Quoted = Extract<Transaction, { kind: 'Quoted' }>;
 
@@ -141,10 +142,11 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
     switch (execution.step) {
       case 'HOLD':
         return this.hold(transaction, context);
-      case 'AWAIT_RAIL':
       case 'AWAIT_RETURN':
         return { kind: 'DUE' };
-      case 'SETTLE': {
+      case 'AWAIT_RAIL': {
+        // Failed and cancelled payouts give the money back in the REFUND step; a completed one takes it now.
+        if (execution.rail === 'CANCELLED' || railFailureOf(execution.rail)) return { kind: 'DUE' };
         if (execution.funding === 'ACCOUNT') await this.ledger(subjects.accounts.ledger.settle, { accountId: sourceAccountOf(transaction), operationId: `${transactionId}:settle`, holdId: transactionId }, context);
         const destination = transaction.destination;
         if (destination.destinationType === 'ACCOUNT' && isInternal(destination.accountId)) {

@@ -63,7 +63,6 @@ export const evolveTransaction = (state: Transaction, event: TransactionEvent): 
     case 'PaymentExecutionStarted':
     case 'PaymentFundsHeld':
     case 'PaymentCompleted':
-    case 'PaymentFundsSettled':
     case 'PaymentFailed':
     case 'PaymentRefundStarted':
     case 'PaymentRefundCompleted':
