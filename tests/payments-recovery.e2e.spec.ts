@@ -2,6 +2,7 @@
 // service, while 50 payments are in flight; after the restart every payment reaches its terminal
 // state, no payment holds or moves money twice, no money is created or lost (the ledger's books
 // balance) and the payer's balance is exactly what the outcomes say.
+import { Client } from 'pg';
 import { assertLedgerConserved } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
 import { eventually } from './support/eventually';
@@ -60,6 +61,17 @@ const executeUntilAnswered = async (quote: { quoteId: string; key: string }, fir
   return reply;
 };
 
+/** Executed payments of this stack that have not reached their end yet (the processor's timer rows). */
+const unfinished = async (): Promise<number> => {
+  const client = new Client({ connectionString: stack.database.url });
+  await client.connect();
+  try {
+    return Number((await client.query<{ count: string }>("SELECT count(*) FROM payments.payment_executions WHERE step <> 'DONE'")).rows[0]?.count ?? 0);
+  } finally {
+    await client.end();
+  }
+};
+
 const restart = async (app: AppName) => {
   await stack.kill(app);
   await stack.start(app);
@@ -86,7 +98,9 @@ describe('crash recovery with 50 payments in flight', () => {
     const firing = prepared.quotes.map((quote) => pay.execute(platform, quote.quoteId, { 'idempotency-key': quote.key }));
     // Kill once the first executes are answered, so others are mid-request, holding or at the rail.
     await Promise.race([Promise.all(firing.slice(0, 10)), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    const inFlight = await unfinished();
     await restart('payments');
+    expect(inFlight).toBeGreaterThan(0);
     const replies = await Promise.all(firing.map(async (reply, index) => executeUntilAnswered(prepared.quotes[index]!, await reply)));
     await checkAfterRecovery(prepared, replies);
   }, 240_000);
@@ -95,7 +109,9 @@ describe('crash recovery with 50 payments in flight', () => {
     const prepared = await prepare();
     const replies = await Promise.all(prepared.quotes.map((quote) => pay.execute(platform, quote.quoteId, { 'idempotency-key': quote.key })));
     expect(replies.map((reply) => reply.status)).toEqual(Array(IN_FLIGHT).fill(200));
+    const inFlight = await unfinished();
     await stack.kill('accounts');
+    expect(inFlight).toBeGreaterThan(0);
     // The processor keeps trying against a ledger that is not there; nothing may move meanwhile.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     await stack.start('accounts');
