@@ -43,8 +43,8 @@ export const advanceExecution = (command: AdvanceExecution, state: Transaction):
   switch (step) {
     case 'HOLD': {
       if (result.kind === 'HELD') {
-        const execution = next({ step: 'AWAIT_RAIL', dueAt: later(now, railDelayOf(state.execution!.rail, delays)) });
-        return [{ type: 'PaymentFundsHeld', data: { transactionId, at, holdId: result.holdId, amount: result.amount, currency: result.currency, transaction: record({}), execution } }];
+        const atRail = next({ step: 'AWAIT_RAIL', dueAt: later(now, railDelayOf(execution.rail, delays)) });
+        return [{ type: 'PaymentFundsHeld', data: { transactionId, at, holdId: result.holdId, amount: result.amount, currency: result.currency, transaction: record({}), execution: atRail } }];
       }
       if (result.kind === 'REFUSED') {
         // Nothing was taken, so nothing is refunded.
@@ -56,18 +56,18 @@ export const advanceExecution = (command: AdvanceExecution, state: Transaction):
       const { rail } = execution;
       const failure = railFailureOf(rail);
       if (result.kind === 'SETTLED' && rail !== 'CANCELLED' && !failure) {
-        const execution = rail === 'RETURNED' ? next({ step: 'AWAIT_RETURN', dueAt: later(now, delays.returnMs) }) : next({ step: 'DONE' });
-        return [{ type: 'PaymentCompleted', data: { transactionId, at, transaction: record({ status: 'COMPLETED', settledAt: at }), execution } }];
+        const after = rail === 'RETURNED' ? next({ step: 'AWAIT_RETURN', dueAt: later(now, delays.returnMs) }) : next({ step: 'DONE' });
+        return [{ type: 'PaymentCompleted', data: { transactionId, at, transaction: record({ status: 'COMPLETED', settledAt: at }), execution: after } }];
       }
       if (result.kind !== 'DUE') break;
-      if (rail === 'CANCELLED') return refund(state, at, 'USER_CANCELLATION', heldRefund(execution), null);
-      if (failure) return refund(state, at, 'TRANSACTION_FAILED', rail === 'PAYOUT_AND_REFUND_FAILED' && execution.funding === 'ACCOUNT' ? 'SETTLE_TO_RAIL' : heldRefund(execution), failure);
+      if (rail === 'CANCELLED') return refund(state, execution, at, 'USER_CANCELLATION', heldRefund(execution), null);
+      if (failure) return refund(state, execution, at, 'TRANSACTION_FAILED', rail === 'PAYOUT_AND_REFUND_FAILED' && execution.funding === 'ACCOUNT' ? 'SETTLE_TO_RAIL' : heldRefund(execution), failure);
       break;
     }
     case 'AWAIT_RETURN': {
       if (result.kind !== 'DUE') break;
       // The receiving bank sent the payment back: COMPLETED → FAILED, and the returned funds go back to the source.
-      return refund(state, at, 'TRANSACTION_FAILED', execution.funding === 'ACCOUNT' ? 'CREDIT_BACK' : 'OUTSIDE_LEDGER', 'COUNTERPARTY_POST_TX_FAILED');
+      return refund(state, execution, at, 'TRANSACTION_FAILED', execution.funding === 'ACCOUNT' ? 'CREDIT_BACK' : 'OUTSIDE_LEDGER', 'COUNTERPARTY_POST_TX_FAILED');
     }
     case 'REFUND': {
       if (result.kind !== 'REFUNDED') break;
@@ -97,9 +97,9 @@ const heldRefund = (execution: ExecutionState): RefundMethod => (execution.fundi
  * The reference's refund sequence: FAILED (when there is a failure reason) → REFUND_PENDING, in
  * one append; the processor then moves the money and records REFUND_COMPLETED or REFUND_FAILED.
  */
-const refund = (state: Quoted, at: string, reason: RefundReason, refundMethod: RefundMethod, failure: OutgoingFailureReason | null): ExecutionEvent[] => {
+const refund = (state: Quoted, current: ExecutionState, at: string, reason: RefundReason, refundMethod: RefundMethod, failure: OutgoingFailureReason | null): ExecutionEvent[] => {
   const transactionId = state.transaction.id;
-  const execution: ExecutionState = { ...state.execution!, step: 'REFUND', dueAt: at, refundMethod };
+  const execution: ExecutionState = { ...current, step: 'REFUND', dueAt: at, refundMethod };
   const failed: TransactionRecord = failure ? { ...state.transaction, status: 'FAILED', failureReason: failure, updatedAt: at } : { ...state.transaction, updatedAt: at };
   const pending: TransactionRecord = { ...failed, refund: { reference: refundReferenceOf(transactionId), initiatedAt: at, status: 'PENDING', reason } };
   return [

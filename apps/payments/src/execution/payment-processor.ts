@@ -4,6 +4,7 @@ import { EventSourcing } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type AdvanceExecution, advanceExecution, type StepResult } from './advance-execution';
+import type { ExecutionState } from './execution-events';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
 import { PaymentExecutionEntity } from './payment-execution.projection';
 import { railFailureOf } from './sandbox-rail';
@@ -90,12 +91,9 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
       { step: { $ne: 'DONE' }, dueAt: { $lte: this.clock.now() } },
       { orderBy: { dueAt: 'asc' }, limit: SWEEP_BATCH, fields: ['transactionId', 'platformId'] },
     );
-    let next = 0;
+    const queue = [...due];
     const worker = async (): Promise<void> => {
-      while (next < due.length && !this.stopped) {
-        const row = due[next++]!;
-        await this.kick(row.transactionId, row.platformId);
-      }
+      for (let row = queue.shift(); row && !this.stopped; row = queue.shift()) await this.kick(row.transactionId, row.platformId);
     };
     await Promise.all(Array.from({ length: Math.min(SWEEP_CONCURRENCY, due.length) }, worker));
     return due.length;
@@ -113,7 +111,7 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
         return;
       }
       const context = this.contextOf(platformId, transactionId);
-      const result = await this.perform(state, context);
+      const result = await this.perform(state, state.execution, context);
       const command: AdvanceExecution = { type: 'AdvanceExecution', data: { transactionId, step: state.execution.step, result }, metadata: { now: this.clock.now(), delays: this.options.delays } };
       await this.eventSourcing.handle(transactionId, transactionDecider, (current) => advanceExecution(command, current), context);
     }
@@ -135,8 +133,7 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /** The step's effect on the ledger, and what to record of it. Anything but a refusal of the hold throws, and the step is retried. */
-  private async perform(state: Quoted, context: RequestContext): Promise<StepResult> {
-    const execution = state.execution!;
+  private async perform(state: Quoted, execution: ExecutionState, context: RequestContext): Promise<StepResult> {
     const transaction = state.transaction;
     const transactionId = transaction.id;
     switch (execution.step) {
