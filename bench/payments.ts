@@ -141,6 +141,9 @@ const main = async (): Promise<void> => {
     console.log(`  execute → COMPLETED p50 ${figures.executeToCompletedP50Ms} ms, p99 ${figures.executeToCompletedP99Ms} ms (target p99 < 500 ms)`);
     console.log(`  errors: ${errors}; load average ${figures.machine.loadAverage.join(' ')} on ${figures.machine.cpus} CPUs`);
     writeFileSync(join(__dirname, 'last-run-payments.json'), JSON.stringify(figures, null, 2));
+  } catch (error) {
+    for (const [app, lines] of Object.entries(stack.logs)) if (lines.length > 0) console.error(`--- ${app} (last lines) ---\n${lines.join('').split('\n').slice(-15).join('\n')}`);
+    throw error;
   } finally {
     await stack.close();
   }

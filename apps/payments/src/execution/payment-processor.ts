@@ -100,11 +100,11 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async drive(transactionId: string, platformId: string): Promise<void> {
+    // The stream is read once; each recorded step hands back the state after it.
+    let state = await this.load(transactionId);
     for (let steps = 0; steps < MAX_STEPS && !this.stopped; steps += 1) {
-      const state = await this.load(transactionId);
       if (state.kind !== 'Quoted' || !state.execution || state.execution.step === 'DONE') return;
-      const now = this.clock.now();
-      const wait = Date.parse(state.execution.dueAt) - now.getTime();
+      const wait = Date.parse(state.execution.dueAt) - this.clock.now().getTime();
       if (wait > 0) {
         // Waiting on the rail: wake up then if that is sooner than the sweep would.
         if (wait < this.options.sweepMs * 2) this.wakeAt(transactionId, platformId, wait);
@@ -113,7 +113,7 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
       const context = this.contextOf(platformId, transactionId);
       const result = await this.perform(state, state.execution, context);
       const command: AdvanceExecution = { type: 'AdvanceExecution', data: { transactionId, step: state.execution.step, result }, metadata: { now: this.clock.now(), delays: this.options.delays } };
-      await this.eventSourcing.handle(transactionId, transactionDecider, (current) => advanceExecution(command, current), context);
+      state = (await this.eventSourcing.handle(transactionId, transactionDecider, (current) => advanceExecution(command, current), context)).state;
     }
   }
 
