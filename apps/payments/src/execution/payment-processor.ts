@@ -99,22 +99,55 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
     return due.length;
   }
 
+  /**
+   * Performs every step that is due now, then records them all in one append: the decider is pure,
+   * so the state after each step is known before it is stored. A crash before the append repeats
+   * the steps' ledger operations on restart, which the accounts service applies once.
+   */
   private async drive(transactionId: string, platformId: string): Promise<void> {
-    // The stream is read once; each recorded step hands back the state after it.
     let state = await this.load(transactionId);
+    const context = this.contextOf(platformId, transactionId);
+    const done: AdvanceExecution[] = [];
+    let waitMs = 0;
+    let failure: unknown;
     for (let steps = 0; steps < MAX_STEPS && !this.stopped; steps += 1) {
-      if (state.kind !== 'Quoted' || !state.execution || state.execution.step === 'DONE') return;
+      if (state.kind !== 'Quoted' || !state.execution || state.execution.step === 'DONE') break;
       const wait = Date.parse(state.execution.dueAt) - this.clock.now().getTime();
       if (wait > 0) {
-        // Waiting on the rail: wake up then if that is sooner than the sweep would.
-        if (wait < this.options.sweepMs * 2) this.wakeAt(transactionId, platformId, wait);
-        return;
+        waitMs = wait;
+        break;
       }
-      const context = this.contextOf(platformId, transactionId);
-      const result = await this.perform(state, state.execution, context);
+      let result: StepResult;
+      try {
+        result = await this.perform(state, state.execution, context);
+      } catch (error) {
+        // Record the steps done so far; the sweep retries this one.
+        failure = error;
+        break;
+      }
       const command: AdvanceExecution = { type: 'AdvanceExecution', data: { transactionId, step: state.execution.step, result }, metadata: { now: this.clock.now(), delays: this.options.delays } };
-      state = (await this.eventSourcing.handle(transactionId, transactionDecider, (current) => advanceExecution(command, current), context)).state;
+      state = advanceExecution(command, state).reduce(transactionDecider.evolve, state);
+      done.push(command);
     }
+    if (done.length > 0) {
+      await this.eventSourcing.handle(
+        transactionId,
+        transactionDecider,
+        (current) => {
+          // Each command on the state the previous one left; one already recorded (by another driver) adds nothing.
+          let after = current;
+          return done.flatMap((command) => {
+            const events = advanceExecution(command, after);
+            after = events.reduce(transactionDecider.evolve, after);
+            return events;
+          });
+        },
+        context,
+      );
+    }
+    if (failure !== undefined) throw failure;
+    // Waiting on the rail: wake up then if that is sooner than the sweep would.
+    if (waitMs > 0 && waitMs < this.options.sweepMs * 2) this.wakeAt(transactionId, platformId, waitMs);
   }
 
   private wakeAt(transactionId: string, platformId: string, delayMs: number): void {
