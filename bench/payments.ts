@@ -89,10 +89,13 @@ const main = async (): Promise<void> => {
     let measuring = false;
     let stopping = false;
     const latencies: number[] = [];
+    const quoteLatencies: number[] = [];
+    const executeLatencies: number[] = [];
     let completed = 0;
     let errors = 0;
     const client = async (payer: { usd: string; euros: string }): Promise<void> => {
       while (!stopping) {
+        const quoteStarted = performance.now();
         const quoted = await call('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: payer.usd }, destination: { destinationType: 'ACCOUNT', accountId: payer.euros }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 });
         if (quoted.status !== 201) {
           errors += 1;
@@ -101,6 +104,7 @@ const main = async (): Promise<void> => {
         const started = performance.now();
         const done = completion(quoted.body.transactionId);
         const executed = await call('POST', `/quotes/${quoted.body.id}/execute`);
+        const answered = performance.now();
         if (executed.status !== 200) {
           errors += 1;
           waiting.delete(quoted.body.transactionId);
@@ -109,6 +113,8 @@ const main = async (): Promise<void> => {
         await done;
         if (measuring) {
           latencies.push(performance.now() - started);
+          quoteLatencies.push(started - quoteStarted);
+          executeLatencies.push(answered - started);
           completed += 1;
         }
       }
@@ -134,11 +140,14 @@ const main = async (): Promise<void> => {
       completedPerSecond: Math.round(completed / elapsed),
       executeToCompletedP50Ms: percentile(sorted, 50),
       executeToCompletedP99Ms: percentile(sorted, 99),
+      quoteP50Ms: percentile([...quoteLatencies].sort((a, b) => a - b), 50),
+      executeReplyP50Ms: percentile([...executeLatencies].sort((a, b) => a - b), 50),
       errors,
       machine: { cpus: cpus().length, loadAverage: loadavg().map((value) => Math.round(value * 10) / 10) },
     };
     console.log(`  completed payments/s: ${figures.completedPerSecond} (target ≥ 150)`);
     console.log(`  execute → COMPLETED p50 ${figures.executeToCompletedP50Ms} ms, p99 ${figures.executeToCompletedP99Ms} ms (target p99 < 500 ms)`);
+    console.log(`  POST /quotes p50 ${figures.quoteP50Ms} ms; POST /quotes/{id}/execute answered p50 ${figures.executeReplyP50Ms} ms`);
     console.log(`  errors: ${errors}; load average ${figures.machine.loadAverage.join(' ')} on ${figures.machine.cpus} CPUs`);
     writeFileSync(join(__dirname, 'last-run-payments.json'), JSON.stringify(figures, null, 2));
   } catch (error) {
