@@ -292,7 +292,7 @@ describe('bad input to POST /quotes', () => {
     ['a malformed UMA address', () => ({ ...valid(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: 'alice@example' } }), 'INVALID_UMA_ADDRESS', 'destination.umaAddress'],
     ['a sandbox UMA address nobody has', () => ({ ...valid(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$non.existent.eur@sandbox.uma.money' } }), 'INVALID_RECEIVER', 'destination.umaAddress'],
     ['an unknown customer', () => ({ ...valid(), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: 'Customer:0190f000-0000-7000-8000-000000000000' } }), 'INVALID_INPUT', 'source.customerId'],
-    ['immediatelyExecute before execution exists', () => ({ ...valid(), immediatelyExecute: true }), 'INVALID_INPUT', 'immediatelyExecute'],
+    ['immediatelyExecute on a real-time funded quote', () => ({ ...valid(), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, immediatelyExecute: true }), 'INVALID_INPUT', 'immediatelyExecute'],
     ['a bad purpose', () => ({ ...valid(), purposeOfPayment: 'BRIBE' }), 'INVALID_INPUT', 'purposeOfPayment'],
   ];
 

@@ -21,6 +21,7 @@ import { IncomingPaymentsController } from './payments/incoming.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
+import { QuoteExecutionController } from './payments/execution.controller';
 import { ExchangeRatesController, QuotesController, TransactionsController } from './payments/payments.controller';
 import { ConfigController } from './platform-config/config.controller';
 import { RateLimiter } from './rate-limit/rate-limiter';
@@ -57,6 +58,7 @@ export class AppModule {
         IncomingPaymentsController,
         TransfersController,
         TransactionReceiptsController,
+        QuoteExecutionController,
         HealthController,
         SandboxWebhooksController,
         WebhooksController,

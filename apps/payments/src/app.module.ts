@@ -11,6 +11,10 @@ import { INCOMING_OPTIONS, loadIncomingOptions } from './incoming/incoming-optio
 import { IncomingSettlement } from './incoming/incoming-settlement';
 import { IncomingTimerJob } from './incoming/incoming-timer.job';
 import { incomingTimerProjection } from './incoming/incoming-timer.projection';
+import { ExecutionController } from './execution/execution.controller';
+import { EXECUTION_OPTIONS } from './execution/execution-options';
+import { paymentExecutionProjection } from './execution/payment-execution.projection';
+import { PaymentProcessor } from './execution/payment-processor';
 import { toIntegrationEvent } from './integration-events';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from './payments-options';
 import { QuoteExpiryJob } from './quotes/quote-expiry.job';
@@ -52,11 +56,11 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection, transferTimerProjection, transactionCountProjection],
+          projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection, transferTimerProjection, transactionCountProjection, paymentExecutionProjection],
           toIntegrationEvent,
         }),
       ],
-      controllers: [ExchangeRatesController, QuotesController, TransactionsController, LookupsController, InvitationsController, DirectoriesController, CryptoController, IncomingController, TransfersController, ReceiptsController],
+      controllers: [ExchangeRatesController, QuotesController, TransactionsController, LookupsController, InvitationsController, DirectoriesController, CryptoController, IncomingController, TransfersController, ReceiptsController, ExecutionController],
       providers: [
         { provide: CLOCK, useValue: clock },
         { provide: PAYMENTS_OPTIONS, useValue: options },
@@ -72,6 +76,8 @@ export class AppModule {
         { provide: TRANSFER_OPTIONS, useValue: transferOptions },
         TransferParties,
         TransferProcessor,
+        { provide: EXECUTION_OPTIONS, useValue: config.execution },
+        PaymentProcessor,
       ],
     };
   }

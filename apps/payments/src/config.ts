@@ -1,5 +1,6 @@
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 import { type FeeSchedules, parseFeeSchedules } from './exchange-rates/fee-schedule';
+import { type ExecutionOptions, loadExecutionOptions } from './execution/execution-options';
 
 export type PaymentsServiceConfig = ServiceConfig & {
   /** How long a quote can be executed after it is created. */
@@ -19,6 +20,8 @@ export type PaymentsServiceConfig = ServiceConfig & {
   transferPendingSeconds: number;
   /** How often transfers due on the rail are advanced. */
   transferSweepSeconds: number;
+  /** Sandbox rail delays and the execution sweep (execution/execution-options.ts). */
+  execution: ExecutionOptions;
 };
 
 const seconds = (name: string, value: string | undefined, fallback: number): number => {
@@ -47,4 +50,5 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServic
   invitationUrlBase: (env['INVITATION_URL_BASE'] ?? 'https://uma.me/i/').trim() || 'https://uma.me/i/',
   transferPendingSeconds: seconds('TRANSFER_PENDING_SECONDS', env['TRANSFER_PENDING_SECONDS'], 30),
   transferSweepSeconds: seconds('TRANSFER_SWEEP_SECONDS', env['TRANSFER_SWEEP_SECONDS'], 1),
+  execution: loadExecutionOptions(env),
 });

@@ -18,6 +18,7 @@ export * from './webhooks';
 export * from './payments';
 export * from './incoming-payments';
 export * from './transfers';
+export * from './payment-execution';
 export * from './sandbox-funding-instructions';
 export * from './uma';
 export * from './invitations';

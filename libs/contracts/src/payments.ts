@@ -135,6 +135,8 @@ export type TransactionRecord = {
   description?: string;
   paymentInstructions?: PaymentInstructionsWire[];
   failureReason?: OutgoingFailureReason | IncomingFailureReason;
+  /** The return of the sent funds after a failure or a cancellation (the reference's Refund). */
+  refund?: RefundRecord;
   createdAt: string;
   updatedAt: string;
   settledAt?: string;
@@ -145,6 +147,10 @@ export type TransactionRecord = {
 
 /** The reference's ReconciliationInstructions (at least one member). */
 export type ReconciliationInstructionsWire = { reference?: string; transactionHash?: string };
+
+export type RefundStatus = 'PENDING' | 'COMPLETED' | 'FAILED';
+export type RefundReason = 'TRANSACTION_FAILED' | 'USER_CANCELLATION' | 'TIMEOUT';
+export type RefundRecord = { reference: string; initiatedAt: string; status: RefundStatus; reason?: RefundReason; settledAt?: string };
 
 /** Data of every integration event about a transaction: its state right after the change. */
 export type TransactionChangedData = { transaction: TransactionRecord };
@@ -180,6 +186,7 @@ export type TransactionWire = {
   description?: string;
   paymentInstructions?: PaymentInstructionsWire[];
   failureReason?: OutgoingFailureReason | IncomingFailureReason;
+  refund?: RefundRecord;
   createdAt: string;
   updatedAt: string;
   settledAt?: string;
@@ -258,6 +265,7 @@ export const toTransactionWire = (record: TransactionRecord): TransactionWire =>
   ...(record.description !== undefined ? { description: record.description } : {}),
   ...(record.paymentInstructions !== undefined ? { paymentInstructions: record.paymentInstructions } : {}),
   ...(record.failureReason !== undefined ? { failureReason: record.failureReason } : {}),
+  ...(record.refund !== undefined ? { refund: record.refund } : {}),
   createdAt: record.createdAt,
   updatedAt: record.updatedAt,
   ...(record.settledAt !== undefined ? { settledAt: record.settledAt } : {}),

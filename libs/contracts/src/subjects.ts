@@ -93,7 +93,9 @@ export const subjects = {
   },
   payments: {
     exchangeRate: { list: 'payments.exchange-rate.list' },
-    quote: { create: 'payments.quote.create', get: 'payments.quote.get' },
+    quote: { create: 'payments.quote.create', get: 'payments.quote.get', execute: 'payments.quote.execute' },
+    /** The sandbox's simulated arrival of a REALTIME_FUNDING quote's funds (POST /sandbox/send). */
+    sandbox: { send: 'payments.sandbox.send' },
     lookup: { uma: 'payments.lookup.uma', externalAccount: 'payments.lookup.external-account' },
     umaProvider: { list: 'payments.uma-provider.list' },
     discovery: { list: 'payments.discovery.list' },

@@ -115,9 +115,9 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     decider: { evolve: (state: State, event: E) => State; initialState: () => State },
     decide: (state: State) => E[],
     context: RequestContext,
-    options: { commandId?: string; assumeNew?: boolean } = {},
+    options: { commandId?: string; assumeNew?: boolean; /** For a caller that reads nothing back (a process manager): answer once appended. */ skipProjectionWait?: boolean } = {},
   ): Promise<{ state: State; events: RecordedEvent[]; replayed: boolean }> {
-    const { commandId, assumeNew } = options;
+    const { commandId, assumeNew, skipProjectionWait } = options;
     const result = await handleCommand(this.store, streamId, decider, decide, {
       metadata: metadataOf(context, commandId),
       ...(commandId ? { commandId } : {}),
@@ -126,7 +126,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     // Only events some read model shows are worth waiting for; a uniqueness claim, say, is not.
     const shown = result.events.filter((event) => this.projectedTypes.has(event.type));
     const last = shown[shown.length - 1];
-    if (last) await this.projections.waitFor(last.globalPosition);
+    if (last && !skipProjectionWait) await this.projections.waitFor(last.globalPosition);
     if (result.events.length > 0) this.relay?.nudge();
     return result;
   }

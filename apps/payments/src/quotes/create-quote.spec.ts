@@ -122,8 +122,21 @@ describe('CreateQuote', () => {
         expect(error.message).toMatch(/\/transfer-in.*\/transfer-out/);
       }));
 
-  it('refuses immediatelyExecute until execution exists', () =>
-    spec.given([]).when(createQuoteCommand({ request: accountQuoteRequest({ immediatelyExecute: true }) })).thenThrows(refusedWith('INVALID_INPUT', 'immediatelyExecute')));
+  it('refuses immediatelyExecute on a REALTIME_FUNDING quote, which executes when its funds arrive', () =>
+    spec
+      .given([])
+      .when(
+        createQuoteCommand({
+          request: accountQuoteRequest({ source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId }, immediatelyExecute: true }),
+          source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId, platformCustomerId: 'crm-42' },
+        }),
+      )
+      .thenThrows(refusedWith('INVALID_INPUT', 'immediatelyExecute')));
+
+  it('takes immediatelyExecute on a quote paid from an account (the controller executes it in the same append)', () => {
+    const events = createQuote(createQuoteCommand({ request: accountQuoteRequest({ immediatelyExecute: true }) }), transactionDecider.initialState());
+    expect(events.map((event) => event.type)).toEqual(['QuoteCreated']);
+  });
 
   it('refuses a corridor the rate table does not price', () => spec.given([]).when(createQuoteCommand({ legs: null })).thenThrows(refusedWith('INVALID_INPUT', 'destination')));
 

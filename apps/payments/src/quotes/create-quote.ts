@@ -29,7 +29,10 @@ export type ResolvedSource = {
   cryptoNetwork?: string;
 };
 
-export type ResolvedDestination = { destinationType: 'ACCOUNT'; accountId: string; currency: string } | { destinationType: 'UMA_ADDRESS'; umaAddress: string; currency: string };
+/** payoutIdentifier: an external account's primary identifier (account number, IBAN …), which the sandbox rail reads its outcome from. */
+export type ResolvedDestination =
+  | { destinationType: 'ACCOUNT'; accountId: string; currency: string; payoutIdentifier?: string }
+  | { destinationType: 'UMA_ADDRESS'; umaAddress: string; currency: string };
 
 export type CreateQuote = Command<
   'CreateQuote',
@@ -84,8 +87,8 @@ const checkRequest = (command: CreateQuote): void => {
       { field: 'destination' },
     );
   }
-  if (request.immediatelyExecute === true) {
-    throw invalidInput('immediatelyExecute is not available yet: quote execution arrives with the next payments release. Create the quote without it.', { field: 'immediatelyExecute' });
+  if (request.immediatelyExecute === true && source.sourceType === 'REALTIME_FUNDING') {
+    throw invalidInput('immediatelyExecute cannot apply to a REALTIME_FUNDING quote: it executes when its funds arrive. Leave immediatelyExecute out.', { field: 'immediatelyExecute' });
   }
   if (source.sourceType === 'REALTIME_FUNDING' && fundingWallets[source.currency] && !fundingWallets[source.currency]?.[source.cryptoNetwork ?? '']) {
     const networks = Object.keys(fundingWallets[source.currency] ?? {}).join(' or ');
@@ -160,12 +163,16 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
     ...(request.lookupId !== undefined ? { lookupId: request.lookupId } : {}),
     ...(request.purposeOfPayment !== undefined ? { purposeOfPayment: request.purposeOfPayment } : {}),
     ...(request.senderCustomerInfo !== undefined ? { senderCustomerInfo: request.senderCustomerInfo } : {}),
+    ...(destination.destinationType === 'ACCOUNT' && destination.payoutIdentifier !== undefined ? { payoutIdentifier: destination.payoutIdentifier } : {}),
   };
   const transactionSource: TransactionSourceRecord =
     source.sourceType === 'ACCOUNT'
       ? { sourceType: 'ACCOUNT', accountId: source.accountId ?? '', currency: source.currency }
       : { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId !== null ? { customerId: source.customerId } : {}) };
-  const transactionDestination: TransactionDestinationRecord = destination;
+  const transactionDestination: TransactionDestinationRecord =
+    destination.destinationType === 'ACCOUNT'
+      ? { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency }
+      : { destinationType: 'UMA_ADDRESS', umaAddress: destination.umaAddress, currency: destination.currency };
   const transaction: TransactionRecord = {
     id: transactionId,
     platformId,

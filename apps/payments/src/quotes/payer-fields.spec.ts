@@ -1,7 +1,7 @@
 // Payer fields a receiving institution needs: per corridor, satisfied by the profile or by
 // senderCustomerInfo, every missing one named at once, and senderCustomerInfo's own shape.
 import type { CustomerWire, DomainError } from '@corridor/contracts';
-import { checkPayerFields, checkSenderCustomerInfo, sandboxRequiredPayerFields } from './payer-fields';
+import { checkPayerFields, checkSenderCustomerInfo, requiredPayerFields, sandboxRequiredPayerFields, withCorridorPayerFields } from './payer-fields';
 
 const customer = (overrides: Partial<CustomerWire> = {}): CustomerWire => ({
   id: 'Customer:01950000-0000-7000-8000-000000000002',
@@ -48,8 +48,6 @@ describe('checkPayerFields', () => {
 
   it('takes a business’s legal name as its full name', () =>
     expect(() => checkPayerFields(['FULL_NAME'], customer({ customerType: 'BUSINESS', fullName: undefined as unknown as string, businessInfo: { legalName: 'Acme', incorporatedOn: '2020-01-01', taxId: '1' } }), undefined)).not.toThrow());
-
-  it('does not check a platform’s own payment', () => expect(() => checkPayerFields(strict, null, undefined)).not.toThrow());
 });
 
 describe('checkSenderCustomerInfo', () => {
@@ -61,4 +59,32 @@ describe('checkSenderCustomerInfo', () => {
 
   it('accepts reference field names with text, and an address object', () =>
     expect(() => checkSenderCustomerInfo({ FULL_NAME: 'Jane', POSTAL_ADDRESS: { line1: '1 Main St', country: 'US' } })).not.toThrow());
+});
+
+describe('a cited receiver lookup', () => {
+  const receiverFields = [
+    { name: 'FULL_NAME', mandatory: true },
+    { name: 'COUNTRY_OF_RESIDENCE', mandatory: false },
+  ];
+
+  it('adds what the receiver made mandatory to the corridor’s fields, and nothing it left optional', () => {
+    expect(requiredPayerFields(['FULL_NAME', 'BIRTH_DATE'], [{ name: 'EMAIL', mandatory: true }, ...receiverFields])).toEqual(['FULL_NAME', 'BIRTH_DATE', 'EMAIL']);
+    expect(requiredPayerFields([], receiverFields)).toEqual(['FULL_NAME']);
+  });
+
+  it('asks a platform’s own payment (no profile) for the receiver’s mandatory fields in senderCustomerInfo', () => {
+    const error = errorOf(() => checkPayerFields(requiredPayerFields([], receiverFields), null, { COUNTRY_OF_RESIDENCE: 'US' }));
+    expect([error.code, error.details?.['missing']]).toEqual(['MISSING_MANDATORY_USER_INFO', ['FULL_NAME']]);
+    expect(() => checkPayerFields(requiredPayerFields([], receiverFields), null, { FULL_NAME: 'Acme Treasury' })).not.toThrow();
+  });
+
+  it('reports the corridor’s fields as mandatory in the lookup, so the lookup states everything a quote checks', () => {
+    expect(withCorridorPayerFields(receiverFields, ['PHP', 'USD'])).toEqual([
+      { name: 'FULL_NAME', mandatory: true },
+      { name: 'COUNTRY_OF_RESIDENCE', mandatory: false },
+      { name: 'BIRTH_DATE', mandatory: true },
+      { name: 'NATIONALITY', mandatory: true },
+    ]);
+    expect(withCorridorPayerFields([{ name: 'FULL_NAME', mandatory: false }], ['EUR'])).toEqual([{ name: 'FULL_NAME', mandatory: true }]);
+  });
 });

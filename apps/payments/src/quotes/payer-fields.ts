@@ -2,9 +2,10 @@ import { type CustomerWire, DomainError, invalidInput } from '@corridor/contract
 
 // The payer data a receiving institution needs before it accepts a payment (the reference's
 // requiredPayerDataFields, which a receiver lookup reports and senderCustomerInfo must satisfy).
-// Receiver lookups arrive with the UMA issue; until then the sandbox answers per receiving
-// currency from this table, and the same table will back the lookups. A payer field is satisfied
-// by senderCustomerInfo or by what the sending customer's profile already holds.
+// The sandbox answers per receiving currency from this table; a receiver lookup reports the same
+// fields as mandatory (withCorridorPayerFields), and a quote citing a lookup must also satisfy
+// what the receiver itself made mandatory. A payer field is satisfied by senderCustomerInfo or by
+// what the sending customer's profile already holds.
 
 export const customerInfoFieldNames = [
   'FULL_NAME',
@@ -35,11 +36,26 @@ export type CustomerInfoField = (typeof customerInfoFieldNames)[number];
  * INR, NGN and PHP corridors also need birth date and nationality (the stricter remittance
  * corridors). A same-currency payment (e.g. to the sender's own bank account) needs nothing.
  */
-export const sandboxRequiredPayerFields = (sendingCurrency: string, receivingCurrency: string): CustomerInfoField[] => {
-  if (sendingCurrency === receivingCurrency) return [];
-  if (receivingCurrency === 'INR' || receivingCurrency === 'NGN' || receivingCurrency === 'PHP') return ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY'];
-  return ['FULL_NAME'];
+export const corridorPayerFields = (receivingCurrency: string): CustomerInfoField[] =>
+  receivingCurrency === 'INR' || receivingCurrency === 'NGN' || receivingCurrency === 'PHP' ? ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY'] : ['FULL_NAME'];
+
+export const sandboxRequiredPayerFields = (sendingCurrency: string, receivingCurrency: string): CustomerInfoField[] =>
+  sendingCurrency === receivingCurrency ? [] : corridorPayerFields(receivingCurrency);
+
+const isCustomerInfoField = (name: string): name is CustomerInfoField => (customerInfoFieldNames as readonly string[]).includes(name);
+
+/** A receiver's payer data fields with those its currencies' corridors require made mandatory: a lookup states everything a quote will check. */
+export const withCorridorPayerFields = (fields: readonly { name: string; mandatory: boolean }[], currencies: readonly string[]): { name: string; mandatory: boolean }[] => {
+  const required = new Set<string>(currencies.flatMap(corridorPayerFields));
+  const merged = fields.map((field) => (required.has(field.name) ? { ...field, mandatory: true } : field));
+  for (const name of required) if (!merged.some((field) => field.name === name)) merged.push({ name, mandatory: true });
+  return merged;
 };
+
+/** What a quote must know about its payer: the corridor's fields (for a customer's payment) and what a cited lookup's receiver made mandatory. */
+export const requiredPayerFields = (corridor: CustomerInfoField[], lookupFields: readonly { name: string; mandatory: boolean }[] = []): CustomerInfoField[] => [
+  ...new Set([...corridor, ...lookupFields.filter((field) => field.mandatory).map((field) => field.name).filter(isCustomerInfoField)]),
+];
 
 /** What the sending customer's profile already says, by payer field. */
 export const profileFields = (customer: CustomerWire): Partial<Record<CustomerInfoField, unknown>> => ({
@@ -73,8 +89,8 @@ export const checkSenderCustomerInfo = (info: Record<string, unknown> | undefine
  * own payment has no customer profile; it is not checked (the platform is the known payer).
  */
 export const checkPayerFields = (required: CustomerInfoField[], customer: CustomerWire | null, info: Record<string, unknown> | undefined): void => {
-  if (customer === null || required.length === 0) return;
-  const known = profileFields(customer);
+  if (required.length === 0) return;
+  const known = customer === null ? {} : profileFields(customer);
   const missing = required.filter((name) => !present(info?.[name]) && !present(known[name]));
   if (missing.length === 0) return;
   throw new DomainError(

@@ -21,6 +21,7 @@ import { LookupEntity } from '../uma/lookup-view.projection';
 import { checkAccountLookup, umaDestinationFromLookup, usableLookup } from '../uma/lookup-for-quote';
 import type { ReceiverLookupRecord } from '../uma/receiver-lookup';
 import type { ResolvedDestination, ResolvedSource } from './create-quote';
+import { primaryIdentifierOf } from '../execution/sandbox-rail';
 import { resolveUmaDestination } from './uma-destination';
 
 const LOOKUP_TIMEOUT_MS = 5_000;
@@ -41,11 +42,11 @@ export class QuoteParties {
   ) {}
 
   /** The receiver lookup a quote cites (docs/decisions/0010-uma.md), checked; null when it cites none. */
-  async citedLookup(context: RequestContext, request: Pick<CreateQuoteData, 'lookupId' | 'senderCustomerInfo'>): Promise<ReceiverLookupRecord | null> {
-    const { lookupId, senderCustomerInfo } = request;
+  async citedLookup(context: RequestContext, request: Pick<CreateQuoteData, 'lookupId'>): Promise<ReceiverLookupRecord | null> {
+    const { lookupId } = request;
     if (lookupId === undefined) return null;
     const row = isIdOf('Lookup', lookupId) ? await this.eventSourcing.em.findOne(LookupEntity, { id: lookupId, platformId: context.platformId }) : null;
-    return usableLookup(row?.record ?? null, { lookupId, platformId: context.platformId, now: this.clock.now(), ...(senderCustomerInfo !== undefined ? { senderCustomerInfo } : {}) });
+    return usableLookup(row?.record ?? null, { lookupId, platformId: context.platformId, now: this.clock.now() });
   }
 
   async source(context: RequestContext, source: QuoteSourceData): Promise<ResolvedSource> {
@@ -109,7 +110,8 @@ export class QuoteParties {
       )) ?? (await this.lookup<ExternalAccountWire>(context, subjects.accounts.externalAccount.get, { owner: 'PLATFORM', externalAccountId: accountId }, 'destination.accountId', unknown));
     if (lookup) checkAccountLookup(lookup, accountId, account.currency);
     if (account.status === 'INACTIVE') throw invalidInput(`destination.accountId ${accountId} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
-    return { destinationType: 'ACCOUNT', accountId, currency: account.currency };
+    const payoutIdentifier = primaryIdentifierOf(account.accountInfo);
+    return { destinationType: 'ACCOUNT', accountId, currency: account.currency, ...(payoutIdentifier ? { payoutIdentifier } : {}) };
   }
 
   /** The sending customer's profile, for the payer-field check (payer-fields.ts). */

@@ -2,6 +2,7 @@ import { EntitySchema } from '@mikro-orm/core';
 import { currencyOf, decimalToNumber, minorUnitsToNumber, type OutgoingTransactionStatus, type QuoteWire, toRateDetailsWire } from '@corridor/contracts';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
 import type { QuoteTerms, TransactionEvent } from '../transactions/transaction';
+import { executionStatusChanges } from '../execution/execution-events';
 
 /** A quote as GET /quotes/{id} shows it: its terms and its transaction's status. */
 export type QuoteRow = {
@@ -47,6 +48,12 @@ export const evolveQuoteView = (row: QuoteRow | null, recorded: RecordedEvent): 
       };
     }
     case 'QuoteExpired':
+    case 'PaymentExecutionStarted':
+    case 'PaymentCompleted':
+    case 'PaymentFailed':
+    case 'PaymentRefundStarted':
+    case 'PaymentRefundCompleted':
+    case 'PaymentRefundFailed':
       // An event before the quote's creation cannot occur within one stream; skip rather than stall.
       return row && { ...row, status: event.data.transaction.status, updatedAt: new Date(event.data.transaction.updatedAt) };
     default:
@@ -57,9 +64,10 @@ export const evolveQuoteView = (row: QuoteRow | null, recorded: RecordedEvent): 
 export const quoteViewProjection: Projection<QuoteRow> = {
   name: 'quotes',
   version: 1,
-  canHandle: ['QuoteCreated', 'QuoteExpired'],
+  canHandle: ['QuoteCreated', 'QuoteExpired', ...executionStatusChanges],
   entity: QuoteEntity,
-  keyOf: (event) => String(event.type === 'QuoteCreated' ? (event.data['quote'] as QuoteTerms).quoteId : event.data['quoteId']),
+  keyOf: (event) =>
+    String(event.type === 'QuoteCreated' ? (event.data['quote'] as QuoteTerms).quoteId : (event.data['quoteId'] ?? (event.data['transaction'] as { quoteId?: string } | undefined)?.quoteId)),
   evolve: evolveQuoteView,
 };
 

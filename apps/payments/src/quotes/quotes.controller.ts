@@ -6,9 +6,13 @@ import { feeTermsFor } from '../exchange-rates/fee-schedule';
 import { ExchangeRateCache } from '../exchange-rates/rate-provider';
 import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
+import { type ExecuteQuote, executeQuote } from '../execution/execute-quote';
+import { EXECUTION_OPTIONS, type ExecutionOptions } from '../execution/execution-options';
+import { PaymentProcessor } from '../execution/payment-processor';
+import { railOutcomeOfQuote } from '../execution/sandbox-rail';
 import { transactionDecider } from '../transactions/transaction';
 import { type CreateQuote, createQuote } from './create-quote';
-import { checkPayerFields, checkSenderCustomerInfo, sandboxRequiredPayerFields } from './payer-fields';
+import { checkPayerFields, checkSenderCustomerInfo, requiredPayerFields, sandboxRequiredPayerFields } from './payer-fields';
 import { QuoteParties } from './quote-parties';
 import { QuoteEntity, renderQuote } from './quote-view.projection';
 import { receivingLimitsOf } from '../uma/lookup-for-quote';
@@ -23,6 +27,8 @@ export class QuotesController {
     private readonly rates: ExchangeRateCache,
     @Inject(PAYMENTS_OPTIONS) private readonly options: PaymentsOptions,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly processor: PaymentProcessor,
+    @Inject(EXECUTION_OPTIONS) private readonly execution: ExecutionOptions,
   ) {}
 
   /** Look up the parties and the rates → decide → append the quote with its PENDING transaction. */
@@ -37,7 +43,10 @@ export class QuotesController {
     const [source, destination, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination, lookup), this.rates.current()]);
     const receivingLimits = lookup ? receivingLimitsOf(lookup, destination.currency) : undefined;
     const payer = source.customerId === null ? null : await this.parties.payerProfile(context, source.customerId);
-    checkPayerFields(sandboxRequiredPayerFields(source.currency, destination.currency), payer, data.senderCustomerInfo);
+    // A platform's own payment has no customer profile to check against the corridor's table (the
+    // platform is the known payer); what a cited receiver made mandatory is always asked for.
+    const corridor = payer === null ? [] : sandboxRequiredPayerFields(source.currency, destination.currency);
+    checkPayerFields(requiredPayerFields(corridor, lookup?.requiredPayerDataFields), payer, data.senderCustomerInfo);
     const priced = snapshot.currencies.includes(source.currency) && snapshot.currencies.includes(destination.currency);
     const transactionId = newId('Transaction');
     const command: CreateQuote = {
@@ -63,8 +72,22 @@ export class QuotesController {
       },
       metadata: { now: this.clock.now(), ttlSeconds: this.options.quoteTtlSeconds },
     };
-    const { state } = await this.eventSourcing.handle(transactionId, transactionDecider, (current) => createQuote(command, current), context, { assumeNew: true });
+    // immediatelyExecute: the quote and the start of its payment are one append, so neither exists without the other.
+    const decide = (current: Parameters<typeof createQuote>[1]) => {
+      const created = createQuote(command, current);
+      if (data.immediatelyExecute !== true) return created;
+      const quoted = created.reduce(transactionDecider.evolve, current);
+      if (quoted.kind !== 'Quoted') return created;
+      const execute: ExecuteQuote = {
+        type: 'ExecuteQuote',
+        data: { transactionId, funding: 'ACCOUNT', rail: railOutcomeOfQuote(quoted.quote) },
+        metadata: { now: command.metadata.now, delays: this.execution.delays },
+      };
+      return [...created, ...executeQuote(execute, quoted)];
+    };
+    const { state } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, { assumeNew: true });
     if (state.kind !== 'Quoted') throw new Error(`Creating quote ${command.data.quoteId} left its transaction ${state.kind}.`);
+    if (state.execution) void this.processor.kick(transactionId, context.platformId);
     return renderQuote({ status: state.transaction.status, terms: state.quote });
   }
 

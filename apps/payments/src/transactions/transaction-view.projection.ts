@@ -4,6 +4,7 @@ import type { Projection, RecordedEvent } from '@corridor/event-store';
 import { incomingPaymentEventTypes } from '../incoming/incoming-payment';
 import { receiptEventTypes, transferEventTypes } from './transfer-events';
 import { transactionViewRows } from './transaction-view.rows';
+import { executionStatusChanges } from '../execution/execution-events';
 
 /** One row per transaction, with the columns GET /transactions filters and pages on. */
 export type TransactionRow = {
@@ -77,8 +78,8 @@ export const evolveTransactionView = (_row: TransactionRow | null, recorded: Rec
 
 export const transactionViewProjection: Projection<TransactionRow> = {
   name: 'transactions',
-  version: 3,
-  canHandle: ['QuoteCreated', 'QuoteExpired', ...transferEventTypes, ...receiptEventTypes, ...incomingPaymentEventTypes],
+  version: 4,
+  canHandle: ['QuoteCreated', 'QuoteExpired', ...executionStatusChanges, ...transferEventTypes, ...receiptEventTypes, ...incomingPaymentEventTypes],
   entity: TransactionEntity,
   keyOf: (event) => String((event.data['transaction'] as AnyTransactionRecord).id),
   evolve: evolveTransactionView,

@@ -8,6 +8,7 @@ import type {
   TransactionRecord,
 } from '@corridor/contracts';
 import type { ReceiptDeliveryConfirmed, TransferEvent, TransferTerms } from './transfer-events';
+import type { ExecutionEvent, ExecutionState } from '../execution/execution-events';
 
 // The Transaction aggregate: one stream per outgoing payment (stream id = the Transaction id). A
 // quote is how such a payment starts, so its terms live in the same stream: the quote and its
@@ -41,15 +42,18 @@ export type QuoteTerms = {
   lookupId?: string;
   purposeOfPayment?: PurposeOfPayment;
   senderCustomerInfo?: Record<string, unknown>;
+  /** An external destination's primary identifier, kept for the payout (the sandbox rail reads its suffix). */
+  payoutIdentifier?: string;
 };
 
 export type QuoteCreated = { type: 'QuoteCreated'; data: { quote: QuoteTerms; transaction: TransactionRecord } };
 export type QuoteExpired = { type: 'QuoteExpired'; data: { quoteId: string; transactionId: string; expiredAt: string; transaction: TransactionRecord } };
-export type TransactionEvent = QuoteCreated | QuoteExpired | TransferEvent | ReceiptDeliveryConfirmed;
+export type TransactionEvent = QuoteCreated | QuoteExpired | ExecutionEvent | TransferEvent | ReceiptDeliveryConfirmed;
 
+/** `execution`: the payment's process state once executed (../execution/execution-events.ts). */
 export type Transaction =
   | { kind: 'None' }
-  | { kind: 'Quoted'; quote: QuoteTerms; transaction: TransactionRecord }
+  | { kind: 'Quoted'; quote: QuoteTerms; transaction: TransactionRecord; execution?: ExecutionState }
   /** A same-currency transfer; dueAt is when the rail is next looked at (transfers/advance-transfer.ts). */
   | { kind: 'Transfer'; transfer: TransferTerms; transaction: TransactionRecord; dueAt: string };
 
@@ -69,6 +73,14 @@ export const evolveTransaction = (state: Transaction, event: TransactionEvent): 
     case 'TransferFailed':
     case 'ReceiptDeliveryConfirmed':
       return state.kind === 'None' ? state : { ...state, transaction: event.data.transaction };
+    case 'PaymentExecutionStarted':
+    case 'PaymentFundsHeld':
+    case 'PaymentCompleted':
+    case 'PaymentFailed':
+    case 'PaymentRefundStarted':
+    case 'PaymentRefundCompleted':
+    case 'PaymentRefundFailed':
+      return state.kind === 'Quoted' ? { ...state, transaction: event.data.transaction, execution: event.data.execution } : state;
     default: {
       const unhandled: never = event;
       return unhandled;

@@ -3,11 +3,11 @@ import type { ReceiverLookupRecord } from './receiver-lookup';
 
 // A quote that cites a lookupId is held to what that lookup found: the lookup must exist on the
 // quoting platform, not have expired (on the quote's clock), be a lookup of this very destination,
-// support the currency the quote pays in, and the quote must carry every payer data field the
-// receiver made mandatory. POST /quotes declares no 404, so an unknown lookup is a 400 naming
-// lookupId, the same answer for another platform's lookup. Pure.
+// support the currency the quote pays in. The payer data fields the receiver made mandatory are
+// checked with the corridor's (quotes/payer-fields.ts). POST /quotes declares no 404, so an
+// unknown lookup is a 400 naming lookupId, the same answer for another platform's lookup. Pure.
 
-export type QuoteLookupContext = { lookupId: string; platformId: string; now: Date; senderCustomerInfo?: Record<string, unknown> };
+export type QuoteLookupContext = { lookupId: string; platformId: string; now: Date };
 
 export const usableLookup = (record: ReceiverLookupRecord | null, context: QuoteLookupContext): ReceiverLookupRecord => {
   if (!record || record.platformId !== context.platformId) {
@@ -15,12 +15,6 @@ export const usableLookup = (record: ReceiverLookupRecord | null, context: Quote
   }
   if (context.now.getTime() >= Date.parse(record.expiresAt)) {
     throw invalidInput(`lookupId ${context.lookupId} expired at ${record.expiresAt}; look the receiver up again.`, { field: 'lookupId', expiredAt: record.expiresAt });
-  }
-  const mandatory = record.requiredPayerDataFields.filter((field) => field.mandatory).map((field) => field.name);
-  const given = context.senderCustomerInfo ?? {};
-  const missing = mandatory.filter((name) => given[name] === undefined || given[name] === null || given[name] === '');
-  if (missing.length > 0) {
-    throw new DomainError('MISSING_MANDATORY_USER_INFO', 'validation', `The receiver requires senderCustomerInfo.${missing.join(', senderCustomerInfo.')}.`, { field: 'senderCustomerInfo', missing });
   }
   return record;
 };

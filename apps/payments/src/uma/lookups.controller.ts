@@ -1,3 +1,4 @@
+import { withCorridorPayerFields } from '../quotes/payer-fields';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
@@ -114,11 +115,13 @@ export class LookupsController {
     return state.lookup;
   }
 
+  /** The receiver's own payer data fields plus those its currencies' corridors require: all a quote will ask for. */
   private render(record: ReceiverLookupRecord) {
+    const fields = withCorridorPayerFields(record.requiredPayerDataFields, record.supportedCurrencies.map((preference) => preference.code));
     return {
       lookupId: record.lookupId,
       supportedCurrencies: record.supportedCurrencies.map(toCurrencyPreferenceWire),
-      ...(record.requiredPayerDataFields.length > 0 ? { requiredPayerDataFields: record.requiredPayerDataFields } : {}),
+      ...(fields.length > 0 ? { requiredPayerDataFields: fields } : {}),
     };
   }
 }

@@ -60,12 +60,6 @@ describe('a quote citing a lookup', () => {
     expect([foreign.code, foreign.details?.['field'], foreign.message]).toEqual(['INVALID_INPUT', 'lookupId', unknown]);
   });
 
-  it('needs every mandatory payer data field, and only those', () => {
-    const error = refused(() => usableLookup(record, context({ senderCustomerInfo: { COUNTRY_OF_RESIDENCE: 'US' } })));
-    expect([error.code, error.details?.['missing']]).toEqual(['MISSING_MANDATORY_USER_INFO', ['FULL_NAME']]);
-    expect(refused(() => usableLookup(record, context({ senderCustomerInfo: { FULL_NAME: '' } }))).code).toBe('MISSING_MANDATORY_USER_INFO');
-  });
-
   it('pays the looked-up address (any letter case) in a currency it supports', () => {
     expect(umaDestinationFromLookup(record, '$Maria@Bayani.example', 'USD')).toEqual({ umaAddress: '$Maria@Bayani.example', currency: 'USD' });
     expect(refused(() => umaDestinationFromLookup(record, '$maria@bayani.example', 'EUR')).details?.['field']).toBe('destination.currency');

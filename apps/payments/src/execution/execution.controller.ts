@@ -1,0 +1,101 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  CLOCK,
+  type Clock,
+  type ExecuteQuoteData,
+  invalidInput,
+  isIdOf,
+  type QuoteWire,
+  type RequestContext,
+  type SandboxSendData,
+  type ServiceRequest,
+  subjects,
+  toTransactionWire,
+  type TransactionWire,
+} from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
+import { type ExpireQuote, expireQuote } from '../quotes/expire-quote';
+import { QuoteEntity, type QuoteRow, renderQuote } from '../quotes/quote-view.projection';
+import { quoteNotFound } from '../quotes/quotes.controller';
+import { type Transaction, transactionDecider } from '../transactions/transaction';
+import { type ExecuteQuote, executeQuote } from './execute-quote';
+import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
+import { PaymentProcessor } from './payment-processor';
+import { railOutcomeOfQuote } from './sandbox-rail';
+
+const MINOR_UNITS = /^[0-9]{1,16}$/;
+
+/** POST /quotes/{id}/execute and POST /sandbox/send: start a quote's payment, then let the processor drive it. */
+@Controller()
+export class ExecutionController {
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    private readonly processor: PaymentProcessor,
+    @Inject(EXECUTION_OPTIONS) private readonly options: ExecutionOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @MessagePattern(subjects.payments.quote.execute)
+  async execute(@Payload() request: ServiceRequest<ExecuteQuoteData>): Promise<QuoteWire> {
+    const row = await this.quoteOf(request.context, request.data.quoteId);
+    const state = await this.start(row, request.context, { funding: 'ACCOUNT' });
+    return renderQuote({ status: state.transaction.status, terms: state.quote });
+  }
+
+  @MessagePattern(subjects.payments.sandbox.send)
+  async send(@Payload() request: ServiceRequest<SandboxSendData>): Promise<TransactionWire> {
+    const { quoteId, currencyCode, currencyAmount } = request.data;
+    const row = await this.quoteOf(request.context, quoteId);
+    const { terms } = row;
+    if (terms.source.sourceType !== 'REALTIME_FUNDING') {
+      throw invalidInput(`Quote ${quoteId} is paid from an internal account, not by real-time funding: execute it with POST /quotes/{quoteId}/execute.`, { field: 'quoteId' });
+    }
+    if (currencyCode !== terms.sendingCurrency) {
+      throw invalidInput(`currencyCode must be ${terms.sendingCurrency}, the currency quote ${quoteId} is funded in; got ${JSON.stringify(currencyCode)}.`, { field: 'currencyCode' });
+    }
+    if (currencyAmount !== undefined && (typeof currencyAmount !== 'string' || !MINOR_UNITS.test(currencyAmount) || BigInt(currencyAmount) <= 0n)) {
+      throw invalidInput('currencyAmount must be a whole number of minor units above 0.', { field: 'currencyAmount' });
+    }
+    const state = await this.start(row, request.context, { funding: 'REALTIME', fundedAmount: currencyAmount === undefined ? terms.totalSendingAmount : BigInt(currencyAmount).toString() });
+    return toTransactionWire(state.transaction);
+  }
+
+  private async quoteOf(context: RequestContext, quoteId: unknown) {
+    if (typeof quoteId !== 'string' || !isIdOf('Quote', quoteId)) throw quoteNotFound(String(quoteId));
+    const row = await this.eventSourcing.em.findOne(QuoteEntity, { id: quoteId, platformId: context.platformId });
+    if (!row) throw quoteNotFound(quoteId);
+    return row;
+  }
+
+  /**
+   * Executes the quote's transaction. A quote found past its expiry is expired first (the decider
+   * that owns that rule decides), so the 409 leaves it EXPIRED with QUOTE_EXPIRED rather than
+   * PENDING until the next sweep.
+   */
+  private async start(
+    row: Pick<QuoteRow, 'transactionId' | 'expiresAt'>,
+    context: RequestContext,
+    how: Pick<ExecuteQuote['data'], 'funding' | 'fundedAmount'>,
+  ): Promise<Extract<Transaction, { kind: 'Quoted' }>> {
+    const { transactionId } = row;
+    const now = this.clock.now();
+    if (now.getTime() >= row.expiresAt.getTime()) {
+      const expire: ExpireQuote = { type: 'ExpireQuote', data: { transactionId }, metadata: { now } };
+      await this.eventSourcing.handle(transactionId, transactionDecider, (state) => expireQuote(expire, state), context);
+    }
+    const { state } = await this.eventSourcing.handle(
+      transactionId,
+      transactionDecider,
+      (current) => {
+        const rail = current.kind === 'Quoted' ? railOutcomeOfQuote(current.quote) : 'SUCCESS';
+        const command: ExecuteQuote = { type: 'ExecuteQuote', data: { transactionId, rail, ...how }, metadata: { now, delays: this.options.delays } };
+        return executeQuote(command, current);
+      },
+      context,
+    );
+    if (state.kind !== 'Quoted') throw new Error(`Executing ${transactionId} left it ${state.kind}.`);
+    void this.processor.kick(transactionId, context.platformId);
+    return state;
+  }
+}

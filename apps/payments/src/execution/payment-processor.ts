@@ -1,0 +1,276 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock, DomainError, newUuid, type RequestContext, subjects, type TransactionRecord } from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
+import { ServiceClient } from '@corridor/messaging';
+import { type Transaction, transactionDecider } from '../transactions/transaction';
+import { type AdvanceExecution, advanceExecution, type StepResult } from './advance-execution';
+import type { ExecutionState } from './execution-events';
+import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
+import { PaymentExecutionEntity } from './payment-execution.projection';
+import { railFailureOf } from './sandbox-rail';
+
+type Quoted = Extract<Transaction, { kind: 'Quoted' }>;
+
+const LEDGER_TIMEOUT_MS = 10_000;
+/** Payments one sweep picks up; a backlog (after downtime) drains over the following sweeps. */
+const SWEEP_BATCH = 500;
+/** Payments driven at once from one sweep, so a backlog does not flood the accounts service. */
+const SWEEP_CONCURRENCY = 16;
+/** Steps one drive runs before yielding to the sweep (a payment has at most six). */
+const MAX_STEPS = 8;
+
+const systemAccount = (kind: 'PAYOUT_RAIL' | 'FX' | 'FUNDING_RAIL', currency: string): string => `SystemAccount:${kind}:${currency}`;
+const isInternal = (accountId: string): boolean => accountId.startsWith('InternalAccount:');
+
+/**
+ * The process manager of outgoing payments. Each executed payment's stream says which step is
+ * next and from when (ExecutionState); this runs the step's effect — a ledger operation whose
+ * operationId is the transaction id plus the step, so the accounts service applies it once however
+ * often it is sent — and records the result with AdvanceExecution, which ignores a step already
+ * recorded. Steps run at once when a payment is executed (kick); the payment_executions read model
+ * is the persisted timer a sweep reads, which resumes every payment after a crash or restart and
+ * wakes the ones waiting on the rail's clock.
+ */
+@Injectable()
+export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('PaymentProcessor');
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly wakeups = new Map<string, NodeJS.Timeout>();
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<number> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    private readonly client: ServiceClient,
+    @Inject(EXECUTION_OPTIONS) private readonly options: ExecutionOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.warn(`Sweep failed: ${String(error)}`)), this.options.sweepMs);
+    this.timer.unref();
+    void this.sweep().catch(() => undefined);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    for (const wakeup of this.wakeups.values()) clearTimeout(wakeup);
+    await this.sweeping?.catch(() => undefined);
+    await Promise.all([...this.running.values()].map((drive) => drive.catch(() => undefined)));
+  }
+
+  /** Drives one payment as far as it can go now; one drive per payment at a time in this process. */
+  kick(transactionId: string, platformId: string): Promise<void> {
+    const current = this.running.get(transactionId);
+    if (current) {
+      this.again.add(transactionId);
+      return current;
+    }
+    const drive = this.drive(transactionId, platformId)
+      .catch((error: unknown) => this.logger.warn(`Payment ${transactionId} stopped at a step and will be retried by the sweep: ${String(error)}`))
+      .finally(() => {
+        this.running.delete(transactionId);
+        if (this.again.delete(transactionId) && !this.stopped) void this.kick(transactionId, platformId);
+      });
+    this.running.set(transactionId, drive);
+    return drive;
+  }
+
+  /** Drives every payment whose next step is due (up to a batch); returns how many it looked at. */
+  sweep(): Promise<number> {
+    this.sweeping ??= this.driveDue().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async driveDue(): Promise<number> {
+    const due = await this.eventSourcing.em.find(
+      PaymentExecutionEntity,
+      { step: { $ne: 'DONE' }, dueAt: { $lte: this.clock.now() } },
+      { orderBy: { dueAt: 'asc' }, limit: SWEEP_BATCH, fields: ['transactionId', 'platformId'] },
+    );
+    const queue = [...due];
+    const worker = async (): Promise<void> => {
+      for (let row = queue.shift(); row && !this.stopped; row = queue.shift()) await this.kick(row.transactionId, row.platformId);
+    };
+    await Promise.all(Array.from({ length: Math.min(SWEEP_CONCURRENCY, due.length) }, worker));
+    return due.length;
+  }
+
+  /**
+   * Performs every step that is due now, then records them all in one append: the decider is pure,
+   * so the state after each step is known before it is stored. A crash before the append repeats
+   * the steps' ledger operations on restart, which the accounts service applies once.
+   */
+  private async drive(transactionId: string, platformId: string): Promise<void> {
+    let state = await this.load(transactionId);
+    const context = this.contextOf(platformId, transactionId);
+    const done: AdvanceExecution[] = [];
+    let waitMs = 0;
+    let failure: unknown;
+    for (let steps = 0; steps < MAX_STEPS && !this.stopped; steps += 1) {
+      if (state.kind !== 'Quoted' || !state.execution || state.execution.step === 'DONE') break;
+      const wait = Date.parse(state.execution.dueAt) - this.clock.now().getTime();
+      if (wait > 0) {
+        waitMs = wait;
+        break;
+      }
+      let result: StepResult;
+      try {
+        result = await this.perform(state, state.execution, context);
+      } catch (error) {
+        // Record the steps done so far; the sweep retries this one.
+        failure = error;
+        break;
+      }
+      const command: AdvanceExecution = { type: 'AdvanceExecution', data: { transactionId, step: state.execution.step, result }, metadata: { now: this.clock.now(), delays: this.options.delays } };
+      state = advanceExecution(command, state).reduce(transactionDecider.evolve, state);
+      done.push(command);
+    }
+    if (done.length > 0) {
+      await this.eventSourcing.handle(
+        transactionId,
+        transactionDecider,
+        (current) => {
+          // Each command on the state the previous one left; one already recorded (by another driver) adds nothing.
+          let after = current;
+          return done.flatMap((command) => {
+            const events = advanceExecution(command, after);
+            after = events.reduce(transactionDecider.evolve, after);
+            return events;
+          });
+        },
+        context,
+        // Nothing here reads the read models back; the sweep tolerates a row that lags (it re-reads the stream).
+        { skipProjectionWait: true },
+      );
+    }
+    if (failure !== undefined) throw failure;
+    // Waiting on the rail: wake up then if that is sooner than the sweep would.
+    if (waitMs > 0 && waitMs < this.options.sweepMs * 2) this.wakeAt(transactionId, platformId, waitMs);
+  }
+
+  private wakeAt(transactionId: string, platformId: string, delayMs: number): void {
+    if (this.wakeups.has(transactionId) || this.stopped) return;
+    const wakeup = setTimeout(() => {
+      this.wakeups.delete(transactionId);
+      void this.kick(transactionId, platformId);
+    }, delayMs + 5);
+    wakeup.unref();
+    this.wakeups.set(transactionId, wakeup);
+  }
+
+  private async load(transactionId: string): Promise<Transaction> {
+    const { events } = await this.eventSourcing.store.readStream(transactionId);
+    return events.reduce((state, event) => transactionDecider.evolve(state, event as never), transactionDecider.initialState());
+  }
+
+  /** The step's effect on the ledger, and what to record of it. Anything but a refusal of the hold throws, and the step is retried. */
+  private async perform(state: Quoted, execution: ExecutionState, context: RequestContext): Promise<StepResult> {
+    const transaction = state.transaction;
+    const transactionId = transaction.id;
+    switch (execution.step) {
+      case 'HOLD':
+        return this.hold(transaction, context);
+      case 'AWAIT_RETURN':
+        return { kind: 'DUE' };
+      case 'AWAIT_RAIL': {
+        // Failed and cancelled payouts give the money back in the REFUND step; a completed one takes it now.
+        if (execution.rail === 'CANCELLED' || railFailureOf(execution.rail)) return { kind: 'DUE' };
+        if (execution.funding === 'ACCOUNT') await this.ledger(subjects.accounts.ledger.settle, { accountId: sourceAccountOf(transaction), operationId: `${transactionId}:settle`, holdId: transactionId }, context);
+        const destination = transaction.destination;
+        if (destination.destinationType === 'ACCOUNT' && isInternal(destination.accountId)) {
+          await this.ledger(
+            subjects.accounts.ledger.credit,
+            {
+              accountId: destination.accountId,
+              operationId: `${transactionId}:credit`,
+              amount: transaction.receivedAmount.value,
+              currency: transaction.receivedAmount.currency,
+              cause: { kind: 'TRANSACTION', id: transactionId },
+              counterAccountId: systemAccount(execution.funding === 'ACCOUNT' ? 'FX' : 'FUNDING_RAIL', transaction.receivedAmount.currency),
+            },
+            context,
+          );
+        }
+        return { kind: 'SETTLED' };
+      }
+      case 'REFUND': {
+        const accountId = execution.funding === 'ACCOUNT' ? sourceAccountOf(transaction) : '';
+        switch (execution.refundMethod) {
+          case 'RELEASE_HOLD':
+            await this.ledger(subjects.accounts.ledger.release, { accountId, operationId: `${transactionId}:release`, holdId: transactionId }, context).catch((error: unknown) => {
+              // Nothing was held (the hold never reached the ledger): nothing to give back.
+              if (!(error instanceof DomainError && error.code === 'HOLD_NOT_FOUND')) throw error;
+            });
+            break;
+          case 'SETTLE_TO_RAIL':
+            // 007: the payout left and the rail failed to return it; the funds stay with the rail.
+            await this.ledger(subjects.accounts.ledger.settle, { accountId, operationId: `${transactionId}:settle`, holdId: transactionId }, context);
+            break;
+          case 'CREDIT_BACK':
+            await this.ledger(
+              subjects.accounts.ledger.credit,
+              {
+                accountId,
+                operationId: `${transactionId}:refund`,
+                amount: transaction.sentAmount.value,
+                currency: transaction.sentAmount.currency,
+                cause: { kind: 'TRANSACTION', id: transactionId },
+                counterAccountId: systemAccount('PAYOUT_RAIL', transaction.sentAmount.currency),
+              },
+              context,
+            );
+            break;
+          default:
+            break;
+        }
+        return { kind: 'REFUNDED' };
+      }
+      default:
+        throw new Error(`Payment ${transactionId} has no effect for step ${execution.step}.`);
+    }
+  }
+
+  private async hold(transaction: TransactionRecord, context: RequestContext): Promise<StepResult> {
+    const { id: transactionId, sentAmount, destination } = transaction;
+    const toInternal = destination.destinationType === 'ACCOUNT' && isInternal(destination.accountId);
+    try {
+      await this.ledger(
+        subjects.accounts.ledger.hold,
+        {
+          accountId: sourceAccountOf(transaction),
+          operationId: `${transactionId}:hold`,
+          holdId: transactionId,
+          amount: sentAmount.value,
+          currency: sentAmount.currency,
+          cause: { kind: 'TRANSACTION', id: transactionId },
+          // Where the money goes when the hold settles: the payout rail, or FX on its way to an internal account.
+          counterAccountId: systemAccount(toInternal ? 'FX' : 'PAYOUT_RAIL', sentAmount.currency),
+        },
+        context,
+      );
+      return { kind: 'HELD', holdId: transactionId, amount: sentAmount.value, currency: sentAmount.currency };
+    } catch (error) {
+      // The ledger said no (insufficient funds, a frozen or closed account): the payment fails. An outage is retried.
+      if (error instanceof DomainError && error.status >= 400 && error.status < 500) return { kind: 'REFUSED', reason: error.code };
+      throw error;
+    }
+  }
+
+  private ledger(subject: string, data: Record<string, unknown>, context: RequestContext): Promise<unknown> {
+    return this.client.request(subject, data, { context, timeoutMs: LEDGER_TIMEOUT_MS });
+  }
+
+  private contextOf(platformId: string, transactionId: string): RequestContext {
+    const requestId = newUuid();
+    return { platformId, actor: { kind: 'system', name: 'payment-execution' }, requestId, correlationId: transactionId };
+  }
+}
+
+const sourceAccountOf = (transaction: TransactionRecord): string => {
+  if (transaction.source.sourceType !== 'ACCOUNT') throw new Error(`Transaction ${transaction.id} is not paid from an account.`);
+  return transaction.source.accountId;
+};

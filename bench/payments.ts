@@ -1,0 +1,167 @@
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { connect, JSONCodec } from 'nats';
+import { basic, type Credentials } from '../tests/support/api';
+import { startStack } from '../tests/support/stack';
+
+// Quote execution (issue 5): every app as its own process on a fresh database, the sandbox rail
+// with no delay. 32 clients each loop: POST /quotes, POST /quotes/{id}/execute, then wait for the
+// payment's COMPLETED (the PaymentCompleted integration event on JetStream's subject, so no
+// polling adds load). Each client pays from its own funded USD account to a EUR bank account.
+// Prints completed payments/s and p50/p99 of execute-to-COMPLETED (from sending the execute to
+// the event's arrival).
+//   npm run bench:payments          (BENCH_SECONDS=10, BENCH_CLIENTS=32)
+
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
+const CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 32);
+const WARM_UP_SECONDS = 3;
+const codec = JSONCodec<{ data: { transaction: { id: string } } }>();
+
+const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10);
+
+const main = async (): Promise<void> => {
+  console.log(`Starting the stack (every app as its own process, sandbox rail without delay) …`);
+  const stack = await startStack({ env: { SANDBOX_RAIL_DELAY_MS: '0', LOG_LEVEL: 'warn' } });
+  try {
+    const platform = (await stack.createPlatform()).token as Credentials;
+    const authorization = basic(platform);
+    const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+      const response = await fetch(`${stack.baseUrl}${path}`, {
+        method,
+        headers: { authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: response.status, body: await response.json() };
+    };
+
+    /** Setting up on a shared, loaded machine: a 5xx (a service busy or a database out of connections) is retried. */
+    const setup = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+      for (let attempt = 0; ; attempt += 1) {
+        const reply = await call(method, path, body);
+        if (reply.status < 500 || attempt >= 20) return reply;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    };
+    // One payer per client: a customer with a funded USD account and a EUR bank account.
+    const newPayer = async (index: number) => {
+        const customer = await setup('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Bench payer ${index}`, currencies: ['USD'] });
+        if (customer.status !== 201) throw new Error(`POST /customers: ${JSON.stringify(customer.body)}`);
+        let usd: string | undefined;
+        while (!usd) {
+          usd = (await setup('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`)).body.data?.[0]?.id;
+          if (!usd) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const funded = await setup('POST', `/sandbox/internal-accounts/${usd}/fund`, { amount: 100_000_000_000 });
+        if (funded.status !== 200) throw new Error(`fund: ${JSON.stringify(funded.body)}`);
+        const bban = `370400440${String(index).padStart(6, '0')}000`;
+        const numeric = [...`${bban}DE00`].map((character) => parseInt(character, 36).toString()).join('');
+        const iban = `DE${String(98 - Number(BigInt(numeric) % 97n)).padStart(2, '0')}${bban}`;
+        const euros = await setup('POST', '/customers/external-accounts', {
+          customerId: customer.body.id,
+          currency: 'EUR',
+          accountInfo: { accountType: 'EUR_ACCOUNT', iban, swiftCode: 'COBADEFFXXX', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Eva Empfänger', countryOfResidence: 'DE' } },
+        });
+        if (euros.status !== 201) throw new Error(`external account: ${JSON.stringify(euros.body)}`);
+        return { usd, euros: euros.body.id as string };
+    };
+    // Set up one payer at a time: setting up is not what is measured.
+    const payers: { usd: string; euros: string }[] = [];
+    for (let index = 0; index < CLIENTS; index += 1) payers.push(await newPayer(index));
+
+    const nats = await connect({ servers: stack.env['NATS_URL'] });
+    const waiting = new Map<string, () => void>();
+    const completedEarly = new Set<string>();
+    const subscription = nats.subscribe(`${stack.subjectPrefix}.events.payments.Transaction.PaymentCompleted`);
+    void (async () => {
+      for await (const message of subscription) {
+        const id = codec.decode(message.data).data.transaction.id;
+        const resolve = waiting.get(id);
+        if (resolve) resolve();
+        else completedEarly.add(id);
+      }
+    })();
+    await nats.flush();
+    const completion = (transactionId: string): Promise<void> =>
+      completedEarly.delete(transactionId) ? Promise.resolve() : new Promise((resolve) => waiting.set(transactionId, () => (waiting.delete(transactionId), resolve())));
+
+    let measuring = false;
+    let stopping = false;
+    const latencies: number[] = [];
+    const quoteLatencies: number[] = [];
+    const executeLatencies: number[] = [];
+    let completed = 0;
+    let errors = 0;
+    const client = async (payer: { usd: string; euros: string }): Promise<void> => {
+      while (!stopping) {
+        const quoteStarted = performance.now();
+        const quoted = await call('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: payer.usd }, destination: { destinationType: 'ACCOUNT', accountId: payer.euros }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 });
+        if (quoted.status !== 201) {
+          errors += 1;
+          continue;
+        }
+        const started = performance.now();
+        const done = completion(quoted.body.transactionId);
+        const executed = await call('POST', `/quotes/${quoted.body.id}/execute`);
+        const answered = performance.now();
+        if (executed.status !== 200) {
+          errors += 1;
+          waiting.delete(quoted.body.transactionId);
+          continue;
+        }
+        await done;
+        if (measuring) {
+          latencies.push(performance.now() - started);
+          quoteLatencies.push(started - quoteStarted);
+          executeLatencies.push(answered - started);
+          completed += 1;
+        }
+      }
+    };
+
+    console.log(`${CLIENTS} clients: quote + execute until COMPLETED; ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured …`);
+    const clients = payers.map((payer) => client(payer));
+    await new Promise((resolve) => setTimeout(resolve, WARM_UP_SECONDS * 1000));
+    measuring = true;
+    const start = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+    measuring = false;
+    const elapsed = (performance.now() - start) / 1000;
+    stopping = true;
+    await Promise.all(clients);
+    subscription.unsubscribe();
+    await nats.close();
+
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const figures = {
+      clients: CLIENTS,
+      seconds: Math.round(elapsed * 10) / 10,
+      completedPerSecond: Math.round(completed / elapsed),
+      executeToCompletedP50Ms: percentile(sorted, 50),
+      executeToCompletedP99Ms: percentile(sorted, 99),
+      quoteP50Ms: percentile([...quoteLatencies].sort((a, b) => a - b), 50),
+      executeReplyP50Ms: percentile([...executeLatencies].sort((a, b) => a - b), 50),
+      errors,
+      machine: { cpus: cpus().length, loadAverage: loadavg().map((value) => Math.round(value * 10) / 10) },
+    };
+    console.log(`  completed payments/s: ${figures.completedPerSecond} (target ≥ 150)`);
+    console.log(`  execute → COMPLETED p50 ${figures.executeToCompletedP50Ms} ms, p99 ${figures.executeToCompletedP99Ms} ms (target p99 < 500 ms)`);
+    console.log(`  POST /quotes p50 ${figures.quoteP50Ms} ms; POST /quotes/{id}/execute answered p50 ${figures.executeReplyP50Ms} ms`);
+    console.log(`  errors: ${errors}; load average ${figures.machine.loadAverage.join(' ')} on ${figures.machine.cpus} CPUs`);
+    writeFileSync(join(__dirname, 'last-run-payments.json'), JSON.stringify(figures, null, 2));
+  } catch (error) {
+    for (const [app, lines] of Object.entries(stack.logs)) if (lines.length > 0) console.error(`--- ${app} (last lines) ---\n${lines.join('').split('\n').filter((line) => !line.includes('Projections did not reach') && (line.includes('"level":50') || line.includes('"level":40'))).slice(0, 6).join('\n')}`);
+    throw error;
+  } finally {
+    await stack.close();
+  }
+};
+
+void main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
