@@ -82,7 +82,7 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
   ])('looks up the sandbox receiver %s: %s with an estimate and limits, and a lookupId', async (address, currency, rate) => {
     const reply = await lookupUma(address, `?customerId=${encodeURIComponent(sender.id)}`);
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ receiverUmaAddress: address, lookupId: expect.stringMatching(/^Lookup:/), requiredPayerDataFields: [{ name: 'FULL_NAME', mandatory: false }] });
+    expect(reply.body).toMatchObject({ receiverUmaAddress: address, lookupId: expect.stringMatching(/^Lookup:/), requiredPayerDataFields: [{ name: 'FULL_NAME', mandatory: true }] });
     expect(reply.body.supportedCurrencies).toEqual([{ currency: expect.objectContaining({ code: currency }), estimatedExchangeRate: rate, min: expect.any(Number), max: expect.any(Number) }]);
     const [preference] = reply.body.supportedCurrencies;
     expect(preference.min).toBeLessThan(preference.max);
@@ -176,14 +176,18 @@ describe('GET /receiver/external-account/{accountId} and quotes citing a lookupI
 
     const lookup = await lookupUma('$maria@bayani.example', `?customerId=${encodeURIComponent(sender.id)}`);
     const { lookupId } = lookup.body;
+    // The lookup names every payer field a quote will ask for: the receiver's (the name) and the
+    // PHP corridor's (birth date, nationality). The sender's profile has the name, not the rest.
+    const mandatory = (lookup.body.requiredPayerDataFields as { name: string; mandatory: boolean }[]).filter((field) => field.mandatory).map((field) => field.name);
+    expect(mandatory.sort()).toEqual(['BIRTH_DATE', 'FULL_NAME', 'NATIONALITY']);
     const missingName = await quote(platformA, { destination, lookupId });
-    expect([missingName.status, missingName.body.code, missingName.body.details?.missing]).toEqual([400, 'MISSING_MANDATORY_USER_INFO', ['FULL_NAME']]);
+    expect([missingName.status, missingName.body.code, missingName.body.details?.missing]).toEqual([400, 'MISSING_MANDATORY_USER_INFO', ['BIRTH_DATE', 'NATIONALITY']]);
     const wrongCurrency = await quote(platformA, { destination: { ...destination, currency: 'EUR' }, lookupId, senderCustomerInfo: { FULL_NAME: 'Uma Person' } });
     expect([wrongCurrency.status, fieldsOf(wrongCurrency.body)]).toEqual([400, ['destination.currency']]);
     const otherAddress = await quote(platformA, { destination: { ...destination, umaAddress: '$jose@bayani.example' }, lookupId, senderCustomerInfo: { FULL_NAME: 'Uma Person' } });
     expect([otherAddress.status, fieldsOf(otherAddress.body)]).toEqual([400, ['lookupId']]);
 
-    const quoted = await quote(platformA, { destination, lookupId, senderCustomerInfo: { FULL_NAME: 'Uma Person' } });
+    const quoted = await quote(platformA, { destination, lookupId, senderCustomerInfo: { FULL_NAME: 'Uma Person', BIRTH_DATE: '1990-04-01', NATIONALITY: 'PH' } });
     expect(quoted.status).toBe(201);
     expect([quoted.body.receivingCurrency.code, quoted.body.destination]).toEqual(['PHP', destination]);
   });
