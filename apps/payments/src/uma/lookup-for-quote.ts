@@ -1,4 +1,4 @@
-import { DomainError, invalidInput } from '@corridor/contracts';
+import { invalidInput } from '@corridor/contracts';
 import type { ReceiverLookupRecord } from './receiver-lookup';
 
 // A quote that cites a lookupId is held to what that lookup found: the lookup must exist on the
