@@ -21,3 +21,4 @@ export { type Logger } from './logger';
 export { START_NATS, START_POSTGRES, natsUnreachable, postgresUnreachable } from './infra-errors';
 export { EVENT_STORE, EventSourcing, EventSourcingModule, type EventSourcingOptions } from './event-sourcing.module';
 export { findPage, timeRange } from './find-page';
+export { PeriodicSweep } from './periodic-sweep';

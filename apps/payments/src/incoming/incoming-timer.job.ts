@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, newUuid, type RequestContext } from '@corridor/contracts';
-import { EventSourcing } from '@corridor/event-store';
+import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
 import { expireIncomingApproval } from './incoming-approval';
 import { INCOMING_OPTIONS, type IncomingOptions } from './incoming-options';
@@ -20,8 +20,10 @@ const SWEEP_BATCH = 200;
 @Injectable()
 export class IncomingTimerJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = createLogger('payments:incoming-timer');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  private readonly sweeper = new PeriodicSweep(
+    () => this.handleDue(),
+    (error) => this.logger.warn({ err: error }, 'Incoming payment sweep failed.'),
+  );
 
   constructor(
     private readonly eventSourcing: EventSourcing,
@@ -31,19 +33,16 @@ export class IncomingTimerJob implements OnApplicationBootstrap, OnApplicationSh
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'Incoming payment sweep failed.')), this.options.sweepMs);
-    this.timer.unref();
+    this.sweeper.start(this.options.sweepMs);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  onApplicationShutdown(): Promise<void> {
+    return this.sweeper.stop();
   }
 
   /** Handles every payment due at the clock's now (up to a batch); returns how many changed. */
   sweep(): Promise<number> {
-    this.running ??= this.handleDue().finally(() => (this.running = undefined));
-    return this.running;
+    return this.sweeper.sweep();
   }
 
   private async handleDue(): Promise<number> {

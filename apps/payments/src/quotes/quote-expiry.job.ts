@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, newUuid } from '@corridor/contracts';
-import { EventSourcing } from '@corridor/event-store';
+import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { transactionDecider } from '../transactions/transaction';
 import { type ExpireQuote, expireQuote } from './expire-quote';
@@ -17,8 +17,7 @@ const SWEEP_BATCH = 200;
  */
 @Injectable()
 export class QuoteExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  private readonly sweeper = new PeriodicSweep(() => this.expireDue());
 
   constructor(
     private readonly eventSourcing: EventSourcing,
@@ -27,19 +26,16 @@ export class QuoteExpiryJob implements OnApplicationBootstrap, OnApplicationShut
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep().catch(() => undefined), this.options.expirySweepSeconds * 1000);
-    this.timer.unref();
+    this.sweeper.start(this.options.expirySweepSeconds * 1000);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  onApplicationShutdown(): Promise<void> {
+    return this.sweeper.stop();
   }
 
   /** Expires every quote due at the clock's now (up to a batch); returns how many it expired. */
   sweep(): Promise<number> {
-    this.running ??= this.expireDue().finally(() => (this.running = undefined));
-    return this.running;
+    return this.sweeper.sweep();
   }
 
   private async expireDue(): Promise<number> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, type CreditData, DomainError, newUuid, type ReleaseHoldData, type RequestContext, type SettleHoldData, subjects } from '@corridor/contracts';
-import { EventSourcing } from '@corridor/event-store';
+import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { type Transaction, type TransactionEvent, transactionDecider } from '../transactions/transaction';
 import { type AdvanceTransfer, advanceTransfer, type LedgerStep, ledgerStepOf } from './advance-transfer';
@@ -27,8 +27,7 @@ export const systemContext = (platformId: string, name: string): RequestContext 
 @Injectable()
 export class TransferProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('TransferProcessor');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  private readonly sweeper = new PeriodicSweep(() => this.advanceDue());
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
@@ -39,13 +38,11 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep().catch(() => undefined), this.options.sweepSeconds * 1000);
-    this.timer.unref();
+    this.sweeper.start(this.options.sweepSeconds * 1000);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await Promise.allSettled([this.running, ...this.inFlight]);
+    await Promise.allSettled([this.sweeper.stop(), ...this.inFlight]);
   }
 
   /** Advances one transfer in the background (right after it is created); a failure is left to the sweep. */
@@ -57,8 +54,7 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
 
   /** Advances every transfer due at the clock's now (up to a batch); returns how many events were appended. */
   sweep(): Promise<number> {
-    this.running ??= this.advanceDue().finally(() => (this.running = undefined));
-    return this.running;
+    return this.sweeper.sweep();
   }
 
   /** One step of one transfer at the clock's time; returns how many events it appended. */
