@@ -10,6 +10,24 @@ export const internalErrorBody = (): ErrorBody => ({
   message: 'An unexpected error occurred. It has been logged; retry later or contact support with the request id.',
 });
 
+/**
+ * The database cannot serve right now (out of connections, shutting down, unreachable): a
+ * condition of the deployment that passes, so it is a 503 to retry, not an internal error.
+ * SQLSTATE classes 08 (connection) and 53 (insufficient resources), 57P01–57P03 (shutdown,
+ * cannot connect now), and the socket errors of an unreachable server.
+ */
+export const isStorageUnavailable = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return /^(08|53)/.test(code) || ['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code);
+};
+
+export const storageUnavailableBody = (): ErrorBody => ({
+  status: 503,
+  code: 'SERVICE_UNAVAILABLE',
+  message: 'Storage is temporarily unavailable; retry shortly, with the same Idempotency-Key so that a request which did go through is not applied twice.',
+});
+
 type HttpLikeError = { getStatus(): number; getResponse(): unknown; message: string };
 
 const isHttpLike = (error: unknown): error is HttpLikeError =>
@@ -29,6 +47,10 @@ export function toErrorBody(error: unknown, logger: Logger): ErrorBody {
   if (isErrorBody(rpcError)) return rpcError;
   const httpBody = isHttpLike(error) ? fromHttpLike(error) : undefined;
   if (httpBody) return httpBody;
+  if (isStorageUnavailable(error)) {
+    logger.warn({ err: error }, 'Storage unavailable; answered 503.');
+    return storageUnavailableBody();
+  }
   logger.error({ err: error }, 'Unhandled error in a message handler.');
   return internalErrorBody();
 }
