@@ -125,7 +125,7 @@ describe('POST /sandbox/uma/receive with an approving platform', () => {
     const customer = await newCustomer(platformA);
     const external = await api.call('POST', '/customers/external-accounts', {
       auth: platformA,
-      body: { customerId: customer.customerId, currency: 'USD', defaultUmaDepositAccount: true, accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `0001234${String(customerCount).padStart(5, '0')}`, routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Payee' } } },
+      body: { customerId: customer.customerId, currency: 'USD', defaultUmaDepositAccount: true, accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `0001${String(customerCount).padStart(5, '0')}100`, routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Payee' } } },
     });
     expect(external.status).toBe(201);
     const reply = await receive(platformA, { senderUmaAddress: SENDER, receiverUmaAddress: customer.umaAddress, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 2500 });
@@ -137,6 +137,25 @@ describe('POST /sandbox/uma/receive with an approving platform', () => {
     // The same customer's payment in a currency the default account does not hold is refused.
     const other = await receive(platformA, { senderUmaAddress: SENDER, receiverUmaAddress: customer.umaAddress, receivingCurrencyCode: 'EUR', receivingCurrencyAmount: 2500 });
     expect(other.body).toMatchObject({ status: 400, code: 'INVALID_CURRENCY', details: { field: 'receivingCurrencyCode' } });
+  });
+
+  it('refunds the sender when the rail refuses the payout to the default deposit account (number ending 004): REFUNDED, OFFRAMP_FAILED', async () => {
+    const customer = await newCustomer(platformA);
+    const external = await api.call('POST', '/customers/external-accounts', {
+      auth: platformA,
+      body: { customerId: customer.customerId, currency: 'USD', defaultUmaDepositAccount: true, accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `0001${String(customerCount).padStart(5, '0')}004`, routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Payee' } } },
+    });
+    expect(external.status).toBe(201);
+    const reply = await receive(platformA, { senderUmaAddress: SENDER, customerId: customer.customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 2600 });
+    expect(reply.status).toBe(200);
+    const done = await untilStatus(reply.body.id, ['COMPLETED', 'FAILED', 'REJECTED', 'REFUNDED']);
+    expect(done.body).toMatchObject({ status: 'REFUNDED', failureReason: 'OFFRAMP_FAILED', destination: { accountId: external.body.id } });
+    expect(done.body.settledAt).toBeUndefined();
+    expect(await balanceOf(platformA, customer)).toBe(0);
+    await receiver.waitFor(() => webhooksOf(reply.body.id).some((item) => item.body.type === 'INCOMING_PAYMENT.FAILED'), 'INCOMING_PAYMENT.FAILED');
+    const failedHook = webhooksOf(reply.body.id).at(-1)!.body;
+    expect(failedHook.data).toMatchObject({ status: 'REFUNDED', failureReason: 'OFFRAMP_FAILED' });
+    api.conformance.checkWebhook(failedHook);
   });
 });
 

@@ -148,7 +148,11 @@ export type SettleIncomingPayment = Command<'SettleIncomingPayment', { transacti
 export const settleIncomingPayment = (command: SettleIncomingPayment, state: IncomingPayment): IncomingPaymentEvent[] => {
   const { now } = command.metadata;
   if (state.kind !== 'Received' || state.phase !== 'SETTLING') return [];
-  if (command.data.outcome === 'REFUSED') return [failed(state.transaction, now, 'OFFRAMP_FAILED', command.data.detail ?? 'The deposit account refused the payment.')];
+  if (command.data.outcome === 'REFUSED') {
+    // Nothing was credited; the sender's funds go back to it.
+    const transaction = change(state.transaction, now, { status: 'REFUNDED', failureReason: 'OFFRAMP_FAILED' });
+    return [{ type: 'IncomingPaymentRefunded', data: { transaction, detail: command.data.detail ?? 'The deposit account refused the payment.' } }];
+  }
   const at = now.toISOString();
   return [{ type: 'IncomingPaymentCompleted', data: { transaction: change(state.transaction, now, { status: 'COMPLETED', settledAt: at }) } }];
 };

@@ -215,9 +215,10 @@ describe('SettleIncomingPayment', () => {
     expect(event).toMatchObject({ type: 'IncomingPaymentCompleted', data: { transaction: { status: 'COMPLETED', settledAt: '2026-03-01T10:00:02.000Z' } } });
   });
 
-  it('fails a refused deposit OFFRAMP_FAILED', () => {
+  it('refunds a refused deposit: REFUNDED with OFFRAMP_FAILED, and the payment is done', () => {
     const [event] = settleIncomingPayment(settle('REFUSED'), fold(approved));
-    expect(event).toMatchObject({ type: 'IncomingPaymentFailed', data: { transaction: { failureReason: 'OFFRAMP_FAILED' } } });
+    expect(event).toMatchObject({ type: 'IncomingPaymentRefunded', data: { transaction: { status: 'REFUNDED', failureReason: 'OFFRAMP_FAILED' } } });
+    spec.given([...approved, event as IncomingPaymentEvent]).when(settle('REFUSED')).thenNothingHappened();
   });
 
   it('does nothing twice, nor to a payment not yet approved', () => {

@@ -31,6 +31,8 @@ export type IncomingPaymentApproved = Event<
 export type IncomingPaymentCompleted = Event<'IncomingPaymentCompleted', WithTransaction>;
 export type IncomingPaymentRejected = Event<'IncomingPaymentRejected', WithTransaction & { rejectedBy: Decider; reason?: string }>;
 export type IncomingPaymentFailed = Event<'IncomingPaymentFailed', WithTransaction & { detail: string }>;
+/** The deposit was refused after approval: the sender's funds go back to it (REFUNDED, OFFRAMP_FAILED). */
+export type IncomingPaymentRefunded = Event<'IncomingPaymentRefunded', WithTransaction & { detail: string }>;
 
 export type IncomingPaymentEvent =
   | IncomingPaymentCreated
@@ -39,7 +41,8 @@ export type IncomingPaymentEvent =
   | IncomingPaymentApproved
   | IncomingPaymentCompleted
   | IncomingPaymentRejected
-  | IncomingPaymentFailed;
+  | IncomingPaymentFailed
+  | IncomingPaymentRefunded;
 
 /** Every event type of the stream: registered in the transactions read model and the integration events. */
 export const incomingPaymentEventTypes: readonly IncomingPaymentEvent['type'][] = [
@@ -50,6 +53,7 @@ export const incomingPaymentEventTypes: readonly IncomingPaymentEvent['type'][] 
   'IncomingPaymentCompleted',
   'IncomingPaymentRejected',
   'IncomingPaymentFailed',
+  'IncomingPaymentRefunded',
 ];
 
 export type IncomingPayment =
@@ -72,6 +76,7 @@ export const phaseAfter = (event: IncomingPaymentEvent): { phase: IncomingPhase;
     case 'IncomingPaymentCompleted':
     case 'IncomingPaymentRejected':
     case 'IncomingPaymentFailed':
+    case 'IncomingPaymentRefunded':
       return { phase: 'DONE', dueAt: null };
     default: {
       const unhandled: never = event;

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, type Clock, type CreditData, DomainError, type RequestContext, subjects } from '@corridor/contracts';
+import { CLOCK, type Clock, type CreditData, DomainError, type ExternalAccountWire, type RequestContext, subjects } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
+import { sandboxRailOutcome } from '../transfers/sandbox-rail';
 import { settleIncomingPayment } from './incoming-approval';
 import { type IncomingPayment, incomingPaymentDecider } from './incoming-payment';
 
@@ -14,9 +15,10 @@ export const creditOperationId = (transactionId: string): string => `${transacti
 /**
  * Makes the deposit of an approved payment and records its outcome. An internal account is
  * credited on the ledger (idempotent by the payment's operation id, so a retry after a crash never
- * credits twice); a default UMA deposit external account is paid out of the platform's books, so
- * nothing moves on the internal ledger. A refusal (the account is closed) fails the payment; the
- * ledger not answering leaves it SETTLING, and the sweep retries at its due time.
+ * credits twice); a default UMA deposit external account is paid out over the sandbox rail, so
+ * nothing moves on the internal ledger, and the rail's suffix outcomes apply (an account number
+ * ending 002–005 refuses it). A refusal refunds the sender (REFUNDED, OFFRAMP_FAILED); the ledger
+ * or the accounts service not answering leaves it SETTLING, and the sweep retries at its due time.
  */
 @Injectable()
 export class IncomingSettlement {
@@ -47,6 +49,12 @@ export class IncomingSettlement {
         outcome = 'REFUSED';
         detail = `${deposit.accountId} refused the deposit: ${error.message}`;
       }
+    } else {
+      const refusal = await this.payoutRefusal(deposit.accountId, context);
+      if (refusal !== null) {
+        outcome = 'REFUSED';
+        detail = refusal;
+      }
     }
     const { state: after } = await this.eventSourcing.handle(
       transaction.id,
@@ -55,5 +63,17 @@ export class IncomingSettlement {
       context,
     );
     return after;
+  }
+
+  /** Why the sandbox rail refuses a payout to this external account, or null when it pays. */
+  private async payoutRefusal(externalAccountId: string, context: RequestContext): Promise<string | null> {
+    try {
+      const account = await this.client.request<ExternalAccountWire>(subjects.accounts.externalAccount.get, { owner: 'CUSTOMER', externalAccountId }, { context, timeoutMs: CREDIT_TIMEOUT_MS });
+      const outcome = sandboxRailOutcome(account.accountInfo as unknown as Record<string, unknown>);
+      return outcome === 'SUCCEEDS' ? null : `The payout to ${externalAccountId} failed on the rail: ${outcome}.`;
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 404) return `The deposit account ${externalAccountId} no longer exists.`;
+      throw error;
+    }
   }
 }

@@ -5,13 +5,14 @@ import type { WebhookKind } from '../webhook-kind';
 // events (apps/payments/src/incoming/incoming-payment.ts), each carrying the transaction right
 // after the event, so the webhook is rendered inline. PENDING is the approval hook: it is sent
 // once and never retried (the reference's rule), and its answer goes back to payments
-// (delivery/approval-report.ts). A rejection (REJECTED) is reported as INCOMING_PAYMENT.FAILED,
-// the reference having no other terminal type.
+// (delivery/approval-report.ts). A rejection (REJECTED) and a refused deposit (REFUNDED) are
+// reported as INCOMING_PAYMENT.FAILED, the reference having no other terminal type.
 const typesByEvent: Readonly<Record<string, WebhookType>> = {
   IncomingPaymentPending: 'INCOMING_PAYMENT.PENDING',
   IncomingPaymentCompleted: 'INCOMING_PAYMENT.COMPLETED',
   IncomingPaymentFailed: 'INCOMING_PAYMENT.FAILED',
   IncomingPaymentRejected: 'INCOMING_PAYMENT.FAILED',
+  IncomingPaymentRefunded: 'INCOMING_PAYMENT.FAILED',
 };
 
 export const APPROVAL_HOOK: WebhookType = 'INCOMING_PAYMENT.PENDING';
