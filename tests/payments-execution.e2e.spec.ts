@@ -292,3 +292,19 @@ describe('the books', () => {
     expect(summary.postings).toBeGreaterThan(0);
   });
 });
+
+describe('same-currency transfers', () => {
+  it('send the OUTGOING_PAYMENT webhooks of a payment: a transfer-out PENDING → PROCESSING → COMPLETED, each passing the reference schema', async () => {
+    const { customer, usd } = await payer(50_000);
+    const bank = await api.call('POST', '/customers/external-accounts', {
+      auth: platformA,
+      body: { customerId: customer.customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `0007${customer.platformCustomerId.replace(/\D/g, '').padStart(5, '0').slice(-5)}100`, routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Payee' } } },
+    });
+    expect(bank.status).toBe(201);
+    const sent = await api.call('POST', '/transfer-out', { auth: platformA, body: { source: { accountId: usd }, destination: { accountId: bank.body.id }, amount: 5_000 } });
+    expect(sent.status).toBe(201);
+    await receiver.waitFor(() => webhooksOf(sent.body.id).includes('COMPLETED'), 'OUTGOING_PAYMENT.COMPLETED of the transfer');
+    expect(webhooksOf(sent.body.id)).toEqual(['PENDING', 'PROCESSING', 'COMPLETED']);
+    expect(await pay.balances(platformA, customer, 'USD')).toEqual([45_000, 45_000]);
+  });
+});
