@@ -17,7 +17,7 @@ import {
   newId,
 } from '@corridor/contracts';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { requireNats, uniqueRedisPrefix, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
@@ -62,7 +62,8 @@ const createBusiness = async (platformId = platformA): Promise<string> =>
 beforeAll(async () => {
   await requireNats();
   const subjectPrefix = uniqueSubjectPrefix();
-  const config = { ...loadConfig({}), healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn' };
+  // A Redis prefix of its own: the bulk-import worker this app starts must not meet other runs' jobs.
+  const config = { ...loadConfig({ REDIS_KEY_PREFIX: uniqueRedisPrefix() }), healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn' };
   platform = await createServiceApp(SandboxPlatformModule, { service: 'platform', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
   await platform.listen();
   customers = await createServiceApp(AppModule.register(config), { service: 'customers', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });

@@ -4,7 +4,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import { type CustomerWire, DomainError, newId, type RenderCustomerAtData, subjects } from '@corridor/contracts';
 import { createPostgresEventStore } from '@corridor/event-store';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { requireNats, uniqueRedisPrefix, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
@@ -26,7 +26,8 @@ const renderAt = (data: RenderCustomerAtData, asPlatform = platformId) => {
 beforeAll(async () => {
   await requireNats();
   const subjectPrefix = uniqueSubjectPrefix();
-  const config = { ...loadConfig({}), healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn' };
+  // A Redis prefix of its own: the bulk-import worker this app starts must not meet other runs' jobs.
+  const config = { ...loadConfig({ REDIS_KEY_PREFIX: uniqueRedisPrefix() }), healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn' };
   app = await createServiceApp(AppModule.register(config), { service: 'customers', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
   await app.listen();
   client = app.get(ServiceClient);
