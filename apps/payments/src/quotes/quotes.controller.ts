@@ -40,9 +40,12 @@ export class QuotesController {
     }
     checkSenderCustomerInfo(data.senderCustomerInfo);
     const lookup = await this.parties.citedLookup(context, data);
-    const [source, destination, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination, lookup), this.rates.current()]);
+    const [{ source, payer }, destination, snapshot] = await Promise.all([
+      this.parties.sourceAndPayer(context, data.source),
+      this.parties.destination(context, data.destination, lookup),
+      this.rates.current(),
+    ]);
     const receivingLimits = lookup ? receivingLimitsOf(lookup, destination.currency) : undefined;
-    const payer = source.customerId === null ? null : await this.parties.payerProfile(context, source.customerId);
     // A platform's own payment has no customer profile to check against the corridor's table (the
     // platform is the known payer); what a cited receiver made mandatory is always asked for.
     const corridor = payer === null ? [] : sandboxRequiredPayerFields(source.currency, destination.currency);
