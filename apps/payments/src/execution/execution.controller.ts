@@ -95,7 +95,7 @@ export class ExecutionController {
       context,
     );
     if (state.kind !== 'Quoted') throw new Error(`Executing ${transactionId} left it ${state.kind}.`);
-    void this.processor.kick(transactionId, context.platformId);
+    void this.processor.kick(transactionId, context.platformId, state);
     return state;
   }
 }

@@ -62,14 +62,18 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
     await Promise.all([...this.running.values()].map((drive) => drive.catch(() => undefined)));
   }
 
-  /** Drives one payment as far as it can go now; one drive per payment at a time in this process. */
-  kick(transactionId: string, platformId: string): Promise<void> {
+  /**
+   * Drives one payment as far as it can go now; one drive per payment at a time in this process.
+   * known: the payment's state as the caller's append just left it, which spares the drive reading
+   * the stream (the drive's own append re-reads it and records only what is still due).
+   */
+  kick(transactionId: string, platformId: string, known?: Transaction): Promise<void> {
     const current = this.running.get(transactionId);
     if (current) {
       this.again.add(transactionId);
       return current;
     }
-    const drive = this.drive(transactionId, platformId)
+    const drive = this.drive(transactionId, platformId, known)
       .catch((error: unknown) => this.logger.warn(`Payment ${transactionId} stopped at a step and will be retried by the sweep: ${String(error)}`))
       .finally(() => {
         this.running.delete(transactionId);
@@ -104,8 +108,8 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
    * so the state after each step is known before it is stored. A crash before the append repeats
    * the steps' ledger operations on restart, which the accounts service applies once.
    */
-  private async drive(transactionId: string, platformId: string): Promise<void> {
-    let state = await this.load(transactionId);
+  private async drive(transactionId: string, platformId: string, known: Transaction | undefined): Promise<void> {
+    let state = known ?? (await this.load(transactionId));
     const context = this.contextOf(platformId, transactionId);
     const done: AdvanceExecution[] = [];
     // Ledger operations this drive already did ahead of their step (an instant rail's settle, done with the hold).

@@ -90,7 +90,7 @@ export class QuotesController {
     };
     const { state } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, { assumeNew: true });
     if (state.kind !== 'Quoted') throw new Error(`Creating quote ${command.data.quoteId} left its transaction ${state.kind}.`);
-    if (state.execution) void this.processor.kick(transactionId, context.platformId);
+    if (state.execution) void this.processor.kick(transactionId, context.platformId, state);
     return renderQuote({ status: state.transaction.status, terms: state.quote });
   }
 
