@@ -133,11 +133,6 @@ export class QuoteParties {
     return { destinationType: 'ACCOUNT', accountId, currency: account.currency, ...(payoutIdentifier ? { payoutIdentifier } : {}) };
   }
 
-  /** The sending customer's profile, for the payer-field check (payer-fields.ts). */
-  payerProfile(context: RequestContext, customerId: string): Promise<CustomerWire> {
-    return this.customer(context, customerId, 'source.customerId');
-  }
-
   private async customer(context: RequestContext, customerId: string, field: string): Promise<CustomerWire> {
     const message = `${field} ${customerId} does not name a customer of this platform.`;
     if (!isIdOf('Customer', customerId)) throw invalidInput(message, { field });
