@@ -16,7 +16,7 @@ import { cpuMsPer, stackCpu } from './stack-cpu';
 // Prints completed payments/s and p50/p99 of execute-to-COMPLETED (from sending the execute to
 // the event's arrival), and CPU ms per completed payment of each of the stack's processes over
 // the measured window (from /proc), then checks the ledger's conservation.
-//   npm run bench:payments          (BENCH_SECONDS=10, BENCH_CLIENTS=32)
+//   npm run bench:payments          (BENCH_SECONDS=10, BENCH_CLIENTS=32, BENCH_CPU_PROF=<dir>)
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 32);
@@ -27,7 +27,10 @@ const percentile = (sorted: number[], p: number): number => (sorted.length === 0
 
 const main = async (): Promise<void> => {
   console.log(`Starting the stack (every app as its own process, sandbox rail without delay) …`);
-  const stack = await startStack({ env: { SANDBOX_RAIL_DELAY_MS: '0', LOG_LEVEL: 'warn' } });
+  // BENCH_CPU_PROF=<dir>: CPU profiles of the payments and accounts processes, written when they stop.
+  const profile = process.env['BENCH_CPU_PROF'];
+  const profiled = profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : undefined;
+  const stack = await startStack({ env: { SANDBOX_RAIL_DELAY_MS: '0', LOG_LEVEL: 'warn' }, ...(profiled ? { appEnv: { payments: profiled, accounts: profiled } } : {}) });
   try {
     const platform = (await stack.createPlatform()).token as Credentials;
     const authorization = basic(platform);
