@@ -3,16 +3,20 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connect, JSONCodec } from 'nats';
+import { Client } from 'pg';
+import { assertLedgerConserved } from '@corridor/testing';
 import { basic, type Credentials } from '../tests/support/api';
 import { startStack } from '../tests/support/stack';
+import { cpuMsPer, stackCpu } from './stack-cpu';
 
 // Quote execution (issue 5): every app as its own process on a fresh database, the sandbox rail
 // with no delay. 32 clients each loop: POST /quotes, POST /quotes/{id}/execute, then wait for the
 // payment's COMPLETED (the PaymentCompleted integration event on JetStream's subject, so no
 // polling adds load). Each client pays from its own funded USD account to a EUR bank account.
 // Prints completed payments/s and p50/p99 of execute-to-COMPLETED (from sending the execute to
-// the event's arrival).
-//   npm run bench:payments          (BENCH_SECONDS=10, BENCH_CLIENTS=32)
+// the event's arrival), and CPU ms per completed payment of each of the stack's processes over
+// the measured window (from /proc), then checks the ledger's conservation.
+//   npm run bench:payments          (BENCH_SECONDS=10, BENCH_CLIENTS=32, BENCH_CPU_PROF=<dir>)
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 32);
@@ -23,7 +27,10 @@ const percentile = (sorted: number[], p: number): number => (sorted.length === 0
 
 const main = async (): Promise<void> => {
   console.log(`Starting the stack (every app as its own process, sandbox rail without delay) …`);
-  const stack = await startStack({ env: { SANDBOX_RAIL_DELAY_MS: '0', LOG_LEVEL: 'warn' } });
+  // BENCH_CPU_PROF=<dir>: CPU profiles of the payments and accounts processes, written when they stop.
+  const profile = process.env['BENCH_CPU_PROF'];
+  const profiled = profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : undefined;
+  const stack = await startStack({ env: { SANDBOX_RAIL_DELAY_MS: '0', LOG_LEVEL: 'warn' }, ...(profiled ? { appEnv: { payments: profiled, accounts: profiled } } : {}) });
   try {
     const platform = (await stack.createPlatform()).token as Credentials;
     const authorization = basic(platform);
@@ -123,11 +130,17 @@ const main = async (): Promise<void> => {
     console.log(`${CLIENTS} clients: quote + execute until COMPLETED; ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured …`);
     const clients = payers.map((payer) => client(payer));
     await new Promise((resolve) => setTimeout(resolve, WARM_UP_SECONDS * 1000));
+    const pg = new Client({ connectionString: stack.database.url });
+    await pg.connect();
+    const database = new URL(stack.database.url).pathname.slice(1);
+    const cpuBefore = await stackCpu(stack.subjectPrefix, pg, database);
     measuring = true;
     const start = performance.now();
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
     measuring = false;
     const elapsed = (performance.now() - start) / 1000;
+    const cpuAfter = await stackCpu(stack.subjectPrefix, pg, database);
+    await pg.end();
     stopping = true;
     await Promise.all(clients);
     subscription.unsubscribe();
@@ -143,11 +156,15 @@ const main = async (): Promise<void> => {
       quoteP50Ms: percentile([...quoteLatencies].sort((a, b) => a - b), 50),
       executeReplyP50Ms: percentile([...executeLatencies].sort((a, b) => a - b), 50),
       errors,
+      cpuMsPerPayment: cpuMsPer(cpuBefore, cpuAfter, completed),
       machine: { cpus: cpus().length, loadAverage: loadavg().map((value) => Math.round(value * 10) / 10) },
     };
     console.log(`  completed payments/s: ${figures.completedPerSecond} (target ≥ 150)`);
     console.log(`  execute → COMPLETED p50 ${figures.executeToCompletedP50Ms} ms, p99 ${figures.executeToCompletedP99Ms} ms (target p99 < 500 ms)`);
     console.log(`  POST /quotes p50 ${figures.quoteP50Ms} ms; POST /quotes/{id}/execute answered p50 ${figures.executeReplyP50Ms} ms`);
+    console.log(`  CPU ms per payment: ${Object.entries(figures.cpuMsPerPayment).map(([kind, ms]) => `${kind} ${ms}`).join(', ')}`);
+    const ledger = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
+    console.log(`  ledger conserved: ${JSON.stringify(ledger)}`);
     console.log(`  errors: ${errors}; load average ${figures.machine.loadAverage.join(' ')} on ${figures.machine.cpus} CPUs`);
     writeFileSync(join(__dirname, 'last-run-payments.json'), JSON.stringify(figures, null, 2));
   } catch (error) {

@@ -44,7 +44,14 @@ type Movement = {
 
 export type CreditData = Movement;
 export type DebitData = Movement;
-export type HoldData = Movement & { holdId: string };
+export type HoldData = Movement & {
+  holdId: string;
+  /**
+   * Settle the hold in full in the same append, as this settle operation (an instant rail): one
+   * request instead of a hold and a settle. Idempotent per operation id exactly as the two would be.
+   */
+  settleOperationId?: string;
+};
 export type SettleHoldData = { accountId: string; operationId: string; holdId: string; amount?: string };
 export type ReleaseHoldData = { accountId: string; operationId: string; holdId: string };
 

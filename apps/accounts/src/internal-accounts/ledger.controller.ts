@@ -16,6 +16,7 @@ import {
 import { AccountWriter } from './account-writer';
 import { creditAccount } from './credit-account';
 import { debitAccount } from './debit-account';
+import { holdAndSettle } from './hold-and-settle';
 import { holdFunds } from './hold-funds';
 import { renderInternalAccount } from './internal-account-view.projection';
 import { defaultCounterAccount, parseMinorUnits, requireText } from './ledger-input';
@@ -68,8 +69,12 @@ export class LedgerController {
   @MessagePattern(subjects.accounts.ledger.hold)
   async hold(@Payload() request: ServiceRequest<HoldData>): Promise<InternalAccountWire> {
     const data = { ...movementOf(request), holdId: requireText(request.data.holdId, 'holdId') };
+    // An instant rail's hold settles in the same append (one request instead of a hold and a settle).
+    const settleOperationId = request.data.settleOperationId === undefined ? undefined : requireText(request.data.settleOperationId, 'settleOperationId');
     const row = await this.writer.write(data.accountId, request.context, (state) =>
-      holdFunds({ type: 'HoldFunds', data, metadata: { now: this.clock.now() } }, state),
+      settleOperationId === undefined
+        ? holdFunds({ type: 'HoldFunds', data, metadata: { now: this.clock.now() } }, state)
+        : holdAndSettle({ type: 'HoldAndSettle', data: { ...data, settleOperationId }, metadata: { now: this.clock.now() } }, state),
     );
     return renderInternalAccount(row);
   }

@@ -16,7 +16,7 @@ import {
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { type ExpireQuote, expireQuote } from '../quotes/expire-quote';
-import { QuoteEntity, type QuoteRow, renderQuote } from '../quotes/quote-view.projection';
+import { type QuoteRow, renderQuote } from '../quotes/quote-view.projection';
 import { quoteNotFound } from '../quotes/quotes.controller';
 import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type ExecuteQuote, executeQuote } from './execute-quote';
@@ -25,6 +25,7 @@ import { PaymentProcessor } from './payment-processor';
 import { railOutcomeOfQuote } from './sandbox-rail';
 
 const MINOR_UNITS = /^[0-9]{1,16}$/;
+const QUOTE_BY_ID = 'SELECT transaction_id, expires_at, terms FROM payments.quotes WHERE id = $1 AND platform_id = $2';
 
 /** POST /quotes/{id}/execute and POST /sandbox/send: start a quote's payment, then let the processor drive it. */
 @Controller()
@@ -63,9 +64,10 @@ export class ExecutionController {
 
   private async quoteOf(context: RequestContext, quoteId: unknown) {
     if (typeof quoteId !== 'string' || !isIdOf('Quote', quoteId)) throw quoteNotFound(String(quoteId));
-    const row = await this.eventSourcing.em.findOne(QuoteEntity, { id: quoteId, platformId: context.platformId });
+    // A prepared statement: on every execute, so without MikroORM's per-query work.
+    const [row] = await this.eventSourcing.read<{ transaction_id: string; expires_at: Date; terms: QuoteRow['terms'] }>('execution-quote-by-id', QUOTE_BY_ID, [quoteId, context.platformId]);
     if (!row) throw quoteNotFound(quoteId);
-    return row;
+    return { transactionId: row.transaction_id, expiresAt: new Date(row.expires_at), terms: row.terms };
   }
 
   /**
@@ -95,7 +97,7 @@ export class ExecutionController {
       context,
     );
     if (state.kind !== 'Quoted') throw new Error(`Executing ${transactionId} left it ${state.kind}.`);
-    void this.processor.kick(transactionId, context.platformId);
+    void this.processor.kick(transactionId, context.platformId, state);
     return state;
   }
 }

@@ -7,7 +7,7 @@ import { type AdvanceExecution, advanceExecution, type StepResult } from './adva
 import type { ExecutionState } from './execution-events';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
 import { PaymentExecutionEntity } from './payment-execution.projection';
-import { railFailureOf } from './sandbox-rail';
+import { railDelayOf, railFailureOf } from './sandbox-rail';
 
 type Quoted = Extract<Transaction, { kind: 'Quoted' }>;
 
@@ -62,14 +62,18 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
     await Promise.all([...this.running.values()].map((drive) => drive.catch(() => undefined)));
   }
 
-  /** Drives one payment as far as it can go now; one drive per payment at a time in this process. */
-  kick(transactionId: string, platformId: string): Promise<void> {
+  /**
+   * Drives one payment as far as it can go now; one drive per payment at a time in this process.
+   * known: the payment's state as the caller's append just left it, which spares the drive reading
+   * the stream (the drive's own append re-reads it and records only what is still due).
+   */
+  kick(transactionId: string, platformId: string, known?: Transaction): Promise<void> {
     const current = this.running.get(transactionId);
     if (current) {
       this.again.add(transactionId);
       return current;
     }
-    const drive = this.drive(transactionId, platformId)
+    const drive = this.drive(transactionId, platformId, known)
       .catch((error: unknown) => this.logger.warn(`Payment ${transactionId} stopped at a step and will be retried by the sweep: ${String(error)}`))
       .finally(() => {
         this.running.delete(transactionId);
@@ -104,10 +108,12 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
    * so the state after each step is known before it is stored. A crash before the append repeats
    * the steps' ledger operations on restart, which the accounts service applies once.
    */
-  private async drive(transactionId: string, platformId: string): Promise<void> {
-    let state = await this.load(transactionId);
+  private async drive(transactionId: string, platformId: string, known: Transaction | undefined): Promise<void> {
+    let state = known ?? (await this.load(transactionId));
     const context = this.contextOf(platformId, transactionId);
     const done: AdvanceExecution[] = [];
+    // Ledger operations this drive already did ahead of their step (an instant rail's settle, done with the hold).
+    const doneAhead = new Set<string>();
     let waitMs = 0;
     let failure: unknown;
     for (let steps = 0; steps < MAX_STEPS && !this.stopped; steps += 1) {
@@ -119,7 +125,7 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
       }
       let result: StepResult;
       try {
-        result = await this.perform(state, state.execution, context);
+        result = await this.perform(state, state.execution, context, doneAhead);
       } catch (error) {
         // Record the steps done so far; the sweep retries this one.
         failure = error;
@@ -168,18 +174,25 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /** The step's effect on the ledger, and what to record of it. Anything but a refusal of the hold throws, and the step is retried. */
-  private async perform(state: Quoted, execution: ExecutionState, context: RequestContext): Promise<StepResult> {
+  private async perform(state: Quoted, execution: ExecutionState, context: RequestContext, doneAhead: Set<string>): Promise<StepResult> {
     const transaction = state.transaction;
     const transactionId = transaction.id;
     switch (execution.step) {
-      case 'HOLD':
-        return this.hold(transaction, context);
+      case 'HOLD': {
+        // An instant rail whose payout completes settles the hold at once: one ledger request for both.
+        const settlesAtOnce = railDelayOf(execution.rail, this.options.delays) === 0 && execution.rail !== 'CANCELLED' && !railFailureOf(execution.rail);
+        const settleOperationId = settlesAtOnce ? `${transactionId}:settle` : undefined;
+        const result = await this.hold(transaction, context, settleOperationId);
+        if (settleOperationId !== undefined && result.kind === 'HELD') doneAhead.add(settleOperationId);
+        return result;
+      }
       case 'AWAIT_RETURN':
         return { kind: 'DUE' };
       case 'AWAIT_RAIL': {
         // Failed and cancelled payouts give the money back in the REFUND step; a completed one takes it now.
         if (execution.rail === 'CANCELLED' || railFailureOf(execution.rail)) return { kind: 'DUE' };
-        if (execution.funding === 'ACCOUNT') await this.ledger(subjects.accounts.ledger.settle, { accountId: sourceAccountOf(transaction), operationId: `${transactionId}:settle`, holdId: transactionId }, context);
+        // Settled with the hold in this drive, or (after a crash, or by the sweep) asked again: the operation id makes a repeat a no-op.
+        if (execution.funding === 'ACCOUNT' && !doneAhead.has(`${transactionId}:settle`)) await this.ledger(subjects.accounts.ledger.settle, { accountId: sourceAccountOf(transaction), operationId: `${transactionId}:settle`, holdId: transactionId }, context);
         const destination = transaction.destination;
         if (destination.destinationType === 'ACCOUNT' && isInternal(destination.accountId)) {
           await this.ledger(
@@ -234,7 +247,7 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
     }
   }
 
-  private async hold(transaction: TransactionRecord, context: RequestContext): Promise<StepResult> {
+  private async hold(transaction: TransactionRecord, context: RequestContext, settleOperationId: string | undefined): Promise<StepResult> {
     const { id: transactionId, sentAmount, destination } = transaction;
     const toInternal = destination.destinationType === 'ACCOUNT' && isInternal(destination.accountId);
     try {
@@ -249,6 +262,7 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
           cause: { kind: 'TRANSACTION', id: transactionId },
           // Where the money goes when the hold settles: the payout rail, or FX on its way to an internal account.
           counterAccountId: systemAccount(toInternal ? 'FX' : 'PAYOUT_RAIL', sentAmount.currency),
+          ...(settleOperationId === undefined ? {} : { settleOperationId }),
         },
         context,
       );

@@ -112,7 +112,7 @@ export class IncomingController {
     const { context, data } = request;
     if (!isIdOf('Transaction', data.transactionId)) throw transactionNotFound(String(data.transactionId));
     const timings = this.timings();
-    const { state } = await this.eventSourcing.handle(
+    const { state, events } = await this.eventSourcing.handle(
       data.transactionId,
       incomingPaymentDecider,
       (current) =>
@@ -131,8 +131,13 @@ export class IncomingController {
           current,
         ),
       context,
+      // An approval goes on to the deposit, whose own append waits for the read models (they apply
+      // events in order, so that wait covers this one too); any other answer waits below.
+      { skipProjectionWait: true },
     );
     const after = await this.settleOrLeave(state, context);
+    const last = events[events.length - 1];
+    if (last && after === state) await this.eventSourcing.projections.waitFor(last.globalPosition);
     return { status: after.kind === 'Received' ? after.transaction.status : 'UNKNOWN' };
   }
 

@@ -50,15 +50,31 @@ export class QuoteParties {
   }
 
   async source(context: RequestContext, source: QuoteSourceData): Promise<ResolvedSource> {
+    return (await this.sourceAndPayer(context, source)).source;
+  }
+
+  /**
+   * The source, and the profile of the customer who pays (the one the source names, already
+   * fetched to resolve it), so the payer-field check asks the customers service nothing more.
+   */
+  async sourceAndPayer(context: RequestContext, source: QuoteSourceData): Promise<{ source: ResolvedSource; payer: CustomerWire | null }> {
+    const resolved = await this.resolveSource(context, source);
+    return { source: resolved.source, payer: resolved.customer };
+  }
+
+  private async resolveSource(context: RequestContext, source: QuoteSourceData): Promise<{ source: ResolvedSource; customer: CustomerWire | null }> {
     if (source.sourceType === 'REALTIME_FUNDING') {
       if (!isSupportedCurrency(source.currency)) throw invalidInput(`source.currency ${JSON.stringify(source.currency)} is not a currency Corridor exchanges.`, { field: 'source.currency' });
       const customer = source.customerId === undefined ? null : await this.customer(context, source.customerId, 'source.customerId');
       return {
-        sourceType: 'REALTIME_FUNDING',
-        currency: source.currency,
-        customerId: customer?.id ?? null,
-        platformCustomerId: customer?.platformCustomerId ?? null,
-        ...(source.cryptoNetwork !== undefined ? { cryptoNetwork: source.cryptoNetwork } : {}),
+        source: {
+          sourceType: 'REALTIME_FUNDING',
+          currency: source.currency,
+          customerId: customer?.id ?? null,
+          platformCustomerId: customer?.platformCustomerId ?? null,
+          ...(source.cryptoNetwork !== undefined ? { cryptoNetwork: source.cryptoNetwork } : {}),
+        },
+        customer,
       };
     }
     if (isIdOf('ExternalAccount', source.accountId)) {
@@ -73,11 +89,14 @@ export class QuoteParties {
     const customerId = account.customerId ?? source.customerId;
     const customer = customerId === undefined ? null : await this.customer(context, customerId, account.customerId ? 'source.accountId' : 'source.customerId');
     return {
-      sourceType: 'ACCOUNT',
-      accountId: account.id,
-      currency: account.balance.currency.code,
-      customerId: customer?.id ?? null,
-      platformCustomerId: customer?.platformCustomerId ?? null,
+      source: {
+        sourceType: 'ACCOUNT',
+        accountId: account.id,
+        currency: account.balance.currency.code,
+        customerId: customer?.id ?? null,
+        platformCustomerId: customer?.platformCustomerId ?? null,
+      },
+      customer,
     };
   }
 
@@ -112,11 +131,6 @@ export class QuoteParties {
     if (account.status === 'INACTIVE') throw invalidInput(`destination.accountId ${accountId} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
     const payoutIdentifier = primaryIdentifierOf(account.accountInfo);
     return { destinationType: 'ACCOUNT', accountId, currency: account.currency, ...(payoutIdentifier ? { payoutIdentifier } : {}) };
-  }
-
-  /** The sending customer's profile, for the payer-field check (payer-fields.ts). */
-  payerProfile(context: RequestContext, customerId: string): Promise<CustomerWire> {
-    return this.customer(context, customerId, 'source.customerId');
   }
 
   private async customer(context: RequestContext, customerId: string, field: string): Promise<CustomerWire> {

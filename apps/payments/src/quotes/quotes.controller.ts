@@ -40,9 +40,12 @@ export class QuotesController {
     }
     checkSenderCustomerInfo(data.senderCustomerInfo);
     const lookup = await this.parties.citedLookup(context, data);
-    const [source, destination, snapshot] = await Promise.all([this.parties.source(context, data.source), this.parties.destination(context, data.destination, lookup), this.rates.current()]);
+    const [{ source, payer }, destination, snapshot] = await Promise.all([
+      this.parties.sourceAndPayer(context, data.source),
+      this.parties.destination(context, data.destination, lookup),
+      this.rates.current(),
+    ]);
     const receivingLimits = lookup ? receivingLimitsOf(lookup, destination.currency) : undefined;
-    const payer = source.customerId === null ? null : await this.parties.payerProfile(context, source.customerId);
     // A platform's own payment has no customer profile to check against the corridor's table (the
     // platform is the known payer); what a cited receiver made mandatory is always asked for.
     const corridor = payer === null ? [] : sandboxRequiredPayerFields(source.currency, destination.currency);
@@ -87,7 +90,7 @@ export class QuotesController {
     };
     const { state } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, { assumeNew: true });
     if (state.kind !== 'Quoted') throw new Error(`Creating quote ${command.data.quoteId} left its transaction ${state.kind}.`);
-    if (state.execution) void this.processor.kick(transactionId, context.platformId);
+    if (state.execution) void this.processor.kick(transactionId, context.platformId, state);
     return renderQuote({ status: state.transaction.status, terms: state.quote });
   }
 
