@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { assertLedgerConserved } from '@corridor/testing';
 import { startStack } from '../tests/support/stack';
+import { cpuMsPer, stackCpu } from './stack-cpu';
 
 // Incoming payments (issue 6): every app as its own process on a fresh database, a sandbox
 // platform whose webhook endpoint is a local receiver that approves every INCOMING_PAYMENT.PENDING
@@ -28,47 +29,6 @@ const percentile = (values: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
 
-
-/** CPU seconds (user + system) of one process from /proc; undefined when it is gone or not Linux. */
-const processCpu = (pid: string): number | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-};
-
-/**
- * CPU seconds so far of this stack's own processes, by kind: each app (found by its command line
- * and the stack's subject prefix in its environment), the PostgreSQL backends serving the stack's
- * database, and this driver. The machine is shared, so CPU per payment is steadier than rates.
- */
-const stackCpu = async (subjectPrefix: string, pg: Client, database: string): Promise<Map<string, number>> => {
-  const totals = new Map<string, number>();
-  const add = (kind: string, seconds: number | undefined) => totals.set(kind, (totals.get(kind) ?? 0) + (seconds ?? 0));
-  let entries: string[] = [];
-  try {
-    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return totals;
-  }
-  for (const pid of entries) {
-    try {
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      const app = /apps\/([a-z]+)\/src\/main\.ts/.exec(command)?.[1];
-      if (!app || !readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`CORRIDOR_SUBJECT_PREFIX=${subjectPrefix}\u0000`)) continue;
-      add(app, processCpu(pid));
-    } catch {
-      // Not ours to read, or gone.
-    }
-  }
-  const backends = (await pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows;
-  for (const { pid } of backends) add('postgres', processCpu(String(pid)));
-  add('bench driver', processCpu(String(process.pid)));
-  return totals;
-};
 
 const main = async (): Promise<void> => {
   // BENCH_CPU_PROF=<dir>: CPU profiles of the payments, accounts and webhooks processes, written when they stop.
@@ -177,9 +137,7 @@ const main = async (): Promise<void> => {
       completedWithinWindowPerSecond: Number((completedWithinWindow / SECONDS).toFixed(1)),
       httpReceiveMs: { p50: Number(percentile(httpLatencies, 50).toFixed(1)), p99: Number(percentile(httpLatencies, 99).toFixed(1)) },
       toCompletedMs: { p50: Number(percentile(endToEnd, 50).toFixed(1)), p99: Number(percentile(endToEnd, 99).toFixed(1)), max: Number(Math.max(...endToEnd).toFixed(1)) },
-      cpuMsPerPayment: Object.fromEntries(
-        [...cpuAfter].map(([kind, seconds]) => [kind, Number((((seconds - (cpuBefore.get(kind) ?? 0)) * 1000) / Math.max(1, ends.length)).toFixed(2))]).sort((a, b) => Number(b[1]) - Number(a[1])),
-      ),
+      cpuMsPerPayment: cpuMsPer(cpuBefore, cpuAfter, ends.length),
       ledger,
     };
     console.log(JSON.stringify(result, null, 2));
