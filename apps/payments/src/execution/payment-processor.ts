@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, DomainError, newUuid, type RequestContext, subjects, type TransactionRecord } from '@corridor/contracts';
-import { EventSourcing } from '@corridor/event-store';
+import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type AdvanceExecution, advanceExecution, type StepResult } from './advance-execution';
@@ -37,8 +37,10 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly wakeups = new Map<string, NodeJS.Timeout>();
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<number> | undefined;
+  private readonly sweeper = new PeriodicSweep(
+    () => this.driveDue(),
+    (error) => this.logger.warn(`Sweep failed: ${String(error)}`),
+  );
   private stopped = false;
 
   constructor(
@@ -49,16 +51,14 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.warn(`Sweep failed: ${String(error)}`)), this.options.sweepMs);
-    this.timer.unref();
+    this.sweeper.start(this.options.sweepMs);
     void this.sweep().catch(() => undefined);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
     for (const wakeup of this.wakeups.values()) clearTimeout(wakeup);
-    await this.sweeping?.catch(() => undefined);
+    await this.sweeper.stop();
     await Promise.all([...this.running.values()].map((drive) => drive.catch(() => undefined)));
   }
 
@@ -85,8 +85,7 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
 
   /** Drives every payment whose next step is due (up to a batch); returns how many it looked at. */
   sweep(): Promise<number> {
-    this.sweeping ??= this.driveDue().finally(() => (this.sweeping = undefined));
-    return this.sweeping;
+    return this.sweeper.sweep();
   }
 
   private async driveDue(): Promise<number> {
