@@ -23,3 +23,4 @@ export * from './sandbox-funding-instructions';
 export * from './uma';
 export * from './invitations';
 export * from './crypto-addresses';
+export * from './observability';
