@@ -1,16 +1,19 @@
 import { inspect } from 'node:util';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
-import { createPostgresEventStore, ProjectionRunner, type RecordedEvent } from '@corridor/event-store';
+import { Client } from 'pg';
+import { consoleLogger, createPostgresEventStore, ProjectionRunner, type RecordedEvent } from '@corridor/event-store';
 import { databaseUrl, ownerOfStream, services } from './services';
 
 // How an engineer finds out why a resource is in the state it is in:
 //   npm run replay -- <streamId>                 every event with its position, metadata and the state after it
 //   npm run replay -- <streamId> --json          the same as JSON lines, for tools
 //   npm run replay -- --rebuild <projection>     drops a read model and rebuilds it from the events
+//   npm run replay -- --status [--json]          every projection's position, the head, halts and last errors
 
 const usage = `usage:
   npm run replay -- <streamId> [--json]          e.g. Customer:0196f1a0-...
-  npm run replay -- --rebuild <projection>      one of: ${Object.values(services).flatMap((s) => s.projections.map((p) => p.name)).join(', ')}`;
+  npm run replay -- --rebuild <projection>      one of: ${Object.values(services).flatMap((s) => s.projections.map((p) => p.name)).join(', ')}
+  npm run replay -- --status [--json]           every projection and outbox: position, head, lag, halt, last error`;
 
 const color = process.stdout.isTTY ? (code: number, text: string) => `\u001b[${code}m${text}\u001b[0m` : (_: number, text: string) => text;
 const bold = (text: string) => color(1, text);
@@ -64,7 +67,7 @@ const rebuild = async (name: string): Promise<void> => {
   const store = createPostgresEventStore({ connectionString: databaseUrl(), schema: info.schema });
   const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: databaseUrl(), schema: info.schema, entities: info.projections.map((p) => p.entity), discovery: { warnWhenNoEntities: false } });
   try {
-    const runner = new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections });
+    const runner = new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections, logger: consoleLogger('replay', 'warn'), service });
     const startedAt = Date.now();
     await runner.rebuild(name);
     console.log(`rebuilt ${service}.${name} from zero up to global position ${await store.headPosition()} in ${Date.now() - startedAt} ms`);
@@ -74,8 +77,65 @@ const rebuild = async (name: string): Promise<void> => {
   }
 };
 
+type CheckpointRow = {
+  name: string;
+  position: string;
+  updated_at: Date;
+  halted_at: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  last_error_event: { position: string; streamId: string; type: string } | null;
+};
+
+/**
+ * The operator's view of every read model and outbox, straight from PostgreSQL (no service need be
+ * up): where each stands against the head of its store, whether it is halted and on what.
+ */
+const printStatus = async (asJson: boolean): Promise<void> => {
+  const client = new Client({ connectionString: databaseUrl() });
+  await client.connect();
+  let halted = 0;
+  try {
+    for (const [service, info] of Object.entries(services)) {
+      if (info.eventStore === false) continue;
+      const exists = await client.query('SELECT to_regclass($1) AS events, to_regclass($2) AS checkpoints', [`${info.schema}.events`, `${info.schema}.projection_checkpoints`]);
+      if (!exists.rows[0].events || !exists.rows[0].checkpoints) {
+        if (!asJson) console.log(`${bold(service)}  ${dim('no event store yet (the service has not started on this database)')}\n`);
+        continue;
+      }
+      const head = BigInt((await client.query(`SELECT coalesce(max(global_position), 0) AS head FROM ${info.schema}.events`)).rows[0].head);
+      const columns = (await client.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'projection_checkpoints'`, [info.schema])).rows.map((row) => row.column_name as string);
+      const extra = columns.includes('halted_at') ? ', halted_at, last_error, last_error_at, last_error_event' : '';
+      const rows = (await client.query<CheckpointRow>(`SELECT name, position, updated_at${extra} FROM ${info.schema}.projection_checkpoints ORDER BY name`)).rows;
+      const outbox = (await client.query<{ name: string; position: string }>(`SELECT name, position FROM ${info.schema}.outbox_checkpoints ORDER BY name`)).rows;
+      halted += rows.filter((row) => row.halted_at).length;
+      if (asJson) {
+        console.log(JSON.stringify({ service, head: head.toString(), projections: rows, outbox: outbox.map((row) => ({ ...row, lag: (head - BigInt(row.position)).toString() })) }));
+        continue;
+      }
+      console.log(`${bold(service)}  ${dim(`head ${head}`)}`);
+      for (const row of rows) {
+        const lag = head - BigInt(row.position);
+        const state = row.halted_at ? color(31, `HALTED since ${row.halted_at.toISOString()}`) : lag === 0n ? 'at head' : `${lag} behind`;
+        console.log(`  ${row.name.padEnd(28)} position ${String(row.position).padStart(10)}  ${state}`);
+        if (row.last_error) {
+          const event = row.last_error_event ? ` on ${row.last_error_event.type} of ${row.last_error_event.streamId} (position ${row.last_error_event.position})` : '';
+          console.log(dim(`    last error ${row.last_error_at?.toISOString() ?? ''}${event}: ${row.last_error}`));
+        }
+      }
+      for (const row of outbox) console.log(`  ${`outbox ${row.name}`.padEnd(28)} position ${String(row.position).padStart(10)}  ${head - BigInt(row.position) === 0n ? 'at head' : `${head - BigInt(row.position)} behind`}`);
+      console.log('');
+    }
+  } finally {
+    await client.end();
+  }
+  // A halted read model is a failure an operator's script should notice.
+  if (halted > 0) process.exitCode = 2;
+};
+
 const main = async (): Promise<void> => {
   const args = process.argv.slice(2);
+  if (args.includes('--status')) return printStatus(args.includes('--json'));
   const rebuildAt = args.indexOf('--rebuild');
   if (rebuildAt >= 0) return rebuild(args[rebuildAt + 1] ?? '');
   const streamId = args.find((arg) => !arg.startsWith('--'));

@@ -24,6 +24,7 @@ import { lookupViewProjection } from '../apps/payments/src/uma/lookup-view.proje
 import { receiverLookupDecider } from '../apps/payments/src/uma/receiver-lookup';
 import { incomingPaymentDecider, incomingPaymentEventTypes } from '../apps/payments/src/incoming/incoming-payment';
 import { transactionCountProjection } from '../apps/payments/src/transactions/transaction-count.projection';
+import { paymentExecutionProjection } from '../apps/payments/src/execution/payment-execution.projection';
 import { transferTimerProjection } from '../apps/payments/src/transfers/transfer-timer.projection';
 import { incomingTimerProjection } from '../apps/payments/src/incoming/incoming-timer.projection';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
@@ -82,7 +83,7 @@ export const services: Record<string, ServiceInfo> = {
   payments: {
     schema: 'payments',
     migrations: join(__dirname, '../apps/payments/src/migrations'),
-    projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection, transferTimerProjection, transactionCountProjection],
+    projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection, transferTimerProjection, transactionCountProjection, paymentExecutionProjection],
     streams: { Transaction: transactionStreamDecider, Lookup: receiverLookupDecider, Invitation: invitationDecider },
   },
   webhooks: {

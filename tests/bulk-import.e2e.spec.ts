@@ -200,7 +200,7 @@ describe('read model', () => {
   it('rebuilds bulk_import_jobs from zero to rows identical to the live ones', async () => {
     // Runs last in this file, after the jobs above ended.
     const { MikroORM, PostgreSqlDriver } = await import('@mikro-orm/postgresql');
-    const { createPostgresEventStore, ProjectionRunner } = await import('@corridor/event-store');
+    const { consoleLogger, createPostgresEventStore, ProjectionRunner } = await import('@corridor/event-store');
     const { services } = await import('../scripts/services');
     const { Client } = await import('pg');
     const info = services['customers']!;
@@ -213,7 +213,7 @@ describe('read model', () => {
       await stack.stop('customers'); // nothing may write while the live rows are compared
       const live = await rows();
       expect(live.length).toBeGreaterThanOrEqual(3);
-      await new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections }).rebuild('bulk_import_jobs');
+      await new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections, logger: consoleLogger('rebuild') }).rebuild('bulk_import_jobs');
       expect(await rows()).toEqual(live);
     } finally {
       await orm.close(true);

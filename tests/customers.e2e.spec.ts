@@ -185,7 +185,7 @@ describe('read model', () => {
   it('rebuilds from zero to rows identical to the live ones', async () => {
     // Runs last in this file, after the other tests wrote, updated and deleted customers.
     const { MikroORM, PostgreSqlDriver } = await import('@mikro-orm/postgresql');
-    const { createPostgresEventStore, ProjectionRunner } = await import('@corridor/event-store');
+    const { consoleLogger, createPostgresEventStore, ProjectionRunner } = await import('@corridor/event-store');
     const { services } = await import('../scripts/services');
     const { Client } = await import('pg');
     const info = services['customers']!;
@@ -198,7 +198,7 @@ describe('read model', () => {
       await stack.stop('customers'); // nothing may write while the live rows are compared
       const live = await rows();
       expect(live.length).toBeGreaterThan(80);
-      await new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections }).rebuild('customers');
+      await new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections, logger: consoleLogger('rebuild') }).rebuild('customers');
       expect(await rows()).toEqual(live);
     } finally {
       await orm.close(true);

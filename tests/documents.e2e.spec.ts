@@ -435,7 +435,7 @@ describe('read models', () => {
   it('rebuild from the customer streams to rows identical to the live documents and KYC links', async () => {
     // Runs last in this file, after the other tests uploaded, replaced and deleted documents and used links.
     const { MikroORM, PostgreSqlDriver } = await import('@mikro-orm/postgresql');
-    const { createPostgresEventStore, ProjectionRunner } = await import('@corridor/event-store');
+    const { consoleLogger, createPostgresEventStore, ProjectionRunner } = await import('@corridor/event-store');
     const { services } = await import('../scripts/services');
     const { Client } = await import('pg');
     const info = services['customers']!;
@@ -450,7 +450,7 @@ describe('read models', () => {
       const liveLinks = await rows('kyc_links');
       expect(liveDocuments.length).toBeGreaterThan(10);
       expect(liveLinks.some((row) => row.used_at !== null)).toBe(true);
-      const runner = new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections });
+      const runner = new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections, logger: consoleLogger('rebuild') });
       await runner.rebuild('documents');
       await runner.rebuild('kyc-links');
       expect(await rows('documents')).toEqual(liveDocuments);

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { CLOCK, systemClock } from '@corridor/contracts';
 import { EventSourcingModule } from '@corridor/event-store';
-import { MessagingModule } from '@corridor/messaging';
+import { MessagingModule, createLogger } from '@corridor/messaging';
 import type { AccountsServiceConfig } from './config';
 import { CustomerDirectory } from './external-accounts/customer-directory';
 import { ExternalAccountsController } from './external-accounts/external-accounts.controller';
@@ -24,6 +24,8 @@ export class AppModule {
         MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'accounts' }),
         EventSourcingModule.forRoot({
           service: 'accounts',
+          logger: createLogger('accounts', { level: config.logLevel }),
+          poolSize: config.databasePoolSize,
           connectionString: config.databaseUrl,
           schema: config.schema,
           natsUrl: config.natsUrl,

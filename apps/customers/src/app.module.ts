@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { BLOB_STORE, createBlobStore } from '@corridor/blob-store';
 import { CLOCK, systemClock } from '@corridor/contracts';
 import { EventSourcingModule } from '@corridor/event-store';
-import { MessagingModule } from '@corridor/messaging';
+import { MessagingModule, createLogger } from '@corridor/messaging';
 import type { CustomersServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
 import { CustomersController } from './customers/customers.controller';
@@ -31,6 +31,8 @@ export class AppModule {
         MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'customers' }),
         EventSourcingModule.forRoot({
           service: 'customers',
+          logger: createLogger('customers', { level: config.logLevel }),
+          poolSize: config.databasePoolSize,
           connectionString: config.databaseUrl,
           schema: config.schema,
           natsUrl: config.natsUrl,

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
 import { EventSourcingModule } from '@corridor/event-store';
-import { MessagingModule } from '@corridor/messaging';
+import { MessagingModule, createLogger } from '@corridor/messaging';
 import type { PaymentsServiceConfig } from './config';
 import { ExchangeRatesController } from './exchange-rates/exchange-rates.controller';
 import { ExchangeRateCache, RATE_CACHE_OPTIONS, RATE_PROVIDER, sandboxRateProvider } from './exchange-rates/rate-provider';
@@ -51,6 +51,8 @@ export class AppModule {
         MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'payments' }),
         EventSourcingModule.forRoot({
           service: 'payments',
+          logger: createLogger('payments', { level: config.logLevel }),
+          poolSize: config.databasePoolSize,
           connectionString: config.databaseUrl,
           schema: config.schema,
           natsUrl: config.natsUrl,

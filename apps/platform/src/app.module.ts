@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { CLOCK, systemClock } from '@corridor/contracts';
 import { EventSourcingModule } from '@corridor/event-store';
-import { MessagingModule } from '@corridor/messaging';
+import { MessagingModule, createLogger } from '@corridor/messaging';
 import type { PlatformServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
 import { PlatformsController } from './platforms/platforms.controller';
@@ -19,6 +19,8 @@ export class AppModule {
         MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'platform' }),
         EventSourcingModule.forRoot({
           service: 'platform',
+          logger: createLogger('platform', { level: config.logLevel }),
+          poolSize: config.databasePoolSize,
           connectionString: config.databaseUrl,
           schema: config.schema,
           natsUrl: config.natsUrl,

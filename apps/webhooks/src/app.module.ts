@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
 import { migrate } from '@corridor/event-store';
-import { MessagingModule } from '@corridor/messaging';
+import { createLogger, MessagingModule } from '@corridor/messaging';
 import type { WebhooksServiceConfig } from './config';
 import { pendingCount } from './delivery/delivery-store';
 import { ApprovalReporter } from './delivery/approval-report';
@@ -41,6 +41,8 @@ class PoolLifecycle implements OnApplicationShutdown {
   }
 }
 
+const poolLogger = createLogger('webhooks:pool');
+
 @Module({})
 export class AppModule {
   static register(config: WebhooksServiceConfig, options: { clock?: Clock } = {}): DynamicModule {
@@ -55,7 +57,10 @@ export class AppModule {
           provide: WEBHOOKS_POOL,
           useFactory: async () => {
             await migrate({ connectionString: config.databaseUrl, schema: config.schema, directory: join(__dirname, 'migrations') });
-            return new Pool({ connectionString: config.databaseUrl, max: 10 });
+            // The process's whole PostgreSQL budget (DATABASE_POOL_SIZE): webhooks keeps no event store.
+            const pool = new Pool({ connectionString: config.databaseUrl, max: config.databasePoolSize, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
+            pool.on('error', (error) => poolLogger.warn({ err: error }, 'An idle PostgreSQL connection failed; the pool replaces it.'));
+            return pool;
           },
         },
         {

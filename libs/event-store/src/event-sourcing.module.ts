@@ -1,9 +1,11 @@
-import { type DynamicModule, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { EntitySchema } from '@mikro-orm/core';
 import { connect, type NatsConnection } from 'nats';
 import { Pool } from 'pg';
-import { type Event, eventsStreamName, type RequestContext } from '@corridor/contracts';
+import { Gauge, Registry } from 'prom-client';
+import { type Event, eventsStreamName, OBSERVABILITY, Observability, type PartHealth, type RequestContext } from '@corridor/contracts';
+import type { Logger } from './logger';
 import { handleCommand } from './command-handler';
 import { createPostgresEventStore } from './postgres-event-store';
 import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './types';
@@ -25,6 +27,29 @@ export type EventSourcingOptions = {
   entities?: EntitySchema<any>[];
   /** Maps a stored event to the integration event other services see (null: stays private). */
   toIntegrationEvent: (event: RecordedEvent) => { subject: string; payload: unknown } | null;
+  /** The service's logger: the projection runner and the outbox relay report every failure through it. */
+  logger: Logger;
+  /**
+   * PostgreSQL connections this process may hold in all (DATABASE_POOL_SIZE, default 8): MikroORM
+   * gets ORM_CONNECTIONS of them, the outbox relay's session one, and the process's one pg pool the
+   * rest (event store, reads, projection batches, consumers' processed stores).
+   */
+  poolSize?: number;
+};
+
+export const DEFAULT_DATABASE_POOL_SIZE = 8;
+/** MikroORM's own pool (knex): queries through `em` and projection batches that need the ORM. */
+const ORM_CONNECTIONS = 2;
+/** The outbox relay's session, which holds its leadership lock. */
+const RELAY_CONNECTIONS = 1;
+const MIN_SHARED_CONNECTIONS = 2;
+/** A checkout waits this long for a free connection before it fails (a 503 to the caller). */
+const POOL_CHECKOUT_TIMEOUT_MS = 10_000;
+
+/** How a process's connection budget is split; exported for the connection-count test. */
+export const connectionBudget = (poolSize = DEFAULT_DATABASE_POOL_SIZE) => {
+  const shared = Math.max(MIN_SHARED_CONNECTIONS, poolSize - ORM_CONNECTIONS - RELAY_CONNECTIONS);
+  return { shared, orm: ORM_CONNECTIONS, relay: RELAY_CONNECTIONS, total: shared + ORM_CONNECTIONS + RELAY_CONNECTIONS };
 };
 
 /** What a controller needs to run a command: load, decide, append, and wait for its read models. */
@@ -36,15 +61,39 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   private relay?: OutboxRelay;
   private nats?: NatsConnection;
   private readonly projectedTypes: ReadonlySet<string>;
-  private readonly readPool: Pool;
+  /** The process's one pg pool, shared by the store, reads, projection batches and consumers. */
+  readonly pool: Pool;
+  private readonly observability: Observability;
+  private readonly poolMetrics = new Registry();
   private queuedAppends: QueuedAppend[] = [];
   private appendsInFlight = 0;
 
-  constructor(@Inject('EVENT_SOURCING_OPTIONS') private readonly options: EventSourcingOptions) {
-    this.store = createPostgresEventStore({ connectionString: options.connectionString, schema: options.schema });
+  constructor(
+    @Inject('EVENT_SOURCING_OPTIONS') private readonly options: EventSourcingOptions,
+    @Optional() @Inject(OBSERVABILITY) observability?: Observability,
+  ) {
+    const budget = connectionBudget(options.poolSize);
+    this.pool = new Pool({ connectionString: options.connectionString, max: budget.shared, connectionTimeoutMillis: POOL_CHECKOUT_TIMEOUT_MS, idleTimeoutMillis: 30_000 });
+    // An idle client that loses its server: the pool drops it and the next checkout reconnects.
+    this.pool.on('error', (error) => options.logger.warn({ err: error, service: options.service }, 'An idle PostgreSQL connection failed; the pool replaces it.'));
+    this.store = createPostgresEventStore({ connectionString: options.connectionString, schema: options.schema, pool: this.pool });
     this.projectedTypes = new Set(options.projections.flatMap((projection) => projection.canHandle));
-    this.readPool = new Pool({ connectionString: options.connectionString, max: 10, connectionTimeoutMillis: 5_000 });
-    this.readPool.on('error', () => undefined);
+    // Without a service app around it (an int spec), the parts are still reported, to nobody.
+    this.observability = observability ?? new Observability();
+    const pool = this.pool;
+    const labels = { service: options.service };
+    new Gauge({
+      name: 'corridor_db_pool_connections',
+      help: "The process's pg pool: open connections, idle ones, and checkouts waiting for one.",
+      labelNames: ['service', 'state'],
+      registers: [this.poolMetrics],
+      collect() {
+        this.set({ ...labels, state: 'total' }, pool.totalCount);
+        this.set({ ...labels, state: 'idle' }, pool.idleCount);
+        this.set({ ...labels, state: 'waiting' }, pool.waitingCount);
+        this.set({ ...labels, state: 'max' }, budget.shared);
+      },
+    });
   }
 
   get em() {
@@ -68,8 +117,17 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       discovery: { warnWhenNoEntities: false },
       allowGlobalContext: false,
       debug: false,
+      pool: { min: 0, max: ORM_CONNECTIONS },
     });
-    this.runner = new ProjectionRunner({ store: this.store, orm: this.orm, pool: this.readPool, schema: options.schema, projections: options.projections });
+    this.runner = new ProjectionRunner({
+      store: this.store,
+      orm: this.orm,
+      pool: this.pool,
+      schema: options.schema,
+      projections: options.projections,
+      logger: options.logger,
+      service: options.service,
+    });
     await this.runner.start();
     // No async stack traces: each JetStream publish would otherwise capture two stacks it never shows.
     this.nats = await connect({ servers: options.natsUrl, name: `${options.service}-outbox`, noAsyncTraces: true });
@@ -81,21 +139,59 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       schema: options.schema,
       name: `${options.service}-outbox`,
       jetstream: this.nats.jetstream(),
+      logger: options.logger,
       toIntegrationEvent: (event) => {
         const integration = options.toIntegrationEvent(event);
         return integration && { ...integration, subject: `${options.subjectPrefix}.${integration.subject}` };
       },
     });
     await this.relay.start();
+    this.observe();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    for (const part of ['postgres', 'projections', 'outbox']) this.observability.removePart(part);
+    for (const source of [this.runner?.metrics, this.relay?.metrics, this.poolMetrics]) if (source) this.observability.removeMetrics(source);
     await this.relay?.stop();
     await this.runner?.stop();
     await this.nats?.drain();
     await this.orm?.close(true);
     await this.store.close();
-    await this.readPool.end();
+    await this.pool.end();
+  }
+
+  /** PostgreSQL, the read models and the outbox in the service's /health and /metrics. */
+  private observe(): void {
+    const runner = this.runner!;
+    const relay = this.relay!;
+    this.observability.addPart({
+      name: 'postgres',
+      health: async (): Promise<PartHealth> => {
+        await this.pool.query('SELECT 1');
+        return { status: 'ok', pool: { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount } };
+      },
+    });
+    this.observability.addPart({ name: 'projections', health: () => this.projectionsHealth() });
+    this.observability.addPart({
+      name: 'outbox',
+      health: (): PartHealth => {
+        const status = relay.status();
+        return { status: status.failures >= OUTBOX_DEGRADED_AFTER_FAILURES ? 'degraded' : 'ok', ...status };
+      },
+    });
+    for (const source of [runner.metrics, relay.metrics, this.poolMetrics]) this.observability.addMetrics(source);
+  }
+
+  /** degraded when a read model is halted (named, with its event and cause), down when the store cannot be read. */
+  async projectionsHealth(): Promise<PartHealth> {
+    const status = this.projections.status();
+    const head = await this.store.headPosition().catch(() => undefined);
+    const projections = Object.fromEntries(
+      status.projections.map(({ name, ...rest }) => [name, { ...rest, ...(head === undefined ? {} : { head: head.toString(), lag: (head - BigInt(rest.position)).toString() }) }]),
+    );
+    const halted = status.projections.filter((projection) => projection.halted).map((projection) => projection.name);
+    const state = status.storeError || head === undefined ? 'down' : halted.length > 0 ? 'degraded' : 'ok';
+    return { status: state, ...(halted.length > 0 ? { halted } : {}), ...(status.storeError ? { storeError: status.storeError } : {}), projections };
   }
 
   /**
@@ -103,7 +199,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
    * call shows in the benchmark. Everything else reads through `em`.
    */
   async read<Row>(name: string, text: string, values: unknown[]): Promise<Row[]> {
-    return (await this.readPool.query({ name, text, values })).rows as Row[];
+    return (await this.pool.query({ name, text, values })).rows as Row[];
   }
 
   /**
@@ -124,9 +220,12 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       ...(assumeNew ? { assumeNew } : {}),
     });
     // Only events some read model shows are worth waiting for; a uniqueness claim, say, is not.
+    // And only for the read models that show them: a halted one elsewhere does not hold this reply.
     const shown = result.events.filter((event) => this.projectedTypes.has(event.type));
     const last = shown[shown.length - 1];
-    if (last && !skipProjectionWait) await this.projections.waitFor(last.globalPosition);
+    if (last && !skipProjectionWait) {
+      await this.projections.waitFor(last.globalPosition, undefined, this.projections.projectionsFor(shown.map((event) => event.type)));
+    }
     if (result.events.length > 0) this.relay?.nudge();
     return result;
   }
@@ -188,6 +287,9 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 }
+
+/** An outbox that failed this many batches in a row shows as degraded: consumers are not getting events. */
+const OUTBOX_DEGRADED_AFTER_FAILURES = 3;
 
 /** Appends of other streams wait behind this many statements in flight and then go together. */
 const MAX_APPENDS_IN_FLIGHT = 2;

@@ -14,11 +14,11 @@ export { createPostgresEventStore, type PostgresEventStoreOptions } from './post
 export { ensureEventStoreSchema } from './postgres-schema';
 export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb-event-store';
 export { handleCommand, type CommandResult } from './command-handler';
-export { ProjectionRunner, type Projection, type ProjectionRows, type ProjectionRunnerOptions, type ProjectionSql } from './projection-runner';
-export { OutboxRelay, ensureEventsStream, integrationEvent, type IntegrationEvent, type OutboxRelayOptions } from './outbox-relay';
+export { ProjectionRunner, type Projection, type ProjectionError, type ProjectionRows, type ProjectionRunnerOptions, type ProjectionSql, type ProjectionStatus } from './projection-runner';
+export { OutboxRelay, ensureEventsStream, integrationEvent, type IntegrationEvent, type OutboxRelayOptions, type OutboxStatus } from './outbox-relay';
 export { migrate } from './migrate';
-export { type Logger } from './logger';
+export { type Logger, consoleLogger } from './logger';
 export { START_NATS, START_POSTGRES, natsUnreachable, postgresUnreachable } from './infra-errors';
-export { EVENT_STORE, EventSourcing, EventSourcingModule, type EventSourcingOptions } from './event-sourcing.module';
+export { DEFAULT_DATABASE_POOL_SIZE, EVENT_STORE, EventSourcing, EventSourcingModule, type EventSourcingOptions, connectionBudget } from './event-sourcing.module';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';

@@ -34,6 +34,7 @@ export async function migrate(options: { connectionString: string; schema: strin
         await client.query(`INSERT INTO ${schema}.schema_migrations (name) VALUES ($1)`, [file]);
         await client.query('COMMIT');
       } catch (error) {
+        // The migration's own error is rethrown below; a failed ROLLBACK ends with the session anyway.
         await client.query('ROLLBACK').catch(() => undefined);
         throw new Error(`Migration ${file} failed in schema ${schema}: ${(error as Error).message}`, { cause: error });
       }

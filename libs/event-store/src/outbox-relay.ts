@@ -3,7 +3,8 @@ import type { Client } from 'pg';
 import { type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, nanos } from 'nats';
 import { checkpointDdl, connectClient, ddlLockKey } from './postgres-schema';
 import { advisoryKey, assertSchemaName } from './sql-names';
-import { type Logger, createMutex, createWakeup, silentLogger } from './logger';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { type Logger, createMutex, createWakeup } from './logger';
 import type { EventStore, RecordedEvent } from './types';
 
 export type IntegrationEvent = { subject: string; payload: unknown };
@@ -20,7 +21,17 @@ export type OutboxRelayOptions = {
   batchSize?: number;
   pollIntervalMs?: number;
   publishTimeoutMs?: number;
-  logger?: Logger;
+  /** Required: a relay that cannot say why it stopped publishing is a silent outage of every consumer. */
+  logger: Logger;
+};
+
+/** What /health and /metrics show of the relay. */
+export type OutboxStatus = {
+  name: string;
+  leader: boolean;
+  position: string;
+  failures: number;
+  lastError?: { message: string; at: string; event?: { position: string; streamId: string; type: string } };
 };
 
 const DEFAULT_BATCH_SIZE = 200;
@@ -42,13 +53,56 @@ export class OutboxRelay {
   private readonly wakeup = createWakeup();
   private readonly logger: Logger;
   private leader: Client | undefined;
+  /** A replica that is not the leader keeps its session and asks for the lock again on it. */
+  private candidate: Client | undefined;
   private position = 0n;
   private running = false;
   private loopDone: Promise<void> | undefined;
+  private consecutiveFailures = 0;
+  private lastError: OutboxStatus['lastError'];
+  readonly metrics = new Registry();
+  private readonly failuresTotal: Counter<'relay'>;
+  private readonly publishedTotal: Counter<'relay'>;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.schema = assertSchemaName(options.schema);
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger;
+    // Arrow functions read the relay; each gauge's collect() has the gauge as `this`.
+    const leading = () => this.leader !== undefined;
+    const checkpoint = () => this.position;
+    this.failuresTotal = new Counter({ name: 'corridor_outbox_failures_total', help: 'Outbox batches that failed (publish or checkpoint).', labelNames: ['relay'], registers: [this.metrics] });
+    this.publishedTotal = new Counter({ name: 'corridor_outbox_published_total', help: 'Integration events JetStream acknowledged.', labelNames: ['relay'], registers: [this.metrics] });
+    new Gauge({
+      name: 'corridor_outbox_lag_events',
+      help: "Events in the store after the relay's checkpoint (only the leader replica publishes; others report 0).",
+      labelNames: ['relay'],
+      registers: [this.metrics],
+      async collect() {
+        if (!leading()) return void this.set({ relay: options.name }, 0);
+        // The head needs PostgreSQL; when it does not answer, the lag is unknown and left out.
+        const head = await options.store.headPosition().catch(() => undefined);
+        if (head !== undefined) this.set({ relay: options.name }, Number(head > checkpoint() ? head - checkpoint() : 0n));
+      },
+    });
+    new Gauge({
+      name: 'corridor_outbox_leader',
+      help: '1 on the replica that holds the relay lock and publishes.',
+      labelNames: ['relay'],
+      registers: [this.metrics],
+      collect() {
+        this.set({ relay: options.name }, leading() ? 1 : 0);
+      },
+    });
+  }
+
+  status(): OutboxStatus {
+    return {
+      name: this.options.name,
+      leader: this.leader !== undefined,
+      position: this.position.toString(),
+      failures: this.consecutiveFailures,
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+    };
   }
 
   async start(): Promise<void> {
@@ -72,6 +126,10 @@ export class OutboxRelay {
     await this.loopDone;
     this.loopDone = undefined;
     await this.exclusive(() => this.resign());
+    const candidate = this.candidate;
+    this.candidate = undefined;
+    // Ending a session that already broke has nothing left to release.
+    await candidate?.end().catch(() => undefined);
   }
 
   nudge(): void {
@@ -101,9 +159,27 @@ export class OutboxRelay {
       try {
         read = await this.exclusive(() => this.runBatch());
         failures = 0;
+        this.consecutiveFailures = 0;
       } catch (error) {
         failures += 1;
-        this.logger.error({ err: error, relay: this.options.name, failures }, 'Outbox batch failed; retrying from the checkpoint.');
+        this.consecutiveFailures = failures;
+        this.failuresTotal.inc({ relay: this.options.name });
+        const failed = (error as { event?: RecordedEvent } | null)?.event;
+        this.lastError = {
+          message: error instanceof Error ? error.message : String(error),
+          at: new Date().toISOString(),
+          ...(failed ? { event: { position: failed.globalPosition.toString(), streamId: failed.streamId, type: failed.type } } : {}),
+        };
+        this.logger.error(
+          {
+            err: error,
+            relay: this.options.name,
+            failures,
+            checkpoint: this.position.toString(),
+            ...(failed ? { position: failed.globalPosition.toString(), streamId: failed.streamId, eventType: failed.type, eventId: failed.eventId } : {}),
+          },
+          'Outbox batch failed; retrying from the checkpoint.',
+        );
         await this.exclusive(() => this.resign());
         await this.wakeup.sleep(Math.min(MAX_FAILURE_BACKOFF_MS, pollIntervalMs * 2 ** failures));
         continue;
@@ -139,7 +215,8 @@ export class OutboxRelay {
         const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
         const acknowledged = failed === -1 ? wave.length : failed;
         if (acknowledged > 0) published = wave[acknowledged - 1]!.globalPosition;
-        if (failed !== -1) throw (outcomes[failed] as PromiseRejectedResult).reason;
+        if (failed !== -1) throw withEvent((outcomes[failed] as PromiseRejectedResult).reason, wave[failed]!);
+        this.publishedTotal.inc({ relay: this.options.name }, wave.length);
         start += wave.length;
       }
     } finally {
@@ -165,14 +242,22 @@ export class OutboxRelay {
     if (ack.duplicate) this.logger.info({ eventId: event.eventId, relay: this.options.name }, 'JetStream dropped a republished event.');
   }
 
+  /**
+   * The lock is a session advisory lock, so the relay keeps one connection of its own, outside the
+   * process's pool (and outside a transaction-pooling PgBouncer: see deploy/README.md). A replica
+   * that is not the leader keeps that session too and asks again on it, instead of opening a new
+   * connection every poll.
+   */
   private async tryLead(): Promise<Client | undefined> {
-    const client = await connectClient(this.options.connectionString);
+    const client = this.candidate ?? (await connectClient(this.options.connectionString));
+    this.candidate = undefined;
+    // A broken session shows as a failed query on the next use; the loop logs that one.
     client.on('error', () => undefined);
     try {
       const key = advisoryKey(`corridor.outbox:${this.schema}.${this.options.name}`);
       const locked = (await client.query('SELECT pg_try_advisory_lock($1) AS locked', [key])).rows[0] as { locked: boolean };
       if (!locked.locked) {
-        await client.end();
+        this.candidate = client;
         return undefined;
       }
       const table = `${this.schema}.outbox_checkpoints`;
@@ -182,6 +267,7 @@ export class OutboxRelay {
       this.leader = client;
       return client;
     } catch (error) {
+      // The query's error is what the caller reports; a failing end() of a broken session adds nothing.
       await client.end().catch(() => undefined);
       throw error;
     }
@@ -191,9 +277,16 @@ export class OutboxRelay {
   private async resign(): Promise<void> {
     const leader = this.leader;
     this.leader = undefined;
+    // Resigning after a failure: the session may already be gone, which releases the lock as well.
     await leader?.end().catch(() => undefined);
   }
 }
+
+/** The failed event travels with the error so the loop's log line can name it. */
+const withEvent = (error: unknown, event: RecordedEvent): unknown => {
+  if (error instanceof Error) return Object.assign(error, { event });
+  return Object.assign(new Error(String(error)), { event });
+};
 
 /** The events from `start` on, up to (not including) the first whose stream already has one in the wave. */
 const waveFrom = (events: RecordedEvent[], start: number): RecordedEvent[] => {

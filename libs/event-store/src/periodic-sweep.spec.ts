@@ -11,7 +11,9 @@ describe('PeriodicSweep', () => {
   it('joins a sweep asked for while one runs, and runs a new one after', async () => {
     const pending = deferred();
     const run = jest.fn().mockReturnValueOnce(pending.promise).mockResolvedValueOnce(7);
-    const sweep = new PeriodicSweep(run);
+    const sweep = new PeriodicSweep(run, (error) => {
+      throw error;
+    });
     const first = sweep.sweep();
     const joined = sweep.sweep();
     pending.resolve(3);
@@ -40,7 +42,9 @@ describe('PeriodicSweep', () => {
 
   it('waits on stop for the sweep in flight', async () => {
     const pending = deferred();
-    const sweep = new PeriodicSweep(() => pending.promise);
+    const sweep = new PeriodicSweep(() => pending.promise, (error) => {
+      throw error;
+    });
     void sweep.sweep();
     let stopped = false;
     const stopping = sweep.stop().then(() => (stopped = true));

@@ -7,10 +7,13 @@ export class PeriodicSweep {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
 
-  /** run: one sweep, returning how much it changed; onError: a failed periodic sweep (the next one retries). */
+  /**
+   * run: one sweep, returning how much it changed; onError: a failed periodic sweep (the next one
+   * retries). Required: a timer that fails in silence leaves payments pending with nobody told.
+   */
   constructor(
     private readonly run: () => Promise<number>,
-    private readonly onError: (error: unknown) => void = () => undefined,
+    private readonly onError: (error: unknown) => void,
   ) {}
 
   start(intervalMs: number): void {
@@ -25,6 +28,7 @@ export class PeriodicSweep {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    // The sweep in flight reports its own failure through onError (or to its direct caller).
     await this.running?.catch(() => undefined);
   }
 }

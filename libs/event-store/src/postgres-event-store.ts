@@ -21,6 +21,11 @@ export type PostgresEventStoreOptions = {
   schema: string;
   upcasters?: Upcasters;
   poolSize?: number;
+  /**
+   * The process's one pool (see EventSourcing): the store then shares it and leaves closing it to
+   * its owner. Without it the store opens a pool of `poolSize` of its own.
+   */
+  pool?: Pool;
   /** Create the tables on first use (default true). */
   ensureSchema?: boolean;
 };
@@ -83,14 +88,18 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
   const table = `${schema}.events`;
   // Appends take this lock only around their INSERT (not until commit); see appendOnce.
   const appendLockKey = advisoryKey(`corridor.append:${schema}`);
-  const pool = new Pool({
-    connectionString: options.connectionString,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 10_000,
-  });
-  // An idle client that loses its server must not crash the process; the next checkout reconnects.
-  pool.on('error', () => undefined);
+  const ownPool = !options.pool;
+  const pool =
+    options.pool ??
+    new Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 10_000,
+    });
+  // An idle client that loses its server must not crash the process; the next checkout reconnects
+  // and that checkout's caller sees (and reports) the error.
+  if (ownPool) pool.on('error', () => undefined);
   let ready: Promise<void> | undefined;
   let closed = false;
 
@@ -166,6 +175,7 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
       const { code, constraint, detail } = error as { code?: string; constraint?: string; detail?: string };
       if (code === WRONG_VERSION) throw new WrongExpectedVersionError(streamId, expectedVersion, Number(detail));
       if (code === UNIQUE_VIOLATION && constraint === 'events_stream_position_unique') {
+        // The actual version only enriches the message; the conflict is reported either way.
         throw new WrongExpectedVersionError(streamId, expectedVersion, await streamVersion(streamId).catch(() => undefined));
       }
       throw isConnectionError(error) ? postgresUnreachable(options.connectionString, error) : error;
@@ -294,7 +304,7 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
     async close() {
       if (closed) return;
       closed = true;
-      await pool.end();
+      if (ownPool) await pool.end();
     },
   };
   return store;

@@ -97,6 +97,12 @@ CREATE TABLE IF NOT EXISTS ${s}.projection_checkpoints (
   position bigint NOT NULL,
   updated_at timestamptz NOT NULL DEFAULT now()
 );
+-- A projection halted on an event it cannot apply, and the last failure (kept after recovery).
+ALTER TABLE ${s}.projection_checkpoints
+  ADD COLUMN IF NOT EXISTS halted_at timestamptz,
+  ADD COLUMN IF NOT EXISTS last_error text,
+  ADD COLUMN IF NOT EXISTS last_error_at timestamptz,
+  ADD COLUMN IF NOT EXISTS last_error_event jsonb;
 CREATE TABLE IF NOT EXISTS ${s}.outbox_checkpoints (
   name text PRIMARY KEY,
   position bigint NOT NULL,
@@ -112,6 +118,7 @@ export const connectClient = async (connectionString: string): Promise<Client> =
   try {
     await client.connect();
   } catch (error) {
+    // The connect error is thrown below; ending a client that never connected has nothing to report.
     await client.end().catch(() => undefined);
     throw isConnectionError(error) ? postgresUnreachable(connectionString, error) : error;
   }
@@ -128,6 +135,7 @@ export const ensureEventStoreSchema = async (connectionString: string, schema: s
     await client.query(ddl);
     await client.query('COMMIT');
   } catch (error) {
+    // The DDL's own error is rethrown; a failed ROLLBACK ends with the session in `finally`.
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {

@@ -100,7 +100,7 @@ describe.each([
   const errors: unknown[] = [];
   const logger = { info: () => undefined, warn: () => undefined, error: (details: Record<string, unknown>) => void errors.push(details['err']) };
   const newRunner = () => {
-    const runner = new ProjectionRunner({ store, orm, ...(pool ? { pool } : {}), schema, projections: [projection], batchSize: 4, pollIntervalMs: 20, logger });
+    const runner = new ProjectionRunner({ store, orm, ...(pool ? { pool } : {}), schema, projections: [projection], batchSize: 4, pollIntervalMs: 20, haltRetryMs: 50, logger });
     runners.push(runner);
     return runner;
   };
@@ -206,8 +206,12 @@ describe.each([
     expect(String(errors[0])).toMatch(/counters are switched off/);
     expect(await checkpoint()).toBe(before);
     expect(await rows()).toEqual(rowsBefore);
+    // Halted on the event: a wait for it is refused at once, naming the read model.
+    await expect(runner.waitFor(failed, 10_000)).rejects.toMatchObject({ code: 'READ_MODEL_HALTED', status: 503 });
+    expect(runner.status().projections[0]).toMatchObject({ name: 'counters', halted: true, lastError: { event: { position: failed.toString() } } });
 
     await admin.query(`DELETE FROM ${schema}.fail_switch`);
+    for (let attempt = 0; runner.status().projections[0]!.halted && attempt < 500; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     await runner.waitFor(failed, 10_000);
     const second = newRunner();
     await second.start();
@@ -222,7 +226,7 @@ describe.each([
     for (const runner of runners.splice(0)) await runner.stop();
     const live = await rows();
     await admin.query(`UPDATE ${schema}.counters SET count = 999`);
-    const bumped = new ProjectionRunner({ store, orm, ...(pool ? { pool } : {}), schema, projections: [{ ...projection, version: 2 }], pollIntervalMs: 20 });
+    const bumped = new ProjectionRunner({ store, orm, ...(pool ? { pool } : {}), schema, projections: [{ ...projection, version: 2 }], pollIntervalMs: 20, logger });
     runners.push(bumped);
     await bumped.start();
     expect(await rows()).toEqual(live);

@@ -1,9 +1,12 @@
 import type { EntityManager, EntityMetadata, EntitySchema } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool, PoolClient } from 'pg';
+import { type Pool, type PoolClient, types as pgTypes } from 'pg';
+import { Gauge, Registry } from 'prom-client';
+import { DomainError } from '@corridor/contracts';
 import { checkpointDdl, ddlLockKey } from './postgres-schema';
 import { assertSchemaName } from './sql-names';
-import { type Logger, createMutex, createWakeup, silentLogger } from './logger';
+import { type Logger, createMutex, createWakeup } from './logger';
+import { isConnectionError } from './infra-errors';
 import type { EventStore, RecordedEvent } from './types';
 
 /** A read model: one row per key, rebuilt by folding `evolve` over the events it can handle. */
@@ -50,10 +53,32 @@ export type ProjectionRunnerOptions = {
   pool?: Pool;
   batchSize?: number;
   pollIntervalMs?: number;
-  logger?: Logger;
+  /** Required: a runner that cannot say why a batch failed is how a read model stalls in silence. */
+  logger: Logger;
+  /** The service's name, for log lines, metric labels and the 503 a halted read model answers. */
+  service?: string;
+  /** First wait before a halted projection is tried again; it doubles up to MAX_HALT_RETRY_MS. */
+  haltRetryMs?: number;
 };
 
-type Waiter = { position: bigint; resolve: () => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
+/** What /health, /metrics and `npm run replay -- --status` show of one projection. */
+export type ProjectionStatus = {
+  name: string;
+  position: string;
+  halted: boolean;
+  failures: number;
+  lastError?: ProjectionError;
+};
+
+export type ProjectionError = {
+  message: string;
+  at: string;
+  /** The event the projection could not apply, when the failure is one event's. */
+  event?: { position: string; streamId: string; type: string; eventId: string };
+};
+
+type Halt = ProjectionError & { retryAt: number; attempts: number };
+type Waiter = { position: bigint; names: readonly string[]; resolve: () => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
 type Row = Record<string, unknown>;
 
 const DEFAULT_BATCH_SIZE = 500;
@@ -62,27 +87,49 @@ const DEFAULT_POLL_INTERVAL_MS = 200;
 const WAITING_POLL_INTERVAL_MS = 5;
 const DEFAULT_WAIT_TIMEOUT_MS = 5_000;
 const MAX_FAILURE_BACKOFF_MS = 5_000;
+const DEFAULT_HALT_RETRY_MS = 1_000;
+const MAX_HALT_RETRY_MS = 60_000;
 /** A rebuild that reads nothing new this many times in a row is stuck behind a transaction that never ends. */
 const MAX_IDLE_DRAIN_ROUNDS = 2_000;
 
 /** Thrown inside a batch whose checkpoint moved backwards (a rebuild elsewhere) so it is re-planned. */
 class StaleBatch extends Error {}
 
+/**
+ * Keeps a service's read models up to date with its event store.
+ *
+ * Healthy projections move together: one read of the store and one transaction per batch, which
+ * also moves their checkpoints. When such a batch fails, each projection is applied alone, so the
+ * ones that can apply it move on; a projection that still fails is applied event by event up to the
+ * event it cannot apply, and is then halted there: logged (projection, position, stream, type,
+ * cause), shown in `status()` (and so in /health and /metrics), recorded in its checkpoint row for
+ * `npm run replay -- --status`, and retried alone with a growing delay. The others never wait for
+ * it; a command that would wait for a halted read model is refused at once (503 READ_MODEL_HALTED).
+ */
 export class ProjectionRunner {
   private readonly schema: string;
+  private readonly service: string;
   private readonly positions = new Map<string, bigint>();
+  private readonly halts = new Map<string, Halt>();
+  private readonly failureCounts = new Map<string, number>();
   private readonly waiters = new Set<Waiter>();
   private readonly exclusive = createMutex();
   private readonly wakeup = createWakeup();
   private readonly logger: Logger;
+  private readonly allNames: readonly string[];
+  /** A failure to read the store or reach PostgreSQL at all: every projection waits for it. */
+  private storeError: ProjectionError | undefined;
   private running = false;
   private loopDone: Promise<void> | undefined;
+  readonly metrics: Registry;
 
   constructor(private readonly options: ProjectionRunnerOptions) {
     this.schema = assertSchemaName(options.schema);
-    this.logger = options.logger ?? silentLogger;
-    const names = options.projections.map((projection) => projection.name);
-    if (new Set(names).size !== names.length) throw new Error(`Projection names must be unique: ${names.join(', ')}.`);
+    this.service = options.service ?? options.schema;
+    this.logger = options.logger;
+    this.allNames = options.projections.map((projection) => projection.name);
+    if (new Set(this.allNames).size !== this.allNames.length) throw new Error(`Projection names must be unique: ${this.allNames.join(', ')}.`);
+    this.metrics = this.createMetrics();
   }
 
   /** Loads checkpoints, rebuilds projections whose version changed, then catches up in the background. */
@@ -90,8 +137,12 @@ export class ProjectionRunner {
     if (this.running) return;
     const stale = await this.loadCheckpoints();
     for (const name of stale) {
-      this.logger.info({ projection: name }, 'Projection version changed; rebuilding it from the start of the store.');
-      await this.rebuild(name);
+      this.logger.info({ service: this.service, projection: name }, 'Projection version changed; rebuilding it from the start of the store.');
+      // A rebuild that meets a poison event leaves that projection halted (logged, in /health);
+      // the service still starts and serves everything else.
+      await this.rebuild(name).catch((error: unknown) =>
+        this.logger.error({ err: error, service: this.service, projection: name }, `Rebuilding projection ${name} failed; it stays halted.`),
+      );
     }
     this.running = true;
     this.loopDone = this.loop();
@@ -107,34 +158,56 @@ export class ProjectionRunner {
 
   /** Lowest position every projection has applied. */
   position(): bigint {
-    let lowest: bigint | undefined;
-    for (const position of this.positions.values()) if (lowest === undefined || position < lowest) lowest = position;
-    return lowest ?? BigInt(Number.MAX_SAFE_INTEGER) ** 2n;
+    return this.lowest(this.allNames);
   }
 
   /**
-   * Resolves once every projection has applied all events up to `position`. It wakes the loop at
-   * once; callers that arrive during a batch share the next one.
+   * Resolves once the projections named (default: all) have applied every event up to `position`.
+   * It wakes the loop at once; callers that arrive during a batch share the next one. Rejects at
+   * once with a 503 READ_MODEL_HALTED when one of them is halted below the position.
    */
-  waitFor(position: bigint, timeoutMs = DEFAULT_WAIT_TIMEOUT_MS): Promise<void> {
-    if (this.position() >= position) return Promise.resolve();
+  waitFor(position: bigint, timeoutMs = DEFAULT_WAIT_TIMEOUT_MS, names: readonly string[] = this.allNames): Promise<void> {
+    const halted = this.haltedBelow(names, position);
+    if (halted) return Promise.reject(this.haltedError(halted));
+    if (this.lowest(names) >= position) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         position,
+        names,
         resolve,
         reject,
-        timer: setTimeout(
-          () => this.settle(waiter, new Error(`Projections did not reach position ${position} within ${timeoutMs} ms (at ${this.position()}).`)),
-          timeoutMs,
-        ),
+        timer: setTimeout(() => this.settle(waiter, this.behindError(names, position, timeoutMs)), timeoutMs),
       };
       this.waiters.add(waiter);
       this.wakeup.nudge();
     });
   }
 
+  /** Names of the projections that show events of these types. */
+  projectionsFor(types: Iterable<string>): string[] {
+    const wanted = new Set(types);
+    return this.options.projections.filter((projection) => projection.canHandle.some((type) => wanted.has(type))).map((projection) => projection.name);
+  }
+
   nudge(): void {
     this.wakeup.nudge();
+  }
+
+  /** Every projection's position, halt and last failure, as this process sees them. */
+  status(): { storeError?: ProjectionError; projections: ProjectionStatus[] } {
+    return {
+      ...(this.storeError ? { storeError: this.storeError } : {}),
+      projections: this.allNames.map((name) => {
+        const halt = this.halts.get(name);
+        return {
+          name,
+          position: (this.positions.get(name) ?? 0n).toString(),
+          halted: halt !== undefined,
+          failures: this.failureCounts.get(name) ?? 0,
+          ...(halt ? { lastError: { message: halt.message, at: halt.at, ...(halt.event ? { event: halt.event } : {}) } } : {}),
+        };
+      }),
+    };
   }
 
   /** Deletes the projection's rows and replays it from the first event. */
@@ -151,14 +224,15 @@ export class ProjectionRunner {
         await em.execute(`SELECT position FROM ${this.schema}.projection_checkpoints WHERE name = ? FOR UPDATE`, [name]);
         await em.nativeDelete(projection.entity, {});
         await em.execute(
-          `UPDATE ${this.schema}.projection_checkpoints SET position = 0, version = ?, updated_at = now() WHERE name = ?`,
+          `UPDATE ${this.schema}.projection_checkpoints SET position = 0, version = ?, updated_at = now(), halted_at = NULL WHERE name = ?`,
           [projection.version, name],
         );
       }),
     );
     this.positions.set(name, 0n);
+    this.halts.delete(name);
     const head = await this.options.store.headPosition();
-    await this.drainTo(head > reached ? head : reached);
+    await this.drainTo(head > reached ? head : reached, [name]);
   }
 
   private async loadCheckpoints(): Promise<string[]> {
@@ -189,11 +263,16 @@ export class ProjectionRunner {
     while (this.running) {
       let read = 0;
       try {
-        read = await this.exclusive(() => this.runBatch());
+        read = await this.exclusive(() => this.step());
         failures = 0;
+        this.storeError = undefined;
       } catch (error) {
         failures += 1;
-        this.logger.error({ err: error, failures }, 'Projection batch failed; it will be retried from the checkpoint.');
+        this.storeError = { message: messageOf(error), at: new Date().toISOString() };
+        this.logger.error(
+          { err: error, service: this.service, schema: this.schema, after: this.position().toString(), failures },
+          'Projection runner could not read or apply the store; it will retry from the checkpoints.',
+        );
         await this.wakeup.sleep(Math.min(MAX_FAILURE_BACKOFF_MS, (this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS) * 2 ** failures));
         continue;
       }
@@ -203,43 +282,173 @@ export class ProjectionRunner {
     }
   }
 
-  private async drainTo(head: bigint): Promise<void> {
-    for (let idle = 0; this.position() < head; ) {
-      const read = await this.exclusive(() => this.runBatch());
+  private async drainTo(head: bigint, names: readonly string[]): Promise<void> {
+    for (let idle = 0; this.lowest(names) < head; ) {
+      const read = await this.exclusive(() => this.step());
+      const halted = this.haltedBelow(names, head);
+      if (halted) throw this.haltedError(halted);
       idle = read === 0 ? idle + 1 : 0;
-      if (idle >= MAX_IDLE_DRAIN_ROUNDS) throw new Error(`Projections are stuck at ${this.position()} below head ${head}.`);
+      if (idle >= MAX_IDLE_DRAIN_ROUNDS) throw new Error(`Projections are stuck at ${this.lowest(names)} below head ${head}.`);
       if (read === 0) await new Promise((resolve) => setTimeout(resolve, WAITING_POLL_INTERVAL_MS));
     }
   }
 
-  /** One batch: read after the lowest checkpoint, apply it to every projection, advance checkpoints. */
-  private async runBatch(): Promise<number> {
-    const after = this.position();
+  /** One round: the healthy projections together, then each halted one whose retry is due, alone. */
+  private async step(): Promise<number> {
+    const healthy = this.options.projections.filter((projection) => !this.halts.has(projection.name));
+    let read = healthy.length > 0 ? await this.runGroup(healthy) : 0;
+    const now = Date.now();
+    for (const projection of this.options.projections) {
+      const halt = this.halts.get(projection.name);
+      if (halt && halt.retryAt <= now) read += await this.retryHalted(projection);
+    }
+    this.releaseWaiters();
+    return read;
+  }
+
+  /** One batch read after the group's lowest checkpoint, applied to every projection of the group. */
+  private async runGroup(group: Projection<any>[]): Promise<number> {
+    const after = this.lowest(group.map((projection) => projection.name));
     const events = await this.options.store.readAll({ after, limit: this.options.batchSize ?? DEFAULT_BATCH_SIZE });
     const last = events[events.length - 1];
-    if (!last) {
-      this.releaseWaiters();
-      return 0;
-    }
-    let advanced: Map<string, bigint>;
+    if (!last) return 0;
     try {
-      advanced = this.needsOrm(events)
-        ? await this.options.orm.em.fork().transactional(async (em) => this.applyBatch(await ormTransaction(em, this.schema), after, events, last.globalPosition))
-        : await this.inPlainTransaction((tx) => this.applyBatch(tx, after, events, last.globalPosition));
+      await this.applyAndRecord(group, after, events, last.globalPosition);
     } catch (error) {
-      if (!(error instanceof StaleBatch)) throw error;
-      await this.loadCheckpoints();
-      return events.length;
+      if (error instanceof StaleBatch) {
+        await this.loadCheckpoints();
+        return events.length;
+      }
+      // PostgreSQL itself is unreachable: no projection can do better alone; the loop backs off.
+      if (isConnectionError(error)) throw error;
+      this.logger.warn(
+        { err: error, service: this.service, after: after.toString(), last: last.globalPosition.toString(), projections: group.map((projection) => projection.name) },
+        'A projection batch failed; applying it to each projection alone so the others move on.',
+      );
+      for (const projection of group) await this.applyAlone(projection, events);
     }
-    for (const [name, position] of advanced) this.positions.set(name, position);
-    this.releaseWaiters();
     return events.length;
   }
 
+  /** The batch for one projection in its own transaction; on failure, finds and halts on the event. */
+  private async applyAlone(projection: Projection<any>, events: RecordedEvent[]): Promise<void> {
+    const position = this.positions.get(projection.name) ?? 0n;
+    const last = events[events.length - 1]!.globalPosition;
+    if (position >= last) return;
+    try {
+      await this.applyAndRecord([projection], position, events, last);
+      await this.recovered(projection);
+    } catch (error) {
+      if (error instanceof StaleBatch) return void (await this.loadCheckpoints());
+      if (isConnectionError(error)) throw error;
+      await this.haltOnPoison(projection, events, error);
+    }
+  }
+
+  /** Applies the projection's pending events one per transaction, up to the first that fails, and halts there. */
+  private async haltOnPoison(projection: Projection<any>, events: RecordedEvent[], batchError: unknown): Promise<void> {
+    const start = this.positions.get(projection.name) ?? 0n;
+    const pending = events.filter((event) => event.globalPosition > start && projection.canHandle.includes(event.type));
+    for (const event of pending) {
+      const position = this.positions.get(projection.name) ?? 0n;
+      try {
+        await this.applyAndRecord([projection], position, [event], event.globalPosition);
+      } catch (error) {
+        if (error instanceof StaleBatch) return void (await this.loadCheckpoints());
+        if (isConnectionError(error)) throw error;
+        // Everything before the poison event is applied, so the read model stops exactly there.
+        if (event.globalPosition - 1n > position) await this.applyAndRecord([projection], position, [], event.globalPosition - 1n);
+        await this.halt(projection, error, event);
+        return;
+      }
+    }
+    // Each event applied alone: the batch failed for a reason that went away (a deadlock, say).
+    const last = events[events.length - 1]!.globalPosition;
+    await this.applyAndRecord([projection], this.positions.get(projection.name) ?? 0n, [], last);
+    this.logger.warn({ err: batchError, service: this.service, projection: projection.name }, `Projection ${projection.name} failed a batch but applied each of its events alone.`);
+    await this.recovered(projection);
+  }
+
+  private async retryHalted(projection: Projection<any>): Promise<number> {
+    const after = this.positions.get(projection.name) ?? 0n;
+    const events = await this.options.store.readAll({ after, limit: this.options.batchSize ?? DEFAULT_BATCH_SIZE });
+    if (events.length === 0) {
+      await this.recovered(projection);
+      return 0;
+    }
+    await this.applyAlone(projection, events);
+    return this.halts.has(projection.name) ? 0 : events.length;
+  }
+
+  private async halt(projection: Projection<any>, error: unknown, event: RecordedEvent): Promise<void> {
+    const attempts = (this.halts.get(projection.name)?.attempts ?? 0) + 1;
+    const delay = Math.min(MAX_HALT_RETRY_MS, (this.options.haltRetryMs ?? DEFAULT_HALT_RETRY_MS) * 2 ** (attempts - 1));
+    const halt: Halt = {
+      message: messageOf(error),
+      at: new Date().toISOString(),
+      event: { position: event.globalPosition.toString(), streamId: event.streamId, type: event.type, eventId: event.eventId },
+      retryAt: Date.now() + delay,
+      attempts,
+    };
+    this.halts.set(projection.name, halt);
+    this.failureCounts.set(projection.name, (this.failureCounts.get(projection.name) ?? 0) + 1);
+    this.logger.error(
+      {
+        err: error,
+        service: this.service,
+        projection: projection.name,
+        position: halt.event!.position,
+        streamId: event.streamId,
+        eventType: event.type,
+        eventId: event.eventId,
+        attempts,
+        retryInMs: delay,
+      },
+      `Projection ${projection.name} is halted: it cannot apply ${event.type} of ${event.streamId} at position ${event.globalPosition} (${halt.message}). ` +
+        'Its read model stops before that event and commands waiting for it are refused; the other projections go on.',
+    );
+    await this.recordHalt(projection.name, halt);
+    this.releaseWaiters();
+  }
+
+  private async recovered(projection: Projection<any>): Promise<void> {
+    if (!this.halts.delete(projection.name)) return;
+    this.logger.info(
+      { service: this.service, projection: projection.name, position: (this.positions.get(projection.name) ?? 0n).toString() },
+      `Projection ${projection.name} applied the event it was halted on and moves again.`,
+    );
+    await this.recordHalt(projection.name, undefined);
+  }
+
+  /** The halt in the checkpoint row, for operators (`npm run replay -- --status`); the last error stays after recovery. */
+  private async recordHalt(name: string, halt: Halt | undefined): Promise<void> {
+    const table = `${this.schema}.projection_checkpoints`;
+    const text = halt
+      ? `UPDATE ${table} SET halted_at = now(), last_error = $2, last_error_at = now(), last_error_event = $3 WHERE name = $1`
+      : `UPDATE ${table} SET halted_at = NULL WHERE name = $1`;
+    const values = halt ? [name, halt.message, halt.event ? JSON.stringify(halt.event) : null] : [name];
+    try {
+      if (this.options.pool) await this.options.pool.query(text, values);
+      else await this.options.orm.em.fork().execute(text.replace(/\$\d/g, '?'), values);
+    } catch (error) {
+      this.logger.warn({ err: error, service: this.service, projection: name }, 'Could not record the projection halt in its checkpoint row.');
+    }
+  }
+
+  /** Applies the events to these projections in one transaction and records where each now stands. */
+  private async applyAndRecord(projections: Projection<any>[], after: bigint, events: RecordedEvent[], last: bigint): Promise<void> {
+    const advanced = this.needsOrm(projections, events)
+      ? await this.options.orm.em
+          .fork()
+          .transactional(async (em) => this.applyBatch(await ormTransaction(em, this.schema), projections, after, events, last))
+      : await this.inPlainTransaction((tx) => this.applyBatch(tx, projections, after, events, last));
+    for (const [name, position] of advanced) this.positions.set(name, position);
+  }
+
   /** True unless a pg pool is at hand and no projection without its own `rows` handles any event of the batch. */
-  private needsOrm(events: RecordedEvent[]): boolean {
+  private needsOrm(projections: Projection<any>[], events: RecordedEvent[]): boolean {
     if (!this.options.pool) return true;
-    return this.options.projections.some((projection) => !projection.rows && events.some((event) => projection.canHandle.includes(event.type)));
+    return projections.some((projection) => !projection.rows && events.some((event) => projection.canHandle.includes(event.type)));
   }
 
   /**
@@ -279,8 +488,13 @@ export class ProjectionRunner {
    * checkpoint rows are locked first: a second replica running the same projection waits here and
    * then skips what this one applied, instead of applying it twice.
    */
-  private async applyBatch(tx: BatchTransaction, after: bigint, events: RecordedEvent[], last: bigint): Promise<Map<string, bigint>> {
-    const { projections } = this.options;
+  private async applyBatch(
+    tx: BatchTransaction,
+    projections: Projection<any>[],
+    after: bigint,
+    events: RecordedEvent[],
+    last: bigint,
+  ): Promise<Map<string, bigint>> {
     const table = `${this.schema}.projection_checkpoints`;
     // Read models and their checkpoints are rebuilt from the store, so a batch need not wait for its
     // commit to reach disk: a crash loses rows and checkpoint together and the batch is applied again.
@@ -313,9 +527,48 @@ export class ProjectionRunner {
     return advanced;
   }
 
+  private lowest(names: readonly string[]): bigint {
+    let lowest: bigint | undefined;
+    for (const name of names) {
+      const position = this.positions.get(name) ?? 0n;
+      if (lowest === undefined || position < lowest) lowest = position;
+    }
+    return lowest ?? BigInt(Number.MAX_SAFE_INTEGER) ** 2n;
+  }
+
+  private haltedBelow(names: readonly string[], position: bigint): string | undefined {
+    return names.find((name) => this.halts.has(name) && (this.positions.get(name) ?? 0n) < position);
+  }
+
+  private haltedError(name: string): DomainError {
+    const halt = this.halts.get(name);
+    const where = halt?.event ? ` on ${halt.event.type} of ${halt.event.streamId} (position ${halt.event.position})` : '';
+    return new DomainError(
+      'READ_MODEL_HALTED',
+      'unavailable',
+      `The ${this.service} service's read model ${name} is halted${where}: ${halt?.message ?? 'unknown error'}. ` +
+        `The change was recorded but cannot be shown yet; the operator sees it in the ${this.service} service's /health.`,
+      { service: this.service, projection: name, ...(halt?.event ? { event: halt.event } : {}) },
+    );
+  }
+
+  private behindError(names: readonly string[], position: bigint, timeoutMs: number): DomainError {
+    const slowest = names.reduce((slow, name) => ((this.positions.get(name) ?? 0n) < (this.positions.get(slow) ?? 0n) ? name : slow), names[0] ?? '');
+    return new DomainError(
+      'READ_MODEL_BEHIND',
+      'unavailable',
+      `The ${this.service} service's read model ${slowest} did not reach position ${position} within ${timeoutMs} ms ` +
+        `(at ${this.positions.get(slowest) ?? 0n}${this.storeError ? `; the store answers: ${this.storeError.message}` : ''}). Retry the request with the same Idempotency-Key.`,
+      { service: this.service, projection: slowest },
+    );
+  }
+
   private releaseWaiters(): void {
-    const reached = this.position();
-    for (const waiter of this.waiters) if (waiter.position <= reached) this.settle(waiter);
+    for (const waiter of this.waiters) {
+      const halted = this.haltedBelow(waiter.names, waiter.position);
+      if (halted) this.settle(waiter, this.haltedError(halted));
+      else if (this.lowest(waiter.names) >= waiter.position) this.settle(waiter);
+    }
   }
 
   private settle(waiter: Waiter, error?: Error): void {
@@ -324,7 +577,61 @@ export class ProjectionRunner {
     if (error) waiter.reject(error);
     else waiter.resolve();
   }
+
+  /** Position, lag and halt of every projection, and failures, on a registry of this runner's own. */
+  private createMetrics(): Registry {
+    const registry = new Registry();
+    const labelNames = ['service', 'projection'] as const;
+    // Arrow functions read the runner; each gauge's collect() has the gauge as `this`.
+    const each = (value: (name: string) => number) => this.allNames.map((name) => ({ labels: { service: this.service, projection: name }, value: value(name) }));
+    const position = (name: string) => this.positions.get(name) ?? 0n;
+    const halted = (name: string) => this.halts.has(name);
+    const failures = (name: string) => this.failureCounts.get(name) ?? 0;
+    // The head needs PostgreSQL; when it does not answer, the lag is unknown and left out.
+    const head = () => this.options.store.headPosition().catch(() => undefined);
+    new Gauge({
+      name: 'corridor_projection_position',
+      help: 'Global position of the last event the projection applied.',
+      labelNames,
+      registers: [registry],
+      collect() {
+        for (const { labels, value } of each((name) => Number(position(name)))) this.set(labels, value);
+      },
+    });
+    new Gauge({
+      name: 'corridor_projection_lag_events',
+      help: "Events in the store after the projection's position (head minus position).",
+      labelNames,
+      registers: [registry],
+      async collect() {
+        const reached = await head();
+        if (reached === undefined) return;
+        for (const { labels, value } of each((name) => Number(reached > position(name) ? reached - position(name) : 0n))) this.set(labels, value);
+      },
+    });
+    new Gauge({
+      name: 'corridor_projection_halted',
+      help: '1 while the projection is halted on an event it cannot apply.',
+      labelNames,
+      registers: [registry],
+      collect() {
+        for (const { labels, value } of each((name) => (halted(name) ? 1 : 0))) this.set(labels, value);
+      },
+    });
+    new Gauge({
+      name: 'corridor_projection_failures',
+      help: 'Times the projection was halted since the process started.',
+      labelNames,
+      registers: [registry],
+      collect() {
+        for (const { labels, value } of each((name) => failures(name))) this.set(labels, value);
+      },
+    });
+    return registry;
+  }
 }
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** What a batch runs its statements on: a MikroORM transaction (em set) or a plain pg one. */
 type BatchTransaction = {
@@ -349,7 +656,9 @@ const ormTransaction = async (em: EntityManager, schema: string): Promise<BatchT
   const connection = await em.getTransactionContext<KnexTransaction>()!.client.acquireConnection();
   return {
     em,
-    sql: { schema, query: async <Result>(text: string, values: unknown[]) => (await connection.query(text, values)).rows as Result[] },
+    // pg's default type parsers, as on the plain pool: MikroORM's connection returns timestamps as
+    // strings, and a projection's own SQL must see the same rows whichever path loaded them.
+    sql: { schema, query: async <Result>(text: string, values: unknown[]) => (await connection.query({ text, values, types: pgTypes })).rows as Result[] },
     begin: async (statements) => {
       let rows: { name: string; position: string }[] = [];
       for (const statement of statements) rows = await execute<{ name: string; position: string }[]>(statement);

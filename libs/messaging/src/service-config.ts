@@ -7,12 +7,23 @@ export type ServiceConfig = {
   healthPort: number;
   schema: string;
   logLevel: string;
+  /** DATABASE_POOL_SIZE: PostgreSQL connections one process may hold in all (see EventSourcing's connectionBudget). */
+  databasePoolSize: number;
 };
 
 const port = (name: string, value: string | undefined, fallback: number): number => {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535) throw new Error(`${name} must be a port number, got "${value}".`);
+  return parsed;
+};
+
+const poolSize = (value: string | undefined): number => {
+  if (value === undefined || value === '') return 8;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 4 || parsed > 200) {
+    throw new Error(`DATABASE_POOL_SIZE must be a whole number from 4 to 200 (connections per process), got "${value}".`);
+  }
   return parsed;
 };
 
@@ -23,4 +34,5 @@ export const parseServiceConfig = (env: NodeJS.ProcessEnv, defaults: { schema: s
   healthPort: port('HEALTH_PORT', env['HEALTH_PORT'], defaults.healthPort),
   schema: defaults.schema,
   logLevel: env['LOG_LEVEL'] || 'info',
+  databasePoolSize: poolSize(env['DATABASE_POOL_SIZE']),
 });

@@ -6,7 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DomainError, newId, type RequestContext } from '@corridor/contracts';
-import { createPostgresEventStore, EventSourcingModule } from '@corridor/event-store';
+import { consoleLogger, createPostgresEventStore, EventSourcingModule } from '@corridor/event-store';
 import { deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { loadConfig } from '../config';
 import { toIntegrationEvent } from '../integration-events';
@@ -34,6 +34,7 @@ const startReplica = async (): Promise<AccountWriter> => {
         migrationsDirectory: join(__dirname, '../migrations'),
         projections: [internalAccountViewProjection],
         toIntegrationEvent,
+        logger: consoleLogger('accounts', 'warn'),
       }),
     ],
     providers: [AccountWriter],

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, eventsStreamName, isSupportedCurrency, type RequestContext } from '@corridor/contracts';
-import { ensureEventsStream } from '@corridor/event-store';
+import { ensureEventsStream, EventSourcing } from '@corridor/event-store';
 import { createLogger, createProcessedStore, type ProcessedStore, startDurableConsumer } from '@corridor/messaging';
 import { connect, type NatsConnection } from 'nats';
 import { v5 as uuidv5 } from 'uuid';
@@ -102,15 +102,17 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
     @Inject(ACCOUNTS_POLICY_OPTIONS) private readonly options: AccountsPolicyOptions,
     private readonly writer: AccountWriter,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly eventSourcing: EventSourcing,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { natsUrl, subjectPrefix, databaseUrl, schema } = this.options;
+    const { natsUrl, subjectPrefix, schema } = this.options;
     this.nats = await connect({ servers: natsUrl, name: 'accounts-policies' });
     const stream = eventsStreamName(subjectPrefix);
     // The accounts service may start before any service has published, so the stream may not exist yet.
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
-    this.processed = createProcessedStore({ connectionString: databaseUrl, schema, consumer: 'accounts-open-accounts' });
+    // On the process's one pool: a pool of its own would take connections outside DATABASE_POOL_SIZE.
+    this.processed = createProcessedStore({ pool: this.eventSourcing.pool, schema, consumer: 'accounts-open-accounts' });
     const processed = this.processed;
     const consume = (durable: string, filterSubject: string, read: (payload: unknown, msgId: string) => AccountsToOpen | null) =>
       startDurableConsumer({

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, newUuid } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { transactionDecider } from '../transactions/transaction';
 import { type ExpireQuote, expireQuote } from './expire-quote';
@@ -17,7 +18,11 @@ const SWEEP_BATCH = 200;
  */
 @Injectable()
 export class QuoteExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly sweeper = new PeriodicSweep(() => this.expireDue());
+  private readonly logger = createLogger('payments:quote-expiry');
+  private readonly sweeper = new PeriodicSweep(
+    () => this.expireDue(),
+    (error) => this.logger.error({ err: error }, 'Quote expiry sweep failed; the next sweep tries again.'),
+  );
 
   constructor(
     private readonly eventSourcing: EventSourcing,

@@ -27,7 +27,10 @@ export const systemContext = (platformId: string, name: string): RequestContext 
 @Injectable()
 export class TransferProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('TransferProcessor');
-  private readonly sweeper = new PeriodicSweep(() => this.advanceDue());
+  private readonly sweeper = new PeriodicSweep(
+    () => this.advanceDue(),
+    (error) => this.logger.error(`Transfer sweep failed; the next sweep tries again: ${error instanceof Error ? error.stack ?? error.message : String(error)}`),
+  );
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
