@@ -14,7 +14,7 @@ export { createPostgresEventStore, type PostgresEventStoreOptions } from './post
 export { ensureEventStoreSchema } from './postgres-schema';
 export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb-event-store';
 export { handleCommand, type CommandResult } from './command-handler';
-export { ProjectionRunner, type Projection, type ProjectionError, type ProjectionRows, type ProjectionRunnerOptions, type ProjectionSql, type ProjectionStatus } from './projection-runner';
+export { ProjectionRunner, ormProjectionSql, type Projection, type ProjectionError, type ProjectionRows, type ProjectionRunnerOptions, type ProjectionSql, type ProjectionStatus } from './projection-runner';
 export { OutboxRelay, ensureEventsStream, integrationEvent, type IntegrationEvent, type OutboxRelayOptions, type OutboxStatus } from './outbox-relay';
 export { migrate } from './migrate';
 export { type Logger, consoleLogger } from './logger';

@@ -670,6 +670,13 @@ const ormTransaction = async (em: EntityManager, schema: string): Promise<BatchT
   };
 };
 
+/**
+ * A projection's ProjectionSql on a MikroORM transaction's connection, as the runner builds it for
+ * a batch that also needs the ORM. Exported for the contract test every `rows` projection passes:
+ * its load and save must see the same rows here as on a plain pool connection.
+ */
+export const ormProjectionSql = async (em: EntityManager, schema: string): Promise<ProjectionSql> => (await ormTransaction(em, schema)).sql;
+
 /** A string literal for names the runner puts into SQL text (projection names: code, not input). */
 const sqlText = (value: string): string => `'${value.replace(/'/g, "''")}'`;
 

@@ -4,3 +4,4 @@ export * from './infra';
 export * from './conformance';
 export * from './ledger-conservation';
 export * from './service-calls';
+export * from './projection-rows-contract';
