@@ -221,13 +221,22 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     });
     // Only events some read model shows are worth waiting for; a uniqueness claim, say, is not.
     // And only for the read models that show them: a halted one elsewhere does not hold this reply.
-    const shown = result.events.filter((event) => this.projectedTypes.has(event.type));
-    const last = shown[shown.length - 1];
-    if (last && !skipProjectionWait) {
-      await this.projections.waitFor(last.globalPosition, undefined, this.projections.projectionsFor(shown.map((event) => event.type)));
-    }
+    if (!skipProjectionWait) await this.waitForReadModels(result.events);
     if (result.events.length > 0) this.relay?.nudge();
     return result;
+  }
+
+  /**
+   * Resolves once every read model that shows one of these events has applied them (read-your-
+   * writes); read models that show none of them are not waited for, so one halted elsewhere in the
+   * service does not hold this reply. Rejects at once (503 READ_MODEL_HALTED) if one that does is halted.
+   */
+  async waitForReadModels(events: readonly RecordedEvent[]): Promise<void> {
+    // Only events some read model shows are worth waiting for; a uniqueness claim, say, is not.
+    const shown = events.filter((event) => this.projectedTypes.has(event.type));
+    const last = shown[shown.length - 1];
+    if (!last) return;
+    await this.projections.waitFor(last.globalPosition, undefined, this.projections.projectionsFor(shown.map((event) => event.type)));
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   INTERNAL_ACCOUNT_BY_ID,
   type InternalAccountRow,
   type InternalAccountRowColumns,
+  internalAccountViewProjection,
 } from './internal-account-view.projection';
 
 type Decide = (state: InternalAccount) => InternalAccountEvent[];
@@ -64,7 +65,7 @@ export class AccountWriter {
   /** Decides, appends, waits for the read model, and returns the account's row as a GET would show it. */
   async write(accountId: string, context: RequestContext, decide: Decide): Promise<InternalAccountRow> {
     const { row, position } = await this.submit(accountId, context, decide, false);
-    await this.eventSourcing.projections.waitFor(position);
+    await this.waitForReadModel(position);
     if (!row || row.platformId !== context.platformId) throw internalAccountNotFound(accountId);
     return row;
   }
@@ -72,7 +73,12 @@ export class AccountWriter {
   /** Decides and appends without reading the row back, for callers that need no reply. */
   async apply(accountId: string, context: RequestContext, decide: Decide, options: { assumeNew?: boolean } = {}): Promise<void> {
     const { position } = await this.submit(accountId, context, decide, options.assumeNew ?? false);
-    await this.eventSourcing.projections.waitFor(position);
+    await this.waitForReadModel(position);
+  }
+
+  /** Only the internal-accounts read model shows an account's events: a halted one elsewhere does not hold a movement. */
+  private waitForReadModel(position: bigint): Promise<void> {
+    return this.eventSourcing.projections.waitFor(position, undefined, [internalAccountViewProjection.name]);
   }
 
   async read(accountId: string, platformId: string): Promise<InternalAccountRow> {

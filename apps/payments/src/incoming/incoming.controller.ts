@@ -136,8 +136,7 @@ export class IncomingController {
       { skipProjectionWait: true },
     );
     const after = await this.settleOrLeave(state, context);
-    const last = events[events.length - 1];
-    if (last && after === state) await this.eventSourcing.projections.waitFor(last.globalPosition);
+    if (after === state) await this.eventSourcing.waitForReadModels(events);
     return { status: after.kind === 'Received' ? after.transaction.status : 'UNKNOWN' };
   }
 
