@@ -17,6 +17,7 @@ import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
+import { createLogger } from '@corridor/messaging';
 
 /** The largest CSV accepted: about 2 million rows of typical customers. */
 export const BULK_CSV_MAX_BYTES = 256 * 1024 * 1024;
@@ -47,6 +48,7 @@ export class BulkImportsController {
   async upload(@Req() request: FastifyRequest, @Ctx() context: RequestContext): Promise<BulkImportAcceptedWire> {
     if (!request.isMultipart()) throw multipartOnly();
     // One byte over the limit is enough for the store to tell a file that is too large.
+    // A body that is not readable multipart is the client's mistake: the 400 below says what to send.
     const file = await request.file({ limits: { fileSize: BULK_CSV_MAX_BYTES + 1 } }).catch(() => undefined);
     if (!file) throw multipartOnly();
     if (file.fieldname !== 'file') {
@@ -65,11 +67,11 @@ export class BulkImportsController {
       const data: CreateBulkImportData = { blobKey: key, sha256: stored.sha256, size: stored.size };
       const reply = await this.call.request<CreateBulkImportReply>(subjects.customers.bulkImport.create, data, context);
       // A re-upload of a file still being imported is answered with that job; its own copy is not needed.
-      if (!reply.created) await this.blobs.delete(key).catch(() => undefined);
+      if (!reply.created) await this.blobs.delete(key).catch((error: unknown) => orphaned(key, error));
       return reply.accepted;
     } catch (error) {
       // A refusal recorded no job for this copy. After an outage the job may exist and need it, so it stays.
-      if (error instanceof DomainError && error.status < 500) await this.blobs.delete(key).catch(() => undefined);
+      if (error instanceof DomainError && error.status < 500) await this.blobs.delete(key).catch((deleteError: unknown) => orphaned(key, deleteError));
       throw error;
     }
   }
@@ -80,3 +82,7 @@ export class BulkImportsController {
     return this.call.request(subjects.customers.bulkImport.get, { jobId: id }, context);
   }
 }
+
+const logger = createLogger('gateway:bulk-imports');
+/** A copy nobody needs that could not be deleted: harmless to the import, but an operator may want to clean it. */
+const orphaned = (key: string, error: unknown): void => logger.warn({ err: error, blobKey: key }, 'Could not delete an unneeded CSV upload; it stays in the blob store.');

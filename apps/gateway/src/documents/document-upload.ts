@@ -12,6 +12,7 @@ import {
   type StoredDocumentFile,
 } from '@corridor/contracts';
 import type { FastifyRequest } from 'fastify';
+import { createLogger } from '@corridor/messaging';
 
 // Reads a document upload (multipart/form-data: the file in `file`, metadata in the other
 // fields) without ever holding the file in memory: the file part is streamed into the blob store
@@ -112,7 +113,8 @@ export const receiveDocument = async (request: FastifyRequest, blobs: BlobStore)
     }
     return { fields, file: { blobKey: stored.key, fileName: stored.fileName, size: stored.size, sha256: stored.sha256, contentType } };
   } catch (error) {
-    if (stored) await blobs.delete(stored.key).catch(() => undefined);
+    const key = stored?.key;
+    if (key) await blobs.delete(key).catch((deleteError: unknown) => orphaned(key, deleteError));
     throw multipartError(error);
   }
 };
@@ -130,8 +132,12 @@ const drain = async (file: MultipartFile): Promise<void> => {
  */
 export const discardUpload = async (blobs: BlobStore, upload: DocumentUpload, error: unknown): Promise<void> => {
   if (!(error instanceof DomainError) || error.status >= 500) return;
-  await blobs.delete(upload.file.blobKey).catch(() => undefined);
+  await blobs.delete(upload.file.blobKey).catch((deleteError: unknown) => orphaned(upload.file.blobKey, deleteError));
 };
+
+const logger = createLogger('gateway:documents');
+/** A refused upload whose file could not be deleted: an orphan in the blob store, never a document without its file. */
+const orphaned = (key: string, error: unknown): void => logger.warn({ err: error, blobKey: key }, 'Could not delete the file of a refused upload; it stays in the blob store.');
 
 const text = (fields: Record<string, string>, name: string, max: number): string | undefined => {
   const value = fields[name];

@@ -8,6 +8,7 @@ import { toHttpError } from '../http/errors';
 import { RouteTable } from '../http/route-table';
 import { requestFingerprint } from './fingerprint';
 import { IdempotencyStore, isErrorOutcome, type StoredOutcome } from './idempotency.store';
+import { createLogger } from '@corridor/messaging';
 
 const ACCEPTABLE_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -40,7 +41,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
         if (claim.kind === 'replay') return replay(reply, claim.outcome);
         return next.handle().pipe(
           // The record is written before the reply leaves, so a retry that follows at once replays it.
-          switchMap((body) => from(this.store.complete(platformId, key, fingerprint, { status: successStatus, body }).catch(() => undefined)).pipe(map(() => body))),
+          // When the record cannot be written the reply still goes out (the command is done), and the log
+          // says that a retry under this key will not be recognised as one until the claim expires.
+          switchMap((body) => from(this.store.complete(platformId, key, fingerprint, { status: successStatus, body }).catch((error: unknown) => unrecorded(key, error))).pipe(map(() => body))),
           catchError((error: unknown) => from(this.recordFailure(error, request, platformId, key, fingerprint)).pipe(switchMap(() => throwError(() => error)))),
         );
       }),
@@ -50,7 +53,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async recordFailure(error: unknown, request: FastifyRequest, platformId: string, key: string, fingerprint: string): Promise<void> {
     const { body } = toHttpError(error, { method: request.method, url: request.url }, this.routes);
     const outcome: StoredOutcome = { status: body.status, body };
-    await (isReplayable(body) ? this.store.complete(platformId, key, fingerprint, outcome) : this.store.release(platformId, key)).catch(() => undefined);
+    // The client gets the command's own error either way; a record that could not be written is logged.
+    await (isReplayable(body) ? this.store.complete(platformId, key, fingerprint, outcome) : this.store.release(platformId, key)).catch((recordError: unknown) => unrecorded(key, recordError));
   }
 }
 
@@ -59,3 +63,7 @@ const replay = (reply: FastifyReply, outcome: StoredOutcome): Observable<unknown
   if (isErrorOutcome(outcome)) return throwError(() => DomainError.fromBody(outcome.body));
   return of(outcome.body);
 };
+
+const logger = createLogger('gateway:idempotency');
+const unrecorded = (key: string, error: unknown): void =>
+  logger.warn({ err: error, idempotencyKey: key }, 'Could not record the outcome under this Idempotency-Key; a retry waits for the claim to expire instead of replaying it.');

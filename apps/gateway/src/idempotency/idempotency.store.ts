@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type ErrorBody } from '@corridor/contracts';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { RedisConnection } from '../redis';
+import { createLogger } from '@corridor/messaging';
 
 export type StoredOutcome = { status: number; body: unknown };
 type Record = { fingerprint: string; outcome?: StoredOutcome };
@@ -73,10 +74,13 @@ export class IdempotencyStore {
   private async guard<T>(command: () => Promise<T>): Promise<T> {
     try {
       return await command();
-    } catch {
+    } catch (error) {
+      logger.warn({ err: error }, 'Redis refused an idempotency-record command; the request is answered 503 to be retried.');
       throw unavailable();
     }
   }
 }
 
 export const isErrorOutcome = (outcome: StoredOutcome): outcome is { status: number; body: ErrorBody } => outcome.status >= 400;
+
+const logger = createLogger('gateway:idempotency');

@@ -52,13 +52,14 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
 
   onApplicationBootstrap(): void {
     this.sweeper.start(this.options.sweepMs);
-    void this.sweep().catch(() => undefined);
+    void this.sweep().catch((error: unknown) => this.logger.warn(`First sweep after start failed; the periodic sweep retries: ${String(error)}`));
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     for (const wakeup of this.wakeups.values()) clearTimeout(wakeup);
     await this.sweeper.stop();
+    // Each drive logs its own failure where it is started; shutdown only waits for them to end.
     await Promise.all([...this.running.values()].map((drive) => drive.catch(() => undefined)));
   }
 

@@ -58,6 +58,7 @@ const parseBody = (body: string | undefined): Record<string, unknown> => {
     const parsed: unknown = JSON.parse(body);
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   } catch {
+    // The hook's answer is its status code; a body that is not JSON simply adds no payer data.
     return {};
   }
 };

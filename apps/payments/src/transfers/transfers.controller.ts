@@ -21,7 +21,7 @@ import {
   type TransferOutData,
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
-import { ServiceClient } from '@corridor/messaging';
+import { createLogger, ServiceClient } from '@corridor/messaging';
 import { transactionDecider } from '../transactions/transaction';
 import type { TransferDirection, TransferTerms } from '../transactions/transfer-events';
 import { type CreateTransfer, createTransfer } from './create-transfer';
@@ -174,7 +174,14 @@ export class TransfersController {
       // (a twin under the same key won, or the append went through before the error) the hold is
       // the stream's and stays.
       const written = await this.eventSourcing.store.readStream(transfer.transactionId).then((stream) => stream.events.length > 0, () => true);
-      if (transfer.direction === 'OUT' && !written) await this.release(context, transfer).catch(() => undefined);
+      if (transfer.direction === 'OUT' && !written) {
+        await this.release(context, transfer).catch((releaseError: unknown) =>
+          releaseLogger.error(
+            { err: releaseError, transactionId: transfer.transactionId, accountId: transfer.internalAccountId, amount: transfer.amount.toString(), currency: transfer.currency },
+            'A failed transfer-out could not release its hold: the money stays held with no transaction naming it. Release it with the ledger hold id = the transaction id.',
+          ),
+        );
+      }
       throw error;
     }
   }
@@ -209,3 +216,5 @@ export class TransfersController {
     await this.client.request(subjects.accounts.ledger.release, data, { context, timeoutMs: LEDGER_TIMEOUT_MS });
   }
 }
+
+const releaseLogger = createLogger('payments:transfers');

@@ -42,6 +42,7 @@ export const verifySignatureHeader = (body: string | Buffer, header: string, pub
   try {
     parsed = JSON.parse(header) as { v?: unknown; s?: unknown };
   } catch {
+    // A header that is not JSON is a signature that does not verify.
     return false;
   }
   if (parsed.v !== '1' || typeof parsed.s !== 'string') return false;
