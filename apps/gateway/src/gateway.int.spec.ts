@@ -251,6 +251,15 @@ describe('routing errors', () => {
     expect(version.body.message).toContain('2025-10-13');
   });
 
+  it('says an operation under the base path is not one this server supports, and where to look', async () => {
+    const cards = await api({ path: '/cards' });
+    expectError(cards, 404, 'REFERENCE_NOT_FOUND');
+    expect(cards.body.message).toBe('GET /2025-10-13/cards is not an operation this Corridor server supports. Supported operations are listed at /docs.');
+    const outside = await send(gateway, { path: '/customers' });
+    expectError(outside, 404, 'REFERENCE_NOT_FOUND');
+    expect(outside.body.message).toBe('There is no route GET /customers. Paths start with /2025-10-13.');
+  });
+
   it('answers 405 with an Allow header for a known path and a wrong method', async () => {
     const reply = await api({ method: 'PUT', path: '/customers', body: {} });
     expectError(reply, 405, 'METHOD_NOT_ALLOWED');
