@@ -422,6 +422,17 @@ describe('docs and health', () => {
     expect(Object.keys(reply.body.paths)).toEqual(expect.arrayContaining(['/2025-10-13/customers', '/2025-10-13/tokens/{tokenId}', '/2025-10-13/config']));
   });
 
+  it('documents what an omitted transfer amount and an omitted lookup sender mean', async () => {
+    const { paths } = (await send(gateway, { path: '/docs/json', auth: null })).body;
+    expect(paths['/2025-10-13/transfer-out'].post.description).toContain('whole available balance');
+    expect(paths['/2025-10-13/transfer-in'].post.description).toContain('a transfer-in without one is a 400');
+    const lookup = paths['/2025-10-13/receiver/uma/{receiverUmaAddress}'].get;
+    expect(lookup.description).toContain('Without one, the lookup is of the receiver alone');
+    const senderParameters = lookup.parameters.filter((parameter: { name: string }) => ['senderUmaAddress', 'customerId'].includes(parameter.name));
+    expect(senderParameters.map((parameter: { required: boolean }) => parameter.required)).toEqual([false, false]);
+    expect(paths['/2025-10-13/receiver/external-account/{accountId}'].get.description).toContain('Without one, the lookup is of the receiver alone');
+  });
+
   it('reports ok while every service answers', async () => {
     const reply = await send(gateway, { path: '/health', auth: null });
     expect(reply).toMatchObject({ status: 200, body: { status: 'ok', services: { platform: 'ok', customers: 'ok' } } });
