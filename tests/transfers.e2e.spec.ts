@@ -167,6 +167,35 @@ describe('POST /transfer-out', () => {
     expect(await balances(platformA, payer)).toEqual([10_000, 10_000]);
   });
 
+  it('without an amount moves the whole available balance, not what is held; a retry under the key answers that same transfer', async () => {
+    const payer = await newCustomer(platformA, 10_000);
+    const bank = await usdBankAccount(platformA, payer.customerId);
+    const pendingBank = await usdBankAccount(platformA, payer.customerId, '005');
+    const held = await transferOut(platformA, out(payer.usd, pendingBank, 2_500));
+    expect(held.status).toBe(201);
+    expect(await balances(platformA, payer)).toEqual([7_500, 10_000]);
+    const whole = await transferOut(platformA, { source: { accountId: payer.usd }, destination: { accountId: bank } }, 'whole-balance-1');
+    expect(whole.status).toBe(201);
+    expect(whole.body).toMatchObject({ sentAmount: { amount: 7_500 }, receivedAmount: { amount: 7_500 } });
+    expect((await settled(platformA, whole.body.id)).status).toBe('COMPLETED');
+    const retried = await transferOut(platformA, { source: { accountId: payer.usd }, destination: { accountId: bank } }, 'whole-balance-1');
+    expect([retried.status, retried.body.id, retried.body.sentAmount.amount]).toEqual([201, whole.body.id, 7_500]);
+    const differentUnderKey = await transferOut(platformA, out(payer.usd, bank, 7_500), 'whole-balance-1');
+    expect(differentUnderKey.status).toBe(409);
+  });
+
+  it('without an amount on an account with nothing available is a 400 saying how to fund it, never a zero-amount transfer', async () => {
+    const payer = await newCustomer(platformA);
+    const bank = await usdBankAccount(platformA, payer.customerId);
+    const before = await transactionCount(platformA);
+    const refused = await transferOut(platformA, { source: { accountId: payer.usd }, destination: { accountId: bank } });
+    expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_AMOUNT', details: { field: 'amount', reason: 'NO_AVAILABLE_BALANCE', accountId: payer.usd } });
+    expect(refused.body.message).toContain('whole available balance');
+    expect(refused.body.message).toContain('Fund the account first');
+    expect(await transactionCount(platformA)).toBe(before);
+    expect(await balances(platformA, payer)).toEqual([0, 0]);
+  });
+
   it('refuses more than the available balance with a 400 (reason INSUFFICIENT_FUNDS), creating nothing', async () => {
     const payer = await newCustomer(platformA, 1_000);
     const bank = await usdBankAccount(platformA, payer.customerId);
@@ -253,7 +282,6 @@ describe('bad transfer input', () => {
     ['a fractional amount', 400, 'INVALID_INPUT', 'amount', () => out(payer.usd, bank, 1.5)],
     ['a huge amount', 400, 'INVALID_INPUT', 'amount', () => out(payer.usd, bank, 1e20)],
     ['an amount as text', 400, 'INVALID_INPUT', 'amount', () => out(payer.usd, bank, '100')],
-    ['no amount', 400, 'INVALID_INPUT', 'amount', () => ({ source: { accountId: payer.usd }, destination: { accountId: bank } })],
     ['a currency member (none exists: the accounts decide it)', 400, 'INVALID_INPUT', 'currency', () => ({ ...out(payer.usd, bank, 100), currency: 'XYZ' })],
     ['an external account in another currency', 400, 'INVALID_CURRENCY', 'destination.accountId', () => out(payer.usd, euros, 100)],
     ['a source that is not an object', 400, 'INVALID_INPUT', 'source', () => ({ ...out(payer.usd, bank, 100), source: 'InternalAccount:x' })],
@@ -345,6 +373,16 @@ describe('POST /transfer-in', () => {
     const foreign = await transferIn(platformB, { source: { accountId: strangerBank }, destination: { accountId: payee.usd }, amount: 100 });
     expect(foreign.body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { field: 'destination.accountId' } });
     expect(await balances(platformA, payee)).toEqual([0, 0]);
+  });
+
+  it('refuses a transfer-in without an amount, saying why (the external balance is unknown), crediting nothing', async () => {
+    const payee = await newCustomer(platformA);
+    const bank = await usdBankAccount(platformA, payee.customerId);
+    const before = await transactionCount(platformA);
+    const refused = await transferIn(platformA, { source: { accountId: bank }, destination: { accountId: payee.usd } });
+    expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'amount' } });
+    expect(refused.body.message).toContain('amount is required on a transfer-in');
+    expect(await transactionCount(platformA)).toBe(before);
   });
 
   it.each([

@@ -88,6 +88,17 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
     expect(preference.min).toBeLessThan(preference.max);
   });
 
+  it('looks a receiver up without naming the sender (both are optional): the same answer, every field a payer must give', async () => {
+    const named = await lookupUma('$success.eur@sandbox.uma.money', `?customerId=${encodeURIComponent(sender.id)}`);
+    const anonymous = await lookupUma('$success.eur@sandbox.uma.money', '');
+    expect(anonymous.status).toBe(200);
+    const { lookupId: _namedId, ...namedAnswer } = named.body;
+    const { lookupId, ...anonymousAnswer } = anonymous.body;
+    expect(lookupId).toMatch(/^Lookup:/);
+    expect(anonymousAnswer).toEqual(namedAnswer);
+    expect(anonymous.body.requiredPayerDataFields).toEqual(expect.arrayContaining([{ name: 'FULL_NAME', mandatory: true }]));
+  });
+
   it('answers 404 UMA_NOT_FOUND for $non.existent.usd and for a domain no provider serves', async () => {
     for (const address of ['$non.existent.usd@sandbox.uma.money', '$nobody@unknown-vasp.example']) {
       const reply = await lookupUma(address, '?senderUmaAddress=%24alice%40acme.example');
@@ -119,9 +130,7 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
     expect(fieldsOf(reply.body)).toContain(field);
   });
 
-  it('refuses a lookup naming no sender, an unknown customer, another platform’s customer, or an unknown query member', async () => {
-    const none = await lookupUma('$success.usd@sandbox.uma.money', '');
-    expect([none.status, none.body.code]).toEqual([400, 'INVALID_INPUT']);
+  it('refuses a lookup naming an unknown customer, another platform’s customer, or an unknown query member', async () => {
     for (const customerId of ['Customer:nope', strangerCustomer.id]) {
       const reply = await lookupUma('$success.usd@sandbox.uma.money', `?customerId=${encodeURIComponent(customerId)}`);
       expect([reply.status, reply.body.code, fieldsOf(reply.body)]).toEqual([400, 'INVALID_INPUT', ['customerId']]);
@@ -157,6 +166,14 @@ describe('GET /receiver/external-account/{accountId} and quotes citing a lookupI
     const reply = await api.call('GET', `/receiver/external-account/${encodeURIComponent(euros)}?customerId=${encodeURIComponent(sender.id)}`, { auth: platformA });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ accountId: euros, lookupId: expect.stringMatching(/^Lookup:/), supportedCurrencies: [{ currency: { code: 'EUR' }, estimatedExchangeRate: 1.08, min: 100, max: 1_000_000_000 }] });
+    const quoted = await quote(platformA, { destination: { destinationType: 'ACCOUNT', accountId: euros }, lookupId: reply.body.lookupId });
+    expect([quoted.status, quoted.body.receivingCurrency?.code]).toEqual([201, 'EUR']);
+  });
+
+  it('looks an external account up without naming the sender, and a quote may cite that lookupId', async () => {
+    const reply = await api.call('GET', `/receiver/external-account/${encodeURIComponent(euros)}`, { auth: platformA });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ accountId: euros, lookupId: expect.stringMatching(/^Lookup:/), supportedCurrencies: [{ currency: { code: 'EUR' }, estimatedExchangeRate: 1.08 }] });
     const quoted = await quote(platformA, { destination: { destinationType: 'ACCOUNT', accountId: euros }, lookupId: reply.body.lookupId });
     expect([quoted.status, quoted.body.receivingCurrency?.code]).toEqual([201, 'EUR']);
   });

@@ -251,6 +251,15 @@ describe('routing errors', () => {
     expect(version.body.message).toContain('2025-10-13');
   });
 
+  it('says an operation under the base path is not one this server supports, and where to look', async () => {
+    const cards = await api({ path: '/cards' });
+    expectError(cards, 404, 'REFERENCE_NOT_FOUND');
+    expect(cards.body.message).toBe('GET /2025-10-13/cards is not an operation this Corridor server supports. Supported operations are listed at /docs.');
+    const outside = await send(gateway, { path: '/customers' });
+    expectError(outside, 404, 'REFERENCE_NOT_FOUND');
+    expect(outside.body.message).toBe('There is no route GET /customers. Paths start with /2025-10-13.');
+  });
+
   it('answers 405 with an Allow header for a known path and a wrong method', async () => {
     const reply = await api({ method: 'PUT', path: '/customers', body: {} });
     expectError(reply, 405, 'METHOD_NOT_ALLOWED');
@@ -411,6 +420,17 @@ describe('docs and health', () => {
     const reply = await send(gateway, { path: '/docs/json', auth: null });
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.body.paths)).toEqual(expect.arrayContaining(['/2025-10-13/customers', '/2025-10-13/tokens/{tokenId}', '/2025-10-13/config']));
+  });
+
+  it('documents what an omitted transfer amount and an omitted lookup sender mean', async () => {
+    const { paths } = (await send(gateway, { path: '/docs/json', auth: null })).body;
+    expect(paths['/2025-10-13/transfer-out'].post.description).toContain('whole available balance');
+    expect(paths['/2025-10-13/transfer-in'].post.description).toContain('a transfer-in without one is a 400');
+    const lookup = paths['/2025-10-13/receiver/uma/{receiverUmaAddress}'].get;
+    expect(lookup.description).toContain('Without one, the lookup is of the receiver alone');
+    const senderParameters = lookup.parameters.filter((parameter: { name: string }) => ['senderUmaAddress', 'customerId'].includes(parameter.name));
+    expect(senderParameters.map((parameter: { required: boolean }) => parameter.required)).toEqual([false, false]);
+    expect(paths['/2025-10-13/receiver/external-account/{accountId}'].get.description).toContain('Without one, the lookup is of the receiver alone');
   });
 
   it('reports ok while every service answers', async () => {

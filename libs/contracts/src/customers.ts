@@ -16,8 +16,9 @@ export type AddressWire = {
 
 export type BusinessInfoWire = {
   legalName: string;
-  incorporatedOn: string;
-  taxId: string;
+  /** Required by POST /customers; a CSV-imported business may lack both until it is verified (the reference's BusinessInfoResponse makes them optional). */
+  incorporatedOn?: string;
+  taxId?: string;
   doingBusinessAs?: string;
   country?: string;
   registrationNumber?: string;

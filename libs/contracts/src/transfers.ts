@@ -4,8 +4,8 @@
 export type TransferOutData = {
   source: { accountId: string };
   destination: { accountId: string; paymentRail?: string };
-  /** Minor units of the accounts' currency, as a decimal string. */
-  amount: string;
+  /** Minor units of the accounts' currency, as a decimal string; left out, the whole available balance of the source (create-transfer.ts). */
+  amount?: string;
   /** The request's Idempotency-Key, when it has one: the transfer's id derives from it, so a retry never moves money twice. */
   idempotencyKey?: string;
 };
@@ -13,7 +13,8 @@ export type TransferOutData = {
 export type TransferInData = {
   source: { accountId: string };
   destination: { accountId: string };
-  amount: string;
+  /** Optional in the reference, but a transfer-in without one is refused (create-transfer.ts says why). */
+  amount?: string;
   idempotencyKey?: string;
 };
 

@@ -64,9 +64,31 @@ describe('parseRow', () => {
     expect(parsed.error.message).toMatch(/^Row 7: /);
   });
 
-  it('requires the business columns the Customer wire object needs', () => {
-    const parsed = parseRow(header, row({ umaAddress: '$a@b.com', platformCustomerId: 'b1', customerType: 'BUSINESS', ...address }), 3);
-    expect(parsed.ok ? [] : (parsed.error.details as { problems: { column: string }[] }).problems.map((problem) => problem.column)).toEqual(['businessLegalName', 'businessTaxId', 'businessIncorporatedOn']);
+  it('accepts a business row without businessTaxId and businessIncorporatedOn, which the reference does not require', () => {
+    const parsed = parseRow(header, row({ umaAddress: '$a@b.com', platformCustomerId: 'b1', customerType: 'BUSINESS', businessLegalName: 'Acme', ...address }), 3);
+    expect(parsed).toMatchObject({ ok: true, body: { customerType: 'BUSINESS', businessInfo: { legalName: 'Acme' } } });
+    expect(parsed.ok && parsed.body.businessInfo).toEqual({ legalName: 'Acme' });
+  });
+
+  it('accepts a business row without a legal name as a business without businessInfo, unless other business cells need one', () => {
+    const bare = parseRow(header, row({ umaAddress: '$a@b.com', platformCustomerId: 'b2', customerType: 'BUSINESS', ...address }), 4);
+    expect(bare).toMatchObject({ ok: true, body: { customerType: 'BUSINESS' } });
+    expect(bare.ok && 'businessInfo' in bare.body).toBe(false);
+    const orphan = parseRow(header, row({ umaAddress: '$a@b.com', platformCustomerId: 'b3', customerType: 'BUSINESS', businessTaxId: '12-3', ...address }), 5);
+    expect(orphan).toMatchObject({ ok: false, error: { message: 'Row 5: businessLegalName is required with businessTaxId.' } });
+  });
+
+  it('imports the example of the reference as it is written: short rows, no $, no legal name', () => {
+    // The example of POST /customers/bulk/csv in grid-openapi.yaml: 12 columns named, rows of 10.
+    const example = [
+      'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,platformAccountId,businessLegalName',
+      'john.doe@uma.domain.com,customer123,INDIVIDUAL,John Doe,1990-01-15,123 Main St,San Francisco,CA,94105,US',
+      'acme@uma.domain.com,biz456,BUSINESS,,,400 Commerce Way,Austin,TX,78701,US',
+    ].map((line) => line.split(','));
+    const exampleHeader = example[0]!;
+    expect(() => checkHeader(exampleHeader)).not.toThrow();
+    expect(parseRow(exampleHeader, example[1]!, 1)).toMatchObject({ ok: true, body: { customerType: 'INDIVIDUAL', umaAddress: '$john.doe@uma.domain.com', fullName: 'John Doe' } });
+    expect(parseRow(exampleHeader, example[2]!, 2)).toMatchObject({ ok: true, body: { customerType: 'BUSINESS', umaAddress: '$acme@uma.domain.com', address: { line1: '400 Commerce Way' } } });
   });
 
   it('uses row_<n> when the row has no platformCustomerId, and refuses an unknown customerType', () => {
@@ -75,7 +97,8 @@ describe('parseRow', () => {
     if (!parsed.ok) expect(parsed.error.message).toContain('customerType must be INDIVIDUAL or BUSINESS');
   });
 
-  it('refuses a row whose field count differs from the header', () => {
-    expect(parseRow(header, ['$a@b.com', 'c4'], 4)).toMatchObject({ ok: false, error: { correlationId: 'c4', message: expect.stringContaining('has 2 fields where the header names 18') } });
+  it('reads the cells a short row leaves out as empty, and refuses a row longer than the header', () => {
+    expect(parseRow(header, ['$a@b.com', 'c4'], 4)).toMatchObject({ ok: false, error: { correlationId: 'c4', message: expect.stringContaining('customerType is required') } });
+    expect(parseRow(header, [...row({ platformCustomerId: 'c5' }), 'extra'], 5)).toMatchObject({ ok: false, error: { correlationId: 'c5', message: expect.stringContaining('has 19 fields where the header names only 18') } });
   });
 });

@@ -7,7 +7,9 @@ import { type BulkImportErrorWire, type CreateCustomerData, invalidInput } from 
 const required = ['umaAddress', 'platformCustomerId', 'customerType'] as const;
 const addressColumns = ['addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country'] as const;
 const individualColumns = ['fullName', 'birthDate', 'email'] as const;
-// businessIncorporatedOn is ours: the Customer wire object requires businessInfo.incorporatedOn.
+// businessIncorporatedOn is ours (the reference has no such column); it and businessTaxId are
+// optional, as in the reference's column list: a business imported without them is created, and
+// POST /verifications lists them in its errors until they are given with PATCH /customers/{id}.
 const businessColumns = ['businessLegalName', 'businessRegistrationNumber', 'businessTaxId', 'businessIncorporatedOn'] as const;
 const ignoredColumns = ['platformAccountId', 'description'] as const;
 export const csvColumns: readonly string[] = [...required, ...individualColumns, ...addressColumns, ...businessColumns, ...ignoredColumns];
@@ -64,8 +66,10 @@ export const parseRow = (header: readonly string[], fields: readonly string[], r
     ok: false,
     error: { correlationId, code: 'INVALID_INPUT', message: `Row ${rowNumber}: ${problems.map((problem) => problem.message).join('; ')}.`, details: { row: rowNumber, problems } },
   });
-  if (fields.length !== header.length) {
-    return refuse([{ message: `has ${fields.length} field${fields.length === 1 ? '' : 's'} where the header names ${header.length}` }]);
+  // A row may stop before the header's last columns (the reference's own example does): the cells
+  // it leaves out are empty. More fields than columns cannot be placed, so such a row is refused.
+  if (fields.length > header.length) {
+    return refuse([{ message: `has ${fields.length} fields where the header names only ${header.length}` }]);
   }
 
   const problems: { column: string; message: string }[] = [];
@@ -109,18 +113,22 @@ export const parseRow = (header: readonly string[], fields: readonly string[], r
     for (const column of businessColumns) if (cell(column) !== undefined) problems.push({ column, message: `${column} is for BUSINESS rows` });
     body = { customerType, platformCustomerId: platformCustomerId ?? '', umaAddress: umaAddress ?? '', ...(fullName ? { fullName } : {}), ...(birthDate ? { birthDate } : {}), ...(email ? { email } : {}), address };
   } else {
-    const legalName = text('businessLegalName', { needed: true });
-    const taxId = text('businessTaxId', { needed: true, max: 64 });
-    const incorporatedOn = matching('businessIncorporatedOn', true, isCalendarDate, 'a calendar date in the form YYYY-MM-DD');
+    // Like POST /customers, which takes a business without businessInfo: the reference's example
+    // business row has no legal name. businessInfo needs one, so the other business cells need it too.
+    const legalName = text('businessLegalName', { needed: false });
+    const taxId = text('businessTaxId', { needed: false, max: 64 });
+    const incorporatedOn = matching('businessIncorporatedOn', false, isCalendarDate, 'a calendar date in the form YYYY-MM-DD');
     const registrationNumber = text('businessRegistrationNumber', { needed: false });
+    if (legalName === undefined) {
+      const given = (['businessTaxId', 'businessIncorporatedOn', 'businessRegistrationNumber'] as const).filter((column) => cell(column) !== undefined);
+      if (given.length > 0) problems.push({ column: 'businessLegalName', message: `businessLegalName is required with ${given.join(', ')}` });
+    }
     for (const column of individualColumns) if (cell(column) !== undefined) problems.push({ column, message: `${column} is for INDIVIDUAL rows` });
-    body = {
-      customerType,
-      platformCustomerId: platformCustomerId ?? '',
-      umaAddress: umaAddress ?? '',
-      address,
-      businessInfo: { legalName: legalName ?? '', taxId: taxId ?? '', incorporatedOn: incorporatedOn ?? '', ...(registrationNumber ? { registrationNumber } : {}) },
-    };
+    const businessInfo =
+      legalName === undefined
+        ? undefined
+        : { legalName, ...(taxId ? { taxId } : {}), ...(incorporatedOn ? { incorporatedOn } : {}), ...(registrationNumber ? { registrationNumber } : {}) };
+    body = { customerType, platformCustomerId: platformCustomerId ?? '', umaAddress: umaAddress ?? '', address, ...(businessInfo ? { businessInfo } : {}) };
   }
   if (problems.length > 0) return refuse(problems);
   return { ok: true, correlationId, body };

@@ -66,6 +66,15 @@ describe('what a business needs', () => {
     });
   });
 
+  it('asks for the tax id and incorporation date a CSV-imported business may lack', () => {
+    const imported = customerOf(businessCreated({ taxId: undefined, incorporatedOn: undefined, countriesOfOperation: ['US'] }, { address: { line1: '1 Market St', postalCode: '94105', country: 'US' } }), ownerAdded());
+    const errors = verificationErrors(imported, now, companyDocuments);
+    expect(errors).toEqual([
+      expect.objectContaining({ type: 'MISSING_FIELD', field: 'customer.businessInfo.taxId', resourceId: customerId }),
+      expect.objectContaining({ type: 'MISSING_FIELD', field: 'customer.businessInfo.incorporatedOn', resourceId: customerId }),
+    ]);
+  });
+
   it('is complete with a US control person who is the UBO, and the three company documents', () => {
     expect(verificationErrors(customerOf(completeBusiness(), ownerAdded()), now, companyDocuments)).toEqual([]);
   });

@@ -94,8 +94,9 @@ const businessErrors = (customer: ExistingCustomer, now: Date, documents: readon
   const id = customer.customerId;
   const { businessInfo, address } = customer.profile;
   const errors: VerificationErrorWire[] = [];
-  if (!businessInfo) {
-    errors.push(...(['legalName', 'taxId', 'incorporatedOn'] as const).map((field) => missingField(id, `customer.businessInfo.${field}`, `Business ${field} is required`)));
+  // A business imported by CSV may have no businessInfo, or one without taxId and incorporatedOn.
+  for (const field of ['legalName', 'taxId', 'incorporatedOn'] as const) {
+    if (!businessInfo?.[field]) errors.push(missingField(id, `customer.businessInfo.${field}`, `Business ${field} is required`));
   }
   if (!businessInfo?.countriesOfOperation?.length) errors.push(missingField(id, 'customer.businessInfo.countriesOfOperation', 'The countries the business operates in are required'));
   errors.push(...addressErrors(id, 'customer.address', address, 'Business'));

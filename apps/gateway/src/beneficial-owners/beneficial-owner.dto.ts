@@ -8,6 +8,7 @@ import {
   IsIn,
   IsInt,
   IsISO8601,
+  IsObject,
   IsString,
   Matches,
   Max,
@@ -48,7 +49,11 @@ export class BeneficialOwnerPersonalInfo {
   @ApiPropertyOptional({ example: '+14155550192' })
   @Optional() @Matches(E164, { message: 'phoneNumber must be in E.164 format, a + and up to 15 digits such as +14155550192' })
   phoneNumber?: string;
-  @ApiProperty({ type: Address }) @ValidateNested() @Type(() => Address) address: Address;
+  // ValidateNested alone lets a missing object through (class-validator skips undefined), so every
+  // required nested object also carries IsObject: a missing one is a 400 naming it, not a service's TypeError.
+  @ApiProperty({ type: Address })
+  @IsObject({ message: 'personalInfo.address must be an object with line1, postalCode and country' }) @ValidateNested() @Type(() => Address)
+  address: Address;
   @ApiProperty({ enum: identificationTypes }) @IsIn(identificationTypes, { message: `idType must be one of ${identificationTypes.join(', ')}` }) idType: (typeof identificationTypes)[number];
   @ApiProperty() @Text(64) identifier: string;
   @ApiPropertyOptional({ example: 'US' }) @Optional() @Country('countryOfIssuance') countryOfIssuance?: string;
@@ -69,7 +74,10 @@ class OwnerFields {
 
 export class BeneficialOwnerCreateRequest extends OwnerFields {
   @ApiProperty({ example: 'Customer:019542f5-b3e7-1d02-0000-000000000001' }) @IsIdOf('Customer', 'customerId') customerId: string;
-  @ApiProperty({ type: BeneficialOwnerPersonalInfo }) @ValidateNested() @Type(() => BeneficialOwnerPersonalInfo) personalInfo: BeneficialOwnerPersonalInfo;
+  @ApiProperty({ type: BeneficialOwnerPersonalInfo })
+  @IsObject({ message: 'personalInfo must be an object with firstName, lastName, birthDate, nationality, address, idType and identifier' })
+  @ValidateNested() @Type(() => BeneficialOwnerPersonalInfo)
+  personalInfo: BeneficialOwnerPersonalInfo;
 }
 
 export class BeneficialOwnerUpdateRequest extends PartialType(OwnerFields) {

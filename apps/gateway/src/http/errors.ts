@@ -35,6 +35,17 @@ export function notFoundError(request: RequestLine, routes: RouteTable): HttpErr
       headers: { allow: allowed.join(', ') },
     };
   }
+  // Under the base path the client found the API but asked for an operation this server does not
+  // serve (e.g. a reference operation Corridor has not built yet, such as /cards): say that, not "no route".
+  if (path === `/${API_VERSION}` || path.startsWith(`/${API_VERSION}/`)) {
+    return {
+      body: new DomainError(
+        'REFERENCE_NOT_FOUND',
+        'not_found',
+        `${request.method} ${path} is not an operation this Corridor server supports. Supported operations are listed at /docs.`,
+      ).toBody(),
+    };
+  }
   return {
     body: new DomainError('REFERENCE_NOT_FOUND', 'not_found', `There is no route ${request.method} ${path}. Paths start with /${API_VERSION}.`).toBody(),
   };

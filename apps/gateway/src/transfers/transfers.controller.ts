@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
@@ -15,6 +15,9 @@ const transactionId = new IdPipe('Transaction', 'TRANSACTION_NOT_FOUND', 'Transa
 /** The Idempotency-Key travels to the payments service too: the transfer's id derives from it (decision 0009). */
 const withKey = (key: string | undefined) => (typeof key === 'string' && key.length > 0 ? { idempotencyKey: key } : {});
 
+/** An omitted amount travels as omitted: what it means is the payments service's rule (transfers/create-transfer.ts). */
+const amountOf = (body: { amount?: number }) => (body.amount !== undefined ? { amount: String(body.amount) } : {});
+
 @ApiTags('Same-Currency Transfers')
 @ApiBasicAuth()
 @Controller()
@@ -25,11 +28,18 @@ export class TransfersController {
   @HttpCode(201)
   @RequiresPermission('TRANSACT')
   @ApiBody({ type: TransferOutRequest })
+  @ApiOperation({
+    summary: 'Move money from an internal account to an external account of the same owner and currency',
+    description:
+      'amount is optional. Left out, the transfer moves the whole available balance (the account’s balance, not what is held) of the source internal account as read when the request arrives. ' +
+      'An account with nothing available is a 400 INVALID_AMOUNT (reason NO_AVAILABLE_BALANCE) that moves nothing: there is never a zero-amount transfer. ' +
+      'A retry under the same Idempotency-Key answers with the transfer the first request made.',
+  })
   transferOut(@Body() body: TransferOutRequest, @Headers('idempotency-key') key: string | undefined, @Ctx() context: RequestContext): Promise<TransactionWire> {
     const data: TransferOutData = {
       source: { accountId: body.source.accountId },
       destination: { accountId: body.destination.accountId, ...(body.destination.paymentRail !== undefined ? { paymentRail: body.destination.paymentRail } : {}) },
-      amount: String(body.amount),
+      ...amountOf(body),
       ...withKey(key),
     };
     return this.call.request(subjects.payments.transfer.out, data, context);
@@ -39,8 +49,14 @@ export class TransfersController {
   @HttpCode(201)
   @RequiresPermission('TRANSACT')
   @ApiBody({ type: TransferInRequest })
+  @ApiOperation({
+    summary: 'Pull money from an external (ACH) account into an internal account of the same owner and currency',
+    description:
+      'amount is optional in the wire format, but a transfer-in without one is a 400 INVALID_INPUT naming amount: Corridor cannot see the balance of the external account it pulls from, ' +
+      'so there is no whole balance to pull. Give amount in minor units.',
+  })
   transferIn(@Body() body: TransferInRequest, @Headers('idempotency-key') key: string | undefined, @Ctx() context: RequestContext): Promise<TransactionWire> {
-    const data: TransferInData = { source: { accountId: body.source.accountId }, destination: { accountId: body.destination.accountId }, amount: String(body.amount), ...withKey(key) };
+    const data: TransferInData = { source: { accountId: body.source.accountId }, destination: { accountId: body.destination.accountId }, ...amountOf(body), ...withKey(key) };
     return this.call.request(subjects.payments.transfer.in, data, context);
   }
 }

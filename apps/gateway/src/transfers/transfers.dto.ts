@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsISO8601, IsObject, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsObject, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { TRANSFER_AMOUNT_MAX } from '@corridor/contracts';
 import { Optional } from '../http/validation';
 
@@ -26,10 +26,10 @@ class ExternalAccountDestination extends AccountReference {
   paymentRail?: string;
 }
 
-const amountProperty = (): PropertyDecorator => {
+const amountProperty = (description: string): PropertyDecorator => {
   const decorators = [
-    ApiProperty({ type: 'integer', minimum: 1, maximum: TRANSFER_AMOUNT_MAX, example: 12550, description: 'Minor units of the accounts’ currency.' }),
-    IsDefined({ message: amountMessage }),
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: TRANSFER_AMOUNT_MAX, example: 12550, description: `Minor units of the accounts’ currency. ${description}` }),
+    Optional(),
     IsInt({ message: amountMessage }),
     Min(1, { message: amountMessage }),
     Max(TRANSFER_AMOUNT_MAX, { message: amountMessage }),
@@ -50,8 +50,8 @@ export class TransferOutRequest {
   @Type(() => ExternalAccountDestination)
   destination: ExternalAccountDestination;
 
-  @amountProperty()
-  amount: number;
+  @amountProperty('Optional: left out, the whole available balance of the source internal account (a 400 if it has none).')
+  amount?: number;
 }
 
 export class TransferInRequest {
@@ -67,8 +67,8 @@ export class TransferInRequest {
   @Type(() => AccountReference)
   destination: AccountReference;
 
-  @amountProperty()
-  amount: number;
+  @amountProperty('Optional in the wire format, yet required here: Corridor cannot see the external account’s balance, so a transfer-in without it is a 400.')
+  amount?: number;
 }
 
 export class ConfirmReceiptDeliveryRequest {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type ClaimInvitationData,
   type CreateInvitationData,
@@ -30,6 +30,7 @@ import {
   EstimateWithdrawalFeeRequest,
   InvitationCodePipe,
   ListUmaProvidersQuery,
+  LOOKUP_SENDER_NOTE,
   LookupQuery,
   UmaAddressPathPipe,
 } from './uma.dto';
@@ -46,12 +47,14 @@ export class ReceiverLookupsController {
 
   @Get('uma/:receiverUmaAddress')
   @RequiresPermission('VIEW')
+  @ApiOperation({ summary: 'Look up an UMA address: the currencies it accepts, estimates, limits and payer data', description: LOOKUP_SENDER_NOTE })
   uma(@Param('receiverUmaAddress', umaAddress) receiverUmaAddress: string, @Query() query: LookupQuery, @Ctx() context: RequestContext): Promise<ReceiverUmaLookupWire> {
     return this.call.request(subjects.payments.lookup.uma, defined({ receiverUmaAddress, ...query }) satisfies LookupUmaData, context);
   }
 
   @Get('external-account/:accountId')
   @RequiresPermission('VIEW')
+  @ApiOperation({ summary: 'Look up an external account: its currency, estimate and limits', description: LOOKUP_SENDER_NOTE })
   externalAccount(@Param('accountId', externalAccountId) accountId: string, @Query() query: LookupQuery, @Ctx() context: RequestContext): Promise<ReceiverExternalAccountLookupWire> {
     return this.call.request(subjects.payments.lookup.externalAccount, defined({ accountId, ...query }) satisfies LookupExternalAccountData, context);
   }

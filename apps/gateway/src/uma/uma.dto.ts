@@ -17,19 +17,25 @@ const countryMessage = (name: string) => `${name} must be an ISO 3166-1 alpha-2 
 const COUNTRY_CODE = /^[A-Z]{2}$/;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
+/** Both optional; what a lookup does without them is said in LOOKUP_SENDER_NOTE (the routes' /docs description). */
 export class LookupQuery {
-  @ApiPropertyOptional({ description: 'UMA address of the sender (optional if customerId is given).', example: '$alice@acme.example' })
+  @ApiPropertyOptional({ description: 'UMA address of the sender. Optional, like customerId; if given it must be well-formed.', example: '$alice@acme.example' })
   @Optional()
   @IsString({ message: umaMessage('senderUmaAddress') })
   @MaxLength(UMA_ADDRESS_MAX_LENGTH, { message: umaMessage('senderUmaAddress') })
   senderUmaAddress?: string;
 
-  @ApiPropertyOptional({ description: 'The sending customer (optional if senderUmaAddress is given).', example: 'Customer:019542f5-b3e7-1d02-0000-000000000001' })
+  @ApiPropertyOptional({ description: 'The sending customer. Optional, like senderUmaAddress; if given it must be a live customer of this platform.', example: 'Customer:019542f5-b3e7-1d02-0000-000000000001' })
   @Optional()
   @IsString()
   @MaxLength(128)
   customerId?: string;
 }
+
+export const LOOKUP_SENDER_NOTE =
+  'senderUmaAddress and customerId are both optional. A sender named by either is checked (a well-formed address; a live customer of this platform) ' +
+  'and recorded with the lookup. Without one, the lookup is of the receiver alone: the same currencies, estimated rates, limits and lookupId, and ' +
+  'requiredPayerDataFields lists every field any payer must give; no payer is checked. A quote citing the lookupId checks its own payer either way.';
 
 const booleanText = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 

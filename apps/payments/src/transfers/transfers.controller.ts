@@ -22,9 +22,9 @@ import {
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createLogger, ServiceClient } from '@corridor/messaging';
-import { transactionDecider } from '../transactions/transaction';
+import { type Transaction, type TransactionEvent, transactionDecider } from '../transactions/transaction';
 import type { TransferDirection, TransferTerms } from '../transactions/transfer-events';
-import { type CreateTransfer, createTransfer } from './create-transfer';
+import { amountToTransfer, type CreateTransfer, createTransfer, WHOLE_AVAILABLE_BALANCE } from './create-transfer';
 import { canPull, sandboxRailOutcome } from './sandbox-rail';
 import { TransferParties, type TransferOwner } from './transfer-parties';
 import { TransferProcessor } from './transfer-processor';
@@ -76,7 +76,7 @@ export class TransfersController {
   @MessagePattern(subjects.payments.transfer.out)
   async transferOut(@Payload() request: ServiceRequest<TransferOutData>): Promise<TransactionWire> {
     const { context, data } = request;
-    const amount = parseAmount(data.amount);
+    const requested = data.amount === undefined ? undefined : parseAmount(data.amount);
     const [source, destination] = await Promise.all([
       this.parties.internalAccount(context, data.source?.accountId, 'source.accountId'),
       this.parties.externalAccount(context, data.destination?.accountId, 'destination.accountId'),
@@ -85,6 +85,13 @@ export class TransfersController {
     if (destination.status === 'INACTIVE') throw invalidInput(`destination.accountId ${destination.id} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
     this.checkPair(source, destination, 'destination.accountId');
     const transactionId = transferIdFor(context.platformId, 'OUT', data.idempotencyKey);
+    // A retry of an omitted-amount transfer answers with what the first one moved, not with the
+    // balance now left (open() replays it, or refuses a different request under the key).
+    const earlier = requested === undefined ? await this.earlierTransfer(transactionId) : undefined;
+    const amount =
+      earlier !== undefined
+        ? BigInt(earlier.amount)
+        : amountToTransfer({ direction: 'OUT', requested, internalAccountId: source.id, currency: destination.currency, available: BigInt(source.balance.amount) });
     const transfer: Omit<TransferTerms, 'createdAt'> = {
       transactionId,
       platformId: context.platformId,
@@ -94,7 +101,7 @@ export class TransfersController {
       currency: destination.currency,
       amount: amount.toString(),
       outcome: sandboxRailOutcome(destination.accountInfo),
-      fingerprint: JSON.stringify(['OUT', source.id, destination.id, amount.toString()]),
+      fingerprint: JSON.stringify(['OUT', source.id, destination.id, requested?.toString() ?? WHOLE_AVAILABLE_BALANCE]),
       holdId: transactionId,
     };
     return this.open(context, transfer, { ...(await this.parties.owner(context, source)), counterpartyInformation: counterpartyOf(destination) });
@@ -108,7 +115,7 @@ export class TransfersController {
   @MessagePattern(subjects.payments.transfer.in)
   async transferIn(@Payload() request: ServiceRequest<TransferInData>): Promise<TransactionWire> {
     const { context, data } = request;
-    const amount = parseAmount(data.amount);
+    const requested = data.amount === undefined ? undefined : parseAmount(data.amount);
     const [source, destination] = await Promise.all([
       this.parties.externalAccount(context, data.source?.accountId, 'source.accountId'),
       this.parties.internalAccount(context, data.destination?.accountId, 'destination.accountId'),
@@ -124,6 +131,7 @@ export class TransfersController {
         { field: 'source.accountId', reason: 'NOT_PULLABLE', internalAccountId: destination.id, fundingPaymentInstructions: destination.fundingPaymentInstructions },
       );
     }
+    const amount = amountToTransfer({ direction: 'IN', requested, internalAccountId: destination.id, currency: source.currency, available: BigInt(destination.balance.amount) });
     const transactionId = transferIdFor(context.platformId, 'IN', data.idempotencyKey);
     const transfer: Omit<TransferTerms, 'createdAt'> = {
       transactionId,
@@ -184,6 +192,13 @@ export class TransfersController {
       }
       throw error;
     }
+  }
+
+  /** The terms of the transfer already opened under this id (a retry), if any. */
+  private async earlierTransfer(transactionId: string): Promise<TransferTerms | undefined> {
+    const stored = await this.eventSourcing.store.readStream(transactionId);
+    const state = stored.events.reduce<Transaction>((current, event) => transactionDecider.evolve(current, event as unknown as TransactionEvent), transactionDecider.initialState());
+    return state.kind === 'Transfer' ? state.transfer : undefined;
   }
 
   private transactionOf(state: ReturnType<typeof transactionDecider.initialState>) {

@@ -67,12 +67,17 @@ export class LookupsController {
     return { accountId: account.id, ...this.render(record) };
   }
 
-  /** One of senderUmaAddress or customerId (the reference makes each optional only if the other is given). */
+  /**
+   * The sender, if the request names one (senderUmaAddress, customerId, both or neither: the
+   * reference marks both optional). A named sender is checked (a well-formed address; a live
+   * customer of this platform) and recorded with the lookup. Without one, the lookup is of the
+   * receiver alone: the same currencies, estimates, limits and lookupId, and every payer data field
+   * the receiver and its corridors require (what any payer will be asked for); nothing about a
+   * payer is checked then. The lookup's answer never depends on the sender, and a quote citing the
+   * lookupId checks its own payer's fields whichever way the lookup was made.
+   */
   private async sender(context: RequestContext, data: LookupSender): Promise<LookupSender> {
     const { senderUmaAddress, customerId } = data;
-    if (senderUmaAddress === undefined && customerId === undefined) {
-      throw invalidInput('Name the sender: give senderUmaAddress or customerId (or both).', { field: 'senderUmaAddress' });
-    }
     if (senderUmaAddress !== undefined && !isUmaAddress(senderUmaAddress)) throw invalidUmaAddress('senderUmaAddress', senderUmaAddress);
     if (customerId !== undefined) {
       const message = `customerId ${String(customerId).slice(0, 80)} does not name a customer of this platform.`;
