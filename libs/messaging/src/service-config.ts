@@ -1,3 +1,5 @@
+import { parseShutdownTimeoutMs } from './shutdown';
+
 // What every NATS service reads from its environment. Each app's config.ts calls this once with
 // process.env and its own defaults; nothing else reads the environment.
 export type ServiceConfig = {
@@ -7,6 +9,8 @@ export type ServiceConfig = {
   healthPort: number;
   schema: string;
   logLevel: string;
+  /** SHUTDOWN_TIMEOUT_MS: after SIGTERM, the process exits with code 1 if closing takes longer. */
+  shutdownTimeoutMs: number;
 };
 
 const port = (name: string, value: string | undefined, fallback: number): number => {
@@ -23,4 +27,5 @@ export const parseServiceConfig = (env: NodeJS.ProcessEnv, defaults: { schema: s
   healthPort: port('HEALTH_PORT', env['HEALTH_PORT'], defaults.healthPort),
   schema: defaults.schema,
   logLevel: env['LOG_LEVEL'] || 'info',
+  shutdownTimeoutMs: parseShutdownTimeoutMs(env),
 });
