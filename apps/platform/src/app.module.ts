@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { CLOCK, systemClock } from '@corridor/contracts';
-import { EventSourcingModule } from '@corridor/event-store';
-import { MessagingModule } from '@corridor/messaging';
+import { EventSourcing, EventSourcingModule } from '@corridor/event-store';
+import { MessagingModule, observedPart, postgresHealth } from '@corridor/messaging';
 import type { PlatformServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
 import { PlatformsController } from './platforms/platforms.controller';
@@ -29,7 +29,10 @@ export class AppModule {
         }),
       ],
       controllers: [TokensController, PlatformsController],
-      providers: [{ provide: CLOCK, useValue: systemClock }],
+      providers: [
+        { provide: CLOCK, useValue: systemClock },
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+      ],
     };
   }
 }
