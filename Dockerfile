@@ -6,7 +6,9 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false
 WORKDIR /app
-RUN chown node:node /app
+# The blob directory exists, owned by node, so a named volume mounted there (compose's `blobs`)
+# starts out writable by the apps, which run as node.
+RUN chown node:node /app && mkdir -p /var/lib/corridor/blobs && chown -R node:node /var/lib/corridor
 USER node
 
 # Dependencies first, so a source change does not reinstall them. npm install rather than npm ci:

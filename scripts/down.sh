@@ -1,20 +1,39 @@
 #!/usr/bin/env bash
-# Stops the apps `npm run up` started, by the pids it recorded in var/run (never by name, so other
-# node processes on the machine are left alone).
+# Stops every app of scripts/apps.json that `npm run up` started from this checkout: the pids it
+# recorded in var/run, and any process of this checkout still holding an app's port (a pid file
+# lost or left stale by an earlier run). Never by name, so other node processes — and Corridor
+# processes of other checkouts — are left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/apps.sh
 
-STOP_WAIT_SECONDS=15
+# Above the apps' own SHUTDOWN_TIMEOUT_MS (10 s by default), after which they exit by themselves.
+STOP_WAIT_SECONDS=${STOP_WAIT_SECONDS:-15}
+
+# Pids of one app to stop: its recorded pid if it still runs that app of this checkout (a reused
+# pid is someone else's), plus whatever process of this checkout runs the app on its port.
+app_pids() {
+  local app=$1 pid_file="var/run/$1.pid" pid
+  {
+    if [ -f "$pid_file" ]; then
+      pid=$(cat "$pid_file")
+      if is_our_app "$pid" "$app"; then echo "$pid"; fi
+    fi
+    for pid in $(port_pids "$(app_port "$app")"); do
+      if is_our_app "$pid" "$app"; then echo "$pid"; fi
+    done
+  } | sort -u
+}
 
 stop_app() {
-  local app=$1 pid_file="var/run/$1.pid"
-  [ -f "$pid_file" ] || return 0
-  local pid
-  pid=$(cat "$pid_file")
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+  local app=$1 pids
+  pids=$(app_pids "$app")
+  for pid in $pids; do
     # SIGTERM lets Nest's shutdown hooks drain NATS and close pools; SIGKILL only if that stalls.
-    kill -TERM "$pid"
-    local waited=0
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  local waited=0
+  for pid in $pids; do
     while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt "$STOP_WAIT_SECONDS" ]; do
       sleep 1
       waited=$((waited + 1))
@@ -24,10 +43,12 @@ stop_app() {
       kill -KILL "$pid" 2>/dev/null || true
     fi
     echo "down: stopped $app (pid $pid)"
-  fi
-  rm -f "$pid_file"
+  done
+  rm -f "var/run/$app.pid"
 }
 
-for app in gateway customers platform; do
-  stop_app "$app"
+# Every app at once, so the whole stop is bounded by STOP_WAIT_SECONDS, not six times it.
+for app in "${APPS[@]}"; do
+  stop_app "$app" &
 done
+wait

@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { CLOCK, systemClock } from '@corridor/contracts';
-import { EventSourcingModule } from '@corridor/event-store';
-import { MessagingModule, createLogger } from '@corridor/messaging';
+import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
+import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
 import type { AccountsServiceConfig } from './config';
 import { CustomerDirectory } from './external-accounts/customer-directory';
 import { ExternalAccountsController } from './external-accounts/external-accounts.controller';
@@ -45,6 +45,7 @@ export class AppModule {
         AccountWriter,
         OpenAccountsPolicy,
         CustomerDirectory,
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
       ],
     };
   }

@@ -2,8 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { BLOB_STORE, createBlobStore } from '@corridor/blob-store';
 import { CLOCK, systemClock } from '@corridor/contracts';
-import { EventSourcingModule } from '@corridor/event-store';
-import { MessagingModule, createLogger } from '@corridor/messaging';
+import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
+import { MessagingModule, createLogger, observedPart, postgresHealth, redisHealth } from '@corridor/messaging';
 import type { CustomersServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
 import { CustomersController } from './customers/customers.controller';
@@ -50,6 +50,8 @@ export class AppModule {
         PlatformSettingsCache,
         { provide: BULK_IMPORT_OPTIONS, useValue: config.bulkImport },
         BulkImportQueue,
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+        observedPart('redis', [BulkImportQueue], (queue: BulkImportQueue) => redisHealth(() => queue.redis)),
       ],
     };
   }

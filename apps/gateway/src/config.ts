@@ -1,5 +1,6 @@
 // Parsed once at bootstrap; nothing else in the gateway reads process.env.
 import { type BlobStoreConfig, parseBlobStoreConfig } from '@corridor/blob-store';
+import { parseShutdownTimeoutMs } from '@corridor/messaging';
 
 export type GatewayConfig = {
   port: number;
@@ -13,6 +14,8 @@ export type GatewayConfig = {
   bodyLimitBytes: number;
   requestTimeoutMs: number;
   logLevel: string;
+  /** SHUTDOWN_TIMEOUT_MS: after SIGTERM, the process exits with code 1 if closing takes longer. */
+  shutdownTimeoutMs: number;
   /** Where uploads are streamed (documents, bulk-import files); the customers service reads the same place. */
   blobStore: BlobStoreConfig;
   /** The address clients reach the gateway at (e.g. https://api.example.com), for links it hands out; default: the request's own host. */
@@ -38,6 +41,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   bodyLimitBytes: positiveInteger('BODY_LIMIT_BYTES', env['BODY_LIMIT_BYTES'], 1024 * 1024),
   requestTimeoutMs: positiveInteger('REQUEST_TIMEOUT_MS', env['REQUEST_TIMEOUT_MS'], 5000),
   logLevel: env['LOG_LEVEL'] || 'info',
+  shutdownTimeoutMs: parseShutdownTimeoutMs(env),
   blobStore: parseBlobStoreConfig(env),
   ...(env['PUBLIC_BASE_URL'] ? { publicBaseUrl: env['PUBLIC_BASE_URL'].replace(/\/+$/, '') } : {}),
 });

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import multipart from '@fastify/multipart';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { invalidInput } from '@corridor/contracts';
-import { createLogger, nestLogger } from '@corridor/messaging';
+import { createLogger, enableBoundedShutdown, nestLogger } from '@corridor/messaging';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule, type GatewayDependencies } from './app.module';
 import { API_VERSION, type GatewayConfig } from './config';
@@ -72,11 +72,13 @@ export async function createGateway(config: GatewayConfig, overrides: Pick<Gatew
     void reply.header('x-request-id', request.id);
     requireMediaType(request);
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, { routes, logger, ...overrides }), adapter, {
+  const nestApp = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, { routes, logger, ...overrides }), adapter, {
     logger: nestLogger(logger),
   });
-  app.setGlobalPrefix(API_VERSION, { exclude: [{ path: 'health', method: RequestMethod.GET }] });
-  app.enableShutdownHooks();
+  const app = enableBoundedShutdown(nestApp, { logger, timeoutMs: config.shutdownTimeoutMs });
+  app.setGlobalPrefix(API_VERSION, {
+    exclude: ['health', 'health/live', 'health/ready'].map((path) => ({ path, method: RequestMethod.GET })),
+  });
   setupDocs(app);
   await app.init();
   // The health report is also reachable under the version prefix, where clients have their base URL.

@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
-import { EventSourcingModule } from '@corridor/event-store';
-import { MessagingModule, createLogger } from '@corridor/messaging';
+import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
+import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
 import type { PaymentsServiceConfig } from './config';
 import { ExchangeRatesController } from './exchange-rates/exchange-rates.controller';
 import { ExchangeRateCache, RATE_CACHE_OPTIONS, RATE_PROVIDER, sandboxRateProvider } from './exchange-rates/rate-provider';
@@ -65,6 +65,7 @@ export class AppModule {
       controllers: [ExchangeRatesController, QuotesController, TransactionsController, LookupsController, InvitationsController, DirectoriesController, CryptoController, IncomingController, TransfersController, ReceiptsController, ExecutionController],
       providers: [
         { provide: CLOCK, useValue: clock },
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
         { provide: PAYMENTS_OPTIONS, useValue: options },
         { provide: UMA_OPTIONS, useValue: umaOptions },
         { provide: RATE_PROVIDER, useValue: sandboxRateProvider },

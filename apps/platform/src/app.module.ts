@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { CLOCK, systemClock } from '@corridor/contracts';
-import { EventSourcingModule } from '@corridor/event-store';
-import { MessagingModule, createLogger } from '@corridor/messaging';
+import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
+import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
 import type { PlatformServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
 import { PlatformsController } from './platforms/platforms.controller';
@@ -31,7 +31,10 @@ export class AppModule {
         }),
       ],
       controllers: [TokensController, PlatformsController],
-      providers: [{ provide: CLOCK, useValue: systemClock }],
+      providers: [
+        { provide: CLOCK, useValue: systemClock },
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+      ],
     };
   }
 }

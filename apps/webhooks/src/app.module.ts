@@ -1,36 +1,17 @@
-import { type DynamicModule, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Server } from 'node:http';
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
+import { CLOCK, type Clock, OBSERVABILITY, type Observability, systemClock } from '@corridor/contracts';
 import { migrate } from '@corridor/event-store';
-import { createLogger, MessagingModule } from '@corridor/messaging';
+import { createLogger, MessagingModule, observedPart, postgresHealth, redisHealth } from '@corridor/messaging';
 import type { WebhooksServiceConfig } from './config';
 import { pendingCount } from './delivery/delivery-store';
 import { ApprovalReporter } from './delivery/approval-report';
 import { Dispatcher, WEBHOOKS_CONFIG, WEBHOOKS_POOL } from './delivery/dispatcher';
 import { EventIntake } from './delivery/event-intake';
-import { startHealthServer, WebhookMetrics } from './metrics';
+import { WebhookMetrics } from './metrics';
 import { SigningKeys } from './signing/signing-keys';
 import { WebhooksController } from './webhooks.controller';
-
-/** Serves GET /health and GET /metrics on the health port (0 = none, for in-process tests). */
-class HealthServer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private server?: Server;
-
-  constructor(
-    @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksServiceConfig,
-    @Inject(WebhookMetrics) private readonly metrics: WebhookMetrics,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    if (this.config.healthPort > 0) this.server = await startHealthServer(this.config.healthPort, this.metrics);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-}
 
 /** The pool's lifetime is the app's; migrations run before anything reads or writes. */
 class PoolLifecycle implements OnApplicationShutdown {
@@ -74,7 +55,14 @@ export class AppModule {
           inject: [WEBHOOKS_POOL],
         },
         PoolLifecycle,
-        HealthServer,
+        // GET /metrics of the common health server serves these after the process metrics.
+        {
+          provide: 'WEBHOOKS_METRICS_SOURCE',
+          inject: [{ token: OBSERVABILITY, optional: true }, WebhookMetrics],
+          useFactory: (observability: Observability | undefined, metrics: WebhookMetrics) => observability?.addMetrics(metrics.registry),
+        },
+        observedPart('postgres', [WEBHOOKS_POOL], (pool: Pool) => postgresHealth(() => pool.query('SELECT 1'))),
+        observedPart('redis', [Dispatcher], (dispatcher: Dispatcher) => redisHealth(() => dispatcher.redis)),
         ApprovalReporter,
         Dispatcher,
         EventIntake,

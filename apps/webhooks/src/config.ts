@@ -26,16 +26,35 @@ const positiveInt = (name: string, value: string | undefined, fallback: number, 
   return parsed;
 };
 
+/**
+ * Keys anyone can read: the dev key above and the defaults written in docker-compose.yml and
+ * deploy/k8s. Production refuses them (scripts/apps.spec.ts checks that every key written in those
+ * files is listed here).
+ */
+export const PUBLIC_KEY_ENCRYPTION_KEYS: readonly string[] = [
+  DEV_KEY_ENCRYPTION_KEY,
+  // docker-compose.yml's default for a local compose run.
+  'bG9jYWwtY29tcG9zZS1vbmx5LWNoYW5nZS1tZS0wMDA=',
+  // deploy/k8s/kustomization.yaml's placeholder (not even base64 of 32 bytes, refused anyway).
+  'replace-with-openssl-rand-base64-32',
+];
+
+const GENERATE = 'generate one with `openssl rand -base64 32` and keep it secret';
+
 export const parseKeyEncryptionKey = (env: NodeJS.ProcessEnv): Buffer => {
   const configured = env['WEBHOOK_KEY_ENCRYPTION_KEY'];
+  const production = env['NODE_ENV'] === 'production';
   if (!configured) {
-    if (env['NODE_ENV'] === 'production') {
-      throw new Error('WEBHOOK_KEY_ENCRYPTION_KEY is required in production: 32 random bytes, base64 (openssl rand -base64 32).');
+    if (production) {
+      throw new Error(`WEBHOOK_KEY_ENCRYPTION_KEY is required in production: 32 random bytes, base64; ${GENERATE}.`);
     }
     return Buffer.from(DEV_KEY_ENCRYPTION_KEY, 'base64');
   }
+  if (production && PUBLIC_KEY_ENCRYPTION_KEYS.includes(configured.trim())) {
+    throw new Error(`WEBHOOK_KEY_ENCRYPTION_KEY is a publicly known default (from the code, docker-compose.yml or deploy/); in production ${GENERATE}.`);
+  }
   const key = Buffer.from(configured, 'base64');
-  if (key.length !== 32) throw new Error(`WEBHOOK_KEY_ENCRYPTION_KEY must be 32 bytes in base64; it decodes to ${key.length} bytes.`);
+  if (key.length !== 32) throw new Error(`WEBHOOK_KEY_ENCRYPTION_KEY must be 32 bytes in base64; it decodes to ${key.length} bytes (${GENERATE}).`);
   return key;
 };
 

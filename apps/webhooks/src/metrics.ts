@@ -1,7 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** The service's Prometheus metrics, on a registry of its own so two instances in one test process never collide. */
+/**
+ * The service's Prometheus metrics, on a registry of its own so two instances in one test process
+ * never collide. The registry is a metrics source of the service's Observability: the common health
+ * server (libs/messaging) serves it on GET /metrics after the process metrics.
+ */
 export class WebhookMetrics {
   readonly registry = new Registry();
   readonly deliveries = new Counter({ name: 'corridor_webhook_deliveries_total', help: 'Webhooks acknowledged by the receiver (2xx or 409).', labelNames: ['type'], registers: [this.registry] });
@@ -22,8 +25,6 @@ export class WebhookMetrics {
   });
 
   constructor(queueDepth: () => Promise<number>) {
-    // Process CPU, memory and event-loop lag (process_cpu_seconds_total…): what a delivery costs.
-    collectDefaultMetrics({ register: this.registry });
     new Gauge({
       name: 'corridor_webhook_queue_depth',
       help: 'Deliveries not yet acknowledged nor given up on.',
@@ -34,25 +35,3 @@ export class WebhookMetrics {
     });
   }
 }
-
-/** GET /health for container probes and GET /metrics for Prometheus. */
-export const startHealthServer = (port: number, metrics: WebhookMetrics): Promise<Server> => {
-  const server = createServer((request, response) => {
-    if (request.method === 'GET' && request.url === '/health') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
-      return;
-    }
-    if (request.method === 'GET' && request.url === '/metrics') {
-      metrics.registry.metrics().then(
-        (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-        (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error)),
-      );
-      return;
-    }
-    response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 404, code: 'REFERENCE_NOT_FOUND', message: 'Only GET /health and GET /metrics exist here.' }));
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, () => resolve(server));
-  });
-};

@@ -7,3 +7,7 @@ export { ServiceClient, MessagingModule, MESSAGING_OPTIONS, type MessagingOption
 export { publishEvent, startDurableConsumer, type DurableConsumerOptions, type MessageMeta } from './jetstream';
 export { createProcessedStore, type ProcessedStore, type ProcessedStoreOptions } from './processed-store';
 export { parseServiceConfig, type ServiceConfig } from './service-config';
+export { consumerMetrics } from './jetstream';
+export { ObservabilityModule, observedPart, postgresHealth, redisHealth } from './observability.module';
+export { startHealthServer, processMetrics, type HealthServerOptions } from './health-server';
+export { enableBoundedShutdown, parseShutdownTimeoutMs, DEFAULT_SHUTDOWN_TIMEOUT_MS, type BoundedShutdownOptions } from './shutdown';

@@ -9,6 +9,7 @@ import {
   type NatsConnection,
 } from 'nats';
 import type { Logger } from 'pino';
+import { Counter, Registry } from 'prom-client';
 import { createLogger } from './logger';
 
 const codec = JSONCodec();
@@ -43,6 +44,30 @@ export type DurableConsumerOptions = {
   logger?: Logger;
 };
 
+type ConsumerCounters = { registry: Registry; deliveries: Counter<'consumer'>; redeliveries: Counter<'consumer'>; failures: Counter<'consumer' | 'reason'> };
+let counters: ConsumerCounters | undefined;
+
+const consumerCounters = (): ConsumerCounters => {
+  if (!counters) {
+    const registry = new Registry();
+    counters = {
+      registry,
+      deliveries: new Counter({ name: 'corridor_consumer_deliveries_total', help: 'JetStream messages delivered to a durable consumer of this process (redeliveries included).', labelNames: ['consumer'], registers: [registry] }),
+      redeliveries: new Counter({ name: 'corridor_consumer_redeliveries_total', help: 'JetStream messages delivered again (after a nak, an ack timeout or a restart).', labelNames: ['consumer'], registers: [registry] }),
+      failures: new Counter({
+        name: 'corridor_consumer_failures_total',
+        help: 'Messages a consumer could not process: reason handler (nak, redelivered later), decode (not JSON, dropped), dedup (the processed-store check or record failed), loop (the consumer stopped).',
+        labelNames: ['consumer', 'reason'],
+        registers: [registry],
+      }),
+    };
+  }
+  return counters;
+};
+
+/** The consumers' counters of this process, one registry for all: a metrics source for /metrics. */
+export const consumerMetrics = (): Registry => consumerCounters().registry;
+
 // Redelivery after a failure backs off up to this cap so a poison message does not spin.
 const NAK_DELAY_BASE_MS = 500;
 const NAK_DELAY_MAX_MS = 30_000;
@@ -63,6 +88,8 @@ async function ensureConsumer(options: DurableConsumerOptions): Promise<void> {
     filter_subject: options.filterSubject,
     ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
   };
+  // Silent on purpose: "consumer not found" is the expected answer the first time; any other
+  // failure (NATS down) makes the add below fail too, and that error reaches the caller.
   const existing = await jsm.consumers.info(options.stream, options.durable).catch(() => undefined);
   if (!existing) {
     await jsm.consumers.add(options.stream, config);
@@ -72,9 +99,22 @@ async function ensureConsumer(options: DurableConsumerOptions): Promise<void> {
 }
 
 async function processMessage(message: JsMsg, options: DurableConsumerOptions, logger: Logger): Promise<void> {
+  const { deliveries, redeliveries, failures } = consumerCounters();
+  const consumer = options.durable;
   const msgId = msgIdOf(message, options.stream);
-  if (options.isProcessed && (await options.isProcessed(msgId))) {
-    message.ack();
+  // Every failure log names the consumer, the subject, the stream sequence and the message id.
+  const where = { consumer, subject: message.subject, streamSeq: message.seq, msgId, deliveries: message.info.redeliveryCount };
+  deliveries.inc({ consumer });
+  if (message.redelivered) redeliveries.inc({ consumer });
+  try {
+    if (options.isProcessed && (await options.isProcessed(msgId))) {
+      message.ack();
+      return;
+    }
+  } catch (error) {
+    failures.inc({ consumer, reason: 'dedup' });
+    logger.error({ err: error, ...where }, 'Could not check whether the message was already processed; it will be redelivered.');
+    message.nak(nakDelay(message.info.redeliveryCount));
     return;
   }
   let payload: unknown;
@@ -82,18 +122,29 @@ async function processMessage(message: JsMsg, options: DurableConsumerOptions, l
     payload = codec.decode(message.data);
   } catch (error) {
     // A body that is not JSON will never become valid; redelivering it would only loop.
-    logger.error({ err: error, msgId, subject: message.subject }, 'Dropping a message that is not JSON.');
+    failures.inc({ consumer, reason: 'decode' });
+    logger.error({ err: error, ...where }, 'Dropping a message that is not JSON.');
     message.term();
     return;
   }
   try {
     await options.handle(payload, { msgId, subject: message.subject, redelivered: message.redelivered });
-    await options.markProcessed?.(msgId);
-    message.ack();
   } catch (error) {
-    logger.warn({ err: error, msgId, subject: message.subject, deliveries: message.info.redeliveryCount }, 'Handler failed; the message will be redelivered.');
+    failures.inc({ consumer, reason: 'handler' });
+    logger.warn({ err: error, ...where }, 'Handler failed; the message will be redelivered.');
     message.nak(nakDelay(message.info.redeliveryCount));
+    return;
   }
+  try {
+    await options.markProcessed?.(msgId);
+  } catch (error) {
+    // Handled but not recorded: the redelivery runs the handler again, which must be idempotent.
+    failures.inc({ consumer, reason: 'dedup' });
+    logger.error({ err: error, ...where }, 'Handled, but recording it as processed failed; it will be redelivered.');
+    message.nak(nakDelay(message.info.redeliveryCount));
+    return;
+  }
+  message.ack();
 }
 
 /**
@@ -110,7 +161,10 @@ export async function startDurableConsumer(options: DurableConsumerOptions): Pro
     for await (const message of messages) {
       await processMessage(message, options, logger);
     }
-  })().catch((error: unknown) => logger.error({ err: error }, 'Consumer loop stopped.'));
+  })().catch((error: unknown) => {
+    consumerCounters().failures.inc({ consumer: options.durable, reason: 'loop' });
+    logger.error({ err: error, consumer: options.durable, stream: options.stream, filterSubject: options.filterSubject }, 'Consumer loop stopped; this consumer receives nothing more until the service restarts.');
+  });
   return {
     async stop() {
       await messages.close();

@@ -1,9 +1,11 @@
-import { createServer, type Server as HttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import { ClientNats, ServerNats, type NatsOptions } from '@nestjs/microservices';
-import type { Msg, Subscription } from 'nats';
+import type { Msg, NatsConnection, Subscription } from 'nats';
+import { Observability, type PartHealth } from '@corridor/contracts';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { CORRELATION_ID_HEADER, REQUEST_ID_HEADER, runWithContext } from './context';
+import { startHealthServer } from './health-server';
 
 // Subjects in libs/contracts are written without the deployment prefix; these two transport
 // subclasses add it in normalizePattern, which Nest calls for every pattern it registers or
@@ -17,6 +19,8 @@ export type PrefixedServerOptions = {
   subjectPrefix: string;
   logger: Logger;
   healthPort?: number;
+  /** The service name /health reports. */
+  service?: string;
   /** Upper bound on how long close() waits for handlers still running. */
   drainTimeoutMs?: number;
 };
@@ -24,6 +28,8 @@ export type PrefixedServerOptions = {
 export class PrefixedServerNats extends ServerNats {
   private inFlight = 0;
   private healthServer?: HttpServer;
+  /** What the health server reports; createServiceApp sets the app's own once Nest has built it. */
+  observability = new Observability();
 
   constructor(
     options: NatsClientOptions,
@@ -67,7 +73,10 @@ export class PrefixedServerNats extends ServerNats {
   override async listen(callback: (error?: unknown) => void): Promise<void> {
     await super.listen((error?: unknown) => {
       if (error || this.prefixed.healthPort === undefined) return callback(error);
-      this.startHealthServer(this.prefixed.healthPort).then(() => callback(), callback);
+      startHealthServer({ service: this.prefixed.service ?? 'service', port: this.prefixed.healthPort, observability: this.observability, logger: this.prefixed.logger }).then((server) => {
+        this.healthServer = server;
+        callback();
+      }, callback);
     });
   }
 
@@ -84,18 +93,18 @@ export class PrefixedServerNats extends ServerNats {
     await super.close();
   }
 
-  private startHealthServer(port: number): Promise<void> {
-    // Container probes need a plain HTTP answer; the NATS ping is what the gateway uses.
-    const server = createServer((request, response) => {
-      const ok = request.method === 'GET' && request.url === '/health';
-      response.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(ok ? { status: 'ok' } : { status: 404, code: 'REFERENCE_NOT_FOUND', message: 'Only GET /health exists here.' }));
-    });
-    this.healthServer = server;
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, () => resolve());
-    });
+  /** The `nats` health part: a round trip to the server (rtt), down once the connection is closed. */
+  async natsHealth(): Promise<PartHealth> {
+    let connection: NatsConnection;
+    try {
+      connection = this.unwrap<NatsConnection>();
+    } catch {
+      return { status: 'down', error: 'not connected yet' };
+    }
+    if (connection.isClosed()) return { status: 'down', error: 'connection closed' };
+    if (connection.isDraining()) return { status: 'down', error: 'connection draining (shutting down)' };
+    const rttMs = await connection.rtt();
+    return { status: 'ok', server: connection.getServer(), rttMs };
   }
 }
 

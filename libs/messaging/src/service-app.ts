@@ -1,11 +1,15 @@
-import { type ArgumentsHost, Catch, type DynamicModule, type ExceptionFilter, type INestMicroservice, type Type } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type DynamicModule, type ExceptionFilter, type INestMicroservice, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { OBSERVABILITY, type Observability } from '@corridor/contracts';
 import type { Logger } from 'pino';
 import { throwError, type Observable } from 'rxjs';
 import { toErrorBody } from './error-codec';
+import { consumerMetrics } from './jetstream';
 import { createLogger, nestLogger } from './logger';
+import { ObservabilityModule } from './observability.module';
 import { PrefixedServerNats } from './prefixed-nats';
 import type { ServiceConfig } from './service-config';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, enableBoundedShutdown } from './shutdown';
 
 export type ServiceAppOptions = {
   service: string;
@@ -13,6 +17,8 @@ export type ServiceAppOptions = {
   subjectPrefix: string;
   healthPort?: number;
   logLevel?: string;
+  /** Bound on a SIGTERM/SIGINT shutdown before the process exits with code 1 (default 10 s). */
+  shutdownTimeoutMs?: number;
 };
 
 /** Every error leaves a service as {code, status, message, details}; internals stay in the log. */
@@ -28,15 +34,22 @@ export class RpcErrorFilter implements ExceptionFilter {
 
 export async function createServiceApp(module: Type<unknown> | DynamicModule, options: ServiceAppOptions): Promise<INestMicroservice> {
   const logger = createLogger(options.service, { level: options.logLevel });
+  const service = options.service;
   const strategy = new PrefixedServerNats(
     // The queue group makes replicas of one service share requests instead of all answering.
-    { servers: options.natsUrl, name: options.service, queue: options.service },
-    { subjectPrefix: options.subjectPrefix, logger, ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}) },
+    { servers: options.natsUrl, name: service, queue: service },
+    { subjectPrefix: options.subjectPrefix, logger, service, ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}) },
   );
-  const app = await NestFactory.createMicroservice(module, { strategy, logger: nestLogger(logger) });
+  // Every service gets the one Observability of its process, whatever its own module imports.
+  @Module({ imports: [ObservabilityModule, module] })
+  class ServiceRoot {}
+  const nestApp = await NestFactory.createMicroservice(ServiceRoot, { strategy, logger: nestLogger(logger) });
+  const app = enableBoundedShutdown(nestApp, { logger, timeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS });
   app.useGlobalFilters(new RpcErrorFilter(logger));
-  app.enableShutdownHooks();
-  const service = options.service;
+  const observability = app.get<Observability>(OBSERVABILITY);
+  strategy.observability = observability;
+  observability.addPart({ name: 'nats', health: () => strategy.natsHealth() });
+  observability.addMetrics(consumerMetrics());
   strategy.addHandler(`${service}.health.ping`, async () => ({ service, status: 'ok' }));
   return app;
 }
@@ -49,6 +62,7 @@ export async function runService(module: Type<unknown> | DynamicModule, service:
     subjectPrefix: config.subjectPrefix,
     healthPort: config.healthPort,
     logLevel: config.logLevel,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
   });
   await app.listen();
 }

@@ -1,3 +1,5 @@
+import { parseShutdownTimeoutMs } from './shutdown';
+
 // What every NATS service reads from its environment. Each app's config.ts calls this once with
 // process.env and its own defaults; nothing else reads the environment.
 export type ServiceConfig = {
@@ -9,6 +11,8 @@ export type ServiceConfig = {
   logLevel: string;
   /** DATABASE_POOL_SIZE: PostgreSQL connections one process may hold in all (see EventSourcing's connectionBudget). */
   databasePoolSize: number;
+  /** SHUTDOWN_TIMEOUT_MS: after SIGTERM, the process exits with code 1 if closing takes longer. */
+  shutdownTimeoutMs: number;
 };
 
 const port = (name: string, value: string | undefined, fallback: number): number => {
@@ -35,4 +39,5 @@ export const parseServiceConfig = (env: NodeJS.ProcessEnv, defaults: { schema: s
   schema: defaults.schema,
   logLevel: env['LOG_LEVEL'] || 'info',
   databasePoolSize: poolSize(env['DATABASE_POOL_SIZE']),
+  shutdownTimeoutMs: parseShutdownTimeoutMs(env),
 });

@@ -44,6 +44,11 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /** The queue's Redis connection (for the health part), once the app has bootstrapped. */
+  get redis(): IORedis | undefined {
+    return this.connections[0];
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     const connection = () => {
       // BullMQ workers need maxRetriesPerRequest null: a command waits for Redis to come back.

@@ -4,16 +4,37 @@ import { type DomainError, newUuid, subjects } from '@corridor/contracts';
 import { ServiceClient } from '@corridor/messaging';
 import type { FastifyReply } from 'fastify';
 import { PublicRoute } from '../auth/permissions';
+import { RedisConnection } from '../redis';
 
 const PING_TIMEOUT_MS = 1_000;
+const REDIS_TIMEOUT_MS = 500;
 const pings = { platform: subjects.platform.health, customers: subjects.customers.health, accounts: subjects.accounts.health, payments: subjects.payments.health, webhooks: subjects.webhooks.health } as const;
 
-export type HealthReport = { status: 'ok' | 'degraded'; services: Record<keyof typeof pings, 'ok' | 'unavailable'> };
+export type HealthReport = { status: 'ok' | 'degraded'; services: Record<keyof typeof pings, 'ok' | 'unavailable'>; redis: 'ok' | 'unavailable' };
 
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {
-  constructor(private readonly client: ServiceClient) {}
+  constructor(
+    private readonly client: ServiceClient,
+    private readonly redis: RedisConnection,
+  ) {}
+
+  /** Liveness: the process answers HTTP. An outage of a service or of Redis must not restart the gateway. */
+  @Get('live')
+  @PublicRoute()
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Readiness: every service answers its NATS ping and Redis its PING (same status code as GET /health). */
+  @Get('ready')
+  @PublicRoute()
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: HealthReport['status'] }> {
+    const report = await this.report();
+    void reply.status(report.status === 'ok' ? 200 : 503);
+    return { status: report.status };
+  }
 
   @Get()
   @PublicRoute()
@@ -36,6 +57,22 @@ export class HealthController {
       }),
     );
     const services = Object.fromEntries(entries) as HealthReport['services'];
-    return { status: Object.values(services).every((state) => state === 'ok') ? 'ok' : 'degraded', services };
+    const redis = await this.pingRedis();
+    const ok = Object.values(services).every((state) => state === 'ok') && redis === 'ok';
+    return { status: ok ? 'ok' : 'degraded', services, redis };
+  }
+
+  private async pingRedis(): Promise<'ok' | 'unavailable'> {
+    const { client } = this.redis;
+    if (client.status !== 'ready') return 'unavailable';
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'unavailable'>((resolve) => (timer = setTimeout(() => resolve('unavailable'), REDIS_TIMEOUT_MS)));
+    const ping = client.ping().then(
+      () => 'ok' as const,
+      () => 'unavailable' as const,
+    );
+    const state = await Promise.race([ping, timeout]);
+    clearTimeout(timer);
+    return state;
   }
 }

@@ -116,7 +116,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  app = await createServiceApp(AppModule.register(config, { clock }), { service: 'webhooks', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'error' });
+  app = await createServiceApp(AppModule.register(config, { clock }), { service: 'webhooks', natsUrl: config.natsUrl, subjectPrefix, healthPort, logLevel: 'error' });
   await app.listen();
   client = app.get(ServiceClient);
   dispatcher = app.get(Dispatcher);

@@ -96,6 +96,11 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     this.sendSlots = new Slots(config.concurrency);
   }
 
+  /** The queue's Redis connection (for the health part), once the app has bootstrapped. */
+  get redis(): IORedis | undefined {
+    return this.connections[0];
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     const connection = () => {
       // BullMQ workers need maxRetriesPerRequest null: a command waits for Redis to come back.
