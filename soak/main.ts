@@ -158,6 +158,13 @@ const main = async () => {
     // A 005 transfer fails 3 s after it starts instead of 30, so a short soak still sees it end.
     env: { TRANSFER_PENDING_SECONDS: '3', LOG_LEVEL: 'warn' },
   });
+  // A CI timeout (SIGTERM) must not leave the stack's processes behind.
+  const onSignal = (signal: string) => {
+    log(`${signal}: stopping the stack`);
+    void stack.close().finally(() => process.exit(2));
+  };
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
   log(`stack up: ${stack.gatewayUrl}, database ${stack.database.name}, ${options.replicas} replica(s) of ${serviceNames.join(', ')}`);
   const pg = new Client({ connectionString: stack.database.url });
   await pg.connect();
