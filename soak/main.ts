@@ -115,7 +115,8 @@ const runChaos = (stack: Stack, stats: SoakStats, everyMs: number, random: () =>
         window.until = window.healthyAt + CHAOS_GRACE_MS;
         log(`chaos: ${app} replica ${replica} healthy again after ${window.healthyAt - window.killedAt} ms`);
       } catch (error) {
-        failures.push(`${app} replica ${replica} did not come back after kill -9: ${(error as Error).message.split('\n')[0]}`);
+        const output = stack.logs[app].join('').slice(-800).replace(/\s+/g, ' ');
+        failures.push(`${app} replica ${replica} did not come back after kill -9: ${(error as Error).message.split('\n')[0]} Last output: ${output}`);
         window.until = Number.POSITIVE_INFINITY;
         running = false;
       }
@@ -134,7 +135,7 @@ const printReport = (report: any) => {
   }
   console.log(`\nerrors by status: ${JSON.stringify(report.errorsByStatus)}`);
   console.log(`webhooks: ${JSON.stringify(report.webhooks)}`);
-  console.log(`chaos windows: ${report.chaosWindows.length}; connections (pg_stat_activity) max total ${report.connections.maxTotal}, max on the soak's database ${report.connections.maxOurs}`);
+  console.log(`chaos windows: ${report.chaosWindows.length}; connections (pg_stat_activity) max total ${report.connections.maxTotal}, max on the soak's database ${report.connections.maxOurs}, "too many clients" in the apps' output ${report.connections.tooManyClientsInAppOutput}`);
   console.log(`projection lag (max events behind head): ${report.projectionLagMax}`);
   if (report.surprises.length > 0) {
     console.log('\nunexpected answers (not failing by themselves):');
@@ -251,7 +252,8 @@ const main = async () => {
       duplicates: platforms.reduce((sum, platform) => sum + platform.receiver.counts.duplicates, 0),
       projectionLag: lag,
       projectionLagMax: Math.max(0, ...lag.map((row) => row.head - row.position)),
-      connections: connections.figures,
+      // PostgreSQL refusing connections shows in the apps' output only; counted here for issue 13 item 5.
+      connections: { ...connections.figures, tooManyClientsInAppOutput: Object.values(stack.logs).flat().join('').split('too many clients').length - 1 },
       chaosWindows: stats.windows.map((window) => ({ ...window, durationMs: window.until === undefined || !Number.isFinite(window.until) ? null : window.until - window.killedAt, until: undefined })),
       surprises: [...stats.surprises.entries()].map(([kind, entry]) => ({ kind, ...entry })),
       checks,
