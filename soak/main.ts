@@ -81,6 +81,21 @@ const writeJestJson = (path: string | undefined, passed: boolean, message: strin
   writeFileSync(path, JSON.stringify({ numPassedTests: passed ? 1 : 0, numFailedTests: passed ? 0 : 1, numRuntimeErrorTestSuites: 0, testResults: [{ name: 'soak', status: passed ? 'passed' : 'failed', message }] }));
 };
 
+/** The soak's own connection; PostgreSQL may be out of connections (53300) while the stack starts. */
+const connectWithRetry = async (url: string): Promise<Client> => {
+  for (let attempt = 1; ; attempt += 1) {
+    const pg = new Client({ connectionString: url });
+    try {
+      await pg.connect();
+      return pg;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '53300' || attempt >= 60) throw error;
+      log('PostgreSQL is out of connections (too many clients); retrying the soak\'s own connection');
+      await sleep(1_000);
+    }
+  }
+};
+
 /** Connections of the whole server and of the soak's database, every second. */
 const sampleConnections = (pg: Client, database: string) => {
   const figures = { maxTotal: 0, maxOurs: 0, samples: 0, sampleErrors: 0 };
@@ -167,9 +182,8 @@ const main = async () => {
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));
   log(`stack up: ${stack.gatewayUrl}, database ${stack.database.name}, ${options.replicas} replica(s) of ${serviceNames.join(', ')}`);
-  const pg = new Client({ connectionString: stack.database.url });
-  await pg.connect();
-  const connections = sampleConnections(pg, stack.database.name);
+  let pg = undefined as unknown as Client;
+  let connections: ReturnType<typeof sampleConnections> | undefined;
   const stats = new SoakStats();
   const client = new SoakClient(stack.baseUrl, stats);
   const platforms: SoakPlatform[] = [];
@@ -177,6 +191,8 @@ const main = async () => {
   const checks: CheckResult[] = [];
   let workload: ReturnType<typeof createWorkload> | undefined;
   try {
+    pg = await connectWithRetry(stack.database.url);
+    connections = sampleConnections(pg, stack.database.name);
     for (let n = 1; n <= options.platforms; n += 1) {
       const created = await stack.createPlatform('SANDBOX');
       const platform: SoakPlatform = {
@@ -272,8 +288,8 @@ const main = async () => {
       process.exitCode = 1;
     } else console.log('\nSOAK PASSED');
   } finally {
-    connections.stop();
-    await pg.end().catch(() => undefined);
+    connections?.stop();
+    await pg?.end().catch(() => undefined);
     await Promise.all(platforms.map((platform) => platform.receiver.close()));
     await stack.close();
   }
