@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
@@ -13,8 +14,13 @@ import { createTestDatabase, requireNats, requirePostgres, requireRedis, type Te
 // key prefix and ports, with every app started as its own process the way an operator runs them.
 
 export type AppName = 'platform' | 'customers' | 'accounts' | 'payments' | 'webhooks' | 'gateway';
-const apps: AppName[] = ['platform', 'customers', 'accounts', 'payments', 'webhooks', 'gateway'];
+type AppEntry = { name: AppName; healthPort: number | null; database: boolean };
 const root = join(__dirname, '../..');
+/** The one list of apps in start order (scripts/apps.json), shared with up.sh, down.sh and compose. */
+export const appList: AppEntry[] = (JSON.parse(readFileSync(join(root, 'scripts/apps.json'), 'utf8')) as { apps: AppEntry[] }).apps;
+const apps: AppName[] = appList.map((app) => app.name);
+/** Every app but the gateway: the ones that can run as several replicas behind NATS queue groups. */
+export const serviceNames: AppName[] = apps.filter((app) => app !== 'gateway');
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -41,12 +47,19 @@ export type Stack = {
   database: TestDatabase;
   subjectPrefix: string;
   env: Record<string, string>;
+  /** Output of every replica of an app (prefixed with `[replica n]` when there are several). */
   logs: Record<AppName, string[]>;
-  start(app: AppName): Promise<void>;
-  stop(app: AppName): Promise<void>;
-  /** kill -9: no shutdown hooks, no draining, as a crash. */
-  kill(app: AppName): Promise<void>;
-  healthUrl(app: AppName): string;
+  /** Processes per service (the gateway is always one). */
+  replicas: number;
+  /** Starts one replica, or every replica of the app that is not running. */
+  start(app: AppName, replica?: number): Promise<void>;
+  /** SIGTERM (SIGKILL after 10 s) one replica, or every replica of the app. */
+  stop(app: AppName, replica?: number): Promise<void>;
+  /** kill -9: no shutdown hooks, no draining, as a crash. One replica, or every replica of the app. */
+  kill(app: AppName, replica?: number): Promise<void>;
+  healthUrl(app: AppName, replica?: number): string;
+  /** The pid of a running replica (undefined when it is not running). */
+  pid(app: AppName, replica?: number): number | undefined;
   createPlatform(environment?: PlatformEnvironment): Promise<CreatePlatformReply>;
   close(): Promise<void>;
 };
@@ -57,15 +70,23 @@ export type StackOptions = {
   appEnv?: Partial<Record<AppName, Record<string, string>>>;
   /** A subset of the apps, in start order (default: all); without the gateway there is no HTTP API. */
   apps?: AppName[];
+  /** Every service this many times, each replica with its own HEALTH_PORT (default 1). The gateway stays one process. */
+  replicas?: number;
 };
+
+const MAX_LOG_CHUNKS = 500;
 
 export const startStack = async (options: StackOptions = {}): Promise<Stack> => {
   await Promise.all([requirePostgres(), requireNats(), requireRedis()]);
+  const replicas = Math.max(1, Math.floor(options.replicas ?? 1));
   const database = await createTestDatabase();
   const subjectPrefix = uniqueSubjectPrefix();
   // Uploads of this stack only: the gateway writes them, the customers service reads them.
   const blobDirectory = await mkdtemp(join(tmpdir(), 'corridor-e2e-blobs-'));
-  const [gatewayPort, platformHealth, customersHealth, accountsHealth, paymentsHealth, webhooksHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const gatewayPort = await freePort();
+  const healthPorts = new Map<string, number>();
+  const key = (app: AppName, replica: number): string => `${app}#${replica}`;
+  for (const app of serviceNames) for (let replica = 0; replica < replicas; replica += 1) healthPorts.set(key(app, replica), await freePort());
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
@@ -80,29 +101,34 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     BLOB_DIR: blobDirectory,
     ...options.env,
   };
-  const healthPorts: Record<AppName, number> = { platform: platformHealth, customers: customersHealth, accounts: accountsHealth, payments: paymentsHealth, webhooks: webhooksHealth, gateway: gatewayPort };
-  const processes = new Map<AppName, ChildProcess>();
-  const logs: Record<AppName, string[]> = { platform: [], customers: [], accounts: [], payments: [], webhooks: [], gateway: [] };
-  const healthUrl = (app: AppName): string => (app === 'gateway' ? `${gatewayUrl}/health` : `http://127.0.0.1:${healthPorts[app]}/health`);
+  const processes = new Map<string, ChildProcess>();
+  const logs = Object.fromEntries(apps.map((app) => [app, [] as string[]])) as Record<AppName, string[]>;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const healthUrl = (app: AppName, replica = 0): string => (app === 'gateway' ? `${gatewayUrl}/health` : `http://127.0.0.1:${healthPorts.get(key(app, replica))}/health`);
+  const replicaNumbers = (app: AppName): number[] => Array.from({ length: app === 'gateway' ? 1 : replicas }, (_, index) => index);
   let bootstrap: INestApplicationContext | undefined;
 
-  const start = async (app: AppName): Promise<void> => {
+  const startOne = async (app: AppName, replica: number): Promise<void> => {
+    const running = processes.get(key(app, replica));
+    if (running && running.exitCode === null && running.signalCode === null) return;
+    const healthPort = app === 'gateway' ? gatewayPort : healthPorts.get(key(app, replica));
+    if (healthPort === undefined) throw new Error(`${app} has no replica ${replica} (the stack runs ${replicas}).`);
     const child = spawn(process.execPath, ['-r', '@swc-node/register', join(root, `apps/${app}/src/main.ts`)], {
       cwd: root,
-      env: { ...process.env, ...env, ...options.appEnv?.[app], HEALTH_PORT: String(healthPorts[app]) },
+      env: { ...process.env, ...env, ...options.appEnv?.[app], HEALTH_PORT: String(healthPort) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const label = replicas > 1 && app !== 'gateway' ? `[replica ${replica}] ` : '';
     const keep = (chunk: Buffer) => {
-      logs[app].push(chunk.toString());
-      if (logs[app].length > 500) logs[app].shift();
+      logs[app].push(label + chunk.toString());
+      if (logs[app].length > MAX_LOG_CHUNKS) logs[app].shift();
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    processes.set(app, child);
-    const url = healthUrl(app);
+    processes.set(key(app, replica), child);
+    const url = healthUrl(app, replica);
     try {
-      await waitFor(`${app} (${url})`, async () => {
+      await waitFor(`${app} replica ${replica} (${url})`, async () => {
         if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}`);
         return (await fetch(url)).status < 500 || app === 'gateway';
       }, 60_000);
@@ -111,24 +137,29 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     }
   };
 
-  const stop = async (app: AppName): Promise<void> => {
-    const child = processes.get(app);
-    processes.delete(app);
-    if (!child || child.exitCode !== null) return;
+  const end = async (app: AppName, replica: number, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> => {
+    const child = processes.get(key(app, replica));
+    processes.delete(key(app, replica));
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.kill(signal);
+    const timer = signal === 'SIGTERM' ? setTimeout(() => child.kill('SIGKILL'), 10_000) : undefined;
     await exited;
-    clearTimeout(timer);
+    if (timer) clearTimeout(timer);
   };
 
-  const kill = async (app: AppName): Promise<void> => {
-    const child = processes.get(app);
-    processes.delete(app);
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+  const start = async (app: AppName, replica?: number): Promise<void> => {
+    for (const number of replica === undefined ? replicaNumbers(app) : [replica]) await startOne(app, number);
+  };
+  const stop = async (app: AppName, replica?: number): Promise<void> => {
+    await Promise.all((replica === undefined ? replicaNumbers(app) : [replica]).map((number) => end(app, number, 'SIGTERM')));
+  };
+  const kill = async (app: AppName, replica?: number): Promise<void> => {
+    await Promise.all((replica === undefined ? replicaNumbers(app) : [replica]).map((number) => end(app, number, 'SIGKILL')));
+  };
+  const pid = (app: AppName, replica = 0): number | undefined => {
+    const child = processes.get(key(app, replica));
+    return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
   };
 
   const createPlatform = async (environment: PlatformEnvironment = 'SANDBOX'): Promise<CreatePlatformReply> => {
@@ -147,7 +178,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
 
   const close = async (): Promise<void> => {
     await bootstrap?.close();
-    await Promise.all(apps.map(stop));
+    await Promise.all(apps.map((app) => stop(app)));
     await database.drop();
     await rm(blobDirectory, { recursive: true, force: true });
   };
@@ -162,5 +193,5 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     await close();
     throw error;
   }
-  return { baseUrl: `${gatewayUrl}/2025-10-13`, gatewayUrl, database, subjectPrefix, env, logs, start, stop, kill, healthUrl, createPlatform, close };
+  return { baseUrl: `${gatewayUrl}/2025-10-13`, gatewayUrl, database, subjectPrefix, env, logs, replicas, start, stop, kill, healthUrl, pid, createPlatform, close };
 };
