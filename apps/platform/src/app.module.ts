@@ -7,6 +7,7 @@ import type { PlatformServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
 import { PlatformsController } from './platforms/platforms.controller';
 import { platformViewProjection } from './platforms/platform-view.projection';
+import { resolveWithDns, WEBHOOK_TARGETS, type WebhookTargets } from './platforms/webhook-target';
 import { apiTokenProjection } from './tokens/api-token.projection';
 import { TokensController } from './tokens/tokens.controller';
 
@@ -29,7 +30,10 @@ export class AppModule {
         }),
       ],
       controllers: [TokensController, PlatformsController],
-      providers: [{ provide: CLOCK, useValue: systemClock }],
+      providers: [
+        { provide: CLOCK, useValue: systemClock },
+        { provide: WEBHOOK_TARGETS, useValue: { allowPrivate: config.allowPrivateWebhookTargets, resolve: resolveWithDns } satisfies WebhookTargets },
+      ],
     };
   }
 }
