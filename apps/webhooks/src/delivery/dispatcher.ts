@@ -288,8 +288,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const signature = signatureHeader(claimed.body, await this.keys.privateKey(claimed.platform_id, now));
     // PATCH /config checked the endpoint, but its name may resolve elsewhere now (DNS rebinding):
     // a production platform's request goes only to the public addresses it resolves to at send time.
-    // A platform whose environment this service has not learnt is treated as production.
-    const policy: TargetPolicy = { publicOnly: claimed.environment !== 'SANDBOX' && !this.config.allowPrivateTargets, resolve: resolveWithDns };
+    // A platform whose environment this service never learnt (created before PlatformCreated was
+    // keyed by its stream) is not checked here; PATCH /config still checks its endpoint.
+    const policy: TargetPolicy = { publicOnly: claimed.environment === 'PRODUCTION' && !this.config.allowPrivateTargets, resolve: resolveWithDns };
     return postWebhook(claimed.webhook_endpoint, claimed.body, signature, this.config.requestTimeoutMs, policy);
   }
 
