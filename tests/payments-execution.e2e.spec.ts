@@ -214,6 +214,70 @@ describe('idempotent execution', () => {
   });
 });
 
+describe('read-your-writes: when execute answers, every read shows at least what it said', () => {
+  const rank: Record<string, number> = { PENDING: 0, PROCESSING: 1, COMPLETED: 2, FAILED: 2, EXPIRED: 2 };
+
+  it.each([
+    ['an instant payout (held and settled at once)', '000', 7_000],
+    ['a long payout (~4 s here: held, not yet settled)', '003', 10_000],
+  ])('shows the hold on the source and the transaction at least PROCESSING right after the answer: %s', async (_label, suffix, totalRightAfter) => {
+    const { customer, usd, euros } = await payer(10_000, suffix);
+    const quoted = await pay.quote(platformA, usd, euros, 3_000);
+    const executed = await pay.execute(platformA, quoted.body.id);
+    expect(executed.body).toMatchObject({ status: 'PROCESSING' });
+    const [[available, total], transaction, quote] = await Promise.all([
+      pay.balances(platformA, customer, 'USD'),
+      pay.transaction(platformA, quoted.body.transactionId),
+      api.call('GET', `/quotes/${quoted.body.id}`, { auth: platformA }),
+    ]);
+    expect(available).toBe(7_000);
+    // The long payout's hold is only settled when the rail completes; the instant one's at once.
+    expect(total === 10_000 || total === totalRightAfter).toBe(true);
+    expect(rank[transaction.status]).toBeGreaterThanOrEqual(rank.PROCESSING!);
+    expect(rank[quote.body.status]).toBeGreaterThanOrEqual(rank.PROCESSING!);
+    await pay.settled(platformA, quoted.body.transactionId);
+  });
+
+  it('immediatelyExecute answers PROCESSING once the hold shows', async () => {
+    const { customer, usd, euros } = await payer(10_000);
+    const quoted = await pay.quote(platformA, usd, euros, 2_000, { immediatelyExecute: true });
+    expect(quoted.body.status).toBe('PROCESSING');
+    expect((await pay.balances(platformA, customer, 'USD'))[0]).toBe(8_000);
+    expect(rank[(await pay.transaction(platformA, quoted.body.transactionId)).status]).toBeGreaterThanOrEqual(rank.PROCESSING!);
+    await pay.settled(platformA, quoted.body.transactionId);
+  });
+
+  it('a second execute racing the completion never names a status that a GET right after it does not show', async () => {
+    const { usd, euros } = await payer(100_000);
+    const seen: { said: string; shown: string }[] = [];
+    for (let round = 0; round < 12; round += 1) {
+      const quoted = await pay.quote(platformA, usd, euros, 1_000);
+      /** An execute, and when it is a 409, a GET of the transaction right after its answer. */
+      const executeAndLook = async (): Promise<number> => {
+        const reply = await pay.execute(platformA, quoted.body.id);
+        if (reply.status === 409) {
+          const said = (reply.body.details?.status ?? /is ([A-Z_]+)\.$/.exec(reply.body.message)?.[1]) as string;
+          const shown = (await pay.transaction(platformA, quoted.body.transactionId)).status as string;
+          seen.push({ said, shown });
+        }
+        return reply.status;
+      };
+      // One execute in flight while others follow one after another: racing it, right after it, and while the payment completes.
+      const first = executeAndLook();
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 4; attempt += 1) statuses.push(await executeAndLook());
+      statuses.push(await first);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+      expect(statuses.filter((status) => status === 409)).toHaveLength(4);
+      await pay.settled(platformA, quoted.body.transactionId);
+    }
+    expect(seen).toHaveLength(12 * 4);
+    expect(seen.filter(({ said, shown }) => rank[shown]! < rank[said]!)).toEqual([]);
+    // The race did reach the completion: some 409s already said COMPLETED.
+    expect(seen.some(({ said }) => said === 'COMPLETED')).toBe(true);
+  }, 60_000);
+});
+
 describe('100 concurrent payments from an account that covers 60', () => {
   it('completes exactly 60 and fails 40 cleanly; the balance ends at 0 and never went below it', async () => {
     const { customer, usd, euros } = await payer(60 * 1_000);

@@ -78,6 +78,31 @@ describe('endpoint and signature', () => {
     const reply = await api.call('POST', '/sandbox/webhooks/test', { auth: production });
     expect(reply.status).toBe(403);
   });
+
+  it('refuses a production platform a private, loopback, link-local or unresolvable webhookEndpoint (400 naming why), and keeps its endpoint', async () => {
+    const production = (await stack.createPlatform('PRODUCTION')).token as Credentials;
+    const refusals: [endpoint: string, why: RegExp][] = [
+      [receiver.url, /127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)/],
+      ['http://[::1]:9/hook', /\[::1\] is the IPv6 loopback address/],
+      ['http://169.254.169.254/latest/meta-data', /169\.254\.169\.254 is the cloud metadata address/],
+      ['https://192.168.1.20/hook', /is a private address \(192\.168\.0\.0\/16\)/],
+      ['https://[fd00:ec2::254]/hook', /unique-local/],
+      ['http://localhost:9/hook', /localhost resolves to .*(loopback)/],
+      ['https://corridor-webhooks.invalid/hook', /corridor-webhooks\.invalid does not resolve/],
+    ];
+    for (const [webhookEndpoint, why] of refusals) {
+      const reply = await api.call('PATCH', '/config', { auth: production, body: { webhookEndpoint } });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toEqual({ status: 400, code: 'INVALID_INPUT', message: expect.stringMatching(why), details: { field: 'webhookEndpoint' } });
+    }
+    expect((await api.call('PATCH', '/config', { auth: production, body: { webhookEndpoint: 'https://10.0.0.1/hook' } })).body.message).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true');
+    expect((await api.call('GET', '/config', { auth: production })).body.webhookEndpoint).toBeUndefined();
+    // A sandbox platform may use a local receiver, as every other suite does. (Public endpoints of
+    // production platforms are accepted: apps/platform/src/platforms/webhook-target.spec.ts; not
+    // here, where the TEST webhook would leave the machine.)
+    const sandbox = (await stack.createPlatform()).token as Credentials;
+    expect((await api.call('PATCH', '/config', { auth: sandbox, body: { webhookEndpoint: 'http://127.0.0.1:9/hook' } })).status).toBe(200);
+  });
 });
 
 describe('resource webhooks', () => {

@@ -7,6 +7,7 @@ import type { PlatformServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
 import { PlatformsController } from './platforms/platforms.controller';
 import { platformViewProjection } from './platforms/platform-view.projection';
+import { resolveWithDns, WEBHOOK_TARGETS, type WebhookTargets } from './platforms/webhook-target';
 import { apiTokenProjection } from './tokens/api-token.projection';
 import { TokensController } from './tokens/tokens.controller';
 
@@ -34,6 +35,7 @@ export class AppModule {
       providers: [
         { provide: CLOCK, useValue: systemClock },
         observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+        { provide: WEBHOOK_TARGETS, useValue: { allowPrivate: config.allowPrivateWebhookTargets, resolve: resolveWithDns } satisfies WebhookTargets },
       ],
     };
   }

@@ -1,3 +1,4 @@
+import { parseAllowPrivateWebhookTargets } from '@corridor/contracts';
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 
 export type WebhooksServiceConfig = ServiceConfig & {
@@ -14,6 +15,8 @@ export type WebhooksServiceConfig = ServiceConfig & {
   concurrency: number;
   /** Due deliveries carried by one BullMQ job: claimed in one statement, sent concurrently. */
   batchSize: number;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: production platforms' webhooks may go to private and other special-use addresses. */
+  allowPrivateTargets: boolean;
 };
 
 // A fixed key for development and tests only: anyone can read it here, so production refuses it.
@@ -67,4 +70,5 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksServic
   tickIntervalMs: positiveInt('WEBHOOK_TICK_INTERVAL_MS', env['WEBHOOK_TICK_INTERVAL_MS'], 250, 0),
   concurrency: positiveInt('WEBHOOK_CONCURRENCY', env['WEBHOOK_CONCURRENCY'], 128),
   batchSize: positiveInt('WEBHOOK_BATCH_SIZE', env['WEBHOOK_BATCH_SIZE'], 32),
+  allowPrivateTargets: parseAllowPrivateWebhookTargets(env),
 });

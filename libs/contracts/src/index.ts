@@ -24,3 +24,4 @@ export * from './uma';
 export * from './invitations';
 export * from './crypto-addresses';
 export * from './observability';
+export * from './network-addresses';

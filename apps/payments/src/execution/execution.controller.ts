@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   CLOCK,
   type Clock,
+  DomainError,
   type ExecuteQuoteData,
   invalidInput,
   isIdOf,
@@ -21,7 +22,7 @@ import { quoteNotFound } from '../quotes/quotes.controller';
 import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type ExecuteQuote, executeQuote } from './execute-quote';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
-import { PaymentProcessor } from './payment-processor';
+import { EXECUTE_HOLD_WAIT_MS, PaymentProcessor } from './payment-processor';
 import { railOutcomeOfQuote } from './sandbox-rail';
 
 const MINOR_UNITS = /^[0-9]{1,16}$/;
@@ -86,18 +87,38 @@ export class ExecutionController {
       const expire: ExpireQuote = { type: 'ExpireQuote', data: { transactionId }, metadata: { now } };
       await this.eventSourcing.handle(transactionId, transactionDecider, (state) => expireQuote(expire, state), context);
     }
-    const { state } = await this.eventSourcing.handle(
-      transactionId,
-      transactionDecider,
-      (current) => {
-        const rail = current.kind === 'Quoted' ? railOutcomeOfQuote(current.quote) : 'SUCCESS';
-        const command: ExecuteQuote = { type: 'ExecuteQuote', data: { transactionId, rail, ...how }, metadata: { now, delays: this.options.delays } };
-        return executeQuote(command, current);
-      },
-      context,
-    );
+    const { state } = await this.eventSourcing
+      .handle(
+        transactionId,
+        transactionDecider,
+        (current) => {
+          const rail = current.kind === 'Quoted' ? railOutcomeOfQuote(current.quote) : 'SUCCESS';
+          const command: ExecuteQuote = { type: 'ExecuteQuote', data: { transactionId, rail, ...how }, metadata: { now, delays: this.options.delays } };
+          return executeQuote(command, current);
+        },
+        context,
+      )
+      .catch(async (error: unknown) => {
+        if (error instanceof DomainError && error.status === 409) await this.showStreamHead(transactionId);
+        throw error;
+      });
     if (state.kind !== 'Quoted') throw new Error(`Executing ${transactionId} left it ${state.kind}.`);
-    void this.processor.kick(transactionId, context.platformId, state);
+    // From an internal account: answer once the hold is placed and shown (a GET of the source right
+    // after shows the funds held). Real-time funding holds nothing; its drive goes on in the background.
+    if (how.funding === 'ACCOUNT') await this.processor.startExecuted(transactionId, context.platformId, state, EXECUTE_HOLD_WAIT_MS);
+    else void this.processor.kick(transactionId, context.platformId, state);
     return state;
+  }
+
+  /**
+   * A 409 names the status the stream has reached, which the processor may have appended without
+   * waiting for the read models (decision 0008). Before it answers, the read models catch up with
+   * the stream, so a GET /transactions/{id} right after shows at least the status the 409 names.
+   * Only refusals pay this read; an execute that starts a payment does not.
+   */
+  private async showStreamHead(transactionId: string): Promise<void> {
+    const { events } = await this.eventSourcing.store.readStream(transactionId);
+    const last = events[events.length - 1];
+    if (last) await this.eventSourcing.projections.waitFor(last.globalPosition);
   }
 }

@@ -12,6 +12,11 @@ import { railDelayOf, railFailureOf } from './sandbox-rail';
 type Quoted = Extract<Transaction, { kind: 'Quoted' }>;
 
 const LEDGER_TIMEOUT_MS = 10_000;
+/**
+ * How long an execute waits for its payment's hold before answering PROCESSING anyway (accounts
+ * slow or down; the sweep keeps retrying the hold). Below the gateway's 5 s deadline for the whole request.
+ */
+export const EXECUTE_HOLD_WAIT_MS = 3_000;
 /** Payments one sweep picks up; a backlog (after downtime) drains over the following sweeps. */
 const SWEEP_BATCH = 500;
 /** Payments driven at once from one sweep, so a backlog does not flood the accounts service. */
@@ -67,14 +72,15 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
    * Drives one payment as far as it can go now; one drive per payment at a time in this process.
    * known: the payment's state as the caller's append just left it, which spares the drive reading
    * the stream (the drive's own append re-reads it and records only what is still due).
+   * firstStepDone: called once the drive's first step has had its effect (or failed, or there was none).
    */
-  kick(transactionId: string, platformId: string, known?: Transaction): Promise<void> {
+  kick(transactionId: string, platformId: string, known?: Transaction, firstStepDone?: () => void): Promise<void> {
     const current = this.running.get(transactionId);
     if (current) {
       this.again.add(transactionId);
       return current;
     }
-    const drive = this.drive(transactionId, platformId, known)
+    const drive = this.drive(transactionId, platformId, known, firstStepDone)
       .catch((error: unknown) => this.logger.warn(`Payment ${transactionId} stopped at a step and will be retried by the sweep: ${String(error)}`))
       .finally(() => {
         this.running.delete(transactionId);
@@ -82,6 +88,26 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
       });
     this.running.set(transactionId, drive);
     return drive;
+  }
+
+  /**
+   * Starts a payment that was just executed and resolves once its first step's effect is done: for
+   * a payment from an internal account, the hold is placed and the accounts read model shows it
+   * (the ledger answers only then), so a client told PROCESSING sees the funds held (decision 0008,
+   * amendment "The execute answers after the hold"). The rest of the drive (rail, settle, the
+   * append) goes on after. Bounded by waitMs: an accounts outage delays the hold, not the answer
+   * past the gateway's deadline; the sweep keeps retrying it.
+   */
+  startExecuted(transactionId: string, platformId: string, known: Transaction, waitMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      // A drive already running (a sweep that found the row) performs the hold too: its end is the signal.
+      void this.kick(transactionId, platformId, known, done).then(done);
+    });
   }
 
   /** Drives every payment whose next step is due (up to a batch); returns how many it looked at. */
@@ -108,7 +134,15 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
    * so the state after each step is known before it is stored. A crash before the append repeats
    * the steps' ledger operations on restart, which the accounts service applies once.
    */
-  private async drive(transactionId: string, platformId: string, known: Transaction | undefined): Promise<void> {
+  private async drive(transactionId: string, platformId: string, known: Transaction | undefined, firstStepDone?: () => void): Promise<void> {
+    try {
+      await this.driveSteps(transactionId, platformId, known, firstStepDone);
+    } finally {
+      firstStepDone?.();
+    }
+  }
+
+  private async driveSteps(transactionId: string, platformId: string, known: Transaction | undefined, firstStepDone?: () => void): Promise<void> {
     let state = known ?? (await this.load(transactionId));
     const context = this.contextOf(platformId, transactionId);
     const done: AdvanceExecution[] = [];
@@ -130,6 +164,8 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
         // Record the steps done so far; the sweep retries this one.
         failure = error;
         break;
+      } finally {
+        if (steps === 0) firstStepDone?.();
       }
       const command: AdvanceExecution = { type: 'AdvanceExecution', data: { transactionId, step: state.execution.step, result }, metadata: { now: this.clock.now(), delays: this.options.delays } };
       state = advanceExecution(command, state).reduce(transactionDecider.evolve, state);

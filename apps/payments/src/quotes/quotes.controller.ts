@@ -8,7 +8,7 @@ import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { type ExecuteQuote, executeQuote } from '../execution/execute-quote';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from '../execution/execution-options';
-import { PaymentProcessor } from '../execution/payment-processor';
+import { EXECUTE_HOLD_WAIT_MS, PaymentProcessor } from '../execution/payment-processor';
 import { railOutcomeOfQuote } from '../execution/sandbox-rail';
 import { transactionDecider } from '../transactions/transaction';
 import { type CreateQuote, createQuote } from './create-quote';
@@ -90,7 +90,8 @@ export class QuotesController {
     };
     const { state } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, { assumeNew: true });
     if (state.kind !== 'Quoted') throw new Error(`Creating quote ${command.data.quoteId} left its transaction ${state.kind}.`);
-    if (state.execution) void this.processor.kick(transactionId, context.platformId, state);
+    // As for POST /quotes/{id}/execute: the answer (PROCESSING) comes once the hold is placed and shown.
+    if (state.execution) await this.processor.startExecuted(transactionId, context.platformId, state, EXECUTE_HOLD_WAIT_MS);
     return renderQuote({ status: state.transaction.status, terms: state.quote });
   }
 

@@ -18,6 +18,7 @@ import { defaultSettings } from './default-settings';
 import { platformDecider } from './platform';
 import { PlatformEntity, renderConfig } from './platform-view.projection';
 import { updateConfig } from './update-config';
+import { checkProductionWebhookEndpoint, WEBHOOK_TARGETS, type WebhookTargets } from './webhook-target';
 import { issueToken } from '../tokens/issue-token';
 
 @Controller()
@@ -25,6 +26,7 @@ export class PlatformsController {
   constructor(
     private readonly eventSourcing: EventSourcing,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(WEBHOOK_TARGETS) private readonly webhookTargets: WebhookTargets,
   ) {}
 
   /** Bootstrap only (the create-platform CLI): a platform and its first token, which can do everything. */
@@ -57,6 +59,10 @@ export class PlatformsController {
   @MessagePattern(subjects.platform.config.update)
   async updateConfig(@Payload() request: ServiceRequest<UpdateConfigData>): Promise<PlatformConfigWire> {
     const { platformId } = request.context;
+    const { webhookEndpoint } = request.data;
+    if (typeof webhookEndpoint === 'string' && !this.webhookTargets.allowPrivate && (await this.environmentOf(platformId)) === 'PRODUCTION') {
+      await checkProductionWebhookEndpoint(webhookEndpoint, this.webhookTargets.resolve);
+    }
     const now = this.clock.now();
     await this.eventSourcing.handle(
       platformId,
@@ -65,5 +71,11 @@ export class PlatformsController {
       request.context,
     );
     return this.getConfig(request);
+  }
+
+  /** A platform's environment is set when it is created and never changes, so the read model is as good as the stream. */
+  private async environmentOf(platformId: string): Promise<string | undefined> {
+    const row = await this.eventSourcing.em.findOne(PlatformEntity, { id: platformId }, { fields: ['environment'] });
+    return row?.environment;
   }
 }

@@ -91,7 +91,7 @@ export const nextHeads = async (pool: Pool, now: Date, resources: { platformId: 
   return result.rows.map((row) => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id, attemptCount: row.attempt_count }));
 };
 
-export type Claimed = DeliveryRow & { webhook_endpoint: string | null };
+export type Claimed = DeliveryRow & { webhook_endpoint: string | null; environment: string | null };
 
 /**
  * Takes the given deliveries for one attempt each, in one statement; leaves out any that is not
@@ -105,7 +105,8 @@ export const claimDeliveries = async (pool: Pool, ids: string[], now: Date, leas
   const result = await pool.query<Claimed>(
     `UPDATE webhooks.deliveries d SET lease_until = $3, attempt_count = d.attempt_count + 1, first_attempt_at = COALESCE(d.first_attempt_at, $2)
       WHERE d.id = ANY($1) AND d.status = 'PENDING' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2) AND ${IS_HEAD}
-      RETURNING d.*, (SELECT p.webhook_endpoint FROM webhooks.platforms p WHERE p.platform_id = d.platform_id)`,
+      RETURNING d.*, (SELECT p.webhook_endpoint FROM webhooks.platforms p WHERE p.platform_id = d.platform_id) AS webhook_endpoint,
+        (SELECT p.environment FROM webhooks.platforms p WHERE p.platform_id = d.platform_id) AS environment`,
     [ids, now, leaseUntil],
   );
   return result.rows;

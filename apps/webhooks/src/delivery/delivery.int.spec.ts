@@ -224,6 +224,24 @@ it('makes one delivery of an event published again after its job is finished and
   expect(hits.filter((hit) => hit.resourceId === accountId).map((hit) => hit.balance)).toEqual([2, 3]);
 });
 
+it('sends nothing to a production platform whose endpoint is a private address: each attempt is recorded as refused and retried as usual', async () => {
+  // Published straight to the service, as an endpoint configured before the PATCH /config check or re-pointed since would be.
+  const platformId = newId('Platform');
+  await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, { platformId, environment: 'PRODUCTION', settings: { webhookEndpoint: receiverUrl } });
+  const [test] = await until(() => deliveriesOf(platformId, { resourceId: platformId }), (rows) => rows[0]?.status === 'FAILED', 'the refused TEST');
+  const accountId = newId('InternalAccount');
+  await credit(platformId, accountId, 2);
+  const [row] = await until(() => deliveriesOf(platformId, { resourceId: accountId }), (rows) => rows[0]?.attemptCount === 1, 'the first attempt');
+  // A retried kind keeps its schedule (the platform may fix its endpoint); the TEST is never retried.
+  expect(row).toMatchObject({ status: 'PENDING', retried: true });
+  for (const webhookId of [test!.webhookId, row!.webhookId]) {
+    const [attempt] = await attemptsOf(platformId, webhookId);
+    expect(attempt!.statusCode).toBeUndefined();
+    expect(attempt!.error).toMatch(/^refused: webhookEndpoint 127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\); a production platform's webhooks go only to public internet addresses\..*WEBHOOK_ALLOW_PRIVATE_TARGETS=true/);
+    expect(hits.some((hit) => hit.id === webhookId)).toBe(false);
+  }
+});
+
 it('serves Prometheus metrics: deliveries, failures, retries, queue depth and latency', async () => {
   const text = await (await fetch(metricsUrl)).text();
   expect(text).toMatch(/corridor_webhook_deliveries_total\{type="INTERNAL_ACCOUNT.BALANCE_UPDATED"\} \d+/);

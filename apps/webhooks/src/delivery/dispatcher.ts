@@ -11,7 +11,7 @@ import { SigningKeys } from '../signing/signing-keys';
 import { type Claimed, claimDeliveries, type DueDelivery, dueHeads, type FinishedAttempt, nextHeads, type Outcome, type Recorded, recordAttempts } from './delivery-store';
 import { APPROVAL_HOOK } from '../kinds/incoming-payment';
 import { ApprovalReporter } from './approval-report';
-import { postWebhook, type PostResult } from './post-webhook';
+import { postWebhook, type PostResult, resolveWithDns, type TargetPolicy } from './post-webhook';
 import { nextStep } from './retry-schedule';
 
 export const WEBHOOKS_CONFIG = 'WEBHOOKS_CONFIG';
@@ -291,7 +291,12 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   private async send(claimed: Claimed, now: Date): Promise<PostResult> {
     if (!claimed.webhook_endpoint) return { error: 'The platform has no webhookEndpoint configured.', latencyMs: 0 };
     const signature = signatureHeader(claimed.body, await this.keys.privateKey(claimed.platform_id, now));
-    return postWebhook(claimed.webhook_endpoint, claimed.body, signature, this.config.requestTimeoutMs);
+    // PATCH /config checked the endpoint, but its name may resolve elsewhere now (DNS rebinding):
+    // a production platform's request goes only to the public addresses it resolves to at send time.
+    // A platform whose environment this service never learnt (created before PlatformCreated was
+    // keyed by its stream) is not checked here; PATCH /config still checks its endpoint.
+    const policy: TargetPolicy = { publicOnly: claimed.environment === 'PRODUCTION' && !this.config.allowPrivateTargets, resolve: resolveWithDns };
+    return postWebhook(claimed.webhook_endpoint, claimed.body, signature, this.config.requestTimeoutMs, policy);
   }
 
   private observe(type: WebhookType, step: 'delivered' | 'failed' | 'retry', result: PostResult, occurredAt: Date): void {

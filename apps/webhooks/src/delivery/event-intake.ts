@@ -36,7 +36,9 @@ export const parseEnvelope = (subject: string, subjectPrefix: string, payload: u
     streamId: event.streamId,
     streamPosition: Number(event.streamPosition ?? 0),
     occurredAt: typeof event.occurredAt === 'string' ? event.occurredAt : new Date(0).toISOString(),
-    platformId: event.platformId,
+    // A platform's own stream is named by its id; the bootstrap that creates a platform runs in a
+    // context that has no platform yet, so PlatformCreated's envelope carries an empty platformId.
+    platformId: parts[1] === 'platform' && parts[2] === 'Platform' ? event.streamId : event.platformId,
     ...(typeof event.correlationId === 'string' ? { correlationId: event.correlationId } : {}),
     data: typeof event.data === 'object' && event.data !== null ? event.data : {},
   };

@@ -1,10 +1,10 @@
 // postWebhook against a real local HTTP server: the signed body arrives byte for byte, the answer
 // is the result (a redirect is not followed), connections are reused, and a receiver that never
 // answers or is not listening gives an error result instead of throwing.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SIGNATURE_HEADER } from '../signing/signing-key';
-import { postWebhook } from './post-webhook';
+import { pinnedLookup, postWebhook, type ResolveHost } from './post-webhook';
 
 type Received = { method: string; body: string; signature: string | undefined; contentType: string | undefined; socket: Socket };
 const received: Received[] = [];
@@ -76,4 +76,53 @@ it('gives an error result when nothing listens at the endpoint', async () => {
 
 it('gives an error result for an endpoint that is not an http(s) URL', async () => {
   expect((await postWebhook('ftp://example.invalid/hook', '{}', 's', 2_000)).error).toBe('unsupported protocol ftp:');
+});
+
+describe('a publicOnly policy (production platforms)', () => {
+  const resolvingTo = (...addresses: string[]): ResolveHost => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  const port = () => new URL(base).port;
+
+  it('refuses, without sending, a host that resolves to a loopback address now (DNS rebinding)', async () => {
+    const result = await postWebhook(`http://receiver.test:${port()}/hook`, '{}', 's', 2_000, { publicOnly: true, resolve: resolvingTo('93.184.215.14', '127.0.0.1') });
+    expect(result.statusCode).toBeUndefined();
+    expect(result.error).toMatch(/^refused: webhookEndpoint receiver\.test resolves to 127\.0\.0\.1, which is a loopback address/);
+    expect(received).toHaveLength(0);
+  });
+
+  it('refuses literal private, link-local and mapped addresses, and names the cloud metadata address', async () => {
+    const policy = { publicOnly: true, resolve: resolvingTo() };
+    expect((await postWebhook(`${base}/hook`, '{}', 's', 2_000, policy)).error).toMatch(/^refused: webhookEndpoint 127\.0\.0\.1 is a loopback address/);
+    expect((await postWebhook('http://169.254.169.254/latest/meta-data', '{}', 's', 2_000, policy)).error).toMatch(/is the cloud metadata address/);
+    expect((await postWebhook('http://[::ffff:10.0.0.1]/hook', '{}', 's', 2_000, policy)).error).toMatch(/is a private address \(10\.0\.0\.0\/8\)/);
+    expect((await postWebhook('http://[fd00::1]/hook', '{}', 's', 2_000, policy)).error).toMatch(/unique-local/);
+    expect(received).toHaveLength(0);
+  });
+
+  it('refuses a host that does not resolve, and one that resolves to nothing', async () => {
+    const failing: ResolveHost = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND gone.test'), { code: 'ENOTFOUND' });
+    };
+    expect((await postWebhook('http://gone.test/hook', '{}', 's', 2_000, { publicOnly: true, resolve: failing })).error).toBe(
+      'refused: webhookEndpoint host gone.test does not resolve (ENOTFOUND), so it cannot be checked for a public address.',
+    );
+    expect((await postWebhook('http://empty.test/hook', '{}', 's', 2_000, { publicOnly: true, resolve: resolvingTo() })).error).toBe('refused: webhookEndpoint host empty.test resolves to no address.');
+  });
+
+  it('counts a look-up that never answers against the deadline', async () => {
+    const result = await postWebhook('http://slow.test/hook', '{}', 's', 200, { publicOnly: true, resolve: () => new Promise(() => undefined) });
+    expect(result.error).toBe('refused: webhookEndpoint host slow.test was not resolved within 200 ms.');
+  });
+
+  it('connects to the address it checked: the pinned look-up answers for a name no DNS knows', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(`http://receiver.test:${port()}/hook`, { method: 'POST', lookup: pinnedLookup([{ address: '127.0.0.1', family: 4 }]) }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end('{"pinned":true}');
+    });
+    expect(status).toBe(200);
+    expect(received.map((item) => item.body)).toEqual(['{"pinned":true}']);
+  });
 });
