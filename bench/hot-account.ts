@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -10,7 +11,7 @@ import { newUuid, type RequestContext, subjects } from '@corridor/contracts';
 import { MessagingModule, ServiceClient } from '@corridor/messaging';
 import { assertLedgerConserved } from '@corridor/testing';
 import { basic, type Credentials } from '../tests/support/api';
-import { startStack } from '../tests/support/stack';
+import { freePort, startStack } from '../tests/support/stack';
 import { cpuMsPer, stackCpu } from './stack-cpu';
 
 // One hot internal account (issue 13, item 6): every app as its own process on a fresh database,
@@ -24,11 +25,14 @@ import { cpuMsPer, stackCpu } from './stack-cpu';
 // account — hold → settle pairs over NATS (ServiceClient straight to the stack's accounts
 // service, no HTTP, no payments service), 32 callers on another funded account. The echo ceiling
 // of bench/run.ts answers customers' subjects only, so it cannot stand in for a transfer.
-//   npm run bench:hot-account     (BENCH_SECONDS=20, BENCH_CLIENTS=32)
+//   npm run bench:hot-account     (BENCH_SECONDS=20, BENCH_CLIENTS=32, BENCH_REPLICAS=1)
+// BENCH_REPLICAS=2 starts a second accounts and a second payments process on the same database and
+// subject prefix (NATS spreads requests over a queue group), so two writers share the hot account.
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 20);
 const CEILING_SECONDS = Number(process.env['BENCH_CEILING_SECONDS'] ?? 10);
 const CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 32);
+const REPLICAS = Number(process.env['BENCH_REPLICAS'] ?? 1);
 const WARM_UP_SECONDS = 3;
 const FUNDING = 1_000_000_000;
 const codec = JSONCodec<{ data: { transaction: { id: string; status: string } } }>();
@@ -44,8 +48,29 @@ const main = async (): Promise<void> => {
   // Taken before the load starts: on a shared server, a connection opened later may be refused.
   const pg = new Client({ connectionString: stack.database.url });
   const database = new URL(stack.database.url).pathname.slice(1);
+  const replicas: ChildProcess[] = [];
+  const replicaLogs: string[] = [];
   try {
     await pg.connect();
+    for (let replica = 1; replica < REPLICAS; replica += 1) {
+      for (const app of ['accounts', 'payments']) {
+        const healthPort = await freePort();
+        const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, `../apps/${app}/src/main.ts`)], {
+          cwd: join(__dirname, '..'),
+          env: { ...process.env, ...stack.env, HEALTH_PORT: String(healthPort) },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const keep = (chunk: Buffer) => replicaLogs.push(`${app}#${replica + 1} ${chunk.toString()}`);
+        child.stdout?.on('data', keep);
+        child.stderr?.on('data', keep);
+        replicas.push(child);
+        for (let tries = 0; (await fetch(`http://127.0.0.1:${healthPort}/health`).then((r) => r.status, () => 0)) === 0; tries += 1) {
+          if (tries > 300) throw new Error(`${app} replica did not start:\n${replicaLogs.join('')}`);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+    }
+    if (REPLICAS > 1) console.log(`${REPLICAS} replicas of accounts and payments`);
     const { token, platformId } = await stack.createPlatform();
     const authorization = basic(token as Credentials);
     const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
@@ -185,6 +210,7 @@ const main = async (): Promise<void> => {
     const figures = {
       measuredAt: new Date().toISOString(),
       clients: CLIENTS,
+      replicas: REPLICAS,
       seconds: Math.round(elapsed * 10) / 10,
       completedPerSecond: Math.round((completed / elapsed) * 10) / 10,
       completed,
@@ -226,9 +252,12 @@ const main = async (): Promise<void> => {
       const notable = lines.join('').split('\n').filter((line) => line.includes('"level":50') || line.includes('"level":40')).slice(0, 6);
       if (notable.length > 0) console.error(`--- ${app} (warnings and errors) ---\n${notable.join('\n')}`);
     }
+    const replicaNotable = replicaLogs.join('').split('\n').filter((line) => line.includes('"level":50') || line.includes('"level":40')).slice(0, 6);
+    if (replicaNotable.length > 0) console.error(`--- replicas (warnings and errors) ---\n${replicaNotable.join('\n')}`);
     throw error;
   } finally {
     await pg.end().catch(() => undefined);
+    await Promise.all(replicas.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : (child.once('exit', resolve), child.kill('SIGTERM'))))));
     await stack.close();
   }
 };
