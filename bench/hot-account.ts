@@ -248,12 +248,18 @@ const main = async (): Promise<void> => {
     writeFileSync(join(__dirname, 'last-run-hot-account.json'), `${JSON.stringify({ ...figures, shareOfCeilingPercent: share }, null, 2)}\n`);
     if (serverErrors.length > 0) throw new Error(`${serverErrors.length} transfer-outs answered 5xx, first: ${serverErrors.slice(0, 3).join(' | ')}`);
   } catch (error) {
-    for (const [app, lines] of Object.entries(stack.logs)) {
-      const notable = lines.join('').split('\n').filter((line) => line.includes('"level":50') || line.includes('"level":40')).slice(0, 6);
-      if (notable.length > 0) console.error(`--- ${app} (warnings and errors) ---\n${notable.join('\n')}`);
+    // Warnings and errors by process and cause (the message of the error, else of the line), most frequent first.
+    const causes = new Map<string, number>();
+    const sources: [string, string[]][] = [...Object.entries(stack.logs), ['replicas', replicaLogs]];
+    for (const [app, lines] of sources) {
+      for (const line of lines.join('').split('\n')) {
+        if (!line.includes('"level":50') && !line.includes('"level":40')) continue;
+        const cause = /"err":\{"type":"[^"]*","message":"([^"]{0,120})/.exec(line)?.[1] ?? /"msg":"([^"]{0,120})/.exec(line)?.[1] ?? line.slice(0, 120);
+        const key = `${app}: ${cause}`;
+        causes.set(key, (causes.get(key) ?? 0) + 1);
+      }
     }
-    const replicaNotable = replicaLogs.join('').split('\n').filter((line) => line.includes('"level":50') || line.includes('"level":40')).slice(0, 6);
-    if (replicaNotable.length > 0) console.error(`--- replicas (warnings and errors) ---\n${replicaNotable.join('\n')}`);
+    for (const [cause, count] of [...causes].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.error(`  ${String(count).padStart(5)} × ${cause}`);
     throw error;
   } finally {
     await pg.end().catch(() => undefined);
