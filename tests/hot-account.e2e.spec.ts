@@ -3,12 +3,14 @@
 // on the account and is either accepted (and ends terminal) or refused with a 400 for funds —
 // never a 5xx while PostgreSQL is up. The money adds up: nothing accepted beyond what was there,
 // the balance never dips below zero, and the books balance afterwards.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { newUuid, type TransactionWire } from '@corridor/contracts';
 import { assertLedgerConserved } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
 import { eventually } from './support/eventually';
 import { isTerminal, lowestAvailable } from './support/payments';
-import { type Stack, startStack } from './support/stack';
+import { freePort, type Stack, startStack } from './support/stack';
 
 type Account = { id: string; balance: { amount: number; currency: { code: string } }; totalBalance: { amount: number } };
 
@@ -16,6 +18,8 @@ const CONCURRENT_OUTS = 32;
 const CONCURRENT_INS = 8;
 const OUT_AMOUNT = 5_000;
 const IN_AMOUNT = 1_000;
+/** 3 rounds × 32 × 1,100 is more than the funding, so the last round must see refusals. */
+const REPLICA_OUT_AMOUNT = 1_100;
 /** Less than 32 × 5,000 (even with every transfer-in credited first), so some transfer-outs must be refused. */
 const FUNDING = 100_000;
 
@@ -80,8 +84,32 @@ beforeAll(async () => {
   platform = (await stack.createPlatform()).token as Credentials;
 }, 180_000);
 
+const replicas: ChildProcess[] = [];
+const replicaLogs: string[] = [];
+
+/** One more process of an app on the stack's database and subject prefix (NATS spreads requests over both). */
+const startReplica = async (app: 'accounts' | 'payments'): Promise<void> => {
+  const healthPort = await freePort();
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, `../apps/${app}/src/main.ts`)], {
+    cwd: join(__dirname, '..'),
+    env: { ...process.env, ...stack.env, HEALTH_PORT: String(healthPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (chunk: Buffer) => replicaLogs.push(`${app} replica: ${chunk.toString()}`);
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  replicas.push(child);
+  const ready = await eventually(
+    () => fetch(`http://127.0.0.1:${healthPort}/health`).then((reply) => reply.status, () => 0),
+    (status) => status !== 0 || child.exitCode !== null,
+    60_000,
+  );
+  if (ready === 0) throw new Error(`the ${app} replica did not start:\n${replicaLogs.join('')}`);
+};
+
 afterAll(async () => {
   api?.saveReport();
+  await Promise.all(replicas.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : (child.once('exit', resolve), child.kill('SIGTERM'))))));
   await stack?.close();
 });
 
@@ -135,6 +163,32 @@ describe('one hot internal account', () => {
     expect(await balanceOf(customerId, usd)).toEqual([0, 0]);
     expect(await lowestAvailable(stack, usd)).toBe(0n);
   }, 120_000);
+
+  it('with a second accounts and payments process writing the same account, still queues or refuses each one, never a 5xx', async () => {
+    await startReplica('accounts');
+    await startReplica('payments');
+    const { customerId, usd } = await newCustomer();
+    const bank = await bankAccount(customerId);
+    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: platform, body: { amount: FUNDING } })).status).toBe(200);
+
+    // Three rounds back to back, so both replicas' writers stay busy on the account and lose races to each other.
+    const replies: Reply[] = [];
+    for (let round = 0; round < 3; round += 1) {
+      replies.push(...(await Promise.all(Array.from({ length: CONCURRENT_OUTS }, () => move('/transfer-out', usd, bank, REPLICA_OUT_AMOUNT)))));
+    }
+
+    expect(serverErrors(replies)).toEqual([]);
+    const accepted = replies.filter((reply) => reply.status === 201);
+    for (const refused of replies.filter((reply) => reply.status !== 201)) {
+      expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_AMOUNT', details: { reason: 'INSUFFICIENT_FUNDS' } });
+    }
+    expect(accepted.length * (REPLICA_OUT_AMOUNT)).toBeLessThanOrEqual(FUNDING);
+    const outcomes = await terminal(accepted.map((reply) => reply.body.id as string));
+    expect(outcomes.map((transaction) => transaction.status)).toEqual(outcomes.map(() => 'COMPLETED'));
+    const expected = FUNDING - accepted.length * (REPLICA_OUT_AMOUNT);
+    expect(await balanceOf(customerId, usd)).toEqual([expected, expected]);
+    expect(await lowestAvailable(stack, usd)).toBeGreaterThanOrEqual(0n);
+  }, 180_000);
 
   it('leaves the books balanced', async () => {
     const summary = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
