@@ -1,4 +1,4 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller, Inject, Logger } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { v5 as uuidv5 } from 'uuid';
 import {
@@ -60,6 +60,8 @@ const ownedBySame = (internal: InternalAccountWire, external: ExternalAccountWir
 
 @Controller()
 export class TransfersController {
+  private readonly logger = new Logger('TransfersController');
+
   constructor(
     private readonly eventSourcing: EventSourcing,
     private readonly parties: TransferParties,
@@ -174,7 +176,14 @@ export class TransfersController {
       // (a twin under the same key won, or the append went through before the error) the hold is
       // the stream's and stays.
       const written = await this.eventSourcing.store.readStream(transfer.transactionId).then((stream) => stream.events.length > 0, () => true);
-      if (transfer.direction === 'OUT' && !written) await this.release(context, transfer).catch(() => undefined);
+      if (transfer.direction === 'OUT' && !written) {
+        await this.release(context, transfer).catch((releaseError: unknown) =>
+          // Nothing retries this: the hold stays on the account until someone releases it by hand.
+          this.logger.error(
+            `Transfer ${transfer.transactionId} was not created and its hold ${transfer.holdId ?? transfer.transactionId} on ${transfer.internalAccountId} could not be released (${String(releaseError)}); release it by hand. The create failed with: ${String(error)}`,
+          ),
+        );
+      }
       throw error;
     }
   }
