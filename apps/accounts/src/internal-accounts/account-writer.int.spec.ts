@@ -170,6 +170,32 @@ describe('AccountWriter', () => {
     expect(available).toBe(0n);
   });
 
+  it('keeps a hot account shared by two replicas answering: lost races are retried, never a raw conflict or a 503', async () => {
+    const platformId = newId('Platform');
+    const accountId = await openAccount(first, platformId);
+    await credit(first, accountId, tokenContext(platformId), 1_000_000n);
+    // 32 callers per replica, each holding again as soon as its last hold answers, for 3 s: both
+    // replicas append to the account all the time, so each loses races to the other again and again.
+    const until = Date.now() + 3_000;
+    const failures: string[] = [];
+    let held = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async (_, caller) => {
+        while (Date.now() < until) {
+          const code = await hold(caller % 2 === 0 ? first : second, accountId, platformId, 1n).then(
+            () => 'none',
+            (error: unknown) => (error instanceof DomainError ? error.code : `${(error as Error).name}: ${(error as Error).message}`),
+          );
+          if (code === 'none') held += 1;
+          else failures.push(code);
+        }
+      }),
+    );
+    expect(failures).toEqual([]);
+    const holds = ((await streamOf(accountId)) as unknown as InternalAccountEvent[]).filter((event) => event.type === 'FundsHeld');
+    expect(holds).toHaveLength(held);
+  }, 30_000);
+
   it('answers a read right after a write with the new balance', async () => {
     const platformId = newId('Platform');
     const accountId = await openAccount(first, platformId);

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, type RecordedEvent, WrongExpectedVersionError } from '@corridor/event-store';
 import { internalAccountNotFound } from './account-rules';
@@ -20,8 +20,20 @@ const MAX_WAITERS_PER_ACCOUNT = 2_000;
 const MAX_BATCH = 256;
 /** Accounts whose state stays in memory between commands; the least recently used is dropped first. */
 const MAX_CACHED_ACCOUNTS = 10_000;
-/** A conflict means another replica wrote the account; reload and decide again, a bounded number of times. */
-const MAX_ATTEMPTS = 5;
+/**
+ * A conflict means another replica wrote the account: catch up on its events and decide again.
+ * Every conflict is some other writer's progress, so on a hot account shared by replicas a batch
+ * may lose several races in a row; it keeps trying for this long (well inside the gateway's 5 s
+ * request timeout) and this many times before answering 503.
+ */
+const CONFLICT_BUDGET_MS = 3_000;
+const MAX_ATTEMPTS = 200;
+/**
+ * Lost races retried at once: the winner's next append is already on its way, so a loser that
+ * waits only widens the gap it has to fit into. Past this many, a little jitter breaks a lockstep.
+ */
+const IMMEDIATE_ATTEMPTS = 8;
+const MAX_PAUSE_MS = 20;
 
 /**
  * What the writer knows of one account: the decider's state, the row its projection shows (folded
@@ -32,7 +44,8 @@ type Known = { state: InternalAccount; row: InternalAccountRow | null; version: 
 type Outcome = { row: InternalAccountRow | null; position: bigint };
 type Pending = { context: RequestContext; decide: Decide; assumeNew: boolean; resolve: (outcome: Outcome) => void; reject: (error: unknown) => void };
 
-const pause = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attempt));
+const pause = (attempt: number): Promise<void> =>
+  attempt < IMMEDIATE_ATTEMPTS ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_PAUSE_MS, 2 ** (attempt - IMMEDIATE_ATTEMPTS))));
 
 /**
  * Runs the ledger's commands on each account one after another inside this process, and commits
@@ -57,6 +70,7 @@ const pause = (attempt: number): Promise<void> => new Promise((resolve) => setTi
  */
 @Injectable()
 export class AccountWriter {
+  private readonly logger = new Logger('AccountWriter');
   private readonly queues = new Map<string, Pending[]>();
   private readonly known = new Map<string, Known>();
 
@@ -117,6 +131,8 @@ export class AccountWriter {
   }
 
   private async runBatch(accountId: string, batch: Pending[]): Promise<void> {
+    const deadline = Date.now() + CONFLICT_BUDGET_MS;
+    const exhausted = (attempt: number) => attempt + 1 >= MAX_ATTEMPTS || Date.now() >= deadline;
     for (let attempt = 0; ; attempt += 1) {
       try {
         const settle = await this.decideAndAppend(accountId, batch, attempt === 0 && batch.every((pending) => pending.assumeNew));
@@ -124,16 +140,39 @@ export class AccountWriter {
           settle();
           return;
         }
-        if (attempt + 1 >= MAX_ATTEMPTS) throw busy(accountId);
+        if (exhausted(attempt)) throw busy(accountId);
       } catch (error) {
-        this.known.delete(accountId);
-        if (!(error instanceof WrongExpectedVersionError) || attempt + 1 >= MAX_ATTEMPTS) {
+        if (!(error instanceof WrongExpectedVersionError)) {
+          this.known.delete(accountId);
           for (const pending of batch) pending.reject(error);
           return;
         }
+        // Lost a race to another replica: a 503 only once the budget is spent, never the raw conflict (a 500).
+        if (exhausted(attempt)) {
+          this.logger.warn(`Internal account ${accountId}: ${attempt + 1} appends in ${CONFLICT_BUDGET_MS} ms lost to another writer; answering busy.`);
+          this.known.delete(accountId);
+          for (const pending of batch) pending.reject(busy(accountId));
+          return;
+        }
+        await this.catchUp(accountId);
         // A wrong guess that the account was new is not a collision with another writer.
         if (attempt > 0 || !batch.every((pending) => pending.assumeNew)) await pause(attempt);
       }
+    }
+  }
+
+  /**
+   * After a conflict: reads only the events the memory lacks, instead of dropping the memory and
+   * replaying a hot account's whole stream on every lost race (which made each retry slower than
+   * the last and the next race likelier to be lost).
+   */
+  private async catchUp(accountId: string): Promise<void> {
+    const cached = this.known.get(accountId);
+    if (!cached) return;
+    try {
+      await this.isStale(accountId, cached);
+    } catch {
+      this.known.delete(accountId);
     }
   }
 

@@ -1,4 +1,4 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller, Inject, Logger } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { v5 as uuidv5 } from 'uuid';
 import {
@@ -60,6 +60,8 @@ const ownedBySame = (internal: InternalAccountWire, external: ExternalAccountWir
 
 @Controller()
 export class TransfersController {
+  private readonly logger = new Logger('TransfersController');
+
   constructor(
     private readonly eventSourcing: EventSourcing,
     private readonly parties: TransferParties,
@@ -184,9 +186,18 @@ export class TransfersController {
       const written = await this.eventSourcing.store.readStream(transfer.transactionId).then((stream) => stream.events.length > 0, () => true);
       if (transfer.direction === 'OUT' && !written) {
         await this.release(context, transfer).catch((releaseError: unknown) =>
+          // Nothing retries this: the hold stays on the account until someone releases it by hand.
           releaseLogger.error(
-            { err: releaseError, transactionId: transfer.transactionId, accountId: transfer.internalAccountId, amount: transfer.amount.toString(), currency: transfer.currency },
-            'A failed transfer-out could not release its hold: the money stays held with no transaction naming it. Release it with the ledger hold id = the transaction id.',
+            {
+              err: releaseError,
+              createError: error instanceof Error ? error.message : String(error),
+              transactionId: transfer.transactionId,
+              holdId: transfer.holdId ?? transfer.transactionId,
+              accountId: transfer.internalAccountId,
+              amount: transfer.amount.toString(),
+              currency: transfer.currency,
+            },
+            'A failed transfer-out could not release its hold: the money stays held with no transaction naming it; release the hold by hand.',
           ),
         );
       }
