@@ -73,7 +73,9 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     @Optional() @Inject(OBSERVABILITY) observability?: Observability,
   ) {
     const budget = connectionBudget(options.poolSize);
-    this.pool = new Pool({ connectionString: options.connectionString, max: budget.shared, connectionTimeoutMillis: POOL_CHECKOUT_TIMEOUT_MS, idleTimeoutMillis: 30_000 });
+    // min = max: a connection once opened stays, so a busy moment later never has to open one
+    // against a server other clients may have filled meanwhile ("too many clients").
+    this.pool = new Pool({ connectionString: options.connectionString, min: budget.shared, max: budget.shared, connectionTimeoutMillis: POOL_CHECKOUT_TIMEOUT_MS });
     // An idle client that loses its server: the pool drops it and the next checkout reconnects.
     this.pool.on('error', (error) => options.logger.warn({ err: error, service: options.service }, 'An idle PostgreSQL connection failed; the pool replaces it.'));
     this.store = createPostgresEventStore({ connectionString: options.connectionString, schema: options.schema, pool: this.pool });
@@ -117,7 +119,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       discovery: { warnWhenNoEntities: false },
       allowGlobalContext: false,
       debug: false,
-      pool: { min: 0, max: ORM_CONNECTIONS },
+      pool: { min: ORM_CONNECTIONS, max: ORM_CONNECTIONS },
     });
     this.runner = new ProjectionRunner({
       store: this.store,

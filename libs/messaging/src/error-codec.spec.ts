@@ -12,6 +12,13 @@ describe('toErrorBody', () => {
     expect(toErrorBody(pgError(code), logger)).toEqual(expect.objectContaining({ status: 503, code: 'SERVICE_UNAVAILABLE' }));
   });
 
+  it.each(['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout'])(
+    'answers 503 when the process pool has no connection to give in time: %s',
+    (message) => {
+      expect(toErrorBody(new Error(message), logger)).toEqual(expect.objectContaining({ status: 503, code: 'SERVICE_UNAVAILABLE' }));
+    },
+  );
+
   it('answers 500 without details for other database errors and for anything unexpected', () => {
     expect(toErrorBody(pgError('23505'), logger)).toEqual(expect.objectContaining({ status: 500, code: 'INTERNAL_ERROR' }));
     expect(toErrorBody(new TypeError('x is undefined'), logger)).not.toHaveProperty('details');

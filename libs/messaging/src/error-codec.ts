@@ -18,6 +18,10 @@ export const internalErrorBody = (): ErrorBody => ({
  */
 export const isStorageUnavailable = (error: unknown): boolean => {
   const code = (error as { code?: unknown } | null)?.code;
+  // pg-pool's own errors carry no code: every connection busy past the checkout timeout, or a
+  // new connection that did not open in time. Both mean "not now", like PostgreSQL's 53xxx.
+  const message = (error as { message?: unknown } | null)?.message;
+  if (typeof message === 'string' && /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)/.test(message)) return true;
   if (typeof code !== 'string') return false;
   return /^(08|53)/.test(code) || ['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code);
 };
