@@ -118,13 +118,15 @@ export const checkWebhooks = async (pg: Client, platforms: SoakPlatform[]): Prom
   const tally: Record<string, number> = {};
   let inRetry = 0;
   let queuedBehindRetry = 0;
-  // Webhooks about one resource go out in order: later ones wait while an earlier one is retried
-  // after a 500 from our own receiver. Those are explained, not lost.
+  // Webhooks about one resource go out in order: once our receiver answered one of them 500, it is
+  // retried after 10 s, 20 s, 40 s… and every later webhook of that resource waits behind it, so a
+  // busy resource (a hot account) drains slowly. Those are explained, not lost; the ones of
+  // resources our receivers never refused are not.
   const retrying = new Map<string, number>();
   for (const row of rows) {
     const refused = byPlatform.get(row.platform_id)?.receiver.refused.has(row.id) ?? false;
     const key = `${row.platform_id} ${row.resource_id}`;
-    if (row.status === 'PENDING' && refused && row.last_status_code === 500 && !retrying.has(key)) retrying.set(key, row.stream_position);
+    if (refused && !retrying.has(key)) retrying.set(key, row.stream_position);
   }
   for (const row of rows) {
     tally[row.status] = (tally[row.status] ?? 0) + 1;

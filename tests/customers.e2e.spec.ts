@@ -1,5 +1,6 @@
 // Customers end to end through the gateway with every app running: the lifecycle a platform
 // relies on, paging under concurrent inserts, read-your-writes, idempotent creates and tenancy.
+import Redis from 'ioredis';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
 
@@ -169,6 +170,25 @@ describe('idempotency', () => {
     const changed = await api.call('POST', '/customers', { auth: platformA, body: individual('idem3'), headers });
     expect(changed.body).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect((await api.call('GET', '/customers?platformCustomerId=cust-idem3', { auth: platformA })).body.totalCount).toBe(0);
+  });
+
+  it('answers a retry whose first answer was lost with the customer the first attempt made, not a 409', async () => {
+    // As after a 503 while a replica died: the create went through, the gateway's record of it did not survive.
+    const headers = { 'idempotency-key': 'create-idem-lost' };
+    const first = await api.call('POST', '/customers', { auth: platformA, body: individual('lost'), headers });
+    expect(first.status).toBe(201);
+    const redis = new Redis(stack.env['REDIS_URL']!);
+    try {
+      const records = await redis.keys(`${stack.env['REDIS_KEY_PREFIX']}*idem:*:create-idem-lost`);
+      expect(records).toHaveLength(1);
+      await redis.del(...records);
+    } finally {
+      redis.disconnect();
+    }
+    const retry = await api.call('POST', '/customers', { auth: platformA, body: individual('lost'), headers });
+    expect(retry.status).toBe(201);
+    expect(retry.body.id).toBe(first.body.id);
+    expect((await api.call('GET', '/customers?platformCustomerId=cust-lost', { auth: platformA })).body.totalCount).toBe(1);
   });
 
   it('keeps keys per platform', async () => {

@@ -24,10 +24,16 @@ export type Actor =
   | { kind: 'agent'; agentId: string }
   | { kind: 'system'; name: string };
 
-/** Carried with every request over NATS and stored in the metadata of every event it causes. */
+/** Carried with every request over NATS; its ids are stored in the metadata of every event it causes. */
 export type RequestContext = {
   platformId: string;
   actor: Actor;
   requestId: string;
   correlationId: string;
+  /**
+   * The POST's Idempotency-Key, when it has one. A create derives its new resource's id from it
+   * (`idForRequest`), so a retry after an answer that never arrived (a 503, a lost connection)
+   * finds what the first attempt made instead of making a second one or a 409. Not stored in events.
+   */
+  idempotencyKey?: string;
 };

@@ -11,11 +11,11 @@ import {
   type ExternalAccountWire,
   invalidInput,
   type ListExternalAccountsData,
-  newId,
   type Page,
   type RequestContext,
   type ServiceRequest,
   subjects,
+  idForRequest,
 } from '@corridor/contracts';
 import { EventSourcing, findPage } from '@corridor/event-store';
 import { accountIdentityDecider, claimAccountIdentity, releaseAccountIdentity } from './account-identity';
@@ -71,7 +71,13 @@ export class ExternalAccountsController {
     const customerId = data.owner === 'CUSTOMER' ? (data.customerId ?? null) : null;
     if (data.owner === 'CUSTOMER' && customerId === null) throw invalidInput('customerId is required for a customer’s external account.', { field: 'customerId' });
     const now = this.clock.now();
-    const externalAccountId = newId('ExternalAccount');
+    const externalAccountId = idForRequest('ExternalAccount', context.platformId, 'create-external-account', context.idempotencyKey);
+    // A retry of a create whose answer was lost (a 503 while a replica died): the account exists.
+    const earlier = context.idempotencyKey ? (await this.eventSourcing.store.readStream(externalAccountId)).events : [];
+    if (earlier.length > 0) {
+      await this.eventSourcing.waitForReadModels(earlier);
+      return renderExternalAccount(await this.read(context, data.owner, externalAccountId));
+    }
     const command: CreateExternalAccount = {
       type: 'CreateExternalAccount',
       data: {

@@ -9,13 +9,13 @@ import {
   type CustomerWire,
   DomainError,
   type ListCustomersData,
-  newId,
   type Page,
   type RenderCustomerAtData,
   type RequestContext,
   type ServiceRequest,
   subjects,
   type UpdateCustomerData,
+  idForRequest,
 } from '@corridor/contracts';
 import { EventSourcing, findPage, timeRange } from '@corridor/event-store';
 import { randomBytes } from 'node:crypto';
@@ -52,7 +52,10 @@ export class CustomersController {
 
   private async createWith(request: ServiceRequest<CreateCustomerData>, settings: PlatformSettings): Promise<CustomerWire> {
     const { context, data } = request;
-    const customerId = newId('Customer');
+    const customerId = idForRequest('Customer', context.platformId, 'create-customer', context.idempotencyKey);
+    // A retry of a create whose answer was lost (a 503 while a replica died): the customer exists.
+    const earlier = context.idempotencyKey ? await this.createdEarlier(customerId, context) : undefined;
+    if (earlier) return earlier;
     const platformCustomerId = data.platformCustomerId ?? randomBytes(8).toString('hex');
     const umaAddress = data.umaAddress ?? `$${platformCustomerId.toLowerCase().replace(/[^a-z0-9._-]/g, '')}@${settings.umaDomain}`;
     const command = { type: 'CreateCustomer' as const, data: { customerId, platformId: context.platformId, request: data, platformCustomerId, umaAddress, settings }, metadata: { now: this.clock.now() } };
@@ -162,6 +165,15 @@ export class CustomersController {
     const [row] = await this.eventSourcing.read<CustomerRowColumns>('customer-by-id', CUSTOMER_BY_ID, [customerId, context.platformId]);
     if (!row) throw notFound(customerId);
     return renderCustomer(fromColumns(row));
+  }
+
+  /** The customer a retry under the same Idempotency-Key already made, as it is now. */
+  private async createdEarlier(customerId: string, context: RequestContext): Promise<CustomerWire | undefined> {
+    const { events } = await this.eventSourcing.store.readStream(customerId);
+    if (events.length === 0) return undefined;
+    await this.eventSourcing.waitForReadModels(events);
+    const row = events.reduce(evolveCustomerView, null);
+    return row && row.platformId === context.platformId ? renderCustomer(row) : undefined;
   }
 
   private async claim(context: RequestContext, key: string, ownerId: string, conflictCode: string, conflictMessage: string): Promise<void> {

@@ -33,6 +33,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return throwError(() => invalidInput('Idempotency-Key must be 1 to 255 printable ASCII characters.', { field: 'Idempotency-Key' }));
     }
     const { platformId } = request.corridor.context;
+    // The services derive a created resource's id from the key (idForRequest): a retry after a
+    // lost answer then finds what the first attempt made.
+    request.corridor.context = { ...request.corridor.context, idempotencyKey: key };
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
     const successStatus = (Reflect.getMetadata(HTTP_CODE_METADATA, host.getHandler()) as number | undefined) ?? HttpStatus.CREATED;
     const reply = host.switchToHttp().getResponse<FastifyReply>();
