@@ -25,3 +25,4 @@ export * from './invitations';
 export * from './crypto-addresses';
 export * from './observability';
 export * from './network-addresses';
+export * from './card-transactions';
