@@ -10,6 +10,7 @@ import { cardProvisioningProjection } from './cards/card-provisioning.projection
 import { CardProvisioningProcessor } from './cards/card-provisioning-processor';
 import { cardViewProjection } from './cards/card-view.projection';
 import { CardsController } from './cards/cards.controller';
+import { CardTransactionsModule } from './card-transactions/card-transactions.module';
 import type { CardsServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
 
@@ -34,6 +35,7 @@ export class AppModule {
           projections: [cardViewProjection, cardProvisioningProjection],
           toIntegrationEvent,
         }),
+        CardTransactionsModule.register(clock),
       ],
       controllers: [CardsController],
       providers: [
