@@ -18,6 +18,7 @@ import { ErrorFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
 import { createValidationPipe, InputShapePipe } from './http/validation';
 import { IncomingPaymentsController } from './payments/incoming.controller';
+import { CardSimulatorsController } from './cards/card-simulators.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
@@ -56,6 +57,7 @@ export class AppModule {
         QuotesController,
         TransactionsController,
         IncomingPaymentsController,
+        CardSimulatorsController,
         TransfersController,
         TransactionReceiptsController,
         QuoteExecutionController,

@@ -52,7 +52,8 @@ export type HoldData = Movement & {
    */
   settleOperationId?: string;
 };
-export type SettleHoldData = { accountId: string; operationId: string; holdId: string; amount?: string };
+/** keepRemainder: settle `amount` and leave the rest of the hold reserved for a later settle (a card's partial clearing). */
+export type SettleHoldData = { accountId: string; operationId: string; holdId: string; amount?: string; keepRemainder?: boolean };
 export type ReleaseHoldData = { accountId: string; operationId: string; holdId: string };
 
 export type InternalAccountIdData = { accountId: string };

@@ -22,6 +22,8 @@ export * from './payment-execution';
 export * from './sandbox-funding-instructions';
 export * from './uma';
 export * from './invitations';
+export * from './cards';
 export * from './crypto-addresses';
 export * from './observability';
 export * from './network-addresses';
+export * from './card-transactions';

@@ -113,6 +113,15 @@ export const subjects = {
     transfer: { out: 'payments.transfer.out', in: 'payments.transfer.in' },
     health: 'payments.health.ping',
   },
+  cards: {
+    card: {
+      create: 'cards.card.create',
+      get: 'cards.card.get',
+      list: 'cards.card.list',
+      update: 'cards.card.update',
+    },
+    health: 'cards.health.ping',
+  },
   webhooks: {
     test: { send: 'webhooks.test.send' },
     delivery: {

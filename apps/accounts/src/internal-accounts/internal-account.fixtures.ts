@@ -86,6 +86,12 @@ export const settled = (amount = '300', releasedAmount = '0', operationId = 'op-
   data: { accountId, operationId, holdId, amount, releasedAmount, currency: 'USD', cause: payment, counterAccountId: payoutRail, settledAt: at },
 });
 
+/** A partial settle that kept the rest of the hold reserved (a card's partial clearing). */
+export const settledKeeping = (amount: string, remainingAmount: string, operationId = 'op-settle'): InternalAccountEvent => ({
+  type: 'HoldSettled',
+  data: { accountId, operationId, holdId, amount, releasedAmount: '0', remainingAmount, currency: 'USD', cause: payment, counterAccountId: payoutRail, settledAt: at },
+});
+
 export const released = (amount = '300', operationId = 'op-release'): InternalAccountEvent => ({
   type: 'HoldReleased',
   data: { accountId, operationId, holdId, amount, currency: 'USD', cause: payment, releasedAt: at },

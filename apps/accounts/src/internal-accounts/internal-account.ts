@@ -42,7 +42,11 @@ export type AccountDebited = Event<'AccountDebited', Balance & { debitedAt: stri
 /** counterAccountId is where the money goes when the hold settles; the hold itself posts nothing. */
 export type FundsHeld = Event<'FundsHeld', Balance & { holdId: string; heldAt: string }>;
 /** amount left the account; releasedAmount (the rest of the hold) went back to available. */
-export type HoldSettled = Event<'HoldSettled', Balance & { holdId: string; releasedAmount: string; settledAt: string }>;
+/**
+ * remainingAmount (absent = 0): what stays reserved after a partial settle that keeps the hold
+ * open (a card's partial clearing); the hold closes only when nothing remains.
+ */
+export type HoldSettled = Event<'HoldSettled', Balance & { holdId: string; releasedAmount: string; remainingAmount?: string; settledAt: string }>;
 export type HoldReleased = Event<
   'HoldReleased',
   { accountId: string; operationId: string; holdId: string; amount: string; currency: string; cause: Cause; releasedAt: string }
@@ -92,7 +96,8 @@ export const fingerprints = {
     ['Open', platformId, customerId ?? '-', accountType, currency, status].join('|'),
   movement: (verb: 'Credit' | 'Debit' | 'Hold', amount: bigint | string, currency: string, cause: Cause, counterAccountId: string, holdId = '-') =>
     [verb, holdId, amount.toString(), currency, cause.kind, cause.id, counterAccountId].join('|'),
-  settle: (holdId: string, finalAmount: bigint | string) => ['Settle', holdId, finalAmount.toString()].join('|'),
+  settle: (holdId: string, finalAmount: bigint | string, keepRemainder = false) =>
+    ['Settle', holdId, finalAmount.toString(), ...(keepRemainder ? ['keep'] : [])].join('|'),
   release: (holdId: string) => ['Release', holdId].join('|'),
   status: (to: InternalAccountStatus) => ['Status', to].join('|'),
 };
@@ -136,16 +141,30 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
       return { ...account, available: account.available - value, held: account.held + value, holds, operations };
     }
     case 'HoldSettled': {
-      const { operationId, holdId, amount, releasedAmount } = event.data;
+      const { operationId, holdId, amount, releasedAmount, remainingAmount } = event.data;
       const settled = BigInt(amount);
       const released = BigInt(releasedAmount);
+      const remaining = BigInt(remainingAmount ?? '0');
+      const hold = account.holds.get(holdId);
+      const keptRemainder = remainingAmount !== undefined;
+      if (keptRemainder && remaining > 0n && hold) {
+        // A partial settle that keeps the hold: the rest stays reserved under the same id.
+        return {
+          ...account,
+          held: account.held - settled,
+          holds: new Map(account.holds).set(holdId, { ...hold, amount: remaining }),
+          operations: withOperation(account, operationId, fingerprints.settle(holdId, amount, true)),
+        };
+      }
       return {
         ...account,
         available: account.available + released,
         held: account.held - settled - released,
         holds: withoutHold(account, holdId),
+        // What the hold reserved at its start is not known here after partial settles; closedHolds
+        // serves a retry that left out the amount, which a keepRemainder settle never does.
         closedHolds: withEntry(account.closedHolds, holdId, settled + released),
-        operations: withOperation(account, operationId, fingerprints.settle(holdId, amount)),
+        operations: withOperation(account, operationId, fingerprints.settle(holdId, amount, keptRemainder)),
       };
     }
     case 'HoldReleased': {

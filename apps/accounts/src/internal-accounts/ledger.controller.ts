@@ -88,6 +88,7 @@ export class LedgerController {
       operationId: requireText(data.operationId, 'operationId'),
       holdId: requireText(data.holdId, 'holdId'),
       ...(data.amount !== undefined ? { amount: parseMinorUnits(data.amount) } : {}),
+      ...(data.keepRemainder === true ? { keepRemainder: true } : {}),
     };
     const row = await this.writer.write(command.accountId, context, (state) =>
       settleHold({ type: 'SettleHold', data: command, metadata: { now: this.clock.now() } }, state),

@@ -1,7 +1,7 @@
 // Pins down settling a reservation: the held money leaves, in full or for less with the rest released.
 import { deciderSpec } from '@corridor/testing';
 import { internalAccountDecider } from './internal-account';
-import { credited, held, opened, otherPlatformId, released, settleCommand, settled, statusChanged } from './internal-account.fixtures';
+import { credited, held, opened, otherPlatformId, released, settleCommand, settled, settledKeeping, statusChanged } from './internal-account.fixtures';
 import { settleHold } from './settle-hold';
 
 const { given } = deciderSpec({ decide: settleHold, ...internalAccountDecider });
@@ -12,6 +12,31 @@ describe('SettleHold', () => {
 
   it('settles for a smaller final amount and releases the rest', () =>
     given(funded).when(settleCommand({ amount: 250n })).then([settled('250', '50')]));
+
+  it('settles part of the hold and keeps the rest reserved when asked to (a card’s partial clearing)', () =>
+    given(funded)
+      .when(settleCommand({ amount: 100n, keepRemainder: true }))
+      .then([settledKeeping('100', '200')]));
+
+  it('settles the kept remainder later under the same hold, and then the hold is closed', () =>
+    given([...funded, settledKeeping('100', '200', 'op-partial-1')])
+      .when(settleCommand({ amount: 200n, keepRemainder: true }))
+      .then([settledKeeping('200', '0')]));
+
+  it('refuses to settle more than what a partial settle left reserved', () =>
+    given([...funded, settledKeeping('100', '200', 'op-partial-1')])
+      .when(settleCommand({ amount: 201n, keepRemainder: true }))
+      .thenThrows((error) => error.code === 'INVALID_AMOUNT'));
+
+  it('does nothing when a partial settle that kept the rest is repeated', () =>
+    given([...funded, settledKeeping('100', '200')])
+      .when(settleCommand({ amount: 100n, keepRemainder: true }))
+      .thenNothingHappened());
+
+  it('refuses a keep-the-rest settle that does not name its amount', () =>
+    given(funded)
+      .when(settleCommand({ keepRemainder: true }))
+      .thenThrows((error) => error.code === 'INVALID_AMOUNT'));
 
   it('settles on a frozen account, because the money was committed to the payment', () =>
     given([...funded, statusChanged('ACTIVE', 'FROZEN')]).when(settleCommand()).then([settled()]));

@@ -11,6 +11,8 @@ export type SettleHold = Command<
     holdId: string;
     /** The final amount when it came out smaller than the hold (an FX or fee adjustment); the rest is released. */
     amount?: bigint;
+    /** Keep the rest reserved under the same hold instead of releasing it (a card's partial clearing); needs amount. */
+    keepRemainder?: boolean;
   },
   { now: Date }
 >;
@@ -30,9 +32,13 @@ export const requireOpenHold = (account: OpenAccount, holdId: string): Hold => {
 
 export const settleHold = (command: SettleHold, state: InternalAccount): InternalAccountEvent[] => {
   const { accountId, platformId, operationId, holdId, amount } = command.data;
+  const keepRemainder = command.data.keepRemainder === true;
+  if (keepRemainder && amount === undefined) {
+    throw new DomainError('INVALID_AMOUNT', 'validation', 'A settle that keeps the rest of the hold must name the amount it settles.', { field: 'amount' });
+  }
   const account = requireAccount(state, accountId, platformId);
   const finalAmount = amount ?? originalAmountOf(account, holdId);
-  if (isRepeat(account, operationId, fingerprints.settle(holdId, finalAmount ?? '-'))) return [];
+  if (isRepeat(account, operationId, fingerprints.settle(holdId, finalAmount ?? '-', keepRemainder))) return [];
   refuseClosed(account);
   const hold = requireOpenHold(account, holdId);
   const settled = amount ?? hold.amount;
@@ -54,7 +60,7 @@ export const settleHold = (command: SettleHold, state: InternalAccount): Interna
         operationId,
         holdId,
         amount: settled.toString(),
-        releasedAmount: (hold.amount - settled).toString(),
+        ...(keepRemainder ? { releasedAmount: '0', remainingAmount: (hold.amount - settled).toString() } : { releasedAmount: (hold.amount - settled).toString() }),
         currency: account.currency,
         cause: hold.cause,
         counterAccountId: hold.counterAccountId,

@@ -1,0 +1,51 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { join } from 'node:path';
+import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
+import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
+import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
+import { CARD_ISSUER, type CardIssuer, sandboxIssuer } from './cards/card-issuer';
+import { CARD_OPTIONS, type CardOptions } from './cards/card-options';
+import { CardParties } from './cards/card-parties';
+import { cardProvisioningProjection } from './cards/card-provisioning.projection';
+import { CardProvisioningProcessor } from './cards/card-provisioning-processor';
+import { cardViewProjection } from './cards/card-view.projection';
+import { CardsController } from './cards/cards.controller';
+import { CardTransactionsModule } from './card-transactions/card-transactions.module';
+import type { CardsServiceConfig } from './config';
+import { toIntegrationEvent } from './integration-events';
+
+@Module({})
+export class AppModule {
+  /** clock: the system clock in production; tests pass one they can move. issuer: the sandbox issuer, the only one (decision 0015). */
+  static register(config: CardsServiceConfig, clock: Clock = systemClock, issuer: CardIssuer = sandboxIssuer): DynamicModule {
+    const options: CardOptions = { eligibleCurrencies: config.eligibleCurrencies, provisioningSweepSeconds: config.provisioningSweepSeconds };
+    return {
+      module: AppModule,
+      imports: [
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'cards' }),
+        EventSourcingModule.forRoot({
+          service: 'cards',
+          logger: createLogger('cards', { level: config.logLevel }),
+          poolSize: config.databasePoolSize,
+          connectionString: config.databaseUrl,
+          schema: config.schema,
+          natsUrl: config.natsUrl,
+          subjectPrefix: config.subjectPrefix,
+          migrationsDirectory: join(__dirname, 'migrations'),
+          projections: [cardViewProjection, cardProvisioningProjection],
+          toIntegrationEvent,
+        }),
+        CardTransactionsModule.register(clock),
+      ],
+      controllers: [CardsController],
+      providers: [
+        { provide: CLOCK, useValue: clock },
+        { provide: CARD_ISSUER, useValue: issuer },
+        { provide: CARD_OPTIONS, useValue: options },
+        CardParties,
+        CardProvisioningProcessor,
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+      ],
+    };
+  }
+}

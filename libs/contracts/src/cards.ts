@@ -1,0 +1,45 @@
+// NATS message data of the cards service and the reference's Card on the wire. The spec names
+// the provisioning state PENDING_ISSUE (the reference says PROCESSING; see shared/reference).
+
+export type CardStateWire = 'PENDING_ISSUE' | 'ACTIVE' | 'FROZEN' | 'CLOSED';
+export type CardStateReasonWire = 'ISSUER_REJECTED' | 'CLOSED_BY_PLATFORM' | 'CLOSED_BY_GRID';
+export type CardFormWire = 'VIRTUAL';
+export type CardBrandWire = 'VISA' | 'MASTERCARD';
+
+export const cardStates: readonly CardStateWire[] = ['PENDING_ISSUE', 'ACTIVE', 'FROZEN', 'CLOSED'];
+/** The states a PATCH may ask for. */
+export const cardTargetStates = ['ACTIVE', 'FROZEN', 'CLOSED'] as const;
+export type CardTargetState = (typeof cardTargetStates)[number];
+
+export type CardWire = {
+  id: string;
+  cardholderId: string;
+  platformCardId?: string;
+  state: CardStateWire;
+  stateReason: CardStateReasonWire | null;
+  brand?: CardBrandWire;
+  form: CardFormWire;
+  last4?: string;
+  expMonth?: number;
+  expYear?: number;
+  panEmbedUrl?: string;
+  /** Ordered internal account ids, first tried first; [] once the card is closed (sources detached). */
+  fundingSources: string[];
+  currency?: string;
+  issuerRef?: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type CreateCardData = { cardholderId: string; platformCardId?: string; form: CardFormWire; fundingSources: string[] };
+export type CardIdData = { cardId: string };
+export type UpdateCardData = { cardId: string; state?: CardTargetState; fundingSources?: string[] };
+export type ListCardsData = {
+  cardholderId?: string;
+  accountId?: string;
+  platformCardId?: string;
+  state?: string;
+  sortOrder?: 'asc' | 'desc';
+  limit: number;
+  cursor?: string;
+};
