@@ -30,14 +30,15 @@ export type EventSourcingOptions = {
   /** The service's logger: the projection runner and the outbox relay report every failure through it. */
   logger: Logger;
   /**
-   * PostgreSQL connections this process may hold in all (DATABASE_POOL_SIZE, default 8): MikroORM
+   * PostgreSQL connections this process may hold in all (DATABASE_POOL_SIZE, default 7): MikroORM
    * gets ORM_CONNECTIONS of them, the outbox relay's session one, and the process's one pg pool the
    * rest (event store, reads, projection batches, consumers' processed stores).
    */
   poolSize?: number;
 };
 
-export const DEFAULT_DATABASE_POOL_SIZE = 8;
+/** Six database services × 2 replicas × 7 = 84, which leaves PostgreSQL's default 100 room for migrations and a psql. */
+export const DEFAULT_DATABASE_POOL_SIZE = 7;
 /** MikroORM's own pool (knex): queries through `em` and projection batches that need the ORM. */
 const ORM_CONNECTIONS = 2;
 /** The outbox relay's session, which holds its leadership lock. */
