@@ -20,7 +20,8 @@ const MAX_BATCH = 256;
 const RENDER_TIMEOUT_MS = 10_000;
 const RENDER_RETRY_MAX_MS = 5_000;
 
-type PlatformState = { endpoint: string | null; environment: string | null; known: boolean };
+/** endpointPosition: the platform stream position of the event that set `endpoint` (0: none yet). */
+export type PlatformState = { endpoint: string | null; environment: string | null; known: boolean; endpointPosition: number };
 
 /** Reads the integration envelope and the service/aggregate from the subject; null if it is not one. */
 export const parseEnvelope = (subject: string, subjectPrefix: string, payload: unknown): IntegrationEventEnvelope | null => {
@@ -47,14 +48,18 @@ export const parseEnvelope = (subject: string, subjectPrefix: string, payload: u
 /** A platform event's effect on what the webhooks service keeps: the endpoint and environment. */
 export const applyPlatformEvent = (state: PlatformState, event: IntegrationEventEnvelope): PlatformState => {
   if (event.service !== 'platform' || event.aggregate !== 'Platform') return state;
+  // Replicas take events in parallel batches: an event older than the one that set the endpoint
+  // (PlatformCreated after the PATCH /config that followed it) must not set it back.
+  const newer = event.streamPosition > state.endpointPosition;
   if (event.type === 'PlatformCreated') {
     const settings = (event.data['settings'] ?? {}) as { webhookEndpoint?: unknown };
     const environment = typeof event.data['environment'] === 'string' ? event.data['environment'] : null;
-    return { endpoint: typeof settings.webhookEndpoint === 'string' ? settings.webhookEndpoint : null, environment, known: true };
+    const endpoint = typeof settings.webhookEndpoint === 'string' ? settings.webhookEndpoint : null;
+    return newer ? { endpoint, environment, known: true, endpointPosition: event.streamPosition } : { ...state, environment, known: true };
   }
   if (event.type === 'PlatformConfigUpdated') {
     const changes = (event.data['changes'] ?? {}) as { webhookEndpoint?: unknown };
-    if (typeof changes.webhookEndpoint === 'string') return { ...state, endpoint: changes.webhookEndpoint, known: true };
+    if (typeof changes.webhookEndpoint === 'string' && newer) return { ...state, endpoint: changes.webhookEndpoint, known: true, endpointPosition: event.streamPosition };
   }
   return state;
 };
@@ -167,7 +172,7 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
     // Platform events change the endpoint for the events after them, so the batch is walked in order.
     for (const item of fresh) {
       const event = item.event as IntegrationEventEnvelope;
-      const before = platforms.get(event.platformId) ?? { endpoint: null, environment: null, known: false };
+      const before = platforms.get(event.platformId) ?? { endpoint: null, environment: null, known: false, endpointPosition: 0 };
       const after = applyPlatformEvent(before, event);
       platforms.set(event.platformId, after);
       if (event.type === 'PlatformCreated' && event.service === 'platform') created.push(event.platformId);
@@ -202,11 +207,13 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async platformStates(items: Item[]): Promise<Map<string, PlatformState>> {
     const ids = [...new Set(items.map((item) => (item.event as IntegrationEventEnvelope).platformId))];
-    const result = await this.pool.query<{ platform_id: string; webhook_endpoint: string | null; environment: string | null }>(
-      'SELECT platform_id, webhook_endpoint, environment FROM webhooks.platforms WHERE platform_id = ANY($1)',
+    const result = await this.pool.query<{ platform_id: string; webhook_endpoint: string | null; environment: string | null; endpoint_position: number }>(
+      'SELECT platform_id, webhook_endpoint, environment, endpoint_position FROM webhooks.platforms WHERE platform_id = ANY($1)',
       [ids],
     );
-    return new Map(result.rows.map((row) => [row.platform_id, { endpoint: row.webhook_endpoint, environment: row.environment, known: true }]));
+    return new Map(
+      result.rows.map((row) => [row.platform_id, { endpoint: row.webhook_endpoint, environment: row.environment, known: true, endpointPosition: row.endpoint_position }]),
+    );
   }
 
   /**
@@ -248,9 +255,12 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
         const state = platforms.get(platformId);
         if (!state?.known) continue;
         await client.query(
-          `INSERT INTO webhooks.platforms (platform_id, environment, webhook_endpoint, updated_at) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (platform_id) DO UPDATE SET environment = COALESCE(EXCLUDED.environment, webhooks.platforms.environment), webhook_endpoint = EXCLUDED.webhook_endpoint, updated_at = EXCLUDED.updated_at`,
-          [platformId, state.environment, state.endpoint, now],
+          // The other replica may have written a newer endpoint since this batch read the row.
+          `INSERT INTO webhooks.platforms (platform_id, environment, webhook_endpoint, endpoint_position, updated_at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (platform_id) DO UPDATE SET environment = COALESCE(EXCLUDED.environment, webhooks.platforms.environment),
+             webhook_endpoint = CASE WHEN EXCLUDED.endpoint_position > webhooks.platforms.endpoint_position THEN EXCLUDED.webhook_endpoint ELSE webhooks.platforms.webhook_endpoint END,
+             endpoint_position = GREATEST(EXCLUDED.endpoint_position, webhooks.platforms.endpoint_position), updated_at = EXCLUDED.updated_at`,
+          [platformId, state.environment, state.endpoint, state.endpointPosition, now],
         );
       }
       for (const platformId of created) await this.keys.ensure(platformId, now, client);
