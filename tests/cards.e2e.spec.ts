@@ -20,14 +20,16 @@ let publicKey: string;
 let holder: { customerId: string; usd: string; eur: string };
 let customerCount = 0;
 
-const newCustomer = async (auth: Credentials, currencies: string[]): Promise<{ customerId: string; accounts: { id: string; balance: { currency: { code: string } } }[] }> => {
+type Account = { id: string; balance: { currency: { code: string } } };
+
+const newCustomer = async (auth: Credentials, currencies: string[]): Promise<{ customerId: string; accounts: Account[] }> => {
   customerCount += 1;
   const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Cara ${customerCount}`, currencies } });
   expect(created.status).toBe(201);
   const customerId = created.body.id as string;
   const accounts = await eventually(
-    async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data,
-    (list: unknown[]) => list.length >= currencies.length,
+    async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as Account[],
+    (list) => list.length >= currencies.length,
   );
   return { customerId, accounts };
 };
