@@ -7,6 +7,8 @@ import { createApi, type Credentials } from './support/api';
 import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver, verifyGridSignature } from './support/webhook-receiver';
+import { randomUUID } from 'node:crypto';
+import { createPostgresEventStore } from '@corridor/event-store';
 import { createConformance } from '@corridor/testing';
 
 type Card = { id: string; state: string; stateReason: string | null; fundingSources: string[]; platformCardId: string; last4: string; currency: string; cardholderId: string };
@@ -14,6 +16,7 @@ type Card = { id: string; state: string; stateReason: string | null; fundingSour
 let stack: Stack;
 let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
+let platformAId: string;
 let platformB: Credentials;
 let receiver: Receiver;
 let publicKey: string;
@@ -46,7 +49,9 @@ const activeCard = async (platformCardId: string, fundingSources = [holder.usd])
 beforeAll(async () => {
   stack = await startStack();
   api = createApi(stack, 'cards');
-  platformA = (await stack.createPlatform()).token as Credentials;
+  const createdA = await stack.createPlatform();
+  platformA = createdA.token as Credentials;
+  platformAId = createdA.platformId;
   platformB = (await stack.createPlatform()).token as Credentials;
   receiver = await startReceiver();
   expect((await api.call('PATCH', '/config', { auth: platformA, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
@@ -189,5 +194,73 @@ describe('webhooks', () => {
       expect(verifyGridSignature(item.rawBody, item.signature, publicKey)).toBe(true);
       conformance.checkWebhook(item.body);
     }
+  });
+});
+
+describe('CARD.FUNDING_SOURCE_CHANGE', () => {
+  // Every source of a card is an ACTIVE account of the cardholder in the card's currency, and
+  // accounts opens exactly one account per owner and currency (its id is derived from both), so
+  // through the API alone a USD card's only possible source list is [the holder's USD account]:
+  // a PATCH can never change it and this webhook cannot be caused. A second account in the same
+  // currency is what a later account kind (an Embedded Wallet beside the internal account) brings.
+  // Here it is opened the way the accounts service records one — an InternalAccountOpened event
+  // written into its store, as poison-projection.e2e.spec.ts writes one — and everything after is
+  // the real path: accounts projects it, PATCH /cards asks accounts about it over NATS, cards
+  // records the replacement, and the webhook is delivered signed.
+  it('replaces the sources with a second USD account of the holder and delivers the full card after the change, signed and conformant', async () => {
+    const secondUsd = `InternalAccount:${randomUUID()}`;
+    const store = createPostgresEventStore({ connectionString: stack.database.url, schema: 'accounts' });
+    const requestId = randomUUID();
+    try {
+      await store.appendToStream(
+        secondUsd,
+        [{ type: 'InternalAccountOpened', data: { accountId: secondUsd, platformId: platformAId, customerId: holder.customerId, accountType: 'INTERNAL_FIAT', currency: 'USD', status: 'ACTIVE', operationId: `open-${requestId}`, openedAt: new Date().toISOString() } }],
+        { expectedVersion: 0, metadata: { platformId: platformAId, requestId, correlationId: requestId, actor: { kind: 'system', name: 'cards-e2e' } } },
+      );
+    } finally {
+      await store.close();
+    }
+    await eventually(
+      async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(holder.customerId)}`, { auth: platformA })).body.data as Account[],
+      (list) => list.some((account) => account.id === secondUsd),
+    );
+    const card = await activeCard('sources-hook-1');
+    const replaced = await patch(platformA, card.id, { fundingSources: [secondUsd, holder.usd] });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ state: 'ACTIVE', currency: 'USD', fundingSources: [secondUsd, holder.usd] });
+    const reordered = await patch(platformA, card.id, { fundingSources: [holder.usd, secondUsd] });
+    expect(reordered.body.fundingSources).toEqual([holder.usd, secondUsd]);
+    // The same list again is a no-op: no third webhook.
+    expect((await patch(platformA, card.id, { fundingSources: [holder.usd, secondUsd] })).status).toBe(200);
+
+    const changes = () => receiver.received.filter((item) => item.body.type === 'CARD.FUNDING_SOURCE_CHANGE' && item.body.data?.id === card.id);
+    await receiver.waitFor(() => changes().length >= 2, 'two CARD.FUNDING_SOURCE_CHANGE');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(changes().map((item) => item.body.data.fundingSources)).toEqual([
+      [secondUsd, holder.usd],
+      [holder.usd, secondUsd],
+    ]);
+    const conformance = createConformance();
+    for (const item of changes()) {
+      expect(verifyGridSignature(item.rawBody, item.signature, publicKey)).toBe(true);
+      expect(item.body.data).toMatchObject({ id: card.id, cardholderId: holder.customerId, state: 'ACTIVE', currency: 'USD', platformCardId: 'sources-hook-1' });
+      conformance.checkWebhook(item.body);
+    }
+    // Lists by either account find the card.
+    expect((await api.call('GET', `/cards?accountId=${encodeURIComponent(secondUsd)}`, { auth: platformA })).body.data.map((listed: Card) => listed.id)).toEqual([card.id]);
+  });
+});
+
+describe('concurrent issues', () => {
+  it('two issues at once with the same platformCardId: exactly one 201, one 409, one card stored', async () => {
+    const body = { cardholderId: holder.customerId, platformCardId: 'race-card-1', form: 'VIRTUAL', fundingSources: [holder.usd] };
+    const replies = await Promise.all([issue(platformA, body), issue(platformA, body)]);
+    expect(replies.map((reply) => reply.status).sort()).toEqual([201, 409]);
+    const conflict = replies.find((reply) => reply.status === 409)!;
+    expect(conflict.body).toMatchObject({ status: 409, code: expect.any(String) });
+    const listed = await eventually(async () => (await api.call('GET', '/cards?platformCardId=race-card-1', { auth: platformA })).body.data as Card[], (cards) => cards.length > 0);
+    expect(listed.map((card) => card.id)).toEqual([replies.find((reply) => reply.status === 201)!.body.id]);
+    const all = await api.call('GET', `/cards?cardholderId=${encodeURIComponent(holder.customerId)}&limit=100`, { auth: platformA });
+    expect(all.body.data.filter((card: Card) => card.platformCardId === 'race-card-1')).toHaveLength(1);
   });
 });
