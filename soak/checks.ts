@@ -9,7 +9,7 @@ import type { SoakPlatform } from './workload';
 
 export type CheckResult = { name: string; failures: string[]; figures?: Record<string, unknown> };
 
-const EVENT_SCHEMAS = ['platform', 'customers', 'accounts', 'payments'];
+const EVENT_SCHEMAS = ['platform', 'customers', 'accounts', 'payments', 'cards'];
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'EXPIRED', 'REJECTED', 'REFUNDED']);
 const MAX_LISTED = 20;
 const listed = (lines: string[]): string[] => (lines.length > MAX_LISTED ? [...lines.slice(0, MAX_LISTED), `… and ${lines.length - MAX_LISTED} more`] : lines);
@@ -163,6 +163,7 @@ export const checkTenancy = async (client: SoakClient, platforms: SoakPlatform[]
         ...[...other.customerIds].slice(0, 5).map((id): [string, string] => ['GET /customers/{id}', `/customers/${id}`]),
         ...other.externalAccountIds.slice(0, 5).map((id): [string, string] => ['GET /customers/external-accounts/{id}', `/customers/external-accounts/${id}`]),
         ...[...other.transactionIds].slice(0, 5).map((id): [string, string] => ['GET /transactions/{id}', `/transactions/${id}`]),
+        ...other.cards.slice(0, 5).map((card): [string, string] => ['GET /cards/{id}', `/cards/${card.id}`]),
       ];
       for (const [operation, path] of probes) {
         tried += 1;
@@ -175,7 +176,90 @@ export const checkTenancy = async (client: SoakClient, platforms: SoakPlatform[]
         const reply = await client.call('GET /customers/internal-accounts (other tenant)', platform.auth, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`);
         if (reply.status === 200 && (reply.body?.data?.length ?? 0) > 0) failures.push(`${platform.name} lists ${reply.body.data.length} internal accounts of ${other.name}'s customer ${customerId}`);
       }
+      const card = other.cards[0];
+      if (card) {
+        tried += 1;
+        const reply = await client.call('GET /cards (other tenant)', platform.auth, 'GET', `/cards?cardholderId=${encodeURIComponent(card.customerId)}`);
+        if (reply.status !== 200 || (reply.body?.data?.length ?? 0) > 0) failures.push(`${platform.name} GET /cards?cardholderId= ${other.name}'s cardholder: ${reply.status}, ${reply.body?.data?.length ?? '?'} cards`);
+      }
     }
   }
   return { name: 'no tenant sees another tenant\'s data', failures: listed(failures), figures: { probes: tried } };
+};
+
+/** Every card of every platform, through the API (keyset pages). */
+const listCards = async (client: SoakClient, platform: SoakPlatform): Promise<{ id: string; state: string; stateReason: string | null; platformCardId: string }[]> => {
+  const all: { id: string; state: string; stateReason: string | null; platformCardId: string }[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 1_000; page += 1) {
+    const reply = await client.call('GET /cards (end check)', platform.auth, 'GET', `/cards?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (reply.status !== 200) throw new Error(`GET /cards answered ${reply.status}: ${reply.text.slice(0, 200)}`);
+    all.push(...reply.body.data);
+    cursor = reply.body.nextCursor;
+    if (!cursor) break;
+  }
+  return all;
+};
+
+/** Cards created exactly once, and the sandbox issuer's suffixes kept: 001 still PENDING_ISSUE, 002 CLOSED with ISSUER_REJECTED. */
+export const checkCards = async (client: SoakClient, platforms: SoakPlatform[]): Promise<CheckResult> => {
+  const failures: string[] = [];
+  const states: Record<string, number> = {};
+  let transactions = 0;
+  for (const platform of platforms) {
+    const cards = await listCards(client, platform);
+    transactions += platform.cardTransactions.size;
+    const answered = new Set(platform.cards.map((card) => card.id));
+    const stored = new Set(cards.map((card) => card.id));
+    const unanswered = [...stored].filter((id) => !answered.has(id));
+    const missing = [...answered].filter((id) => !stored.has(id));
+    if (unanswered.length > 0) failures.push(`${platform.name}: ${unanswered.length} cards in the store that no client was answered: ${unanswered.slice(0, 5).join(', ')}`);
+    if (missing.length > 0) failures.push(`${platform.name}: ${missing.length} answered cards missing from GET /cards: ${missing.slice(0, 5).join(', ')}`);
+    for (const card of cards) {
+      states[card.state] = (states[card.state] ?? 0) + 1;
+      if (card.platformCardId.endsWith('-001') && card.state !== 'PENDING_ISSUE') failures.push(`${platform.name}: ${card.id} (${card.platformCardId}) is ${card.state}; 001 stays PENDING_ISSUE`);
+      if (card.platformCardId.endsWith('-002') && (card.state !== 'CLOSED' || card.stateReason !== 'ISSUER_REJECTED')) failures.push(`${platform.name}: ${card.id} (${card.platformCardId}) is ${card.state} ${card.stateReason}; 002 is CLOSED ISSUER_REJECTED`);
+    }
+  }
+  return { name: 'every card created exactly once, the issuer suffixes kept', failures: listed(failures), figures: { cards: states, cardTransactionsAuthorized: transactions } };
+};
+
+/**
+ * The holds side of the ledger, card holds included: from the accounts events, every hold's amount
+ * still reserved (held, less what a settle took or released, kept only by a partial clearing that
+ * keeps the rest) must add up to each account's `held`; every card hold belongs to an
+ * authorization a client was answered; and a card transaction the users saw SETTLED or REFUNDED
+ * reserves nothing any more.
+ */
+export const checkCardHolds = async (pg: Client, platforms: SoakPlatform[]): Promise<CheckResult> => {
+  const failures: string[] = [];
+  const events = (await pg.query<{ type: string; data: Record<string, string> }>(
+    "SELECT type, data FROM accounts.events WHERE stream_id LIKE 'InternalAccount:%' AND type IN ('FundsHeld', 'HoldSettled', 'HoldReleased') ORDER BY global_position",
+  )).rows;
+  const open = new Map<string, { accountId: string; amount: bigint }>();
+  for (const { type, data } of events) {
+    if (type === 'FundsHeld') open.set(data['holdId']!, { accountId: data['accountId']!, amount: BigInt(data['amount']!) });
+    else if (type === 'HoldSettled') open.set(data['holdId']!, { accountId: data['accountId']!, amount: BigInt(data['remainingAmount'] ?? '0') });
+    else open.set(data['holdId']!, { accountId: data['accountId']!, amount: 0n });
+  }
+  const heldByAccount = new Map<string, bigint>();
+  for (const hold of open.values()) heldByAccount.set(hold.accountId, (heldByAccount.get(hold.accountId) ?? 0n) + hold.amount);
+  const rows = (await pg.query<{ id: string; held: string }>('SELECT id, held FROM accounts.internal_accounts')).rows;
+  for (const row of rows) {
+    const expected = heldByAccount.get(row.id) ?? 0n;
+    if (BigInt(row.held) !== expected) failures.push(`account ${row.id}: held ${row.held}, its open holds add up to ${expected}`);
+  }
+  const answered = new Map(platforms.flatMap((platform) => [...platform.cardTransactions.values()].map((transaction) => [transaction.id, transaction] as const)));
+  const cardHolds = [...open.entries()].filter(([holdId]) => holdId.startsWith('CardTransaction:'));
+  for (const [holdId, hold] of cardHolds) {
+    const transaction = answered.get(holdId);
+    if (!transaction) failures.push(`card hold ${holdId} on ${hold.accountId} (${hold.amount} still held) belongs to no authorization a client was answered`);
+    else if ((transaction.status === 'SETTLED' || transaction.status === 'REFUNDED') && hold.amount !== 0n) failures.push(`card transaction ${holdId} is ${transaction.status} but ${hold.amount} is still held on ${hold.accountId}`);
+  }
+  const openCardAmount = cardHolds.reduce((sum, [, hold]) => sum + hold.amount, 0n);
+  return {
+    name: 'holds conserved, card holds included (each answered once, closed when settled)',
+    failures: listed(failures),
+    figures: { holds: open.size, cardHolds: cardHolds.length, cardHoldsStillOpen: cardHolds.filter(([, hold]) => hold.amount > 0n).length, cardAmountStillHeld: openCardAmount.toString() },
+  };
 };

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { Client } from 'pg';
 import { serviceNames, type Stack, startStack } from '../tests/support/stack';
 import { SoakClient } from './client';
-import { type CheckResult, checkCustomersExactlyOnce, checkLedger, checkPayments, checkProjections, checkServerErrors, checkTenancy, checkWebhooks, projectionLag } from './checks';
+import { type CheckResult, checkCardHolds, checkCards, checkCustomersExactlyOnce, checkLedger, checkPayments, checkProjections, checkServerErrors, checkTenancy, checkWebhooks, projectionLag } from './checks';
 import { startSoakReceiver } from './receiver';
 import { SoakStats } from './stats';
 import { createWorkload, type SoakPlatform } from './workload';
@@ -70,6 +70,9 @@ const seededRandom = (seed: number) => {
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Connections the soak lets its service processes hold in all, leaving room for its own, migrations and a psql session. */
+const SOAK_CONNECTION_BUDGET = 84;
+const soakPoolSize = (replicas: number): number => Math.max(4, Math.min(8, Math.floor(SOAK_CONNECTION_BUDGET / (serviceNames.length * replicas))));
 const log = (line: string) => console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const CHAOS_GRACE_MS = 5_000;
 const DRAIN_LIMIT_MS = 60_000;
@@ -149,6 +152,7 @@ const printReport = (report: any) => {
     console.log(`${row.operation.padEnd(width)}  ${String(row.count).padStart(6)}  ${row.perSecond.toFixed(2).padStart(6)}  ${String(row.p50Ms).padStart(7)}  ${String(row.p99Ms).padStart(7)}  ${String(row.retried).padStart(7)}  ${statuses}`);
   }
   console.log(`\nerrors by status: ${JSON.stringify(report.errorsByStatus)}`);
+  console.log(`expected outcomes that are not 2xx (not errors): ${JSON.stringify(report.expectedOutcomes)}`);
   console.log(`webhooks: ${JSON.stringify(report.webhooks)}`);
   console.log(`chaos windows: ${report.chaosWindows.length}; connections (pg_stat_activity) max total ${report.connections.maxTotal}, max on the soak's database ${report.connections.maxOurs}, "too many clients" in the apps' output ${report.connections.tooManyClientsInAppOutput}`);
   console.log(`projection lag (max events behind head): ${report.projectionLagMax}`);
@@ -172,7 +176,10 @@ const main = async () => {
   const stack = await startStack({
     replicas: options.replicas,
     // A 005 transfer fails 3 s after it starts instead of 30, so a short soak still sees it end.
-    env: { TRANSFER_PENDING_SECONDS: '3', LOG_LEVEL: 'warn' },
+    // With replicas, every service process's pool must fit PostgreSQL's 100 connections (97 for
+    // non-superusers) beside the soak's own and the migrations': 6 services × 2 × 8 = 96 does not,
+    // so the soak lowers DATABASE_POOL_SIZE (2 replicas: 7, 84 in all) instead of the default.
+    env: { TRANSFER_PENDING_SECONDS: '3', LOG_LEVEL: 'warn', ...(options.replicas > 1 ? { DATABASE_POOL_SIZE: String(soakPoolSize(options.replicas)) } : {}) },
   });
   // A CI timeout (SIGTERM) must not leave the stack's processes behind.
   const onSignal = (signal: string) => {
@@ -199,6 +206,7 @@ const main = async () => {
         name: `platform ${n}`, platformId: created.platformId, auth: created.token as SoakPlatform['auth'],
         receiver: await startSoakReceiver({ ok: 80, deferred: 15, error: 5 }, random, (transactionId) => void workload?.approve(platform, transactionId)),
         customers: [], businesses: [], customerIds: new Set(), bulkJobs: [], transactionIds: new Set(), quotesNotExecuted: new Set(), externalAccountIds: [], invitationCodes: [], customersWithoutAccounts: 0,
+        cards: [], cardTransactions: new Map(),
       };
       const key = await client.call('GET /webhooks/signing-key', platform.auth, 'GET', '/webhooks/signing-key');
       platform.receiver.setPublicKey(key.body?.publicKey ?? '');
@@ -249,6 +257,8 @@ const main = async () => {
     checks.push(checkServerErrors(stats));
     checks.push(await checkProjections(pg));
     checks.push(await checkLedger(stack.database.url));
+    checks.push(await checkCardHolds(pg, platforms).catch((error: Error) => ({ name: 'holds conserved, card holds included (each answered once, closed when settled)', failures: [error.message] })));
+    checks.push(await checkCards(client, platforms).catch((error: Error) => ({ name: 'every card created exactly once, the issuer suffixes kept', failures: [error.message] })));
     checks.push(await checkPayments(client, platforms).catch((error: Error) => ({ name: 'every payment terminal or explainably pending, each created exactly once', failures: [error.message] })));
     checks.push(await checkCustomersExactlyOnce(client, platforms));
     checks.push(await checkWebhooks(pg, platforms));
@@ -263,6 +273,7 @@ const main = async () => {
       trafficSeconds: Math.round(trafficSeconds),
       operations: stats.summary(trafficSeconds),
       errorsByStatus,
+      expectedOutcomes: Object.fromEntries(stats.outcomes),
       skippedAtConcurrencyBound: skipped,
       webhooks: Object.fromEntries(platforms.map((platform) => [platform.name, platform.receiver.counts])),
       duplicates: platforms.reduce((sum, platform) => sum + platform.receiver.counts.duplicates, 0),

@@ -42,6 +42,13 @@ export class SoakStats {
     if (retried) stats.retried += 1;
   }
 
+  /** Answers that are a scenario's expected outcome though not a 2xx (a card authorization declined), by kind. */
+  readonly outcomes = new Map<string, number>();
+
+  outcome(kind: string): void {
+    this.outcomes.set(kind, (this.outcomes.get(kind) ?? 0) + 1);
+  }
+
   surprise(kind: string, detail: string): void {
     const entry = this.surprises.get(kind) ?? { count: 0, examples: [] };
     entry.count += 1;

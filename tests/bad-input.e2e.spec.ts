@@ -1,6 +1,7 @@
 // Bad input as a careless or hostile client sends it: every answer is a 4xx with the reference
 // error body and a message a person can act on, never a 500, and nothing is written.
 import { request } from 'node:http';
+import { Client } from 'pg';
 import { basic, createApi, type Credentials } from './support/api';
 import { eventually } from './support/eventually';
 import { jsonWriteOperations, requiredMembers, without } from './support/required-members';
@@ -192,6 +193,8 @@ describe('missing required members on every write route', () => {
   const ownerInfo = { firstName: 'Jane', lastName: 'Smith', birthDate: '1978-06-15', nationality: 'US', address, idType: 'SSN', identifier: '123-45-6789' };
   const fixtures = { businessId: '', beneficialOwnerId: '', internalAccountId: '', externalAccountId: '' };
   const unknownTransaction = 'Transaction:0196f1a0-0000-7000-8000-000000000001';
+  const unknownCard = 'Card:0196f1a0-0000-7000-8000-000000000001';
+  const unknownCardTransaction = 'CardTransaction:0196f1a0-0000-7000-8000-000000000001';
   const samples = (): Record<string, { path: string; bodies: Record<string, unknown>[] }> => ({
     'PATCH /config': {
       path: '/config',
@@ -249,6 +252,12 @@ describe('missing required members on every write route', () => {
     'POST /sandbox/internal-accounts/{accountId}/fund': { path: `/sandbox/internal-accounts/${fixtures.internalAccountId}/fund`, bodies: [{ amount: 100 }] },
     'POST /tokens': { path: '/tokens', bodies: [{ name: 'missing', permissions: ['VIEW'] }] },
     'PATCH /internal-accounts/{id}': { path: `/internal-accounts/${fixtures.internalAccountId}`, bodies: [{}] },
+    'POST /cards': { path: '/cards', bodies: [{ cardholderId: existingCustomerId, form: 'VIRTUAL', fundingSources: [fixtures.internalAccountId] }] },
+    'PATCH /cards/{id}': { path: '/cards/Card:0196f1a0-0000-7000-8000-000000000001', bodies: [{ state: 'FROZEN' }] },
+    // Black-box: the simulators' bodies against a card that does not exist (the body is judged first).
+    'POST /sandbox/cards/{id}/simulate/authorization': { path: `/sandbox/cards/${unknownCard}/simulate/authorization`, bodies: [{ amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'MISSING MEMBERS' } }] },
+    'POST /sandbox/cards/{id}/simulate/clearing': { path: `/sandbox/cards/${unknownCard}/simulate/clearing`, bodies: [{ cardTransactionId: unknownCardTransaction, amount: 100 }] },
+    'POST /sandbox/cards/{id}/simulate/return': { path: `/sandbox/cards/${unknownCard}/simulate/return`, bodies: [{ cardTransactionId: unknownCardTransaction, amount: 100 }] },
   });
 
   beforeAll(async () => {
@@ -307,5 +316,191 @@ describe('missing required members on every write route', () => {
     const config = operations.find((candidate) => candidate.method === 'PATCH' && candidate.template === '/config')!;
     const configLabels = requiredMembers(config, samples()['PATCH /config']!.bodies[0]!).map((member) => member.label);
     expect(configLabels).toEqual(expect.arrayContaining(['supportedCurrencies.0.currencyCode', 'supportedCurrencies.0.requiredCounterpartyFields.0.name']));
+  });
+});
+
+// Every card route, fuzzed: each refusal is a 4xx with the reference error body, and nothing is
+// written — no card, no card event, no card transaction, no movement on the funding account. The
+// cards are counted through GET /cards; card transactions have no list route in the reference, so
+// they (and every card event) are counted in the cards store, and the account's ledger events in
+// the accounts store.
+describe('bad input on every card route', () => {
+  const fixture = { customerId: '', usd: '', cardId: '', cardTransactionId: '' };
+  let pg: Client;
+
+  const countCards = async (): Promise<number> => {
+    let count = 0;
+    let cursor: string | undefined;
+    do {
+      const reply = await api.call('GET', `/cards?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { auth: admin });
+      count += reply.body.data.length;
+      cursor = reply.body.nextCursor;
+    } while (cursor);
+    return count;
+  };
+  /** What a refused request must not change. */
+  const written = async () => {
+    const cards = (await pg.query<{ card_streams: number; card_events: number; card_transaction_events: number }>(
+      "SELECT count(DISTINCT stream_id) FILTER (WHERE stream_id LIKE 'Card:%')::int AS card_streams, count(*) FILTER (WHERE stream_id = $1)::int AS card_events, count(*) FILTER (WHERE stream_id LIKE 'CardTransaction:%')::int AS card_transaction_events FROM cards.events",
+      [fixture.cardId],
+    )).rows[0]!;
+    const account = (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts.events WHERE stream_id = $1', [fixture.usd])).rows[0]!;
+    return { ...cards, accountEvents: account.n };
+  };
+  const expectRefusedAndNothingWritten = async (label: string, send: () => Promise<{ status: number; body: any }>) => {
+    const before = await written();
+    const cardsBefore = await countCards();
+    const reply = await send();
+    expect({ label, status: reply.status }).toEqual({ label, status: expect.any(Number) });
+    expect({ label, clientError: reply.status >= 400 && reply.status < 500 }).toEqual({ label, clientError: true });
+    expectClientError(reply);
+    expect({ label, written: await written(), cards: await countCards() }).toEqual({ label, written: before, cards: cardsBefore });
+  };
+
+  beforeAll(async () => {
+    pg = new Client({ connectionString: stack.database.url });
+    await pg.connect();
+    const customer = await api.call('POST', '/customers', { auth: admin, body: { customerType: 'INDIVIDUAL', platformCustomerId: 'cardholder-1', fullName: 'Card Holder', currencies: ['USD'] } });
+    expect(customer.status).toBe(201);
+    fixture.customerId = customer.body.id;
+    const accounts = await eventually(
+      async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(fixture.customerId)}`, { auth: admin })).body.data as { id: string; balance: { currency: { code: string } } }[],
+      (list) => list.some((account) => account.balance.currency.code === 'USD'),
+    );
+    fixture.usd = accounts.find((account) => account.balance.currency.code === 'USD')!.id;
+    expect((await api.call('POST', `/sandbox/internal-accounts/${fixture.usd}/fund`, { auth: admin, body: { amount: 100_000 } })).status).toBe(200);
+    const card = await api.call('POST', '/cards', { auth: admin, body: { cardholderId: fixture.customerId, platformCardId: 'fuzz-card-1', form: 'VIRTUAL', fundingSources: [fixture.usd] } });
+    expect(card.status).toBe(201);
+    fixture.cardId = card.body.id;
+    await eventually(async () => (await api.call('GET', `/cards/${fixture.cardId}`, { auth: admin })).body.state as string, (state) => state === 'ACTIVE');
+    const authorized = await api.call('POST', `/sandbox/cards/${fixture.cardId}/simulate/authorization`, { auth: admin, body: { amount: 5_000, currency: { code: 'USD' }, merchant: { descriptor: 'FUZZ SHOP' } } });
+    expect(authorized.status).toBe(200);
+    fixture.cardTransactionId = authorized.body.id;
+    const cleared = await api.call('POST', `/sandbox/cards/${fixture.cardId}/simulate/clearing`, { auth: admin, body: { cardTransactionId: fixture.cardTransactionId, amount: 2_000 } });
+    expect(cleared.body.status).toBe('PARTIALLY_SETTLED');
+  }, 60_000);
+
+  afterAll(async () => {
+    await pg?.end();
+  });
+
+  const validIssue = () => ({ cardholderId: fixture.customerId, platformCardId: 'fuzz-never', form: 'VIRTUAL', fundingSources: [fixture.usd] });
+  const validAuthorization = () => ({ amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'FUZZ SHOP' } });
+  const cardPath = (suffix = '') => `/cards/${fixture.cardId}${suffix}`;
+  const simulator = (step: string, id = fixture.cardId) => `/sandbox/cards/${encodeURIComponent(id)}/simulate/${step}`;
+  const hugeAmounts = [-1, 0.5, 1.5, 1e20, 2 ** 63, Number.MAX_SAFE_INTEGER + 2, '100', null, true, [100], { value: 100 }];
+
+  type Case = [string, string, () => string, unknown];
+  const cases = (): Case[] => [
+    // POST /cards
+    ['POST /cards: cardholderId a number', 'POST', () => '/cards', { ...validIssue(), cardholderId: 42 }],
+    ['POST /cards: fundingSources a string', 'POST', () => '/cards', { ...validIssue(), fundingSources: fixture.usd }],
+    ['POST /cards: fundingSources empty', 'POST', () => '/cards', { ...validIssue(), fundingSources: [] }],
+    ['POST /cards: fundingSources of numbers', 'POST', () => '/cards', { ...validIssue(), fundingSources: [42] }],
+    ['POST /cards: 11 fundingSources', 'POST', () => '/cards', { ...validIssue(), fundingSources: Array.from({ length: 11 }, () => fixture.usd) }],
+    ['POST /cards: fundingSources not accounts', 'POST', () => '/cards', { ...validIssue(), fundingSources: ['not-an-account'] }],
+    ['POST /cards: form PHYSICAL', 'POST', () => '/cards', { ...validIssue(), form: 'PHYSICAL' }],
+    ['POST /cards: form missing', 'POST', () => '/cards', { ...validIssue(), form: undefined }],
+    ['POST /cards: an extra member', 'POST', () => '/cards', { ...validIssue(), state: 'ACTIVE' }],
+    ['POST /cards: platformCardId of 300 characters', 'POST', () => '/cards', { ...validIssue(), platformCardId: 'x'.repeat(300) }],
+    ['POST /cards: cardholderId of 5000 characters', 'POST', () => '/cards', { ...validIssue(), cardholderId: 'x'.repeat(5000) }],
+    ['POST /cards: a malformed cardholderId', 'POST', () => '/cards', { ...validIssue(), cardholderId: "Customer:' OR 1=1 --" }],
+    ['POST /cards: null', 'POST', () => '/cards', null],
+    ['POST /cards: an array', 'POST', () => '/cards', [validIssue()]],
+    // PATCH /cards/{id}
+    ['PATCH /cards/{id}: state PAUSED', 'PATCH', () => cardPath(), { state: 'PAUSED' }],
+    ['PATCH /cards/{id}: state a number', 'PATCH', () => cardPath(), { state: 1 }],
+    ['PATCH /cards/{id}: state PENDING_ISSUE', 'PATCH', () => cardPath(), { state: 'PENDING_ISSUE' }],
+    ['PATCH /cards/{id}: fundingSources a string', 'PATCH', () => cardPath(), { fundingSources: fixture.usd }],
+    ['PATCH /cards/{id}: fundingSources empty', 'PATCH', () => cardPath(), { fundingSources: [] }],
+    ['PATCH /cards/{id}: an empty body', 'PATCH', () => cardPath(), {}],
+    ['PATCH /cards/{id}: CLOSED with sources', 'PATCH', () => cardPath(), { state: 'CLOSED', fundingSources: [fixture.usd] }],
+    ['PATCH /cards/{id}: an extra member', 'PATCH', () => cardPath(), { state: 'FROZEN', form: 'VIRTUAL' }],
+    ['PATCH /cards/{id}: a malformed id', 'PATCH', () => "/cards/Card:'%20OR%201=1", { state: 'FROZEN' }],
+    ['PATCH /cards/{id}: an unknown id', 'PATCH', () => '/cards/Card:0196f1a0-0000-7000-8000-000000000001', { state: 'FROZEN' }],
+    ['PATCH /cards/{id}: null', 'PATCH', () => cardPath(), null],
+    // The simulators
+    ...hugeAmounts.map((amount): Case => [`authorization: amount ${JSON.stringify(amount)}`, 'POST', () => simulator('authorization'), { ...validAuthorization(), amount }]),
+    ['authorization: amount 0', 'POST', () => simulator('authorization'), { ...validAuthorization(), amount: 0 }],
+    ['authorization: currency a string', 'POST', () => simulator('authorization'), { ...validAuthorization(), currency: 'USD' }],
+    ['authorization: currency lower case', 'POST', () => simulator('authorization'), { ...validAuthorization(), currency: { code: 'usd' } }],
+    ['authorization: currency unknown', 'POST', () => simulator('authorization'), { ...validAuthorization(), currency: { code: 'ZZZ' } }],
+    ['authorization: currency not the card’s', 'POST', () => simulator('authorization'), { ...validAuthorization(), currency: { code: 'EUR' } }],
+    ['authorization: merchant without descriptor', 'POST', () => simulator('authorization'), { ...validAuthorization(), merchant: {} }],
+    ['authorization: descriptor of 300 characters', 'POST', () => simulator('authorization'), { ...validAuthorization(), merchant: { descriptor: 'x'.repeat(300) } }],
+    ['authorization: mcc not four digits', 'POST', () => simulator('authorization'), { ...validAuthorization(), merchant: { descriptor: 'FUZZ', mcc: '12a' } }],
+    ['authorization: an extra member', 'POST', () => simulator('authorization'), { ...validAuthorization(), accountId: fixture.usd }],
+    ['authorization: a malformed card id', 'POST', () => simulator('authorization', 'not-a-card'), validAuthorization()],
+    ['authorization: an unknown card', 'POST', () => simulator('authorization', 'Card:0196f1a0-0000-7000-8000-000000000001'), validAuthorization()],
+    ['authorization: null', 'POST', () => simulator('authorization'), null],
+    ...hugeAmounts.map((amount): Case => [`clearing: amount ${JSON.stringify(amount)}`, 'POST', () => simulator('clearing'), { cardTransactionId: fixture.cardTransactionId, amount }]),
+    ['clearing: more than is held and a bit', 'POST', () => simulator('clearing'), { cardTransactionId: 'CardTransaction:0196f1a0-0000-7000-8000-000000000001', amount: 100 }],
+    ['clearing: a malformed cardTransactionId', 'POST', () => simulator('clearing'), { cardTransactionId: 'CardTransaction:nope', amount: 100 }],
+    ['clearing: cardTransactionId a number', 'POST', () => simulator('clearing'), { cardTransactionId: 7, amount: 100 }],
+    ['clearing: an extra member', 'POST', () => simulator('clearing'), { cardTransactionId: fixture.cardTransactionId, amount: 100, currency: { code: 'USD' } }],
+    ...hugeAmounts.map((amount): Case => [`return: amount ${JSON.stringify(amount)}`, 'POST', () => simulator('return'), { cardTransactionId: fixture.cardTransactionId, amount }]),
+    ['return: amount 0', 'POST', () => simulator('return'), { cardTransactionId: fixture.cardTransactionId, amount: 0 }],
+    ['return: more than was settled', 'POST', () => simulator('return'), { cardTransactionId: fixture.cardTransactionId, amount: 2_001 }],
+    ['return: a transaction of another card', 'POST', () => simulator('return', 'Card:0196f1a0-0000-7000-8000-000000000001'), { cardTransactionId: fixture.cardTransactionId, amount: 100 }],
+  ];
+
+  it('refuses every malformed card body with a 4xx and writes nothing', async () => {
+    for (const [label, method, path, body] of cases()) {
+      await expectRefusedAndNothingWritten(label, () => api.call(method, path(), { auth: admin, rawBody: JSON.stringify(body) }));
+    }
+  }, 120_000);
+
+  it('refuses bodies that are not JSON on every card write route', async () => {
+    const routes: [string, () => string][] = [
+      ['POST', () => '/cards'],
+      ['PATCH', () => cardPath()],
+      ['POST', () => simulator('authorization')],
+      ['POST', () => simulator('clearing')],
+      ['POST', () => simulator('return')],
+    ];
+    for (const [method, path] of routes) {
+      await expectRefusedAndNothingWritten(`${method} ${path()} truncated JSON`, () => api.call(method, path(), { auth: admin, rawBody: '{"amount": 1,' }));
+      await expectRefusedAndNothingWritten(`${method} ${path()} text/plain`, () => api.call(method, path(), { auth: admin, rawBody: 'amount=1', contentType: 'text/plain' }));
+    }
+  }, 60_000);
+
+  it('survives hostile members on every card write route: any refusal is a 4xx that writes nothing', async () => {
+    const routes: [string, string, () => string, () => Record<string, unknown>][] = [
+      ['PATCH /cards/{id}', 'PATCH', () => cardPath(), () => ({ state: 'ACTIVE', fundingSources: [fixture.usd] })],
+      ['authorization', 'POST', () => simulator('authorization'), validAuthorization],
+      ['clearing', 'POST', () => simulator('clearing'), () => ({ cardTransactionId: fixture.cardTransactionId, amount: 1 })],
+      ['return', 'POST', () => simulator('return'), () => ({ cardTransactionId: fixture.cardTransactionId, amount: 1 })],
+      ['POST /cards', 'POST', () => '/cards', validIssue],
+    ];
+    for (const [label, method, path, body] of routes) {
+      // The valid body itself is not sent: only its hostile variants. POST /cards with a hostile
+      // platformCardId that is still a string of 1 to 255 characters is a valid request (201).
+      for (const mutated of mutations(body())) {
+        const before = await written();
+        const reply = await api.call(method, path(), { auth: admin, rawBody: JSON.stringify(mutated) });
+        expect({ label, body: mutated, status: reply.status < 500 }).toEqual({ label, body: mutated, status: true });
+        if (reply.status >= 400) {
+          expectClientError(reply);
+          expect({ label, body: mutated, written: await written() }).toEqual({ label, body: mutated, written: before });
+        }
+      }
+    }
+  }, 180_000);
+
+  it('survives hostile query strings on GET /cards: 200 or a 4xx', async () => {
+    const params = ['limit', 'cursor', 'cardholderId', 'accountId', 'platformCardId', 'state', 'sortOrder'];
+    const values = ['', '-1', 'abc', '9'.repeat(30), 'x'.repeat(300), '%00', "' OR 1=1", '[]', 'true', 'ROBOT', 'active'];
+    for (const param of params) {
+      for (const value of values) {
+        const reply = await api.call('GET', `/cards?${param}=${encodeURIComponent(value)}`, { auth: admin });
+        expect({ param, value, status: reply.status < 500 }).toEqual({ param, value, status: true });
+        if (reply.status >= 400) expectClientError(reply);
+      }
+    }
+    for (const query of ['state=MAYBE', 'sortOrder=sideways', 'limit=0', 'limit=1001', 'limit=1.5', 'unknown=1', 'state=ACTIVE&state=FROZEN']) {
+      const reply = await api.call('GET', `/cards?${query}`, { auth: admin });
+      expect({ query, status: reply.status }).toEqual({ query, status: 400 });
+      expectClientError(reply, 400);
+    }
   });
 });
