@@ -21,8 +21,8 @@ const manifests: Manifest[] = k8sFiles.flatMap((file) => parseAllDocuments(read(
 const kustomization = parse(read('deploy/k8s/kustomization.yaml')) as { resources: string[]; secretGenerator: { name: string; literals: string[] }[] };
 const configMap = manifests.find((manifest) => manifest.kind === 'ConfigMap' && manifest.metadata.name === 'corridor-config') as unknown as { data: Record<string, string> };
 
-it('lists the six apps in start order, the gateway last', () => {
-  expect(apps.map((app) => app.name)).toEqual(['platform', 'customers', 'accounts', 'payments', 'webhooks', 'gateway']);
+it('lists the seven apps in start order, the gateway last', () => {
+  expect(apps.map((app) => app.name)).toEqual(['platform', 'customers', 'accounts', 'payments', 'webhooks', 'cards', 'gateway']);
 });
 
 describe.each(apps.map((app) => app.name))('%s', (name) => {

@@ -27,6 +27,10 @@ import { transactionCountProjection } from '../apps/payments/src/transactions/tr
 import { paymentExecutionProjection } from '../apps/payments/src/execution/payment-execution.projection';
 import { transferTimerProjection } from '../apps/payments/src/transfers/transfer-timer.projection';
 import { incomingTimerProjection } from '../apps/payments/src/incoming/incoming-timer.projection';
+import { cardDecider } from '../apps/cards/src/cards/card';
+import { cardProvisioningProjection } from '../apps/cards/src/cards/card-provisioning.projection';
+import { cardViewProjection } from '../apps/cards/src/cards/card-view.projection';
+import { uniqueValueDecider as cardUniqueValueDecider } from '../apps/cards/src/cards/unique-value';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
 import { platformViewProjection } from '../apps/platform/src/platforms/platform-view.projection';
 import { apiTokenProjection } from '../apps/platform/src/tokens/api-token.projection';
@@ -85,6 +89,12 @@ export const services: Record<string, ServiceInfo> = {
     migrations: join(__dirname, '../apps/payments/src/migrations'),
     projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection, transferTimerProjection, transactionCountProjection, paymentExecutionProjection],
     streams: { Transaction: transactionStreamDecider, Lookup: receiverLookupDecider, Invitation: invitationDecider },
+  },
+  cards: {
+    schema: 'cards',
+    migrations: join(__dirname, '../apps/cards/src/migrations'),
+    projections: [cardViewProjection, cardProvisioningProjection],
+    streams: { Card: cardDecider, PlatformCardId: cardUniqueValueDecider },
   },
   webhooks: {
     schema: 'webhooks',

@@ -9,7 +9,7 @@ import type { SoakPlatform } from './workload';
 
 export type CheckResult = { name: string; failures: string[]; figures?: Record<string, unknown> };
 
-const EVENT_SCHEMAS = ['platform', 'customers', 'accounts', 'payments'];
+const EVENT_SCHEMAS = ['platform', 'customers', 'accounts', 'payments', 'cards'];
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'EXPIRED', 'REJECTED', 'REFUNDED']);
 const MAX_LISTED = 20;
 const listed = (lines: string[]): string[] => (lines.length > MAX_LISTED ? [...lines.slice(0, MAX_LISTED), `… and ${lines.length - MAX_LISTED} more`] : lines);

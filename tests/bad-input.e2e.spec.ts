@@ -249,6 +249,8 @@ describe('missing required members on every write route', () => {
     'POST /sandbox/internal-accounts/{accountId}/fund': { path: `/sandbox/internal-accounts/${fixtures.internalAccountId}/fund`, bodies: [{ amount: 100 }] },
     'POST /tokens': { path: '/tokens', bodies: [{ name: 'missing', permissions: ['VIEW'] }] },
     'PATCH /internal-accounts/{id}': { path: `/internal-accounts/${fixtures.internalAccountId}`, bodies: [{}] },
+    'POST /cards': { path: '/cards', bodies: [{ cardholderId: existingCustomerId, form: 'VIRTUAL', fundingSources: [fixtures.internalAccountId] }] },
+    'PATCH /cards/{id}': { path: '/cards/Card:0196f1a0-0000-7000-8000-000000000001', bodies: [{ state: 'FROZEN' }] },
   });
 
   beforeAll(async () => {

@@ -7,6 +7,7 @@ import { AGENT_TOKEN_VERIFIER, type AgentTokenVerifier, agentTokensDisabled } fr
 import { AuthGuard } from './auth/auth.guard';
 import { AuthService } from './auth/auth.service';
 import { BeneficialOwnersController } from './beneficial-owners/beneficial-owners.controller';
+import { CardsController } from './cards/cards.controller';
 import { BulkImportsController } from './bulk-imports/bulk-imports.controller';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CustomersController } from './customers/customers.controller';
@@ -75,6 +76,7 @@ export class AppModule {
         KycLinksController,
         KycLinkPageController,
         BulkImportsController,
+        CardsController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

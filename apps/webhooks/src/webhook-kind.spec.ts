@@ -33,13 +33,13 @@ describe('the kind registry', () => {
     try {
       for (const file of readdirSync(kindsDirectory)) copyFileSync(join(kindsDirectory, file), join(directory, file));
       writeFileSync(
-        join(directory, 'card-state-change.js'),
-        `exports.kind = { name: 'card-state-change', types: ['CARD.STATE_CHANGE'], retried: () => true,
-          plan: (e) => e.type === 'CardStateChanged' ? { type: 'CARD.STATE_CHANGE', resourceId: e.streamId, render: { inline: { id: e.streamId } } } : null };`,
+        join(directory, 'agent-action-pending.js'),
+        `exports.kind = { name: 'agent-action-pending', types: ['AGENT_ACTION.PENDING_APPROVAL'], retried: () => true,
+          plan: (e) => e.type === 'AgentActionSubmitted' ? { type: 'AGENT_ACTION.PENDING_APPROVAL', resourceId: e.streamId, render: { inline: { id: e.streamId } } } : null };`,
       );
       const extended = loadKinds(directory);
       expect(extended).toHaveLength(kinds.length + 1);
-      expect(planWebhook(extended, event({ service: 'cards', aggregate: 'Card', type: 'CardStateChanged', streamId: 'Card:1' }))).toMatchObject({ type: 'CARD.STATE_CHANGE', resourceId: 'Card:1', retried: true });
+      expect(planWebhook(extended, event({ service: 'agents', aggregate: 'AgentAction', type: 'AgentActionSubmitted', streamId: 'AgentAction:1' }))).toMatchObject({ type: 'AGENT_ACTION.PENDING_APPROVAL', resourceId: 'AgentAction:1', retried: true });
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
