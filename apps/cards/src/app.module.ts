@@ -11,6 +11,7 @@ import { CardProvisioningProcessor } from './cards/card-provisioning-processor';
 import { cardViewProjection } from './cards/card-view.projection';
 import { CardsController } from './cards/cards.controller';
 import { CardTransactionsModule } from './card-transactions/card-transactions.module';
+import { cardTransactionProjections } from './card-transactions/card-transaction-view.projection';
 import type { CardsServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
 
@@ -32,7 +33,7 @@ export class AppModule {
           natsUrl: config.natsUrl,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [cardViewProjection, cardProvisioningProjection],
+          projections: [cardViewProjection, cardProvisioningProjection, ...cardTransactionProjections],
           toIntegrationEvent,
         }),
         CardTransactionsModule.register(clock),

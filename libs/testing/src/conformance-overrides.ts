@@ -53,6 +53,11 @@ export const applySpecOverrides = (loaded: Json): Json => {
     bankName: { type: 'string' },
   });
   addToEnum(codeSchema(schemaOf(document, 'Error400')), ['CARDHOLDER_KYC_NOT_APPROVED', 'FUNDING_SOURCE_INELIGIBLE']);
+  // Card authorization declines. The reference's simulator declares only 200 CardTransaction and
+  // 400 Error400 (no decline response of its own), and its docs name the decline reasons
+  // INSUFFICIENT_FUNDS and CARD_PAUSED without putting them in any enum; a decline moves no money
+  // and records no transaction, so it is a 400 with that reason as its code.
+  addToEnum(codeSchema(schemaOf(document, 'Error400')), ['INSUFFICIENT_FUNDS', 'CARD_PAUSED']);
   addToEnum(codeSchema(schemaOf(document, 'Error409')), [
     'INVALID_STATE_TRANSITION',
     'CARD_ALREADY_CLOSED',

@@ -80,6 +80,17 @@ export type CardTransactionEvent =
   | AuthorizationExpired
   | CardRefunded;
 
+/** Every event type of a card-transaction stream, for the read model's canHandle. */
+export const cardTransactionEventTypes = [
+  'CardTransactionAuthorized',
+  'PullConfirmationFailed',
+  'PullConfirmed',
+  'ClearingPosted',
+  'PostHocPullPosted',
+  'AuthorizationExpired',
+  'CardRefunded',
+] as const satisfies readonly CardTransactionEvent['type'][];
+
 export type OpenCardTransaction = {
   kind: 'Open';
   id: string;

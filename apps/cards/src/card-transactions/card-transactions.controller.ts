@@ -44,6 +44,7 @@ import {
   screenAuthorization,
 } from './card-transaction';
 import { renderCardTransaction } from './card-transaction-view';
+import { CardTransactionEntity, loadCardTransaction } from './card-transaction-view.projection';
 
 const LEDGER_TIMEOUT_MS = 10_000;
 /** Namespace of card-transaction ids derived from Idempotency-Keys (uuid v5). */
@@ -160,13 +161,19 @@ export class CardTransactionsController {
     return renderCardTransaction(state);
   }
 
+  /**
+   * From the card_transactions read model (every simulator reply waits for it, so a GET after one
+   * sees it). A delayed pull shows PENDING until the CardPullTimer's sweep confirms it.
+   */
   @MessagePattern(cardTransactionSubjects.get)
   async get(@Payload() request: ServiceRequest<GetCardTransactionData>): Promise<CardTransactionWire> {
-    const state = await this.load(request.data.cardTransactionId);
-    if (state.kind === 'None' || state.platformId !== request.context.platformId) {
-      throw new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Card transaction ${request.data.cardTransactionId} does not exist.`, {});
-    }
-    return renderCardTransaction(await this.confirmDuePull(state, request.context));
+    const { cardTransactionId } = request.data;
+    const row =
+      typeof cardTransactionId === 'string' && cardTransactionId.length > 0
+        ? await this.eventSourcing.em.findOne(CardTransactionEntity, { id: cardTransactionId, platformId: request.context.platformId }, { fields: ['state'] })
+        : null;
+    if (!row) throw new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Card transaction ${String(cardTransactionId)} does not exist.`, {});
+    return renderCardTransaction(loadCardTransaction(row.state));
   }
 
   private async requireCard(cardId: unknown, context: RequestContext): Promise<CardForTransactions> {
