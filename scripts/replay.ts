@@ -44,7 +44,8 @@ const printStream = async (streamId: string, asJson: boolean): Promise<void> => 
       const before = state;
       state = owner.decider.evolve(state, event);
       if (asJson) {
-        console.log(JSON.stringify({ ...event, globalPosition: event.globalPosition.toString(), stateAfter: state }));
+        // Some states keep amounts as bigint (a card transaction's): JSON carries them as strings.
+        console.log(JSON.stringify({ ...event, globalPosition: event.globalPosition.toString(), stateAfter: state }, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)));
         continue;
       }
       const meta = event.metadata;

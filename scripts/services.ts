@@ -31,6 +31,8 @@ import { cardDecider } from '../apps/cards/src/cards/card';
 import { cardProvisioningProjection } from '../apps/cards/src/cards/card-provisioning.projection';
 import { cardViewProjection } from '../apps/cards/src/cards/card-view.projection';
 import { uniqueValueDecider as cardUniqueValueDecider } from '../apps/cards/src/cards/unique-value';
+import { cardTransactionDecider } from '../apps/cards/src/card-transactions/card-transaction';
+import { cardTransactionViewProjection } from '../apps/cards/src/card-transactions/card-transaction-view.projection';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
 import { platformViewProjection } from '../apps/platform/src/platforms/platform-view.projection';
 import { apiTokenProjection } from '../apps/platform/src/tokens/api-token.projection';
@@ -93,8 +95,8 @@ export const services: Record<string, ServiceInfo> = {
   cards: {
     schema: 'cards',
     migrations: join(__dirname, '../apps/cards/src/migrations'),
-    projections: [cardViewProjection, cardProvisioningProjection],
-    streams: { Card: cardDecider, PlatformCardId: cardUniqueValueDecider },
+    projections: [cardViewProjection, cardProvisioningProjection, cardTransactionViewProjection],
+    streams: { Card: cardDecider, PlatformCardId: cardUniqueValueDecider, CardTransaction: cardTransactionDecider },
   },
   webhooks: {
     schema: 'webhooks',

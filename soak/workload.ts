@@ -364,10 +364,14 @@ export const createWorkload = (client: SoakClient, stats: SoakStats, platforms: 
     cardReturn: {
       weight: 1,
       run: async (platform) => {
-        // Returns only on SETTLED transactions: a full return on a PARTIALLY_SETTLED one makes it
-        // REFUNDED while the rest of its authorization stays held with no step left to release it
-        // (found by this soak's hold check; reported to the card-transactions slice).
-        const transaction = pick([...platform.cardTransactions.values()].filter((candidate) => !candidate.busy && candidate.settled - candidate.returned > 0 && candidate.status === 'SETTLED'));
+        // Returns on SETTLED and PARTIALLY_SETTLED transactions: a full return on a partly settled
+        // one keeps it PARTIALLY_SETTLED with the rest of its hold still clearable (this soak's hold
+        // check once found it REFUNDED with money held and nothing left to release it).
+        const transaction = pick(
+          [...platform.cardTransactions.values()].filter(
+            (candidate) => !candidate.busy && candidate.settled - candidate.returned > 0 && (candidate.status === 'SETTLED' || candidate.status === 'PARTIALLY_SETTLED'),
+          ),
+        );
         if (!transaction) return;
         const net = transaction.settled - transaction.returned;
         const amount = random() < 0.5 ? net : Math.max(1, Math.floor(net / 3));

@@ -210,6 +210,14 @@ describe('ReturnCardTransaction', () => {
 
   it('refunds in full at once: REFUNDED', () => expect(statusAfter([...settled, refunded(1, '1000')])).toBe('REFUNDED'));
 
+  it('a full return on a PARTIALLY_SETTLED transaction keeps the rest of the hold open; releasing it then makes it REFUNDED', () => {
+    // Authorize 1000, clear 400 (600 still held), return the 400: the 600 must stay clearable or releasable.
+    const partly = [authorized(), posted(1, '400', '400', '600'), refunded(1, '400')];
+    expect(stateAfter(partly)).toMatchObject({ status: 'PARTIALLY_SETTLED', holdRemaining: 600n });
+    const expired: CardTransactionEvent = { type: 'AuthorizationExpired', data: { cardTransactionId: id, clearing: 2, releasedAmount: '600', expiredAt: later.toISOString() } };
+    expect(stateAfter([...partly, expired])).toMatchObject({ status: 'REFUNDED', holdRemaining: 0n });
+  });
+
   it('refuses more than the net settled amount, naming it', () =>
     given([...settled, refunded(1, '300')])
       .when(giveBack(701n, 2))

@@ -120,6 +120,19 @@ export const settledTotal = (state: OpenCardTransaction): bigint => sum(state.se
 export const refundedTotal = (state: OpenCardTransaction): bigint => sum(state.refunds.map((refund) => refund.amount));
 export const netSettled = (state: OpenCardTransaction): bigint => settledTotal(state) - refundedTotal(state);
 
+/**
+ * The status once money moved, unless the transaction is an EXCEPTION: open while some of the
+ * authorization is still held (PARTIALLY_SETTLED), REFUNDED once returns gave back everything
+ * settled and nothing is held any more, SETTLED otherwise. A full return on a PARTIALLY_SETTLED
+ * transaction therefore leaves it PARTIALLY_SETTLED: the rest of its hold can still be cleared or
+ * released (clearing 0), and only then is it REFUNDED.
+ */
+const settledStatus = (next: OpenCardTransaction): CardTransactionStatus => {
+  if (next.status === 'EXCEPTION') return 'EXCEPTION';
+  if (next.holdRemaining > 0n) return 'PARTIALLY_SETTLED';
+  return next.refunds.length > 0 && netSettled(next) === 0n ? 'REFUNDED' : 'SETTLED';
+};
+
 const withPull = (pulls: readonly Pull[], index: number, status: PullStatus): Pull[] => pulls.map((pull, at) => (at === index ? { ...pull, status } : pull));
 
 const evolveOpen = (state: OpenCardTransaction, event: Exclude<CardTransactionEvent, CardTransactionAuthorized>): OpenCardTransaction => {
@@ -131,15 +144,14 @@ const evolveOpen = (state: OpenCardTransaction, event: Exclude<CardTransactionEv
       return { ...rest, pulls: withPull(state.pulls, 0, 'CONFIRMED'), lastEventAt: event.data.confirmedAt };
     }
     case 'ClearingPosted': {
-      const holdRemaining = BigInt(event.data.holdRemaining);
-      return {
+      const next = {
         ...state,
-        status: holdRemaining > 0n ? 'PARTIALLY_SETTLED' : 'SETTLED',
-        holdRemaining,
+        holdRemaining: BigInt(event.data.holdRemaining),
         clearings: event.data.clearing,
         settlements: [...state.settlements, BigInt(event.data.amount)],
         lastEventAt: event.data.postedAt,
       };
+      return { ...next, status: settledStatus(next) };
     }
     case 'PostHocPullPosted':
       return {
@@ -152,11 +164,12 @@ const evolveOpen = (state: OpenCardTransaction, event: Exclude<CardTransactionEv
     case 'AuthorizationExpired':
       // The enum has no EXPIRED: a transaction closed against its funding source is SETTLED,
       // here for what was cleared before (0 when nothing was).
-      return { ...state, status: 'SETTLED', holdRemaining: 0n, clearings: event.data.clearing, lastEventAt: event.data.expiredAt };
+      const next = { ...state, holdRemaining: 0n, clearings: event.data.clearing, lastEventAt: event.data.expiredAt };
+      return { ...next, status: settledStatus(next) };
     case 'CardRefunded': {
       const refunds = [...state.refunds, { refundId: event.data.refundId, amount: BigInt(event.data.amount), refundedAt: event.data.refundedAt }];
       const next = { ...state, refunds, lastEventAt: event.data.refundedAt };
-      return { ...next, status: netSettled(next) === 0n ? 'REFUNDED' : state.status };
+      return { ...next, status: settledStatus(next) };
     }
     default: {
       const unexpected: never = event;
