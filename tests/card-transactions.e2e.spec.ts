@@ -239,6 +239,33 @@ describe('return', () => {
   });
 });
 
+describe('a closed card and a partly refunded transaction', () => {
+  it('closing the card gives back what its open authorizations hold, before the close is answered', async () => {
+    const holder = await newHolder(10_000);
+    const open = await approved(holder, 1_500);
+    const partly = await approved(holder, 1_000);
+    expect((await clear(holder, partly.id, 400)).body).toMatchObject({ status: 'PARTIALLY_SETTLED' });
+    await expectBalances(holder, { available: 7_500, held: 2_100 });
+    const closed = await api.call('PATCH', `/cards/${holder.cardId}`, { auth: platformA, body: { state: 'CLOSED' } });
+    expect(closed.body).toMatchObject({ state: 'CLOSED', stateReason: 'CLOSED_BY_PLATFORM' });
+    // Read right after the answer: both holds are released, only the 400 that cleared is spent.
+    expect(await balancesOf(holder)).toEqual({ available: 9_600, held: 0 });
+    expect((await clear(holder, open.id, 1)).body).toMatchObject({ status: 409, code: 'INVALID_STATE_TRANSITION' });
+    expect((await clear(holder, partly.id, 1)).body).toMatchObject({ status: 409, code: 'INVALID_STATE_TRANSITION' });
+  });
+
+  it('a full return on a PARTIALLY_SETTLED transaction keeps the rest of the hold clearable', async () => {
+    const holder = await newHolder(10_000);
+    const { id } = await approved(holder, 1_000);
+    await clear(holder, id, 400);
+    const returned = await giveBack(holder, id, 400);
+    expect(returned.body).toMatchObject({ status: 'PARTIALLY_SETTLED', refundedAmount: { amount: 400 }, refundSummary: { count: 1, totalAmount: 400 } });
+    await expectBalances(holder, { available: 9_400, held: 600 });
+    expect((await clear(holder, id, 600)).body).toMatchObject({ status: 'SETTLED', settledAmount: { amount: 1_000 } });
+    await expectBalances(holder, { available: 9_400, held: 0 });
+  });
+});
+
 describe('concurrency', () => {
   it('20 concurrent authorizations on one source never overdraw it', async () => {
     const funding = 10_000;

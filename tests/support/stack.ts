@@ -106,7 +106,9 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const healthUrl = (app: AppName, replica = 0): string => (app === 'gateway' ? `${gatewayUrl}/health` : `http://127.0.0.1:${healthPorts.get(key(app, replica))}/health`);
   const replicaNumbers = (app: AppName): number[] => Array.from({ length: app === 'gateway' ? 1 : replicas }, (_, index) => index);
-  let bootstrap: INestApplicationContext | undefined;
+  // The promise, not the context: platforms created at once must share one context, or the ones
+  // made by the losers of the race are never closed and keep jest from exiting.
+  let bootstrap: Promise<INestApplicationContext> | undefined;
 
   const startOne = async (app: AppName, replica: number): Promise<void> => {
     const running = processes.get(key(app, replica));
@@ -163,13 +165,12 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   };
 
   const createPlatform = async (environment: PlatformEnvironment = 'SANDBOX'): Promise<CreatePlatformReply> => {
-    bootstrap ??= await NestFactory.createApplicationContext(
-      MessagingModule.forRoot({ natsUrl: env['NATS_URL']!, subjectPrefix, name: 'e2e-bootstrap' }),
-      { logger: ['error'] },
-    );
-    await bootstrap.init();
+    bootstrap ??= NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: env['NATS_URL']!, subjectPrefix, name: 'e2e-bootstrap' }), {
+      logger: ['error'],
+    }).then(async (context) => context.init());
+    const context = await bootstrap;
     const requestId = newUuid();
-    return bootstrap.get(ServiceClient).request<CreatePlatformReply>(
+    return context.get(ServiceClient).request<CreatePlatformReply>(
       subjects.platform.platform.create,
       { name: `e2e ${environment.toLowerCase()} ${requestId.slice(-6)}`, environment },
       { context: { platformId: '', actor: { kind: 'system', name: 'e2e' }, requestId, correlationId: requestId }, timeoutMs: 15_000 },
@@ -177,7 +178,8 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   };
 
   const close = async (): Promise<void> => {
-    await bootstrap?.close();
+    // A context that failed to start was reported to the createPlatform that asked for it; nothing to close.
+    await bootstrap?.then((context) => context.close(), () => undefined);
     await Promise.all(apps.map((app) => stop(app)));
     await database.drop();
     await rm(blobDirectory, { recursive: true, force: true });

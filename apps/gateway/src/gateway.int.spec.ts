@@ -88,6 +88,10 @@ class FakeWebhooksModule {}
 @Module({})
 class FakePaymentsModule {}
 
+/** Answers its health ping and nothing else. */
+@Module({})
+class FakeCardsModule {}
+
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 const admin = basic('admin', 'admin-secret');
 const viewer = basic('viewer', 'viewer-secret');
@@ -114,6 +118,7 @@ let customers: INestMicroservice | undefined;
 let accounts: INestMicroservice;
 let webhooks: INestMicroservice;
 let payments: INestMicroservice;
+let cards: INestMicroservice;
 let client: ServiceClient;
 let redis: Redis;
 
@@ -147,6 +152,8 @@ beforeAll(async () => {
   await webhooks.listen();
   payments = await createServiceApp(FakePaymentsModule, { service: 'payments', ...options });
   await payments.listen();
+  cards = await createServiceApp(FakeCardsModule, { service: 'cards', ...options });
+  await cards.listen();
   config = {
     ...loadConfig({}),
     natsUrl,
@@ -171,6 +178,7 @@ afterAll(async () => {
   await accounts?.close();
   await webhooks?.close();
   await payments?.close();
+  await cards?.close();
   if (redis) {
     const keys = await redis.keys(`${config.redisKeyPrefix}*`);
     if (keys.length > 0) await redis.del(...keys);
@@ -252,9 +260,9 @@ describe('routing errors', () => {
   });
 
   it('says an operation under the base path is not one this server supports, and where to look', async () => {
-    const cards = await api({ path: '/cards' });
-    expectError(cards, 404, 'REFERENCE_NOT_FOUND');
-    expect(cards.body.message).toBe('GET /2025-10-13/cards is not an operation this Corridor server supports. Supported operations are listed at /docs.');
+    const agents = await api({ path: '/agents' });
+    expectError(agents, 404, 'REFERENCE_NOT_FOUND');
+    expect(agents.body.message).toBe('GET /2025-10-13/agents is not an operation this Corridor server supports. Supported operations are listed at /docs.');
     const outside = await send(gateway, { path: '/customers' });
     expectError(outside, 404, 'REFERENCE_NOT_FOUND');
     expect(outside.body.message).toBe('There is no route GET /customers. Paths start with /2025-10-13.');

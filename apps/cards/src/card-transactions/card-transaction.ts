@@ -161,11 +161,12 @@ const evolveOpen = (state: OpenCardTransaction, event: Exclude<CardTransactionEv
         pulls: [...state.pulls, { amount: BigInt(event.data.amount), status: event.data.status }],
         lastEventAt: event.data.postedAt,
       };
-    case 'AuthorizationExpired':
+    case 'AuthorizationExpired': {
       // The enum has no EXPIRED: a transaction closed against its funding source is SETTLED,
-      // here for what was cleared before (0 when nothing was).
+      // here for what was cleared before (0 when nothing was), or REFUNDED if all of that came back.
       const next = { ...state, holdRemaining: 0n, clearings: event.data.clearing, lastEventAt: event.data.expiredAt };
       return { ...next, status: settledStatus(next) };
+    }
     case 'CardRefunded': {
       const refunds = [...state.refunds, { refundId: event.data.refundId, amount: BigInt(event.data.amount), refundedAt: event.data.refundedAt }];
       const next = { ...state, refunds, lastEventAt: event.data.refundedAt };

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { CLOCK, type Clock } from '@corridor/contracts';
+import { CardClosings } from './card-closings';
 import { CARD_LOOKUP } from './card-lookup';
 import { CardPullTimer } from './card-pull-timer';
 import { CARD_TRANSACTION_OPTIONS, type CardTransactionOptions, loadCardTransactionOptions } from './card-transaction-options';
@@ -22,8 +23,9 @@ export class CardTransactionsModule {
         { provide: CARD_TRANSACTION_OPTIONS, useValue: options },
         { provide: CARD_LOOKUP, useClass: CardViewLookup },
         CardPullTimer,
+        CardClosings,
       ],
-      exports: [CardPullTimer],
+      exports: [CardPullTimer, CardClosings],
     };
   }
 }

@@ -28,6 +28,7 @@ import { CardProvisioningProcessor } from './card-provisioning-processor';
 import { CardEntity } from './card-view.projection';
 import { type IssueCard, issueCard } from './issue-card';
 import { claimUniqueValue, releaseUniqueValue, uniqueValueDecider } from './unique-value';
+import { CardClosings } from '../card-transactions/card-closings';
 import { requiresSignedRetry, type UpdateCard, updateCard } from './update-card';
 
 /** A claim older than any request could take belongs to an issue that died before its card existed (decision 0002). */
@@ -51,6 +52,7 @@ export class CardsController {
     @Inject(CARD_ISSUER) private readonly issuer: CardIssuer,
     @Inject(CARD_OPTIONS) private readonly options: CardOptions,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly closings: CardClosings,
   ) {}
 
   @MessagePattern(subjects.cards.card.create)
@@ -122,6 +124,9 @@ export class CardsController {
     };
     const { state } = await this.eventSourcing.handle(data.cardId, cardDecider, decide, context);
     if (state.kind !== 'Exists') throw cardNotFound(data.cardId);
+    // A closed card's open authorizations give their holds back before the close is answered (a
+    // sweep finishes any this could not).
+    if (state.card.state === 'CLOSED' && data.state === 'CLOSED') await this.closings.expireOpen(data.cardId);
     return renderCard(state.card);
   }
 
