@@ -6,8 +6,11 @@
 // reference by the api helper. The 005 pull's confirmation 30 s later is tested on a controllable
 // clock in apps/cards (card-pull-timer.int.spec.ts); here it stays PENDING. "First source short →
 // second source used" needs two same-currency accounts of one cardholder, which the API cannot
-// open (one account per customer and currency), so it is not exercised here.
+// open (one account per customer and currency): the second is written into the accounts store the
+// way accounts records one, as tests/cards.e2e.spec.ts does, and everything after is the real path.
+import { randomUUID } from 'node:crypto';
 import { newUuid } from '@corridor/contracts';
+import { createPostgresEventStore } from '@corridor/event-store';
 import { assertLedgerConserved } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
 import { eventually } from './support/eventually';
@@ -33,6 +36,7 @@ let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
 let production: Credentials;
+let platformAId: string;
 let holderCount = 0;
 
 const balancesOf = async (holder: Holder): Promise<Balances> => {
@@ -117,11 +121,9 @@ const approved = async (holder: Holder, amount: number, descriptor?: string): Pr
 beforeAll(async () => {
   stack = await startStack();
   api = createApi(stack, 'card-transactions');
-  [platformA, platformB, production] = (await Promise.all([stack.createPlatform(), stack.createPlatform(), stack.createPlatform('PRODUCTION')])).map((reply) => reply.token as Credentials) as [
-    Credentials,
-    Credentials,
-    Credentials,
-  ];
+  const created = await Promise.all([stack.createPlatform(), stack.createPlatform(), stack.createPlatform('PRODUCTION')]);
+  [platformA, platformB, production] = created.map((reply) => reply.token as Credentials) as [Credentials, Credentials, Credentials];
+  platformAId = created[0]!.platformId;
 }, 180_000);
 
 afterAll(async () => {
@@ -180,6 +182,41 @@ describe('authorization', () => {
     await expectBalances(holder, { available: 4_000, held: 1_000 });
     // An EXCEPTION transaction cannot be cleared.
     expect((await clear(holder, failed.id, 300)).status).toBe(409);
+  });
+});
+
+describe('funding sources in order', () => {
+  it('holds on the first source that can cover the amount, then the next', async () => {
+    const holder = await newHolder(1_000);
+    const second = `InternalAccount:${randomUUID()}`;
+    const store = createPostgresEventStore({ connectionString: stack.database.url, schema: 'accounts' });
+    const requestId = randomUUID();
+    try {
+      await store.appendToStream(
+        second,
+        [{ type: 'InternalAccountOpened', data: { accountId: second, platformId: platformAId, customerId: holder.customerId, accountType: 'INTERNAL_FIAT', currency: 'USD', status: 'ACTIVE', operationId: `open-${requestId}`, openedAt: new Date().toISOString() } }],
+        { expectedVersion: 0, metadata: { platformId: platformAId, requestId, correlationId: requestId, actor: { kind: 'system', name: 'card-transactions-e2e' } } },
+      );
+    } finally {
+      await store.close();
+    }
+    await eventually(
+      async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(holder.customerId)}`, { auth: platformA })).body.data as Account[],
+      (list) => list.some((account) => account.id === second),
+    );
+    expect((await api.call('POST', `/sandbox/internal-accounts/${second}/fund`, { auth: platformA, body: { amount: 5_000 } })).status).toBe(200);
+    expect((await api.call('PATCH', `/cards/${holder.cardId}`, { auth: platformA, body: { fundingSources: [holder.usd, second] } })).body.fundingSources).toEqual([holder.usd, second]);
+
+    // 3,000 is more than the first source has: the second holds it, the first is untouched.
+    expect((await approved(holder, 3_000)).accountId).toBe(second);
+    await expectBalances(holder, { available: 1_000, held: 0 });
+    await expectBalances({ ...holder, usd: second }, { available: 2_000, held: 3_000 });
+    // 600 fits the first source, which is tried first.
+    expect((await approved(holder, 600)).accountId).toBe(holder.usd);
+    await expectBalances(holder, { available: 400, held: 600 });
+    // 2,500 fits neither any more: declined, nothing moves.
+    expect((await authorize(holder, 2_500)).body).toMatchObject({ status: 400, code: 'INSUFFICIENT_FUNDS' });
+    await expectBalances({ ...holder, usd: second }, { available: 2_000, held: 3_000 });
   });
 });
 
