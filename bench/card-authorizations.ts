@@ -45,6 +45,7 @@ const main = async (): Promise<void> => {
         headers: { authorization, ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
+      // A body that is not JSON (an empty reply, a proxy's page) is shown as absent; the status is reported.
       return { status: response.status, body: await response.json().catch(() => undefined) };
     };
     const setup = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {

@@ -79,6 +79,7 @@ const main = async (): Promise<void> => {
         headers: { authorization, ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
+      // A body that is not JSON (an empty reply, a proxy's page) is shown as absent; the status is reported.
       return { status: response.status, body: await response.json().catch(() => undefined) };
     };
     const setup = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
@@ -262,6 +263,7 @@ const main = async (): Promise<void> => {
     for (const [cause, count] of [...causes].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.error(`  ${String(count).padStart(5)} × ${cause}`);
     throw error;
   } finally {
+    // The run's figures are already out; a connection the server dropped has nothing left to close.
     await pg.end().catch(() => undefined);
     await Promise.all(replicas.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : (child.once('exit', resolve), child.kill('SIGTERM'))))));
     await stack.close();

@@ -188,13 +188,20 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   /** degraded when a read model is halted (named, with its event and cause), down when the store cannot be read. */
   async projectionsHealth(): Promise<PartHealth> {
     const status = this.projections.status();
-    const head = await this.store.headPosition().catch(() => undefined);
+    // A head that cannot be read is the answer itself: the part is down, with the store's error.
+    let head: bigint | undefined;
+    let headError: string | undefined;
+    try {
+      head = await this.store.headPosition();
+    } catch (error) {
+      headError = error instanceof Error ? error.message : String(error);
+    }
     const projections = Object.fromEntries(
       status.projections.map(({ name, ...rest }) => [name, { ...rest, ...(head === undefined ? {} : { head: head.toString(), lag: (head - BigInt(rest.position)).toString() }) }]),
     );
     const halted = status.projections.filter((projection) => projection.halted).map((projection) => projection.name);
     const state = status.storeError || head === undefined ? 'down' : halted.length > 0 ? 'degraded' : 'ok';
-    return { status: state, ...(halted.length > 0 ? { halted } : {}), ...(status.storeError ? { storeError: status.storeError } : {}), projections };
+    return { status: state, ...(halted.length > 0 ? { halted } : {}), ...(status.storeError ? { storeError: status.storeError } : {}), ...(headError ? { headError } : {}), projections };
   }
 
   /**

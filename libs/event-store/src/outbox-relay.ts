@@ -79,7 +79,8 @@ export class OutboxRelay {
       registers: [this.metrics],
       async collect() {
         if (!leading()) return void this.set({ relay: options.name }, 0);
-        // The head needs PostgreSQL; when it does not answer, the lag is unknown and left out.
+        // The head needs PostgreSQL; when it does not answer, the lag is unknown and left out: the
+        // relay's own loop logs the outage and /health shows the outbox failing.
         const head = await options.store.headPosition().catch(() => undefined);
         if (head !== undefined) this.set({ relay: options.name }, Number(head > checkpoint() ? head - checkpoint() : 0n));
       },
@@ -128,7 +129,8 @@ export class OutboxRelay {
     await this.exclusive(() => this.resign());
     const candidate = this.candidate;
     this.candidate = undefined;
-    // Ending a session that already broke has nothing left to release.
+    // Stopping: ending a session that already broke has nothing left to release (its advisory
+    // lock went with it), and a failed end changes nothing a caller could act on.
     await candidate?.end().catch(() => undefined);
   }
 

@@ -587,7 +587,8 @@ export class ProjectionRunner {
     const position = (name: string) => this.positions.get(name) ?? 0n;
     const halted = (name: string) => this.halts.has(name);
     const failures = (name: string) => this.failureCounts.get(name) ?? 0;
-    // The head needs PostgreSQL; when it does not answer, the lag is unknown and left out.
+    // The head needs PostgreSQL; when it does not answer, the lag is unknown and left out: the
+    // runner's own loop and /health (projections: down, with the error) report the outage.
     const head = () => this.options.store.headPosition().catch(() => undefined);
     new Gauge({
       name: 'corridor_projection_position',
