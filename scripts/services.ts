@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { uniqueValueDecider } from '@corridor/contracts';
 import type { Projection } from '@corridor/event-store';
 import { accountIdentityDecider } from '../apps/accounts/src/external-accounts/account-identity';
 import { externalAccountDecider } from '../apps/accounts/src/external-accounts/external-account';
@@ -8,7 +9,6 @@ import { internalAccountHistoryDecider } from '../apps/accounts/src/internal-acc
 import { internalAccountViewProjection } from '../apps/accounts/src/internal-accounts/internal-account-view.projection';
 import { customerDecider } from '../apps/customers/src/customers/customer';
 import { customerViewProjection } from '../apps/customers/src/customers/customer-view.projection';
-import { uniqueValueDecider } from '../apps/customers/src/customers/unique-value';
 import { beneficialOwnerViewProjection } from '../apps/customers/src/beneficial-owners/beneficial-owner-view.projection';
 import { verificationViewProjection } from '../apps/customers/src/verifications/verification-view.projection';
 import { documentViewProjection } from '../apps/customers/src/documents/document-view.projection';
@@ -30,7 +30,6 @@ import { incomingTimerProjection } from '../apps/payments/src/incoming/incoming-
 import { cardDecider } from '../apps/cards/src/cards/card';
 import { cardProvisioningProjection } from '../apps/cards/src/cards/card-provisioning.projection';
 import { cardViewProjection } from '../apps/cards/src/cards/card-view.projection';
-import { uniqueValueDecider as cardUniqueValueDecider } from '../apps/cards/src/cards/unique-value';
 import { cardTransactionDecider } from '../apps/cards/src/card-transactions/card-transaction';
 import { cardTransactionViewProjection } from '../apps/cards/src/card-transactions/card-transaction-view.projection';
 import { platformDecider } from '../apps/platform/src/platforms/platform';
@@ -96,7 +95,7 @@ export const services: Record<string, ServiceInfo> = {
     schema: 'cards',
     migrations: join(__dirname, '../apps/cards/src/migrations'),
     projections: [cardViewProjection, cardProvisioningProjection, cardTransactionViewProjection],
-    streams: { Card: cardDecider, PlatformCardId: cardUniqueValueDecider, CardTransaction: cardTransactionDecider },
+    streams: { Card: cardDecider, PlatformCardId: uniqueValueDecider, CardTransaction: cardTransactionDecider },
   },
   webhooks: {
     schema: 'webhooks',

@@ -27,3 +27,4 @@ export * from './crypto-addresses';
 export * from './observability';
 export * from './network-addresses';
 export * from './card-transactions';
+export * from './unique-value';

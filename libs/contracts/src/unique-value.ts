@@ -1,7 +1,9 @@
-import { type Command, DomainError, type Event } from '@corridor/contracts';
+import { DomainError } from './errors';
+import type { Command, Event } from './messages';
 
-// Uniqueness across streams (a UMA address, a platformCustomerId within a platform) is a stream of
-// its own: claiming appends with an expected version, so two racing creates cannot both win.
+// Uniqueness across streams (a UMA address, a platformCustomerId or platformCardId within a
+// platform) is a stream of its own (decision 0002): claiming appends with an expected version, so
+// two racing creates cannot both win. One decider for every service that reserves values.
 
 export type UniqueValueClaimed = Event<'UniqueValueClaimed', { key: string; ownerId: string }>;
 export type UniqueValueReleased = Event<'UniqueValueReleased', { key: string; ownerId: string }>;

@@ -18,6 +18,9 @@ import {
   subjects,
   toPage,
   type UpdateCardData,
+  claimUniqueValue,
+  releaseUniqueValue,
+  uniqueValueDecider,
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { type Card, cardDecider, cardNotFound, type CardView, renderCard } from './card';
@@ -27,7 +30,6 @@ import { CardParties } from './card-parties';
 import { CardProvisioningProcessor } from './card-provisioning-processor';
 import { CardEntity } from './card-view.projection';
 import { type IssueCard, issueCard } from './issue-card';
-import { claimUniqueValue, releaseUniqueValue, uniqueValueDecider } from './unique-value';
 import { CardClosings } from '../card-transactions/card-closings';
 import { requiresSignedRetry, type UpdateCard, updateCard } from './update-card';
 

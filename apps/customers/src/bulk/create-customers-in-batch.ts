@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { type BulkImportErrorWire, type CreateCustomerData, DomainError, type RequestContext } from '@corridor/contracts';
+import { type BulkImportErrorWire, type CreateCustomerData, DomainError, type RequestContext, claimUniqueValue, releaseUniqueValue, uniqueValueDecider } from '@corridor/contracts';
 import { type EventSourcing, type NewEvent, isWrongExpectedVersionError } from '@corridor/event-store';
 import { createCustomer } from '../customers/create-customer';
 import { customerDecider } from '../customers/customer';
 import { platformCustomerIdKey, umaKey } from '../customers/customers.controller';
 import type { PlatformSettings } from '../customers/platform-settings';
-import { claimUniqueValue, releaseUniqueValue, uniqueValueDecider } from '../customers/unique-value';
 import { rowRequestId } from './bulk-import';
 
 // POST /customers's command for a batch of rows: the same deciders (createCustomer, then the

@@ -16,6 +16,9 @@ import {
   subjects,
   type UpdateCustomerData,
   idForRequest,
+  claimUniqueValue,
+  releaseUniqueValue,
+  uniqueValueDecider,
 } from '@corridor/contracts';
 import { EventSourcing, findPage, timeRange } from '@corridor/event-store';
 import { randomBytes } from 'node:crypto';
@@ -26,7 +29,6 @@ import { CUSTOMER_BY_ID, CustomerEntity, type CustomerRow, type CustomerRowColum
 import { deleteCustomer } from './delete-customer';
 import type { PlatformSettings } from './platform-settings';
 import { PlatformSettingsCache } from './platform-settings.cache';
-import { claimUniqueValue, releaseUniqueValue, uniqueValueDecider } from './unique-value';
 import { updateCustomer } from './update-customer';
 
 const notFound = (customerId: string) => new DomainError('USER_NOT_FOUND', 'not_found', `Customer ${customerId} was not found.`);

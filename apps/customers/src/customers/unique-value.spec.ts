@@ -1,6 +1,6 @@
 // Pins down how a unique value (UMA address, platformCustomerId) is claimed and released.
 import { deciderSpec } from '@corridor/testing';
-import { claimUniqueValue, type ClaimUniqueValue, uniqueValueDecider } from './unique-value';
+import { claimUniqueValue, type ClaimUniqueValue, uniqueValueDecider } from '@corridor/contracts';
 
 const given = deciderSpec({ decide: claimUniqueValue, ...uniqueValueDecider }).given;
 const key = 'UmaAddress:$alice@acme.uma.money';
