@@ -13,24 +13,25 @@ describe('WindowedMap', () => {
     expect([...map.keys()]).toEqual(['a', 'b', 'c']);
   });
 
-  it('keeps memory under 3 × limit entries however many keys are added', () => {
-    let map = WindowedMap.empty<number, number>(10);
-    for (let key = 0; key < 10_000; key += 1) map = map.with(key, key);
-    expect([...map.keys()]).toEqual(Array.from({ length: 10 }, (_, index) => 9_990 + index));
+  it('keeps memory under limit + 2 × max(limit, 1,024) entries however many keys are added', () => {
+    let map = WindowedMap.empty<number, number>(5_000);
+    for (let key = 0; key < 100_000; key += 1) map = map.with(key, key);
+    expect([...map.keys()]).toEqual(Array.from({ length: 5_000 }, (_, index) => 95_000 + index));
     const shared = (map as unknown as { shared: { entries: Map<number, unknown> } }).shared;
-    expect(shared.entries.size).toBeLessThanOrEqual(30);
-    expect(map.forgotten).toBe(9_990);
+    expect(shared.entries.size).toBeLessThanOrEqual(15_000);
+    expect(map.forgotten).toBe(95_000);
   });
 
-  it('reads a version up to `limit` additions behind the newest, and refuses one whose entries were dropped', () => {
+  it('reads a version up to 1,024 additions behind the newest, and refuses one whose entries were dropped', () => {
     let map = WindowedMap.empty<number, number>(4);
     const versions: WindowedMap<number, number>[] = [];
-    for (let key = 0; key < 40; key += 1) {
+    for (let key = 0; key < 5_000; key += 1) {
       versions.push(map);
       map = map.with(key, key);
     }
-    const recent = versions[40 - 4]!;
-    expect([...recent.keys()]).toEqual([32, 33, 34, 35]);
+    const recent = versions[5_000 - 1_024]!;
+    expect([...recent.keys()]).toEqual([3_972, 3_973, 3_974, 3_975]);
+    expect(recent.get(3_975)).toBe(3_975);
     expect(() => versions[5]!.get(1)).toThrow(/dropped/);
   });
 

@@ -1,6 +1,10 @@
+/** How far behind the newest version a version stays readable, at least (see WindowedMap). */
+const MIN_LAG = 1_024;
+
 /**
  * An immutable map that remembers only its last `limit` keys, where adding a key to the newest
- * version costs O(1) (amortised) and memory stays under 3 × limit entries however many are added.
+ * version costs O(1) (amortised) and memory stays under limit + 2 × max(limit, 1,024) entries
+ * however many are added.
  *
  * The ledger remembers operation ids and closed hold ids for idempotency. Keeping all of them made
  * a busy account's state grow with its age (docs/decisions/0018); this keeps the newest `limit`
@@ -8,9 +12,10 @@
  *
  * Versions share one underlying Map: every entry records its ordinal (the count of keys added
  * before it), and a version sees the entries with ordinal in [total - limit, total). Entries that
- * no recent version can see are dropped in bulk once the Map holds 3 × limit of them, keeping the
- * newest 2 × limit, so a version up to `limit` additions behind the newest still reads correctly;
- * an older one throws on read instead of answering wrongly (the writer then reloads the account).
+ * no recent version can see are dropped in bulk, keeping the newest limit + lag where lag is
+ * max(limit, 1,024), so a version up to `lag` additions behind the newest still reads correctly
+ * (the writer's memory of an account is never more than one batch of ≤ 256 commands behind); an
+ * older one throws on read instead of answering wrongly (the writer then reloads the account).
  * Adding to an older version (a decision that was thrown away) copies what that version sees.
  */
 export class WindowedMap<K, V> implements ReadonlyMap<K, V> {
@@ -60,7 +65,8 @@ export class WindowedMap<K, V> implements ReadonlyMap<K, V> {
     if (shared.next === this.total && !shared.entries.has(key)) {
       shared.entries.set(key, { value, ordinal: this.total });
       shared.next += 1;
-      if (shared.next - shared.floor > 3 * this.limit) this.compact(shared.next - 2 * this.limit);
+      const lag = Math.max(this.limit, MIN_LAG);
+      if (shared.next - shared.floor > this.limit + 2 * lag) this.compact(shared.next - this.limit - lag);
       return new WindowedMap(shared, this.total + 1, this.limit);
     }
     // The same addition a discarded branch already made at this ordinal (a decision that folded its
