@@ -53,7 +53,7 @@ describe('The operation window (W = 3)', () => {
     expect(decide).toThrow(NeedsRecall);
     given([...full, credited('40', 'op-4')])
       .when(creditCommand({ operationId: 'op-1', amount: 10n }))
-      .thenThrows(asksFor(['op-1']) as never);
+      .thenThrows(asksFor(['op-1']));
   });
 
   it('asks for a brand-new id too once the account has forgotten some: "not in the window" is not "never seen"', () => {
@@ -75,15 +75,15 @@ describe('The operation window (W = 3)', () => {
 
   it('asks for a closed hold older than the window before reusing its id, and refuses the reuse once recalled', () => {
     // Window 3 of closed holds: hold-0 closed first, then three more pushed it out.
-    const closing = (id: string, index: number): InternalAccountEvent[] => [
-      held('1', `op-hold-${index}`, id),
-      { ...released('1', `op-release-${index}`), data: { ...released('1', `op-release-${index}`).data, holdId: id } } as InternalAccountEvent,
-    ];
+    const closing = (id: string, index: number): InternalAccountEvent[] => {
+      const release = released('1', `op-release-${index}`);
+      return [held('1', `op-hold-${index}`, id), { ...release, data: { ...release.data, holdId: id } } as InternalAccountEvent];
+    };
     const events = [opened(), credited('100', 'op-fund'), ...['hold-0', 'hold-1', 'hold-2', 'hold-3'].flatMap(closing)];
     const state = fold(events) as OpenAccount;
     expect([...state.closedHolds.keys()]).toEqual(['hold-1', 'hold-2', 'hold-3']);
     const reuse = holdCommand({ operationId: 'op-again', holdId: 'hold-0', amount: 5n });
-    recalling(recalled([['op-again', null]])).hold(events).when(reuse).thenThrows(asksFor([], ['hold-0']) as never);
+    recalling(recalled([['op-again', null]])).hold(events).when(reuse).thenThrows(asksFor([], ['hold-0']));
     recalling(recalled([['op-again', null]], [['hold-0', 1n]]))
       .hold(events)
       .when(reuse)
@@ -91,7 +91,7 @@ describe('The operation window (W = 3)', () => {
   });
 
   it('answers a settle retry that left out the amount from the recalled hold', () => {
-    const events = [opened(), credited('1000', 'op-fund'), held('300'), { type: 'HoldSettled', data: { ...(settleEvent().data), operationId: 'op-settle' } } as InternalAccountEvent, credited('1', 'op-a'), credited('1', 'op-b'), credited('1', 'op-c')];
+    const events = [opened(), credited('1000', 'op-fund'), held('300'), settleEvent(), credited('1', 'op-a'), credited('1', 'op-b'), credited('1', 'op-c')];
     const state = fold(events) as OpenAccount;
     expect(state.operations.has('op-settle')).toBe(false);
     expect(() => closedHoldAmount(state, holdId)).not.toThrow();
