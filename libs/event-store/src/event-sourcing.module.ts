@@ -12,6 +12,8 @@ import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersio
 import { ProjectionRunner, type Projection } from './projection-runner';
 import { OutboxRelay, ensureEventsStream } from './outbox-relay';
 import { migrate } from './migrate';
+import { ensureEventStoreSchema } from './postgres-schema';
+import { createPostgresSnapshotStore, type SnapshotCodec, snapshotEveryFrom, type SnapshotStore } from './snapshot-store';
 
 export const EVENT_STORE = 'EVENT_STORE';
 
@@ -57,6 +59,9 @@ export const connectionBudget = (poolSize = DEFAULT_DATABASE_POOL_SIZE) => {
 @Injectable()
 export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly store: EventStore;
+  /** Snapshots for the command path (a cache; see snapshot-store.ts), and how often commands take them. */
+  readonly snapshots: SnapshotStore;
+  readonly snapshotEvery: number;
   private orm?: MikroORM;
   private runner?: ProjectionRunner;
   private relay?: OutboxRelay;
@@ -80,6 +85,8 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     // An idle client that loses its server: the pool drops it and the next checkout reconnects.
     this.pool.on('error', (error) => options.logger.warn({ err: error, service: options.service }, 'An idle PostgreSQL connection failed; the pool replaces it.'));
     this.store = createPostgresEventStore({ connectionString: options.connectionString, schema: options.schema, pool: this.pool });
+    this.snapshots = createPostgresSnapshotStore({ connectionString: options.connectionString, schema: options.schema, pool: this.pool });
+    this.snapshotEvery = snapshotEveryFrom();
     this.projectedTypes = new Set(options.projections.flatMap((projection) => projection.canHandle));
     // Without a service app around it (an int spec), the parts are still reported, to nobody.
     this.observability = observability ?? new Observability();
@@ -111,6 +118,8 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     const { options } = this;
+    // The store's own tables first, so a service migration may index the events table.
+    await ensureEventStoreSchema(options.connectionString, options.schema);
     await migrate({ connectionString: options.connectionString, schema: options.schema, directory: options.migrationsDirectory });
     this.orm = await MikroORM.init({
       driver: PostgreSqlDriver,
@@ -218,7 +227,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
    */
   async handle<State, E extends Event>(
     streamId: string,
-    decider: { evolve: (state: State, event: E) => State; initialState: () => State },
+    decider: { evolve: (state: State, event: E) => State; initialState: () => State; snapshot?: SnapshotCodec<State> },
     decide: (state: State) => E[],
     context: RequestContext,
     options: { commandId?: string; assumeNew?: boolean; /** For a caller that reads nothing back (a process manager): answer once appended. */ skipProjectionWait?: boolean } = {},
@@ -228,6 +237,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       metadata: metadataOf(context, commandId),
       ...(commandId ? { commandId } : {}),
       ...(assumeNew ? { assumeNew } : {}),
+      snapshots: { store: this.snapshots, every: this.snapshotEvery, logger: this.options.logger },
     });
     // Only events some read model shows are worth waiting for; a uniqueness claim, say, is not.
     // And only for the read models that show them: a halted one elsewhere does not hold this reply.

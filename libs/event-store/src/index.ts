@@ -22,3 +22,15 @@ export { START_NATS, START_POSTGRES, natsUnreachable, postgresUnreachable } from
 export { DEFAULT_DATABASE_POOL_SIZE, EVENT_STORE, EventSourcing, EventSourcingModule, type EventSourcingOptions, connectionBudget } from './event-sourcing.module';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
+export {
+  DEFAULT_SNAPSHOT_EVERY,
+  createPostgresSnapshotStore,
+  saveSnapshotQuietly,
+  snapshotDue,
+  snapshotEveryFrom,
+  type Snapshot,
+  type SnapshotCodec,
+  type SnapshotStore,
+} from './snapshot-store';
+export { type CommandSnapshots } from './command-handler';
+export { snapshotDdl } from './postgres-schema';

@@ -83,7 +83,24 @@ BEGIN
   PERFORM pg_advisory_unlock(p_lock);
 END
 $fn$;
+${snapshotDdl(s)}
 ${checkpointDdl(s)}`;
+};
+
+/**
+ * Snapshots of stream states for the command path (snapshot-store.ts): a cache, one row per
+ * stream, safe to delete at any time. Replay and projections never read it.
+ */
+export const snapshotDdl = (schema: string): string => {
+  const s = assertSchemaName(schema);
+  return `
+CREATE TABLE IF NOT EXISTS ${s}.snapshots (
+  stream_id text PRIMARY KEY,
+  version integer NOT NULL CHECK (version > 0),
+  decider_version text NOT NULL,
+  state jsonb NOT NULL,
+  taken_at timestamptz NOT NULL DEFAULT now()
+);`;
 };
 
 /** Checkpoint tables of projection runners and outbox relays; also run by the runner through its ORM. */

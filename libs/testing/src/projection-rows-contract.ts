@@ -1,6 +1,6 @@
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Pool } from 'pg';
-import { migrate, ormProjectionSql, type Projection, type ProjectionSql } from '@corridor/event-store';
+import { ensureEventStoreSchema, migrate, ormProjectionSql, type Projection, type ProjectionSql } from '@corridor/event-store';
 import { createTestDatabase, type TestDatabase } from './infra';
 
 // The bug class behind the accounts stall: a plain-SQL projection (`rows`) ran inside a MikroORM
@@ -50,6 +50,8 @@ export const projectionRowsContract = (options: ProjectionRowsContractOptions): 
 
   beforeAll(async () => {
     database = await createTestDatabase();
+    // As a service starts: the store's tables first, since a migration may index the events table.
+    await ensureEventStoreSchema(database.url, options.schema);
     await migrate({ connectionString: database.url, schema: options.schema, directory: options.migrationsDirectory });
     pool = new Pool({ connectionString: database.url, max: 2 });
     orm = await MikroORM.init({

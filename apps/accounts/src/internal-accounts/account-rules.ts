@@ -1,5 +1,5 @@
 import { DomainError, invalidInput } from '@corridor/contracts';
-import { type InternalAccount, isSystemAccountOf, type OpenAccount } from './internal-account';
+import { forgottenIn, type InternalAccount, isSystemAccountOf, type OpenAccount } from './internal-account';
 
 // The guards every ledger command runs, in the order the deciders call them: tenancy first (so a
 // stranger learns nothing, not even about a retry), then idempotency, then the account's status,
@@ -18,9 +18,42 @@ export const requireAccount = (state: InternalAccount, accountId: string, platfo
   return state;
 };
 
+/**
+ * Thrown by a decision that needs an id the account's windows let go of (docs/decisions/0018):
+ * the writer looks the ids up in the account's events and decides again with them recalled. A
+ * pure decider cannot read the store, and guessing "never seen" could apply a movement twice.
+ */
+export class NeedsRecall extends Error {
+  constructor(
+    readonly operationIds: readonly string[],
+    readonly holdIds: readonly string[],
+  ) {
+    super(`The decision needs ids older than the account's window: operations [${operationIds.join(', ')}], holds [${holdIds.join(', ')}].`);
+    this.name = 'NeedsRecall';
+  }
+}
+
+/** The fingerprint recorded for an operation id, from the window or what was recalled; undefined when never used. */
+const recordedOperation = (account: OpenAccount, operationId: string): string | undefined => {
+  const remembered = account.operations.get(operationId);
+  if (remembered !== undefined || forgottenIn(account.operations) === 0) return remembered;
+  const recalled = account.recalled?.operations;
+  if (!recalled?.has(operationId)) throw new NeedsRecall([operationId], []);
+  return recalled.get(operationId) ?? undefined;
+};
+
+/** The amount a settled or released hold had, from the window or what was recalled; undefined when the id never closed here. */
+export const closedHoldAmount = (account: OpenAccount, holdId: string): bigint | undefined => {
+  const remembered = account.closedHolds.get(holdId);
+  if (remembered !== undefined || forgottenIn(account.closedHolds) === 0) return remembered;
+  const recalled = account.recalled?.closedHolds;
+  if (!recalled?.has(holdId)) throw new NeedsRecall([], [holdId]);
+  return recalled.get(holdId) ?? undefined;
+};
+
 /** True for a retry (decide nothing); throws when the id was already used for something else. */
 export const isRepeat = (account: OpenAccount, operationId: string, fingerprint: string): boolean => {
-  const recorded = account.operations.get(operationId);
+  const recorded = recordedOperation(account, operationId);
   if (recorded === undefined) return false;
   if (recorded === fingerprint) return true;
   throw new DomainError('CONFLICT', 'conflict', `Operation ${operationId} was already used with a different request.`, { operationId });

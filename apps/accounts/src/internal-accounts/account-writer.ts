@@ -1,8 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@corridor/contracts';
-import { EventSourcing, type RecordedEvent, WrongExpectedVersionError } from '@corridor/event-store';
-import { internalAccountNotFound } from './account-rules';
-import { evolveInternalAccount, initialInternalAccount, type InternalAccount, type InternalAccountEvent } from './internal-account';
+import { EventSourcing, type RecordedEvent, saveSnapshotQuietly, snapshotDue, WrongExpectedVersionError } from '@corridor/event-store';
+import { internalAccountNotFound, NeedsRecall } from './account-rules';
+import {
+  initialInternalAccount,
+  type InternalAccount,
+  type InternalAccountEvent,
+  internalAccountEvolver,
+  internalAccountSnapshot,
+  operationWindowFrom,
+  recallFrom,
+  type Recalled,
+  withRecalled,
+} from './internal-account';
 import {
   evolveInternalAccountView,
   fromColumns,
@@ -34,12 +44,30 @@ const MAX_ATTEMPTS = 200;
  */
 const IMMEDIATE_ATTEMPTS = 8;
 const MAX_PAUSE_MS = 20;
+/**
+ * A batch looks up the ids its decisions ask for (NeedsRecall) and decides again; a decision that
+ * takes another path with what was recalled may ask for more, so a few rounds, never an endless loop.
+ */
+const MAX_RECALL_ROUNDS = 4;
+
+/**
+ * The account's events that carry any of these operation or hold ids, oldest first: served by the
+ * partial indexes of migration 003 on the events table, which the append's own transaction writes.
+ */
+const RECALL_SQL = `SELECT global_position, type, data FROM accounts.events
+  WHERE stream_id = $1 AND data ? 'operationId' AND data->>'operationId' = ANY($2::text[])
+  UNION
+  SELECT global_position, type, data FROM accounts.events
+  WHERE stream_id = $1 AND data ? 'holdId' AND data->>'holdId' = ANY($3::text[])
+  ORDER BY global_position`;
 
 /**
  * What the writer knows of one account: the decider's state, the row its projection shows (folded
  * with the projection's own evolve), and where its stream ends.
  */
-type Known = { state: InternalAccount; row: InternalAccountRow | null; version: number; position: bigint };
+type Known = { state: InternalAccount; row: InternalAccountRow | null; version: number; position: bigint; snapshotVersion: number };
+type SavedKnown = { state: unknown; row: (Omit<InternalAccountRow, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }) | null; position: string };
+const empty = (): Known => ({ state: initialInternalAccount(), row: null, version: 0, position: 0n, snapshotVersion: 0 });
 /** A command's result: the row right after its own events, and the position a GET must wait for. */
 type Outcome = { row: InternalAccountRow | null; position: bigint };
 type Pending = { context: RequestContext; decide: Decide; assumeNew: boolean; resolve: (outcome: Outcome) => void; reject: (error: unknown) => void };
@@ -73,6 +101,12 @@ export class AccountWriter {
   private readonly logger = new Logger('AccountWriter');
   private readonly queues = new Map<string, Pending[]>();
   private readonly known = new Map<string, Known>();
+  /** LEDGER_OPERATION_WINDOW: operation ids (and closed holds) each account's state remembers. */
+  private readonly window = operationWindowFrom();
+  private readonly evolve = internalAccountEvolver(this.window);
+  private readonly codec = internalAccountSnapshot(this.window);
+  /** The snapshot holds the writer's whole memory of the account: the decider's state and the row, so both rules are in its version. */
+  private readonly snapshotVersionName = `${this.codec.deciderVersion};row=1`;
 
   constructor(private readonly eventSourcing: EventSourcing) {}
 
@@ -182,16 +216,7 @@ export class AccountWriter {
    */
   private async decideAndAppend(accountId: string, batch: Pending[], assumeNew: boolean): Promise<(() => void) | null> {
     const { known, fresh } = await this.load(accountId, assumeNew);
-    let state = known.state;
-    const decisions = batch.map((pending) => {
-      try {
-        const events = pending.decide(state);
-        state = events.reduce(evolveInternalAccount, state);
-        return { pending, events };
-      } catch (error) {
-        return { pending, events: [] as InternalAccountEvent[], error };
-      }
-    });
+    const { decisions, state } = await this.decideBatch(accountId, known, batch);
     const toAppend = decisions.flatMap(({ pending, events }) => events.map((event) => ({ type: event.type, data: event.data, context: pending.context })));
     if (toAppend.length === 0) {
       // Nothing to commit, so no version check will catch a stale memory: look at the tail first.
@@ -212,17 +237,97 @@ export class AccountWriter {
       }
       return { row, position };
     });
-    this.remember(accountId, { state, row, version: appended.version, position });
+    const due = snapshotDue(this.eventSourcing.snapshotEvery, known.snapshotVersion, appended.version);
+    const after: Known = { state, row, version: appended.version, position, snapshotVersion: due ? appended.version : known.snapshotVersion };
+    this.remember(accountId, after);
+    if (due) void this.takeSnapshot(accountId, after);
     return () => decisions.forEach(({ pending, error }, index) => (error === undefined ? pending.resolve(outcomes[index]!) : pending.reject(error)));
   }
 
-  /** The account as last known here, or from its stream (or, for a new one, assumed empty). */
+  /**
+   * Decides each command of the batch on the state the previous one left. Decisions that need ids
+   * the account's windows let go of throw NeedsRecall; those ids are looked up in the account's
+   * events in one query and the batch is decided again with them (docs/decisions/0018).
+   */
+  private async decideBatch(accountId: string, known: Known, batch: Pending[]) {
+    let recalled: Recalled | undefined;
+    for (let round = 1; ; round += 1) {
+      let state = known.state;
+      const operationIds = new Set<string>();
+      const holdIds = new Set<string>();
+      const decisions = batch.map((pending) => {
+        try {
+          const events = pending.decide(withRecalled(state, recalled));
+          state = events.reduce(this.evolve, state);
+          return { pending, events };
+        } catch (error) {
+          if (error instanceof NeedsRecall) {
+            error.operationIds.forEach((id) => operationIds.add(id));
+            error.holdIds.forEach((id) => holdIds.add(id));
+          }
+          return { pending, events: [] as InternalAccountEvent[], error };
+        }
+      });
+      if (operationIds.size + holdIds.size === 0) return { decisions, state };
+      if (round >= MAX_RECALL_ROUNDS) {
+        // Answered as an error to the callers concerned (never decided without the lookup).
+        this.logger.error(`Internal account ${accountId}: decisions still asked for older ids after ${round} lookups; those commands fail.`);
+        return { decisions, state };
+      }
+      recalled = merge(recalled, await this.recall(accountId, [...operationIds], [...holdIds]));
+    }
+  }
+
+  private async recall(accountId: string, operationIds: string[], holdIds: string[]): Promise<Recalled> {
+    const rows = await this.eventSourcing.read<{ type: string; data: Record<string, unknown> }>('ledger-recall', RECALL_SQL, [accountId, operationIds, holdIds]);
+    return recallFrom(rows as unknown as InternalAccountEvent[], operationIds, holdIds);
+  }
+
+  /** A cache write after the callers were answered: its failure is logged and costs only a longer read later. */
+  private async takeSnapshot(accountId: string, known: Known): Promise<void> {
+    await saveSnapshotQuietly(
+      this.eventSourcing.snapshots,
+      {
+        streamId: accountId,
+        version: known.version,
+        deciderVersion: this.snapshotVersionName,
+        state: (): SavedKnown => ({
+          state: this.codec.serialize(known.state),
+          row: known.row && { ...known.row, createdAt: known.row.createdAt.toISOString(), updatedAt: known.row.updatedAt.toISOString() },
+          position: known.position.toString(),
+        }),
+      },
+      { info: () => undefined, error: () => undefined, warn: (details, message) => this.logger.warn({ ...details, msg: message }) },
+    );
+  }
+
+  /** The account as last known here, from its snapshot and the events after it, or from its whole stream (or, for a new one, assumed empty). */
   private async load(accountId: string, assumeNew: boolean): Promise<{ known: Known; fresh: boolean }> {
     const cached = this.known.get(accountId);
     if (cached) return { known: cached, fresh: false };
-    if (assumeNew) return { known: { state: initialInternalAccount(), row: null, version: 0, position: 0n }, fresh: false };
+    if (assumeNew) return { known: empty(), fresh: false };
+    const snapshot = await this.eventSourcing.snapshots.load(accountId, this.snapshotVersionName).catch((error: unknown) => {
+      // Only a cache: without it the account is read from its stream.
+      this.logger.warn(`Internal account ${accountId}: its snapshot could not be read (${error instanceof Error ? error.message : String(error)}); reading the whole stream.`);
+      return null;
+    });
+    if (snapshot) {
+      const saved = snapshot.state as SavedKnown;
+      const { events, version } = await this.eventSourcing.store.readStream(accountId, { fromPosition: snapshot.version + 1 });
+      // A snapshot ahead of its stream (events removed, a restored backup) is not trusted.
+      if (version >= snapshot.version) {
+        const from: Known = {
+          state: this.codec.deserialize(saved.state),
+          row: saved.row && { ...saved.row, createdAt: new Date(saved.row.createdAt), updatedAt: new Date(saved.row.updatedAt) },
+          version: snapshot.version,
+          position: BigInt(saved.position),
+          snapshotVersion: snapshot.version,
+        };
+        return { known: fold(this.evolve, from, events, version), fresh: true };
+      }
+    }
     const { events, version } = await this.eventSourcing.store.readStream(accountId);
-    return { known: fold({ state: initialInternalAccount(), row: null, version: 0, position: 0n }, events, version), fresh: true };
+    return { known: fold(this.evolve, empty(), events, version), fresh: true };
   }
 
   /** True (and the memory brought up to date) when the stream has events the memory lacks. */
@@ -230,7 +335,7 @@ export class AccountWriter {
     const { events, version } = await this.eventSourcing.store.readStream(accountId, { fromPosition: known.version + 1 });
     if (events.length === 0 && version === known.version) return false;
     this.known.delete(accountId);
-    if (version > known.version && events.length === version - known.version) this.remember(accountId, fold(known, events, version));
+    if (version > known.version && events.length === version - known.version) this.remember(accountId, fold(this.evolve, known, events, version));
     return true;
   }
 
@@ -244,15 +349,20 @@ export class AccountWriter {
   }
 }
 
-const fold = (known: Known, events: RecordedEvent[], version: number): Known => {
+const fold = (evolve: (state: InternalAccount, event: InternalAccountEvent) => InternalAccount, known: Known, events: RecordedEvent[], version: number): Known => {
   let { state, row, position } = known;
   for (const event of events) {
-    state = evolveInternalAccount(state, event as unknown as InternalAccountEvent);
+    state = evolve(state, event as unknown as InternalAccountEvent);
     row = evolveInternalAccountView(row, event);
     position = event.globalPosition;
   }
-  return { state, row, version, position };
+  return { state, row, version, position, snapshotVersion: known.snapshotVersion };
 };
+
+const merge = (earlier: Recalled | undefined, later: Recalled): Recalled =>
+  earlier === undefined
+    ? later
+    : { operations: new Map([...earlier.operations, ...later.operations]), closedHolds: new Map([...earlier.closedHolds, ...later.closedHolds]) };
 
 const busy = (accountId: string) =>
   new DomainError('SERVICE_UNAVAILABLE', 'unavailable', `Internal account ${accountId} is busy; retry shortly.`, { accountId });

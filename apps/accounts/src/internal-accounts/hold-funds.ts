@@ -1,5 +1,5 @@
 import { type Command, DomainError } from '@corridor/contracts';
-import { checkFunds, checkMovement, isRepeat, refuseClosed, refuseUnlessSpendable, requireAccount } from './account-rules';
+import { checkFunds, checkMovement, closedHoldAmount, isRepeat, refuseClosed, refuseUnlessSpendable, requireAccount } from './account-rules';
 import { type Cause, fingerprints, type InternalAccount, type InternalAccountEvent } from './internal-account';
 
 export type HoldFunds = Command<
@@ -25,7 +25,7 @@ export const holdFunds = (command: HoldFunds, state: InternalAccount): InternalA
   refuseClosed(account);
   checkMovement(account, amount, currency, counterAccountId);
   // A settle or release names its hold by id, so one id must never mean two reservations.
-  if (account.holds.has(holdId) || account.closedHolds.has(holdId)) {
+  if (account.holds.has(holdId) || closedHoldAmount(account, holdId) !== undefined) {
     throw new DomainError('HOLD_EXISTS', 'conflict', `Hold ${holdId} already exists on ${accountId}.`, { holdId });
   }
   refuseUnlessSpendable(account);

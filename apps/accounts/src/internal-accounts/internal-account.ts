@@ -1,5 +1,5 @@
 import type { Event, LedgerEventType } from '@corridor/contracts';
-import { AppendOnlyMap } from './append-only-map';
+import { WindowedMap } from './windowed-map';
 
 // One stream per internal account (stream id = the account id). Balances are derived from the
 // stream alone, and every balance event names its cause and a system counter account, so the
@@ -78,14 +78,40 @@ export type OpenAccount = {
   held: bigint;
   /** Open holds only; a settled or released hold moves to closedHolds. */
   holds: ReadonlyMap<string, Hold>;
-  /** Original amount of every hold that was settled or released, so a hold id is never reused. */
+  /**
+   * Original amount of the last `window` holds that were settled or released, so a hold id is
+   * never reused; older ones are recalled from the stream's index (see Recalled).
+   */
   closedHolds: ReadonlyMap<string, bigint>;
-  /** Caller's operation id → fingerprint of what it asked for, to tell a retry from a clash. */
+  /**
+   * Caller's operation id → fingerprint of what it asked for, to tell a retry from a clash: the
+   * last `window` operations (LEDGER_OPERATION_WINDOW); older ones are recalled from the stream's index.
+   */
   operations: ReadonlyMap<string, string>;
+  /** Only while deciding: what the writer looked up for ids the windows no longer hold. Never in a folded state. */
+  recalled?: Recalled;
 };
+
+/**
+ * Operation and hold ids older than the windows, looked up in the account's own events (an index
+ * on the events table, written in the append's own transaction): the fingerprint or closed
+ * amount recorded for the id, or null when the account never saw it.
+ */
+export type Recalled = { operations: ReadonlyMap<string, string | null>; closedHolds: ReadonlyMap<string, bigint | null> };
 export type InternalAccount = { kind: 'None' } | OpenAccount;
 
 export const initialInternalAccount = (): InternalAccount => ({ kind: 'None' });
+
+/** Operation ids (and closed hold ids) an account's state remembers; older ones are recalled from the events. */
+export const DEFAULT_OPERATION_WINDOW = 10_000;
+
+export const operationWindowFrom = (env: NodeJS.ProcessEnv = process.env): number => {
+  const raw = env['LEDGER_OPERATION_WINDOW'];
+  if (raw === undefined || raw === '') return DEFAULT_OPERATION_WINDOW;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`LEDGER_OPERATION_WINDOW must be a whole number of operations (at least 1), got "${raw}".`);
+  return value;
+};
 
 /**
  * A canonical description of a request, equal for a retry and different for anything else. The
@@ -103,12 +129,76 @@ export const fingerprints = {
 };
 
 /**
- * operations and closedHolds only ever gain keys and grow with every movement, so they are
- * AppendOnlyMaps: adding to the newest version is O(1) instead of a copy of the whole history.
- * A plain Map (a hand-built state) is taken over once.
+ * operations and closedHolds gain a key with every movement, so they are WindowedMaps: adding to
+ * the newest version is O(1) instead of a copy, and only the last `window` keys are kept. A plain
+ * Map (a hand-built state) is taken over once, with the default window.
  */
 const withEntry = <V>(map: ReadonlyMap<string, V>, key: string, value: V): ReadonlyMap<string, V> =>
-  (map instanceof AppendOnlyMap ? (map as AppendOnlyMap<string, V>) : AppendOnlyMap.of(map)).with(key, value);
+  (map instanceof WindowedMap ? (map as WindowedMap<string, V>) : WindowedMap.of(map, Math.max(DEFAULT_OPERATION_WINDOW, map.size))).with(key, value);
+
+/** How many keys a window has let go of (0 for a plain Map, which remembers everything). */
+export const forgottenIn = (map: ReadonlyMap<string, unknown>): number => (map instanceof WindowedMap ? map.forgotten : 0);
+
+/**
+ * The fingerprint an operation's event records: evolve remembers it, and a recall from the
+ * events computes it the same way, so both answer a retry alike.
+ */
+export const fingerprintOf = (event: InternalAccountEvent): string => {
+  switch (event.type) {
+    case 'InternalAccountOpened': {
+      const { platformId, customerId, accountType, currency, status } = event.data;
+      return fingerprints.open(platformId, customerId, accountType, currency, status);
+    }
+    case 'AccountCredited':
+    case 'AccountDebited': {
+      const { amount, currency, cause, counterAccountId } = event.data;
+      return fingerprints.movement(event.type === 'AccountCredited' ? 'Credit' : 'Debit', amount, currency, cause, counterAccountId);
+    }
+    case 'FundsHeld': {
+      const { amount, currency, cause, counterAccountId, holdId } = event.data;
+      return fingerprints.movement('Hold', amount, currency, cause, counterAccountId, holdId);
+    }
+    case 'HoldSettled':
+      return fingerprints.settle(event.data.holdId, event.data.amount, event.data.remainingAmount !== undefined);
+    case 'HoldReleased':
+      return fingerprints.release(event.data.holdId);
+    case 'AccountStatusChanged':
+      return fingerprints.status(event.data.to);
+    default: {
+      const unknownEvent: never = event;
+      return unknownEvent;
+    }
+  }
+};
+
+/** The amount a closing event records for its hold (settled + released), or undefined when the hold stays open. */
+const closedAmountOf = (event: InternalAccountEvent): bigint | undefined => {
+  if (event.type === 'HoldReleased') return BigInt(event.data.amount);
+  if (event.type !== 'HoldSettled') return undefined;
+  const { amount, releasedAmount, remainingAmount } = event.data;
+  if (remainingAmount !== undefined && BigInt(remainingAmount) > 0n) return undefined;
+  return BigInt(amount) + BigInt(releasedAmount);
+};
+
+/**
+ * What an account's events say about ids its windows let go of: each operation id's recorded
+ * fingerprint and each hold id's closed amount, null for an id none of the events carries.
+ */
+export const recallFrom = (events: readonly InternalAccountEvent[], operationIds: readonly string[], holdIds: readonly string[]): Recalled => {
+  const operations = new Map<string, string | null>(operationIds.map((id) => [id, null]));
+  const closedHolds = new Map<string, bigint | null>(holdIds.map((id) => [id, null]));
+  for (const event of events) {
+    if (operations.has(event.data.operationId)) operations.set(event.data.operationId, fingerprintOf(event));
+    const holdId = 'holdId' in event.data ? event.data.holdId : undefined;
+    const closed = closedAmountOf(event);
+    if (holdId !== undefined && closed !== undefined && closedHolds.has(holdId)) closedHolds.set(holdId, closed);
+  }
+  return { operations, closedHolds };
+};
+
+/** The state a decision sees: the folded one plus what was recalled for it. */
+export const withRecalled = (state: InternalAccount, recalled: Recalled | undefined): InternalAccount =>
+  recalled === undefined || state.kind === 'None' ? state : { ...state, recalled };
 
 const withOperation = (account: OpenAccount, operationId: string, fingerprint: string): ReadonlyMap<string, string> =>
   withEntry(account.operations, operationId, fingerprint);
@@ -120,24 +210,22 @@ const withoutHold = (account: OpenAccount, holdId: string): ReadonlyMap<string, 
 };
 
 // Copying the small map of open holds keeps evolve pure; the ever-growing records (operations,
-// closedHolds) are AppendOnlyMaps, whose versions are immutable without a copy per event.
+// closedHolds) are WindowedMaps, whose versions are immutable without a copy per event.
 const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, InternalAccountOpened>): OpenAccount => {
   switch (event.type) {
     case 'AccountCredited': {
-      const { operationId, amount, currency, cause, counterAccountId } = event.data;
-      const operations = withOperation(account, operationId, fingerprints.movement('Credit', amount, currency, cause, counterAccountId));
-      return { ...account, available: account.available + BigInt(amount), operations };
+      const operations = withOperation(account, event.data.operationId, fingerprintOf(event));
+      return { ...account, available: account.available + BigInt(event.data.amount), operations };
     }
     case 'AccountDebited': {
-      const { operationId, amount, currency, cause, counterAccountId } = event.data;
-      const operations = withOperation(account, operationId, fingerprints.movement('Debit', amount, currency, cause, counterAccountId));
-      return { ...account, available: account.available - BigInt(amount), operations };
+      const operations = withOperation(account, event.data.operationId, fingerprintOf(event));
+      return { ...account, available: account.available - BigInt(event.data.amount), operations };
     }
     case 'FundsHeld': {
-      const { operationId, holdId, amount, currency, cause, counterAccountId } = event.data;
+      const { operationId, holdId, amount, cause, counterAccountId } = event.data;
       const value = BigInt(amount);
       const holds = new Map(account.holds).set(holdId, { amount: value, cause, counterAccountId });
-      const operations = withOperation(account, operationId, fingerprints.movement('Hold', amount, currency, cause, counterAccountId, holdId));
+      const operations = withOperation(account, operationId, fingerprintOf(event));
       return { ...account, available: account.available - value, held: account.held + value, holds, operations };
     }
     case 'HoldSettled': {
@@ -153,7 +241,7 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
           ...account,
           held: account.held - settled,
           holds: new Map(account.holds).set(holdId, { ...hold, amount: remaining }),
-          operations: withOperation(account, operationId, fingerprints.settle(holdId, amount, true)),
+          operations: withOperation(account, operationId, fingerprintOf(event)),
         };
       }
       return {
@@ -164,7 +252,7 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
         // What the hold reserved at its start is not known here after partial settles; closedHolds
         // serves a retry that left out the amount, which a keepRemainder settle never does.
         closedHolds: withEntry(account.closedHolds, holdId, settled + released),
-        operations: withOperation(account, operationId, fingerprints.settle(holdId, amount, keptRemainder)),
+        operations: withOperation(account, operationId, fingerprintOf(event)),
       };
     }
     case 'HoldReleased': {
@@ -176,11 +264,11 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
         held: account.held - released,
         holds: withoutHold(account, holdId),
         closedHolds: withEntry(account.closedHolds, holdId, released),
-        operations: withOperation(account, operationId, fingerprints.release(holdId)),
+        operations: withOperation(account, operationId, fingerprintOf(event)),
       };
     }
     case 'AccountStatusChanged':
-      return { ...account, status: event.data.to, operations: withOperation(account, event.data.operationId, fingerprints.status(event.data.to)) };
+      return { ...account, status: event.data.to, operations: withOperation(account, event.data.operationId, fingerprintOf(event)) };
     default: {
       const unknownEvent: never = event;
       return unknownEvent;
@@ -188,7 +276,8 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
   }
 };
 
-export const evolveInternalAccount = (state: InternalAccount, event: InternalAccountEvent): InternalAccount => {
+/** evolve with the windows of remembered ids set to `window` keys each. */
+export const internalAccountEvolver = (window: number) => (state: InternalAccount, event: InternalAccountEvent): InternalAccount => {
   if (event.type === 'InternalAccountOpened') {
     const { accountId, platformId, customerId, accountType, currency, status, operationId } = event.data;
     return {
@@ -202,13 +291,63 @@ export const evolveInternalAccount = (state: InternalAccount, event: InternalAcc
       available: 0n,
       held: 0n,
       holds: new Map(),
-      closedHolds: AppendOnlyMap.empty(),
-      operations: AppendOnlyMap.of([[operationId, fingerprints.open(platformId, customerId, accountType, currency, status)]]),
+      closedHolds: WindowedMap.empty(window),
+      operations: WindowedMap.of([[operationId, fingerprints.open(platformId, customerId, accountType, currency, status)]], window),
     };
   }
   // A recorded event is never refused; one that precedes the opening has nothing to apply to.
   return state.kind === 'None' ? state : evolveOpen(state, event);
 };
+
+export const evolveInternalAccount = internalAccountEvolver(operationWindowFrom());
+
+type SavedWindow<V> = { limit: number; forgotten: number; entries: [string, V][] };
+type SavedAccount =
+  | { kind: 'None' }
+  | (Omit<OpenAccount, 'available' | 'held' | 'holds' | 'closedHolds' | 'operations' | 'recalled'> & {
+      available: string;
+      held: string;
+      holds: [string, { amount: string; cause: Cause; counterAccountId: string }][];
+      closedHolds: SavedWindow<string>;
+      operations: SavedWindow<string>;
+    });
+
+const savedWindow = <V>(map: ReadonlyMap<string, V>, window: number): SavedWindow<V> =>
+  map instanceof WindowedMap ? (map as WindowedMap<string, V>).toJSON() : { limit: Math.max(window, map.size), forgotten: 0, entries: [...map] };
+
+/**
+ * The state as a snapshot keeps it (JSON: bigints as decimal strings, maps as entry lists in
+ * order). The version names the rules and the window, since a snapshot folded with another window
+ * would not be the state a full read gives.
+ */
+export const internalAccountSnapshot = (window: number) => ({
+  deciderVersion: `internal-account/1;window=${window}`,
+  serialize: (state: InternalAccount): SavedAccount => {
+    if (state.kind === 'None') return state;
+    const { recalled: _decisionOnly, available, held, holds, closedHolds, operations, ...rest } = state;
+    return {
+      ...rest,
+      available: available.toString(),
+      held: held.toString(),
+      holds: [...holds].map(([id, hold]) => [id, { ...hold, amount: hold.amount.toString() }]),
+      closedHolds: ((saved) => ({ ...saved, entries: saved.entries.map(([id, amount]): [string, string] => [id, amount.toString()]) }))(savedWindow(closedHolds, window)),
+      operations: savedWindow(operations, window),
+    };
+  },
+  deserialize: (json: unknown): InternalAccount => {
+    const saved = json as SavedAccount;
+    if (saved.kind === 'None') return saved;
+    const { available, held, holds, closedHolds, operations, ...rest } = saved;
+    return {
+      ...rest,
+      available: BigInt(available),
+      held: BigInt(held),
+      holds: new Map(holds.map(([id, hold]) => [id, { ...hold, amount: BigInt(hold.amount) }])),
+      closedHolds: WindowedMap.restore({ ...closedHolds, entries: closedHolds.entries.map(([id, amount]) => [id, BigInt(amount)] as [string, bigint]) }),
+      operations: WindowedMap.restore(operations),
+    };
+  },
+});
 
 export const internalAccountDecider = { evolve: evolveInternalAccount, initialState: initialInternalAccount };
 

@@ -1,5 +1,5 @@
 import { type Command, DomainError } from '@corridor/contracts';
-import { checkAmount, isRepeat, refuseClosed, requireAccount } from './account-rules';
+import { checkAmount, closedHoldAmount, isRepeat, refuseClosed, requireAccount } from './account-rules';
 import { fingerprints, type Hold, type InternalAccount, type InternalAccountEvent, type OpenAccount } from './internal-account';
 
 export type SettleHold = Command<
@@ -19,12 +19,12 @@ export type SettleHold = Command<
 
 /** The hold's original amount also after it closed, so a retry that left out amount still matches. */
 const originalAmountOf = (account: OpenAccount, holdId: string): bigint | undefined =>
-  account.holds.get(holdId)?.amount ?? account.closedHolds.get(holdId);
+  account.holds.get(holdId)?.amount ?? closedHoldAmount(account, holdId);
 
 export const requireOpenHold = (account: OpenAccount, holdId: string): Hold => {
   const hold = account.holds.get(holdId);
   if (hold) return hold;
-  if (account.closedHolds.has(holdId)) {
+  if (closedHoldAmount(account, holdId) !== undefined) {
     throw new DomainError('HOLD_ALREADY_CLOSED', 'conflict', `Hold ${holdId} was already settled or released.`, { holdId });
   }
   throw new DomainError('HOLD_NOT_FOUND', 'not_found', `Hold ${holdId} does not exist on ${account.accountId}.`, { holdId });
