@@ -4,6 +4,7 @@
 // they stay below 2^53, so a JSON number holds them exactly.
 
 import type { QuoteWire, TransactionWire } from './payments';
+import type { PlatformEnvironment } from './requests';
 
 export const agentPermissions = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
 export type AgentPermission = (typeof agentPermissions)[number];
@@ -80,7 +81,8 @@ export type AgentActionWire = {
 // ---------------------------------------------------------------------------------------------
 // NATS message data (platform side: Basic credentials)
 
-export type CreateAgentData = { name: string; customerId: string; policy: AgentPolicy };
+/** environment: the platform's, from its verified credential (an agent's sandbox external accounts get the simulated activation). */
+export type CreateAgentData = { name: string; customerId: string; policy: AgentPolicy; environment: PlatformEnvironment };
 export type AgentIdData = { agentId: string };
 export type UpdateAgentData = { agentId: string; name?: string; isPaused?: boolean };
 /** AgentPolicyUpdateRequest: omitted members keep their values; null removes a daily or monthly limit. */

@@ -10,7 +10,7 @@ const agentId = 'Agent:019542f5-b3e7-1d02-0000-000000000001';
 const platformId = 'Platform:p';
 const policy: AgentPolicy = { permissions: ['CREATE_TRANSFERS'], defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 1_000 } };
 const code = { code: 'AGENT-AAAA-BBBB-CCCC', expiresAt: '2026-03-02T10:00:00.000Z', redeemed: false };
-const agent: AgentView = { id: agentId, platformId, customerId: 'Customer:c', name: 'Payroll', isPaused: false, isConnected: false, deleted: false, policy, deviceCode: code, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+const agent: AgentView = { id: agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: 'Payroll', isPaused: false, isConnected: false, deleted: false, policy, deviceCode: code, createdAt: now.toISOString(), updatedAt: now.toISOString() };
 const created: AgentEvent = { type: 'AgentCreated', data: { agent } };
 const connected: AgentEvent = { type: 'AgentConnected', data: { agent: { ...agent, isConnected: true, deviceCode: { ...code, redeemed: true }, tokenHash: 'h1', updatedAt: later.toISOString() } } };
 
@@ -19,10 +19,10 @@ const spec = <C extends { type: string; data: object; metadata: object }>(decide
 
 describe('createAgent', () => {
   it('creates an unpaused, unconnected agent with its first device code', () => {
-    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', name: ' Payroll ', policy, deviceCode: code }, metadata: { now } } as never).then([created]);
+    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: ' Payroll ', policy, deviceCode: code }, metadata: { now } } as never).then([created]);
   });
   it('refuses a blank name', () => {
-    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', name: '  ', policy, deviceCode: code }, metadata: { now } } as never).thenThrows((error) => error.status === 400);
+    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: '  ', policy, deviceCode: code }, metadata: { now } } as never).thenThrows((error) => error.status === 400);
   });
 });
 

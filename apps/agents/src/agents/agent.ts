@@ -1,4 +1,4 @@
-import { type AgentDeviceCodeWire, type AgentPolicy, type AgentPolicyUpdate, type AgentWire, type AgentUsageWire, type Command, DomainError, type Event, invalidInput } from '@corridor/contracts';
+import { type PlatformEnvironment, type AgentDeviceCodeWire, type AgentPolicy, type AgentPolicyUpdate, type AgentWire, type AgentUsageWire, type Command, DomainError, type Event, invalidInput } from '@corridor/contracts';
 import { applyPolicyUpdate, validatePolicy } from '../policy/policy';
 
 // The Agent aggregate: one stream per agent, stream id = the agent id (`Agent:<uuid>`). Every event
@@ -13,6 +13,8 @@ export type AgentView = {
   id: string;
   platformId: string;
   customerId: string;
+  /** The platform's environment when the agent was created (what its external accounts are created in). */
+  environment: PlatformEnvironment;
   name: string;
   isPaused: boolean;
   isConnected: boolean;
@@ -66,7 +68,7 @@ const existing = (state: Agent, agentId: string, platformId: string): AgentView 
 
 type At = { now: Date };
 
-export type CreateAgent = Command<'CreateAgent', { agentId: string; platformId: string; customerId: string; name: string; policy: AgentPolicy; deviceCode: DeviceCode }, At>;
+export type CreateAgent = Command<'CreateAgent', { agentId: string; platformId: string; customerId: string; environment: PlatformEnvironment; name: string; policy: AgentPolicy; deviceCode: DeviceCode }, At>;
 export const createAgent = (command: CreateAgent, state: Agent): AgentEvent[] => {
   const { data, metadata } = command;
   if (state.kind === 'Exists') return [];
@@ -77,6 +79,7 @@ export const createAgent = (command: CreateAgent, state: Agent): AgentEvent[] =>
     id: data.agentId,
     platformId: data.platformId,
     customerId: data.customerId,
+    environment: data.environment,
     name,
     isPaused: false,
     isConnected: false,

@@ -1,26 +1,15 @@
 import type { AgentUsageWire } from '@corridor/contracts';
 import type { UsageCounters } from './evaluate-policy';
 
-// Usage counters belong to a day and a month of the service's clock (UTC). A counter stored for
-// another day (or month) than today's is zero: nothing resets them, they are simply not today's.
+// Usage counters belong to a day and a month of the service's clock (UTC): the ledger keeps one
+// row per agent and day (and month) and reads only today's, so nothing resets them — another
+// day's counters are simply not today's (usage-ledger.int.spec.ts moves the clock over midnight).
 
 export type UsagePeriod = { day: string; month: string };
 
 export const periodOf = (now: Date): UsagePeriod => {
   const iso = now.toISOString();
   return { day: iso.slice(0, 10), month: iso.slice(0, 7) };
-};
-
-/** Stored counters, each with the day or month it counts. */
-export type StoredUsage = { day: string; dailyCount: number; dailySpend: bigint; month: string; monthlySpend: bigint };
-
-export const currentUsage = (stored: StoredUsage | undefined, now: Date): UsageCounters => {
-  const { day, month } = periodOf(now);
-  return {
-    dailyCount: stored?.day === day ? stored.dailyCount : 0,
-    dailySpend: stored?.day === day ? stored.dailySpend : 0n,
-    monthlySpend: stored?.month === month ? stored.monthlySpend : 0n,
-  };
 };
 
 /** The reference's AgentUsage: today's counters and when they next reset (tomorrow, next month). */
