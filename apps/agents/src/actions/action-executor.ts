@@ -9,6 +9,8 @@ import { ActionEntity } from './action-view.projection';
 
 /** Actions resumed per sweep; a backlog drains over the following sweeps. */
 const SWEEP_BATCH = 100;
+/** Payments may queue behind other work; an execution that times out is left due for the sweep. */
+const PAYMENTS_TIMEOUT_MS = 20_000;
 /** An action due for less than this is probably being executed by the request that made it due. */
 const RESUME_AFTER_MS = 10_000;
 /** A reservation whose action was never recorded after this long belongs to a request that died. */
@@ -78,7 +80,7 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
       case 'EXECUTE_QUOTE': {
         let quote = await this.parties.quote(context, request.quoteId);
         if (quote.status === 'PENDING') {
-          quote = await this.parties.request<QuoteWire>(subjects.payments.quote.execute, { quoteId: request.quoteId } satisfies ExecuteQuoteData, context).catch(async (error: unknown) => {
+          quote = await this.parties.request<QuoteWire>(subjects.payments.quote.execute, { quoteId: request.quoteId } satisfies ExecuteQuoteData, context, PAYMENTS_TIMEOUT_MS).catch(async (error: unknown) => {
             // Executed by an earlier attempt of this action, or expired meanwhile: the quote says which.
             if (error instanceof DomainError && error.status === 409) return this.parties.quote(context, request.quoteId);
             throw error;
@@ -97,11 +99,11 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
           amount: String(request.amount),
           idempotencyKey: action.id,
         };
-        return { transaction: await this.parties.request<TransactionWire>(subjects.payments.transfer.out, data, context) };
+        return { transaction: await this.parties.request<TransactionWire>(subjects.payments.transfer.out, data, context, PAYMENTS_TIMEOUT_MS) };
       }
       case 'TRANSFER_IN': {
         const data: TransferInData = { source: { accountId: request.sourceAccountId }, destination: { accountId: request.destinationAccountId }, amount: String(request.amount), idempotencyKey: action.id };
-        return { transaction: await this.parties.request<TransactionWire>(subjects.payments.transfer.in, data, context) };
+        return { transaction: await this.parties.request<TransactionWire>(subjects.payments.transfer.in, data, context, PAYMENTS_TIMEOUT_MS) };
       }
       default: {
         const unhandled: never = request;

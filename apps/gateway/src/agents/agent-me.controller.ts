@@ -28,6 +28,8 @@ const transactionId = new IdPipe('Transaction', 'TRANSACTION_NOT_FOUND', 'Transa
 const actionId = new IdPipe('AgentAction', 'REFERENCE_NOT_FOUND', 'Agent action');
 const externalAccountId = new IdPipe('ExternalAccount', 'REFERENCE_NOT_FOUND', 'External account');
 const quoteBody = new QuoteRequestPipe();
+/** Routes that wait for payments to start the money moving (agents' action executor allows it 20 s). */
+export const AGENT_ACTION_TIMEOUT_MS = 25_000;
 
 const transferOf = (body: AgentTransferRequest): AgentTransferData => ({
   source: { accountId: body.source.accountId },
@@ -79,7 +81,7 @@ export class AgentMeController {
   @Post('quotes/:quoteId/execute')
   @HttpCode(200)
   execute(@Param('quoteId', quoteId) id: string, @Ctx() context: RequestContext): Promise<AgentActionWire> {
-    return this.call.request(subjects.agents.me.executeQuote, { quoteId: id }, context);
+    return this.call.request(subjects.agents.me.executeQuote, { quoteId: id }, context, AGENT_ACTION_TIMEOUT_MS);
   }
 
   @Get('actions')
@@ -96,13 +98,13 @@ export class AgentMeController {
   @Post('transfer-in')
   @HttpCode(201)
   transferIn(@Body() body: AgentTransferRequest, @Ctx() context: RequestContext): Promise<AgentActionWire> {
-    return this.call.request(subjects.agents.me.transferIn, transferOf(body), context);
+    return this.call.request(subjects.agents.me.transferIn, transferOf(body), context, AGENT_ACTION_TIMEOUT_MS);
   }
 
   @Post('transfer-out')
   @HttpCode(201)
   transferOut(@Body() body: AgentTransferRequest, @Ctx() context: RequestContext): Promise<AgentActionWire> {
-    return this.call.request(subjects.agents.me.transferOut, transferOf(body), context);
+    return this.call.request(subjects.agents.me.transferOut, transferOf(body), context, AGENT_ACTION_TIMEOUT_MS);
   }
 
   @Get('internal-accounts')

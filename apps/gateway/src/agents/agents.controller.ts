@@ -25,6 +25,7 @@ import { defined, pageOf } from '../http/list-query';
 import { correlationIdOf } from '../http/request-id';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
+import { AGENT_ACTION_TIMEOUT_MS } from './agent-me.controller';
 import { AgentActionRejectRequest, AgentCreateRequest, AgentPolicyUpdateRequest, AgentUpdateRequest, ListAgentsQuery, ListApprovalsQuery } from './agents.dto';
 
 const agentId = new IdPipe('Agent', 'REFERENCE_NOT_FOUND', 'Agent');
@@ -127,7 +128,7 @@ export class AgentsController {
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
   approve(@Param('agentId', agentId) agent: string, @Param('actionId', actionId) action: string, @Ctx() context: RequestContext): Promise<AgentActionWire> {
-    return this.call.request(subjects.agents.action.approve, { agentId: agent, actionId: action }, context);
+    return this.call.request(subjects.agents.action.approve, { agentId: agent, actionId: action }, context, AGENT_ACTION_TIMEOUT_MS);
   }
 
   @Post(':agentId/actions/:actionId/reject')

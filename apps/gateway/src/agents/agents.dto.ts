@@ -27,13 +27,18 @@ class SpendingLimitsUpdate {
   @ApiPropertyOptional({ nullable: true }) @Nullable() @IsInt({ message: amountMessage('monthlyLimit', true) }) @Min(0, { message: amountMessage('monthlyLimit', true) }) @Max(AMOUNT_MAX, { message: amountMessage('monthlyLimit', true) }) monthlyLimit?: number | null;
 }
 
-class SpendingLimits extends SpendingLimitsUpdate {
-  @ApiProperty({ example: 'USD' }) @IsString() @Matches(CURRENCY, { message: 'spendingLimits.currency must be an ISO 4217 code such as USD' }) declare currency: string;
-  @ApiProperty() @IsInt({ message: amountMessage('perTransactionLimit') }) @Min(0, { message: amountMessage('perTransactionLimit') }) @Max(AMOUNT_MAX, { message: amountMessage('perTransactionLimit') }) declare perTransactionLimit: number;
+// The create request's limits: currency and perTransactionLimit required. Written out rather than
+// extended from the update's, whose @Optional() would otherwise carry over to the required members.
+class SpendingLimits {
+  @ApiProperty({ example: 'USD' }) @IsString({ message: 'spendingLimits.currency must be an ISO 4217 code such as USD' }) @Matches(CURRENCY, { message: 'spendingLimits.currency must be an ISO 4217 code such as USD' }) currency: string;
+  @ApiProperty() @IsInt({ message: amountMessage('perTransactionLimit') }) @Min(0, { message: amountMessage('perTransactionLimit') }) @Max(AMOUNT_MAX, { message: amountMessage('perTransactionLimit') }) perTransactionLimit: number;
+  @ApiPropertyOptional({ nullable: true }) @Nullable() @IsInt({ message: amountMessage('dailyLimit', true) }) @Min(0, { message: amountMessage('dailyLimit', true) }) @Max(AMOUNT_MAX, { message: amountMessage('dailyLimit', true) }) dailyLimit?: number | null;
+  @ApiPropertyOptional() @Optional() @IsInt({ message: 'dailyTransactionLimit must be a whole number from 0 to 1000000' }) @Min(0, { message: 'dailyTransactionLimit must be a whole number from 0 to 1000000' }) @Max(1_000_000, { message: 'dailyTransactionLimit must be a whole number from 0 to 1000000' }) dailyTransactionLimit?: number;
+  @ApiPropertyOptional({ nullable: true }) @Nullable() @IsInt({ message: amountMessage('monthlyLimit', true) }) @Min(0, { message: amountMessage('monthlyLimit', true) }) @Max(AMOUNT_MAX, { message: amountMessage('monthlyLimit', true) }) monthlyLimit?: number | null;
 }
 
 class AccountRule {
-  @ApiProperty() @IsString() @MinLength(1) @MaxLength(255) accountId: string;
+  @ApiProperty() @IsString({ message: 'accountRules[].accountId must be an internal account id' }) @MinLength(1) @MaxLength(255) accountId: string;
   @ApiPropertyOptional({ enum: agentExecutionModes }) @Optional() @IsIn(agentExecutionModes, { message: `executionMode must be one of ${agentExecutionModes.join(', ')}` }) executionMode?: AgentExecutionMode;
   @ApiPropertyOptional({ nullable: true }) @Nullable() @IsInt({ message: amountMessage('perTransactionLimit', true) }) @Min(0, { message: amountMessage('perTransactionLimit', true) }) @Max(AMOUNT_MAX, { message: amountMessage('perTransactionLimit', true) }) perTransactionLimit?: number | null;
 }
@@ -78,16 +83,18 @@ export class AgentPolicyUpdateRequest {
   @ApiPropertyOptional({ type: ApprovalThresholds }) @Optional() @IsObject({ message: 'approvalThresholds must be an object' }) @ValidateNested() @Type(() => ApprovalThresholds) approvalThresholds?: ApprovalThresholds;
 }
 
-export class AgentPolicyRequest extends AgentPolicyUpdateRequest {
+/** AgentPolicy in a create request: permissions, defaultExecutionMode and spendingLimits required. */
+export class AgentPolicyRequest {
   @ApiProperty({ enum: agentPermissions, isArray: true })
   @IsArray({ message: permissionsMessage })
   @ArrayMaxSize(agentPermissions.length * 2, { message: permissionsMessage })
   @IsIn(agentPermissions, { each: true, message: permissionsMessage })
-  declare permissions: AgentPermission[];
+  permissions: AgentPermission[];
 
-  @ApiProperty({ enum: agentExecutionModes }) @IsIn(agentExecutionModes, { message: `defaultExecutionMode must be one of ${agentExecutionModes.join(', ')}` }) declare defaultExecutionMode: AgentExecutionMode;
-
-  @ApiProperty({ type: SpendingLimits }) @IsObject({ message: 'spendingLimits must be an object' }) @ValidateNested() @Type(() => SpendingLimits) declare spendingLimits: SpendingLimits;
+  @ApiProperty({ enum: agentExecutionModes }) @IsIn(agentExecutionModes, { message: `defaultExecutionMode must be one of ${agentExecutionModes.join(', ')}` }) defaultExecutionMode: AgentExecutionMode;
+  @ApiProperty({ type: SpendingLimits }) @IsObject({ message: 'spendingLimits must be an object' }) @ValidateNested() @Type(() => SpendingLimits) spendingLimits: SpendingLimits;
+  @ApiPropertyOptional({ type: AccountRestrictions }) @Optional() @IsObject({ message: 'accountRestrictions must be an object' }) @ValidateNested() @Type(() => AccountRestrictions) accountRestrictions?: AccountRestrictions;
+  @ApiPropertyOptional({ type: ApprovalThresholds }) @Optional() @IsObject({ message: 'approvalThresholds must be an object' }) @ValidateNested() @Type(() => ApprovalThresholds) approvalThresholds?: ApprovalThresholds;
 }
 
 export class AgentCreateRequest {
