@@ -9,6 +9,8 @@ import { createApi, type Credentials } from './support/api';
 import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver, verifyGridSignature } from './support/webhook-receiver';
+import { Client } from 'pg';
+import { type AgentRoute, agentPermissions, agentRoutePermissions } from '@corridor/contracts';
 import { createConformance } from '@corridor/testing';
 
 let stack: Stack;
@@ -423,5 +425,161 @@ describe('agent external accounts', () => {
     expect(created.body.customerId).toBe(alice.customerId);
     expect((await api.call('GET', `/agents/me/external-accounts/${created.body.id as string}`, { auth: agent.bearer })).status).toBe(200);
     expect((await api.call('DELETE', `/agents/me/external-accounts/${created.body.id as string}`, { auth: agent.bearer })).status).toBe(204);
+  });
+});
+
+// The permission matrix over HTTP: one agent per permission, every agent route. A route answers
+// 403 FORBIDDEN exactly when it needs a permission the agent lacks; otherwise it answers whatever
+// the request deserves (201, 200, 404 for an unknown id), never 403.
+describe('permission matrix', () => {
+  const unknown = (type: string) => `${type}:0196f1a0-0000-7000-8000-00000000f00d`;
+  const routes = (): Record<AgentRoute, { method: string; path: string; body?: unknown }> => ({
+    getMe: { method: 'GET', path: '/agents/me' },
+    listTransactions: { method: 'GET', path: '/agents/me/transactions' },
+    getTransaction: { method: 'GET', path: `/agents/me/transactions/${unknown('Transaction')}` },
+    listInternalAccounts: { method: 'GET', path: '/agents/me/internal-accounts' },
+    createQuote: {
+      method: 'POST',
+      path: '/agents/me/quotes',
+      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+    },
+    getQuote: { method: 'GET', path: `/agents/me/quotes/${unknown('Quote')}` },
+    executeQuote: { method: 'POST', path: `/agents/me/quotes/${unknown('Quote')}/execute` },
+    transferIn: { method: 'POST', path: '/agents/me/transfer-in', body: { source: { accountId: alice.bank }, destination: { accountId: alice.usd }, amount: 100 } },
+    transferOut: { method: 'POST', path: '/agents/me/transfer-out', body: { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 } },
+    listActions: { method: 'GET', path: '/agents/me/actions' },
+    getAction: { method: 'GET', path: `/agents/me/actions/${unknown('AgentAction')}` },
+    listExternalAccounts: { method: 'GET', path: '/agents/me/external-accounts' },
+    createExternalAccount: {
+      method: 'POST',
+      path: '/agents/me/external-accounts',
+      body: { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `8${String((accountCount += 1)).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: person } },
+    },
+    getExternalAccount: { method: 'GET', path: `/agents/me/external-accounts/${unknown('ExternalAccount')}` },
+    deleteExternalAccount: { method: 'DELETE', path: `/agents/me/external-accounts/${unknown('ExternalAccount')}` },
+  });
+
+  it.each(agentPermissions.map((permission) => [permission]))('an agent granted only %s, on every agent route', async (permission) => {
+    const agent = await connectedAgent(alice, policy({ permissions: [permission] }));
+    const seen: [string, number, string | undefined][] = [];
+    for (const [route, call] of Object.entries(routes()) as [AgentRoute, { method: string; path: string; body?: unknown }][]) {
+      const reply = await api.call(call.method, call.path, { auth: agent.bearer, ...(call.body ? { body: call.body } : {}) });
+      const needed = agentRoutePermissions[route];
+      const expectForbidden = needed !== null && needed !== permission;
+      seen.push([route, reply.status, reply.body?.code]);
+      if (expectForbidden) expect([route, reply.status, reply.body?.code]).toEqual([route, 403, 'FORBIDDEN']);
+      else expect([route, reply.status]).not.toEqual([route, 403]);
+      expect([route, reply.status < 500]).toEqual([route, true]);
+    }
+  });
+});
+
+// Bad input on every agent route: each refusal is a 4xx with the reference error body and a
+// message, and nothing is written — no agent, action or quote record in the agents store, no
+// usage taken, no transaction or external account made for the customer.
+describe('bad input on every agent route', () => {
+  let agent: { id: string; bearer: string };
+  let pg: Client;
+  const validCreate = () => ({ name: 'Fuzz', customerId: alice.customerId, policy: policy() });
+  const transferBody = () => ({ source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 });
+  const quoteBody = () => ({ source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 });
+  const withPolicy = (change: Record<string, unknown>) => ({ ...validCreate(), policy: { ...policy(), ...change } });
+  const withLimits = (change: Record<string, unknown>) => withPolicy({ spendingLimits: { currency: 'USD', perTransactionLimit: 100, ...change } });
+
+  const written = async () => {
+    const events = (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM agents.events')).rows[0]!.n;
+    const transactions = (await api.call('GET', '/agents/me/transactions?limit=1', { auth: agent.bearer })).body.totalCount as number;
+    const externals = (await api.call('GET', '/agents/me/external-accounts?limit=1', { auth: agent.bearer })).body.totalCount as number;
+    return { events, transactions, externals, usage: (await me(agent.bearer)).usage };
+  };
+
+  beforeAll(async () => {
+    agent = await connectedAgent(alice);
+    pg = new Client({ connectionString: stack.database.url });
+    await pg.connect();
+  });
+  afterAll(async () => {
+    await pg?.end();
+  });
+
+  const cases = (): [string, string, string, unknown?, (string | null)?][] => [
+    ['POST /agents: name a number', 'POST', '/agents', { ...validCreate(), name: 42 }],
+    ['POST /agents: name blank', 'POST', '/agents', { ...validCreate(), name: '   ' }],
+    ['POST /agents: customerId missing', 'POST', '/agents', { ...validCreate(), customerId: undefined }],
+    ['POST /agents: customerId not a customer', 'POST', '/agents', { ...validCreate(), customerId: 'Customer:nope' }],
+    ['POST /agents: policy a string', 'POST', '/agents', { ...validCreate(), policy: 'all' }],
+    ['POST /agents: unknown permission', 'POST', '/agents', withPolicy({ permissions: ['FLY'] })],
+    ['POST /agents: permissions a string', 'POST', '/agents', withPolicy({ permissions: 'CREATE_TRANSFERS' })],
+    ['POST /agents: execution mode unknown', 'POST', '/agents', withPolicy({ defaultExecutionMode: 'SOMETIMES' })],
+    ['POST /agents: currency lower case', 'POST', '/agents', withLimits({ currency: 'usd' })],
+    ['POST /agents: currency unknown', 'POST', '/agents', withLimits({ currency: 'XXX' })],
+    ['POST /agents: negative limit', 'POST', '/agents', withLimits({ perTransactionLimit: -1 })],
+    ['POST /agents: fractional limit', 'POST', '/agents', withLimits({ perTransactionLimit: 1.5 })],
+    ['POST /agents: limit a string', 'POST', '/agents', withLimits({ perTransactionLimit: '100' })],
+    ['POST /agents: limit above int64', 'POST', '/agents', withLimits({ dailyLimit: 1e19 })],
+    ['POST /agents: threshold without currency', 'POST', '/agents', withPolicy({ approvalThresholds: { amount: 10 } })],
+    ['POST /agents: accountRules an object', 'POST', '/agents', withPolicy({ accountRestrictions: { accountRules: { accountId: 'x' } } })],
+    ['POST /agents: an extra member', 'POST', '/agents', { ...validCreate(), isPaused: true }],
+    ['POST /agents: a list body', 'POST', '/agents', [validCreate()]],
+    ['GET /agents: limit 0', 'GET', '/agents?limit=0'],
+    ['GET /agents: isPaused maybe', 'GET', '/agents?isPaused=maybe'],
+    ['GET /agents: createdAfter not a date', 'GET', '/agents?createdAfter=yesterday'],
+    ['GET /agents: cursor forged', 'GET', '/agents?cursor=forged'],
+    ['GET /agents/approvals: sortOrder up', 'GET', '/agents/approvals?sortOrder=up'],
+    ['GET /agents/{id}: not an id', 'GET', '/agents/42'],
+    ['PATCH /agents/{id}: empty', 'PATCH', '/agents/{agent}', {}],
+    ['PATCH /agents/{id}: name a number', 'PATCH', '/agents/{agent}', { name: 42 }],
+    ['PATCH /agents/{id}: isPaused a string', 'PATCH', '/agents/{agent}', { isPaused: 'yes' }],
+    ['PATCH /agents/{id}: an extra member', 'PATCH', '/agents/{agent}', { policy: {} }],
+    ['PATCH /agents/{id}/policy: permissions a string', 'PATCH', '/agents/{agent}/policy', { permissions: 'ALL' }],
+    ['PATCH /agents/{id}/policy: limit null', 'PATCH', '/agents/{agent}/policy', { spendingLimits: { perTransactionLimit: null } }],
+    ['PATCH /agents/{id}/policy: mode null', 'PATCH', '/agents/{agent}/policy', { defaultExecutionMode: null }],
+    ['PATCH /agents/{id}/policy: currency unknown', 'PATCH', '/agents/{agent}/policy', { spendingLimits: { currency: 'XXX' } }],
+    ['DELETE /agents/{id}: not an id', 'DELETE', '/agents/Agent:nope'],
+    ['POST /agents/{id}/device-codes: not an id', 'POST', '/agents/nope/device-codes'],
+    ['POST approve: action not an id', 'POST', '/agents/{agent}/actions/nope/approve'],
+    ['POST reject: reason a number', 'POST', `/agents/{agent}/actions/AgentAction:019542f5-b3e7-1d02-0000-000000000001/reject`, { reason: 42 }],
+    ['POST reject: an extra member', 'POST', `/agents/{agent}/actions/AgentAction:019542f5-b3e7-1d02-0000-000000000001/reject`, { reason: 'x', status: 'APPROVED' }],
+    ['GET device code status: too long', 'GET', `/agents/device-codes/${'A'.repeat(300)}/status`],
+    ['POST redeem: not a code', 'POST', '/agents/device-codes/%E2%80%8B/redeem', undefined, null],
+    ['POST transfer-out: amount 0', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: 0 }],
+    ['POST transfer-out: amount negative', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: -5 }],
+    ['POST transfer-out: amount fractional', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: 1.5 }],
+    ['POST transfer-out: amount a string', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: '100' }],
+    ['POST transfer-out: amount missing', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: undefined }],
+    ['POST transfer-out: amount huge', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: 9e18 }],
+    ['POST transfer-out: source missing', 'POST', '/agents/me/transfer-out', { ...transferBody(), source: undefined }],
+    ['POST transfer-out: source id a number', 'POST', '/agents/me/transfer-out', { ...transferBody(), source: { accountId: 7 } }],
+    ['POST transfer-out: source not an account', 'POST', '/agents/me/transfer-out', { ...transferBody(), source: { accountId: 'InternalAccount:nope' } }],
+    ['POST transfer-out: destination a string', 'POST', '/agents/me/transfer-out', { ...transferBody(), destination: alice.bank }],
+    ['POST transfer-out: currencies differ', 'POST', '/agents/me/transfer-out', { ...transferBody(), destination: { accountId: alice.euroBank } }],
+    ['POST transfer-out: an extra member', 'POST', '/agents/me/transfer-out', { ...transferBody(), customerId: bob.customerId }],
+    ['POST transfer-in: amount 0', 'POST', '/agents/me/transfer-in', { source: { accountId: alice.bank }, destination: { accountId: alice.usd }, amount: 0 }],
+    ['POST transfer-in: wrong way round', 'POST', '/agents/me/transfer-in', { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 }],
+    ['POST quotes: negative amount', 'POST', '/agents/me/quotes', { ...quoteBody(), lockedCurrencyAmount: -1 }],
+    ['POST quotes: immediatelyExecute', 'POST', '/agents/me/quotes', { ...quoteBody(), immediatelyExecute: true }],
+    ['POST quotes: real-time funding', 'POST', '/agents/me/quotes', { ...quoteBody(), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: alice.customerId } }],
+    ["POST quotes: another customer's account", 'POST', '/agents/me/quotes', { ...quoteBody(), source: { sourceType: 'ACCOUNT', accountId: bob.usd } }],
+    ['POST execute: quote not an id', 'POST', '/agents/me/quotes/nope/execute'],
+    ['POST execute: unknown quote', 'POST', '/agents/me/quotes/Quote:019542f5-b3e7-1d02-0000-000000000001/execute'],
+    ['GET transactions: customerId filter', 'GET', `/agents/me/transactions?customerId=${encodeURIComponent(bob.customerId)}`],
+    ['GET transactions: status unknown', 'GET', '/agents/me/transactions?status=SPENT'],
+    ['GET actions: status unknown', 'GET', '/agents/me/actions?status=DONE'],
+    ['GET internal accounts: customerId filter', 'GET', `/agents/me/internal-accounts?customerId=${encodeURIComponent(bob.customerId)}`],
+    ['POST external accounts: accountInfo missing', 'POST', '/agents/me/external-accounts', { currency: 'USD' }],
+    ['POST external accounts: another customer', 'POST', '/agents/me/external-accounts', { customerId: bob.customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000999000001', routingNumber: '011000015', beneficiary: person } }],
+    ['DELETE external account: not an id', 'DELETE', '/agents/me/external-accounts/nope'],
+  ];
+
+  it('answers every bad request with a 4xx error body and writes nothing', async () => {
+    const before = await written();
+    for (const [label, method, template, body, auth] of cases()) {
+      const path = template.replace('{agent}', agent.id);
+      const credentials = auth === null ? undefined : path.startsWith('/agents/me') ? agent.bearer : platformA;
+      const reply = await api.call(method, path, { ...(credentials ? { auth: credentials } : {}), ...(body !== undefined ? { body } : {}) });
+      expect({ label, status: reply.status >= 400 && reply.status < 500 }).toEqual({ label, status: true });
+      expect({ label, body: reply.body }).toEqual({ label, body: expect.objectContaining({ status: reply.status, code: expect.any(String), message: expect.any(String) }) });
+    }
+    expect(await written()).toEqual(before);
   });
 });

@@ -194,10 +194,10 @@ describe('authentication and permissions', () => {
     expectError(await api({ path: '/customers', auth: 'Digest abc' }), 401, 'UNAUTHORIZED');
   });
 
-  it('answers 401 for agent bearer tokens until agents exist', async () => {
+  it('answers 401 for a Bearer (agent) token on a platform route', async () => {
     const reply = await api({ path: '/customers', auth: 'Bearer some-agent-token' });
     expectError(reply, 401, 'UNAUTHORIZED');
-    expect(reply.body.message).toMatch(/agent tokens are not enabled/i);
+    expect(reply.body.message).toMatch(/works only on \/agents\/me routes/i);
   });
 
   it('lets any token read but only MANAGE write', async () => {
@@ -260,9 +260,9 @@ describe('routing errors', () => {
   });
 
   it('says an operation under the base path is not one this server supports, and where to look', async () => {
-    const agents = await api({ path: '/agents' });
-    expectError(agents, 404, 'REFERENCE_NOT_FOUND');
-    expect(agents.body.message).toBe('GET /2025-10-13/agents is not an operation this Corridor server supports. Supported operations are listed at /docs.');
+    const unsupported = await api({ path: '/stablecoin-provider-accounts' });
+    expectError(unsupported, 404, 'REFERENCE_NOT_FOUND');
+    expect(unsupported.body.message).toBe('GET /2025-10-13/stablecoin-provider-accounts is not an operation this Corridor server supports. Supported operations are listed at /docs.');
     const outside = await send(gateway, { path: '/customers' });
     expectError(outside, 404, 'REFERENCE_NOT_FOUND');
     expect(outside.body.message).toBe('There is no route GET /customers. Paths start with /2025-10-13.');

@@ -13,7 +13,7 @@ const SWEEP_BATCH = 100;
 const PAYMENTS_TIMEOUT_MS = 20_000;
 /** An action due for less than this is probably being executed by the request that made it due. */
 const RESUME_AFTER_MS = 10_000;
-/** A reservation whose action was never recorded after this long belongs to a request that died. */
+/** A reservation still held this long after its action ended (or was never recorded) belongs to a request that died. */
 const ORPHAN_AFTER_MS = 120_000;
 
 /**
@@ -139,10 +139,11 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
         (error: unknown) => this.logger.warn(`Agent action ${id} could not be executed; the next sweep retries: ${error instanceof Error ? error.message : String(error)}`),
       );
     }
-    for (const actionId of await this.usage.orphans(new Date(now.getTime() - ORPHAN_AFTER_MS), SWEEP_BATCH)) {
-      // The request reserved usage and died before recording its action; a stream means it did record it.
-      if ((await this.eventSourcing.store.readStream(actionId)).version > 0) continue;
-      if (await this.usage.release(actionId)) this.logger.warn(`Released the usage reserved for agent action ${actionId}, which was never recorded.`);
+    for (const { actionId, status } of await this.usage.unreleased(new Date(now.getTime() - ORPHAN_AFTER_MS), SWEEP_BATCH)) {
+      // No row: the request reserved usage and died before recording its action — unless the stream
+      // exists and only the read model is behind, in which case the next sweep sees its status.
+      if (status === null && (await this.eventSourcing.store.readStream(actionId)).version > 0) continue;
+      if (await this.usage.release(actionId)) this.logger.warn(`Released the usage reserved for agent action ${actionId} (${status ?? 'never recorded'}), which its request had not given back.`);
     }
     return resumed;
   }

@@ -69,14 +69,18 @@ export class UsageLedger {
     });
   }
 
-  /** Reservations older than `before` whose action was never recorded (the request died in between). */
-  async orphans(before: Date, limit: number): Promise<string[]> {
-    const rows = await this.eventSourcing.read<{ action_id: string }>(
-      'agents-usage-orphans',
-      `SELECT r.action_id FROM ${this.schema}.agent_usage_reservations r LEFT JOIN ${this.schema}.agent_actions a ON a.id = r.action_id WHERE NOT r.released AND r.reserved_at < $1 AND a.id IS NULL ORDER BY r.reserved_at LIMIT $2`,
+  /**
+   * Reservations older than `before` still held although their action was never recorded (the
+   * request died in between: status null) or ended REJECTED or FAILED (the release after it failed).
+   */
+  async unreleased(before: Date, limit: number): Promise<{ actionId: string; status: string | null }[]> {
+    const rows = await this.eventSourcing.read<{ action_id: string; status: string | null }>(
+      'agents-usage-unreleased',
+      `SELECT r.action_id, a.status FROM ${this.schema}.agent_usage_reservations r LEFT JOIN ${this.schema}.agent_actions a ON a.id = r.action_id
+       WHERE NOT r.released AND r.reserved_at < $1 AND (a.id IS NULL OR a.status IN ('REJECTED', 'FAILED')) ORDER BY r.reserved_at LIMIT $2`,
       [before, limit],
     );
-    return rows.map((row) => row.action_id);
+    return rows.map((row) => ({ actionId: row.action_id, status: row.status }));
   }
 
   private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
