@@ -93,7 +93,7 @@ beforeAll(async () => {
   expect((await api.call('PATCH', '/config', { auth: platformA, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
   publicKey = (await api.call('GET', '/webhooks/signing-key', { auth: platformA })).body.publicKey;
   [alice, bob] = await Promise.all([newCustomer(platformA, 100_000_000), newCustomer(platformA, 100_000_000)]);
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   api?.saveReport();
@@ -582,4 +582,33 @@ describe('bad input on every agent route', () => {
     }
     expect(await written()).toEqual(before);
   });
+});
+
+// Last, because it stops services: an approval recorded while payments cannot be reached, and the
+// agents service killed before anything retried it, is executed after the restart by the sweep —
+// exactly once (the transfer is keyed by the action id).
+describe('approval survives a crash before execution', () => {
+  it('resumes the execution after the restart and moves the money once', async () => {
+    const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const held = await transferOut(agent.bearer, alice, 777);
+    expect(held.body.status).toBe('PENDING_APPROVAL');
+    const actionId = held.body.id as string;
+    await stack.kill('payments');
+    // The approval is recorded; payments does not answer, so the platform hears 503 (not a reference answer).
+    const approved = await api.call('POST', `/agents/${agent.id}/actions/${actionId}/approve`, { auth: platformA, unchecked: true });
+    expect(approved.body).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    await stack.kill('agents');
+    await stack.start('payments');
+    await stack.start('agents');
+    const action = await eventually(
+      async () => (await api.call('GET', `/agents/me/actions/${actionId}`, { auth: agent.bearer })).body as { status: string; transaction?: { id: string; agentId: string } },
+      (current) => current.transaction !== undefined,
+      60_000,
+    );
+    expect(action).toMatchObject({ status: 'APPROVED', transaction: { agentId: agent.id } });
+    // A second approve is a 409, and there is one transaction for the action.
+    expect((await api.call('POST', `/agents/${agent.id}/actions/${actionId}/approve`, { auth: platformA })).status).toBe(409);
+    const transactions = (await api.call('GET', '/agents/me/transactions?limit=100', { auth: agent.bearer })).body.data as { agentId?: string }[];
+    expect(transactions.filter((transaction) => transaction.agentId === agent.id)).toHaveLength(1);
+  }, 180_000);
 });

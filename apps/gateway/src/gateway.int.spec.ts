@@ -92,6 +92,10 @@ class FakePaymentsModule {}
 @Module({})
 class FakeCardsModule {}
 
+/** Answers its health ping and nothing else. */
+@Module({})
+class FakeAgentsModule {}
+
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 const admin = basic('admin', 'admin-secret');
 const viewer = basic('viewer', 'viewer-secret');
@@ -119,6 +123,7 @@ let accounts: INestMicroservice;
 let webhooks: INestMicroservice;
 let payments: INestMicroservice;
 let cards: INestMicroservice;
+let agents: INestMicroservice;
 let client: ServiceClient;
 let redis: Redis;
 
@@ -154,6 +159,8 @@ beforeAll(async () => {
   await payments.listen();
   cards = await createServiceApp(FakeCardsModule, { service: 'cards', ...options });
   await cards.listen();
+  agents = await createServiceApp(FakeAgentsModule, { service: 'agents', ...options });
+  await agents.listen();
   config = {
     ...loadConfig({}),
     natsUrl,
@@ -179,6 +186,7 @@ afterAll(async () => {
   await webhooks?.close();
   await payments?.close();
   await cards?.close();
+  await agents?.close();
   if (redis) {
     const keys = await redis.keys(`${config.redisKeyPrefix}*`);
     if (keys.length > 0) await redis.del(...keys);
