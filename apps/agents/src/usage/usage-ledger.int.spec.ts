@@ -4,13 +4,15 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { AgentPolicy } from '@corridor/contracts';
 import { createServiceApp } from '@corridor/messaging';
-import { deleteEventsStream, requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { createControllableClock, deleteEventsStream, requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { ActionExecutor } from '../actions/action-executor';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { evaluateSpend } from '../policy/evaluate-policy';
 import { UsageLedger } from './usage-ledger';
 
 const database = useTestDatabase();
+const clock = createControllableClock(new Date('2026-03-20T12:00:00.000Z'));
 let subjectPrefix: string;
 let app: INestMicroservice;
 
@@ -26,7 +28,7 @@ beforeAll(async () => {
   subjectPrefix = uniqueSubjectPrefix();
   const { healthPort: _healthPort, ...defaults } = loadConfig({});
   const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', executionSweepSeconds: 3_600 };
-  app = await createServiceApp(AppModule.register(config), { service: 'agents', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  app = await createServiceApp(AppModule.register(config, clock), { service: 'agents', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
   await app.listen();
 });
 
@@ -69,5 +71,17 @@ describe('UsageLedger', () => {
     await expect(ledger.reserve('Agent:midnight', 'AgentAction:m-over', lastMoment, (usage) => evaluateSpend(policy, spend, usage, {}))).rejects.toMatchObject({ code: 'VELOCITY_LIMIT_EXCEEDED' });
     await ledger.reserve('Agent:midnight', 'AgentAction:m-next', nextDay, (usage) => evaluateSpend(policy, spend, usage, {}));
     expect(await ledger.read('Agent:midnight', nextDay)).toEqual({ dailyCount: 1, dailySpend: 700n, monthlySpend: 10_500n });
+  });
+
+  it('the executor sweep gives back a reservation whose action was never recorded, once it is two minutes old', async () => {
+    const ledger = app.get(UsageLedger);
+    const reservedAt = clock.now();
+    await ledger.reserve('Agent:orphan', 'AgentAction:019542f5-b3e7-1d02-0000-00000000dead', reservedAt, (usage) => evaluateSpend(policy, spend, usage, {}));
+    clock.advance(60_000);
+    await app.get(ActionExecutor).sweep();
+    expect((await ledger.read('Agent:orphan', reservedAt)).dailyCount).toBe(1);
+    clock.advance(61_000);
+    await app.get(ActionExecutor).sweep();
+    expect(await ledger.read('Agent:orphan', reservedAt)).toEqual({ dailyCount: 0, dailySpend: 0n, monthlySpend: 0n });
   });
 });
