@@ -71,7 +71,7 @@ beforeAll(async () => {
   api = createApi(stack, 'bad-input');
   admin = (await stack.createPlatform()).token as Credentials;
   existingCustomerId = (await api.call('POST', '/customers', { auth: admin, body: { ...validCustomer(), platformCustomerId: 'existing' } })).body.id;
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   api?.saveReport();
