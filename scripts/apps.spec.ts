@@ -22,7 +22,7 @@ const kustomization = parse(read('deploy/k8s/kustomization.yaml')) as { resource
 const configMap = manifests.find((manifest) => manifest.kind === 'ConfigMap' && manifest.metadata.name === 'corridor-config') as unknown as { data: Record<string, string> };
 
 it('lists the seven apps in start order, the gateway last', () => {
-  expect(apps.map((app) => app.name)).toEqual(['platform', 'customers', 'accounts', 'payments', 'webhooks', 'cards', 'gateway']);
+  expect(apps.map((app) => app.name)).toEqual(['platform', 'customers', 'accounts', 'payments', 'webhooks', 'cards', 'agents', 'gateway']);
 });
 
 describe.each(apps.map((app) => app.name))('%s', (name) => {

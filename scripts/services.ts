@@ -27,6 +27,11 @@ import { transactionCountProjection } from '../apps/payments/src/transactions/tr
 import { paymentExecutionProjection } from '../apps/payments/src/execution/payment-execution.projection';
 import { transferTimerProjection } from '../apps/payments/src/transfers/transfer-timer.projection';
 import { incomingTimerProjection } from '../apps/payments/src/incoming/incoming-timer.projection';
+import { actionDecider } from '../apps/agents/src/actions/action';
+import { actionViewProjection } from '../apps/agents/src/actions/action-view.projection';
+import { agentDecider } from '../apps/agents/src/agents/agent';
+import { agentQuoteDecider, agentQuoteProjection } from '../apps/agents/src/agents/agent-quote';
+import { agentViewProjection, deviceCodeProjection } from '../apps/agents/src/agents/agent-view.projection';
 import { cardDecider } from '../apps/cards/src/cards/card';
 import { cardProvisioningProjection } from '../apps/cards/src/cards/card-provisioning.projection';
 import { cardViewProjection } from '../apps/cards/src/cards/card-view.projection';
@@ -96,6 +101,12 @@ export const services: Record<string, ServiceInfo> = {
     migrations: join(__dirname, '../apps/cards/src/migrations'),
     projections: [cardViewProjection, cardProvisioningProjection, cardTransactionViewProjection],
     streams: { Card: cardDecider, PlatformCardId: uniqueValueDecider, CardTransaction: cardTransactionDecider },
+  },
+  agents: {
+    schema: 'agents',
+    migrations: join(__dirname, '../apps/agents/src/migrations'),
+    projections: [agentViewProjection, deviceCodeProjection, actionViewProjection, agentQuoteProjection],
+    streams: { Agent: agentDecider, AgentAction: actionDecider, AgentQuote: agentQuoteDecider },
   },
   webhooks: {
     schema: 'webhooks',

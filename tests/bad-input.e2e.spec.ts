@@ -71,7 +71,7 @@ beforeAll(async () => {
   api = createApi(stack, 'bad-input');
   admin = (await stack.createPlatform()).token as Credentials;
   existingCustomerId = (await api.call('POST', '/customers', { auth: admin, body: { ...validCustomer(), platformCustomerId: 'existing' } })).body.id;
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   api?.saveReport();
@@ -191,11 +191,13 @@ describe('missing required members on every write route', () => {
   const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' };
   const address = { line1: '1 Main St', city: 'Springfield', postalCode: '62701', country: 'US' };
   const ownerInfo = { firstName: 'Jane', lastName: 'Smith', birthDate: '1978-06-15', nationality: 'US', address, idType: 'SSN', identifier: '123-45-6789' };
-  const fixtures = { businessId: '', beneficialOwnerId: '', internalAccountId: '', externalAccountId: '' };
+  const fixtures = { businessId: '', beneficialOwnerId: '', internalAccountId: '', externalAccountId: '', agentId: '', agentBearer: '' };
   const unknownTransaction = 'Transaction:0196f1a0-0000-7000-8000-000000000001';
   const unknownCard = 'Card:0196f1a0-0000-7000-8000-000000000001';
   const unknownCardTransaction = 'CardTransaction:0196f1a0-0000-7000-8000-000000000001';
-  const samples = (): Record<string, { path: string; bodies: Record<string, unknown>[] }> => ({
+  const unknownAgentAction = 'AgentAction:0196f1a0-0000-7000-8000-000000000001';
+  // auth: the /agents/me routes take the agent's Bearer token, every other route the platform's Basic credentials.
+  const samples = (): Record<string, { path: string; bodies: Record<string, unknown>[]; auth?: string }> => ({
     'PATCH /config': {
       path: '/config',
       bodies: [{ supportedCurrencies: [{ currencyCode: 'USD', minAmount: 1, maxAmount: 100_000, requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }], enabledTransactionTypes: ['OUTGOING'] }] }],
@@ -248,6 +250,33 @@ describe('missing required members on every write route', () => {
     'POST /invitations': { path: '/invitations', bodies: [{ inviterUma: '$alice@example.com' }] },
     'POST /invitations/{invitationCode}/claim': { path: '/invitations/abcd1234/claim', bodies: [{ inviteeUma: '$bob@example.com' }] },
     'POST /sandbox/send': { path: '/sandbox/send', bodies: [{ quoteId: 'Quote:0196f1a0-0000-7000-8000-000000000001', currencyCode: 'USD' }] },
+    'POST /agents': {
+      path: '/agents',
+      bodies: [{ name: 'Missing members', customerId: existingCustomerId, policy: { permissions: ['CREATE_TRANSFERS'], defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 100 } } }],
+    },
+    'PATCH /agents/{agentId}': { path: `/agents/${fixtures.agentId}`, bodies: [{ name: 'Renamed' }] },
+    'PATCH /agents/{agentId}/policy': { path: `/agents/${fixtures.agentId}/policy`, bodies: [{ accountRestrictions: { accountRules: [{ accountId: fixtures.internalAccountId }] } }] },
+    'POST /agents/{agentId}/actions/{actionId}/reject': { path: `/agents/${fixtures.agentId}/actions/${unknownAgentAction}/reject`, bodies: [{}] },
+    'POST /agents/me/quotes': {
+      path: '/agents/me/quotes',
+      auth: fixtures.agentBearer,
+      bodies: [{ source: { sourceType: 'ACCOUNT', accountId: fixtures.internalAccountId }, destination: { destinationType: 'ACCOUNT', accountId: fixtures.externalAccountId }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100 }],
+    },
+    'POST /agents/me/transfer-in': {
+      path: '/agents/me/transfer-in',
+      auth: fixtures.agentBearer,
+      bodies: [{ source: { accountId: fixtures.externalAccountId }, destination: { accountId: fixtures.internalAccountId }, amount: 100 }],
+    },
+    'POST /agents/me/transfer-out': {
+      path: '/agents/me/transfer-out',
+      auth: fixtures.agentBearer,
+      bodies: [{ source: { accountId: fixtures.internalAccountId }, destination: { accountId: fixtures.externalAccountId }, amount: 100 }],
+    },
+    'POST /agents/me/external-accounts': {
+      path: '/agents/me/external-accounts',
+      auth: fixtures.agentBearer,
+      bodies: [{ currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000555000002', routingNumber: '011000015', beneficiary: person } }],
+    },
     'POST /sandbox/uma/receive': { path: '/sandbox/uma/receive', bodies: [{ senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: existingCustomerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 }] },
     'POST /sandbox/internal-accounts/{accountId}/fund': { path: `/sandbox/internal-accounts/${fixtures.internalAccountId}/fund`, bodies: [{ amount: 100 }] },
     'POST /tokens': { path: '/tokens', bodies: [{ name: 'missing', permissions: ['VIEW'] }] },
@@ -278,7 +307,14 @@ describe('missing required members on every write route', () => {
       body: { customerId: existingCustomerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000444000001', routingNumber: '011000015', beneficiary: person } },
     });
     fixtures.externalAccountId = external.body.id;
-    expect([business.status, owner.status, external.status]).toEqual([201, 201, 201]);
+    const agent = await api.call('POST', '/agents', {
+      auth: admin,
+      body: { name: 'Members', customerId: existingCustomerId, policy: { permissions: ['CREATE_TRANSFERS', 'CREATE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'], defaultExecutionMode: 'APPROVAL_REQUIRED', spendingLimits: { currency: 'USD', perTransactionLimit: 100 } } },
+    });
+    fixtures.agentId = agent.body.agent.id;
+    const redeemed = await api.call('POST', `/agents/device-codes/${agent.body.deviceCode.code as string}/redeem`);
+    fixtures.agentBearer = `Bearer ${redeemed.body.accessToken as string}`;
+    expect([business.status, owner.status, external.status, agent.status, redeemed.status]).toEqual([201, 201, 201, 201, 200]);
   }, 60_000);
 
   const operations = jsonWriteOperations();
@@ -295,7 +331,7 @@ describe('missing required members on every write route', () => {
     }
     for (const body of sample.bodies) {
       for (const member of requiredMembers(operation, body)) {
-        const reply = await api.call(operation.method, sample.path, { auth: admin, body: without(body, member.path) });
+        const reply = await api.call(operation.method, sample.path, { auth: sample.auth ?? admin, body: without(body, member.path) });
         const seen = { without: member.label, status: reply.status, message: reply.body?.message };
         expect(seen).toEqual({ without: member.label, status: 400, message: expect.stringContaining(member.path[member.path.length - 1]!) });
         expectClientError(reply, 400);

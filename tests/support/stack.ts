@@ -13,7 +13,7 @@ import { createTestDatabase, requireNats, requirePostgres, requireRedis, type Te
 // The whole of Corridor for one end-to-end suite: its own database, NATS subject prefix, Redis
 // key prefix and ports, with every app started as its own process the way an operator runs them.
 
-export type AppName = 'platform' | 'customers' | 'accounts' | 'payments' | 'webhooks' | 'cards' | 'gateway';
+export type AppName = 'platform' | 'customers' | 'accounts' | 'payments' | 'webhooks' | 'cards' | 'agents' | 'gateway';
 type AppEntry = { name: AppName; healthPort: number | null; database: boolean };
 const root = join(__dirname, '../..');
 /** The one list of apps in start order (scripts/apps.json), shared with up.sh, down.sh and compose. */

@@ -3,7 +3,10 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { MessagingModule } from '@corridor/messaging';
 import type { Logger } from 'pino';
-import { AGENT_TOKEN_VERIFIER, type AgentTokenVerifier, agentTokensDisabled } from './auth/agent-token-verifier';
+import { AgentMeController } from './agents/agent-me.controller';
+import { AgentAuthGuard } from './agents/agent-auth.guard';
+import { AgentsController } from './agents/agents.controller';
+import { AGENT_TOKEN_VERIFIER, type AgentTokenVerifier, AgentTokens, agentTokensRefusedOnPlatformRoutes } from './auth/agent-token-verifier';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthService } from './auth/auth.service';
 import { BeneficialOwnersController } from './beneficial-owners/beneficial-owners.controller';
@@ -77,15 +80,19 @@ export class AppModule {
         KycLinkPageController,
         BulkImportsController,
         CardsController,
+        AgentMeController,
+        AgentsController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: BLOB_STORE, useFactory: () => createBlobStore(config.blobStore) },
         { provide: RouteTable, useValue: dependencies.routes },
-        { provide: AGENT_TOKEN_VERIFIER, useValue: dependencies.agentTokenVerifier ?? agentTokensDisabled },
+        { provide: AGENT_TOKEN_VERIFIER, useValue: dependencies.agentTokenVerifier ?? agentTokensRefusedOnPlatformRoutes },
         RedisConnection,
         RateLimiter,
         AuthService,
+        AgentTokens,
+        AgentAuthGuard,
         IdempotencyStore,
         ServiceCall,
         // Order matters: guards (auth, rate limit, permission) run before the idempotency

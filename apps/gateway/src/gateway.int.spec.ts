@@ -92,6 +92,10 @@ class FakePaymentsModule {}
 @Module({})
 class FakeCardsModule {}
 
+/** Answers its health ping and nothing else. */
+@Module({})
+class FakeAgentsModule {}
+
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 const admin = basic('admin', 'admin-secret');
 const viewer = basic('viewer', 'viewer-secret');
@@ -119,6 +123,7 @@ let accounts: INestMicroservice;
 let webhooks: INestMicroservice;
 let payments: INestMicroservice;
 let cards: INestMicroservice;
+let agents: INestMicroservice;
 let client: ServiceClient;
 let redis: Redis;
 
@@ -154,6 +159,8 @@ beforeAll(async () => {
   await payments.listen();
   cards = await createServiceApp(FakeCardsModule, { service: 'cards', ...options });
   await cards.listen();
+  agents = await createServiceApp(FakeAgentsModule, { service: 'agents', ...options });
+  await agents.listen();
   config = {
     ...loadConfig({}),
     natsUrl,
@@ -179,6 +186,7 @@ afterAll(async () => {
   await webhooks?.close();
   await payments?.close();
   await cards?.close();
+  await agents?.close();
   if (redis) {
     const keys = await redis.keys(`${config.redisKeyPrefix}*`);
     if (keys.length > 0) await redis.del(...keys);
@@ -194,10 +202,10 @@ describe('authentication and permissions', () => {
     expectError(await api({ path: '/customers', auth: 'Digest abc' }), 401, 'UNAUTHORIZED');
   });
 
-  it('answers 401 for agent bearer tokens until agents exist', async () => {
+  it('answers 401 for a Bearer (agent) token on a platform route', async () => {
     const reply = await api({ path: '/customers', auth: 'Bearer some-agent-token' });
     expectError(reply, 401, 'UNAUTHORIZED');
-    expect(reply.body.message).toMatch(/agent tokens are not enabled/i);
+    expect(reply.body.message).toMatch(/works only on \/agents\/me routes/i);
   });
 
   it('lets any token read but only MANAGE write', async () => {
@@ -260,9 +268,9 @@ describe('routing errors', () => {
   });
 
   it('says an operation under the base path is not one this server supports, and where to look', async () => {
-    const agents = await api({ path: '/agents' });
-    expectError(agents, 404, 'REFERENCE_NOT_FOUND');
-    expect(agents.body.message).toBe('GET /2025-10-13/agents is not an operation this Corridor server supports. Supported operations are listed at /docs.');
+    const unsupported = await api({ path: '/stablecoin-provider-accounts' });
+    expectError(unsupported, 404, 'REFERENCE_NOT_FOUND');
+    expect(unsupported.body.message).toBe('GET /2025-10-13/stablecoin-provider-accounts is not an operation this Corridor server supports. Supported operations are listed at /docs.');
     const outside = await send(gateway, { path: '/customers' });
     expectError(outside, 404, 'REFERENCE_NOT_FOUND');
     expect(outside.body.message).toBe('There is no route GET /customers. Paths start with /2025-10-13.');

@@ -33,13 +33,13 @@ describe('the kind registry', () => {
     try {
       for (const file of readdirSync(kindsDirectory)) copyFileSync(join(kindsDirectory, file), join(directory, file));
       writeFileSync(
-        join(directory, 'agent-action-pending.js'),
-        `exports.kind = { name: 'agent-action-pending', types: ['AGENT_ACTION.PENDING_APPROVAL'], retried: () => true,
-          plan: (e) => e.type === 'AgentActionSubmitted' ? { type: 'AGENT_ACTION.PENDING_APPROVAL', resourceId: e.streamId, render: { inline: { id: e.streamId } } } : null };`,
+        join(directory, 'example-dropped-in.js'),
+        `exports.kind = { name: 'example-dropped-in', types: ['EXAMPLE.DROPPED_IN'], retried: () => true,
+          plan: (e) => e.type === 'ExampleHappened' ? { type: 'EXAMPLE.DROPPED_IN', resourceId: e.streamId, render: { inline: { id: e.streamId } } } : null };`,
       );
       const extended = loadKinds(directory);
       expect(extended).toHaveLength(kinds.length + 1);
-      expect(planWebhook(extended, event({ service: 'agents', aggregate: 'AgentAction', type: 'AgentActionSubmitted', streamId: 'AgentAction:1' }))).toMatchObject({ type: 'AGENT_ACTION.PENDING_APPROVAL', resourceId: 'AgentAction:1', retried: true });
+      expect(planWebhook(extended, event({ service: 'example', aggregate: 'Example', type: 'ExampleHappened', streamId: 'Example:1' }))).toMatchObject({ type: 'EXAMPLE.DROPPED_IN', resourceId: 'Example:1', retried: true });
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }

@@ -143,6 +143,8 @@ export type TransactionRecord = {
   receiptDeliveryConfirmedAt?: string;
   reconciliationInstructions?: ReconciliationInstructionsWire;
   counterpartyInformation?: Record<string, unknown>;
+  /** The agent that started the transaction (an agent's transfer or quote execution, decision 0016). */
+  agentId?: string;
 };
 
 /** The reference's ReconciliationInstructions (at least one member). */
@@ -193,6 +195,7 @@ export type TransactionWire = {
   receiptDeliveryConfirmedAt?: string;
   reconciliationInstructions?: ReconciliationInstructionsWire;
   counterpartyInformation?: Record<string, unknown>;
+  agentId?: string;
 };
 
 export type QuoteWire = {
@@ -272,6 +275,7 @@ export const toTransactionWire = (record: TransactionRecord): TransactionWire =>
   ...(record.receiptDeliveryConfirmedAt !== undefined ? { receiptDeliveryConfirmedAt: record.receiptDeliveryConfirmedAt } : {}),
   ...(record.reconciliationInstructions !== undefined ? { reconciliationInstructions: record.reconciliationInstructions } : {}),
   ...(record.counterpartyInformation !== undefined ? { counterpartyInformation: record.counterpartyInformation } : {}),
+  ...(record.agentId !== undefined ? { agentId: record.agentId } : {}),
 });
 
 export const currencyOf = (code: string): Currency => {

@@ -8,7 +8,7 @@ import { RedisConnection } from '../redis';
 
 const PING_TIMEOUT_MS = 1_000;
 const REDIS_TIMEOUT_MS = 500;
-const pings = { platform: subjects.platform.health, customers: subjects.customers.health, accounts: subjects.accounts.health, payments: subjects.payments.health, webhooks: subjects.webhooks.health, cards: subjects.cards.health } as const;
+const pings = { platform: subjects.platform.health, customers: subjects.customers.health, accounts: subjects.accounts.health, payments: subjects.payments.health, webhooks: subjects.webhooks.health, cards: subjects.cards.health, agents: subjects.agents.health } as const;
 
 export type HealthReport = { status: 'ok' | 'degraded'; services: Record<keyof typeof pings, 'ok' | 'unavailable'>; redis: 'ok' | 'unavailable' };
 

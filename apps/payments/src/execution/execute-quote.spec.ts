@@ -58,6 +58,13 @@ describe('ExecuteQuote', () => {
     expect(executeQuote(execute('SUCCESS', at(299_999)), stateOf(quoted)).map((event) => event.type)).toEqual(['PaymentExecutionStarted']);
   });
 
+  it('records the executing agent as the transaction\'s agentId (decision 0016)', () => {
+    const command = execute('SUCCESS');
+    const [started] = executeQuote({ ...command, data: { ...command.data, agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000001' } }, stateOf(quoted));
+    expect((started?.data as { transaction: { agentId?: string } }).transaction.agentId).toBe('Agent:019542f5-b3e7-1d02-0000-000000000001');
+    expect((executeQuote(command, stateOf(quoted))[0]?.data as { transaction: object }).transaction).not.toHaveProperty('agentId');
+  });
+
   it('refuses an unknown transaction with 404', () => spec.given([]).when(execute()).thenThrows(refusedWith('TRANSACTION_NOT_FOUND', 404)));
 
   it('refuses to execute a REALTIME_FUNDING quote on request (it executes when its funds arrive)', () =>

@@ -21,6 +21,8 @@ export type ExecuteQuote = Command<
     rail: RailOutcome;
     /** REALTIME only: what arrived, minor units of the sending currency. */
     fundedAmount?: string;
+    /** The agent executing the quote (the request's actor), shown as the transaction's agentId. */
+    agentId?: string;
   },
   { now: Date; delays: RailDelays }
 >;
@@ -30,7 +32,7 @@ export const quoteConflict = (message: string, details: Record<string, unknown>)
 export const refundReferenceOf = (transactionId: string): string => `REFUND-${transactionId.slice(transactionId.indexOf(':') + 1)}`;
 
 export const executeQuote = (command: ExecuteQuote, state: Transaction): TransactionEvent[] => {
-  const { transactionId, funding, rail, fundedAmount } = command.data;
+  const { transactionId, funding, rail, fundedAmount, agentId } = command.data;
   const { now, delays } = command.metadata;
   // A transfer's stream (kind Transfer) has no quote to execute: as unknown as no stream.
   if (state.kind !== 'Quoted') throw new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`);
@@ -51,7 +53,7 @@ export const executeQuote = (command: ExecuteQuote, state: Transaction): Transac
   }
 
   const at = now.toISOString();
-  const processing: TransactionRecord = { ...transaction, status: 'PROCESSING', updatedAt: at };
+  const processing: TransactionRecord = { ...transaction, status: 'PROCESSING', ...(agentId !== undefined ? { agentId } : {}), updatedAt: at };
   const execution: ExecutionState =
     funding === 'ACCOUNT'
       ? { step: 'HOLD', dueAt: at, funding, rail }

@@ -93,7 +93,8 @@ export class ExecutionController {
         transactionDecider,
         (current) => {
           const rail = current.kind === 'Quoted' ? railOutcomeOfQuote(current.quote) : 'SUCCESS';
-          const command: ExecuteQuote = { type: 'ExecuteQuote', data: { transactionId, rail, ...how }, metadata: { now, delays: this.options.delays } };
+          const agent = context.actor.kind === 'agent' ? { agentId: context.actor.agentId } : {};
+          const command: ExecuteQuote = { type: 'ExecuteQuote', data: { transactionId, rail, ...how, ...agent }, metadata: { now, delays: this.options.delays } };
           return executeQuote(command, current);
         },
         context,

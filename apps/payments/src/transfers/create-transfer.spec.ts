@@ -10,6 +10,13 @@ const spec = deciderSpec<ReturnType<typeof transactionDecider.initialState>, Cre
 const opened = (command = createTransferCommand()) => createTransfer(command, transactionDecider.initialState());
 
 describe('CreateTransfer', () => {
+  it("records the requesting agent as the transaction's agentId (decision 0016)", () => {
+    const command = createTransferCommand();
+    const [created] = createTransfer({ ...command, data: { ...command.data, agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000001' } }, transactionDecider.initialState());
+    expect((created?.data as { transaction: { agentId?: string } }).transaction.agentId).toBe('Agent:019542f5-b3e7-1d02-0000-000000000001');
+    expect((opened()[0]?.data as { transaction: object }).transaction).not.toHaveProperty('agentId');
+  });
+
   it('opens a transfer-out PENDING: the internal account sends, the external account receives, same amount, no fee, a reference', () =>
     spec
       .given([])

@@ -16,6 +16,8 @@ export type CreateTransfer = Command<
     platformCustomerId: string;
     /** Who is on the other side, as the external account's beneficiary names them (FULL_NAME …). */
     counterpartyInformation?: Record<string, string>;
+    /** The agent that asked for the transfer (the request's actor), shown as the transaction's agentId. */
+    agentId?: string;
   },
   { now: Date }
 >;
@@ -26,7 +28,7 @@ export const idempotencyConflict = (transactionId: string): DomainError =>
   });
 
 export const createTransfer = (command: CreateTransfer, state: Transaction): TransactionEvent[] => {
-  const { transfer, customerId, platformCustomerId, counterpartyInformation } = command.data;
+  const { transfer, customerId, platformCustomerId, counterpartyInformation, agentId } = command.data;
   if (state.kind === 'Transfer' && state.transfer.fingerprint === transfer.fingerprint) return [];
   if (state.kind !== 'None') throw idempotencyConflict(transfer.transactionId);
   const createdAt = command.metadata.now.toISOString();
@@ -48,6 +50,7 @@ export const createTransfer = (command: CreateTransfer, state: Transaction): Tra
     fees: '0',
     reconciliationInstructions: { reference: referenceOf(transfer.transactionId) },
     ...(counterpartyInformation !== undefined && Object.keys(counterpartyInformation).length > 0 ? { counterpartyInformation } : {}),
+    ...(agentId !== undefined ? { agentId } : {}),
     createdAt,
     updatedAt: createdAt,
   };

@@ -167,7 +167,8 @@ export class TransfersController {
 
   /** Hold (transfer-out), then open the stream; an existing stream under the same id is the retry's answer. */
   private async open(context: RequestContext, transfer: Omit<TransferTerms, 'createdAt'>, owner: TransferOwner & { counterpartyInformation: Record<string, string> }): Promise<TransactionWire> {
-    const command: CreateTransfer = { type: 'CreateTransfer', data: { transfer, ...owner }, metadata: { now: this.clock.now() } };
+    const agent = context.actor.kind === 'agent' ? { agentId: context.actor.agentId } : {};
+    const command: CreateTransfer = { type: 'CreateTransfer', data: { transfer, ...owner, ...agent }, metadata: { now: this.clock.now() } };
     const existing = await this.eventSourcing.store.readStream(transfer.transactionId);
     if (existing.events.length > 0) {
       // A retry: the decider answers with the stored transfer, or refuses a different request.

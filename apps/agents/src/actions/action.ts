@@ -1,0 +1,137 @@
+import { type AgentActionStatus, type AgentActionType, type AgentActionWire, type AgentTransferDetails, type Command, DomainError, type Event, type QuoteWire, type TransactionWire } from '@corridor/contracts';
+
+// The AgentAction aggregate: one stream per action (`AgentAction:<uuid>`), every event carrying the
+// action as it is after it. An action is submitted PENDING_APPROVAL (the platform decides) or
+// APPROVED; an APPROVED action without its transaction is "execution due": the executor sends it
+// to payments, keyed by the action id so a second attempt never moves money twice, and records
+// the transaction (Executed) or the refusal (Failed). Because "due" is persisted, an approval whose
+// process died before the call to payments is resumed by the sweep (action-executor.ts).
+//
+//   submit ──► PENDING_APPROVAL ──approve──► APPROVED (due) ──► APPROVED + transaction
+//          │                    └─reject───► REJECTED              └────► FAILED
+//          └─► APPROVED (due) ─────────────────────────────────────────────┘
+
+/** What to ask payments for when the action executes (not on the wire). */
+export type ActionRequest =
+  | { kind: 'EXECUTE_QUOTE'; quoteId: string }
+  | { kind: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number; paymentRail?: string };
+
+export type ActionView = {
+  id: string;
+  agentId: string;
+  platformId: string;
+  customerId: string;
+  platformCustomerId: string;
+  type: AgentActionType;
+  status: AgentActionStatus;
+  request: ActionRequest;
+  quote?: QuoteWire;
+  transferDetails?: AgentTransferDetails;
+  transaction?: TransactionWire;
+  rejectionReason?: string;
+  failureReason?: string;
+  /** Minor units of the policy currency reserved against the agent's usage (released on REJECTED and FAILED). */
+  charge: string;
+  executionDue: boolean;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type AgentActionSubmitted = Event<'AgentActionSubmitted', { action: ActionView }>;
+export type AgentActionApproved = Event<'AgentActionApproved', { action: ActionView }>;
+export type AgentActionRejected = Event<'AgentActionRejected', { action: ActionView }>;
+export type AgentActionExecuted = Event<'AgentActionExecuted', { action: ActionView }>;
+export type AgentActionFailed = Event<'AgentActionFailed', { action: ActionView }>;
+export type ActionEvent = AgentActionSubmitted | AgentActionApproved | AgentActionRejected | AgentActionExecuted | AgentActionFailed;
+export const actionEventTypes: readonly ActionEvent['type'][] = ['AgentActionSubmitted', 'AgentActionApproved', 'AgentActionRejected', 'AgentActionExecuted', 'AgentActionFailed'];
+
+export type Action = { kind: 'None' } | { kind: 'Exists'; action: ActionView };
+
+export const actionDecider = {
+  initialState: (): Action => ({ kind: 'None' }),
+  evolve: (_state: Action, event: ActionEvent): Action => {
+    switch (event.type) {
+      case 'AgentActionSubmitted':
+      case 'AgentActionApproved':
+      case 'AgentActionRejected':
+      case 'AgentActionExecuted':
+      case 'AgentActionFailed':
+        return { kind: 'Exists', action: event.data.action };
+      default: {
+        const unhandled: never = event;
+        return unhandled;
+      }
+    }
+  },
+};
+
+export const actionNotFound = (actionId: string): DomainError =>
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Agent action ${String(actionId).slice(0, 80)} was not found.`, { actionId: String(actionId).slice(0, 80) });
+
+type At = { now: Date };
+
+export type SubmitAction = Command<'SubmitAction', { action: Omit<ActionView, 'status' | 'executionDue' | 'createdAt' | 'updatedAt'>; approvalRequired: boolean }, At>;
+export const submitAction = (command: SubmitAction, state: Action): ActionEvent[] => {
+  if (state.kind === 'Exists') return [];
+  const at = command.metadata.now.toISOString();
+  const { approvalRequired } = command.data;
+  const action: ActionView = { ...command.data.action, status: approvalRequired ? 'PENDING_APPROVAL' : 'APPROVED', executionDue: !approvalRequired, createdAt: at, updatedAt: at };
+  return [{ type: 'AgentActionSubmitted', data: { action } }];
+};
+
+/** The action of this agent of this platform; anything else is a 404, never a 403 that leaks it. */
+const existing = (state: Action, ids: { actionId: string; agentId: string; platformId: string }): ActionView => {
+  if (state.kind !== 'Exists' || state.action.platformId !== ids.platformId || state.action.agentId !== ids.agentId) throw actionNotFound(ids.actionId);
+  return state.action;
+};
+
+const requirePending = (action: ActionView, verb: string): void => {
+  if (action.status !== 'PENDING_APPROVAL') {
+    throw new DomainError('CONFLICT', 'conflict', `Agent action ${action.id} is ${action.status}; only a PENDING_APPROVAL action can be ${verb}.`, { status: action.status });
+  }
+};
+
+export type ApproveAction = Command<'ApproveAction', { actionId: string; agentId: string; platformId: string }, At>;
+export const approveAction = (command: ApproveAction, state: Action): ActionEvent[] => {
+  const action = existing(state, command.data);
+  requirePending(action, 'approved');
+  return [{ type: 'AgentActionApproved', data: { action: { ...action, status: 'APPROVED', executionDue: true, updatedAt: command.metadata.now.toISOString() } } }];
+};
+
+export type RejectAction = Command<'RejectAction', { actionId: string; agentId: string; platformId: string; reason?: string }, At>;
+export const rejectAction = (command: RejectAction, state: Action): ActionEvent[] => {
+  const action = existing(state, command.data);
+  requirePending(action, 'rejected');
+  const { reason } = command.data;
+  return [{ type: 'AgentActionRejected', data: { action: { ...action, status: 'REJECTED', ...(reason !== undefined ? { rejectionReason: reason } : {}), updatedAt: command.metadata.now.toISOString() } } }];
+};
+
+/** payments answered: the action carries its transaction (and the quote as it is now). Only once. */
+export type RecordExecution = Command<'RecordExecution', { actionId: string; transaction: TransactionWire; quote?: QuoteWire }, At>;
+export const recordExecution = (command: RecordExecution, state: Action): ActionEvent[] => {
+  if (state.kind !== 'Exists' || !state.action.executionDue) return [];
+  const { transaction, quote } = command.data;
+  return [{ type: 'AgentActionExecuted', data: { action: { ...state.action, transaction, ...(quote ? { quote } : {}), executionDue: false, updatedAt: command.metadata.now.toISOString() } } }];
+};
+
+/** payments refused (quote expired, funds short, account closed…): FAILED, and the caller releases the usage. Only once. */
+export type RecordFailure = Command<'RecordFailure', { actionId: string; reason: string }, At>;
+export const recordFailure = (command: RecordFailure, state: Action): ActionEvent[] => {
+  if (state.kind !== 'Exists' || !state.action.executionDue) return [];
+  return [{ type: 'AgentActionFailed', data: { action: { ...state.action, status: 'FAILED', failureReason: command.data.reason, executionDue: false, updatedAt: command.metadata.now.toISOString() } } }];
+};
+
+export const renderAction = (action: ActionView): AgentActionWire => ({
+  id: action.id,
+  agentId: action.agentId,
+  customerId: action.customerId,
+  platformCustomerId: action.platformCustomerId,
+  status: action.status,
+  type: action.type,
+  ...(action.quote ? { quote: action.quote } : {}),
+  ...(action.transferDetails ? { transferDetails: action.transferDetails } : {}),
+  ...(action.transaction && action.status !== 'PENDING_APPROVAL' && action.status !== 'REJECTED' ? { transaction: action.transaction } : {}),
+  ...(action.rejectionReason !== undefined && action.status === 'REJECTED' ? { rejectionReason: action.rejectionReason } : {}),
+  createdAt: action.createdAt,
+  updatedAt: action.updatedAt,
+});

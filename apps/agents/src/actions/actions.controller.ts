@@ -1,0 +1,237 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  type AgentActionGetData,
+  type AgentActionIdData,
+  type AgentActionsListData,
+  type AgentActionWire,
+  type AgentExecuteQuoteData,
+  type AgentPermission,
+  type AgentRoute,
+  type AgentTransferData,
+  CLOCK,
+  type Clock,
+  DomainError,
+  invalidInput,
+  isIdOf,
+  type ListAgentApprovalsData,
+  newId,
+  type Page,
+  type QuoteWire,
+  type RejectAgentActionData,
+  type RequestContext,
+  type ServiceRequest,
+  subjects,
+  TRANSFER_AMOUNT_MAX,
+} from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
+import { AGENT_OPTIONS, type AgentOptions } from '../agents/agent-options';
+import type { AgentView } from '../agents/agent';
+import { AgentQuoteEntity } from '../agents/agent-quote';
+import { ActingAgent } from '../agents/acting-agent';
+import { filters, pageOf } from '../list';
+import { AgentParties } from '../parties';
+import { currenciesToConvertInto, evaluateSpend, type Rates } from '../policy/evaluate-policy';
+import { UsageLedger } from '../usage/usage-ledger';
+import { type ActionRequest, actionDecider, actionNotFound, type ActionView, approveAction, rejectAction, renderAction, submitAction } from './action';
+import { ActionExecutor } from './action-executor';
+import { ActionEntity } from './action-view.projection';
+
+/** What an agent asks for, with the facts the policy is evaluated on. */
+type Submission = {
+  route: AgentRoute;
+  permission: AgentPermission;
+  /** The customer's internal account the money leaves or enters. */
+  accountId: string;
+  amount: bigint;
+  currency: string;
+  request: ActionRequest;
+  quote?: QuoteWire;
+};
+
+const accountNotFound = (field: string, accountId: unknown) =>
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `${field} ${String(accountId).slice(0, 80)} is not an account of this agent's customer.`, { field });
+
+/**
+ * The agent's money-moving routes (execute a quote, transfer out, transfer in) as AgentActions, the
+ * platform's approve and reject, and the action lists. Submitting: check the route, gather the
+ * facts, reserve usage under the policy (usage-ledger.ts), record the action, and execute it at
+ * once when it needs no approval (action-executor.ts).
+ */
+@Controller()
+export class ActionsController {
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    private readonly acting: ActingAgent,
+    private readonly parties: AgentParties,
+    private readonly usage: UsageLedger,
+    private readonly executor: ActionExecutor,
+    @Inject(AGENT_OPTIONS) private readonly options: AgentOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @MessagePattern(subjects.agents.me.executeQuote)
+  async executeQuote(@Payload() request: ServiceRequest<AgentExecuteQuoteData>): Promise<AgentActionWire> {
+    const { context, data } = request;
+    return this.submit(context, 'executeQuote', async (agent) => {
+      const quoteId = data.quoteId;
+      const own = isIdOf('Quote', quoteId) ? await this.eventSourcing.em.findOne(AgentQuoteEntity, { quoteId, agentId: agent.id, platformId: context.platformId }) : null;
+      if (!own) throw new DomainError('QUOTE_NOT_FOUND', 'not_found', `Quote ${String(quoteId).slice(0, 80)} was not found among the quotes this agent created.`, { quoteId: String(quoteId).slice(0, 80) });
+      const quote = await this.parties.quote(context, quoteId);
+      if (quote.status !== 'PENDING') throw new DomainError('CONFLICT', 'conflict', `Quote ${quoteId} is ${quote.status}; only a PENDING quote can be executed.`, { quoteId, status: quote.status });
+      if (quote.source.sourceType !== 'ACCOUNT') throw invalidInput(`Quote ${quoteId} is funded in real time; an agent executes only quotes paid from an internal account.`, { field: 'quoteId' });
+      return {
+        route: 'executeQuote',
+        permission: 'EXECUTE_QUOTES',
+        accountId: quote.source.accountId,
+        amount: BigInt(quote.totalSendingAmount),
+        currency: quote.sendingCurrency.code,
+        request: { kind: 'EXECUTE_QUOTE', quoteId },
+        quote,
+      };
+    });
+  }
+
+  @MessagePattern(subjects.agents.me.transferOut)
+  async transferOut(@Payload() request: ServiceRequest<AgentTransferData>): Promise<AgentActionWire> {
+    const { context, data } = request;
+    return this.submit(context, 'transferOut', async (agent) => {
+      const [source, destination] = await Promise.all([this.parties.internalAccount(context, data.source?.accountId), this.parties.externalAccount(context, data.destination?.accountId)]);
+      if (!source || source.customerId !== agent.customerId) throw accountNotFound('source.accountId', data.source?.accountId);
+      if (!destination || destination.customerId !== agent.customerId) throw accountNotFound('destination.accountId', data.destination?.accountId);
+      const currency = source.balance.currency.code;
+      if (destination.currency !== currency) throw new DomainError('INVALID_CURRENCY', 'validation', `destination.accountId holds ${destination.currency} and source.accountId ${currency}; a transfer moves one currency.`, { field: 'destination.accountId' });
+      const amount = requireAmount(data.amount);
+      return {
+        route: 'transferOut',
+        permission: 'CREATE_TRANSFERS',
+        accountId: source.id,
+        amount,
+        currency,
+        request: { kind: 'TRANSFER_OUT', sourceAccountId: source.id, destinationAccountId: destination.id, amount: Number(amount), ...(data.destination.paymentRail !== undefined ? { paymentRail: data.destination.paymentRail } : {}) },
+      };
+    });
+  }
+
+  @MessagePattern(subjects.agents.me.transferIn)
+  async transferIn(@Payload() request: ServiceRequest<AgentTransferData>): Promise<AgentActionWire> {
+    const { context, data } = request;
+    return this.submit(context, 'transferIn', async (agent) => {
+      const [source, destination] = await Promise.all([this.parties.externalAccount(context, data.source?.accountId), this.parties.internalAccount(context, data.destination?.accountId)]);
+      if (!source || source.customerId !== agent.customerId) throw accountNotFound('source.accountId', data.source?.accountId);
+      if (!destination || destination.customerId !== agent.customerId) throw accountNotFound('destination.accountId', data.destination?.accountId);
+      const currency = destination.balance.currency.code;
+      if (source.currency !== currency) throw new DomainError('INVALID_CURRENCY', 'validation', `source.accountId holds ${source.currency} and destination.accountId ${currency}; a transfer moves one currency.`, { field: 'source.accountId' });
+      const amount = requireAmount(data.amount);
+      return { route: 'transferIn', permission: 'CREATE_TRANSFERS', accountId: destination.id, amount, currency, request: { kind: 'TRANSFER_IN', sourceAccountId: source.id, destinationAccountId: destination.id, amount: Number(amount) } };
+    });
+  }
+
+  @MessagePattern(subjects.agents.action.approve)
+  async approve(@Payload() request: ServiceRequest<AgentActionIdData>): Promise<AgentActionWire> {
+    const { context, data } = request;
+    const ids = this.ids(context, data);
+    const command = { type: 'ApproveAction' as const, data: ids, metadata: { now: this.clock.now() } };
+    await this.eventSourcing.handle(ids.actionId, actionDecider, (state) => approveAction(command, state), context);
+    // The approval is recorded (the execution is due) before payments is asked: if this process
+    // dies here, the executor's sweep executes it, once.
+    const { action } = await this.executor.execute(ids.actionId, context.platformId);
+    return renderAction(action);
+  }
+
+  @MessagePattern(subjects.agents.action.reject)
+  async reject(@Payload() request: ServiceRequest<RejectAgentActionData>): Promise<AgentActionWire> {
+    const { context, data } = request;
+    const ids = this.ids(context, data);
+    const command = { type: 'RejectAction' as const, data: { ...ids, ...(data.reason !== undefined ? { reason: data.reason } : {}) }, metadata: { now: this.clock.now() } };
+    const { state } = await this.eventSourcing.handle(ids.actionId, actionDecider, (current) => rejectAction(command, current), context);
+    if (state.kind !== 'Exists') throw actionNotFound(ids.actionId);
+    await this.usage.release(ids.actionId);
+    return renderAction(state.action);
+  }
+
+  @MessagePattern(subjects.agents.action.listApprovals)
+  async listApprovals(@Payload() request: ServiceRequest<ListAgentApprovalsData>): Promise<Page<AgentActionWire>> {
+    const { data } = request;
+    const where = filters(request.context.platformId);
+    where.clauses.push(`status = 'PENDING_APPROVAL'`);
+    where.equal('agent_id', data.agentId);
+    where.equal('customer_id', data.customerId);
+    where.compare('created_at', '>=', data.startDate);
+    where.compare('created_at', '<=', data.endDate);
+    return pageOf<{ id: string; action: ActionView; created_at: Date }, AgentActionWire>(this.eventSourcing, `${this.options.schema}.agent_actions`, 'action', where, data, (row) => renderAction(row.action));
+  }
+
+  @MessagePattern(subjects.agents.me.listActions)
+  async listOwn(@Payload() request: ServiceRequest<AgentActionsListData>): Promise<Page<AgentActionWire>> {
+    const { context, data } = request;
+    const agent = await this.acting.authorize(context, 'listActions');
+    const where = filters(context.platformId);
+    where.equal('agent_id', agent.id);
+    where.equal('status', data.status);
+    return pageOf<{ id: string; action: ActionView; created_at: Date }, AgentActionWire>(this.eventSourcing, `${this.options.schema}.agent_actions`, 'action', where, data, (row) => renderAction(row.action));
+  }
+
+  @MessagePattern(subjects.agents.me.getAction)
+  async getOwn(@Payload() request: ServiceRequest<AgentActionGetData>): Promise<AgentActionWire> {
+    const { context, data } = request;
+    const agent = await this.acting.authorize(context, 'getAction');
+    const row = isIdOf('AgentAction', data.actionId) ? await this.eventSourcing.em.findOne(ActionEntity, { id: data.actionId, agentId: agent.id, platformId: context.platformId }, { fields: ['action'] }) : null;
+    if (!row) throw actionNotFound(data.actionId);
+    return renderAction(row.action);
+  }
+
+  private ids(context: RequestContext, data: AgentActionIdData) {
+    if (!isIdOf('AgentAction', data.actionId)) throw actionNotFound(data.actionId);
+    return { actionId: data.actionId, agentId: String(data.agentId), platformId: context.platformId };
+  }
+
+  private async submit(context: RequestContext, route: AgentRoute, gather: (agent: AgentView) => Promise<Submission>): Promise<AgentActionWire> {
+    const agent = await this.acting.authorize(context, route);
+    const [customer, submission] = await Promise.all([this.parties.customer(context, agent.customerId), gather(agent)]);
+    const rates: Record<string, Awaited<ReturnType<AgentParties['rate']>>> = {};
+    for (const currency of currenciesToConvertInto(agent.policy, submission.currency)) rates[currency] = await this.parties.rate(context, submission.currency, currency);
+    const actionId = newId('AgentAction');
+    const now = this.clock.now();
+    const spend = { permission: submission.permission, accountId: submission.accountId, amount: submission.amount, currency: submission.currency };
+    const decision = await this.usage.reserve(agent.id, actionId, now, (usage) => evaluateSpend(agent.policy, spend, usage, rates as Rates));
+    const details = submission.request.kind === 'EXECUTE_QUOTE' ? {} : { transferDetails: { amount: submission.request.amount, currency: submission.currency, sourceAccountId: submission.request.sourceAccountId, destinationAccountId: submission.request.destinationAccountId } };
+    const command = {
+      type: 'SubmitAction' as const,
+      data: {
+        action: {
+          id: actionId,
+          agentId: agent.id,
+          platformId: context.platformId,
+          customerId: agent.customerId,
+          platformCustomerId: customer.platformCustomerId,
+          type: submission.request.kind,
+          request: submission.request,
+          ...(submission.quote ? { quote: submission.quote } : {}),
+          ...details,
+          charge: decision.charge.toString(),
+        },
+        approvalRequired: decision.executionMode === 'APPROVAL_REQUIRED',
+      },
+      metadata: { now },
+    };
+    try {
+      await this.eventSourcing.handle(actionId, actionDecider, (state) => submitAction(command, state), context, { assumeNew: true });
+    } catch (error) {
+      await this.usage.release(actionId);
+      throw error;
+    }
+    const { action, refusal } = await this.executor.execute(actionId, context.platformId);
+    // Executed at once and refused by payments (funds short…): the action is FAILED and its usage
+    // given back; the agent hears payments' reason, which the AgentAction has no member for.
+    if (refusal) throw refusal;
+    return renderAction(action);
+  }
+}
+
+const requireAmount = (amount: unknown): bigint => {
+  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1 || amount > TRANSFER_AMOUNT_MAX) {
+    throw invalidInput('amount must be a whole number of minor units above 0: an agent names the amount it moves, so its policy can be applied.', { field: 'amount' });
+  }
+  return BigInt(amount);
+};

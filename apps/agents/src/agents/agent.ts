@@ -1,0 +1,164 @@
+import { type PlatformEnvironment, type AgentDeviceCodeWire, type AgentPolicy, type AgentPolicyUpdate, type AgentWire, type AgentUsageWire, type Command, DomainError, type Event, invalidInput } from '@corridor/contracts';
+import { applyPolicyUpdate, validatePolicy } from '../policy/policy';
+
+// The Agent aggregate: one stream per agent, stream id = the agent id (`Agent:<uuid>`). Every event
+// carries the agent as it is after it (like cards, decision 0015), so the read model needs nothing
+// else. The agent holds its current device code (a new one replaces the old, which is then no
+// longer redeemable) and, once connected, the SHA-256 of its access token: the token itself is
+// shown once, at redeem, and never stored. Deleting is final: the token stops working at once.
+
+export type DeviceCode = { code: string; expiresAt: string; redeemed: boolean };
+
+export type AgentView = {
+  id: string;
+  platformId: string;
+  customerId: string;
+  /** The platform's environment when the agent was created (what its external accounts are created in). */
+  environment: PlatformEnvironment;
+  name: string;
+  isPaused: boolean;
+  isConnected: boolean;
+  deleted: boolean;
+  policy: AgentPolicy;
+  deviceCode: DeviceCode;
+  /** Hex SHA-256 of the access token; set at redeem. */
+  tokenHash?: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type AgentCreated = Event<'AgentCreated', { agent: AgentView }>;
+export type AgentUpdated = Event<'AgentUpdated', { agent: AgentView }>;
+export type AgentPolicyUpdated = Event<'AgentPolicyUpdated', { agent: AgentView }>;
+export type AgentDeviceCodeIssued = Event<'AgentDeviceCodeIssued', { agent: AgentView; supersededCode: string }>;
+export type AgentConnected = Event<'AgentConnected', { agent: AgentView }>;
+export type AgentDeleted = Event<'AgentDeleted', { agent: AgentView }>;
+export type AgentEvent = AgentCreated | AgentUpdated | AgentPolicyUpdated | AgentDeviceCodeIssued | AgentConnected | AgentDeleted;
+export const agentEventTypes: readonly AgentEvent['type'][] = ['AgentCreated', 'AgentUpdated', 'AgentPolicyUpdated', 'AgentDeviceCodeIssued', 'AgentConnected', 'AgentDeleted'];
+
+export type Agent = { kind: 'None' } | { kind: 'Exists'; agent: AgentView };
+
+export const agentDecider = {
+  initialState: (): Agent => ({ kind: 'None' }),
+  evolve: (_state: Agent, event: AgentEvent): Agent => {
+    switch (event.type) {
+      case 'AgentCreated':
+      case 'AgentUpdated':
+      case 'AgentPolicyUpdated':
+      case 'AgentDeviceCodeIssued':
+      case 'AgentConnected':
+      case 'AgentDeleted':
+        return { kind: 'Exists', agent: event.data.agent };
+      default: {
+        const unhandled: never = event;
+        return unhandled;
+      }
+    }
+  },
+};
+
+export const agentNotFound = (agentId: string): DomainError =>
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Agent ${String(agentId).slice(0, 80)} was not found.`, { agentId: String(agentId).slice(0, 80) });
+
+/** A live agent of this platform; a deleted one is gone (404) like one that never was. */
+const existing = (state: Agent, agentId: string, platformId: string): AgentView => {
+  if (state.kind !== 'Exists' || state.agent.platformId !== platformId || state.agent.deleted) throw agentNotFound(agentId);
+  return state.agent;
+};
+
+type At = { now: Date };
+
+export type CreateAgent = Command<'CreateAgent', { agentId: string; platformId: string; customerId: string; environment: PlatformEnvironment; name: string; policy: AgentPolicy; deviceCode: DeviceCode }, At>;
+export const createAgent = (command: CreateAgent, state: Agent): AgentEvent[] => {
+  const { data, metadata } = command;
+  if (state.kind === 'Exists') return [];
+  const name = data.name.trim();
+  if (name.length === 0) throw invalidInput('name must not be blank.', { field: 'name' });
+  const at = metadata.now.toISOString();
+  const agent: AgentView = {
+    id: data.agentId,
+    platformId: data.platformId,
+    customerId: data.customerId,
+    environment: data.environment,
+    name,
+    isPaused: false,
+    isConnected: false,
+    deleted: false,
+    policy: validatePolicy(data.policy),
+    deviceCode: data.deviceCode,
+    createdAt: at,
+    updatedAt: at,
+  };
+  return [{ type: 'AgentCreated', data: { agent } }];
+};
+
+export type UpdateAgent = Command<'UpdateAgent', { agentId: string; platformId: string; name?: string; isPaused?: boolean }, At>;
+export const updateAgent = (command: UpdateAgent, state: Agent): AgentEvent[] => {
+  const { data, metadata } = command;
+  const agent = existing(state, data.agentId, data.platformId);
+  if (data.name === undefined && data.isPaused === undefined) throw invalidInput('Send at least one of name and isPaused.', { field: 'body' });
+  const name = data.name?.trim() ?? agent.name;
+  if (name.length === 0) throw invalidInput('name must not be blank.', { field: 'name' });
+  const isPaused = data.isPaused ?? agent.isPaused;
+  // The same values again (a retried PATCH) record nothing.
+  if (name === agent.name && isPaused === agent.isPaused) return [];
+  return [{ type: 'AgentUpdated', data: { agent: { ...agent, name, isPaused, updatedAt: metadata.now.toISOString() } } }];
+};
+
+export type UpdateAgentPolicy = Command<'UpdateAgentPolicy', { agentId: string; platformId: string; update: AgentPolicyUpdate }, At>;
+export const updateAgentPolicy = (command: UpdateAgentPolicy, state: Agent): AgentEvent[] => {
+  const { data, metadata } = command;
+  const agent = existing(state, data.agentId, data.platformId);
+  const policy = applyPolicyUpdate(agent.policy, data.update);
+  if (JSON.stringify(policy) === JSON.stringify(agent.policy)) return [];
+  return [{ type: 'AgentPolicyUpdated', data: { agent: { ...agent, policy, updatedAt: metadata.now.toISOString() } } }];
+};
+
+export type DeleteAgent = Command<'DeleteAgent', { agentId: string; platformId: string }, At>;
+export const deleteAgent = (command: DeleteAgent, state: Agent): AgentEvent[] => {
+  const agent = existing(state, command.data.agentId, command.data.platformId);
+  return [{ type: 'AgentDeleted', data: { agent: { ...agent, deleted: true, isConnected: false, updatedAt: command.metadata.now.toISOString() } } }];
+};
+
+/** A new device code replaces the current one, so an older unredeemed code can no longer be redeemed. */
+export type IssueDeviceCode = Command<'IssueDeviceCode', { agentId: string; platformId: string; deviceCode: DeviceCode }, At>;
+export const issueDeviceCode = (command: IssueDeviceCode, state: Agent): AgentEvent[] => {
+  const { data, metadata } = command;
+  const agent = existing(state, data.agentId, data.platformId);
+  if (agent.isConnected) {
+    throw new DomainError('CONFLICT', 'conflict', `Agent ${agent.id} is already connected: its device code was redeemed. Delete the agent and create a new one to install it elsewhere.`, { agentId: agent.id });
+  }
+  return [{ type: 'AgentDeviceCodeIssued', data: { agent: { ...agent, deviceCode: data.deviceCode, updatedAt: metadata.now.toISOString() }, supersededCode: agent.deviceCode.code } }];
+};
+
+/**
+ * Redeeming a code connects the agent with the token whose hash is given. Only the agent's current
+ * code, unexpired and unredeemed, works; anything else is 400 (the reference's answer for an
+ * expired or redeemed code); an unknown code never reaches here (404 at the lookup).
+ */
+export type RedeemDeviceCode = Command<'RedeemDeviceCode', { agentId: string; code: string; tokenHash: string }, At>;
+export const redeemDeviceCode = (command: RedeemDeviceCode, state: Agent): AgentEvent[] => {
+  const { data, metadata } = command;
+  const invalid = (why: string) => new DomainError('INVALID_INPUT', 'validation', `Device code ${data.code.slice(0, 40)} ${why}`, { field: 'code' });
+  if (state.kind !== 'Exists' || state.agent.deleted) throw invalid('belongs to no agent any more.');
+  const { agent } = state;
+  if (agent.deviceCode.code !== data.code) throw invalid('was replaced by a newer code; redeem the newest one.');
+  if (agent.deviceCode.redeemed) throw invalid('was already redeemed; a code works once.');
+  if (metadata.now.getTime() >= Date.parse(agent.deviceCode.expiresAt)) throw invalid(`expired at ${agent.deviceCode.expiresAt}; ask the platform for a new one.`);
+  const connected: AgentView = { ...agent, isConnected: true, deviceCode: { ...agent.deviceCode, redeemed: true }, tokenHash: data.tokenHash, updatedAt: metadata.now.toISOString() };
+  return [{ type: 'AgentConnected', data: { agent: connected } }];
+};
+
+export const renderDeviceCode = (agent: AgentView): AgentDeviceCodeWire => ({ code: agent.deviceCode.code, agentId: agent.id, expiresAt: agent.deviceCode.expiresAt, redeemed: agent.deviceCode.redeemed });
+
+export const renderAgent = (agent: AgentView, usage: AgentUsageWire): AgentWire => ({
+  id: agent.id,
+  name: agent.name,
+  customerId: agent.customerId,
+  isPaused: agent.isPaused,
+  isConnected: agent.isConnected,
+  policy: agent.policy,
+  usage,
+  createdAt: agent.createdAt,
+  updatedAt: agent.updatedAt,
+});

@@ -1,0 +1,54 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { join } from 'node:path';
+import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
+import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
+import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
+import { ActionExecutor } from './actions/action-executor';
+import { actionViewProjection } from './actions/action-view.projection';
+import { ActionsController } from './actions/actions.controller';
+import { ActingAgent } from './agents/acting-agent';
+import { AGENT_OPTIONS, type AgentOptions } from './agents/agent-options';
+import { agentQuoteProjection } from './agents/agent-quote';
+import { AgentResourcesController } from './agents/agent-resources.controller';
+import { agentViewProjection, deviceCodeProjection } from './agents/agent-view.projection';
+import { AgentsController } from './agents/agents.controller';
+import type { AgentsServiceConfig } from './config';
+import { toIntegrationEvent } from './integration-events';
+import { AgentParties } from './parties';
+import { UsageLedger } from './usage/usage-ledger';
+
+@Module({})
+export class AppModule {
+  /** clock: the system clock in production; tests pass one they can move. */
+  static register(config: AgentsServiceConfig, clock: Clock = systemClock): DynamicModule {
+    const options: AgentOptions = { schema: config.schema, deviceCodeTtlSeconds: config.deviceCodeTtlSeconds, executionSweepSeconds: config.executionSweepSeconds };
+    return {
+      module: AppModule,
+      imports: [
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'agents' }),
+        EventSourcingModule.forRoot({
+          service: 'agents',
+          logger: createLogger('agents', { level: config.logLevel }),
+          poolSize: config.databasePoolSize,
+          connectionString: config.databaseUrl,
+          schema: config.schema,
+          natsUrl: config.natsUrl,
+          subjectPrefix: config.subjectPrefix,
+          migrationsDirectory: join(__dirname, 'migrations'),
+          projections: [agentViewProjection, deviceCodeProjection, actionViewProjection, agentQuoteProjection],
+          toIntegrationEvent,
+        }),
+      ],
+      controllers: [AgentsController, ActionsController, AgentResourcesController],
+      providers: [
+        { provide: CLOCK, useValue: clock },
+        { provide: AGENT_OPTIONS, useValue: options },
+        AgentParties,
+        ActingAgent,
+        UsageLedger,
+        ActionExecutor,
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+      ],
+    };
+  }
+}

@@ -1,0 +1,7 @@
+import 'reflect-metadata';
+import { runService } from '@corridor/messaging';
+import { AppModule } from './app.module';
+import { loadConfig } from './config';
+
+const config = loadConfig();
+void runService(AppModule.register(config), 'agents', config);

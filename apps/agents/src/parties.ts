@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type CustomerWire,
+  DomainError,
+  type ExchangeRateWire,
+  type ExternalAccountWire,
+  type InternalAccountWire,
+  isIdOf,
+  type ListExchangeRatesData,
+  type QuoteWire,
+  type RequestContext,
+  subjects,
+} from '@corridor/contracts';
+import { ServiceClient } from '@corridor/messaging';
+import { type Rate, rateFromQuoteRate } from './policy/evaluate-policy';
+
+const LOOKUP_TIMEOUT_MS = 5_000;
+
+/** A JSON number as the plain decimal rateFromQuoteRate reads (never exponent notation). */
+const decimalOf = (value: number): string => (/e/i.test(String(value)) ? value.toFixed(20).replace(/0+$/, '').replace(/\.$/, '') : String(value));
+
+const isNotFound = (error: unknown) => error instanceof DomainError && error.status === 404;
+
+/**
+ * What the agents service asks of the services that own it — customers, accounts, payments — with
+ * the caller's platform, so another platform's resource is simply not found. Only facts are
+ * gathered here; what they allow is decided in the deciders and the policy evaluation.
+ */
+@Injectable()
+export class AgentParties {
+  constructor(private readonly client: ServiceClient) {}
+
+  request<Reply>(subject: string, data: unknown, context: RequestContext, timeoutMs = LOOKUP_TIMEOUT_MS): Promise<Reply> {
+    return this.client.request<Reply>(subject, data, { context, timeoutMs });
+  }
+
+  /** The agent's customer: of this platform and not deleted, else 404 USER_NOT_FOUND. */
+  async customer(context: RequestContext, customerId: string): Promise<CustomerWire> {
+    const notFound = () => new DomainError('USER_NOT_FOUND', 'not_found', `Customer ${String(customerId).slice(0, 80)} is not a customer of this platform.`, { field: 'customerId' });
+    if (!isIdOf('Customer', customerId)) throw notFound();
+    const customer = await this.request<CustomerWire>(subjects.customers.customer.get, { customerId }, context).catch((error: unknown) => {
+      throw isNotFound(error) ? notFound() : error;
+    });
+    if (customer.isDeleted) throw notFound();
+    return customer;
+  }
+
+  async internalAccount(context: RequestContext, accountId: unknown): Promise<InternalAccountWire | undefined> {
+    if (!isIdOf('InternalAccount', accountId)) return undefined;
+    return this.request<InternalAccountWire>(subjects.accounts.internalAccount.get, { accountId }, context).catch((error: unknown) => {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    });
+  }
+
+  async externalAccount(context: RequestContext, externalAccountId: unknown): Promise<ExternalAccountWire | undefined> {
+    if (!isIdOf('ExternalAccount', externalAccountId)) return undefined;
+    return this.request<ExternalAccountWire>(subjects.accounts.externalAccount.get, { owner: 'CUSTOMER', externalAccountId }, context).catch((error: unknown) => {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    });
+  }
+
+  async quote(context: RequestContext, quoteId: string): Promise<QuoteWire> {
+    return this.request<QuoteWire>(subjects.payments.quote.get, { quoteId }, context);
+  }
+
+  /**
+   * The rate from one currency into another now, from payments' exchange rates: the listed corridor
+   * from → to, or else the reverse corridor read backwards. A pair payments does not trade is a 400
+   * naming it (the policy cannot be evaluated in a currency nobody can price).
+   */
+  async rate(context: RequestContext, from: string, to: string): Promise<Rate> {
+    const forward = await this.listRates(context, from, to);
+    if (forward) return rateFromQuoteRate(decimalOf(forward.exchangeRate), from, to);
+    const reverse = await this.listRates(context, to, from);
+    if (reverse) {
+      // reverse: `to` units per one `from` unit; invert it into the sending-per-receiving form.
+      const inverted = rateFromQuoteRate(decimalOf(reverse.exchangeRate), to, from);
+      return { numerator: inverted.denominator, denominator: inverted.numerator };
+    }
+    throw new DomainError('INVALID_INPUT', 'validation', `No exchange rate between ${from} and ${to} is available to compare this ${from} amount with the agent's ${to} limits.`, { field: 'currency' });
+  }
+
+  private async listRates(context: RequestContext, from: string, to: string): Promise<ExchangeRateWire | undefined> {
+    const data: ListExchangeRatesData = { sourceCurrency: from, destinationCurrencies: [to] };
+    const rates = await this.request<ExchangeRateWire[] | { data: ExchangeRateWire[] }>(subjects.payments.exchangeRate.list, data, context).catch((error: unknown) => {
+      if (error instanceof DomainError && error.status < 500) return [];
+      throw error;
+    });
+    const list = Array.isArray(rates) ? rates : rates.data;
+    return list.find((rate) => rate.sourceCurrency.code === from && rate.destinationCurrency.code === to && rate.exchangeRate > 0);
+  }
+}

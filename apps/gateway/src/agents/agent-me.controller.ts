@@ -1,0 +1,138 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import {
+  type AgentActionWire,
+  type AgentTransferData,
+  type AgentWire,
+  type CreateQuoteData,
+  type ExternalAccountWire,
+  type InternalAccountWire,
+  type Page,
+  type QuoteWire,
+  type RequestContext,
+  subjects,
+  type TransactionWire,
+} from '@corridor/contracts';
+import { PublicRoute } from '../auth/permissions';
+import { Ctx } from '../auth/request-context';
+import { ExternalAccountCreateRequest } from '../external-accounts/external-account.dto';
+import { defined, pageOf } from '../http/list-query';
+import { IdPipe } from '../http/validation';
+import { QuoteRequest, QuoteRequestPipe } from '../payments/payments.dto';
+import { ServiceCall } from '../service-call';
+import { AgentAuthGuard } from './agent-auth.guard';
+import { AgentExternalAccountsQuery, AgentInternalAccountsQuery, AgentTransactionsQuery, AgentTransferRequest, ListOwnActionsQuery } from './agents.dto';
+
+const quoteId = new IdPipe('Quote', 'QUOTE_NOT_FOUND', 'Quote');
+const transactionId = new IdPipe('Transaction', 'TRANSACTION_NOT_FOUND', 'Transaction');
+const actionId = new IdPipe('AgentAction', 'REFERENCE_NOT_FOUND', 'Agent action');
+const externalAccountId = new IdPipe('ExternalAccount', 'REFERENCE_NOT_FOUND', 'External account');
+const quoteBody = new QuoteRequestPipe();
+/** Routes that wait for payments to start the money moving (agents' action executor allows it 20 s). */
+export const AGENT_ACTION_TIMEOUT_MS = 25_000;
+
+const transferOf = (body: AgentTransferRequest): AgentTransferData => ({
+  source: { accountId: body.source.accountId },
+  destination: { accountId: body.destination.accountId, ...(body.destination.paymentRail !== undefined ? { paymentRail: body.destination.paymentRail } : {}) },
+  amount: body.amount,
+});
+
+/**
+ * The agent's own API (Bearer token from a redeemed device code). Marked public for the platform
+ * AuthGuard; AgentAuthGuard authenticates every route here, and the agents service applies the
+ * agent's customer, permissions and policy.
+ */
+@ApiTags('Agent Operations')
+@ApiBearerAuth()
+@PublicRoute()
+@UseGuards(AgentAuthGuard)
+@Controller('agents/me')
+export class AgentMeController {
+  constructor(private readonly call: ServiceCall) {}
+
+  @Get()
+  me(@Ctx() context: RequestContext): Promise<AgentWire> {
+    return this.call.request(subjects.agents.me.get, {}, context);
+  }
+
+  @Get('transactions')
+  transactions(@Query() query: AgentTransactionsQuery, @Ctx() context: RequestContext): Promise<Page<TransactionWire>> {
+    const { limit: _limit, cursor: _cursor, ...filters } = query;
+    return this.call.request(subjects.agents.me.listTransactions, { ...defined(filters), ...pageOf(query) }, context);
+  }
+
+  @Get('transactions/:transactionId')
+  transaction(@Param('transactionId', transactionId) id: string, @Ctx() context: RequestContext): Promise<TransactionWire> {
+    return this.call.request(subjects.agents.me.getTransaction, { transactionId: id }, context);
+  }
+
+  @Post('quotes')
+  @HttpCode(201)
+  @ApiBody({ type: QuoteRequest })
+  createQuote(@Body(quoteBody) body: CreateQuoteData, @Ctx() context: RequestContext): Promise<QuoteWire> {
+    return this.call.request(subjects.agents.me.createQuote, body, context);
+  }
+
+  @Get('quotes/:quoteId')
+  quote(@Param('quoteId', quoteId) id: string, @Ctx() context: RequestContext): Promise<QuoteWire> {
+    return this.call.request(subjects.agents.me.getQuote, { quoteId: id }, context);
+  }
+
+  @Post('quotes/:quoteId/execute')
+  @HttpCode(200)
+  execute(@Param('quoteId', quoteId) id: string, @Ctx() context: RequestContext): Promise<AgentActionWire> {
+    return this.call.request(subjects.agents.me.executeQuote, { quoteId: id }, context, AGENT_ACTION_TIMEOUT_MS);
+  }
+
+  @Get('actions')
+  actions(@Query() query: ListOwnActionsQuery, @Ctx() context: RequestContext): Promise<Page<AgentActionWire>> {
+    const { limit: _limit, cursor: _cursor, ...filters } = query;
+    return this.call.request(subjects.agents.me.listActions, { ...defined(filters), ...pageOf(query) }, context);
+  }
+
+  @Get('actions/:actionId')
+  action(@Param('actionId', actionId) id: string, @Ctx() context: RequestContext): Promise<AgentActionWire> {
+    return this.call.request(subjects.agents.me.getAction, { actionId: id }, context);
+  }
+
+  @Post('transfer-in')
+  @HttpCode(201)
+  transferIn(@Body() body: AgentTransferRequest, @Ctx() context: RequestContext): Promise<AgentActionWire> {
+    return this.call.request(subjects.agents.me.transferIn, transferOf(body), context, AGENT_ACTION_TIMEOUT_MS);
+  }
+
+  @Post('transfer-out')
+  @HttpCode(201)
+  transferOut(@Body() body: AgentTransferRequest, @Ctx() context: RequestContext): Promise<AgentActionWire> {
+    return this.call.request(subjects.agents.me.transferOut, transferOf(body), context, AGENT_ACTION_TIMEOUT_MS);
+  }
+
+  @Get('internal-accounts')
+  internalAccounts(@Query() query: AgentInternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<InternalAccountWire>> {
+    const { limit: _limit, cursor: _cursor, ...filters } = query;
+    return this.call.request(subjects.agents.me.listInternalAccounts, { ...defined(filters), ...pageOf(query) }, context);
+  }
+
+  @Get('external-accounts')
+  externalAccounts(@Query() query: AgentExternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<ExternalAccountWire>> {
+    const { limit: _limit, cursor: _cursor, ...filters } = query;
+    return this.call.request(subjects.agents.me.listExternalAccounts, { ...defined(filters), ...pageOf(query) }, context);
+  }
+
+  @Post('external-accounts')
+  @HttpCode(201)
+  createExternalAccount(@Body() body: ExternalAccountCreateRequest, @Ctx() context: RequestContext): Promise<ExternalAccountWire> {
+    return this.call.request(subjects.agents.me.createExternalAccount, defined({ ...body }), context);
+  }
+
+  @Get('external-accounts/:externalAccountId')
+  externalAccount(@Param('externalAccountId', externalAccountId) id: string, @Ctx() context: RequestContext): Promise<ExternalAccountWire> {
+    return this.call.request(subjects.agents.me.getExternalAccount, { externalAccountId: id }, context);
+  }
+
+  @Delete('external-accounts/:externalAccountId')
+  @HttpCode(204)
+  async deleteExternalAccount(@Param('externalAccountId', externalAccountId) id: string, @Ctx() context: RequestContext): Promise<void> {
+    await this.call.request(subjects.agents.me.deleteExternalAccount, { externalAccountId: id }, context);
+  }
+}

@@ -1,0 +1,614 @@
+// Agents end to end with every app running: create and install (device codes: status, redeem once,
+// regenerate), Bearer only on /agents/me and Basic only elsewhere, transfers and quote executions
+// as AgentActions under the policy (limits at their boundary, with currency conversion, and 50
+// concurrent requests against a daily limit), approval (approve, reject, 409s, expiry before
+// approval, funds short), the AGENT_ACTION.PENDING_APPROVAL webhook, pause, delete, and tenancy
+// 404s across customers and platforms. Every response is checked against the reference by the api
+// helper; the webhook against AgentActionWebhook.
+import { createApi, type Credentials } from './support/api';
+import { eventually } from './support/eventually';
+import { type Stack, startStack } from './support/stack';
+import { type Receiver, startReceiver, verifyGridSignature } from './support/webhook-receiver';
+import { Client } from 'pg';
+import { type AgentRoute, agentPermissions, agentRoutePermissions } from '@corridor/contracts';
+import { createConformance } from '@corridor/testing';
+
+let stack: Stack;
+let api: ReturnType<typeof createApi>;
+let platformA: Credentials;
+let platformB: Credentials;
+let receiver: Receiver;
+let publicKey: string;
+
+type Customer = { customerId: string; usd: string; eur: string; bank: string; euroBank: string };
+let alice: Customer;
+let bob: Customer;
+let customerCount = 0;
+let accountCount = 0;
+
+const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' };
+const ALL = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'];
+
+const newCustomer = async (auth: Credentials, funding: number): Promise<Customer> => {
+  customerCount += 1;
+  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Agnes ${customerCount}`, currencies: ['USD', 'EUR'] } });
+  expect(created.status).toBe(201);
+  const customerId = created.body.id as string;
+  const accounts = await eventually(
+    async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as { id: string; balance: { currency: { code: string } } }[],
+    (list) => list.length >= 2,
+  );
+  const usd = accounts.find((account) => account.balance.currency.code === 'USD')?.id ?? '';
+  const eur = accounts.find((account) => account.balance.currency.code === 'EUR')?.id ?? '';
+  if (funding > 0) expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth, body: { amount: funding } })).status).toBe(200);
+  accountCount += 1;
+  const bank = await api.call('POST', '/customers/external-accounts', {
+    auth,
+    body: { customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `4${String(accountCount).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: person } },
+  });
+  expect(bank.status).toBe(201);
+  const bban = `370400440532${String(accountCount).padStart(6, '0')}`;
+  const numeric = [...`${bban}DE00`].map((character) => parseInt(character, 36).toString()).join('');
+  const check = String(98 - Number(BigInt(numeric) % 97n)).padStart(2, '0');
+  const euroBank = await api.call('POST', '/customers/external-accounts', {
+    auth,
+    body: { customerId, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: `DE${check}${bban}`, swiftCode: 'COBADEFFXXX', beneficiary: { ...person, countryOfResidence: 'DE' } } },
+  });
+  expect(euroBank.status).toBe(201);
+  return { customerId, usd, eur, bank: bank.body.id as string, euroBank: euroBank.body.id as string };
+};
+
+type Policy = Record<string, unknown>;
+const policy = (overrides: Policy = {}): Policy => ({
+  permissions: ALL,
+  defaultExecutionMode: 'AUTO',
+  spendingLimits: { currency: 'USD', perTransactionLimit: 50_000, dailyLimit: 500_000, dailyTransactionLimit: 1_000, monthlyLimit: 5_000_000 },
+  ...overrides,
+});
+
+let agentCount = 0;
+const createAgent = async (customer: Customer, agentPolicy: Policy = policy(), auth = platformA) => {
+  agentCount += 1;
+  const created = await api.call('POST', '/agents', { auth, body: { name: `Bot ${agentCount}`, customerId: customer.customerId, policy: agentPolicy } });
+  expect(created.status).toBe(201);
+  return created.body as { agent: { id: string }; deviceCode: { code: string } };
+};
+/** An installed agent: created, its code redeemed; returns its id and the Authorization header value. */
+const connectedAgent = async (customer: Customer, agentPolicy: Policy = policy(), auth = platformA) => {
+  const created = await createAgent(customer, agentPolicy, auth);
+  const redeemed = await api.call('POST', `/agents/device-codes/${created.deviceCode.code}/redeem`);
+  expect(redeemed.status).toBe(200);
+  return { id: created.agent.id, bearer: `Bearer ${redeemed.body.accessToken as string}` };
+};
+const transferOut = (bearer: string, customer: Customer, amount: number) =>
+  api.call('POST', '/agents/me/transfer-out', { auth: bearer, body: { source: { accountId: customer.usd }, destination: { accountId: customer.bank }, amount } });
+const me = async (bearer: string) => (await api.call('GET', '/agents/me', { auth: bearer })).body as { usage: { dailySpend: number; dailyTransactionCount: number; monthlySpend: number }; isPaused: boolean };
+
+beforeAll(async () => {
+  stack = await startStack({ appEnv: { payments: { QUOTE_TTL_SECONDS: '8' }, agents: { AGENT_EXECUTION_SWEEP_SECONDS: '1' } } });
+  api = createApi(stack, 'agents');
+  platformA = (await stack.createPlatform()).token as Credentials;
+  platformB = (await stack.createPlatform()).token as Credentials;
+  receiver = await startReceiver();
+  expect((await api.call('PATCH', '/config', { auth: platformA, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
+  publicKey = (await api.call('GET', '/webhooks/signing-key', { auth: platformA })).body.publicKey;
+  [alice, bob] = await Promise.all([newCustomer(platformA, 100_000_000), newCustomer(platformA, 100_000_000)]);
+}, 300_000);
+
+afterAll(async () => {
+  api?.saveReport();
+  await receiver?.close();
+  await stack?.close();
+});
+
+describe('creating and installing an agent', () => {
+  it('creates an unconnected agent with a device code that redeems once for a Bearer token', async () => {
+    const created = await createAgent(alice);
+    expect(created).toMatchObject({ agent: { customerId: alice.customerId, isPaused: false, isConnected: false, usage: { dailySpend: 0, dailyTransactionCount: 0, monthlySpend: 0 } }, deviceCode: { agentId: created.agent.id, redeemed: false } });
+    expect(created.deviceCode.code).toMatch(/^AGENT-[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    const code = created.deviceCode.code;
+    expect((await api.call('GET', `/agents/device-codes/${code}/status`, { auth: platformA })).body).toEqual({ code, redeemed: false });
+
+    const redeemed = await api.call('POST', `/agents/device-codes/${code}/redeem`);
+    expect(redeemed.status).toBe(200);
+    expect(redeemed.body).toMatchObject({ agentId: created.agent.id, agentName: expect.any(String), policy: { defaultExecutionMode: 'AUTO' } });
+    expect(redeemed.body.accessToken).toMatch(/^cat_[0-9a-f]{64}$/);
+    expect((await api.call('GET', `/agents/device-codes/${code}/status`, { auth: platformA })).body).toEqual({ code, redeemed: true });
+    expect((await api.call('GET', `/agents/${created.agent.id}`, { auth: platformA })).body).toMatchObject({ isConnected: true });
+
+    const again = await api.call('POST', `/agents/device-codes/${code}/redeem`);
+    expect(again.status).toBe(400);
+    expect(again.body.message).toMatch(/already redeemed/);
+    // A connected agent gets no new code.
+    expect((await api.call('POST', `/agents/${created.agent.id}/device-codes`, { auth: platformA })).status).toBe(409);
+    const profile = await api.call('GET', '/agents/me', { auth: `Bearer ${redeemed.body.accessToken as string}` });
+    expect(profile.status).toBe(200);
+    expect(profile.body).toMatchObject({ id: created.agent.id, customerId: alice.customerId, isConnected: true });
+  });
+
+  it('a regenerated code replaces the older unredeemed one', async () => {
+    const created = await createAgent(alice);
+    const regenerated = await api.call('POST', `/agents/${created.agent.id}/device-codes`, { auth: platformA });
+    expect(regenerated.status).toBe(201);
+    expect(regenerated.body).toMatchObject({ agentId: created.agent.id, redeemed: false });
+    expect(regenerated.body.code).not.toBe(created.deviceCode.code);
+    const old = await api.call('POST', `/agents/device-codes/${created.deviceCode.code}/redeem`);
+    expect(old.status).toBe(400);
+    expect(old.body.message).toMatch(/replaced/);
+    expect((await api.call('POST', `/agents/device-codes/${regenerated.body.code as string}/redeem`)).status).toBe(200);
+  });
+
+  it('an unknown code is 404, and another platform cannot see a code', async () => {
+    expect((await api.call('POST', '/agents/device-codes/AGENT-ZZZZ-ZZZZ-ZZZZ/redeem')).status).toBe(404);
+    const created = await createAgent(alice);
+    expect((await api.call('GET', `/agents/device-codes/${created.deviceCode.code}/status`, { auth: platformB })).status).toBe(404);
+  });
+
+  it('lists agents with filters and keyset paging, and refuses an unknown customer', async () => {
+    const { customerId } = await newCustomer(platformA, 0);
+    const listed = await Promise.all([0, 1, 2].map(() => api.call('POST', '/agents', { auth: platformA, body: { name: 'Lister', customerId, policy: policy() } })));
+    const first = await api.call('GET', `/agents?customerId=${encodeURIComponent(customerId)}&limit=2`, { auth: platformA });
+    expect(first.body).toMatchObject({ hasMore: true, totalCount: 3 });
+    const second = await api.call('GET', `/agents?customerId=${encodeURIComponent(customerId)}&limit=2&cursor=${encodeURIComponent(first.body.nextCursor as string)}`, { auth: platformA });
+    const ids = [...first.body.data, ...second.body.data].map((agent: { id: string }) => agent.id).sort();
+    expect(ids).toEqual(listed.map((reply) => reply.body.agent.id as string).sort());
+    expect((await api.call('GET', `/agents?customerId=${encodeURIComponent(customerId)}&isConnected=true`, { auth: platformA })).body.totalCount).toBe(0);
+    const unknown = await api.call('POST', '/agents', { auth: platformA, body: { name: 'x', customerId: 'Customer:019542f5-b3e7-1d02-0000-000000000001', policy: policy() } });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe('credentials', () => {
+  it('an agent token never works on platform routes, a platform token never on /agents/me', async () => {
+    const agent = await connectedAgent(alice);
+    for (const path of ['/customers', '/agents', `/agents/${agent.id}`, '/transactions']) {
+      const reply = await api.call('GET', path, { auth: agent.bearer });
+      expect([path, reply.status, reply.body.code]).toEqual([path, 401, 'UNAUTHORIZED']);
+    }
+    for (const path of ['/agents/me', '/agents/me/actions', '/agents/me/transactions']) {
+      const reply = await api.call('GET', path, { auth: platformA });
+      expect([path, reply.status, reply.body.code]).toEqual([path, 401, 'UNAUTHORIZED']);
+    }
+    expect((await api.call('GET', '/agents/me')).status).toBe(401);
+    expect((await api.call('GET', '/agents/me', { auth: 'Bearer cat_0000' })).status).toBe(401);
+  });
+});
+
+describe('policy evaluation over the API', () => {
+  it('runs a transfer within the policy at once: APPROVED with the transaction, which carries agentId', async () => {
+    const agent = await connectedAgent(alice);
+    const reply = await transferOut(agent.bearer, alice, 1_234);
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ agentId: agent.id, customerId: alice.customerId, status: 'APPROVED', type: 'TRANSFER_OUT', transferDetails: { amount: 1_234, currency: 'USD', sourceAccountId: alice.usd, destinationAccountId: alice.bank }, transaction: { agentId: agent.id } });
+    const transactionId = reply.body.transaction.id as string;
+    expect((await api.call('GET', `/transactions/${transactionId}`, { auth: platformA })).body).toMatchObject({ agentId: agent.id });
+    expect((await api.call('GET', `/agents/me/transactions/${transactionId}`, { auth: agent.bearer })).body).toMatchObject({ id: transactionId, agentId: agent.id });
+    expect((await api.call('GET', `/agents/me/actions/${reply.body.id as string}`, { auth: agent.bearer })).body).toMatchObject({ id: reply.body.id, status: 'APPROVED' });
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 1_234, dailyTransactionCount: 1, monthlySpend: 1_234 });
+  });
+
+  it('per-transaction limit: exactly the limit passes, one minor unit over is 403', async () => {
+    const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 5_000 } }));
+    const over = await transferOut(agent.bearer, alice, 5_001);
+    expect(over.status).toBe(403);
+    expect(over.body).toMatchObject({ code: 'FORBIDDEN', details: { limit: 'perTransactionLimit' } });
+    expect((await transferOut(agent.bearer, alice, 5_000)).status).toBe(201);
+  });
+
+  it('daily limit and daily count: the request reaching the limit passes, the next is VELOCITY_LIMIT_EXCEEDED', async () => {
+    const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 5_000, dailyLimit: 7_000, dailyTransactionLimit: 3 } }));
+    expect((await transferOut(agent.bearer, alice, 5_000)).status).toBe(201);
+    const over = await transferOut(agent.bearer, alice, 2_001);
+    expect(over.status).toBe(403);
+    expect(over.body).toMatchObject({ code: 'VELOCITY_LIMIT_EXCEEDED', details: { limit: 'dailyLimit' } });
+    expect((await transferOut(agent.bearer, alice, 2_000)).status).toBe(201);
+    // Two transactions so far; the daily limit is spent, so lift it: the count then binds at 3.
+    expect((await api.call('PATCH', `/agents/${agent.id}/policy`, { auth: platformA, body: { spendingLimits: { dailyLimit: null } } })).body.policy.spendingLimits).toMatchObject({ dailyLimit: null, dailyTransactionLimit: 3 });
+    expect((await transferOut(agent.bearer, alice, 1)).status).toBe(201);
+    const fourth = await transferOut(agent.bearer, alice, 1);
+    expect(fourth.body).toMatchObject({ status: 403, code: 'VELOCITY_LIMIT_EXCEEDED', details: { limit: 'dailyTransactionLimit' } });
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 7_001, dailyTransactionCount: 3 });
+  });
+
+  it('converts a USD transfer into the EUR limits at the rate payments quotes now, rounding up', async () => {
+    const rates = await api.call('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR', { auth: platformA });
+    const listed = (Array.isArray(rates.body) ? rates.body : rates.body.data) as { destinationCurrency: { code: string }; exchangeRate: number }[];
+    const rate = String(listed.find((entry) => entry.destinationCurrency.code === 'EUR')!.exchangeRate);
+    const [whole, fraction = ''] = rate.split('.');
+    const scaled = BigInt(`${whole}${fraction}`);
+    const inEur = (usdCents: number) => Number((BigInt(usdCents) * 10n ** BigInt(fraction.length) + scaled - 1n) / scaled);
+    const limit = inEur(10_000);
+    let over = 10_000;
+    while (inEur(over) <= limit) over += 1;
+    const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'EUR', perTransactionLimit: limit } }));
+    const refused = await transferOut(agent.bearer, alice, over);
+    expect(refused.body).toMatchObject({ status: 403, details: { limit: 'perTransactionLimit', amount: limit + 1 } });
+    expect((await transferOut(agent.bearer, alice, 10_000)).status).toBe(201);
+    expect((await me(agent.bearer)).usage.dailySpend).toBe(limit);
+  });
+
+  it('50 concurrent transfers against a daily limit of 10 of them: exactly 10 are taken, all 10 execute', async () => {
+    const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1_000, dailyLimit: 10_000 } }));
+    const replies = await Promise.all(Array.from({ length: 50 }, () => transferOut(agent.bearer, alice, 1_000)));
+    const statuses = replies.map((reply) => reply.status);
+    // On a busy machine an accepted transfer may answer 503 while payments is slow; its action is
+    // recorded and the executor's sweep finishes it. What may never happen is an 11th.
+    const other = replies.filter((reply) => reply.status !== 201 && reply.status !== 403);
+    if (other.length > 0) console.log('agents 50-concurrent: answers other than 201/403', JSON.stringify(other.map((reply) => [reply.status, reply.body?.code, reply.body?.message])));
+    expect(other.every((reply) => reply.status === 503)).toBe(true);
+    expect(statuses.filter((status) => status === 403)).toHaveLength(40);
+    expect(replies.filter((reply) => reply.status === 403).every((reply) => reply.body.code === 'VELOCITY_LIMIT_EXCEEDED')).toBe(true);
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 10_000, dailyTransactionCount: 10 });
+    const actions = await eventually(
+      async () => (await api.call('GET', '/agents/me/actions?limit=100', { auth: agent.bearer })).body as { totalCount: number; data: { status: string; transaction?: { agentId: string } }[] },
+      (page) => page.data.every((action) => action.transaction !== undefined),
+      30_000,
+    );
+    expect(actions.totalCount).toBe(10);
+    expect(actions.data.every((action) => action.status === 'APPROVED' && action.transaction?.agentId === agent.id)).toBe(true);
+  });
+
+  it('restricts the agent to allowed accounts; an account rule holds its transfers for approval', async () => {
+    const restricted = await connectedAgent(alice, policy({ accountRestrictions: { allowedAccountIds: [alice.eur] } }));
+    expect((await transferOut(restricted.bearer, alice, 100)).body).toMatchObject({ status: 403, code: 'FORBIDDEN', details: { accountId: alice.usd } });
+    const ruled = await connectedAgent(alice, policy({ accountRestrictions: { accountRules: [{ accountId: alice.usd, executionMode: 'APPROVAL_REQUIRED' }] } }));
+    expect((await transferOut(ruled.bearer, alice, 100)).body).toMatchObject({ status: 'PENDING_APPROVAL' });
+  });
+});
+
+describe('approval', () => {
+  it('holds an action for approval with a webhook; approve executes it once; a second approve is 409', async () => {
+    const agent = await connectedAgent(alice, policy({ approvalThresholds: { currency: 'USD', amount: 2_000 } }));
+    expect((await transferOut(agent.bearer, alice, 2_000)).body.status).toBe('APPROVED');
+    const held = await transferOut(agent.bearer, alice, 2_001);
+    expect(held.status).toBe(201);
+    expect(held.body).toMatchObject({ status: 'PENDING_APPROVAL', agentId: agent.id, platformCustomerId: expect.any(String) });
+    expect(held.body).not.toHaveProperty('transaction');
+    const actionId = held.body.id as string;
+
+    await receiver.waitFor((received) => received.some((item) => item.body.type === 'AGENT_ACTION.PENDING_APPROVAL' && item.body.data.id === actionId), 'AGENT_ACTION.PENDING_APPROVAL');
+    const webhook = receiver.received.find((item) => item.body.data.id === actionId)!;
+    expect(verifyGridSignature(webhook.rawBody, webhook.signature, publicKey)).toBe(true);
+    expect(webhook.body.data).toMatchObject({ id: actionId, status: 'PENDING_APPROVAL', transferDetails: { amount: 2_001 } });
+    expect(() => createConformance().checkWebhook(webhook.body)).not.toThrow();
+
+    const pending = await api.call('GET', `/agents/approvals?agentId=${encodeURIComponent(agent.id)}`, { auth: platformA });
+    expect(pending.body.data.map((action: { id: string }) => action.id)).toEqual([actionId]);
+    expect((await api.call('GET', `/agents/approvals?customerId=${encodeURIComponent(bob.customerId)}`, { auth: platformA })).body.data.map((action: { id: string }) => action.id)).not.toContain(actionId);
+
+    const approved = await api.call('POST', `/agents/${agent.id}/actions/${actionId}/approve`, { auth: platformA });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ id: actionId, status: 'APPROVED', transaction: { agentId: agent.id, customerId: alice.customerId } });
+    expect((await api.call('POST', `/agents/${agent.id}/actions/${actionId}/approve`, { auth: platformA })).status).toBe(409);
+    expect((await api.call('POST', `/agents/${agent.id}/actions/${actionId}/reject`, { auth: platformA, body: {} })).status).toBe(409);
+    expect((await api.call('GET', `/agents/approvals?agentId=${encodeURIComponent(agent.id)}`, { auth: platformA })).body.data).toEqual([]);
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 4_001, dailyTransactionCount: 2 });
+  });
+
+  it('reject records the reason, executes nothing and gives the usage back', async () => {
+    const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const held = await transferOut(agent.bearer, alice, 3_000);
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 3_000, dailyTransactionCount: 1 });
+    const rejected = await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/reject`, { auth: platformA, body: { reason: 'Not this week' } });
+    expect(rejected.status).toBe(200);
+    expect(rejected.body).toMatchObject({ status: 'REJECTED', rejectionReason: 'Not this week' });
+    expect(rejected.body).not.toHaveProperty('transaction');
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 0, dailyTransactionCount: 0 });
+    expect((await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/approve`, { auth: platformA })).status).toBe(409);
+    expect((await api.call('GET', '/agents/me/transactions', { auth: agent.bearer })).body.data.filter((transaction: { agentId?: string }) => transaction.agentId === agent.id)).toEqual([]);
+  });
+
+  it('approving after the funds ran short fails the action and gives the usage back', async () => {
+    const poor = await newCustomer(platformA, 1_000);
+    const agent = await connectedAgent(poor, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const held = await transferOut(agent.bearer, poor, 5_000);
+    expect(held.body.status).toBe('PENDING_APPROVAL');
+    const approved = await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/approve`, { auth: platformA });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'FAILED' });
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 0, dailyTransactionCount: 0 });
+  });
+
+  it('a quote that expires before approval fails on approve', async () => {
+    const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const quote = await api.call('POST', '/agents/me/quotes', {
+      auth: agent.bearer,
+      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+    });
+    expect(quote.status).toBe(201);
+    expect((await api.call('GET', `/agents/me/quotes/${quote.body.id as string}`, { auth: agent.bearer })).status).toBe(200);
+    const held = await api.call('POST', `/agents/me/quotes/${quote.body.id as string}/execute`, { auth: agent.bearer });
+    expect(held.status).toBe(200);
+    expect(held.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'PENDING_APPROVAL', quote: { id: quote.body.id } });
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(quote.body.expiresAt as string) - Date.now() + 500));
+    const approved = await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/approve`, { auth: platformA });
+    expect(approved.body).toMatchObject({ status: 'FAILED' });
+    expect((await me(agent.bearer)).usage.dailyTransactionCount).toBe(0);
+  });
+
+  it('executes an agent quote at once in AUTO mode: the transaction carries agentId', async () => {
+    const agent = await connectedAgent(alice);
+    const quote = await api.call('POST', '/agents/me/quotes', {
+      auth: agent.bearer,
+      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+    });
+    const executed = await api.call('POST', `/agents/me/quotes/${quote.body.id as string}/execute`, { auth: agent.bearer });
+    expect(executed.status).toBe(200);
+    expect(executed.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'APPROVED', transaction: { quoteId: quote.body.id, agentId: agent.id } });
+    // Another agent's quote is not this agent's to read or execute.
+    const other = await connectedAgent(alice);
+    expect((await api.call('GET', `/agents/me/quotes/${quote.body.id as string}`, { auth: other.bearer })).status).toBe(404);
+    expect((await api.call('POST', `/agents/me/quotes/${quote.body.id as string}/execute`, { auth: other.bearer })).status).toBe(404);
+  });
+});
+
+describe('pause and delete', () => {
+  it('a paused agent reads but does not act; resumed, it acts again', async () => {
+    const agent = await connectedAgent(alice);
+    expect((await api.call('PATCH', `/agents/${agent.id}`, { auth: platformA, body: { isPaused: true } })).body).toMatchObject({ isPaused: true });
+    expect((await me(agent.bearer)).isPaused).toBe(true);
+    const refused = await transferOut(agent.bearer, alice, 100);
+    expect(refused.body).toMatchObject({ status: 403, code: 'FORBIDDEN', details: { isPaused: true } });
+    expect((await api.call('GET', '/agents/me/actions', { auth: agent.bearer })).status).toBe(200);
+    expect((await api.call('PATCH', `/agents/${agent.id}`, { auth: platformA, body: { isPaused: false } })).body).toMatchObject({ isPaused: false });
+    expect((await transferOut(agent.bearer, alice, 100)).status).toBe(201);
+  });
+
+  it('a deleted agent is gone and its token dead at once', async () => {
+    const agent = await connectedAgent(alice);
+    expect((await api.call('DELETE', `/agents/${agent.id}`, { auth: platformA })).status).toBe(204);
+    expect((await api.call('GET', '/agents/me', { auth: agent.bearer })).status).toBe(401);
+    expect((await transferOut(agent.bearer, alice, 100)).status).toBe(401);
+    expect((await api.call('GET', `/agents/${agent.id}`, { auth: platformA })).status).toBe(404);
+    expect((await api.call('DELETE', `/agents/${agent.id}`, { auth: platformA })).status).toBe(404);
+  });
+});
+
+describe('tenancy', () => {
+  it("another customer's accounts, transactions and external accounts are 404 to an agent", async () => {
+    const agent = await connectedAgent(alice);
+    const bobs = await connectedAgent(bob);
+    const bobTransfer = await transferOut(bobs.bearer, bob, 100);
+    expect((await api.call('POST', '/agents/me/transfer-out', { auth: agent.bearer, body: { source: { accountId: bob.usd }, destination: { accountId: alice.bank }, amount: 100 } })).status).toBe(404);
+    expect((await api.call('POST', '/agents/me/transfer-out', { auth: agent.bearer, body: { source: { accountId: alice.usd }, destination: { accountId: bob.bank }, amount: 100 } })).status).toBe(404);
+    expect((await api.call('GET', `/agents/me/transactions/${bobTransfer.body.transaction.id as string}`, { auth: agent.bearer })).status).toBe(404);
+    expect((await api.call('GET', `/agents/me/external-accounts/${bob.bank}`, { auth: agent.bearer })).status).toBe(404);
+    expect((await api.call('DELETE', `/agents/me/external-accounts/${bob.bank}`, { auth: agent.bearer })).status).toBe(404);
+    expect((await api.call('GET', `/agents/me/actions/${bobTransfer.body.id as string}`, { auth: agent.bearer })).status).toBe(404);
+    const listed = await api.call('GET', '/agents/me/transactions?limit=100', { auth: agent.bearer });
+    expect(listed.body.data.every((transaction: { customerId: string }) => transaction.customerId === alice.customerId)).toBe(true);
+    const accounts = await api.call('GET', '/agents/me/internal-accounts', { auth: agent.bearer });
+    expect(accounts.body.data.map((account: { id: string }) => account.id).sort()).toEqual([alice.usd, alice.eur].sort());
+    const externals = await api.call('GET', '/agents/me/external-accounts', { auth: agent.bearer });
+    expect(externals.body.data.every((account: { customerId: string }) => account.customerId === alice.customerId)).toBe(true);
+  });
+
+  it("another platform's agents and actions are 404", async () => {
+    const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const held = await transferOut(agent.bearer, alice, 100);
+    for (const [method, path] of [
+      ['GET', `/agents/${agent.id}`],
+      ['PATCH', `/agents/${agent.id}`],
+      ['PATCH', `/agents/${agent.id}/policy`],
+      ['DELETE', `/agents/${agent.id}`],
+      ['POST', `/agents/${agent.id}/device-codes`],
+      ['POST', `/agents/${agent.id}/actions/${held.body.id as string}/approve`],
+      ['POST', `/agents/${agent.id}/actions/${held.body.id as string}/reject`],
+    ] as const) {
+      const body = path.endsWith('/policy') ? { defaultExecutionMode: 'AUTO' } : method === 'PATCH' ? { name: 'x' } : path.endsWith('reject') ? {} : undefined;
+      const reply = await api.call(method, path, { auth: platformB, ...(body ? { body } : {}) });
+      expect([method, path, reply.status]).toEqual([method, path, 404]);
+    }
+    expect((await api.call('GET', `/agents/approvals?agentId=${encodeURIComponent(agent.id)}`, { auth: platformB })).body.data).toEqual([]);
+    expect((await api.call('GET', '/agents', { auth: platformB })).body.data.map((item: { id: string }) => item.id)).not.toContain(agent.id);
+    // The action is still pending for its own platform.
+    expect((await api.call('GET', `/agents/me/actions/${held.body.id as string}`, { auth: agent.bearer })).body.status).toBe('PENDING_APPROVAL');
+  });
+
+  it("an action approved through another agent's path is 404", async () => {
+    const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const other = await connectedAgent(alice);
+    const held = await transferOut(agent.bearer, alice, 100);
+    expect((await api.call('POST', `/agents/${other.id}/actions/${held.body.id as string}/approve`, { auth: platformA })).status).toBe(404);
+  });
+});
+
+describe('agent external accounts', () => {
+  it('creates, lists, gets and deletes an external account of its own customer', async () => {
+    const agent = await connectedAgent(alice);
+    accountCount += 1;
+    const created = await api.call('POST', '/agents/me/external-accounts', {
+      auth: agent.bearer,
+      body: { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `7${String(accountCount).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: person } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.customerId).toBe(alice.customerId);
+    expect((await api.call('GET', `/agents/me/external-accounts/${created.body.id as string}`, { auth: agent.bearer })).status).toBe(200);
+    expect((await api.call('DELETE', `/agents/me/external-accounts/${created.body.id as string}`, { auth: agent.bearer })).status).toBe(204);
+  });
+});
+
+// The permission matrix over HTTP: one agent per permission, every agent route. A route answers
+// 403 FORBIDDEN exactly when it needs a permission the agent lacks; otherwise it answers whatever
+// the request deserves (201, 200, 404 for an unknown id), never 403.
+describe('permission matrix', () => {
+  const unknown = (type: string) => `${type}:0196f1a0-0000-7000-8000-00000000f00d`;
+  const routes = (): Record<AgentRoute, { method: string; path: string; body?: unknown }> => ({
+    getMe: { method: 'GET', path: '/agents/me' },
+    listTransactions: { method: 'GET', path: '/agents/me/transactions' },
+    getTransaction: { method: 'GET', path: `/agents/me/transactions/${unknown('Transaction')}` },
+    listInternalAccounts: { method: 'GET', path: '/agents/me/internal-accounts' },
+    createQuote: {
+      method: 'POST',
+      path: '/agents/me/quotes',
+      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+    },
+    getQuote: { method: 'GET', path: `/agents/me/quotes/${unknown('Quote')}` },
+    executeQuote: { method: 'POST', path: `/agents/me/quotes/${unknown('Quote')}/execute` },
+    transferIn: { method: 'POST', path: '/agents/me/transfer-in', body: { source: { accountId: alice.bank }, destination: { accountId: alice.usd }, amount: 100 } },
+    transferOut: { method: 'POST', path: '/agents/me/transfer-out', body: { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 } },
+    listActions: { method: 'GET', path: '/agents/me/actions' },
+    getAction: { method: 'GET', path: `/agents/me/actions/${unknown('AgentAction')}` },
+    listExternalAccounts: { method: 'GET', path: '/agents/me/external-accounts' },
+    createExternalAccount: {
+      method: 'POST',
+      path: '/agents/me/external-accounts',
+      body: { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `8${String((accountCount += 1)).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: person } },
+    },
+    getExternalAccount: { method: 'GET', path: `/agents/me/external-accounts/${unknown('ExternalAccount')}` },
+    deleteExternalAccount: { method: 'DELETE', path: `/agents/me/external-accounts/${unknown('ExternalAccount')}` },
+  });
+
+  it.each(agentPermissions.map((permission) => [permission]))('an agent granted only %s, on every agent route', async (permission) => {
+    const agent = await connectedAgent(alice, policy({ permissions: [permission] }));
+    const seen: [string, number, string | undefined][] = [];
+    for (const [route, call] of Object.entries(routes()) as [AgentRoute, { method: string; path: string; body?: unknown }][]) {
+      const reply = await api.call(call.method, call.path, { auth: agent.bearer, ...(call.body ? { body: call.body } : {}) });
+      const needed = agentRoutePermissions[route];
+      const expectForbidden = needed !== null && needed !== permission;
+      seen.push([route, reply.status, reply.body?.code]);
+      if (expectForbidden) expect([route, reply.status, reply.body?.code]).toEqual([route, 403, 'FORBIDDEN']);
+      else expect([route, reply.status]).not.toEqual([route, 403]);
+      expect([route, reply.status < 500]).toEqual([route, true]);
+    }
+  });
+});
+
+// Bad input on every agent route: each refusal is a 4xx with the reference error body and a
+// message, and nothing is written — no agent, action or quote record in the agents store, no
+// usage taken, no transaction or external account made for the customer.
+describe('bad input on every agent route', () => {
+  let agent: { id: string; bearer: string };
+  let pg: Client;
+  const validCreate = () => ({ name: 'Fuzz', customerId: alice.customerId, policy: policy() });
+  const transferBody = () => ({ source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 });
+  const quoteBody = () => ({ source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 });
+  const withPolicy = (change: Record<string, unknown>) => ({ ...validCreate(), policy: { ...policy(), ...change } });
+  const withLimits = (change: Record<string, unknown>) => withPolicy({ spendingLimits: { currency: 'USD', perTransactionLimit: 100, ...change } });
+
+  const written = async () => {
+    const events = (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM agents.events')).rows[0]!.n;
+    const transactions = (await api.call('GET', '/agents/me/transactions?limit=1', { auth: agent.bearer })).body.totalCount as number;
+    const externals = (await api.call('GET', '/agents/me/external-accounts?limit=1', { auth: agent.bearer })).body.totalCount as number;
+    return { events, transactions, externals, usage: (await me(agent.bearer)).usage };
+  };
+
+  beforeAll(async () => {
+    agent = await connectedAgent(alice);
+    pg = new Client({ connectionString: stack.database.url });
+    await pg.connect();
+  });
+  afterAll(async () => {
+    await pg?.end();
+  });
+
+  const cases = (): [string, string, string, unknown?, (string | null)?][] => [
+    ['POST /agents: name a number', 'POST', '/agents', { ...validCreate(), name: 42 }],
+    ['POST /agents: name blank', 'POST', '/agents', { ...validCreate(), name: '   ' }],
+    ['POST /agents: customerId missing', 'POST', '/agents', { ...validCreate(), customerId: undefined }],
+    ['POST /agents: customerId not a customer', 'POST', '/agents', { ...validCreate(), customerId: 'Customer:nope' }],
+    ['POST /agents: policy a string', 'POST', '/agents', { ...validCreate(), policy: 'all' }],
+    ['POST /agents: unknown permission', 'POST', '/agents', withPolicy({ permissions: ['FLY'] })],
+    ['POST /agents: permissions a string', 'POST', '/agents', withPolicy({ permissions: 'CREATE_TRANSFERS' })],
+    ['POST /agents: execution mode unknown', 'POST', '/agents', withPolicy({ defaultExecutionMode: 'SOMETIMES' })],
+    ['POST /agents: currency lower case', 'POST', '/agents', withLimits({ currency: 'usd' })],
+    ['POST /agents: currency unknown', 'POST', '/agents', withLimits({ currency: 'XXX' })],
+    ['POST /agents: negative limit', 'POST', '/agents', withLimits({ perTransactionLimit: -1 })],
+    ['POST /agents: fractional limit', 'POST', '/agents', withLimits({ perTransactionLimit: 1.5 })],
+    ['POST /agents: limit a string', 'POST', '/agents', withLimits({ perTransactionLimit: '100' })],
+    ['POST /agents: limit above int64', 'POST', '/agents', withLimits({ dailyLimit: 1e19 })],
+    ['POST /agents: threshold without currency', 'POST', '/agents', withPolicy({ approvalThresholds: { amount: 10 } })],
+    ['POST /agents: accountRules an object', 'POST', '/agents', withPolicy({ accountRestrictions: { accountRules: { accountId: 'x' } } })],
+    ['POST /agents: an extra member', 'POST', '/agents', { ...validCreate(), isPaused: true }],
+    ['POST /agents: a list body', 'POST', '/agents', [validCreate()]],
+    ['GET /agents: limit 0', 'GET', '/agents?limit=0'],
+    ['GET /agents: isPaused maybe', 'GET', '/agents?isPaused=maybe'],
+    ['GET /agents: createdAfter not a date', 'GET', '/agents?createdAfter=yesterday'],
+    ['GET /agents: cursor forged', 'GET', '/agents?cursor=forged'],
+    ['GET /agents/approvals: sortOrder up', 'GET', '/agents/approvals?sortOrder=up'],
+    ['GET /agents/{id}: not an id', 'GET', '/agents/42'],
+    ['PATCH /agents/{id}: empty', 'PATCH', '/agents/{agent}', {}],
+    ['PATCH /agents/{id}: name a number', 'PATCH', '/agents/{agent}', { name: 42 }],
+    ['PATCH /agents/{id}: isPaused a string', 'PATCH', '/agents/{agent}', { isPaused: 'yes' }],
+    ['PATCH /agents/{id}: an extra member', 'PATCH', '/agents/{agent}', { policy: {} }],
+    ['PATCH /agents/{id}/policy: permissions a string', 'PATCH', '/agents/{agent}/policy', { permissions: 'ALL' }],
+    ['PATCH /agents/{id}/policy: limit null', 'PATCH', '/agents/{agent}/policy', { spendingLimits: { perTransactionLimit: null } }],
+    ['PATCH /agents/{id}/policy: mode null', 'PATCH', '/agents/{agent}/policy', { defaultExecutionMode: null }],
+    ['PATCH /agents/{id}/policy: currency unknown', 'PATCH', '/agents/{agent}/policy', { spendingLimits: { currency: 'XXX' } }],
+    ['DELETE /agents/{id}: not an id', 'DELETE', '/agents/Agent:nope'],
+    ['POST /agents/{id}/device-codes: not an id', 'POST', '/agents/nope/device-codes'],
+    ['POST approve: action not an id', 'POST', '/agents/{agent}/actions/nope/approve'],
+    ['POST reject: reason a number', 'POST', `/agents/{agent}/actions/AgentAction:019542f5-b3e7-1d02-0000-000000000001/reject`, { reason: 42 }],
+    ['POST reject: an extra member', 'POST', `/agents/{agent}/actions/AgentAction:019542f5-b3e7-1d02-0000-000000000001/reject`, { reason: 'x', status: 'APPROVED' }],
+    ['GET device code status: too long', 'GET', `/agents/device-codes/${'A'.repeat(300)}/status`],
+    ['POST redeem: not a code', 'POST', '/agents/device-codes/%E2%80%8B/redeem', undefined, null],
+    ['POST transfer-out: amount 0', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: 0 }],
+    ['POST transfer-out: amount negative', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: -5 }],
+    ['POST transfer-out: amount fractional', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: 1.5 }],
+    ['POST transfer-out: amount a string', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: '100' }],
+    ['POST transfer-out: amount missing', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: undefined }],
+    ['POST transfer-out: amount huge', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: 9e18 }],
+    ['POST transfer-out: source missing', 'POST', '/agents/me/transfer-out', { ...transferBody(), source: undefined }],
+    ['POST transfer-out: source id a number', 'POST', '/agents/me/transfer-out', { ...transferBody(), source: { accountId: 7 } }],
+    ['POST transfer-out: source not an account', 'POST', '/agents/me/transfer-out', { ...transferBody(), source: { accountId: 'InternalAccount:nope' } }],
+    ['POST transfer-out: destination a string', 'POST', '/agents/me/transfer-out', { ...transferBody(), destination: alice.bank }],
+    ['POST transfer-out: currencies differ', 'POST', '/agents/me/transfer-out', { ...transferBody(), destination: { accountId: alice.euroBank } }],
+    ['POST transfer-out: an extra member', 'POST', '/agents/me/transfer-out', { ...transferBody(), customerId: bob.customerId }],
+    ['POST transfer-in: amount 0', 'POST', '/agents/me/transfer-in', { source: { accountId: alice.bank }, destination: { accountId: alice.usd }, amount: 0 }],
+    ['POST transfer-in: wrong way round', 'POST', '/agents/me/transfer-in', { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 }],
+    ['POST quotes: negative amount', 'POST', '/agents/me/quotes', { ...quoteBody(), lockedCurrencyAmount: -1 }],
+    ['POST quotes: immediatelyExecute', 'POST', '/agents/me/quotes', { ...quoteBody(), immediatelyExecute: true }],
+    ['POST quotes: real-time funding', 'POST', '/agents/me/quotes', { ...quoteBody(), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: alice.customerId } }],
+    ["POST quotes: another customer's account", 'POST', '/agents/me/quotes', { ...quoteBody(), source: { sourceType: 'ACCOUNT', accountId: bob.usd } }],
+    ['POST execute: quote not an id', 'POST', '/agents/me/quotes/nope/execute'],
+    ['POST execute: unknown quote', 'POST', '/agents/me/quotes/Quote:019542f5-b3e7-1d02-0000-000000000001/execute'],
+    ['GET transactions: customerId filter', 'GET', `/agents/me/transactions?customerId=${encodeURIComponent(bob.customerId)}`],
+    ['GET transactions: status unknown', 'GET', '/agents/me/transactions?status=SPENT'],
+    ['GET actions: status unknown', 'GET', '/agents/me/actions?status=DONE'],
+    ['GET internal accounts: customerId filter', 'GET', `/agents/me/internal-accounts?customerId=${encodeURIComponent(bob.customerId)}`],
+    ['POST external accounts: accountInfo missing', 'POST', '/agents/me/external-accounts', { currency: 'USD' }],
+    ['POST external accounts: another customer', 'POST', '/agents/me/external-accounts', { customerId: bob.customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000999000001', routingNumber: '011000015', beneficiary: person } }],
+    ['DELETE external account: not an id', 'DELETE', '/agents/me/external-accounts/nope'],
+  ];
+
+  it('answers every bad request with a 4xx error body and writes nothing', async () => {
+    const before = await written();
+    for (const [label, method, template, body, auth] of cases()) {
+      const path = template.replace('{agent}', agent.id);
+      const credentials = auth === null ? undefined : path.startsWith('/agents/me') ? agent.bearer : platformA;
+      const reply = await api.call(method, path, { ...(credentials ? { auth: credentials } : {}), ...(body !== undefined ? { body } : {}) });
+      expect({ label, status: reply.status >= 400 && reply.status < 500 }).toEqual({ label, status: true });
+      expect({ label, body: reply.body }).toEqual({ label, body: expect.objectContaining({ status: reply.status, code: expect.any(String), message: expect.any(String) }) });
+    }
+    expect(await written()).toEqual(before);
+  });
+});
+
+// Last, because it stops services: an approval recorded while payments cannot be reached, and the
+// agents service killed before anything retried it, is executed after the restart by the sweep —
+// exactly once (the transfer is keyed by the action id).
+describe('approval survives a crash before execution', () => {
+  it('resumes the execution after the restart and moves the money once', async () => {
+    const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const held = await transferOut(agent.bearer, alice, 777);
+    expect(held.body.status).toBe('PENDING_APPROVAL');
+    const actionId = held.body.id as string;
+    await stack.kill('payments');
+    // The approval is recorded; payments does not answer, so the platform hears 503 (not a reference answer).
+    const approved = await api.call('POST', `/agents/${agent.id}/actions/${actionId}/approve`, { auth: platformA, unchecked: true });
+    expect(approved.body).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    await stack.kill('agents');
+    await stack.start('payments');
+    await stack.start('agents');
+    const action = await eventually(
+      async () => (await api.call('GET', `/agents/me/actions/${actionId}`, { auth: agent.bearer })).body as { status: string; transaction?: { id: string; agentId: string } },
+      (current) => current.transaction !== undefined,
+      60_000,
+    );
+    expect(action).toMatchObject({ status: 'APPROVED', transaction: { agentId: agent.id } });
+    // A second approve is a 409, and there is one transaction for the action.
+    expect((await api.call('POST', `/agents/${agent.id}/actions/${actionId}/approve`, { auth: platformA })).status).toBe(409);
+    const transactions = (await api.call('GET', '/agents/me/transactions?limit=100', { auth: agent.bearer })).body.data as { agentId?: string }[];
+    expect(transactions.filter((transaction) => transaction.agentId === agent.id)).toHaveLength(1);
+  }, 180_000);
+});
