@@ -1,4 +1,4 @@
-# One image for every app; APP picks which one runs (gateway, platform, customers, accounts, payments, webhooks, cards).
+# One image for every app; APP picks which one runs (gateway, platform, customers, accounts, payments, webhooks, cards, agents).
 # The apps run from TypeScript through @swc-node/register, exactly as in development, so the image
 # needs no build step and a stack trace points at the source line.
 FROM node:24-bookworm-slim

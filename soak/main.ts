@@ -177,8 +177,8 @@ const main = async () => {
     replicas: options.replicas,
     // A 005 transfer fails 3 s after it starts instead of 30, so a short soak still sees it end.
     // With replicas, every service process's pool must fit PostgreSQL's 100 connections (97 for
-    // non-superusers) beside the soak's own and the migrations': 2 replicas fit the default 7
-    // (6 × 2 × 7 = 84); with more, the soak lowers DATABASE_POOL_SIZE to fit.
+    // non-superusers) beside the soak's own and the migrations': 2 replicas fit the default 6
+    // (7 × 2 × 6 = 84); with more, the soak lowers DATABASE_POOL_SIZE to fit.
     env: { TRANSFER_PENDING_SECONDS: '3', LOG_LEVEL: 'warn', ...(options.replicas > 1 ? { DATABASE_POOL_SIZE: String(soakPoolSize(options.replicas)) } : {}) },
   });
   // A CI timeout (SIGTERM) must not leave the stack's processes behind.

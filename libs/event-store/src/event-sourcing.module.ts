@@ -32,15 +32,15 @@ export type EventSourcingOptions = {
   /** The service's logger: the projection runner and the outbox relay report every failure through it. */
   logger: Logger;
   /**
-   * PostgreSQL connections this process may hold in all (DATABASE_POOL_SIZE, default 7): MikroORM
+   * PostgreSQL connections this process may hold in all (DATABASE_POOL_SIZE, default 6): MikroORM
    * gets ORM_CONNECTIONS of them, the outbox relay's session one, and the process's one pg pool the
    * rest (event store, reads, projection batches, consumers' processed stores).
    */
   poolSize?: number;
 };
 
-/** Six database services × 2 replicas × 7 = 84, which leaves PostgreSQL's default 100 room for migrations and a psql. */
-export const DEFAULT_DATABASE_POOL_SIZE = 7;
+/** Seven database services × 2 replicas × 6 = 84, which leaves PostgreSQL's default 100 room for migrations and a psql. */
+export const DEFAULT_DATABASE_POOL_SIZE = 6;
 /** MikroORM's own pool (knex): queries through `em` and projection batches that need the ORM. */
 const ORM_CONNECTIONS = 2;
 /** The outbox relay's session, which holds its leadership lock. */

@@ -24,7 +24,7 @@ const port = (name: string, value: string | undefined, fallback: number): number
 
 const poolSize = (value: string | undefined): number => {
   // The same default as EventSourcing's DEFAULT_DATABASE_POOL_SIZE (libs/messaging cannot import it).
-  if (value === undefined || value === '') return 7;
+  if (value === undefined || value === '') return 6;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 4 || parsed > 200) {
     throw new Error(`DATABASE_POOL_SIZE must be a whole number from 4 to 200 (connections per process), got "${value}".`);
