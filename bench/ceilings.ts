@@ -220,8 +220,15 @@ export const ceilingsFor = async (needs: CeilingKind[], databaseUrl?: string): P
     ceilings.source = ceilings.source === 'bench:all' ? 'bench:all + this bench' : ceilings.source;
     if (missing.includes('bareHop')) ceilings.bareHop = await measureBareHop();
     if (missing.includes('append')) {
-      if (!databaseUrl) throw new Error('The append ceiling needs a database.');
-      ceilings.append = { oneWriter: await measureAppend(databaseUrl, 1), eightWriters: await measureAppend(databaseUrl, 8) };
+      // Without the stack's database, a throwaway one.
+      const { createTestDatabase } = await import('@corridor/testing');
+      const own = databaseUrl ? undefined : await createTestDatabase(undefined, 'corridor_bench_');
+      try {
+        const url = databaseUrl ?? own!.url;
+        ceilings.append = { oneWriter: await measureAppend(url, 1), eightWriters: await measureAppend(url, 8) };
+      } finally {
+        await own?.drop();
+      }
     }
     if (missing.includes('receiver')) ceilings.receiver = await measureReceiver();
   }
