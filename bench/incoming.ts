@@ -35,7 +35,8 @@ const percentile = (values: number[], p: number): number => {
 const main = async (): Promise<void> => {
   // BENCH_CPU_PROF=<dir>: CPU profiles of the payments, accounts and webhooks processes, written when they stop.
   const profile = process.env['BENCH_CPU_PROF'];
-  const profiled = profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : undefined;
+  // This Node refuses --cpu-prof in NODE_OPTIONS; bench/cpu-profile.js starts the profiler from a preload instead.
+  const profiled = profile ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}`, CPU_PROF_DIR: profile } : undefined;
   const stack = await startStack({ env: { LOG_LEVEL: 'error' }, ...(profiled ? { appEnv: { payments: profiled, accounts: profiled, webhooks: profiled } } : {}) });
   const started = new Map<string, number>();
   const completedAt = new Map<string, number>();

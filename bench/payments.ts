@@ -51,7 +51,8 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
   console.log(`Starting the stack (every app as its own process, sandbox rail without delay, ${replicas} replica(s) of payments and accounts) …`);
   // BENCH_CPU_PROF=<dir>: CPU profiles of the payments and accounts processes, written when they stop.
   const profile = process.env['BENCH_CPU_PROF'];
-  const profiled = profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : undefined;
+  // This Node refuses --cpu-prof in NODE_OPTIONS; bench/cpu-profile.js starts the profiler from a preload instead.
+  const profiled = profile ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}`, CPU_PROF_DIR: profile } : undefined;
   const stack = await startStack({ env: { SANDBOX_RAIL_DELAY_MS: '0', LOG_LEVEL: 'warn' }, ...(profiled ? { appEnv: { payments: profiled, accounts: profiled } } : {}) });
   const extra: ChildProcess[] = [];
   const extraLogs: string[] = [];

@@ -9,6 +9,7 @@ import { basic } from '../tests/support/api';
 import { type Stack, startStack } from '../tests/support/stack';
 import { ceilingsFor } from './ceilings';
 import { bareHopCeiling, reportBench } from './report';
+import { cpuMsPer, stackCpu } from './stack-cpu';
 
 // The customers paths of issues 2 and 17 at 32 connections against every app running here, beside
 // the bare hop measured first on the quiet stack (bench/ceilings.ts):
@@ -91,6 +92,11 @@ const runReal = async (stack: Stack) => {
 
     const accountsBefore = await accounts();
     webhooks = 0;
+    const database = new URL(stack.database.url).pathname.slice(1);
+    const cpuBefore = await stackCpu(stack.subjectPrefix, pg, database);
+    // Commits are what a create costs PostgreSQL most (each one a WAL flush), and unlike rates they do not depend on the load.
+    const commits = async () => Number((await pg.query<{ commits: string }>('SELECT xact_commit::text AS commits FROM pg_stat_database WHERE datname = $1', [database])).rows[0]?.commits ?? 0);
+    const commitsBefore = await commits();
     const started = performance.now();
     const post = await measure('POST /customers (all apps, HTTP answers)', { url: `${stack.baseUrl}/customers`, method: 'POST', headers, body: newCustomerBody });
     const answered = performance.now();
@@ -99,6 +105,10 @@ const runReal = async (stack: Stack) => {
       throw new Error(`${error.message} Accounts ${await accounts()} of ${wanted.accounts}, webhooks ${webhooks} of ${wanted.webhooks}: ${JSON.stringify(Object.fromEntries(types))}`);
     });
     const settled = performance.now();
+    const cpuMsPerCustomer = cpuMsPer(cpuBefore, await stackCpu(stack.subjectPrefix, pg, database), post.ok);
+    // The statistics reach pg_stat_database within about a second of a commit.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const commitsPerCustomer = Math.round(((await commits()) - commitsBefore) / Math.max(1, post.ok) * 100) / 100;
     const complete = {
       customers: post.ok,
       seconds: Math.round((settled - started) / 100) / 10,
@@ -106,8 +116,12 @@ const runReal = async (stack: Stack) => {
       customersPerSecond: Math.round(post.ok / ((settled - started) / 1000)),
       accountsPerCustomer,
       webhooksPerCustomer,
+      cpuMsPerCustomer,
+      commitsPerCustomer,
     };
     console.log(`POST /customers until the last account and webhook exist: ${complete.customersPerSecond} customers/s (${complete.customers} in ${complete.seconds} s, ${complete.catchUpSeconds} s after the last answer)`);
+    console.log(`  PostgreSQL commits per customer (every service of the stack, background work included): ${commitsPerCustomer}`);
+    console.log(`  CPU ms per customer: ${Object.entries(cpuMsPerCustomer).map(([kind, ms]) => `${kind} ${ms}`).join(', ')}`);
     return { get, post, complete };
   } finally {
     await pg.end();
@@ -130,6 +144,8 @@ const main = async () => {
         { label: 'POST /customers until accounts + webhooks', value: real.complete.customersPerSecond, unit: 'customers/s', ceiling: hop, target: { kind: 'ratio-at-least', ratio: 1 / 6, text: '≥ 1/6 of the bare hop' } },
         { label: 'POST /customers HTTP answers', value: real.post.requestsPerSecond, unit: 'req/s', ceiling: hop },
         { label: 'POST /customers p99', value: real.post.p99Ms, unit: 'ms', target: { kind: 'below', value: 150, text: '< 150 ms' } },
+        { label: 'PostgreSQL commits per customer', value: real.complete.commitsPerCustomer, unit: 'commits' },
+        { label: 'CPU per customer (all processes)', value: real.complete.cpuMsPerCustomer['total'] ?? 0, unit: 'ms', ...(ceilings.bareHop ? { ceiling: { label: 'bare hop CPU/request', value: ceilings.bareHop.cpuMsPerRequest.server, unit: 'ms' } } : {}) },
       ],
       { connections: CONNECTIONS, seconds: SECONDS, ...real },
     );
