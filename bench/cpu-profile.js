@@ -1,7 +1,8 @@
 // Preloaded with NODE_OPTIONS="--require bench/cpu-profile.js" (CPU_PROF_DIR=<dir>): a CPU profile
 // of the whole process, written as <dir>/<app>-<pid>.cpuprofile when it exits. `--cpu-prof` itself
 // is refused in NODE_OPTIONS by this Node, and the stacks spawn their apps with fixed arguments.
-// Open the file in Chrome DevTools (Performance) or speedscope for the flame graph.
+// Open the file in Chrome DevTools (Performance) or speedscope for the flame graph;
+// bench/profile-summary.ts prints where the busy time went.
 'use strict';
 const { Session } = require('node:inspector');
 const { mkdirSync, writeFileSync } = require('node:fs');
@@ -13,7 +14,10 @@ if (dir) {
   session.connect();
   session.post('Profiler.enable');
   session.post('Profiler.setSamplingInterval', { interval: Number(process.env.CPU_PROF_INTERVAL_US || 1000) });
-  session.post('Profiler.start');
+  // CPU_PROF_ON_SIGNAL=1: start at the first SIGUSR2 (a bench sends it when the measured phase
+  // begins), so start-up (module loading, source maps) stays out of the profile.
+  if (process.env.CPU_PROF_ON_SIGNAL === '1') process.once('SIGUSR2', () => session.post('Profiler.start'));
+  else session.post('Profiler.start');
   const app = (/apps\/([a-z-]+)\/src\/main\.ts/.exec(process.argv.join(' ')) || [])[1] || 'process';
   let written = false;
   const write = () => {

@@ -16,7 +16,7 @@ import { cpuMsPer, stackCpu } from './stack-cpu';
 //   - GET /customers/{id};
 //   - POST /customers, counted until the last customer's accounts are open and its webhooks have
 //     reached a local receiver (the platform's webhook endpoint), not only until the HTTP answer.
-//   npm run bench                 (BENCH_SECONDS=10 by default)
+//   npm run bench                 (BENCH_SECONDS=10 by default; BENCH_CPU_PROF=<dir> profiles the POST phase)
 
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
@@ -97,6 +97,8 @@ const runReal = async (stack: Stack) => {
     // Commits are what a create costs PostgreSQL most (each one a WAL flush), and unlike rates they do not depend on the load.
     const commits = async () => Number((await pg.query<{ commits: string }>('SELECT xact_commit::text AS commits FROM pg_stat_database WHERE datname = $1', [database])).rows[0]?.commits ?? 0);
     const commitsBefore = await commits();
+    const customersHead = (await pg.query<{ head: string }>('SELECT coalesce(max(global_position), 0)::text AS head FROM customers.events')).rows[0]!.head;
+    if (profileDir) for (const app of PROFILED) process.kill(stack.pid(app)!, 'SIGUSR2');
     const started = performance.now();
     const post = await measure('POST /customers (all apps, HTTP answers)', { url: `${stack.baseUrl}/customers`, method: 'POST', headers, body: newCustomerBody });
     const answered = performance.now();
@@ -109,6 +111,9 @@ const runReal = async (stack: Stack) => {
     // The statistics reach pg_stat_database within about a second of a commit.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const commitsPerCustomer = Math.round(((await commits()) - commitsBefore) / Math.max(1, post.ok) * 100) / 100;
+    // The customers service's own appends (claims and customers): one transaction id per commit.
+    const appendCommits = Number((await pg.query<{ commits: string }>('SELECT count(DISTINCT transaction_id)::text AS commits FROM customers.events WHERE global_position > $1', [customersHead])).rows[0]!.commits);
+    const appendCommitsPerCustomer = Math.round((appendCommits / Math.max(1, post.ok)) * 100) / 100;
     const complete = {
       customers: post.ok,
       seconds: Math.round((settled - started) / 100) / 10,
@@ -118,9 +123,10 @@ const runReal = async (stack: Stack) => {
       webhooksPerCustomer,
       cpuMsPerCustomer,
       commitsPerCustomer,
+      appendCommitsPerCustomer,
     };
     console.log(`POST /customers until the last account and webhook exist: ${complete.customersPerSecond} customers/s (${complete.customers} in ${complete.seconds} s, ${complete.catchUpSeconds} s after the last answer)`);
-    console.log(`  PostgreSQL commits per customer (every service of the stack, background work included): ${commitsPerCustomer}`);
+    console.log(`  PostgreSQL commits per customer (every service of the stack, background work included): ${commitsPerCustomer}; customers' event appends: ${appendCommitsPerCustomer} commits per customer`);
     console.log(`  CPU ms per customer: ${Object.entries(cpuMsPerCustomer).map(([kind, ms]) => `${kind} ${ms}`).join(', ')}`);
     return { get, post, complete };
   } finally {
@@ -129,8 +135,13 @@ const runReal = async (stack: Stack) => {
   }
 };
 
+/** BENCH_CPU_PROF=<dir>: CPU profiles of these apps over the POST phase only (bench/cpu-profile.js), written when the stack stops. */
+const PROFILED = ['customers', 'accounts', 'webhooks', 'gateway'] as const;
+const profileDir = process.env['BENCH_CPU_PROF'];
+
 const main = async () => {
-  const stack = await startStack({ env: { LOG_LEVEL: 'warn' } });
+  const profiled = profileDir ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}`, CPU_PROF_DIR: profileDir, CPU_PROF_ON_SIGNAL: '1' } : undefined;
+  const stack = await startStack({ env: { LOG_LEVEL: 'warn' }, ...(profiled ? { appEnv: Object.fromEntries(PROFILED.map((app) => [app, profiled])) } : {}) });
   try {
     const ceilings = await ceilingsFor(['bareHop']);
     console.log(`\nautocannon, ${CONNECTIONS} connections, ${SECONDS} s per run\n`);
@@ -145,6 +156,7 @@ const main = async () => {
         { label: 'POST /customers HTTP answers', value: real.post.requestsPerSecond, unit: 'req/s', ceiling: hop },
         { label: 'POST /customers p99', value: real.post.p99Ms, unit: 'ms', target: { kind: 'below', value: 150, text: '< 150 ms' } },
         { label: 'PostgreSQL commits per customer', value: real.complete.commitsPerCustomer, unit: 'commits' },
+        { label: 'customers event-append commits per customer', value: real.complete.appendCommitsPerCustomer, unit: 'commits' },
         { label: 'CPU per customer (all processes)', value: real.complete.cpuMsPerCustomer['total'] ?? 0, unit: 'ms', ...(ceilings.bareHop ? { ceiling: { label: 'bare hop CPU/request', value: ceilings.bareHop.cpuMsPerRequest.server, unit: 'ms' } } : {}) },
       ],
       { connections: CONNECTIONS, seconds: SECONDS, ...real },
