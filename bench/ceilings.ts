@@ -103,14 +103,14 @@ export const measureBareHop = async (seconds = CEILING_SECONDS): Promise<NonNull
   const echo = start('bench/echo-service.ts', { HEALTH_PORT: String(echoHealthPort) });
   const gateway = start('apps/gateway/src/main.ts');
   try {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 120_000;
     let last = '';
     for (;;) {
       const reply = await fetch(`http://127.0.0.1:${gatewayPort}/health`).then(async (response) => ({ status: response.status, text: await response.text() }), (error: Error) => ({ status: 0, text: error.message }));
       if (reply.status === 200) break;
       last = `${reply.status} ${reply.text}`;
       if (echo.exitCode !== null || gateway.exitCode !== null || Date.now() > deadline) {
-        throw new Error(`The ceiling gateway did not report healthy within 60 s (last /health: ${last}).\n${output.join('').slice(-4_000)}`);
+        throw new Error(`The ceiling gateway did not report healthy within 120 s (last /health: ${last}).\n${output.join('').slice(-4_000)}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }

@@ -14,10 +14,10 @@ if (dir) {
   session.connect();
   session.post('Profiler.enable');
   session.post('Profiler.setSamplingInterval', { interval: Number(process.env.CPU_PROF_INTERVAL_US || 1000) });
-  // CPU_PROF_ON_SIGNAL=1: start at the first SIGUSR2 (a bench sends it when the measured phase
-  // begins), so start-up (module loading, source maps) stays out of the profile.
-  if (process.env.CPU_PROF_ON_SIGNAL === '1') process.once('SIGUSR2', () => session.post('Profiler.start'));
-  else session.post('Profiler.start');
+  // CPU_PROF_ON_SIGNAL=1: start at the first SIGUSR2 and write at the second (a bench sends them
+  // around its measured phase), so start-up and shutdown stay out of the profile.
+  const onSignal = process.env.CPU_PROF_ON_SIGNAL === '1';
+  if (!onSignal) session.post('Profiler.start');
   const app = (/apps\/([a-z-]+)\/src\/main\.ts/.exec(process.argv.join(' ')) || [])[1] || 'process';
   let written = false;
   const write = () => {
@@ -31,4 +31,12 @@ if (dir) {
     });
   };
   process.on('exit', write);
+  if (onSignal) {
+    let started = false;
+    process.on('SIGUSR2', () => {
+      if (started) return write();
+      started = true;
+      session.post('Profiler.start');
+    });
+  }
 }

@@ -32,6 +32,11 @@ for (const path of process.argv.slice(2)) {
     const delta = profile.timeDeltas[index] ?? 0;
     const frame = nodes.get(id)!.callFrame;
     total += delta;
+    // The profiler's own stop (node:inspector) is not the app's work.
+    if (frame.url === 'node:inspector') {
+      total -= delta;
+      return;
+    }
     if (frame.functionName === '(idle)') {
       idle += delta;
       return;

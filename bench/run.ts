@@ -102,11 +102,13 @@ const runReal = async (stack: Stack) => {
     const started = performance.now();
     const post = await measure('POST /customers (all apps, HTTP answers)', { url: `${stack.baseUrl}/customers`, method: 'POST', headers, body: newCustomerBody });
     const answered = performance.now();
+    if (post.ok === 0) throw new Error(`No POST /customers was answered within the ${SECONDS} s phase (machine overloaded? raise BENCH_SECONDS).`);
     const wanted = { accounts: accountsBefore + post.ok * accountsPerCustomer, webhooks: post.ok * webhooksPerCustomer };
     await waitUntil(`${post.ok} customers' accounts and webhooks`, async () => (await accounts()) >= wanted.accounts && webhooks >= wanted.webhooks, 180_000).catch(async (error: Error) => {
       throw new Error(`${error.message} Accounts ${await accounts()} of ${wanted.accounts}, webhooks ${webhooks} of ${wanted.webhooks}: ${JSON.stringify(Object.fromEntries(types))}`);
     });
     const settled = performance.now();
+    if (profileDir) for (const app of PROFILED) process.kill(stack.pid(app)!, 'SIGUSR2');
     const cpuMsPerCustomer = cpuMsPer(cpuBefore, await stackCpu(stack.subjectPrefix, pg, database), post.ok);
     // The statistics reach pg_stat_database within about a second of a commit.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -135,7 +137,7 @@ const runReal = async (stack: Stack) => {
   }
 };
 
-/** BENCH_CPU_PROF=<dir>: CPU profiles of these apps over the POST phase only (bench/cpu-profile.js), written when the stack stops. */
+/** BENCH_CPU_PROF=<dir>: CPU profiles of these apps over the POST phase and its catch-up only (bench/cpu-profile.js). */
 const PROFILED = ['customers', 'accounts', 'webhooks', 'gateway'] as const;
 const profileDir = process.env['BENCH_CPU_PROF'];
 
