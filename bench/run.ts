@@ -97,6 +97,10 @@ const runReal = async (stack: Stack) => {
     // Commits are what a create costs PostgreSQL most (each one a WAL flush), and unlike rates they do not depend on the load.
     const commits = async () => Number((await pg.query<{ commits: string }>('SELECT xact_commit::text AS commits FROM pg_stat_database WHERE datname = $1', [database])).rows[0]?.commits ?? 0);
     const commitsBefore = await commits();
+    // Row writes by table: where the commits of a create go (read models, checkpoints, outboxes, deliveries).
+    const tableWrites = async () =>
+      new Map((await pg.query<{ name: string; writes: string }>("SELECT schemaname || '.' || relname AS name, (n_tup_ins + n_tup_upd + n_tup_del)::text AS writes FROM pg_stat_user_tables")).rows.map((row) => [row.name, Number(row.writes)]));
+    const writesBefore = await tableWrites();
     const customersHead = (await pg.query<{ head: string }>('SELECT coalesce(max(global_position), 0)::text AS head FROM customers.events')).rows[0]!.head;
     if (profileDir) for (const app of PROFILED) process.kill(stack.pid(app)!, 'SIGUSR2');
     const started = performance.now();
@@ -116,6 +120,12 @@ const runReal = async (stack: Stack) => {
     // The customers service's own appends (claims and customers): one transaction id per commit.
     const appendCommits = Number((await pg.query<{ commits: string }>('SELECT count(DISTINCT transaction_id)::text AS commits FROM customers.events WHERE global_position > $1', [customersHead])).rows[0]!.commits);
     const appendCommitsPerCustomer = Math.round((appendCommits / Math.max(1, post.ok)) * 100) / 100;
+    const rowWritesPerCustomer = Object.fromEntries(
+      [...(await tableWrites())]
+        .map(([name, writes]) => [name, Math.round(((writes - (writesBefore.get(name) ?? 0)) / Math.max(1, post.ok)) * 100) / 100] as const)
+        .filter(([, perCustomer]) => perCustomer >= 0.05)
+        .sort((a, b) => b[1] - a[1]),
+    );
     const complete = {
       customers: post.ok,
       seconds: Math.round((settled - started) / 100) / 10,
@@ -126,9 +136,11 @@ const runReal = async (stack: Stack) => {
       cpuMsPerCustomer,
       commitsPerCustomer,
       appendCommitsPerCustomer,
+      rowWritesPerCustomer,
     };
     console.log(`POST /customers until the last account and webhook exist: ${complete.customersPerSecond} customers/s (${complete.customers} in ${complete.seconds} s, ${complete.catchUpSeconds} s after the last answer)`);
     console.log(`  PostgreSQL commits per customer (every service of the stack, background work included): ${commitsPerCustomer}; customers' event appends: ${appendCommitsPerCustomer} commits per customer`);
+    console.log(`  row writes per customer by table: ${Object.entries(rowWritesPerCustomer).map(([name, writes]) => `${name} ${writes}`).join(', ')}`);
     console.log(`  CPU ms per customer: ${Object.entries(cpuMsPerCustomer).map(([kind, ms]) => `${kind} ${ms}`).join(', ')}`);
     return { get, post, complete };
   } finally {
