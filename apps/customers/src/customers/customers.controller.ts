@@ -20,7 +20,7 @@ import {
   releaseUniqueValue,
   uniqueValueDecider,
 } from '@corridor/contracts';
-import { EventSourcing, findPage, isWrongExpectedVersionError, type RecordedEvent, timeRange } from '@corridor/event-store';
+import { EventSourcing, findPage, timeRange } from '@corridor/event-store';
 import { randomBytes } from 'node:crypto';
 import { createCustomer } from './create-customer';
 import { renderCustomerAt } from './customer-at';
@@ -76,9 +76,7 @@ export class CustomersController {
       ]);
       throw refused.reason;
     }
-    const events = await this.appendNew(customerId, createCustomer(command, customerDecider.initialState()), context, async () =>
-      (await this.eventSourcing.handle(customerId, customerDecider, (customer) => createCustomer(command, customer), context)).events);
-    await this.eventSourcing.waitForReadModels(events);
+    const { events } = await this.eventSourcing.handle(customerId, customerDecider, (customer) => createCustomer(command, customer), context, { assumeNew: true });
     // The row the projection wrote from these same events, folded here by its own pure evolve:
     // identical to what a GET returns, without reading it back.
     const row = events.reduce(evolveCustomerView, null);
@@ -180,30 +178,13 @@ export class CustomersController {
     return row && row.platformId === context.platformId ? renderCustomer(row) : undefined;
   }
 
-  /**
-   * Appends what a command decided on a stream assumed new (version 0) through the service's group
-   * commit (`EventSourcing.append`): the appends of concurrent creates — their uniqueness claims and
-   * their customers — go to PostgreSQL together, one statement and one commit, instead of one
-   * commit each. When the stream already exists (a repeated key, a value taken), `otherwise` runs
-   * the command on the stream as it is. Waits for no read model.
-   */
-  private async appendNew(streamId: string, events: { type: string; data: object }[], context: RequestContext, otherwise: () => Promise<RecordedEvent[]>): Promise<RecordedEvent[]> {
-    if (events.length === 0) return otherwise();
-    try {
-      return (await this.eventSourcing.append(streamId, events.map(({ type, data }) => ({ type, data: data as Record<string, unknown>, context })), 0)).events;
-    } catch (error) {
-      if (!isWrongExpectedVersionError(error)) throw error;
-      return otherwise();
-    }
-  }
-
   private async claim(context: RequestContext, key: string, ownerId: string, conflictCode: string, conflictMessage: string): Promise<void> {
-    const decide = (abandonedOwnerId?: string) => (value: Parameters<typeof claimUniqueValue>[1]) =>
-      claimUniqueValue({ type: 'ClaimUniqueValue', data: { key, ownerId, conflictCode, conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) }, metadata: {} }, value);
-    const claimWith = (abandonedOwnerId?: string) => this.eventSourcing.handle(key, uniqueValueDecider, decide(abandonedOwnerId), context);
+    const claimWith = (abandonedOwnerId?: string) =>
+      this.eventSourcing.handle(key, uniqueValueDecider, (value) =>
+        claimUniqueValue({ type: 'ClaimUniqueValue', data: { key, ownerId, conflictCode, conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) }, metadata: {} }, value),
+      context, { assumeNew: true });
     try {
-      // Most values are new: claimed in the group commit; a key with history is decided on it.
-      await this.appendNew(key, decide()(uniqueValueDecider.initialState()), context, async () => (await claimWith()).events);
+      await claimWith();
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== conflictCode) throw error;
       // The owner may be a create that died between its claim and its first event. Only a claim older
