@@ -81,6 +81,8 @@ const runBench = (script: string, env: Record<string, string>): Promise<{ code: 
   });
 
 const main = async (): Promise<number> => {
+  const unknown = (ONLY ?? []).filter((name) => !benches.some((bench) => bench.name === name));
+  if (unknown.length > 0) throw new Error(`BENCH_ALL_ONLY names no bench called ${unknown.join(', ')}; the benches are ${benches.map((bench) => bench.name).join(', ')}.`);
   const startedAt = new Date();
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
   const work = join(root, 'tmp', `bench-all-${stamp}`);
@@ -119,7 +121,7 @@ const main = async (): Promise<number> => {
     const { code, reason } = await runBench(bench.script, { BENCH_SECONDS: SECONDS, ...bench.env, BENCH_CEILINGS: ceilingsFile, BENCH_REPORT: reportFile });
     const seconds = Math.round((Date.now() - began) / 1000);
     const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as BenchReport) : undefined;
-    const error = code !== 0 ? `exited with ${code}${reason ? ` (${reason})` : ''}` : report || bench.optional ? undefined : 'wrote no figures';
+    const error = code !== 0 ? `${code === null ? 'stopped' : `exited with ${code}`}${reason ? ` (${reason})` : ''}` : report || bench.optional ? undefined : 'wrote no figures';
     results.push({ bench: bench.name, script: bench.script, seconds, exitCode: code, ...(error ? { error } : {}), ...(report ? { report } : {}) });
     console.log(`===== ${bench.name}: ${error ? `FAILED, ${error}` : 'done'} in ${seconds} s =====`);
   }
