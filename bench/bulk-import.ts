@@ -3,6 +3,8 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startStack } from '../tests/support/stack';
+import { ceilingsFor } from './ceilings';
+import { reportBench } from './report';
 
 // Bulk customer import (issue 7, part 5): for each file size, a fresh stack (every app as its own
 // process on a fresh database, as the e2e suites run it: accounts opens each new customer's
@@ -116,6 +118,8 @@ const runSize = async (rows: number) => {
 };
 
 const main = async (): Promise<void> => {
+  // The bare append rate (8 writers), first, before any stack loads the machine (or from bench:all).
+  const ceilings = await ceilingsFor(['append']);
   const results = [];
   for (const rows of SIZES) results.push(await runSize(rows));
   const summary = { cpus: cpus().length, loadAverage: loadavg().map((value) => Number(value.toFixed(2))), results };
@@ -125,6 +129,22 @@ const main = async (): Promise<void> => {
   }
   console.log(`load average at the end: ${summary.loadAverage.join(', ')}`);
   writeFileSync(join(__dirname, 'last-run-bulk.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  reportBench(
+    'bulk customer import',
+    ceilings,
+    results.flatMap((result) => [
+      {
+        label: `${result.rows.toLocaleString('en')} rows imported/s`,
+        value: result.rowsPerSecond,
+        unit: 'rows/s',
+        ...(ceilings.append ? { ceiling: { label: 'bare append, 8 writers', value: ceilings.append.eightWriters.perSecond, unit: 'appends/s' } } : {}),
+        target: { kind: 'at-least' as const, value: 2_000, text: '≥ 2,000 rows/s' },
+      },
+      { label: `${result.rows.toLocaleString('en')} rows: customers RSS peak above start`, value: result.customersRssPeakMiB - result.customersRssBeforeMiB, unit: 'MiB' },
+    ]),
+    summary,
+  );
+  if (results.some((result) => result.status !== 'COMPLETED')) throw new Error('An import did not complete.');
 };
 
 main().then(

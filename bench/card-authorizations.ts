@@ -9,6 +9,8 @@ import { MessagingModule, ServiceClient } from '@corridor/messaging';
 import { assertLedgerConserved } from '@corridor/testing';
 import { basic, type Credentials } from '../tests/support/api';
 import { startStack } from '../tests/support/stack';
+import { ceilingsFor } from './ceilings';
+import { bareHopCeiling, reportBench } from './report';
 
 // Card authorizations (issue 14, "Must show"): every app as its own process on a fresh database,
 // 32 clients each looping POST /sandbox/cards/{id}/simulate/authorization (own Idempotency-Key,
@@ -37,6 +39,8 @@ const main = async (): Promise<void> => {
   const stack = await startStack({ env: { LOG_LEVEL: 'warn' } });
   const loadAtStart = load();
   try {
+    // The bare hop, first, on the quiet stack (or from bench:all).
+    const ceilings = await ceilingsFor(['bareHop']);
     const { token, platformId } = await stack.createPlatform();
     const authorization = basic(token as Credentials);
     const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
@@ -174,6 +178,17 @@ const main = async (): Promise<void> => {
     console.log(`  ledger conserved: ${JSON.stringify(conserved)}`);
     console.log(`  load average ${loadAtStart.join(' ')} at start, ${figures.machine.loadAverageAtEnd.join(' ')} at end, on ${figures.machine.cpus} CPUs`);
     writeFileSync(join(__dirname, 'last-run-card-authorizations.json'), `${JSON.stringify({ ...figures, shareOfCeilingPercent: share }, null, 2)}\n`);
+    reportBench(
+      'card authorizations on one card',
+      ceilings,
+      [
+        { label: 'authorizations/s', value: figures.authorizationsPerSecond, unit: 'auths/s', ceiling: bareHopCeiling(ceilings) },
+        { label: 'authorizations/s', value: figures.authorizationsPerSecond, unit: 'auths/s', ceiling: { label: 'ledger holds over NATS', value: figures.ceiling.holdsPerSecond, unit: 'holds/s' } },
+        { label: 'HTTP answer p99', value: figures.httpP99Ms, unit: 'ms' },
+      ],
+      { ...figures, shareOfCeilingPercent: share },
+    );
+    if (approved === 0) throw new Error('No authorization was approved.');
     if (serverErrors.length > 0) throw new Error(`${serverErrors.length} authorizations answered 5xx, first: ${serverErrors.slice(0, 3).join(' | ')}`);
   } finally {
     await stack.close();

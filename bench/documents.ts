@@ -1,6 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basic, type Credentials } from '../tests/support/api';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startStack } from '../tests/support/stack';
+import { ceilingsFor } from './ceilings';
+import { bareHopCeiling, reportBench } from './report';
 
 // Document uploads (issue 7): the whole stack as the end-to-end suites start it, a sandbox
 // platform and one customer; UPLOADS files of just under 10 MB sent CONCURRENCY at a time through
@@ -34,9 +38,43 @@ const rssBytes = (pid: number): number => {
   return match ? Number(match[1]) * 1024 : 0;
 };
 
+/** MB/s of the same uploads to a local server that reads and drops the body: the ceiling of streaming a file over HTTP here. */
+const rawUploadCeiling = async (file: Buffer): Promise<number> => {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(201).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/documents`;
+    const send = async () => {
+      const form = new FormData();
+      form.append('documentType', 'BANK_STATEMENT');
+      form.append('file', new Blob([file]), 'statement.pdf');
+      await (await fetch(url, { method: 'POST', body: form })).arrayBuffer();
+    };
+    await send();
+    const started = process.hrtime.bigint();
+    let next = 0;
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (next < UPLOADS) {
+        next += 1;
+        await send();
+      }
+    }));
+    return +((UPLOADS * file.length) / MB / (Number(process.hrtime.bigint() - started) / 1e9)).toFixed(1);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+};
+
 const main = async (): Promise<void> => {
   const stack = await startStack();
   try {
+    // The ceilings, first, on the quiet stack: the bare hop (or from bench:all) and raw uploads to a server that drops them.
+    const ceilings = await ceilingsFor(['bareHop']);
+    const rawMegabytesPerSecond = await rawUploadCeiling(Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(FILE_BYTES - 9, 0x20)]));
+    console.log(`  raw uploads to a server that drops them: ${rawMegabytesPerSecond} MB/s`);
     const auth = (await stack.createPlatform()).token as Credentials;
     const created = await fetch(`${stack.baseUrl}/customers`, {
       method: 'POST',
@@ -91,12 +129,27 @@ const main = async (): Promise<void> => {
       bufferingWouldNeedAtLeastMB: +((CONCURRENCY * FILE_BYTES) / MB).toFixed(1),
     };
     console.log(JSON.stringify(result, null, 2));
+    reportBench(
+      'document uploads',
+      ceilings,
+      [
+        { label: 'uploads MB/s', value: result.megabytesPerSecond, unit: 'MB/s', ceiling: { label: 'raw HTTP upload, body dropped', value: rawMegabytesPerSecond, unit: 'MB/s' } },
+        { label: 'uploads/s', value: result.uploadsPerSecond, unit: 'uploads/s', ceiling: bareHopCeiling(ceilings) },
+        // Buffering the files would need at least concurrency × file size (bufferingWouldNeedAtLeastMB in the details).
+        { label: 'gateway RSS growth while uploading', value: result.gatewayRssGrowthMB, unit: 'MB' },
+      ],
+      { ...result, rawMegabytesPerSecond },
+    );
+    if (refused > 0) throw new Error(`${refused} uploads were refused.`);
   } finally {
     await stack.close();
   }
 };
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,10 +1,12 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Controller, Module } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { type CustomerWire, subjects, type VerifiedCredential } from '@corridor/contracts';
 import { createServiceApp } from '@corridor/messaging';
 
-// The ceiling for the benchmark: the same gateway path, but the services behind it answer at once
+// The ceiling for the benchmarks: the same gateway path, but the services behind it answer at once
 // with a canned reply, so what remains is HTTP + auth cache + rate limit + NATS hop + JSON.
 
 const credential: VerifiedCredential = { platformId: 'Platform:bench', tokenId: 'Token:bench', permissions: ['VIEW', 'TRANSACT', 'MANAGE'], environment: 'SANDBOX' };
@@ -18,6 +20,19 @@ const customer: CustomerWire = {
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
   isDeleted: false,
+};
+
+/**
+ * Every service's health subject, so the gateway's /health (which pings each service) reports the
+ * echo stack healthy: the services of scripts/apps.json (a new app there is answered without a
+ * change here) and every `health` subject the contracts name.
+ */
+export const healthSubjects = (): string[] => {
+  const apps = (JSON.parse(readFileSync(join(__dirname, '../scripts/apps.json'), 'utf8')) as { apps: { name: string }[] }).apps.map((app) => app.name).filter((name) => name !== 'gateway');
+  const named = subjects as unknown as Record<string, { health?: unknown }>;
+  const fromContracts = Object.values(named).map((group) => group?.health).filter((subject): subject is string => typeof subject === 'string');
+  const fromApps = apps.map((name) => (typeof named[name]?.health === 'string' ? (named[name].health as string) : `${name}.health.ping`));
+  return [...new Set([...fromApps, ...fromContracts])];
 };
 
 @Controller()
@@ -36,22 +51,15 @@ class EchoController {
   create() {
     return customer;
   }
-
-  @MessagePattern(subjects.customers.health)
-  customersHealth() {
-    return { service: 'customers', status: 'ok' };
-  }
-
-  @MessagePattern(subjects.accounts.health)
-  accountsHealth() {
-    return { service: 'accounts', status: 'ok' };
-  }
-
-  @MessagePattern(subjects.platform.health)
-  platformHealth() {
-    return { service: 'platform', status: 'ok' };
-  }
 }
+
+// One handler per health subject, registered the way @MessagePattern registers a method.
+healthSubjects().forEach((subject, index) => {
+  const name = `health${index}`;
+  const service = subject.split('.')[0];
+  Object.defineProperty(EchoController.prototype, name, { value: () => ({ service, status: 'ok' }), writable: true, configurable: true });
+  MessagePattern(subject)(EchoController.prototype, name, Object.getOwnPropertyDescriptor(EchoController.prototype, name)!);
+});
 
 @Module({ controllers: [EchoController] })
 class EchoModule {}
@@ -67,4 +75,4 @@ const main = async () => {
   await app.listen();
 };
 
-void main();
+if (require.main === module) void main();

@@ -12,6 +12,8 @@ import { MessagingModule, ServiceClient } from '@corridor/messaging';
 import { assertLedgerConserved } from '@corridor/testing';
 import { basic, type Credentials } from '../tests/support/api';
 import { freePort, startStack } from '../tests/support/stack';
+import { ceilingsFor, stopChild } from './ceilings';
+import { bareHopCeiling, reportBench } from './report';
 import { cpuMsPer, stackCpu } from './stack-cpu';
 
 // One hot internal account (issue 13, item 6): every app as its own process on a fresh database,
@@ -52,6 +54,8 @@ const main = async (): Promise<void> => {
   const replicaLogs: string[] = [];
   try {
     await pg.connect();
+    // The shared ceilings, first, on the quiet stack (or from bench:all).
+    const ceilings = await ceilingsFor(['bareHop', 'append'], stack.database.url);
     for (let replica = 1; replica < REPLICAS; replica += 1) {
       for (const app of ['accounts', 'payments']) {
         const healthPort = await freePort();
@@ -247,6 +251,18 @@ const main = async (): Promise<void> => {
     console.log(`  ledger conserved: ${JSON.stringify(conserved)}`);
     console.log(`  load average ${loadAtStart.join(' ')} at start, ${figures.machine.loadAverageAtEnd.join(' ')} at end, on ${figures.machine.cpus} CPUs`);
     writeFileSync(join(__dirname, 'last-run-hot-account.json'), `${JSON.stringify({ ...figures, shareOfCeilingPercent: share }, null, 2)}\n`);
+    reportBench(
+      `one hot internal account (${REPLICAS} replica(s))`,
+      ceilings,
+      [
+        { label: 'transfer-outs completed/s', value: figures.completedPerSecond, unit: 'transfers/s', ceiling: bareHopCeiling(ceilings) },
+        { label: 'transfer-outs completed/s', value: figures.completedPerSecond, unit: 'transfers/s', ceiling: { label: 'hold+settle pairs on one account', value: figures.ceiling.pairsPerSecond, unit: 'pairs/s' } },
+        ...(ceilings.append ? [{ label: 'transfer-outs completed/s', value: figures.completedPerSecond, unit: 'transfers/s', ceiling: { label: 'bare append, 1 writer', value: ceilings.append.oneWriter.perSecond, unit: 'appends/s' } }] : []),
+        { label: 'request → COMPLETED p99', value: figures.requestToCompletedP99Ms, unit: 'ms' },
+      ],
+      { ...figures, shareOfCeilingPercent: share },
+    );
+    if (completed === 0) throw new Error('No transfer-out completed.');
     if (serverErrors.length > 0) throw new Error(`${serverErrors.length} transfer-outs answered 5xx, first: ${serverErrors.slice(0, 3).join(' | ')}`);
   } catch (error) {
     // Warnings and errors by process and cause (the message of the error, else of the line), most frequent first.
@@ -265,7 +281,7 @@ const main = async (): Promise<void> => {
   } finally {
     // The run's figures are already out; a connection the server dropped has nothing left to close.
     await pg.end().catch(() => undefined);
-    await Promise.all(replicas.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : (child.once('exit', resolve), child.kill('SIGTERM'))))));
+    await Promise.all(replicas.map(stopChild));
     await stack.close();
   }
 };

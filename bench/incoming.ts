@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { assertLedgerConserved } from '@corridor/testing';
 import { startStack } from '../tests/support/stack';
+import { ceilingsFor } from './ceilings';
+import { bareHopCeiling, reportBench } from './report';
 import { cpuMsPer, stackCpu } from './stack-cpu';
 
 // Incoming payments (issue 6): every app as its own process on a fresh database, a sandbox
@@ -33,7 +35,8 @@ const percentile = (values: number[], p: number): number => {
 const main = async (): Promise<void> => {
   // BENCH_CPU_PROF=<dir>: CPU profiles of the payments, accounts and webhooks processes, written when they stop.
   const profile = process.env['BENCH_CPU_PROF'];
-  const profiled = profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : undefined;
+  // This Node refuses --cpu-prof in NODE_OPTIONS; bench/cpu-profile.js starts the profiler from a preload instead.
+  const profiled = profile ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}`, CPU_PROF_DIR: profile } : undefined;
   const stack = await startStack({ env: { LOG_LEVEL: 'error' }, ...(profiled ? { appEnv: { payments: profiled, accounts: profiled, webhooks: profiled } } : {}) });
   const started = new Map<string, number>();
   const completedAt = new Map<string, number>();
@@ -51,6 +54,8 @@ const main = async (): Promise<void> => {
   receiver.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
   try {
+    // The bare hop, first, on the quiet stack (or from bench:all).
+    const ceilings = await ceilingsFor(['bareHop']);
     const { token } = await stack.createPlatform();
     const auth = `Basic ${Buffer.from(`${token.clientId}:${token.clientSecret}`).toString('base64')}`;
     const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
@@ -149,6 +154,17 @@ const main = async (): Promise<void> => {
     }
     mkdirSync(join(__dirname, '../tmp'), { recursive: true });
     writeFileSync(join(__dirname, '../tmp/bench-incoming-last-run.json'), JSON.stringify(result, null, 2));
+    reportBench(
+      'incoming UMA payments',
+      ceilings,
+      [
+        { label: 'incoming payments completed/s', value: result.completedPerSecond, unit: 'payments/s', ceiling: bareHopCeiling(ceilings), target: { kind: 'ratio-at-least', ratio: 1 / 20, text: '≥ 1/20 of the bare hop' } },
+        { label: 'receive → COMPLETED p99', value: result.toCompletedMs.p99, unit: 'ms', target: { kind: 'below', value: 300, text: '< 300 ms' } },
+        { label: 'CPU per incoming payment', value: result.cpuMsPerPayment['total'] ?? 0, unit: 'ms', ...(ceilings.bareHop ? { ceiling: { label: 'bare hop CPU/request', value: ceilings.bareHop.cpuMsPerRequest.server, unit: 'ms' } } : {}) },
+      ],
+      result,
+    );
+    if (ends.length === 0) throw new Error('No incoming payment completed.');
   } finally {
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
     await stack.close();

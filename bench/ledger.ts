@@ -11,15 +11,17 @@ import { publishEvent, ServiceClient } from '@corridor/messaging';
 import { createTestDatabase, requireNats, requirePostgres, uniqueSubjectPrefix } from '@corridor/testing';
 import { internalAccountIdFor } from '../apps/accounts/src/internal-accounts/open-accounts-when-customer-created.policy';
 import { freePort } from '../tests/support/stack';
+import { ceilingsFor } from './ceilings';
+import { reportBench } from './report';
 
 // Issue 3's ledger benchmark. The accounts service runs as its own process on a fresh database;
 // 32 callers send hold → settle pairs over NATS (ServiceClient, no HTTP) to (a) one hot account
 // and (b) 1,000 accounts. The ceiling is the same append pattern — one event per operation,
 // expected-version appends, one stream or 1,000 streams — straight on the bare EventStore port.
-//   npm run bench:ledger          (BENCH_SECONDS=10 by default)
+//   npm run bench:ledger          (BENCH_SECONDS=10, BENCH_LEDGER_ACCOUNTS=1000 by default)
 
 const CALLERS = 32;
-const SPREAD_ACCOUNTS = 1_000;
+const SPREAD_ACCOUNTS = Number(process.env['BENCH_LEDGER_ACCOUNTS'] ?? 1_000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const WARM_UP_SECONDS = Math.min(3, SECONDS);
 const FUNDS = '1000000000000';
@@ -308,6 +310,8 @@ const main = async () => {
   await requirePostgres();
   const database = await createTestDatabase(undefined, 'corridor_bench_');
   try {
+    // The shared bare-append ceiling (1 and 8 writers), first, on the quiet database (or from bench:all).
+    const shared = await ceilingsFor(['append'], database.url);
     console.log(`ledger: ${CALLERS} callers, ${SECONDS} s per run, load average ${(await import('node:os')).loadavg().map((load) => load.toFixed(2)).join(' ')}\n`);
     const serviceBench = await startService(database.url);
     const ceilingBench = startCeiling(database.url);
@@ -347,12 +351,30 @@ const main = async () => {
     // tmp/ is ignored by git: figures are not results to commit, compare them within one run.
     mkdirSync(join(root, 'tmp'), { recursive: true });
     writeFileSync(join(root, 'tmp/bench-ledger-last-run.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    reportBench(
+      'ledger (accounts over NATS)',
+      shared,
+      [
+        { label: 'one hot account ops/s', value: service.hot.opsPerSecond, unit: 'ops/s', ceiling: { label: 'same-pattern appends, one stream', value: ceiling.hot.opsPerSecond, unit: 'ops/s' } },
+        { label: `${SPREAD_ACCOUNTS} accounts ops/s`, value: service.spread.opsPerSecond, unit: 'ops/s', ceiling: { label: `same-pattern appends, ${SPREAD_ACCOUNTS} streams`, value: ceiling.spread.opsPerSecond, unit: 'ops/s' }, target: { kind: 'ratio-at-least', ratio: 0.5, text: '≥ 50 % (issue 3)' } },
+        ...(shared.append
+          ? [
+              { label: 'one hot account ops/s', value: service.hot.opsPerSecond, unit: 'ops/s', ceiling: { label: 'bare append, 1 writer', value: shared.append.oneWriter.perSecond, unit: 'appends/s' } },
+              { label: `${SPREAD_ACCOUNTS} accounts ops/s`, value: service.spread.opsPerSecond, unit: 'ops/s', ceiling: { label: 'bare append, 8 writers', value: shared.append.eightWriters.perSecond, unit: 'appends/s' } },
+            ]
+          : []),
+      ],
+      summary,
+    );
   } finally {
     await database.drop();
   }
 };
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,9 @@ import { connect, JSONCodec } from 'nats';
 import { Client } from 'pg';
 import { assertLedgerConserved } from '@corridor/testing';
 import { basic, type Credentials } from '../tests/support/api';
-import { startStack } from '../tests/support/stack';
+import { freePort, startStack } from '../tests/support/stack';
+import { type Ceilings, ceilingsFor, stopChild } from './ceilings';
+import { bareHopCeiling, type Figure, reportBench } from './report';
 import { cpuMsPer, stackCpu } from './stack-cpu';
 
 // Quote execution (issue 5): every app as its own process on a fresh database, the sandbox rail
@@ -16,7 +19,11 @@ import { cpuMsPer, stackCpu } from './stack-cpu';
 // Prints completed payments/s and p50/p99 of execute-to-COMPLETED (from sending the execute to
 // the event's arrival), and CPU ms per completed payment of each of the stack's processes over
 // the measured window (from /proc), then checks the ledger's conservation.
-//   npm run bench:payments          (BENCH_SECONDS=10, BENCH_CLIENTS=32, BENCH_CPU_PROF=<dir>)
+// The bare hop (bench/ceilings.ts) is measured first, on the quiet stack, and every figure is
+// printed beside it. BENCH_REPLICAS=2 adds a second payments and a second accounts process on the
+// same database and subject prefix (NATS spreads requests over each queue group); bench/scale.ts
+// runs 1 and 2 side by side.
+//   npm run bench:payments          (BENCH_SECONDS=10, BENCH_CLIENTS=32, BENCH_REPLICAS=1, BENCH_CPU_PROF=<dir>)
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 32);
@@ -25,13 +32,50 @@ const codec = JSONCodec<{ data: { transaction: { id: string } } }>();
 
 const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10);
 
-const main = async (): Promise<void> => {
-  console.log(`Starting the stack (every app as its own process, sandbox rail without delay) …`);
+export type PaymentsFigures = {
+  replicas: number;
+  clients: number;
+  seconds: number;
+  completedPerSecond: number;
+  executeToCompletedP50Ms: number;
+  executeToCompletedP99Ms: number;
+  quoteP50Ms: number;
+  executeReplyP50Ms: number;
+  errors: number;
+  cpuMsPerPayment: Record<string, number>;
+  machine: { cpus: number; loadAverage: number[] };
+};
+
+/** One payments run on a fresh stack; the bare hop is measured first on it (or read from BENCH_CEILINGS). */
+export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'] ?? 1), given?: Ceilings): Promise<{ figures: PaymentsFigures; ceilings: Ceilings }> => {
+  console.log(`Starting the stack (every app as its own process, sandbox rail without delay, ${replicas} replica(s) of payments and accounts) …`);
   // BENCH_CPU_PROF=<dir>: CPU profiles of the payments and accounts processes, written when they stop.
   const profile = process.env['BENCH_CPU_PROF'];
-  const profiled = profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : undefined;
+  // This Node refuses --cpu-prof in NODE_OPTIONS; bench/cpu-profile.js starts the profiler from a preload instead.
+  const profiled = profile ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}`, CPU_PROF_DIR: profile } : undefined;
   const stack = await startStack({ env: { SANDBOX_RAIL_DELAY_MS: '0', LOG_LEVEL: 'warn' }, ...(profiled ? { appEnv: { payments: profiled, accounts: profiled } } : {}) });
+  const extra: ChildProcess[] = [];
+  const extraLogs: string[] = [];
   try {
+    const ceilings = given ?? (await ceilingsFor(['bareHop']));
+    for (let replica = 1; replica < replicas; replica += 1) {
+      for (const app of ['accounts', 'payments']) {
+        const healthPort = await freePort();
+        const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, `../apps/${app}/src/main.ts`)], {
+          cwd: join(__dirname, '..'),
+          env: { ...process.env, ...stack.env, ...(profiled ?? {}), HEALTH_PORT: String(healthPort) },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const keep = (chunk: Buffer) => extraLogs.push(`${app}#${replica + 1} ${chunk.toString()}`);
+        child.stdout?.on('data', keep);
+        child.stderr?.on('data', keep);
+        extra.push(child);
+        for (let tries = 0; (await fetch(`http://127.0.0.1:${healthPort}/health`).then((r) => r.status, () => 0)) !== 200; tries += 1) {
+          if (tries > 300 || child.exitCode !== null) throw new Error(`${app} replica ${replica + 1} did not start:\n${extraLogs.join('')}`);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+    }
     const platform = (await stack.createPlatform()).token as Credentials;
     const authorization = basic(platform);
     const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
@@ -147,7 +191,8 @@ const main = async (): Promise<void> => {
     await nats.close();
 
     const sorted = [...latencies].sort((a, b) => a - b);
-    const figures = {
+    const figures: PaymentsFigures = {
+      replicas,
       clients: CLIENTS,
       seconds: Math.round(elapsed * 10) / 10,
       completedPerSecond: Math.round(completed / elapsed),
@@ -159,23 +204,39 @@ const main = async (): Promise<void> => {
       cpuMsPerPayment: cpuMsPer(cpuBefore, cpuAfter, completed),
       machine: { cpus: cpus().length, loadAverage: loadavg().map((value) => Math.round(value * 10) / 10) },
     };
-    console.log(`  completed payments/s: ${figures.completedPerSecond} (target ≥ 150)`);
-    console.log(`  execute → COMPLETED p50 ${figures.executeToCompletedP50Ms} ms, p99 ${figures.executeToCompletedP99Ms} ms (target p99 < 500 ms)`);
+    console.log(`  completed payments/s: ${figures.completedPerSecond} with ${replicas} replica(s) of payments and accounts`);
+    console.log(`  execute → COMPLETED p50 ${figures.executeToCompletedP50Ms} ms, p99 ${figures.executeToCompletedP99Ms} ms`);
     console.log(`  POST /quotes p50 ${figures.quoteP50Ms} ms; POST /quotes/{id}/execute answered p50 ${figures.executeReplyP50Ms} ms`);
     console.log(`  CPU ms per payment: ${Object.entries(figures.cpuMsPerPayment).map(([kind, ms]) => `${kind} ${ms}`).join(', ')}`);
     const ledger = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
     console.log(`  ledger conserved: ${JSON.stringify(ledger)}`);
     console.log(`  errors: ${errors}; load average ${figures.machine.loadAverage.join(' ')} on ${figures.machine.cpus} CPUs`);
-    writeFileSync(join(__dirname, 'last-run-payments.json'), JSON.stringify(figures, null, 2));
+    if (completed === 0) throw new Error(`No payment completed in ${SECONDS} s (${errors} errors).`);
+    return { figures, ceilings };
   } catch (error) {
+    if (extraLogs.length > 0) console.error(`--- extra replicas ---\n${extraLogs.join('').slice(-3_000)}`);
     for (const [app, lines] of Object.entries(stack.logs)) if (lines.length > 0) console.error(`--- ${app} (last lines) ---\n${lines.join('').split('\n').filter((line) => !line.includes('Projections did not reach') && (line.includes('"level":50') || line.includes('"level":40'))).slice(0, 6).join('\n')}`);
     throw error;
   } finally {
+    await Promise.all(extra.map(stopChild));
     await stack.close();
   }
 };
 
-void main().then(
+/** The payments figures beside the bare hop, with the issue's targets. */
+export const paymentsFigures = (figures: PaymentsFigures, ceilings: Ceilings, suffix = ''): Figure[] => [
+  { label: `completed payments/s${suffix}`, value: figures.completedPerSecond, unit: 'payments/s', ceiling: bareHopCeiling(ceilings), target: { kind: 'ratio-at-least', ratio: 1 / 20, text: '≥ 1/20 of the bare hop' } },
+  { label: `execute → COMPLETED p99${suffix}`, value: figures.executeToCompletedP99Ms, unit: 'ms', target: { kind: 'below', value: 300, text: '< 300 ms at 32 clients' } },
+  ...(ceilings.bareHop ? [{ label: `CPU per payment${suffix}`, value: figures.cpuMsPerPayment['total'] ?? 0, unit: 'ms', ceiling: { label: 'bare hop CPU/request', value: ceilings.bareHop.cpuMsPerRequest.server, unit: 'ms' } }] : []),
+];
+
+const main = async (): Promise<void> => {
+  const { figures, ceilings } = await runPayments();
+  writeFileSync(join(__dirname, 'last-run-payments.json'), JSON.stringify(figures, null, 2));
+  reportBench('payments', ceilings, paymentsFigures(figures, ceilings), figures);
+};
+
+if (require.main === module) void main().then(
   () => process.exit(0),
   (error: unknown) => {
     console.error(error);

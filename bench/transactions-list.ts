@@ -5,6 +5,8 @@ import { Client } from 'pg';
 import { encodeCursor } from '@corridor/contracts';
 import { basic } from '../tests/support/api';
 import { startStack } from '../tests/support/stack';
+import { ceilingsFor } from './ceilings';
+import { bareHopCeiling, reportBench } from './report';
 
 // GET /transactions with 100,000 transactions stored for one platform (and 20,000 for another,
 // so every query is tenant-scoped for real): p50/p99 at page 1, the middle and the last pages,
@@ -84,6 +86,8 @@ const main = async () => {
   const client = new Client({ connectionString: stack.database.url });
   await client.connect();
   try {
+    // The bare hop, first, on the quiet stack (or from bench:all).
+    const ceilings = await ceilingsFor(['bareHop']);
     const mine = await stack.createPlatform();
     const other = await stack.createPlatform();
     const started = Date.now();
@@ -122,13 +126,29 @@ const main = async () => {
       for (const app of ['gateway', 'payments'] as const) console.log(`--- ${app} log (last lines) ---\n${stack.logs[app].slice(-20).join('').slice(-6000)}`);
     }
     writeFileSync(join(__dirname, 'last-transactions-run.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), rows: ROWS, connections: CONNECTIONS, seconds: SECONDS, figures }, null, 2)}\n`);
+    const titles: Record<keyof typeof figures, string> = {
+      page1: 'page 1', middle: 'row 50,000', deep: 'last page', deepAscending: 'last page, oldest first', accountFilter: 'account filter', referenceFilter: 'reference filter', broadFilter: 'status filter, all rows',
+    };
+    reportBench(
+      `GET /transactions at ${ROWS.toLocaleString('en')} rows (${CONNECTIONS} connections)`,
+      ceilings,
+      Object.entries(figures).flatMap(([key, figure]) => [
+        { label: `${titles[key as keyof typeof figures]} req/s`, value: figure.requestsPerSecond, unit: 'req/s', ceiling: bareHopCeiling(ceilings) },
+        { label: `${titles[key as keyof typeof figures]} p99`, value: figure.p99Ms, unit: 'ms', target: { kind: 'below' as const, value: 50, text: '< 50 ms' } },
+      ]),
+      { rows: ROWS, connections: CONNECTIONS, seconds: SECONDS, figures },
+    );
+    if (Object.values(figures).some((figure) => figure.non2xx > 0 || figure.errors > 0)) throw new Error('Some list requests failed (see above).');
   } finally {
     await client.end();
     await stack.close();
   }
 };
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -9,6 +9,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { newId, subjects } from '@corridor/contracts';
 import { publishEvent } from '@corridor/messaging';
 import { startStack } from '../tests/support/stack';
+import { ceilingsFor } from './ceilings';
+import { reportBench } from './report';
 
 // Webhook delivery (issue 4): the webhooks service as its own process on a fresh database,
 // integration events published to JetStream, the resource rendered over NATS by a responder
@@ -54,6 +56,8 @@ const postgresCpuSeconds = async (client: Client, database: string): Promise<num
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 const main = async (): Promise<void> => {
+  // The instant receiver's rate, first, before the stack runs (or from bench:all).
+  const ceilings = await ceilingsFor(['receiver']);
   const stack = await startStack({ apps: ['webhooks'], appEnv: { webhooks: { LOG_LEVEL: 'error' } } });
   let nats: NatsConnection | undefined;
   const pg = new Client({ connectionString: stack.database.url });
@@ -149,6 +153,17 @@ const main = async (): Promise<void> => {
     console.log(`steady: ${steady.offeredPerSecond}/s offered for ${SECONDS} s, publication → receipt p50 ${steady.p50Ms} ms, p99 ${steady.p99Ms} ms, max ${steady.maxMs} ms, webhooks process CPU ${steady.cpuMsPerWebhook} ms per webhook, PostgreSQL ${steady.postgresCpuMsPerWebhook ?? 'n/a'} ms`);
     console.log(`load average at the end: ${load} (${cpus().length} CPUs)`);
     writeFileSync(join(__dirname, 'last-run-webhooks.json'), JSON.stringify({ burst, steady, load }, null, 2));
+    const receiverCeiling = ceilings.receiver ? { label: 'instant receiver', value: ceilings.receiver.perSecond, unit: 'req/s' } : undefined;
+    reportBench(
+      'webhook delivery',
+      ceilings,
+      [
+        { label: `burst of ${BURST} deliveries/s`, value: burst.deliveriesPerSecond, unit: 'webhooks/s', ...(receiverCeiling ? { ceiling: receiverCeiling } : {}), target: { kind: 'at-least', value: 1_000, text: '≥ 1,000 deliveries/s' } },
+        { label: `steady ${RATE}/s: publication → receipt p99`, value: steady.p99Ms, unit: 'ms' },
+        { label: 'webhooks process CPU per webhook (burst)', value: burst.cpuMsPerWebhook, unit: 'ms' },
+      ],
+      { burst, steady, load },
+    );
   } finally {
     await nats?.drain();
     await pg.end();
@@ -157,7 +172,10 @@ const main = async (): Promise<void> => {
   }
 };
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
