@@ -28,3 +28,4 @@ export * from './observability';
 export * from './network-addresses';
 export * from './card-transactions';
 export * from './unique-value';
+export * from './embedded-wallets';

@@ -89,6 +89,20 @@ export const subjects = {
     },
     /** Where a customer's incoming UMA payments go (UmaDepositTargetsData → UmaDepositTargetsWire). */
     umaDeposit: { targets: 'accounts.uma-deposit.targets' },
+    /** Embedded Wallet auth (libs/contracts/src/embedded-wallets.ts); signed operations answer SignedReply. */
+    embeddedWallet: {
+      createCredential: 'accounts.embedded-wallet.credential.create',
+      listCredentials: 'accounts.embedded-wallet.credential.list',
+      revokeCredential: 'accounts.embedded-wallet.credential.revoke',
+      challengeCredential: 'accounts.embedded-wallet.credential.challenge',
+      verifyCredential: 'accounts.embedded-wallet.credential.verify',
+      listSessions: 'accounts.embedded-wallet.session.list',
+      revokeSession: 'accounts.embedded-wallet.session.revoke',
+      refreshSession: 'accounts.embedded-wallet.session.refresh',
+      updateAccount: 'accounts.embedded-wallet.account.update',
+      exportAccount: 'accounts.embedded-wallet.account.export',
+      sandboxMailbox: 'accounts.embedded-wallet.sandbox-mailbox',
+    },
     health: 'accounts.health.ping',
   },
   payments: {

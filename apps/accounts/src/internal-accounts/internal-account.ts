@@ -55,7 +55,10 @@ export type AccountStatusChanged = Event<
   'AccountStatusChanged',
   { accountId: string; operationId: string; from: InternalAccountStatus; to: InternalAccountStatus; changedAt: string }
 >;
+/** An Embedded Wallet's privacy setting, changed through the signed retry (apps/accounts/src/embedded-wallets). */
+export type AccountPrivacyChanged = Event<'AccountPrivacyChanged', { accountId: string; operationId: string; privateEnabled: boolean; changedAt: string }>;
 export type InternalAccountEvent =
+  | AccountPrivacyChanged
   | InternalAccountOpened
   | AccountCredited
   | AccountDebited
@@ -82,6 +85,8 @@ export type OpenAccount = {
   closedHolds: ReadonlyMap<string, bigint>;
   /** Caller's operation id → fingerprint of what it asked for, to tell a retry from a clash. */
   operations: ReadonlyMap<string, string>;
+  /** Embedded Wallet accounts only; absent means false. */
+  privateEnabled?: boolean;
 };
 export type InternalAccount = { kind: 'None' } | OpenAccount;
 
@@ -100,6 +105,7 @@ export const fingerprints = {
     ['Settle', holdId, finalAmount.toString(), ...(keepRemainder ? ['keep'] : [])].join('|'),
   release: (holdId: string) => ['Release', holdId].join('|'),
   status: (to: InternalAccountStatus) => ['Status', to].join('|'),
+  privacy: (privateEnabled: boolean) => ['Privacy', String(privateEnabled)].join('|'),
 };
 
 /**
@@ -181,6 +187,8 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
     }
     case 'AccountStatusChanged':
       return { ...account, status: event.data.to, operations: withOperation(account, event.data.operationId, fingerprints.status(event.data.to)) };
+    case 'AccountPrivacyChanged':
+      return { ...account, privateEnabled: event.data.privateEnabled, operations: withOperation(account, event.data.operationId, fingerprints.privacy(event.data.privateEnabled)) };
     default: {
       const unknownEvent: never = event;
       return unknownEvent;

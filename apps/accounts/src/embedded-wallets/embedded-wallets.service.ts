@@ -1,0 +1,438 @@
+import { randomInt } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { UnsecuredJWT } from 'jose';
+import {
+  type AuthMethodResponseWire,
+  type AuthMethodType,
+  type AuthMethodWire,
+  type AuthSessionWire,
+  CLIENT_PUBLIC_KEY_PATTERN,
+  CLOCK,
+  type Clock,
+  DomainError,
+  invalidInput,
+  isIdOf,
+  newId,
+  type RequestContext,
+  type SandboxMailWire,
+  type SignedReply,
+  type WalletSignatureHeaders,
+} from '@corridor/contracts';
+import { createLogger } from '@corridor/messaging';
+import { decideNewCredential, decideRevokeCredential, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
+import { CHALLENGE_TTL_MS, checkRetry, legOf, type PendingRequest } from './signed-retry';
+import { activityPayload, renderCredential, renderSession } from './wallet-wire';
+import {
+  bodyDigest,
+  compressedPublicKey,
+  exportBundle,
+  generateP256KeyPair,
+  newMnemonic,
+  openAtRest,
+  openOtpBundle,
+  otpDigest,
+  otpEncryptionTargetBundle,
+  randomSalt,
+  sealAtRest,
+  sealSessionSigningKey,
+} from './wallet-crypto';
+import type { CredentialRow, SessionRow, WalletStore } from './wallet-store';
+
+export const WALLET_STORE = 'WALLET_STORE';
+export const WALLET_OPTIONS = 'WALLET_OPTIONS';
+export type WalletOptions = { keyEncryptionKey: Buffer; sessionTtlSeconds: number };
+
+const CHALLENGE_POLICY: FailurePolicy = { maxFailures: 10, windowMs: 10 * 60_000, lockMs: 60_000 };
+
+type Signed = {
+  context: RequestContext;
+  accountId: string;
+  operation: string;
+  targetId: string;
+  body: unknown;
+  headers: WalletSignatureHeaders;
+  type?: AuthMethodType;
+  payload: (requestId: string, now: Date) => string;
+  bound?: Record<string, unknown>;
+  signerKeys: (pending: PendingRequest, now: Date) => Promise<string[]>;
+};
+
+const notFound = (what: string, id: string): DomainError => new DomainError('REFERENCE_NOT_FOUND', 'not_found', `${what} ${id} does not exist.`);
+const invalidOtp = (): DomainError => new DomainError('UNAUTHORIZED', 'unauthorized', 'Invalid OTP code', { reason: 'Invalid OTP code' });
+
+/**
+ * Embedded Wallet credentials, challenges, sessions and the signed retry (reference section (k)).
+ * Rules live in auth-rules.ts and signed-retry.ts; this class reads and writes the tables around them.
+ */
+@Injectable()
+export class EmbeddedWallets {
+  private readonly logger = createLogger('accounts:embedded-wallets');
+
+  constructor(
+    @Inject(WALLET_STORE) private readonly store: WalletStore,
+    @Inject(WALLET_OPTIONS) private readonly options: WalletOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The wallet's key and first credential; the internal account itself is opened by the policy. */
+  async provision(input: { accountId: string; platformId: string; customerId: string; email: string }): Promise<void> {
+    const now = this.clock.now();
+    if (await this.store.walletOf(input.accountId, input.platformId)) return;
+    await this.store.provisionWallet({ ...input, sealedMnemonic: sealAtRest(newMnemonic(), this.options.keyEncryptionKey), credentialId: newId('AuthMethod'), now });
+  }
+
+  /** The wallet of the asking platform, or 404 (unknown, malformed, other platforms' and non-wallet accounts alike). */
+  private async wallet(accountId: unknown, platformId: string): Promise<{ accountId: string; customerId: string }> {
+    if (typeof accountId !== 'string' || !isIdOf('InternalAccount', accountId)) throw notFound('Embedded Wallet account', String(accountId));
+    const wallet = await this.store.walletOf(accountId, platformId);
+    if (!wallet) throw notFound('Embedded Wallet account', accountId);
+    return wallet;
+  }
+
+  private async credentialOf(credentialId: string, platformId: string): Promise<CredentialRow> {
+    const credential = isIdOf('AuthMethod', credentialId) ? await this.store.credential(credentialId, platformId) : null;
+    if (!credential) throw notFound('Credential', credentialId);
+    return credential;
+  }
+
+  private async activeSessionKeys(accountId: string, platformId: string, now: Date, exceptCredentialId?: string): Promise<string[]> {
+    return signerKeysOf(await this.store.sessions(accountId, platformId), now, exceptCredentialId);
+  }
+
+  /** The one two-step signed retry: leg 1 persists and answers 202, leg 2 checks, consumes once and completes. */
+  private async signed<T>(op: Signed, complete: (pending: PendingRequest, now: Date) => Promise<SignedReply<T>>): Promise<SignedReply<T>> {
+    const leg = legOf(op.headers);
+    const now = this.clock.now();
+    const digest = bodyDigest(op.body ?? {});
+    if (leg.leg === 'challenge') {
+      const requestId = newId('Request');
+      const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
+      const payloadToSign = op.payload(requestId, now);
+      await this.store.insertPending(
+        { requestId, platformId: op.context.platformId, accountId: op.accountId, operation: op.operation, targetId: op.targetId, bodyDigest: digest, payloadToSign, expiresAt, usedAt: null, bound: op.bound ?? {} },
+        now,
+      );
+      return { status: 202, body: { payloadToSign, requestId, expiresAt: expiresAt.toISOString(), ...(op.type ? { type: op.type } : {}) } };
+    }
+    const pending = await this.store.pending(leg.requestId);
+    const signerKeys = pending ? await op.signerKeys(pending, now) : [];
+    checkRetry({ pending, operation: op.operation, targetId: op.targetId, platformId: op.context.platformId, bodyDigest: digest, stamp: leg.stamp, signerKeys, now });
+    if (!(await this.store.consumePending(leg.requestId, now))) {
+      throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${leg.requestId} was already used; a requestId completes one request only.`);
+    }
+    return complete(pending as PendingRequest, now);
+  }
+
+  async listCredentials(context: RequestContext, accountId: unknown): Promise<{ data: AuthMethodWire[] }> {
+    const wallet = await this.wallet(accountId, context.platformId);
+    return { data: (await this.store.credentials(wallet.accountId, context.platformId)).map(renderCredential) };
+  }
+
+  async createCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
+    const type = body['type'];
+    if (type === 'OAUTH' || type === 'PASSKEY') {
+      throw invalidInput(`${type} credentials are not supported by this Corridor server yet; EMAIL_OTP is.`, { field: 'type' });
+    }
+    if (type !== 'EMAIL_OTP') throw invalidInput('type must be one of OAUTH, EMAIL_OTP, PASSKEY.', { field: 'type' });
+    const wallet = await this.wallet(body['accountId'], context.platformId);
+    const existing = await this.store.credentials(wallet.accountId, context.platformId);
+    const { needsSignature } = decideNewCredential(existing, { type });
+    const customer = await this.store.customer(wallet.customerId);
+    if (!customer?.email) throw invalidInput('An EMAIL_OTP credential uses the customer’s email, and this customer has none; set it first.', { field: 'type' });
+    const email = customer.email;
+    const create = async (now: Date): Promise<SignedReply<AuthMethodResponseWire>> => {
+      const row: CredentialRow = { id: newId('AuthMethod'), platformId: context.platformId, accountId: wallet.accountId, type, nickname: email, credentialId: null, identity: null, createdAt: now, updatedAt: now };
+      try {
+        await this.store.insertCredential(row);
+      } catch (error) {
+        // The unique index on one EMAIL_OTP per account: a concurrent create won.
+        if ((error as { code?: string }).code === '23505') throw new DomainError('EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS', 'validation', 'This account already has an EMAIL_OTP credential.');
+        throw error;
+      }
+      const otpEncryptionTargetBundle = await this.issueOtp(context, row, now);
+      return { status: 201, body: { ...renderCredential(row), otpEncryptionTargetBundle } };
+    };
+    if (!needsSignature) return create(this.clock.now());
+    return this.signed(
+      {
+        context,
+        accountId: wallet.accountId,
+        operation: 'CREATE_CREDENTIAL',
+        targetId: wallet.accountId,
+        body,
+        headers,
+        type,
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_USER_EMAIL', context.platformId, { userId: wallet.accountId, userEmail: email }, now, requestId),
+        signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
+      },
+      (_pending, now) => create(now),
+    );
+  }
+
+  async revokeCredential(context: RequestContext, credentialId: string, headers: WalletSignatureHeaders): Promise<SignedReply<never>> {
+    const credential = await this.credentialOf(credentialId, context.platformId);
+    decideRevokeCredential(await this.store.credentials(credential.accountId, context.platformId), credential.id);
+    return this.signed(
+      {
+        context,
+        accountId: credential.accountId,
+        operation: 'REVOKE_CREDENTIAL',
+        targetId: credential.id,
+        body: {},
+        headers,
+        type: credential.type,
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_DELETE_AUTHENTICATORS', context.platformId, { userId: credential.accountId, authenticatorIds: [credential.id] }, now, requestId),
+        // Signed by a session of another credential: a lost device cannot remove the others' way in by itself.
+        signerKeys: (_pending, now) => this.activeSessionKeys(credential.accountId, context.platformId, now, credential.id),
+      },
+      async (_pending, now) => {
+        // The set may have changed between the legs; the last credential still stays.
+        decideRevokeCredential(await this.store.credentials(credential.accountId, context.platformId), credential.id);
+        await this.store.revokeCredential(credential.id, now);
+        return { status: 204 };
+      },
+    );
+  }
+
+  /** A new OTP through the mail port, and the target bundle the client seals it to. */
+  private async issueOtp(context: RequestContext, credential: CredentialRow, now: Date): Promise<string> {
+    const platform = await this.store.platform(context.platformId);
+    const config = (platform?.config ?? {}) as { otpLength?: number; alphanumeric?: boolean; expirationSeconds?: number; appName?: string };
+    if (platform?.environment !== 'SANDBOX') {
+      // No mail transport is configured for production platforms in this deployment (decision 0017).
+      throw new DomainError('EMAIL_DELIVERY_UNAVAILABLE', 'unavailable', 'This Corridor deployment has no mail transport for OTP emails to production customers yet.');
+    }
+    const code = otpCodeFrom((below) => randomInt(below), config.otpLength ?? 6, config.alphanumeric ?? false);
+    const target = generateP256KeyPair();
+    const salt = randomSalt();
+    const expiresAt = new Date(now.getTime() + (config.expirationSeconds ?? 300) * 1000);
+    await this.store.saveOtp({
+      credentialId: credential.id,
+      targetPublic: target.publicKeyHex,
+      sealedTargetPrivate: sealAtRest(target.privateKeyHex, this.options.keyEncryptionKey),
+      otpDigest: otpDigest(code, salt),
+      otpSalt: salt,
+      issuedAt: now,
+      expiresAt,
+      usedAt: null,
+    });
+    await this.store.deliverSandboxMail({ platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, subject: `${config.appName ?? 'Your wallet'} sign-in code`, otpCode: code, sentAt: now });
+    this.logger.info({ credentialId: credential.id, accountId: credential.accountId }, 'Sent an Embedded Wallet OTP email (sandbox mailbox).');
+    return otpEncryptionTargetBundle(target.publicKeyHex, context.platformId, credential.accountId);
+  }
+
+  async challenge(context: RequestContext, credentialId: string, body: Record<string, unknown>): Promise<AuthMethodResponseWire> {
+    const credential = await this.credentialOf(credentialId, context.platformId);
+    const now = this.clock.now();
+    const key = `challenge:${credential.id}`;
+    refuseWhileLocked(await this.store.attempts(key), now);
+    await this.store.saveAttempts(key, recordAttempt(await this.store.attempts(key), now, CHALLENGE_POLICY));
+    if (credential.type !== 'EMAIL_OTP') {
+      if (body['clientPublicKey'] !== undefined && (typeof body['clientPublicKey'] !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(body['clientPublicKey']))) {
+        throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+      }
+      throw invalidInput(`${credential.type} credentials are not challenged by this Corridor server yet; EMAIL_OTP ones are.`, { field: 'id' });
+    }
+    return { ...renderCredential(credential), otpEncryptionTargetBundle: await this.issueOtp(context, credential, now) };
+  }
+
+  async verify(context: RequestContext, credentialId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
+    const credential = await this.credentialOf(credentialId, context.platformId);
+    if (body['type'] !== credential.type) throw invalidInput(`type must be ${credential.type}, the type of credential ${credential.id}.`, { field: 'type' });
+    if (credential.type !== 'EMAIL_OTP') throw invalidInput(`${credential.type} verification is not supported by this Corridor server yet.`, { field: 'type' });
+    const encryptedOtpBundle = body['encryptedOtpBundle'];
+    if (typeof encryptedOtpBundle !== 'string' || encryptedOtpBundle.length === 0) throw invalidInput('encryptedOtpBundle is required: the HPKE-sealed {"otp_code","public_key"}.', { field: 'encryptedOtpBundle' });
+    const now = this.clock.now();
+    const attemptsKey = `verify:${credential.id}`;
+    refuseWhileLocked(await this.store.attempts(attemptsKey), now);
+    let tekPublic = '';
+    if (legOf(headers).leg === 'challenge') {
+      tekPublic = await this.checkOtp(context, credential, encryptedOtpBundle, attemptsKey, now);
+    }
+    return this.signed(
+      {
+        context,
+        accountId: credential.accountId,
+        operation: 'VERIFY_EMAIL_OTP',
+        targetId: credential.id,
+        body,
+        headers,
+        type: 'EMAIL_OTP',
+        bound: { tekPublic },
+        payload: (requestId, issuedAt) =>
+          new UnsecuredJWT({ public_key: tekPublic, credential_id: credential.id, request_id: requestId })
+            .setIssuedAt(Math.floor(issuedAt.getTime() / 1000))
+            .setExpirationTime(Math.floor((issuedAt.getTime() + CHALLENGE_TTL_MS) / 1000))
+            .encode(),
+        // Leg 2 is signed with the TEK the OTP bundle named, which then becomes the session key.
+        signerKeys: async (pending) => [String(pending.bound['tekPublic'] ?? '')],
+      },
+      async (pending, completedAt) => {
+        const session: SessionRow = {
+          id: newId('Session'),
+          platformId: context.platformId,
+          accountId: credential.accountId,
+          credentialId: credential.id,
+          publicKey: String(pending.bound['tekPublic']),
+          createdAt: completedAt,
+          expiresAt: new Date(completedAt.getTime() + this.options.sessionTtlSeconds * 1000),
+          revokedAt: null,
+        };
+        await this.store.insertSession(session);
+        return { status: 200, body: renderSession(session, credential) };
+      },
+    );
+  }
+
+  /** Leg 1 of an EMAIL_OTP verify: opens the bundle, checks and uses the OTP; returns the TEK (compressed). Failures count toward 429. */
+  private async checkOtp(context: RequestContext, credential: CredentialRow, encryptedOtpBundle: string, attemptsKey: string, now: Date): Promise<string> {
+    const fail = async (): Promise<never> => {
+      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
+      throw invalidOtp();
+    };
+    const otp = await this.store.otp(credential.id);
+    if (!otp) return fail();
+    const opened = await openOtpBundle(encryptedOtpBundle, openAtRest(otp.sealedTargetPrivate, this.options.keyEncryptionKey));
+    if (!opened) return fail();
+    const platform = await this.store.platform(context.platformId);
+    const digest = otpDigest(opened.otpCode, otp.otpSalt);
+    if (!otpAccepted({ digestMatches: digest === otp.otpDigest, expiresAt: otp.expiresAt, usedAt: otp.usedAt }, opened.otpCode, platform?.environment === 'SANDBOX', now)) return fail();
+    // Single use: the OTP row is consumed whatever code (issued or sandbox) opened it.
+    if (!(await this.store.useOtp(credential.id, otp.otpDigest, now))) return fail();
+    await this.store.clearAttempts(attemptsKey);
+    return compressedPublicKey(opened.publicKey);
+  }
+
+  async listSessions(context: RequestContext, accountId: unknown): Promise<{ data: AuthSessionWire[] }> {
+    const wallet = await this.wallet(accountId, context.platformId);
+    const now = this.clock.now();
+    const credentials = new Map((await this.store.credentials(wallet.accountId, context.platformId)).map((credential) => [credential.id, credential]));
+    const sessions = (await this.store.sessions(wallet.accountId, context.platformId)).filter((session) => isActive(session, now));
+    return { data: sessions.flatMap((session) => (credentials.has(session.credentialId) ? [renderSession(session, credentials.get(session.credentialId)!)] : [])) };
+  }
+
+  private async activeSession(sessionId: string, platformId: string): Promise<{ session: SessionRow; credential: CredentialRow }> {
+    const session = isIdOf('Session', sessionId) ? await this.store.session(sessionId, platformId) : null;
+    if (!session || !isActive(session, this.clock.now())) throw notFound('Active session', sessionId);
+    const credential = await this.store.credential(session.credentialId, platformId);
+    if (!credential) throw notFound('Active session', sessionId);
+    return { session, credential };
+  }
+
+  async revokeSession(context: RequestContext, sessionId: string, headers: WalletSignatureHeaders): Promise<SignedReply<never>> {
+    const { session, credential } = await this.activeSession(sessionId, context.platformId);
+    return this.signed(
+      {
+        context,
+        accountId: session.accountId,
+        operation: 'REVOKE_SESSION',
+        targetId: session.id,
+        body: {},
+        headers,
+        type: credential.type,
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_DELETE_API_KEYS', context.platformId, { userId: session.accountId, apiKeyIds: [session.id] }, now, requestId),
+        // Any active session of the account, the one being revoked included (self-logout).
+        signerKeys: (_pending, now) => this.activeSessionKeys(session.accountId, context.platformId, now),
+      },
+      async (_pending, now) => {
+        await this.store.revokeSession(session.id, now);
+        return { status: 204 };
+      },
+    );
+  }
+
+  async refreshSession(context: RequestContext, sessionId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
+    const clientPublicKey = body['clientPublicKey'];
+    if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
+      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+    }
+    const { session, credential } = await this.activeSession(sessionId, context.platformId);
+    return this.signed(
+      {
+        context,
+        accountId: session.accountId,
+        operation: 'REFRESH_SESSION',
+        targetId: session.id,
+        body: { clientPublicKey: clientPublicKey.toLowerCase() },
+        headers,
+        payload: (requestId, now) =>
+          activityPayload('ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2', context.platformId, { targetPublicKey: clientPublicKey, expirationSeconds: String(this.options.sessionTtlSeconds) }, now, requestId),
+        // Signed with the current session key, which must still be active.
+        signerKeys: async (_pending, now) => (isActive(session, now) ? [session.publicKey] : []),
+      },
+      async (_pending, now) => {
+        const current = await this.store.session(session.id, context.platformId);
+        if (!current || !isActive(current, now)) throw notFound('Active session', session.id);
+        const key = generateP256KeyPair();
+        const next: SessionRow = {
+          id: newId('Session'),
+          platformId: context.platformId,
+          accountId: session.accountId,
+          credentialId: session.credentialId,
+          publicKey: compressedPublicKey(key.publicKeyHex),
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + this.options.sessionTtlSeconds * 1000),
+          revokedAt: null,
+        };
+        await this.store.insertSession(next);
+        return { status: 201, body: renderSession(next, credential, await sealSessionSigningKey(clientPublicKey, key.privateKeyHex)) };
+      },
+    );
+  }
+
+  /** Signs any wallet operation with the account's active sessions: PATCH and export of the internal account. */
+  async signedByWallet<T>(
+    context: RequestContext,
+    accountId: string,
+    operation: string,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+    activity: { type: string; parameters: Record<string, unknown> },
+    complete: (now: Date) => Promise<SignedReply<T>>,
+  ): Promise<SignedReply<T>> {
+    const wallet = await this.wallet(accountId, context.platformId);
+    return this.signed(
+      {
+        context,
+        accountId: wallet.accountId,
+        operation,
+        targetId: wallet.accountId,
+        body,
+        headers,
+        payload: (requestId, now) => activityPayload(activity.type, context.platformId, activity.parameters, now, requestId),
+        signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
+      },
+      (_pending, now) => complete(now),
+    );
+  }
+
+  async exportWallet(context: RequestContext, accountId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<{ id: string; encryptedWalletCredentials: string }>> {
+    const clientPublicKey = body['clientPublicKey'];
+    if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
+      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+    }
+    return this.signedByWallet(
+      context,
+      accountId,
+      'EXPORT_WALLET',
+      { clientPublicKey: clientPublicKey.toLowerCase() },
+      headers,
+      { type: 'ACTIVITY_TYPE_EXPORT_WALLET', parameters: { walletId: accountId, targetPublicKey: clientPublicKey } },
+      async () => {
+        const sealed = await this.store.sealedMnemonic(accountId, context.platformId);
+        if (!sealed) throw notFound('Embedded Wallet account', accountId);
+        const mnemonic = openAtRest(sealed, this.options.keyEncryptionKey);
+        this.logger.info({ accountId }, 'Exported an Embedded Wallet to its client key.');
+        return { status: 200, body: { id: accountId, encryptedWalletCredentials: await exportBundle(clientPublicKey, mnemonic, context.platformId) } };
+      },
+    );
+  }
+
+  async sandboxMailbox(context: RequestContext, accountId: unknown): Promise<{ data: SandboxMailWire[] }> {
+    const platform = await this.store.platform(context.platformId);
+    if (platform?.environment !== 'SANDBOX') throw new DomainError('FORBIDDEN', 'forbidden', 'The sandbox mailbox exists for sandbox platforms only.');
+    const wallet = await this.wallet(accountId, context.platformId);
+    const mail = await this.store.sandboxMailbox(wallet.accountId, context.platformId);
+    return { data: mail.map((item) => ({ to: item.to, subject: item.subject, otpCode: item.otpCode, sentAt: item.sentAt.toISOString() })) };
+  }
+}
