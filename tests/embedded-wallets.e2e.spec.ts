@@ -341,6 +341,47 @@ describe('credentials', () => {
   });
 });
 
+describe('a quote from a wallet', () => {
+  it('carries the wallet payloadToSign and executes only with a stamp of an active session over it', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    expect((await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 100_000_000 } })).status).toBe(200);
+    const external = await api.call('POST', '/customers/external-accounts', {
+      auth: platformA,
+      body: { customerId: wallet.customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000777000001', routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Wanda Wallet' } } },
+    });
+    expect(external.status).toBe(201);
+    const quoteBody = { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: external.body.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000_000 };
+    const immediate = await api.call('POST', '/quotes', { auth: platformA, body: { ...quoteBody, immediatelyExecute: true } });
+    expect(immediate.status).toBe(400);
+    expect(immediate.body.message).toMatch(/Grid-Wallet-Signature/);
+    const quote = await api.call('POST', '/quotes', { auth: platformA, body: quoteBody });
+    expect(quote.status).toBe(201);
+    const info = quote.body.paymentInstructions[0].accountOrWalletInfo;
+    expect(info).toEqual({ accountType: 'EMBEDDED_WALLET', payloadToSign: expect.any(String) });
+    const execute = (headers: Record<string, string>) => api.call('POST', `/quotes/${quote.body.id}/execute`, { auth: platformA, headers });
+    const refusals = [
+      await execute({}),
+      await execute({ 'Grid-Wallet-Signature': 'not-a-stamp!' }),
+      await execute({ 'Grid-Wallet-Signature': stamp(genKeypair().privHex, info.payloadToSign) }),
+      await execute({ 'Grid-Wallet-Signature': stamp(session.privHex, `${info.payloadToSign} `) }),
+    ];
+    expect(refusals.map((reply) => [reply.status, reply.body.code])).toEqual([
+      [401, 'WALLET_SIGNATURE_MISSING'],
+      [401, 'WALLET_SIGNATURE_MALFORMED'],
+      [401, 'WALLET_SIGNATURE_INVALID'],
+      [401, 'WALLET_SIGNATURE_INVALID'],
+    ]);
+    const [untouched] = await walletAccounts(platformA, wallet.customerId);
+    expect(untouched.balance.amount).toBe(100_000_000);
+    const executed = await execute({ 'Grid-Wallet-Signature': stamp(session.privHex, info.payloadToSign) });
+    expect(executed.status).toBe(200);
+    expect(executed.body.id).toBe(quote.body.id);
+    const [after] = await walletAccounts(platformA, wallet.customerId);
+    expect(after.balance.amount).toBe(100_000_000 - Number(quote.body.totalSendingAmount));
+  });
+});
+
 describe('secrets', () => {
   it('never puts an OTP, a session key or a mnemonic in an event store or a log', async () => {
     expect(secrets.length).toBeGreaterThan(5);

@@ -32,6 +32,8 @@ export type ListAuthSessionsData = { accountId: string };
 export type AuthSessionIdData = WalletSignatureHeaders & { sessionId: string; body?: Record<string, unknown> };
 export type SignedInternalAccountData = WalletSignatureHeaders & { accountId: string; body: Record<string, unknown> };
 export type SandboxMailboxData = { accountId: string };
+/** The single signed call of quote execution: a stamp over a quote's payloadToSign by an active session of the wallet. */
+export type VerifyWalletStampData = { accountId: string; payloadToSign: string; walletSignature?: string };
 export type SandboxMailWire = { to: string; subject: string; otpCode: string; sentAt: string };
 
 /** P-256 public key, uncompressed SEC1 hex, as the reference's challenge/refresh/export bodies carry it. */

@@ -102,6 +102,8 @@ export const subjects = {
       updateAccount: 'accounts.embedded-wallet.account.update',
       exportAccount: 'accounts.embedded-wallet.account.export',
       sandboxMailbox: 'accounts.embedded-wallet.sandbox-mailbox',
+      /** VerifyWalletStampData → {verified: true}, or 401 with the reference's wallet signature codes. */
+      verifyStamp: 'accounts.embedded-wallet.verify-stamp',
     },
     health: 'accounts.health.ping',
   },

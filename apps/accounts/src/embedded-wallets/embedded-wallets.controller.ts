@@ -13,6 +13,7 @@ import {
   type SignedInternalAccountData,
   type SignedReply,
   subjects,
+  type VerifyWalletStampData,
 } from '@corridor/contracts';
 import { AccountWriter } from '../internal-accounts/account-writer';
 import { changeAccountPrivacy } from '../internal-accounts/change-account-privacy';
@@ -75,6 +76,12 @@ export class EmbeddedWalletsController {
   @MessagePattern(subjects.accounts.embeddedWallet.exportAccount)
   exportAccount(@Payload() request: ServiceRequest<SignedInternalAccountData>) {
     return this.wallets.exportWallet(request.context, request.data.accountId, bodyOf(request.data.body), headersOf(request.data));
+  }
+
+  @MessagePattern(subjects.accounts.embeddedWallet.verifyStamp)
+  verifyStamp(@Payload() request: ServiceRequest<VerifyWalletStampData>) {
+    const { accountId, payloadToSign, walletSignature } = request.data;
+    return this.wallets.verifyStamp(request.context, accountId, payloadToSign, walletSignature);
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.sandboxMailbox)

@@ -20,6 +20,7 @@ import {
 } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
 import { decideNewCredential, decideRevokeCredential, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
+import { checkOidcClaims, nonceFor, type OidcIdentity, type OidcIssuer, OidcVerifier } from './oidc';
 import { CHALLENGE_TTL_MS, checkRetry, legOf, type PendingRequest } from './signed-retry';
 import { activityPayload, renderCredential, renderSession } from './wallet-wire';
 import {
@@ -32,15 +33,17 @@ import {
   openOtpBundle,
   otpDigest,
   otpEncryptionTargetBundle,
+  parseStamp,
   randomSalt,
   sealAtRest,
   sealSessionSigningKey,
+  verifyStamp,
 } from './wallet-crypto';
 import type { CredentialRow, SessionRow, WalletStore } from './wallet-store';
 
 export const WALLET_STORE = 'WALLET_STORE';
 export const WALLET_OPTIONS = 'WALLET_OPTIONS';
-export type WalletOptions = { keyEncryptionKey: Buffer; sessionTtlSeconds: number };
+export type WalletOptions = { keyEncryptionKey: Buffer; sessionTtlSeconds: number; oidcIssuers: OidcIssuer[] };
 
 const CHALLENGE_POLICY: FailurePolicy = { maxFailures: 10, windowMs: 10 * 60_000, lockMs: 60_000 };
 
@@ -67,12 +70,23 @@ const invalidOtp = (): DomainError => new DomainError('UNAUTHORIZED', 'unauthori
 @Injectable()
 export class EmbeddedWallets {
   private readonly logger = createLogger('accounts:embedded-wallets');
+  private readonly oidc: OidcVerifier;
 
   constructor(
     @Inject(WALLET_STORE) private readonly store: WalletStore,
     @Inject(WALLET_OPTIONS) private readonly options: WalletOptions,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.oidc = new OidcVerifier(options.oidcIssuers);
+  }
+
+  /** An OIDC token checked against the configured issuers and the reference's claim rules. */
+  private async oidcIdentity(token: unknown, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): Promise<{ identity: OidcIdentity; nickname: string }> {
+    if (typeof token !== 'string' || token === '') throw invalidInput('oidcToken is required: an OIDC ID token from a configured issuer.', { field: 'oidcToken' });
+    const claims = await this.oidc.verify(token, now);
+    const identity = checkOidcClaims(claims, now, expect);
+    return { identity, nickname: typeof claims['email'] === 'string' && claims['email'] !== '' ? claims['email'] : identity.sub };
+  }
 
   /** The wallet's key and first credential; the internal account itself is opened by the policy. */
   async provision(input: { accountId: string; platformId: string; customerId: string; email: string }): Promise<void> {
@@ -130,9 +144,8 @@ export class EmbeddedWallets {
 
   async createCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
     const type = body['type'];
-    if (type === 'OAUTH' || type === 'PASSKEY') {
-      throw invalidInput(`${type} credentials are not supported by this Corridor server yet; EMAIL_OTP is.`, { field: 'type' });
-    }
+    if (type === 'PASSKEY') throw invalidInput('PASSKEY credentials are not supported by this Corridor server yet; EMAIL_OTP and OAUTH are.', { field: 'type' });
+    if (type === 'OAUTH') return this.createOauthCredential(context, body, headers);
     if (type !== 'EMAIL_OTP') throw invalidInput('type must be one of OAUTH, EMAIL_OTP, PASSKEY.', { field: 'type' });
     const wallet = await this.wallet(body['accountId'], context.platformId);
     const existing = await this.store.credentials(wallet.accountId, context.platformId);
@@ -166,6 +179,61 @@ export class EmbeddedWallets {
         signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
       },
       (_pending, now) => create(now),
+    );
+  }
+
+  /** OAUTH: the token is verified on the first call; its identity is bound to the pending request when a signature is needed. */
+  private async createOauthCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
+    const wallet = await this.wallet(body['accountId'], context.platformId);
+    const existing = await this.store.credentials(wallet.accountId, context.platformId);
+    const { needsSignature } = decideNewCredential(existing, { type: 'OAUTH' });
+    const create = async (identity: OidcIdentity, nickname: string, now: Date): Promise<SignedReply<AuthMethodResponseWire>> => {
+      const current = await this.store.credentials(wallet.accountId, context.platformId);
+      if (current.some((credential) => credential.type === 'OAUTH' && JSON.stringify(credential.identity) === JSON.stringify(identity))) {
+        throw invalidInput('This OIDC identity (iss, aud, sub) is already an OAUTH credential of the account.', { field: 'oidcToken' });
+      }
+      const row: CredentialRow = { id: newId('AuthMethod'), platformId: context.platformId, accountId: wallet.accountId, type: 'OAUTH', nickname, credentialId: null, identity, createdAt: now, updatedAt: now };
+      await this.store.insertCredential(row);
+      return { status: 201, body: renderCredential(row) };
+    };
+    const leg = legOf(headers);
+    if (!needsSignature || leg.leg === 'challenge') {
+      const now = this.clock.now();
+      const { identity, nickname } = await this.oidcIdentity(body['oidcToken'], now);
+      if (!needsSignature) return create(identity, nickname, now);
+      return this.signed(
+        {
+          context,
+          accountId: wallet.accountId,
+          operation: 'CREATE_CREDENTIAL',
+          targetId: wallet.accountId,
+          body,
+          headers,
+          type: 'OAUTH',
+          bound: { identity, nickname },
+          payload: (requestId, issuedAt) =>
+            activityPayload('ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS', context.platformId, { userId: wallet.accountId, oauthProviders: [{ providerName: identity.iss, oidcToken: '(bound)' }] }, issuedAt, requestId),
+          signerKeys: async () => [],
+        },
+        async () => {
+          throw new Error('unreachable: the first leg never completes');
+        },
+      );
+    }
+    // Leg 2: the token was checked on leg 1; the body (and so the token) must be the one bound then.
+    return this.signed(
+      {
+        context,
+        accountId: wallet.accountId,
+        operation: 'CREATE_CREDENTIAL',
+        targetId: wallet.accountId,
+        body,
+        headers,
+        type: 'OAUTH',
+        payload: () => '',
+        signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
+      },
+      (pending, now) => create(pending.bound['identity'] as OidcIdentity, String(pending.bound['nickname']), now),
     );
   }
 
@@ -239,6 +307,7 @@ export class EmbeddedWallets {
   async verify(context: RequestContext, credentialId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
     const credential = await this.credentialOf(credentialId, context.platformId);
     if (body['type'] !== credential.type) throw invalidInput(`type must be ${credential.type}, the type of credential ${credential.id}.`, { field: 'type' });
+    if (credential.type === 'OAUTH') return this.verifyOauth(context, credential, body);
     if (credential.type !== 'EMAIL_OTP') throw invalidInput(`${credential.type} verification is not supported by this Corridor server yet.`, { field: 'type' });
     const encryptedOtpBundle = body['encryptedOtpBundle'];
     if (typeof encryptedOtpBundle !== 'string' || encryptedOtpBundle.length === 0) throw invalidInput('encryptedOtpBundle is required: the HPKE-sealed {"otp_code","public_key"}.', { field: 'encryptedOtpBundle' });
@@ -282,6 +351,42 @@ export class EmbeddedWallets {
         return { status: 200, body: renderSession(session, credential) };
       },
     );
+  }
+
+  /** OAUTH verify: one call; a fresh token of the registered identity with nonce = sha256(clientPublicKey) gives a session key sealed to clientPublicKey. */
+  private async verifyOauth(context: RequestContext, credential: CredentialRow, body: Record<string, unknown>): Promise<SignedReply<AuthSessionWire>> {
+    const clientPublicKey = body['clientPublicKey'];
+    if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
+      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+    }
+    const now = this.clock.now();
+    const attemptsKey = `verify:${credential.id}`;
+    refuseWhileLocked(await this.store.attempts(attemptsKey), now);
+    try {
+      await this.oidcIdentity(body['oidcToken'], now, { identity: credential.identity as OidcIdentity, nonce: nonceFor(clientPublicKey) });
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 401) await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
+      throw error;
+    }
+    await this.store.clearAttempts(attemptsKey);
+    return { status: 200, body: await this.newSealedSession(context, credential, clientPublicKey, now) };
+  }
+
+  /** A fresh session key: its public half kept, its private half sealed to the client and forgotten. */
+  private async newSealedSession(context: RequestContext, credential: CredentialRow, clientPublicKey: string, now: Date): Promise<AuthSessionWire> {
+    const key = generateP256KeyPair();
+    const session: SessionRow = {
+      id: newId('Session'),
+      platformId: context.platformId,
+      accountId: credential.accountId,
+      credentialId: credential.id,
+      publicKey: compressedPublicKey(key.publicKeyHex),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.options.sessionTtlSeconds * 1000),
+      revokedAt: null,
+    };
+    await this.store.insertSession(session);
+    return renderSession(session, credential, await sealSessionSigningKey(clientPublicKey, key.privateKeyHex));
   }
 
   /** Leg 1 of an EMAIL_OTP verify: opens the bundle, checks and uses the OTP; returns the TEK (compressed). Failures count toward 429. */
@@ -363,19 +468,7 @@ export class EmbeddedWallets {
       async (_pending, now) => {
         const current = await this.store.session(session.id, context.platformId);
         if (!current || !isActive(current, now)) throw notFound('Active session', session.id);
-        const key = generateP256KeyPair();
-        const next: SessionRow = {
-          id: newId('Session'),
-          platformId: context.platformId,
-          accountId: session.accountId,
-          credentialId: session.credentialId,
-          publicKey: compressedPublicKey(key.publicKeyHex),
-          createdAt: now,
-          expiresAt: new Date(now.getTime() + this.options.sessionTtlSeconds * 1000),
-          revokedAt: null,
-        };
-        await this.store.insertSession(next);
-        return { status: 201, body: renderSession(next, credential, await sealSessionSigningKey(clientPublicKey, key.privateKeyHex)) };
+        return { status: 201, body: await this.newSealedSession(context, credential, clientPublicKey, now) };
       },
     );
   }
@@ -426,6 +519,24 @@ export class EmbeddedWallets {
         return { status: 200, body: { id: accountId, encryptedWalletCredentials: await exportBundle(clientPublicKey, mnemonic, context.platformId) } };
       },
     );
+  }
+
+  /**
+   * The single signed call of quote execution: no 202 leg and no Request-Id; the stamp must be by an
+   * active session of the wallet over the quote's exact payloadToSign.
+   */
+  async verifyStamp(context: RequestContext, accountId: string, payloadToSign: string, walletSignature: string | undefined): Promise<{ verified: true }> {
+    const wallet = await this.wallet(accountId, context.platformId);
+    if (!walletSignature?.trim()) {
+      throw new DomainError('WALLET_SIGNATURE_MISSING', 'unauthorized', 'Executing a quote from an Embedded Wallet needs Grid-Wallet-Signature: a stamp over the quote’s paymentInstructions[].accountOrWalletInfo.payloadToSign.');
+    }
+    const stamp = parseStamp(walletSignature.trim());
+    if (!stamp) throw new DomainError('WALLET_SIGNATURE_MALFORMED', 'unauthorized', 'Grid-Wallet-Signature must be base64url of {"publicKey","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature"}.');
+    const signers = await this.activeSessionKeys(wallet.accountId, context.platformId, this.clock.now());
+    if (!signers.includes(stamp.publicKey) || !verifyStamp(stamp, payloadToSign)) {
+      throw new DomainError('WALLET_SIGNATURE_INVALID', 'unauthorized', 'The stamp is not a signature over the quote’s payloadToSign by an active session of the source wallet.');
+    }
+    return { verified: true };
   }
 
   async sandboxMailbox(context: RequestContext, accountId: unknown): Promise<{ data: SandboxMailWire[] }> {

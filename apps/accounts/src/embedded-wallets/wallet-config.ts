@@ -1,3 +1,5 @@
+import { type OidcIssuer, parseOidcIssuers } from './oidc';
+
 // Configuration of the Embedded Wallet part of the accounts service, in the style of the webhooks
 // service's key-encryption key (apps/webhooks/src/config.ts).
 
@@ -6,6 +8,8 @@ export type EmbeddedWalletConfig = {
   keyEncryptionKey: Buffer;
   /** EMBEDDED_WALLET_SESSION_TTL_SECONDS: lifetime of a session signing key (reference default 15 minutes). */
   sessionTtlSeconds: number;
+  /** EMBEDDED_WALLET_OIDC_ISSUERS: issuers whose ID tokens OAUTH credentials accept, with their JWKS. */
+  oidcIssuers: OidcIssuer[];
 };
 
 // A fixed key for development and tests only: anyone can read it here, so production refuses it.
@@ -32,5 +36,5 @@ export const parseEmbeddedWalletConfig = (env: NodeJS.ProcessEnv): EmbeddedWalle
   const ttl = env['EMBEDDED_WALLET_SESSION_TTL_SECONDS'];
   const sessionTtlSeconds = ttl === undefined || ttl === '' ? 900 : Number(ttl);
   if (!Number.isInteger(sessionTtlSeconds) || sessionTtlSeconds < 1) throw new Error(`EMBEDDED_WALLET_SESSION_TTL_SECONDS must be a whole number ≥ 1, got "${ttl}".`);
-  return { keyEncryptionKey: parseWalletKeyEncryptionKey(env), sessionTtlSeconds };
+  return { keyEncryptionKey: parseWalletKeyEncryptionKey(env), sessionTtlSeconds, oidcIssuers: parseOidcIssuers(env['EMBEDDED_WALLET_OIDC_ISSUERS']) };
 };
