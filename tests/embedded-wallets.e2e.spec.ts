@@ -4,13 +4,15 @@
 // self-logout, expiry on the service clock), the signed retry on PATCH and export with every 401
 // code, the last credential kept, tenancy, and no secret in any event store or log.
 import { createDecipheriv, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { exportJWK, generateKeyPair, type KeyLike, SignJWT } from 'jose';
 import { Client } from 'pg';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { createApi, type Credentials, type Reply } from './support/api';
 import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
-import { decryptExport, decryptSessionKey, encryptOtp, genKeypair, type KeyPair, signedHeaders, stamp } from './support/wallet-client';
+import { decryptExport, decryptSessionKey, encryptOtp, genKeypair, type KeyPair, oidcNonce, signedHeaders, stamp } from './support/wallet-client';
 
 const SESSION_TTL_SECONDS = 20;
 const keyEncryptionKey = randomBytes(32);
@@ -20,6 +22,19 @@ let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
 let pg: Client;
+/** A local OIDC issuer: its JWKS is served over HTTP and configured as EMBEDDED_WALLET_OIDC_ISSUERS. */
+const oidc = { server: undefined as Server | undefined, issuer: '', privateKey: undefined as KeyLike | undefined };
+const idToken = (claims: { sub: string; nonce?: string; email?: string; iatOffsetSeconds?: number }, key = oidc.privateKey!): Promise<string> => {
+  const { sub, iatOffsetSeconds = 0, ...rest } = claims;
+  return new SignJWT(rest)
+    .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
+    .setIssuer(oidc.issuer)
+    .setAudience('corridor-wallet-app')
+    .setSubject(sub)
+    .setIssuedAt(Math.floor(Date.now() / 1000) + iatOffsetSeconds)
+    .setExpirationTime('5m')
+    .sign(key);
+};
 /** Every secret a test saw: none may appear in an event store or a log. */
 const secrets: string[] = [];
 
@@ -94,7 +109,20 @@ const signedCall = async (method: string, path: string, body: unknown, privHex: 
 };
 
 beforeAll(async () => {
-  stack = await startStack({ env: { EMBEDDED_WALLET_SESSION_TTL_SECONDS: String(SESSION_TTL_SECONDS), EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: keyEncryptionKey.toString('base64') } });
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  oidc.privateKey = privateKey;
+  const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' }] });
+  oidc.server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
+  await new Promise<void>((resolve) => oidc.server!.listen(0, '127.0.0.1', resolve));
+  const port = (oidc.server.address() as { port: number }).port;
+  oidc.issuer = `http://127.0.0.1:${port}`;
+  stack = await startStack({
+    env: {
+      EMBEDDED_WALLET_SESSION_TTL_SECONDS: String(SESSION_TTL_SECONDS),
+      EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: keyEncryptionKey.toString('base64'),
+      EMBEDDED_WALLET_OIDC_ISSUERS: JSON.stringify([{ issuer: oidc.issuer, jwksUri: `${oidc.issuer}/jwks` }]),
+    },
+  });
   api = createApi(stack, 'embedded-wallets');
   platformA = (await stack.createPlatform()).token as Credentials;
   platformB = (await stack.createPlatform()).token as Credentials;
@@ -109,6 +137,7 @@ afterAll(async () => {
   api?.saveReport();
   await pg?.end();
   await stack?.close();
+  await new Promise((resolve) => (oidc.server ? oidc.server.close(resolve) : resolve(undefined)));
 });
 
 describe('wallet accounts', () => {
@@ -338,6 +367,96 @@ describe('credentials', () => {
       const reply = await api.call(method, path, { auth: platformB, ...(body ? { body } : {}) });
       expect([method, path, reply.status]).toEqual([method, path, 404]);
     }
+  });
+});
+
+describe('OAUTH credentials', () => {
+  it('adds an OAUTH credential with the signed retry, logs in with a fresh token, and revokes the EMAIL_OTP only with the other credential’s session', async () => {
+    const wallet = await newWallet();
+    const otpSession = await login(wallet);
+    const sub = `google-user-${Date.now()}`;
+    const createBody = { type: 'OAUTH', accountId: wallet.accountId, oidcToken: await idToken({ sub, email: wallet.email }) };
+    const { first, second } = await signedCall('POST', '/auth/credentials', createBody, otpSession.privHex);
+    expect(first.body.type).toBe('OAUTH');
+    expect(JSON.parse(first.body.payloadToSign).type).toBe('ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS');
+    expect(second.status).toBe(201);
+    expect(second.body).toMatchObject({ type: 'OAUTH', accountId: wallet.accountId, nickname: wallet.email });
+    const oauthId = second.body.id as string;
+    expect((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data.map((credential: { type: string }) => credential.type)).toEqual(['EMAIL_OTP', 'OAUTH']);
+
+    const client = genKeypair();
+    const verify = (oidcToken: string, clientPublicKey = client.pubHex) =>
+      api.call('POST', `/auth/credentials/${oauthId}/verify`, { auth: platformA, body: { type: 'OAUTH', oidcToken, clientPublicKey } });
+    const refusals = [
+      await verify(await idToken({ sub, nonce: 'not-the-nonce' })),
+      await verify(await idToken({ sub: 'someone-else', nonce: oidcNonce(client.pubHex) })),
+      await verify(await idToken({ sub, nonce: oidcNonce(client.pubHex), iatOffsetSeconds: -120 })),
+      await verify(await idToken({ sub, nonce: oidcNonce(client.pubHex) }, (await generateKeyPair('ES256')).privateKey)),
+    ];
+    expect(refusals.map((reply) => [reply.status, reply.body.code])).toEqual(Array(4).fill([401, 'UNAUTHORIZED']));
+    const session = await verify(await idToken({ sub, nonce: oidcNonce(client.pubHex) }));
+    expect(session.status).toBe(200);
+    expect(session.body).toMatchObject({ id: expect.stringMatching(/^Session:/), type: 'OAUTH', encryptedSessionSigningKey: expect.any(String) });
+    const oauthKey = await decryptSessionKey(session.body.encryptedSessionSigningKey, client.privHex);
+    secrets.push(oauthKey);
+
+    // The EMAIL_OTP credential cannot be revoked by its own session, only by the OAUTH one.
+    const revoke = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA });
+    expect(revoke.status).toBe(202);
+    const bySelf = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA, headers: signedHeaders(otpSession.privHex, revoke.body) });
+    expect([bySelf.status, bySelf.body.code]).toEqual([401, 'WALLET_SIGNATURE_INVALID']);
+    const byOther = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA, headers: signedHeaders(oauthKey, revoke.body) });
+    expect(byOther.status).toBe(204);
+    const sessions = (await api.call('GET', `/auth/sessions?accountId=${wallet.accountId}`, { auth: platformA })).body.data;
+    expect(sessions.map((item: { id: string }) => item.id)).toEqual([session.body.id]);
+    expect((await api.call('DELETE', `/auth/credentials/${oauthId}`, { auth: platformA })).status).toBe(400);
+
+    // An EMAIL_OTP credential again, signed by the OAUTH session: the OTP mail goes out on the retry.
+    const { second: readded } = await signedCall('POST', '/auth/credentials', { type: 'EMAIL_OTP', accountId: wallet.accountId }, oauthKey);
+    expect(readded.status).toBe(201);
+    expect(readded.body).toMatchObject({ type: 'EMAIL_OTP', nickname: wallet.email, otpEncryptionTargetBundle: expect.any(String) });
+  });
+});
+
+describe('customer email change', () => {
+  it('takes the wallet’s signed retry, and the EMAIL_OTP credential follows the new email', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const other = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', fullName: 'Wanda Renamed' } });
+    expect(other.status).toBe(200);
+    const email = `moved.${Date.now()}@example.com`;
+    const body = { customerType: 'INDIVIDUAL', email };
+    const first = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body });
+    expect(first.status).toBe(202);
+    expect(JSON.parse(first.body.payloadToSign)).toMatchObject({ type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL', parameters: { userEmail: email } });
+    const unchanged = await api.call('GET', `/customers/${wallet.customerId}`, { auth: platformA });
+    expect(unchanged.body.email).toBe(wallet.email);
+    const mismatch = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body: { ...body, email: 'other@example.com' }, headers: signedHeaders(session.privHex, first.body) });
+    expect([mismatch.status, mismatch.body.code]).toEqual([401, 'WALLET_SIGNATURE_BODY_MISMATCH']);
+    const done = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body, headers: signedHeaders(session.privHex, first.body) });
+    expect(done.status).toBe(200);
+    expect(done.body.email).toBe(email);
+    await eventually(
+      async () => (await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data[0].nickname,
+      (nickname) => nickname === email,
+    );
+  });
+});
+
+describe('a card funded by a wallet', () => {
+  it('changes only with the wallet’s signed retry', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const created = await api.call('POST', '/cards', { auth: platformA, body: { cardholderId: wallet.customerId, platformCardId: `wallet-card-${customers}`, form: 'VIRTUAL', fundingSources: [wallet.accountId] } });
+    expect(created.status).toBe(201);
+    expect(created.body.currency).toBe('USDB');
+    await eventually(async () => (await api.call('GET', `/cards/${created.body.id}`, { auth: platformA })).body.state, (state) => state === 'ACTIVE');
+    const { first, second } = await signedCall('PATCH', `/cards/${created.body.id}`, { state: 'FROZEN' }, session.privHex);
+    expect(first.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String) });
+    expect(second.status).toBe(200);
+    expect(second.body.state).toBe('FROZEN');
+    const unsigned = await api.call('PATCH', `/cards/${created.body.id}`, { auth: platformA, body: { state: 'ACTIVE' }, headers: { 'Request-Id': first.body.requestId } });
+    expect([unsigned.status, unsigned.body.code]).toEqual([401, 'WALLET_SIGNATURE_MISSING']);
   });
 });
 

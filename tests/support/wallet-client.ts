@@ -2,7 +2,7 @@
 // section (k) and its description of scripts/embedded-wallet-sign.js), with no code from Corridor:
 // it generates P-256 keys, HPKE-encrypts the OTP to the target bundle, decrypts the session key and
 // the export bundle, and builds the Turnkey-style API-key stamp for Grid-Wallet-Signature.
-import { createECDH } from 'node:crypto';
+import { createECDH, createHash } from 'node:crypto';
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { p256 } from '@noble/curves/p256';
 import { sha256 } from '@noble/hashes/sha256';
@@ -70,3 +70,6 @@ export const signedHeaders = (privHex: string, challenge: { payloadToSign: strin
   'Grid-Wallet-Signature': stamp(privHex, challenge.payloadToSign),
   'Request-Id': challenge.requestId,
 });
+
+/** The OIDC nonce of an OAUTH verify: sha256(clientPublicKey) as hex. */
+export const oidcNonce = (clientPublicKey: string): string => createHash('sha256').update(clientPublicKey).digest('hex');

@@ -32,6 +32,10 @@ export type ListAuthSessionsData = { accountId: string };
 export type AuthSessionIdData = WalletSignatureHeaders & { sessionId: string; body?: Record<string, unknown> };
 export type SignedInternalAccountData = WalletSignatureHeaders & { accountId: string; body: Record<string, unknown> };
 export type SandboxMailboxData = { accountId: string };
+/** A change to a resource that wallets fund (PATCH /cards/{id}): if one of accountIds is a wallet, its signed retry; else {proceed: true}. */
+export type WalletFundedChangeData = WalletSignatureHeaders & { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> };
+/** PATCH /customers/{id}: an email change of a customer with a wallet needs the wallet's signed retry; {proceed: true} lets the update go on. */
+export type CustomerEmailChangeData = WalletSignatureHeaders & { customerId: string; body: Record<string, unknown> };
 /** The single signed call of quote execution: a stamp over a quote's payloadToSign by an active session of the wallet. */
 export type VerifyWalletStampData = { accountId: string; payloadToSign: string; walletSignature?: string };
 export type SandboxMailWire = { to: string; subject: string; otpCode: string; sentAt: string };

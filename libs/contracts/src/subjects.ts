@@ -104,6 +104,10 @@ export const subjects = {
       sandboxMailbox: 'accounts.embedded-wallet.sandbox-mailbox',
       /** VerifyWalletStampData → {verified: true}, or 401 with the reference's wallet signature codes. */
       verifyStamp: 'accounts.embedded-wallet.verify-stamp',
+      /** CustomerEmailChangeData → SignedReply<{proceed: true}>. */
+      customerEmailChange: 'accounts.embedded-wallet.customer-email-change',
+      /** WalletFundedChangeData → SignedReply<{proceed: true}>. */
+      walletFundedChange: 'accounts.embedded-wallet.wallet-funded-change',
     },
     health: 'accounts.health.ping',
   },

@@ -4,6 +4,8 @@ import {
   type AuthCredentialIdData,
   type AuthSessionIdData,
   type CreateAuthCredentialData,
+  type CustomerEmailChangeData,
+  type WalletFundedChangeData,
   type InternalAccountWire,
   invalidInput,
   type ListAuthCredentialsData,
@@ -82,6 +84,17 @@ export class EmbeddedWalletsController {
   verifyStamp(@Payload() request: ServiceRequest<VerifyWalletStampData>) {
     const { accountId, payloadToSign, walletSignature } = request.data;
     return this.wallets.verifyStamp(request.context, accountId, payloadToSign, walletSignature);
+  }
+
+  @MessagePattern(subjects.accounts.embeddedWallet.customerEmailChange)
+  customerEmailChange(@Payload() request: ServiceRequest<CustomerEmailChangeData>) {
+    return this.wallets.authorizeEmailChange(request.context, request.data.customerId, bodyOf(request.data.body), headersOf(request.data));
+  }
+
+  @MessagePattern(subjects.accounts.embeddedWallet.walletFundedChange)
+  walletFundedChange(@Payload() request: ServiceRequest<WalletFundedChangeData>) {
+    const { accountIds, operation, targetId, body } = request.data;
+    return this.wallets.authorizeWalletFundedChange(request.context, { accountIds: Array.isArray(accountIds) ? accountIds : [], operation: String(operation), targetId: String(targetId), body: bodyOf(body) }, headersOf(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.sandboxMailbox)

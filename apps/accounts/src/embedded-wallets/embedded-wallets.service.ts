@@ -539,6 +539,57 @@ export class EmbeddedWallets {
     return { verified: true };
   }
 
+  /**
+   * PATCH /customers/{id} changing the email of a customer with a wallet: the wallet's signed retry
+   * first (the whole update body is bound); any other update proceeds at once.
+   */
+  async authorizeEmailChange(context: RequestContext, customerId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<{ proceed: true }>> {
+    const proceed: SignedReply<{ proceed: true }> = { status: 200, body: { proceed: true } };
+    const email = body['email'];
+    if (typeof email !== 'string') return proceed;
+    const wallet = await this.store.walletOfCustomer(customerId, context.platformId);
+    if (!wallet) return proceed;
+    const customer = await this.store.customer(customerId);
+    if (customer?.email === email && !headers.walletSignature && !headers.requestId) return proceed;
+    return this.signed(
+      {
+        context,
+        accountId: wallet.accountId,
+        operation: 'UPDATE_CUSTOMER_EMAIL',
+        targetId: customerId,
+        body,
+        headers,
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_USER_EMAIL', context.platformId, { userId: wallet.accountId, userEmail: email }, now, requestId),
+        signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
+      },
+      async () => proceed,
+    );
+  }
+
+  /** A change to something a wallet funds (a card): the signed retry of the first wallet among accountIds, or proceed. */
+  async authorizeWalletFundedChange(context: RequestContext, data: { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> }, headers: WalletSignatureHeaders): Promise<SignedReply<{ proceed: true }>> {
+    let wallet: { accountId: string } | null = null;
+    for (const accountId of new Set(data.accountIds)) {
+      if (typeof accountId === 'string' && isIdOf('InternalAccount', accountId)) wallet = await this.store.walletOf(accountId, context.platformId);
+      if (wallet) break;
+    }
+    if (!wallet) return { status: 200, body: { proceed: true } };
+    const walletId = wallet.accountId;
+    return this.signed(
+      {
+        context,
+        accountId: walletId,
+        operation: data.operation,
+        targetId: data.targetId,
+        body: data.body,
+        headers,
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_POLICY', context.platformId, { userId: walletId, operation: data.operation, resourceId: data.targetId }, now, requestId),
+        signerKeys: (_pending, now) => this.activeSessionKeys(walletId, context.platformId, now),
+      },
+      async () => ({ status: 200, body: { proceed: true } }),
+    );
+  }
+
   async sandboxMailbox(context: RequestContext, accountId: unknown): Promise<{ data: SandboxMailWire[] }> {
     const platform = await this.store.platform(context.platformId);
     if (platform?.environment !== 'SANDBOX') throw new DomainError('FORBIDDEN', 'forbidden', 'The sandbox mailbox exists for sandbox platforms only.');

@@ -117,6 +117,9 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     const platform = await this.store.platform(facts.platformId);
     const customer = await this.store.customer(facts.customerId);
     if (platform?.enabled && customer?.email) await this.open(facts.platformId, facts.customerId, customer.email, msgId);
+    // An email change (authorized by the wallet's signed retry on PATCH /customers) moves the EMAIL_OTP credential with it.
+    const wallet = facts.email ? await this.store.walletOfCustomer(facts.customerId, facts.platformId) : null;
+    if (wallet && facts.email) await this.store.renameEmailCredential(wallet.accountId, facts.email, this.clock.now());
   }
 
   private async open(platformId: string, customerId: string, email: string, msgId: string): Promise<void> {

@@ -16,7 +16,6 @@ export type OtpRow = { credentialId: string; targetPublic: string; sealedTargetP
 export type SessionRow = Session & { platformId: string; accountId: string; createdAt: Date };
 export type WalletPlatform = { platformId: string; environment: string; enabled: boolean; config: Record<string, unknown> };
 
-type Queryable = Pool | PoolClient;
 
 const credentialOf = (row: Record<string, any>): CredentialRow => ({
   id: row.id,
@@ -132,6 +131,19 @@ export class WalletStore {
   async walletOf(accountId: string, platformId: string): Promise<{ accountId: string; customerId: string } | null> {
     const { rows } = await this.pool.query(`SELECT account_id, customer_id FROM ${this.t('wallet_keys')} WHERE account_id = $1 AND platform_id = $2`, [accountId, platformId]);
     return rows[0] ? { accountId: rows[0].account_id, customerId: rows[0].customer_id } : null;
+  }
+
+  async walletOfCustomer(customerId: string, platformId: string): Promise<{ accountId: string; customerId: string } | null> {
+    const { rows } = await this.pool.query(`SELECT account_id, customer_id FROM ${this.t('wallet_keys')} WHERE customer_id = $1 AND platform_id = $2`, [customerId, platformId]);
+    return rows[0] ? { accountId: rows[0].account_id, customerId: rows[0].customer_id } : null;
+  }
+
+  /** The EMAIL_OTP credential follows the customer's email. */
+  async renameEmailCredential(accountId: string, email: string, now: Date): Promise<void> {
+    await this.pool.query(
+      `UPDATE ${this.t('auth_credentials')} SET nickname = $2, updated_at = $3 WHERE account_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL AND nickname <> $2`,
+      [accountId, email, now],
+    );
   }
 
   async credentials(accountId: string, platformId: string): Promise<CredentialRow[]> {
