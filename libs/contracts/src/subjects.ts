@@ -76,7 +76,6 @@ export const subjects = {
       get: 'accounts.internal-account.get',
       list: 'accounts.internal-account.list',
       listPlatform: 'accounts.internal-account.list-platform',
-      update: 'accounts.internal-account.update',
       fund: 'accounts.internal-account.fund',
       /** The wire object as it was right after one event of the account's stream (webhook payloads). */
       renderAt: 'accounts.internal-account.render-at',
