@@ -12,7 +12,7 @@ import { wordlist } from '@scure/bip39/wordlists/english';
 import { createApi, type Credentials, type Reply } from './support/api';
 import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
-import { decryptExport, decryptSessionKey, encryptOtp, genKeypair, type KeyPair, oidcNonce, signedHeaders, stamp } from './support/wallet-client';
+import { assertPasskey, createPasskey, decryptExport, decryptSessionKey, encryptOtp, genKeypair, type KeyPair, oidcNonce, signedHeaders, stamp } from './support/wallet-client';
 
 const SESSION_TTL_SECONDS = 20;
 const keyEncryptionKey = randomBytes(32);
@@ -415,6 +415,44 @@ describe('OAUTH credentials', () => {
     const { second: readded } = await signedCall('POST', '/auth/credentials', { type: 'EMAIL_OTP', accountId: wallet.accountId }, oauthKey);
     expect(readded.status).toBe(201);
     expect(readded.body).toMatchObject({ type: 'EMAIL_OTP', nickname: wallet.email, otpEncryptionTargetBundle: expect.any(String) });
+  });
+});
+
+describe('PASSKEY credentials', () => {
+  it('registers a passkey against the platform’s challenge with the signed retry, and logs in with an assertion over the Grid challenge', async () => {
+    const wallet = await newWallet();
+    const otpSession = await login(wallet);
+    const registrationChallenge = randomBytes(32).toString('base64url');
+    const { passkey, attestation } = createPasskey({ rpId: 'localhost', origin: 'http://localhost:3000', challenge: registrationChallenge });
+    const body = { type: 'PASSKEY', accountId: wallet.accountId, nickname: 'Work phone', challenge: registrationChallenge, attestation };
+    const wrongChallenge = await api.call('POST', '/auth/credentials', { auth: platformA, body: { ...body, challenge: randomBytes(32).toString('base64url') } });
+    expect([wrongChallenge.status, wrongChallenge.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    const { first, second } = await signedCall('POST', '/auth/credentials', body, otpSession.privHex);
+    expect(JSON.parse(first.body.payloadToSign).type).toBe('ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2');
+    expect(second.status).toBe(201);
+    expect(second.body).toMatchObject({ type: 'PASSKEY', nickname: 'Work phone', credentialId: passkey.credentialId });
+    const duplicate = await api.call('POST', '/auth/credentials', { auth: platformA, body });
+    expect([duplicate.status, duplicate.body.code]).toEqual([400, 'PASSKEY_CREDENTIAL_ALREADY_EXISTS']);
+
+    const client = genKeypair();
+    const challenge = await api.call('POST', `/auth/credentials/${second.body.id}/challenge`, { auth: platformA, body: { clientPublicKey: client.pubHex } });
+    expect(challenge.status).toBe(200);
+    expect(challenge.body).toMatchObject({ type: 'PASSKEY', credentialId: passkey.credentialId, challenge: expect.stringMatching(/^[0-9a-f]{64}$/), requestId: expect.stringMatching(/^Request:/) });
+    const verify = (assertion: unknown, headers: Record<string, string>) =>
+      api.call('POST', `/auth/credentials/${second.body.id}/verify`, { auth: platformA, body: { type: 'PASSKEY', assertion }, headers });
+    const noRequestId = await verify(assertPasskey(passkey, challenge.body.challenge), {});
+    expect([noRequestId.status, noRequestId.body.code]).toEqual([401, 'REQUEST_ID_MISSING']);
+    const wrongSignature = await verify(assertPasskey(passkey, 'f'.repeat(64)), { 'Request-Id': challenge.body.requestId });
+    expect([wrongSignature.status, wrongSignature.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    const session = await verify(assertPasskey(passkey, challenge.body.challenge), { 'Request-Id': challenge.body.requestId });
+    expect(session.status).toBe(200);
+    expect(session.body).toMatchObject({ type: 'PASSKEY', encryptedSessionSigningKey: expect.any(String) });
+    const reused = await verify(assertPasskey(passkey, challenge.body.challenge), { 'Request-Id': challenge.body.requestId });
+    expect([reused.status, reused.body.code]).toEqual([401, 'INVALID_SIGNATURE']);
+    const key = await decryptSessionKey(session.body.encryptedSessionSigningKey, client.privHex);
+    secrets.push(key);
+    const { second: patched } = await signedCall('PATCH', `/internal-accounts/${wallet.accountId}`, { privateEnabled: true }, key);
+    expect(patched.status).toBe(200);
   });
 });
 

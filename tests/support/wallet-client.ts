@@ -2,7 +2,8 @@
 // section (k) and its description of scripts/embedded-wallet-sign.js), with no code from Corridor:
 // it generates P-256 keys, HPKE-encrypts the OTP to the target bundle, decrypts the session key and
 // the export bundle, and builds the Turnkey-style API-key stamp for Grid-Wallet-Signature.
-import { createECDH, createHash } from 'node:crypto';
+import { createECDH, createHash, createHash as hashOf, generateKeyPairSync, type KeyObject, randomBytes, sign as signWith } from 'node:crypto';
+import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { p256 } from '@noble/curves/p256';
 import { sha256 } from '@noble/hashes/sha256';
@@ -73,3 +74,47 @@ export const signedHeaders = (privHex: string, challenge: { payloadToSign: strin
 
 /** The OIDC nonce of an OAUTH verify: sha256(clientPublicKey) as hex. */
 export const oidcNonce = (clientPublicKey: string): string => createHash('sha256').update(clientPublicKey).digest('hex');
+
+// A software passkey (WebAuthn authenticator) for the PASSKEY flows: "none" attestation, ES256.
+
+const b64url = (data: Uint8Array | string): string => Buffer.from(data).toString('base64url');
+const digest = (data: Uint8Array | string): Buffer => hashOf('sha256').update(data).digest();
+const counterBytes = (counter: number): Buffer => {
+  const buffer = Buffer.alloc(4);
+  buffer.writeUInt32BE(counter);
+  return buffer;
+};
+
+export type SoftwarePasskey = { credentialId: string; privateKey: KeyObject; rpId: string; origin: string; counter: number };
+
+/** navigator.credentials.create(): the attestation for POST /auth/credentials, over the platform-issued challenge. */
+export const createPasskey = (options: { rpId: string; origin: string; challenge: string }) => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = publicKey.export({ format: 'jwk' }) as { x: string; y: string };
+  const rawId = randomBytes(16);
+  const cose = isoCBOR.encode(
+    new Map<number, number | Uint8Array>([
+      [1, 2],
+      [3, -7],
+      [-1, 1],
+      [-2, Uint8Array.from(Buffer.from(jwk.x, 'base64url'))],
+      [-3, Uint8Array.from(Buffer.from(jwk.y, 'base64url'))],
+    ]),
+  );
+  const idLength = Buffer.alloc(2);
+  idLength.writeUInt16BE(rawId.length);
+  const authData = Buffer.concat([digest(options.rpId), Buffer.from([0x45]), counterBytes(0), Buffer.alloc(16), idLength, rawId, Buffer.from(cose)]);
+  const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', Uint8Array.from(authData)]]) as never);
+  const clientDataJson = JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: options.origin, crossOrigin: false });
+  const passkey: SoftwarePasskey = { credentialId: b64url(rawId), privateKey, rpId: options.rpId, origin: options.origin, counter: 0 };
+  return { passkey, attestation: { credentialId: passkey.credentialId, clientDataJson: b64url(clientDataJson), attestationObject: b64url(attestationObject), transports: ['internal'] } };
+};
+
+/** navigator.credentials.get(): an assertion over the challenge string's UTF-8 bytes (the PasskeyAuthChallenge's hex). */
+export const assertPasskey = (passkey: SoftwarePasskey, challenge: string) => {
+  passkey.counter += 1;
+  const authenticatorData = Buffer.concat([digest(passkey.rpId), Buffer.from([0x05]), counterBytes(passkey.counter)]);
+  const clientDataJson = JSON.stringify({ type: 'webauthn.get', challenge: b64url(challenge), origin: passkey.origin, crossOrigin: false });
+  const signature = signWith('sha256', Buffer.concat([authenticatorData, digest(clientDataJson)]), passkey.privateKey);
+  return { credentialId: passkey.credentialId, clientDataJson: b64url(clientDataJson), authenticatorData: b64url(authenticatorData), signature: b64url(signature) };
+};

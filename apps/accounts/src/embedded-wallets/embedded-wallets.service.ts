@@ -21,6 +21,7 @@ import {
 import { createLogger } from '@corridor/messaging';
 import { decideNewCredential, decideRevokeCredential, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
 import { checkOidcClaims, nonceFor, type OidcIdentity, type OidcIssuer, OidcVerifier } from './oidc';
+import { authenticatePasskey, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, type WebAuthnConfig } from './passkeys';
 import { CHALLENGE_TTL_MS, checkRetry, legOf, type PendingRequest } from './signed-retry';
 import { activityPayload, renderCredential, renderSession } from './wallet-wire';
 import {
@@ -43,7 +44,7 @@ import type { CredentialRow, SessionRow, WalletStore } from './wallet-store';
 
 export const WALLET_STORE = 'WALLET_STORE';
 export const WALLET_OPTIONS = 'WALLET_OPTIONS';
-export type WalletOptions = { keyEncryptionKey: Buffer; sessionTtlSeconds: number; oidcIssuers: OidcIssuer[] };
+export type WalletOptions = { keyEncryptionKey: Buffer; sessionTtlSeconds: number; oidcIssuers: OidcIssuer[]; webAuthn: WebAuthnConfig };
 
 const CHALLENGE_POLICY: FailurePolicy = { maxFailures: 10, windowMs: 10 * 60_000, lockMs: 60_000 };
 
@@ -144,7 +145,7 @@ export class EmbeddedWallets {
 
   async createCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
     const type = body['type'];
-    if (type === 'PASSKEY') throw invalidInput('PASSKEY credentials are not supported by this Corridor server yet; EMAIL_OTP and OAUTH are.', { field: 'type' });
+    if (type === 'PASSKEY') return this.createPasskeyCredential(context, body, headers);
     if (type === 'OAUTH') return this.createOauthCredential(context, body, headers);
     if (type !== 'EMAIL_OTP') throw invalidInput('type must be one of OAUTH, EMAIL_OTP, PASSKEY.', { field: 'type' });
     const wallet = await this.wallet(body['accountId'], context.platformId);
@@ -237,6 +238,47 @@ export class EmbeddedWallets {
     );
   }
 
+  /** PASSKEY: the attestation is verified against the platform-issued challenge on the first call; the key is bound to the pending request. */
+  private async createPasskeyCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
+    const wallet = await this.wallet(body['accountId'], context.platformId);
+    const attestation = body['attestation'] as PasskeyAttestation;
+    const nickname = String(body['nickname'] ?? '');
+    const challenge = String(body['challenge'] ?? '');
+    const existing = await this.store.credentials(wallet.accountId, context.platformId);
+    const { needsSignature } = decideNewCredential(existing, { type: 'PASSKEY', credentialId: attestation?.credentialId });
+    const create = async (key: PasskeyKey, now: Date): Promise<SignedReply<AuthMethodResponseWire>> => {
+      decideNewCredential(await this.store.credentials(wallet.accountId, context.platformId), { type: 'PASSKEY', credentialId: key.credentialId });
+      const row: CredentialRow = { id: newId('AuthMethod'), platformId: context.platformId, accountId: wallet.accountId, type: 'PASSKEY', nickname, credentialId: key.credentialId, identity: { ...key, registrationChallenge: challenge }, createdAt: now, updatedAt: now };
+      try {
+        await this.store.insertCredential(row);
+      } catch (error) {
+        if ((error as { code?: string }).code === '23505') throw invalidInput('challenge was already used to register a passkey; issue a new one for each registration.', { field: 'challenge' });
+        throw error;
+      }
+      return { status: 201, body: renderCredential(row) };
+    };
+    const signedOp = { context, accountId: wallet.accountId, operation: 'CREATE_CREDENTIAL', targetId: wallet.accountId, body, headers, type: 'PASSKEY' as const };
+    if (!needsSignature || legOf(headers).leg === 'challenge') {
+      const key = await registerPasskey(attestation, challenge, this.options.webAuthn);
+      if (!needsSignature) return create(key, this.clock.now());
+      return this.signed(
+        {
+          ...signedOp,
+          bound: { key },
+          payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2', context.platformId, { userId: wallet.accountId, authenticators: [{ authenticatorName: nickname, credentialId: key.credentialId }] }, now, requestId),
+          signerKeys: async () => [],
+        },
+        async () => {
+          throw new Error('unreachable: the first leg never completes');
+        },
+      );
+    }
+    return this.signed(
+      { ...signedOp, payload: () => '', signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now) },
+      (pending, now) => create(pending.bound['key'] as PasskeyKey, now),
+    );
+  }
+
   async revokeCredential(context: RequestContext, credentialId: string, headers: WalletSignatureHeaders): Promise<SignedReply<never>> {
     const credential = await this.credentialOf(credentialId, context.platformId);
     decideRevokeCredential(await this.store.credentials(credential.accountId, context.platformId), credential.id);
@@ -295,19 +337,56 @@ export class EmbeddedWallets {
     const key = `challenge:${credential.id}`;
     refuseWhileLocked(await this.store.attempts(key), now);
     await this.store.saveAttempts(key, recordAttempt(await this.store.attempts(key), now, CHALLENGE_POLICY));
-    if (credential.type !== 'EMAIL_OTP') {
-      if (body['clientPublicKey'] !== undefined && (typeof body['clientPublicKey'] !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(body['clientPublicKey']))) {
-        throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
-      }
-      throw invalidInput(`${credential.type} credentials are not challenged by this Corridor server yet; EMAIL_OTP ones are.`, { field: 'id' });
-    }
+    if (credential.type === 'PASSKEY') return this.passkeyChallenge(context, credential, body['clientPublicKey'], now);
+    if (credential.type !== 'EMAIL_OTP') throw invalidInput('OAUTH credentials are not challenged: verify them with a fresh OIDC token.', { field: 'id' });
     return { ...renderCredential(credential), otpEncryptionTargetBundle: await this.issueOtp(context, credential, now) };
+  }
+
+  /** PasskeyAuthChallenge: a pending session creation bound to clientPublicKey; the passkey signs the hex SHA-256 of its payload. */
+  private async passkeyChallenge(context: RequestContext, credential: CredentialRow, clientPublicKey: unknown, now: Date): Promise<AuthMethodResponseWire> {
+    if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
+      throw invalidInput('clientPublicKey is required for a PASSKEY challenge: an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+    }
+    const requestId = newId('Request');
+    const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
+    const payloadToSign = activityPayload('ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2', context.platformId, { targetPublicKey: clientPublicKey, expirationSeconds: String(this.options.sessionTtlSeconds) }, now, requestId);
+    await this.store.insertPending(
+      { requestId, platformId: context.platformId, accountId: credential.accountId, operation: 'PASSKEY_SESSION', targetId: credential.id, bodyDigest: '', payloadToSign, expiresAt, usedAt: null, bound: { clientPublicKey } },
+      now,
+    );
+    return { ...renderCredential(credential), credentialId: credential.credentialId ?? '', challenge: passkeyChallengeOf(payloadToSign), requestId, expiresAt: expiresAt.toISOString() } as AuthMethodResponseWire;
+  }
+
+  /** PASSKEY verify: one call with the challenge's Request-Id; the session key is sealed to the key bound at /challenge. */
+  private async verifyPasskey(context: RequestContext, credential: CredentialRow, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
+    const requestId = headers.requestId?.trim();
+    if (!requestId) throw new DomainError('REQUEST_ID_MISSING', 'unauthorized', 'A PASSKEY verify needs the Request-Id header: the requestId of POST /auth/credentials/{id}/challenge.');
+    const now = this.clock.now();
+    const attemptsKey = `verify:${credential.id}`;
+    refuseWhileLocked(await this.store.attempts(attemptsKey), now);
+    const pending = await this.store.pending(requestId);
+    if (!pending || pending.platformId !== context.platformId || pending.operation !== 'PASSKEY_SESSION' || pending.targetId !== credential.id || pending.usedAt || pending.expiresAt.getTime() <= now.getTime()) {
+      throw new DomainError('INVALID_SIGNATURE', 'unauthorized', 'Request-Id does not name an unused, unexpired passkey challenge of this credential; call /challenge again.');
+    }
+    const key = credential.identity as PasskeyKey;
+    let counter: number;
+    try {
+      counter = await authenticatePasskey(body['assertion'] as PasskeyAssertion, passkeyChallengeOf(pending.payloadToSign), key, this.options.webAuthn);
+    } catch (error) {
+      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
+      throw error;
+    }
+    if (!(await this.store.consumePending(requestId, now))) throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${requestId} was already used; call /challenge again.`);
+    await this.store.updateIdentity(credential.id, { ...credential.identity, counter }, now);
+    await this.store.clearAttempts(attemptsKey);
+    return { status: 200, body: await this.newSealedSession(context, credential, String(pending.bound['clientPublicKey']), now) };
   }
 
   async verify(context: RequestContext, credentialId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
     const credential = await this.credentialOf(credentialId, context.platformId);
     if (body['type'] !== credential.type) throw invalidInput(`type must be ${credential.type}, the type of credential ${credential.id}.`, { field: 'type' });
     if (credential.type === 'OAUTH') return this.verifyOauth(context, credential, body);
+    if (credential.type === 'PASSKEY') return this.verifyPasskey(context, credential, body, headers);
     if (credential.type !== 'EMAIL_OTP') throw invalidInput(`${credential.type} verification is not supported by this Corridor server yet.`, { field: 'type' });
     const encryptedOtpBundle = body['encryptedOtpBundle'];
     if (typeof encryptedOtpBundle !== 'string' || encryptedOtpBundle.length === 0) throw invalidInput('encryptedOtpBundle is required: the HPKE-sealed {"otp_code","public_key"}.', { field: 'encryptedOtpBundle' });

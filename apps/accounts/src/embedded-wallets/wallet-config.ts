@@ -1,4 +1,5 @@
 import { type OidcIssuer, parseOidcIssuers } from './oidc';
+import { parseWebAuthnConfig, type WebAuthnConfig } from './passkeys';
 
 // Configuration of the Embedded Wallet part of the accounts service, in the style of the webhooks
 // service's key-encryption key (apps/webhooks/src/config.ts).
@@ -10,6 +11,8 @@ export type EmbeddedWalletConfig = {
   sessionTtlSeconds: number;
   /** EMBEDDED_WALLET_OIDC_ISSUERS: issuers whose ID tokens OAUTH credentials accept, with their JWKS. */
   oidcIssuers: OidcIssuer[];
+  /** EMBEDDED_WALLET_WEBAUTHN_RP_IDS / _ORIGINS: the relying parties and origins passkeys are accepted for. */
+  webAuthn: WebAuthnConfig;
 };
 
 // A fixed key for development and tests only: anyone can read it here, so production refuses it.
@@ -36,5 +39,5 @@ export const parseEmbeddedWalletConfig = (env: NodeJS.ProcessEnv): EmbeddedWalle
   const ttl = env['EMBEDDED_WALLET_SESSION_TTL_SECONDS'];
   const sessionTtlSeconds = ttl === undefined || ttl === '' ? 900 : Number(ttl);
   if (!Number.isInteger(sessionTtlSeconds) || sessionTtlSeconds < 1) throw new Error(`EMBEDDED_WALLET_SESSION_TTL_SECONDS must be a whole number ≥ 1, got "${ttl}".`);
-  return { keyEncryptionKey: parseWalletKeyEncryptionKey(env), sessionTtlSeconds, oidcIssuers: parseOidcIssuers(env['EMBEDDED_WALLET_OIDC_ISSUERS']) };
+  return { keyEncryptionKey: parseWalletKeyEncryptionKey(env), sessionTtlSeconds, oidcIssuers: parseOidcIssuers(env['EMBEDDED_WALLET_OIDC_ISSUERS']), webAuthn: parseWebAuthnConfig(env) };
 };

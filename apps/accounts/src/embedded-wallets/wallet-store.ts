@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { CredentialSummary, FailureWindow, Session } from './auth-rules';
 import type { PendingRequest } from './signed-retry';
 
@@ -164,6 +164,10 @@ export class WalletStore {
       `INSERT INTO ${this.t('auth_credentials')} (id, platform_id, account_id, type, nickname, credential_id, identity, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
       [row.id, row.platformId, row.accountId, row.type, row.nickname, row.credentialId ?? null, row.identity ? JSON.stringify(row.identity) : null, row.createdAt],
     );
+  }
+
+  async updateIdentity(id: string, identity: Record<string, unknown>, now: Date): Promise<void> {
+    await this.pool.query(`UPDATE ${this.t('auth_credentials')} SET identity = $2, updated_at = $3 WHERE id = $1`, [id, JSON.stringify(identity), now]);
   }
 
   /** Revokes the credential and ends its sessions. */

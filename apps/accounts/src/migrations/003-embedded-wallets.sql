@@ -40,6 +40,8 @@ CREATE TABLE IF NOT EXISTS auth_credentials (
 );
 CREATE INDEX IF NOT EXISTS auth_credentials_account ON auth_credentials (account_id, created_at);
 CREATE UNIQUE INDEX IF NOT EXISTS auth_credentials_one_email_otp ON auth_credentials (account_id) WHERE type = 'EMAIL_OTP' AND revoked_at IS NULL;
+-- A platform-issued passkey registration challenge is single-use.
+CREATE UNIQUE INDEX IF NOT EXISTS auth_credentials_registration_challenge ON auth_credentials ((identity->>'registrationChallenge')) WHERE type = 'PASSKEY';
 
 -- The OTP of a credential's latest challenge (a new challenge replaces it).
 CREATE TABLE IF NOT EXISTS auth_otps (
