@@ -537,6 +537,20 @@ describe('bad input on every Embedded Wallet auth route', () => {
 
   const writeRoutes = (): { label: string; method: string; path: string; body: Record<string, unknown> }[] => [
     { label: 'POST /auth/credentials', method: 'POST', path: '/auth/credentials', body: { type: 'EMAIL_OTP', accountId: wallet.accountId } },
+    { label: 'POST /auth/credentials (OAUTH)', method: 'POST', path: '/auth/credentials', body: { type: 'OAUTH', accountId: wallet.accountId, oidcToken: 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.' } },
+    {
+      label: 'POST /auth/credentials (PASSKEY)',
+      method: 'POST',
+      path: '/auth/credentials',
+      body: { type: 'PASSKEY', accountId: wallet.accountId, nickname: 'fuzz', challenge: 'Y2hhbGxlbmdl', attestation: { credentialId: 'abc', clientDataJson: 'e30', attestationObject: 'oA' } },
+    },
+    { label: 'POST /auth/credentials/{id}/verify (OAUTH)', method: 'POST', path: `/auth/credentials/${wallet.credentialId}/verify`, body: { type: 'OAUTH', oidcToken: 'x.y.z', clientPublicKey } },
+    {
+      label: 'POST /auth/credentials/{id}/verify (PASSKEY)',
+      method: 'POST',
+      path: `/auth/credentials/${wallet.credentialId}/verify`,
+      body: { type: 'PASSKEY', assertion: { credentialId: 'abc', clientDataJson: 'e30', authenticatorData: 'AA', signature: 'AA' } },
+    },
     { label: 'POST /auth/credentials/{id}/challenge', method: 'POST', path: `/auth/credentials/${wallet.credentialId}/challenge`, body: { clientPublicKey } },
     { label: 'POST /auth/credentials/{id}/verify', method: 'POST', path: `/auth/credentials/${wallet.credentialId}/verify`, body: { type: 'EMAIL_OTP', encryptedOtpBundle: '{"encappedPublic":"04","ciphertext":"00"}' } },
     { label: 'POST /auth/sessions/{id}/refresh', method: 'POST', path: `/auth/sessions/${unknownSession}/refresh`, body: { clientPublicKey } },
