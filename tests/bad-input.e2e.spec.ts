@@ -196,6 +196,9 @@ describe('missing required members on every write route', () => {
   const unknownCard = 'Card:0196f1a0-0000-7000-8000-000000000001';
   const unknownCardTransaction = 'CardTransaction:0196f1a0-0000-7000-8000-000000000001';
   const unknownAgentAction = 'AgentAction:0196f1a0-0000-7000-8000-000000000001';
+  const unknownInternalAccount = 'InternalAccount:0196f1a0-0000-7000-8000-000000000001';
+  const unknownCredential = 'AuthMethod:0196f1a0-0000-7000-8000-000000000001';
+  const unknownSession = 'Session:0196f1a0-0000-7000-8000-000000000001';
   // auth: the /agents/me routes take the agent's Bearer token, every other route the platform's Basic credentials.
   const samples = (): Record<string, { path: string; bodies: Record<string, unknown>[]; auth?: string }> => ({
     'PATCH /config': {
@@ -281,6 +284,12 @@ describe('missing required members on every write route', () => {
     'POST /sandbox/internal-accounts/{accountId}/fund': { path: `/sandbox/internal-accounts/${fixtures.internalAccountId}/fund`, bodies: [{ amount: 100 }] },
     'POST /tokens': { path: '/tokens', bodies: [{ name: 'missing', permissions: ['VIEW'] }] },
     'PATCH /internal-accounts/{id}': { path: `/internal-accounts/${fixtures.internalAccountId}`, bodies: [{}] },
+    // Embedded Wallet auth: well-formed ids that name nothing; the body is judged first.
+    'POST /auth/credentials': { path: '/auth/credentials', bodies: [{ type: 'EMAIL_OTP', accountId: unknownInternalAccount }] },
+    'POST /auth/credentials/{id}/challenge': { path: `/auth/credentials/${unknownCredential}/challenge`, bodies: [{}] },
+    'POST /auth/credentials/{id}/verify': { path: `/auth/credentials/${unknownCredential}/verify`, bodies: [{ type: 'EMAIL_OTP', encryptedOtpBundle: '{"encappedPublic":"04","ciphertext":"00"}' }] },
+    'POST /auth/sessions/{id}/refresh': { path: `/auth/sessions/${unknownSession}/refresh`, bodies: [{ clientPublicKey: `04${'1'.repeat(128)}` }] },
+    'POST /internal-accounts/{id}/export': { path: `/internal-accounts/${fixtures.internalAccountId}/export`, bodies: [{ clientPublicKey: `04${'1'.repeat(128)}` }] },
     'POST /cards': { path: '/cards', bodies: [{ cardholderId: existingCustomerId, form: 'VIRTUAL', fundingSources: [fixtures.internalAccountId] }] },
     'PATCH /cards/{id}': { path: '/cards/Card:0196f1a0-0000-7000-8000-000000000001', bodies: [{ state: 'FROZEN' }] },
     // Black-box: the simulators' bodies against a card that does not exist (the body is judged first).
@@ -537,6 +546,108 @@ describe('bad input on every card route', () => {
       const reply = await api.call('GET', `/cards?${query}`, { auth: admin });
       expect({ query, status: reply.status }).toEqual({ query, status: 400 });
       expectClientError(reply, 400);
+    }
+  });
+});
+
+// Every Embedded Wallet auth route, fuzzed against a real wallet: hostile body members, hostile
+// signature headers and hostile query strings each get a 4xx with the reference error body (or the
+// operation's own 2xx/202), never a 5xx; nothing is changed on the wallet.
+describe('bad input on every Embedded Wallet auth route', () => {
+  const wallet = { accountId: '', credentialId: '' };
+  const clientPublicKey = `04${'a'.repeat(128)}`;
+  const unknownSession = 'Session:0196f1a0-0000-7000-8000-000000000002';
+
+  beforeAll(async () => {
+    expect((await api.call('PATCH', '/config', { auth: admin, body: { embeddedWalletConfig: { appName: 'Fuzz Wallet' } } })).status).toBe(200);
+    const customer = await api.call('POST', '/customers', { auth: admin, body: { ...validCustomer(), platformCustomerId: 'wallet-fuzz', email: 'wallet.fuzz@example.com' } });
+    expect(customer.status).toBe(201);
+    const [account] = await eventually(
+      async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`, { auth: admin })).body.data as { id: string }[],
+      (list) => list.length === 1,
+      30_000,
+    );
+    wallet.accountId = account!.id;
+    wallet.credentialId = (await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: admin })).body.data[0].id;
+  }, 60_000);
+
+  const writeRoutes = (): { label: string; method: string; path: string; body: Record<string, unknown> }[] => [
+    { label: 'POST /auth/credentials', method: 'POST', path: '/auth/credentials', body: { type: 'EMAIL_OTP', accountId: wallet.accountId } },
+    { label: 'POST /auth/credentials (OAUTH)', method: 'POST', path: '/auth/credentials', body: { type: 'OAUTH', accountId: wallet.accountId, oidcToken: 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.' } },
+    {
+      label: 'POST /auth/credentials (PASSKEY)',
+      method: 'POST',
+      path: '/auth/credentials',
+      body: { type: 'PASSKEY', accountId: wallet.accountId, nickname: 'fuzz', challenge: 'Y2hhbGxlbmdl', attestation: { credentialId: 'abc', clientDataJson: 'e30', attestationObject: 'oA' } },
+    },
+    { label: 'POST /auth/credentials/{id}/verify (OAUTH)', method: 'POST', path: `/auth/credentials/${wallet.credentialId}/verify`, body: { type: 'OAUTH', oidcToken: 'x.y.z', clientPublicKey } },
+    {
+      label: 'POST /auth/credentials/{id}/verify (PASSKEY)',
+      method: 'POST',
+      path: `/auth/credentials/${wallet.credentialId}/verify`,
+      body: { type: 'PASSKEY', assertion: { credentialId: 'abc', clientDataJson: 'e30', authenticatorData: 'AA', signature: 'AA' } },
+    },
+    { label: 'POST /auth/credentials/{id}/challenge', method: 'POST', path: `/auth/credentials/${wallet.credentialId}/challenge`, body: { clientPublicKey } },
+    { label: 'POST /auth/credentials/{id}/verify', method: 'POST', path: `/auth/credentials/${wallet.credentialId}/verify`, body: { type: 'EMAIL_OTP', encryptedOtpBundle: '{"encappedPublic":"04","ciphertext":"00"}' } },
+    { label: 'POST /auth/sessions/{id}/refresh', method: 'POST', path: `/auth/sessions/${unknownSession}/refresh`, body: { clientPublicKey } },
+    { label: 'POST /internal-accounts/{id}/export', method: 'POST', path: `/internal-accounts/${wallet.accountId}/export`, body: { clientPublicKey } },
+    { label: 'PATCH /internal-accounts/{id}', method: 'PATCH', path: `/internal-accounts/${wallet.accountId}`, body: { privateEnabled: true } },
+  ];
+  const signedRoutes = (): { method: string; path: string; body?: Record<string, unknown> }[] => [
+    ...writeRoutes().filter((route) => !route.path.endsWith('/challenge')),
+    { method: 'DELETE', path: `/auth/credentials/${wallet.credentialId}` },
+    { method: 'DELETE', path: `/auth/sessions/${unknownSession}` },
+  ];
+  const accepted = (reply: { status: number; body: any }) => {
+    expect(reply.status).toBeLessThan(500);
+    if (reply.status >= 400) expectClientError(reply);
+  };
+
+  it('survives hostile members on every auth write route', async () => {
+    for (const route of writeRoutes()) {
+      let refusals = 0;
+      for (const body of mutations(route.body)) {
+        const reply = await api.call(route.method, route.path, { auth: admin, rawBody: JSON.stringify(body) });
+        accepted(reply);
+        if (reply.status >= 400) refusals += 1;
+      }
+      expect([route.label, refusals > 0]).toEqual([route.label, true]);
+    }
+  });
+
+  it('answers hostile signature headers with a 401 of the reference on every signed route', async () => {
+    const stamps = ['', 'x', '!!!!', Buffer.from('{}').toString('base64url'), Buffer.from('{"publicKey":"02zz","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature":"30"}').toString('base64url'), 'a'.repeat(4000)];
+    const requestIds = ['', 'Request:not-a-uuid', "Request:' OR 1=1 --", 'x'.repeat(300), 'Request:0196f1a0-0000-7000-8000-000000000001'];
+    for (const route of signedRoutes()) {
+      for (const signature of stamps) {
+        for (const requestId of requestIds) {
+          const headers: Record<string, string> = {};
+          if (signature) headers['Grid-Wallet-Signature'] = signature;
+          if (requestId) headers['Request-Id'] = requestId;
+          const reply = await api.call(route.method, route.path, { auth: admin, headers, ...(route.body ? { body: route.body } : {}) });
+          accepted(reply);
+          if (signature && requestId && ![400, 404, 429].includes(reply.status)) {
+            expect([route.path, reply.status]).toEqual([route.path, 401]);
+            expect(['WALLET_SIGNATURE_MALFORMED', 'INVALID_SIGNATURE', 'UNAUTHORIZED']).toContain(reply.body.code);
+          }
+        }
+      }
+    }
+    const account = (await api.call('GET', `/customers/internal-accounts?type=EMBEDDED_WALLET`, { auth: admin })).body.data.find((item: { id: string }) => item.id === wallet.accountId);
+    expect(account.privateEnabled).toBe(false);
+    expect((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: admin })).body.data).toHaveLength(1);
+  });
+
+  it('survives hostile query strings and ids on the auth lists and paths', async () => {
+    const values = ['', '-1', 'abc', 'InternalAccount:123', "InternalAccount:' OR 1=1", '%00', '[]', 'x'.repeat(300)];
+    for (const path of ['/auth/credentials', '/auth/sessions']) {
+      accepted(await api.call('GET', path, { auth: admin }));
+      for (const value of values) accepted(await api.call('GET', `${path}?accountId=${encodeURIComponent(value)}`, { auth: admin }));
+    }
+    for (const id of ['not-an-id', 'AuthMethod:123', 'Session:0196f1a0', "AuthMethod:' OR 1=1 --"]) {
+      expectClientError(await api.call('POST', `/auth/credentials/${encodeURIComponent(id)}/challenge`, { auth: admin, body: {} }), 404);
+      expectClientError(await api.call('DELETE', `/auth/credentials/${encodeURIComponent(id)}`, { auth: admin }), 404);
+      expectClientError(await api.call('DELETE', `/auth/sessions/${encodeURIComponent(id)}`, { auth: admin }), 404);
     }
   });
 });

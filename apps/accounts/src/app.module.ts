@@ -8,6 +8,10 @@ import { CustomerDirectory } from './external-accounts/customer-directory';
 import { ExternalAccountsController } from './external-accounts/external-accounts.controller';
 import { UmaDepositTargetsController } from './external-accounts/uma-deposit-targets.controller';
 import { externalAccountViewProjection } from './external-accounts/external-account-view.projection';
+import { EmbeddedWalletsController } from './embedded-wallets/embedded-wallets.controller';
+import { EmbeddedWallets, WALLET_OPTIONS, WALLET_STORE } from './embedded-wallets/embedded-wallets.service';
+import { OpenWalletsPolicy } from './embedded-wallets/open-wallets.policy';
+import { WalletStore } from './embedded-wallets/wallet-store';
 import { toIntegrationEvent } from './integration-events';
 import { AccountWriter } from './internal-accounts/account-writer';
 import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
@@ -35,7 +39,7 @@ export class AppModule {
           toIntegrationEvent,
         }),
       ],
-      controllers: [LedgerController, InternalAccountsController, ExternalAccountsController, UmaDepositTargetsController],
+      controllers: [LedgerController, InternalAccountsController, ExternalAccountsController, UmaDepositTargetsController, EmbeddedWalletsController],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         {
@@ -45,6 +49,11 @@ export class AppModule {
         AccountWriter,
         OpenAccountsPolicy,
         CustomerDirectory,
+        // Embedded Wallet credentials and sessions (DESIGN.md §2), on the process's one pool.
+        { provide: WALLET_STORE, useFactory: (eventSourcing: EventSourcing) => new WalletStore(eventSourcing.pool, config.schema), inject: [EventSourcing] },
+        { provide: WALLET_OPTIONS, useValue: config.embeddedWallets },
+        EmbeddedWallets,
+        OpenWalletsPolicy,
         observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
       ],
     };

@@ -21,6 +21,7 @@ import { HealthController } from './health/health.controller';
 import { ErrorFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
 import { createValidationPipe, InputShapePipe } from './http/validation';
+import { AuthCredentialsController } from './auth-credentials/auth-credentials.controller';
 import { IncomingPaymentsController } from './payments/incoming.controller';
 import { CardSimulatorsController } from './cards/card-simulators.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
@@ -82,6 +83,7 @@ export class AppModule {
         CardsController,
         AgentMeController,
         AgentsController,
+        AuthCredentialsController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

@@ -59,7 +59,6 @@ export type ReleaseHoldData = { accountId: string; operationId: string; holdId: 
 export type InternalAccountIdData = { accountId: string };
 export type ListInternalAccountsData = { customerId?: string; currency?: string; type?: InternalAccountTypeWire; limit: number; cursor?: string };
 export type ListPlatformInternalAccountsData = { currency?: string; type?: InternalAccountTypeWire };
-export type UpdateInternalAccountData = { accountId: string; privateEnabled?: boolean };
 export type FundInternalAccountData = { accountId: string; amount: number };
 /** Reply: InternalAccountWire as of that stream position (balances then, updatedAt = that event's time). */
 export type RenderInternalAccountAtData = { accountId: string; streamPosition: number };

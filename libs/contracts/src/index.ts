@@ -29,3 +29,4 @@ export * from './network-addresses';
 export * from './card-transactions';
 export * from './unique-value';
 export * from './agents';
+export * from './embedded-wallets';

@@ -20,6 +20,7 @@ export const ledgerPostingKinds = {
   HoldSettled: 'debit',
   HoldReleased: 'none',
   AccountStatusChanged: 'none',
+  AccountPrivacyChanged: 'none',
 } as const satisfies Record<string, 'credit' | 'debit' | 'none'>;
 
 export type LedgerEventType = keyof typeof ledgerPostingKinds;

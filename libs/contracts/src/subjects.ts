@@ -76,7 +76,6 @@ export const subjects = {
       get: 'accounts.internal-account.get',
       list: 'accounts.internal-account.list',
       listPlatform: 'accounts.internal-account.list-platform',
-      update: 'accounts.internal-account.update',
       fund: 'accounts.internal-account.fund',
       /** The wire object as it was right after one event of the account's stream (webhook payloads). */
       renderAt: 'accounts.internal-account.render-at',
@@ -89,6 +88,26 @@ export const subjects = {
     },
     /** Where a customer's incoming UMA payments go (UmaDepositTargetsData → UmaDepositTargetsWire). */
     umaDeposit: { targets: 'accounts.uma-deposit.targets' },
+    /** Embedded Wallet auth (libs/contracts/src/embedded-wallets.ts); signed operations answer SignedReply. */
+    embeddedWallet: {
+      createCredential: 'accounts.embedded-wallet.credential.create',
+      listCredentials: 'accounts.embedded-wallet.credential.list',
+      revokeCredential: 'accounts.embedded-wallet.credential.revoke',
+      challengeCredential: 'accounts.embedded-wallet.credential.challenge',
+      verifyCredential: 'accounts.embedded-wallet.credential.verify',
+      listSessions: 'accounts.embedded-wallet.session.list',
+      revokeSession: 'accounts.embedded-wallet.session.revoke',
+      refreshSession: 'accounts.embedded-wallet.session.refresh',
+      updateAccount: 'accounts.embedded-wallet.account.update',
+      exportAccount: 'accounts.embedded-wallet.account.export',
+      sandboxMailbox: 'accounts.embedded-wallet.sandbox-mailbox',
+      /** VerifyWalletStampData → {verified: true}, or 401 with the reference's wallet signature codes. */
+      verifyStamp: 'accounts.embedded-wallet.verify-stamp',
+      /** CustomerEmailChangeData → SignedReply<{proceed: true}>. */
+      customerEmailChange: 'accounts.embedded-wallet.customer-email-change',
+      /** WalletFundedChangeData → SignedReply<{proceed: true}>. */
+      walletFundedChange: 'accounts.embedded-wallet.wallet-funded-change',
+    },
     health: 'accounts.health.ping',
   },
   payments: {

@@ -95,6 +95,8 @@ const evolveExisting = (row: InternalAccountRow, event: Exclude<InternalAccountE
     }
     case 'AccountStatusChanged':
       return { ...row, status: event.data.to };
+    case 'AccountPrivacyChanged':
+      return { ...row, privateEnabled: event.data.privateEnabled };
     default:
       return row;
   }
@@ -171,7 +173,7 @@ const internalAccountRows: ProjectionRows<InternalAccountRow> = {
 export const internalAccountViewProjection: Projection<InternalAccountRow> = {
   name: 'internal-accounts',
   version: 1,
-  canHandle: ['InternalAccountOpened', 'AccountCredited', 'AccountDebited', 'FundsHeld', 'HoldSettled', 'HoldReleased', 'AccountStatusChanged'],
+  canHandle: ['InternalAccountOpened', 'AccountCredited', 'AccountDebited', 'FundsHeld', 'HoldSettled', 'HoldReleased', 'AccountStatusChanged', 'AccountPrivacyChanged'],
   entity: InternalAccountEntity,
   keyOf: (event) => String(event.data['accountId']),
   evolve: evolveInternalAccountView,

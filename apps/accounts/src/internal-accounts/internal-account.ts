@@ -55,7 +55,10 @@ export type AccountStatusChanged = Event<
   'AccountStatusChanged',
   { accountId: string; operationId: string; from: InternalAccountStatus; to: InternalAccountStatus; changedAt: string }
 >;
+/** An Embedded Wallet's privacy setting, changed through the signed retry (apps/accounts/src/embedded-wallets). */
+export type AccountPrivacyChanged = Event<'AccountPrivacyChanged', { accountId: string; operationId: string; privateEnabled: boolean; changedAt: string }>;
 export type InternalAccountEvent =
+  | AccountPrivacyChanged
   | InternalAccountOpened
   | AccountCredited
   | AccountDebited
@@ -90,6 +93,8 @@ export type OpenAccount = {
   operations: ReadonlyMap<string, string>;
   /** Only while deciding: what the writer looked up for ids the windows no longer hold. Never in a folded state. */
   recalled?: Recalled;
+  /** Embedded Wallet accounts only; absent means false. */
+  privateEnabled?: boolean;
 };
 
 /**
@@ -126,6 +131,7 @@ export const fingerprints = {
     ['Settle', holdId, finalAmount.toString(), ...(keepRemainder ? ['keep'] : [])].join('|'),
   release: (holdId: string) => ['Release', holdId].join('|'),
   status: (to: InternalAccountStatus) => ['Status', to].join('|'),
+  privacy: (privateEnabled: boolean) => ['Privacy', String(privateEnabled)].join('|'),
 };
 
 /**
@@ -164,6 +170,8 @@ export const fingerprintOf = (event: InternalAccountEvent): string => {
       return fingerprints.release(event.data.holdId);
     case 'AccountStatusChanged':
       return fingerprints.status(event.data.to);
+    case 'AccountPrivacyChanged':
+      return fingerprints.privacy(event.data.privateEnabled);
     default: {
       const unknownEvent: never = event;
       return unknownEvent;
@@ -269,6 +277,8 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
     }
     case 'AccountStatusChanged':
       return { ...account, status: event.data.to, operations: withOperation(account, event.data.operationId, fingerprintOf(event)) };
+    case 'AccountPrivacyChanged':
+      return { ...account, privateEnabled: event.data.privateEnabled, operations: withOperation(account, event.data.operationId, fingerprintOf(event)) };
     default: {
       const unknownEvent: never = event;
       return unknownEvent;

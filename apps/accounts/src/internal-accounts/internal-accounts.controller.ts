@@ -15,8 +15,6 @@ import {
   subjects,
   type RenderInternalAccountAtData,
   SANDBOX_FUND_AMOUNT_MAX,
-  type UpdateInternalAccountData,
-  DomainError,
   isIdOf,
 } from '@corridor/contracts';
 import { EventSourcing, findPage } from '@corridor/event-store';
@@ -70,31 +68,6 @@ export class InternalAccountsController {
     } as FilterQuery<InternalAccountRow>;
     const rows = await this.eventSourcing.em.find(InternalAccountEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: MAX_PLATFORM_ACCOUNTS });
     return { data: rows.map(renderInternalAccount) };
-  }
-
-  /**
-   * privateEnabled is the only mutable field, and only Embedded Wallet accounts have it. Changing
-   * it takes the reference's signed retry (202 challenge, then a retry stamped with the session key
-   * of a verified wallet credential); credentials and sessions arrive with the Embedded Wallet
-   * issue, and until then no account of that type is opened. So this issue validates the request
-   * fully and refuses the one branch it cannot carry out with a clear, retryable answer instead of
-   * a 202 whose retry could never succeed.
-   */
-  @MessagePattern(subjects.accounts.internalAccount.update)
-  async update(@Payload() request: ServiceRequest<UpdateInternalAccountData>): Promise<InternalAccountWire> {
-    const { accountId, privateEnabled } = request.data;
-    if (privateEnabled === undefined) {
-      throw invalidInput('The update names no field; privateEnabled is the field an internal account lets you change.', { field: 'privateEnabled' });
-    }
-    if (typeof privateEnabled !== 'boolean') throw invalidInput('privateEnabled must be true or false.', { field: 'privateEnabled' });
-    const row = await this.writer.read(accountId, request.context.platformId);
-    if (row.accountType !== 'EMBEDDED_WALLET') {
-      throw invalidInput(`privateEnabled applies only to EMBEDDED_WALLET accounts; ${accountId} is ${row.accountType}.`, { field: 'privateEnabled' });
-    }
-    if (row.privateEnabled === privateEnabled) return renderInternalAccount(row);
-    throw new DomainError('SIGNED_RETRY_UNAVAILABLE', 'unavailable', 'Changing privateEnabled needs a signed retry with an Embedded Wallet session, which this deployment does not offer yet.', {
-      field: 'privateEnabled',
-    });
   }
 
   /** The account as it was right after one event of its stream, for webhook payloads. */

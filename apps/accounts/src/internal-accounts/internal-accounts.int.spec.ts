@@ -334,7 +334,7 @@ describe('the accounts service', () => {
     expect([hold.code, hold.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
     const fund = await domainErrorOf(call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 10 }, stranger));
     expect(fund.code).toBe('REFERENCE_NOT_FOUND');
-    const update = await domainErrorOf(call(subjects.accounts.internalAccount.update, { accountId: account.id, privateEnabled: true }, stranger));
+    const update = await domainErrorOf(call(subjects.accounts.embeddedWallet.updateAccount, { accountId: account.id, body: { privateEnabled: true } }, stranger));
     expect(update.code).toBe('REFERENCE_NOT_FOUND');
     const renderAt = await domainErrorOf(call(subjects.accounts.internalAccount.renderAt, { accountId: account.id, streamPosition: 1 }, stranger));
     expect([renderAt.code, renderAt.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);

@@ -1,6 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
-import { type CardWire, type CreateCardData, type ListCardsData, type Page, type RequestContext, subjects, type UpdateCardData } from '@corridor/contracts';
+import { type CardWire, type CreateCardData, type ListCardsData, type Page, type RequestContext, type SignedReply, subjects, type UpdateCardData, type WalletFundedChangeData } from '@corridor/contracts';
+import { answer, walletHeaders } from '../auth-credentials/signed-reply';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
@@ -40,7 +42,19 @@ export class CardsController {
   @Patch(':id')
   @HttpCode(200)
   @RequiresPermission('MANAGE')
-  update(@Param('id', cardId) id: string, @Body() body: CardUpdateRequest, @Ctx() context: RequestContext): Promise<CardWire> {
-    return this.call.request(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context);
+  async update(
+    @Param('id', cardId) id: string,
+    @Body() body: CardUpdateRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    // A card funded by an Embedded Wallet (now or after this change) changes only with the wallet's signed retry.
+    const card = await this.call.request<CardWire>(subjects.cards.card.get, { cardId: id }, context);
+    const accountIds = [...card.fundingSources, ...(Array.isArray(body.fundingSources) ? body.fundingSources : [])];
+    const data: WalletFundedChangeData = { accountIds, operation: 'UPDATE_CARD', targetId: id, body: defined({ ...body }), ...walletHeaders(request) };
+    const wallet = await this.call.request<SignedReply<{ proceed: true }>>(subjects.accounts.embeddedWallet.walletFundedChange, data, context);
+    if (wallet.status === 202) return answer(reply, wallet);
+    return this.call.request<CardWire>(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context);
   }
 }

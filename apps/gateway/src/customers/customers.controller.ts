@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, type Type } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, type Type, Req, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { type CreateCustomerData, type CustomerWire, type Page, type RequestContext, subjects, type UpdateCustomerData } from '@corridor/contracts';
+import { type CreateCustomerData, type CustomerWire, type Page, type RequestContext, subjects, type UpdateCustomerData, type CustomerEmailChangeData, type SignedReply } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
 import { DiscriminatedBodyPipe, IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answer, walletHeaders } from '../auth-credentials/signed-reply';
 import {
   BusinessCustomerCreateRequest,
   BusinessCustomerUpdateRequest,
@@ -53,9 +55,24 @@ export class CustomersController {
   @Patch(':customerId')
   @RequiresPermission('MANAGE')
   @ApiBody(oneOf(IndividualCustomerUpdateRequest, BusinessCustomerUpdateRequest))
-  update(@Param('customerId', customerId) id: string, @Body(updateBody) body: CustomerUpdateRequest, @Ctx() context: RequestContext): Promise<CustomerWire> {
+  async update(
+    @Param('customerId', customerId) id: string,
+    @Body(updateBody) body: CustomerUpdateRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    // An email change of a customer with an Embedded Wallet takes the wallet's signed retry first.
+    if ((body as { email?: unknown }).email !== undefined) {
+      const wallet = await this.call.request<SignedReply<{ proceed: true }>>(
+        subjects.accounts.embeddedWallet.customerEmailChange,
+        { customerId: id, body: { ...body }, ...walletHeaders(request) } satisfies CustomerEmailChangeData,
+        context,
+      );
+      if (wallet.status === 202) return answer(reply, wallet);
+    }
     const data: UpdateCustomerData = { customerId: id, patch: body };
-    return this.call.request(subjects.customers.customer.update, data, context);
+    return this.call.request<CustomerWire>(subjects.customers.customer.update, data, context);
   }
 
   @Delete(':customerId')

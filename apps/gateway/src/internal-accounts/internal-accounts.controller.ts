@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
 import {
   type FundInternalAccountData,
@@ -7,9 +8,11 @@ import {
   type ListPlatformInternalAccountsData,
   type Page,
   type RequestContext,
+  type SignedReply,
   subjects,
-  type UpdateInternalAccountData,
 } from '@corridor/contracts';
+import { InternalAccountExportRequest } from '../auth-credentials/auth-credentials.dto';
+import { answer, walletHeaders } from '../auth-credentials/signed-reply';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { SandboxOnlyGuard } from '../auth/sandbox-only';
@@ -47,8 +50,29 @@ export class InternalAccountsController {
 
   @Patch('internal-accounts/:id')
   @RequiresPermission('MANAGE')
-  update(@Param('id', internalAccountId) id: string, @Body() body: InternalAccountUpdateRequest, @Ctx() context: RequestContext): Promise<InternalAccountWire> {
-    return this.call.request(subjects.accounts.internalAccount.update, { accountId: id, ...defined({ ...body }) } satisfies UpdateInternalAccountData, context);
+  async update(
+    @Param('id', internalAccountId) id: string,
+    @Body() body: InternalAccountUpdateRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    // privateEnabled changes take the Embedded Wallet signed retry (202, then a stamped retry).
+    const data = { accountId: id, body: defined({ ...body }), ...walletHeaders(request) };
+    return answer(reply, await this.call.request<SignedReply<InternalAccountWire>>(subjects.accounts.embeddedWallet.updateAccount, data, context));
+  }
+
+  @Post('internal-accounts/:id/export')
+  @RequiresPermission('MANAGE')
+  async export(
+    @Param('id', internalAccountId) id: string,
+    @Body() body: InternalAccountExportRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    const data = { accountId: id, body: { ...body }, ...walletHeaders(request) };
+    return answer(reply, await this.call.request<SignedReply<unknown>>(subjects.accounts.embeddedWallet.exportAccount, data, context));
   }
 
   @Post('sandbox/internal-accounts/:accountId/fund')

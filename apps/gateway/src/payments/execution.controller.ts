@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, UseGuards, Headers } from '@nestjs/common';
 import { ApiBasicAuth, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { type ExecuteQuoteData, type QuoteWire, type RequestContext, type SandboxSendData, subjects, type TransactionWire } from '@corridor/contracts';
@@ -44,8 +44,10 @@ export class QuoteExecutionController {
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
   @ApiTags('Cross-Currency Transfers')
-  execute(@Param('quoteId', quoteId) id: string, @Ctx() context: RequestContext): Promise<QuoteWire> {
-    return this.call.request(subjects.payments.quote.execute, { quoteId: id } satisfies ExecuteQuoteData, context);
+  execute(@Param('quoteId', quoteId) id: string, @Headers('grid-wallet-signature') walletSignature: string | undefined, @Ctx() context: RequestContext): Promise<QuoteWire> {
+    // Grid-Wallet-Signature: the single signed call of an Embedded Wallet source (ignored for other sources).
+    const data: ExecuteQuoteData = { quoteId: id, ...(typeof walletSignature === 'string' ? { walletSignature } : {}) };
+    return this.call.request(subjects.payments.quote.execute, data, context);
   }
 
   @Post('sandbox/send')

@@ -14,7 +14,9 @@ import {
   subjects,
   toTransactionWire,
   type TransactionWire,
+  type VerifyWalletStampData,
 } from '@corridor/contracts';
+import { ServiceClient } from '@corridor/messaging';
 import { EventSourcing } from '@corridor/event-store';
 import { type ExpireQuote, expireQuote } from '../quotes/expire-quote';
 import { type QuoteRow, renderQuote } from '../quotes/quote-view.projection';
@@ -26,6 +28,7 @@ import { EXECUTE_HOLD_WAIT_MS, PaymentProcessor } from './payment-processor';
 import { railOutcomeOfQuote } from './sandbox-rail';
 
 const MINOR_UNITS = /^[0-9]{1,16}$/;
+const WALLET_STAMP_TIMEOUT_MS = 5_000;
 const QUOTE_BY_ID = 'SELECT transaction_id, expires_at, terms FROM payments.quotes WHERE id = $1 AND platform_id = $2';
 
 /** POST /quotes/{id}/execute and POST /sandbox/send: start a quote's payment, then let the processor drive it. */
@@ -34,6 +37,7 @@ export class ExecutionController {
   constructor(
     private readonly eventSourcing: EventSourcing,
     private readonly processor: PaymentProcessor,
+    private readonly client: ServiceClient,
     @Inject(EXECUTION_OPTIONS) private readonly options: ExecutionOptions,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -41,6 +45,7 @@ export class ExecutionController {
   @MessagePattern(subjects.payments.quote.execute)
   async execute(@Payload() request: ServiceRequest<ExecuteQuoteData>): Promise<QuoteWire> {
     const row = await this.quoteOf(request.context, request.data.quoteId);
+    await this.checkWalletStamp(request.context, row.terms, request.data.walletSignature);
     const state = await this.start(row, request.context, { funding: 'ACCOUNT' });
     return renderQuote({ status: state.transaction.status, terms: state.quote });
   }
@@ -61,6 +66,15 @@ export class ExecutionController {
     }
     const state = await this.start(row, request.context, { funding: 'REALTIME', fundedAmount: currencyAmount === undefined ? terms.totalSendingAmount : BigInt(currencyAmount).toString() });
     return toTransactionWire(state.transaction);
+  }
+
+  /** A quote from an Embedded Wallet executes only with a stamp by one of the wallet's active sessions over its payloadToSign. */
+  private async checkWalletStamp(context: RequestContext, terms: QuoteRow['terms'], walletSignature: string | undefined): Promise<void> {
+    const instruction = terms.paymentInstructions?.find((candidate) => candidate.accountOrWalletInfo.accountType === 'EMBEDDED_WALLET');
+    const payloadToSign = instruction?.accountOrWalletInfo['payloadToSign'];
+    if (typeof payloadToSign !== 'string' || terms.source.sourceType !== 'ACCOUNT') return;
+    const data: VerifyWalletStampData = { accountId: terms.source.accountId, payloadToSign, ...(walletSignature !== undefined ? { walletSignature } : {}) };
+    await this.client.request(subjects.accounts.embeddedWallet.verifyStamp, data, { context, timeoutMs: WALLET_STAMP_TIMEOUT_MS });
   }
 
   private async quoteOf(context: RequestContext, quoteId: unknown) {

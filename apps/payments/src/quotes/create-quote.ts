@@ -22,6 +22,8 @@ import { priceQuote, type Ratio } from './quote-math';
 export type ResolvedSource = {
   sourceType: 'ACCOUNT' | 'REALTIME_FUNDING';
   accountId?: string;
+  /** The source internal account's type; an EMBEDDED_WALLET source executes only with the wallet's stamp. */
+  accountType?: string;
   currency: string;
   /** null: the platform itself sends. */
   customerId: string | null;
@@ -79,12 +81,37 @@ const realtimeFundingInstructions = (quoteId: string, source: ResolvedSource, am
   }));
 };
 
+/**
+ * An Embedded Wallet source: the payload the wallet's session key must stamp to execute the quote
+ * (POST /quotes/{id}/execute with Grid-Wallet-Signature), Turnkey activity JSON naming the quote.
+ */
+const walletSigningInstructions = (quoteId: string, platformId: string, source: ResolvedSource, amount: bigint, receivingCurrency: string, now: Date, expiresAt: string): PaymentInstructionsWire[] => [
+  {
+    accountOrWalletInfo: {
+      accountType: 'EMBEDDED_WALLET',
+      payloadToSign: JSON.stringify({
+        type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2',
+        timestampMs: String(now.getTime()),
+        organizationId: platformId,
+        parameters: { signWith: source.accountId, quoteId, amount: amount.toString(), currency: source.currency, receivingCurrency },
+      }),
+    },
+    instructionsNotes: `Stamp payloadToSign with a session key of the wallet and send it as Grid-Wallet-Signature on POST /quotes/${quoteId}/execute before ${expiresAt}.`,
+  },
+];
+
 const checkRequest = (command: CreateQuote): void => {
   const { source, destination, request } = command.data;
   if (source.currency === destination.currency) {
     throw invalidInput(
       `The source and the destination are both in ${source.currency}, and a quote converts between currencies. Move money within one currency with POST /transfer-in or POST /transfer-out.`,
       { field: 'destination' },
+    );
+  }
+  if (request.immediatelyExecute === true && source.accountType === 'EMBEDDED_WALLET') {
+    throw invalidInput(
+      'immediatelyExecute cannot apply to a quote from an Embedded Wallet: its execution needs a Grid-Wallet-Signature over the quote’s payloadToSign. Create the quote, then POST /quotes/{quoteId}/execute with the stamp.',
+      { field: 'immediatelyExecute' },
     );
   }
   if (request.immediatelyExecute === true && source.sourceType === 'REALTIME_FUNDING') {
@@ -141,7 +168,12 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
     serviceApiVariableFeeRate: price.serviceApiVariableFeeRate,
     serviceApiVariableFeeAmount: price.variableFeeAmount.toString(),
   };
-  const paymentInstructions = source.sourceType === 'REALTIME_FUNDING' ? realtimeFundingInstructions(quoteId, source, sending, expiresAt) : undefined;
+  const paymentInstructions =
+    source.sourceType === 'REALTIME_FUNDING'
+      ? realtimeFundingInstructions(quoteId, source, sending, expiresAt)
+      : source.accountType === 'EMBEDDED_WALLET'
+        ? walletSigningInstructions(quoteId, platformId, source, sending, destination.currency, now, expiresAt)
+        : undefined;
   const quote: QuoteTerms = {
     quoteId,
     transactionId,

@@ -92,6 +92,7 @@ export class QuoteParties {
       source: {
         sourceType: 'ACCOUNT',
         accountId: account.id,
+        accountType: account.type,
         currency: account.balance.currency.code,
         customerId: customer?.id ?? null,
         platformCustomerId: customer?.platformCustomerId ?? null,

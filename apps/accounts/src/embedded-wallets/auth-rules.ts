@@ -1,0 +1,63 @@
+import { DomainError } from '@corridor/contracts';
+
+// Pure rules of credentials, sessions and repeated failures.
+
+export type CredentialSummary = { id: string; type: 'OAUTH' | 'EMAIL_OTP' | 'PASSKEY'; credentialId?: string | null };
+
+/** One EMAIL_OTP per account, distinct passkeys; whether the new credential needs the signed retry. */
+export const decideNewCredential = (existing: readonly CredentialSummary[], next: { type: CredentialSummary['type']; credentialId?: string }): { needsSignature: boolean } => {
+  if (next.type === 'EMAIL_OTP' && existing.some((credential) => credential.type === 'EMAIL_OTP')) {
+    throw new DomainError('EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS', 'validation', 'This account already has an EMAIL_OTP credential; an account has at most one.');
+  }
+  if (next.type === 'PASSKEY' && existing.some((credential) => credential.type === 'PASSKEY' && credential.credentialId === next.credentialId)) {
+    throw new DomainError('PASSKEY_CREDENTIAL_ALREADY_EXISTS', 'validation', 'This passkey is already registered on the account.');
+  }
+  return { needsSignature: existing.length > 0 };
+};
+
+/** The last credential of an account cannot be revoked: the wallet would have no way in. */
+export const decideRevokeCredential = (existing: readonly CredentialSummary[], credentialId: string): void => {
+  if (existing.length <= 1 && existing.some((credential) => credential.id === credentialId)) {
+    throw new DomainError('INVALID_INPUT', 'validation', 'This is the account’s last credential; add another credential before revoking it.', { field: 'id' });
+  }
+};
+
+export type Session = { id: string; credentialId: string; publicKey: string; expiresAt: Date; revokedAt: Date | null };
+export const isActive = (session: Session, now: Date): boolean => session.revokedAt === null && session.expiresAt.getTime() > now.getTime();
+
+/** Keys that may sign: every active session, or (revoking a credential) those of other credentials only. */
+export const signerKeysOf = (sessions: readonly Session[], now: Date, exceptCredentialId?: string): string[] =>
+  sessions.filter((session) => isActive(session, now) && session.credentialId !== exceptCredentialId).map((session) => session.publicKey);
+
+export type FailureWindow = { failures: number; windowStart: Date; lockedUntil: Date | null };
+export type FailurePolicy = { maxFailures: number; windowMs: number; lockMs: number };
+export const DEFAULT_FAILURE_POLICY: FailurePolicy = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 60_000 };
+
+/** 429 RATE_LIMITED with Retry-After while a key (a credential's verify or challenge) is locked. */
+export const refuseWhileLocked = (window: FailureWindow | null, now: Date): void => {
+  if (!window?.lockedUntil || window.lockedUntil.getTime() <= now.getTime()) return;
+  const retryAfterSeconds = Math.max(1, Math.ceil((window.lockedUntil.getTime() - now.getTime()) / 1000));
+  throw new DomainError('RATE_LIMITED', 'rate_limited', `Too many attempts; retry after ${retryAfterSeconds} s.`, { retryAfterSeconds });
+};
+
+/** The window after one more failure (or challenge): counts restart after the window, lock at the limit. */
+export const recordAttempt = (window: FailureWindow | null, now: Date, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): FailureWindow => {
+  const fresh = !window || now.getTime() - window.windowStart.getTime() >= policy.windowMs || (window.lockedUntil !== null && window.lockedUntil.getTime() <= now.getTime());
+  const failures = fresh ? 1 : window.failures + 1;
+  const windowStart = fresh ? now : window.windowStart;
+  return { failures, windowStart, lockedUntil: failures >= policy.maxFailures ? new Date(now.getTime() + policy.lockMs) : null };
+};
+
+/** An OTP code from the configured alphabet and length; pick(n) is a uniform integer below n (injected, so this stays pure). */
+export const otpCodeFrom = (pick: (below: number) => number, length: number, alphanumeric: boolean): string => {
+  const alphabet = alphanumeric ? 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789' : '0123456789';
+  return Array.from({ length }, () => alphabet[pick(alphabet.length)]).join('');
+};
+
+export const SANDBOX_OTP = '000000';
+
+/** A code is right when it matches the issued one, unexpired and unused; sandbox platforms also take 000000. */
+export const otpAccepted = (otp: { digestMatches: boolean; expiresAt: Date; usedAt: Date | null } | null, code: string, sandbox: boolean, now: Date): boolean => {
+  if (!otp || otp.usedAt || otp.expiresAt.getTime() <= now.getTime()) return false;
+  return otp.digestMatches || (sandbox && code === SANDBOX_OTP);
+};

@@ -1,0 +1,679 @@
+import { randomInt } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { UnsecuredJWT } from 'jose';
+import {
+  type AuthMethodResponseWire,
+  type AuthMethodType,
+  type AuthMethodWire,
+  type AuthSessionWire,
+  CLIENT_PUBLIC_KEY_PATTERN,
+  CLOCK,
+  type Clock,
+  DomainError,
+  invalidInput,
+  isIdOf,
+  newId,
+  type RequestContext,
+  type SandboxMailWire,
+  type SignedReply,
+  type WalletSignatureHeaders,
+} from '@corridor/contracts';
+import { createLogger } from '@corridor/messaging';
+import { decideNewCredential, decideRevokeCredential, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
+import { checkOidcClaims, nonceFor, type OidcIdentity, type OidcIssuer, OidcVerifier } from './oidc';
+import { authenticatePasskey, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, type WebAuthnConfig } from './passkeys';
+import { CHALLENGE_TTL_MS, checkRetry, legOf, type PendingRequest } from './signed-retry';
+import { activityPayload, renderCredential, renderSession } from './wallet-wire';
+import {
+  bodyDigest,
+  compressedPublicKey,
+  exportBundle,
+  generateP256KeyPair,
+  newMnemonic,
+  openAtRest,
+  openOtpBundle,
+  otpDigest,
+  otpEncryptionTargetBundle,
+  parseStamp,
+  randomSalt,
+  sealAtRest,
+  sealSessionSigningKey,
+  verifyStamp,
+} from './wallet-crypto';
+import type { CredentialRow, SessionRow, WalletStore } from './wallet-store';
+
+export const WALLET_STORE = 'WALLET_STORE';
+export const WALLET_OPTIONS = 'WALLET_OPTIONS';
+export type WalletOptions = { keyEncryptionKey: Buffer; sessionTtlSeconds: number; oidcIssuers: OidcIssuer[]; webAuthn: WebAuthnConfig };
+
+const CHALLENGE_POLICY: FailurePolicy = { maxFailures: 10, windowMs: 10 * 60_000, lockMs: 60_000 };
+
+type Signed = {
+  context: RequestContext;
+  accountId: string;
+  operation: string;
+  targetId: string;
+  body: unknown;
+  headers: WalletSignatureHeaders;
+  type?: AuthMethodType;
+  payload: (requestId: string, now: Date) => string;
+  bound?: Record<string, unknown>;
+  signerKeys: (pending: PendingRequest, now: Date) => Promise<string[]>;
+};
+
+const notFound = (what: string, id: string): DomainError => new DomainError('REFERENCE_NOT_FOUND', 'not_found', `${what} ${id} does not exist.`);
+const invalidOtp = (): DomainError => new DomainError('UNAUTHORIZED', 'unauthorized', 'Invalid OTP code', { reason: 'Invalid OTP code' });
+
+/**
+ * Embedded Wallet credentials, challenges, sessions and the signed retry (reference section (k)).
+ * Rules live in auth-rules.ts and signed-retry.ts; this class reads and writes the tables around them.
+ */
+@Injectable()
+export class EmbeddedWallets {
+  private readonly logger = createLogger('accounts:embedded-wallets');
+  private readonly oidc: OidcVerifier;
+
+  constructor(
+    @Inject(WALLET_STORE) private readonly store: WalletStore,
+    @Inject(WALLET_OPTIONS) private readonly options: WalletOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.oidc = new OidcVerifier(options.oidcIssuers);
+  }
+
+  /** An OIDC token checked against the configured issuers and the reference's claim rules. */
+  private async oidcIdentity(token: unknown, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): Promise<{ identity: OidcIdentity; nickname: string }> {
+    if (typeof token !== 'string' || token === '') throw invalidInput('oidcToken is required: an OIDC ID token from a configured issuer.', { field: 'oidcToken' });
+    const claims = await this.oidc.verify(token, now);
+    const identity = checkOidcClaims(claims, now, expect);
+    return { identity, nickname: typeof claims['email'] === 'string' && claims['email'] !== '' ? claims['email'] : identity.sub };
+  }
+
+  /** The wallet's key and first credential; the internal account itself is opened by the policy. */
+  async provision(input: { accountId: string; platformId: string; customerId: string; email: string }): Promise<void> {
+    const now = this.clock.now();
+    if (await this.store.walletOf(input.accountId, input.platformId)) return;
+    await this.store.provisionWallet({ ...input, sealedMnemonic: sealAtRest(newMnemonic(), this.options.keyEncryptionKey), credentialId: newId('AuthMethod'), now });
+  }
+
+  /** The wallet of the asking platform, or 404 (unknown, malformed, other platforms' and non-wallet accounts alike). */
+  private async wallet(accountId: unknown, platformId: string): Promise<{ accountId: string; customerId: string }> {
+    if (typeof accountId !== 'string' || !isIdOf('InternalAccount', accountId)) throw notFound('Embedded Wallet account', String(accountId));
+    const wallet = await this.store.walletOf(accountId, platformId);
+    if (!wallet) throw notFound('Embedded Wallet account', accountId);
+    return wallet;
+  }
+
+  private async credentialOf(credentialId: string, platformId: string): Promise<CredentialRow> {
+    const credential = isIdOf('AuthMethod', credentialId) ? await this.store.credential(credentialId, platformId) : null;
+    if (!credential) throw notFound('Credential', credentialId);
+    return credential;
+  }
+
+  private async activeSessionKeys(accountId: string, platformId: string, now: Date, exceptCredentialId?: string): Promise<string[]> {
+    return signerKeysOf(await this.store.sessions(accountId, platformId), now, exceptCredentialId);
+  }
+
+  /** The one two-step signed retry: leg 1 persists and answers 202, leg 2 checks, consumes once and completes. */
+  private async signed<T>(op: Signed, complete: (pending: PendingRequest, now: Date) => Promise<SignedReply<T>>): Promise<SignedReply<T>> {
+    const leg = legOf(op.headers);
+    const now = this.clock.now();
+    const digest = bodyDigest(op.body ?? {});
+    if (leg.leg === 'challenge') {
+      const requestId = newId('Request');
+      const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
+      const payloadToSign = op.payload(requestId, now);
+      await this.store.insertPending(
+        { requestId, platformId: op.context.platformId, accountId: op.accountId, operation: op.operation, targetId: op.targetId, bodyDigest: digest, payloadToSign, expiresAt, usedAt: null, bound: op.bound ?? {} },
+        now,
+      );
+      return { status: 202, body: { payloadToSign, requestId, expiresAt: expiresAt.toISOString(), ...(op.type ? { type: op.type } : {}) } };
+    }
+    const pending = await this.store.pending(leg.requestId);
+    const signerKeys = pending ? await op.signerKeys(pending, now) : [];
+    checkRetry({ pending, operation: op.operation, targetId: op.targetId, platformId: op.context.platformId, bodyDigest: digest, stamp: leg.stamp, signerKeys, now });
+    if (!(await this.store.consumePending(leg.requestId, now))) {
+      throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${leg.requestId} was already used; a requestId completes one request only.`);
+    }
+    return complete(pending as PendingRequest, now);
+  }
+
+  async listCredentials(context: RequestContext, accountId: unknown): Promise<{ data: AuthMethodWire[] }> {
+    const wallet = await this.wallet(accountId, context.platformId);
+    return { data: (await this.store.credentials(wallet.accountId, context.platformId)).map(renderCredential) };
+  }
+
+  async createCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
+    const type = body['type'];
+    if (type === 'PASSKEY') return this.createPasskeyCredential(context, body, headers);
+    if (type === 'OAUTH') return this.createOauthCredential(context, body, headers);
+    if (type !== 'EMAIL_OTP') throw invalidInput('type must be one of OAUTH, EMAIL_OTP, PASSKEY.', { field: 'type' });
+    const wallet = await this.wallet(body['accountId'], context.platformId);
+    const existing = await this.store.credentials(wallet.accountId, context.platformId);
+    const { needsSignature } = decideNewCredential(existing, { type });
+    const customer = await this.store.customer(wallet.customerId);
+    if (!customer?.email) throw invalidInput('An EMAIL_OTP credential uses the customer’s email, and this customer has none; set it first.', { field: 'type' });
+    const email = customer.email;
+    const create = async (now: Date): Promise<SignedReply<AuthMethodResponseWire>> => {
+      const row: CredentialRow = { id: newId('AuthMethod'), platformId: context.platformId, accountId: wallet.accountId, type, nickname: email, credentialId: null, identity: null, createdAt: now, updatedAt: now };
+      try {
+        await this.store.insertCredential(row);
+      } catch (error) {
+        // The unique index on one EMAIL_OTP per account: a concurrent create won.
+        if ((error as { code?: string }).code === '23505') throw new DomainError('EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS', 'validation', 'This account already has an EMAIL_OTP credential.');
+        throw error;
+      }
+      const otpEncryptionTargetBundle = await this.issueOtp(context, row, now);
+      return { status: 201, body: { ...renderCredential(row), otpEncryptionTargetBundle } };
+    };
+    if (!needsSignature) return create(this.clock.now());
+    return this.signed(
+      {
+        context,
+        accountId: wallet.accountId,
+        operation: 'CREATE_CREDENTIAL',
+        targetId: wallet.accountId,
+        body,
+        headers,
+        type,
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_USER_EMAIL', context.platformId, { userId: wallet.accountId, userEmail: email }, now, requestId),
+        signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
+      },
+      (_pending, now) => create(now),
+    );
+  }
+
+  /** OAUTH: the token is verified on the first call; its identity is bound to the pending request when a signature is needed. */
+  private async createOauthCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
+    const wallet = await this.wallet(body['accountId'], context.platformId);
+    const existing = await this.store.credentials(wallet.accountId, context.platformId);
+    const { needsSignature } = decideNewCredential(existing, { type: 'OAUTH' });
+    const create = async (identity: OidcIdentity, nickname: string, now: Date): Promise<SignedReply<AuthMethodResponseWire>> => {
+      const current = await this.store.credentials(wallet.accountId, context.platformId);
+      if (current.some((credential) => credential.type === 'OAUTH' && JSON.stringify(credential.identity) === JSON.stringify(identity))) {
+        throw invalidInput('This OIDC identity (iss, aud, sub) is already an OAUTH credential of the account.', { field: 'oidcToken' });
+      }
+      const row: CredentialRow = { id: newId('AuthMethod'), platformId: context.platformId, accountId: wallet.accountId, type: 'OAUTH', nickname, credentialId: null, identity, createdAt: now, updatedAt: now };
+      await this.store.insertCredential(row);
+      return { status: 201, body: renderCredential(row) };
+    };
+    const leg = legOf(headers);
+    if (!needsSignature || leg.leg === 'challenge') {
+      const now = this.clock.now();
+      const { identity, nickname } = await this.oidcIdentity(body['oidcToken'], now);
+      if (!needsSignature) return create(identity, nickname, now);
+      return this.signed(
+        {
+          context,
+          accountId: wallet.accountId,
+          operation: 'CREATE_CREDENTIAL',
+          targetId: wallet.accountId,
+          body,
+          headers,
+          type: 'OAUTH',
+          bound: { identity, nickname },
+          payload: (requestId, issuedAt) =>
+            activityPayload('ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS', context.platformId, { userId: wallet.accountId, oauthProviders: [{ providerName: identity.iss, oidcToken: '(bound)' }] }, issuedAt, requestId),
+          signerKeys: async () => [],
+        },
+        async () => {
+          throw new Error('unreachable: the first leg never completes');
+        },
+      );
+    }
+    // Leg 2: the token was checked on leg 1; the body (and so the token) must be the one bound then.
+    return this.signed(
+      {
+        context,
+        accountId: wallet.accountId,
+        operation: 'CREATE_CREDENTIAL',
+        targetId: wallet.accountId,
+        body,
+        headers,
+        type: 'OAUTH',
+        payload: () => '',
+        signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
+      },
+      (pending, now) => create(pending.bound['identity'] as OidcIdentity, String(pending.bound['nickname']), now),
+    );
+  }
+
+  /** PASSKEY: the attestation is verified against the platform-issued challenge on the first call; the key is bound to the pending request. */
+  private async createPasskeyCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
+    const wallet = await this.wallet(body['accountId'], context.platformId);
+    const attestation = body['attestation'] as PasskeyAttestation;
+    const nickname = String(body['nickname'] ?? '');
+    const challenge = String(body['challenge'] ?? '');
+    const existing = await this.store.credentials(wallet.accountId, context.platformId);
+    const { needsSignature } = decideNewCredential(existing, { type: 'PASSKEY', credentialId: attestation?.credentialId });
+    const create = async (key: PasskeyKey, now: Date): Promise<SignedReply<AuthMethodResponseWire>> => {
+      decideNewCredential(await this.store.credentials(wallet.accountId, context.platformId), { type: 'PASSKEY', credentialId: key.credentialId });
+      const row: CredentialRow = { id: newId('AuthMethod'), platformId: context.platformId, accountId: wallet.accountId, type: 'PASSKEY', nickname, credentialId: key.credentialId, identity: { ...key, registrationChallenge: challenge }, createdAt: now, updatedAt: now };
+      try {
+        await this.store.insertCredential(row);
+      } catch (error) {
+        if ((error as { code?: string }).code === '23505') throw invalidInput('challenge was already used to register a passkey; issue a new one for each registration.', { field: 'challenge' });
+        throw error;
+      }
+      return { status: 201, body: renderCredential(row) };
+    };
+    const signedOp = { context, accountId: wallet.accountId, operation: 'CREATE_CREDENTIAL', targetId: wallet.accountId, body, headers, type: 'PASSKEY' as const };
+    if (!needsSignature || legOf(headers).leg === 'challenge') {
+      const key = await registerPasskey(attestation, challenge, this.options.webAuthn);
+      if (!needsSignature) return create(key, this.clock.now());
+      return this.signed(
+        {
+          ...signedOp,
+          bound: { key },
+          payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2', context.platformId, { userId: wallet.accountId, authenticators: [{ authenticatorName: nickname, credentialId: key.credentialId }] }, now, requestId),
+          signerKeys: async () => [],
+        },
+        async () => {
+          throw new Error('unreachable: the first leg never completes');
+        },
+      );
+    }
+    return this.signed(
+      { ...signedOp, payload: () => '', signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now) },
+      (pending, now) => create(pending.bound['key'] as PasskeyKey, now),
+    );
+  }
+
+  async revokeCredential(context: RequestContext, credentialId: string, headers: WalletSignatureHeaders): Promise<SignedReply<never>> {
+    const credential = await this.credentialOf(credentialId, context.platformId);
+    decideRevokeCredential(await this.store.credentials(credential.accountId, context.platformId), credential.id);
+    return this.signed(
+      {
+        context,
+        accountId: credential.accountId,
+        operation: 'REVOKE_CREDENTIAL',
+        targetId: credential.id,
+        body: {},
+        headers,
+        type: credential.type,
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_DELETE_AUTHENTICATORS', context.platformId, { userId: credential.accountId, authenticatorIds: [credential.id] }, now, requestId),
+        // Signed by a session of another credential: a lost device cannot remove the others' way in by itself.
+        signerKeys: (_pending, now) => this.activeSessionKeys(credential.accountId, context.platformId, now, credential.id),
+      },
+      async (_pending, now) => {
+        // The set may have changed between the legs; the last credential still stays.
+        decideRevokeCredential(await this.store.credentials(credential.accountId, context.platformId), credential.id);
+        await this.store.revokeCredential(credential.id, now);
+        return { status: 204 };
+      },
+    );
+  }
+
+  /** A new OTP through the mail port, and the target bundle the client seals it to. */
+  private async issueOtp(context: RequestContext, credential: CredentialRow, now: Date): Promise<string> {
+    const platform = await this.store.platform(context.platformId);
+    const config = (platform?.config ?? {}) as { otpLength?: number; alphanumeric?: boolean; expirationSeconds?: number; appName?: string };
+    if (platform?.environment !== 'SANDBOX') {
+      // No mail transport is configured for production platforms in this deployment (decision 0017).
+      throw new DomainError('EMAIL_DELIVERY_UNAVAILABLE', 'unavailable', 'This Corridor deployment has no mail transport for OTP emails to production customers yet.');
+    }
+    const code = otpCodeFrom((below) => randomInt(below), config.otpLength ?? 6, config.alphanumeric ?? false);
+    const target = generateP256KeyPair();
+    const salt = randomSalt();
+    const expiresAt = new Date(now.getTime() + (config.expirationSeconds ?? 300) * 1000);
+    await this.store.saveOtp({
+      credentialId: credential.id,
+      targetPublic: target.publicKeyHex,
+      sealedTargetPrivate: sealAtRest(target.privateKeyHex, this.options.keyEncryptionKey),
+      otpDigest: otpDigest(code, salt),
+      otpSalt: salt,
+      issuedAt: now,
+      expiresAt,
+      usedAt: null,
+    });
+    await this.store.deliverSandboxMail({ platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, subject: `${config.appName ?? 'Your wallet'} sign-in code`, otpCode: code, sentAt: now });
+    this.logger.info({ credentialId: credential.id, accountId: credential.accountId }, 'Sent an Embedded Wallet OTP email (sandbox mailbox).');
+    return otpEncryptionTargetBundle(target.publicKeyHex, context.platformId, credential.accountId);
+  }
+
+  async challenge(context: RequestContext, credentialId: string, body: Record<string, unknown>): Promise<AuthMethodResponseWire> {
+    const credential = await this.credentialOf(credentialId, context.platformId);
+    const now = this.clock.now();
+    const key = `challenge:${credential.id}`;
+    refuseWhileLocked(await this.store.attempts(key), now);
+    await this.store.saveAttempts(key, recordAttempt(await this.store.attempts(key), now, CHALLENGE_POLICY));
+    if (credential.type === 'PASSKEY') return this.passkeyChallenge(context, credential, body['clientPublicKey'], now);
+    if (credential.type !== 'EMAIL_OTP') throw invalidInput('OAUTH credentials are not challenged: verify them with a fresh OIDC token.', { field: 'id' });
+    return { ...renderCredential(credential), otpEncryptionTargetBundle: await this.issueOtp(context, credential, now) };
+  }
+
+  /** PasskeyAuthChallenge: a pending session creation bound to clientPublicKey; the passkey signs the hex SHA-256 of its payload. */
+  private async passkeyChallenge(context: RequestContext, credential: CredentialRow, clientPublicKey: unknown, now: Date): Promise<AuthMethodResponseWire> {
+    if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
+      throw invalidInput('clientPublicKey is required for a PASSKEY challenge: an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+    }
+    const requestId = newId('Request');
+    const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
+    const payloadToSign = activityPayload('ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2', context.platformId, { targetPublicKey: clientPublicKey, expirationSeconds: String(this.options.sessionTtlSeconds) }, now, requestId);
+    await this.store.insertPending(
+      { requestId, platformId: context.platformId, accountId: credential.accountId, operation: 'PASSKEY_SESSION', targetId: credential.id, bodyDigest: '', payloadToSign, expiresAt, usedAt: null, bound: { clientPublicKey } },
+      now,
+    );
+    return { ...renderCredential(credential), credentialId: credential.credentialId ?? '', challenge: passkeyChallengeOf(payloadToSign), requestId, expiresAt: expiresAt.toISOString() } as AuthMethodResponseWire;
+  }
+
+  /** PASSKEY verify: one call with the challenge's Request-Id; the session key is sealed to the key bound at /challenge. */
+  private async verifyPasskey(context: RequestContext, credential: CredentialRow, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
+    const requestId = headers.requestId?.trim();
+    if (!requestId) throw new DomainError('REQUEST_ID_MISSING', 'unauthorized', 'A PASSKEY verify needs the Request-Id header: the requestId of POST /auth/credentials/{id}/challenge.');
+    const now = this.clock.now();
+    const attemptsKey = `verify:${credential.id}`;
+    refuseWhileLocked(await this.store.attempts(attemptsKey), now);
+    const pending = await this.store.pending(requestId);
+    if (!pending || pending.platformId !== context.platformId || pending.operation !== 'PASSKEY_SESSION' || pending.targetId !== credential.id || pending.usedAt || pending.expiresAt.getTime() <= now.getTime()) {
+      throw new DomainError('INVALID_SIGNATURE', 'unauthorized', 'Request-Id does not name an unused, unexpired passkey challenge of this credential; call /challenge again.');
+    }
+    const key = credential.identity as PasskeyKey;
+    let counter: number;
+    try {
+      counter = await authenticatePasskey(body['assertion'] as PasskeyAssertion, passkeyChallengeOf(pending.payloadToSign), key, this.options.webAuthn);
+    } catch (error) {
+      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
+      throw error;
+    }
+    if (!(await this.store.consumePending(requestId, now))) throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${requestId} was already used; call /challenge again.`);
+    await this.store.updateIdentity(credential.id, { ...credential.identity, counter }, now);
+    await this.store.clearAttempts(attemptsKey);
+    return { status: 200, body: await this.newSealedSession(context, credential, String(pending.bound['clientPublicKey']), now) };
+  }
+
+  async verify(context: RequestContext, credentialId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
+    const credential = await this.credentialOf(credentialId, context.platformId);
+    if (body['type'] !== credential.type) throw invalidInput(`type must be ${credential.type}, the type of credential ${credential.id}.`, { field: 'type' });
+    if (credential.type === 'OAUTH') return this.verifyOauth(context, credential, body);
+    if (credential.type === 'PASSKEY') return this.verifyPasskey(context, credential, body, headers);
+    if (credential.type !== 'EMAIL_OTP') throw invalidInput(`${credential.type} verification is not supported by this Corridor server yet.`, { field: 'type' });
+    const encryptedOtpBundle = body['encryptedOtpBundle'];
+    if (typeof encryptedOtpBundle !== 'string' || encryptedOtpBundle.length === 0) throw invalidInput('encryptedOtpBundle is required: the HPKE-sealed {"otp_code","public_key"}.', { field: 'encryptedOtpBundle' });
+    const now = this.clock.now();
+    const attemptsKey = `verify:${credential.id}`;
+    refuseWhileLocked(await this.store.attempts(attemptsKey), now);
+    let tekPublic = '';
+    if (legOf(headers).leg === 'challenge') {
+      tekPublic = await this.checkOtp(context, credential, encryptedOtpBundle, attemptsKey, now);
+    }
+    return this.signed(
+      {
+        context,
+        accountId: credential.accountId,
+        operation: 'VERIFY_EMAIL_OTP',
+        targetId: credential.id,
+        body,
+        headers,
+        type: 'EMAIL_OTP',
+        bound: { tekPublic },
+        payload: (requestId, issuedAt) =>
+          new UnsecuredJWT({ public_key: tekPublic, credential_id: credential.id, request_id: requestId })
+            .setIssuedAt(Math.floor(issuedAt.getTime() / 1000))
+            .setExpirationTime(Math.floor((issuedAt.getTime() + CHALLENGE_TTL_MS) / 1000))
+            .encode(),
+        // Leg 2 is signed with the TEK the OTP bundle named, which then becomes the session key.
+        signerKeys: async (pending) => [String(pending.bound['tekPublic'] ?? '')],
+      },
+      async (pending, completedAt) => {
+        const session: SessionRow = {
+          id: newId('Session'),
+          platformId: context.platformId,
+          accountId: credential.accountId,
+          credentialId: credential.id,
+          publicKey: String(pending.bound['tekPublic']),
+          createdAt: completedAt,
+          expiresAt: new Date(completedAt.getTime() + this.options.sessionTtlSeconds * 1000),
+          revokedAt: null,
+        };
+        await this.store.insertSession(session);
+        return { status: 200, body: renderSession(session, credential) };
+      },
+    );
+  }
+
+  /** OAUTH verify: one call; a fresh token of the registered identity with nonce = sha256(clientPublicKey) gives a session key sealed to clientPublicKey. */
+  private async verifyOauth(context: RequestContext, credential: CredentialRow, body: Record<string, unknown>): Promise<SignedReply<AuthSessionWire>> {
+    const clientPublicKey = body['clientPublicKey'];
+    if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
+      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+    }
+    const now = this.clock.now();
+    const attemptsKey = `verify:${credential.id}`;
+    refuseWhileLocked(await this.store.attempts(attemptsKey), now);
+    try {
+      await this.oidcIdentity(body['oidcToken'], now, { identity: credential.identity as OidcIdentity, nonce: nonceFor(clientPublicKey) });
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 401) await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
+      throw error;
+    }
+    await this.store.clearAttempts(attemptsKey);
+    return { status: 200, body: await this.newSealedSession(context, credential, clientPublicKey, now) };
+  }
+
+  /** A fresh session key: its public half kept, its private half sealed to the client and forgotten. */
+  private async newSealedSession(context: RequestContext, credential: CredentialRow, clientPublicKey: string, now: Date): Promise<AuthSessionWire> {
+    const key = generateP256KeyPair();
+    const session: SessionRow = {
+      id: newId('Session'),
+      platformId: context.platformId,
+      accountId: credential.accountId,
+      credentialId: credential.id,
+      publicKey: compressedPublicKey(key.publicKeyHex),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.options.sessionTtlSeconds * 1000),
+      revokedAt: null,
+    };
+    await this.store.insertSession(session);
+    return renderSession(session, credential, await sealSessionSigningKey(clientPublicKey, key.privateKeyHex));
+  }
+
+  /** Leg 1 of an EMAIL_OTP verify: opens the bundle, checks and uses the OTP; returns the TEK (compressed). Failures count toward 429. */
+  private async checkOtp(context: RequestContext, credential: CredentialRow, encryptedOtpBundle: string, attemptsKey: string, now: Date): Promise<string> {
+    const fail = async (): Promise<never> => {
+      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
+      throw invalidOtp();
+    };
+    const otp = await this.store.otp(credential.id);
+    if (!otp) return fail();
+    const opened = await openOtpBundle(encryptedOtpBundle, openAtRest(otp.sealedTargetPrivate, this.options.keyEncryptionKey));
+    if (!opened) return fail();
+    const platform = await this.store.platform(context.platformId);
+    const digest = otpDigest(opened.otpCode, otp.otpSalt);
+    if (!otpAccepted({ digestMatches: digest === otp.otpDigest, expiresAt: otp.expiresAt, usedAt: otp.usedAt }, opened.otpCode, platform?.environment === 'SANDBOX', now)) return fail();
+    // Single use: the OTP row is consumed whatever code (issued or sandbox) opened it.
+    if (!(await this.store.useOtp(credential.id, otp.otpDigest, now))) return fail();
+    await this.store.clearAttempts(attemptsKey);
+    return compressedPublicKey(opened.publicKey);
+  }
+
+  async listSessions(context: RequestContext, accountId: unknown): Promise<{ data: AuthSessionWire[] }> {
+    const wallet = await this.wallet(accountId, context.platformId);
+    const now = this.clock.now();
+    const credentials = new Map((await this.store.credentials(wallet.accountId, context.platformId)).map((credential) => [credential.id, credential]));
+    const sessions = (await this.store.sessions(wallet.accountId, context.platformId)).filter((session) => isActive(session, now));
+    return { data: sessions.flatMap((session) => (credentials.has(session.credentialId) ? [renderSession(session, credentials.get(session.credentialId)!)] : [])) };
+  }
+
+  private async activeSession(sessionId: string, platformId: string): Promise<{ session: SessionRow; credential: CredentialRow }> {
+    const session = isIdOf('Session', sessionId) ? await this.store.session(sessionId, platformId) : null;
+    if (!session || !isActive(session, this.clock.now())) throw notFound('Active session', sessionId);
+    const credential = await this.store.credential(session.credentialId, platformId);
+    if (!credential) throw notFound('Active session', sessionId);
+    return { session, credential };
+  }
+
+  async revokeSession(context: RequestContext, sessionId: string, headers: WalletSignatureHeaders): Promise<SignedReply<never>> {
+    const { session, credential } = await this.activeSession(sessionId, context.platformId);
+    return this.signed(
+      {
+        context,
+        accountId: session.accountId,
+        operation: 'REVOKE_SESSION',
+        targetId: session.id,
+        body: {},
+        headers,
+        type: credential.type,
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_DELETE_API_KEYS', context.platformId, { userId: session.accountId, apiKeyIds: [session.id] }, now, requestId),
+        // Any active session of the account, the one being revoked included (self-logout).
+        signerKeys: (_pending, now) => this.activeSessionKeys(session.accountId, context.platformId, now),
+      },
+      async (_pending, now) => {
+        await this.store.revokeSession(session.id, now);
+        return { status: 204 };
+      },
+    );
+  }
+
+  async refreshSession(context: RequestContext, sessionId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
+    const clientPublicKey = body['clientPublicKey'];
+    if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
+      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+    }
+    const { session, credential } = await this.activeSession(sessionId, context.platformId);
+    return this.signed(
+      {
+        context,
+        accountId: session.accountId,
+        operation: 'REFRESH_SESSION',
+        targetId: session.id,
+        body: { clientPublicKey: clientPublicKey.toLowerCase() },
+        headers,
+        payload: (requestId, now) =>
+          activityPayload('ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2', context.platformId, { targetPublicKey: clientPublicKey, expirationSeconds: String(this.options.sessionTtlSeconds) }, now, requestId),
+        // Signed with the current session key, which must still be active.
+        signerKeys: async (_pending, now) => (isActive(session, now) ? [session.publicKey] : []),
+      },
+      async (_pending, now) => {
+        const current = await this.store.session(session.id, context.platformId);
+        if (!current || !isActive(current, now)) throw notFound('Active session', session.id);
+        return { status: 201, body: await this.newSealedSession(context, credential, clientPublicKey, now) };
+      },
+    );
+  }
+
+  /** Signs any wallet operation with the account's active sessions: PATCH and export of the internal account. */
+  async signedByWallet<T>(
+    context: RequestContext,
+    accountId: string,
+    operation: string,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+    activity: { type: string; parameters: Record<string, unknown> },
+    complete: (now: Date) => Promise<SignedReply<T>>,
+  ): Promise<SignedReply<T>> {
+    const wallet = await this.wallet(accountId, context.platformId);
+    return this.signed(
+      {
+        context,
+        accountId: wallet.accountId,
+        operation,
+        targetId: wallet.accountId,
+        body,
+        headers,
+        payload: (requestId, now) => activityPayload(activity.type, context.platformId, activity.parameters, now, requestId),
+        signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
+      },
+      (_pending, now) => complete(now),
+    );
+  }
+
+  async exportWallet(context: RequestContext, accountId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<{ id: string; encryptedWalletCredentials: string }>> {
+    const clientPublicKey = body['clientPublicKey'];
+    if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
+      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+    }
+    return this.signedByWallet(
+      context,
+      accountId,
+      'EXPORT_WALLET',
+      { clientPublicKey: clientPublicKey.toLowerCase() },
+      headers,
+      { type: 'ACTIVITY_TYPE_EXPORT_WALLET', parameters: { walletId: accountId, targetPublicKey: clientPublicKey } },
+      async () => {
+        const sealed = await this.store.sealedMnemonic(accountId, context.platformId);
+        if (!sealed) throw notFound('Embedded Wallet account', accountId);
+        const mnemonic = openAtRest(sealed, this.options.keyEncryptionKey);
+        this.logger.info({ accountId }, 'Exported an Embedded Wallet to its client key.');
+        return { status: 200, body: { id: accountId, encryptedWalletCredentials: await exportBundle(clientPublicKey, mnemonic, context.platformId) } };
+      },
+    );
+  }
+
+  /**
+   * The single signed call of quote execution: no 202 leg and no Request-Id; the stamp must be by an
+   * active session of the wallet over the quote's exact payloadToSign.
+   */
+  async verifyStamp(context: RequestContext, accountId: string, payloadToSign: string, walletSignature: string | undefined): Promise<{ verified: true }> {
+    const wallet = await this.wallet(accountId, context.platformId);
+    if (!walletSignature?.trim()) {
+      throw new DomainError('WALLET_SIGNATURE_MISSING', 'unauthorized', 'Executing a quote from an Embedded Wallet needs Grid-Wallet-Signature: a stamp over the quote’s paymentInstructions[].accountOrWalletInfo.payloadToSign.');
+    }
+    const stamp = parseStamp(walletSignature.trim());
+    if (!stamp) throw new DomainError('WALLET_SIGNATURE_MALFORMED', 'unauthorized', 'Grid-Wallet-Signature must be base64url of {"publicKey","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature"}.');
+    const signers = await this.activeSessionKeys(wallet.accountId, context.platformId, this.clock.now());
+    if (!signers.includes(stamp.publicKey) || !verifyStamp(stamp, payloadToSign)) {
+      throw new DomainError('WALLET_SIGNATURE_INVALID', 'unauthorized', 'The stamp is not a signature over the quote’s payloadToSign by an active session of the source wallet.');
+    }
+    return { verified: true };
+  }
+
+  /**
+   * PATCH /customers/{id} changing the email of a customer with a wallet: the wallet's signed retry
+   * first (the whole update body is bound); any other update proceeds at once.
+   */
+  async authorizeEmailChange(context: RequestContext, customerId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<{ proceed: true }>> {
+    const proceed: SignedReply<{ proceed: true }> = { status: 200, body: { proceed: true } };
+    const email = body['email'];
+    if (typeof email !== 'string') return proceed;
+    const wallet = await this.store.walletOfCustomer(customerId, context.platformId);
+    if (!wallet) return proceed;
+    const customer = await this.store.customer(customerId);
+    if (customer?.email === email && !headers.walletSignature && !headers.requestId) return proceed;
+    return this.signed(
+      {
+        context,
+        accountId: wallet.accountId,
+        operation: 'UPDATE_CUSTOMER_EMAIL',
+        targetId: customerId,
+        body,
+        headers,
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_USER_EMAIL', context.platformId, { userId: wallet.accountId, userEmail: email }, now, requestId),
+        signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
+      },
+      async () => proceed,
+    );
+  }
+
+  /** A change to something a wallet funds (a card): the signed retry of the first wallet among accountIds, or proceed. */
+  async authorizeWalletFundedChange(context: RequestContext, data: { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> }, headers: WalletSignatureHeaders): Promise<SignedReply<{ proceed: true }>> {
+    let wallet: { accountId: string } | null = null;
+    for (const accountId of new Set(data.accountIds)) {
+      if (typeof accountId === 'string' && isIdOf('InternalAccount', accountId)) wallet = await this.store.walletOf(accountId, context.platformId);
+      if (wallet) break;
+    }
+    if (!wallet) return { status: 200, body: { proceed: true } };
+    const walletId = wallet.accountId;
+    return this.signed(
+      {
+        context,
+        accountId: walletId,
+        operation: data.operation,
+        targetId: data.targetId,
+        body: data.body,
+        headers,
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_POLICY', context.platformId, { userId: walletId, operation: data.operation, resourceId: data.targetId }, now, requestId),
+        signerKeys: (_pending, now) => this.activeSessionKeys(walletId, context.platformId, now),
+      },
+      async () => ({ status: 200, body: { proceed: true } }),
+    );
+  }
+
+  async sandboxMailbox(context: RequestContext, accountId: unknown): Promise<{ data: SandboxMailWire[] }> {
+    const platform = await this.store.platform(context.platformId);
+    if (platform?.environment !== 'SANDBOX') throw new DomainError('FORBIDDEN', 'forbidden', 'The sandbox mailbox exists for sandbox platforms only.');
+    const wallet = await this.wallet(accountId, context.platformId);
+    const mail = await this.store.sandboxMailbox(wallet.accountId, context.platformId);
+    return { data: mail.map((item) => ({ to: item.to, subject: item.subject, otpCode: item.otpCode, sentAt: item.sentAt.toISOString() })) };
+  }
+}

@@ -1,0 +1,43 @@
+import { checkOidcClaims, nonceFor, parseOidcIssuers } from './oidc';
+
+const now = new Date('2026-11-25T12:00:00Z');
+const seconds = now.getTime() / 1000;
+const claims = (overrides: Record<string, unknown> = {}) => ({ iss: 'https://accounts.google.com', aud: 'client-1', sub: 'user-1', iat: seconds - 10, exp: seconds + 600, ...overrides });
+const reasonOf = (run: () => unknown): string => {
+  try {
+    run();
+  } catch (error) {
+    return String((error as { details?: { reason?: string } }).details?.reason);
+  }
+  return 'accepted';
+};
+
+describe('checkOidcClaims', () => {
+  it('given a fresh token, then its identity is iss, aud and sub', () => expect(checkOidcClaims(claims(), now)).toEqual({ iss: 'https://accounts.google.com', aud: 'client-1', sub: 'user-1' }));
+  it('given a one-element aud array, then it is the aud', () => expect(checkOidcClaims(claims({ aud: ['client-1'] }), now).aud).toBe('client-1'));
+  it.each([
+    ['two audiences', { aud: ['a', 'b'] }, /aud/],
+    ['an empty sub', { sub: '' }, /sub/],
+    ['an iat 66 s old', { iat: seconds - 66 }, /iat/],
+    ['an iat in the future', { iat: seconds + 30 }, /iat/],
+    ['a string iat', { iat: String(seconds) }, /iat/],
+    ['an expired token', { exp: seconds - 10 }, /expired/],
+  ])('given %s, then 401', (_name, overrides, reason) => expect(reasonOf(() => checkOidcClaims(claims(overrides), now))).toMatch(reason));
+  it('given an iat 62 s old, then the 5 s skew still accepts it', () => expect(reasonOf(() => checkOidcClaims(claims({ iat: seconds - 62 }), now))).toBe('accepted'));
+  it('given a verify, then the nonce must be sha256(clientPublicKey)', () => {
+    const key = `04${'a'.repeat(128)}`;
+    expect(reasonOf(() => checkOidcClaims(claims({ nonce: nonceFor(key) }), now, { nonce: nonceFor(key) }))).toBe('accepted');
+    expect(reasonOf(() => checkOidcClaims(claims({ nonce: 'other' }), now, { nonce: nonceFor(key) }))).toMatch(/nonce/);
+  });
+  it('given a verify, then the identity must be the registered one', () =>
+    expect(reasonOf(() => checkOidcClaims(claims({ sub: 'user-2' }), now, { identity: { iss: 'https://accounts.google.com', aud: 'client-1', sub: 'user-1' } }))).toMatch(/match/));
+});
+
+describe('parseOidcIssuers', () => {
+  it('defaults to the reference issuers', () => expect(parseOidcIssuers(undefined).map((issuer) => issuer.issuer)).toEqual(['https://accounts.google.com', 'accounts.google.com', 'https://appleid.apple.com']));
+  it('reads a configured list and refuses a malformed one', () => {
+    expect(parseOidcIssuers('[{"issuer":"http://127.0.0.1:1","jwksUri":"http://127.0.0.1:1/jwks"}]')).toHaveLength(1);
+    expect(() => parseOidcIssuers('[{"issuer":1}]')).toThrow(/JSON array/);
+    expect(() => parseOidcIssuers('nope')).toThrow(/must be JSON/);
+  });
+});

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import { DomainError } from '@corridor/contracts';
+
+// OAUTH credentials: OIDC ID tokens verified with jose against the configured issuers' JWKS, then
+// the reference's claim rules (section (f)/(k)) as a pure function.
+
+export type OidcIssuer = { issuer: string; jwksUri: string };
+export type OidcIdentity = { iss: string; aud: string; sub: string };
+
+export const IAT_MAX_AGE_SECONDS = 60;
+export const CLOCK_SKEW_SECONDS = 5;
+
+const unauthorized = (reason: string): DomainError => new DomainError('UNAUTHORIZED', 'unauthorized', `The OIDC token is not accepted: ${reason}.`, { reason });
+
+/** sha256(clientPublicKey) as hex: the nonce a verify token must carry, binding it to the session key's recipient. */
+export const nonceFor = (clientPublicKey: string): string => createHash('sha256').update(clientPublicKey).digest('hex');
+
+/**
+ * The claims of a signature-checked token: non-empty aud (string or one-element array) and sub,
+ * numeric iat at most 60 s old (5 s skew), exp in the future; on verify also the nonce and the
+ * identity the credential was registered with.
+ */
+export const checkOidcClaims = (claims: JWTPayload, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): OidcIdentity => {
+  const nowSeconds = now.getTime() / 1000;
+  const aud = Array.isArray(claims.aud) ? (claims.aud.length === 1 ? claims.aud[0] : undefined) : claims.aud;
+  if (typeof claims.iss !== 'string' || claims.iss === '') throw unauthorized('iss is missing');
+  if (typeof aud !== 'string' || aud === '') throw unauthorized('aud must be a non-empty string or a one-element array');
+  if (typeof claims.sub !== 'string' || claims.sub === '') throw unauthorized('sub is missing');
+  if (typeof claims.iat !== 'number') throw unauthorized('iat must be a number');
+  if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS || nowSeconds - claims.iat > IAT_MAX_AGE_SECONDS + CLOCK_SKEW_SECONDS) throw unauthorized(`iat must be less than ${IAT_MAX_AGE_SECONDS} s old; fetch a fresh token`);
+  if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds - CLOCK_SKEW_SECONDS) throw unauthorized('the token has expired');
+  const identity = { iss: claims.iss, aud, sub: claims.sub };
+  if (expect.nonce !== undefined && claims['nonce'] !== expect.nonce) throw unauthorized('nonce must be the lowercase hex sha256 of clientPublicKey');
+  if (expect.identity && (expect.identity.iss !== identity.iss || expect.identity.aud !== identity.aud || expect.identity.sub !== identity.sub)) {
+    throw unauthorized('iss, aud and sub must match the OAUTH credential being verified');
+  }
+  return identity;
+};
+
+/** The configured issuers' key sets, fetched and cached by jose; null claims when the token does not verify. */
+export class OidcVerifier {
+  private readonly keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+
+  constructor(private readonly issuers: readonly OidcIssuer[]) {}
+
+  async verify(token: string, now: Date): Promise<JWTPayload> {
+    let issuer: string | undefined;
+    try {
+      const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iss?: unknown };
+      issuer = typeof payload.iss === 'string' ? payload.iss : undefined;
+    } catch {
+      // Not a JWT at all: reported below as an unknown issuer.
+    }
+    const configured = this.issuers.find((candidate) => candidate.issuer === issuer);
+    if (!configured) throw unauthorized(`the issuer must be one of ${this.issuers.map((candidate) => candidate.issuer).join(', ') || '(none configured)'}`);
+    let keySet = this.keySets.get(configured.issuer);
+    if (!keySet) {
+      keySet = createRemoteJWKSet(new URL(configured.jwksUri));
+      this.keySets.set(configured.issuer, keySet);
+    }
+    try {
+      // exp and iat are judged by checkOidcClaims on the service clock; jose checks the signature and issuer here.
+      const { payload } = await jwtVerify(token, keySet, { issuer: configured.issuer, currentDate: now, clockTolerance: CLOCK_SKEW_SECONDS });
+      return payload;
+    } catch (error) {
+      throw unauthorized(`its signature or claims do not verify (${(error as { code?: string }).code ?? 'invalid'})`);
+    }
+  }
+}
+
+export const DEFAULT_OIDC_ISSUERS: readonly OidcIssuer[] = [
+  { issuer: 'https://accounts.google.com', jwksUri: 'https://www.googleapis.com/oauth2/v3/certs' },
+  { issuer: 'accounts.google.com', jwksUri: 'https://www.googleapis.com/oauth2/v3/certs' },
+  { issuer: 'https://appleid.apple.com', jwksUri: 'https://appleid.apple.com/auth/keys' },
+];
+
+/** EMBEDDED_WALLET_OIDC_ISSUERS: JSON [{"issuer","jwksUri"}]; the reference's Google and Apple issuers when unset. */
+export const parseOidcIssuers = (value: string | undefined): OidcIssuer[] => {
+  if (value === undefined || value.trim() === '') return [...DEFAULT_OIDC_ISSUERS];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error('EMBEDDED_WALLET_OIDC_ISSUERS must be JSON: [{"issuer": "https://accounts.google.com", "jwksUri": "https://www.googleapis.com/oauth2/v3/certs"}].');
+  }
+  if (!Array.isArray(parsed) || !parsed.every((item) => typeof item?.issuer === 'string' && typeof item?.jwksUri === 'string' && URL.canParse(item.jwksUri))) {
+    throw new Error('EMBEDDED_WALLET_OIDC_ISSUERS must be a JSON array of {"issuer": string, "jwksUri": URL}.');
+  }
+  return parsed as OidcIssuer[];
+};

@@ -1,0 +1,133 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock, eventsStreamName, type RequestContext } from '@corridor/contracts';
+import { ensureEventsStream, EventSourcing } from '@corridor/event-store';
+import { createLogger, createProcessedStore, type ProcessedStore, startDurableConsumer } from '@corridor/messaging';
+import { connect, type NatsConnection } from 'nats';
+import { AccountWriter } from '../internal-accounts/account-writer';
+import { ACCOUNTS_POLICY_OPTIONS, type AccountsPolicyOptions, internalAccountIdFor } from '../internal-accounts/open-accounts-when-customer-created.policy';
+import { openInternalAccount } from '../internal-accounts/open-internal-account';
+import { EmbeddedWallets, WALLET_STORE } from './embedded-wallets.service';
+import type { WalletStore } from './wallet-store';
+
+/** The currency an Embedded Wallet holds (the reference's wallet flows move USDB). */
+export const WALLET_CURRENCY = 'USDB';
+/** A customer's one wallet; the suffix keeps it apart from the customer's per-currency accounts. */
+export const walletAccountIdFor = (customerId: string): string => internalAccountIdFor(customerId, 'EMBEDDED_WALLET');
+
+const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+export type PlatformFacts = { platformId: string; environment: string; enabled: boolean; config: Record<string, unknown> };
+export type CustomerFacts = { platformId: string; customerId: string; email: string | null };
+
+/** PlatformCreated / PlatformConfigUpdated: a platform enables Embedded Wallets by configuring embeddedWalletConfig. */
+export const platformFacts = (payload: unknown): PlatformFacts | null => {
+  const event = asRecord(payload);
+  const data = asRecord(event['data']);
+  const platformId = text(data['platformId']) ?? text(event['platformId']);
+  if (!platformId) return null;
+  const settings = asRecord(data['settings'] ?? data['changes']);
+  const config = settings['embeddedWalletConfig'];
+  return { platformId, environment: text(data['environment']) ?? '', enabled: config !== undefined && config !== null, config: asRecord(config) };
+};
+
+/** CustomerCreated / CustomerUpdated: the email an EMAIL_OTP credential is for. */
+export const customerFacts = (payload: unknown): CustomerFacts | null => {
+  const event = asRecord(payload);
+  const data = asRecord(event['data']);
+  const customerId = text(data['customerId']);
+  const platformId = text(data['platformId']) ?? text(event['platformId']);
+  if (!customerId || !platformId) return null;
+  return { customerId, platformId, email: text(asRecord(data['profile'] ?? data['changes'])['email']) };
+};
+
+/**
+ * Opens an EMBEDDED_WALLET internal account with a wallet key and one EMAIL_OTP credential for
+ * every customer (with an email) of a platform that enables Embedded Wallets: new customers when
+ * they are created or get an email, existing ones when the platform enables it. Every step is
+ * idempotent, so redelivery and the two consumers racing each other open one wallet.
+ */
+@Injectable()
+export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = createLogger('accounts:open-wallets-policy');
+  private nats?: NatsConnection;
+  private processed?: ProcessedStore;
+  private consumers: { stop(): Promise<void> }[] = [];
+
+  constructor(
+    @Inject(ACCOUNTS_POLICY_OPTIONS) private readonly options: AccountsPolicyOptions,
+    @Inject(WALLET_STORE) private readonly store: WalletStore,
+    private readonly wallets: EmbeddedWallets,
+    private readonly writer: AccountWriter,
+    private readonly eventSourcing: EventSourcing,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { natsUrl, subjectPrefix, schema } = this.options;
+    this.nats = await connect({ servers: natsUrl, name: 'accounts-wallet-policy' });
+    const stream = eventsStreamName(subjectPrefix);
+    await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
+    this.processed = createProcessedStore({ pool: this.eventSourcing.pool, schema, consumer: 'accounts-open-wallets' });
+    const processed = this.processed;
+    const consume = (durable: string, filterSubject: string, handle: (payload: unknown, msgId: string) => Promise<void>) =>
+      startDurableConsumer({
+        nc: this.nats as NatsConnection,
+        stream,
+        durable,
+        filterSubject,
+        handle: (payload, meta) => handle(payload, meta.msgId),
+        isProcessed: (msgId) => processed.isProcessed(`${durable}:${msgId}`),
+        markProcessed: (msgId) => processed.markProcessed(`${durable}:${msgId}`),
+        logger: this.logger,
+      });
+    const onPlatform = (payload: unknown, msgId: string) => this.onPlatform(platformFacts(payload), msgId);
+    const onCustomer = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId);
+    this.consumers = [
+      await consume('accounts-wallets-platform-created', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, onPlatform),
+      await consume('accounts-wallets-platform-config', `${subjectPrefix}.events.platform.Platform.PlatformConfigUpdated`, onPlatform),
+      await consume('accounts-wallets-customer-created', `${subjectPrefix}.events.customers.Customer.CustomerCreated`, onCustomer),
+      await consume('accounts-wallets-customer-updated', `${subjectPrefix}.events.customers.Customer.CustomerUpdated`, onCustomer),
+    ];
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.consumers.map((consumer) => consumer.stop()));
+    this.consumers = [];
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.nats?.drain();
+    await this.processed?.close();
+  }
+
+  private async onPlatform(facts: PlatformFacts | null, msgId: string): Promise<void> {
+    // A malformed event will never become valid; redelivering it would only loop.
+    if (!facts) return this.logger.error({ msgId }, 'Ignoring a platform event without a platformId.');
+    const { wasEnabled } = await this.store.upsertPlatform(facts);
+    if (!facts.enabled || wasEnabled) return;
+    const customers = await this.store.customersOf(facts.platformId);
+    this.logger.info({ msgId, platformId: facts.platformId, customers: customers.length }, 'Embedded Wallets enabled: opening wallets for existing customers.');
+    for (const customer of customers) if (customer.email) await this.open(facts.platformId, customer.customerId, customer.email, msgId);
+  }
+
+  private async onCustomer(facts: CustomerFacts | null, msgId: string): Promise<void> {
+    if (!facts) return this.logger.error({ msgId }, 'Ignoring a customer event without customerId and platformId.');
+    await this.store.upsertCustomer(facts.customerId, facts.platformId, facts.email);
+    const platform = await this.store.platform(facts.platformId);
+    const customer = await this.store.customer(facts.customerId);
+    if (platform?.enabled && customer?.email) await this.open(facts.platformId, facts.customerId, customer.email, msgId);
+    // An email change (authorized by the wallet's signed retry on PATCH /customers) moves the EMAIL_OTP credential with it.
+    const wallet = facts.email ? await this.store.walletOfCustomer(facts.customerId, facts.platformId) : null;
+    if (wallet && facts.email) await this.store.renameEmailCredential(wallet.accountId, facts.email, this.clock.now());
+  }
+
+  private async open(platformId: string, customerId: string, email: string, msgId: string): Promise<void> {
+    const accountId = walletAccountIdFor(customerId);
+    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-wallets-policy' }, requestId: msgId, correlationId: msgId };
+    const data = { accountId, platformId, customerId, accountType: 'EMBEDDED_WALLET' as const, currency: WALLET_CURRENCY, status: 'ACTIVE' as const, operationId: `open:${accountId}` };
+    // Keys first, then the account: a wallet the client can list always has its credential.
+    await this.wallets.provision({ accountId, platformId, customerId, email });
+    await this.writer.apply(accountId, context, (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state), { assumeNew: true });
+  }
+}

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
+import { DomainError } from '@corridor/contracts';
+
+// PASSKEY credentials through @simplewebauthn/server: registration against the platform-issued
+// challenge, authentication against the Grid-issued one (the lowercase hex SHA-256 of the
+// canonical session-creation body, used as UTF-8 bytes).
+
+export type WebAuthnConfig = { rpIds: string[]; origins: string[] };
+export type PasskeyKey = { credentialId: string; publicKey: string; counter: number };
+export type PasskeyAttestation = { credentialId: string; clientDataJson: string; attestationObject: string; transports?: string[] };
+export type PasskeyAssertion = { credentialId: string; clientDataJson: string; authenticatorData: string; signature: string; userHandle?: string };
+
+const unauthorized = (reason: string): DomainError => new DomainError('UNAUTHORIZED', 'unauthorized', `The passkey is not accepted: ${reason}.`, { reason });
+
+/** The challenge a passkey signs to open a session: lowercase hex SHA-256 of the exact payload. */
+export const passkeyChallengeOf = (payload: string): string => createHash('sha256').update(payload).digest('hex');
+
+export const registerPasskey = async (attestation: PasskeyAttestation, challenge: string, config: WebAuthnConfig): Promise<PasskeyKey> => {
+  try {
+    const result = await verifyRegistrationResponse({
+      response: {
+        id: attestation.credentialId,
+        rawId: attestation.credentialId,
+        type: 'public-key',
+        clientExtensionResults: {},
+        response: { clientDataJSON: attestation.clientDataJson, attestationObject: attestation.attestationObject, ...(attestation.transports ? { transports: attestation.transports as never } : {}) },
+      },
+      expectedChallenge: challenge,
+      expectedOrigin: config.origins,
+      expectedRPID: config.rpIds,
+      requireUserVerification: false,
+    });
+    if (!result.verified || !result.registrationInfo) throw unauthorized('the attestation does not verify');
+    const { credential } = result.registrationInfo;
+    return { credentialId: credential.id, publicKey: Buffer.from(credential.publicKey).toString('base64url'), counter: credential.counter };
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw unauthorized(`the attestation does not verify (${(error as Error).message})`);
+  }
+};
+
+/** Verifies an assertion over the challenge (hex string as UTF-8); returns the new signature counter. */
+export const authenticatePasskey = async (assertion: PasskeyAssertion, challengeHex: string, key: PasskeyKey, config: WebAuthnConfig): Promise<number> => {
+  if (assertion.credentialId !== key.credentialId) throw unauthorized('assertion.credentialId is not this credential’s passkey');
+  try {
+    const result = await verifyAuthenticationResponse({
+      response: {
+        id: assertion.credentialId,
+        rawId: assertion.credentialId,
+        type: 'public-key',
+        clientExtensionResults: {},
+        response: {
+          clientDataJSON: assertion.clientDataJson,
+          authenticatorData: assertion.authenticatorData,
+          signature: assertion.signature,
+          ...(assertion.userHandle ? { userHandle: assertion.userHandle } : {}),
+        },
+      },
+      expectedChallenge: Buffer.from(challengeHex, 'utf8').toString('base64url'),
+      expectedOrigin: config.origins,
+      expectedRPID: config.rpIds,
+      credential: { id: key.credentialId, publicKey: Uint8Array.from(Buffer.from(key.publicKey, 'base64url')), counter: key.counter },
+      requireUserVerification: false,
+    });
+    if (!result.verified) throw unauthorized('the assertion does not verify');
+    return result.authenticationInfo.newCounter;
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw unauthorized(`the assertion does not verify (${(error as Error).message})`);
+  }
+};
+
+/** EMBEDDED_WALLET_WEBAUTHN_RP_IDS / EMBEDDED_WALLET_WEBAUTHN_ORIGINS: comma-separated; localhost for development. */
+export const parseWebAuthnConfig = (env: NodeJS.ProcessEnv): WebAuthnConfig => {
+  const list = (value: string | undefined, fallback: string[]) => (value ? value.split(',').map((item) => item.trim()).filter(Boolean) : fallback);
+  return { rpIds: list(env['EMBEDDED_WALLET_WEBAUTHN_RP_IDS'], ['localhost']), origins: list(env['EMBEDDED_WALLET_WEBAUTHN_ORIGINS'], ['http://localhost:3000']) };
+};

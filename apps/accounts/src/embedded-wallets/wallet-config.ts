@@ -1,0 +1,43 @@
+import { type OidcIssuer, parseOidcIssuers } from './oidc';
+import { parseWebAuthnConfig, type WebAuthnConfig } from './passkeys';
+
+// Configuration of the Embedded Wallet part of the accounts service, in the style of the webhooks
+// service's key-encryption key (apps/webhooks/src/config.ts).
+
+export type EmbeddedWalletConfig = {
+  /** EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: AES-256-GCM key sealing wallet mnemonics and OTP target keys at rest. */
+  keyEncryptionKey: Buffer;
+  /** EMBEDDED_WALLET_SESSION_TTL_SECONDS: lifetime of a session signing key (reference default 15 minutes). */
+  sessionTtlSeconds: number;
+  /** EMBEDDED_WALLET_OIDC_ISSUERS: issuers whose ID tokens OAUTH credentials accept, with their JWKS. */
+  oidcIssuers: OidcIssuer[];
+  /** EMBEDDED_WALLET_WEBAUTHN_RP_IDS / _ORIGINS: the relying parties and origins passkeys are accepted for. */
+  webAuthn: WebAuthnConfig;
+};
+
+// A fixed key for development and tests only: anyone can read it here, so production refuses it.
+const DEV_KEY_ENCRYPTION_KEY = 'ZGV2LW9ubHktd2FsbGV0LWtleS1lbmNyeXB0aW9uLWs=';
+export const PUBLIC_WALLET_KEY_ENCRYPTION_KEYS: readonly string[] = [DEV_KEY_ENCRYPTION_KEY];
+const GENERATE = 'generate one with `openssl rand -base64 32` and keep it secret';
+
+export const parseWalletKeyEncryptionKey = (env: NodeJS.ProcessEnv): Buffer => {
+  const configured = env['EMBEDDED_WALLET_KEY_ENCRYPTION_KEY'];
+  const production = env['NODE_ENV'] === 'production';
+  if (!configured) {
+    if (production) throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY is required in production: 32 random bytes, base64; ${GENERATE}.`);
+    return Buffer.from(DEV_KEY_ENCRYPTION_KEY, 'base64');
+  }
+  if (production && PUBLIC_WALLET_KEY_ENCRYPTION_KEYS.includes(configured.trim())) {
+    throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY is a publicly known default; in production ${GENERATE}.`);
+  }
+  const key = Buffer.from(configured, 'base64');
+  if (key.length !== 32) throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY must be 32 bytes in base64; it decodes to ${key.length} bytes (${GENERATE}).`);
+  return key;
+};
+
+export const parseEmbeddedWalletConfig = (env: NodeJS.ProcessEnv): EmbeddedWalletConfig => {
+  const ttl = env['EMBEDDED_WALLET_SESSION_TTL_SECONDS'];
+  const sessionTtlSeconds = ttl === undefined || ttl === '' ? 900 : Number(ttl);
+  if (!Number.isInteger(sessionTtlSeconds) || sessionTtlSeconds < 1) throw new Error(`EMBEDDED_WALLET_SESSION_TTL_SECONDS must be a whole number ≥ 1, got "${ttl}".`);
+  return { keyEncryptionKey: parseWalletKeyEncryptionKey(env), sessionTtlSeconds, oidcIssuers: parseOidcIssuers(env['EMBEDDED_WALLET_OIDC_ISSUERS']), webAuthn: parseWebAuthnConfig(env) };
+};

@@ -1,0 +1,45 @@
+import bs58check from 'bs58check';
+import { p256 } from '@noble/curves/p256';
+import { exportBundle, generateP256KeyPair, hpkeOpen, openAtRest, openOtpBundle, hpkeSeal, otpEncryptionTargetBundle, sealAtRest, sealSessionSigningKey, toHex } from './wallet-crypto';
+import { randomBytes } from 'node:crypto';
+
+describe('wallet formats', () => {
+  it('seals a session key as base58check(compressed enc ‖ ciphertext) that opens to the raw key', async () => {
+    const client = generateP256KeyPair();
+    const session = generateP256KeyPair();
+    const decoded = bs58check.decode(await sealSessionSigningKey(client.publicKeyHex, session.privateKeyHex));
+    expect([0x02, 0x03]).toContain(decoded[0]);
+    const opened = await hpkeOpen(client.privateKeyHex, decoded.slice(0, 33), decoded.slice(33));
+    expect(toHex(opened)).toBe(session.privateKeyHex);
+  });
+
+  it('opens an OTP bundle sealed to the target bundle, and refuses one sealed to another key', async () => {
+    const target = generateP256KeyPair();
+    const tek = generateP256KeyPair();
+    const data = JSON.parse(Buffer.from(JSON.parse(otpEncryptionTargetBundle(target.publicKeyHex, 'Platform:1', 'InternalAccount:1')).data, 'hex').toString()) as { targetPublic: string };
+    const sealed = await hpkeSeal(data.targetPublic, new TextEncoder().encode(JSON.stringify({ otp_code: '123456', public_key: tek.publicKeyHex })));
+    const bundle = JSON.stringify({ encappedPublic: toHex(sealed.enc), ciphertext: toHex(sealed.ciphertext) });
+    expect(await openOtpBundle(bundle, target.privateKeyHex)).toEqual({ otpCode: '123456', publicKey: tek.publicKeyHex });
+    expect(await openOtpBundle(bundle, generateP256KeyPair().privateKeyHex)).toBeNull();
+    expect(await openOtpBundle('{"encappedPublic":"zz"}', target.privateKeyHex)).toBeNull();
+  });
+
+  it('exports the mnemonic in the documented bundle', async () => {
+    const client = generateP256KeyPair();
+    const outer = JSON.parse(await exportBundle(client.publicKeyHex, 'abandon ability able', 'Platform:1')) as Record<string, string>;
+    expect(outer).toMatchObject({ version: 'v1.0.0', dataSignature: '', enclaveQuorumPublic: '' });
+    const data = JSON.parse(Buffer.from(outer['data']!, 'hex').toString()) as Record<string, string>;
+    expect(p256.ProjectivePoint.fromHex(data['encappedPublic']!)).toBeDefined();
+    const plaintext = await hpkeOpen(client.privateKeyHex, Buffer.from(data['encappedPublic']!, 'hex'), Buffer.from(data['ciphertext']!, 'hex'));
+    expect(new TextDecoder().decode(plaintext)).toBe('abandon ability able');
+    expect(data['organizationId']).toBe('Platform:1');
+  });
+
+  it('keeps secrets at rest only under the key-encryption key', () => {
+    const kek = randomBytes(32);
+    const sealed = sealAtRest('abandon ability able', kek);
+    expect(sealed).not.toContain('abandon');
+    expect(openAtRest(sealed, kek)).toBe('abandon ability able');
+    expect(() => openAtRest(sealed, randomBytes(32))).toThrow();
+  });
+});

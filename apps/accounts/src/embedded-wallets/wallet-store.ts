@@ -1,0 +1,277 @@
+import type { Pool } from 'pg';
+import type { CredentialSummary, FailureWindow, Session } from './auth-rules';
+import type { PendingRequest } from './signed-retry';
+
+// SQL of the Embedded Wallet tables (migration 003), on the process's one pool.
+
+export type CredentialRow = CredentialSummary & {
+  platformId: string;
+  accountId: string;
+  nickname: string;
+  identity: Record<string, unknown> | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+export type OtpRow = { credentialId: string; targetPublic: string; sealedTargetPrivate: string; otpDigest: string; otpSalt: string; expiresAt: Date; usedAt: Date | null };
+export type SessionRow = Session & { platformId: string; accountId: string; createdAt: Date };
+export type WalletPlatform = { platformId: string; environment: string; enabled: boolean; config: Record<string, unknown> };
+
+
+const credentialOf = (row: Record<string, any>): CredentialRow => ({
+  id: row.id,
+  platformId: row.platform_id,
+  accountId: row.account_id,
+  type: row.type,
+  nickname: row.nickname,
+  credentialId: row.credential_id,
+  identity: row.identity,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+const sessionOf = (row: Record<string, any>): SessionRow => ({
+  id: row.id,
+  platformId: row.platform_id,
+  accountId: row.account_id,
+  credentialId: row.credential_id,
+  publicKey: row.public_key,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at,
+});
+const pendingOf = (row: Record<string, any>): PendingRequest => ({
+  requestId: row.request_id,
+  platformId: row.platform_id,
+  accountId: row.account_id,
+  operation: row.operation,
+  targetId: row.target_id,
+  bodyDigest: row.body_digest,
+  payloadToSign: row.payload_to_sign,
+  bound: row.bound,
+  expiresAt: row.expires_at,
+  usedAt: row.used_at,
+});
+
+export class WalletStore {
+  constructor(
+    private readonly pool: Pool,
+    private readonly schema: string,
+  ) {}
+
+  private t(table: string): string {
+    return `${this.schema}.${table}`;
+  }
+
+  async upsertPlatform(platform: WalletPlatform): Promise<{ wasEnabled: boolean }> {
+    const { rows } = await this.pool.query(
+      `WITH previous AS (SELECT enabled FROM ${this.t('wallet_platforms')} WHERE platform_id = $1)
+       INSERT INTO ${this.t('wallet_platforms')} (platform_id, environment, enabled, config) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (platform_id) DO UPDATE SET enabled = EXCLUDED.enabled OR ${this.t('wallet_platforms')}.enabled,
+         config = ${this.t('wallet_platforms')}.config || EXCLUDED.config,
+         environment = CASE WHEN EXCLUDED.environment = '' THEN ${this.t('wallet_platforms')}.environment ELSE EXCLUDED.environment END
+       RETURNING (SELECT enabled FROM previous) AS was_enabled`,
+      [platform.platformId, platform.environment, platform.enabled, JSON.stringify(platform.config)],
+    );
+    return { wasEnabled: rows[0]?.was_enabled === true };
+  }
+
+  async platform(platformId: string): Promise<WalletPlatform | null> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${this.t('wallet_platforms')} WHERE platform_id = $1`, [platformId]);
+    const row = rows[0];
+    return row ? { platformId: row.platform_id, environment: row.environment, enabled: row.enabled, config: row.config } : null;
+  }
+
+  async upsertCustomer(customerId: string, platformId: string, email: string | null): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO ${this.t('wallet_customers')} (customer_id, platform_id, email) VALUES ($1, $2, $3)
+       ON CONFLICT (customer_id) DO UPDATE SET email = COALESCE(EXCLUDED.email, ${this.t('wallet_customers')}.email)`,
+      [customerId, platformId, email],
+    );
+  }
+
+  async customer(customerId: string): Promise<{ customerId: string; platformId: string; email: string | null } | null> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${this.t('wallet_customers')} WHERE customer_id = $1`, [customerId]);
+    return rows[0] ? { customerId: rows[0].customer_id, platformId: rows[0].platform_id, email: rows[0].email } : null;
+  }
+
+  async customersOf(platformId: string): Promise<{ customerId: string; email: string | null }[]> {
+    const { rows } = await this.pool.query(`SELECT customer_id, email FROM ${this.t('wallet_customers')} WHERE platform_id = $1 ORDER BY customer_id`, [platformId]);
+    return rows.map((row) => ({ customerId: row.customer_id, email: row.email }));
+  }
+
+  /** The wallet's key and first EMAIL_OTP credential, once: a redelivered event changes nothing. */
+  async provisionWallet(input: { accountId: string; platformId: string; customerId: string; sealedMnemonic: string; credentialId: string; email: string; now: Date }): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const inserted = await client.query(
+        `INSERT INTO ${this.t('wallet_keys')} (account_id, platform_id, customer_id, sealed_mnemonic, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO NOTHING`,
+        [input.accountId, input.platformId, input.customerId, input.sealedMnemonic, input.now],
+      );
+      if (inserted.rowCount === 1) {
+        await client.query(
+          `INSERT INTO ${this.t('auth_credentials')} (id, platform_id, account_id, type, nickname, credential_id, identity, created_at, updated_at)
+           VALUES ($1, $2, $3, 'EMAIL_OTP', $4, NULL, NULL, $5, $5)`,
+          [input.credentialId, input.platformId, input.accountId, input.email, input.now],
+        );
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async sealedMnemonic(accountId: string, platformId: string): Promise<string | null> {
+    const { rows } = await this.pool.query(`SELECT sealed_mnemonic FROM ${this.t('wallet_keys')} WHERE account_id = $1 AND platform_id = $2`, [accountId, platformId]);
+    return rows[0]?.sealed_mnemonic ?? null;
+  }
+
+  async walletOf(accountId: string, platformId: string): Promise<{ accountId: string; customerId: string } | null> {
+    const { rows } = await this.pool.query(`SELECT account_id, customer_id FROM ${this.t('wallet_keys')} WHERE account_id = $1 AND platform_id = $2`, [accountId, platformId]);
+    return rows[0] ? { accountId: rows[0].account_id, customerId: rows[0].customer_id } : null;
+  }
+
+  async walletOfCustomer(customerId: string, platformId: string): Promise<{ accountId: string; customerId: string } | null> {
+    const { rows } = await this.pool.query(`SELECT account_id, customer_id FROM ${this.t('wallet_keys')} WHERE customer_id = $1 AND platform_id = $2`, [customerId, platformId]);
+    return rows[0] ? { accountId: rows[0].account_id, customerId: rows[0].customer_id } : null;
+  }
+
+  /** The EMAIL_OTP credential follows the customer's email. */
+  async renameEmailCredential(accountId: string, email: string, now: Date): Promise<void> {
+    await this.pool.query(
+      `UPDATE ${this.t('auth_credentials')} SET nickname = $2, updated_at = $3 WHERE account_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL AND nickname <> $2`,
+      [accountId, email, now],
+    );
+  }
+
+  async credentials(accountId: string, platformId: string): Promise<CredentialRow[]> {
+    const { rows } = await this.pool.query(
+      `SELECT * FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND platform_id = $2 AND revoked_at IS NULL ORDER BY created_at, id`,
+      [accountId, platformId],
+    );
+    return rows.map(credentialOf);
+  }
+
+  async credential(id: string, platformId: string): Promise<CredentialRow | null> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${this.t('auth_credentials')} WHERE id = $1 AND platform_id = $2 AND revoked_at IS NULL`, [id, platformId]);
+    return rows[0] ? credentialOf(rows[0]) : null;
+  }
+
+  async insertCredential(row: CredentialRow): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO ${this.t('auth_credentials')} (id, platform_id, account_id, type, nickname, credential_id, identity, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+      [row.id, row.platformId, row.accountId, row.type, row.nickname, row.credentialId ?? null, row.identity ? JSON.stringify(row.identity) : null, row.createdAt],
+    );
+  }
+
+  async updateIdentity(id: string, identity: Record<string, unknown>, now: Date): Promise<void> {
+    await this.pool.query(`UPDATE ${this.t('auth_credentials')} SET identity = $2, updated_at = $3 WHERE id = $1`, [id, JSON.stringify(identity), now]);
+  }
+
+  /** Revokes the credential and ends its sessions. */
+  async revokeCredential(id: string, now: Date): Promise<void> {
+    await this.pool.query(`UPDATE ${this.t('auth_credentials')} SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, now]);
+    await this.pool.query(`UPDATE ${this.t('auth_sessions')} SET revoked_at = $2 WHERE credential_id = $1 AND revoked_at IS NULL`, [id, now]);
+  }
+
+  async saveOtp(row: OtpRow & { issuedAt: Date }): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO ${this.t('auth_otps')} (credential_id, target_public, sealed_target_private, otp_digest, otp_salt, issued_at, expires_at, used_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)
+       ON CONFLICT (credential_id) DO UPDATE SET target_public = EXCLUDED.target_public, sealed_target_private = EXCLUDED.sealed_target_private,
+         otp_digest = EXCLUDED.otp_digest, otp_salt = EXCLUDED.otp_salt, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at, used_at = NULL`,
+      [row.credentialId, row.targetPublic, row.sealedTargetPrivate, row.otpDigest, row.otpSalt, row.issuedAt, row.expiresAt],
+    );
+  }
+
+  async otp(credentialId: string): Promise<OtpRow | null> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${this.t('auth_otps')} WHERE credential_id = $1`, [credentialId]);
+    const row = rows[0];
+    return row
+      ? { credentialId: row.credential_id, targetPublic: row.target_public, sealedTargetPrivate: row.sealed_target_private, otpDigest: row.otp_digest, otpSalt: row.otp_salt, expiresAt: row.expires_at, usedAt: row.used_at }
+      : null;
+  }
+
+  /** Marks the OTP used; false when another request used it first. */
+  async useOtp(credentialId: string, digest: string, now: Date): Promise<boolean> {
+    const result = await this.pool.query(`UPDATE ${this.t('auth_otps')} SET used_at = $3 WHERE credential_id = $1 AND otp_digest = $2 AND used_at IS NULL`, [credentialId, digest, now]);
+    return result.rowCount === 1;
+  }
+
+  async insertSession(row: SessionRow): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO ${this.t('auth_sessions')} (id, platform_id, account_id, credential_id, public_key, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [row.id, row.platformId, row.accountId, row.credentialId, row.publicKey, row.createdAt, row.expiresAt],
+    );
+  }
+
+  async sessions(accountId: string, platformId: string): Promise<SessionRow[]> {
+    const { rows } = await this.pool.query(
+      `SELECT * FROM ${this.t('auth_sessions')} WHERE account_id = $1 AND platform_id = $2 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
+      [accountId, platformId],
+    );
+    return rows.map(sessionOf);
+  }
+
+  async session(id: string, platformId: string): Promise<SessionRow | null> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${this.t('auth_sessions')} WHERE id = $1 AND platform_id = $2`, [id, platformId]);
+    return rows[0] ? sessionOf(rows[0]) : null;
+  }
+
+  async revokeSession(id: string, now: Date): Promise<void> {
+    await this.pool.query(`UPDATE ${this.t('auth_sessions')} SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, now]);
+  }
+
+  async insertPending(row: PendingRequest, now: Date): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO ${this.t('wallet_pending_requests')} (request_id, platform_id, account_id, operation, target_id, body_digest, payload_to_sign, bound, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [row.requestId, row.platformId, row.accountId, row.operation, row.targetId, row.bodyDigest, row.payloadToSign, JSON.stringify(row.bound), now, row.expiresAt],
+    );
+  }
+
+  async pending(requestId: string): Promise<PendingRequest | null> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${this.t('wallet_pending_requests')} WHERE request_id = $1`, [requestId]);
+    return rows[0] ? pendingOf(rows[0]) : null;
+  }
+
+  /** Single use: true for the one retry that consumes the request, false for any later or concurrent one. */
+  async consumePending(requestId: string, now: Date): Promise<boolean> {
+    const result = await this.pool.query(`UPDATE ${this.t('wallet_pending_requests')} SET used_at = $2 WHERE request_id = $1 AND used_at IS NULL AND expires_at > $2`, [requestId, now]);
+    return result.rowCount === 1;
+  }
+
+  async attempts(key: string): Promise<FailureWindow | null> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${this.t('auth_attempts')} WHERE key = $1`, [key]);
+    return rows[0] ? { failures: rows[0].failures, windowStart: rows[0].window_start, lockedUntil: rows[0].locked_until } : null;
+  }
+
+  async saveAttempts(key: string, window: FailureWindow): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO ${this.t('auth_attempts')} (key, failures, window_start, locked_until) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (key) DO UPDATE SET failures = EXCLUDED.failures, window_start = EXCLUDED.window_start, locked_until = EXCLUDED.locked_until`,
+      [key, window.failures, window.windowStart, window.lockedUntil],
+    );
+  }
+
+  async clearAttempts(key: string): Promise<void> {
+    await this.pool.query(`DELETE FROM ${this.t('auth_attempts')} WHERE key = $1`, [key]);
+  }
+
+  async deliverSandboxMail(mail: { platformId: string; accountId: string; to: string; subject: string; otpCode: string; sentAt: Date }): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO ${this.t('wallet_sandbox_mailbox')} (platform_id, account_id, to_address, subject, otp_code, sent_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [mail.platformId, mail.accountId, mail.to, mail.subject, mail.otpCode, mail.sentAt],
+    );
+  }
+
+  async sandboxMailbox(accountId: string, platformId: string): Promise<{ to: string; subject: string; otpCode: string; sentAt: Date }[]> {
+    const { rows } = await this.pool.query(
+      `SELECT * FROM ${this.t('wallet_sandbox_mailbox')} WHERE account_id = $1 AND platform_id = $2 ORDER BY id DESC LIMIT 20`,
+      [accountId, platformId],
+    );
+    return rows.map((row) => ({ to: row.to_address, subject: row.subject, otpCode: row.otp_code, sentAt: row.sent_at }));
+  }
+}

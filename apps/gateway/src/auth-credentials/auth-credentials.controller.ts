@@ -1,0 +1,105 @@
+import { Body, Controller, Delete, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type AuthMethodWire, type AuthSessionWire, type RequestContext, type SandboxMailWire, type SignedReply, subjects } from '@corridor/contracts';
+import { RequiresPermission } from '../auth/permissions';
+import { Ctx } from '../auth/request-context';
+import { SandboxOnlyGuard } from '../auth/sandbox-only';
+import { DiscriminatedBodyPipe, IdPipe } from '../http/validation';
+import { ServiceCall } from '../service-call';
+import { AccountIdQuery, AuthCredentialChallengeRequest, AuthSessionRefreshRequest, credentialCreateVariants, credentialVerifyVariants } from './auth-credentials.dto';
+import { answer, walletHeaders } from './signed-reply';
+
+const credentialId = new IdPipe('AuthMethod', 'REFERENCE_NOT_FOUND', 'Credential');
+const sessionId = new IdPipe('Session', 'REFERENCE_NOT_FOUND', 'Session');
+
+/** /auth/credentials* and /auth/sessions*: Embedded Wallet auth, answered by the accounts service. */
+@ApiTags('Embedded Wallet Auth')
+@ApiBasicAuth()
+@Controller()
+export class AuthCredentialsController {
+  constructor(private readonly call: ServiceCall) {}
+
+  @Get('auth/credentials')
+  @RequiresPermission('VIEW')
+  list(@Query() query: AccountIdQuery, @Ctx() context: RequestContext): Promise<{ data: AuthMethodWire[] }> {
+    return this.call.request(subjects.accounts.embeddedWallet.listCredentials, { accountId: query.accountId }, context);
+  }
+
+  @Post('auth/credentials')
+  @RequiresPermission('MANAGE')
+  async create(
+    @Body(new DiscriminatedBodyPipe('type', credentialCreateVariants)) body: object,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    const result = await this.call.request<SignedReply<unknown>>(subjects.accounts.embeddedWallet.createCredential, { body: { ...body }, ...walletHeaders(request) }, context);
+    return answer(reply, result);
+  }
+
+  @Delete('auth/credentials/:id')
+  @RequiresPermission('MANAGE')
+  async revoke(@Param('id', credentialId) id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Ctx() context: RequestContext): Promise<unknown> {
+    return answer(reply, await this.call.request<SignedReply<unknown>>(subjects.accounts.embeddedWallet.revokeCredential, { credentialId: id, ...walletHeaders(request) }, context));
+  }
+
+  @Post('auth/credentials/:id/challenge')
+  @RequiresPermission('MANAGE')
+  async challenge(
+    @Param('id', credentialId) id: string,
+    @Body() body: AuthCredentialChallengeRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    const result = await this.call.request(subjects.accounts.embeddedWallet.challengeCredential, { credentialId: id, body: { ...body } }, context);
+    void reply.status(200);
+    return result;
+  }
+
+  @Post('auth/credentials/:id/verify')
+  @RequiresPermission('MANAGE')
+  async verify(
+    @Param('id', credentialId) id: string,
+    @Body(new DiscriminatedBodyPipe('type', credentialVerifyVariants)) body: object,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    const result = await this.call.request<SignedReply<AuthSessionWire>>(subjects.accounts.embeddedWallet.verifyCredential, { credentialId: id, body: { ...body }, ...walletHeaders(request) }, context);
+    return answer(reply, result);
+  }
+
+  @Get('auth/sessions')
+  @RequiresPermission('VIEW')
+  sessions(@Query() query: AccountIdQuery, @Ctx() context: RequestContext): Promise<{ data: AuthSessionWire[] }> {
+    return this.call.request(subjects.accounts.embeddedWallet.listSessions, { accountId: query.accountId }, context);
+  }
+
+  @Delete('auth/sessions/:id')
+  @RequiresPermission('MANAGE')
+  async revokeSession(@Param('id', sessionId) id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Ctx() context: RequestContext): Promise<unknown> {
+    return answer(reply, await this.call.request<SignedReply<unknown>>(subjects.accounts.embeddedWallet.revokeSession, { sessionId: id, ...walletHeaders(request) }, context));
+  }
+
+  @Post('auth/sessions/:id/refresh')
+  @RequiresPermission('MANAGE')
+  async refresh(
+    @Param('id', sessionId) id: string,
+    @Body() body: AuthSessionRefreshRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    return answer(reply, await this.call.request<SignedReply<AuthSessionWire>>(subjects.accounts.embeddedWallet.refreshSession, { sessionId: id, body: { ...body }, ...walletHeaders(request) }, context));
+  }
+
+  /** Not a reference operation: the sandbox's outgoing OTP mail, for developers and tests (decision 0017). */
+  @Get('sandbox/auth/mailbox')
+  @RequiresPermission('VIEW')
+  @UseGuards(SandboxOnlyGuard)
+  @ApiTags('Sandbox')
+  mailbox(@Query() query: AccountIdQuery, @Ctx() context: RequestContext): Promise<{ data: SandboxMailWire[] }> {
+    return this.call.request(subjects.accounts.embeddedWallet.sandboxMailbox, { accountId: query.accountId }, context);
+  }
+}

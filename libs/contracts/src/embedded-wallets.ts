@@ -1,0 +1,53 @@
+// Embedded Wallet auth (reference section (k)): credentials, challenges, sessions and the
+// two-step signed retry. The accounts service owns them; these are the wire shapes and the
+// request data that cross the gateway → accounts hop.
+
+export type AuthMethodType = 'OAUTH' | 'EMAIL_OTP' | 'PASSKEY';
+export const AUTH_METHOD_TYPES: readonly AuthMethodType[] = ['OAUTH', 'EMAIL_OTP', 'PASSKEY'];
+
+/** Headers of the signed retry, passed through from the HTTP request exactly as received. */
+export type WalletSignatureHeaders = { walletSignature?: string; requestId?: string };
+
+export type AuthMethodWire = {
+  id: string;
+  accountId: string;
+  type: AuthMethodType;
+  credentialId?: string;
+  nickname: string;
+  createdAt: string;
+  updatedAt: string;
+};
+export type AuthMethodResponseWire = AuthMethodWire & { otpEncryptionTargetBundle?: string };
+export type AuthSessionWire = AuthMethodWire & { encryptedSessionSigningKey?: string; expiresAt: string };
+export type SignedRequestChallengeWire = { payloadToSign: string; requestId: string; expiresAt: string };
+export type AuthSignedRequestChallengeWire = SignedRequestChallengeWire & { type: AuthMethodType };
+
+/** A reply that is either the operation's result or the first leg's 202 challenge. */
+export type SignedReply<T> = { status: 200 | 201 | 204; body?: T } | { status: 202; body: SignedRequestChallengeWire | AuthSignedRequestChallengeWire };
+
+export type CreateAuthCredentialData = WalletSignatureHeaders & { body: Record<string, unknown> };
+export type ListAuthCredentialsData = { accountId: string };
+export type AuthCredentialIdData = WalletSignatureHeaders & { credentialId: string; body?: Record<string, unknown> };
+export type ListAuthSessionsData = { accountId: string };
+export type AuthSessionIdData = WalletSignatureHeaders & { sessionId: string; body?: Record<string, unknown> };
+export type SignedInternalAccountData = WalletSignatureHeaders & { accountId: string; body: Record<string, unknown> };
+export type SandboxMailboxData = { accountId: string };
+/** A change to a resource that wallets fund (PATCH /cards/{id}): if one of accountIds is a wallet, its signed retry; else {proceed: true}. */
+export type WalletFundedChangeData = WalletSignatureHeaders & { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> };
+/** PATCH /customers/{id}: an email change of a customer with a wallet needs the wallet's signed retry; {proceed: true} lets the update go on. */
+export type CustomerEmailChangeData = WalletSignatureHeaders & { customerId: string; body: Record<string, unknown> };
+/** The single signed call of quote execution: a stamp over a quote's payloadToSign by an active session of the wallet. */
+export type VerifyWalletStampData = { accountId: string; payloadToSign: string; walletSignature?: string };
+export type SandboxMailWire = { to: string; subject: string; otpCode: string; sentAt: string };
+
+/** P-256 public key, uncompressed SEC1 hex, as the reference's challenge/refresh/export bodies carry it. */
+export const CLIENT_PUBLIC_KEY_PATTERN = /^04[0-9a-fA-F]{128}$/;
+
+/** The reference's 401 codes for the signed retry. */
+export type WalletSignatureErrorCode =
+  | 'WALLET_SIGNATURE_MISSING'
+  | 'WALLET_SIGNATURE_MALFORMED'
+  | 'WALLET_SIGNATURE_BODY_MISMATCH'
+  | 'WALLET_SIGNATURE_INVALID'
+  | 'REQUEST_ID_MISSING'
+  | 'INVALID_SIGNATURE';

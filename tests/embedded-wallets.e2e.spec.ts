@@ -1,0 +1,555 @@
+// Embedded Wallets end to end through the gateway, driven by a client written from the reference
+// alone (support/wallet-client.ts): wallet accounts for platforms that enable them, EMAIL_OTP
+// challenge and verify (HPKE-sealed OTP, TEK-signed second leg), sessions (list, refresh, revoke,
+// self-logout, expiry on the service clock), the signed retry on PATCH and export with every 401
+// code, the last credential kept, tenancy, and no secret in any event store or log.
+import { createDecipheriv, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { exportJWK, generateKeyPair, type KeyLike, SignJWT } from 'jose';
+import { Client } from 'pg';
+import { validateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english';
+import { createApi, type Credentials, type Reply } from './support/api';
+import { eventually } from './support/eventually';
+import { type Stack, startStack } from './support/stack';
+import { assertPasskey, createPasskey, decryptExport, decryptSessionKey, encryptOtp, genKeypair, type KeyPair, oidcNonce, signedHeaders, stamp } from './support/wallet-client';
+
+const SESSION_TTL_SECONDS = 20;
+const keyEncryptionKey = randomBytes(32);
+
+let stack: Stack;
+let api: ReturnType<typeof createApi>;
+let platformA: Credentials;
+let platformB: Credentials;
+let pg: Client;
+/** A local OIDC issuer: its JWKS is served over HTTP and configured as EMBEDDED_WALLET_OIDC_ISSUERS. */
+const oidc = { server: undefined as Server | undefined, issuer: '', privateKey: undefined as KeyLike | undefined };
+const idToken = (claims: { sub: string; nonce?: string; email?: string; iatOffsetSeconds?: number }, key = oidc.privateKey!): Promise<string> => {
+  const { sub, iatOffsetSeconds = 0, ...rest } = claims;
+  return new SignJWT(rest)
+    .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
+    .setIssuer(oidc.issuer)
+    .setAudience('corridor-wallet-app')
+    .setSubject(sub)
+    .setIssuedAt(Math.floor(Date.now() / 1000) + iatOffsetSeconds)
+    .setExpirationTime('5m')
+    .sign(key);
+};
+/** Every secret a test saw: none may appear in an event store or a log. */
+const secrets: string[] = [];
+
+type Wallet = { customerId: string; accountId: string; credentialId: string; email: string };
+type Session = { id: string; privHex: string };
+
+let customers = 0;
+const newCustomer = async (auth: Credentials): Promise<{ customerId: string; email: string }> => {
+  customers += 1;
+  const email = `wallet.user.${customers}.${Date.now()}@example.com`;
+  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Wanda ${customers}`, email, currencies: ['USD'] } });
+  expect(created.status).toBe(201);
+  return { customerId: created.body.id as string, email };
+};
+
+const walletAccounts = async (auth: Credentials, customerId: string): Promise<any[]> => {
+  const reply = await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=EMBEDDED_WALLET`, { auth });
+  expect(reply.status).toBe(200);
+  return reply.body.data as any[];
+};
+
+const walletOf = async (auth: Credentials, customerId: string, email: string): Promise<Wallet> => {
+  const [account] = await eventually(() => walletAccounts(auth, customerId), (list) => list.length === 1, 30_000);
+  const credentials = await api.call('GET', `/auth/credentials?accountId=${account.id}`, { auth });
+  expect(credentials.status).toBe(200);
+  return { customerId, accountId: account.id, credentialId: credentials.body.data[0].id, email };
+};
+
+const newWallet = async (auth: Credentials = platformA): Promise<Wallet> => {
+  const { customerId, email } = await newCustomer(auth);
+  return walletOf(auth, customerId, email);
+};
+
+const mailbox = async (auth: Credentials, accountId: string): Promise<{ to: string; otpCode: string }[]> =>
+  (await api.call('GET', `/sandbox/auth/mailbox?accountId=${accountId}`, { auth, unchecked: true })).body.data;
+
+const challenge = async (wallet: Wallet, auth = platformA): Promise<string> => {
+  const reply = await api.call('POST', `/auth/credentials/${wallet.credentialId}/challenge`, { auth, body: {} });
+  expect(reply.status).toBe(200);
+  expect(reply.body).toMatchObject({ id: wallet.credentialId, type: 'EMAIL_OTP', accountId: wallet.accountId, nickname: wallet.email });
+  return reply.body.otpEncryptionTargetBundle as string;
+};
+
+/** challenge → read the OTP from the sandbox mailbox → seal it with the TEK → verify (202) → signed retry (200). */
+const login = async (wallet: Wallet, options: { otp?: string } = {}): Promise<Session> => {
+  const bundle = await challenge(wallet);
+  const mail = await mailbox(platformA, wallet.accountId);
+  expect(mail[0]?.to).toBe(wallet.email);
+  // The platform's embeddedWalletConfig: 10 characters from an alphabet with letters.
+  expect(mail[0]?.otpCode).toMatch(/^[A-Z0-9]{10}$/);
+  const otp = options.otp ?? mail[0]!.otpCode;
+  secrets.push(mail[0]!.otpCode);
+  const tek = genKeypair();
+  const body = { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(bundle, tek.pubHex, otp) };
+  const first = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body });
+  expect(first.status).toBe(202);
+  expect(first.body).toMatchObject({ type: 'EMAIL_OTP', requestId: expect.stringMatching(/^Request:/) });
+  const second = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body, headers: signedHeaders(tek.privHex, first.body) });
+  expect(second.status).toBe(200);
+  expect(second.body).toMatchObject({ id: expect.stringMatching(/^Session:/), type: 'EMAIL_OTP', accountId: wallet.accountId });
+  expect(second.body.encryptedSessionSigningKey).toBeUndefined();
+  secrets.push(tek.privHex);
+  return { id: second.body.id, privHex: tek.privHex };
+};
+
+/** Leg 1 then a leg 2 signed with the given key. */
+const signedCall = async (method: string, path: string, body: unknown, privHex: string, auth = platformA): Promise<{ first: Reply; second: Reply }> => {
+  const first = await api.call(method, path, { auth, ...(body === undefined ? {} : { body }) });
+  expect(first.status).toBe(202);
+  const second = await api.call(method, path, { auth, ...(body === undefined ? {} : { body }), headers: signedHeaders(privHex, first.body) });
+  return { first, second };
+};
+
+beforeAll(async () => {
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  oidc.privateKey = privateKey;
+  const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' }] });
+  oidc.server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
+  await new Promise<void>((resolve) => oidc.server!.listen(0, '127.0.0.1', resolve));
+  const port = (oidc.server.address() as { port: number }).port;
+  oidc.issuer = `http://127.0.0.1:${port}`;
+  stack = await startStack({
+    env: {
+      EMBEDDED_WALLET_SESSION_TTL_SECONDS: String(SESSION_TTL_SECONDS),
+      EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: keyEncryptionKey.toString('base64'),
+      EMBEDDED_WALLET_OIDC_ISSUERS: JSON.stringify([{ issuer: oidc.issuer, jwksUri: `${oidc.issuer}/jwks` }]),
+    },
+  });
+  api = createApi(stack, 'embedded-wallets');
+  platformA = (await stack.createPlatform()).token as Credentials;
+  platformB = (await stack.createPlatform()).token as Credentials;
+  const enabled = await api.call('PATCH', '/config', { auth: platformA, body: { embeddedWalletConfig: { appName: 'Acme Wallet', otpLength: 10, alphanumeric: true } } });
+  expect(enabled.status).toBe(200);
+  expect(enabled.body.embeddedWalletConfig).toMatchObject({ appName: 'Acme Wallet', otpLength: 10, alphanumeric: true });
+  pg = new Client({ connectionString: stack.database.url });
+  await pg.connect();
+}, 180_000);
+
+afterAll(async () => {
+  api?.saveReport();
+  await pg?.end();
+  await stack?.close();
+  await new Promise((resolve) => (oidc.server ? oidc.server.close(resolve) : resolve(undefined)));
+});
+
+describe('wallet accounts', () => {
+  it('gives a customer of a platform with Embedded Wallets one EMBEDDED_WALLET account with privateEnabled and one EMAIL_OTP credential for their email', async () => {
+    const wallet = await newWallet();
+    const [account] = await walletAccounts(platformA, wallet.customerId);
+    expect(account).toMatchObject({ type: 'EMBEDDED_WALLET', status: 'ACTIVE', privateEnabled: false, customerId: wallet.customerId });
+    const credentials = await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA });
+    expect(credentials.body.data).toEqual([
+      { id: wallet.credentialId, accountId: wallet.accountId, type: 'EMAIL_OTP', nickname: wallet.email, createdAt: expect.any(String), updatedAt: expect.any(String) },
+    ]);
+  });
+
+  it('gives existing customers a wallet when their platform enables Embedded Wallets, and none before', async () => {
+    const platformC = (await stack.createPlatform()).token as Credentials;
+    const { customerId, email } = await newCustomer(platformC);
+    // The customer's USD account opens through the same events; once it exists, a wallet would have too.
+    await eventually(() => api.call('GET', `/customers/internal-accounts?customerId=${customerId}`, { auth: platformC }), (reply) => reply.body.data.length >= 1);
+    expect(await walletAccounts(platformC, customerId)).toEqual([]);
+    expect((await api.call('PATCH', '/config', { auth: platformC, body: { embeddedWalletConfig: { appName: 'Late Wallet' } } })).status).toBe(200);
+    const wallet = await walletOf(platformC, customerId, email);
+    expect(wallet.accountId).toMatch(/^InternalAccount:/);
+  });
+
+  it('a platform without Embedded Wallets opens no wallet', async () => {
+    const { customerId } = await newCustomer(platformB);
+    await eventually(() => api.call('GET', `/customers/internal-accounts?customerId=${customerId}`, { auth: platformB }), (reply) => reply.body.data.length >= 1);
+    expect(await walletAccounts(platformB, customerId)).toEqual([]);
+  });
+});
+
+describe('EMAIL_OTP challenge and verify', () => {
+  it('logs in with the mailed OTP: the TEK becomes the session key and the session is listed without a key', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const sessions = await api.call('GET', `/auth/sessions?accountId=${wallet.accountId}`, { auth: platformA });
+    expect(sessions.status).toBe(200);
+    expect(sessions.body.data).toEqual([expect.objectContaining({ id: session.id, type: 'EMAIL_OTP', expiresAt: expect.any(String) })]);
+    expect(sessions.body.data[0].encryptedSessionSigningKey).toBeUndefined();
+    const ttl = Date.parse(sessions.body.data[0].expiresAt) - Date.now();
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(SESSION_TTL_SECONDS * 1000);
+  });
+
+  it('takes the sandbox OTP 000000, still HPKE-encrypted', async () => {
+    const wallet = await newWallet();
+    await login(wallet, { otp: '000000' });
+  });
+
+  it('answers a wrong OTP with 401 and repeated failures with 429 and Retry-After', async () => {
+    const wallet = await newWallet();
+    const bundle = await challenge(wallet);
+    const tek = genKeypair();
+    const body = { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(bundle, tek.pubHex, '999999x') };
+    const statuses: number[] = [];
+    let last: Reply | undefined;
+    for (let attempt = 0; attempt < 6; attempt += 1) {
+      last = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body });
+      statuses.push(last.status);
+    }
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses[5]).toBe(429);
+    expect(last!.body.code).toBe('RATE_LIMITED');
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const wrong = await api.call('POST', `/auth/credentials/${(await newWallet()).credentialId}/verify`, { auth: platformA, body });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toMatchObject({ code: 'UNAUTHORIZED', message: 'Invalid OTP code' });
+  });
+
+  it('uses an OTP once, and the TEK leg only with the TEK', async () => {
+    const wallet = await newWallet();
+    const bundle = await challenge(wallet);
+    const [mail] = await mailbox(platformA, wallet.accountId);
+    secrets.push(mail!.otpCode);
+    const tek = genKeypair();
+    const body = { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(bundle, tek.pubHex, mail!.otpCode) };
+    const first = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body });
+    expect(first.status).toBe(202);
+    const again = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body });
+    expect(again.status).toBe(401);
+    const byOtherKey = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body, headers: signedHeaders(genKeypair().privHex, first.body) });
+    expect(byOtherKey.body.code).toBe('WALLET_SIGNATURE_INVALID');
+  });
+});
+
+describe('the signed retry on PATCH /internal-accounts/{id}', () => {
+  let wallet: Wallet;
+  let session: Session;
+  beforeAll(async () => {
+    wallet = await newWallet();
+    session = await login(wallet);
+  });
+
+  it('answers every 401 code of the reference, then changes privateEnabled with a valid stamp, once', async () => {
+    const path = `/internal-accounts/${wallet.accountId}`;
+    const first = await api.call('PATCH', path, { auth: platformA, body: { privateEnabled: true } });
+    expect(first.status).toBe(202);
+    expect(first.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:[0-9a-f-]{36}$/), expiresAt: expect.any(String) });
+    const good = signedHeaders(session.privHex, first.body);
+    const codeOf = async (body: unknown, headers: Record<string, string>) => {
+      const reply = await api.call('PATCH', path, { auth: platformA, body, headers });
+      expect(reply.status).toBe(401);
+      return reply.body.code as string;
+    };
+    expect(await codeOf({ privateEnabled: true }, { 'Request-Id': first.body.requestId })).toBe('WALLET_SIGNATURE_MISSING');
+    expect(await codeOf({ privateEnabled: true }, { 'Grid-Wallet-Signature': good['Grid-Wallet-Signature']! })).toBe('REQUEST_ID_MISSING');
+    expect(await codeOf({ privateEnabled: true }, { ...good, 'Grid-Wallet-Signature': 'bm90IGEgc3RhbXA' })).toBe('WALLET_SIGNATURE_MALFORMED');
+    expect(await codeOf({ privateEnabled: false }, good)).toBe('WALLET_SIGNATURE_BODY_MISMATCH');
+    expect(await codeOf({ privateEnabled: true }, signedHeaders(genKeypair().privHex, first.body))).toBe('WALLET_SIGNATURE_INVALID');
+    expect(await codeOf({ privateEnabled: true }, { ...good, 'Grid-Wallet-Signature': stamp(session.privHex, `${first.body.payloadToSign} `) })).toBe('WALLET_SIGNATURE_INVALID');
+    expect(await codeOf({ privateEnabled: true }, { ...good, 'Request-Id': 'Request:00000000-0000-4000-8000-000000000000' })).toBe('INVALID_SIGNATURE');
+
+    const done = await api.call('PATCH', path, { auth: platformA, body: { privateEnabled: true }, headers: good });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ id: wallet.accountId, type: 'EMBEDDED_WALLET', privateEnabled: true });
+    const reused = await api.call('PATCH', path, { auth: platformA, body: { privateEnabled: true }, headers: good });
+    expect(reused.status).toBe(401);
+    expect(reused.body.code).toBe('INVALID_SIGNATURE');
+    const [account] = await walletAccounts(platformA, wallet.customerId);
+    expect(account.privateEnabled).toBe(true);
+  });
+
+  it('answers an unchanged value at once and refuses privateEnabled on a fiat account', async () => {
+    const same = await api.call('PATCH', `/internal-accounts/${wallet.accountId}`, { auth: platformA, body: { privateEnabled: true } });
+    expect(same.status).toBe(200);
+    const fiat = (await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth: platformA })).body.data[0];
+    const refused = await api.call('PATCH', `/internal-accounts/${fiat.id}`, { auth: platformA, body: { privateEnabled: true } });
+    expect(refused.status).toBe(400);
+  });
+});
+
+describe('export', () => {
+  it('decrypts to the mnemonic kept encrypted at rest, and binds clientPublicKey to both legs', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const client: KeyPair = genKeypair();
+    const path = `/internal-accounts/${wallet.accountId}/export`;
+    const first = await api.call('POST', path, { auth: platformA, body: { clientPublicKey: client.pubHex } });
+    expect(first.status).toBe(202);
+    const swapped = await api.call('POST', path, { auth: platformA, body: { clientPublicKey: genKeypair().pubHex }, headers: signedHeaders(session.privHex, first.body) });
+    expect(swapped.status).toBe(401);
+    expect(swapped.body.code).toBe('WALLET_SIGNATURE_BODY_MISMATCH');
+    const done = await api.call('POST', path, { auth: platformA, body: { clientPublicKey: client.pubHex }, headers: signedHeaders(session.privHex, first.body) });
+    expect(done.status).toBe(200);
+    expect(done.body.id).toBe(wallet.accountId);
+    const outer = JSON.parse(done.body.encryptedWalletCredentials);
+    expect(outer).toMatchObject({ version: 'v1.0.0', dataSignature: '', enclaveQuorumPublic: '' });
+    const mnemonic = await decryptExport(done.body.encryptedWalletCredentials, client.privHex);
+    expect(validateMnemonic(mnemonic, wordlist)).toBe(true);
+    secrets.push(mnemonic);
+
+    // The stored mnemonic: AES-256-GCM under the key-encryption key, base64(iv ‖ tag ‖ ciphertext).
+    const { rows } = await pg.query<{ sealed_mnemonic: string }>('SELECT sealed_mnemonic FROM accounts.wallet_keys WHERE account_id = $1', [wallet.accountId]);
+    const sealed = Buffer.from(rows[0]!.sealed_mnemonic, 'base64');
+    expect(rows[0]!.sealed_mnemonic).not.toContain(mnemonic);
+    const decipher = createDecipheriv('aes-256-gcm', keyEncryptionKey, sealed.subarray(0, 12));
+    decipher.setAuthTag(sealed.subarray(12, 28));
+    expect(Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8')).toBe(mnemonic);
+  });
+});
+
+describe('sessions', () => {
+  it('refreshes with the current session key into a new sealed key that signs', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const client = genKeypair();
+    const { first, second } = await signedCall('POST', `/auth/sessions/${session.id}/refresh`, { clientPublicKey: client.pubHex }, session.privHex);
+    expect(first.body.type).toBeUndefined();
+    expect(JSON.parse(first.body.payloadToSign)).toMatchObject({ type: 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2', parameters: { targetPublicKey: client.pubHex } });
+    expect(second.status).toBe(201);
+    expect(second.body.id).not.toBe(session.id);
+    const newKey = await decryptSessionKey(second.body.encryptedSessionSigningKey, client.privHex);
+    secrets.push(newKey);
+    const { second: patched } = await signedCall('PATCH', `/internal-accounts/${wallet.accountId}`, { privateEnabled: true }, newKey);
+    expect(patched.status).toBe(200);
+  });
+
+  it('revokes a session signed by itself (self-logout): gone from the list, its key no longer signs, a second revoke is 404', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const { first, second } = await signedCall('DELETE', `/auth/sessions/${session.id}`, undefined, session.privHex);
+    expect(first.body.type).toBe('EMAIL_OTP');
+    expect(second.status).toBe(204);
+    expect((await api.call('GET', `/auth/sessions?accountId=${wallet.accountId}`, { auth: platformA })).body.data).toEqual([]);
+    const { second: refused } = await signedCall('PATCH', `/internal-accounts/${wallet.accountId}`, { privateEnabled: true }, session.privHex);
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('WALLET_SIGNATURE_INVALID');
+    expect((await api.call('DELETE', `/auth/sessions/${session.id}`, { auth: platformA })).status).toBe(404);
+  });
+
+  it(`expires on the service clock (${SESSION_TTL_SECONDS} s in this stack)`, async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const first = await api.call('PATCH', `/internal-accounts/${wallet.accountId}`, { auth: platformA, body: { privateEnabled: true } });
+    await new Promise((resolve) => setTimeout(resolve, (SESSION_TTL_SECONDS + 1) * 1000));
+    expect((await api.call('GET', `/auth/sessions?accountId=${wallet.accountId}`, { auth: platformA })).body.data).toEqual([]);
+    const late = await api.call('PATCH', `/internal-accounts/${wallet.accountId}`, { auth: platformA, body: { privateEnabled: true }, headers: signedHeaders(session.privHex, first.body) });
+    expect(late.status).toBe(401);
+    expect(late.body.code).toBe('WALLET_SIGNATURE_INVALID');
+    expect((await api.call('POST', `/auth/sessions/${session.id}/refresh`, { auth: platformA, body: { clientPublicKey: genKeypair().pubHex } })).status).toBe(404);
+  }, 60_000);
+});
+
+describe('credentials', () => {
+  it('keeps the last credential and one EMAIL_OTP per account', async () => {
+    const wallet = await newWallet();
+    const last = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA });
+    expect(last.status).toBe(400);
+    expect(last.body.message).toMatch(/last credential/);
+    const second = await api.call('POST', '/auth/credentials', { auth: platformA, body: { type: 'EMAIL_OTP', accountId: wallet.accountId } });
+    expect(second.status).toBe(400);
+    expect(second.body.code).toBe('EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS');
+  });
+
+  it('shows another platform nothing: 404 for its wallets, credentials and sessions', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    for (const [method, path, body] of [
+      ['GET', `/auth/credentials?accountId=${wallet.accountId}`, undefined],
+      ['GET', `/auth/sessions?accountId=${wallet.accountId}`, undefined],
+      ['POST', `/auth/credentials/${wallet.credentialId}/challenge`, {}],
+      ['DELETE', `/auth/credentials/${wallet.credentialId}`, undefined],
+      ['DELETE', `/auth/sessions/${session.id}`, undefined],
+      ['POST', `/internal-accounts/${wallet.accountId}/export`, { clientPublicKey: genKeypair().pubHex }],
+      ['PATCH', `/internal-accounts/${wallet.accountId}`, { privateEnabled: true }],
+    ] as const) {
+      const reply = await api.call(method, path, { auth: platformB, ...(body ? { body } : {}) });
+      expect([method, path, reply.status]).toEqual([method, path, 404]);
+    }
+  });
+});
+
+describe('OAUTH credentials', () => {
+  it('adds an OAUTH credential with the signed retry, logs in with a fresh token, and revokes the EMAIL_OTP only with the other credential’s session', async () => {
+    const wallet = await newWallet();
+    const otpSession = await login(wallet);
+    const sub = `google-user-${Date.now()}`;
+    const createBody = { type: 'OAUTH', accountId: wallet.accountId, oidcToken: await idToken({ sub, email: wallet.email }) };
+    const { first, second } = await signedCall('POST', '/auth/credentials', createBody, otpSession.privHex);
+    expect(first.body.type).toBe('OAUTH');
+    expect(JSON.parse(first.body.payloadToSign).type).toBe('ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS');
+    expect(second.status).toBe(201);
+    expect(second.body).toMatchObject({ type: 'OAUTH', accountId: wallet.accountId, nickname: wallet.email });
+    const oauthId = second.body.id as string;
+    expect((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data.map((credential: { type: string }) => credential.type)).toEqual(['EMAIL_OTP', 'OAUTH']);
+
+    const client = genKeypair();
+    const verify = (oidcToken: string, clientPublicKey = client.pubHex) =>
+      api.call('POST', `/auth/credentials/${oauthId}/verify`, { auth: platformA, body: { type: 'OAUTH', oidcToken, clientPublicKey } });
+    const refusals = [
+      await verify(await idToken({ sub, nonce: 'not-the-nonce' })),
+      await verify(await idToken({ sub: 'someone-else', nonce: oidcNonce(client.pubHex) })),
+      await verify(await idToken({ sub, nonce: oidcNonce(client.pubHex), iatOffsetSeconds: -120 })),
+      await verify(await idToken({ sub, nonce: oidcNonce(client.pubHex) }, (await generateKeyPair('ES256')).privateKey)),
+    ];
+    expect(refusals.map((reply) => [reply.status, reply.body.code])).toEqual(Array(4).fill([401, 'UNAUTHORIZED']));
+    const session = await verify(await idToken({ sub, nonce: oidcNonce(client.pubHex) }));
+    expect(session.status).toBe(200);
+    expect(session.body).toMatchObject({ id: expect.stringMatching(/^Session:/), type: 'OAUTH', encryptedSessionSigningKey: expect.any(String) });
+    const oauthKey = await decryptSessionKey(session.body.encryptedSessionSigningKey, client.privHex);
+    secrets.push(oauthKey);
+
+    // The EMAIL_OTP credential cannot be revoked by its own session, only by the OAUTH one.
+    const revoke = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA });
+    expect(revoke.status).toBe(202);
+    const bySelf = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA, headers: signedHeaders(otpSession.privHex, revoke.body) });
+    expect([bySelf.status, bySelf.body.code]).toEqual([401, 'WALLET_SIGNATURE_INVALID']);
+    const byOther = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA, headers: signedHeaders(oauthKey, revoke.body) });
+    expect(byOther.status).toBe(204);
+    const sessions = (await api.call('GET', `/auth/sessions?accountId=${wallet.accountId}`, { auth: platformA })).body.data;
+    expect(sessions.map((item: { id: string }) => item.id)).toEqual([session.body.id]);
+    expect((await api.call('DELETE', `/auth/credentials/${oauthId}`, { auth: platformA })).status).toBe(400);
+
+    // An EMAIL_OTP credential again, signed by the OAUTH session: the OTP mail goes out on the retry.
+    const { second: readded } = await signedCall('POST', '/auth/credentials', { type: 'EMAIL_OTP', accountId: wallet.accountId }, oauthKey);
+    expect(readded.status).toBe(201);
+    expect(readded.body).toMatchObject({ type: 'EMAIL_OTP', nickname: wallet.email, otpEncryptionTargetBundle: expect.any(String) });
+  });
+});
+
+describe('PASSKEY credentials', () => {
+  it('registers a passkey against the platform’s challenge with the signed retry, and logs in with an assertion over the Grid challenge', async () => {
+    const wallet = await newWallet();
+    const otpSession = await login(wallet);
+    const registrationChallenge = randomBytes(32).toString('base64url');
+    const { passkey, attestation } = createPasskey({ rpId: 'localhost', origin: 'http://localhost:3000', challenge: registrationChallenge });
+    const body = { type: 'PASSKEY', accountId: wallet.accountId, nickname: 'Work phone', challenge: registrationChallenge, attestation };
+    const wrongChallenge = await api.call('POST', '/auth/credentials', { auth: platformA, body: { ...body, challenge: randomBytes(32).toString('base64url') } });
+    expect([wrongChallenge.status, wrongChallenge.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    const { first, second } = await signedCall('POST', '/auth/credentials', body, otpSession.privHex);
+    expect(JSON.parse(first.body.payloadToSign).type).toBe('ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2');
+    expect(second.status).toBe(201);
+    expect(second.body).toMatchObject({ type: 'PASSKEY', nickname: 'Work phone', credentialId: passkey.credentialId });
+    const duplicate = await api.call('POST', '/auth/credentials', { auth: platformA, body });
+    expect([duplicate.status, duplicate.body.code]).toEqual([400, 'PASSKEY_CREDENTIAL_ALREADY_EXISTS']);
+
+    const client = genKeypair();
+    const challenge = await api.call('POST', `/auth/credentials/${second.body.id}/challenge`, { auth: platformA, body: { clientPublicKey: client.pubHex } });
+    expect(challenge.status).toBe(200);
+    expect(challenge.body).toMatchObject({ type: 'PASSKEY', credentialId: passkey.credentialId, challenge: expect.stringMatching(/^[0-9a-f]{64}$/), requestId: expect.stringMatching(/^Request:/) });
+    const verify = (assertion: unknown, headers: Record<string, string>) =>
+      api.call('POST', `/auth/credentials/${second.body.id}/verify`, { auth: platformA, body: { type: 'PASSKEY', assertion }, headers });
+    const noRequestId = await verify(assertPasskey(passkey, challenge.body.challenge), {});
+    expect([noRequestId.status, noRequestId.body.code]).toEqual([401, 'REQUEST_ID_MISSING']);
+    const wrongSignature = await verify(assertPasskey(passkey, 'f'.repeat(64)), { 'Request-Id': challenge.body.requestId });
+    expect([wrongSignature.status, wrongSignature.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    const session = await verify(assertPasskey(passkey, challenge.body.challenge), { 'Request-Id': challenge.body.requestId });
+    expect(session.status).toBe(200);
+    expect(session.body).toMatchObject({ type: 'PASSKEY', encryptedSessionSigningKey: expect.any(String) });
+    const reused = await verify(assertPasskey(passkey, challenge.body.challenge), { 'Request-Id': challenge.body.requestId });
+    expect([reused.status, reused.body.code]).toEqual([401, 'INVALID_SIGNATURE']);
+    const key = await decryptSessionKey(session.body.encryptedSessionSigningKey, client.privHex);
+    secrets.push(key);
+    const { second: patched } = await signedCall('PATCH', `/internal-accounts/${wallet.accountId}`, { privateEnabled: true }, key);
+    expect(patched.status).toBe(200);
+  });
+});
+
+describe('customer email change', () => {
+  it('takes the wallet’s signed retry, and the EMAIL_OTP credential follows the new email', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const other = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', fullName: 'Wanda Renamed' } });
+    expect(other.status).toBe(200);
+    const email = `moved.${Date.now()}@example.com`;
+    const body = { customerType: 'INDIVIDUAL', email };
+    const first = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body });
+    expect(first.status).toBe(202);
+    expect(JSON.parse(first.body.payloadToSign)).toMatchObject({ type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL', parameters: { userEmail: email } });
+    const unchanged = await api.call('GET', `/customers/${wallet.customerId}`, { auth: platformA });
+    expect(unchanged.body.email).toBe(wallet.email);
+    const mismatch = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body: { ...body, email: 'other@example.com' }, headers: signedHeaders(session.privHex, first.body) });
+    expect([mismatch.status, mismatch.body.code]).toEqual([401, 'WALLET_SIGNATURE_BODY_MISMATCH']);
+    const done = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body, headers: signedHeaders(session.privHex, first.body) });
+    expect(done.status).toBe(200);
+    expect(done.body.email).toBe(email);
+    await eventually(
+      async () => (await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data[0].nickname,
+      (nickname) => nickname === email,
+    );
+  });
+});
+
+describe('a card funded by a wallet', () => {
+  it('changes only with the wallet’s signed retry', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const created = await api.call('POST', '/cards', { auth: platformA, body: { cardholderId: wallet.customerId, platformCardId: `wallet-card-${customers}`, form: 'VIRTUAL', fundingSources: [wallet.accountId] } });
+    expect(created.status).toBe(201);
+    expect(created.body.currency).toBe('USDB');
+    await eventually(async () => (await api.call('GET', `/cards/${created.body.id}`, { auth: platformA })).body.state, (state) => state === 'ACTIVE');
+    const { first, second } = await signedCall('PATCH', `/cards/${created.body.id}`, { state: 'FROZEN' }, session.privHex);
+    expect(first.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String) });
+    expect(second.status).toBe(200);
+    expect(second.body.state).toBe('FROZEN');
+    const unsigned = await api.call('PATCH', `/cards/${created.body.id}`, { auth: platformA, body: { state: 'ACTIVE' }, headers: { 'Request-Id': first.body.requestId } });
+    expect([unsigned.status, unsigned.body.code]).toEqual([401, 'WALLET_SIGNATURE_MISSING']);
+  });
+});
+
+describe('a quote from a wallet', () => {
+  it('carries the wallet payloadToSign and executes only with a stamp of an active session over it', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    expect((await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 100_000_000 } })).status).toBe(200);
+    const external = await api.call('POST', '/customers/external-accounts', {
+      auth: platformA,
+      body: { customerId: wallet.customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000777000001', routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Wanda Wallet' } } },
+    });
+    expect(external.status).toBe(201);
+    const quoteBody = { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: external.body.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000_000 };
+    const immediate = await api.call('POST', '/quotes', { auth: platformA, body: { ...quoteBody, immediatelyExecute: true } });
+    expect(immediate.status).toBe(400);
+    expect(immediate.body.message).toMatch(/Grid-Wallet-Signature/);
+    const quote = await api.call('POST', '/quotes', { auth: platformA, body: quoteBody });
+    expect(quote.status).toBe(201);
+    const info = quote.body.paymentInstructions[0].accountOrWalletInfo;
+    expect(info).toEqual({ accountType: 'EMBEDDED_WALLET', payloadToSign: expect.any(String) });
+    const execute = (headers: Record<string, string>) => api.call('POST', `/quotes/${quote.body.id}/execute`, { auth: platformA, headers });
+    const refusals = [
+      await execute({}),
+      await execute({ 'Grid-Wallet-Signature': 'not-a-stamp!' }),
+      await execute({ 'Grid-Wallet-Signature': stamp(genKeypair().privHex, info.payloadToSign) }),
+      await execute({ 'Grid-Wallet-Signature': stamp(session.privHex, `${info.payloadToSign} `) }),
+    ];
+    expect(refusals.map((reply) => [reply.status, reply.body.code])).toEqual([
+      [401, 'WALLET_SIGNATURE_MISSING'],
+      [401, 'WALLET_SIGNATURE_MALFORMED'],
+      [401, 'WALLET_SIGNATURE_INVALID'],
+      [401, 'WALLET_SIGNATURE_INVALID'],
+    ]);
+    const [untouched] = await walletAccounts(platformA, wallet.customerId);
+    expect(untouched.balance.amount).toBe(100_000_000);
+    const executed = await execute({ 'Grid-Wallet-Signature': stamp(session.privHex, info.payloadToSign) });
+    expect(executed.status).toBe(200);
+    expect(executed.body.id).toBe(quote.body.id);
+    const [after] = await walletAccounts(platformA, wallet.customerId);
+    expect(after.balance.amount).toBe(100_000_000 - Number(quote.body.totalSendingAmount));
+  });
+});
+
+describe('secrets', () => {
+  it('never puts an OTP, a session key or a mnemonic in an event store or a log', async () => {
+    expect(secrets.length).toBeGreaterThan(5);
+    const { rows: tables } = await pg.query<{ table_schema: string }>("SELECT table_schema FROM information_schema.tables WHERE table_name = 'events'");
+    expect(tables.length).toBeGreaterThan(3);
+    for (const { table_schema: schema } of tables) {
+      const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.events WHERE data::text LIKE ANY($1) OR metadata::text LIKE ANY($1)`, [secrets.map((secret) => `%${secret}%`)]);
+      expect([schema, rows[0]!.n]).toEqual([schema, 0]);
+    }
+    const logs = Object.values(stack.logs).flat().join('\n');
+    expect(logs.length).toBeGreaterThan(0);
+    for (const secret of secrets) expect(logs.includes(secret)).toBe(false);
+  });
+});
