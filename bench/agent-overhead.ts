@@ -19,7 +19,7 @@ import { startStack } from '../tests/support/stack';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
-const FUNDING = 1_000_000_000_000;
+const FUNDING = 100_000_000_000;
 const GENEROUS = 1_000_000_000_000;
 
 type Side = { requestsPerSecond: number; p50Ms: number; p99Ms: number; ok: number; non2xx: number; errors: number };
@@ -81,7 +81,7 @@ const main = async (): Promise<void> => {
       policy: {
         permissions: ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'],
         defaultExecutionMode: 'AUTO',
-        spendingLimits: { currency: 'USD', perTransactionLimit: GENEROUS, dailyLimit: GENEROUS, dailyTransactionLimit: 1_000_000_000, monthlyLimit: GENEROUS },
+        spendingLimits: { currency: 'USD', perTransactionLimit: GENEROUS, dailyLimit: GENEROUS, dailyTransactionLimit: 1_000_000, monthlyLimit: GENEROUS },
       },
     });
     const redeemed = await call('POST', `/agents/device-codes/${created.deviceCode.code as string}/redeem`);

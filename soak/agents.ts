@@ -104,13 +104,14 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
 
   const operations: Record<string, { weight: number; run: (platform: SoakPlatform) => Promise<void> }> = {
     agentCreate: {
-      weight: 1.2,
+      weight: 2.5,
       run: async (platform) => {
         const customer = pick(platform.customers.filter((candidate) => candidate.usd && candidate.eur && candidate.funded && candidate.banks.length > 0));
         if (!customer) return;
         const kind = pick<SoakAgentKind>(['AUTO', 'AUTO', 'APPROVAL', 'THRESHOLD'])!;
         const policy = policyOf(kind);
         const created = await client.call('POST /agents', platform.auth, 'POST', '/agents', { body: { name: `Soak bot ${next()}`, customerId: customer.id, policy } });
+        if (created.status >= 500 || created.status === 0) platform.agentCreatesLost += 1;
         if (!expect('POST /agents', created, [201])) return;
         const agent: SoakAgent = {
           id: created.body.agent.id, platform, customer, kind, state: 'connecting', dailyLimit: policy.spendingLimits.dailyLimit, dailyTransactionLimit: policy.spendingLimits.dailyTransactionLimit,
@@ -125,7 +126,7 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
       },
     },
     agentRead: {
-      weight: 4,
+      weight: 5,
       run: async (platform) => {
         const agent = pick(live(platform));
         if (!agent?.bearer) return;
@@ -143,7 +144,7 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
       },
     },
     agentTransferOut: {
-      weight: 4,
+      weight: 6,
       run: async (platform) => {
         const agent = pick(live(platform));
         if (!agent?.bearer || !agent.customer.usd) return;
@@ -153,7 +154,7 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
       },
     },
     agentTransferIn: {
-      weight: 1.5,
+      weight: 2,
       run: async (platform) => {
         const agent = pick(live(platform));
         if (!agent?.bearer || !agent.customer.usd) return;
@@ -162,7 +163,7 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
       },
     },
     agentQuote: {
-      weight: 2,
+      weight: 3,
       run: async (platform) => {
         const agent = pick(live(platform));
         if (!agent?.bearer || !agent.customer.usd || !agent.customer.eur) return;
@@ -180,7 +181,7 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
       },
     },
     agentApprovals: {
-      weight: 2.5,
+      weight: 3,
       run: async (platform) => {
         const listed = await client.call('GET /agents/approvals', platform.auth, 'GET', `/agents/approvals?limit=20&sortOrder=${random() < 0.5 ? 'asc' : 'desc'}`);
         if (!expect('GET /agents/approvals', listed, [200])) return;
@@ -199,7 +200,7 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
       },
     },
     agentManage: {
-      weight: 1.2,
+      weight: 1.5,
       run: async (platform) => {
         const agent = pick(live(platform));
         if (!agent) return;
@@ -226,7 +227,7 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
       },
     },
     agentDelete: {
-      weight: 0.25,
+      weight: 0.4,
       run: async (platform) => {
         // Only an agent with nothing in flight: its actions are all decided and executed, so the end checks can still account for them.
         const agent = pick(live(platform).filter((candidate) => candidate.answered.size > 0));

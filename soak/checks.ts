@@ -280,7 +280,7 @@ type Usage = { dailySpend: number; dailyTransactionCount: number; monthlySpend: 
  */
 export const checkAgents = async (pg: Client, client: SoakClient, platforms: SoakPlatform[]): Promise<CheckResult> => {
   const failures: string[] = [];
-  const figures = { agents: 0, live: 0, deleted: 0, actions: {} as Record<string, number>, pendingNeverDecided: 0, unansweredExplained: 0, orphanReservations: 0, agentTransactions: 0, usageChecked: 0 };
+  const figures = { agentsStored: 0, agents: 0, live: 0, deleted: 0, actions: {} as Record<string, number>, pendingNeverDecided: 0, unansweredExplained: 0, orphanReservations: 0, agentTransactions: 0, usageChecked: 0 };
   const rows = (await pg.query<StoredAction>(
     `SELECT id, platform_id, agent_id, customer_id, status, execution_due, action->>'charge' AS charge, action->'transaction'->>'id' AS transaction_id,
             action->'transaction'->>'customerId' AS transaction_customer, action->'request'->>'quoteId' AS quote_id,
@@ -301,8 +301,16 @@ export const checkAgents = async (pg: Client, client: SoakClient, platforms: Soa
   }
   const dbUsage = new Map((await pg.query<{ agent_id: string; transaction_count: number; spend: string }>("SELECT agent_id, transaction_count, spend FROM agents.agent_usage_daily WHERE day = (now() AT TIME ZONE 'UTC')::date")).rows.map((row) => [row.agent_id, row]));
 
+  const storedAgents = (await pg.query<{ id: string; platform_id: string }>('SELECT id, platform_id FROM agents.agents')).rows;
   for (const platform of platforms) {
     const known = new Map(platform.agents.map((agent) => [agent.id, agent]));
+    // Exactly once: every agent in the store was answered to a create, beyond creates whose answer was lost.
+    const stored = storedAgents.filter((row) => row.platform_id === platform.platformId);
+    figures.agentsStored += stored.length;
+    const unanswered = stored.filter((row) => !known.has(row.id));
+    const missing = platform.agents.filter((agent) => !stored.some((row) => row.id === agent.id));
+    if (unanswered.length > platform.agentCreatesLost) failures.push(`${platform.name}: ${unanswered.length} agents in the store no create was answered (${platform.agentCreatesLost} answers lost; a retry that took effect twice?): ${unanswered.slice(0, 3).map((row) => row.id).join(', ')}`);
+    if (missing.length > 0) failures.push(`${platform.name}: ${missing.length} answered agents missing from the store: ${missing.slice(0, 3).map((agent) => agent.id).join(', ')}`);
     for (const row of rows.filter((candidate) => candidate.platform_id === platform.platformId && !known.has(candidate.agent_id))) failures.push(`${platform.name}: action ${row.id} of agent ${row.agent_id}, an agent no create answered`);
     for (const agent of platform.agents) {
       figures.agents += 1;

@@ -206,7 +206,7 @@ const main = async () => {
         name: `platform ${n}`, platformId: created.platformId, auth: created.token as SoakPlatform['auth'],
         receiver: await startSoakReceiver({ ok: 80, deferred: 15, error: 5 }, random, (transactionId) => void workload?.approve(platform, transactionId)),
         customers: [], businesses: [], customerIds: new Set(), bulkJobs: [], transactionIds: new Set(), quotesNotExecuted: new Set(), externalAccountIds: [], invitationCodes: [], customersWithoutAccounts: 0,
-        cards: [], cardTransactions: new Map(), agents: [], decidedActions: new Set(),
+        cards: [], cardTransactions: new Map(), agents: [], decidedActions: new Set(), agentCreatesLost: 0,
       };
       const key = await client.call('GET /webhooks/signing-key', platform.auth, 'GET', '/webhooks/signing-key');
       platform.receiver.setPublicKey(key.body?.publicKey ?? '');

@@ -34,6 +34,8 @@ export type SoakPlatform = {
   agents: SoakAgent[];
   /** Agent actions the platform sent an approve or reject for (answered or not). */
   decidedActions: Set<string>;
+  /** POST /agents whose answer never came (5xx after every retry): each may have made an agent. */
+  agentCreatesLost: number;
 };
 
 export type SoakCard = { id: string; customerId: string; account: string; platformCardId: string; state: string };
