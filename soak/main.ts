@@ -249,7 +249,9 @@ const main = async () => {
     while (Date.now() < settleDeadline) {
       const behind = (await projectionLag(pg)).filter((row) => row.position < row.head).length;
       const undelivered = Number((await pg.query("SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'PENDING' AND coalesce(last_status_code, 0) <> 500")).rows[0].n);
-      if (behind === 0 && undelivered === 0) break;
+      // Agent actions approved but not executed yet: the agents executor's sweep resumes them (every 5 s, once 10 s due).
+      const due = Number((await pg.query('SELECT count(*) AS n FROM agents.agent_actions WHERE execution_due')).rows[0].n);
+      if (behind === 0 && undelivered === 0 && due === 0) break;
       await sleep(1_000);
     }
     log('running the end checks');
