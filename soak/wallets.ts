@@ -82,13 +82,14 @@ export const createWalletOperations = (client: SoakClient, stats: SoakStats, ran
   };
 
   /**
-   * Leg 1 (202, or `immediate` when nothing needs signing) then leg 2 signed with the session key.
-   * Restarts once from leg 1 when a retried leg 2 found its request id used.
+   * Leg 1 (202) then leg 2 signed with the session key. Restarts once from leg 1 when a retried
+   * leg 2 found its request id used; leg 1 of that restart may answer `onRestart` (the first leg 2
+   * took effect: the value is already set, the session already revoked).
    */
-  const signed = async (operation: string, platform: SoakPlatform, method: string, path: string, body: unknown, privHex: string, done: number[], immediate: number[] = []): Promise<Reply | undefined> => {
+  const signed = async (operation: string, platform: SoakPlatform, method: string, path: string, body: unknown, privHex: string, done: number[], onRestart: number[] = []): Promise<Reply | undefined> => {
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const first = await client.call(`${operation} (leg 1)`, platform.auth, method, path, body === undefined ? {} : { body });
-      if (immediate.includes(first.status)) return first;
+      if (attempt > 0 && onRestart.includes(first.status)) return first;
       if (!expect(`${operation} (leg 1)`, first, [202])) return undefined;
       const second = await client.call(`${operation} (leg 2)`, platform.auth, method, path, { ...(body === undefined ? {} : { body }), headers: signedHeaders(privHex, first.body) });
       if (usedRequestId(operation, second)) continue;
@@ -157,7 +158,7 @@ export const createWalletOperations = (client: SoakClient, stats: SoakStats, ran
         else if (bad.status === 401) stats.surprise('PATCH /internal-accounts/{id} (bad stamp) answered another 401 code', bad.text);
       }
     }
-    // 200 at leg 1: the value is already what we ask (a restarted flow whose first leg 2 took effect).
+    // 200 at a restarted leg 1: the value is already what we ask (the first leg 2 took effect).
     const reply = await signed('PATCH /internal-accounts/{id}', platform, 'PATCH', path, body, session.privHex, [200], [200]);
     if (!reply) return;
     if (reply.body?.privateEnabled !== body.privateEnabled) stats.surprise('PATCH /internal-accounts/{id} answered another privateEnabled', reply.text);
