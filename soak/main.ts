@@ -265,7 +265,7 @@ const main = async () => {
     checks.push(await checkCustomersExactlyOnce(client, platforms));
     checks.push(await checkWebhooks(pg, platforms));
     checks.push(await checkTenancy(client, platforms));
-    checks.push(await checkWallets(client, pg, platforms, stack.logs).catch((error: Error) => ({ name: 'wallets: one per customer, one mnemonic, revoked sessions gone, no secret stored or logged, tenants apart', failures: [error.message] })));
+    checks.push(await checkWallets(client, pg, platforms, stack.logs).catch((error: Error) => ({ name: 'wallets: one per customer with its last privateEnabled, one mnemonic, revoked sessions gone, no secret stored or logged, tenants apart', failures: [error.message] })));
     checks.push({ name: 'chaos and drain', failures: chaosFailures });
 
     const lag = await projectionLag(pg);

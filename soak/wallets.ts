@@ -29,6 +29,8 @@ export type SoakWallet = {
   /** Sessions this run revoked (204 answered): none may be listed afterwards. */
   revokedSessions: Set<string>;
   privateEnabled: boolean;
+  /** A PATCH whose end we did not see (failed after retries): the stored value is unknown until the next 200. */
+  privacyUnknown: boolean;
 };
 
 type Session = { id: string; privHex: string };
@@ -160,7 +162,8 @@ export const createWalletOperations = (client: SoakClient, stats: SoakStats, ran
     }
     // 200 at a restarted leg 1: the value is already what we ask (the first leg 2 took effect).
     const reply = await signed('PATCH /internal-accounts/{id}', platform, 'PATCH', path, body, session.privHex, [200], [200]);
-    if (!reply) return;
+    if (!reply) return void (wallet.privacyUnknown = true);
+    wallet.privacyUnknown = false;
     if (reply.body?.privateEnabled !== body.privateEnabled) stats.surprise('PATCH /internal-accounts/{id} answered another privateEnabled', reply.text);
     wallet.privateEnabled = Boolean(reply.body?.privateEnabled);
   };
@@ -214,13 +217,13 @@ export const createWalletOperations = (client: SoakClient, stats: SoakStats, ran
         const credentials = await client.call('GET /auth/credentials', platform.auth, 'GET', `/auth/credentials?accountId=${encodeURIComponent(account.id)}`);
         const credential = (credentials.body?.data as { id: string; type: string }[] | undefined)?.find((row) => row.type === 'EMAIL_OTP');
         if (!expect('GET /auth/credentials', credentials, [200]) || !credential) return void stats.surprise('wallet account without its EMAIL_OTP credential', account.id);
-        walletsOf(platform).push({ customerId, email, accountId: account.id, credentialId: credential.id, challenges: 0, busy: false, exports: 0, mnemonicMismatches: 0, revokedSessions: new Set(), privateEnabled: account.privateEnabled });
+        walletsOf(platform).push({ customerId, email, accountId: account.id, credentialId: credential.id, challenges: 0, busy: false, exports: 0, mnemonicMismatches: 0, revokedSessions: new Set(), privateEnabled: account.privateEnabled, privacyUnknown: false });
         return;
       }
       await sleep(500);
     }
     // Kept for the end check (exactly one wallet per customer), which then reports it.
-    walletsOf(platform).push({ customerId, email, accountId: '', credentialId: '', challenges: CHALLENGES_PER_WALLET, busy: false, exports: 0, mnemonicMismatches: 0, revokedSessions: new Set(), privateEnabled: false });
+    walletsOf(platform).push({ customerId, email, accountId: '', credentialId: '', challenges: CHALLENGES_PER_WALLET, busy: false, exports: 0, mnemonicMismatches: 0, revokedSessions: new Set(), privateEnabled: false, privacyUnknown: true });
     stats.surprise(`EMBEDDED_WALLET account not opened within ${WALLET_OPEN_WAIT_MS / 1000} s of POST /customers`, customerId);
   };
 
@@ -275,6 +278,9 @@ export const checkWallets = async (client: SoakClient, pg: Client, platforms: So
       const accounts = await client.call('GET /customers/internal-accounts (end check)', platform.auth, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(wallet.customerId)}&type=EMBEDDED_WALLET`);
       const count = accounts.body?.data?.length;
       if (accounts.status !== 200 || count !== 1) failures.push(`${platform.name}: customer ${wallet.customerId} has ${count ?? `? (${accounts.status})`} EMBEDDED_WALLET accounts, not 1`);
+      else if (!wallet.privacyUnknown && accounts.body.data[0].privateEnabled !== wallet.privateEnabled) {
+        failures.push(`${platform.name}: ${wallet.accountId} has privateEnabled ${accounts.body.data[0].privateEnabled}; its last signed PATCH answered ${wallet.privateEnabled}`);
+      }
       if (wallet.mnemonicMismatches > 0) failures.push(`${platform.name}: ${wallet.accountId} exported ${wallet.mnemonicMismatches} of ${wallet.exports} times a mnemonic other than its first`);
       if (wallet.revokedSessions.size > 0) {
         figures.revokedSessions += wallet.revokedSessions.size;
@@ -309,5 +315,5 @@ export const checkWallets = async (client: SoakClient, pg: Client, platforms: So
     const leaked = secrets.filter((secret) => output.includes(secret));
     if (leaked.length > 0) failures.push(`${leaked.length} wallet secrets appear in the stack's output`);
   }
-  return { name: 'wallets: one per customer, one mnemonic, revoked sessions gone, no secret stored or logged, tenants apart', failures: listed(failures), figures };
+  return { name: 'wallets: one per customer with its last privateEnabled, one mnemonic, revoked sessions gone, no secret stored or logged, tenants apart', failures: listed(failures), figures };
 };
