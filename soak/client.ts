@@ -7,7 +7,7 @@ import type { SoakStats } from './stats';
 
 export type Credentials = { clientId: string; clientSecret: string };
 export type Reply = { status: number; body: any; text: string; retried: boolean };
-export type CallOptions = { body?: unknown; form?: FormData; rawBody?: Buffer; contentType?: string; idempotencyKey?: string };
+export type CallOptions = { body?: unknown; form?: FormData; rawBody?: Buffer; contentType?: string; idempotencyKey?: string; headers?: Record<string, string> };
 
 const RETRY_BUDGET_MS = 45_000;
 const RETRYABLE = new Set([0, 502, 503, 504]);
@@ -21,7 +21,7 @@ export class SoakClient {
   ) {}
 
   async call(operation: string, auth: Credentials, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = { authorization: basic(auth) };
+    const headers: Record<string, string> = { ...options.headers, authorization: basic(auth) };
     let payload: string | Uint8Array | FormData | undefined;
     if (options.form) payload = options.form;
     else if (options.rawBody) payload = new Uint8Array(options.rawBody);

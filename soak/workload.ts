@@ -1,6 +1,7 @@
 import type { SoakClient, Credentials, Reply } from './client';
 import type { SoakReceiver } from './receiver';
 import type { SoakStats } from './stats';
+import { createWalletOperations } from './wallets';
 
 // What the virtual users do: every part of the API at once, on every platform, each operation
 // picked by weight. The state each platform builds up (customers, accounts, transactions) is what
@@ -416,6 +417,7 @@ export const createWorkload = (client: SoakClient, stats: SoakStats, platforms: 
         expect(operation, await client.call(operation, platform.auth, 'GET', path), [200]);
       },
     },
+    ...createWalletOperations(client, stats, random, runTag),
   };
 
   const totalWeight = Object.values(operations).reduce((sum, operation) => sum + operation.weight, 0);
