@@ -7,7 +7,7 @@ import type { SoakStats } from './stats';
 
 export type Credentials = { clientId: string; clientSecret: string };
 export type Reply = { status: number; body: any; text: string; retried: boolean };
-export type CallOptions = { body?: unknown; form?: FormData; rawBody?: Buffer; contentType?: string; idempotencyKey?: string };
+export type CallOptions = { body?: unknown; form?: FormData; rawBody?: Buffer; contentType?: string; idempotencyKey?: string; headers?: Record<string, string> };
 /** Basic platform credentials, an agent's `Bearer cat_…` header value, or null for an unauthenticated route (device-code redeem). */
 export type Auth = Credentials | string | null;
 
@@ -23,7 +23,7 @@ export class SoakClient {
   ) {}
 
   async call(operation: string, auth: Auth, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = auth === null ? {} : { authorization: typeof auth === 'string' ? auth : basic(auth) };
+    const headers: Record<string, string> = { ...options.headers, ...(auth === null ? {} : { authorization: typeof auth === 'string' ? auth : basic(auth) }) };
     let payload: string | Uint8Array | FormData | undefined;
     if (options.form) payload = options.form;
     else if (options.rawBody) payload = new Uint8Array(options.rawBody);

@@ -7,6 +7,7 @@ import { type CheckResult, checkAgents, checkAgentTenancy, checkCardHolds, check
 import { startSoakReceiver } from './receiver';
 import { SoakStats } from './stats';
 import { createWorkload, type SoakPlatform } from './workload';
+import { checkWallets, enableWallets } from './wallets';
 
 // npm run soak -- --minutes 2 --rate 20 --replicas 2 --chaos: several sandbox platforms using
 // Corridor at once on a fresh stack, then the end checks. Exits 1 with the list of failed checks.
@@ -214,6 +215,7 @@ const main = async () => {
       if (patched.status !== 200) throw new Error(`PATCH /config answered ${patched.status}: ${patched.text}`);
       platforms.push(platform);
     }
+    await enableWallets(client, platforms);
     workload = createWorkload(client, stats, platforms, random, runTag);
     await Promise.all(platforms.map((platform) => workload!.seed(platform)));
     log(`${platforms.length} platforms seeded; traffic at ${options.rate} ops/s for ${options.minutes} min, at most ${options.concurrency} in flight`);
@@ -268,6 +270,7 @@ const main = async () => {
     checks.push(await checkWebhooks(pg, platforms));
     checks.push(await checkTenancy(client, platforms));
     checks.push(await checkAgentTenancy(client, platforms));
+    checks.push(await checkWallets(client, pg, platforms, stack.logs).catch((error: Error) => ({ name: 'wallets: one per customer with its last privateEnabled, one mnemonic, revoked sessions gone, no secret stored or logged, tenants apart', failures: [error.message] })));
     checks.push({ name: 'chaos and drain', failures: chaosFailures });
 
     const lag = await projectionLag(pg);

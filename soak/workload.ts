@@ -2,6 +2,7 @@ import { createAgentOperations, type SoakAgent } from './agents';
 import type { SoakClient, Credentials, Reply } from './client';
 import type { SoakReceiver } from './receiver';
 import type { SoakStats } from './stats';
+import { createWalletOperations } from './wallets';
 
 // What the virtual users do: every part of the API at once, on every platform, each operation
 // picked by weight. The state each platform builds up (customers, accounts, transactions) is what
@@ -423,6 +424,7 @@ export const createWorkload = (client: SoakClient, stats: SoakStats, platforms: 
         expect(operation, await client.call(operation, platform.auth, 'GET', path), [200]);
       },
     },
+    ...createWalletOperations(client, stats, random, runTag),
   };
 
   Object.assign(operations, createAgentOperations(client, stats, random, next, expect));

@@ -72,11 +72,18 @@ export class PrefixedServerNats extends ServerNats {
 
   override async listen(callback: (error?: unknown) => void): Promise<void> {
     await super.listen((error?: unknown) => {
-      if (error || this.prefixed.healthPort === undefined) return callback(error);
-      startHealthServer({ service: this.prefixed.service ?? 'service', port: this.prefixed.healthPort, observability: this.observability, logger: this.prefixed.logger }).then((server) => {
-        this.healthServer = server;
-        callback();
-      }, callback);
+      if (error) return callback(error);
+      // The subscriptions are written to the connection; a flush (a PING answered after them) waits
+      // until the server has them, so a request sent as soon as listen() returns finds a responder
+      // instead of NoResponders (seen on a loaded machine).
+      const { natsClient } = this as unknown as { natsClient?: { flush(): Promise<void> } };
+      const subscribed = natsClient ? natsClient.flush() : Promise.resolve();
+      subscribed
+        .then(async () => {
+          if (this.prefixed.healthPort === undefined) return;
+          this.healthServer = await startHealthServer({ service: this.prefixed.service ?? 'service', port: this.prefixed.healthPort, observability: this.observability, logger: this.prefixed.logger });
+        })
+        .then(() => callback(), callback);
     });
   }
 

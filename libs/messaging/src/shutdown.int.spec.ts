@@ -53,7 +53,9 @@ it('exits with code 1 within the bound when a shutdown hook hangs, naming the ho
 
 it('exits with code 0 promptly when every hook finishes', async () => {
   const run = await runAndTerminate({ HANG: '0' });
+  // Code 0 and no bound message: the hooks finished before the bound (past it the process exits 1).
+  // Not a wall-clock assertion: on a loaded machine the exit itself can take longer than the bound.
   expect(run.code).toBe(0);
-  expect(run.elapsedMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
   expect(run.output).toContain('Stopped.');
+  expect(run.output).not.toContain('Shutdown did not finish');
 }, 30_000);
