@@ -9,7 +9,7 @@ import type { SoakPlatform } from './workload';
 
 export type CheckResult = { name: string; failures: string[]; figures?: Record<string, unknown> };
 
-const EVENT_SCHEMAS = ['platform', 'customers', 'accounts', 'payments', 'cards'];
+const EVENT_SCHEMAS = ['platform', 'customers', 'accounts', 'payments', 'cards', 'agents'];
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'EXPIRED', 'REJECTED', 'REFUNDED']);
 const MAX_LISTED = 20;
 const listed = (lines: string[]): string[] => (lines.length > MAX_LISTED ? [...lines.slice(0, MAX_LISTED), `… and ${lines.length - MAX_LISTED} more`] : lines);
@@ -55,8 +55,9 @@ export const checkLedger = async (url: string): Promise<CheckResult> => {
 };
 
 /** Every transaction of every platform, through the API (keyset pages). */
-const listTransactions = async (client: SoakClient, platform: SoakPlatform): Promise<{ id: string; status: string; type: string; refund?: { status: string } }[]> => {
-  const all: { id: string; status: string; type: string; refund?: { status: string } }[] = [];
+type ListedTransaction = { id: string; status: string; type: string; customerId: string; agentId?: string; refund?: { status: string } };
+const listTransactions = async (client: SoakClient, platform: SoakPlatform): Promise<ListedTransaction[]> => {
+  const all: ListedTransaction[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 1_000; page += 1) {
     const reply = await client.call('GET /transactions (end check)', platform.auth, 'GET', `/transactions?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
@@ -262,4 +263,147 @@ export const checkCardHolds = async (pg: Client, platforms: SoakPlatform[]): Pro
     failures: listed(failures),
     figures: { holds: open.size, cardHolds: cardHolds.length, cardHoldsStillOpen: cardHolds.filter(([, hold]) => hold.amount > 0n).length, cardAmountStillHeld: openCardAmount.toString() },
   };
+};
+
+type StoredAction = { id: string; platform_id: string; agent_id: string; customer_id: string; status: string; execution_due: boolean; charge: string; transaction_id: string | null; transaction_customer: string | null; quote_id: string | null; today: boolean };
+type Usage = { dailySpend: number; dailyTransactionCount: number; monthlySpend: number };
+
+/**
+ * Agents (decision 0016), from the agents store and the API: every action the users saw is
+ * terminal (APPROVED with its transaction, REJECTED, FAILED) or PENDING_APPROVAL because nobody
+ * decided it; no action in the store that no user was answered, beyond the submits whose answer
+ * was lost or that payments refused; each agent's usage (GET /agents/{id} and /agents/me) is the
+ * sum of its APPROVED and PENDING_APPROVAL actions' charges today and never above the highest
+ * daily limit and count it had; every transaction carrying agentId is of that agent's customer and
+ * platform. It also records the agents' transactions and unexecuted quotes for checkPayments, so
+ * it runs first.
+ */
+export const checkAgents = async (pg: Client, client: SoakClient, platforms: SoakPlatform[]): Promise<CheckResult> => {
+  const failures: string[] = [];
+  const figures = { agentsStored: 0, agents: 0, live: 0, deleted: 0, actions: {} as Record<string, number>, pendingNeverDecided: 0, unansweredExplained: 0, orphanReservations: 0, agentTransactions: 0, usageChecked: 0 };
+  const rows = (await pg.query<StoredAction>(
+    `SELECT id, platform_id, agent_id, customer_id, status, execution_due, action->>'charge' AS charge, action->'transaction'->>'id' AS transaction_id,
+            action->'transaction'->>'customerId' AS transaction_customer, action->'request'->>'quoteId' AS quote_id,
+            (created_at AT TIME ZONE 'UTC')::date = (now() AT TIME ZONE 'UTC')::date AS today
+       FROM agents.agent_actions`,
+  )).rows;
+  const byAgent = new Map<string, StoredAction[]>();
+  for (const row of rows) byAgent.set(row.agent_id, [...(byAgent.get(row.agent_id) ?? []), row]);
+  // A reservation whose request died before its action's first event, or whose action ended
+  // REJECTED or FAILED before the release ran: held until the sweep releases it (two minutes on).
+  const orphans = new Map<string, { count: number; amount: bigint }>();
+  for (const row of (await pg.query<{ agent_id: string; amount: string }>(
+    `SELECT r.agent_id, r.amount FROM agents.agent_usage_reservations r LEFT JOIN agents.agent_actions a ON a.id = r.action_id
+      WHERE NOT r.released AND (a.id IS NULL OR a.status IN ('REJECTED', 'FAILED')) AND r.day = (now() AT TIME ZONE 'UTC')::date`,
+  )).rows) {
+    const entry = orphans.get(row.agent_id) ?? { count: 0, amount: 0n };
+    orphans.set(row.agent_id, { count: entry.count + 1, amount: entry.amount + BigInt(row.amount) });
+  }
+  const dbUsage = new Map((await pg.query<{ agent_id: string; transaction_count: number; spend: string }>("SELECT agent_id, transaction_count, spend FROM agents.agent_usage_daily WHERE day = (now() AT TIME ZONE 'UTC')::date")).rows.map((row) => [row.agent_id, row]));
+
+  const storedAgents = (await pg.query<{ id: string; platform_id: string }>('SELECT id, platform_id FROM agents.agents')).rows;
+  for (const platform of platforms) {
+    const known = new Map(platform.agents.map((agent) => [agent.id, agent]));
+    // Exactly once: every agent in the store was answered to a create, beyond creates whose answer was lost.
+    const stored = storedAgents.filter((row) => row.platform_id === platform.platformId);
+    figures.agentsStored += stored.length;
+    const unanswered = stored.filter((row) => !known.has(row.id));
+    const missing = platform.agents.filter((agent) => !stored.some((row) => row.id === agent.id));
+    if (unanswered.length > platform.agentCreatesLost) failures.push(`${platform.name}: ${unanswered.length} agents in the store no create was answered (${platform.agentCreatesLost} answers lost; a retry that took effect twice?): ${unanswered.slice(0, 3).map((row) => row.id).join(', ')}`);
+    if (missing.length > 0) failures.push(`${platform.name}: ${missing.length} answered agents missing from the store: ${missing.slice(0, 3).map((agent) => agent.id).join(', ')}`);
+    for (const row of rows.filter((candidate) => candidate.platform_id === platform.platformId && !known.has(candidate.agent_id))) failures.push(`${platform.name}: action ${row.id} of agent ${row.agent_id}, an agent no create answered`);
+    for (const agent of platform.agents) {
+      figures.agents += 1;
+      if (agent.state === 'deleted') figures.deleted += 1;
+      const actions = byAgent.get(agent.id) ?? [];
+      const label = `${platform.name} agent ${agent.id} (${agent.kind}, ${agent.state})`;
+      for (const action of actions) {
+        figures.actions[action.status] = (figures.actions[action.status] ?? 0) + 1;
+        if (action.customer_id !== agent.customer.id || action.platform_id !== platform.platformId) failures.push(`${label}: action ${action.id} is of customer ${action.customer_id}, not the agent's ${agent.customer.id}`);
+        if (action.status === 'APPROVED' && (action.execution_due || !action.transaction_id)) failures.push(`${label}: action ${action.id} APPROVED but never executed (execution due: ${action.execution_due})`);
+        if (action.status === 'PENDING_APPROVAL') {
+          if (platform.decidedActions.has(action.id)) failures.push(`${label}: action ${action.id} still PENDING_APPROVAL although the platform decided it`);
+          else figures.pendingNeverDecided += 1;
+        }
+        if (action.transaction_customer && action.transaction_customer !== agent.customer.id) failures.push(`${label}: action ${action.id}'s transaction ${action.transaction_id} is of customer ${action.transaction_customer}`);
+      }
+      // Exactly once: actions no user was answered are explained only by lost answers or payments' refusals (stored FAILED).
+      const unanswered = actions.filter((action) => !agent.answered.has(action.id));
+      const unansweredFailed = unanswered.filter((action) => action.status === 'FAILED').length;
+      const unansweredOther = unanswered.length - unansweredFailed;
+      if (unansweredOther > agent.lost || unanswered.length > agent.lost + agent.refusedByPayments) {
+        failures.push(`${label}: ${unanswered.length} actions in the store no user was answered (${unansweredFailed} FAILED), ${agent.lost} answers lost and ${agent.refusedByPayments} refused by payments explain ${agent.lost + agent.refusedByPayments} (a retry that took effect twice?): ${unanswered.slice(0, 3).map((action) => `${action.id} ${action.status}`).join(', ')}`);
+      } else figures.unansweredExplained += unanswered.length;
+      for (const action of actions) if (action.transaction_id) platform.transactionIds.add(action.transaction_id);
+      const executedQuotes = new Set(actions.filter((action) => action.quote_id && action.transaction_id).map((action) => action.quote_id));
+      for (const [quoteId, transactionId] of agent.quotes) if (!executedQuotes.has(quoteId)) platform.quotesNotExecuted.add(transactionId);
+
+      // Usage: reserved for APPROVED and PENDING_APPROVAL actions of today, given back for REJECTED and FAILED.
+      const counted = actions.filter((action) => action.today && (action.status === 'APPROVED' || action.status === 'PENDING_APPROVAL'));
+      const orphan = orphans.get(agent.id) ?? { count: 0, amount: 0n };
+      figures.orphanReservations += orphan.count;
+      const expected = { spend: counted.reduce((sum, action) => sum + BigInt(action.charge), 0n) + orphan.amount, count: counted.length + orphan.count };
+      const usages: [string, Usage | undefined][] = [];
+      const stored = dbUsage.get(agent.id);
+      usages.push(['agent_usage_daily', stored ? { dailySpend: Number(stored.spend), dailyTransactionCount: stored.transaction_count, monthlySpend: Number.NaN } : { dailySpend: 0, dailyTransactionCount: 0, monthlySpend: Number.NaN }]);
+      if (agent.state !== 'deleted') {
+        const byPlatform = await client.call('GET /agents/{id} (end check)', platform.auth, 'GET', `/agents/${agent.id}`);
+        if (byPlatform.status !== 200) failures.push(`${label}: GET /agents/{id} answered ${byPlatform.status}`);
+        else usages.push(['GET /agents/{id}', byPlatform.body.usage]);
+        if (agent.bearer) {
+          figures.live += 1;
+          const own = await client.call('GET /agents/me (end check)', agent.bearer, 'GET', '/agents/me');
+          if (own.status !== 200) failures.push(`${label}: GET /agents/me answered ${own.status}`);
+          else usages.push(['GET /agents/me', own.body.usage]);
+        }
+      }
+      for (const [where, usage] of usages) {
+        if (!usage) continue;
+        figures.usageChecked += 1;
+        if (BigInt(usage.dailySpend) !== expected.spend || usage.dailyTransactionCount !== expected.count) {
+          failures.push(`${label}: ${where} shows ${usage.dailySpend} spent in ${usage.dailyTransactionCount} today; its APPROVED and PENDING_APPROVAL actions of today charge ${expected.spend} in ${expected.count}${orphan.count ? ` (${orphan.count} reservations held for no live action included)` : ''}`);
+        }
+        if (usage.dailySpend > agent.dailyLimit || usage.dailyTransactionCount > agent.dailyTransactionLimit) failures.push(`${label}: ${where} shows ${usage.dailySpend} in ${usage.dailyTransactionCount} today, above its daily limit ${agent.dailyLimit} / ${agent.dailyTransactionLimit}`);
+      }
+    }
+    // Transactions carrying agentId: of that agent's customer, on that agent's platform.
+    for (const transaction of await listTransactions(client, platform)) {
+      if (!transaction.agentId) continue;
+      figures.agentTransactions += 1;
+      const agent = known.get(transaction.agentId);
+      if (!agent) failures.push(`${platform.name}: transaction ${transaction.id} carries agentId ${transaction.agentId}, not an agent of this platform`);
+      else if (transaction.customerId !== agent.customer.id) failures.push(`${platform.name}: transaction ${transaction.id} of customer ${transaction.customerId} carries agent ${agent.id} of customer ${agent.customer.id}`);
+    }
+  }
+  return { name: 'every agent action terminal or explainably pending, usage within the policy, agent transactions their agent\'s', failures: listed(failures), figures };
+};
+
+/** Agent tokens reach only their own customer's resources and no platform route; a deleted agent's token is dead; another platform's agent is 404. */
+export const checkAgentTenancy = async (client: SoakClient, platforms: SoakPlatform[]): Promise<CheckResult> => {
+  const failures: string[] = [];
+  let probes = 0;
+  const probe = async (operation: string, auth: Parameters<SoakClient['call']>[1], path: string, status: number, what: string) => {
+    probes += 1;
+    const reply = await client.call(operation, auth, 'GET', path);
+    if (reply.status !== status) failures.push(`${what}: GET ${path} answered ${reply.status}, not ${status}`);
+  };
+  for (const platform of platforms) {
+    const live = platform.agents.filter((agent) => agent.state === 'live' && agent.bearer).slice(0, 5);
+    for (const agent of live) {
+      const bearer = agent.bearer!;
+      const others = platform.agents.filter((other) => other.customer.id !== agent.customer.id);
+      const otherTransaction = others.flatMap((other) => [...other.quotes.values()])[0];
+      if (otherTransaction) await probe('GET /agents/me/transactions/{id} (other customer)', bearer, `/agents/me/transactions/${otherTransaction}`, 404, `${platform.name} agent ${agent.id} on another customer's transaction`);
+      const otherQuote = others.flatMap((other) => [...other.quotes.keys()])[0];
+      if (otherQuote) await probe('GET /agents/me/quotes/{id} (other customer)', bearer, `/agents/me/quotes/${otherQuote}`, 404, `${platform.name} agent ${agent.id} on another customer's quote`);
+      const otherBank = platform.customers.find((customer) => customer.id !== agent.customer.id && customer.banks.length > 0)?.banks[0];
+      if (otherBank) await probe('GET /agents/me/external-accounts/{id} (other customer)', bearer, `/agents/me/external-accounts/${otherBank}`, 404, `${platform.name} agent ${agent.id} on another customer's external account`);
+      for (const path of ['/customers', '/transactions', '/agents', `/agents/${agent.id}`]) await probe('GET platform route (agent token)', bearer, path, 401, `${platform.name} agent ${agent.id} on a platform route`);
+    }
+    for (const agent of platform.agents.filter((candidate) => candidate.state === 'deleted' && candidate.bearer)) await probe('GET /agents/me (deleted agent, end check)', agent.bearer!, '/agents/me', 401, `${platform.name} deleted agent ${agent.id}`);
+    for (const other of platforms.filter((candidate) => candidate !== platform)) {
+      for (const agent of other.agents.slice(0, 3)) await probe('GET /agents/{id} (other tenant)', platform.auth, `/agents/${agent.id}`, 404, `${platform.name} on ${other.name}'s agent`);
+    }
+  }
+  return { name: 'agent tokens see only their customer, never platform routes; deleted tokens dead; other platforms\' agents 404', failures: listed(failures), figures: { probes } };
 };

@@ -8,6 +8,8 @@ import type { SoakStats } from './stats';
 export type Credentials = { clientId: string; clientSecret: string };
 export type Reply = { status: number; body: any; text: string; retried: boolean };
 export type CallOptions = { body?: unknown; form?: FormData; rawBody?: Buffer; contentType?: string; idempotencyKey?: string; headers?: Record<string, string> };
+/** Basic platform credentials, an agent's `Bearer cat_…` header value, or null for an unauthenticated route (device-code redeem). */
+export type Auth = Credentials | string | null;
 
 const RETRY_BUDGET_MS = 45_000;
 const RETRYABLE = new Set([0, 502, 503, 504]);
@@ -20,8 +22,8 @@ export class SoakClient {
     private readonly stats: SoakStats,
   ) {}
 
-  async call(operation: string, auth: Credentials, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = { ...options.headers, authorization: basic(auth) };
+  async call(operation: string, auth: Auth, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...options.headers, ...(auth === null ? {} : { authorization: typeof auth === 'string' ? auth : basic(auth) }) };
     let payload: string | Uint8Array | FormData | undefined;
     if (options.form) payload = options.form;
     else if (options.rawBody) payload = new Uint8Array(options.rawBody);

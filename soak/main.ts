@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { Client } from 'pg';
 import { serviceNames, type Stack, startStack } from '../tests/support/stack';
 import { SoakClient } from './client';
-import { type CheckResult, checkCardHolds, checkCards, checkCustomersExactlyOnce, checkLedger, checkPayments, checkProjections, checkServerErrors, checkTenancy, checkWebhooks, projectionLag } from './checks';
+import { type CheckResult, checkAgents, checkAgentTenancy, checkCardHolds, checkCards, checkCustomersExactlyOnce, checkLedger, checkPayments, checkProjections, checkServerErrors, checkTenancy, checkWebhooks, projectionLag } from './checks';
 import { startSoakReceiver } from './receiver';
 import { SoakStats } from './stats';
 import { createWorkload, type SoakPlatform } from './workload';
@@ -207,7 +207,7 @@ const main = async () => {
         name: `platform ${n}`, platformId: created.platformId, auth: created.token as SoakPlatform['auth'],
         receiver: await startSoakReceiver({ ok: 80, deferred: 15, error: 5 }, random, (transactionId) => void workload?.approve(platform, transactionId)),
         customers: [], businesses: [], customerIds: new Set(), bulkJobs: [], transactionIds: new Set(), quotesNotExecuted: new Set(), externalAccountIds: [], invitationCodes: [], customersWithoutAccounts: 0,
-        cards: [], cardTransactions: new Map(),
+        cards: [], cardTransactions: new Map(), agents: [], decidedActions: new Set(), agentCreatesLost: 0,
       };
       const key = await client.call('GET /webhooks/signing-key', platform.auth, 'GET', '/webhooks/signing-key');
       platform.receiver.setPublicKey(key.body?.publicKey ?? '');
@@ -251,7 +251,9 @@ const main = async () => {
     while (Date.now() < settleDeadline) {
       const behind = (await projectionLag(pg)).filter((row) => row.position < row.head).length;
       const undelivered = Number((await pg.query("SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'PENDING' AND coalesce(last_status_code, 0) <> 500")).rows[0].n);
-      if (behind === 0 && undelivered === 0) break;
+      // Agent actions approved but not executed yet: the agents executor's sweep resumes them (every 5 s, once 10 s due).
+      const due = Number((await pg.query('SELECT count(*) AS n FROM agents.agent_actions WHERE execution_due')).rows[0].n);
+      if (behind === 0 && undelivered === 0 && due === 0) break;
       await sleep(1_000);
     }
     log('running the end checks');
@@ -261,10 +263,13 @@ const main = async () => {
     checks.push(await checkLedger(stack.database.url));
     checks.push(await checkCardHolds(pg, platforms).catch((error: Error) => ({ name: 'holds conserved, card holds included (each answered once, closed when settled)', failures: [error.message] })));
     checks.push(await checkCards(client, platforms).catch((error: Error) => ({ name: 'every card created exactly once, the issuer suffixes kept', failures: [error.message] })));
+    // First: it records the agents' transactions and unexecuted quotes that checkPayments accounts for.
+    checks.push(await checkAgents(pg, client, platforms).catch((error: Error) => ({ name: 'every agent action terminal or explainably pending, usage within the policy, agent transactions their agent\'s', failures: [error.message] })));
     checks.push(await checkPayments(client, platforms).catch((error: Error) => ({ name: 'every payment terminal or explainably pending, each created exactly once', failures: [error.message] })));
     checks.push(await checkCustomersExactlyOnce(client, platforms));
     checks.push(await checkWebhooks(pg, platforms));
     checks.push(await checkTenancy(client, platforms));
+    checks.push(await checkAgentTenancy(client, platforms));
     checks.push(await checkWallets(client, pg, platforms, stack.logs).catch((error: Error) => ({ name: 'wallets: one per customer with its last privateEnabled, one mnemonic, revoked sessions gone, no secret stored or logged, tenants apart', failures: [error.message] })));
     checks.push({ name: 'chaos and drain', failures: chaosFailures });
 

@@ -1,3 +1,4 @@
+import { createAgentOperations, type SoakAgent } from './agents';
 import type { SoakClient, Credentials, Reply } from './client';
 import type { SoakReceiver } from './receiver';
 import type { SoakStats } from './stats';
@@ -30,6 +31,12 @@ export type SoakPlatform = {
   cards: SoakCard[];
   /** Card transactions the authorization simulator answered, by id. */
   cardTransactions: Map<string, SoakCardTransaction>;
+  /** Every agent a create answered, with what its users saw (soak/agents.ts). */
+  agents: SoakAgent[];
+  /** Agent actions the platform sent an approve or reject for (answered or not). */
+  decidedActions: Set<string>;
+  /** POST /agents whose answer never came (5xx after every retry): each may have made an agent. */
+  agentCreatesLost: number;
 };
 
 export type SoakCard = { id: string; customerId: string; account: string; platformCardId: string; state: string };
@@ -419,6 +426,8 @@ export const createWorkload = (client: SoakClient, stats: SoakStats, platforms: 
     },
     ...createWalletOperations(client, stats, random, runTag),
   };
+
+  Object.assign(operations, createAgentOperations(client, stats, random, next, expect));
 
   const totalWeight = Object.values(operations).reduce((sum, operation) => sum + operation.weight, 0);
   /** One operation picked by weight on a random platform. */

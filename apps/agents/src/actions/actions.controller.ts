@@ -13,9 +13,9 @@ import {
   type Clock,
   DomainError,
   invalidInput,
+  idForRequest,
   isIdOf,
   type ListAgentApprovalsData,
-  newId,
   type Page,
   type QuoteWire,
   type RejectAgentActionData,
@@ -191,7 +191,18 @@ export class ActionsController {
     const [customer, submission] = await Promise.all([this.parties.customer(context, agent.customerId), gather(agent)]);
     const rates: Record<string, Awaited<ReturnType<AgentParties['rate']>>> = {};
     for (const currency of currenciesToConvertInto(agent.policy, submission.currency)) rates[currency] = await this.parties.rate(context, submission.currency, currency);
-    const actionId = newId('AgentAction');
+    // Derived from the Idempotency-Key: a retry after an answer that never arrived (a 503 while
+    // payments was slow, a replica killed) finds the action the first attempt recorded and resumes
+    // it, instead of reserving and moving the money a second time.
+    const actionId = idForRequest('AgentAction', context.platformId, `agent-${route}`, context.idempotencyKey);
+    if (context.idempotencyKey && (await this.eventSourcing.store.readStream(actionId)).events.length > 0) {
+      const { action, refusal } = await this.executor.execute(actionId, context.platformId);
+      if (action.agentId !== agent.id) throw new DomainError('CONFLICT', 'conflict', 'This Idempotency-Key was used by another agent of this platform for another request; use a fresh key.', { field: 'Idempotency-Key' });
+      if (refusal) throw refusal;
+      return renderAction(action);
+    }
+    // An earlier attempt that reserved and died before recording the action: give its reservation back first.
+    if (context.idempotencyKey) await this.usage.release(actionId);
     const now = this.clock.now();
     const spend = { permission: submission.permission, accountId: submission.accountId, amount: submission.amount, currency: submission.currency };
     const decision = await this.usage.reserve(agent.id, actionId, now, (usage) => evaluateSpend(agent.policy, spend, usage, rates as Rates));

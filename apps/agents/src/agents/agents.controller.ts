@@ -15,7 +15,7 @@ import {
   DomainError,
   isIdOf,
   type ListAgentsData,
-  newId,
+  idForRequest,
   type Page,
   type RequestContext,
   type ServiceRequest,
@@ -84,7 +84,8 @@ export class AgentsController {
   async create(@Payload() request: ServiceRequest<CreateAgentData>): Promise<AgentCreateResponseWire> {
     const { context, data } = request;
     const customer = await this.parties.customer(context, data.customerId);
-    const agentId = newId('Agent');
+    // Derived from the Idempotency-Key: a retried create whose answer was lost finds the agent the first attempt made.
+    const agentId = idForRequest('Agent', context.platformId, 'create-agent', context.idempotencyKey);
     const now = this.clock.now();
     const command = { type: 'CreateAgent' as const, data: { agentId, platformId: context.platformId, customerId: customer.id, environment: data.environment, name: data.name, policy: data.policy, deviceCode: newDeviceCode(now, this.options.deviceCodeTtlSeconds) }, metadata: { now } };
     const { state } = await this.eventSourcing.handle(agentId, agentDecider, (current) => createAgent(command, current), context, { assumeNew: true });

@@ -63,6 +63,19 @@ describe('UsageLedger', () => {
     expect(await ledger.read('Agent:release', now)).toEqual({ dailyCount: 1, dailySpend: 700n, monthlySpend: 700n });
   });
 
+  it('a retried request reserves again under the same action id once its reservation was given back, never twice while held', async () => {
+    const ledger = app.get(UsageLedger);
+    const now = new Date('2026-03-12T12:00:00.000Z');
+    await ledger.reserve('Agent:retry', 'AgentAction:retry-1', now, (usage) => evaluateSpend(policy, spend, usage, {}));
+    await expect(ledger.reserve('Agent:retry', 'AgentAction:retry-1', now, (usage) => evaluateSpend(policy, spend, usage, {}))).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(await ledger.read('Agent:retry', now)).toEqual({ dailyCount: 1, dailySpend: 700n, monthlySpend: 700n });
+    expect(await ledger.release('AgentAction:retry-1')).toBe(true);
+    await ledger.reserve('Agent:retry', 'AgentAction:retry-1', now, (usage) => evaluateSpend(policy, spend, usage, {}));
+    expect(await ledger.read('Agent:retry', now)).toEqual({ dailyCount: 1, dailySpend: 700n, monthlySpend: 700n });
+    expect(await ledger.release('AgentAction:retry-1')).toBe(true);
+    expect(await ledger.read('Agent:retry', now)).toEqual({ dailyCount: 0, dailySpend: 0n, monthlySpend: 0n });
+  });
+
   it("starts a new day at zero at midnight UTC and keeps the month's spend", async () => {
     const ledger = app.get(UsageLedger);
     const lastMoment = new Date('2026-03-12T23:59:59.999Z');

@@ -1,3 +1,4 @@
+import { DomainError } from '@corridor/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { EventSourcing } from '@corridor/event-store';
 import type { PoolClient } from 'pg';
@@ -47,7 +48,14 @@ export class UsageLedger {
       const charge = decision.charge.toString();
       await client.query(`UPDATE ${s}.agent_usage_daily SET transaction_count = transaction_count + 1, spend = spend + $3 WHERE agent_id = $1 AND day = $2`, [agentId, day, charge]);
       await client.query(`UPDATE ${s}.agent_usage_monthly SET spend = spend + $3 WHERE agent_id = $1 AND month = $2`, [agentId, month, charge]);
-      await client.query(`INSERT INTO ${s}.agent_usage_reservations (action_id, agent_id, day, month, amount, reserved_at) VALUES ($1, $2, $3, $4, $5, $6)`, [actionId, agentId, day, month, charge, now]);
+      // A retried request reserves again under the same action id once its earlier reservation was given back.
+      const reserved = await client.query(
+        `INSERT INTO ${s}.agent_usage_reservations (action_id, agent_id, day, month, amount, reserved_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (action_id) DO UPDATE SET agent_id = $2, day = $3, month = $4, amount = $5, reserved_at = $6, released = false WHERE ${s}.agent_usage_reservations.released`,
+        [actionId, agentId, day, month, charge, now],
+      );
+      // Held by another attempt of the same request still in flight: roll back, so nothing is counted twice.
+      if (reserved.rowCount === 0) throw new DomainError('CONFLICT', 'conflict', 'This request is still being processed under its Idempotency-Key; retry shortly.', { actionId });
       return decision;
     });
   }
