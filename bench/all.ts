@@ -35,6 +35,7 @@ const benches: { name: string; script: string; env: Record<string, string>; /** 
   { name: 'documents', script: 'bench/documents.ts', env: { BENCH_UPLOADS: '12' } },
   // Issue 17 item 3 (snapshots) adds this one on another branch.
   { name: 'long-stream', script: 'bench/long-stream.ts', env: {}, optional: true },
+  { name: 'agent-overhead', script: 'bench/agent-overhead.ts', env: {}, optional: true },
 ];
 
 const load = (): number[] => loadavg().map((value) => Math.round(value * 100) / 100);
