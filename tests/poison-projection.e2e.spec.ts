@@ -38,7 +38,12 @@ const eventually = async <T>(what: string, read: () => Promise<T>, done: (value:
 };
 
 it('halts only the read model that cannot apply an event, loudly, while accounts keeps serving', async () => {
-  const accounts = await api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platform });
+  // The platform's accounts open when accounts consumes PlatformCreated, a moment after the create answers.
+  const accounts = await eventually(
+    "the platform's USD internal account",
+    () => api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platform }),
+    (reply) => reply.status === 200 && (reply.body?.data?.length ?? 0) > 0,
+  );
   const usd = accounts.body.data[0] as { id: string; balance: { amount: number } };
   expect(usd?.id).toBeDefined();
 
