@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basic, type Credentials } from '../tests/support/api';
 import { startStack } from '../tests/support/stack';
+import { benchClient } from './http';
 
 // What an agent pays over its platform for the same work (decision 0016, "Not yet"): one stack,
 // one funded customer, one AUTO agent with generous limits, and side by side in the same run at
@@ -52,15 +53,15 @@ const main = async (): Promise<void> => {
   try {
     const { token } = await stack.createPlatform();
     const platform = basic(token as Credentials);
+    const clients = new Map<string, ReturnType<typeof benchClient>>();
     const call = async (method: string, path: string, body?: unknown, authorization = platform): Promise<any> => {
-      const response = await fetch(`${stack.baseUrl}${path}`, {
-        method,
-        headers: { authorization, ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const parsed = await response.json().catch(() => undefined);
-      if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
-      return parsed;
+      let client = clients.get(authorization);
+      if (!client) {
+        client = benchClient(stack.baseUrl, authorization);
+        clients.set(authorization, client);
+      }
+      const headers: Record<string, string> = method === 'POST' ? { 'idempotency-key': randomUUID() } : {};
+      return (await client.setup(method, path, body, headers)).body;
     };
     const customer = await call('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Agent Bench', currencies: ['USD'] });
     const customerId = customer.id as string;

@@ -10,6 +10,7 @@ import { assertLedgerConserved } from '@corridor/testing';
 import { basic, type Credentials } from '../tests/support/api';
 import { startStack } from '../tests/support/stack';
 import { ceilingsFor } from './ceilings';
+import { benchClient } from './http';
 import { bareHopCeiling, reportBench } from './report';
 
 // Card authorizations (issue 14, "Must show"): every app as its own process on a fresh database,
@@ -43,28 +44,11 @@ const main = async (): Promise<void> => {
     const ceilings = await ceilingsFor(['bareHop']);
     const { token, platformId } = await stack.createPlatform();
     const authorization = basic(token as Credentials);
-    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
-      const response = await fetch(`${stack.baseUrl}${path}`, {
-        method,
-        headers: { authorization, ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      // A body that is not JSON (an empty reply, a proxy's page) is shown as absent; the status is reported.
-      return { status: response.status, body: await response.json().catch(() => undefined) };
-    };
-    const setup = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-      const reply = await call(method, path, body);
-      if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
-      return reply;
-    };
+    const { call, setup, firstInternalAccount } = benchClient(stack.baseUrl, authorization);
     /** An APPROVED individual with a funded USD internal account (and, if asked, an ACTIVE card on it). */
     const newFundedAccount = async (index: number, withCard: boolean): Promise<{ usd: string; cardId?: string }> => {
       const customer = await setup('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Card Bench ${index}`, currencies: ['USD'] });
-      let usd: string | undefined;
-      while (!usd) {
-        usd = (await call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`)).body?.data?.[0]?.id;
-        if (!usd) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const usd = await firstInternalAccount(customer.body.id);
       await setup('POST', `/sandbox/internal-accounts/${usd}/fund`, { amount: FUNDING });
       if (!withCard) return { usd };
       const card = await setup('POST', '/cards', { cardholderId: customer.body.id, platformCardId: `bench-${index}`, form: 'VIRTUAL', fundingSources: [usd] });

@@ -13,6 +13,7 @@ import { assertLedgerConserved } from '@corridor/testing';
 import { basic, type Credentials } from '../tests/support/api';
 import { freePort, startStack } from '../tests/support/stack';
 import { ceilingsFor, stopChild } from './ceilings';
+import { benchClient } from './http';
 import { bareHopCeiling, reportBench } from './report';
 import { cpuMsPer, stackCpu } from './stack-cpu';
 
@@ -77,28 +78,11 @@ const main = async (): Promise<void> => {
     if (REPLICAS > 1) console.log(`${REPLICAS} replicas of accounts and payments`);
     const { token, platformId } = await stack.createPlatform();
     const authorization = basic(token as Credentials);
-    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
-      const response = await fetch(`${stack.baseUrl}${path}`, {
-        method,
-        headers: { authorization, ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      // A body that is not JSON (an empty reply, a proxy's page) is shown as absent; the status is reported.
-      return { status: response.status, body: await response.json().catch(() => undefined) };
-    };
-    const setup = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-      const reply = await call(method, path, body);
-      if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
-      return reply;
-    };
+    const { call, setup, firstInternalAccount } = benchClient(stack.baseUrl, authorization);
     /** A customer with a funded USD internal account and a USD ACH account ending 001 (the sandbox rail completes it). */
     const newHotAccount = async (index: number): Promise<{ usd: string; bank: string }> => {
       const customer = await setup('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Hot ${index}`, currencies: ['USD'] });
-      let usd: string | undefined;
-      while (!usd) {
-        usd = (await call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`)).body?.data?.[0]?.id;
-        if (!usd) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const usd = await firstInternalAccount(customer.body.id);
       await setup('POST', `/sandbox/internal-accounts/${usd}/fund`, { amount: FUNDING });
       const bank = await setup('POST', '/customers/external-accounts', {
         customerId: customer.body.id,

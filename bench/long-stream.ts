@@ -231,8 +231,11 @@ const main = async (): Promise<void> => {
     console.table(table);
     console.log(JSON.stringify({ bench: 'long-stream', movements: MOVEMENTS, warm: WARM, results }));
   } finally {
-    // The bench's JetStream stream is clean-up only; a failure to remove it must not hide the result.
-    await deleteEventsStream(setup.subjectPrefix).catch(() => undefined);
+    // The bench's JetStream stream is clean-up only; a failure to remove it must not hide the result,
+    // but it is said, with the stream's prefix, so a leftover stream can be found and removed.
+    await deleteEventsStream(setup.subjectPrefix).catch((error: unknown) =>
+      console.warn(`long-stream: could not delete the JetStream stream of prefix ${setup.subjectPrefix}: ${error instanceof Error ? error.message : String(error)}`),
+    );
     await database.drop();
   }
 };
