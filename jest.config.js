@@ -7,7 +7,7 @@ delete swc.$schema;
 module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.spec.ts'],
+  testMatch: ['<rootDir>/{apps,libs,scripts,soak}/**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
   moduleNameMapper: {
     '^@corridor/(blob-store|contracts|event-store|messaging|testing)$': '<rootDir>/libs/$1/src/index.ts',

@@ -8,6 +8,7 @@ import { startSoakReceiver } from './receiver';
 import { SoakStats } from './stats';
 import { createWorkload, type SoakPlatform } from './workload';
 import { checkWallets, enableWallets } from './wallets';
+import { checkMemory, type MemoryFigure, memoryFigures, sampleMemory } from './memory';
 
 // npm run soak -- --minutes 2 --rate 20 --replicas 2 --chaos: several sandbox platforms using
 // Corridor at once on a fresh stack, then the end checks. Exits 1 with the list of failed checks.
@@ -157,13 +158,17 @@ const printReport = (report: any) => {
   console.log(`webhooks: ${JSON.stringify(report.webhooks)}`);
   console.log(`chaos windows: ${report.chaosWindows.length}; connections (pg_stat_activity) max total ${report.connections.maxTotal}, max on the soak's database ${report.connections.maxOurs}, "too many clients" in the apps' output ${report.connections.tooManyClientsInAppOutput}`);
   console.log(`projection lag (max events behind head): ${report.projectionLagMax}`);
+  console.log('\nmemory (RSS MB of each process that lived through the traffic; after a quarter of it, at the end, max, slope per 10 min):');
+  for (const figure of report.memory.byProcess as MemoryFigure[]) {
+    console.log(`  ${`${figure.app}#${figure.replica}`.padEnd(12)} ${String(figure.afterWarmUpMb).padStart(7)} → ${String(figure.endMb).padStart(7)}  max ${String(figure.maxMb).padStart(7)}  ${figure.slopeMbPer10Min >= 0 ? '+' : ''}${figure.slopeMbPer10Min}/10 min`);
+  }
   if (report.surprises.length > 0) {
     console.log('\nunexpected answers (not failing by themselves):');
     for (const surprise of report.surprises) console.log(`  ${surprise.count} × ${surprise.kind}: ${surprise.examples[0] ?? ''}`);
   }
   console.log('\nchecks:');
   for (const check of report.checks as CheckResult[]) {
-    console.log(`  ${check.failures.length === 0 ? 'PASS' : 'FAIL'}  ${check.name}${check.figures ? `  ${JSON.stringify(check.figures)}` : ''}`);
+    console.log(`  ${check.failures.length > 0 ? 'FAIL' : check.skipped ? 'SKIP' : 'PASS'}  ${check.name}${check.skipped ? ` (${check.skipped})` : ''}${check.figures ? `  ${JSON.stringify(check.figures)}` : ''}`);
     for (const failure of check.failures) console.log(`        - ${failure}`);
   }
 };
@@ -192,6 +197,7 @@ const main = async () => {
   log(`stack up: ${stack.gatewayUrl}, database ${stack.database.name}, ${options.replicas} replica(s) of ${serviceNames.join(', ')}`);
   let pg = undefined as unknown as Client;
   let connections: ReturnType<typeof sampleConnections> | undefined;
+  const memory = sampleMemory(stack);
   const stats = new SoakStats();
   const client = new SoakClient(stack.baseUrl, stats);
   const platforms: SoakPlatform[] = [];
@@ -238,7 +244,8 @@ const main = async () => {
       }
       await sleep(Math.max(0, trafficStart + ((index + 1) * 1_000) / options.rate - Date.now()));
     }
-    const trafficSeconds = (Date.now() - trafficStart) / 1_000;
+    const trafficEndedAt = Date.now();
+    const trafficSeconds = (trafficEndedAt - trafficStart) / 1_000;
     await chaos?.stop();
     log(`traffic stopped; draining ${inFlight.size} operations in flight`);
     await Promise.race([Promise.all(inFlight), sleep(DRAIN_LIMIT_MS)]);
@@ -258,6 +265,8 @@ const main = async () => {
     }
     log('running the end checks');
     connections.stop();
+    memory.stop();
+    const memoryByProcess = memoryFigures(memory.series.values(), trafficStart, trafficEndedAt);
     checks.push(checkServerErrors(stats));
     checks.push(await checkProjections(pg));
     checks.push(await checkLedger(stack.database.url));
@@ -272,6 +281,7 @@ const main = async () => {
     checks.push(await checkAgentTenancy(client, platforms));
     checks.push(await checkWallets(client, pg, platforms, stack.logs).catch((error: Error) => ({ name: 'wallets: one per customer with its last privateEnabled, one mnemonic, revoked sessions gone, no secret stored or logged, tenants apart', failures: [error.message] })));
     checks.push({ name: 'chaos and drain', failures: chaosFailures });
+    const memoryCheck = checkMemory(memoryByProcess, trafficSeconds / 60);
 
     const lag = await projectionLag(pg);
     const errorsByStatus: Record<string, number> = {};
@@ -290,9 +300,10 @@ const main = async () => {
       // PostgreSQL refusing connections shows in the apps' output only; counted here for issue 13 item 5.
       connections: { ...connections.figures, tooManyClientsInAppOutput: Object.values(stack.logs).flat().join('').split('too many clients').length - 1 },
       chaosWindows: stats.windows.map((window) => ({ ...window, durationMs: window.until === undefined || !Number.isFinite(window.until) ? null : window.until - window.killedAt, until: undefined })),
+      memory: { byProcess: memoryByProcess },
       surprises: [...stats.surprises.entries()].map(([kind, entry]) => ({ kind, ...entry })),
-      checks,
-      passed: checks.every((check) => check.failures.length === 0),
+      checks: [...checks, memoryCheck],
+      passed: [...checks, memoryCheck].every((check) => check.failures.length === 0),
     };
     printReport(report);
     if (options.report) {
@@ -300,7 +311,7 @@ const main = async () => {
       writeFileSync(options.report, JSON.stringify(report, null, 2));
       log(`report written to ${options.report}`);
     }
-    const failed = checks.filter((check) => check.failures.length > 0);
+    const failed = report.checks.filter((check) => check.failures.length > 0);
     writeJestJson(options.jestJson, failed.length === 0, failed.map((check) => `${check.name}: ${check.failures.join('; ')}`).join('\n'));
     if (failed.length > 0) {
       console.log(`\nSOAK FAILED: ${failed.map((check) => check.name).join('; ')}`);
@@ -308,6 +319,7 @@ const main = async () => {
     } else console.log('\nSOAK PASSED');
   } finally {
     connections?.stop();
+    memory.stop();
     // The verdict is already printed; a connection the server dropped has nothing left to close.
     await pg?.end().catch(() => undefined);
     await Promise.all(platforms.map((platform) => platform.receiver.close()));
