@@ -186,7 +186,9 @@ export class OutboxRelay {
         await this.wakeup.sleep(Math.min(MAX_FAILURE_BACKOFF_MS, pollIntervalMs * 2 ** failures));
         continue;
       }
-      if (read === 0) await this.wakeup.sleep(pollIntervalMs);
+      // A short batch reached the head the store shows now: reading again at once would only
+      // find nothing (an append since then nudges the wakeup, so its sleep ends at once).
+      if (read < (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) await this.wakeup.sleep(pollIntervalMs);
     }
   }
 

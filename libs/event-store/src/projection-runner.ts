@@ -276,7 +276,10 @@ export class ProjectionRunner {
         await this.wakeup.sleep(Math.min(MAX_FAILURE_BACKOFF_MS, (this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS) * 2 ** failures));
         continue;
       }
-      if (read === 0) {
+      // A short batch reached the head the store shows now: reading again at once would only find
+      // nothing. An event appended since then is read at the next poll, as one appended while the
+      // loop slept; a waitFor for it nudges the wakeup, so its sleep ends at once.
+      if (read < (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) {
         await this.wakeup.sleep(this.waiters.size > 0 ? WAITING_POLL_INTERVAL_MS : (this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS));
       }
     }
