@@ -41,6 +41,15 @@ export type DurableConsumerOptions = {
   ackWaitMs?: number;
   /** Messages pulled per batch (default 64). */
   batchSize?: number;
+  /**
+   * Messages handled at once (default 1: one after another, in stream order). Above 1, messages
+   * with the same `keyOf` still run one after another in stream order; without `keyOf` the
+   * handler must not depend on order between messages at all (opening accounts, say: idempotent
+   * and commutative). Concurrent handlers let a service group their appends and read-model waits.
+   */
+  concurrency?: number;
+  /** The resource a message is about (a customer id, say), for `concurrency` above 1. */
+  keyOf?: (payload: unknown) => string | undefined;
   logger?: Logger;
 };
 
@@ -147,8 +156,18 @@ async function processMessage(message: JsMsg, options: DurableConsumerOptions, l
   message.ack();
 }
 
+const keyOfMessage = (message: JsMsg, keyOf: DurableConsumerOptions['keyOf']): string | undefined => {
+  if (!keyOf) return undefined;
+  try {
+    return keyOf(codec.decode(message.data));
+  } catch {
+    // Not JSON: processMessage drops it with a log line of its own; it needs no order.
+    return undefined;
+  }
+};
+
 /**
- * Consumes a durable JetStream consumer one message at a time, in order. Delivery is
+ * Consumes a durable JetStream consumer one message at a time, in order (or `concurrency` at once). Delivery is
  * at-least-once, so with isProcessed/markProcessed a message already handled (a redelivery
  * after a crash between handle and ack) is acknowledged without running the handler again.
  */
@@ -157,10 +176,33 @@ export async function startDurableConsumer(options: DurableConsumerOptions): Pro
   await ensureConsumer(options);
   const consumer = await options.nc.jetstream().consumers.get(options.stream, options.durable);
   const messages: ConsumerMessages = await consumer.consume({ max_messages: options.batchSize ?? 64 });
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
   const loop = (async () => {
-    for await (const message of messages) {
-      await processMessage(message, options, logger);
+    if (concurrency === 1) {
+      for await (const message of messages) await processMessage(message, options, logger);
+      return;
     }
+    const inFlight = new Set<Promise<void>>();
+    // The last message of each key still in flight: the next one of that key runs after it.
+    const tails = new Map<string, Promise<void>>();
+    for await (const message of messages) {
+      while (inFlight.size >= concurrency) await Promise.race(inFlight);
+      const key = keyOfMessage(message, options.keyOf);
+      const run = (key === undefined ? Promise.resolve() : (tails.get(key) ?? Promise.resolve()))
+        .then(() => processMessage(message, options, logger))
+        .catch((error: unknown) => {
+          // processMessage settles every message itself (ack, nak or term); reaching this is a bug,
+          // and the unsettled message comes back after the ack wait.
+          logger.error({ err: error, consumer: options.durable, subject: message.subject, streamSeq: message.seq }, 'Processing a message failed unexpectedly; it will be redelivered after the ack wait.');
+        });
+      inFlight.add(run);
+      if (key !== undefined) tails.set(key, run);
+      void run.then(() => {
+        inFlight.delete(run);
+        if (key !== undefined && tails.get(key) === run) tails.delete(key);
+      });
+    }
+    await Promise.all(inFlight);
   })().catch((error: unknown) => {
     consumerCounters().failures.inc({ consumer: options.durable, reason: 'loop' });
     logger.error({ err: error, consumer: options.durable, stream: options.stream, filterSubject: options.filterSubject }, 'Consumer loop stopped; this consumer receives nothing more until the service restarts.');

@@ -223,4 +223,66 @@ describe('durable JetStream consumer', () => {
       await store.close();
     }
   });
+
+  it('handles messages concurrently when asked, each key still in stream order, and waits for them on stop', async () => {
+    const js = nc.jetstream();
+    const subject = `${subjectPrefix}.events.cards.Card.CardUpdated`;
+    const handled: string[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    for (let n = 0; n < 24; n += 1) await publishEvent(js, subject, { key: `k${n % 3}`, n }, `c${n}`);
+    const consumer = await startDurableConsumer({
+      nc,
+      stream,
+      durable: 'test-concurrent-consumer',
+      filterSubject: subject,
+      logger: createLogger('test-concurrent-consumer', { level: 'silent' }),
+      concurrency: 8,
+      keyOf: (payload) => (payload as { key: string }).key,
+      handle: async (payload) => {
+        const { key, n } = payload as { key: string; n: number };
+        inFlight += 1;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        // Later messages finish first when they can: only the key's order may hold them back.
+        await new Promise((resolve) => setTimeout(resolve, 30 - n));
+        handled.push(`${key}:${n}`);
+        inFlight -= 1;
+      },
+    });
+    await waitUntil(() => handled.length === 24, 'all 24 messages');
+    await consumer.stop();
+    // Three keys, so three at a time at most: one per key.
+    expect(maxInFlight).toBe(3);
+    for (const key of ['k0', 'k1', 'k2']) {
+      const ofKey = handled.filter((entry) => entry.startsWith(`${key}:`)).map((entry) => Number(entry.split(':')[1]));
+      expect(ofKey).toEqual([...ofKey].sort((a, b) => a - b));
+    }
+  });
+
+  it('without a key runs up to `concurrency` handlers at once', async () => {
+    const js = nc.jetstream();
+    const subject = `${subjectPrefix}.events.cards.Card.CardIssued`;
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let handled = 0;
+    for (let n = 0; n < 20; n += 1) await publishEvent(js, subject, { n }, `u${n}`);
+    const consumer = await startDurableConsumer({
+      nc,
+      stream,
+      durable: 'test-unkeyed-consumer',
+      filterSubject: subject,
+      logger: createLogger('test-unkeyed-consumer', { level: 'silent' }),
+      concurrency: 5,
+      handle: async () => {
+        inFlight += 1;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        inFlight -= 1;
+        handled += 1;
+      },
+    });
+    await waitUntil(() => handled === 20, 'all 20 messages');
+    await consumer.stop();
+    expect(maxInFlight).toBe(5);
+  });
 });

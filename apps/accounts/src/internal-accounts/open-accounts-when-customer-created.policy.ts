@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, eventsStreamName, isSupportedCurrency, type RequestContext } from '@corridor/contracts';
-import { ensureEventsStream, EventSourcing } from '@corridor/event-store';
-import { createLogger, createProcessedStore, type ProcessedStore, startDurableConsumer } from '@corridor/messaging';
+import { ensureEventsStream } from '@corridor/event-store';
+import { createLogger, startDurableConsumer } from '@corridor/messaging';
 import { connect, type NatsConnection } from 'nats';
 import { v5 as uuidv5 } from 'uuid';
 import { AccountWriter } from './account-writer';
@@ -13,6 +13,8 @@ export type AccountsPolicyOptions = { natsUrl: string; subjectPrefix: string; da
 
 /** Fixed namespace for the accounts' name-based ids; changing it would give every owner new account ids. */
 const ACCOUNT_ID_NAMESPACE = '3f6c1d2e-8b4a-5c7d-9e0f-a1b2c3d4e5f6';
+/** Events the policy handles at once (a burst of new customers opens their accounts together). */
+const OPEN_CONCURRENCY = 16;
 const CRYPTO_CURRENCIES: ReadonlySet<string> = new Set(['BTC', 'USDC', 'USDB']);
 
 /**
@@ -95,25 +97,23 @@ export const fromPlatformConfigUpdated = (payload: unknown, msgId: string): Acco
 export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = createLogger('accounts:open-accounts-policy');
   private nats?: NatsConnection;
-  private processed?: ProcessedStore;
   private consumers: { stop(): Promise<void> }[] = [];
 
   constructor(
     @Inject(ACCOUNTS_POLICY_OPTIONS) private readonly options: AccountsPolicyOptions,
     private readonly writer: AccountWriter,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly eventSourcing: EventSourcing,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { natsUrl, subjectPrefix, schema } = this.options;
+    const { natsUrl, subjectPrefix } = this.options;
     this.nats = await connect({ servers: natsUrl, name: 'accounts-policies' });
     const stream = eventsStreamName(subjectPrefix);
     // The accounts service may start before any service has published, so the stream may not exist yet.
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
-    // On the process's one pool: a pool of its own would take connections outside DATABASE_POOL_SIZE.
-    this.processed = createProcessedStore({ pool: this.eventSourcing.pool, schema, consumer: 'accounts-open-accounts' });
-    const processed = this.processed;
+    // No processed-message record: opening is idempotent by construction (the account id derives
+    // from owner and currency, and the decider decides nothing for an account already opened), so a
+    // redelivered event costs one decision instead of two round trips on every event.
     const consume = (durable: string, filterSubject: string, read: (payload: unknown, msgId: string) => AccountsToOpen | null) =>
       startDurableConsumer({
         nc: this.nats as NatsConnection,
@@ -121,8 +121,9 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
         durable,
         filterSubject,
         handle: (payload, meta) => this.open(read(payload, meta.msgId), meta.msgId),
-        isProcessed: (msgId) => processed.isProcessed(`${durable}:${msgId}`),
-        markProcessed: (msgId) => processed.markProcessed(`${durable}:${msgId}`),
+        // Opening is commutative as well as idempotent, so events need no order between them; many
+        // at once share the writer's appends and one read-model wait instead of one each.
+        concurrency: OPEN_CONCURRENCY,
         logger: this.logger,
       });
     // An update without currencies is not malformed, just not this policy's business.
@@ -144,7 +145,6 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
 
   async onApplicationShutdown(): Promise<void> {
     await this.nats?.drain();
-    await this.processed?.close();
   }
 
   private async open(request: AccountsToOpen | null, msgId: string): Promise<void> {
