@@ -2,13 +2,15 @@
 // regenerate), Bearer only on /agents/me and Basic only elsewhere, transfers and quote executions
 // as AgentActions under the policy (limits at their boundary, with currency conversion, and 50
 // concurrent requests against a daily limit), approval (approve, reject, 409s, expiry before
-// approval, funds short), the AGENT_ACTION.PENDING_APPROVAL webhook, pause, delete, and tenancy
-// 404s across customers and platforms. Every response is checked against the reference by the api
-// helper; the webhook against AgentActionWebhook.
+// approval, funds short), the AGENT_ACTION.PENDING_APPROVAL webhook, quotes from an Embedded
+// Wallet (the customer's stamp checked before anything is written, carried to execution), pause,
+// delete, and tenancy 404s across customers and platforms. Every response is checked against the
+// reference by the api helper; the webhook against AgentActionWebhook.
 import { createApi, type Credentials } from './support/api';
 import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver, verifyGridSignature } from './support/webhook-receiver';
+import { encryptOtp, genKeypair, signedHeaders, stamp } from './support/wallet-client';
 import { Client } from 'pg';
 import { type AgentRoute, agentPermissions, agentRoutePermissions } from '@corridor/contracts';
 import { createConformance } from '@corridor/testing';
@@ -19,6 +21,7 @@ let platformA: Credentials;
 let platformB: Credentials;
 let receiver: Receiver;
 let publicKey: string;
+let pg: Client;
 
 type Customer = { customerId: string; usd: string; eur: string; bank: string; euroBank: string };
 let alice: Customer;
@@ -91,12 +94,17 @@ beforeAll(async () => {
   platformB = (await stack.createPlatform()).token as Credentials;
   receiver = await startReceiver();
   expect((await api.call('PATCH', '/config', { auth: platformA, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
+  // Embedded Wallets on: a customer with an email gets a wallet (the customers below have none).
+  expect((await api.call('PATCH', '/config', { auth: platformA, body: { embeddedWalletConfig: { appName: 'Agent Wallet', otpLength: 10, alphanumeric: true } } })).status).toBe(200);
+  pg = new Client({ connectionString: stack.database.url });
+  await pg.connect();
   publicKey = (await api.call('GET', '/webhooks/signing-key', { auth: platformA })).body.publicKey;
   [alice, bob] = await Promise.all([newCustomer(platformA, 100_000_000), newCustomer(platformA, 100_000_000)]);
 }, 300_000);
 
 afterAll(async () => {
   api?.saveReport();
+  await pg?.end();
   await receiver?.close();
   await stack?.close();
 });
@@ -342,6 +350,127 @@ describe('approval', () => {
   });
 });
 
+// An agent's quote from the customer's Embedded Wallet executes only with the customer's stamp
+// (Grid-Wallet-Signature over the quote's payloadToSign, made by an active session of the wallet),
+// as the platform's POST /quotes/{id}/execute does. The agents service checks the stamp before it
+// reserves usage or records an action, and carries it in the action to its execution.
+describe('a quote from an Embedded Wallet', () => {
+  type Wallet = { customerId: string; accountId: string; credentialId: string; bank: string };
+  type Session = { id: string; privHex: string };
+  let wallet: Wallet;
+
+  const walletAccount = async (customerId: string) =>
+    (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=EMBEDDED_WALLET`, { auth: platformA })).body.data as { id: string; balance: { amount: number } }[];
+  const walletBalance = async () => (await walletAccount(wallet.customerId))[0]!.balance.amount;
+
+  /** challenge → the OTP from the sandbox mailbox, sealed to the TEK → verify (202) → the TEK-signed retry: the TEK is the session key. */
+  const login = async (): Promise<Session> => {
+    const challenged = await api.call('POST', `/auth/credentials/${wallet.credentialId}/challenge`, { auth: platformA, body: {} });
+    expect(challenged.status).toBe(200);
+    const mail = (await api.call('GET', `/sandbox/auth/mailbox?accountId=${wallet.accountId}`, { auth: platformA, unchecked: true })).body.data as { otpCode: string }[];
+    const tek = genKeypair();
+    const body = { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(challenged.body.otpEncryptionTargetBundle as string, tek.pubHex, mail[0]!.otpCode) };
+    const first = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body });
+    expect(first.status).toBe(202);
+    const second = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body, headers: signedHeaders(tek.privHex, first.body) });
+    expect(second.status).toBe(200);
+    return { id: second.body.id as string, privHex: tek.privHex };
+  };
+
+  const quoteFromWallet = async (bearer: string) => {
+    const quote = await api.call('POST', '/agents/me/quotes', {
+      auth: bearer,
+      body: { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: wallet.bank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000_000 },
+    });
+    expect(quote.status).toBe(201);
+    const instructions = quote.body.paymentInstructions as { accountOrWalletInfo: { accountType: string; payloadToSign?: string } }[];
+    const payloadToSign = instructions.find((item) => item.accountOrWalletInfo.accountType === 'EMBEDDED_WALLET')?.accountOrWalletInfo.payloadToSign;
+    expect(payloadToSign).toEqual(expect.any(String));
+    return { id: quote.body.id as string, totalSendingAmount: quote.body.totalSendingAmount as number, payloadToSign: payloadToSign! };
+  };
+  const execute = (bearer: string, quoteId: string, headers: Record<string, string> = {}) => api.call('POST', `/agents/me/quotes/${quoteId}/execute`, { auth: bearer, headers });
+  const agentEvents = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM agents.events')).rows[0]!.n;
+  const walletAgent = (agentPolicy: Policy = policy()) => connectedAgent({ ...alice, customerId: wallet.customerId }, agentPolicy);
+
+  beforeAll(async () => {
+    customerCount += 1;
+    const email = `agent.wallet.${customerCount}.${Date.now()}@example.com`;
+    const created = await api.call('POST', '/customers', { auth: platformA, body: { customerType: 'INDIVIDUAL', fullName: `Wanda ${customerCount}`, email, currencies: ['USD'] } });
+    expect(created.status).toBe(201);
+    const customerId = created.body.id as string;
+    const [account] = await eventually(() => walletAccount(customerId), (list) => list.length === 1, 30_000);
+    const credentials = await api.call('GET', `/auth/credentials?accountId=${account!.id}`, { auth: platformA });
+    accountCount += 1;
+    const bank = await api.call('POST', '/customers/external-accounts', {
+      auth: platformA,
+      body: { customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `6${String(accountCount).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: person } },
+    });
+    expect(bank.status).toBe(201);
+    wallet = { customerId, accountId: account!.id, credentialId: credentials.body.data[0].id as string, bank: bank.body.id as string };
+    expect((await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 100_000_000 } })).status).toBe(200);
+  });
+
+  it("executes only with a stamp of an active session; without one, or with a bad one, it is the platform route's 401 and nothing is written", async () => {
+    const session = await login();
+    const agent = await walletAgent();
+    const quote = await quoteFromWallet(agent.bearer);
+    const before = { events: await agentEvents(), usage: (await me(agent.bearer)).usage, balance: await walletBalance() };
+    const refusals = [
+      await execute(agent.bearer, quote.id),
+      await execute(agent.bearer, quote.id, { 'Grid-Wallet-Signature': 'not-a-stamp!' }),
+      await execute(agent.bearer, quote.id, { 'Grid-Wallet-Signature': stamp(genKeypair().privHex, quote.payloadToSign) }),
+      await execute(agent.bearer, quote.id, { 'Grid-Wallet-Signature': stamp(session.privHex, `${quote.payloadToSign} `) }),
+    ];
+    expect(refusals.map((reply) => [reply.status, reply.body.code])).toEqual([
+      [401, 'WALLET_SIGNATURE_MISSING'],
+      [401, 'WALLET_SIGNATURE_MALFORMED'],
+      [401, 'WALLET_SIGNATURE_INVALID'],
+      [401, 'WALLET_SIGNATURE_INVALID'],
+    ]);
+    // No action, no usage, no money moved.
+    expect((await api.call('GET', '/agents/me/actions', { auth: agent.bearer })).body.totalCount).toBe(0);
+    expect({ events: await agentEvents(), usage: (await me(agent.bearer)).usage, balance: await walletBalance() }).toEqual(before);
+
+    const executed = await execute(agent.bearer, quote.id, { 'Grid-Wallet-Signature': stamp(session.privHex, quote.payloadToSign) });
+    expect(executed.status).toBe(200);
+    expect(executed.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'APPROVED', transaction: { quoteId: quote.id, agentId: agent.id } });
+    expect(await walletBalance()).toBe(before.balance - quote.totalSendingAmount);
+    expect((await me(agent.bearer)).usage.dailyTransactionCount).toBe(1);
+  });
+
+  it('an action held for approval executes with the stamp it was submitted with', async () => {
+    const session = await login();
+    const agent = await walletAgent(policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const quote = await quoteFromWallet(agent.bearer);
+    const held = await execute(agent.bearer, quote.id, { 'Grid-Wallet-Signature': stamp(session.privHex, quote.payloadToSign) });
+    expect(held.body).toMatchObject({ status: 'PENDING_APPROVAL', quote: { id: quote.id } });
+    const approved = await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/approve`, { auth: platformA });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'APPROVED', transaction: { quoteId: quote.id, agentId: agent.id } });
+  });
+
+  it('fails on approve, naming the ended session, when the session that stamped it is no longer active', async () => {
+    const session = await login();
+    const agent = await walletAgent(policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const quote = await quoteFromWallet(agent.bearer);
+    const held = await execute(agent.bearer, quote.id, { 'Grid-Wallet-Signature': stamp(session.privHex, quote.payloadToSign) });
+    expect(held.body.status).toBe('PENDING_APPROVAL');
+    // The session ends before the platform approves: revoked here (self-logout); an expired one is
+    // refused by accounts the same way (neither is an active session of the wallet).
+    const first = await api.call('DELETE', `/auth/sessions/${session.id}`, { auth: platformA });
+    expect(first.status).toBe(202);
+    expect((await api.call('DELETE', `/auth/sessions/${session.id}`, { auth: platformA, headers: signedHeaders(session.privHex, first.body) })).status).toBe(204);
+    const balance = await walletBalance();
+    const approved = await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/approve`, { auth: platformA });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ id: held.body.id, status: 'FAILED' });
+    const stored = await pg.query<{ reason: string }>(`SELECT action->>'failureReason' AS reason FROM agents.agent_actions WHERE id = $1`, [held.body.id]);
+    expect(stored.rows[0]?.reason).toBe('WALLET_SESSION_EXPIRED');
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 0, dailyTransactionCount: 0 });
+    expect(await walletBalance()).toBe(balance);
+  });
+});
+
 describe('pause and delete', () => {
   it('a paused agent reads but does not act; resumed, it acts again', async () => {
     const agent = await connectedAgent(alice);
@@ -479,7 +608,6 @@ describe('permission matrix', () => {
 // usage taken, no transaction or external account made for the customer.
 describe('bad input on every agent route', () => {
   let agent: { id: string; bearer: string };
-  let pg: Client;
   const validCreate = () => ({ name: 'Fuzz', customerId: alice.customerId, policy: policy() });
   const transferBody = () => ({ source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 });
   const quoteBody = () => ({ source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 });
@@ -495,11 +623,6 @@ describe('bad input on every agent route', () => {
 
   beforeAll(async () => {
     agent = await connectedAgent(alice);
-    pg = new Client({ connectionString: stack.database.url });
-    await pg.connect();
-  });
-  afterAll(async () => {
-    await pg?.end();
   });
 
   const cases = (): [string, string, string, unknown?, (string | null)?][] => [

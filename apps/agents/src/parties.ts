@@ -10,8 +10,10 @@ import {
   type QuoteWire,
   type RequestContext,
   subjects,
+  type VerifyWalletStampData,
 } from '@corridor/contracts';
 import { ServiceClient } from '@corridor/messaging';
+import type { WalletStampTarget } from './actions/wallet-stamp';
 import { type Rate, rateFromQuoteRate } from './policy/evaluate-policy';
 
 const LOOKUP_TIMEOUT_MS = 5_000;
@@ -63,6 +65,12 @@ export class AgentParties {
 
   async quote(context: RequestContext, quoteId: string): Promise<QuoteWire> {
     return this.request<QuoteWire>(subjects.payments.quote.get, { quoteId }, context);
+  }
+
+  /** The stamp of a wallet-sourced quote, checked by accounts as payments checks it on execute: a refusal is accounts' 401 (WALLET_SIGNATURE_*). */
+  async verifyWalletStamp(context: RequestContext, target: WalletStampTarget, walletSignature: string | undefined): Promise<void> {
+    const data: VerifyWalletStampData = { ...target, ...(walletSignature !== undefined ? { walletSignature } : {}) };
+    await this.request(subjects.accounts.embeddedWallet.verifyStamp, data, context);
   }
 
   /**

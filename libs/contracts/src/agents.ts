@@ -121,7 +121,8 @@ export type VerifiedAgent = { agentId: string; platformId: string; customerId: s
 
 export type AgentActionsListData = { limit: number; cursor?: string; status?: AgentActionStatus; type?: AgentActionType };
 export type AgentActionGetData = { actionId: string };
-export type AgentExecuteQuoteData = { quoteId: string };
+/** walletSignature: the Grid-Wallet-Signature header as received; a quote from an Embedded Wallet executes only with it. */
+export type AgentExecuteQuoteData = { quoteId: string; walletSignature?: string };
 export type AgentTransferData = { source: { accountId: string }; destination: { accountId: string; paymentRail?: string }; amount?: number };
 /** A /agents/me call the agents service forwards, after its checks, to the owning service. */
 export type AgentForwardData = { body?: Record<string, unknown>; query?: Record<string, unknown>; id?: string };

@@ -36,6 +36,7 @@ import { UsageLedger } from '../usage/usage-ledger';
 import { type ActionRequest, actionDecider, actionNotFound, type ActionView, approveAction, rejectAction, renderAction, submitAction } from './action';
 import { ActionExecutor } from './action-executor';
 import { ActionEntity } from './action-view.projection';
+import { walletStampTargetOf } from './wallet-stamp';
 
 /** What an agent asks for, with the facts the policy is evaluated on. */
 type Submission = {
@@ -80,13 +81,17 @@ export class ActionsController {
       const quote = await this.parties.quote(context, quoteId);
       if (quote.status !== 'PENDING') throw new DomainError('CONFLICT', 'conflict', `Quote ${quoteId} is ${quote.status}; only a PENDING quote can be executed.`, { quoteId, status: quote.status });
       if (quote.source.sourceType !== 'ACCOUNT') throw invalidInput(`Quote ${quoteId} is funded in real time; an agent executes only quotes paid from an internal account.`, { field: 'quoteId' });
+      // Before any usage is reserved or action recorded: a missing or bad stamp changes nothing.
+      const wallet = walletStampTargetOf(quote);
+      if (wallet) await this.parties.verifyWalletStamp(context, wallet, data.walletSignature);
+      const walletSignature = wallet && data.walletSignature !== undefined ? { walletSignature: data.walletSignature } : {};
       return {
         route: 'executeQuote',
         permission: 'EXECUTE_QUOTES',
         accountId: quote.source.accountId,
         amount: BigInt(quote.totalSendingAmount),
         currency: quote.sendingCurrency.code,
-        request: { kind: 'EXECUTE_QUOTE', quoteId },
+        request: { kind: 'EXECUTE_QUOTE', quoteId, ...walletSignature },
         quote,
       };
     });
