@@ -218,21 +218,52 @@ describe('policy evaluation over the API', () => {
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 7_001, dailyTransactionCount: 3 });
   });
 
-  it('converts a USD transfer into the EUR limits at the rate payments quotes now, rounding up', async () => {
+  /** USD cents → EUR cents at the rate payments lists now, rounded up, as the policy converts; and the least USD amount converting above a limit. */
+  const usdToEur = async () => {
     const rates = await api.call('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR', { auth: platformA });
     const listed = (Array.isArray(rates.body) ? rates.body : rates.body.data) as { destinationCurrency: { code: string }; exchangeRate: number }[];
     const rate = String(listed.find((entry) => entry.destinationCurrency.code === 'EUR')!.exchangeRate);
     const [whole, fraction = ''] = rate.split('.');
     const scaled = BigInt(`${whole}${fraction}`);
     const inEur = (usdCents: number) => Number((BigInt(usdCents) * 10n ** BigInt(fraction.length) + scaled - 1n) / scaled);
+    const leastAbove = (usdCents: number) => {
+      let over = usdCents;
+      while (inEur(over) <= inEur(usdCents)) over += 1;
+      return over;
+    };
+    return { inEur, leastAbove };
+  };
+
+  it('converts a USD transfer into the EUR limits at the rate payments quotes now, rounding up', async () => {
+    const { inEur, leastAbove } = await usdToEur();
     const limit = inEur(10_000);
-    let over = 10_000;
-    while (inEur(over) <= limit) over += 1;
+    const over = leastAbove(10_000);
     const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'EUR', perTransactionLimit: limit } }));
     const refused = await transferOut(agent.bearer, alice, over);
     expect(refused.body).toMatchObject({ status: 403, details: { limit: 'perTransactionLimit', amount: limit + 1 } });
     expect((await transferOut(agent.bearer, alice, 10_000)).status).toBe(201);
     expect((await me(agent.bearer)).usage.dailySpend).toBe(limit);
+  });
+
+  it('monthly limit: the request reaching the limit passes, one minor unit over is VELOCITY_LIMIT_EXCEEDED', async () => {
+    const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 5_000, dailyLimit: 100_000, monthlyLimit: 7_000 } }));
+    expect((await transferOut(agent.bearer, alice, 5_000)).status).toBe(201);
+    const over = await transferOut(agent.bearer, alice, 2_001);
+    expect(over.body).toMatchObject({ status: 403, code: 'VELOCITY_LIMIT_EXCEEDED', details: { limit: 'monthlyLimit', monthlyLimit: 7_000 } });
+    expect((await transferOut(agent.bearer, alice, 2_000)).status).toBe(201);
+    expect((await me(agent.bearer)).usage).toMatchObject({ monthlySpend: 7_000, dailyTransactionCount: 2 });
+  });
+
+  it("an account rule's per-transaction limit, in the policy's EUR, binds a USD transfer from that account at its boundary", async () => {
+    const { inEur, leastAbove } = await usdToEur();
+    const limit = inEur(3_000);
+    const over = leastAbove(3_000);
+    const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'EUR', perTransactionLimit: 1_000_000 }, accountRestrictions: { accountRules: [{ accountId: alice.usd, perTransactionLimit: limit }] } }));
+    const refused = await transferOut(agent.bearer, alice, over);
+    expect(refused.body).toMatchObject({ status: 403, code: 'FORBIDDEN', details: { limit: 'perTransactionLimit', perTransactionLimit: limit, amount: inEur(over) } });
+    expect(refused.body.message).toMatch(/per-transaction limit of account/);
+    expect((await transferOut(agent.bearer, alice, 3_000)).status).toBe(201);
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: limit, dailyTransactionCount: 1 });
   });
 
   it('50 concurrent transfers against a daily limit of 10 of them: exactly 10 are taken, all 10 execute', async () => {
