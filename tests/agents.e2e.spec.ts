@@ -588,6 +588,79 @@ describe('agent external accounts', () => {
   });
 });
 
+// Platform token permissions on the 12 management routes. The reference defines VIEW (see all
+// data), TRANSACT (send payments) and MANAGE (manage config, tokens and customers) but says no
+// more per operation; Corridor reads it so: the reads and a device code's status take any token,
+// approve and reject need TRANSACT (approving sends the customer's money), creating, changing,
+// deleting an agent or regenerating its code need MANAGE, and redeem takes no credentials. A
+// refused request changes nothing.
+describe('platform token permissions on agent management', () => {
+  type Row = Record<string, number>;
+  const expected = (permission: 'VIEW' | 'TRANSACT' | 'MANAGE'): Row => {
+    const manage = permission === 'MANAGE';
+    const transact = permission === 'TRANSACT';
+    return {
+      listAgents: 200,
+      listAgentApprovals: 200,
+      getAgentById: 200,
+      getAgentDeviceCodeStatus: 200,
+      createAgent: manage ? 201 : 403,
+      updateAgent: manage ? 200 : 403,
+      updateAgentPolicy: manage ? 200 : 403,
+      regenerateAgentDeviceCode: manage ? 201 : 403,
+      approveAgentAction: transact ? 200 : 403,
+      rejectAgentAction: transact ? 200 : 403,
+      redeemAgentDeviceCode: 200,
+      deleteAgent: manage ? 204 : 403,
+    };
+  };
+
+  it.each([['VIEW'], ['TRANSACT'], ['MANAGE']] as const)('a %s-only token', async (permission) => {
+    const created = await api.call('POST', '/tokens', { auth: platformA, body: { name: `agents-${permission}`, permissions: [permission] } });
+    expect(created.status).toBe(201);
+    const token = { clientId: created.body.clientId as string, clientSecret: created.body.clientSecret as string };
+    // An unconnected agent to manage, and a connected one with two actions waiting for approval.
+    const managed = await createAgent(alice);
+    const acting = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const [toApprove, toReject] = [(await transferOut(acting.bearer, alice, 100)).body.id as string, (await transferOut(acting.bearer, alice, 100)).body.id as string];
+    const managedBefore = (await api.call('GET', `/agents/${managed.agent.id}`, { auth: platformA })).body;
+
+    const seen: Row = {};
+    const as = async (operation: string, method: string, path: string, body?: unknown) => {
+      const reply = await api.call(method, path, { auth: token, ...(body !== undefined ? { body } : {}) });
+      seen[operation] = reply.status;
+      if (reply.status === 403) expect(reply.body).toMatchObject({ code: 'FORBIDDEN', details: { requiredPermission: expect.any(String) } });
+      return reply;
+    };
+    await as('listAgents', 'GET', '/agents');
+    await as('listAgentApprovals', 'GET', `/agents/approvals?agentId=${encodeURIComponent(acting.id)}`);
+    await as('getAgentById', 'GET', `/agents/${managed.agent.id}`);
+    await as('getAgentDeviceCodeStatus', 'GET', `/agents/device-codes/${managed.deviceCode.code}/status`);
+    await as('createAgent', 'POST', '/agents', { name: 'Permitted', customerId: alice.customerId, policy: policy() });
+    await as('updateAgent', 'PATCH', `/agents/${managed.agent.id}`, { name: 'Renamed' });
+    await as('updateAgentPolicy', 'PATCH', `/agents/${managed.agent.id}/policy`, { defaultExecutionMode: 'APPROVAL_REQUIRED' });
+    const regenerated = await as('regenerateAgentDeviceCode', 'POST', `/agents/${managed.agent.id}/device-codes`);
+    await as('approveAgentAction', 'POST', `/agents/${acting.id}/actions/${toApprove}/approve`);
+    await as('rejectAgentAction', 'POST', `/agents/${acting.id}/actions/${toReject}/reject`, {});
+    const code = regenerated.status === 201 ? (regenerated.body.code as string) : managed.deviceCode.code;
+    seen['redeemAgentDeviceCode'] = (await api.call('POST', `/agents/device-codes/${code}/redeem`)).status;
+    // What the refusals left alone, read before the delete.
+    const managedAfter = (await api.call('GET', `/agents/${managed.agent.id}`, { auth: platformA })).body;
+    await as('deleteAgent', 'DELETE', `/agents/${managed.agent.id}`);
+    expect(seen).toEqual(expected(permission));
+
+    if (permission !== 'MANAGE') {
+      expect({ ...managedAfter, isConnected: false, updatedAt: undefined }).toEqual({ ...managedBefore, updatedAt: undefined });
+      expect((await api.call('GET', `/agents/${managed.agent.id}`, { auth: platformA })).status).toBe(200);
+      expect((await api.call('GET', `/agents?customerId=${encodeURIComponent(alice.customerId)}&limit=100`, { auth: platformA })).body.data.some((agent: { name: string }) => agent.name === 'Permitted')).toBe(false);
+    }
+    if (permission !== 'TRANSACT') {
+      const statuses = await Promise.all([toApprove, toReject].map(async (id) => (await api.call('GET', `/agents/me/actions/${id}`, { auth: acting.bearer })).body.status as string));
+      expect(statuses).toEqual(['PENDING_APPROVAL', 'PENDING_APPROVAL']);
+    }
+  });
+});
+
 // The permission matrix over HTTP: one agent per permission, every agent route. A route answers
 // 403 FORBIDDEN exactly when it needs a permission the agent lacks; otherwise it answers whatever
 // the request deserves (201, 200, 404 for an unknown id), never 403.
