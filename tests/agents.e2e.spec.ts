@@ -662,8 +662,8 @@ describe('platform token permissions on agent management', () => {
 });
 
 // The permission matrix over HTTP: one agent per permission, every agent route. A route answers
-// 403 FORBIDDEN exactly when it needs a permission the agent lacks; otherwise it answers whatever
-// the request deserves (201, 200, 404 for an unknown id), never 403.
+// 403 FORBIDDEN exactly when the agent holds none of the permissions it accepts; otherwise it
+// answers whatever the request deserves (201, 200, 404 for an unknown id), never 403.
 describe('permission matrix', () => {
   const unknown = (type: string) => `${type}:0196f1a0-0000-7000-8000-00000000f00d`;
   const routes = (): Record<AgentRoute, { method: string; path: string; body?: unknown }> => ({
@@ -692,13 +692,32 @@ describe('permission matrix', () => {
     deleteExternalAccount: { method: 'DELETE', path: `/agents/me/external-accounts/${unknown('ExternalAccount')}` },
   });
 
+  it('an agent that may only execute quotes still reads the quote it executes; one with neither quote permission may not', async () => {
+    const agent = await connectedAgent(alice);
+    const quote = await api.call('POST', '/agents/me/quotes', {
+      auth: agent.bearer,
+      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+    });
+    expect(quote.status).toBe(201);
+    const read = async (permissions: string[]) => {
+      expect((await api.call('PATCH', `/agents/${agent.id}/policy`, { auth: platformA, body: { permissions } })).status).toBe(200);
+      const reply = await api.call('GET', `/agents/me/quotes/${quote.body.id as string}`, { auth: agent.bearer });
+      return [reply.status, reply.body.code ?? reply.body.id];
+    };
+    expect(await read(['EXECUTE_QUOTES'])).toEqual([200, quote.body.id]);
+    expect(await read(['CREATE_QUOTES'])).toEqual([200, quote.body.id]);
+    expect(await read(['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'MANAGE_EXTERNAL_ACCOUNTS'])).toEqual([403, 'FORBIDDEN']);
+    await read(['EXECUTE_QUOTES']);
+    expect((await api.call('POST', `/agents/me/quotes/${quote.body.id as string}/execute`, { auth: agent.bearer })).body).toMatchObject({ status: 'APPROVED', quote: { id: quote.body.id } });
+  });
+
   it.each(agentPermissions.map((permission) => [permission]))('an agent granted only %s, on every agent route', async (permission) => {
     const agent = await connectedAgent(alice, policy({ permissions: [permission] }));
     const seen: [string, number, string | undefined][] = [];
     for (const [route, call] of Object.entries(routes()) as [AgentRoute, { method: string; path: string; body?: unknown }][]) {
       const reply = await api.call(call.method, call.path, { auth: agent.bearer, ...(call.body ? { body: call.body } : {}) });
-      const needed = agentRoutePermissions[route];
-      const expectForbidden = needed !== null && needed !== permission;
+      const accepted: readonly string[] | null = agentRoutePermissions[route];
+      const expectForbidden = accepted !== null && !accepted.includes(permission);
       seen.push([route, reply.status, reply.body?.code]);
       if (expectForbidden) expect([route, reply.status, reply.body?.code]).toEqual([route, 403, 'FORBIDDEN']);
       else expect([route, reply.status]).not.toEqual([route, 403]);

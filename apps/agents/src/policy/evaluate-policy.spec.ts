@@ -186,7 +186,13 @@ describe('evaluateSpend', () => {
 describe('requirePermission', () => {
   it('passes a route that needs nothing, or a granted permission; refuses a missing one', () => {
     expect(() => requirePermission(policy(), null)).not.toThrow();
-    expect(() => requirePermission(policy(), 'EXECUTE_QUOTES')).not.toThrow();
-    expect(refusal(() => requirePermission(policy(), 'MANAGE_EXTERNAL_ACCOUNTS'))).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+    expect(() => requirePermission(policy(), ['EXECUTE_QUOTES'])).not.toThrow();
+    expect(refusal(() => requirePermission(policy(), ['MANAGE_EXTERNAL_ACCOUNTS']))).toMatchObject({ code: 'FORBIDDEN', status: 403, details: { requiredPermission: 'MANAGE_EXTERNAL_ACCOUNTS' } });
+  });
+  it('passes a route that accepts several when any one of them is granted; refuses naming them all', () => {
+    expect(() => requirePermission(policy({ permissions: ['EXECUTE_QUOTES'] }), ['CREATE_QUOTES', 'EXECUTE_QUOTES'])).not.toThrow();
+    expect(() => requirePermission(policy({ permissions: ['CREATE_QUOTES'] }), ['CREATE_QUOTES', 'EXECUTE_QUOTES'])).not.toThrow();
+    const error = refusal(() => requirePermission(policy({ permissions: ['VIEW_TRANSACTIONS'] }), ['CREATE_QUOTES', 'EXECUTE_QUOTES']));
+    expect(error).toMatchObject({ code: 'FORBIDDEN', status: 403, details: { requiredPermission: 'CREATE_QUOTES or EXECUTE_QUOTES' } });
   });
 });
