@@ -24,6 +24,15 @@ const decimalOf = (value: number): string => (/e/i.test(String(value)) ? value.t
 const isNotFound = (error: unknown) => error instanceof DomainError && error.status === 404;
 
 /**
+ * Payments' answer that it exchanges no such currency: 400 INVALID_INPUT on the currency filter
+ * (list-exchange-rates.ts). Like a pair it lists no corridor for, that means "no rate". Any other
+ * refusal is about something else (our request, the caller's platform) and must not pass for a
+ * missing rate.
+ */
+export const isUnpricedCurrency = (error: unknown): boolean =>
+  error instanceof DomainError && error.code === 'INVALID_INPUT' && (error.details?.['field'] === 'sourceCurrency' || error.details?.['field'] === 'destinationCurrency');
+
+/**
  * What the agents service asks of the services that own it — customers, accounts, payments — with
  * the caller's platform, so another platform's resource is simply not found. Only facts are
  * gathered here; what they allow is decided in the deciders and the policy evaluation.
@@ -50,6 +59,9 @@ export class AgentParties {
   async internalAccount(context: RequestContext, accountId: unknown): Promise<InternalAccountWire | undefined> {
     if (!isIdOf('InternalAccount', accountId)) return undefined;
     return this.request<InternalAccountWire>(subjects.accounts.internalAccount.get, { accountId }, context).catch((error: unknown) => {
+      // Unknown, deleted or another platform's: an answer, not a failure. The caller refuses an
+      // undefined account exactly as one of another customer, naming the field it came from, so
+      // the refusal tells the agent nothing about other tenants. Every other error propagates.
       if (isNotFound(error)) return undefined;
       throw error;
     });
@@ -58,6 +70,7 @@ export class AgentParties {
   async externalAccount(context: RequestContext, externalAccountId: unknown): Promise<ExternalAccountWire | undefined> {
     if (!isIdOf('ExternalAccount', externalAccountId)) return undefined;
     return this.request<ExternalAccountWire>(subjects.accounts.externalAccount.get, { owner: 'CUSTOMER', externalAccountId }, context).catch((error: unknown) => {
+      // As for internal accounts: not found is refused by the caller like another customer's account.
       if (isNotFound(error)) return undefined;
       throw error;
     });
@@ -93,7 +106,7 @@ export class AgentParties {
   private async listRates(context: RequestContext, from: string, to: string): Promise<ExchangeRateWire | undefined> {
     const data: ListExchangeRatesData = { sourceCurrency: from, destinationCurrencies: [to] };
     const rates = await this.request<ExchangeRateWire[] | { data: ExchangeRateWire[] }>(subjects.payments.exchangeRate.list, data, context).catch((error: unknown) => {
-      if (error instanceof DomainError && error.status < 500) return [];
+      if (isUnpricedCurrency(error)) return [];
       throw error;
     });
     const list = Array.isArray(rates) ? rates : rates.data;
