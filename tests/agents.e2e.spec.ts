@@ -86,6 +86,8 @@ const connectedAgent = async (customer: Customer, agentPolicy: Policy = policy()
 const transferOut = (bearer: string, customer: Customer, amount: number) =>
   api.call('POST', '/agents/me/transfer-out', { auth: bearer, body: { source: { accountId: customer.usd }, destination: { accountId: customer.bank }, amount } });
 const me = async (bearer: string) => (await api.call('GET', '/agents/me', { auth: bearer })).body as { usage: { dailySpend: number; dailyTransactionCount: number; monthlySpend: number }; isPaused: boolean };
+/** Every event the agents service has recorded, for "nothing written" checks (the tests run one at a time). */
+const agentEvents = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM agents.events')).rows[0]!.n;
 
 beforeAll(async () => {
   stack = await startStack({ appEnv: { payments: { QUOTE_TTL_SECONDS: '8' }, agents: { AGENT_EXECUTION_SWEEP_SECONDS: '1' } } });
@@ -152,6 +154,31 @@ describe('creating and installing an agent', () => {
     expect((await api.call('GET', `/agents/device-codes/${created.deviceCode.code}/status`, { auth: platformB })).status).toBe(404);
   });
 
+  it('renames an agent: the new name shows in GET /agents/{id}, the list and /agents/me', async () => {
+    const agent = await connectedAgent(alice);
+    const renamed = await api.call('PATCH', `/agents/${agent.id}`, { auth: platformA, body: { name: 'Budget Bot' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ id: agent.id, name: 'Budget Bot', isPaused: false });
+    expect((await api.call('GET', `/agents/${agent.id}`, { auth: platformA })).body).toMatchObject({ id: agent.id, name: 'Budget Bot' });
+    const listed = (await api.call('GET', `/agents?customerId=${encodeURIComponent(alice.customerId)}&limit=100`, { auth: platformA })).body.data as { id: string; name: string }[];
+    expect(listed.find((item) => item.id === agent.id)?.name).toBe('Budget Bot');
+    expect((await api.call('GET', '/agents/me', { auth: agent.bearer })).body).toMatchObject({ id: agent.id, name: 'Budget Bot' });
+  });
+
+  it('a create retried under its Idempotency-Key answers the first agent and device code, and makes no second agent', async () => {
+    const { customerId } = await newCustomer(platformA, 0);
+    const create = () => api.call('POST', '/agents', { auth: platformA, headers: { 'Idempotency-Key': `create-agent-${customerId}` }, body: { name: 'Once', customerId, policy: policy() } });
+    const first = await create();
+    expect(first.status).toBe(201);
+    const events = await agentEvents();
+    const replayed = await create();
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotency-replayed')).toBe('true');
+    expect(replayed.body).toEqual(first.body);
+    expect(await agentEvents()).toBe(events);
+    expect((await api.call('GET', `/agents?customerId=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount).toBe(1);
+  });
+
   it('lists agents with filters and keyset paging, and refuses an unknown customer', async () => {
     const { customerId } = await newCustomer(platformA, 0);
     const listed = await Promise.all([0, 1, 2].map(() => api.call('POST', '/agents', { auth: platformA, body: { name: 'Lister', customerId, policy: policy() } })));
@@ -193,6 +220,25 @@ describe('policy evaluation over the API', () => {
     expect((await api.call('GET', `/agents/me/transactions/${transactionId}`, { auth: agent.bearer })).body).toMatchObject({ id: transactionId, agentId: agent.id });
     expect((await api.call('GET', `/agents/me/actions/${reply.body.id as string}`, { auth: agent.bearer })).body).toMatchObject({ id: reply.body.id, status: 'APPROVED' });
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 1_234, dailyTransactionCount: 1, monthlySpend: 1_234 });
+  });
+
+  it('a transfer-out retried under its Idempotency-Key answers the first action and moves and counts the money once', async () => {
+    const agent = await connectedAgent(alice);
+    const send = () =>
+      api.call('POST', '/agents/me/transfer-out', { auth: agent.bearer, headers: { 'Idempotency-Key': `agent-out-${agent.id}` }, body: { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 321 } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ status: 'APPROVED', transaction: { agentId: agent.id } });
+    const events = await agentEvents();
+    const replayed = await send();
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotency-replayed')).toBe('true');
+    expect(replayed.body).toEqual(first.body);
+    expect(await agentEvents()).toBe(events);
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 321, dailyTransactionCount: 1 });
+    expect((await api.call('GET', '/agents/me/actions', { auth: agent.bearer })).body.totalCount).toBe(1);
+    const transactions = (await api.call('GET', '/agents/me/transactions?limit=100', { auth: agent.bearer })).body.data as { agentId?: string }[];
+    expect(transactions.filter((transaction) => transaction.agentId === agent.id)).toHaveLength(1);
   });
 
   it('per-transaction limit: exactly the limit passes, one minor unit over is 403', async () => {
@@ -324,6 +370,30 @@ describe('approval', () => {
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 4_001, dailyTransactionCount: 2 });
   });
 
+  it('a quote execution held for approval sends AGENT_ACTION.PENDING_APPROVAL with its quote, as the reference has it', async () => {
+    const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const quote = await api.call('POST', '/agents/me/quotes', {
+      auth: agent.bearer,
+      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+    });
+    expect(quote.status).toBe(201);
+    const held = await api.call('POST', `/agents/me/quotes/${quote.body.id as string}/execute`, { auth: agent.bearer });
+    expect(held.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'PENDING_APPROVAL' });
+    const actionId = held.body.id as string;
+
+    await receiver.waitFor((received) => received.some((item) => item.body.type === 'AGENT_ACTION.PENDING_APPROVAL' && item.body.data.id === actionId), 'AGENT_ACTION.PENDING_APPROVAL for a quote');
+    const webhook = receiver.received.find((item) => item.body.data.id === actionId)!;
+    expect(verifyGridSignature(webhook.rawBody, webhook.signature, publicKey)).toBe(true);
+    expect(webhook.body).toMatchObject({
+      type: 'AGENT_ACTION.PENDING_APPROVAL',
+      data: { id: actionId, agentId: agent.id, customerId: alice.customerId, type: 'EXECUTE_QUOTE', status: 'PENDING_APPROVAL', quote: { id: quote.body.id, status: 'PENDING', totalSendingAmount: quote.body.totalSendingAmount } },
+    });
+    expect(webhook.body.data).not.toHaveProperty('transaction');
+    expect(webhook.body.data).not.toHaveProperty('transferDetails');
+    expect(() => createConformance().checkWebhook(webhook.body)).not.toThrow();
+    expect((await api.call('POST', `/agents/${agent.id}/actions/${actionId}/reject`, { auth: platformA, body: {} })).body.status).toBe('REJECTED');
+  });
+
   it('reject records the reason, executes nothing and gives the usage back', async () => {
     const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
     const held = await transferOut(agent.bearer, alice, 3_000);
@@ -420,7 +490,6 @@ describe('a quote from an Embedded Wallet', () => {
     return { id: quote.body.id as string, totalSendingAmount: quote.body.totalSendingAmount as number, payloadToSign: payloadToSign! };
   };
   const execute = (bearer: string, quoteId: string, headers: Record<string, string> = {}) => api.call('POST', `/agents/me/quotes/${quoteId}/execute`, { auth: bearer, headers });
-  const agentEvents = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM agents.events')).rows[0]!.n;
   const walletAgent = (agentPolicy: Policy = policy()) => connectedAgent({ ...alice, customerId: wallet.customerId }, agentPolicy);
 
   beforeAll(async () => {
@@ -541,6 +610,17 @@ describe('tenancy', () => {
     expect(accounts.body.data.map((account: { id: string }) => account.id).sort()).toEqual([alice.usd, alice.eur].sort());
     const externals = await api.call('GET', '/agents/me/external-accounts', { auth: agent.bearer });
     expect(externals.body.data.every((account: { customerId: string }) => account.customerId === alice.customerId)).toBe(true);
+  });
+
+  it("a transfer-in naming another customer's account is 404, and nothing is taken or written", async () => {
+    const agent = await connectedAgent(alice);
+    const events = await agentEvents();
+    const transferIn = (source: string, destination: string) => api.call('POST', '/agents/me/transfer-in', { auth: agent.bearer, body: { source: { accountId: source }, destination: { accountId: destination }, amount: 100 } });
+    expect((await transferIn(bob.bank, alice.usd)).body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { field: 'source.accountId' } });
+    expect((await transferIn(alice.bank, bob.usd)).body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { field: 'destination.accountId' } });
+    expect(await agentEvents()).toBe(events);
+    expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 0, dailyTransactionCount: 0 });
+    expect((await api.call('GET', '/agents/me/actions', { auth: agent.bearer })).body.totalCount).toBe(0);
   });
 
   it("another platform's agents and actions are 404", async () => {
@@ -727,8 +807,8 @@ describe('permission matrix', () => {
 });
 
 // Bad input on every agent route: each refusal is a 4xx with the reference error body and a
-// message, and nothing is written — no agent, action or quote record in the agents store, no
-// usage taken, no transaction or external account made for the customer.
+// message, and nothing is written — no agent, action or quote record in the agents store, no quote
+// in payments, no usage taken, no transaction or external account made for the customer.
 describe('bad input on every agent route', () => {
   let agent: { id: string; bearer: string };
   const validCreate = () => ({ name: 'Fuzz', customerId: alice.customerId, policy: policy() });
@@ -738,10 +818,11 @@ describe('bad input on every agent route', () => {
   const withLimits = (change: Record<string, unknown>) => withPolicy({ spendingLimits: { currency: 'USD', perTransactionLimit: 100, ...change } });
 
   const written = async () => {
-    const events = (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM agents.events')).rows[0]!.n;
+    const events = await agentEvents();
+    const quotes = (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM payments.quotes')).rows[0]!.n;
     const transactions = (await api.call('GET', '/agents/me/transactions?limit=1', { auth: agent.bearer })).body.totalCount as number;
     const externals = (await api.call('GET', '/agents/me/external-accounts?limit=1', { auth: agent.bearer })).body.totalCount as number;
-    return { events, transactions, externals, usage: (await me(agent.bearer)).usage };
+    return { events, quotes, transactions, externals, usage: (await me(agent.bearer)).usage };
   };
 
   beforeAll(async () => {
@@ -808,6 +889,25 @@ describe('bad input on every agent route', () => {
     ["POST quotes: another customer's account", 'POST', '/agents/me/quotes', { ...quoteBody(), source: { sourceType: 'ACCOUNT', accountId: bob.usd } }],
     ['POST execute: quote not an id', 'POST', '/agents/me/quotes/nope/execute'],
     ['POST execute: unknown quote', 'POST', '/agents/me/quotes/Quote:019542f5-b3e7-1d02-0000-000000000001/execute'],
+    ['GET transaction: not an id', 'GET', '/agents/me/transactions/nope'],
+    ['GET transaction: unknown', 'GET', '/agents/me/transactions/Transaction:019542f5-b3e7-1d02-0000-000000000001'],
+    ['GET transaction: another type of id', 'GET', `/agents/me/transactions/${encodeURIComponent(alice.usd)}`],
+    ['GET quote: not an id', 'GET', '/agents/me/quotes/nope'],
+    ['GET quote: unknown', 'GET', '/agents/me/quotes/Quote:019542f5-b3e7-1d02-0000-000000000001'],
+    ['GET quote: too long', 'GET', `/agents/me/quotes/Quote:${'9'.repeat(300)}`],
+    ['GET action: not an id', 'GET', '/agents/me/actions/nope'],
+    ['GET action: unknown', 'GET', '/agents/me/actions/AgentAction:019542f5-b3e7-1d02-0000-000000000001'],
+    ['GET external accounts: limit 0', 'GET', '/agents/me/external-accounts?limit=0'],
+    ['GET external accounts: limit above the maximum', 'GET', '/agents/me/external-accounts?limit=100000'],
+    ['GET external accounts: limit not a number', 'GET', '/agents/me/external-accounts?limit=ten'],
+    ['GET external accounts: currency lower case', 'GET', '/agents/me/external-accounts?currency=usd'],
+    ['GET external accounts: currency not a code', 'GET', '/agents/me/external-accounts?currency=dollars'],
+    ['GET external accounts: cursor forged', 'GET', '/agents/me/external-accounts?cursor=forged'],
+    ['GET external accounts: customerId filter', 'GET', `/agents/me/external-accounts?customerId=${encodeURIComponent(bob.customerId)}`],
+    ['GET external accounts: an unknown filter', 'GET', '/agents/me/external-accounts?owner=PLATFORM'],
+    ['GET external account: not an id', 'GET', '/agents/me/external-accounts/nope'],
+    ['GET external account: unknown', 'GET', '/agents/me/external-accounts/ExternalAccount:019542f5-b3e7-1d02-0000-000000000001'],
+    ['GET external account: an internal account id', 'GET', `/agents/me/external-accounts/${encodeURIComponent(alice.usd)}`],
     ['GET transactions: customerId filter', 'GET', `/agents/me/transactions?customerId=${encodeURIComponent(bob.customerId)}`],
     ['GET transactions: status unknown', 'GET', '/agents/me/transactions?status=SPENT'],
     ['GET actions: status unknown', 'GET', '/agents/me/actions?status=DONE'],
