@@ -22,6 +22,7 @@ const LOOKUP_TIMEOUT_MS = 5_000;
 const decimalOf = (value: number): string => (/e/i.test(String(value)) ? value.toFixed(20).replace(/0+$/, '').replace(/\.$/, '') : String(value));
 
 const isNotFound = (error: unknown) => error instanceof DomainError && error.status === 404;
+const customerNotFound = (message: string) => new DomainError('USER_NOT_FOUND', 'not_found', message, { field: 'customerId' });
 
 /**
  * Payments' answer that it exchanges no such currency: 400 INVALID_INPUT on the currency filter
@@ -45,9 +46,12 @@ export class AgentParties {
     return this.client.request<Reply>(subject, data, { context, timeoutMs });
   }
 
-  /** The agent's customer: of this platform and not deleted, else 404 USER_NOT_FOUND. */
-  async customer(context: RequestContext, customerId: string): Promise<CustomerWire> {
-    const notFound = () => new DomainError('USER_NOT_FOUND', 'not_found', `Customer ${String(customerId).slice(0, 80)} is not a customer of this platform.`, { field: 'customerId' });
+  /**
+   * A customer of this platform, not deleted. Else 404 USER_NOT_FOUND, or `missing` where the
+   * operation declares no 404 (createAgent names the customer in its body: a 400 naming the field).
+   */
+  async customer(context: RequestContext, customerId: string, missing: (message: string) => DomainError = customerNotFound): Promise<CustomerWire> {
+    const notFound = () => missing(`Customer ${String(customerId).slice(0, 80)} is not a customer of this platform.`);
     if (!isIdOf('Customer', customerId)) throw notFound();
     const customer = await this.request<CustomerWire>(subjects.customers.customer.get, { customerId }, context).catch((error: unknown) => {
       throw isNotFound(error) ? notFound() : error;
