@@ -6,9 +6,9 @@ import { basic, type Credentials } from '../tests/support/api';
 import { startStack } from '../tests/support/stack';
 import { benchClient } from './http';
 
-// What an agent pays over its platform for the same work (decision 0016, "Not yet"): one stack,
-// one funded customer, one AUTO agent with generous limits, and side by side in the same run at
-// 32 connections:
+// What an agent pays over its platform for the same work (issue 15's benchmark; the figures and
+// what the agent pays on top are in bench/README.md, "Agent overhead"): one stack, one funded
+// customer, one AUTO agent with generous limits, and side by side in the same run at 32 connections:
 //   - GET /agents/me/transactions?limit=20 (Bearer)  vs  GET /transactions?customerId=…&limit=20 (Basic)
 //   - GET /agents/me/internal-accounts               vs  GET /customers/internal-accounts?customerId=…
 //   - POST /agents/me/transfer-out                   vs  POST /transfer-out, the same body (1 minor unit,

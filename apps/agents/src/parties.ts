@@ -10,8 +10,10 @@ import {
   type QuoteWire,
   type RequestContext,
   subjects,
+  type VerifyWalletStampData,
 } from '@corridor/contracts';
 import { ServiceClient } from '@corridor/messaging';
+import type { WalletStampTarget } from './actions/wallet-stamp';
 import { type Rate, rateFromQuoteRate } from './policy/evaluate-policy';
 
 const LOOKUP_TIMEOUT_MS = 5_000;
@@ -20,6 +22,16 @@ const LOOKUP_TIMEOUT_MS = 5_000;
 const decimalOf = (value: number): string => (/e/i.test(String(value)) ? value.toFixed(20).replace(/0+$/, '').replace(/\.$/, '') : String(value));
 
 const isNotFound = (error: unknown) => error instanceof DomainError && error.status === 404;
+const customerNotFound = (message: string) => new DomainError('USER_NOT_FOUND', 'not_found', message, { field: 'customerId' });
+
+/**
+ * Payments' answer that it exchanges no such currency: 400 INVALID_INPUT on the currency filter
+ * (list-exchange-rates.ts). Like a pair it lists no corridor for, that means "no rate". Any other
+ * refusal is about something else (our request, the caller's platform) and must not pass for a
+ * missing rate.
+ */
+export const isUnpricedCurrency = (error: unknown): boolean =>
+  error instanceof DomainError && error.code === 'INVALID_INPUT' && (error.details?.['field'] === 'sourceCurrency' || error.details?.['field'] === 'destinationCurrency');
 
 /**
  * What the agents service asks of the services that own it — customers, accounts, payments — with
@@ -34,9 +46,12 @@ export class AgentParties {
     return this.client.request<Reply>(subject, data, { context, timeoutMs });
   }
 
-  /** The agent's customer: of this platform and not deleted, else 404 USER_NOT_FOUND. */
-  async customer(context: RequestContext, customerId: string): Promise<CustomerWire> {
-    const notFound = () => new DomainError('USER_NOT_FOUND', 'not_found', `Customer ${String(customerId).slice(0, 80)} is not a customer of this platform.`, { field: 'customerId' });
+  /**
+   * A customer of this platform, not deleted. Else 404 USER_NOT_FOUND, or `missing` where the
+   * operation declares no 404 (createAgent names the customer in its body: a 400 naming the field).
+   */
+  async customer(context: RequestContext, customerId: string, missing: (message: string) => DomainError = customerNotFound): Promise<CustomerWire> {
+    const notFound = () => missing(`Customer ${String(customerId).slice(0, 80)} is not a customer of this platform.`);
     if (!isIdOf('Customer', customerId)) throw notFound();
     const customer = await this.request<CustomerWire>(subjects.customers.customer.get, { customerId }, context).catch((error: unknown) => {
       throw isNotFound(error) ? notFound() : error;
@@ -48,6 +63,9 @@ export class AgentParties {
   async internalAccount(context: RequestContext, accountId: unknown): Promise<InternalAccountWire | undefined> {
     if (!isIdOf('InternalAccount', accountId)) return undefined;
     return this.request<InternalAccountWire>(subjects.accounts.internalAccount.get, { accountId }, context).catch((error: unknown) => {
+      // Unknown, deleted or another platform's: an answer, not a failure. The caller refuses an
+      // undefined account exactly as one of another customer, naming the field it came from, so
+      // the refusal tells the agent nothing about other tenants. Every other error propagates.
       if (isNotFound(error)) return undefined;
       throw error;
     });
@@ -56,6 +74,7 @@ export class AgentParties {
   async externalAccount(context: RequestContext, externalAccountId: unknown): Promise<ExternalAccountWire | undefined> {
     if (!isIdOf('ExternalAccount', externalAccountId)) return undefined;
     return this.request<ExternalAccountWire>(subjects.accounts.externalAccount.get, { owner: 'CUSTOMER', externalAccountId }, context).catch((error: unknown) => {
+      // As for internal accounts: not found is refused by the caller like another customer's account.
       if (isNotFound(error)) return undefined;
       throw error;
     });
@@ -63,6 +82,12 @@ export class AgentParties {
 
   async quote(context: RequestContext, quoteId: string): Promise<QuoteWire> {
     return this.request<QuoteWire>(subjects.payments.quote.get, { quoteId }, context);
+  }
+
+  /** The stamp of a wallet-sourced quote, checked by accounts as payments checks it on execute: a refusal is accounts' 401 (WALLET_SIGNATURE_*). */
+  async verifyWalletStamp(context: RequestContext, target: WalletStampTarget, walletSignature: string | undefined): Promise<void> {
+    const data: VerifyWalletStampData = { ...target, ...(walletSignature !== undefined ? { walletSignature } : {}) };
+    await this.request(subjects.accounts.embeddedWallet.verifyStamp, data, context);
   }
 
   /**
@@ -85,7 +110,7 @@ export class AgentParties {
   private async listRates(context: RequestContext, from: string, to: string): Promise<ExchangeRateWire | undefined> {
     const data: ListExchangeRatesData = { sourceCurrency: from, destinationCurrencies: [to] };
     const rates = await this.request<ExchangeRateWire[] | { data: ExchangeRateWire[] }>(subjects.payments.exchangeRate.list, data, context).catch((error: unknown) => {
-      if (error instanceof DomainError && error.status < 500) return [];
+      if (isUnpricedCurrency(error)) return [];
       throw error;
     });
     const list = Array.isArray(rates) ? rates : rates.data;

@@ -121,29 +121,34 @@ export type VerifiedAgent = { agentId: string; platformId: string; customerId: s
 
 export type AgentActionsListData = { limit: number; cursor?: string; status?: AgentActionStatus; type?: AgentActionType };
 export type AgentActionGetData = { actionId: string };
-export type AgentExecuteQuoteData = { quoteId: string };
+/** walletSignature: the Grid-Wallet-Signature header as received; a quote from an Embedded Wallet executes only with it. */
+export type AgentExecuteQuoteData = { quoteId: string; walletSignature?: string };
 export type AgentTransferData = { source: { accountId: string }; destination: { accountId: string; paymentRail?: string }; amount?: number };
 /** A /agents/me call the agents service forwards, after its checks, to the owning service. */
 export type AgentForwardData = { body?: Record<string, unknown>; query?: Record<string, unknown>; id?: string };
 
-/** The permission each agent route needs (none: any connected agent of the customer). */
+/**
+ * The permissions each agent route accepts: any one of them lets the agent call it (null: any
+ * connected agent of the customer). A quote is read by the agent that creates it and by one that
+ * may only execute it, so getQuote takes either.
+ */
 export const agentRoutePermissions = {
   getMe: null,
-  listTransactions: 'VIEW_TRANSACTIONS',
-  getTransaction: 'VIEW_TRANSACTIONS',
-  listInternalAccounts: 'VIEW_TRANSACTIONS',
-  createQuote: 'CREATE_QUOTES',
-  getQuote: null,
-  executeQuote: 'EXECUTE_QUOTES',
-  transferIn: 'CREATE_TRANSFERS',
-  transferOut: 'CREATE_TRANSFERS',
+  listTransactions: ['VIEW_TRANSACTIONS'],
+  getTransaction: ['VIEW_TRANSACTIONS'],
+  listInternalAccounts: ['VIEW_TRANSACTIONS'],
+  createQuote: ['CREATE_QUOTES'],
+  getQuote: ['CREATE_QUOTES', 'EXECUTE_QUOTES'],
+  executeQuote: ['EXECUTE_QUOTES'],
+  transferIn: ['CREATE_TRANSFERS'],
+  transferOut: ['CREATE_TRANSFERS'],
   listActions: null,
   getAction: null,
-  listExternalAccounts: 'MANAGE_EXTERNAL_ACCOUNTS',
-  createExternalAccount: 'MANAGE_EXTERNAL_ACCOUNTS',
-  getExternalAccount: 'MANAGE_EXTERNAL_ACCOUNTS',
-  deleteExternalAccount: 'MANAGE_EXTERNAL_ACCOUNTS',
-} as const satisfies Record<string, AgentPermission | null>;
+  listExternalAccounts: ['MANAGE_EXTERNAL_ACCOUNTS'],
+  createExternalAccount: ['MANAGE_EXTERNAL_ACCOUNTS'],
+  getExternalAccount: ['MANAGE_EXTERNAL_ACCOUNTS'],
+  deleteExternalAccount: ['MANAGE_EXTERNAL_ACCOUNTS'],
+} as const satisfies Record<string, readonly AgentPermission[] | null>;
 export type AgentRoute = keyof typeof agentRoutePermissions;
 /** Routes a paused agent may still call: reads. Everything that starts or changes something is refused (403). */
 export const agentReadRoutes: readonly AgentRoute[] = ['getMe', 'listTransactions', 'getTransaction', 'listInternalAccounts', 'getQuote', 'listActions', 'getAction', 'listExternalAccounts', 'getExternalAccount'];

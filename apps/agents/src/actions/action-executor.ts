@@ -4,7 +4,7 @@ import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { AGENT_OPTIONS, type AgentOptions } from '../agents/agent-options';
 import { AgentParties } from '../parties';
 import { UsageLedger } from '../usage/usage-ledger';
-import { type Action, actionDecider, type ActionEvent, type ActionView, recordExecution, recordFailure } from './action';
+import { type Action, actionDecider, type ActionEvent, type ActionView, failureReasonOf, recordExecution, recordFailure } from './action';
 import { ActionEntity } from './action-view.projection';
 
 /** Actions resumed per sweep; a backlog drains over the following sweeps. */
@@ -66,10 +66,11 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
       return { action: await this.record(actionId, context, (state) => recordExecution(command, state)) };
     } catch (error) {
       if (!(error instanceof DomainError) || error.status >= 500) throw error;
-      const command = { type: 'RecordFailure' as const, data: { actionId, reason: error.code }, metadata: { now: now() } };
+      const reason = failureReasonOf(action.action.request, error.code);
+      const command = { type: 'RecordFailure' as const, data: { actionId, reason }, metadata: { now: now() } };
       const failed = await this.record(actionId, context, (state) => recordFailure(command, state));
       await this.usage.release(actionId);
-      this.logger.log(`Agent action ${actionId} failed in payments (${error.code}): ${error.message}`);
+      this.logger.log(`Agent action ${actionId} failed in payments (${reason}): ${error.code}: ${error.message}`);
       return { action: failed, refusal: error };
     }
   }
@@ -80,7 +81,8 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
       case 'EXECUTE_QUOTE': {
         let quote = await this.parties.quote(context, request.quoteId);
         if (quote.status === 'PENDING') {
-          quote = await this.parties.request<QuoteWire>(subjects.payments.quote.execute, { quoteId: request.quoteId } satisfies ExecuteQuoteData, context, PAYMENTS_TIMEOUT_MS).catch(async (error: unknown) => {
+          const data: ExecuteQuoteData = { quoteId: request.quoteId, ...(request.walletSignature !== undefined ? { walletSignature: request.walletSignature } : {}) };
+          quote = await this.parties.request<QuoteWire>(subjects.payments.quote.execute, data, context, PAYMENTS_TIMEOUT_MS).catch(async (error: unknown) => {
             // Executed by an earlier attempt of this action, or expired meanwhile: the quote says which.
             if (error instanceof DomainError && error.status === 409) return this.parties.quote(context, request.quoteId);
             throw error;

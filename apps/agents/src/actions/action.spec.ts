@@ -2,7 +2,7 @@
 // these events — or a 409 for anything but a pending action.
 import { deciderSpec } from '@corridor/testing';
 import type { TransactionWire } from '@corridor/contracts';
-import { type ActionEvent, type ActionView, actionDecider, approveAction, recordExecution, recordFailure, rejectAction, renderAction, submitAction } from './action';
+import { type ActionEvent, type ActionView, actionDecider, approveAction, failureReasonOf, recordExecution, recordFailure, rejectAction, renderAction, submitAction, WALLET_SESSION_EXPIRED } from './action';
 
 const now = new Date('2026-03-01T10:00:00.000Z');
 const later = new Date('2026-03-01T10:05:00.000Z');
@@ -92,5 +92,21 @@ describe('renderAction', () => {
     expect(renderAction({ ...pending, status: 'APPROVED', transaction })).toHaveProperty('transaction', transaction);
     expect(renderAction({ ...pending, status: 'REJECTED', rejectionReason: 'no' })).toHaveProperty('rejectionReason', 'no');
     expect(renderAction(pending)).not.toHaveProperty('charge');
+  });
+  it("never shows the request, so a wallet stamp carried for execution stays off the wire (and out of the webhook)", () => {
+    const walletQuote: ActionView = { ...pending, type: 'EXECUTE_QUOTE', request: { kind: 'EXECUTE_QUOTE', quoteId: 'Quote:q', walletSignature: 'stamp' } };
+    expect(JSON.stringify(renderAction(walletQuote))).not.toContain('stamp');
+  });
+});
+
+describe('failureReasonOf', () => {
+  const walletQuote = { kind: 'EXECUTE_QUOTE' as const, quoteId: 'Quote:q', walletSignature: 'stamp' };
+  it('a wallet stamp verified at submission and refused at execution names the ended session', () => {
+    expect(failureReasonOf(walletQuote, 'WALLET_SIGNATURE_INVALID')).toBe(WALLET_SESSION_EXPIRED);
+  });
+  it("any other refusal keeps payments' code", () => {
+    expect(failureReasonOf(walletQuote, 'CONFLICT')).toBe('CONFLICT');
+    expect(failureReasonOf({ kind: 'EXECUTE_QUOTE', quoteId: 'Quote:q' }, 'WALLET_SIGNATURE_MISSING')).toBe('WALLET_SIGNATURE_MISSING');
+    expect(failureReasonOf(base.request, 'INSUFFICIENT_BALANCE')).toBe('INSUFFICIENT_BALANCE');
   });
 });

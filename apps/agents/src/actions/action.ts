@@ -11,9 +11,14 @@ import { type AgentActionStatus, type AgentActionType, type AgentActionWire, typ
 //          │                    └─reject───► REJECTED              └────► FAILED
 //          └─► APPROVED (due) ─────────────────────────────────────────────┘
 
-/** What to ask payments for when the action executes (not on the wire). */
+/**
+ * What to ask payments for when the action executes (not on the wire). walletSignature: the
+ * customer's stamp for a quote from an Embedded Wallet, verified when the action was submitted. It
+ * is kept in the stream and the read model: a stamp is a signature over this one quote's payload,
+ * so it can execute nothing but the quote this action executes.
+ */
 export type ActionRequest =
-  | { kind: 'EXECUTE_QUOTE'; quoteId: string }
+  | { kind: 'EXECUTE_QUOTE'; quoteId: string; walletSignature?: string }
   | { kind: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number; paymentRail?: string };
 
 export type ActionView = {
@@ -120,6 +125,18 @@ export const recordFailure = (command: RecordFailure, state: Action): ActionEven
   if (state.kind !== 'Exists' || !state.action.executionDue) return [];
   return [{ type: 'AgentActionFailed', data: { action: { ...state.action, status: 'FAILED', failureReason: command.data.reason, executionDue: false, updatedAt: command.metadata.now.toISOString() } } }];
 };
+
+/** The failure reason of an Embedded Wallet quote whose stamp payments refused when the action executed. */
+export const WALLET_SESSION_EXPIRED = 'WALLET_SESSION_EXPIRED';
+
+/**
+ * Why an action failed, from the code payments refused it with. A wallet stamp was verified when
+ * the action was submitted, so payments refusing it at execution means the session that made it is
+ * no longer active: it expired (an approval that came after the session's lifetime) or was revoked,
+ * which accounts does not tell apart. The reason names that instead of a signature fault.
+ */
+export const failureReasonOf = (request: ActionRequest, code: string): string =>
+  request.kind === 'EXECUTE_QUOTE' && request.walletSignature !== undefined && code.startsWith('WALLET_SIGNATURE_') ? WALLET_SESSION_EXPIRED : code;
 
 export const renderAction = (action: ActionView): AgentActionWire => ({
   id: action.id,

@@ -25,6 +25,7 @@ import {
   TRANSFER_AMOUNT_MAX,
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
 import { AGENT_OPTIONS, type AgentOptions } from '../agents/agent-options';
 import type { AgentView } from '../agents/agent';
 import { AgentQuoteEntity } from '../agents/agent-quote';
@@ -36,6 +37,7 @@ import { UsageLedger } from '../usage/usage-ledger';
 import { type ActionRequest, actionDecider, actionNotFound, type ActionView, approveAction, rejectAction, renderAction, submitAction } from './action';
 import { ActionExecutor } from './action-executor';
 import { ActionEntity } from './action-view.projection';
+import { walletStampTargetOf } from './wallet-stamp';
 
 /** What an agent asks for, with the facts the policy is evaluated on. */
 type Submission = {
@@ -48,6 +50,8 @@ type Submission = {
   request: ActionRequest;
   quote?: QuoteWire;
 };
+
+const logger = createLogger('agents:actions');
 
 const accountNotFound = (field: string, accountId: unknown) =>
   new DomainError('REFERENCE_NOT_FOUND', 'not_found', `${field} ${String(accountId).slice(0, 80)} is not an account of this agent's customer.`, { field });
@@ -80,13 +84,17 @@ export class ActionsController {
       const quote = await this.parties.quote(context, quoteId);
       if (quote.status !== 'PENDING') throw new DomainError('CONFLICT', 'conflict', `Quote ${quoteId} is ${quote.status}; only a PENDING quote can be executed.`, { quoteId, status: quote.status });
       if (quote.source.sourceType !== 'ACCOUNT') throw invalidInput(`Quote ${quoteId} is funded in real time; an agent executes only quotes paid from an internal account.`, { field: 'quoteId' });
+      // Before any usage is reserved or action recorded: a missing or bad stamp changes nothing.
+      const wallet = walletStampTargetOf(quote);
+      if (wallet) await this.parties.verifyWalletStamp(context, wallet, data.walletSignature);
+      const walletSignature = wallet && data.walletSignature !== undefined ? { walletSignature: data.walletSignature } : {};
       return {
         route: 'executeQuote',
         permission: 'EXECUTE_QUOTES',
         accountId: quote.source.accountId,
         amount: BigInt(quote.totalSendingAmount),
         currency: quote.sendingCurrency.code,
-        request: { kind: 'EXECUTE_QUOTE', quoteId },
+        request: { kind: 'EXECUTE_QUOTE', quoteId, ...walletSignature },
         quote,
       };
     });
@@ -229,7 +237,15 @@ export class ActionsController {
     try {
       await this.eventSourcing.handle(actionId, actionDecider, (state) => submitAction(command, state), context, { assumeNew: true });
     } catch (error) {
-      await this.usage.release(actionId);
+      // The action was not recorded: give its reservation back. If that fails too, the agent still
+      // hears why the action was not recorded, and the reservation, now without an action, is
+      // released by the executor's sweep once it is two minutes old.
+      await this.usage.release(actionId).catch((releaseError: unknown) =>
+        logger.error(
+          { agentId: agent.id, actionId, cause: error instanceof Error ? error.message : String(error), err: releaseError },
+          'Could not give back the usage reserved for an agent action that was not recorded; the sweep releases it after two minutes.',
+        ),
+      );
       throw error;
     }
     const { action, refusal } = await this.executor.execute(actionId, context.platformId);

@@ -26,6 +26,7 @@ import { agentQuoteDecider, AgentQuoteEntity, agentQuoteStreamId, recordAgentQuo
 
 const transactionNotFound = (id: unknown) => new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${String(id).slice(0, 80)} was not found.`, { transactionId: String(id).slice(0, 80) });
 const quoteNotFound = (id: unknown) => new DomainError('QUOTE_NOT_FOUND', 'not_found', `Quote ${String(id).slice(0, 80)} was not found among the quotes this agent created.`, { quoteId: String(id).slice(0, 80) });
+const notOwnAccount = (field: string, accountId: unknown) => invalidInput(`${field} ${String(accountId).slice(0, 80)} is not an account of this agent's customer.`, { field });
 const externalAccountNotFound = (id: unknown) => new DomainError('REFERENCE_NOT_FOUND', 'not_found', `External account ${String(id).slice(0, 80)} was not found.`, { externalAccountId: String(id).slice(0, 80) });
 
 /**
@@ -51,8 +52,10 @@ export class AgentResourcesController {
     const agent = await this.acting.authorize(context, 'createQuote');
     if (data.immediatelyExecute === true) throw invalidInput('immediatelyExecute is not available to agents: execute the quote with POST /agents/me/quotes/{quoteId}/execute, where the agent policy applies.', { field: 'immediatelyExecute' });
     if (data.source?.sourceType !== 'ACCOUNT') throw invalidInput("source.sourceType must be ACCOUNT: an agent pays only from its customer's internal accounts.", { field: 'source.sourceType' });
+    // agentCreateQuote declares no 404 (decision 0016), and the platform's POST /quotes answers an
+    // account it cannot use with a 400 naming the field: so here, unknown or another customer's alike.
     const source = await this.parties.internalAccount(context, data.source.accountId);
-    if (!source || source.customerId !== agent.customerId) throw new DomainError('REFERENCE_NOT_FOUND', 'not_found', `source.accountId ${String(data.source.accountId).slice(0, 80)} is not an account of this agent's customer.`, { field: 'source.accountId' });
+    if (!source || source.customerId !== agent.customerId) throw notOwnAccount('source.accountId', data.source.accountId);
     if (data.destination?.destinationType === 'ACCOUNT') await this.requireOwnDestination(context, agent, data.destination.accountId);
     const quote = await this.parties.request<QuoteWire>(subjects.payments.quote.create, { ...data, source: { sourceType: 'ACCOUNT', accountId: source.id, customerId: agent.customerId } } satisfies CreateQuoteData, context);
     const record = { quoteId: quote.id, agentId: agent.id, platformId: context.platformId };
@@ -135,6 +138,6 @@ export class AgentResourcesController {
   private async requireOwnDestination(context: RequestContext, agent: AgentView, accountId: string): Promise<void> {
     const [external, internal] = await Promise.all([this.parties.externalAccount(context, accountId), this.parties.internalAccount(context, accountId)]);
     const owner = external?.customerId ?? internal?.customerId;
-    if (owner !== agent.customerId) throw new DomainError('REFERENCE_NOT_FOUND', 'not_found', `destination.accountId ${String(accountId).slice(0, 80)} is not an account of this agent's customer.`, { field: 'destination.accountId' });
+    if (owner !== agent.customerId) throw notOwnAccount('destination.accountId', accountId);
   }
 }

@@ -16,6 +16,7 @@ import {
   isIdOf,
   type ListAgentsData,
   idForRequest,
+  invalidInput,
   type Page,
   type RequestContext,
   type ServiceRequest,
@@ -83,7 +84,8 @@ export class AgentsController {
   @MessagePattern(subjects.agents.agent.create)
   async create(@Payload() request: ServiceRequest<CreateAgentData>): Promise<AgentCreateResponseWire> {
     const { context, data } = request;
-    const customer = await this.parties.customer(context, data.customerId);
+    // createAgent declares no 404 (decision 0016): a customerId naming no customer of this platform is a 400 on the field.
+    const customer = await this.parties.customer(context, data.customerId, (message) => invalidInput(message, { field: 'customerId' }));
     // Derived from the Idempotency-Key: a retried create whose answer was lost finds the agent the first attempt made.
     const agentId = idForRequest('Agent', context.platformId, 'create-agent', context.idempotencyKey);
     const now = this.clock.now();

@@ -1,5 +1,5 @@
 // The permission matrix: every permission × every agent route. A route passes exactly when it
-// needs no permission or the policy grants the one it needs; a paused agent only reads; a deleted
+// needs no permission or the policy grants one it accepts; a paused agent only reads; a deleted
 // agent is no credential at all.
 import { type AgentPermission, type AgentRoute, agentPermissions, agentReadRoutes, agentRoutePermissions } from '@corridor/contracts';
 import type { AgentView } from '../agents/agent';
@@ -26,10 +26,18 @@ const matrix = agentPermissions.flatMap((permission) => routes.map((route) => [p
 
 describe('authorizeAgentRoute', () => {
   it.each(matrix)('an agent granted only %s calling %s', (permission, route) => {
-    const needed = agentRoutePermissions[route];
+    const accepted: readonly AgentPermission[] | null = agentRoutePermissions[route];
     const run = () => authorizeAgentRoute(agent([permission]), route);
-    if (needed === null || needed === permission) expect(run().id).toBe('Agent:a');
-    else expect(run).toThrow(expect.objectContaining({ status: 403, code: 'FORBIDDEN', details: { requiredPermission: needed } }));
+    if (accepted === null || accepted.includes(permission)) expect(run().id).toBe('Agent:a');
+    else expect(run).toThrow(expect.objectContaining({ status: 403, code: 'FORBIDDEN', details: { requiredPermission: accepted.join(' or ') } }));
+  });
+
+  it('a quote is read by an agent that may create quotes or only execute them (issue 15: quotes need CREATE_QUOTES / EXECUTE_QUOTES)', () => {
+    expect(authorizeAgentRoute(agent(['CREATE_QUOTES']), 'getQuote').id).toBe('Agent:a');
+    expect(authorizeAgentRoute(agent(['EXECUTE_QUOTES']), 'getQuote').id).toBe('Agent:a');
+    for (const other of ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'MANAGE_EXTERNAL_ACCOUNTS'] as const) {
+      expect(() => authorizeAgentRoute(agent([other]), 'getQuote')).toThrow(expect.objectContaining({ status: 403, code: 'FORBIDDEN' }));
+    }
   });
 
   it.each(routes)('an agent with every permission may call %s; with none only the routes that need nothing', (route) => {

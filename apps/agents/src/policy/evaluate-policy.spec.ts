@@ -95,6 +95,26 @@ describe('evaluateSpend', () => {
       expect(evaluateSpend(policy(), request(40_000n, { currency: 'EUR' }), { ...fresh, dailySpend: 50_000n }, eurToUsd).charge).toBe(50_000n);
       expect(refusal(() => evaluateSpend(policy(), request(40_000n, { currency: 'EUR' }), { ...fresh, dailySpend: 50_001n }, eurToUsd))).toMatchObject({ details: { limit: 'dailyLimit' } });
     });
+    it('monthly limit reached exactly through a converted amount passes; one unit more is refused', () => {
+      // 8000 EUR cents are 10000 USD cents: with 290000 spent this month that is exactly the 300000 limit.
+      const spent = { ...fresh, monthlySpend: 290_000n };
+      expect(evaluateSpend(policy(), request(8_000n, { currency: 'EUR' }), spent, eurToUsd).charge).toBe(10_000n);
+      expect(refusal(() => evaluateSpend(policy(), request(8_000n, { currency: 'EUR' }), { ...fresh, monthlySpend: 290_001n }, eurToUsd))).toMatchObject({
+        code: 'VELOCITY_LIMIT_EXCEEDED',
+        details: { limit: 'monthlyLimit', monthlyLimit: 300_000 },
+      });
+      // One EUR cent more is 10002 USD cents (10001.25 rounded up): over the month's limit too.
+      expect(refusal(() => evaluateSpend(policy(), request(8_001n, { currency: 'EUR' }), spent, eurToUsd))).toMatchObject({ details: { limit: 'monthlyLimit' } });
+    });
+    it("an account rule's per-transaction limit compares the converted amount, at its boundary", () => {
+      const ruled = policy({ accountRestrictions: { accountRules: [{ accountId: ACCOUNT, perTransactionLimit: 10_000 }] } });
+      // 8000 EUR cents are exactly 10000 USD cents; 8001 are 10001.25, rounded up to 10002.
+      expect(evaluateSpend(ruled, request(8_000n, { currency: 'EUR' }), fresh, eurToUsd).charge).toBe(10_000n);
+      expect(refusal(() => evaluateSpend(ruled, request(8_001n, { currency: 'EUR' }), fresh, eurToUsd))).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { limit: 'perTransactionLimit', amount: 10_002, perTransactionLimit: 10_000 },
+      });
+    });
     it('reads a payments exchange rate (sending units per receiving unit) into a minor-unit conversion', () => {
       // 0.8 EUR per USD: 100 EUR cents are 125 USD cents.
       const rate = rateFromQuoteRate('0.8', 'EUR', 'USD');
@@ -166,7 +186,13 @@ describe('evaluateSpend', () => {
 describe('requirePermission', () => {
   it('passes a route that needs nothing, or a granted permission; refuses a missing one', () => {
     expect(() => requirePermission(policy(), null)).not.toThrow();
-    expect(() => requirePermission(policy(), 'EXECUTE_QUOTES')).not.toThrow();
-    expect(refusal(() => requirePermission(policy(), 'MANAGE_EXTERNAL_ACCOUNTS'))).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+    expect(() => requirePermission(policy(), ['EXECUTE_QUOTES'])).not.toThrow();
+    expect(refusal(() => requirePermission(policy(), ['MANAGE_EXTERNAL_ACCOUNTS']))).toMatchObject({ code: 'FORBIDDEN', status: 403, details: { requiredPermission: 'MANAGE_EXTERNAL_ACCOUNTS' } });
+  });
+  it('passes a route that accepts several when any one of them is granted; refuses naming them all', () => {
+    expect(() => requirePermission(policy({ permissions: ['EXECUTE_QUOTES'] }), ['CREATE_QUOTES', 'EXECUTE_QUOTES'])).not.toThrow();
+    expect(() => requirePermission(policy({ permissions: ['CREATE_QUOTES'] }), ['CREATE_QUOTES', 'EXECUTE_QUOTES'])).not.toThrow();
+    const error = refusal(() => requirePermission(policy({ permissions: ['VIEW_TRANSACTIONS'] }), ['CREATE_QUOTES', 'EXECUTE_QUOTES']));
+    expect(error).toMatchObject({ code: 'FORBIDDEN', status: 403, details: { requiredPermission: 'CREATE_QUOTES or EXECUTE_QUOTES' } });
   });
 });

@@ -102,9 +102,9 @@ const executionModeOf = (policy: AgentPolicy, request: SpendRequest, ruleMode: A
 export const currenciesToConvertInto = (policy: AgentPolicy, currency: string): string[] =>
   [...new Set([policy.spendingLimits.currency, ...(policy.approvalThresholds?.amount != null ? [policy.approvalThresholds.currency ?? policy.spendingLimits.currency] : [])])].filter((code) => code !== currency);
 
-/** A policy without a permission is refused the operation (403), whatever its amount. */
-export const requirePermission = (policy: AgentPolicy, permission: AgentPermission | null): void => {
-  if (permission !== null && !policy.permissions.includes(permission)) {
-    throw forbidden(`The agent's policy does not grant ${permission}, which this operation needs.`, { requiredPermission: permission });
+/** A policy granting none of the permissions a route accepts is refused the operation (403), whatever its amount. */
+export const requirePermission = (policy: AgentPolicy, accepted: readonly AgentPermission[] | null): void => {
+  if (accepted !== null && !accepted.some((permission) => policy.permissions.includes(permission))) {
+    throw forbidden(`The agent's policy does not grant ${accepted.join(' or ')}, which this operation needs.`, { requiredPermission: accepted.join(' or ') });
   }
 };

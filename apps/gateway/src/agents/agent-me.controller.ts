@@ -1,7 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import {
   type AgentActionWire,
+  type AgentExecuteQuoteData,
   type AgentTransferData,
   type AgentWire,
   type CreateQuoteData,
@@ -80,8 +81,10 @@ export class AgentMeController {
 
   @Post('quotes/:quoteId/execute')
   @HttpCode(200)
-  execute(@Param('quoteId', quoteId) id: string, @Ctx() context: RequestContext): Promise<AgentActionWire> {
-    return this.call.request(subjects.agents.me.executeQuote, { quoteId: id }, context, AGENT_ACTION_TIMEOUT_MS);
+  execute(@Param('quoteId', quoteId) id: string, @Headers('grid-wallet-signature') walletSignature: string | undefined, @Ctx() context: RequestContext): Promise<AgentActionWire> {
+    // Grid-Wallet-Signature: the customer's stamp for a quote from an Embedded Wallet (ignored for other sources).
+    const data: AgentExecuteQuoteData = { quoteId: id, ...(typeof walletSignature === 'string' ? { walletSignature } : {}) };
+    return this.call.request(subjects.agents.me.executeQuote, data, context, AGENT_ACTION_TIMEOUT_MS);
   }
 
   @Get('actions')
