@@ -552,6 +552,21 @@ describe('a quote from an Embedded Wallet', () => {
     expect((await me(agent.bearer)).usage.dailyTransactionCount).toBe(1);
   });
 
+  it('a refusal for a missing stamp decided nothing: the retry under the same Idempotency-Key with the stamp executes', async () => {
+    const session = await login();
+    const agent = await walletAgent();
+    const quote = await quoteFromWallet(agent.bearer);
+    const key = { 'Idempotency-Key': `wallet-execute-${quote.id}` };
+    const unsigned = await execute(agent.bearer, quote.id, key);
+    expect([unsigned.status, unsigned.body.code]).toEqual([401, 'WALLET_SIGNATURE_MISSING']);
+    const signed = await execute(agent.bearer, quote.id, { ...key, 'Grid-Wallet-Signature': stamp(session.privHex, quote.payloadToSign) });
+    expect(signed.status).toBe(200);
+    expect(signed.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'APPROVED', transaction: { quoteId: quote.id } });
+    // And the success is what the key replays from now on.
+    const again = await execute(agent.bearer, quote.id, { ...key, 'Grid-Wallet-Signature': stamp(session.privHex, quote.payloadToSign) });
+    expect(again.body).toEqual(signed.body);
+  });
+
   it('an action held for approval executes with the stamp it was submitted with', async () => {
     const session = await login();
     const agent = await walletAgent(policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));

@@ -13,9 +13,11 @@ import { createLogger } from '@corridor/messaging';
 const ACCEPTABLE_KEY = /^[\x21-\x7e]{1,255}$/;
 
 // An outcome worth replaying is one the services decided. A 5xx or an outage says nothing
-// about the request, and a gateway validation failure means nothing ran: in both cases the
-// key is released so the client can retry, or correct the body, under the same key.
-const isReplayable = (body: ErrorBody): boolean => body.status < 500 && body.code !== 'INVALID_INPUT';
+// about the request, a gateway validation failure means nothing ran, and a 401 (a missing or bad
+// credential or wallet stamp, which headers carry and the key's fingerprint does not) or a 429
+// refused the caller before anything was decided: in all of these the key is released so the
+// client can retry, correct the body or sign the request, under the same key.
+const isReplayable = (body: ErrorBody): boolean => body.status < 500 && body.status !== 401 && body.status !== 429 && body.code !== 'INVALID_INPUT';
 
 /** Idempotency-Key on POST: the first outcome for a key is replayed to every repeat for 24 h. */
 @Injectable()
