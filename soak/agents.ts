@@ -209,7 +209,10 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
           const paused = await client.call('PATCH /agents/{id} (pause)', platform.auth, 'PATCH', `/agents/${agent.id}`, { body: { isPaused: true } });
           if (!expect('PATCH /agents/{id} (pause)', paused, [200])) return;
           await new Promise((resolve) => setTimeout(resolve, 500 + random() * 2_000));
-          expect('PATCH /agents/{id} (unpause)', await client.call('PATCH /agents/{id} (unpause)', platform.auth, 'PATCH', `/agents/${agent.id}`, { body: { isPaused: false } }), [200]);
+          const unpaused = await client.call('PATCH /agents/{id} (unpause)', platform.auth, 'PATCH', `/agents/${agent.id}`, { body: { isPaused: false } });
+          // Another virtual user may have deleted the agent during the pause.
+          if (unpaused.status === 404 && agent.state === 'deleted') return stats.outcome('agent deleted while paused: unpause 404');
+          expect('PATCH /agents/{id} (unpause)', unpaused, [200]);
         } else if (roll < 0.6) {
           // Limits only rise: the end check holds usage to the highest limit the agent had.
           const dailyLimit = agent.dailyLimit + 1_000 * (1 + Math.floor(random() * 5));
