@@ -88,11 +88,15 @@ const runReal = async (stack: Stack) => {
     types.clear();
 
     await measure('warm-up GET', { url: `${stack.baseUrl}/customers/${customerId}`, headers, duration: 3 });
+    const database = new URL(stack.database.url).pathname.slice(1);
+    const cpuBeforeGet = await stackCpu(stack.subjectPrefix, pg, database);
     const get = await measure('GET /customers/{id} (all apps)', { url: `${stack.baseUrl}/customers/${customerId}`, headers });
+    // Beside the bare hop's CPU per request: what the customers service and PostgreSQL add to a read.
+    const cpuMsPerGet = cpuMsPer(cpuBeforeGet, await stackCpu(stack.subjectPrefix, pg, database), get.ok);
+    console.log(`  CPU ms per GET: ${Object.entries(cpuMsPerGet).map(([kind, ms]) => `${kind} ${ms}`).join(', ')}`);
 
     const accountsBefore = await accounts();
     webhooks = 0;
-    const database = new URL(stack.database.url).pathname.slice(1);
     const cpuBefore = await stackCpu(stack.subjectPrefix, pg, database);
     // Commits are what a create costs PostgreSQL most (each one a WAL flush), and unlike rates they do not depend on the load.
     const commits = async () => Number((await pg.query<{ commits: string }>('SELECT xact_commit::text AS commits FROM pg_stat_database WHERE datname = $1', [database])).rows[0]?.commits ?? 0);
@@ -142,7 +146,7 @@ const runReal = async (stack: Stack) => {
     console.log(`  PostgreSQL commits per customer (every service of the stack, background work included): ${commitsPerCustomer}; customers' event appends: ${appendCommitsPerCustomer} commits per customer`);
     console.log(`  row writes per customer by table: ${Object.entries(rowWritesPerCustomer).map(([name, writes]) => `${name} ${writes}`).join(', ')}`);
     console.log(`  CPU ms per customer: ${Object.entries(cpuMsPerCustomer).map(([kind, ms]) => `${kind} ${ms}`).join(', ')}`);
-    return { get, post, complete };
+    return { get: { ...get, cpuMsPerGet }, post, complete };
   } finally {
     await pg.end();
     await new Promise((resolve) => receiver.close(resolve));
@@ -171,6 +175,7 @@ const main = async () => {
         { label: 'POST /customers p99', value: real.post.p99Ms, unit: 'ms', target: { kind: 'below', value: 150, text: '< 150 ms' } },
         { label: 'PostgreSQL commits per customer', value: real.complete.commitsPerCustomer, unit: 'commits' },
         { label: 'customers event-append commits per customer', value: real.complete.appendCommitsPerCustomer, unit: 'commits' },
+        { label: 'CPU per GET (all processes)', value: real.get.cpuMsPerGet['total'] ?? 0, unit: 'ms', ...(ceilings.bareHop ? { ceiling: { label: 'bare hop CPU/request', value: ceilings.bareHop.cpuMsPerRequest.server, unit: 'ms' } } : {}) },
         { label: 'CPU per customer (all processes)', value: real.complete.cpuMsPerCustomer['total'] ?? 0, unit: 'ms', ...(ceilings.bareHop ? { ceiling: { label: 'bare hop CPU/request', value: ceilings.bareHop.cpuMsPerRequest.server, unit: 'ms' } } : {}) },
       ],
       { connections: CONNECTIONS, seconds: SECONDS, ...real },
