@@ -385,9 +385,23 @@ export class EmbeddedWallets {
   async verify(context: RequestContext, credentialId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
     const credential = await this.credentialOf(credentialId, context.platformId);
     if (body['type'] !== credential.type) throw invalidInput(`type must be ${credential.type}, the type of credential ${credential.id}.`, { field: 'type' });
-    if (credential.type === 'OAUTH') return this.verifyOauth(context, credential, body);
-    if (credential.type === 'PASSKEY') return this.verifyPasskey(context, credential, body, headers);
-    if (credential.type !== 'EMAIL_OTP') throw invalidInput(`${credential.type} verification is not supported by this Corridor server yet.`, { field: 'type' });
+    switch (credential.type) {
+      case 'OAUTH':
+        return this.verifyOauth(context, credential, body);
+      case 'PASSKEY':
+        return this.verifyPasskey(context, credential, body, headers);
+      case 'EMAIL_OTP':
+        return this.verifyEmailOtp(context, credential, body, headers);
+      default: {
+        // The column is text: a row of another type is a broken table, not a request to refuse.
+        const unknownType: never = credential.type;
+        throw new Error(`Credential ${credential.id} is stored with type ${String(unknownType)}, which no verify handles.`);
+      }
+    }
+  }
+
+  /** EMAIL_OTP verify: leg 1 opens the bundle and uses the OTP; leg 2, signed by the TEK it named, opens a session keyed by that TEK. */
+  private async verifyEmailOtp(context: RequestContext, credential: CredentialRow, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
     const encryptedOtpBundle = body['encryptedOtpBundle'];
     if (typeof encryptedOtpBundle !== 'string' || encryptedOtpBundle.length === 0) throw invalidInput('encryptedOtpBundle is required: the HPKE-sealed {"otp_code","public_key"}.', { field: 'encryptedOtpBundle' });
     const now = this.clock.now();
