@@ -1,14 +1,18 @@
 // The Embedded Wallet tables against real PostgreSQL: what the wallet policy stores of a platform
-// whichever of its events comes first, and the service's answer to a row no rule expects.
+// whichever of its events comes first, OTP mail through the mail port and the sandbox mailbox's
+// purge, and the service's answer to a row no rule expects.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { DomainError, newId, type PlatformConfigWire, type RequestContext, systemClock } from '@corridor/contracts';
 import { ensureEventStoreSchema, migrate } from '@corridor/event-store';
 import type { ServiceClient } from '@corridor/messaging';
-import { useTestDatabase } from '@corridor/testing';
+import { createControllableClock, useTestDatabase } from '@corridor/testing';
 import { EmbeddedWallets, type WalletOptions } from './embedded-wallets.service';
 import { OpenWalletsPolicy } from './open-wallets.policy';
+import type { OtpMail, OtpMailer, OtpMailers } from './otp-mail';
+import { PurgeSandboxMailboxJob } from './purge-sandbox-mailbox.job';
+import { SandboxMailbox } from './sandbox-mailbox';
 import { WalletStore } from './wallet-store';
 
 const database = useTestDatabase();
@@ -26,13 +30,19 @@ beforeAll(async () => {
 afterAll(() => pool?.end());
 
 const newPlatformId = (): string => `Platform:00000000-0000-4000-8000-${String((platforms += 1)).padStart(12, '0')}`;
-const options: WalletOptions = { keyEncryptionKey: randomBytes(32), sessionTtlSeconds: 900, oidcIssuers: [], webAuthn: { rpIds: ['localhost'], origins: ['http://localhost:3000'] } };
+const options: WalletOptions = { keyEncryptionKey: randomBytes(32), sessionTtlSeconds: 900, oidcIssuers: [], webAuthn: { rpIds: ['localhost'], origins: ['http://localhost:3000'] }, mailboxSweepSeconds: 60 };
+/** A mailer that keeps what it was given, for the port's tests. */
+const recordingMailer = (): OtpMailer & { sent: OtpMail[] } => {
+  const sent: OtpMail[] = [];
+  return { sent, send: async (mail) => void sent.push(mail) };
+};
+const walletsWith = (mailers: OtpMailers = {}, clock = systemClock): EmbeddedWallets => new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'));
 const contextOf = (platformId: string): RequestContext => ({ platformId, actor: { kind: 'token', tokenId: 'ApiToken:1' }, requestId: newId('Request'), correlationId: 'int' });
 
 /** A sandbox platform with wallets, and one wallet with its EMAIL_OTP credential. */
-const newWallet = async (): Promise<{ platformId: string; accountId: string; customerId: string; credentialId: string }> => {
+const newWallet = async (environment: 'SANDBOX' | 'PRODUCTION' = 'SANDBOX'): Promise<{ platformId: string; accountId: string; customerId: string; credentialId: string }> => {
   const platformId = newPlatformId();
-  await store.upsertPlatform({ platformId, environment: 'SANDBOX', enabled: true, config: {} });
+  await store.upsertPlatform({ platformId, environment, enabled: true, config: { appName: 'Int Wallet', expirationSeconds: 120 } });
   const customerId = newId('Customer');
   const accountId = newId('InternalAccount');
   const credentialId = newId('AuthMethod');
@@ -88,8 +98,68 @@ describe('a credential row of a type no rule knows', () => {
     const wallet = await newWallet();
     const id = newId('AuthMethod');
     await pool.query(`INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, created_at, updated_at) VALUES ($1, $2, $3, 'SMS', 'phone', now(), now())`, [id, wallet.platformId, wallet.accountId]);
-    const verified = new EmbeddedWallets(store, options, systemClock).verify(contextOf(wallet.platformId), id, { type: 'SMS' }, {});
+    const verified = walletsWith().verify(contextOf(wallet.platformId), id, { type: 'SMS' }, {});
     await expect(verified).rejects.toThrow(`Credential ${id} is stored with type SMS, which no verify handles.`);
     await expect(verified).rejects.not.toBeInstanceOf(DomainError);
+  });
+});
+
+describe('OTP mail through the mail port', () => {
+  it('given a sandbox platform, when a credential is challenged, then the sandbox mailer gets the mail with the code and its expiry', async () => {
+    const wallet = await newWallet();
+    const sandbox = recordingMailer();
+    const clock = createControllableClock(new Date('2026-11-25T12:00:00Z'));
+    const reply = await walletsWith({ SANDBOX: sandbox }, clock).challenge(contextOf(wallet.platformId), wallet.credentialId, {});
+    expect(reply.otpEncryptionTargetBundle).toEqual(expect.any(String));
+    expect(sandbox.sent).toEqual([
+      {
+        platformId: wallet.platformId,
+        accountId: wallet.accountId,
+        to: `${wallet.customerId}@example.com`,
+        subject: 'Int Wallet sign-in code',
+        otpCode: expect.stringMatching(/^\d{6}$/),
+        sentAt: new Date('2026-11-25T12:00:00Z'),
+        expiresAt: new Date('2026-11-25T12:02:00Z'),
+      },
+    ]);
+  });
+
+  it('given a production platform and no production mailer, then 503 EMAIL_DELIVERY_UNAVAILABLE and nothing sent', async () => {
+    const wallet = await newWallet('PRODUCTION');
+    const sandbox = recordingMailer();
+    await expect(walletsWith({ SANDBOX: sandbox }).challenge(contextOf(wallet.platformId), wallet.credentialId, {})).rejects.toMatchObject({ code: 'EMAIL_DELIVERY_UNAVAILABLE', status: 503 });
+    expect(sandbox.sent).toEqual([]);
+  });
+
+  it('given a production mailer, then production mail goes through it and not to the sandbox mailbox', async () => {
+    const wallet = await newWallet('PRODUCTION');
+    const [sandbox, production] = [recordingMailer(), recordingMailer()];
+    await walletsWith({ SANDBOX: sandbox, PRODUCTION: production }).challenge(contextOf(wallet.platformId), wallet.credentialId, {});
+    expect([sandbox.sent.length, production.sent.length]).toEqual([0, 1]);
+  });
+});
+
+describe('the sandbox mailbox', () => {
+  it('shows a mail while its OTP is valid, and the purge job deletes it once the OTP has expired', async () => {
+    const wallet = await newWallet();
+    const mailbox = new SandboxMailbox(pool, 'accounts');
+    const clock = createControllableClock(new Date('2030-01-01T00:00:00Z'));
+    const mail = (otpCode: string, ttlMs: number): OtpMail => ({ platformId: wallet.platformId, accountId: wallet.accountId, to: 'a@example.com', subject: 's', otpCode, sentAt: clock.now(), expiresAt: new Date(clock.now().getTime() + ttlMs) });
+    await mailbox.send(mail('111111', 60_000));
+    await mailbox.send(mail('222222', 300_000));
+    const job = new PurgeSandboxMailboxJob(mailbox, options, clock);
+    const stored = async () => (await pool.query<{ otp_code: string }>('SELECT otp_code FROM accounts.wallet_sandbox_mailbox WHERE account_id = $1 ORDER BY id', [wallet.accountId])).rows.map((row) => row.otp_code);
+
+    // Other tests' mail may share the table: the counts are at least this account's.
+    await job.sweep();
+    expect(await stored()).toEqual(['111111', '222222']);
+    expect((await mailbox.inbox(wallet.accountId, wallet.platformId, clock.now())).map((item) => item.otpCode)).toEqual(['222222', '111111']);
+    clock.advance(60_000);
+    expect((await mailbox.inbox(wallet.accountId, wallet.platformId, clock.now())).map((item) => item.otpCode)).toEqual(['222222']);
+    expect(await job.sweep()).toBeGreaterThanOrEqual(1);
+    expect(await stored()).toEqual(['222222']);
+    clock.advance(240_000);
+    expect(await job.sweep()).toBeGreaterThanOrEqual(1);
+    expect(await stored()).toEqual([]);
   });
 });

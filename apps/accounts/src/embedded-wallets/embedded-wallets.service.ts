@@ -20,8 +20,10 @@ import {
 } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
 import { decideNewCredential, decideRevokeCredential, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
-import { checkOidcClaims, nonceFor, type OidcIdentity, type OidcIssuer, OidcVerifier } from './oidc';
-import { authenticatePasskey, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, type WebAuthnConfig } from './passkeys';
+import { checkOidcClaims, nonceFor, type OidcIdentity, OidcVerifier } from './oidc';
+import { OTP_MAILERS, type OtpMailers } from './otp-mail';
+import { authenticatePasskey, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey } from './passkeys';
+import { SandboxMailbox } from './sandbox-mailbox';
 import { CHALLENGE_TTL_MS, checkRetry, legOf, type PendingRequest } from './signed-retry';
 import { activityPayload, renderCredential, renderSession } from './wallet-wire';
 import {
@@ -36,15 +38,17 @@ import {
   otpEncryptionTargetBundle,
   parseStamp,
   randomSalt,
+  sameDigest,
   sealAtRest,
   sealSessionSigningKey,
   verifyStamp,
 } from './wallet-crypto';
+import type { EmbeddedWalletConfig } from './wallet-config';
 import type { CredentialRow, SessionRow, WalletStore } from './wallet-store';
 
 export const WALLET_STORE = 'WALLET_STORE';
 export const WALLET_OPTIONS = 'WALLET_OPTIONS';
-export type WalletOptions = { keyEncryptionKey: Buffer; sessionTtlSeconds: number; oidcIssuers: OidcIssuer[]; webAuthn: WebAuthnConfig };
+export type WalletOptions = EmbeddedWalletConfig;
 
 const CHALLENGE_POLICY: FailurePolicy = { maxFailures: 10, windowMs: 10 * 60_000, lockMs: 60_000 };
 
@@ -77,6 +81,8 @@ export class EmbeddedWallets {
     @Inject(WALLET_STORE) private readonly store: WalletStore,
     @Inject(WALLET_OPTIONS) private readonly options: WalletOptions,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(OTP_MAILERS) private readonly mailers: OtpMailers,
+    private readonly mailbox: SandboxMailbox,
   ) {
     this.oidc = new OidcVerifier(options.oidcIssuers);
   }
@@ -308,8 +314,9 @@ export class EmbeddedWallets {
   private async issueOtp(context: RequestContext, credential: CredentialRow, now: Date): Promise<string> {
     const platform = await this.store.platform(context.platformId);
     const config = (platform?.config ?? {}) as { otpLength?: number; alphanumeric?: boolean; expirationSeconds?: number; appName?: string };
-    if (platform?.environment !== 'SANDBOX') {
-      // No mail transport is configured for production platforms in this deployment (decision 0017).
+    const mailer = platform?.environment ? this.mailers[platform.environment as keyof OtpMailers] : undefined;
+    if (!mailer) {
+      // Only the sandbox has a mailer in this deployment (decision 0017): no transport reaches real inboxes yet.
       throw new DomainError('EMAIL_DELIVERY_UNAVAILABLE', 'unavailable', 'This Corridor deployment has no mail transport for OTP emails to production customers yet.');
     }
     const code = otpCodeFrom((below) => randomInt(below), config.otpLength ?? 6, config.alphanumeric ?? false);
@@ -326,8 +333,8 @@ export class EmbeddedWallets {
       expiresAt,
       usedAt: null,
     });
-    await this.store.deliverSandboxMail({ platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, subject: `${config.appName ?? 'Your wallet'} sign-in code`, otpCode: code, sentAt: now });
-    this.logger.info({ credentialId: credential.id, accountId: credential.accountId }, 'Sent an Embedded Wallet OTP email (sandbox mailbox).');
+    await mailer.send({ platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, subject: `${config.appName ?? 'Your wallet'} sign-in code`, otpCode: code, sentAt: now, expiresAt });
+    this.logger.info({ credentialId: credential.id, accountId: credential.accountId, environment: platform?.environment }, 'Sent an Embedded Wallet OTP email.');
     return otpEncryptionTargetBundle(target.publicKeyHex, context.platformId, credential.accountId);
   }
 
@@ -494,7 +501,7 @@ export class EmbeddedWallets {
     if (!opened) return fail();
     const platform = await this.store.platform(context.platformId);
     const digest = otpDigest(opened.otpCode, otp.otpSalt);
-    if (!otpAccepted({ digestMatches: digest === otp.otpDigest, expiresAt: otp.expiresAt, usedAt: otp.usedAt }, opened.otpCode, platform?.environment === 'SANDBOX', now)) return fail();
+    if (!otpAccepted({ digestMatches: sameDigest(digest, otp.otpDigest), expiresAt: otp.expiresAt, usedAt: otp.usedAt }, opened.otpCode, platform?.environment === 'SANDBOX', now)) return fail();
     // Single use: the OTP row is consumed whatever code (issued or sandbox) opened it.
     if (!(await this.store.useOtp(credential.id, otp.otpDigest, now))) return fail();
     await this.store.clearAttempts(attemptsKey);
@@ -687,7 +694,7 @@ export class EmbeddedWallets {
     const platform = await this.store.platform(context.platformId);
     if (platform?.environment !== 'SANDBOX') throw new DomainError('FORBIDDEN', 'forbidden', 'The sandbox mailbox exists for sandbox platforms only.');
     const wallet = await this.wallet(accountId, context.platformId);
-    const mail = await this.store.sandboxMailbox(wallet.accountId, context.platformId);
+    const mail = await this.mailbox.inbox(wallet.accountId, context.platformId, this.clock.now());
     return { data: mail.map((item) => ({ to: item.to, subject: item.subject, otpCode: item.otpCode, sentAt: item.sentAt.toISOString() })) };
   }
 }

@@ -16,6 +16,11 @@ describe('EMBEDDED_WALLET_SESSION_TTL_SECONDS', () => {
   });
 });
 
+describe('EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS', () => {
+  it('given nothing, then sandbox mail is purged every 60 s', () => expect(parseEmbeddedWalletConfig({}).mailboxSweepSeconds).toBe(60));
+  it('given 0, then it refuses to start', () => expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS: '0' })).toThrow(/whole number/));
+});
+
 describe('EMBEDDED_WALLET_KEY_ENCRYPTION_KEY', () => {
   it('given nothing outside production, then the development key', () => expect(parseWalletKeyEncryptionKey({ NODE_ENV: 'development' })).toHaveLength(32));
 

@@ -259,19 +259,4 @@ export class WalletStore {
   async clearAttempts(key: string): Promise<void> {
     await this.pool.query(`DELETE FROM ${this.t('auth_attempts')} WHERE key = $1`, [key]);
   }
-
-  async deliverSandboxMail(mail: { platformId: string; accountId: string; to: string; subject: string; otpCode: string; sentAt: Date }): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO ${this.t('wallet_sandbox_mailbox')} (platform_id, account_id, to_address, subject, otp_code, sent_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [mail.platformId, mail.accountId, mail.to, mail.subject, mail.otpCode, mail.sentAt],
-    );
-  }
-
-  async sandboxMailbox(accountId: string, platformId: string): Promise<{ to: string; subject: string; otpCode: string; sentAt: Date }[]> {
-    const { rows } = await this.pool.query(
-      `SELECT * FROM ${this.t('wallet_sandbox_mailbox')} WHERE account_id = $1 AND platform_id = $2 ORDER BY id DESC LIMIT 20`,
-      [accountId, platformId],
-    );
-    return rows.map((row) => ({ to: row.to_address, subject: row.subject, otpCode: row.otp_code, sentAt: row.sent_at }));
-  }
 }
