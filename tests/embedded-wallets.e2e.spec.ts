@@ -2,8 +2,9 @@
 // alone (support/wallet-client.ts): wallet accounts for platforms that enable them, EMAIL_OTP
 // challenge and verify (HPKE-sealed OTP, TEK-signed second leg), sessions (list, refresh, revoke,
 // self-logout, expiry on the service clock), the signed retry on PATCH and export with every 401
-// code, the last credential kept, tenancy, and no secret in any event store or log.
-import { createDecipheriv, randomBytes } from 'node:crypto';
+// code, the last credential kept, tenancy, the reference's sandbox values (taken on sandbox
+// platforms, refused on production ones), and no secret in any event store or log.
+import { createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, type KeyLike, SignJWT } from 'jose';
 import { Client } from 'pg';
@@ -21,6 +22,8 @@ let stack: Stack;
 let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
+/** A production platform with Embedded Wallets: the sandbox values must be refused there. */
+let production: Credentials;
 let pg: Client;
 /** A local OIDC issuer: its JWKS is served over HTTP and configured as EMBEDDED_WALLET_OIDC_ISSUERS. */
 const oidc = { server: undefined as Server | undefined, issuer: '', privateKey: undefined as KeyLike | undefined };
@@ -35,6 +38,18 @@ const idToken = (claims: { sub: string; nonce?: string; email?: string; iatOffse
     .setExpirationTime('5m')
     .sign(key);
 };
+/** A token as the reference's sandbox clients send it: real claims, a dummy signature nobody can check. */
+const sandboxOidcToken = (claims: { sub: string; nonce?: string; iss?: string; iatOffsetSeconds?: number }): string => {
+  const now = Math.floor(Date.now() / 1000);
+  const payload = { iss: claims.iss ?? 'https://accounts.google.com', aud: 'sandbox-client', sub: claims.sub, iat: now + (claims.iatOffsetSeconds ?? 0), exp: now + 300, ...(claims.nonce ? { nonce: claims.nonce } : {}) };
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'RS256', kid: 'sandbox' })}.${part(payload)}.dummy-signature`;
+};
+const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
+const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
+/** The retry headers of a 202 challenge with the sandbox signature in place of a stamp. */
+const sandboxHeaders = (challenge: { requestId: string }): Record<string, string> => ({ 'Grid-Wallet-Signature': SANDBOX_SIGNATURE, 'Request-Id': challenge.requestId });
+
 /** Every secret a test saw: none may appear in an event store or a log. */
 const secrets: string[] = [];
 
@@ -126,6 +141,8 @@ beforeAll(async () => {
   api = createApi(stack, 'embedded-wallets');
   platformA = (await stack.createPlatform()).token as Credentials;
   platformB = (await stack.createPlatform()).token as Credentials;
+  production = (await stack.createPlatform('PRODUCTION')).token as Credentials;
+  expect((await api.call('PATCH', '/config', { auth: production, body: { embeddedWalletConfig: { appName: 'Live Wallet' } } })).status).toBe(200);
   const enabled = await api.call('PATCH', '/config', { auth: platformA, body: { embeddedWalletConfig: { appName: 'Acme Wallet', otpLength: 10, alphanumeric: true } } });
   expect(enabled.status).toBe(200);
   expect(enabled.body.embeddedWalletConfig).toMatchObject({ appName: 'Acme Wallet', otpLength: 10, alphanumeric: true });
@@ -536,6 +553,144 @@ describe('a quote from a wallet', () => {
     expect(executed.body.id).toBe(quote.body.id);
     const [after] = await walletAccounts(platformA, wallet.customerId);
     expect(after.balance.amount).toBe(100_000_000 - Number(quote.body.totalSendingAmount));
+  });
+});
+
+describe('the reference’s sandbox values (section (f))', () => {
+  it('takes sandbox-valid-signature for a stamp on a sandbox platform, still bound to leg 1’s Request-Id and body, and used once', async () => {
+    const wallet = await newWallet();
+    const path = `/internal-accounts/${wallet.accountId}`;
+    const first = await api.call('PATCH', path, { auth: platformA, body: { privateEnabled: true } });
+    expect(first.status).toBe(202);
+    const codeOf = async (body: unknown, headers: Record<string, string>) => {
+      const reply = await api.call('PATCH', path, { auth: platformA, body, headers });
+      return [reply.status, reply.body.code];
+    };
+    expect(await codeOf({ privateEnabled: true }, { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE })).toEqual([401, 'REQUEST_ID_MISSING']);
+    expect(await codeOf({ privateEnabled: true }, sandboxHeaders({ requestId: 'Request:00000000-0000-4000-8000-000000000000' }))).toEqual([401, 'INVALID_SIGNATURE']);
+    expect(await codeOf({ privateEnabled: false }, sandboxHeaders(first.body))).toEqual([401, 'WALLET_SIGNATURE_BODY_MISMATCH']);
+    const done = await api.call('PATCH', path, { auth: platformA, body: { privateEnabled: true }, headers: sandboxHeaders(first.body) });
+    expect([done.status, done.body.privateEnabled]).toEqual([200, true]);
+    expect(await codeOf({ privateEnabled: true }, sandboxHeaders(first.body))).toEqual([401, 'INVALID_SIGNATURE']);
+
+    // The EMAIL_OTP verify's second leg too: the TEK named in the bundle becomes the session key.
+    const bundle = await challenge(wallet);
+    const tek = genKeypair();
+    const body = { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(bundle, tek.pubHex, '000000') };
+    const verifyPath = `/auth/credentials/${wallet.credentialId}/verify`;
+    const leg1 = await api.call('POST', verifyPath, { auth: platformA, body });
+    const session = await api.call('POST', verifyPath, { auth: platformA, body, headers: sandboxHeaders(leg1.body) });
+    expect([session.status, session.body.type]).toEqual([200, 'EMAIL_OTP']);
+    const { second: signedByTek } = await signedCall('PATCH', path, { privateEnabled: false }, tek.privHex);
+    expect(signedByTek.status).toBe(200);
+  });
+
+  it('refuses sandbox-valid-signature on a production platform with the 401 a malformed stamp gets', async () => {
+    const wallet = await newWallet(production);
+    expect((await api.call('POST', `/auth/credentials/${wallet.credentialId}/challenge`, { auth: production, body: {} })).status).toBe(503);
+    const path = `/internal-accounts/${wallet.accountId}`;
+    const first = await api.call('PATCH', path, { auth: production, body: { privateEnabled: true } });
+    expect(first.status).toBe(202);
+    const refused = await api.call('PATCH', path, { auth: production, body: { privateEnabled: true }, headers: sandboxHeaders(first.body) });
+    expect([refused.status, refused.body.code]).toEqual([401, 'WALLET_SIGNATURE_MALFORMED']);
+    expect((await walletAccounts(production, wallet.customerId))[0].privateEnabled).toBe(false);
+  });
+
+  it('executes a wallet quote with sandbox-valid-signature on a sandbox platform only', async () => {
+    const quoteFrom = async (auth: Credentials, wallet: Wallet) => {
+      const [usd] = (await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth })).body.data;
+      const quote = await api.call('POST', '/quotes', {
+        auth,
+        body: { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: usd.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000_000 },
+      });
+      expect([quote.status, quote.body.paymentInstructions?.[0]?.accountOrWalletInfo?.accountType]).toEqual([201, 'EMBEDDED_WALLET']);
+      return quote.body.id as string;
+    };
+    const sandboxWallet = await newWallet();
+    expect((await api.call('POST', `/sandbox/internal-accounts/${sandboxWallet.accountId}/fund`, { auth: platformA, body: { amount: 10_000_000 } })).status).toBe(200);
+    const executed = await api.call('POST', `/quotes/${await quoteFrom(platformA, sandboxWallet)}/execute`, { auth: platformA, headers: { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE } });
+    expect(executed.status).toBe(200);
+
+    const productionWallet = await newWallet(production);
+    const refused = await api.call('POST', `/quotes/${await quoteFrom(production, productionWallet)}/execute`, { auth: production, headers: { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE } });
+    expect([refused.status, refused.body.code]).toEqual([401, 'WALLET_SIGNATURE_MALFORMED']);
+  });
+
+  it('skips WebAuthn for sandbox-valid-passkey-signature on a sandbox platform (the challenge’s Request-Id still required, once), and verifies it for real in production', async () => {
+    const wallet = await newWallet();
+    const registrationChallenge = randomBytes(32).toString('base64url');
+    const { passkey, attestation } = createPasskey({ rpId: 'localhost', origin: 'http://localhost:3000', challenge: registrationChallenge });
+    const body = { type: 'PASSKEY', accountId: wallet.accountId, nickname: 'Sandbox key', challenge: registrationChallenge, attestation };
+    const first = await api.call('POST', '/auth/credentials', { auth: platformA, body });
+    const registered = await api.call('POST', '/auth/credentials', { auth: platformA, body, headers: sandboxHeaders(first.body) });
+    expect(registered.status).toBe(201);
+    const passkeyId = registered.body.id as string;
+
+    const client = genKeypair();
+    const sandboxAssertion = { credentialId: passkey.credentialId, clientDataJson: 'e30', authenticatorData: 'AA', signature: SANDBOX_PASSKEY_SIGNATURE };
+    const verify = (auth: Credentials, id: string, assertion: unknown, headers: Record<string, string>) => api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'PASSKEY', assertion }, headers });
+    const challenged = await api.call('POST', `/auth/credentials/${passkeyId}/challenge`, { auth: platformA, body: { clientPublicKey: client.pubHex } });
+    expect(challenged.status).toBe(200);
+    const noRequestId = await verify(platformA, passkeyId, sandboxAssertion, {});
+    expect([noRequestId.status, noRequestId.body.code]).toEqual([401, 'REQUEST_ID_MISSING']);
+    const otherPasskey = await verify(platformA, passkeyId, { ...sandboxAssertion, credentialId: 'c29tZW9uZS1lbHNl' }, { 'Request-Id': challenged.body.requestId });
+    expect([otherPasskey.status, otherPasskey.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    const session = await verify(platformA, passkeyId, sandboxAssertion, { 'Request-Id': challenged.body.requestId });
+    expect([session.status, session.body.type]).toEqual([200, 'PASSKEY']);
+    const key = await decryptSessionKey(session.body.encryptedSessionSigningKey, client.privHex);
+    secrets.push(key);
+    expect((await signedCall('PATCH', `/internal-accounts/${wallet.accountId}`, { privateEnabled: true }, key)).second.status).toBe(200);
+    const reused = await verify(platformA, passkeyId, sandboxAssertion, { 'Request-Id': challenged.body.requestId });
+    expect([reused.status, reused.body.code]).toEqual([401, 'INVALID_SIGNATURE']);
+
+    // Production: no session can add a passkey there (no mail transport), so the same passkey is stored directly.
+    const live = await newWallet(production);
+    const livePasskeyId = `AuthMethod:${randomUUID()}`;
+    await pg.query(
+      `INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, credential_id, identity, created_at, updated_at)
+       SELECT $1, w.platform_id, w.account_id, 'PASSKEY', 'Live key', c.credential_id, c.identity - 'registrationChallenge', now(), now()
+       FROM accounts.wallet_keys w, accounts.auth_credentials c WHERE w.account_id = $2 AND c.id = $3`,
+      [livePasskeyId, live.accountId, passkeyId],
+    );
+    const liveChallenge = await api.call('POST', `/auth/credentials/${livePasskeyId}/challenge`, { auth: production, body: { clientPublicKey: client.pubHex } });
+    expect(liveChallenge.status).toBe(200);
+    const refused = await verify(production, livePasskeyId, sandboxAssertion, { 'Request-Id': liveChallenge.body.requestId });
+    expect([refused.status, refused.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    expect((await api.call('GET', `/auth/sessions?accountId=${live.accountId}`, { auth: production })).body.data).toEqual([]);
+  });
+
+  it('takes a dummy-signed OIDC token of a sandbox issuer on a sandbox platform when its claims hold, and refuses it in production', async () => {
+    const wallet = await newWallet();
+    const sub = `sandbox-user-${Date.now()}`;
+    const body = { type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken({ sub }) };
+    const first = await api.call('POST', '/auth/credentials', { auth: platformA, body });
+    expect(first.status).toBe(202);
+    const created = await api.call('POST', '/auth/credentials', { auth: platformA, body, headers: sandboxHeaders(first.body) });
+    expect([created.status, created.body.type]).toEqual([201, 'OAUTH']);
+    const client = genKeypair();
+    const verify = (auth: Credentials, id: string, oidcToken: string) => api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
+    const nonce = oidcNonce(client.pubHex);
+    const refusals = [
+      await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce, iatOffsetSeconds: -120 })),
+      await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce: 'not-the-nonce' })),
+      await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce, iss: 'https://issuer.example' })),
+      await verify(platformA, created.body.id, sandboxOidcToken({ sub: 'someone-else', nonce })),
+    ];
+    expect(refusals.map((reply) => [reply.status, reply.body.code])).toEqual(Array(4).fill([401, 'UNAUTHORIZED']));
+    const session = await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce }));
+    expect([session.status, session.body.type]).toEqual([200, 'OAUTH']);
+
+    const live = await newWallet(production);
+    const liveCreate = await api.call('POST', '/auth/credentials', { auth: production, body: { ...body, accountId: live.accountId } });
+    expect([liveCreate.status, liveCreate.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    const liveOauthId = `AuthMethod:${randomUUID()}`;
+    await pg.query(
+      `INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, identity, created_at, updated_at)
+       SELECT $1, platform_id, account_id, 'OAUTH', 'Live OAuth', $3, now(), now() FROM accounts.wallet_keys WHERE account_id = $2`,
+      [liveOauthId, live.accountId, JSON.stringify({ iss: 'https://accounts.google.com', aud: 'sandbox-client', sub })],
+    );
+    const liveVerify = await verify(production, liveOauthId, sandboxOidcToken({ sub, nonce }));
+    expect([liveVerify.status, liveVerify.body.code]).toEqual([401, 'UNAUTHORIZED']);
   });
 });
 

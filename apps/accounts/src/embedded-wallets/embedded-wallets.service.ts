@@ -22,9 +22,9 @@ import { createLogger } from '@corridor/messaging';
 import { decideNewCredential, decideRevokeCredential, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
 import { checkOidcClaims, nonceFor, type OidcIdentity, OidcVerifier } from './oidc';
 import { OTP_MAILERS, type OtpMailers } from './otp-mail';
-import { authenticatePasskey, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey } from './passkeys';
+import { authenticatePasskey, offersSandboxAssertion, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, sandboxAssertionAccepted } from './passkeys';
 import { SandboxMailbox } from './sandbox-mailbox';
-import { CHALLENGE_TTL_MS, checkRetry, legOf, type PendingRequest } from './signed-retry';
+import { CHALLENGE_TTL_MS, checkRetry, isFirstLeg, legOf, offersSandboxSignature, type PendingRequest } from './signed-retry';
 import { activityPayload, renderCredential, renderSession } from './wallet-wire';
 import {
   bodyDigest,
@@ -88,11 +88,16 @@ export class EmbeddedWallets {
   }
 
   /** An OIDC token checked against the configured issuers and the reference's claim rules. */
-  private async oidcIdentity(token: unknown, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): Promise<{ identity: OidcIdentity; nickname: string }> {
+  private async oidcIdentity(context: RequestContext, token: unknown, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): Promise<{ identity: OidcIdentity; nickname: string }> {
     if (typeof token !== 'string' || token === '') throw invalidInput('oidcToken is required: an OIDC ID token from a configured issuer.', { field: 'oidcToken' });
-    const claims = await this.oidc.verify(token, now);
+    const claims = await this.oidc.verify(token, now, { sandbox: await this.isSandbox(context.platformId) });
     const identity = checkOidcClaims(claims, now, expect);
     return { identity, nickname: typeof claims['email'] === 'string' && claims['email'] !== '' ? claims['email'] : identity.sub };
+  }
+
+  /** Whether the platform is a sandbox, where the reference's sandbox values stand in for signatures. Unknown platforms are not. */
+  private async isSandbox(platformId: string): Promise<boolean> {
+    return (await this.store.platform(platformId))?.environment === 'SANDBOX';
   }
 
   /** The wallet's key and first credential; the internal account itself is opened by the policy. */
@@ -122,7 +127,8 @@ export class EmbeddedWallets {
 
   /** The one two-step signed retry: leg 1 persists and answers 202, leg 2 checks, consumes once and completes. */
   private async signed<T>(op: Signed, complete: (pending: PendingRequest, now: Date) => Promise<SignedReply<T>>): Promise<SignedReply<T>> {
-    const leg = legOf(op.headers);
+    const sandbox = offersSandboxSignature(op.headers.walletSignature) && (await this.isSandbox(op.context.platformId));
+    const leg = legOf(op.headers, sandbox);
     const now = this.clock.now();
     const digest = bodyDigest(op.body ?? {});
     if (leg.leg === 'challenge') {
@@ -203,10 +209,9 @@ export class EmbeddedWallets {
       await this.store.insertCredential(row);
       return { status: 201, body: renderCredential(row) };
     };
-    const leg = legOf(headers);
-    if (!needsSignature || leg.leg === 'challenge') {
+    if (!needsSignature || isFirstLeg(headers)) {
       const now = this.clock.now();
-      const { identity, nickname } = await this.oidcIdentity(body['oidcToken'], now);
+      const { identity, nickname } = await this.oidcIdentity(context, body['oidcToken'], now);
       if (!needsSignature) return create(identity, nickname, now);
       return this.signed(
         {
@@ -264,7 +269,7 @@ export class EmbeddedWallets {
       return { status: 201, body: renderCredential(row) };
     };
     const signedOp = { context, accountId: wallet.accountId, operation: 'CREATE_CREDENTIAL', targetId: wallet.accountId, body, headers, type: 'PASSKEY' as const };
-    if (!needsSignature || legOf(headers).leg === 'challenge') {
+    if (!needsSignature || isFirstLeg(headers)) {
       const key = await registerPasskey(attestation, challenge, this.options.webAuthn);
       if (!needsSignature) return create(key, this.clock.now());
       return this.signed(
@@ -376,9 +381,11 @@ export class EmbeddedWallets {
       throw new DomainError('INVALID_SIGNATURE', 'unauthorized', 'Request-Id does not name an unused, unexpired passkey challenge of this credential; call /challenge again.');
     }
     const key = credential.identity as PasskeyKey;
+    const assertion = body['assertion'];
     let counter: number;
     try {
-      counter = await authenticatePasskey(body['assertion'] as PasskeyAssertion, passkeyChallengeOf(pending.payloadToSign), key, this.options.webAuthn);
+      const sandbox = offersSandboxAssertion(assertion) && (await this.isSandbox(context.platformId));
+      counter = sandboxAssertionAccepted(assertion, key, sandbox) ? key.counter : await authenticatePasskey(assertion as PasskeyAssertion, passkeyChallengeOf(pending.payloadToSign), key, this.options.webAuthn);
     } catch (error) {
       await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
       throw error;
@@ -415,7 +422,7 @@ export class EmbeddedWallets {
     const attemptsKey = `verify:${credential.id}`;
     refuseWhileLocked(await this.store.attempts(attemptsKey), now);
     let tekPublic = '';
-    if (legOf(headers).leg === 'challenge') {
+    if (isFirstLeg(headers)) {
       tekPublic = await this.checkOtp(context, credential, encryptedOtpBundle, attemptsKey, now);
     }
     return this.signed(
@@ -463,7 +470,7 @@ export class EmbeddedWallets {
     const attemptsKey = `verify:${credential.id}`;
     refuseWhileLocked(await this.store.attempts(attemptsKey), now);
     try {
-      await this.oidcIdentity(body['oidcToken'], now, { identity: credential.identity as OidcIdentity, nonce: nonceFor(clientPublicKey) });
+      await this.oidcIdentity(context, body['oidcToken'], now, { identity: credential.identity as OidcIdentity, nonce: nonceFor(clientPublicKey) });
     } catch (error) {
       if (error instanceof DomainError && error.status === 401) await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
       throw error;
@@ -630,6 +637,8 @@ export class EmbeddedWallets {
     if (!walletSignature?.trim()) {
       throw new DomainError('WALLET_SIGNATURE_MISSING', 'unauthorized', 'Executing a quote from an Embedded Wallet needs Grid-Wallet-Signature: a stamp over the quote’s paymentInstructions[].accountOrWalletInfo.payloadToSign.');
     }
+    // The reference's sandbox value stands in for the stamp on sandbox platforms (section (f)).
+    if (offersSandboxSignature(walletSignature) && (await this.isSandbox(context.platformId))) return { verified: true };
     const stamp = parseStamp(walletSignature.trim());
     if (!stamp) throw new DomainError('WALLET_SIGNATURE_MALFORMED', 'unauthorized', 'Grid-Wallet-Signature must be base64url of {"publicKey","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature"}.');
     const signers = await this.activeSessionKeys(wallet.accountId, context.platformId, this.clock.now());
