@@ -694,6 +694,83 @@ describe('the reference’s sandbox values (section (f))', () => {
   });
 });
 
+describe('repeated failures: 429 RATE_LIMITED with Retry-After', () => {
+  const expectLocked = (reply: Reply) => {
+    expect([reply.status, reply.body.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  };
+  /** A second credential added with the sandbox shortcuts, so each lock is tested on a wallet of its own. */
+  const addCredential = async (body: Record<string, unknown>): Promise<string> => {
+    const first = await api.call('POST', '/auth/credentials', { auth: platformA, body });
+    const created = await api.call('POST', '/auth/credentials', { auth: platformA, body, headers: sandboxHeaders(first.body) });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  };
+
+  it('locks a credential’s challenge after ten in ten minutes', async () => {
+    const wallet = await newWallet();
+    const challengeOnce = () => api.call('POST', `/auth/credentials/${wallet.credentialId}/challenge`, { auth: platformA, body: {} });
+    for (let attempt = 0; attempt < 10; attempt += 1) expect((await challengeOnce()).status).toBe(200);
+    expectLocked(await challengeOnce());
+  });
+
+  it('locks an OAUTH credential’s verify after five wrong tokens, even for a right one', async () => {
+    const wallet = await newWallet();
+    const sub = `locked-user-${Date.now()}`;
+    const oauthId = await addCredential({ type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken({ sub }) });
+    const client = genKeypair();
+    const verify = (oidcToken: string) => api.call('POST', `/auth/credentials/${oauthId}/verify`, { auth: platformA, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await verify(sandboxOidcToken({ sub, nonce: 'not-the-nonce' }))).status).toBe(401);
+    expectLocked(await verify(sandboxOidcToken({ sub, nonce: oidcNonce(client.pubHex) })));
+  });
+
+  it('locks a PASSKEY credential’s verify after five assertions that do not verify, even for a right one', async () => {
+    const wallet = await newWallet();
+    const registrationChallenge = randomBytes(32).toString('base64url');
+    const { passkey, attestation } = createPasskey({ rpId: 'localhost', origin: 'http://localhost:3000', challenge: registrationChallenge });
+    const passkeyId = await addCredential({ type: 'PASSKEY', accountId: wallet.accountId, nickname: 'Locked key', challenge: registrationChallenge, attestation });
+    const challenged = await api.call('POST', `/auth/credentials/${passkeyId}/challenge`, { auth: platformA, body: { clientPublicKey: genKeypair().pubHex } });
+    const verify = (challengeHex: string) =>
+      api.call('POST', `/auth/credentials/${passkeyId}/verify`, { auth: platformA, body: { type: 'PASSKEY', assertion: assertPasskey(passkey, challengeHex) }, headers: { 'Request-Id': challenged.body.requestId } });
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await verify('f'.repeat(64))).body.code).toBe('UNAUTHORIZED');
+    expectLocked(await verify(challenged.body.challenge));
+  });
+
+  it('locks a wallet’s signed retries after five stamps that do not verify, even for a right one; protocol mistakes do not count', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const path = `/internal-accounts/${wallet.accountId}`;
+    const body = { privateEnabled: true };
+    const first = await api.call('PATCH', path, { auth: platformA, body });
+    for (let attempt = 0; attempt < 6; attempt += 1) {
+      const mistake = await api.call('PATCH', path, { auth: platformA, body, headers: { 'Request-Id': 'Request:00000000-0000-4000-8000-000000000000', 'Grid-Wallet-Signature': stamp(session.privHex, first.body.payloadToSign) } });
+      expect(mistake.body.code).toBe('INVALID_SIGNATURE');
+    }
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const wrong = await api.call('PATCH', path, { auth: platformA, body, headers: signedHeaders(genKeypair().privHex, first.body) });
+      expect(wrong.body.code).toBe('WALLET_SIGNATURE_INVALID');
+    }
+    expectLocked(await api.call('PATCH', path, { auth: platformA, body, headers: signedHeaders(session.privHex, first.body) }));
+    expect((await walletAccounts(platformA, wallet.customerId))[0].privateEnabled).toBe(false);
+  });
+
+  it('locks a wallet quote’s execution after five stamps that do not verify, even for a right one', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    expect((await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 10_000_000 } })).status).toBe(200);
+    const [usd] = (await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth: platformA })).body.data;
+    const quote = await api.call('POST', '/quotes', {
+      auth: platformA,
+      body: { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: usd.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000_000 },
+    });
+    const payloadToSign = quote.body.paymentInstructions[0].accountOrWalletInfo.payloadToSign as string;
+    const execute = (privHex: string) => api.call('POST', `/quotes/${quote.body.id}/execute`, { auth: platformA, headers: { 'Grid-Wallet-Signature': stamp(privHex, payloadToSign) } });
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await execute(genKeypair().privHex)).body.code).toBe('WALLET_SIGNATURE_INVALID');
+    expectLocked(await execute(session.privHex));
+    expect((await walletAccounts(platformA, wallet.customerId))[0].balance.amount).toBe(10_000_000);
+  });
+});
+
 describe('secrets', () => {
   it('never puts an OTP, a session key or a mnemonic in an event store or a log', async () => {
     expect(secrets.length).toBeGreaterThan(5);

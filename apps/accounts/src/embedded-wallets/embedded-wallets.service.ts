@@ -19,7 +19,7 @@ import {
   type WalletSignatureHeaders,
 } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
-import { decideNewCredential, decideRevokeCredential, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
+import { countsTowardLock, decideNewCredential, decideRevokeCredential, DEFAULT_FAILURE_POLICY, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
 import { checkOidcClaims, nonceFor, type OidcIdentity, OidcVerifier } from './oidc';
 import { OTP_MAILERS, type OtpMailers } from './otp-mail';
 import { authenticatePasskey, offersSandboxAssertion, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, sandboxAssertionAccepted } from './passkeys';
@@ -76,6 +76,7 @@ const invalidOtp = (): DomainError => new DomainError('UNAUTHORIZED', 'unauthori
 export class EmbeddedWallets {
   private readonly logger = createLogger('accounts:embedded-wallets');
   private readonly oidc: OidcVerifier;
+  private readonly failurePolicy: FailurePolicy;
 
   constructor(
     @Inject(WALLET_STORE) private readonly store: WalletStore,
@@ -85,6 +86,26 @@ export class EmbeddedWallets {
     private readonly mailbox: SandboxMailbox,
   ) {
     this.oidc = new OidcVerifier(options.oidcIssuers);
+    this.failurePolicy = { ...DEFAULT_FAILURE_POLICY, maxFailures: options.authFailuresMax };
+  }
+
+  /**
+   * One attempt under a failure counter (a credential's verify, a wallet's signatures): 429 with
+   * Retry-After while locked; a wrong secret or signature counts (countsTowardLock); a success
+   * clears the count. Counts are read and written apart, so two failures at the same instant may
+   * count once: the lock is a brake on guessing, not an exact tally.
+   */
+  private async counted<T>(key: string, now: Date, attempt: () => Promise<T>): Promise<T> {
+    refuseWhileLocked(await this.store.attempts(key), now);
+    let result: T;
+    try {
+      result = await attempt();
+    } catch (error) {
+      if (countsTowardLock(error)) await this.store.saveAttempts(key, recordAttempt(await this.store.attempts(key), now, this.failurePolicy));
+      throw error;
+    }
+    await this.store.clearAttempts(key);
+    return result;
   }
 
   /** An OIDC token checked against the configured issuers and the reference's claim rules. */
@@ -141,13 +162,16 @@ export class EmbeddedWallets {
       );
       return { status: 202, body: { payloadToSign, requestId, expiresAt: expiresAt.toISOString(), ...(op.type ? { type: op.type } : {}) } };
     }
-    const pending = await this.store.pending(leg.requestId);
-    const signerKeys = pending ? await op.signerKeys(pending, now) : [];
-    checkRetry({ pending, operation: op.operation, targetId: op.targetId, platformId: op.context.platformId, bodyDigest: digest, stamp: leg.stamp, signerKeys, now });
-    if (!(await this.store.consumePending(leg.requestId, now))) {
-      throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${leg.requestId} was already used; a requestId completes one request only.`);
-    }
-    return complete(pending as PendingRequest, now);
+    const pending = await this.counted(`signature:${op.accountId}`, now, async () => {
+      const found = await this.store.pending(leg.requestId);
+      const signerKeys = found ? await op.signerKeys(found, now) : [];
+      const checked = checkRetry({ pending: found, operation: op.operation, targetId: op.targetId, platformId: op.context.platformId, bodyDigest: digest, stamp: leg.stamp, signerKeys, now });
+      if (!(await this.store.consumePending(leg.requestId, now))) {
+        throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${leg.requestId} was already used; a requestId completes one request only.`);
+      }
+      return checked;
+    });
+    return complete(pending, now);
   }
 
   async listCredentials(context: RequestContext, accountId: unknown): Promise<{ data: AuthMethodWire[] }> {
@@ -374,25 +398,19 @@ export class EmbeddedWallets {
     const requestId = headers.requestId?.trim();
     if (!requestId) throw new DomainError('REQUEST_ID_MISSING', 'unauthorized', 'A PASSKEY verify needs the Request-Id header: the requestId of POST /auth/credentials/{id}/challenge.');
     const now = this.clock.now();
-    const attemptsKey = `verify:${credential.id}`;
-    refuseWhileLocked(await this.store.attempts(attemptsKey), now);
-    const pending = await this.store.pending(requestId);
-    if (!pending || pending.platformId !== context.platformId || pending.operation !== 'PASSKEY_SESSION' || pending.targetId !== credential.id || pending.usedAt || pending.expiresAt.getTime() <= now.getTime()) {
-      throw new DomainError('INVALID_SIGNATURE', 'unauthorized', 'Request-Id does not name an unused, unexpired passkey challenge of this credential; call /challenge again.');
-    }
-    const key = credential.identity as PasskeyKey;
-    const assertion = body['assertion'];
-    let counter: number;
-    try {
+    const pending = await this.counted(`verify:${credential.id}`, now, async () => {
+      const found = await this.store.pending(requestId);
+      if (!found || found.platformId !== context.platformId || found.operation !== 'PASSKEY_SESSION' || found.targetId !== credential.id || found.usedAt || found.expiresAt.getTime() <= now.getTime()) {
+        throw new DomainError('INVALID_SIGNATURE', 'unauthorized', 'Request-Id does not name an unused, unexpired passkey challenge of this credential; call /challenge again.');
+      }
+      const key = credential.identity as PasskeyKey;
+      const assertion = body['assertion'];
       const sandbox = offersSandboxAssertion(assertion) && (await this.isSandbox(context.platformId));
-      counter = sandboxAssertionAccepted(assertion, key, sandbox) ? key.counter : await authenticatePasskey(assertion as PasskeyAssertion, passkeyChallengeOf(pending.payloadToSign), key, this.options.webAuthn);
-    } catch (error) {
-      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
-      throw error;
-    }
-    if (!(await this.store.consumePending(requestId, now))) throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${requestId} was already used; call /challenge again.`);
-    await this.store.updateIdentity(credential.id, { ...credential.identity, counter }, now);
-    await this.store.clearAttempts(attemptsKey);
+      const counter = sandboxAssertionAccepted(assertion, key, sandbox) ? key.counter : await authenticatePasskey(assertion as PasskeyAssertion, passkeyChallengeOf(found.payloadToSign), key, this.options.webAuthn);
+      if (!(await this.store.consumePending(requestId, now))) throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${requestId} was already used; call /challenge again.`);
+      await this.store.updateIdentity(credential.id, { ...credential.identity, counter }, now);
+      return found;
+    });
     return { status: 200, body: await this.newSealedSession(context, credential, String(pending.bound['clientPublicKey']), now) };
   }
 
@@ -467,15 +485,7 @@ export class EmbeddedWallets {
       throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
     }
     const now = this.clock.now();
-    const attemptsKey = `verify:${credential.id}`;
-    refuseWhileLocked(await this.store.attempts(attemptsKey), now);
-    try {
-      await this.oidcIdentity(context, body['oidcToken'], now, { identity: credential.identity as OidcIdentity, nonce: nonceFor(clientPublicKey) });
-    } catch (error) {
-      if (error instanceof DomainError && error.status === 401) await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
-      throw error;
-    }
-    await this.store.clearAttempts(attemptsKey);
+    await this.counted(`verify:${credential.id}`, now, () => this.oidcIdentity(context, body['oidcToken'], now, { identity: credential.identity as OidcIdentity, nonce: nonceFor(clientPublicKey) }));
     return { status: 200, body: await this.newSealedSession(context, credential, clientPublicKey, now) };
   }
 
@@ -499,7 +509,7 @@ export class EmbeddedWallets {
   /** Leg 1 of an EMAIL_OTP verify: opens the bundle, checks and uses the OTP; returns the TEK (compressed). Failures count toward 429. */
   private async checkOtp(context: RequestContext, credential: CredentialRow, encryptedOtpBundle: string, attemptsKey: string, now: Date): Promise<string> {
     const fail = async (): Promise<never> => {
-      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
+      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now, this.failurePolicy));
       throw invalidOtp();
     };
     const otp = await this.store.otp(credential.id);
@@ -641,11 +651,15 @@ export class EmbeddedWallets {
     if (offersSandboxSignature(walletSignature) && (await this.isSandbox(context.platformId))) return { verified: true };
     const stamp = parseStamp(walletSignature.trim());
     if (!stamp) throw new DomainError('WALLET_SIGNATURE_MALFORMED', 'unauthorized', 'Grid-Wallet-Signature must be base64url of {"publicKey","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature"}.');
-    const signers = await this.activeSessionKeys(wallet.accountId, context.platformId, this.clock.now());
-    if (!signers.includes(stamp.publicKey) || !verifyStamp(stamp, payloadToSign)) {
-      throw new DomainError('WALLET_SIGNATURE_INVALID', 'unauthorized', 'The stamp is not a signature over the quote’s payloadToSign by an active session of the source wallet.');
-    }
-    return { verified: true };
+    const now = this.clock.now();
+    // The same counter as the wallet's signed retries: stamps guessed here or there lock both.
+    return this.counted(`signature:${wallet.accountId}`, now, async () => {
+      const signers = await this.activeSessionKeys(wallet.accountId, context.platformId, now);
+      if (!signers.includes(stamp.publicKey) || !verifyStamp(stamp, payloadToSign)) {
+        throw new DomainError('WALLET_SIGNATURE_INVALID', 'unauthorized', 'The stamp is not a signature over the quote’s payloadToSign by an active session of the source wallet.');
+      }
+      return { verified: true as const };
+    });
   }
 
   /**

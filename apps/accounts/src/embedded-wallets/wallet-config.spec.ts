@@ -21,6 +21,12 @@ describe('EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS', () => {
   it('given 0, then it refuses to start', () => expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS: '0' })).toThrow(/whole number/));
 });
 
+describe('EMBEDDED_WALLET_AUTH_FAILURES_MAX', () => {
+  it('given nothing, then five failures lock', () => expect(parseEmbeddedWalletConfig({}).authFailuresMax).toBe(5));
+  it('given a number, then that many', () => expect(parseEmbeddedWalletConfig({ EMBEDDED_WALLET_AUTH_FAILURES_MAX: '1000' }).authFailuresMax).toBe(1000));
+  it('given 0, then it refuses to start', () => expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_AUTH_FAILURES_MAX: '0' })).toThrow(/whole number/));
+});
+
 describe('EMBEDDED_WALLET_KEY_ENCRYPTION_KEY', () => {
   it('given nothing outside production, then the development key', () => expect(parseWalletKeyEncryptionKey({ NODE_ENV: 'development' })).toHaveLength(32));
 

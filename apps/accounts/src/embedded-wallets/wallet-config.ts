@@ -15,6 +15,12 @@ export type EmbeddedWalletConfig = {
   webAuthn: WebAuthnConfig;
   /** EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS: how often sandbox mail whose OTP expired is deleted (default 60). */
   mailboxSweepSeconds: number;
+  /**
+   * EMBEDDED_WALLET_AUTH_FAILURES_MAX: wrong OTPs, tokens, assertions or stamps within 15 minutes
+   * before a credential's verify or a wallet's signed requests lock for 60 s (default 5). Tests that
+   * fuzz the parsers raise it so the lock does not hide them.
+   */
+  authFailuresMax: number;
 };
 
 // A fixed key for development and tests only: anyone can read it here, so production refuses it.
@@ -51,4 +57,5 @@ export const parseEmbeddedWalletConfig = (env: NodeJS.ProcessEnv): EmbeddedWalle
   oidcIssuers: parseOidcIssuers(env['EMBEDDED_WALLET_OIDC_ISSUERS']),
   webAuthn: parseWebAuthnConfig(env),
   mailboxSweepSeconds: wholeNumber(env, 'EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS', 60),
+  authFailuresMax: wholeNumber(env, 'EMBEDDED_WALLET_AUTH_FAILURES_MAX', 5),
 });
