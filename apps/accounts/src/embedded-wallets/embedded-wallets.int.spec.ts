@@ -1,7 +1,10 @@
 // The Embedded Wallet tables against real PostgreSQL: what the wallet policy stores of a platform
 // whichever of its events comes first, OTP mail through the mail port and the sandbox mailbox's
-// purge, and the service's answer to a row no rule expects.
+// purge, two revokes racing for a wallet's last two credentials, and the service's answer to a row
+// no rule expects.
 import { randomBytes } from 'node:crypto';
+import { p256 } from '@noble/curves/p256';
+import { sha256 } from '@noble/hashes/sha256';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { DomainError, newId, type PlatformConfigWire, type RequestContext, systemClock } from '@corridor/contracts';
@@ -13,6 +16,7 @@ import { OpenWalletsPolicy } from './open-wallets.policy';
 import type { OtpMail, OtpMailer, OtpMailers } from './otp-mail';
 import { PurgeSandboxMailboxJob } from './purge-sandbox-mailbox.job';
 import { SandboxMailbox } from './sandbox-mailbox';
+import { compressedPublicKey, generateP256KeyPair } from './wallet-crypto';
 import { WalletStore } from './wallet-store';
 
 const database = useTestDatabase();
@@ -161,5 +165,49 @@ describe('the sandbox mailbox', () => {
     clock.advance(240_000);
     expect(await job.sweep()).toBeGreaterThanOrEqual(1);
     expect(await stored()).toEqual([]);
+  });
+});
+
+/** A Grid-Wallet-Signature over the payload with a P-256 private key (hex), as a client makes it. */
+const stampOf = (privateKeyHex: string, payload: string): string => {
+  const signature = p256.sign(sha256(new TextEncoder().encode(payload)), privateKeyHex).toDERHex();
+  const publicKey = Buffer.from(p256.getPublicKey(privateKeyHex, true)).toString('hex');
+  return Buffer.from(JSON.stringify({ publicKey, scheme: 'SIGNATURE_SCHEME_TK_API_P256', signature })).toString('base64url');
+};
+
+describe('two revokes racing for a wallet’s last two credentials', () => {
+  /** A wallet with an EMAIL_OTP and an OAUTH credential, each with an active session whose key the test holds. */
+  const walletWithTwoCredentials = async () => {
+    const wallet = await newWallet();
+    const oauthId = newId('AuthMethod');
+    const now = new Date();
+    await store.insertCredential({ id: oauthId, platformId: wallet.platformId, accountId: wallet.accountId, type: 'OAUTH', nickname: 'oauth', credentialId: null, identity: { iss: 'i', aud: 'a', sub: 's' }, createdAt: now, updatedAt: now });
+    const sessionOf = async (credentialId: string) => {
+      const key = generateP256KeyPair();
+      await store.insertSession({ id: newId('Session'), platformId: wallet.platformId, accountId: wallet.accountId, credentialId, publicKey: compressedPublicKey(key.publicKeyHex), createdAt: now, expiresAt: new Date(now.getTime() + 600_000), revokedAt: null });
+      return key.privateKeyHex;
+    };
+    return { ...wallet, oauthId, emailKey: await sessionOf(wallet.credentialId), oauthKey: await sessionOf(oauthId) };
+  };
+
+  it('given each revoke signed by the other credential’s session and both fired at once, then one wins and the wallet keeps a credential (30 rounds)', async () => {
+    const wallets = walletsWith();
+    const outcomes: string[] = [];
+    for (let round = 0; round < 30; round += 1) {
+      const wallet = await walletWithTwoCredentials();
+      const context = contextOf(wallet.platformId);
+      const leg1 = async (credentialId: string) => (await wallets.revokeCredential(context, credentialId, {})).body as unknown as { payloadToSign: string; requestId: string };
+      const [revokeEmail, revokeOauth] = [await leg1(wallet.credentialId), await leg1(wallet.oauthId)];
+      const results = await Promise.allSettled([
+        wallets.revokeCredential(context, wallet.credentialId, { walletSignature: stampOf(wallet.oauthKey, revokeEmail.payloadToSign), requestId: revokeEmail.requestId }),
+        wallets.revokeCredential(context, wallet.oauthId, { walletSignature: stampOf(wallet.emailKey, revokeOauth.payloadToSign), requestId: revokeOauth.requestId }),
+      ]);
+      const codes = results.map((result) => (result.status === 'fulfilled' ? String(result.value.status) : (result.reason as DomainError).code)).sort();
+      outcomes.push(codes.join(' '));
+      expect((await store.credentials(wallet.accountId, wallet.platformId)).length).toBe(1);
+      expect(codes.filter((code) => code === '204')).toHaveLength(1);
+    }
+    // The loser is refused either as the last credential (it waited on the lock) or because the winner's revoke ended its signer's session.
+    expect(outcomes.every((outcome) => ['204 INVALID_INPUT', '204 WALLET_SIGNATURE_INVALID'].includes(outcome))).toBe(true);
   });
 });

@@ -331,9 +331,9 @@ export class EmbeddedWallets {
         signerKeys: (_pending, now) => this.activeSessionKeys(credential.accountId, context.platformId, now, credential.id),
       },
       async (_pending, now) => {
-        // The set may have changed between the legs; the last credential still stays.
-        decideRevokeCredential(await this.store.credentials(credential.accountId, context.platformId), credential.id);
-        await this.store.revokeCredential(credential.id, now);
+        // Decided again under the wallet's lock: the set may have changed between the legs, or a
+        // revoke of the other credential may be completing at this very moment.
+        await this.store.revokeCredential(credential.id, credential.accountId, now, (current) => decideRevokeCredential(current, credential.id));
         return { status: 204 };
       },
     );

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { CredentialSummary, FailureWindow, Session } from './auth-rules';
 import type { PendingRequest } from './signed-retry';
 
@@ -61,6 +61,32 @@ export class WalletStore {
     return `${this.schema}.${table}`;
   }
 
+  /** Work on one connection inside BEGIN/COMMIT; a connection whose ROLLBACK failed is destroyed, never given back to the pool. */
+  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Holds the wallet's row until the transaction ends: every change to which credentials an account
+   * has (a revoke, an email change of its EMAIL_OTP) takes it first, so two of them on one wallet
+   * run one after the other and each decides on what the other left.
+   */
+  private async lockWallet(client: PoolClient, accountId: string): Promise<void> {
+    await client.query(`SELECT 1 FROM ${this.t('wallet_keys')} WHERE account_id = $1 FOR UPDATE`, [accountId]);
+  }
+
   async upsertPlatform(platform: WalletPlatform): Promise<{ wasEnabled: boolean }> {
     const { rows } = await this.pool.query(
       `WITH previous AS (SELECT enabled FROM ${this.t('wallet_platforms')} WHERE platform_id = $1)
@@ -100,9 +126,7 @@ export class WalletStore {
 
   /** The wallet's key and first EMAIL_OTP credential, once: a redelivered event changes nothing. */
   async provisionWallet(input: { accountId: string; platformId: string; customerId: string; sealedMnemonic: string; credentialId: string; email: string; now: Date }): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await this.transaction(async (client) => {
       const inserted = await client.query(
         `INSERT INTO ${this.t('wallet_keys')} (account_id, platform_id, customer_id, sealed_mnemonic, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO NOTHING`,
         [input.accountId, input.platformId, input.customerId, input.sealedMnemonic, input.now],
@@ -114,13 +138,7 @@ export class WalletStore {
           [input.credentialId, input.platformId, input.accountId, input.email, input.now],
         );
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async sealedMnemonic(accountId: string, platformId: string): Promise<string | null> {
@@ -170,10 +188,19 @@ export class WalletStore {
     await this.pool.query(`UPDATE ${this.t('auth_credentials')} SET identity = $2, updated_at = $3 WHERE id = $1`, [id, JSON.stringify(identity), now]);
   }
 
-  /** Revokes the credential and ends its sessions. */
-  async revokeCredential(id: string, now: Date): Promise<void> {
-    await this.pool.query(`UPDATE ${this.t('auth_credentials')} SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, now]);
-    await this.pool.query(`UPDATE ${this.t('auth_sessions')} SET revoked_at = $2 WHERE credential_id = $1 AND revoked_at IS NULL`, [id, now]);
+  /**
+   * Revokes the credential and ends its sessions, in one transaction under the wallet's lock:
+   * `decide` sees the account's credentials as they are once any concurrent revoke has finished,
+   * and refuses by throwing (nothing is then changed).
+   */
+  async revokeCredential(id: string, accountId: string, now: Date, decide: (current: CredentialRow[]) => void): Promise<void> {
+    await this.transaction(async (client) => {
+      await this.lockWallet(client, accountId);
+      const { rows } = await client.query(`SELECT * FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`, [accountId]);
+      decide(rows.map(credentialOf));
+      await client.query(`UPDATE ${this.t('auth_credentials')} SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, now]);
+      await client.query(`UPDATE ${this.t('auth_sessions')} SET revoked_at = $2 WHERE credential_id = $1 AND revoked_at IS NULL`, [id, now]);
+    });
   }
 
   async saveOtp(row: OtpRow & { issuedAt: Date }): Promise<void> {
