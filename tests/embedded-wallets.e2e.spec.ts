@@ -498,6 +498,30 @@ describe('customer email change', () => {
   });
 });
 
+describe('a signed change refused by the service that applies it', () => {
+  it('gives the signed request back, so the same signed retry completes once the refusal is gone (and only once)', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const holder = await newCustomer(platformA);
+    const address = `$held.${Date.now()}@example.com`;
+    expect((await api.call('PATCH', `/customers/${holder.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', umaAddress: address } })).status).toBe(200);
+    const body = { customerType: 'INDIVIDUAL', email: `kept.${Date.now()}@example.com`, umaAddress: address };
+    const path = `/customers/${wallet.customerId}`;
+    const first = await api.call('PATCH', path, { auth: platformA, body });
+    expect(first.status).toBe(202);
+    const headers = signedHeaders(session.privHex, first.body);
+    const refused = await api.call('PATCH', path, { auth: platformA, body, headers });
+    expect([refused.status, refused.body.code]).toEqual([409, 'UMA_ADDRESS_EXISTS']);
+    expect((await api.call('GET', path, { auth: platformA })).body.email).toBe(wallet.email);
+
+    expect((await api.call('PATCH', `/customers/${holder.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', umaAddress: `$moved.${Date.now()}@example.com` } })).status).toBe(200);
+    const done = await api.call('PATCH', path, { auth: platformA, body, headers });
+    expect([done.status, done.body.email, done.body.umaAddress]).toEqual([200, body.email, address]);
+    const reused = await api.call('PATCH', path, { auth: platformA, body, headers });
+    expect([reused.status, reused.body.code]).toEqual([401, 'INVALID_SIGNATURE']);
+  });
+});
+
 describe('a card funded by a wallet', () => {
   it('changes only with the wallet’s signed retry', async () => {
     const wallet = await newWallet();

@@ -1,7 +1,7 @@
 // The Embedded Wallet tables against real PostgreSQL: what the wallet policy stores of a platform
 // whichever of its events comes first, OTP mail through the mail port and the sandbox mailbox's
-// purge, two revokes racing for a wallet's last two credentials, and the service's answer to a row
-// no rule expects.
+// purge, two revokes racing for a wallet's last two credentials, a signed request given back when
+// its change is refused, and the service's answer to a row no rule expects.
 import { randomBytes } from 'node:crypto';
 import { p256 } from '@noble/curves/p256';
 import { sha256 } from '@noble/hashes/sha256';
@@ -209,5 +209,44 @@ describe('two revokes racing for a wallet’s last two credentials', () => {
     }
     // The loser is refused either as the last credential (it waited on the lock) or because the winner's revoke ended its signer's session.
     expect(outcomes.every((outcome) => ['204 INVALID_INPUT', '204 WALLET_SIGNATURE_INVALID'].includes(outcome))).toBe(true);
+  });
+});
+
+describe('a signed request whose change is refused', () => {
+  it('given leg 2 refused by the operation itself (the last credential), then the request is unused again and the same retry completes once allowed', async () => {
+    const wallets = walletsWith();
+    const wallet = await newWallet();
+    const context = contextOf(wallet.platformId);
+    const addOauth = async () => {
+      const now = new Date();
+      const id = newId('AuthMethod');
+      await store.insertCredential({ id, platformId: wallet.platformId, accountId: wallet.accountId, type: 'OAUTH', nickname: 'oauth', credentialId: null, identity: { iss: 'i', aud: 'a', sub: id }, createdAt: now, updatedAt: now });
+      return id;
+    };
+    const oauthId = await addOauth();
+    const revokeOauth = (await wallets.revokeCredential(context, oauthId, {})).body as unknown as { requestId: string };
+    await pool.query('UPDATE accounts.auth_credentials SET revoked_at = now() WHERE id = $1', [wallet.credentialId]);
+    // The sandbox signature: no session is needed to sign, only the pending request.
+    const retry = () => wallets.revokeCredential(context, oauthId, { walletSignature: 'sandbox-valid-signature', requestId: revokeOauth.requestId });
+    await expect(retry()).rejects.toMatchObject({ code: 'INVALID_INPUT', status: 400 });
+    await addOauth();
+    expect((await retry()).status).toBe(204);
+    expect(await store.credential(oauthId, wallet.platformId)).toBeNull();
+    expect((await store.pending(revokeOauth.requestId))?.usedAt).toEqual(expect.any(Date));
+  });
+
+  it('given a downstream refusal reported by the gateway, then only requests completed downstream are given back', async () => {
+    const wallets = walletsWith();
+    const wallet = await newWallet();
+    const context = contextOf(wallet.platformId);
+    const first = (await wallets.authorizeEmailChange(context, wallet.customerId, { customerType: 'INDIVIDUAL', email: 'moved@example.com' }, {})).body as unknown as { requestId: string };
+    const authorized = await wallets.authorizeEmailChange(context, wallet.customerId, { customerType: 'INDIVIDUAL', email: 'moved@example.com' }, { walletSignature: 'sandbox-valid-signature', requestId: first.requestId });
+    expect(authorized).toEqual({ status: 200, body: { proceed: true, consumedRequestId: first.requestId } });
+    expect(await wallets.releaseSignedRequest(context, first.requestId)).toEqual({ released: true });
+    expect(await wallets.releaseSignedRequest(context, first.requestId)).toEqual({ released: false });
+    expect(await wallets.releaseSignedRequest(contextOf(newPlatformId()), first.requestId)).toEqual({ released: false });
+    const exported = (await wallets.exportWallet(context, wallet.accountId, { clientPublicKey: generateP256KeyPair().publicKeyHex }, {})).body as unknown as { requestId: string };
+    await pool.query('UPDATE accounts.wallet_pending_requests SET used_at = now() WHERE request_id = $1', [exported.requestId]);
+    expect(await wallets.releaseSignedRequest(context, exported.requestId)).toEqual({ released: false });
   });
 });

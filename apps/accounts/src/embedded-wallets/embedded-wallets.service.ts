@@ -10,12 +10,14 @@ import {
   CLOCK,
   type Clock,
   DomainError,
+  givesSignedRequestBack,
   invalidInput,
   isIdOf,
   newId,
   type RequestContext,
   type SandboxMailWire,
   type SignedReply,
+  type WalletAuthorization,
   type WalletSignatureHeaders,
 } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
@@ -49,6 +51,9 @@ import type { CredentialRow, SessionRow, WalletStore } from './wallet-store';
 export const WALLET_STORE = 'WALLET_STORE';
 export const WALLET_OPTIONS = 'WALLET_OPTIONS';
 export type WalletOptions = EmbeddedWalletConfig;
+
+/** Signed operations whose change another service applies after accounts consumed the request. */
+const DOWNSTREAM_OPERATIONS: readonly string[] = ['UPDATE_CUSTOMER_EMAIL', 'UPDATE_CARD'];
 
 const CHALLENGE_POLICY: FailurePolicy = { maxFailures: 10, windowMs: 10 * 60_000, lockMs: 60_000 };
 
@@ -171,7 +176,13 @@ export class EmbeddedWallets {
       }
       return checked;
     });
-    return complete(pending, now);
+    try {
+      return await complete(pending, now);
+    } catch (error) {
+      // Refused before anything changed: the caller keeps their signed consent and may send the same retry again.
+      if (givesSignedRequestBack(error)) await this.store.releasePending(pending.requestId, op.context.platformId);
+      throw error;
+    }
   }
 
   async listCredentials(context: RequestContext, accountId: unknown): Promise<{ data: AuthMethodWire[] }> {
@@ -666,8 +677,8 @@ export class EmbeddedWallets {
    * PATCH /customers/{id} changing the email of a customer with a wallet: the wallet's signed retry
    * first (the whole update body is bound); any other update proceeds at once.
    */
-  async authorizeEmailChange(context: RequestContext, customerId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<{ proceed: true }>> {
-    const proceed: SignedReply<{ proceed: true }> = { status: 200, body: { proceed: true } };
+  async authorizeEmailChange(context: RequestContext, customerId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<WalletAuthorization>> {
+    const proceed: SignedReply<WalletAuthorization> = { status: 200, body: { proceed: true } };
     const email = body['email'];
     if (typeof email !== 'string') return proceed;
     const wallet = await this.store.walletOfCustomer(customerId, context.platformId);
@@ -685,12 +696,12 @@ export class EmbeddedWallets {
         payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_USER_EMAIL', context.platformId, { userId: wallet.accountId, userEmail: email }, now, requestId),
         signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
       },
-      async () => proceed,
+      async (pending) => ({ status: 200, body: { proceed: true, consumedRequestId: pending.requestId } }),
     );
   }
 
   /** A change to something a wallet funds (a card): the signed retry of the first wallet among accountIds, or proceed. */
-  async authorizeWalletFundedChange(context: RequestContext, data: { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> }, headers: WalletSignatureHeaders): Promise<SignedReply<{ proceed: true }>> {
+  async authorizeWalletFundedChange(context: RequestContext, data: { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> }, headers: WalletSignatureHeaders): Promise<SignedReply<WalletAuthorization>> {
     let wallet: { accountId: string } | null = null;
     for (const accountId of new Set(data.accountIds)) {
       if (typeof accountId === 'string' && isIdOf('InternalAccount', accountId)) wallet = await this.store.walletOf(accountId, context.platformId);
@@ -709,8 +720,20 @@ export class EmbeddedWallets {
         payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_POLICY', context.platformId, { userId: walletId, operation: data.operation, resourceId: data.targetId }, now, requestId),
         signerKeys: (_pending, now) => this.activeSessionKeys(walletId, context.platformId, now),
       },
-      async () => ({ status: 200, body: { proceed: true } }),
+      async (pending) => ({ status: 200, body: { proceed: true, consumedRequestId: pending.requestId } }),
     );
+  }
+
+  /**
+   * The change a signed request authorized was refused by the service that applies it (a customer
+   * update, a card PATCH): the request is unused again until it expires, so the caller's signed
+   * consent is not lost to a refusal that changed nothing. Only requests that complete outside
+   * accounts can be given back this way.
+   */
+  async releaseSignedRequest(context: RequestContext, requestId: string): Promise<{ released: boolean }> {
+    const released = await this.store.releasePending(requestId, context.platformId, DOWNSTREAM_OPERATIONS);
+    if (released) this.logger.info({ requestId }, 'Gave a signed request back: the change it authorized was refused downstream.');
+    return { released };
   }
 
   async sandboxMailbox(context: RequestContext, accountId: unknown): Promise<{ data: SandboxMailWire[] }> {

@@ -270,6 +270,18 @@ export class WalletStore {
     return result.rowCount === 1;
   }
 
+  /**
+   * Unused again (the change it authorized was refused): true when it was used and is given back.
+   * Without `operations`, any operation; with them, only those.
+   */
+  async releasePending(requestId: string, platformId: string, operations?: readonly string[]): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE ${this.t('wallet_pending_requests')} SET used_at = NULL WHERE request_id = $1 AND platform_id = $2 AND used_at IS NOT NULL AND ($3::text[] IS NULL OR operation = ANY($3))`,
+      [requestId, platformId, operations ? [...operations] : null],
+    );
+    return result.rowCount === 1;
+  }
+
   async attempts(key: string): Promise<FailureWindow | null> {
     const { rows } = await this.pool.query(`SELECT * FROM ${this.t('auth_attempts')} WHERE key = $1`, [key]);
     return rows[0] ? { failures: rows[0].failures, windowStart: rows[0].window_start, lockedUntil: rows[0].locked_until } : null;
