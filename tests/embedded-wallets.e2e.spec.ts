@@ -78,6 +78,10 @@ const walletOf = async (auth: Credentials, customerId: string, email: string): P
   return { customerId, accountId: account.id, credentialId: credentials.body.data[0].id, email };
 };
 
+/** The addresses of the wallet's EMAIL_OTP credentials, as the credential list shows them. */
+const credentialEmails = async (wallet: Wallet, auth: Credentials = platformA): Promise<string[]> =>
+  ((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth })).body.data as { type: string; nickname: string }[]).filter((row) => row.type === 'EMAIL_OTP').map((row) => row.nickname);
+
 const newWallet = async (auth: Credentials = platformA): Promise<Wallet> => {
   const { customerId, email } = await newCustomer(auth);
   return walletOf(auth, customerId, email);
@@ -491,10 +495,38 @@ describe('customer email change', () => {
     const done = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body, headers: signedHeaders(session.privHex, first.body) });
     expect(done.status).toBe(200);
     expect(done.body.email).toBe(email);
-    await eventually(
-      async () => (await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data[0].nickname,
-      (nickname) => nickname === email,
-    );
+    // One operation: by the 200 the EMAIL_OTP credential has the new email too.
+    expect(await credentialEmails(wallet)).toEqual([email]);
+  });
+
+  it('answers 409 EMAIL_OTP_EMAIL_ALREADY_EXISTS for an address another wallet’s EMAIL_OTP has (case ignored), before anything is signed', async () => {
+    const [wallet, other] = [await newWallet(), await newWallet()];
+    for (const email of [other.email, other.email.toUpperCase()]) {
+      const refused = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', email } });
+      expect([refused.status, refused.body.code]).toEqual([409, 'EMAIL_OTP_EMAIL_ALREADY_EXISTS']);
+    }
+    expect((await api.call('GET', `/customers/${wallet.customerId}`, { auth: platformA })).body.email).toBe(wallet.email);
+    expect(await credentialEmails(wallet)).toEqual([wallet.email]);
+  });
+
+  it('answers 409 EMAIL_OTP_CREDENTIAL_SET_CHANGED when the EMAIL_OTP credentials changed between the legs, changing nothing; with none left the change needs no signature', async () => {
+    const wallet = await newWallet();
+    const path = `/customers/${wallet.customerId}`;
+    const body = { customerType: 'INDIVIDUAL', email: `set.${Date.now()}@example.com` };
+    const first = await api.call('PATCH', path, { auth: platformA, body });
+    expect(first.status).toBe(202);
+    // Meanwhile an OAUTH credential is added and the EMAIL_OTP revoked (the sandbox values stand in for the wallet's keys).
+    const oauth = { type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken({ sub: `set-${Date.now()}` }) };
+    const added = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth });
+    expect((await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: sandboxHeaders(added.body) })).status).toBe(201);
+    const revoke = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA });
+    expect((await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA, headers: sandboxHeaders(revoke.body) })).status).toBe(204);
+
+    const changed = await api.call('PATCH', path, { auth: platformA, body, headers: sandboxHeaders(first.body) });
+    expect([changed.status, changed.body.code]).toEqual([409, 'EMAIL_OTP_CREDENTIAL_SET_CHANGED']);
+    expect((await api.call('GET', path, { auth: platformA })).body.email).toBe(wallet.email);
+    const direct = await api.call('PATCH', path, { auth: platformA, body });
+    expect([direct.status, direct.body.email]).toEqual([200, body.email]);
   });
 });
 
@@ -513,10 +545,13 @@ describe('a signed change refused by the service that applies it', () => {
     const refused = await api.call('PATCH', path, { auth: platformA, body, headers });
     expect([refused.status, refused.body.code]).toEqual([409, 'UMA_ADDRESS_EXISTS']);
     expect((await api.call('GET', path, { auth: platformA })).body.email).toBe(wallet.email);
+    // Leg 2 had renamed the EMAIL_OTP credential; the refusal gave it its old address back.
+    expect(await credentialEmails(wallet)).toEqual([wallet.email]);
 
     expect((await api.call('PATCH', `/customers/${holder.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', umaAddress: `$moved.${Date.now()}@example.com` } })).status).toBe(200);
     const done = await api.call('PATCH', path, { auth: platformA, body, headers });
     expect([done.status, done.body.email, done.body.umaAddress]).toEqual([200, body.email, address]);
+    expect(await credentialEmails(wallet)).toEqual([body.email]);
     const reused = await api.call('PATCH', path, { auth: platformA, body, headers });
     expect([reused.status, reused.body.code]).toEqual([401, 'INVALID_SIGNATURE']);
   });

@@ -22,6 +22,7 @@ import {
 } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
 import { countsTowardLock, decideNewCredential, decideRevokeCredential, DEFAULT_FAILURE_POLICY, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
+import { checkEmailSynced, decideEmailChange, decideEmailSync, tiedSet } from './email-change';
 import { checkOidcClaims, nonceFor, type OidcIdentity, OidcVerifier } from './oidc';
 import { OTP_MAILERS, type OtpMailers } from './otp-mail';
 import { authenticatePasskey, offersSandboxAssertion, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, sandboxAssertionAccepted } from './passkeys';
@@ -674,8 +675,10 @@ export class EmbeddedWallets {
   }
 
   /**
-   * PATCH /customers/{id} changing the email of a customer with a wallet: the wallet's signed retry
-   * first (the whole update body is bound); any other update proceeds at once.
+   * PATCH /customers/{id} changing the email of a customer whose wallet has EMAIL_OTP credentials:
+   * the wallet's signed retry first (the whole update body and the tied credentials bound), then on
+   * leg 2 the credentials take the new email before the customers service changes it
+   * (email-change.ts). Any other update proceeds at once.
    */
   async authorizeEmailChange(context: RequestContext, customerId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<WalletAuthorization>> {
     const proceed: SignedReply<WalletAuthorization> = { status: 200, body: { proceed: true } };
@@ -683,8 +686,15 @@ export class EmbeddedWallets {
     if (typeof email !== 'string') return proceed;
     const wallet = await this.store.walletOfCustomer(customerId, context.platformId);
     if (!wallet) return proceed;
-    const customer = await this.store.customer(customerId);
-    if (customer?.email === email && !headers.walletSignature && !headers.requestId) return proceed;
+    const tied = (await this.store.credentials(wallet.accountId, context.platformId)).filter((credential) => credential.type === 'EMAIL_OTP').map((credential) => credential.id);
+    const { needsSignature } = decideEmailChange({
+      newEmail: email,
+      currentEmail: (await this.store.customer(customerId))?.email ?? null,
+      tiedCredentialIds: tied,
+      emailTakenElsewhere: await this.store.emailOtpTakenElsewhere(context.platformId, email, wallet.accountId),
+      retry: !isFirstLeg(headers),
+    });
+    if (!needsSignature) return proceed;
     return this.signed(
       {
         context,
@@ -693,10 +703,19 @@ export class EmbeddedWallets {
         targetId: customerId,
         body,
         headers,
+        bound: { tiedCredentialIds: tiedSet(tied) },
         payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_USER_EMAIL', context.platformId, { userId: wallet.accountId, userEmail: email }, now, requestId),
         signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
       },
-      async (pending) => ({ status: 200, body: { proceed: true, consumedRequestId: pending.requestId } }),
+      async (pending, now) => {
+        const boundCredentialIds = (pending.bound['tiedCredentialIds'] ?? []) as string[];
+        await this.store.renameTiedCredentials(
+          { accountId: wallet.accountId, platformId: context.platformId, email, now },
+          (current) => decideEmailSync({ boundCredentialIds, currentCredentialIds: current.credentialIds, newEmail: email, emailTakenElsewhere: current.emailTakenElsewhere }),
+          checkEmailSynced,
+        );
+        return { status: 200, body: { proceed: true, consumedRequestId: pending.requestId } };
+      },
     );
   }
 
@@ -732,7 +751,14 @@ export class EmbeddedWallets {
    */
   async releaseSignedRequest(context: RequestContext, requestId: string): Promise<{ released: boolean }> {
     const released = await this.store.releasePending(requestId, context.platformId, DOWNSTREAM_OPERATIONS);
-    if (released) this.logger.info({ requestId }, 'Gave a signed request back: the change it authorized was refused downstream.');
+    if (!released) return { released };
+    const pending = await this.store.pending(requestId);
+    if (pending?.operation === 'UPDATE_CUSTOMER_EMAIL') {
+      // Leg 2 gave the tied credentials the new email; the customer keeps the old one, and so do they.
+      const customer = await this.store.customer(pending.targetId);
+      if (customer?.email) await this.store.renameEmailCredential(pending.accountId, customer.email, this.clock.now());
+    }
+    this.logger.info({ requestId }, 'Gave a signed request back: the change it authorized was refused downstream.');
     return { released };
   }
 

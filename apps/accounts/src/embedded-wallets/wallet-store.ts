@@ -164,6 +164,40 @@ export class WalletStore {
     );
   }
 
+  /**
+   * Whether an active EMAIL_OTP credential of the platform on another account has this address
+   * (case ignored: the same inbox). Checked apart from the wallet's lock, so two wallets moving to
+   * one address at the same instant can both pass; customers may share an email, so no unique
+   * index can forbid it.
+   */
+  async emailOtpTakenElsewhere(platformId: string, email: string, exceptAccountId: string, client: Pick<Pool, 'query'> = this.pool): Promise<boolean> {
+    const { rows } = await client.query(
+      `SELECT 1 FROM ${this.t('auth_credentials')} WHERE platform_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL AND lower(nickname) = lower($2) AND account_id <> $3 LIMIT 1`,
+      [platformId, email, exceptAccountId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Gives the wallet's EMAIL_OTP credentials the new email, in one transaction under the wallet's
+   * lock: `decide` judges the tied credentials as they are now and whether the address is taken,
+   * `check` the number renamed; either refuses by throwing, and then nothing is renamed.
+   */
+  async renameTiedCredentials(
+    input: { accountId: string; platformId: string; email: string; now: Date },
+    decide: (tied: { credentialIds: string[]; emailTakenElsewhere: boolean }) => void,
+    check: (expected: number, renamed: number) => void,
+  ): Promise<void> {
+    await this.transaction(async (client) => {
+      await this.lockWallet(client, input.accountId);
+      const { rows } = await client.query(`SELECT id FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL`, [input.accountId]);
+      const credentialIds = rows.map((row) => row.id as string);
+      decide({ credentialIds, emailTakenElsewhere: await this.emailOtpTakenElsewhere(input.platformId, input.email, input.accountId, client) });
+      const renamed = await client.query(`UPDATE ${this.t('auth_credentials')} SET nickname = $2, updated_at = $3 WHERE id = ANY($1) AND revoked_at IS NULL`, [credentialIds, input.email, input.now]);
+      check(credentialIds.length, renamed.rowCount ?? 0);
+    });
+  }
+
   async credentials(accountId: string, platformId: string): Promise<CredentialRow[]> {
     const { rows } = await this.pool.query(
       `SELECT * FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND platform_id = $2 AND revoked_at IS NULL ORDER BY created_at, id`,
