@@ -7,7 +7,7 @@ import { type CheckResult, checkAgents, checkAgentTenancy, checkCardHolds, check
 import { startSoakReceiver } from './receiver';
 import { SoakStats } from './stats';
 import { createWorkload, type SoakPlatform } from './workload';
-import { checkWallets, enableWallets } from './wallets';
+import { checkWallets, enableWallets, WALLET_CHECK_NAME } from './wallets';
 import { checkMemory, type MemoryFigure, memoryFigures, sampleMemory } from './memory';
 
 // npm run soak -- --minutes 2 --rate 20 --replicas 2 --chaos: several sandbox platforms using
@@ -279,7 +279,7 @@ const main = async () => {
     checks.push(await checkWebhooks(pg, platforms));
     checks.push(await checkTenancy(client, platforms));
     checks.push(await checkAgentTenancy(client, platforms));
-    checks.push(await checkWallets(client, pg, platforms, stack.logs).catch((error: Error) => ({ name: 'wallets: one per customer with its last privateEnabled, one mnemonic, revoked sessions gone, no secret stored or logged, tenants apart', failures: [error.message] })));
+    checks.push(await checkWallets(client, pg, platforms, stack.logs).catch((error: Error) => ({ name: WALLET_CHECK_NAME, failures: [error.message] })));
     checks.push({ name: 'chaos and drain', failures: chaosFailures });
     const memoryCheck = checkMemory(memoryByProcess, trafficSeconds / 60);
 

@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import { decryptExport, decryptSessionKey, encryptOtp, genKeypair, signedHeaders } from '../tests/support/wallet-client';
+import { decryptExport, decryptSessionKey, encryptOtp, genKeypair, signedHeaders, stamp } from '../tests/support/wallet-client';
 import type { CheckResult } from './checks';
 import type { Reply, SoakClient } from './client';
 import type { SoakStats } from './stats';
@@ -9,10 +9,13 @@ import type { Random, SoakPlatform } from './workload';
 // enabled wallets get an EMBEDDED_WALLET account; their users log in with EMAIL_OTP (challenge, the
 // OTP from the sandbox mailbox or the sandbox code, HPKE-sealed to the target bundle, the TEK-signed
 // second leg), then with the session: the signed retry on PATCH privateEnabled, export (the
-// mnemonic decrypted and compared across exports), lists, refresh, and self-logout of every session.
-// A wrong OTP and a bad stamp now and then are 401 outcomes. Under chaos a signed leg 2 retried
-// after its first attempt took effect finds its request id used (401 INVALID_SIGNATURE): an
-// outcome, and the flow restarts from leg 1. The end checks are in checkWallets below.
+// mnemonic decrypted and compared across exports), lists, adding an OAUTH credential and revoking it
+// (both signed retries, the revoke signed by the EMAIL_OTP session), the customer's email change
+// (the EMAIL_OTP credential follows it), a quote paid from the wallet (executed once without a stamp,
+// 401, then with one), refresh, and self-logout of every session. A wrong OTP and a bad stamp now
+// and then are 401 outcomes. Under chaos a signed leg 2 retried after its first attempt took effect
+// finds its request id used (401 INVALID_SIGNATURE): an outcome, and the flow restarts from leg 1.
+// The end checks are in checkWallets below.
 
 export type SoakWallet = {
   customerId: string;
@@ -31,6 +34,23 @@ export type SoakWallet = {
   privateEnabled: boolean;
   /** A PATCH whose end we did not see (failed after retries): the stored value is unknown until the next 200. */
   privacyUnknown: boolean;
+  /** OAUTH credentials this run added and has not revoked (201 answered, no 204/404 yet). */
+  extraCredentials: Set<string>;
+  /** An add or revoke whose end we did not see: the credential list is not checked. */
+  credentialsUnknown: boolean;
+  credentialsAdded: number;
+  credentialsRevoked: number;
+  /** An email change whose end we did not see: the email is read back at the next visit. */
+  emailUnknown: boolean;
+  emailChanges: number;
+  /** The customer's USD account, where the wallet's quotes pay to. */
+  usdAccountId?: string;
+  /** Minor units funded into the wallet, and the totalSendingAmount of its quotes executed (200 answered). */
+  fundedMinor: number;
+  spentMinor: number;
+  /** A funding or an execution whose end we did not see: the balance is not checked. */
+  balanceUnknown: boolean;
+  quotesExecuted: number;
 };
 
 type Session = { id: string; privHex: string };
@@ -41,6 +61,19 @@ const WALLET_CONFIG = { appName: 'Soak Wallet', otpLength: 8, alphanumeric: true
 const CHALLENGES_PER_WALLET = 8;
 const WALLET_OPEN_WAIT_MS = 20_000;
 const SANDBOX_OTP = '000000';
+const WALLET_FUNDING_MINOR = 20_000_000;
+/** Above the sandbox fees on USDB (0.3 % + 0.10 USDB). */
+const WALLET_QUOTE_MINOR = 1_000_000;
+/** What checkWallets checks, also main.ts's name for it when the check itself throws. */
+export const WALLET_CHECK_NAME =
+  'wallets: one per customer with its last privateEnabled, one mnemonic, revoked sessions gone, credentials and email as last answered, balance funded minus paid, no secret stored or logged, tenants apart';
+
+/** An OIDC ID token as the reference's sandbox takes it: fresh claims of a sandbox issuer, a dummy signature. */
+const sandboxOidcToken = (sub: string): string => {
+  const now = Math.floor(Date.now() / 1000);
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'RS256', kid: 'soak' })}.${part({ iss: 'https://accounts.google.com', aud: 'soak-wallet-app', sub, iat: now, exp: now + 300 })}.dummy-signature`;
+};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What the wallet traffic saw, for the end checks: every platform's wallets and every secret. */
@@ -55,6 +88,30 @@ const walletsOf = (platform: SoakPlatform): SoakWallet[] => {
   if (!list) state.wallets.set(platform.platformId, (list = []));
   return list;
 };
+
+const newWalletState = (customerId: string, email: string, accountId: string, credentialId: string): SoakWallet => ({
+  customerId,
+  email,
+  accountId,
+  credentialId,
+  challenges: 0,
+  busy: false,
+  exports: 0,
+  mnemonicMismatches: 0,
+  revokedSessions: new Set(),
+  privateEnabled: false,
+  privacyUnknown: false,
+  extraCredentials: new Set(),
+  credentialsUnknown: false,
+  credentialsAdded: 0,
+  credentialsRevoked: 0,
+  emailUnknown: false,
+  emailChanges: 0,
+  fundedMinor: 0,
+  spentMinor: 0,
+  balanceUnknown: false,
+  quotesExecuted: 0,
+});
 
 /** At setup: every platform but the last enables Embedded Wallets (the last shows a platform without them). */
 export const enableWallets = async (client: SoakClient, platforms: SoakPlatform[]): Promise<void> => {
@@ -200,6 +257,95 @@ export const createWalletOperations = (client: SoakClient, stats: SoakStats, ran
     }
   };
 
+  /**
+   * A second credential (OAUTH, a sandbox token) added with the signed retry, then revoked with the
+   * EMAIL_OTP session signing (a session of another credential). A restarted add whose first leg 2
+   * took effect meets 400 (the identity is already a credential): the credential is then found by
+   * its nickname (the token's sub).
+   */
+  const addAndRevokeCredential = async (platform: SoakPlatform, wallet: SoakWallet, session: Session): Promise<void> => {
+    const sub = `soak-oauth-${runTag}-${(sequence += 1)}`;
+    let credentialId: string | undefined;
+    for (let attempt = 0; attempt < 2 && !credentialId; attempt += 1) {
+      const body = { type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken(sub) };
+      const first = await client.call('POST /auth/credentials (OAUTH, leg 1)', platform.auth, 'POST', '/auth/credentials', { body });
+      if (!expect('POST /auth/credentials (OAUTH, leg 1)', first, [202])) return void (wallet.credentialsUnknown = true);
+      const second = await client.call('POST /auth/credentials (OAUTH, leg 2)', platform.auth, 'POST', '/auth/credentials', { body, headers: signedHeaders(session.privHex, first.body) });
+      if (usedRequestId('POST /auth/credentials (OAUTH)', second)) continue;
+      if (attempt > 0 && second.status === 400) {
+        stats.outcome('wallet credential add restarted after its first leg 2 took effect: 400');
+        const listed = await client.call('GET /auth/credentials', platform.auth, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet.accountId)}`);
+        credentialId = (listed.body?.data as { id: string; nickname: string }[] | undefined)?.find((row) => row.nickname === sub)?.id;
+        break;
+      }
+      if (!expect('POST /auth/credentials (OAUTH, leg 2)', second, [201])) return void (wallet.credentialsUnknown = true);
+      credentialId = second.body.id as string;
+    }
+    if (!credentialId) return void (wallet.credentialsUnknown = true);
+    wallet.extraCredentials.add(credentialId);
+    wallet.credentialsAdded += 1;
+    const revoked = await signed('DELETE /auth/credentials/{id}', platform, 'DELETE', `/auth/credentials/${credentialId}`, undefined, session.privHex, [204], [404]);
+    if (!revoked) return void (wallet.credentialsUnknown = true);
+    if (revoked.status === 404) stats.outcome('wallet credential revoke restarted after its first leg 2 took effect: 404');
+    wallet.extraCredentials.delete(credentialId);
+    wallet.credentialsRevoked += 1;
+  };
+
+  /** The customer's email changed with the wallet's signed retry; a restarted flow whose first leg 2 took effect finds it done (200 at leg 1). */
+  const changeEmail = async (platform: SoakPlatform, wallet: SoakWallet, session: Session): Promise<void> => {
+    const email = `soak.wallet.moved.${(sequence += 1)}.${runTag}@example.com`;
+    const reply = await signed('PATCH /customers/{id} (wallet email)', platform, 'PATCH', `/customers/${wallet.customerId}`, { customerType: 'INDIVIDUAL', email }, session.privHex, [200], [200]);
+    if (!reply) return void (wallet.emailUnknown = true);
+    if (reply.body?.email !== email) stats.surprise('PATCH /customers/{id} (wallet email) answered another email', reply.text);
+    wallet.email = email;
+    wallet.emailChanges += 1;
+  };
+
+  /** After an email change whose end we did not see: the email the customer has now. */
+  const relearnEmail = async (platform: SoakPlatform, wallet: SoakWallet): Promise<void> => {
+    const customer = await client.call('GET /customers/{id}', platform.auth, 'GET', `/customers/${wallet.customerId}`);
+    if (!expect('GET /customers/{id}', customer, [200])) return;
+    wallet.email = customer.body.email as string;
+    wallet.emailUnknown = false;
+  };
+
+  /** A quote from the wallet to the customer's USD account: executing it without a stamp is 401, with the session's stamp over its payloadToSign 200. */
+  const payFromWallet = async (platform: SoakPlatform, wallet: SoakWallet, session: Session): Promise<void> => {
+    if (!wallet.usdAccountId) {
+      const accounts = await client.call('GET /customers/internal-accounts (wallet USD)', platform.auth, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(wallet.customerId)}&type=INTERNAL_FIAT`);
+      wallet.usdAccountId = (accounts.body?.data as { id: string; balance: { currency: { code: string } } }[] | undefined)?.find((account) => account.balance.currency.code === 'USD')?.id;
+      if (!wallet.usdAccountId) return void stats.surprise('wallet customer without a USD account', wallet.customerId);
+    }
+    if (wallet.fundedMinor - wallet.spentMinor < WALLET_QUOTE_MINOR * 2) {
+      const funded = await client.call('POST /sandbox/internal-accounts/{id}/fund (wallet)', platform.auth, 'POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { body: { amount: WALLET_FUNDING_MINOR } });
+      if (!expect('POST /sandbox/internal-accounts/{id}/fund (wallet)', funded, [200])) return void (wallet.balanceUnknown = true);
+      wallet.fundedMinor += WALLET_FUNDING_MINOR;
+    }
+    const quote = await client.call('POST /quotes (wallet)', platform.auth, 'POST', '/quotes', {
+      body: { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: wallet.usdAccountId }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: WALLET_QUOTE_MINOR },
+    });
+    if (!expect('POST /quotes (wallet)', quote, [200, 201])) return;
+    const transactionId = quote.body.transactionId as string;
+    platform.transactionIds.add(transactionId);
+    const payloadToSign = quote.body.paymentInstructions?.[0]?.accountOrWalletInfo?.payloadToSign as string | undefined;
+    if (!payloadToSign) {
+      platform.quotesNotExecuted.add(transactionId);
+      return void stats.surprise('a quote from a wallet without accountOrWalletInfo.payloadToSign', quote.text);
+    }
+    const path = `/quotes/${quote.body.id}/execute`;
+    const unsigned = await client.call('POST /quotes/{id}/execute (wallet, no stamp)', platform.auth, 'POST', path);
+    if (expect('POST /quotes/{id}/execute (wallet, no stamp)', unsigned, [401]) && unsigned.body?.code === 'WALLET_SIGNATURE_MISSING') stats.outcome('wallet quote executed without a stamp answered 401');
+    const executed = await client.call('POST /quotes/{id}/execute (wallet)', platform.auth, 'POST', path, { headers: { 'Grid-Wallet-Signature': stamp(session.privHex, payloadToSign) } });
+    if (!expect('POST /quotes/{id}/execute (wallet)', executed, [200])) {
+      // Not executed as far as we know: PENDING until it expires is explained; a balance we cannot account for is not checked.
+      platform.quotesNotExecuted.add(transactionId);
+      wallet.balanceUnknown = true;
+      return;
+    }
+    wallet.spentMinor += Number(quote.body.totalSendingAmount);
+    wallet.quotesExecuted += 1;
+  };
+
   const openWallet = async (platform: SoakPlatform): Promise<void> => {
     const n = (sequence += 1);
     const email = `soak.wallet.${n}.${runTag}@example.com`;
@@ -217,13 +363,13 @@ export const createWalletOperations = (client: SoakClient, stats: SoakStats, ran
         const credentials = await client.call('GET /auth/credentials', platform.auth, 'GET', `/auth/credentials?accountId=${encodeURIComponent(account.id)}`);
         const credential = (credentials.body?.data as { id: string; type: string }[] | undefined)?.find((row) => row.type === 'EMAIL_OTP');
         if (!expect('GET /auth/credentials', credentials, [200]) || !credential) return void stats.surprise('wallet account without its EMAIL_OTP credential', account.id);
-        walletsOf(platform).push({ customerId, email, accountId: account.id, credentialId: credential.id, challenges: 0, busy: false, exports: 0, mnemonicMismatches: 0, revokedSessions: new Set(), privateEnabled: account.privateEnabled, privacyUnknown: false });
+        walletsOf(platform).push({ ...newWalletState(customerId, email, account.id, credential.id), privateEnabled: account.privateEnabled });
         return;
       }
       await sleep(500);
     }
     // Kept for the end check (exactly one wallet per customer), which then reports it.
-    walletsOf(platform).push({ customerId, email, accountId: '', credentialId: '', challenges: CHALLENGES_PER_WALLET, busy: false, exports: 0, mnemonicMismatches: 0, revokedSessions: new Set(), privateEnabled: false, privacyUnknown: true });
+    walletsOf(platform).push({ ...newWalletState(customerId, email, '', ''), challenges: CHALLENGES_PER_WALLET, privacyUnknown: true });
     stats.surprise(`EMBEDDED_WALLET account not opened within ${WALLET_OPEN_WAIT_MS / 1000} s of POST /customers`, customerId);
   };
 
@@ -233,10 +379,15 @@ export const createWalletOperations = (client: SoakClient, stats: SoakStats, ran
     if (!wallet) return openWallet(platform);
     wallet.busy = true;
     try {
+      if (wallet.emailUnknown) await relearnEmail(platform, wallet);
       const session = await login(platform, wallet);
       if (!session) return;
       const sessions = [session];
       const steps = [() => togglePrivacy(platform, wallet, sessions.at(-1)!), () => exportWallet(platform, wallet, sessions.at(-1)!), () => lists(platform, wallet, sessions.at(-1)!)];
+      // The EMAIL_OTP session signs these: the revoke of the added credential must be signed by another credential's session.
+      if (random() < 0.3) steps.push(() => addAndRevokeCredential(platform, wallet, session));
+      if (random() < 0.3) steps.push(() => changeEmail(platform, wallet, session));
+      if (random() < 0.3) steps.push(() => payFromWallet(platform, wallet, session));
       for (const step of steps.sort(() => random() - 0.5)) await step();
       if (random() < 0.5) {
         const refreshed = await refresh(platform, session);
@@ -258,17 +409,36 @@ export const createWalletOperations = (client: SoakClient, stats: SoakStats, ran
   };
 };
 
+/** The wallet's credentials as last answered (EMAIL_OTP plus the added ones not revoked), and its email on the customer and the EMAIL_OTP credential alike. */
+const credentialsAndEmailOf = async (client: SoakClient, platform: SoakPlatform, wallet: SoakWallet): Promise<string[]> => {
+  const failures: string[] = [];
+  const credentials = await client.call('GET /auth/credentials (end check)', platform.auth, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet.accountId)}`);
+  if (credentials.status !== 200) return [`${platform.name}: GET /auth/credentials of ${wallet.accountId} answered ${credentials.status}`];
+  const rows = credentials.body.data as { id: string; type: string; nickname: string }[];
+  const extras = rows.filter((row) => row.type !== 'EMAIL_OTP').map((row) => row.id).sort();
+  const expected = [...wallet.extraCredentials].sort();
+  if (!wallet.credentialsUnknown && extras.join() !== expected.join()) failures.push(`${platform.name}: ${wallet.accountId} has other credentials [${extras.join(', ')}], not the added ones left [${expected.join(', ')}]`);
+  if (wallet.emailUnknown) return failures;
+  const emailOtp = rows.filter((row) => row.type === 'EMAIL_OTP').map((row) => row.nickname);
+  if (emailOtp.join() !== wallet.email) failures.push(`${platform.name}: ${wallet.accountId}'s EMAIL_OTP credentials are for [${emailOtp.join(', ')}], its customer's last email change answered ${wallet.email}`);
+  const customer = await client.call('GET /customers/{id} (end check)', platform.auth, 'GET', `/customers/${wallet.customerId}`);
+  if (customer.status !== 200 || customer.body.email !== wallet.email) failures.push(`${platform.name}: customer ${wallet.customerId} has email ${customer.body?.email ?? `? (${customer.status})`}, its last change answered ${wallet.email}`);
+  return failures;
+};
+
 const listed = (failures: string[]) => (failures.length > 20 ? [...failures.slice(0, 20), `… and ${failures.length - 20} more`] : failures);
 
 /**
  * The wallets at the end: one EMBEDDED_WALLET account per wallet customer (none on the platform
- * without wallets), one mnemonic per wallet across exports, no revoked session listed, no secret in
- * any events table or the stack's output, and another platform's token on a wallet's credentials
- * and sessions answered 404.
+ * without wallets), one mnemonic per wallet across exports, no revoked session listed, the added
+ * credentials that were not revoked and nothing else, the customer's email and its EMAIL_OTP
+ * credential's both the last one changed to, the balance funded minus what its executed quotes
+ * sent, no secret in any events table or the stack's output, and another platform's token on a
+ * wallet's credentials and sessions answered 404.
  */
 export const checkWallets = async (client: SoakClient, pg: Client, platforms: SoakPlatform[], logs: Record<string, string[]>): Promise<CheckResult> => {
   const failures: string[] = [];
-  const figures = { wallets: 0, exports: 0, revokedSessions: 0, secrets: state.secrets.size, tenancyProbes: 0 };
+  const figures = { wallets: 0, exports: 0, revokedSessions: 0, credentialsAdded: 0, credentialsRevoked: 0, emailChanges: 0, walletQuotesExecuted: 0, secrets: state.secrets.size, tenancyProbes: 0 };
   for (const platform of platforms) {
     const wallets = state.wallets.get(platform.platformId) ?? [];
     if (!state.enabled.has(platform.platformId) && wallets.length > 0) failures.push(`${platform.name} has wallets though it never enabled them`);
@@ -277,10 +447,19 @@ export const checkWallets = async (client: SoakClient, pg: Client, platforms: So
       figures.exports += wallet.exports;
       const accounts = await client.call('GET /customers/internal-accounts (end check)', platform.auth, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(wallet.customerId)}&type=EMBEDDED_WALLET`);
       const count = accounts.body?.data?.length;
-      if (accounts.status !== 200 || count !== 1) failures.push(`${platform.name}: customer ${wallet.customerId} has ${count ?? `? (${accounts.status})`} EMBEDDED_WALLET accounts, not 1`);
-      else if (!wallet.privacyUnknown && accounts.body.data[0].privateEnabled !== wallet.privateEnabled) {
-        failures.push(`${platform.name}: ${wallet.accountId} has privateEnabled ${accounts.body.data[0].privateEnabled}; its last signed PATCH answered ${wallet.privateEnabled}`);
+      const account = accounts.status === 200 && count === 1 ? (accounts.body.data[0] as { privateEnabled: boolean; balance: { amount: number } }) : undefined;
+      if (!account) failures.push(`${platform.name}: customer ${wallet.customerId} has ${count ?? `? (${accounts.status})`} EMBEDDED_WALLET accounts, not 1`);
+      if (account && !wallet.privacyUnknown && account.privateEnabled !== wallet.privateEnabled) {
+        failures.push(`${platform.name}: ${wallet.accountId} has privateEnabled ${account.privateEnabled}; its last signed PATCH answered ${wallet.privateEnabled}`);
       }
+      if (account && !wallet.balanceUnknown && account.balance.amount !== wallet.fundedMinor - wallet.spentMinor) {
+        failures.push(`${platform.name}: ${wallet.accountId} holds ${account.balance.amount}; funded ${wallet.fundedMinor} minus ${wallet.spentMinor} sent by its ${wallet.quotesExecuted} executed quotes is ${wallet.fundedMinor - wallet.spentMinor}`);
+      }
+      figures.credentialsAdded += wallet.credentialsAdded;
+      figures.credentialsRevoked += wallet.credentialsRevoked;
+      figures.emailChanges += wallet.emailChanges;
+      figures.walletQuotesExecuted += wallet.quotesExecuted;
+      if (wallet.accountId) failures.push(...(await credentialsAndEmailOf(client, platform, wallet)));
       if (wallet.mnemonicMismatches > 0) failures.push(`${platform.name}: ${wallet.accountId} exported ${wallet.mnemonicMismatches} of ${wallet.exports} times a mnemonic other than its first`);
       if (wallet.revokedSessions.size > 0) {
         figures.revokedSessions += wallet.revokedSessions.size;
@@ -315,5 +494,5 @@ export const checkWallets = async (client: SoakClient, pg: Client, platforms: So
     const leaked = secrets.filter((secret) => output.includes(secret));
     if (leaked.length > 0) failures.push(`${leaked.length} wallet secrets appear in the stack's output`);
   }
-  return { name: 'wallets: one per customer with its last privateEnabled, one mnemonic, revoked sessions gone, no secret stored or logged, tenants apart', failures: listed(failures), figures };
+  return { name: WALLET_CHECK_NAME, failures: listed(failures), figures };
 };

@@ -6,6 +6,7 @@ import { basic, createApi, type Credentials } from './support/api';
 import { eventually } from './support/eventually';
 import { jsonWriteOperations, requiredMembers, without } from './support/required-members';
 import { type Stack, startStack } from './support/stack';
+import { assertPasskey, createPasskey, encryptOtp, genKeypair, oidcNonce, signedHeaders, stamp } from './support/wallet-client';
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;
@@ -67,7 +68,9 @@ const expectClientError = (reply: { status: number; body: any }, status?: number
 };
 
 beforeAll(async () => {
-  stack = await startStack();
+  // Wrong secrets lock an Embedded Wallet credential after 5 (EMBEDDED_WALLET_AUTH_FAILURES_MAX):
+  // raised here, so the fuzz below reaches the token, assertion and stamp parsers instead of a 429.
+  stack = await startStack({ env: { EMBEDDED_WALLET_AUTH_FAILURES_MAX: '100000' } });
   api = createApi(stack, 'bad-input');
   admin = (await stack.createPlatform()).token as Credentials;
   existingCustomerId = (await api.call('POST', '/customers', { auth: admin, body: { ...validCustomer(), platformCustomerId: 'existing' } })).body.id;
@@ -649,5 +652,179 @@ describe('bad input on every Embedded Wallet auth route', () => {
       expectClientError(await api.call('DELETE', `/auth/credentials/${encodeURIComponent(id)}`, { auth: admin }), 404);
       expectClientError(await api.call('DELETE', `/auth/sessions/${encodeURIComponent(id)}`, { auth: admin }), 404);
     }
+  });
+});
+
+// The parsers behind the credentials and sessions, reached for real on a wallet of their own: an
+// OAUTH credential's verify given malformed OIDC tokens and bodies, a PASSKEY credential's verify
+// given malformed assertions with a live challenge's Request-Id, and a live session's refresh and
+// revoke given malformed bodies and signature headers. Every answer is a 4xx with the reference
+// error body; no session is opened, refreshed or ended, and the passkey's counter does not move.
+describe('bad input reaching the OIDC, WebAuthn and session parsers', () => {
+  const fixture = { accountId: '', oauthId: '', passkeyId: '', sessionId: '', sessionKey: '', oidcSub: 'deep-fuzz-user' };
+  let passkey: ReturnType<typeof createPasskey>['passkey'];
+  let pg: Client;
+  const part = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+  /** A reference sandbox token (dummy signature) with these claims over fresh defaults. */
+  const sandboxToken = (claims: Record<string, unknown> = {}) => {
+    const now = Math.floor(Date.now() / 1000);
+    return `${part({ alg: 'RS256' })}.${part({ iss: 'https://accounts.google.com', aud: 'fuzz-client', sub: fixture.oidcSub, iat: now, exp: now + 300, ...claims })}.dummy`;
+  };
+  const signedCall = async (method: string, path: string, body: Record<string, unknown>) => {
+    const first = await api.call(method, path, { auth: admin, body });
+    expect(first.status).toBe(202);
+    return api.call(method, path, { auth: admin, body, headers: signedHeaders(fixture.sessionKey, first.body) });
+  };
+  const clientError = (label: string, reply: { status: number; body: any }) => {
+    expect([label, reply.status >= 400 && reply.status < 500]).toEqual([label, true]);
+    expectClientError(reply);
+  };
+  /** Sessions of the wallet in the table (revoked ones too) with their expiry: nothing may open, end or move. */
+  const sessionRows = async () =>
+    (await pg.query<{ id: string; expires_at: Date; revoked_at: Date | null }>('SELECT id, expires_at, revoked_at FROM accounts.auth_sessions WHERE account_id = $1 ORDER BY id', [fixture.accountId])).rows;
+
+  beforeAll(async () => {
+    pg = new Client({ connectionString: stack.database.url });
+    await pg.connect();
+    expect((await api.call('PATCH', '/config', { auth: admin, body: { embeddedWalletConfig: { appName: 'Fuzz Wallet' } } })).status).toBe(200);
+    const customer = await api.call('POST', '/customers', { auth: admin, body: { ...validCustomer(), platformCustomerId: 'wallet-fuzz-deep', email: 'wallet.fuzz.deep@example.com' } });
+    expect(customer.status).toBe(201);
+    const [account] = await eventually(
+      async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`, { auth: admin })).body.data as { id: string }[],
+      (list) => list.length === 1,
+      30_000,
+    );
+    fixture.accountId = account!.id;
+    const emailOtpId = (await api.call('GET', `/auth/credentials?accountId=${fixture.accountId}`, { auth: admin })).body.data[0].id as string;
+    // A real session: the sandbox OTP sealed to the target bundle, the second leg stamped with the TEK.
+    const challenged = await api.call('POST', `/auth/credentials/${emailOtpId}/challenge`, { auth: admin, body: {} });
+    const tek = genKeypair();
+    const verifyBody = { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(challenged.body.otpEncryptionTargetBundle, tek.pubHex, '000000') };
+    const leg1 = await api.call('POST', `/auth/credentials/${emailOtpId}/verify`, { auth: admin, body: verifyBody });
+    const session = await api.call('POST', `/auth/credentials/${emailOtpId}/verify`, { auth: admin, body: verifyBody, headers: signedHeaders(tek.privHex, leg1.body) });
+    expect(session.status).toBe(200);
+    Object.assign(fixture, { sessionId: session.body.id, sessionKey: tek.privHex });
+    const oauth = await signedCall('POST', '/auth/credentials', { type: 'OAUTH', accountId: fixture.accountId, oidcToken: sandboxToken() });
+    expect(oauth.status).toBe(201);
+    fixture.oauthId = oauth.body.id;
+    const registrationChallenge = Buffer.from('deep-fuzz-registration-challenge').toString('base64url');
+    const created = createPasskey({ rpId: 'localhost', origin: 'http://localhost:3000', challenge: registrationChallenge });
+    passkey = created.passkey;
+    const registered = await signedCall('POST', '/auth/credentials', { type: 'PASSKEY', accountId: fixture.accountId, nickname: 'Fuzz key', challenge: registrationChallenge, attestation: created.attestation });
+    expect(registered.status).toBe(201);
+    fixture.passkeyId = registered.body.id;
+  }, 60_000);
+
+  afterAll(() => pg?.end());
+
+  it('answers malformed OIDC tokens and bodies on an OAUTH credential’s verify with a 4xx, opening no session', async () => {
+    const before = await sessionRows();
+    const client = genKeypair();
+    const nonce = oidcNonce(client.pubHex);
+    const now = Math.floor(Date.now() / 1000);
+    const tokens: unknown[] = [
+      '', ' ', 'x', 'a.b', 'a.b.c', 'a.b.c.d', '..', '...', `${part({ alg: 'none' })}.`, `${part({ alg: 'RS256' })}.${part('not json')}.x`, `${part({ alg: 'RS256' })}.${part([1, 2])}.x`,
+      `${part('{')}.${part({ iss: 'https://accounts.google.com' })}.x`, `!!!.${part({})}.???`, 'x'.repeat(100_000), '\u0000.\u0000.\u0000',
+      sandboxToken({ nonce, sub: undefined }), sandboxToken({ nonce, sub: '' }), sandboxToken({ nonce, sub: 42 }), sandboxToken({ nonce, aud: ['a', 'b'] }), sandboxToken({ nonce, aud: [] }), sandboxToken({ nonce, aud: {} }),
+      sandboxToken({ nonce, iat: String(now) }), sandboxToken({ nonce, iat: now + 3600 }), sandboxToken({ nonce, iat: now - 3600 }), sandboxToken({ nonce, iat: null }), sandboxToken({ nonce, exp: now - 60 }), sandboxToken({ nonce, exp: 'never' }),
+      sandboxToken({ nonce: undefined }), sandboxToken({ nonce: '' }), sandboxToken({ nonce: [nonce] }), sandboxToken({ nonce, iss: 'https://evil.example' }), sandboxToken({ nonce, iss: 42 }), sandboxToken({ nonce, sub: 'someone-else' }),
+      42, null, true, [], {}, [sandboxToken({ nonce })], { token: sandboxToken({ nonce }) },
+    ];
+    const path = `/auth/credentials/${fixture.oauthId}/verify`;
+    for (const [index, oidcToken] of tokens.entries()) {
+      clientError(`token ${index}`, await api.call('POST', path, { auth: admin, rawBody: JSON.stringify({ type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex }) }));
+    }
+    for (const body of mutations({ type: 'OAUTH', oidcToken: sandboxToken({ nonce }), clientPublicKey: client.pubHex })) {
+      clientError(JSON.stringify(body).slice(0, 80), await api.call('POST', path, { auth: admin, rawBody: JSON.stringify(body) }));
+    }
+    for (const rawBody of ['{', 'null', '[]', '"OAUTH"', '{"type":"OAUTH","oidcToken":', '\u0000']) clientError(rawBody, await api.call('POST', path, { auth: admin, rawBody }));
+    expect(await sessionRows()).toEqual(before);
+  });
+
+  it('answers malformed assertions on a PASSKEY credential’s verify with a 4xx (with a live challenge’s Request-Id), opening no session and leaving the counter', async () => {
+    const before = await sessionRows();
+    const counter = async () => (await pg.query<{ counter: number }>("SELECT (identity->>'counter')::int AS counter FROM accounts.auth_credentials WHERE id = $1", [fixture.passkeyId])).rows[0]!.counter;
+    const counterBefore = await counter();
+    const challenged = await api.call('POST', `/auth/credentials/${fixture.passkeyId}/challenge`, { auth: admin, body: { clientPublicKey: genKeypair().pubHex } });
+    expect(challenged.status).toBe(200);
+    const headers = { 'Request-Id': challenged.body.requestId as string };
+    const path = `/auth/credentials/${fixture.passkeyId}/verify`;
+    const good = assertPasskey(passkey, challenged.body.challenge);
+    const clientData = (value: unknown) => part(value);
+    const malformed: unknown[] = [
+      ...mutations(good),
+      { ...good, clientDataJson: clientData('not json') },
+      { ...good, clientDataJson: clientData({ type: 'webauthn.get', challenge: part('f'.repeat(64)), origin: 'http://localhost:3000' }) },
+      { ...good, clientDataJson: clientData({ type: 'webauthn.create', challenge: part(challenged.body.challenge), origin: 'http://localhost:3000' }) },
+      { ...good, clientDataJson: clientData({ type: 'webauthn.get', challenge: part(challenged.body.challenge), origin: 'https://evil.example' }) },
+      { ...good, clientDataJson: clientData([]) },
+      { ...good, authenticatorData: good.authenticatorData.slice(0, 10) },
+      { ...good, authenticatorData: '!!!!' },
+      { ...good, signature: good.signature.slice(0, 20) },
+      { ...good, signature: part('not a DER signature') },
+      { ...good, credentialId: part('another passkey') },
+      null, 'assertion', 42, [], {}, [good],
+    ];
+    for (const [index, assertion] of malformed.entries()) {
+      clientError(`assertion ${index}`, await api.call('POST', path, { auth: admin, rawBody: JSON.stringify({ type: 'PASSKEY', assertion }), headers }));
+    }
+    for (const body of mutations({ type: 'PASSKEY', assertion: good })) {
+      clientError(JSON.stringify(body).slice(0, 80), await api.call('POST', path, { auth: admin, rawBody: JSON.stringify(body), headers }));
+    }
+    for (const requestId of [' ', 'Request:not-a-uuid', "Request:' OR 1=1 --", 'x'.repeat(300), 'Request:0196f1a0-0000-7000-8000-000000000001']) {
+      clientError(`Request-Id ${requestId.slice(0, 20)}`, await api.call('POST', path, { auth: admin, body: { type: 'PASSKEY', assertion: good }, headers: { 'Request-Id': requestId } }));
+    }
+    expect(await sessionRows()).toEqual(before);
+    expect(await counter()).toBe(counterBefore);
+    // The challenge was not used by any of it: the right assertion still opens a session.
+    const opened = await api.call('POST', path, { auth: admin, body: { type: 'PASSKEY', assertion: good }, headers });
+    expect(opened.status).toBe(200);
+  });
+
+  it('answers malformed bodies and signature headers on a live session’s refresh and revoke with a 4xx, and the session stays as it was', async () => {
+    const before = await sessionRows();
+    const refreshPath = `/auth/sessions/${fixture.sessionId}/refresh`;
+    const revokePath = `/auth/sessions/${fixture.sessionId}`;
+    const clientPublicKey = genKeypair().pubHex;
+    for (const body of mutations({ clientPublicKey })) clientError(JSON.stringify(body).slice(0, 80), await api.call('POST', refreshPath, { auth: admin, rawBody: JSON.stringify(body) }));
+    for (const clientKey of [`04${'g'.repeat(128)}`, `04${'a'.repeat(127)}`, `02${'a'.repeat(64)}`, clientPublicKey.toUpperCase().replace(/^04/, '05')]) {
+      clientError(clientKey.slice(0, 12), await api.call('POST', refreshPath, { auth: admin, body: { clientPublicKey: clientKey } }));
+    }
+    for (const rawBody of ['{', 'null', '[]', '"key"', '{"clientPublicKey":']) clientError(rawBody, await api.call('POST', refreshPath, { auth: admin, rawBody }));
+
+    const refresh = await api.call('POST', refreshPath, { auth: admin, body: { clientPublicKey } });
+    const revoke = await api.call('DELETE', revokePath, { auth: admin });
+    expect([refresh.status, revoke.status]).toEqual([202, 202]);
+    const stranger = genKeypair().privHex;
+    const headerSets = (challenge: { payloadToSign: string; requestId: string }, other: { requestId: string }): Record<string, string>[] => [
+      { 'Request-Id': challenge.requestId },
+      { 'Grid-Wallet-Signature': stamp(fixture.sessionKey, challenge.payloadToSign) },
+      { 'Grid-Wallet-Signature': 'x', 'Request-Id': challenge.requestId },
+      { 'Grid-Wallet-Signature': part({}), 'Request-Id': challenge.requestId },
+      { 'Grid-Wallet-Signature': part({ publicKey: `02${'a'.repeat(64)}`, scheme: 'SIGNATURE_SCHEME_ED25519', signature: '30' }), 'Request-Id': challenge.requestId },
+      { 'Grid-Wallet-Signature': part({ publicKey: `02${'a'.repeat(64)}`, scheme: 'SIGNATURE_SCHEME_TK_API_P256', signature: 'zz' }), 'Request-Id': challenge.requestId },
+      { 'Grid-Wallet-Signature': 'a'.repeat(8000), 'Request-Id': challenge.requestId },
+      { 'Grid-Wallet-Signature': stamp(stranger, challenge.payloadToSign), 'Request-Id': challenge.requestId },
+      { 'Grid-Wallet-Signature': stamp(fixture.sessionKey, `${challenge.payloadToSign} `), 'Request-Id': challenge.requestId },
+      { 'Grid-Wallet-Signature': stamp(fixture.sessionKey, challenge.payloadToSign), 'Request-Id': other.requestId },
+      { 'Grid-Wallet-Signature': stamp(fixture.sessionKey, challenge.payloadToSign), 'Request-Id': "Request:' OR 1=1 --" },
+      { 'Grid-Wallet-Signature': stamp(fixture.sessionKey, challenge.payloadToSign), 'Request-Id': 'x'.repeat(300) },
+    ];
+    for (const [index, headers] of headerSets(refresh.body, revoke.body).entries()) {
+      const reply = await api.call('POST', refreshPath, { auth: admin, body: { clientPublicKey }, headers });
+      clientError(`refresh headers ${index}`, reply);
+      expect([`refresh headers ${index}`, reply.status]).toEqual([`refresh headers ${index}`, 401]);
+    }
+    const mismatch = await api.call('POST', refreshPath, { auth: admin, body: { clientPublicKey: genKeypair().pubHex }, headers: signedHeaders(fixture.sessionKey, refresh.body) });
+    expect([mismatch.status, mismatch.body.code]).toEqual([401, 'WALLET_SIGNATURE_BODY_MISMATCH']);
+    for (const [index, headers] of headerSets(revoke.body, refresh.body).entries()) {
+      const reply = await api.call('DELETE', revokePath, { auth: admin, headers });
+      clientError(`revoke headers ${index}`, reply);
+      expect([`revoke headers ${index}`, reply.status]).toEqual([`revoke headers ${index}`, 401]);
+    }
+    expect(await sessionRows()).toEqual(before);
+    // Neither first leg was used by any of it: the signed retries still complete.
+    expect((await api.call('POST', refreshPath, { auth: admin, body: { clientPublicKey }, headers: signedHeaders(fixture.sessionKey, refresh.body) })).status).toBe(201);
+    expect((await api.call('DELETE', revokePath, { auth: admin, headers: signedHeaders(fixture.sessionKey, revoke.body) })).status).toBe(204);
   });
 });

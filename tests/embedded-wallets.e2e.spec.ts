@@ -2,8 +2,9 @@
 // alone (support/wallet-client.ts): wallet accounts for platforms that enable them, EMAIL_OTP
 // challenge and verify (HPKE-sealed OTP, TEK-signed second leg), sessions (list, refresh, revoke,
 // self-logout, expiry on the service clock), the signed retry on PATCH and export with every 401
-// code, the last credential kept, tenancy, and no secret in any event store or log.
-import { createDecipheriv, randomBytes } from 'node:crypto';
+// code, the last credential kept, tenancy, the reference's sandbox values (taken on sandbox
+// platforms, refused on production ones), and no secret in any event store or log.
+import { createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, type KeyLike, SignJWT } from 'jose';
 import { Client } from 'pg';
@@ -21,6 +22,8 @@ let stack: Stack;
 let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
+/** A production platform with Embedded Wallets: the sandbox values must be refused there. */
+let production: Credentials;
 let pg: Client;
 /** A local OIDC issuer: its JWKS is served over HTTP and configured as EMBEDDED_WALLET_OIDC_ISSUERS. */
 const oidc = { server: undefined as Server | undefined, issuer: '', privateKey: undefined as KeyLike | undefined };
@@ -35,6 +38,18 @@ const idToken = (claims: { sub: string; nonce?: string; email?: string; iatOffse
     .setExpirationTime('5m')
     .sign(key);
 };
+/** A token as the reference's sandbox clients send it: real claims, a dummy signature nobody can check. */
+const sandboxOidcToken = (claims: { sub: string; nonce?: string; iss?: string; iatOffsetSeconds?: number }): string => {
+  const now = Math.floor(Date.now() / 1000);
+  const payload = { iss: claims.iss ?? 'https://accounts.google.com', aud: 'sandbox-client', sub: claims.sub, iat: now + (claims.iatOffsetSeconds ?? 0), exp: now + 300, ...(claims.nonce ? { nonce: claims.nonce } : {}) };
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'RS256', kid: 'sandbox' })}.${part(payload)}.dummy-signature`;
+};
+const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
+const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
+/** The retry headers of a 202 challenge with the sandbox signature in place of a stamp. */
+const sandboxHeaders = (challenge: { requestId: string }): Record<string, string> => ({ 'Grid-Wallet-Signature': SANDBOX_SIGNATURE, 'Request-Id': challenge.requestId });
+
 /** Every secret a test saw: none may appear in an event store or a log. */
 const secrets: string[] = [];
 
@@ -62,6 +77,10 @@ const walletOf = async (auth: Credentials, customerId: string, email: string): P
   expect(credentials.status).toBe(200);
   return { customerId, accountId: account.id, credentialId: credentials.body.data[0].id, email };
 };
+
+/** The addresses of the wallet's EMAIL_OTP credentials, as the credential list shows them. */
+const credentialEmails = async (wallet: Wallet, auth: Credentials = platformA): Promise<string[]> =>
+  ((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth })).body.data as { type: string; nickname: string }[]).filter((row) => row.type === 'EMAIL_OTP').map((row) => row.nickname);
 
 const newWallet = async (auth: Credentials = platformA): Promise<Wallet> => {
   const { customerId, email } = await newCustomer(auth);
@@ -126,6 +145,8 @@ beforeAll(async () => {
   api = createApi(stack, 'embedded-wallets');
   platformA = (await stack.createPlatform()).token as Credentials;
   platformB = (await stack.createPlatform()).token as Credentials;
+  production = (await stack.createPlatform('PRODUCTION')).token as Credentials;
+  expect((await api.call('PATCH', '/config', { auth: production, body: { embeddedWalletConfig: { appName: 'Live Wallet' } } })).status).toBe(200);
   const enabled = await api.call('PATCH', '/config', { auth: platformA, body: { embeddedWalletConfig: { appName: 'Acme Wallet', otpLength: 10, alphanumeric: true } } });
   expect(enabled.status).toBe(200);
   expect(enabled.body.embeddedWalletConfig).toMatchObject({ appName: 'Acme Wallet', otpLength: 10, alphanumeric: true });
@@ -474,10 +495,65 @@ describe('customer email change', () => {
     const done = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body, headers: signedHeaders(session.privHex, first.body) });
     expect(done.status).toBe(200);
     expect(done.body.email).toBe(email);
-    await eventually(
-      async () => (await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data[0].nickname,
-      (nickname) => nickname === email,
-    );
+    // One operation: by the 200 the EMAIL_OTP credential has the new email too.
+    expect(await credentialEmails(wallet)).toEqual([email]);
+  });
+
+  it('answers 409 EMAIL_OTP_EMAIL_ALREADY_EXISTS for an address another wallet’s EMAIL_OTP has (case ignored), before anything is signed', async () => {
+    const [wallet, other] = [await newWallet(), await newWallet()];
+    for (const email of [other.email, other.email.toUpperCase()]) {
+      const refused = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', email } });
+      expect([refused.status, refused.body.code]).toEqual([409, 'EMAIL_OTP_EMAIL_ALREADY_EXISTS']);
+    }
+    expect((await api.call('GET', `/customers/${wallet.customerId}`, { auth: platformA })).body.email).toBe(wallet.email);
+    expect(await credentialEmails(wallet)).toEqual([wallet.email]);
+  });
+
+  it('answers 409 EMAIL_OTP_CREDENTIAL_SET_CHANGED when the EMAIL_OTP credentials changed between the legs, changing nothing; with none left the change needs no signature', async () => {
+    const wallet = await newWallet();
+    const path = `/customers/${wallet.customerId}`;
+    const body = { customerType: 'INDIVIDUAL', email: `set.${Date.now()}@example.com` };
+    const first = await api.call('PATCH', path, { auth: platformA, body });
+    expect(first.status).toBe(202);
+    // Meanwhile an OAUTH credential is added and the EMAIL_OTP revoked (the sandbox values stand in for the wallet's keys).
+    const oauth = { type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken({ sub: `set-${Date.now()}` }) };
+    const added = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth });
+    expect((await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: sandboxHeaders(added.body) })).status).toBe(201);
+    const revoke = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA });
+    expect((await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA, headers: sandboxHeaders(revoke.body) })).status).toBe(204);
+
+    const changed = await api.call('PATCH', path, { auth: platformA, body, headers: sandboxHeaders(first.body) });
+    expect([changed.status, changed.body.code]).toEqual([409, 'EMAIL_OTP_CREDENTIAL_SET_CHANGED']);
+    expect((await api.call('GET', path, { auth: platformA })).body.email).toBe(wallet.email);
+    const direct = await api.call('PATCH', path, { auth: platformA, body });
+    expect([direct.status, direct.body.email]).toEqual([200, body.email]);
+  });
+});
+
+describe('a signed change refused by the service that applies it', () => {
+  it('gives the signed request back, so the same signed retry completes once the refusal is gone (and only once)', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const holder = await newCustomer(platformA);
+    const address = `$held.${Date.now()}@example.com`;
+    expect((await api.call('PATCH', `/customers/${holder.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', umaAddress: address } })).status).toBe(200);
+    const body = { customerType: 'INDIVIDUAL', email: `kept.${Date.now()}@example.com`, umaAddress: address };
+    const path = `/customers/${wallet.customerId}`;
+    const first = await api.call('PATCH', path, { auth: platformA, body });
+    expect(first.status).toBe(202);
+    const headers = signedHeaders(session.privHex, first.body);
+    const refused = await api.call('PATCH', path, { auth: platformA, body, headers });
+    expect([refused.status, refused.body.code]).toEqual([409, 'UMA_ADDRESS_EXISTS']);
+    expect((await api.call('GET', path, { auth: platformA })).body.email).toBe(wallet.email);
+    // Leg 2 had renamed the EMAIL_OTP credential; the refusal gave it its old address back.
+    expect(await credentialEmails(wallet)).toEqual([wallet.email]);
+
+    expect((await api.call('PATCH', `/customers/${holder.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', umaAddress: `$moved.${Date.now()}@example.com` } })).status).toBe(200);
+    const done = await api.call('PATCH', path, { auth: platformA, body, headers });
+    expect([done.status, done.body.email, done.body.umaAddress]).toEqual([200, body.email, address]);
+    expect(await credentialEmails(wallet)).toEqual([body.email]);
+    const reused = await api.call('PATCH', path, { auth: platformA, body, headers });
+    expect([reused.status, reused.body.code]).toEqual([401, 'INVALID_SIGNATURE']);
   });
 });
 
@@ -536,6 +612,221 @@ describe('a quote from a wallet', () => {
     expect(executed.body.id).toBe(quote.body.id);
     const [after] = await walletAccounts(platformA, wallet.customerId);
     expect(after.balance.amount).toBe(100_000_000 - Number(quote.body.totalSendingAmount));
+  });
+});
+
+describe('the reference’s sandbox values (section (f))', () => {
+  it('takes sandbox-valid-signature for a stamp on a sandbox platform, still bound to leg 1’s Request-Id and body, and used once', async () => {
+    const wallet = await newWallet();
+    const path = `/internal-accounts/${wallet.accountId}`;
+    const first = await api.call('PATCH', path, { auth: platformA, body: { privateEnabled: true } });
+    expect(first.status).toBe(202);
+    const codeOf = async (body: unknown, headers: Record<string, string>) => {
+      const reply = await api.call('PATCH', path, { auth: platformA, body, headers });
+      return [reply.status, reply.body.code];
+    };
+    expect(await codeOf({ privateEnabled: true }, { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE })).toEqual([401, 'REQUEST_ID_MISSING']);
+    expect(await codeOf({ privateEnabled: true }, sandboxHeaders({ requestId: 'Request:00000000-0000-4000-8000-000000000000' }))).toEqual([401, 'INVALID_SIGNATURE']);
+    expect(await codeOf({ privateEnabled: false }, sandboxHeaders(first.body))).toEqual([401, 'WALLET_SIGNATURE_BODY_MISMATCH']);
+    const done = await api.call('PATCH', path, { auth: platformA, body: { privateEnabled: true }, headers: sandboxHeaders(first.body) });
+    expect([done.status, done.body.privateEnabled]).toEqual([200, true]);
+    expect(await codeOf({ privateEnabled: true }, sandboxHeaders(first.body))).toEqual([401, 'INVALID_SIGNATURE']);
+
+    // The EMAIL_OTP verify's second leg too: the TEK named in the bundle becomes the session key.
+    const bundle = await challenge(wallet);
+    const tek = genKeypair();
+    const body = { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(bundle, tek.pubHex, '000000') };
+    const verifyPath = `/auth/credentials/${wallet.credentialId}/verify`;
+    const leg1 = await api.call('POST', verifyPath, { auth: platformA, body });
+    const session = await api.call('POST', verifyPath, { auth: platformA, body, headers: sandboxHeaders(leg1.body) });
+    expect([session.status, session.body.type]).toEqual([200, 'EMAIL_OTP']);
+    const { second: signedByTek } = await signedCall('PATCH', path, { privateEnabled: false }, tek.privHex);
+    expect(signedByTek.status).toBe(200);
+  });
+
+  it('refuses sandbox-valid-signature on a production platform with the 401 a malformed stamp gets', async () => {
+    const wallet = await newWallet(production);
+    expect((await api.call('POST', `/auth/credentials/${wallet.credentialId}/challenge`, { auth: production, body: {} })).status).toBe(503);
+    const path = `/internal-accounts/${wallet.accountId}`;
+    const first = await api.call('PATCH', path, { auth: production, body: { privateEnabled: true } });
+    expect(first.status).toBe(202);
+    const refused = await api.call('PATCH', path, { auth: production, body: { privateEnabled: true }, headers: sandboxHeaders(first.body) });
+    expect([refused.status, refused.body.code]).toEqual([401, 'WALLET_SIGNATURE_MALFORMED']);
+    expect((await walletAccounts(production, wallet.customerId))[0].privateEnabled).toBe(false);
+  });
+
+  it('executes a wallet quote with sandbox-valid-signature on a sandbox platform only', async () => {
+    const quoteFrom = async (auth: Credentials, wallet: Wallet) => {
+      const [usd] = (await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth })).body.data;
+      const quote = await api.call('POST', '/quotes', {
+        auth,
+        body: { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: usd.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000_000 },
+      });
+      expect([quote.status, quote.body.paymentInstructions?.[0]?.accountOrWalletInfo?.accountType]).toEqual([201, 'EMBEDDED_WALLET']);
+      return quote.body.id as string;
+    };
+    const sandboxWallet = await newWallet();
+    expect((await api.call('POST', `/sandbox/internal-accounts/${sandboxWallet.accountId}/fund`, { auth: platformA, body: { amount: 10_000_000 } })).status).toBe(200);
+    const executed = await api.call('POST', `/quotes/${await quoteFrom(platformA, sandboxWallet)}/execute`, { auth: platformA, headers: { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE } });
+    expect(executed.status).toBe(200);
+
+    const productionWallet = await newWallet(production);
+    const refused = await api.call('POST', `/quotes/${await quoteFrom(production, productionWallet)}/execute`, { auth: production, headers: { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE } });
+    expect([refused.status, refused.body.code]).toEqual([401, 'WALLET_SIGNATURE_MALFORMED']);
+  });
+
+  it('skips WebAuthn for sandbox-valid-passkey-signature on a sandbox platform (the challenge’s Request-Id still required, once), and verifies it for real in production', async () => {
+    const wallet = await newWallet();
+    const registrationChallenge = randomBytes(32).toString('base64url');
+    const { passkey, attestation } = createPasskey({ rpId: 'localhost', origin: 'http://localhost:3000', challenge: registrationChallenge });
+    const body = { type: 'PASSKEY', accountId: wallet.accountId, nickname: 'Sandbox key', challenge: registrationChallenge, attestation };
+    const first = await api.call('POST', '/auth/credentials', { auth: platformA, body });
+    const registered = await api.call('POST', '/auth/credentials', { auth: platformA, body, headers: sandboxHeaders(first.body) });
+    expect(registered.status).toBe(201);
+    const passkeyId = registered.body.id as string;
+
+    const client = genKeypair();
+    const sandboxAssertion = { credentialId: passkey.credentialId, clientDataJson: 'e30', authenticatorData: 'AA', signature: SANDBOX_PASSKEY_SIGNATURE };
+    const verify = (auth: Credentials, id: string, assertion: unknown, headers: Record<string, string>) => api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'PASSKEY', assertion }, headers });
+    const challenged = await api.call('POST', `/auth/credentials/${passkeyId}/challenge`, { auth: platformA, body: { clientPublicKey: client.pubHex } });
+    expect(challenged.status).toBe(200);
+    const noRequestId = await verify(platformA, passkeyId, sandboxAssertion, {});
+    expect([noRequestId.status, noRequestId.body.code]).toEqual([401, 'REQUEST_ID_MISSING']);
+    const otherPasskey = await verify(platformA, passkeyId, { ...sandboxAssertion, credentialId: 'c29tZW9uZS1lbHNl' }, { 'Request-Id': challenged.body.requestId });
+    expect([otherPasskey.status, otherPasskey.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    const session = await verify(platformA, passkeyId, sandboxAssertion, { 'Request-Id': challenged.body.requestId });
+    expect([session.status, session.body.type]).toEqual([200, 'PASSKEY']);
+    const key = await decryptSessionKey(session.body.encryptedSessionSigningKey, client.privHex);
+    secrets.push(key);
+    expect((await signedCall('PATCH', `/internal-accounts/${wallet.accountId}`, { privateEnabled: true }, key)).second.status).toBe(200);
+    const reused = await verify(platformA, passkeyId, sandboxAssertion, { 'Request-Id': challenged.body.requestId });
+    expect([reused.status, reused.body.code]).toEqual([401, 'INVALID_SIGNATURE']);
+
+    // Production: no session can add a passkey there (no mail transport), so the same passkey is stored directly.
+    const live = await newWallet(production);
+    const livePasskeyId = `AuthMethod:${randomUUID()}`;
+    await pg.query(
+      `INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, credential_id, identity, created_at, updated_at)
+       SELECT $1, w.platform_id, w.account_id, 'PASSKEY', 'Live key', c.credential_id, c.identity - 'registrationChallenge', now(), now()
+       FROM accounts.wallet_keys w, accounts.auth_credentials c WHERE w.account_id = $2 AND c.id = $3`,
+      [livePasskeyId, live.accountId, passkeyId],
+    );
+    const liveChallenge = await api.call('POST', `/auth/credentials/${livePasskeyId}/challenge`, { auth: production, body: { clientPublicKey: client.pubHex } });
+    expect(liveChallenge.status).toBe(200);
+    const refused = await verify(production, livePasskeyId, sandboxAssertion, { 'Request-Id': liveChallenge.body.requestId });
+    expect([refused.status, refused.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    expect((await api.call('GET', `/auth/sessions?accountId=${live.accountId}`, { auth: production })).body.data).toEqual([]);
+  });
+
+  it('takes a dummy-signed OIDC token of a sandbox issuer on a sandbox platform when its claims hold, and refuses it in production', async () => {
+    const wallet = await newWallet();
+    const sub = `sandbox-user-${Date.now()}`;
+    const body = { type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken({ sub }) };
+    const first = await api.call('POST', '/auth/credentials', { auth: platformA, body });
+    expect(first.status).toBe(202);
+    const created = await api.call('POST', '/auth/credentials', { auth: platformA, body, headers: sandboxHeaders(first.body) });
+    expect([created.status, created.body.type]).toEqual([201, 'OAUTH']);
+    const client = genKeypair();
+    const verify = (auth: Credentials, id: string, oidcToken: string) => api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
+    const nonce = oidcNonce(client.pubHex);
+    const refusals = [
+      await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce, iatOffsetSeconds: -120 })),
+      await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce: 'not-the-nonce' })),
+      await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce, iss: 'https://issuer.example' })),
+      await verify(platformA, created.body.id, sandboxOidcToken({ sub: 'someone-else', nonce })),
+    ];
+    expect(refusals.map((reply) => [reply.status, reply.body.code])).toEqual(Array(4).fill([401, 'UNAUTHORIZED']));
+    const session = await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce }));
+    expect([session.status, session.body.type]).toEqual([200, 'OAUTH']);
+
+    const live = await newWallet(production);
+    const liveCreate = await api.call('POST', '/auth/credentials', { auth: production, body: { ...body, accountId: live.accountId } });
+    expect([liveCreate.status, liveCreate.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    const liveOauthId = `AuthMethod:${randomUUID()}`;
+    await pg.query(
+      `INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, identity, created_at, updated_at)
+       SELECT $1, platform_id, account_id, 'OAUTH', 'Live OAuth', $3, now(), now() FROM accounts.wallet_keys WHERE account_id = $2`,
+      [liveOauthId, live.accountId, JSON.stringify({ iss: 'https://accounts.google.com', aud: 'sandbox-client', sub })],
+    );
+    const liveVerify = await verify(production, liveOauthId, sandboxOidcToken({ sub, nonce }));
+    expect([liveVerify.status, liveVerify.body.code]).toEqual([401, 'UNAUTHORIZED']);
+  });
+});
+
+describe('repeated failures: 429 RATE_LIMITED with Retry-After', () => {
+  const expectLocked = (reply: Reply) => {
+    expect([reply.status, reply.body.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  };
+  /** A second credential added with the sandbox shortcuts, so each lock is tested on a wallet of its own. */
+  const addCredential = async (body: Record<string, unknown>): Promise<string> => {
+    const first = await api.call('POST', '/auth/credentials', { auth: platformA, body });
+    const created = await api.call('POST', '/auth/credentials', { auth: platformA, body, headers: sandboxHeaders(first.body) });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  };
+
+  it('locks a credential’s challenge after ten in ten minutes', async () => {
+    const wallet = await newWallet();
+    const challengeOnce = () => api.call('POST', `/auth/credentials/${wallet.credentialId}/challenge`, { auth: platformA, body: {} });
+    for (let attempt = 0; attempt < 10; attempt += 1) expect((await challengeOnce()).status).toBe(200);
+    expectLocked(await challengeOnce());
+  });
+
+  it('locks an OAUTH credential’s verify after five wrong tokens, even for a right one', async () => {
+    const wallet = await newWallet();
+    const sub = `locked-user-${Date.now()}`;
+    const oauthId = await addCredential({ type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken({ sub }) });
+    const client = genKeypair();
+    const verify = (oidcToken: string) => api.call('POST', `/auth/credentials/${oauthId}/verify`, { auth: platformA, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await verify(sandboxOidcToken({ sub, nonce: 'not-the-nonce' }))).status).toBe(401);
+    expectLocked(await verify(sandboxOidcToken({ sub, nonce: oidcNonce(client.pubHex) })));
+  });
+
+  it('locks a PASSKEY credential’s verify after five assertions that do not verify, even for a right one', async () => {
+    const wallet = await newWallet();
+    const registrationChallenge = randomBytes(32).toString('base64url');
+    const { passkey, attestation } = createPasskey({ rpId: 'localhost', origin: 'http://localhost:3000', challenge: registrationChallenge });
+    const passkeyId = await addCredential({ type: 'PASSKEY', accountId: wallet.accountId, nickname: 'Locked key', challenge: registrationChallenge, attestation });
+    const challenged = await api.call('POST', `/auth/credentials/${passkeyId}/challenge`, { auth: platformA, body: { clientPublicKey: genKeypair().pubHex } });
+    const verify = (challengeHex: string) =>
+      api.call('POST', `/auth/credentials/${passkeyId}/verify`, { auth: platformA, body: { type: 'PASSKEY', assertion: assertPasskey(passkey, challengeHex) }, headers: { 'Request-Id': challenged.body.requestId } });
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await verify('f'.repeat(64))).body.code).toBe('UNAUTHORIZED');
+    expectLocked(await verify(challenged.body.challenge));
+  });
+
+  it('locks a wallet’s signed retries after five stamps that do not verify, even for a right one; protocol mistakes do not count', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    const path = `/internal-accounts/${wallet.accountId}`;
+    const body = { privateEnabled: true };
+    const first = await api.call('PATCH', path, { auth: platformA, body });
+    for (let attempt = 0; attempt < 6; attempt += 1) {
+      const mistake = await api.call('PATCH', path, { auth: platformA, body, headers: { 'Request-Id': 'Request:00000000-0000-4000-8000-000000000000', 'Grid-Wallet-Signature': stamp(session.privHex, first.body.payloadToSign) } });
+      expect(mistake.body.code).toBe('INVALID_SIGNATURE');
+    }
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const wrong = await api.call('PATCH', path, { auth: platformA, body, headers: signedHeaders(genKeypair().privHex, first.body) });
+      expect(wrong.body.code).toBe('WALLET_SIGNATURE_INVALID');
+    }
+    expectLocked(await api.call('PATCH', path, { auth: platformA, body, headers: signedHeaders(session.privHex, first.body) }));
+    expect((await walletAccounts(platformA, wallet.customerId))[0].privateEnabled).toBe(false);
+  });
+
+  it('locks a wallet quote’s execution after five stamps that do not verify, even for a right one', async () => {
+    const wallet = await newWallet();
+    const session = await login(wallet);
+    expect((await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 10_000_000 } })).status).toBe(200);
+    const [usd] = (await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth: platformA })).body.data;
+    const quote = await api.call('POST', '/quotes', {
+      auth: platformA,
+      body: { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: usd.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000_000 },
+    });
+    const payloadToSign = quote.body.paymentInstructions[0].accountOrWalletInfo.payloadToSign as string;
+    const execute = (privHex: string) => api.call('POST', `/quotes/${quote.body.id}/execute`, { auth: platformA, headers: { 'Grid-Wallet-Signature': stamp(privHex, payloadToSign) } });
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await execute(genKeypair().privHex)).body.code).toBe('WALLET_SIGNATURE_INVALID');
+    expectLocked(await execute(session.privHex));
+    expect((await walletAccounts(platformA, wallet.customerId))[0].balance.amount).toBe(10_000_000);
   });
 });
 

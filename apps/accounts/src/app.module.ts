@@ -11,6 +11,9 @@ import { externalAccountViewProjection } from './external-accounts/external-acco
 import { EmbeddedWalletsController } from './embedded-wallets/embedded-wallets.controller';
 import { EmbeddedWallets, WALLET_OPTIONS, WALLET_STORE } from './embedded-wallets/embedded-wallets.service';
 import { OpenWalletsPolicy } from './embedded-wallets/open-wallets.policy';
+import { OTP_MAILERS, type OtpMailers } from './embedded-wallets/otp-mail';
+import { PurgeSandboxMailboxJob } from './embedded-wallets/purge-sandbox-mailbox.job';
+import { SandboxMailbox } from './embedded-wallets/sandbox-mailbox';
 import { WalletStore } from './embedded-wallets/wallet-store';
 import { toIntegrationEvent } from './integration-events';
 import { AccountWriter } from './internal-accounts/account-writer';
@@ -52,6 +55,10 @@ export class AppModule {
         // Embedded Wallet credentials and sessions (DESIGN.md §2), on the process's one pool.
         { provide: WALLET_STORE, useFactory: (eventSourcing: EventSourcing) => new WalletStore(eventSourcing.pool, config.schema), inject: [EventSourcing] },
         { provide: WALLET_OPTIONS, useValue: config.embeddedWallets },
+        // The mail port: the sandbox mailbox is the only adapter; production platforms have none yet.
+        { provide: SandboxMailbox, useFactory: (eventSourcing: EventSourcing) => new SandboxMailbox(eventSourcing.pool, config.schema), inject: [EventSourcing] },
+        { provide: OTP_MAILERS, useFactory: (mailbox: SandboxMailbox): OtpMailers => ({ SANDBOX: mailbox }), inject: [SandboxMailbox] },
+        PurgeSandboxMailboxJob,
         EmbeddedWallets,
         OpenWalletsPolicy,
         observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),

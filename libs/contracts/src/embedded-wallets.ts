@@ -1,6 +1,7 @@
 // Embedded Wallet auth (reference section (k)): credentials, challenges, sessions and the
 // two-step signed retry. The accounts service owns them; these are the wire shapes and the
 // request data that cross the gateway → accounts hop.
+import { DomainError } from './errors';
 
 export type AuthMethodType = 'OAUTH' | 'EMAIL_OTP' | 'PASSKEY';
 export const AUTH_METHOD_TYPES: readonly AuthMethodType[] = ['OAUTH', 'EMAIL_OTP', 'PASSKEY'];
@@ -36,6 +37,19 @@ export type SandboxMailboxData = { accountId: string };
 export type WalletFundedChangeData = WalletSignatureHeaders & { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> };
 /** PATCH /customers/{id}: an email change of a customer with a wallet needs the wallet's signed retry; {proceed: true} lets the update go on. */
 export type CustomerEmailChangeData = WalletSignatureHeaders & { customerId: string; body: Record<string, unknown> };
+/**
+ * accounts' answer to customerEmailChange and walletFundedChange: go on with the change; on a signed
+ * retry, the request it used, which the gateway gives back (releaseSignedRequest) when the service
+ * that applies the change refuses it.
+ */
+export type WalletAuthorization = { proceed: true; consumedRequestId?: string };
+/** A signed request whose change was refused downstream: unused again, so the same signed retry may be sent again. */
+export type ReleaseSignedRequestData = { requestId: string };
+/**
+ * A refusal (4xx) comes before anything is changed, so the signed request that authorized the
+ * change is given back; after a failure of unknown outcome (5xx, a timeout) it stays used.
+ */
+export const givesSignedRequestBack = (error: unknown): boolean => error instanceof DomainError && error.status >= 400 && error.status < 500;
 /** The single signed call of quote execution: a stamp over a quote's payloadToSign by an active session of the wallet. */
 export type VerifyWalletStampData = { accountId: string; payloadToSign: string; walletSignature?: string };
 export type SandboxMailWire = { to: string; subject: string; otpCode: string; sentAt: string };

@@ -12,6 +12,7 @@ export type ErrorCategory =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'failed_dependency'
   | 'unavailable'
   | 'internal';
 
@@ -27,6 +28,7 @@ export const statusOfCategory: Readonly<Record<ErrorCategory, number>> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  failed_dependency: 424,
   unavailable: 503,
   internal: 500,
 };

@@ -103,10 +103,12 @@ export const subjects = {
       sandboxMailbox: 'accounts.embedded-wallet.sandbox-mailbox',
       /** VerifyWalletStampData → {verified: true}, or 401 with the reference's wallet signature codes. */
       verifyStamp: 'accounts.embedded-wallet.verify-stamp',
-      /** CustomerEmailChangeData → SignedReply<{proceed: true}>. */
+      /** CustomerEmailChangeData → SignedReply<WalletAuthorization>. */
       customerEmailChange: 'accounts.embedded-wallet.customer-email-change',
-      /** WalletFundedChangeData → SignedReply<{proceed: true}>. */
+      /** WalletFundedChangeData → SignedReply<WalletAuthorization>. */
       walletFundedChange: 'accounts.embedded-wallet.wallet-funded-change',
+      /** ReleaseSignedRequestData → {released: boolean}: the change a signed request authorized was refused downstream. */
+      releaseSignedRequest: 'accounts.embedded-wallet.release-signed-request',
     },
     health: 'accounts.health.ping',
   },

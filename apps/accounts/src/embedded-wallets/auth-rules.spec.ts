@@ -1,4 +1,5 @@
-import { decideNewCredential, decideRevokeCredential, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type Session } from './auth-rules';
+import { DomainError } from '@corridor/contracts';
+import { countsTowardLock, decideNewCredential, decideRevokeCredential, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type Session } from './auth-rules';
 
 const now = new Date('2026-11-25T12:00:00Z');
 const later = (ms: number) => new Date(now.getTime() + ms);
@@ -49,6 +50,14 @@ describe('repeated failures', () => {
     expect(() => refuseWhileLocked(locked, later(60_001))).not.toThrow();
     expect(recordAttempt(locked, later(60_001)).failures).toBe(1);
   });
+});
+
+describe('what counts toward a lock', () => {
+  const refusal = (code: string) => new DomainError(code, 'unauthorized', 'refused');
+  it.each(['UNAUTHORIZED', 'WALLET_SIGNATURE_INVALID'])('given %s (a wrong secret or signature), then it counts', (code) => expect(countsTowardLock(refusal(code))).toBe(true));
+  it.each(['WALLET_SIGNATURE_MISSING', 'WALLET_SIGNATURE_MALFORMED', 'WALLET_SIGNATURE_BODY_MISMATCH', 'REQUEST_ID_MISSING', 'INVALID_SIGNATURE'])('given %s (a protocol mistake), then it does not', (code) =>
+    expect(countsTowardLock(refusal(code))).toBe(false));
+  it('given an error that is no refusal, then it does not', () => expect(countsTowardLock(new Error('database down'))).toBe(false));
 });
 
 describe('OTP', () => {

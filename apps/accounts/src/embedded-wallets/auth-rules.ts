@@ -33,7 +33,16 @@ export type FailureWindow = { failures: number; windowStart: Date; lockedUntil: 
 export type FailurePolicy = { maxFailures: number; windowMs: number; lockMs: number };
 export const DEFAULT_FAILURE_POLICY: FailurePolicy = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 60_000 };
 
-/** 429 RATE_LIMITED with Retry-After while a key (a credential's verify or challenge) is locked. */
+/**
+ * Which refusals count toward a lock: a wrong secret (an OTP, OIDC token or passkey assertion:
+ * UNAUTHORIZED) or a stamp that does not verify by an allowed key (WALLET_SIGNATURE_INVALID), the
+ * refusals a guesser collects. Protocol mistakes (a missing header, a malformed stamp, an unknown or
+ * used Request-Id, another body) guess nothing and do not count, so a client retrying after a lost
+ * answer is not locked out.
+ */
+export const countsTowardLock = (error: unknown): boolean => error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'WALLET_SIGNATURE_INVALID');
+
+/** 429 RATE_LIMITED with Retry-After while a key (a credential's verify or challenge, a wallet's signatures) is locked. */
 export const refuseWhileLocked = (window: FailureWindow | null, now: Date): void => {
   if (!window?.lockedUntil || window.lockedUntil.getTime() <= now.getTime()) return;
   const retryAfterSeconds = Math.max(1, Math.ceil((window.lockedUntil.getTime() - now.getTime()) / 1000));

@@ -10,6 +10,7 @@ import {
   invalidInput,
   type ListAuthCredentialsData,
   type ListAuthSessionsData,
+  type ReleaseSignedRequestData,
   type SandboxMailboxData,
   type ServiceRequest,
   type SignedInternalAccountData,
@@ -95,6 +96,11 @@ export class EmbeddedWalletsController {
   walletFundedChange(@Payload() request: ServiceRequest<WalletFundedChangeData>) {
     const { accountIds, operation, targetId, body } = request.data;
     return this.wallets.authorizeWalletFundedChange(request.context, { accountIds: Array.isArray(accountIds) ? accountIds : [], operation: String(operation), targetId: String(targetId), body: bodyOf(body) }, headersOf(request.data));
+  }
+
+  @MessagePattern(subjects.accounts.embeddedWallet.releaseSignedRequest)
+  releaseSignedRequest(@Payload() request: ServiceRequest<ReleaseSignedRequestData>) {
+    return this.wallets.releaseSignedRequest(request.context, String(request.data.requestId));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.sandboxMailbox)

@@ -10,19 +10,24 @@ import {
   CLOCK,
   type Clock,
   DomainError,
+  givesSignedRequestBack,
   invalidInput,
   isIdOf,
   newId,
   type RequestContext,
   type SandboxMailWire,
   type SignedReply,
+  type WalletAuthorization,
   type WalletSignatureHeaders,
 } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
-import { decideNewCredential, decideRevokeCredential, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
-import { checkOidcClaims, nonceFor, type OidcIdentity, type OidcIssuer, OidcVerifier } from './oidc';
-import { authenticatePasskey, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, type WebAuthnConfig } from './passkeys';
-import { CHALLENGE_TTL_MS, checkRetry, legOf, type PendingRequest } from './signed-retry';
+import { countsTowardLock, decideNewCredential, decideRevokeCredential, DEFAULT_FAILURE_POLICY, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
+import { checkEmailSynced, decideEmailChange, decideEmailSync, tiedSet } from './email-change';
+import { checkOidcClaims, nonceFor, type OidcIdentity, OidcVerifier } from './oidc';
+import { OTP_MAILERS, type OtpMailers } from './otp-mail';
+import { authenticatePasskey, offersSandboxAssertion, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, sandboxAssertionAccepted } from './passkeys';
+import { SandboxMailbox } from './sandbox-mailbox';
+import { CHALLENGE_TTL_MS, checkRetry, isFirstLeg, legOf, offersSandboxSignature, type PendingRequest } from './signed-retry';
 import { activityPayload, renderCredential, renderSession } from './wallet-wire';
 import {
   bodyDigest,
@@ -36,15 +41,20 @@ import {
   otpEncryptionTargetBundle,
   parseStamp,
   randomSalt,
+  sameDigest,
   sealAtRest,
   sealSessionSigningKey,
   verifyStamp,
 } from './wallet-crypto';
+import type { EmbeddedWalletConfig } from './wallet-config';
 import type { CredentialRow, SessionRow, WalletStore } from './wallet-store';
 
 export const WALLET_STORE = 'WALLET_STORE';
 export const WALLET_OPTIONS = 'WALLET_OPTIONS';
-export type WalletOptions = { keyEncryptionKey: Buffer; sessionTtlSeconds: number; oidcIssuers: OidcIssuer[]; webAuthn: WebAuthnConfig };
+export type WalletOptions = EmbeddedWalletConfig;
+
+/** Signed operations whose change another service applies after accounts consumed the request. */
+const DOWNSTREAM_OPERATIONS: readonly string[] = ['UPDATE_CUSTOMER_EMAIL', 'UPDATE_CARD'];
 
 const CHALLENGE_POLICY: FailurePolicy = { maxFailures: 10, windowMs: 10 * 60_000, lockMs: 60_000 };
 
@@ -72,21 +82,49 @@ const invalidOtp = (): DomainError => new DomainError('UNAUTHORIZED', 'unauthori
 export class EmbeddedWallets {
   private readonly logger = createLogger('accounts:embedded-wallets');
   private readonly oidc: OidcVerifier;
+  private readonly failurePolicy: FailurePolicy;
 
   constructor(
     @Inject(WALLET_STORE) private readonly store: WalletStore,
     @Inject(WALLET_OPTIONS) private readonly options: WalletOptions,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(OTP_MAILERS) private readonly mailers: OtpMailers,
+    private readonly mailbox: SandboxMailbox,
   ) {
     this.oidc = new OidcVerifier(options.oidcIssuers);
+    this.failurePolicy = { ...DEFAULT_FAILURE_POLICY, maxFailures: options.authFailuresMax };
+  }
+
+  /**
+   * One attempt under a failure counter (a credential's verify, a wallet's signatures): 429 with
+   * Retry-After while locked; a wrong secret or signature counts (countsTowardLock); a success
+   * clears the count. Counts are read and written apart, so two failures at the same instant may
+   * count once: the lock is a brake on guessing, not an exact tally.
+   */
+  private async counted<T>(key: string, now: Date, attempt: () => Promise<T>): Promise<T> {
+    refuseWhileLocked(await this.store.attempts(key), now);
+    let result: T;
+    try {
+      result = await attempt();
+    } catch (error) {
+      if (countsTowardLock(error)) await this.store.saveAttempts(key, recordAttempt(await this.store.attempts(key), now, this.failurePolicy));
+      throw error;
+    }
+    await this.store.clearAttempts(key);
+    return result;
   }
 
   /** An OIDC token checked against the configured issuers and the reference's claim rules. */
-  private async oidcIdentity(token: unknown, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): Promise<{ identity: OidcIdentity; nickname: string }> {
+  private async oidcIdentity(context: RequestContext, token: unknown, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): Promise<{ identity: OidcIdentity; nickname: string }> {
     if (typeof token !== 'string' || token === '') throw invalidInput('oidcToken is required: an OIDC ID token from a configured issuer.', { field: 'oidcToken' });
-    const claims = await this.oidc.verify(token, now);
+    const claims = await this.oidc.verify(token, now, { sandbox: await this.isSandbox(context.platformId) });
     const identity = checkOidcClaims(claims, now, expect);
     return { identity, nickname: typeof claims['email'] === 'string' && claims['email'] !== '' ? claims['email'] : identity.sub };
+  }
+
+  /** Whether the platform is a sandbox, where the reference's sandbox values stand in for signatures. Unknown platforms are not. */
+  private async isSandbox(platformId: string): Promise<boolean> {
+    return (await this.store.platform(platformId))?.environment === 'SANDBOX';
   }
 
   /** The wallet's key and first credential; the internal account itself is opened by the policy. */
@@ -116,7 +154,8 @@ export class EmbeddedWallets {
 
   /** The one two-step signed retry: leg 1 persists and answers 202, leg 2 checks, consumes once and completes. */
   private async signed<T>(op: Signed, complete: (pending: PendingRequest, now: Date) => Promise<SignedReply<T>>): Promise<SignedReply<T>> {
-    const leg = legOf(op.headers);
+    const sandbox = offersSandboxSignature(op.headers.walletSignature) && (await this.isSandbox(op.context.platformId));
+    const leg = legOf(op.headers, sandbox);
     const now = this.clock.now();
     const digest = bodyDigest(op.body ?? {});
     if (leg.leg === 'challenge') {
@@ -129,13 +168,22 @@ export class EmbeddedWallets {
       );
       return { status: 202, body: { payloadToSign, requestId, expiresAt: expiresAt.toISOString(), ...(op.type ? { type: op.type } : {}) } };
     }
-    const pending = await this.store.pending(leg.requestId);
-    const signerKeys = pending ? await op.signerKeys(pending, now) : [];
-    checkRetry({ pending, operation: op.operation, targetId: op.targetId, platformId: op.context.platformId, bodyDigest: digest, stamp: leg.stamp, signerKeys, now });
-    if (!(await this.store.consumePending(leg.requestId, now))) {
-      throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${leg.requestId} was already used; a requestId completes one request only.`);
+    const pending = await this.counted(`signature:${op.accountId}`, now, async () => {
+      const found = await this.store.pending(leg.requestId);
+      const signerKeys = found ? await op.signerKeys(found, now) : [];
+      const checked = checkRetry({ pending: found, operation: op.operation, targetId: op.targetId, platformId: op.context.platformId, bodyDigest: digest, stamp: leg.stamp, signerKeys, now });
+      if (!(await this.store.consumePending(leg.requestId, now))) {
+        throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${leg.requestId} was already used; a requestId completes one request only.`);
+      }
+      return checked;
+    });
+    try {
+      return await complete(pending, now);
+    } catch (error) {
+      // Refused before anything changed: the caller keeps their signed consent and may send the same retry again.
+      if (givesSignedRequestBack(error)) await this.store.releasePending(pending.requestId, op.context.platformId);
+      throw error;
     }
-    return complete(pending as PendingRequest, now);
   }
 
   async listCredentials(context: RequestContext, accountId: unknown): Promise<{ data: AuthMethodWire[] }> {
@@ -197,10 +245,9 @@ export class EmbeddedWallets {
       await this.store.insertCredential(row);
       return { status: 201, body: renderCredential(row) };
     };
-    const leg = legOf(headers);
-    if (!needsSignature || leg.leg === 'challenge') {
+    if (!needsSignature || isFirstLeg(headers)) {
       const now = this.clock.now();
-      const { identity, nickname } = await this.oidcIdentity(body['oidcToken'], now);
+      const { identity, nickname } = await this.oidcIdentity(context, body['oidcToken'], now);
       if (!needsSignature) return create(identity, nickname, now);
       return this.signed(
         {
@@ -258,7 +305,7 @@ export class EmbeddedWallets {
       return { status: 201, body: renderCredential(row) };
     };
     const signedOp = { context, accountId: wallet.accountId, operation: 'CREATE_CREDENTIAL', targetId: wallet.accountId, body, headers, type: 'PASSKEY' as const };
-    if (!needsSignature || legOf(headers).leg === 'challenge') {
+    if (!needsSignature || isFirstLeg(headers)) {
       const key = await registerPasskey(attestation, challenge, this.options.webAuthn);
       if (!needsSignature) return create(key, this.clock.now());
       return this.signed(
@@ -296,9 +343,9 @@ export class EmbeddedWallets {
         signerKeys: (_pending, now) => this.activeSessionKeys(credential.accountId, context.platformId, now, credential.id),
       },
       async (_pending, now) => {
-        // The set may have changed between the legs; the last credential still stays.
-        decideRevokeCredential(await this.store.credentials(credential.accountId, context.platformId), credential.id);
-        await this.store.revokeCredential(credential.id, now);
+        // Decided again under the wallet's lock: the set may have changed between the legs, or a
+        // revoke of the other credential may be completing at this very moment.
+        await this.store.revokeCredential(credential.id, credential.accountId, now, (current) => decideRevokeCredential(current, credential.id));
         return { status: 204 };
       },
     );
@@ -308,8 +355,9 @@ export class EmbeddedWallets {
   private async issueOtp(context: RequestContext, credential: CredentialRow, now: Date): Promise<string> {
     const platform = await this.store.platform(context.platformId);
     const config = (platform?.config ?? {}) as { otpLength?: number; alphanumeric?: boolean; expirationSeconds?: number; appName?: string };
-    if (platform?.environment !== 'SANDBOX') {
-      // No mail transport is configured for production platforms in this deployment (decision 0017).
+    const mailer = platform?.environment ? this.mailers[platform.environment as keyof OtpMailers] : undefined;
+    if (!mailer) {
+      // Only the sandbox has a mailer in this deployment (decision 0017): no transport reaches real inboxes yet.
       throw new DomainError('EMAIL_DELIVERY_UNAVAILABLE', 'unavailable', 'This Corridor deployment has no mail transport for OTP emails to production customers yet.');
     }
     const code = otpCodeFrom((below) => randomInt(below), config.otpLength ?? 6, config.alphanumeric ?? false);
@@ -326,8 +374,8 @@ export class EmbeddedWallets {
       expiresAt,
       usedAt: null,
     });
-    await this.store.deliverSandboxMail({ platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, subject: `${config.appName ?? 'Your wallet'} sign-in code`, otpCode: code, sentAt: now });
-    this.logger.info({ credentialId: credential.id, accountId: credential.accountId }, 'Sent an Embedded Wallet OTP email (sandbox mailbox).');
+    await mailer.send({ platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, subject: `${config.appName ?? 'Your wallet'} sign-in code`, otpCode: code, sentAt: now, expiresAt });
+    this.logger.info({ credentialId: credential.id, accountId: credential.accountId, environment: platform?.environment }, 'Sent an Embedded Wallet OTP email.');
     return otpEncryptionTargetBundle(target.publicKeyHex, context.platformId, credential.accountId);
   }
 
@@ -362,39 +410,49 @@ export class EmbeddedWallets {
     const requestId = headers.requestId?.trim();
     if (!requestId) throw new DomainError('REQUEST_ID_MISSING', 'unauthorized', 'A PASSKEY verify needs the Request-Id header: the requestId of POST /auth/credentials/{id}/challenge.');
     const now = this.clock.now();
-    const attemptsKey = `verify:${credential.id}`;
-    refuseWhileLocked(await this.store.attempts(attemptsKey), now);
-    const pending = await this.store.pending(requestId);
-    if (!pending || pending.platformId !== context.platformId || pending.operation !== 'PASSKEY_SESSION' || pending.targetId !== credential.id || pending.usedAt || pending.expiresAt.getTime() <= now.getTime()) {
-      throw new DomainError('INVALID_SIGNATURE', 'unauthorized', 'Request-Id does not name an unused, unexpired passkey challenge of this credential; call /challenge again.');
-    }
-    const key = credential.identity as PasskeyKey;
-    let counter: number;
-    try {
-      counter = await authenticatePasskey(body['assertion'] as PasskeyAssertion, passkeyChallengeOf(pending.payloadToSign), key, this.options.webAuthn);
-    } catch (error) {
-      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
-      throw error;
-    }
-    if (!(await this.store.consumePending(requestId, now))) throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${requestId} was already used; call /challenge again.`);
-    await this.store.updateIdentity(credential.id, { ...credential.identity, counter }, now);
-    await this.store.clearAttempts(attemptsKey);
+    const pending = await this.counted(`verify:${credential.id}`, now, async () => {
+      const found = await this.store.pending(requestId);
+      if (!found || found.platformId !== context.platformId || found.operation !== 'PASSKEY_SESSION' || found.targetId !== credential.id || found.usedAt || found.expiresAt.getTime() <= now.getTime()) {
+        throw new DomainError('INVALID_SIGNATURE', 'unauthorized', 'Request-Id does not name an unused, unexpired passkey challenge of this credential; call /challenge again.');
+      }
+      const key = credential.identity as PasskeyKey;
+      const assertion = body['assertion'];
+      const sandbox = offersSandboxAssertion(assertion) && (await this.isSandbox(context.platformId));
+      const counter = sandboxAssertionAccepted(assertion, key, sandbox) ? key.counter : await authenticatePasskey(assertion as PasskeyAssertion, passkeyChallengeOf(found.payloadToSign), key, this.options.webAuthn);
+      if (!(await this.store.consumePending(requestId, now))) throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${requestId} was already used; call /challenge again.`);
+      await this.store.updateIdentity(credential.id, { ...credential.identity, counter }, now);
+      return found;
+    });
     return { status: 200, body: await this.newSealedSession(context, credential, String(pending.bound['clientPublicKey']), now) };
   }
 
   async verify(context: RequestContext, credentialId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
     const credential = await this.credentialOf(credentialId, context.platformId);
     if (body['type'] !== credential.type) throw invalidInput(`type must be ${credential.type}, the type of credential ${credential.id}.`, { field: 'type' });
-    if (credential.type === 'OAUTH') return this.verifyOauth(context, credential, body);
-    if (credential.type === 'PASSKEY') return this.verifyPasskey(context, credential, body, headers);
-    if (credential.type !== 'EMAIL_OTP') throw invalidInput(`${credential.type} verification is not supported by this Corridor server yet.`, { field: 'type' });
+    switch (credential.type) {
+      case 'OAUTH':
+        return this.verifyOauth(context, credential, body);
+      case 'PASSKEY':
+        return this.verifyPasskey(context, credential, body, headers);
+      case 'EMAIL_OTP':
+        return this.verifyEmailOtp(context, credential, body, headers);
+      default: {
+        // The column is text: a row of another type is a broken table, not a request to refuse.
+        const unknownType: never = credential.type;
+        throw new Error(`Credential ${credential.id} is stored with type ${String(unknownType)}, which no verify handles.`);
+      }
+    }
+  }
+
+  /** EMAIL_OTP verify: leg 1 opens the bundle and uses the OTP; leg 2, signed by the TEK it named, opens a session keyed by that TEK. */
+  private async verifyEmailOtp(context: RequestContext, credential: CredentialRow, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
     const encryptedOtpBundle = body['encryptedOtpBundle'];
     if (typeof encryptedOtpBundle !== 'string' || encryptedOtpBundle.length === 0) throw invalidInput('encryptedOtpBundle is required: the HPKE-sealed {"otp_code","public_key"}.', { field: 'encryptedOtpBundle' });
     const now = this.clock.now();
     const attemptsKey = `verify:${credential.id}`;
     refuseWhileLocked(await this.store.attempts(attemptsKey), now);
     let tekPublic = '';
-    if (legOf(headers).leg === 'challenge') {
+    if (isFirstLeg(headers)) {
       tekPublic = await this.checkOtp(context, credential, encryptedOtpBundle, attemptsKey, now);
     }
     return this.signed(
@@ -439,15 +497,7 @@ export class EmbeddedWallets {
       throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
     }
     const now = this.clock.now();
-    const attemptsKey = `verify:${credential.id}`;
-    refuseWhileLocked(await this.store.attempts(attemptsKey), now);
-    try {
-      await this.oidcIdentity(body['oidcToken'], now, { identity: credential.identity as OidcIdentity, nonce: nonceFor(clientPublicKey) });
-    } catch (error) {
-      if (error instanceof DomainError && error.status === 401) await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
-      throw error;
-    }
-    await this.store.clearAttempts(attemptsKey);
+    await this.counted(`verify:${credential.id}`, now, () => this.oidcIdentity(context, body['oidcToken'], now, { identity: credential.identity as OidcIdentity, nonce: nonceFor(clientPublicKey) }));
     return { status: 200, body: await this.newSealedSession(context, credential, clientPublicKey, now) };
   }
 
@@ -471,7 +521,7 @@ export class EmbeddedWallets {
   /** Leg 1 of an EMAIL_OTP verify: opens the bundle, checks and uses the OTP; returns the TEK (compressed). Failures count toward 429. */
   private async checkOtp(context: RequestContext, credential: CredentialRow, encryptedOtpBundle: string, attemptsKey: string, now: Date): Promise<string> {
     const fail = async (): Promise<never> => {
-      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now));
+      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now, this.failurePolicy));
       throw invalidOtp();
     };
     const otp = await this.store.otp(credential.id);
@@ -480,7 +530,7 @@ export class EmbeddedWallets {
     if (!opened) return fail();
     const platform = await this.store.platform(context.platformId);
     const digest = otpDigest(opened.otpCode, otp.otpSalt);
-    if (!otpAccepted({ digestMatches: digest === otp.otpDigest, expiresAt: otp.expiresAt, usedAt: otp.usedAt }, opened.otpCode, platform?.environment === 'SANDBOX', now)) return fail();
+    if (!otpAccepted({ digestMatches: sameDigest(digest, otp.otpDigest), expiresAt: otp.expiresAt, usedAt: otp.usedAt }, opened.otpCode, platform?.environment === 'SANDBOX', now)) return fail();
     // Single use: the OTP row is consumed whatever code (issued or sandbox) opened it.
     if (!(await this.store.useOtp(credential.id, otp.otpDigest, now))) return fail();
     await this.store.clearAttempts(attemptsKey);
@@ -609,27 +659,42 @@ export class EmbeddedWallets {
     if (!walletSignature?.trim()) {
       throw new DomainError('WALLET_SIGNATURE_MISSING', 'unauthorized', 'Executing a quote from an Embedded Wallet needs Grid-Wallet-Signature: a stamp over the quote’s paymentInstructions[].accountOrWalletInfo.payloadToSign.');
     }
+    // The reference's sandbox value stands in for the stamp on sandbox platforms (section (f)).
+    if (offersSandboxSignature(walletSignature) && (await this.isSandbox(context.platformId))) return { verified: true };
     const stamp = parseStamp(walletSignature.trim());
     if (!stamp) throw new DomainError('WALLET_SIGNATURE_MALFORMED', 'unauthorized', 'Grid-Wallet-Signature must be base64url of {"publicKey","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature"}.');
-    const signers = await this.activeSessionKeys(wallet.accountId, context.platformId, this.clock.now());
-    if (!signers.includes(stamp.publicKey) || !verifyStamp(stamp, payloadToSign)) {
-      throw new DomainError('WALLET_SIGNATURE_INVALID', 'unauthorized', 'The stamp is not a signature over the quote’s payloadToSign by an active session of the source wallet.');
-    }
-    return { verified: true };
+    const now = this.clock.now();
+    // The same counter as the wallet's signed retries: stamps guessed here or there lock both.
+    return this.counted(`signature:${wallet.accountId}`, now, async () => {
+      const signers = await this.activeSessionKeys(wallet.accountId, context.platformId, now);
+      if (!signers.includes(stamp.publicKey) || !verifyStamp(stamp, payloadToSign)) {
+        throw new DomainError('WALLET_SIGNATURE_INVALID', 'unauthorized', 'The stamp is not a signature over the quote’s payloadToSign by an active session of the source wallet.');
+      }
+      return { verified: true as const };
+    });
   }
 
   /**
-   * PATCH /customers/{id} changing the email of a customer with a wallet: the wallet's signed retry
-   * first (the whole update body is bound); any other update proceeds at once.
+   * PATCH /customers/{id} changing the email of a customer whose wallet has EMAIL_OTP credentials:
+   * the wallet's signed retry first (the whole update body and the tied credentials bound), then on
+   * leg 2 the credentials take the new email before the customers service changes it
+   * (email-change.ts). Any other update proceeds at once.
    */
-  async authorizeEmailChange(context: RequestContext, customerId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<{ proceed: true }>> {
-    const proceed: SignedReply<{ proceed: true }> = { status: 200, body: { proceed: true } };
+  async authorizeEmailChange(context: RequestContext, customerId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<WalletAuthorization>> {
+    const proceed: SignedReply<WalletAuthorization> = { status: 200, body: { proceed: true } };
     const email = body['email'];
     if (typeof email !== 'string') return proceed;
     const wallet = await this.store.walletOfCustomer(customerId, context.platformId);
     if (!wallet) return proceed;
-    const customer = await this.store.customer(customerId);
-    if (customer?.email === email && !headers.walletSignature && !headers.requestId) return proceed;
+    const tied = (await this.store.credentials(wallet.accountId, context.platformId)).filter((credential) => credential.type === 'EMAIL_OTP').map((credential) => credential.id);
+    const { needsSignature } = decideEmailChange({
+      newEmail: email,
+      currentEmail: (await this.store.customer(customerId))?.email ?? null,
+      tiedCredentialIds: tied,
+      emailTakenElsewhere: await this.store.emailOtpTakenElsewhere(context.platformId, email, wallet.accountId),
+      retry: !isFirstLeg(headers),
+    });
+    if (!needsSignature) return proceed;
     return this.signed(
       {
         context,
@@ -638,15 +703,24 @@ export class EmbeddedWallets {
         targetId: customerId,
         body,
         headers,
+        bound: { tiedCredentialIds: tiedSet(tied) },
         payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_USER_EMAIL', context.platformId, { userId: wallet.accountId, userEmail: email }, now, requestId),
         signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
       },
-      async () => proceed,
+      async (pending, now) => {
+        const boundCredentialIds = (pending.bound['tiedCredentialIds'] ?? []) as string[];
+        await this.store.renameTiedCredentials(
+          { accountId: wallet.accountId, platformId: context.platformId, email, now },
+          (current) => decideEmailSync({ boundCredentialIds, currentCredentialIds: current.credentialIds, newEmail: email, emailTakenElsewhere: current.emailTakenElsewhere }),
+          checkEmailSynced,
+        );
+        return { status: 200, body: { proceed: true, consumedRequestId: pending.requestId } };
+      },
     );
   }
 
   /** A change to something a wallet funds (a card): the signed retry of the first wallet among accountIds, or proceed. */
-  async authorizeWalletFundedChange(context: RequestContext, data: { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> }, headers: WalletSignatureHeaders): Promise<SignedReply<{ proceed: true }>> {
+  async authorizeWalletFundedChange(context: RequestContext, data: { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> }, headers: WalletSignatureHeaders): Promise<SignedReply<WalletAuthorization>> {
     let wallet: { accountId: string } | null = null;
     for (const accountId of new Set(data.accountIds)) {
       if (typeof accountId === 'string' && isIdOf('InternalAccount', accountId)) wallet = await this.store.walletOf(accountId, context.platformId);
@@ -665,15 +739,34 @@ export class EmbeddedWallets {
         payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_POLICY', context.platformId, { userId: walletId, operation: data.operation, resourceId: data.targetId }, now, requestId),
         signerKeys: (_pending, now) => this.activeSessionKeys(walletId, context.platformId, now),
       },
-      async () => ({ status: 200, body: { proceed: true } }),
+      async (pending) => ({ status: 200, body: { proceed: true, consumedRequestId: pending.requestId } }),
     );
+  }
+
+  /**
+   * The change a signed request authorized was refused by the service that applies it (a customer
+   * update, a card PATCH): the request is unused again until it expires, so the caller's signed
+   * consent is not lost to a refusal that changed nothing. Only requests that complete outside
+   * accounts can be given back this way.
+   */
+  async releaseSignedRequest(context: RequestContext, requestId: string): Promise<{ released: boolean }> {
+    const released = await this.store.releasePending(requestId, context.platformId, DOWNSTREAM_OPERATIONS);
+    if (!released) return { released };
+    const pending = await this.store.pending(requestId);
+    if (pending?.operation === 'UPDATE_CUSTOMER_EMAIL') {
+      // Leg 2 gave the tied credentials the new email; the customer keeps the old one, and so do they.
+      const customer = await this.store.customer(pending.targetId);
+      if (customer?.email) await this.store.renameEmailCredential(pending.accountId, customer.email, this.clock.now());
+    }
+    this.logger.info({ requestId }, 'Gave a signed request back: the change it authorized was refused downstream.');
+    return { released };
   }
 
   async sandboxMailbox(context: RequestContext, accountId: unknown): Promise<{ data: SandboxMailWire[] }> {
     const platform = await this.store.platform(context.platformId);
     if (platform?.environment !== 'SANDBOX') throw new DomainError('FORBIDDEN', 'forbidden', 'The sandbox mailbox exists for sandbox platforms only.');
     const wallet = await this.wallet(accountId, context.platformId);
-    const mail = await this.store.sandboxMailbox(wallet.accountId, context.platformId);
+    const mail = await this.mailbox.inbox(wallet.accountId, context.platformId, this.clock.now());
     return { data: mail.map((item) => ({ to: item.to, subject: item.subject, otpCode: item.otpCode, sentAt: item.sentAt.toISOString() })) };
   }
 }

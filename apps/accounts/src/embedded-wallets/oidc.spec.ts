@@ -1,4 +1,4 @@
-import { checkOidcClaims, nonceFor, parseOidcIssuers } from './oidc';
+import { checkOidcClaims, nonceFor, OidcVerifier, parseOidcIssuers, sandboxOidcClaims } from './oidc';
 
 const now = new Date('2026-11-25T12:00:00Z');
 const seconds = now.getTime() / 1000;
@@ -31,6 +31,25 @@ describe('checkOidcClaims', () => {
   });
   it('given a verify, then the identity must be the registered one', () =>
     expect(reasonOf(() => checkOidcClaims(claims({ sub: 'user-2' }), now, { identity: { iss: 'https://accounts.google.com', aud: 'client-1', sub: 'user-1' } }))).toMatch(/match/));
+});
+
+/** A token as sandbox clients send it: real claims, a signature nobody can check. */
+const dummySigned = (payload: Record<string, unknown>): string =>
+  [Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'dummy' })).toString('base64url'), Buffer.from(JSON.stringify(payload)).toString('base64url'), 'dummy-signature'].join('.');
+
+describe('sandbox OIDC tokens', () => {
+  it.each(['https://accounts.google.com', 'accounts.google.com', 'https://appleid.apple.com'])('given a dummy-signed token of %s, then its claims (for checkOidcClaims to judge)', (iss) =>
+    expect(sandboxOidcClaims(dummySigned(claims({ iss })))).toMatchObject({ iss, sub: 'user-1' }));
+  it('given another issuer, then none: it must verify against its JWKS', () => expect(sandboxOidcClaims(dummySigned(claims({ iss: 'https://issuer.example' })))).toBeNull());
+  it.each(['', 'not-a-jwt', 'a.b.c', `x.${Buffer.from('[1]').toString('base64url')}.y`])('given %s, then none', (token) => expect(sandboxOidcClaims(token)).toBeNull());
+
+  const verifier = new OidcVerifier([]);
+  it('given a sandbox platform, then the verifier takes a dummy signature of a sandbox issuer', async () =>
+    expect(await verifier.verify(dummySigned(claims()), now, { sandbox: true })).toMatchObject({ iss: 'https://accounts.google.com' }));
+  it('given a production platform, then the same token is refused as from an unconfigured issuer', async () =>
+    expect(verifier.verify(dummySigned(claims()), now, { sandbox: false })).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 }));
+  it('given a sandbox platform and an issuer outside the sandbox list, then it is refused', async () =>
+    expect(verifier.verify(dummySigned(claims({ iss: 'https://issuer.example' })), now, { sandbox: true })).rejects.toMatchObject({ code: 'UNAUTHORIZED' }));
 });
 
 describe('parseOidcIssuers', () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CLOCK, type Clock, eventsStreamName, type RequestContext } from '@corridor/contracts';
+import { CLOCK, type Clock, eventsStreamName, type PlatformConfigWire, type RequestContext, subjects } from '@corridor/contracts';
 import { ensureEventsStream, EventSourcing } from '@corridor/event-store';
-import { createLogger, createProcessedStore, type ProcessedStore, startDurableConsumer } from '@corridor/messaging';
+import { createLogger, createProcessedStore, type ProcessedStore, ServiceClient, startDurableConsumer } from '@corridor/messaging';
 import { connect, type NatsConnection } from 'nats';
 import { AccountWriter } from '../internal-accounts/account-writer';
 import { ACCOUNTS_POLICY_OPTIONS, type AccountsPolicyOptions, internalAccountIdFor } from '../internal-accounts/open-accounts-when-customer-created.policy';
@@ -13,6 +13,8 @@ import type { WalletStore } from './wallet-store';
 export const WALLET_CURRENCY = 'USDB';
 /** A customer's one wallet; the suffix keeps it apart from the customer's per-currency accounts. */
 export const walletAccountIdFor = (customerId: string): string => internalAccountIdFor(customerId, 'EMBEDDED_WALLET');
+
+const PLATFORM_LOOKUP_TIMEOUT_MS = 5_000;
 
 const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
@@ -61,6 +63,7 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     private readonly writer: AccountWriter,
     private readonly eventSourcing: EventSourcing,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly client: ServiceClient,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -81,7 +84,7 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
         markProcessed: (msgId) => processed.markProcessed(`${durable}:${msgId}`),
         logger: this.logger,
       });
-    const onPlatform = (payload: unknown, msgId: string) => this.onPlatform(platformFacts(payload), msgId);
+    const onPlatform = (payload: unknown, msgId: string) => this.handlePlatformEvent(payload, msgId);
     const onCustomer = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId);
     this.consumers = [
       await consume('accounts-wallets-platform-created', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, onPlatform),
@@ -101,14 +104,29 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     await this.processed?.close();
   }
 
-  private async onPlatform(facts: PlatformFacts | null, msgId: string): Promise<void> {
+  /** PlatformCreated or PlatformConfigUpdated, in whichever order the two consumers take them. */
+  async handlePlatformEvent(payload: unknown, msgId: string): Promise<void> {
+    const facts = platformFacts(payload);
     // A malformed event will never become valid; redelivering it would only loop.
     if (!facts) return this.logger.error({ msgId }, 'Ignoring a platform event without a platformId.');
-    const { wasEnabled } = await this.store.upsertPlatform(facts);
+    const environment = facts.environment || (await this.store.platform(facts.platformId))?.environment || (await this.environmentOf(facts.platformId, msgId));
+    const { wasEnabled } = await this.store.upsertPlatform({ ...facts, environment });
     if (!facts.enabled || wasEnabled) return;
     const customers = await this.store.customersOf(facts.platformId);
     this.logger.info({ msgId, platformId: facts.platformId, customers: customers.length }, 'Embedded Wallets enabled: opening wallets for existing customers.');
     for (const customer of customers) if (customer.email) await this.open(facts.platformId, customer.customerId, customer.email, msgId);
+  }
+
+  /**
+   * PlatformConfigUpdated does not say the platform's environment, and its consumer may run before
+   * PlatformCreated's: the platform service is asked instead, so a platform is never stored without
+   * one (which every sandbox rule would read as production). A platform it does not know yet makes
+   * the lookup fail and the event come again later.
+   */
+  private async environmentOf(platformId: string, msgId: string): Promise<string> {
+    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-wallets-policy' }, requestId: msgId, correlationId: msgId };
+    const config = await this.client.request<PlatformConfigWire>(subjects.platform.platform.get, {}, { context, timeoutMs: PLATFORM_LOOKUP_TIMEOUT_MS });
+    return config.environment;
   }
 
   private async onCustomer(facts: CustomerFacts | null, msgId: string): Promise<void> {

@@ -13,6 +13,23 @@ export type PasskeyAssertion = { credentialId: string; clientDataJson: string; a
 
 const unauthorized = (reason: string): DomainError => new DomainError('UNAUTHORIZED', 'unauthorized', `The passkey is not accepted: ${reason}.`, { reason });
 
+/**
+ * The reference's sandbox assertion signature (section (f)): on a SANDBOX platform an assertion
+ * whose signature is this value skips WebAuthn verification. It must still name this credential's
+ * passkey and come with the challenge's Request-Id, which is used once.
+ */
+export const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
+
+/** Whether an assertion offers the sandbox signature, so the platform's environment is worth looking up. */
+export const offersSandboxAssertion = (assertion: unknown): boolean => (assertion as { signature?: unknown } | null)?.signature === SANDBOX_PASSKEY_SIGNATURE;
+
+/** True when the sandbox shortcut stands in for WebAuthn; false when the assertion must be verified for real. */
+export const sandboxAssertionAccepted = (assertion: unknown, key: PasskeyKey, sandbox: boolean): boolean => {
+  if (!sandbox || !offersSandboxAssertion(assertion)) return false;
+  if ((assertion as { credentialId?: unknown }).credentialId !== key.credentialId) throw unauthorized('assertion.credentialId is not this credential’s passkey');
+  return true;
+};
+
 /** The challenge a passkey signs to open a session: lowercase hex SHA-256 of the exact payload. */
 export const passkeyChallengeOf = (payload: string): string => createHash('sha256').update(payload).digest('hex');
 

@@ -1,7 +1,7 @@
 import { p256 } from '@noble/curves/p256';
 import { sha256 } from '@noble/hashes/sha256';
-import { checkRetry, legOf, type PendingRequest } from './signed-retry';
-import { parseStamp, type Stamp } from './wallet-crypto';
+import { checkRetry, legOf, type PendingRequest, SANDBOX_SIGNATURE, type Signature } from './signed-retry';
+import { parseStamp } from './wallet-crypto';
 
 const now = new Date('2026-11-25T12:00:00Z');
 const privateKey = p256.utils.randomPrivateKey();
@@ -28,7 +28,7 @@ const pending = (overrides: Partial<PendingRequest> = {}): PendingRequest => ({
   ...overrides,
 });
 
-const retry = (overrides: { pending?: PendingRequest | null; bodyDigest?: string; stamp?: Stamp; signerKeys?: string[]; at?: Date } = {}) =>
+const retry = (overrides: { pending?: PendingRequest | null; bodyDigest?: string; stamp?: Signature; signerKeys?: string[]; at?: Date } = {}) =>
   checkRetry({
     pending: overrides.pending === undefined ? pending() : overrides.pending,
     operation: 'EXPORT_WALLET',
@@ -60,6 +60,17 @@ describe('legOf', () => {
     const leg = legOf({ walletSignature: stampOf(payload), requestId: 'Request:1' });
     expect(leg).toMatchObject({ leg: 'retry', requestId: 'Request:1', stamp: { publicKey, scheme: 'SIGNATURE_SCHEME_TK_API_P256' } });
   });
+});
+
+describe('the sandbox signature', () => {
+  it('given sandbox-valid-signature on a sandbox platform, then the second leg with it', () =>
+    expect(legOf({ walletSignature: SANDBOX_SIGNATURE, requestId: 'Request:1' }, true)).toEqual({ leg: 'retry', stamp: SANDBOX_SIGNATURE, requestId: 'Request:1' }));
+  it('given sandbox-valid-signature on a production platform, then WALLET_SIGNATURE_MALFORMED as before', () =>
+    expect(codeOf(() => legOf({ walletSignature: SANDBOX_SIGNATURE, requestId: 'Request:1' }, false))).toBe('WALLET_SIGNATURE_MALFORMED'));
+  it('given sandbox-valid-signature without Request-Id, then REQUEST_ID_MISSING even in the sandbox', () => expect(codeOf(() => legOf({ walletSignature: SANDBOX_SIGNATURE }, true))).toBe('REQUEST_ID_MISSING'));
+  it('given it, then the pending request completes without any signer key', () => expect(retry({ stamp: SANDBOX_SIGNATURE, signerKeys: [] }).requestId).toBe('Request:1'));
+  it('given it with another body, then WALLET_SIGNATURE_BODY_MISMATCH', () => expect(codeOf(() => retry({ stamp: SANDBOX_SIGNATURE, bodyDigest: 'digest-b' }))).toBe('WALLET_SIGNATURE_BODY_MISMATCH'));
+  it('given it with a used request id, then INVALID_SIGNATURE', () => expect(codeOf(() => retry({ stamp: SANDBOX_SIGNATURE, pending: pending({ usedAt: now }) }))).toBe('INVALID_SIGNATURE'));
 });
 
 describe('checkRetry', () => {

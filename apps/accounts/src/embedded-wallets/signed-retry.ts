@@ -7,6 +7,20 @@ import { parseStamp, type Stamp, verifyStamp } from './wallet-crypto';
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 
+/**
+ * The reference's sandbox value for Grid-Wallet-Signature (section (f)): on a SANDBOX platform it
+ * stands in for a stamp, so sandbox clients can drive signed operations without a key. The rest of
+ * the signed retry still holds (Request-Id of leg 1, same body, used once). Production platforms
+ * read it as what it is, a malformed stamp.
+ */
+export const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
+
+/** Whether a request offers the sandbox signature, so the platform's environment is worth looking up. */
+export const offersSandboxSignature = (walletSignature: string | undefined): boolean => walletSignature?.trim() === SANDBOX_SIGNATURE;
+
+/** The sandbox signature counts as a valid stamp on sandbox platforms only. */
+export const sandboxSignatureAccepted = (walletSignature: string | undefined, sandbox: boolean): boolean => sandbox && offersSandboxSignature(walletSignature);
+
 /** What leg 1 persisted: the operation, the resource it acts on, the bound body and the payload to sign. */
 export type PendingRequest = {
   requestId: string;
@@ -22,17 +36,26 @@ export type PendingRequest = {
   bound: Record<string, unknown>;
 };
 
-export type Leg = { leg: 'challenge' } | { leg: 'retry'; stamp: Stamp; requestId: string };
+/** A parsed stamp, or the sandbox signature where the platform's environment accepts it. */
+export type Signature = Stamp | typeof SANDBOX_SIGNATURE;
+export type Leg = { leg: 'challenge' } | { leg: 'retry'; stamp: Signature; requestId: string };
 
 const unauthorized = (code: WalletSignatureErrorCode, message: string): DomainError => new DomainError(code, 'unauthorized', message);
 
-/** No headers: leg 1. Both: leg 2 with a parsed stamp. One of the two: 401 naming the missing one. */
-export const legOf = (headers: WalletSignatureHeaders): Leg => {
+/** Neither signature header: the first leg of a signed retry. */
+export const isFirstLeg = (headers: WalletSignatureHeaders): boolean => !headers.walletSignature?.trim() && !headers.requestId?.trim();
+
+/**
+ * No headers: leg 1. Both: leg 2 with a parsed stamp (or, on a sandbox platform, the sandbox
+ * signature). One of the two: 401 naming the missing one.
+ */
+export const legOf = (headers: WalletSignatureHeaders, sandbox = false): Leg => {
   const signature = headers.walletSignature?.trim() || undefined;
   const requestId = headers.requestId?.trim() || undefined;
   if (!signature && !requestId) return { leg: 'challenge' };
   if (!signature) throw unauthorized('WALLET_SIGNATURE_MISSING', 'The signed retry needs a Grid-Wallet-Signature header along with Request-Id: a stamp over payloadToSign made with a session key.');
   if (!requestId) throw unauthorized('REQUEST_ID_MISSING', 'The signed retry needs the Request-Id header: echo the requestId of the 202 challenge along with Grid-Wallet-Signature.');
+  if (sandboxSignatureAccepted(signature, sandbox)) return { leg: 'retry', stamp: SANDBOX_SIGNATURE, requestId };
   const stamp = parseStamp(signature);
   if (!stamp) {
     throw unauthorized(
@@ -49,7 +72,7 @@ export type RetryCheck = {
   targetId: string;
   platformId: string;
   bodyDigest: string;
-  stamp: Stamp;
+  stamp: Signature;
   /** Compressed public keys allowed to sign this operation (active sessions, or the TEK). */
   signerKeys: readonly string[];
   now: Date;
@@ -68,6 +91,8 @@ export const checkRetry = (check: RetryCheck): PendingRequest => {
   if (pending.bodyDigest !== check.bodyDigest) {
     throw unauthorized('WALLET_SIGNATURE_BODY_MISMATCH', 'The retry body differs from the body of the first call; resend exactly the same body with the signature headers.');
   }
+  // legOf admits the sandbox signature only on sandbox platforms: it stands for a valid stamp of an allowed key.
+  if (check.stamp === SANDBOX_SIGNATURE) return pending;
   if (!check.signerKeys.includes(check.stamp.publicKey)) {
     throw unauthorized('WALLET_SIGNATURE_INVALID', 'The stamp publicKey is not the key of an active session allowed to sign this request (or the TEK of this verification).');
   }

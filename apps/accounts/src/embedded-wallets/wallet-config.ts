@@ -13,6 +13,14 @@ export type EmbeddedWalletConfig = {
   oidcIssuers: OidcIssuer[];
   /** EMBEDDED_WALLET_WEBAUTHN_RP_IDS / _ORIGINS: the relying parties and origins passkeys are accepted for. */
   webAuthn: WebAuthnConfig;
+  /** EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS: how often sandbox mail whose OTP expired is deleted (default 60). */
+  mailboxSweepSeconds: number;
+  /**
+   * EMBEDDED_WALLET_AUTH_FAILURES_MAX: wrong OTPs, tokens, assertions or stamps within 15 minutes
+   * before a credential's verify or a wallet's signed requests lock for 60 s (default 5). Tests that
+   * fuzz the parsers raise it so the lock does not hide them.
+   */
+  authFailuresMax: number;
 };
 
 // A fixed key for development and tests only: anyone can read it here, so production refuses it.
@@ -35,9 +43,19 @@ export const parseWalletKeyEncryptionKey = (env: NodeJS.ProcessEnv): Buffer => {
   return key;
 };
 
-export const parseEmbeddedWalletConfig = (env: NodeJS.ProcessEnv): EmbeddedWalletConfig => {
-  const ttl = env['EMBEDDED_WALLET_SESSION_TTL_SECONDS'];
-  const sessionTtlSeconds = ttl === undefined || ttl === '' ? 900 : Number(ttl);
-  if (!Number.isInteger(sessionTtlSeconds) || sessionTtlSeconds < 1) throw new Error(`EMBEDDED_WALLET_SESSION_TTL_SECONDS must be a whole number ≥ 1, got "${ttl}".`);
-  return { keyEncryptionKey: parseWalletKeyEncryptionKey(env), sessionTtlSeconds, oidcIssuers: parseOidcIssuers(env['EMBEDDED_WALLET_OIDC_ISSUERS']), webAuthn: parseWebAuthnConfig(env) };
+/** A whole number ≥ 1 from the environment, or the fallback when unset. */
+const wholeNumber = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const raw = env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number ≥ 1, got "${raw}".`);
+  return value;
 };
+
+export const parseEmbeddedWalletConfig = (env: NodeJS.ProcessEnv): EmbeddedWalletConfig => ({
+  keyEncryptionKey: parseWalletKeyEncryptionKey(env),
+  sessionTtlSeconds: wholeNumber(env, 'EMBEDDED_WALLET_SESSION_TTL_SECONDS', 900),
+  oidcIssuers: parseOidcIssuers(env['EMBEDDED_WALLET_OIDC_ISSUERS']),
+  webAuthn: parseWebAuthnConfig(env),
+  mailboxSweepSeconds: wholeNumber(env, 'EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS', 60),
+  authFailuresMax: wholeNumber(env, 'EMBEDDED_WALLET_AUTH_FAILURES_MAX', 5),
+});

@@ -1,6 +1,6 @@
 import bs58check from 'bs58check';
 import { p256 } from '@noble/curves/p256';
-import { exportBundle, generateP256KeyPair, hpkeOpen, openAtRest, openOtpBundle, hpkeSeal, otpEncryptionTargetBundle, sealAtRest, sealSessionSigningKey, toHex } from './wallet-crypto';
+import { exportBundle, generateP256KeyPair, hpkeOpen, openAtRest, openOtpBundle, hpkeSeal, otpDigest, otpEncryptionTargetBundle, sameDigest, sealAtRest, sealSessionSigningKey, toHex } from './wallet-crypto';
 import { randomBytes } from 'node:crypto';
 
 describe('wallet formats', () => {
@@ -41,5 +41,15 @@ describe('wallet formats', () => {
     expect(sealed).not.toContain('abandon');
     expect(openAtRest(sealed, kek)).toBe('abandon ability able');
     expect(() => openAtRest(sealed, randomBytes(32))).toThrow();
+  });
+
+  it('compares OTP digests whole: the same digest matches, any other (shorter, longer, not hex, empty) does not', () => {
+    const stored = otpDigest('123456', 'salt');
+    expect(sameDigest(otpDigest('123456', 'salt'), stored)).toBe(true);
+    expect(sameDigest(otpDigest('123457', 'salt'), stored)).toBe(false);
+    expect(sameDigest(stored.slice(0, 62), stored)).toBe(false);
+    expect(sameDigest(`${stored}00`, stored)).toBe(false);
+    expect(sameDigest(`${stored.slice(0, 10)}zz${stored.slice(12)}`, stored)).toBe(false);
+    expect(sameDigest('', '')).toBe(false);
   });
 });

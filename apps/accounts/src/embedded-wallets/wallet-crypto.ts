@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { p256 } from '@noble/curves/p256';
 import { sha256 } from '@noble/hashes/sha256';
@@ -123,6 +123,15 @@ export const newMnemonic = (): string => generateMnemonic(wordlist, 128);
 /** Salted SHA-256 of an OTP code, so the code itself is never stored. */
 export const otpDigest = (otpCode: string, salt: string): string => createHash('sha256').update(`${salt}:${otpCode}`).digest('hex');
 export const randomSalt = (): string => randomBytes(16).toString('hex');
+
+/** Two hex digests compared in constant time, so the time of a refusal says nothing about how much of the digest matched. */
+export const sameDigest = (candidateHex: string, storedHex: string): boolean => {
+  const candidate = Buffer.from(candidateHex, 'hex');
+  const stored = Buffer.from(storedHex, 'hex');
+  // Buffer.from stops at the first character that is not hex, so a partial decode is a mismatch too.
+  if (candidate.length === 0 || candidate.length !== stored.length || candidate.length * 2 !== candidateHex.length || stored.length * 2 !== storedHex.length) return false;
+  return timingSafeEqual(candidate, stored);
+};
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { CredentialSummary, FailureWindow, Session } from './auth-rules';
 import type { PendingRequest } from './signed-retry';
 
@@ -61,6 +61,32 @@ export class WalletStore {
     return `${this.schema}.${table}`;
   }
 
+  /** Work on one connection inside BEGIN/COMMIT; a connection whose ROLLBACK failed is destroyed, never given back to the pool. */
+  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Holds the wallet's row until the transaction ends: every change to which credentials an account
+   * has (a revoke, an email change of its EMAIL_OTP) takes it first, so two of them on one wallet
+   * run one after the other and each decides on what the other left.
+   */
+  private async lockWallet(client: PoolClient, accountId: string): Promise<void> {
+    await client.query(`SELECT 1 FROM ${this.t('wallet_keys')} WHERE account_id = $1 FOR UPDATE`, [accountId]);
+  }
+
   async upsertPlatform(platform: WalletPlatform): Promise<{ wasEnabled: boolean }> {
     const { rows } = await this.pool.query(
       `WITH previous AS (SELECT enabled FROM ${this.t('wallet_platforms')} WHERE platform_id = $1)
@@ -100,9 +126,7 @@ export class WalletStore {
 
   /** The wallet's key and first EMAIL_OTP credential, once: a redelivered event changes nothing. */
   async provisionWallet(input: { accountId: string; platformId: string; customerId: string; sealedMnemonic: string; credentialId: string; email: string; now: Date }): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await this.transaction(async (client) => {
       const inserted = await client.query(
         `INSERT INTO ${this.t('wallet_keys')} (account_id, platform_id, customer_id, sealed_mnemonic, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO NOTHING`,
         [input.accountId, input.platformId, input.customerId, input.sealedMnemonic, input.now],
@@ -114,13 +138,7 @@ export class WalletStore {
           [input.credentialId, input.platformId, input.accountId, input.email, input.now],
         );
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async sealedMnemonic(accountId: string, platformId: string): Promise<string | null> {
@@ -144,6 +162,40 @@ export class WalletStore {
       `UPDATE ${this.t('auth_credentials')} SET nickname = $2, updated_at = $3 WHERE account_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL AND nickname <> $2`,
       [accountId, email, now],
     );
+  }
+
+  /**
+   * Whether an active EMAIL_OTP credential of the platform on another account has this address
+   * (case ignored: the same inbox). Checked apart from the wallet's lock, so two wallets moving to
+   * one address at the same instant can both pass; customers may share an email, so no unique
+   * index can forbid it.
+   */
+  async emailOtpTakenElsewhere(platformId: string, email: string, exceptAccountId: string, client: Pick<Pool, 'query'> = this.pool): Promise<boolean> {
+    const { rows } = await client.query(
+      `SELECT 1 FROM ${this.t('auth_credentials')} WHERE platform_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL AND lower(nickname) = lower($2) AND account_id <> $3 LIMIT 1`,
+      [platformId, email, exceptAccountId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Gives the wallet's EMAIL_OTP credentials the new email, in one transaction under the wallet's
+   * lock: `decide` judges the tied credentials as they are now and whether the address is taken,
+   * `check` the number renamed; either refuses by throwing, and then nothing is renamed.
+   */
+  async renameTiedCredentials(
+    input: { accountId: string; platformId: string; email: string; now: Date },
+    decide: (tied: { credentialIds: string[]; emailTakenElsewhere: boolean }) => void,
+    check: (expected: number, renamed: number) => void,
+  ): Promise<void> {
+    await this.transaction(async (client) => {
+      await this.lockWallet(client, input.accountId);
+      const { rows } = await client.query(`SELECT id FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL`, [input.accountId]);
+      const credentialIds = rows.map((row) => row.id as string);
+      decide({ credentialIds, emailTakenElsewhere: await this.emailOtpTakenElsewhere(input.platformId, input.email, input.accountId, client) });
+      const renamed = await client.query(`UPDATE ${this.t('auth_credentials')} SET nickname = $2, updated_at = $3 WHERE id = ANY($1) AND revoked_at IS NULL`, [credentialIds, input.email, input.now]);
+      check(credentialIds.length, renamed.rowCount ?? 0);
+    });
   }
 
   async credentials(accountId: string, platformId: string): Promise<CredentialRow[]> {
@@ -170,10 +222,19 @@ export class WalletStore {
     await this.pool.query(`UPDATE ${this.t('auth_credentials')} SET identity = $2, updated_at = $3 WHERE id = $1`, [id, JSON.stringify(identity), now]);
   }
 
-  /** Revokes the credential and ends its sessions. */
-  async revokeCredential(id: string, now: Date): Promise<void> {
-    await this.pool.query(`UPDATE ${this.t('auth_credentials')} SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, now]);
-    await this.pool.query(`UPDATE ${this.t('auth_sessions')} SET revoked_at = $2 WHERE credential_id = $1 AND revoked_at IS NULL`, [id, now]);
+  /**
+   * Revokes the credential and ends its sessions, in one transaction under the wallet's lock:
+   * `decide` sees the account's credentials as they are once any concurrent revoke has finished,
+   * and refuses by throwing (nothing is then changed).
+   */
+  async revokeCredential(id: string, accountId: string, now: Date, decide: (current: CredentialRow[]) => void): Promise<void> {
+    await this.transaction(async (client) => {
+      await this.lockWallet(client, accountId);
+      const { rows } = await client.query(`SELECT * FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`, [accountId]);
+      decide(rows.map(credentialOf));
+      await client.query(`UPDATE ${this.t('auth_credentials')} SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, now]);
+      await client.query(`UPDATE ${this.t('auth_sessions')} SET revoked_at = $2 WHERE credential_id = $1 AND revoked_at IS NULL`, [id, now]);
+    });
   }
 
   async saveOtp(row: OtpRow & { issuedAt: Date }): Promise<void> {
@@ -243,6 +304,18 @@ export class WalletStore {
     return result.rowCount === 1;
   }
 
+  /**
+   * Unused again (the change it authorized was refused): true when it was used and is given back.
+   * Without `operations`, any operation; with them, only those.
+   */
+  async releasePending(requestId: string, platformId: string, operations?: readonly string[]): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE ${this.t('wallet_pending_requests')} SET used_at = NULL WHERE request_id = $1 AND platform_id = $2 AND used_at IS NOT NULL AND ($3::text[] IS NULL OR operation = ANY($3))`,
+      [requestId, platformId, operations ? [...operations] : null],
+    );
+    return result.rowCount === 1;
+  }
+
   async attempts(key: string): Promise<FailureWindow | null> {
     const { rows } = await this.pool.query(`SELECT * FROM ${this.t('auth_attempts')} WHERE key = $1`, [key]);
     return rows[0] ? { failures: rows[0].failures, windowStart: rows[0].window_start, lockedUntil: rows[0].locked_until } : null;
@@ -258,20 +331,5 @@ export class WalletStore {
 
   async clearAttempts(key: string): Promise<void> {
     await this.pool.query(`DELETE FROM ${this.t('auth_attempts')} WHERE key = $1`, [key]);
-  }
-
-  async deliverSandboxMail(mail: { platformId: string; accountId: string; to: string; subject: string; otpCode: string; sentAt: Date }): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO ${this.t('wallet_sandbox_mailbox')} (platform_id, account_id, to_address, subject, otp_code, sent_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [mail.platformId, mail.accountId, mail.to, mail.subject, mail.otpCode, mail.sentAt],
-    );
-  }
-
-  async sandboxMailbox(accountId: string, platformId: string): Promise<{ to: string; subject: string; otpCode: string; sentAt: Date }[]> {
-    const { rows } = await this.pool.query(
-      `SELECT * FROM ${this.t('wallet_sandbox_mailbox')} WHERE account_id = $1 AND platform_id = $2 ORDER BY id DESC LIMIT 20`,
-      [accountId, platformId],
-    );
-    return rows.map((row) => ({ to: row.to_address, subject: row.subject, otpCode: row.otp_code, sentAt: row.sent_at }));
   }
 }

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SignedReply, WalletSignatureHeaders } from '@corridor/contracts';
+import { givesSignedRequestBack, type ReleaseSignedRequestData, type RequestContext, type SignedReply, subjects, type WalletAuthorization, type WalletSignatureHeaders } from '@corridor/contracts';
+import { createLogger } from '@corridor/messaging';
+import type { ServiceCall } from '../service-call';
 
 // The signed retry's headers go to the accounts service exactly as received; its reply carries
 // the HTTP status (202 challenge, or the operation's own 200/201/204).
@@ -18,4 +20,26 @@ export const walletHeaders = (request: FastifyRequest): WalletSignatureHeaders =
 export const answer = <T>(reply: FastifyReply, result: SignedReply<T>): unknown => {
   void reply.status(result.status);
   return result.body;
+};
+
+const logger = createLogger('gateway:signed-retry');
+
+/**
+ * Applies a change a wallet authorized (accounts answered proceed). When the service that applies
+ * it refuses (4xx: nothing changed), the signed request accounts used is given back, so the caller
+ * may send the same signed retry again instead of starting over; a failure to give it back is
+ * logged and the refusal still answered.
+ */
+export const applyAuthorized = async <T>(call: ServiceCall, context: RequestContext, authorization: WalletAuthorization | undefined, apply: () => Promise<T>): Promise<T> => {
+  try {
+    return await apply();
+  } catch (error) {
+    const requestId = authorization?.consumedRequestId;
+    if (requestId && givesSignedRequestBack(error)) {
+      await call
+        .request(subjects.accounts.embeddedWallet.releaseSignedRequest, { requestId } satisfies ReleaseSignedRequestData, context)
+        .catch((releaseError: unknown) => logger.error({ err: releaseError, requestId }, 'Could not give back a signed request whose change was refused; the caller must start the signed retry again.'));
+    }
+    throw error;
+  }
 };

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
-import { type CardWire, type CreateCardData, type ListCardsData, type Page, type RequestContext, type SignedReply, subjects, type UpdateCardData, type WalletFundedChangeData } from '@corridor/contracts';
-import { answer, walletHeaders } from '../auth-credentials/signed-reply';
+import { type CardWire, type CreateCardData, type ListCardsData, type Page, type RequestContext, type SignedReply, subjects, type UpdateCardData, type WalletAuthorization, type WalletFundedChangeData } from '@corridor/contracts';
+import { answer, applyAuthorized, walletHeaders } from '../auth-credentials/signed-reply';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
@@ -53,8 +53,8 @@ export class CardsController {
     const card = await this.call.request<CardWire>(subjects.cards.card.get, { cardId: id }, context);
     const accountIds = [...card.fundingSources, ...(Array.isArray(body.fundingSources) ? body.fundingSources : [])];
     const data: WalletFundedChangeData = { accountIds, operation: 'UPDATE_CARD', targetId: id, body: defined({ ...body }), ...walletHeaders(request) };
-    const wallet = await this.call.request<SignedReply<{ proceed: true }>>(subjects.accounts.embeddedWallet.walletFundedChange, data, context);
+    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(subjects.accounts.embeddedWallet.walletFundedChange, data, context);
     if (wallet.status === 202) return answer(reply, wallet);
-    return this.call.request<CardWire>(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context);
+    return applyAuthorized(this.call, context, wallet.body, () => this.call.request<CardWire>(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context));
   }
 }

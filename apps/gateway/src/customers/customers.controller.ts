@@ -1,13 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, type Type, Req, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { type CreateCustomerData, type CustomerWire, type Page, type RequestContext, subjects, type UpdateCustomerData, type CustomerEmailChangeData, type SignedReply } from '@corridor/contracts';
+import { type CreateCustomerData, type CustomerWire, type Page, type RequestContext, subjects, type UpdateCustomerData, type CustomerEmailChangeData, type SignedReply, type WalletAuthorization } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
 import { DiscriminatedBodyPipe, IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answer, walletHeaders } from '../auth-credentials/signed-reply';
+import { answer, applyAuthorized, walletHeaders } from '../auth-credentials/signed-reply';
 import {
   BusinessCustomerCreateRequest,
   BusinessCustomerUpdateRequest,
@@ -63,16 +63,18 @@ export class CustomersController {
     @Ctx() context: RequestContext,
   ): Promise<unknown> {
     // An email change of a customer with an Embedded Wallet takes the wallet's signed retry first.
+    let authorization: WalletAuthorization | undefined;
     if ((body as { email?: unknown }).email !== undefined) {
-      const wallet = await this.call.request<SignedReply<{ proceed: true }>>(
+      const wallet = await this.call.request<SignedReply<WalletAuthorization>>(
         subjects.accounts.embeddedWallet.customerEmailChange,
         { customerId: id, body: { ...body }, ...walletHeaders(request) } satisfies CustomerEmailChangeData,
         context,
       );
       if (wallet.status === 202) return answer(reply, wallet);
+      authorization = wallet.body;
     }
     const data: UpdateCustomerData = { customerId: id, patch: body };
-    return this.call.request<CustomerWire>(subjects.customers.customer.update, data, context);
+    return applyAuthorized(this.call, context, authorization, () => this.call.request<CustomerWire>(subjects.customers.customer.update, data, context));
   }
 
   @Delete(':customerId')

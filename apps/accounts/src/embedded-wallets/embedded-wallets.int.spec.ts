@@ -1,0 +1,252 @@
+// The Embedded Wallet tables against real PostgreSQL: what the wallet policy stores of a platform
+// whichever of its events comes first, OTP mail through the mail port and the sandbox mailbox's
+// purge, two revokes racing for a wallet's last two credentials, a signed request given back when
+// its change is refused, and the service's answer to a row no rule expects.
+import { randomBytes } from 'node:crypto';
+import { p256 } from '@noble/curves/p256';
+import { sha256 } from '@noble/hashes/sha256';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { DomainError, newId, type PlatformConfigWire, type RequestContext, systemClock } from '@corridor/contracts';
+import { ensureEventStoreSchema, migrate } from '@corridor/event-store';
+import type { ServiceClient } from '@corridor/messaging';
+import { createControllableClock, useTestDatabase } from '@corridor/testing';
+import { EmbeddedWallets, type WalletOptions } from './embedded-wallets.service';
+import { OpenWalletsPolicy } from './open-wallets.policy';
+import type { OtpMail, OtpMailer, OtpMailers } from './otp-mail';
+import { PurgeSandboxMailboxJob } from './purge-sandbox-mailbox.job';
+import { SandboxMailbox } from './sandbox-mailbox';
+import { compressedPublicKey, generateP256KeyPair } from './wallet-crypto';
+import { WalletStore } from './wallet-store';
+
+const database = useTestDatabase();
+let pool: Pool;
+let store: WalletStore;
+let platforms = 0;
+
+beforeAll(async () => {
+  await ensureEventStoreSchema(database.url, 'accounts');
+  await migrate({ connectionString: database.url, schema: 'accounts', directory: join(__dirname, '../migrations') });
+  pool = new Pool({ connectionString: database.url, max: 8 });
+  store = new WalletStore(pool, 'accounts');
+});
+
+afterAll(() => pool?.end());
+
+const newPlatformId = (): string => `Platform:00000000-0000-4000-8000-${String((platforms += 1)).padStart(12, '0')}`;
+const options: WalletOptions = { keyEncryptionKey: randomBytes(32), sessionTtlSeconds: 900, oidcIssuers: [], webAuthn: { rpIds: ['localhost'], origins: ['http://localhost:3000'] }, mailboxSweepSeconds: 60, authFailuresMax: 5 };
+/** A mailer that keeps what it was given, for the port's tests. */
+const recordingMailer = (): OtpMailer & { sent: OtpMail[] } => {
+  const sent: OtpMail[] = [];
+  return { sent, send: async (mail) => void sent.push(mail) };
+};
+const walletsWith = (mailers: OtpMailers = {}, clock = systemClock): EmbeddedWallets => new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'));
+const contextOf = (platformId: string): RequestContext => ({ platformId, actor: { kind: 'token', tokenId: 'ApiToken:1' }, requestId: newId('Request'), correlationId: 'int' });
+
+/** A sandbox platform with wallets, and one wallet with its EMAIL_OTP credential. */
+const newWallet = async (environment: 'SANDBOX' | 'PRODUCTION' = 'SANDBOX'): Promise<{ platformId: string; accountId: string; customerId: string; credentialId: string }> => {
+  const platformId = newPlatformId();
+  await store.upsertPlatform({ platformId, environment, enabled: true, config: { appName: 'Int Wallet', expirationSeconds: 120 } });
+  const customerId = newId('Customer');
+  const accountId = newId('InternalAccount');
+  const credentialId = newId('AuthMethod');
+  await store.upsertCustomer(customerId, platformId, `${customerId}@example.com`);
+  await store.provisionWallet({ accountId, platformId, customerId, sealedMnemonic: 'sealed', credentialId, email: `${customerId}@example.com`, now: new Date() });
+  return { platformId, accountId, customerId, credentialId };
+};
+
+describe('a platform’s environment, whichever event comes first', () => {
+  /** The platform service as the policy asks it: environments it knows, 404 for the others. */
+  const environments = new Map<string, 'SANDBOX' | 'PRODUCTION'>();
+  const lookups: string[] = [];
+  const platformService = {
+    request: async (subject: string, _data: unknown, options: { context: { platformId: string } }): Promise<Partial<PlatformConfigWire>> => {
+      lookups.push(subject);
+      const environment = environments.get(options.context.platformId);
+      if (!environment) throw new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Platform ${options.context.platformId} does not exist.`);
+      return { platformId: options.context.platformId, environment };
+    },
+  } as unknown as ServiceClient;
+  const unused = {} as never;
+  const policy = (): OpenWalletsPolicy => new OpenWalletsPolicy(unused, store, unused, unused, unused, systemClock, platformService);
+  const created = (platformId: string, environment: string) => ({ platformId: '', data: { platformId, environment, settings: {} } });
+  const configured = (platformId: string) => ({ platformId, data: { platformId, changes: { embeddedWalletConfig: { appName: 'Early' } } } });
+
+  it.each(['SANDBOX', 'PRODUCTION'] as const)('given PlatformConfigUpdated before PlatformCreated, then the %s environment is stored from the first event on', async (environment) => {
+    const platformId = newPlatformId();
+    environments.set(platformId, environment);
+    await policy().handlePlatformEvent(configured(platformId), 'msg-1');
+    expect(await store.platform(platformId)).toEqual({ platformId, environment, enabled: true, config: { appName: 'Early' } });
+    await policy().handlePlatformEvent(created(platformId, environment), 'msg-2');
+    expect(await store.platform(platformId)).toEqual({ platformId, environment, enabled: true, config: { appName: 'Early' } });
+  });
+
+  it('given PlatformCreated first, then the platform service is not asked', async () => {
+    const platformId = newPlatformId();
+    lookups.length = 0;
+    await policy().handlePlatformEvent(created(platformId, 'SANDBOX'), 'msg-1');
+    await policy().handlePlatformEvent(configured(platformId), 'msg-2');
+    expect(await store.platform(platformId)).toEqual({ platformId, environment: 'SANDBOX', enabled: true, config: { appName: 'Early' } });
+    expect(lookups).toEqual([]);
+  });
+
+  it('given a config event for a platform the platform service does not know yet, then it fails (and is redelivered) and stores nothing', async () => {
+    const platformId = newPlatformId();
+    await expect(policy().handlePlatformEvent(configured(platformId), 'msg-1')).rejects.toMatchObject({ code: 'REFERENCE_NOT_FOUND' });
+    expect(await store.platform(platformId)).toBeNull();
+  });
+});
+
+describe('a credential row of a type no rule knows', () => {
+  it('given a stored type other than OAUTH, EMAIL_OTP and PASSKEY, when it is verified, then it fails loudly instead of answering a 400', async () => {
+    const wallet = await newWallet();
+    const id = newId('AuthMethod');
+    await pool.query(`INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, created_at, updated_at) VALUES ($1, $2, $3, 'SMS', 'phone', now(), now())`, [id, wallet.platformId, wallet.accountId]);
+    const verified = walletsWith().verify(contextOf(wallet.platformId), id, { type: 'SMS' }, {});
+    await expect(verified).rejects.toThrow(`Credential ${id} is stored with type SMS, which no verify handles.`);
+    await expect(verified).rejects.not.toBeInstanceOf(DomainError);
+  });
+});
+
+describe('OTP mail through the mail port', () => {
+  it('given a sandbox platform, when a credential is challenged, then the sandbox mailer gets the mail with the code and its expiry', async () => {
+    const wallet = await newWallet();
+    const sandbox = recordingMailer();
+    const clock = createControllableClock(new Date('2026-11-25T12:00:00Z'));
+    const reply = await walletsWith({ SANDBOX: sandbox }, clock).challenge(contextOf(wallet.platformId), wallet.credentialId, {});
+    expect(reply.otpEncryptionTargetBundle).toEqual(expect.any(String));
+    expect(sandbox.sent).toEqual([
+      {
+        platformId: wallet.platformId,
+        accountId: wallet.accountId,
+        to: `${wallet.customerId}@example.com`,
+        subject: 'Int Wallet sign-in code',
+        otpCode: expect.stringMatching(/^\d{6}$/),
+        sentAt: new Date('2026-11-25T12:00:00Z'),
+        expiresAt: new Date('2026-11-25T12:02:00Z'),
+      },
+    ]);
+  });
+
+  it('given a production platform and no production mailer, then 503 EMAIL_DELIVERY_UNAVAILABLE and nothing sent', async () => {
+    const wallet = await newWallet('PRODUCTION');
+    const sandbox = recordingMailer();
+    await expect(walletsWith({ SANDBOX: sandbox }).challenge(contextOf(wallet.platformId), wallet.credentialId, {})).rejects.toMatchObject({ code: 'EMAIL_DELIVERY_UNAVAILABLE', status: 503 });
+    expect(sandbox.sent).toEqual([]);
+  });
+
+  it('given a production mailer, then production mail goes through it and not to the sandbox mailbox', async () => {
+    const wallet = await newWallet('PRODUCTION');
+    const [sandbox, production] = [recordingMailer(), recordingMailer()];
+    await walletsWith({ SANDBOX: sandbox, PRODUCTION: production }).challenge(contextOf(wallet.platformId), wallet.credentialId, {});
+    expect([sandbox.sent.length, production.sent.length]).toEqual([0, 1]);
+  });
+});
+
+describe('the sandbox mailbox', () => {
+  it('shows a mail while its OTP is valid, and the purge job deletes it once the OTP has expired', async () => {
+    const wallet = await newWallet();
+    const mailbox = new SandboxMailbox(pool, 'accounts');
+    const clock = createControllableClock(new Date('2030-01-01T00:00:00Z'));
+    const mail = (otpCode: string, ttlMs: number): OtpMail => ({ platformId: wallet.platformId, accountId: wallet.accountId, to: 'a@example.com', subject: 's', otpCode, sentAt: clock.now(), expiresAt: new Date(clock.now().getTime() + ttlMs) });
+    await mailbox.send(mail('111111', 60_000));
+    await mailbox.send(mail('222222', 300_000));
+    const job = new PurgeSandboxMailboxJob(mailbox, options, clock);
+    const stored = async () => (await pool.query<{ otp_code: string }>('SELECT otp_code FROM accounts.wallet_sandbox_mailbox WHERE account_id = $1 ORDER BY id', [wallet.accountId])).rows.map((row) => row.otp_code);
+
+    // Other tests' mail may share the table: the counts are at least this account's.
+    await job.sweep();
+    expect(await stored()).toEqual(['111111', '222222']);
+    expect((await mailbox.inbox(wallet.accountId, wallet.platformId, clock.now())).map((item) => item.otpCode)).toEqual(['222222', '111111']);
+    clock.advance(60_000);
+    expect((await mailbox.inbox(wallet.accountId, wallet.platformId, clock.now())).map((item) => item.otpCode)).toEqual(['222222']);
+    expect(await job.sweep()).toBeGreaterThanOrEqual(1);
+    expect(await stored()).toEqual(['222222']);
+    clock.advance(240_000);
+    expect(await job.sweep()).toBeGreaterThanOrEqual(1);
+    expect(await stored()).toEqual([]);
+  });
+});
+
+/** A Grid-Wallet-Signature over the payload with a P-256 private key (hex), as a client makes it. */
+const stampOf = (privateKeyHex: string, payload: string): string => {
+  const signature = p256.sign(sha256(new TextEncoder().encode(payload)), privateKeyHex).toDERHex();
+  const publicKey = Buffer.from(p256.getPublicKey(privateKeyHex, true)).toString('hex');
+  return Buffer.from(JSON.stringify({ publicKey, scheme: 'SIGNATURE_SCHEME_TK_API_P256', signature })).toString('base64url');
+};
+
+describe('two revokes racing for a wallet’s last two credentials', () => {
+  /** A wallet with an EMAIL_OTP and an OAUTH credential, each with an active session whose key the test holds. */
+  const walletWithTwoCredentials = async () => {
+    const wallet = await newWallet();
+    const oauthId = newId('AuthMethod');
+    const now = new Date();
+    await store.insertCredential({ id: oauthId, platformId: wallet.platformId, accountId: wallet.accountId, type: 'OAUTH', nickname: 'oauth', credentialId: null, identity: { iss: 'i', aud: 'a', sub: 's' }, createdAt: now, updatedAt: now });
+    const sessionOf = async (credentialId: string) => {
+      const key = generateP256KeyPair();
+      await store.insertSession({ id: newId('Session'), platformId: wallet.platformId, accountId: wallet.accountId, credentialId, publicKey: compressedPublicKey(key.publicKeyHex), createdAt: now, expiresAt: new Date(now.getTime() + 600_000), revokedAt: null });
+      return key.privateKeyHex;
+    };
+    return { ...wallet, oauthId, emailKey: await sessionOf(wallet.credentialId), oauthKey: await sessionOf(oauthId) };
+  };
+
+  it('given each revoke signed by the other credential’s session and both fired at once, then one wins and the wallet keeps a credential (30 rounds)', async () => {
+    const wallets = walletsWith();
+    const outcomes: string[] = [];
+    for (let round = 0; round < 30; round += 1) {
+      const wallet = await walletWithTwoCredentials();
+      const context = contextOf(wallet.platformId);
+      const leg1 = async (credentialId: string) => (await wallets.revokeCredential(context, credentialId, {})).body as unknown as { payloadToSign: string; requestId: string };
+      const [revokeEmail, revokeOauth] = [await leg1(wallet.credentialId), await leg1(wallet.oauthId)];
+      const results = await Promise.allSettled([
+        wallets.revokeCredential(context, wallet.credentialId, { walletSignature: stampOf(wallet.oauthKey, revokeEmail.payloadToSign), requestId: revokeEmail.requestId }),
+        wallets.revokeCredential(context, wallet.oauthId, { walletSignature: stampOf(wallet.emailKey, revokeOauth.payloadToSign), requestId: revokeOauth.requestId }),
+      ]);
+      const codes = results.map((result) => (result.status === 'fulfilled' ? String(result.value.status) : (result.reason as DomainError).code)).sort();
+      outcomes.push(codes.join(' '));
+      expect((await store.credentials(wallet.accountId, wallet.platformId)).length).toBe(1);
+      expect(codes.filter((code) => code === '204')).toHaveLength(1);
+    }
+    // The loser is refused either as the last credential (it waited on the lock) or because the winner's revoke ended its signer's session.
+    expect(outcomes.every((outcome) => ['204 INVALID_INPUT', '204 WALLET_SIGNATURE_INVALID'].includes(outcome))).toBe(true);
+  });
+});
+
+describe('a signed request whose change is refused', () => {
+  it('given leg 2 refused by the operation itself (the last credential), then the request is unused again and the same retry completes once allowed', async () => {
+    const wallets = walletsWith();
+    const wallet = await newWallet();
+    const context = contextOf(wallet.platformId);
+    const addOauth = async () => {
+      const now = new Date();
+      const id = newId('AuthMethod');
+      await store.insertCredential({ id, platformId: wallet.platformId, accountId: wallet.accountId, type: 'OAUTH', nickname: 'oauth', credentialId: null, identity: { iss: 'i', aud: 'a', sub: id }, createdAt: now, updatedAt: now });
+      return id;
+    };
+    const oauthId = await addOauth();
+    const revokeOauth = (await wallets.revokeCredential(context, oauthId, {})).body as unknown as { requestId: string };
+    await pool.query('UPDATE accounts.auth_credentials SET revoked_at = now() WHERE id = $1', [wallet.credentialId]);
+    // The sandbox signature: no session is needed to sign, only the pending request.
+    const retry = () => wallets.revokeCredential(context, oauthId, { walletSignature: 'sandbox-valid-signature', requestId: revokeOauth.requestId });
+    await expect(retry()).rejects.toMatchObject({ code: 'INVALID_INPUT', status: 400 });
+    await addOauth();
+    expect((await retry()).status).toBe(204);
+    expect(await store.credential(oauthId, wallet.platformId)).toBeNull();
+    expect((await store.pending(revokeOauth.requestId))?.usedAt).toEqual(expect.any(Date));
+  });
+
+  it('given a downstream refusal reported by the gateway, then only requests completed downstream are given back', async () => {
+    const wallets = walletsWith();
+    const wallet = await newWallet();
+    const context = contextOf(wallet.platformId);
+    const first = (await wallets.authorizeEmailChange(context, wallet.customerId, { customerType: 'INDIVIDUAL', email: 'moved@example.com' }, {})).body as unknown as { requestId: string };
+    const authorized = await wallets.authorizeEmailChange(context, wallet.customerId, { customerType: 'INDIVIDUAL', email: 'moved@example.com' }, { walletSignature: 'sandbox-valid-signature', requestId: first.requestId });
+    expect(authorized).toEqual({ status: 200, body: { proceed: true, consumedRequestId: first.requestId } });
+    expect(await wallets.releaseSignedRequest(context, first.requestId)).toEqual({ released: true });
+    expect(await wallets.releaseSignedRequest(context, first.requestId)).toEqual({ released: false });
+    expect(await wallets.releaseSignedRequest(contextOf(newPlatformId()), first.requestId)).toEqual({ released: false });
+    const exported = (await wallets.exportWallet(context, wallet.accountId, { clientPublicKey: generateP256KeyPair().publicKeyHex }, {})).body as unknown as { requestId: string };
+    await pool.query('UPDATE accounts.wallet_pending_requests SET used_at = now() WHERE request_id = $1', [exported.requestId]);
+    expect(await wallets.releaseSignedRequest(context, exported.requestId)).toEqual({ released: false });
+  });
+});
