@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { assertLedgerConserved } from '@corridor/testing';
 import type { SoakClient } from './client';
 import type { SoakStats } from './stats';
