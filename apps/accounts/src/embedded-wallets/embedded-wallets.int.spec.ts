@@ -97,6 +97,25 @@ describe('a platform’s environment, whichever event comes first', () => {
   });
 });
 
+describe('the customers a platform that enables wallets still owes one', () => {
+  it('given customers with and without an email and one whose wallet account is open, then only those with an email and no wallet account, whatever the platform was before', async () => {
+    const platformId = newPlatformId();
+    await store.upsertPlatform({ platformId, environment: 'SANDBOX', enabled: true, config: {} });
+    const [owed, opened, withoutEmail] = [newId('Customer'), newId('Customer'), newId('Customer')];
+    expect(await store.upsertCustomer(owed, platformId, 'owed@example.com')).toBe('owed@example.com');
+    await store.upsertCustomer(opened, platformId, 'opened@example.com');
+    await store.upsertCustomer(withoutEmail, platformId, null);
+    // An event without an email keeps the one known.
+    expect(await store.upsertCustomer(owed, platformId, null)).toBe('owed@example.com');
+    await pool.query(
+      `INSERT INTO accounts.internal_accounts (id, platform_id, customer_id, account_type, currency, status, available, held, private_enabled, created_at, updated_at)
+       VALUES ($1, $2, $3, 'EMBEDDED_WALLET', 'USDB', 'ACTIVE', 0, 0, false, now(), now())`,
+      [newId('InternalAccount'), platformId, opened],
+    );
+    expect(await store.customersWithoutWallet(platformId)).toEqual([{ customerId: owed, email: 'owed@example.com' }]);
+  });
+});
+
 describe('a credential row of a type no rule knows', () => {
   it('given a stored type other than OAUTH, EMAIL_OTP and PASSKEY, when it is verified, then it fails loudly instead of answering a 400', async () => {
     const wallet = await newWallet();

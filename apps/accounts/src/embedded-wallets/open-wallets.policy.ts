@@ -11,6 +11,8 @@ import type { WalletStore } from './wallet-store';
 
 /** The currency an Embedded Wallet holds (the reference's wallet flows move USDB). */
 export const WALLET_CURRENCY = 'USDB';
+/** CustomerCreated events the policy handles at once. */
+const CREATED_CONCURRENCY = 16;
 /** A customer's one wallet; the suffix keeps it apart from the customer's per-currency accounts. */
 export const walletAccountIdFor = (customerId: string): string => internalAccountIdFor(customerId, 'EMBEDDED_WALLET');
 
@@ -73,24 +75,31 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
     this.processed = createProcessedStore({ pool: this.eventSourcing.pool, schema, consumer: 'accounts-open-wallets' });
     const processed = this.processed;
-    const consume = (durable: string, filterSubject: string, handle: (payload: unknown, msgId: string) => Promise<void>) =>
+    const consume = (durable: string, filterSubject: string, handle: (payload: unknown, msgId: string) => Promise<void>, options: { deduplicate: boolean; concurrency?: number }) =>
       startDurableConsumer({
         nc: this.nats as NatsConnection,
         stream,
         durable,
         filterSubject,
         handle: (payload, meta) => handle(payload, meta.msgId),
-        isProcessed: (msgId) => processed.isProcessed(`${durable}:${msgId}`),
-        markProcessed: (msgId) => processed.markProcessed(`${durable}:${msgId}`),
+        ...(options.deduplicate
+          ? { isProcessed: (msgId: string) => processed.isProcessed(`${durable}:${msgId}`), markProcessed: (msgId: string) => processed.markProcessed(`${durable}:${msgId}`) }
+          : {}),
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         logger: this.logger,
       });
     const onPlatform = (payload: unknown, msgId: string) => this.handlePlatformEvent(payload, msgId);
-    const onCustomer = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId);
+    const onCustomerCreated = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId, { emailChange: false });
+    const onCustomerUpdated = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId, { emailChange: true });
     this.consumers = [
-      await consume('accounts-wallets-platform-created', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, onPlatform),
-      await consume('accounts-wallets-platform-config', `${subjectPrefix}.events.platform.Platform.PlatformConfigUpdated`, onPlatform),
-      await consume('accounts-wallets-customer-created', `${subjectPrefix}.events.customers.Customer.CustomerCreated`, onCustomer),
-      await consume('accounts-wallets-customer-updated', `${subjectPrefix}.events.customers.Customer.CustomerUpdated`, onCustomer),
+      await consume('accounts-wallets-platform-created', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, onPlatform, { deduplicate: true }),
+      await consume('accounts-wallets-platform-config', `${subjectPrefix}.events.platform.Platform.PlatformConfigUpdated`, onPlatform, { deduplicate: true }),
+      // A customer is created once and every step of its handling is idempotent, so a redelivery
+      // needs no processed-message record (two round trips a customer) and creations need no order
+      // between them: a burst of new customers is handled many at once.
+      await consume('accounts-wallets-customer-created', `${subjectPrefix}.events.customers.Customer.CustomerCreated`, onCustomerCreated, { deduplicate: false, concurrency: CREATED_CONCURRENCY }),
+      // Updates keep the record and their order: a redelivered older email must not follow a newer one.
+      await consume('accounts-wallets-customer-updated', `${subjectPrefix}.events.customers.Customer.CustomerUpdated`, onCustomerUpdated, { deduplicate: true }),
     ];
   }
 
@@ -110,11 +119,14 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     // A malformed event will never become valid; redelivering it would only loop.
     if (!facts) return this.logger.error({ msgId }, 'Ignoring a platform event without a platformId.');
     const environment = facts.environment || (await this.store.platform(facts.platformId))?.environment || (await this.environmentOf(facts.platformId, msgId));
-    const { wasEnabled } = await this.store.upsertPlatform({ ...facts, environment });
-    if (!facts.enabled || wasEnabled) return;
-    const customers = await this.store.customersOf(facts.platformId);
+    await this.store.upsertPlatform({ ...facts, environment });
+    if (!facts.enabled) return;
+    // Every customer still without a wallet, not only when the platform was not enabled before: a
+    // crash halfway through the customers leaves the rest to this event's redelivery.
+    const customers = await this.store.customersWithoutWallet(facts.platformId);
+    if (customers.length === 0) return;
     this.logger.info({ msgId, platformId: facts.platformId, customers: customers.length }, 'Embedded Wallets enabled: opening wallets for existing customers.');
-    for (const customer of customers) if (customer.email) await this.open(facts.platformId, customer.customerId, customer.email, msgId);
+    for (const customer of customers) await this.open(facts.platformId, customer.customerId, customer.email, msgId);
   }
 
   /**
@@ -129,15 +141,17 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     return config.environment;
   }
 
-  private async onCustomer(facts: CustomerFacts | null, msgId: string): Promise<void> {
+  private async onCustomer(facts: CustomerFacts | null, msgId: string, { emailChange }: { emailChange: boolean }): Promise<void> {
     if (!facts) return this.logger.error({ msgId }, 'Ignoring a customer event without customerId and platformId.');
-    await this.store.upsertCustomer(facts.customerId, facts.platformId, facts.email);
+    // The customer is written before the platform is read, as the platform handler writes the
+    // platform before reading its customers: whichever runs second sees the other's write.
+    const email = await this.store.upsertCustomer(facts.customerId, facts.platformId, facts.email);
     const platform = await this.store.platform(facts.platformId);
-    const customer = await this.store.customer(facts.customerId);
-    if (platform?.enabled && customer?.email) await this.open(facts.platformId, facts.customerId, customer.email, msgId);
+    if (platform?.enabled && email) await this.open(facts.platformId, facts.customerId, email, msgId);
+    if (!emailChange || !facts.email) return;
     // An email change (authorized by the wallet's signed retry on PATCH /customers) moves the EMAIL_OTP credential with it.
-    const wallet = facts.email ? await this.store.walletOfCustomer(facts.customerId, facts.platformId) : null;
-    if (wallet && facts.email) await this.store.renameEmailCredential(wallet.accountId, facts.email, this.clock.now());
+    const wallet = await this.store.walletOfCustomer(facts.customerId, facts.platformId);
+    if (wallet) await this.store.renameEmailCredential(wallet.accountId, facts.email, this.clock.now());
   }
 
   private async open(platformId: string, customerId: string, email: string, msgId: string): Promise<void> {

@@ -106,12 +106,15 @@ export class WalletStore {
     return row ? { platformId: row.platform_id, environment: row.environment, enabled: row.enabled, config: row.config } : null;
   }
 
-  async upsertCustomer(customerId: string, platformId: string, email: string | null): Promise<void> {
-    await this.pool.query(
+  /** Records the customer (an event without an email keeps the known one); answers the email it has now. */
+  async upsertCustomer(customerId: string, platformId: string, email: string | null): Promise<string | null> {
+    const { rows } = await this.pool.query<{ email: string | null }>(
       `INSERT INTO ${this.t('wallet_customers')} (customer_id, platform_id, email) VALUES ($1, $2, $3)
-       ON CONFLICT (customer_id) DO UPDATE SET email = COALESCE(EXCLUDED.email, ${this.t('wallet_customers')}.email)`,
+       ON CONFLICT (customer_id) DO UPDATE SET email = COALESCE(EXCLUDED.email, ${this.t('wallet_customers')}.email)
+       RETURNING email`,
       [customerId, platformId, email],
     );
+    return rows[0]?.email ?? null;
   }
 
   async customer(customerId: string): Promise<{ customerId: string; platformId: string; email: string | null } | null> {
@@ -119,8 +122,15 @@ export class WalletStore {
     return rows[0] ? { customerId: rows[0].customer_id, platformId: rows[0].platform_id, email: rows[0].email } : null;
   }
 
-  async customersOf(platformId: string): Promise<{ customerId: string; email: string | null }[]> {
-    const { rows } = await this.pool.query(`SELECT customer_id, email FROM ${this.t('wallet_customers')} WHERE platform_id = $1 ORDER BY customer_id`, [platformId]);
+  /** The platform's customers with an email and no EMBEDDED_WALLET account in the read model yet. */
+  async customersWithoutWallet(platformId: string): Promise<{ customerId: string; email: string }[]> {
+    const { rows } = await this.pool.query(
+      `SELECT c.customer_id, c.email FROM ${this.t('wallet_customers')} c
+       WHERE c.platform_id = $1 AND c.email IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM ${this.t('internal_accounts')} a WHERE a.customer_id = c.customer_id AND a.account_type = 'EMBEDDED_WALLET')
+       ORDER BY c.customer_id`,
+      [platformId],
+    );
     return rows.map((row) => ({ customerId: row.customer_id, email: row.email }));
   }
 
