@@ -158,9 +158,10 @@ const printReport = (report: any) => {
   console.log(`webhooks: ${JSON.stringify(report.webhooks)}`);
   console.log(`chaos windows: ${report.chaosWindows.length}; connections (pg_stat_activity) max total ${report.connections.maxTotal}, max on the soak's database ${report.connections.maxOurs}, "too many clients" in the apps' output ${report.connections.tooManyClientsInAppOutput}`);
   console.log(`projection lag (max events behind head): ${report.projectionLagMax}`);
-  console.log('\nmemory (RSS MB of each process that lived through the traffic; after a quarter of it, at the end, max, slope per 10 min):');
+  console.log('\nmemory of each process that lived through the traffic, MB (RSS after a quarter of the traffic → at its end, max; heap floor likewise; growth and slope of what is judged):');
   for (const figure of report.memory.byProcess as MemoryFigure[]) {
-    console.log(`  ${`${figure.app}#${figure.replica}`.padEnd(12)} ${String(figure.afterWarmUpMb).padStart(7)} → ${String(figure.endMb).padStart(7)}  max ${String(figure.maxMb).padStart(7)}  ${figure.slopeMbPer10Min >= 0 ? '+' : ''}${figure.slopeMbPer10Min}/10 min`);
+    const heap = figure.heapFloorAfterWarmUpMb === undefined ? 'heap —'.padEnd(22) : `heap ${String(figure.heapFloorAfterWarmUpMb).padStart(6)} → ${String(figure.heapFloorEndMb).padStart(6)}`;
+    console.log(`  ${`${figure.app}#${figure.replica}`.padEnd(12)} RSS ${String(figure.afterWarmUpMb).padStart(6)} → ${String(figure.endMb).padStart(6)} max ${String(figure.maxMb).padStart(6)}  ${heap}  ${figure.judgedOn}: ${figure.growthMb >= 0 ? '+' : ''}${figure.growthMb}, ${figure.slopeMbPer10Min >= 0 ? '+' : ''}${figure.slopeMbPer10Min}/10 min`);
   }
   if (report.surprises.length > 0) {
     console.log('\nunexpected answers (not failing by themselves):');

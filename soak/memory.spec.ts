@@ -5,11 +5,13 @@ const start = 1_000_000;
 const end = start + 10 * MINUTE;
 
 /** One sample every 5 s from `from` to `to`, RSS given by `rss(minutesIntoTraffic)`. */
-const series = (pid: number, rss: (minute: number) => number, from = start - MINUTE, to = end): MemorySeries => {
+const series = (pid: number, rss: (minute: number) => number, from = start - MINUTE, to = end, heap?: (minute: number, at: number) => number): MemorySeries => {
   const samples = [];
-  for (let at = from; at <= to; at += 5_000) samples.push({ at, rssMb: rss((at - start) / MINUTE) });
+  for (let at = from; at <= to; at += 5_000) samples.push({ at, rssMb: rss((at - start) / MINUTE), ...(heap ? { heapMb: heap((at - start) / MINUTE, at) } : {}) });
   return { app: 'accounts', replica: 0, pid, samples };
 };
+/** A heap that collects back to `floor` every 30 s and climbs 40 MB between collections. */
+const sawtooth = (floor: (minute: number) => number) => (minute: number, at: number) => floor(minute) + ((at % 30_000) / 30_000) * 40;
 
 describe('memory over the soak', () => {
   it('passes a process that settles after warm-up', () => {
@@ -23,13 +25,25 @@ describe('memory over the soak', () => {
     const figures = memoryFigures([series(2, (minute) => 150 + minute * 20)], start, end);
     const result = checkMemory(figures, 10);
     expect(result.failures).toHaveLength(1);
-    expect(result.failures[0]).toMatch(/^accounts replica 0 \(pid 2\) grew 200 → 350 MB after warm-up, still 200 MB per 10 min/);
+    expect(result.failures[0]).toBe('accounts replica 0 (pid 2): rss grew 150 MB after warm-up and still grows 200 MB per 10 min (RSS 200 → 350 MB)');
   });
 
   it('passes one step up (a cache filling) that does not keep growing', () => {
     const figures = memoryFigures([series(3, (minute) => (minute < 4 ? 150 : 260))], start, end);
     expect(figures[0]!.growthMb).toBe(110);
     expect(checkMemory(figures, 10).failures).toEqual([]);
+  });
+
+  it('judges a service on its heap floor: RSS that V8 grows and keeps is not a leak while the heap comes back down', () => {
+    const figures = memoryFigures([series(7, (minute) => 150 + minute * 30, start - MINUTE, end, sawtooth(() => 80))], start, end);
+    expect(figures[0]).toMatchObject({ judgedOn: 'heap floor', heapFloorAfterWarmUpMb: 80, heapFloorEndMb: 80, afterWarmUpMb: 225, endMb: 450 });
+    expect(checkMemory(figures, 10).failures).toEqual([]);
+  });
+
+  it('fails a service whose heap floor keeps rising, whatever its RSS', () => {
+    const figures = memoryFigures([series(8, () => 300, start - MINUTE, end, sawtooth((minute) => 80 + minute * 15))], start, end);
+    expect(figures[0]!.judgedOn).toBe('heap floor');
+    expect(checkMemory(figures, 10).failures[0]).toMatch(/^accounts replica 0 \(pid 8\): heap floor grew \d+(\.\d)? MB after warm-up and still grows 150 MB per 10 min \(RSS 300 → 300 MB\)$/);
   });
 
   it('leaves out a replica restarted by the chaos late in the traffic, and a killed one', () => {
