@@ -56,7 +56,7 @@ export const checkLedger = async (url: string): Promise<CheckResult> => {
 };
 
 /** Every transaction of every platform, through the API (keyset pages). */
-type ListedTransaction = { id: string; status: string; type: string; customerId: string; agentId?: string; refund?: { status: string } };
+type ListedTransaction = { id: string; status: string; type: string; customerId: string; agentId?: string; refund?: { status: string }; createdAt?: string };
 const listTransactions = async (client: SoakClient, platform: SoakPlatform): Promise<ListedTransaction[]> => {
   const all: ListedTransaction[] = [];
   let cursor: string | undefined;
@@ -87,7 +87,11 @@ export const checkPayments = async (client: SoakClient, platforms: SoakPlatform[
     }
     // Exactly once: every transaction the store holds was answered to a client, and each answer is in the store.
     const stored = new Set(transactions.map((transaction) => transaction.id));
-    const unanswered = [...stored].filter((id) => !platform.transactionIds.has(id));
+    const describe = (id: string) => {
+      const transaction = transactions.find((candidate) => candidate.id === id);
+      return `${id} (${transaction?.type} ${transaction?.status}, created ${transaction?.createdAt})`;
+    };
+    const unanswered = [...stored].filter((id) => !platform.transactionIds.has(id)).map(describe);
     const missing = [...platform.transactionIds].filter((id) => !stored.has(id));
     if (unanswered.length > 0) failures.push(`${platform.name}: ${unanswered.length} transactions in the store that no client was answered (a retry that took effect twice?): ${unanswered.slice(0, 5).join(', ')}`);
     if (missing.length > 0) failures.push(`${platform.name}: ${missing.length} answered transactions missing from GET /transactions: ${missing.slice(0, 5).join(', ')}`);

@@ -1,6 +1,6 @@
 // Customers end to end through the gateway with every app running: the lifecycle a platform
 // relies on, paging under concurrent inserts, read-your-writes, idempotent creates and tenancy.
-import Redis from 'ioredis';
+import { forgetIdempotencyRecord } from './support/idempotency';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
 
@@ -177,14 +177,7 @@ describe('idempotency', () => {
     const headers = { 'idempotency-key': 'create-idem-lost' };
     const first = await api.call('POST', '/customers', { auth: platformA, body: individual('lost'), headers });
     expect(first.status).toBe(201);
-    const redis = new Redis(stack.env['REDIS_URL']!);
-    try {
-      const records = await redis.keys(`${stack.env['REDIS_KEY_PREFIX']}*idem:*:create-idem-lost`);
-      expect(records).toHaveLength(1);
-      await redis.del(...records);
-    } finally {
-      redis.disconnect();
-    }
+    await forgetIdempotencyRecord(stack, 'create-idem-lost');
     const retry = await api.call('POST', '/customers', { auth: platformA, body: individual('lost'), headers });
     expect(retry.status).toBe(201);
     expect(retry.body.id).toBe(first.body.id);

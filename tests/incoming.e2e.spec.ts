@@ -7,6 +7,7 @@
 import { assertLedgerConserved } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
 import { eventually, waitUntil } from './support/eventually';
+import { forgetIdempotencyRecord } from './support/idempotency';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, type Received, startReceiver } from './support/webhook-receiver';
 
@@ -156,6 +157,24 @@ describe('POST /sandbox/uma/receive with an approving platform', () => {
     const failedHook = webhooksOf(reply.body.id).at(-1)!.body;
     expect(failedHook.data).toMatchObject({ status: 'REFUNDED', failureReason: 'OFFRAMP_FAILED' });
     api.conformance.checkWebhook(failedHook);
+  });
+});
+
+describe('a retry whose first answer was lost', () => {
+  it('answers with the payment the first attempt made; the customer is credited once', async () => {
+    const customer = await newCustomer(platformA);
+    const headers = { 'idempotency-key': `receive-lost-${customer.customerId}` };
+    const body = { senderUmaAddress: SENDER, customerId: customer.customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 700 };
+    const first = await api.call('POST', '/sandbox/uma/receive', { auth: platformA, body, headers });
+    expect(first.status).toBe(200);
+    const before = await transactionCount(platformA);
+    await forgetIdempotencyRecord(stack, headers['idempotency-key']);
+    const retry = await api.call('POST', '/sandbox/uma/receive', { auth: platformA, body, headers });
+    expect(retry.status).toBe(200);
+    expect(retry.body.id).toBe(first.body.id);
+    await untilStatus(first.body.id as string, ['COMPLETED']);
+    expect(await transactionCount(platformA)).toBe(before);
+    expect(await balanceOf(platformA, customer)).toBe(700);
   });
 });
 

@@ -7,6 +7,7 @@ import { connect, type NatsConnection, type Subscription } from 'nats';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
 import { eventually } from './support/eventually';
+import { forgetIdempotencyRecord } from './support/idempotency';
 
 type Account = { id: string; customerId?: string; balance: { amount: number; currency: { code: string } } };
 
@@ -205,6 +206,25 @@ describe('POST /quotes and its transaction', () => {
       platformAId,
       { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money', currency: 'MXN' },
     ]);
+  });
+
+  it('answers a retry whose first answer was lost with the quote the first attempt made, and makes no second transaction', async () => {
+    const headers = { 'idempotency-key': `quote-lost-${Date.now()}` };
+    const body = { source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') }, destination: { destinationType: 'ACCOUNT', accountId: euros }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 7_000 };
+    const first = await api.call('POST', '/quotes', { auth: platformA, body, headers });
+    expect(first.status).toBe(201);
+    const transactions = await transactionCount(platformA);
+    await forgetIdempotencyRecord(stack, headers['idempotency-key']);
+    const retry = await api.call('POST', '/quotes', { auth: platformA, body, headers });
+    expect(retry.status).toBe(201);
+    expect([retry.body.id, retry.body.transactionId]).toEqual([first.body.id, first.body.transactionId]);
+    expect(retry.body).toEqual(first.body);
+    expect(await transactionCount(platformA)).toBe(transactions);
+    // Another platform's quote under the same key is its own.
+    const [usd] = (await api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platformB })).body.data as Account[];
+    const other = await api.call('POST', '/quotes', { auth: platformB, headers, body: { ...body, source: { sourceType: 'ACCOUNT', accountId: usd?.id }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' } } });
+    expect(other.status).toBe(201);
+    expect(other.body.id).not.toBe(first.body.id);
   });
 
   it('gives a real-time funded quote instructions to pay it, with its own reference', async () => {

@@ -11,7 +11,7 @@ import {
   invalidInput,
   isIdOf,
   isSupportedCurrency,
-  newId,
+  idForRequest,
   type Page,
   type UmaDepositTargetsData,
   type UmaDepositTargetsWire,
@@ -86,7 +86,8 @@ export class IncomingController {
             return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as [CustomerWire, Deposit, Awaited<ReturnType<ExchangeRateCache['current']>>];
           })
         : await this.receiver(context, data).then(async (found) => [found, await this.depositOf(context, found.id, currency), await this.rates.current()] as const);
-    const transactionId = newId('Transaction');
+    // From the Idempotency-Key: a retry after an answer that never arrived finds the first attempt's payment.
+    const transactionId = idForRequest('Transaction', context.platformId, 'sandbox-uma-receive', context.idempotencyKey);
     const command: ReceiveIncomingPayment = {
       type: 'ReceiveIncomingPayment',
       data: {
@@ -102,7 +103,10 @@ export class IncomingController {
       },
       metadata: { now: this.clock.now(), webhookAnswerSeconds: this.incoming.webhookAnswerSeconds },
     };
-    const { state } = await this.eventSourcing.handle(transactionId, incomingPaymentDecider, (current) => receiveIncomingPayment(command, current), context, { assumeNew: true });
+    const { state } = await this.eventSourcing.handle(transactionId, incomingPaymentDecider, (current) => receiveIncomingPayment(command, current), context, {
+      assumeNew: true,
+      commandId: `sandbox-uma-receive:${transactionId}`,
+    });
     return rendered(state);
   }
 

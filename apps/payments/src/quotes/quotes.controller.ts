@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { CLOCK, type Clock, type CreateQuoteData, currencyOf, DomainError, invalidInput, isIdOf, newId, type QuoteIdData, type QuoteWire, type ServiceRequest, subjects } from '@corridor/contracts';
+import { CLOCK, type Clock, type CreateQuoteData, currencyOf, DomainError, idForRequest, invalidInput, isIdOf, type QuoteIdData, type QuoteWire, type RequestContext, type ServiceRequest, subjects } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { feeTermsFor } from '../exchange-rates/fee-schedule';
 import { ExchangeRateCache } from '../exchange-rates/rate-provider';
@@ -51,11 +51,15 @@ export class QuotesController {
     const corridor = payer === null ? [] : sandboxRequiredPayerFields(source.currency, destination.currency);
     checkPayerFields(requiredPayerFields(corridor, lookup?.requiredPayerDataFields), payer, data.senderCustomerInfo);
     const priced = snapshot.currencies.includes(source.currency) && snapshot.currencies.includes(destination.currency);
-    const transactionId = newId('Transaction');
+    // Ids from the Idempotency-Key: a retry after an answer that never arrived finds the first
+    // attempt's quote instead of making a second one.
+    const operation = quoteOperation(context);
+    const transactionId = idForRequest('Transaction', context.platformId, operation, context.idempotencyKey);
+    const quoteId = idForRequest('Quote', context.platformId, operation, context.idempotencyKey);
     const command: CreateQuote = {
       type: 'CreateQuote',
       data: {
-        quoteId: newId('Quote'),
+        quoteId,
         transactionId,
         platformId: context.platformId,
         request: data,
@@ -88,7 +92,8 @@ export class QuotesController {
       };
       return [...created, ...executeQuote(execute, quoted)];
     };
-    const { state } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, { assumeNew: true });
+    const { state, replayed } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, { assumeNew: true, commandId: `create-quote:${transactionId}` });
+    if (replayed) return this.read(context.platformId, quoteId);
     if (state.kind !== 'Quoted') throw new Error(`Creating quote ${command.data.quoteId} left its transaction ${state.kind}.`);
     // As for POST /quotes/{id}/execute: the answer (PROCESSING) comes once the hold is placed and shown.
     if (state.execution) await this.processor.startExecuted(transactionId, context.platformId, state, EXECUTE_HOLD_WAIT_MS);
@@ -99,8 +104,15 @@ export class QuotesController {
   async get(@Payload() request: ServiceRequest<QuoteIdData>): Promise<QuoteWire> {
     const { quoteId } = request.data;
     if (!isIdOf('Quote', quoteId)) throw quoteNotFound(String(quoteId));
-    const row = await this.eventSourcing.em.findOne(QuoteEntity, { id: quoteId, platformId: request.context.platformId });
+    return this.read(request.context.platformId, quoteId);
+  }
+
+  private async read(platformId: string, quoteId: string): Promise<QuoteWire> {
+    const row = await this.eventSourcing.em.findOne(QuoteEntity, { id: quoteId, platformId });
     if (!row) throw quoteNotFound(quoteId);
     return renderQuote(row);
   }
 }
+
+/** An agent's quotes and the platform's own are apart even under one Idempotency-Key. */
+const quoteOperation = (context: RequestContext): string => (context.actor.kind === 'agent' ? `create-quote:${context.actor.agentId}` : 'create-quote');
