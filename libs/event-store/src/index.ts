@@ -22,6 +22,7 @@ export { START_NATS, START_POSTGRES, natsUnreachable, postgresUnreachable } from
 export { DEFAULT_DATABASE_POOL_SIZE, EVENT_STORE, EventSourcing, EventSourcingModule, type EventSourcingOptions, connectionBudget } from './event-sourcing.module';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
+export { inTransaction } from './transaction';
 export {
   DEFAULT_SNAPSHOT_EVERY,
   createPostgresSnapshotStore,

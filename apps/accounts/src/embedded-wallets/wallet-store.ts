@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '@corridor/event-store';
 import type { CredentialSummary, FailureWindow, Session } from './auth-rules';
 import type { PendingRequest } from './signed-retry';
 
@@ -61,22 +62,11 @@ export class WalletStore {
     return `${this.schema}.${table}`;
   }
 
-  /** Work on one connection inside BEGIN/COMMIT; a connection whose ROLLBACK failed is destroyed, never given back to the pool. */
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+  /** Work on one connection inside BEGIN/COMMIT (a connection whose ROLLBACK failed is destroyed, never given back to the pool). */
+  private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work);
   }
+
 
   /**
    * Holds the wallet's row until the transaction ends: every change to which credentials an account

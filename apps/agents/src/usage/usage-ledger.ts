@@ -1,6 +1,6 @@
 import { DomainError } from '@corridor/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { EventSourcing } from '@corridor/event-store';
+import { EventSourcing, inTransaction } from '@corridor/event-store';
 import type { PoolClient } from 'pg';
 import { AGENT_OPTIONS, type AgentOptions } from '../agents/agent-options';
 import type { SpendDecision, UsageCounters } from '../policy/evaluate-policy';
@@ -91,23 +91,7 @@ export class UsageLedger {
     return rows.map((row) => ({ actionId: row.action_id, status: row.status }));
   }
 
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.eventSourcing.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      client.release();
-      return result;
-    } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-        client.release();
-      } catch (rollbackError) {
-        // A connection whose ROLLBACK failed is in an unknown state: destroy it, never pool it.
-        client.release(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
-      }
-      throw error;
-    }
+  private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.eventSourcing.pool, work);
   }
 }

@@ -4,9 +4,8 @@
 // still have a webhook pending; the next-head look-up finds exactly the heads that may go now.
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { migrate } from '@corridor/event-store';
+import { inTransaction, migrate } from '@corridor/event-store';
 import { useTestDatabase } from '@corridor/testing';
-import { inTransaction } from '../transaction';
 import { claimDeliveries, insertDeliveries, listAttempts, type NewDelivery, nextHeads, recordAttempts } from './delivery-store';
 
 const database = useTestDatabase();

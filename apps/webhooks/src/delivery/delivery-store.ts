@@ -1,5 +1,5 @@
+import { inTransaction } from '@corridor/event-store';
 import type { Pool, PoolClient } from 'pg';
-import { inTransaction } from '../transaction';
 import { decodeCursor, type Page, toPage, type WebhookAttemptWire, type WebhookDeliveryStatus, type WebhookDeliveryWire, type WebhookType } from '@corridor/contracts';
 
 // SQL of the delivery log. Times written here come from the injected Clock (passed in as `now`),

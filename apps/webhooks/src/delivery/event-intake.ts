@@ -2,7 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { AckPolicy, connect, DeliverPolicy, JSONCodec, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 import type { Pool } from 'pg';
 import { CLOCK, type Clock, DomainError, eventsStreamName, type RequestContext } from '@corridor/contracts';
-import { ensureEventsStream } from '@corridor/event-store';
+import { inTransaction, ensureEventsStream } from '@corridor/event-store';
 import { createLogger, ServiceClient } from '@corridor/messaging';
 import type { WebhooksServiceConfig } from '../config';
 import { SigningKeys } from '../signing/signing-keys';
@@ -10,7 +10,6 @@ import { type IntegrationEventEnvelope, loadKinds, type Planned, planWebhook, ty
 import { insertDeliveries, type NewDelivery } from './delivery-store';
 import { Dispatcher, WEBHOOKS_CONFIG, WEBHOOKS_POOL } from './dispatcher';
 import { renderWebhookBody, webhookIdFor } from './webhook-envelope';
-import { inTransaction } from '../transaction';
 
 const CONSUMER = 'webhooks-deliveries';
 const codec = JSONCodec();

@@ -1,8 +1,8 @@
+import { inTransaction } from '@corridor/event-store';
 import type { KeyObject } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { newId, type WebhookSigningKeyWire } from '@corridor/contracts';
 import { decryptPrivateKey, encryptPrivateKey, generateSigningKeyPair } from './signing-key';
-import { inTransaction } from '../transaction';
 
 type KeyRow = { id: string; public_key_pem: string; private_key_encrypted: string; created_at: Date };
 

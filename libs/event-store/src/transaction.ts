@@ -1,6 +1,10 @@
 import type { Pool, PoolClient } from 'pg';
 
-/** Runs work in one transaction on a pooled connection: committed when it returns, rolled back when it throws. */
+/**
+ * Runs work in one transaction on a pooled connection: committed when it returns, rolled back when
+ * it throws. For a service's own tables beside its event store (webhook deliveries, wallet
+ * credentials, agent usage), where the event store's single-statement appends do not apply.
+ */
 export const inTransaction = async <T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> => {
   const client = await pool.connect();
   let broken: Error | undefined;
