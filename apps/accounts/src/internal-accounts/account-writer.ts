@@ -106,7 +106,7 @@ export class AccountWriter {
   private readonly evolve = internalAccountEvolver(this.window);
   private readonly codec = internalAccountSnapshot(this.window);
   /** The snapshot holds the writer's whole memory of the account: the decider's state and the row, so both rules are in its version. */
-  private readonly snapshotVersionName = `${this.codec.deciderVersion};row=1`;
+  private readonly snapshotVersionName = `${this.codec.deciderVersion};row=2`;
 
   constructor(private readonly eventSourcing: EventSourcing) {}
 

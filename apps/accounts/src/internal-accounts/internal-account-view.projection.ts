@@ -105,7 +105,10 @@ const evolveExisting = (row: InternalAccountRow, event: Exclude<InternalAccountE
 export const evolveInternalAccountView = (row: InternalAccountRow | null, recorded: RecordedEvent): InternalAccountRow | null => {
   const event = recorded as unknown as InternalAccountEvent;
   if (event.type === 'InternalAccountOpened') {
-    const { accountId, platformId, customerId, accountType, currency, status, openedAt } = event.data;
+    const { accountId, platformId, customerId, accountType, currency, status } = event.data;
+    // Dated by the event, as every later change is: the decision's clock (openedAt) can be a
+    // moment before the append that records it, and a webhook rendered at this event says when.
+    const at = new Date(recorded.metadata.occurredAt);
     return {
       id: accountId,
       platformId,
@@ -116,8 +119,8 @@ export const evolveInternalAccountView = (row: InternalAccountRow | null, record
       available: '0',
       held: '0',
       privateEnabled: false,
-      createdAt: new Date(openedAt),
-      updatedAt: new Date(openedAt),
+      createdAt: at,
+      updatedAt: at,
     };
   }
   // An event before the opening cannot occur within one stream; skip rather than stall the view.
@@ -172,7 +175,7 @@ const internalAccountRows: ProjectionRows<InternalAccountRow> = {
 
 export const internalAccountViewProjection: Projection<InternalAccountRow> = {
   name: 'internal-accounts',
-  version: 1,
+  version: 2,
   canHandle: ['InternalAccountOpened', 'AccountCredited', 'AccountDebited', 'FundsHeld', 'HoldSettled', 'HoldReleased', 'AccountStatusChanged', 'AccountPrivacyChanged'],
   entity: InternalAccountEntity,
   keyOf: (event) => String(event.data['accountId']),
