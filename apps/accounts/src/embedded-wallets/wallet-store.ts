@@ -117,7 +117,7 @@ export class WalletStore {
     const { rows } = await this.pool.query(
       `SELECT c.customer_id, c.email FROM ${this.t('wallet_customers')} c
        WHERE c.platform_id = $1 AND c.email IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM ${this.t('internal_accounts')} a WHERE a.customer_id = c.customer_id AND a.account_type = 'EMBEDDED_WALLET')
+         AND NOT EXISTS (SELECT 1 FROM ${this.t('internal_accounts')} a WHERE a.platform_id = c.platform_id AND a.customer_id = c.customer_id AND a.account_type = 'EMBEDDED_WALLET')
        ORDER BY c.customer_id`,
       [platformId],
     );
