@@ -63,6 +63,13 @@ export const sampleMemory = (stack: Stack) => {
   const sample = async () => {
     if (sampling) return;
     sampling = true;
+    try {
+      await sampleOnce();
+    } finally {
+      sampling = false;
+    }
+  };
+  const sampleOnce = async () => {
     const at = Date.now();
     const reads: Promise<void>[] = [];
     for (const app of apps) {
@@ -86,10 +93,11 @@ export const sampleMemory = (stack: Stack) => {
       }
     }
     await Promise.all(reads);
-    sampling = false;
   };
-  void sample();
-  const timer = setInterval(() => void sample(), SAMPLE_EVERY_MS);
+  // A sample that fails says so and the next one tries again; the figures then have a gap.
+  const sampleLoudly = () => void sample().catch((error: unknown) => console.error(`[soak] memory sample failed: ${(error as Error).message}`));
+  sampleLoudly();
+  const timer = setInterval(sampleLoudly, SAMPLE_EVERY_MS);
   return { series, stop: () => clearInterval(timer) };
 };
 
