@@ -7,7 +7,6 @@
 // delete, and tenancy 404s across customers and platforms. Every response is checked against the
 // reference by the api helper; the webhook against AgentActionWebhook.
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { createApi, type Credentials } from './support/api';
 import { eventually } from './support/eventually';
@@ -16,7 +15,7 @@ import { type Receiver, startReceiver, verifyGridSignature } from './support/web
 import { encryptOtp, genKeypair, signedHeaders, stamp } from './support/wallet-client';
 import { Client } from 'pg';
 import { type AgentRoute, agentPermissions, agentRoutePermissions } from '@corridor/contracts';
-import { createConformance } from '@corridor/testing';
+import { createConformance, REFERENCE_OPENAPI_FILE } from '@corridor/testing';
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;
@@ -982,7 +981,7 @@ describe('statuses the reference does not declare', () => {
 
   it('answers only declared statuses on agent operations, apart from those decision 0016 lists', () => {
     type Operation = { operationId: string; method: string; pattern: RegExp; literals: number; declared: number[] };
-    const document = parseYaml(readFileSync(resolve(__dirname, '..', '..', 'shared', 'reference', 'grid-openapi.yaml'), 'utf8')) as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> };
+    const document = parseYaml(readFileSync(REFERENCE_OPENAPI_FILE, 'utf8')) as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> };
     const operations: Operation[] = Object.entries(document.paths)
       .filter(([template]) => template.startsWith('/agents'))
       .flatMap(([template, item]) =>

@@ -4,7 +4,7 @@
 // bad input on both routes and tenancy. Every response and webhook is checked against the reference.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { REFERENCE_OPENAPI_FILE } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
 import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
@@ -182,7 +182,7 @@ describe("the reference's own example file", () => {
   // rows stop two columns short of its header, its addresses lack the $, and its business row has
   // no legal name, tax id or incorporation date. It imports; the verification asks for the rest.
   const referenceExample = (): string => {
-    const yaml = readFileSync(resolve(__dirname, '..', '..', 'shared', 'reference', 'grid-openapi.yaml'), 'utf8');
+    const yaml = readFileSync(REFERENCE_OPENAPI_FILE, 'utf8');
     const block = /### Example CSV\n\s*```csv\n([\s\S]*?)\n\s*```/.exec(yaml)?.[1];
     if (!block) throw new Error('The reference no longer has an example CSV under POST /customers/bulk/csv');
     return `${block.split('\n').map((line) => line.trim()).join('\n')}\n`;

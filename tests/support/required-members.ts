@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { REFERENCE_OPENAPI_FILE } from '@corridor/testing';
 import { parse as parseYaml } from 'yaml';
 
 // Reads the reference OpenAPI file for the write operations that take a JSON body and, given a
@@ -13,8 +13,7 @@ export type WriteOperation = { method: string; template: string; schema: Json };
 export type RequiredMember = { path: string[]; label: string };
 
 const WRITE_METHODS = ['post', 'put', 'patch'];
-// The repo is cloned next to shared/, as the conformance check assumes (libs/testing/src/conformance.ts).
-const REFERENCE_FILE = process.env.REFERENCE_OPENAPI ?? resolve(__dirname, '..', '..', '..', 'shared', 'reference', 'grid-openapi.yaml');
+const REFERENCE_FILE = REFERENCE_OPENAPI_FILE;
 const OUT_OF_SCOPE_PREFIX = '/stablecoin-provider-accounts';
 /** Deep enough for personalInfo.address.line1 and supportedCurrencies[].requiredCounterpartyFields[].name. */
 const MAX_DEPTH = 4;

@@ -29,8 +29,9 @@ const DOCUMENT_ID = 'grid';
 const OUT_OF_SCOPE_PREFIX = '/stablecoin-provider-accounts';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const MAX_LISTED_VIOLATIONS = 25;
-// The repo is cloned next to shared/, so the reference sits at <repo>/../shared/reference.
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+/** The reference wire contract, vendored in the repository under its Apache-2.0 licence (reference/README.md). */
+export const REFERENCE_OPENAPI_FILE = process.env.REFERENCE_OPENAPI ?? resolve(REPO_ROOT, 'reference', 'grid-openapi.yaml');
 
 /** Statuses the reference never declares (413, 415, 503 …) still must carry the error body. */
 const genericError = (status: number): Json => ({
@@ -71,8 +72,7 @@ const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g
 /** Loads and compiles once per jest worker: parsing the 750 KB document dominates the cost. */
 const load = (): Loaded => {
   if (loaded) return loaded;
-  const file = process.env.REFERENCE_OPENAPI ?? resolve(REPO_ROOT, '..', 'shared', 'reference', 'grid-openapi.yaml');
-  const document = applySpecOverrides(parseYaml(readFileSync(file, 'utf8'), { maxAliasCount: -1 }) as Json);
+  const document = applySpecOverrides(parseYaml(readFileSync(REFERENCE_OPENAPI_FILE, 'utf8'), { maxAliasCount: -1 }) as Json);
   Object.assign(document.paths as Json, extensionPaths);
   // strict:false lets OpenAPI-only keywords (discriminator, example, xml …) pass as annotations.
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, logger: false });
