@@ -9,7 +9,10 @@ const later = new Date('2026-03-01T11:00:00.000Z');
 const agentId = 'Agent:019542f5-b3e7-1d02-0000-000000000001';
 const platformId = 'Platform:p';
 const policy: AgentPolicy = { permissions: ['CREATE_TRANSFERS'], defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 1_000 } };
-const code = { code: 'AGENT-AAAA-BBBB-CCCC', expiresAt: '2026-03-02T10:00:00.000Z', redeemed: false };
+const everything = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
+const manageOnly = ['MANAGE'] as const;
+const newCode = { code: 'AGENT-AAAA-BBBB-CCCC', expiresAt: '2026-03-02T10:00:00.000Z', redeemed: false };
+const code = { ...newCode, issuerPermissions: [...everything] };
 const agent: AgentView = { id: agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: 'Payroll', isPaused: false, isConnected: false, deleted: false, policy, deviceCode: code, createdAt: now.toISOString(), updatedAt: now.toISOString() };
 const created: AgentEvent = { type: 'AgentCreated', data: { agent } };
 const connected: AgentEvent = { type: 'AgentConnected', data: { agent: { ...agent, isConnected: true, deviceCode: { ...code, redeemed: true }, tokenHash: 'h1', updatedAt: later.toISOString() } } };
@@ -19,10 +22,19 @@ const spec = <C extends { type: string; data: object; metadata: object }>(decide
 
 describe('createAgent', () => {
   it('creates an unpaused, unconnected agent with its first device code', () => {
-    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: ' Payroll ', policy, deviceCode: code }, metadata: { now } } as never).then([created]);
+    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: ' Payroll ', policy, deviceCode: newCode, grantorPermissions: everything }, metadata: { now } } as never).then([created]);
   });
   it('refuses a blank name', () => {
-    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: '  ', policy, deviceCode: code }, metadata: { now } } as never).thenThrows((error) => error.status === 400);
+    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: '  ', policy, deviceCode: newCode, grantorPermissions: everything }, metadata: { now } } as never).thenThrows((error) => error.status === 400);
+  });
+  it('refuses a MANAGE-only token an agent with money permissions (403 naming TRANSACT)', () => {
+    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: 'Payroll', policy, deviceCode: newCode, grantorPermissions: manageOnly }, metadata: { now } } as never).thenThrows((error) => error.status === 403 && /TRANSACT/.test(error.message));
+  });
+  it('lets a MANAGE-only token create an agent that only reads', () => {
+    const reader: AgentPolicy = { ...policy, permissions: ['VIEW_TRANSACTIONS'] };
+    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: 'Payroll', policy: reader, deviceCode: newCode, grantorPermissions: manageOnly }, metadata: { now } } as never).then([
+      { type: 'AgentCreated', data: { agent: { ...agent, policy: reader, deviceCode: { ...newCode, issuerPermissions: [...manageOnly] } } } },
+    ]);
   });
 });
 
@@ -40,23 +52,41 @@ describe('updateAgent', () => {
 });
 
 describe('updateAgentPolicy', () => {
+  it('refuses a MANAGE-only token a change to a money agent, or money permissions for another', () => {
+    spec(updateAgentPolicy).given([created]).when({ type: 'UpdateAgentPolicy', data: { agentId, platformId, update: { spendingLimits: { perTransactionLimit: 9_999 } }, grantorPermissions: manageOnly }, metadata: { now: later } } as never).thenThrows((error) => error.status === 403);
+    const reader: AgentEvent = { type: 'AgentCreated', data: { agent: { ...agent, policy: { ...policy, permissions: ['VIEW_TRANSACTIONS'] } } } };
+    spec(updateAgentPolicy).given([reader]).when({ type: 'UpdateAgentPolicy', data: { agentId, platformId, update: { permissions: ['EXECUTE_QUOTES'] }, grantorPermissions: manageOnly }, metadata: { now: later } } as never).thenThrows((error) => error.status === 403 && /TRANSACT/.test(error.message));
+  });
   it('applies a partial update', () => {
-    spec(updateAgentPolicy).given([created]).when({ type: 'UpdateAgentPolicy', data: { agentId, platformId, update: { defaultExecutionMode: 'APPROVAL_REQUIRED' } }, metadata: { now: later } } as never).then([
+    spec(updateAgentPolicy).given([created]).when({ type: 'UpdateAgentPolicy', data: { agentId, platformId, update: { defaultExecutionMode: 'APPROVAL_REQUIRED' }, grantorPermissions: everything }, metadata: { now: later } } as never).then([
       { type: 'AgentPolicyUpdated', data: { agent: { ...agent, policy: { ...policy, defaultExecutionMode: 'APPROVAL_REQUIRED' }, updatedAt: later.toISOString() } } },
     ]);
   });
 });
 
 describe('device codes', () => {
-  const fresh = { code: 'AGENT-DDDD-EEEE-FFFF', expiresAt: '2026-03-02T11:00:00.000Z', redeemed: false };
+  const freshCode = { code: 'AGENT-DDDD-EEEE-FFFF', expiresAt: '2026-03-02T11:00:00.000Z', redeemed: false };
+  const fresh = { ...freshCode, issuerPermissions: [...everything] };
   const reissued: AgentEvent = { type: 'AgentDeviceCodeIssued', data: { agent: { ...agent, deviceCode: fresh, updatedAt: later.toISOString() }, supersededCode: code.code } };
+  const issue = (grantorPermissions: readonly string[]) => ({ type: 'IssueDeviceCode', data: { agentId, platformId, deviceCode: freshCode, grantorPermissions }, metadata: { now: later } }) as never;
   const redeem = (value: string, at = later) => ({ type: 'RedeemDeviceCode', data: { agentId, code: value, tokenHash: 'h1' }, metadata: { now: at } }) as never;
 
   it('a new code replaces the current one', () => {
-    spec(issueDeviceCode).given([created]).when({ type: 'IssueDeviceCode', data: { agentId, platformId, deviceCode: fresh }, metadata: { now: later } } as never).then([reissued]);
+    spec(issueDeviceCode).given([created]).when(issue(everything)).then([reissued]);
+  });
+  it("a MANAGE-only token gets no code for a money agent (403): redeeming it would act with money permissions", () => {
+    spec(issueDeviceCode).given([created]).when(issue(manageOnly)).thenThrows((error) => error.status === 403 && /TRANSACT/.test(error.message));
+  });
+  it("redeeming cannot escalate: a code from a MANAGE-only token does not redeem once the policy gained money permissions", () => {
+    const reader = { ...agent, policy: { ...policy, permissions: ['VIEW_TRANSACTIONS' as const] }, deviceCode: { ...newCode, issuerPermissions: [...manageOnly] } };
+    const escalated: AgentEvent = { type: 'AgentPolicyUpdated', data: { agent: { ...reader, policy } } };
+    spec(redeemDeviceCode).given([{ type: 'AgentCreated', data: { agent: reader } }, escalated]).when(redeem(code.code)).thenThrows((error) => error.status === 403 && /new code/.test(error.message));
+  });
+  it('a code from before issuers were recorded counts as issued with MANAGE', () => {
+    spec(redeemDeviceCode).given([{ type: 'AgentCreated', data: { agent: { ...agent, deviceCode: newCode } } }]).when(redeem(code.code)).thenThrows((error) => error.status === 403);
   });
   it('a connected agent gets no new code (409)', () => {
-    spec(issueDeviceCode).given([created, connected]).when({ type: 'IssueDeviceCode', data: { agentId, platformId, deviceCode: fresh }, metadata: { now: later } } as never).thenThrows((error) => error.status === 409);
+    spec(issueDeviceCode).given([created, connected]).when(issue(everything)).thenThrows((error) => error.status === 409);
   });
   it('redeeming the current code connects the agent with the token hash', () => {
     spec(redeemDeviceCode).given([created]).when(redeem(code.code)).then([connected]);

@@ -15,6 +15,9 @@ import {
   DomainError,
   isIdOf,
   type ListAgentsData,
+  type Permission,
+  permissions,
+  type RegenerateDeviceCodeData,
   idForRequest,
   invalidInput,
   type Page,
@@ -63,6 +66,10 @@ const newDeviceCode = (now: Date, ttlSeconds: number): DeviceCode => {
   return { code: ['AGENT', ...Array.from({ length: CODE_GROUPS }, group)].join('-'), expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(), redeemed: false };
 };
 
+/** The asking token's permissions as the gateway sent them; anything unreadable grants nothing. */
+const grantorOf = (data: { grantorPermissions?: unknown }): Permission[] =>
+  Array.isArray(data.grantorPermissions) ? permissions.filter((permission) => (data.grantorPermissions as unknown[]).includes(permission)) : [];
+
 const deviceCodeNotFound = (code: string) => new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Device code ${String(code).slice(0, 40)} was not found.`, { field: 'code' });
 
 /**
@@ -89,7 +96,9 @@ export class AgentsController {
     // Derived from the Idempotency-Key: a retried create whose answer was lost finds the agent the first attempt made.
     const agentId = idForRequest('Agent', context.platformId, 'create-agent', context.idempotencyKey);
     const now = this.clock.now();
-    const command = { type: 'CreateAgent' as const, data: { agentId, platformId: context.platformId, customerId: customer.id, environment: data.environment, name: data.name, policy: data.policy, deviceCode: newDeviceCode(now, this.options.deviceCodeTtlSeconds) }, metadata: { now } };
+    const deviceCode = newDeviceCode(now, this.options.deviceCodeTtlSeconds);
+    const { platformId } = context;
+    const command = { type: 'CreateAgent' as const, data: { agentId, platformId, customerId: customer.id, environment: data.environment, name: data.name, policy: data.policy, deviceCode, grantorPermissions: grantorOf(data) }, metadata: { now } };
     const { state } = await this.eventSourcing.handle(agentId, agentDecider, (current) => createAgent(command, current), context, { assumeNew: true });
     const agent = this.exists(state, agentId);
     return { agent: await this.render(agent), deviceCode: renderDeviceCode(agent) };
@@ -130,7 +139,7 @@ export class AgentsController {
   async updatePolicy(@Payload() request: ServiceRequest<UpdateAgentPolicyData>): Promise<AgentWire> {
     const { context, data } = request;
     await this.read(context, data.agentId);
-    const command = { type: 'UpdateAgentPolicy' as const, data: { agentId: data.agentId, platformId: context.platformId, update: data.policy }, metadata: { now: this.clock.now() } };
+    const command = { type: 'UpdateAgentPolicy' as const, data: { agentId: data.agentId, platformId: context.platformId, update: data.policy, grantorPermissions: grantorOf(data) }, metadata: { now: this.clock.now() } };
     const { state } = await this.eventSourcing.handle(data.agentId, agentDecider, (current) => updateAgentPolicy(command, current), context);
     return this.render(this.exists(state, data.agentId));
   }
@@ -146,11 +155,12 @@ export class AgentsController {
   }
 
   @MessagePattern(subjects.agents.agent.regenerateDeviceCode)
-  async regenerateDeviceCode(@Payload() request: ServiceRequest<AgentIdData>): Promise<AgentDeviceCodeWire> {
+  async regenerateDeviceCode(@Payload() request: ServiceRequest<RegenerateDeviceCodeData>): Promise<AgentDeviceCodeWire> {
     const { context, data } = request;
     await this.read(context, data.agentId);
     const now = this.clock.now();
-    const command = { type: 'IssueDeviceCode' as const, data: { agentId: data.agentId, platformId: context.platformId, deviceCode: newDeviceCode(now, this.options.deviceCodeTtlSeconds) }, metadata: { now } };
+    const deviceCode = newDeviceCode(now, this.options.deviceCodeTtlSeconds);
+    const command = { type: 'IssueDeviceCode' as const, data: { agentId: data.agentId, platformId: context.platformId, deviceCode, grantorPermissions: grantorOf(data) }, metadata: { now } };
     const { state } = await this.eventSourcing.handle(data.agentId, agentDecider, (current) => issueDeviceCode(command, current), context);
     return renderDeviceCode(this.exists(state, data.agentId));
   }

@@ -13,14 +13,16 @@ import {
   type ListAgentApprovalsData,
   type ListAgentsData,
   type Page,
+  type Permission,
   type PlatformEnvironment,
+  type RegenerateDeviceCodeData,
   type RejectAgentActionData,
   type RequestContext,
   subjects,
   type UpdateAgentPolicyData,
 } from '@corridor/contracts';
 import { PublicRoute, RequiresPermission } from '../auth/permissions';
-import { type AuthenticatedRequest, Ctx } from '../auth/request-context';
+import { type AuthenticatedRequest, Ctx, Grantor } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
 import { correlationIdOf } from '../http/request-id';
 import { IdPipe } from '../http/validation';
@@ -58,8 +60,9 @@ export class AgentsController {
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
-  create(@Body() body: AgentCreateRequest, @Environment() environment: PlatformEnvironment, @Ctx() context: RequestContext): Promise<AgentCreateResponseWire> {
-    const data: CreateAgentData = { name: body.name, customerId: body.customerId, policy: body.policy as unknown as AgentPolicy, environment };
+  create(@Body() body: AgentCreateRequest, @Environment() environment: PlatformEnvironment, @Ctx() context: RequestContext, @Grantor() grantor: Permission[]): Promise<AgentCreateResponseWire> {
+    // An agent that moves money needs a TRANSACT token besides this route's MANAGE; the agents service judges it.
+    const data: CreateAgentData = { name: body.name, customerId: body.customerId, policy: body.policy as unknown as AgentPolicy, environment, grantorPermissions: grantor };
     return this.call.request(subjects.agents.agent.create, data, context);
   }
 
@@ -113,15 +116,16 @@ export class AgentsController {
   @Patch(':agentId/policy')
   @HttpCode(200)
   @RequiresPermission('MANAGE')
-  updatePolicy(@Param('agentId', agentId) id: string, @Body() body: AgentPolicyUpdateRequest, @Ctx() context: RequestContext): Promise<AgentWire> {
-    return this.call.request(subjects.agents.agent.updatePolicy, { agentId: id, policy: defined({ ...body }) as UpdateAgentPolicyData['policy'] } satisfies UpdateAgentPolicyData, context);
+  updatePolicy(@Param('agentId', agentId) id: string, @Body() body: AgentPolicyUpdateRequest, @Ctx() context: RequestContext, @Grantor() grantor: Permission[]): Promise<AgentWire> {
+    const policy = defined({ ...body }) as UpdateAgentPolicyData['policy'];
+    return this.call.request(subjects.agents.agent.updatePolicy, { agentId: id, policy, grantorPermissions: grantor } satisfies UpdateAgentPolicyData, context);
   }
 
   @Post(':agentId/device-codes')
   @HttpCode(201)
   @RequiresPermission('MANAGE')
-  regenerateDeviceCode(@Param('agentId', agentId) id: string, @Ctx() context: RequestContext): Promise<AgentDeviceCodeWire> {
-    return this.call.request(subjects.agents.agent.regenerateDeviceCode, { agentId: id }, context);
+  regenerateDeviceCode(@Param('agentId', agentId) id: string, @Ctx() context: RequestContext, @Grantor() grantor: Permission[]): Promise<AgentDeviceCodeWire> {
+    return this.call.request(subjects.agents.agent.regenerateDeviceCode, { agentId: id, grantorPermissions: grantor } satisfies RegenerateDeviceCodeData, context);
   }
 
   @Post(':agentId/actions/:actionId/approve')

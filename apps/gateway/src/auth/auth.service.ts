@@ -93,7 +93,8 @@ export class AuthService implements OnApplicationBootstrap, OnApplicationShutdow
     });
     switch (decision.kind) {
       case 'use-cached':
-        return cached!;
+        if (cached) return cached;
+        break;
       case 'limited':
         this.metrics.authLimited.inc({ scope: decision.scope });
         throw limitedError(decision);

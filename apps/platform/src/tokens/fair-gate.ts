@@ -60,8 +60,9 @@ export class FairGate {
     const next = this.waiting.entries().next();
     if (next.done) return;
     const [key, starts] = next.value;
-    const start = starts.shift()!;
+    const start = starts.shift();
     this.waiting.delete(key);
+    if (!start) return this.startNext();
     if (starts.length > 0) this.waiting.set(key, starts);
     this.queued -= 1;
     this.running += 1;
