@@ -6,6 +6,7 @@
 // and a platform multiplying its rate limit with more tokens.
 import { randomBytes } from 'node:crypto';
 import { createApi, type Credentials } from '../support/api';
+import { waitUntil } from '../support/eventually';
 import { type Stack, startStack } from '../support/stack';
 
 const FAILURES_MAX = 10;
@@ -96,6 +97,9 @@ describe('failed authentications', () => {
 
   it('makes an unknown client id cost one secret verification, like a known one', async () => {
     const platformMetrics = stack.healthUrl('platform').replace(/\/health$/, '/metrics');
+    // The flood of the test before may still be draining through the verification queue.
+    const idle = async () => (await metric(platformMetrics, 'corridor_platform_auth_verify_running')) + (await metric(platformMetrics, 'corridor_platform_auth_verify_queued')) === 0;
+    await waitUntil('the platform service to finish earlier verifications', idle);
     const before = await metric(platformMetrics, 'corridor_platform_auth_verifications_total{outcome="invalid"}');
     const reply = await api.call('GET', '/customers', { auth: { clientId: randomBytes(16).toString('hex'), clientSecret: wrongSecret() }, headers: from('192.0.2.60') });
     expect(reply.status).toBe(401);

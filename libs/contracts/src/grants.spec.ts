@@ -1,6 +1,6 @@
 // Given the permissions a token holds, when it grants permissions (to a token or an agent), then
 // these are the ones it may not grant.
-import { grantRefused, isPermitted, ungrantableAgentPermissions, ungrantablePermissions } from './grants';
+import { grantorPermissionsOf, grantRefused, isPermitted, ungrantableAgentPermissions, ungrantablePermissions } from './grants';
 
 describe('isPermitted', () => {
   it('lets any token see, and needs the exact permission for anything else', () => {
@@ -32,4 +32,12 @@ describe('ungrantableAgentPermissions', () => {
 describe('grantRefused', () => {
   it('is a 403 FORBIDDEN that names the missing permission', () =>
     expect(grantRefused(['TRANSACT'], 'create a token with TRANSACT').toBody()).toMatchObject({ status: 403, code: 'FORBIDDEN', details: { requiredPermissions: ['TRANSACT'] } }));
+});
+
+describe('grantorPermissionsOf', () => {
+  it('reads the known permissions a message carries, and nothing from a message without them', () => {
+    expect(grantorPermissionsOf({ grantorPermissions: ['MANAGE', 'ROOT', 'VIEW'] })).toEqual(['VIEW', 'MANAGE']);
+    expect(grantorPermissionsOf({})).toEqual([]);
+    expect(grantorPermissionsOf({ grantorPermissions: 'MANAGE' })).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 import type { AgentPermission } from './agents';
 import { DomainError } from './errors';
-import type { Permission } from './requests';
+import { type Permission, permissions } from './requests';
 
 // Who may grant what (decision 0022): a credential grants no more than it holds. An API token
 // creates tokens with its own permissions or fewer; an agent's permissions stand for the platform
@@ -10,6 +10,10 @@ import type { Permission } from './requests';
 /** Reads are open to any token (every permission includes seeing); anything else needs exactly the permission. */
 export const isPermitted = (held: readonly Permission[], required: Permission): boolean =>
   required === 'VIEW' ? held.length > 0 : held.includes(required);
+
+/** The asking token's permissions as a message carried them; anything unreadable grants nothing. */
+export const grantorPermissionsOf = (data: { grantorPermissions?: unknown }): Permission[] =>
+  Array.isArray(data.grantorPermissions) ? permissions.filter((permission) => (data.grantorPermissions as unknown[]).includes(permission)) : [];
 
 /** The platform permission each agent permission stands for (the permission of the platform's own route). */
 export const platformPermissionOfAgent: Readonly<Record<AgentPermission, Permission>> = {

@@ -15,8 +15,7 @@ import {
   DomainError,
   isIdOf,
   type ListAgentsData,
-  type Permission,
-  permissions,
+  grantorPermissionsOf,
   type RegenerateDeviceCodeData,
   idForRequest,
   invalidInput,
@@ -66,10 +65,6 @@ const newDeviceCode = (now: Date, ttlSeconds: number): DeviceCode => {
   return { code: ['AGENT', ...Array.from({ length: CODE_GROUPS }, group)].join('-'), expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(), redeemed: false };
 };
 
-/** The asking token's permissions as the gateway sent them; anything unreadable grants nothing. */
-const grantorOf = (data: { grantorPermissions?: unknown }): Permission[] =>
-  Array.isArray(data.grantorPermissions) ? permissions.filter((permission) => (data.grantorPermissions as unknown[]).includes(permission)) : [];
-
 const deviceCodeNotFound = (code: string) => new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Device code ${String(code).slice(0, 40)} was not found.`, { field: 'code' });
 
 /**
@@ -98,7 +93,7 @@ export class AgentsController {
     const now = this.clock.now();
     const deviceCode = newDeviceCode(now, this.options.deviceCodeTtlSeconds);
     const { platformId } = context;
-    const command = { type: 'CreateAgent' as const, data: { agentId, platformId, customerId: customer.id, environment: data.environment, name: data.name, policy: data.policy, deviceCode, grantorPermissions: grantorOf(data) }, metadata: { now } };
+    const command = { type: 'CreateAgent' as const, data: { agentId, platformId, customerId: customer.id, environment: data.environment, name: data.name, policy: data.policy, deviceCode, grantorPermissions: grantorPermissionsOf(data) }, metadata: { now } };
     const { state } = await this.eventSourcing.handle(agentId, agentDecider, (current) => createAgent(command, current), context, { assumeNew: true });
     const agent = this.exists(state, agentId);
     return { agent: await this.render(agent), deviceCode: renderDeviceCode(agent) };
@@ -139,7 +134,7 @@ export class AgentsController {
   async updatePolicy(@Payload() request: ServiceRequest<UpdateAgentPolicyData>): Promise<AgentWire> {
     const { context, data } = request;
     await this.read(context, data.agentId);
-    const command = { type: 'UpdateAgentPolicy' as const, data: { agentId: data.agentId, platformId: context.platformId, update: data.policy, grantorPermissions: grantorOf(data) }, metadata: { now: this.clock.now() } };
+    const command = { type: 'UpdateAgentPolicy' as const, data: { agentId: data.agentId, platformId: context.platformId, update: data.policy, grantorPermissions: grantorPermissionsOf(data) }, metadata: { now: this.clock.now() } };
     const { state } = await this.eventSourcing.handle(data.agentId, agentDecider, (current) => updateAgentPolicy(command, current), context);
     return this.render(this.exists(state, data.agentId));
   }
@@ -160,7 +155,7 @@ export class AgentsController {
     await this.read(context, data.agentId);
     const now = this.clock.now();
     const deviceCode = newDeviceCode(now, this.options.deviceCodeTtlSeconds);
-    const command = { type: 'IssueDeviceCode' as const, data: { agentId: data.agentId, platformId: context.platformId, deviceCode, grantorPermissions: grantorOf(data) }, metadata: { now } };
+    const command = { type: 'IssueDeviceCode' as const, data: { agentId: data.agentId, platformId: context.platformId, deviceCode, grantorPermissions: grantorPermissionsOf(data) }, metadata: { now } };
     const { state } = await this.eventSourcing.handle(data.agentId, agentDecider, (current) => issueDeviceCode(command, current), context);
     return renderDeviceCode(this.exists(state, data.agentId));
   }

@@ -1,4 +1,4 @@
-import { type ApiTokenWire, type Clock, type CreateTokenData, newId, type RequestContext } from '@corridor/contracts';
+import { type ApiTokenWire, type Clock, type CreateTokenData, grantorPermissionsOf, newId, type RequestContext } from '@corridor/contracts';
 import type { EventSourcing } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
 import { ApiTokenEntity, renderApiToken } from './api-token.projection';
@@ -40,7 +40,7 @@ export const issueToken = async (
   await takeSlot(eventSourcing, context, tokenId, limits);
   const clientSecret = newClientSecret();
   try {
-    const data = { tokenId, platformId, name: request.name, permissions: request.permissions, grantorPermissions: request.grantorPermissions, clientId: newClientId(), secretHash: await hashSecret(clientSecret) };
+    const data = { tokenId, platformId, name: request.name, permissions: request.permissions, grantorPermissions: grantorPermissionsOf(request), clientId: newClientId(), secretHash: await hashSecret(clientSecret) };
     const now = clock.now();
     await eventSourcing.handle(tokenId, tokenDecider, (token) => createToken({ type: 'CreateToken', data, metadata: { now } }, token), context, { assumeNew: true });
   } catch (error) {

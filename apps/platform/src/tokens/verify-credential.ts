@@ -12,15 +12,17 @@ export type VerifierDeps = {
 };
 
 /**
- * The credential check behind every uncached Basic authentication. An unknown client id pays the
- * same scrypt (against dummyHash), in the same queue, as a known one: neither the answer nor its
- * timing tells a caller which client ids exist (decision 0022). Null: the credentials are wrong.
+ * The credential check behind every uncached Basic authentication, whole inside the gate: a flood
+ * is refused before it costs even the token lookup. An unknown client id pays the same scrypt
+ * (against dummyHash), in the same queue, as a known one: neither the answer nor its timing tells
+ * a caller which client ids exist (decision 0022). Null: the credentials are wrong.
  */
-export const verifyCredential = async (deps: VerifierDeps, clientId: string, clientSecret: string): Promise<VerifiedCredential | null> => {
-  const token = await deps.findToken(clientId);
-  const matches = await deps.gate.run(clientId, () => deps.checkSecret(clientSecret, token?.secretHash ?? deps.dummyHash));
-  return token && matches ? token.credential : null;
-};
+export const verifyCredential = (deps: VerifierDeps, clientId: string, clientSecret: string): Promise<VerifiedCredential | null> =>
+  deps.gate.run(clientId, async () => {
+    const token = await deps.findToken(clientId);
+    const matches = await deps.checkSecret(clientSecret, token?.secretHash ?? deps.dummyHash);
+    return token && matches ? token.credential : null;
+  });
 
 /** The answer when the gate refuses: the caller backs off (Retry-After); the gateway does not count it as a failure. */
 export const gateRefusal = (full: GateFull): DomainError =>
