@@ -54,7 +54,10 @@ const newToken = async (auth: Credentials, permissions: string[]) => {
 };
 const metric = async (url: string, name: string): Promise<number> => {
   const text = await (await fetch(url)).text();
-  const values = text.split('\n').filter((line) => line.startsWith(name)).map((line) => Number(line.split(' ').pop()));
+  const values = text
+    .split('\n')
+    .filter((line) => line.startsWith(name))
+    .map((line) => Number(line.split(' ').pop()));
   return values.reduce((sum, value) => sum + value, 0);
 };
 
@@ -84,7 +87,10 @@ describe('failed authentications', () => {
     const victim = await newToken(await newPlatform(), ['VIEW']);
     // Many addresses, one known client id: each request would cost the platform service a scrypt.
     const flood = Array.from({ length: FLOOD_REQUESTS }, (_, index) =>
-      api.call('GET', '/customers', { auth: { clientId: attacked.clientId, clientSecret: wrongSecret() }, headers: from(`10.1.${index >> 8}.${index & 255}`) }),
+      api.call('GET', '/customers', {
+        auth: { clientId: attacked.clientId, clientSecret: wrongSecret() },
+        headers: from(`10.1.${index >> 8}.${index & 255}`),
+      }),
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
     const honest = await api.call('GET', '/customers', { auth: victim, headers: from('192.0.2.50') });
@@ -98,10 +104,16 @@ describe('failed authentications', () => {
   it('makes an unknown client id cost one secret verification, like a known one', async () => {
     const platformMetrics = stack.healthUrl('platform').replace(/\/health$/, '/metrics');
     // The flood of the test before may still be draining through the verification queue.
-    const idle = async () => (await metric(platformMetrics, 'corridor_platform_auth_verify_running')) + (await metric(platformMetrics, 'corridor_platform_auth_verify_queued')) === 0;
+    const idle = async () =>
+      (await metric(platformMetrics, 'corridor_platform_auth_verify_running')) +
+        (await metric(platformMetrics, 'corridor_platform_auth_verify_queued')) ===
+      0;
     await waitUntil('the platform service to finish earlier verifications', idle);
     const before = await metric(platformMetrics, 'corridor_platform_auth_verifications_total{outcome="invalid"}');
-    const reply = await api.call('GET', '/customers', { auth: { clientId: randomBytes(16).toString('hex'), clientSecret: wrongSecret() }, headers: from('192.0.2.60') });
+    const reply = await api.call('GET', '/customers', {
+      auth: { clientId: randomBytes(16).toString('hex'), clientSecret: wrongSecret() },
+      headers: from('192.0.2.60'),
+    });
     expect(reply.status).toBe(401);
     expect(await metric(platformMetrics, 'corridor_platform_auth_verifications_total{outcome="invalid"}')).toBe(before + 1);
   });
@@ -111,7 +123,9 @@ describe('tokens', () => {
   it(`caps a platform at ${TOKENS_MAX} live tokens, even when they are created at once`, async () => {
     const admin = await newPlatform();
     const attempts = await Promise.all(
-      Array.from({ length: TOKENS_MAX + 3 }, (_, index) => api.call('POST', '/tokens', { auth: admin, body: { name: `burst-${index}`, permissions: ['VIEW'] } })),
+      Array.from({ length: TOKENS_MAX + 3 }, (_, index) =>
+        api.call('POST', '/tokens', { auth: admin, body: { name: `burst-${index}`, permissions: ['VIEW'] } }),
+      ),
     );
     const created = attempts.filter((reply) => reply.status === 201);
     // The bootstrap token holds one slot.
@@ -129,7 +143,9 @@ describe('tokens', () => {
     const minted = await api.call('POST', '/tokens', { auth: manager, body: { name: 'escalated', permissions: ['VIEW', 'TRANSACT'] } });
     expect(minted.body).toMatchObject({ status: 403, code: 'FORBIDDEN' });
     expect(minted.body.message).toContain('TRANSACT');
-    expect((await api.call('POST', '/tokens', { auth: manager, body: { name: 'reader', permissions: ['VIEW', 'MANAGE'] } })).status).toBe(201);
+    expect((await api.call('POST', '/tokens', { auth: manager, body: { name: 'reader', permissions: ['VIEW', 'MANAGE'] } })).status).toBe(
+      201,
+    );
   });
 
   it('limits a platform as a whole, however many tokens it spreads its requests over', async () => {
@@ -151,13 +167,20 @@ describe('tokens', () => {
 });
 
 describe('agent grants', () => {
-  const moneyPolicy = { permissions: ['CREATE_TRANSFERS', 'VIEW_TRANSACTIONS'], defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 50_000 } };
+  const moneyPolicy = {
+    permissions: ['CREATE_TRANSFERS', 'VIEW_TRANSACTIONS'],
+    defaultExecutionMode: 'AUTO',
+    spendingLimits: { currency: 'USD', perTransactionLimit: 50_000 },
+  };
   const readerPolicy = { ...moneyPolicy, permissions: ['VIEW_TRANSACTIONS'] };
 
   it('refuses a MANAGE token an agent that moves money, a device code for one, and a redeem into one', async () => {
     const admin = await newPlatform();
     const manager = await newToken(admin, ['VIEW', 'MANAGE']);
-    const customer = await api.call('POST', '/customers', { auth: admin, body: { customerType: 'INDIVIDUAL', fullName: 'Grace Hopper', currencies: ['USD'] } });
+    const customer = await api.call('POST', '/customers', {
+      auth: admin,
+      body: { customerType: 'INDIVIDUAL', fullName: 'Grace Hopper', currencies: ['USD'] },
+    });
     expect(customer.status).toBe(201);
     const customerId = customer.body.id as string;
 
@@ -167,16 +190,24 @@ describe('agent grants', () => {
     // A money agent made by a TRANSACT token: a MANAGE token may not have its device code reissued.
     const moneyAgent = await api.call('POST', '/agents', { auth: admin, body: { name: 'Payroll', customerId, policy: moneyPolicy } });
     expect(moneyAgent.status).toBe(201);
-    expect((await api.call('POST', `/agents/${moneyAgent.body.agent.id}/device-codes`, { auth: manager })).body).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+    expect((await api.call('POST', `/agents/${moneyAgent.body.agent.id}/device-codes`, { auth: manager })).body).toMatchObject({
+      status: 403,
+      code: 'FORBIDDEN',
+    });
 
     // A reader made by the MANAGE token, then given money permissions by a TRANSACT token: the MANAGE-issued code does not redeem into it.
     const reader = await api.call('POST', '/agents', { auth: manager, body: { name: 'Reader', customerId, policy: readerPolicy } });
     expect(reader.status).toBe(201);
-    expect((await api.call('PATCH', `/agents/${reader.body.agent.id}/policy`, { auth: manager, body: { permissions: moneyPolicy.permissions } })).status).toBe(403);
-    expect((await api.call('PATCH', `/agents/${reader.body.agent.id}/policy`, { auth: admin, body: { permissions: moneyPolicy.permissions } })).status).toBe(200);
+    expect(
+      (await api.call('PATCH', `/agents/${reader.body.agent.id}/policy`, { auth: manager, body: { permissions: moneyPolicy.permissions } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await api.call('PATCH', `/agents/${reader.body.agent.id}/policy`, { auth: admin, body: { permissions: moneyPolicy.permissions } }))
+        .status,
+    ).toBe(200);
     const redeemed = await api.call('POST', `/agents/device-codes/${reader.body.deviceCode.code}/redeem`);
     expect(redeemed.body).toMatchObject({ status: 403, code: 'FORBIDDEN' });
     expect(redeemed.body.accessToken).toBeUndefined();
   });
 });
-

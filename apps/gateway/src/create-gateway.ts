@@ -64,7 +64,15 @@ export async function createGateway(config: GatewayConfig, overrides: Pick<Gatew
   // characters, and three times that percent-encoded; Fastify's default of 100 would answer 404.
   // trustProxy: request.ip, which the failed-authentication limits count by, is the client behind the
   // operator's proxies (TRUST_PROXY), not the proxy itself.
-  const adapter = new FastifyAdapter({ trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, genReqId: requestIdOf, requestIdHeader: false, logger: false, maxParamLength: MAX_PARAM_LENGTH, frameworkErrors: answerRouterError });
+  const adapter = new FastifyAdapter({
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    logger: false,
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: answerRouterError,
+  });
   const fastify = adapter.getInstance();
   // Uploads are read as streams by the routes that take them (request.file()); the limits here
   // are the outer bound, each route sets its own file size limit.

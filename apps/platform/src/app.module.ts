@@ -42,7 +42,11 @@ export class AppModule {
           provide: TOKEN_OPTIONS,
           useValue: {
             tokensMax: config.tokensMax,
-            verifyGate: { concurrency: config.verifyConcurrency, queueMax: config.verifyQueueMax, queuePerKeyMax: config.verifyQueuePerClientMax },
+            verifyGate: {
+              concurrency: config.verifyConcurrency,
+              queueMax: config.verifyQueueMax,
+              queuePerKeyMax: config.verifyQueuePerClientMax,
+            },
           } satisfies TokenOptions,
         },
         { provide: FairGate, inject: [TOKEN_OPTIONS], useFactory: (options: TokenOptions) => new FairGate(options.verifyGate) },
@@ -51,7 +55,8 @@ export class AppModule {
         {
           provide: 'PLATFORM_AUTH_METRICS_SOURCE',
           inject: [{ token: OBSERVABILITY, optional: true }, PlatformAuthMetrics],
-          useFactory: (observability: Observability | undefined, metrics: PlatformAuthMetrics) => observability?.addMetrics(metrics.registry),
+          useFactory: (observability: Observability | undefined, metrics: PlatformAuthMetrics) =>
+            observability?.addMetrics(metrics.registry),
         },
         observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
         { provide: WEBHOOK_TARGETS, useValue: { allowPrivate: config.allowPrivateWebhookTargets, resolve: resolveWithDns } satisfies WebhookTargets },

@@ -86,7 +86,13 @@ export type AgentActionWire = {
  * grantorPermissions (here and below): the asking token's permissions; an agent gets no permission its grantor could not use
  * itself (libs/contracts grants.ts, decision 0022).
  */
-export type CreateAgentData = { name: string; customerId: string; policy: AgentPolicy; environment: PlatformEnvironment; grantorPermissions: Permission[] };
+export type CreateAgentData = {
+  name: string;
+  customerId: string;
+  policy: AgentPolicy;
+  environment: PlatformEnvironment;
+  grantorPermissions: Permission[];
+};
 export type AgentIdData = { agentId: string };
 export type RegenerateDeviceCodeData = AgentIdData & { grantorPermissions: Permission[] };
 export type UpdateAgentData = { agentId: string; name?: string; isPaused?: boolean };

@@ -12,10 +12,13 @@ describe('isPermitted', () => {
 });
 
 describe('ungrantablePermissions', () => {
-  it('given MANAGE only, a TRANSACT token cannot be granted', () => expect(ungrantablePermissions(['MANAGE'], ['VIEW', 'TRANSACT'])).toEqual(['TRANSACT']));
+  it('given MANAGE only, a TRANSACT token cannot be granted', () =>
+    expect(ungrantablePermissions(['MANAGE'], ['VIEW', 'TRANSACT'])).toEqual(['TRANSACT']));
   it('given MANAGE only, a VIEW and MANAGE token can', () => expect(ungrantablePermissions(['MANAGE'], ['VIEW', 'MANAGE'])).toEqual([]));
-  it('given every permission, anything can be granted', () => expect(ungrantablePermissions(['VIEW', 'TRANSACT', 'MANAGE'], ['TRANSACT', 'MANAGE'])).toEqual([]));
-  it('given VIEW only, MANAGE cannot be granted, named once', () => expect(ungrantablePermissions(['VIEW'], ['MANAGE', 'MANAGE'])).toEqual(['MANAGE']));
+  it('given every permission, anything can be granted', () =>
+    expect(ungrantablePermissions(['VIEW', 'TRANSACT', 'MANAGE'], ['TRANSACT', 'MANAGE'])).toEqual([]));
+  it('given VIEW only, MANAGE cannot be granted, named once', () =>
+    expect(ungrantablePermissions(['VIEW'], ['MANAGE', 'MANAGE'])).toEqual(['MANAGE']));
 });
 
 describe('ungrantableAgentPermissions', () => {
@@ -26,12 +29,18 @@ describe('ungrantableAgentPermissions', () => {
   it('given MANAGE only, an agent that reads and manages external accounts is fine', () =>
     expect(ungrantableAgentPermissions(['MANAGE'], ['VIEW_TRANSACTIONS', 'MANAGE_EXTERNAL_ACCOUNTS'])).toEqual([]));
   it('given MANAGE and TRANSACT, any agent can be created', () =>
-    expect(ungrantableAgentPermissions(['MANAGE', 'TRANSACT'], ['CREATE_TRANSFERS', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'])).toEqual([]));
+    expect(ungrantableAgentPermissions(['MANAGE', 'TRANSACT'], ['CREATE_TRANSFERS', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'])).toEqual(
+      [],
+    ));
 });
 
 describe('grantRefused', () => {
   it('is a 403 FORBIDDEN that names the missing permission', () =>
-    expect(grantRefused(['TRANSACT'], 'create a token with TRANSACT').toBody()).toMatchObject({ status: 403, code: 'FORBIDDEN', details: { requiredPermissions: ['TRANSACT'] } }));
+    expect(grantRefused(['TRANSACT'], 'create a token with TRANSACT').toBody()).toMatchObject({
+      status: 403,
+      code: 'FORBIDDEN',
+      details: { requiredPermissions: ['TRANSACT'] },
+    }));
 });
 
 describe('grantorPermissionsOf', () => {

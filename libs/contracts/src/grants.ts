@@ -13,7 +13,9 @@ export const isPermitted = (held: readonly Permission[], required: Permission): 
 
 /** The asking token's permissions as a message carried them; anything unreadable grants nothing. */
 export const grantorPermissionsOf = (data: { grantorPermissions?: unknown }): Permission[] =>
-  Array.isArray(data.grantorPermissions) ? permissions.filter((permission) => (data.grantorPermissions as unknown[]).includes(permission)) : [];
+  Array.isArray(data.grantorPermissions)
+    ? permissions.filter((permission) => (data.grantorPermissions as unknown[]).includes(permission))
+    : [];
 
 /** The platform permission each agent permission stands for (the permission of the platform's own route). */
 export const platformPermissionOfAgent: Readonly<Record<AgentPermission, Permission>> = {
@@ -30,13 +32,17 @@ export const ungrantablePermissions = (held: readonly Permission[], requested: r
 
 /** The platform permissions an agent with these permissions needs its grantor to hold, and which of them it lacks. */
 export const ungrantableAgentPermissions = (held: readonly Permission[], requested: readonly AgentPermission[]): Permission[] =>
-  ungrantablePermissions(held, requested.map((permission) => platformPermissionOfAgent[permission]));
+  ungrantablePermissions(
+    held,
+    requested.map((permission) => platformPermissionOfAgent[permission]),
+  );
 
 /** 403 FORBIDDEN naming what is missing and how to get there. */
 export const grantRefused = (missing: readonly Permission[], what: string): DomainError =>
   new DomainError(
     'FORBIDDEN',
     'forbidden',
-    `This token cannot ${what}: that needs ${missing.join(' and ')}, which it does not hold. A token grants only permissions it holds; use a token with ${missing.join(' and ')}, or ask for fewer permissions.`,
+    `This token cannot ${what}: that needs ${missing.join(' and ')}, which it does not hold. ` +
+      `A token grants only permissions it holds; use a token with ${missing.join(' and ')}, or ask for fewer permissions.`,
     { requiredPermissions: [...missing] },
   );

@@ -97,7 +97,16 @@ type At = { now: Date };
 
 export type CreateAgent = Command<
   'CreateAgent',
-  { agentId: string; platformId: string; customerId: string; environment: PlatformEnvironment; name: string; policy: AgentPolicy; deviceCode: DeviceCode; grantorPermissions: Permission[] },
+  {
+    agentId: string;
+    platformId: string;
+    customerId: string;
+    environment: PlatformEnvironment;
+    name: string;
+    policy: AgentPolicy;
+    deviceCode: DeviceCode;
+    grantorPermissions: Permission[];
+  },
   At
 >;
 export const createAgent = (command: CreateAgent, state: Agent): AgentEvent[] => {
@@ -139,7 +148,11 @@ export const updateAgent = (command: UpdateAgent, state: Agent): AgentEvent[] =>
 };
 
 /** Any change to a policy that lets the agent move money (its permissions or its limits) needs a grantor who may move money. */
-export type UpdateAgentPolicy = Command<'UpdateAgentPolicy', { agentId: string; platformId: string; update: AgentPolicyUpdate; grantorPermissions: Permission[] }, At>;
+export type UpdateAgentPolicy = Command<
+  'UpdateAgentPolicy',
+  { agentId: string; platformId: string; update: AgentPolicyUpdate; grantorPermissions: Permission[] },
+  At
+>;
 export const updateAgentPolicy = (command: UpdateAgentPolicy, state: Agent): AgentEvent[] => {
   const { data, metadata } = command;
   const agent = existing(state, data.agentId, data.platformId);
@@ -157,7 +170,11 @@ export const deleteAgent = (command: DeleteAgent, state: Agent): AgentEvent[] =>
 
 /** A new device code replaces the current one, so an older unredeemed code can no longer be redeemed. */
 /** A code redeems into the agent's policy, so only a token that could grant that policy has one issued. */
-export type IssueDeviceCode = Command<'IssueDeviceCode', { agentId: string; platformId: string; deviceCode: DeviceCode; grantorPermissions: Permission[] }, At>;
+export type IssueDeviceCode = Command<
+  'IssueDeviceCode',
+  { agentId: string; platformId: string; deviceCode: DeviceCode; grantorPermissions: Permission[] },
+  At
+>;
 export const issueDeviceCode = (command: IssueDeviceCode, state: Agent): AgentEvent[] => {
   const { data, metadata } = command;
   const agent = existing(state, data.agentId, data.platformId);
@@ -166,7 +183,8 @@ export const issueDeviceCode = (command: IssueDeviceCode, state: Agent): AgentEv
   }
   requireGrantable(data.grantorPermissions, agent.policy, 'issue a device code for an agent');
   const deviceCode: DeviceCode = { ...data.deviceCode, issuerPermissions: data.grantorPermissions };
-  return [{ type: 'AgentDeviceCodeIssued', data: { agent: { ...agent, deviceCode, updatedAt: metadata.now.toISOString() }, supersededCode: agent.deviceCode.code } }];
+  const reissued: AgentView = { ...agent, deviceCode, updatedAt: metadata.now.toISOString() };
+  return [{ type: 'AgentDeviceCodeIssued', data: { agent: reissued, supersededCode: agent.deviceCode.code } }];
 };
 
 /**
@@ -186,7 +204,14 @@ export const redeemDeviceCode = (command: RedeemDeviceCode, state: Agent): Agent
   // The policy may have gained money permissions since the code was issued: the code's issuer could not grant those.
   const missing = ungrantableAgentPermissions(agent.deviceCode.issuerPermissions ?? LEGACY_ISSUER, agent.policy.permissions);
   if (missing.length > 0) {
-    throw new DomainError('FORBIDDEN', 'forbidden', `Device code ${data.code.slice(0, 40)} was issued by a token without ${missing.join(' and ')}, which the agent's policy now needs. Ask the platform for a new code issued with a token that holds ${missing.join(' and ')}.`, { requiredPermissions: missing });
+    const needed = missing.join(' and ');
+    throw new DomainError(
+      'FORBIDDEN',
+      'forbidden',
+      `Device code ${data.code.slice(0, 40)} was issued by a token without ${needed}, which the agent's policy now needs. ` +
+        `Ask the platform for a new code issued with a token that holds ${needed}.`,
+      { requiredPermissions: missing },
+    );
   }
   const connected: AgentView = { ...agent, isConnected: true, deviceCode: { ...agent.deviceCode, redeemed: true }, tokenHash: data.tokenHash, updatedAt: metadata.now.toISOString() };
   return [{ type: 'AgentConnected', data: { agent: connected } }];

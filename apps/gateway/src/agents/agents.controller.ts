@@ -60,9 +60,15 @@ export class AgentsController {
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
-  create(@Body() body: AgentCreateRequest, @Environment() environment: PlatformEnvironment, @Ctx() context: RequestContext, @Grantor() grantor: Permission[]): Promise<AgentCreateResponseWire> {
+  create(
+    @Body() body: AgentCreateRequest,
+    @Environment() environment: PlatformEnvironment,
+    @Ctx() context: RequestContext,
+    @Grantor() grantor: Permission[],
+  ): Promise<AgentCreateResponseWire> {
     // An agent that moves money needs a TRANSACT token besides this route's MANAGE; the agents service judges it.
-    const data: CreateAgentData = { name: body.name, customerId: body.customerId, policy: body.policy as unknown as AgentPolicy, environment, grantorPermissions: grantor };
+    const policy = body.policy as unknown as AgentPolicy;
+    const data: CreateAgentData = { name: body.name, customerId: body.customerId, policy, environment, grantorPermissions: grantor };
     return this.call.request(subjects.agents.agent.create, data, context);
   }
 
@@ -116,16 +122,27 @@ export class AgentsController {
   @Patch(':agentId/policy')
   @HttpCode(200)
   @RequiresPermission('MANAGE')
-  updatePolicy(@Param('agentId', agentId) id: string, @Body() body: AgentPolicyUpdateRequest, @Ctx() context: RequestContext, @Grantor() grantor: Permission[]): Promise<AgentWire> {
+  updatePolicy(
+    @Param('agentId', agentId) id: string,
+    @Body() body: AgentPolicyUpdateRequest,
+    @Ctx() context: RequestContext,
+    @Grantor() grantor: Permission[],
+  ): Promise<AgentWire> {
     const policy = defined({ ...body }) as UpdateAgentPolicyData['policy'];
-    return this.call.request(subjects.agents.agent.updatePolicy, { agentId: id, policy, grantorPermissions: grantor } satisfies UpdateAgentPolicyData, context);
+    const data: UpdateAgentPolicyData = { agentId: id, policy, grantorPermissions: grantor };
+    return this.call.request(subjects.agents.agent.updatePolicy, data, context);
   }
 
   @Post(':agentId/device-codes')
   @HttpCode(201)
   @RequiresPermission('MANAGE')
-  regenerateDeviceCode(@Param('agentId', agentId) id: string, @Ctx() context: RequestContext, @Grantor() grantor: Permission[]): Promise<AgentDeviceCodeWire> {
-    return this.call.request(subjects.agents.agent.regenerateDeviceCode, { agentId: id, grantorPermissions: grantor } satisfies RegenerateDeviceCodeData, context);
+  regenerateDeviceCode(
+    @Param('agentId', agentId) id: string,
+    @Ctx() context: RequestContext,
+    @Grantor() grantor: Permission[],
+  ): Promise<AgentDeviceCodeWire> {
+    const data: RegenerateDeviceCodeData = { agentId: id, grantorPermissions: grantor };
+    return this.call.request(subjects.agents.agent.regenerateDeviceCode, data, context);
   }
 
   @Post(':agentId/actions/:actionId/approve')

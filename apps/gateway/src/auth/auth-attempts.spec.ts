@@ -12,7 +12,11 @@ describe('admitAttempt', () => {
   it('given nothing known, verifies', () => expect(admitAttempt(fresh)).toEqual({ kind: 'verify' }));
 
   it('given a blocked address, refuses 429 with the seconds left, rounded up', () =>
-    expect(admitAttempt({ ...fresh, addressBlockedMs: 1_200, clientBlockedMs: 9_000 })).toEqual({ kind: 'limited', scope: 'address', retryAfterSeconds: 2 }));
+    expect(admitAttempt({ ...fresh, addressBlockedMs: 1_200, clientBlockedMs: 9_000 })).toEqual({
+      kind: 'limited',
+      scope: 'address',
+      retryAfterSeconds: 2,
+    }));
 
   it('given a blocked client id (the address is fine), refuses 429 for the client id', () =>
     expect(admitAttempt({ ...fresh, clientBlockedMs: 30_000 })).toEqual({ kind: 'limited', scope: 'client', retryAfterSeconds: 30 }));
@@ -28,13 +32,22 @@ describe('admitAttempt', () => {
 
 describe('failureOf', () => {
   it('counts wrong credentials against the address and the client id, and remembers the pair', () =>
-    expect(failureOf(new DomainError('UNAUTHORIZED', 'unauthorized', 'no'), 'verify')).toEqual({ address: true, client: true, rememberPair: true, reason: 'wrong_credentials' }));
+    expect(failureOf(new DomainError('UNAUTHORIZED', 'unauthorized', 'no'), 'verify')).toEqual({
+      address: true,
+      client: true,
+      rememberPair: true,
+      reason: 'wrong_credentials',
+    }));
 
   it('counts a repeat of a known-bad pair against both, without remembering it again', () =>
     expect(failureOf(undefined, 'known-bad')).toEqual({ address: true, client: true, rememberPair: false, reason: 'known_bad' }));
 
   it('counts an unreadable header against the address only', () =>
-    expect(failureOf(new DomainError('UNAUTHORIZED', 'unauthorized', 'malformed'), 'parse')).toMatchObject({ address: true, client: false, reason: 'malformed' }));
+    expect(failureOf(new DomainError('UNAUTHORIZED', 'unauthorized', 'malformed'), 'parse')).toMatchObject({
+      address: true,
+      client: false,
+      reason: 'malformed',
+    }));
 
   it('does not count an unavailable or overloaded platform service, or a bug', () => {
     expect(failureOf(new DomainError('SERVICE_UNAVAILABLE', 'unavailable', 'down'), 'verify')).toBeNull();

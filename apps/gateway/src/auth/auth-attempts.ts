@@ -41,7 +41,12 @@ export const admitAttempt = (facts: AttemptFacts): AttemptDecision => {
 };
 
 /** How a failed attempt is counted: against the address, the client id, and whether the pair is remembered as bad. */
-export type FailureCount = { address: boolean; client: boolean; rememberPair: boolean; reason: 'wrong_credentials' | 'known_bad' | 'malformed' };
+export type FailureCount = {
+  address: boolean;
+  client: boolean;
+  rememberPair: boolean;
+  reason: 'wrong_credentials' | 'known_bad' | 'malformed';
+};
 
 /**
  * What counts as a failure: the platform service said the credentials are wrong (401), or the pair
@@ -52,7 +57,8 @@ export type FailureCount = { address: boolean; client: boolean; rememberPair: bo
 export const failureOf = (error: unknown, stage: 'parse' | 'known-bad' | 'verify'): FailureCount | null => {
   if (stage === 'parse') return { address: true, client: false, rememberPair: false, reason: 'malformed' };
   if (stage === 'known-bad') return { address: true, client: true, rememberPair: false, reason: 'known_bad' };
-  if (error instanceof DomainError && error.status === 401) return { address: true, client: true, rememberPair: true, reason: 'wrong_credentials' };
+  if (error instanceof DomainError && error.status === 401)
+    return { address: true, client: true, rememberPair: true, reason: 'wrong_credentials' };
   return null;
 };
 
@@ -62,7 +68,8 @@ export const limitedError = (decision: Extract<AttemptDecision, { kind: 'limited
   return new DomainError(
     'RATE_LIMITED',
     'rate_limited',
-    `Too many failed authentications ${who}. Retry after ${decision.retryAfterSeconds} s with the clientId and clientSecret of a live API token.`,
+    `Too many failed authentications ${who}. Retry after ${decision.retryAfterSeconds} s ` +
+      'with the clientId and clientSecret of a live API token.',
     { retryAfterSeconds: decision.retryAfterSeconds, limit: `failed-authentications-per-${decision.scope}` },
   );
 };

@@ -17,6 +17,9 @@ const unauthorized = (why: string) =>
   new DomainError('UNAUTHORIZED', 'unauthorized', `${why} Send Authorization: Basic base64(clientId:clientSecret) of an API token.`);
 
 type TraceIds = { requestId: string; correlationId: string };
+type FailureStage = Parameters<typeof failureOf>[1];
+type AttemptSite = Parameters<FailedAttempts['record']>[1];
+
 /** Who is asking: the trace ids and the source address (the socket's, or X-Forwarded-For under TRUST_PROXY). */
 export type AttemptOrigin = TraceIds & { address: string };
 
@@ -43,7 +46,8 @@ export class AuthService implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly failures: FailedAttempts,
     private readonly metrics: AbuseMetrics,
   ) {
-    this.cache = new CredentialCache({ ttlMs: config.authCacheTtlSeconds * 1000, rememberMs: REMEMBER_VERIFIED_MS, maxEntries: CACHE_MAX_ENTRIES });
+    const ttlMs = config.authCacheTtlSeconds * 1000;
+    this.cache = new CredentialCache({ ttlMs, rememberMs: REMEMBER_VERIFIED_MS, maxEntries: CACHE_MAX_ENTRIES });
   }
 
   // Every replica listens (no queue group): a deleted token must stop working on all of them.
@@ -106,10 +110,11 @@ export class AuthService implements OnApplicationBootstrap, OnApplicationShutdow
     }
     const startedAt = Date.now();
     try {
-      const credential = await this.client.request<VerifiedCredential>(subjects.platform.auth.verify, credentials satisfies VerifyCredentialData, {
-        context: { platformId: '', actor: { kind: 'system', name: 'gateway' }, ...ids },
-        timeoutMs: this.config.requestTimeoutMs,
-      });
+      const credential = await this.client.request<VerifiedCredential>(
+        subjects.platform.auth.verify,
+        credentials satisfies VerifyCredentialData,
+        { context: { platformId: '', actor: { kind: 'system', name: 'gateway' }, ...ids }, timeoutMs: this.config.requestTimeoutMs },
+      );
       this.cache.put(pairKey, credential, startedAt);
       return credential;
     } catch (error) {
@@ -118,7 +123,7 @@ export class AuthService implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  private async countFailure(error: unknown, stage: 'parse' | 'known-bad' | 'verify', at: { address: string; clientId?: string; pairKey?: string }): Promise<void> {
+  private async countFailure(error: unknown, stage: FailureStage, at: AttemptSite): Promise<void> {
     const failure = failureOf(error, stage);
     if (failure) await this.failures.record(failure, at);
   }

@@ -42,7 +42,8 @@ export class CredentialCache {
     // Re-inserted, so Map order stays oldest-first for evictOldest.
     this.entries.delete(key);
     const now = this.now();
-    this.entries.set(key, { credential, expiresAt: now + this.options.ttlMs, rememberedUntil: now + Math.max(this.options.ttlMs, this.options.rememberMs) });
+    const { ttlMs, rememberMs } = this.options;
+    this.entries.set(key, { credential, expiresAt: now + ttlMs, rememberedUntil: now + Math.max(ttlMs, rememberMs) });
     const keys = this.keysByToken.get(credential.tokenId) ?? new Set<string>();
     keys.add(key);
     this.keysByToken.set(credential.tokenId, keys);

@@ -29,8 +29,18 @@ export class FailedAttempts {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
     const durationSeconds = config.authFailureWindowSeconds;
-    this.byAddress = redisLimiter(redis, { name: 'auth-failures-address', points: config.authFailuresPerAddress, durationSeconds }, metrics, this.logger);
-    this.byClient = redisLimiter(redis, { name: 'auth-failures-client', points: config.authFailuresPerClient, durationSeconds }, metrics, this.logger);
+    this.byAddress = redisLimiter(
+      redis,
+      { name: 'auth-failures-address', points: config.authFailuresPerAddress, durationSeconds },
+      metrics,
+      this.logger,
+    );
+    this.byClient = redisLimiter(
+      redis,
+      { name: 'auth-failures-client', points: config.authFailuresPerClient, durationSeconds },
+      metrics,
+      this.logger,
+    );
     this.badPairs = new LRUCache({ max: NEGATIVE_CACHE_MAX_ENTRIES, ttl: config.authNegativeCacheSeconds * 1000 });
   }
 
@@ -59,10 +69,17 @@ export class FailedAttempts {
     this.logger.info({ reason: failure.reason, address: at.address, clientId }, 'Basic authentication failed.');
     const window = `${this.config.authFailureWindowSeconds} s`;
     if (byAddress?.consumedPoints === this.config.authFailuresPerAddress) {
-      this.logger.warn({ address: at.address, failures: byAddress.consumedPoints, window }, 'A source address reached its failed-authentication limit; its attempts are refused 429 until the window ends.');
+      this.logger.warn(
+        { address: at.address, failures: byAddress.consumedPoints, window },
+        'A source address reached its failed-authentication limit; its attempts are refused 429 until the window ends.',
+      );
     }
     if (byClient?.consumedPoints === this.config.authFailuresPerClient) {
-      this.logger.warn({ clientId, failures: byClient.consumedPoints, window }, 'A client id reached its failed-authentication limit; attempts with it are refused 429 until the window ends, except credentials that verified before.');
+      this.logger.warn(
+        { clientId, failures: byClient.consumedPoints, window },
+        'A client id reached its failed-authentication limit; attempts with it are refused 429 until the window ends, ' +
+          'except credentials that verified before.',
+      );
     }
   }
 

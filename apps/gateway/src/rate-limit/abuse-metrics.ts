@@ -12,7 +12,9 @@ export class AbuseMetrics {
 
   readonly authFailures = new Counter({
     name: 'corridor_gateway_auth_failures_total',
-    help: 'Failed Basic authentications: wrong_credentials (the platform service said 401), known_bad (a pair that just failed, answered from memory), malformed.',
+    help:
+      'Failed Basic authentications: wrong_credentials (the platform service said 401), ' +
+      'known_bad (a pair that just failed, answered from memory), malformed.',
     labelNames: ['reason'],
     registers: [this.registry],
   });

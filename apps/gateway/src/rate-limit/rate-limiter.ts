@@ -27,7 +27,12 @@ export class RateLimiter {
   ) {
     const durationSeconds = config.rateLimitWindowSeconds;
     this.perToken = redisLimiter(redis, { name: 'rate-token', points: config.rateLimitRequests, durationSeconds }, metrics, this.logger);
-    this.perPlatform = redisLimiter(redis, { name: 'rate-platform', points: config.rateLimitPlatformRequests, durationSeconds }, metrics, this.logger);
+    this.perPlatform = redisLimiter(
+      redis,
+      { name: 'rate-platform', points: config.rateLimitPlatformRequests, durationSeconds },
+      metrics,
+      this.logger,
+    );
   }
 
   /**
@@ -41,10 +46,16 @@ export class RateLimiter {
     const retryAfterSeconds = Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
     const limit = refusal.scope === 'token' ? this.config.rateLimitRequests : this.config.rateLimitPlatformRequests;
     const who = refusal.scope === 'token' ? 'this token' : 'this platform (all of its tokens and agents together)';
-    throw new DomainError('RATE_LIMITED', 'rate_limited', `Too many requests for ${who}: the limit is ${limit} per ${this.config.rateLimitWindowSeconds} s. Retry after ${retryAfterSeconds} s.`, {
-      retryAfterSeconds,
-      limit: `requests-per-${refusal.scope}`,
-    });
+    throw new DomainError(
+      'RATE_LIMITED',
+      'rate_limited',
+      `Too many requests for ${who}: the limit is ${limit} per ${this.config.rateLimitWindowSeconds} s. ` +
+        `Retry after ${retryAfterSeconds} s.`,
+      {
+        retryAfterSeconds,
+        limit: `requests-per-${refusal.scope}`,
+      },
+    );
   }
 
   private async take(limiter: RateLimiterRedis, key: string, scope: RateScope): Promise<{ scope: RateScope; msBeforeNext: number } | null> {

@@ -25,7 +25,8 @@ export class TokensController {
   @RequiresPermission('MANAGE')
   create(@Body() body: ApiTokenCreateRequest, @Ctx() context: RequestContext, @Grantor() grantor: Permission[]): Promise<ApiTokenWire> {
     // The platform service refuses permissions the asking token does not hold (decision 0022).
-    return this.call.request(subjects.platform.token.create, { name: body.name, permissions: body.permissions, grantorPermissions: grantor } satisfies CreateTokenData, context);
+    const data: CreateTokenData = { name: body.name, permissions: body.permissions, grantorPermissions: grantor };
+    return this.call.request(subjects.platform.token.create, data, context);
   }
 
   @Get()

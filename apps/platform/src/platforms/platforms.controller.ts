@@ -44,7 +44,8 @@ export class PlatformsController {
     const context = { ...request.context, platformId };
     // The operator's bootstrap grants everything; the cap still applies (an empty platform is far below it).
     const all: Permission[] = ['VIEW', 'TRANSACT', 'MANAGE'];
-    const token = await issueToken(this.eventSourcing, this.clock, context, { name: `${name} bootstrap token`, permissions: all, grantorPermissions: all }, this.tokenOptions);
+    const bootstrapToken = { name: `${name} bootstrap token`, permissions: all, grantorPermissions: all };
+    const token = await issueToken(this.eventSourcing, this.clock, context, bootstrapToken, this.tokenOptions);
     return { platformId, name, environment, token };
   }
 

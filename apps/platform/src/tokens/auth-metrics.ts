@@ -7,7 +7,9 @@ export class PlatformAuthMetrics {
 
   readonly verifications = new Counter({
     name: 'corridor_platform_auth_verifications_total',
-    help: 'Secret verifications (scrypt) by outcome: valid, invalid (a wrong secret or an unknown client id, checked against a dummy hash).',
+    help:
+      'Secret verifications (scrypt) by outcome: valid, ' +
+      'invalid (a wrong secret or an unknown client id, checked against a dummy hash).',
     labelNames: ['outcome'],
     registers: [this.registry],
   });
@@ -20,7 +22,21 @@ export class PlatformAuthMetrics {
   });
 
   constructor(gate: FairGate) {
-    new Gauge({ name: 'corridor_platform_auth_verify_running', help: 'Secret verifications running now.', registers: [this.registry], collect() { this.set(gate.load().running); } });
-    new Gauge({ name: 'corridor_platform_auth_verify_queued', help: 'Secret verifications waiting for a slot.', registers: [this.registry], collect() { this.set(gate.load().queued); } });
+    new Gauge({
+      name: 'corridor_platform_auth_verify_running',
+      help: 'Secret verifications running now.',
+      registers: [this.registry],
+      collect() {
+        this.set(gate.load().running);
+      },
+    });
+    new Gauge({
+      name: 'corridor_platform_auth_verify_queued',
+      help: 'Secret verifications waiting for a slot.',
+      registers: [this.registry],
+      collect() {
+        this.set(gate.load().queued);
+      },
+    });
   }
 }

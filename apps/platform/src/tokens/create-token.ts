@@ -3,7 +3,16 @@ import type { Token, TokenEvent } from './token';
 
 export type CreateToken = Command<
   'CreateToken',
-  { tokenId: string; platformId: string; name: string; permissions: Permission[]; grantorPermissions: Permission[]; clientId: string; secretHash: string },
+  {
+    tokenId: string;
+    platformId: string;
+    name: string;
+    permissions: Permission[];
+    /** The asking token's permissions: a token grants only what it holds. */
+    grantorPermissions: Permission[];
+    clientId: string;
+    secretHash: string;
+  },
   { now: Date }
 >;
 

@@ -6,10 +6,13 @@ const options = { concurrency: 2, queueMax: 4, queuePerKeyMax: 2 };
 
 describe('admit', () => {
   it('runs while a slot is free and nobody waits', () => expect(admit({ running: 1, queued: 0, queuedForKey: 0 }, options)).toBe('run'));
-  it('queues behind waiting tasks even when a slot just freed (no overtaking)', () => expect(admit({ running: 1, queued: 1, queuedForKey: 0 }, options)).toBe('queue'));
+  it('queues behind waiting tasks even when a slot just freed (no overtaking)', () =>
+    expect(admit({ running: 1, queued: 1, queuedForKey: 0 }, options)).toBe('queue'));
   it('queues when every slot is busy', () => expect(admit({ running: 2, queued: 0, queuedForKey: 0 }, options)).toBe('queue'));
-  it("refuses the key whose own queue is full, even with room for others", () => expect(admit({ running: 2, queued: 2, queuedForKey: 2 }, options)).toBe('refuse-key'));
-  it('refuses everyone when the whole queue is full', () => expect(admit({ running: 2, queued: 4, queuedForKey: 0 }, options)).toBe('refuse-all'));
+  it('refuses the key whose own queue is full, even with room for others', () =>
+    expect(admit({ running: 2, queued: 2, queuedForKey: 2 }, options)).toBe('refuse-key'));
+  it('refuses everyone when the whole queue is full', () =>
+    expect(admit({ running: 2, queued: 4, queuedForKey: 0 }, options)).toBe('refuse-all'));
 });
 
 describe('FairGate', () => {
@@ -21,7 +24,12 @@ describe('FairGate', () => {
   it('starts waiting tasks round-robin across keys: a flood of one key does not go first', async () => {
     const gate = new FairGate({ concurrency: 1, queueMax: 10, queuePerKeyMax: 10 });
     const started: Held[] = [];
-    const done = [holdOpen(gate, started, 'flood'), holdOpen(gate, started, 'flood'), holdOpen(gate, started, 'flood'), holdOpen(gate, started, 'honest')];
+    const done = [
+      holdOpen(gate, started, 'flood'),
+      holdOpen(gate, started, 'flood'),
+      holdOpen(gate, started, 'flood'),
+      holdOpen(gate, started, 'honest'),
+    ];
     await tick();
     expect(started.map((held) => held.key)).toEqual(['flood']);
     started[0]!.release();

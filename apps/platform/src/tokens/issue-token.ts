@@ -40,9 +40,23 @@ export const issueToken = async (
   await takeSlot(eventSourcing, context, tokenId, limits);
   const clientSecret = newClientSecret();
   try {
-    const data = { tokenId, platformId, name: request.name, permissions: request.permissions, grantorPermissions: grantorPermissionsOf(request), clientId: newClientId(), secretHash: await hashSecret(clientSecret) };
+    const data = {
+      tokenId,
+      platformId,
+      name: request.name,
+      permissions: request.permissions,
+      grantorPermissions: grantorPermissionsOf(request),
+      clientId: newClientId(),
+      secretHash: await hashSecret(clientSecret),
+    };
     const now = clock.now();
-    await eventSourcing.handle(tokenId, tokenDecider, (token) => createToken({ type: 'CreateToken', data, metadata: { now } }, token), context, { assumeNew: true });
+    await eventSourcing.handle(
+      tokenId,
+      tokenDecider,
+      (token) => createToken({ type: 'CreateToken', data, metadata: { now } }, token),
+      context,
+      { assumeNew: true },
+    );
   } catch (error) {
     await releaseTokenSlot(eventSourcing, context, tokenId);
     throw error;
@@ -56,7 +70,12 @@ const takeSlot = async (eventSourcing: EventSourcing, context: RequestContext, t
   const live = await eventSourcing.em.find(ApiTokenEntity, { platformId }, { fields: ['id'] });
   const data = { platformId, tokenId, tokensMax: limits.tokensMax, liveTokenIds: live.map((row) => row.id) };
   await oneAtATime(platformId, () =>
-    eventSourcing.handle(tokenSlotsStreamId(platformId), tokenSlotsDecider, (slots) => takeTokenSlot({ type: 'TakeTokenSlot', data, metadata: {} }, slots), context),
+    eventSourcing.handle(
+      tokenSlotsStreamId(platformId),
+      tokenSlotsDecider,
+      (slots) => takeTokenSlot({ type: 'TakeTokenSlot', data, metadata: {} }, slots),
+      context,
+    ),
   );
 };
 
@@ -64,9 +83,19 @@ const takeSlot = async (eventSourcing: EventSourcing, context: RequestContext, t
 export const releaseTokenSlot = async (eventSourcing: EventSourcing, context: RequestContext, tokenId: string): Promise<void> => {
   const { platformId } = context;
   try {
-    await oneAtATime(platformId, () => eventSourcing.handle(tokenSlotsStreamId(platformId), tokenSlotsDecider, (slots) => freeTokenSlot(platformId, tokenId, slots), context));
+    await oneAtATime(platformId, () =>
+      eventSourcing.handle(
+        tokenSlotsStreamId(platformId),
+        tokenSlotsDecider,
+        (slots) => freeTokenSlot(platformId, tokenId, slots),
+        context,
+      ),
+    );
   } catch (error) {
     // The slot stays taken: the platform can hold one token fewer until an operator frees it. Loud, so someone does.
-    logger.error({ err: error, platformId, tokenId }, 'Freeing the token slot failed; the platform counts one token too many toward its cap.');
+    logger.error(
+      { err: error, platformId, tokenId },
+      'Freeing the token slot failed; the platform counts one token too many toward its cap.',
+    );
   }
 };

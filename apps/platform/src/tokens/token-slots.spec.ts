@@ -17,10 +17,14 @@ describe('takeTokenSlot', () => {
   const { given } = deciderSpec({ decide: takeTokenSlot, ...tokenSlotsDecider });
 
   it('opens the stream with the tokens that already exist, then takes a slot', () =>
-    given([]).when(take('Token:c', ['Token:a'])).then([opened(['Token:a']), taken('Token:c')]));
+    given([])
+      .when(take('Token:c', ['Token:a']))
+      .then([opened(['Token:a']), taken('Token:c')]));
 
   it('takes a free slot of an open stream, ignoring the read model', () =>
-    given([opened([]), taken('Token:a')]).when(take('Token:b', ['Token:x', 'Token:y'])).then([taken('Token:b')]));
+    given([opened([]), taken('Token:a')])
+      .when(take('Token:b', ['Token:x', 'Token:y']))
+      .then([taken('Token:b')]));
 
   it('refuses a platform at its cap with 409 and what to do', () =>
     given([opened(['Token:a']), taken('Token:b')])
@@ -28,11 +32,19 @@ describe('takeTokenSlot', () => {
       .thenThrows((error) => error.status === 409 && /Delete tokens/.test(error.message) && error.details?.['tokensMax'] === 2));
 
   it('refuses at the cap counted from the tokens that predate the stream', () =>
-    given([]).when(take('Token:c', ['Token:a', 'Token:b'])).thenThrows((error) => error.status === 409));
+    given([])
+      .when(take('Token:c', ['Token:a', 'Token:b']))
+      .thenThrows((error) => error.status === 409));
 
-  it('has room again after a slot was freed', () => given([opened(['Token:a', 'Token:b']), freed('Token:a')]).when(take('Token:c')).then([taken('Token:c')]));
+  it('has room again after a slot was freed', () =>
+    given([opened(['Token:a', 'Token:b']), freed('Token:a')])
+      .when(take('Token:c'))
+      .then([taken('Token:c')]));
 
-  it('does nothing for a token that already holds a slot (a retried create)', () => given([opened([]), taken('Token:a')]).when(take('Token:a')).thenNothingHappened());
+  it('does nothing for a token that already holds a slot (a retried create)', () =>
+    given([opened([]), taken('Token:a')])
+      .when(take('Token:a'))
+      .thenNothingHappened());
 });
 
 describe('freeTokenSlot', () => {

@@ -35,7 +35,11 @@ export const tokenSlotsDecider = {
 };
 
 /** liveTokenIds: the platform's tokens in the read model, used only to open the stream. */
-export type TakeTokenSlot = Command<'TakeTokenSlot', { platformId: string; tokenId: string; tokensMax: number; liveTokenIds: string[] }, Record<string, never>>;
+export type TakeTokenSlot = Command<
+  'TakeTokenSlot',
+  { platformId: string; tokenId: string; tokensMax: number; liveTokenIds: string[] },
+  Record<string, never>
+>;
 
 export const takeTokenSlot = (command: TakeTokenSlot, state: TokenSlots): TokenSlotsEvent[] => {
   const { platformId, tokenId, tokensMax, liveTokenIds } = command.data;
@@ -46,7 +50,8 @@ export const takeTokenSlot = (command: TakeTokenSlot, state: TokenSlots): TokenS
     throw new DomainError(
       'CONFLICT',
       'conflict',
-      `This platform already has ${held.length} API tokens, the most it may have (${tokensMax}). Delete tokens it no longer uses (DELETE /tokens/{tokenId}) before creating another.`,
+      `This platform already has ${held.length} API tokens, the most it may have (${tokensMax}). ` +
+        'Delete tokens it no longer uses (DELETE /tokens/{tokenId}) before creating another.',
       { tokensMax, liveTokens: held.length },
     );
   }

@@ -89,14 +89,16 @@ export class TokensController {
     const { clientId, clientSecret } = request.data;
     const unauthorized = new DomainError('UNAUTHORIZED', 'unauthorized', 'The API credentials are not valid. Use the token clientId and clientSecret as Basic auth.');
     if (typeof clientId !== 'string' || typeof clientSecret !== 'string') throw unauthorized;
-    const deps: VerifierDeps = { findToken: (id) => this.findToken(id), checkSecret: verifySecret, dummyHash: await this.dummyHash, gate: this.gate };
+    const dummyHash = await this.dummyHash;
+    const deps: VerifierDeps = { findToken: (id) => this.findToken(id), checkSecret: verifySecret, dummyHash, gate: this.gate };
     let credential: VerifiedCredential | null;
     try {
       credential = await verifyCredential(deps, clientId, clientSecret);
     } catch (error) {
       if (!(error instanceof GateFull)) throw error;
       this.metrics.refused.inc({ scope: error.scope });
-      this.logger.warn({ scope: error.scope, clientId: clientId.slice(0, 64), ...this.gate.load(clientId) }, 'Secret verification refused: its queue is full.');
+      const load = this.gate.load(clientId);
+      this.logger.warn({ scope: error.scope, clientId: clientId.slice(0, 64), ...load }, 'Secret verification refused: its queue is full.');
       throw gateRefusal(error);
     }
     this.metrics.verifications.inc({ outcome: credential ? 'valid' : 'invalid' });
@@ -110,6 +112,7 @@ export class TokensController {
     const row = await em.findOne(ApiTokenEntity, { clientId });
     const platform = row ? await em.findOne(PlatformEntity, { id: row.platformId }) : null;
     if (!row || !platform) return null;
-    return { secretHash: row.secretHash, credential: { platformId: row.platformId, tokenId: row.id, permissions: row.permissions, environment: platform.environment } };
+    const credential = { platformId: row.platformId, tokenId: row.id, permissions: row.permissions, environment: platform.environment };
+    return { secretHash: row.secretHash, credential };
   }
 }

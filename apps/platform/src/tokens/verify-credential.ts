@@ -27,7 +27,17 @@ export const verifyCredential = (deps: VerifierDeps, clientId: string, clientSec
 /** The answer when the gate refuses: the caller backs off (Retry-After); the gateway does not count it as a failure. */
 export const gateRefusal = (full: GateFull): DomainError =>
   full.scope === 'key'
-    ? new DomainError('RATE_LIMITED', 'rate_limited', 'Too many authentications with this client id are waiting to be verified. Retry after 1 s.', { retryAfterSeconds: 1 })
-    : new DomainError('SERVICE_UNAVAILABLE', 'unavailable', 'The platform service is verifying as many credentials as it can. Retry after 1 s.', { retryAfterSeconds: 1 });
+    ? new DomainError(
+        'RATE_LIMITED',
+        'rate_limited',
+        'Too many authentications with this client id are waiting to be verified. Retry after 1 s.',
+        { retryAfterSeconds: 1 },
+      )
+    : new DomainError(
+        'SERVICE_UNAVAILABLE',
+        'unavailable',
+        'The platform service is verifying as many credentials as it can. Retry after 1 s.',
+        { retryAfterSeconds: 1 },
+      );
 
 export { GateFull };
