@@ -435,7 +435,8 @@ describe('rate limiting per platform', () => {
   let limited: NestFastifyApplication;
 
   beforeAll(async () => {
-    limited = await createGateway({ ...config, redisKeyPrefix: uniqueRedisPrefix(), rateLimitRequests: 10, rateLimitPlatformRequests: 4, rateLimitWindowSeconds: 60 });
+    const limits = { rateLimitRequests: 10, rateLimitPlatformRequests: 4, rateLimitWindowSeconds: 60 };
+    limited = await createGateway({ ...config, redisKeyPrefix: uniqueRedisPrefix(), ...limits });
   });
 
   afterAll(async () => {
@@ -444,7 +445,9 @@ describe('rate limiting per platform', () => {
 
   it("answers 429 once a platform's tokens together exceed its window, though no token exceeded its own", async () => {
     const statuses: number[] = [];
-    for (const auth of [admin, viewer, admin, viewer, admin]) statuses.push((await send(limited, { path: '/2025-10-13/customers', auth })).status);
+    for (const auth of [admin, viewer, admin, viewer, admin]) {
+      statuses.push((await send(limited, { path: '/2025-10-13/customers', auth })).status);
+    }
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
     const reply = await send(limited, { path: '/2025-10-13/customers', auth: viewer });
     expectError(reply, 429, 'RATE_LIMITED');
@@ -455,7 +458,8 @@ describe('rate limiting per platform', () => {
 
 describe('failed authentications', () => {
   let guarded: NestFastifyApplication;
-  const at = (address: string, auth: string) => send(guarded, { path: '/2025-10-13/customers', auth, headers: { 'x-forwarded-for': address } });
+  const at = (address: string, auth: string) =>
+    send(guarded, { path: '/2025-10-13/customers', auth, headers: { 'x-forwarded-for': address } });
 
   beforeAll(async () => {
     guarded = await createGateway({
@@ -473,7 +477,7 @@ describe('failed authentications', () => {
     await guarded?.close();
   });
 
-  it('answers a repeated wrong pair from memory, then 429 with Retry-After past the limit of its address; another address is not held back', async () => {
+  it('answers a repeated wrong pair from memory, then 429 with Retry-After past its address limit; other addresses go on', async () => {
     const wrong = basic('viewer', 'not-the-secret');
     const verifiedBefore = calls.verify;
     expect((await at('203.0.113.1', wrong)).status).toBe(401);
@@ -493,7 +497,9 @@ describe('failed authentications', () => {
 
   it('keeps verifying a credential that verified before while its client id is blocked by others', async () => {
     expect((await at('203.0.113.10', admin)).status).toBe(200);
-    for (const address of ['203.0.113.11', '203.0.113.12', '203.0.113.13']) expect((await at(address, basic('admin', 'guess'))).status).toBe(401);
+    for (const address of ['203.0.113.11', '203.0.113.12', '203.0.113.13']) {
+      expect((await at(address, basic('admin', 'guess'))).status).toBe(401);
+    }
     expect((await at('203.0.113.14', basic('admin', 'guess-again'))).status).toBe(429);
     // Past the credential cache's TTL the owner is verified again (not served from memory), not refused.
     await new Promise((resolve) => setTimeout(resolve, 1_100));

@@ -13,7 +13,11 @@ const data = { tokenId, platformId, name: 'read only', permissions: ['VIEW' as c
 const created: TokenEvent = { type: 'TokenCreated', data: { ...data, createdAt: now.toISOString() } };
 type Permissions = CreateToken['data']['permissions'];
 const all: Permissions = ['VIEW', 'TRANSACT', 'MANAGE'];
-const create = (permissions: Permissions, grantorPermissions: Permissions = all): CreateToken => ({ type: 'CreateToken', data: { ...data, permissions, grantorPermissions }, metadata: { now } });
+const create = (permissions: Permissions, grantorPermissions: Permissions = all): CreateToken => ({
+  type: 'CreateToken',
+  data: { ...data, permissions, grantorPermissions },
+  metadata: { now },
+});
 const remove = (onPlatform = platformId): DeleteToken => ({ type: 'DeleteToken', data: { tokenId, platformId: onPlatform }, metadata: { now } });
 
 describe('CreateToken', () => {
@@ -24,7 +28,9 @@ describe('CreateToken', () => {
   it('refuses a MANAGE-only grantor a TRANSACT token (403 naming TRANSACT)', () =>
     given([]).when(create(['VIEW', 'TRANSACT'], ['MANAGE'])).thenThrows((error) => error.status === 403 && /TRANSACT/.test(error.message)));
   it('lets a MANAGE-only grantor create a VIEW and MANAGE token', () =>
-    given([]).when(create(['VIEW', 'MANAGE'], ['MANAGE'])).then([{ type: 'TokenCreated', data: { ...data, permissions: ['VIEW', 'MANAGE'], createdAt: now.toISOString() } }]));
+    given([])
+      .when(create(['VIEW', 'MANAGE'], ['MANAGE']))
+      .then([{ type: 'TokenCreated', data: { ...data, permissions: ['VIEW', 'MANAGE'], createdAt: now.toISOString() } }]));
 });
 
 describe('DeleteToken', () => {
