@@ -39,7 +39,7 @@ describe('grantRefused', () => {
     expect(grantRefused(['TRANSACT'], 'create a token with TRANSACT').toBody()).toMatchObject({
       status: 403,
       code: 'FORBIDDEN',
-      details: { requiredPermissions: ['TRANSACT'] },
+      details: { requiredPermission: 'TRANSACT', requiredPermissions: ['TRANSACT'] },
     }));
 });
 

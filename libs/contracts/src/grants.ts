@@ -37,12 +37,12 @@ export const ungrantableAgentPermissions = (held: readonly Permission[], request
     requested.map((permission) => platformPermissionOfAgent[permission]),
   );
 
-/** 403 FORBIDDEN naming what is missing and how to get there. */
+/** 403 FORBIDDEN naming what is missing: requiredPermission as a route's refusal has it, and every missing one. */
 export const grantRefused = (missing: readonly Permission[], what: string): DomainError =>
   new DomainError(
     'FORBIDDEN',
     'forbidden',
     `This token cannot ${what}: that needs ${missing.join(' and ')}, which it does not hold. ` +
       `A token grants only permissions it holds; use a token with ${missing.join(' and ')}, or ask for fewer permissions.`,
-    { requiredPermissions: [...missing] },
+    { requiredPermission: missing[0], requiredPermissions: [...missing] },
   );

@@ -210,7 +210,7 @@ export const redeemDeviceCode = (command: RedeemDeviceCode, state: Agent): Agent
       'forbidden',
       `Device code ${data.code.slice(0, 40)} was issued by a token without ${needed}, which the agent's policy now needs. ` +
         `Ask the platform for a new code issued with a token that holds ${needed}.`,
-      { requiredPermissions: missing },
+      { requiredPermission: missing[0], requiredPermissions: missing },
     );
   }
   const connected: AgentView = { ...agent, isConnected: true, deviceCode: { ...agent.deviceCode, redeemed: true }, tokenHash: data.tokenHash, updatedAt: metadata.now.toISOString() };
