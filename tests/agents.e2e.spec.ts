@@ -705,8 +705,10 @@ describe('agent external accounts', () => {
 // data), TRANSACT (send payments) and MANAGE (manage config, tokens and customers) but says no
 // more per operation; Corridor reads it so: the reads and a device code's status take any token,
 // approve and reject need TRANSACT (approving sends the customer's money), creating, changing,
-// deleting an agent or regenerating its code need MANAGE, and redeem takes no credentials. A
-// refused request changes nothing.
+// deleting an agent or regenerating its code need MANAGE, and redeem takes no credentials. An
+// agent that moves money (the policy here holds every permission) also needs TRANSACT to be
+// created, have its policy changed or its code reissued (decision 0022): a MANAGE-only token
+// gets 403 there. A refused request changes nothing.
 describe('platform token permissions on agent management', () => {
   type Row = Record<string, number>;
   const expected = (permission: 'VIEW' | 'TRANSACT' | 'MANAGE'): Row => {
@@ -717,10 +719,10 @@ describe('platform token permissions on agent management', () => {
       listAgentApprovals: 200,
       getAgentById: 200,
       getAgentDeviceCodeStatus: 200,
-      createAgent: manage ? 201 : 403,
+      createAgent: 403,
       updateAgent: manage ? 200 : 403,
-      updateAgentPolicy: manage ? 200 : 403,
-      regenerateAgentDeviceCode: manage ? 201 : 403,
+      updateAgentPolicy: 403,
+      regenerateAgentDeviceCode: 403,
       approveAgentAction: transact ? 200 : 403,
       rejectAgentAction: transact ? 200 : 403,
       redeemAgentDeviceCode: 200,

@@ -95,8 +95,12 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     REDIS_KEY_PREFIX: uniqueRedisPrefix(),
     PORT: String(gatewayPort),
     LOG_LEVEL: 'warn',
-    // The suites send bursts far above a real client's; the limiter has its own tests in the gateway.
+    // The suites send bursts far above a real client's, all from 127.0.0.1; the limits have their
+    // own tests (the gateway's, tests/abuse/auth.e2e.spec.ts).
     RATE_LIMIT_REQUESTS: '1000000',
+    RATE_LIMIT_PLATFORM_REQUESTS: '1000000',
+    AUTH_FAILURES_PER_ADDRESS: '1000000',
+    AUTH_FAILURES_PER_CLIENT: '1000000',
     BLOB_STORE: 'local',
     BLOB_DIR: blobDirectory,
     ...options.env,

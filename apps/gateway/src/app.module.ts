@@ -9,6 +9,7 @@ import { AgentsController } from './agents/agents.controller';
 import { AGENT_TOKEN_VERIFIER, type AgentTokenVerifier, AgentTokens, agentTokensRefusedOnPlatformRoutes } from './auth/agent-token-verifier';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthService } from './auth/auth.service';
+import { FailedAttempts } from './auth/failed-attempts';
 import { BeneficialOwnersController } from './beneficial-owners/beneficial-owners.controller';
 import { CardsController } from './cards/cards.controller';
 import { BulkImportsController } from './bulk-imports/bulk-imports.controller';
@@ -18,6 +19,7 @@ import { DocumentsController } from './documents/documents.controller';
 import { KycLinkPageController, KycLinksController } from './kyc-links/kyc-links.controller';
 import { CustomerExternalAccountsController, PlatformExternalAccountsController } from './external-accounts/external-accounts.controller';
 import { HealthController } from './health/health.controller';
+import { MetricsController } from './health/metrics.controller';
 import { ErrorFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
 import { createValidationPipe, InputShapePipe } from './http/validation';
@@ -30,6 +32,7 @@ import { InternalAccountsController } from './internal-accounts/internal-account
 import { QuoteExecutionController } from './payments/execution.controller';
 import { ExchangeRatesController, QuotesController, TransactionsController } from './payments/payments.controller';
 import { ConfigController } from './platform-config/config.controller';
+import { AbuseMetrics } from './rate-limit/abuse-metrics';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisConnection } from './redis';
 import { ServiceCall } from './service-call';
@@ -67,6 +70,7 @@ export class AppModule {
         TransactionReceiptsController,
         QuoteExecutionController,
         HealthController,
+        MetricsController,
         SandboxWebhooksController,
         WebhooksController,
         VerificationsController,
@@ -91,6 +95,8 @@ export class AppModule {
         { provide: RouteTable, useValue: dependencies.routes },
         { provide: AGENT_TOKEN_VERIFIER, useValue: dependencies.agentTokenVerifier ?? agentTokensRefusedOnPlatformRoutes },
         RedisConnection,
+        AbuseMetrics,
+        FailedAttempts,
         RateLimiter,
         AuthService,
         AgentTokens,

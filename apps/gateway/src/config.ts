@@ -8,9 +8,19 @@ export type GatewayConfig = {
   subjectPrefix: string;
   redisUrl: string;
   redisKeyPrefix: string;
+  /** Requests per window for one API token (or agent), and for all of one platform's tokens and agents together. */
   rateLimitRequests: number;
+  rateLimitPlatformRequests: number;
   rateLimitWindowSeconds: number;
   authCacheTtlSeconds: number;
+  /** Failed Basic authentications per window, per source address and per client id, before 429 (decision 0022). */
+  authFailuresPerAddress: number;
+  authFailuresPerClient: number;
+  authFailureWindowSeconds: number;
+  /** How long a wrong (clientId, secret) pair is answered 401 from memory, without asking the platform service. */
+  authNegativeCacheSeconds: number;
+  /** TRUST_PROXY: which proxies' X-Forwarded-For names the client (Fastify's trustProxy); false: the socket's address. */
+  trustProxy: boolean | number | string[];
   bodyLimitBytes: number;
   requestTimeoutMs: number;
   logLevel: string;
@@ -20,6 +30,16 @@ export type GatewayConfig = {
   blobStore: BlobStoreConfig;
   /** The address clients reach the gateway at (e.g. https://api.example.com), for links it hands out; default: the request's own host. */
   publicBaseUrl?: string;
+};
+
+// TRUST_PROXY: unset or "false" (the socket's address), "true" (any proxy: only when nothing else
+// can reach the gateway), a hop count, or a comma-separated list of proxy addresses or CIDRs.
+const trustProxy = (value: string | undefined): boolean | number | string[] => {
+  const text = value?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  return text.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
 };
 
 const positiveInteger = (name: string, value: string | undefined, fallback: number): number => {
@@ -36,8 +56,14 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   redisUrl: env['REDIS_URL'] || 'redis://127.0.0.1:6379',
   redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'corridor',
   rateLimitRequests: positiveInteger('RATE_LIMIT_REQUESTS', env['RATE_LIMIT_REQUESTS'], 200),
+  rateLimitPlatformRequests: positiveInteger('RATE_LIMIT_PLATFORM_REQUESTS', env['RATE_LIMIT_PLATFORM_REQUESTS'], 1000),
   rateLimitWindowSeconds: positiveInteger('RATE_LIMIT_WINDOW_SECONDS', env['RATE_LIMIT_WINDOW_SECONDS'], 1),
   authCacheTtlSeconds: positiveInteger('AUTH_CACHE_TTL_SECONDS', env['AUTH_CACHE_TTL_SECONDS'], 30),
+  authFailuresPerAddress: positiveInteger('AUTH_FAILURES_PER_ADDRESS', env['AUTH_FAILURES_PER_ADDRESS'], 20),
+  authFailuresPerClient: positiveInteger('AUTH_FAILURES_PER_CLIENT', env['AUTH_FAILURES_PER_CLIENT'], 20),
+  authFailureWindowSeconds: positiveInteger('AUTH_FAILURE_WINDOW_SECONDS', env['AUTH_FAILURE_WINDOW_SECONDS'], 60),
+  authNegativeCacheSeconds: positiveInteger('AUTH_NEGATIVE_CACHE_SECONDS', env['AUTH_NEGATIVE_CACHE_SECONDS'], 10),
+  trustProxy: trustProxy(env['TRUST_PROXY']),
   bodyLimitBytes: positiveInteger('BODY_LIMIT_BYTES', env['BODY_LIMIT_BYTES'], 1024 * 1024),
   requestTimeoutMs: positiveInteger('REQUEST_TIMEOUT_MS', env['REQUEST_TIMEOUT_MS'], 5000),
   logLevel: env['LOG_LEVEL'] || 'info',

@@ -62,7 +62,17 @@ export async function createGateway(config: GatewayConfig, overrides: Pick<Gatew
   const routes = new RouteTable();
   // maxParamLength: an UMA address in a path segment (GET /receiver/uma/{address}) may be 255
   // characters, and three times that percent-encoded; Fastify's default of 100 would answer 404.
-  const adapter = new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, genReqId: requestIdOf, requestIdHeader: false, logger: false, maxParamLength: MAX_PARAM_LENGTH, frameworkErrors: answerRouterError });
+  // trustProxy: request.ip, which the failed-authentication limits count by, is the client behind the
+  // operator's proxies (TRUST_PROXY), not the proxy itself.
+  const adapter = new FastifyAdapter({
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    logger: false,
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: answerRouterError,
+  });
   const fastify = adapter.getInstance();
   // Uploads are read as streams by the routes that take them (request.file()); the limits here
   // are the outer bound, each route sets its own file size limit.
@@ -77,7 +87,7 @@ export async function createGateway(config: GatewayConfig, overrides: Pick<Gatew
   });
   const app = enableBoundedShutdown(nestApp, { logger, timeoutMs: config.shutdownTimeoutMs });
   app.setGlobalPrefix(API_VERSION, {
-    exclude: ['health', 'health/live', 'health/ready'].map((path) => ({ path, method: RequestMethod.GET })),
+    exclude: ['health', 'health/live', 'health/ready', 'metrics'].map((path) => ({ path, method: RequestMethod.GET })),
   });
   setupDocs(app);
   await app.init();

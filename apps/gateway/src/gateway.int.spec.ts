@@ -431,6 +431,94 @@ describe('rate limiting', () => {
   });
 });
 
+describe('rate limiting per platform', () => {
+  let limited: NestFastifyApplication;
+
+  beforeAll(async () => {
+    const limits = { rateLimitRequests: 10, rateLimitPlatformRequests: 4, rateLimitWindowSeconds: 60 };
+    limited = await createGateway({ ...config, redisKeyPrefix: uniqueRedisPrefix(), ...limits });
+  });
+
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  it("answers 429 once a platform's tokens together exceed its window, though no token exceeded its own", async () => {
+    const statuses: number[] = [];
+    for (const auth of [admin, viewer, admin, viewer, admin]) {
+      statuses.push((await send(limited, { path: '/2025-10-13/customers', auth })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    const reply = await send(limited, { path: '/2025-10-13/customers', auth: viewer });
+    expectError(reply, 429, 'RATE_LIMITED');
+    expect(reply.body.details).toMatchObject({ limit: 'requests-per-platform' });
+    expect(Number(reply.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('failed authentications', () => {
+  let guarded: NestFastifyApplication;
+  const at = (address: string, auth: string) =>
+    send(guarded, { path: '/2025-10-13/customers', auth, headers: { 'x-forwarded-for': address } });
+
+  beforeAll(async () => {
+    guarded = await createGateway({
+      ...config,
+      redisKeyPrefix: uniqueRedisPrefix(),
+      authFailuresPerAddress: 3,
+      authFailuresPerClient: 3,
+      authFailureWindowSeconds: 60,
+      authCacheTtlSeconds: 1,
+      trustProxy: true,
+    });
+  });
+
+  afterAll(async () => {
+    await guarded?.close();
+  });
+
+  it('answers a repeated wrong pair from memory, then 429 with Retry-After past its address limit; other addresses go on', async () => {
+    const wrong = basic('viewer', 'not-the-secret');
+    const verifiedBefore = calls.verify;
+    expect((await at('203.0.113.1', wrong)).status).toBe(401);
+    expect(calls.verify).toBe(verifiedBefore + 1);
+    expect((await at('203.0.113.1', wrong)).status).toBe(401);
+    expect((await at('203.0.113.1', wrong)).status).toBe(401);
+    // The repeats were answered without asking the platform service.
+    expect(calls.verify).toBe(verifiedBefore + 1);
+    const limitedReply = await at('203.0.113.1', wrong);
+    expectError(limitedReply, 429, 'RATE_LIMITED');
+    expect(Number(limitedReply.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(limitedReply.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect((await at('203.0.113.2', admin)).status).toBe(200);
+    // The client id "viewer" failed three times too: from any address it is now refused before the hop.
+    expect((await at('203.0.113.3', basic('viewer', 'another-guess'))).status).toBe(429);
+  });
+
+  it('keeps verifying a credential that verified before while its client id is blocked by others', async () => {
+    expect((await at('203.0.113.10', admin)).status).toBe(200);
+    for (const address of ['203.0.113.11', '203.0.113.12', '203.0.113.13']) {
+      expect((await at(address, basic('admin', 'guess'))).status).toBe(401);
+    }
+    expect((await at('203.0.113.14', basic('admin', 'guess-again'))).status).toBe(429);
+    // Past the credential cache's TTL the owner is verified again (not served from memory), not refused.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const verifiedBefore = calls.verify;
+    expect((await at('203.0.113.15', admin)).status).toBe(200);
+    expect(calls.verify).toBe(verifiedBefore + 1);
+  });
+
+  it('counts the failures and refusals on GET /metrics', async () => {
+    const reply = await guarded.inject({ method: 'GET', url: '/metrics' });
+    expect(reply.statusCode).toBe(200);
+    expect(reply.body).toMatch(/^corridor_gateway_auth_failures_total\{reason="wrong_credentials"\} [1-9]/m);
+    expect(reply.body).toMatch(/^corridor_gateway_auth_failures_total\{reason="known_bad"\} [1-9]/m);
+    expect(reply.body).toMatch(/^corridor_gateway_auth_limited_total\{scope="address"\} [1-9]/m);
+    expect(reply.body).toMatch(/^corridor_gateway_auth_limited_total\{scope="client"\} [1-9]/m);
+    expect(reply.body).not.toContain('not-the-secret');
+  });
+});
+
 describe('docs and health', () => {
   it('serves the OpenAPI document', async () => {
     const reply = await send(gateway, { path: '/docs/json', auth: null });

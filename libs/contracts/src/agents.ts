@@ -4,7 +4,7 @@
 // they stay below 2^53, so a JSON number holds them exactly.
 
 import type { QuoteWire, TransactionWire } from './payments';
-import type { PlatformEnvironment } from './requests';
+import type { Permission, PlatformEnvironment } from './requests';
 
 export const agentPermissions = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
 export type AgentPermission = (typeof agentPermissions)[number];
@@ -81,9 +81,20 @@ export type AgentActionWire = {
 // ---------------------------------------------------------------------------------------------
 // NATS message data (platform side: Basic credentials)
 
-/** environment: the platform's, from its verified credential (an agent's sandbox external accounts get the simulated activation). */
-export type CreateAgentData = { name: string; customerId: string; policy: AgentPolicy; environment: PlatformEnvironment };
+/**
+ * environment: the platform's, from its verified credential (an agent's sandbox external accounts get the simulated activation).
+ * grantorPermissions (here and below): the asking token's permissions; an agent gets no permission its grantor could not use
+ * itself (libs/contracts grants.ts, decision 0022).
+ */
+export type CreateAgentData = {
+  name: string;
+  customerId: string;
+  policy: AgentPolicy;
+  environment: PlatformEnvironment;
+  grantorPermissions: Permission[];
+};
 export type AgentIdData = { agentId: string };
+export type RegenerateDeviceCodeData = AgentIdData & { grantorPermissions: Permission[] };
 export type UpdateAgentData = { agentId: string; name?: string; isPaused?: boolean };
 /** AgentPolicyUpdateRequest: omitted members keep their values; null removes a daily or monthly limit. */
 export type AgentPolicyUpdate = {
@@ -93,7 +104,7 @@ export type AgentPolicyUpdate = {
   accountRestrictions?: AgentAccountRestrictions;
   approvalThresholds?: AgentApprovalThresholds;
 };
-export type UpdateAgentPolicyData = { agentId: string; policy: AgentPolicyUpdate };
+export type UpdateAgentPolicyData = { agentId: string; policy: AgentPolicyUpdate; grantorPermissions: Permission[] };
 export type ListAgentsData = {
   customerId?: string;
   isPaused?: boolean;

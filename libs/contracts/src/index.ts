@@ -30,3 +30,4 @@ export * from './card-transactions';
 export * from './unique-value';
 export * from './agents';
 export * from './embedded-wallets';
+export * from './grants';

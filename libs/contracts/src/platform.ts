@@ -13,7 +13,8 @@ export type ApiTokenWire = {
   updatedAt: string;
 };
 
-export type CreateTokenData = { name: string; permissions: Permission[] };
+/** grantorPermissions: the permissions of the token asking (from its verified credential); a token grants only what it holds. */
+export type CreateTokenData = { name: string; permissions: Permission[]; grantorPermissions: Permission[] };
 export type TokenIdData = { tokenId: string };
 export type ListTokensData = {
   name?: string;

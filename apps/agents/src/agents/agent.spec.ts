@@ -9,20 +9,46 @@ const later = new Date('2026-03-01T11:00:00.000Z');
 const agentId = 'Agent:019542f5-b3e7-1d02-0000-000000000001';
 const platformId = 'Platform:p';
 const policy: AgentPolicy = { permissions: ['CREATE_TRANSFERS'], defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 1_000 } };
-const code = { code: 'AGENT-AAAA-BBBB-CCCC', expiresAt: '2026-03-02T10:00:00.000Z', redeemed: false };
+const everything = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
+const manageOnly = ['MANAGE'] as const;
+const newCode = { code: 'AGENT-AAAA-BBBB-CCCC', expiresAt: '2026-03-02T10:00:00.000Z', redeemed: false };
+const code = { ...newCode, issuerPermissions: [...everything] };
 const agent: AgentView = { id: agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: 'Payroll', isPaused: false, isConnected: false, deleted: false, policy, deviceCode: code, createdAt: now.toISOString(), updatedAt: now.toISOString() };
 const created: AgentEvent = { type: 'AgentCreated', data: { agent } };
 const connected: AgentEvent = { type: 'AgentConnected', data: { agent: { ...agent, isConnected: true, deviceCode: { ...code, redeemed: true }, tokenHash: 'h1', updatedAt: later.toISOString() } } };
+
+type Grantor = readonly ('VIEW' | 'TRANSACT' | 'MANAGE')[];
+const create = (name: string, grantorPermissions: Grantor, agentPolicy: AgentPolicy = policy) =>
+  ({
+    type: 'CreateAgent',
+    data: {
+      ...{ agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name },
+      ...{ policy: agentPolicy, deviceCode: newCode, grantorPermissions },
+    },
+    metadata: { now },
+  }) as never;
+const changePolicy = (update: object, grantorPermissions: Grantor) =>
+  ({ type: 'UpdateAgentPolicy', data: { agentId, platformId, update, grantorPermissions }, metadata: { now: later } }) as never;
+const reader: AgentPolicy = { ...policy, permissions: ['VIEW_TRANSACTIONS'] };
+const forbiddenWithout = (permission: string) => (error: { status: number; message: string }) =>
+  error.status === 403 && error.message.includes(permission);
 
 const spec = <C extends { type: string; data: object; metadata: object }>(decide: (command: C, state: ReturnType<typeof agentDecider.initialState>) => AgentEvent[]) =>
   deciderSpec({ ...agentDecider, decide: decide as never });
 
 describe('createAgent', () => {
   it('creates an unpaused, unconnected agent with its first device code', () => {
-    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: ' Payroll ', policy, deviceCode: code }, metadata: { now } } as never).then([created]);
+    spec(createAgent).given().when(create(' Payroll ', everything)).then([created]);
   });
   it('refuses a blank name', () => {
-    spec(createAgent).given().when({ type: 'CreateAgent', data: { agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name: '  ', policy, deviceCode: code }, metadata: { now } } as never).thenThrows((error) => error.status === 400);
+    spec(createAgent).given().when(create('  ', everything)).thenThrows((error) => error.status === 400);
+  });
+  it('refuses a MANAGE-only token an agent with money permissions (403 naming TRANSACT)', () => {
+    spec(createAgent).given().when(create('Payroll', manageOnly)).thenThrows(forbiddenWithout('TRANSACT'));
+  });
+  it('lets a MANAGE-only token create an agent that only reads', () => {
+    const readerAgent = { ...agent, policy: reader, deviceCode: { ...newCode, issuerPermissions: [...manageOnly] } };
+    spec(createAgent).given().when(create('Payroll', manageOnly, reader)).then([{ type: 'AgentCreated', data: { agent: readerAgent } }]);
   });
 });
 
@@ -40,23 +66,50 @@ describe('updateAgent', () => {
 });
 
 describe('updateAgentPolicy', () => {
+  it('refuses a MANAGE-only token a change to a money agent, or money permissions for another', () => {
+    const raise = changePolicy({ spendingLimits: { perTransactionLimit: 9_999 } }, manageOnly);
+    spec(updateAgentPolicy).given([created]).when(raise).thenThrows(forbiddenWithout('TRANSACT'));
+    const readerCreated: AgentEvent = { type: 'AgentCreated', data: { agent: { ...agent, policy: reader } } };
+    const addMoney = changePolicy({ permissions: ['EXECUTE_QUOTES'] }, manageOnly);
+    spec(updateAgentPolicy).given([readerCreated]).when(addMoney).thenThrows(forbiddenWithout('TRANSACT'));
+  });
   it('applies a partial update', () => {
-    spec(updateAgentPolicy).given([created]).when({ type: 'UpdateAgentPolicy', data: { agentId, platformId, update: { defaultExecutionMode: 'APPROVAL_REQUIRED' } }, metadata: { now: later } } as never).then([
+    spec(updateAgentPolicy).given([created]).when(changePolicy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }, everything)).then([
       { type: 'AgentPolicyUpdated', data: { agent: { ...agent, policy: { ...policy, defaultExecutionMode: 'APPROVAL_REQUIRED' }, updatedAt: later.toISOString() } } },
     ]);
   });
 });
 
 describe('device codes', () => {
-  const fresh = { code: 'AGENT-DDDD-EEEE-FFFF', expiresAt: '2026-03-02T11:00:00.000Z', redeemed: false };
+  const freshCode = { code: 'AGENT-DDDD-EEEE-FFFF', expiresAt: '2026-03-02T11:00:00.000Z', redeemed: false };
+  const fresh = { ...freshCode, issuerPermissions: [...everything] };
   const reissued: AgentEvent = { type: 'AgentDeviceCodeIssued', data: { agent: { ...agent, deviceCode: fresh, updatedAt: later.toISOString() }, supersededCode: code.code } };
+  const issue = (grantorPermissions: Grantor) =>
+    ({
+      type: 'IssueDeviceCode',
+      data: { agentId, platformId, deviceCode: freshCode, grantorPermissions },
+      metadata: { now: later },
+    }) as never;
   const redeem = (value: string, at = later) => ({ type: 'RedeemDeviceCode', data: { agentId, code: value, tokenHash: 'h1' }, metadata: { now: at } }) as never;
 
   it('a new code replaces the current one', () => {
-    spec(issueDeviceCode).given([created]).when({ type: 'IssueDeviceCode', data: { agentId, platformId, deviceCode: fresh }, metadata: { now: later } } as never).then([reissued]);
+    spec(issueDeviceCode).given([created]).when(issue(everything)).then([reissued]);
+  });
+  it('a MANAGE-only token gets no code for a money agent (403): redeeming it would act with money permissions', () => {
+    spec(issueDeviceCode).given([created]).when(issue(manageOnly)).thenThrows(forbiddenWithout('TRANSACT'));
+  });
+  it('redeeming cannot escalate: a code from a MANAGE-only token does not redeem once the policy gained money permissions', () => {
+    const readerAgent = { ...agent, policy: reader, deviceCode: { ...newCode, issuerPermissions: [...manageOnly] } };
+    const escalated: AgentEvent = { type: 'AgentPolicyUpdated', data: { agent: { ...readerAgent, policy } } };
+    const history: AgentEvent[] = [{ type: 'AgentCreated', data: { agent: readerAgent } }, escalated];
+    spec(redeemDeviceCode).given(history).when(redeem(code.code)).thenThrows(forbiddenWithout('new code'));
+  });
+  it('a code from before issuers were recorded counts as issued with MANAGE', () => {
+    const legacy: AgentEvent = { type: 'AgentCreated', data: { agent: { ...agent, deviceCode: newCode } } };
+    spec(redeemDeviceCode).given([legacy]).when(redeem(code.code)).thenThrows(forbiddenWithout('TRANSACT'));
   });
   it('a connected agent gets no new code (409)', () => {
-    spec(issueDeviceCode).given([created, connected]).when({ type: 'IssueDeviceCode', data: { agentId, platformId, deviceCode: fresh }, metadata: { now: later } } as never).thenThrows((error) => error.status === 409);
+    spec(issueDeviceCode).given([created, connected]).when(issue(everything)).thenThrows((error) => error.status === 409);
   });
   it('redeeming the current code connects the agent with the token hash', () => {
     spec(redeemDeviceCode).given([created]).when(redeem(code.code)).then([connected]);

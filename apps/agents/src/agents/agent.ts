@@ -1,4 +1,18 @@
-import { type PlatformEnvironment, type AgentDeviceCodeWire, type AgentPolicy, type AgentPolicyUpdate, type AgentWire, type AgentUsageWire, type Command, DomainError, type Event, invalidInput } from '@corridor/contracts';
+import {
+  type PlatformEnvironment,
+  type AgentDeviceCodeWire,
+  type AgentPolicy,
+  type AgentPolicyUpdate,
+  type AgentWire,
+  type AgentUsageWire,
+  type Command,
+  DomainError,
+  type Event,
+  grantRefused,
+  invalidInput,
+  type Permission,
+  ungrantableAgentPermissions,
+} from '@corridor/contracts';
 import { applyPolicyUpdate, validatePolicy } from '../policy/policy';
 
 // The Agent aggregate: one stream per agent, stream id = the agent id (`Agent:<uuid>`). Every event
@@ -7,7 +21,20 @@ import { applyPolicyUpdate, validatePolicy } from '../policy/policy';
 // longer redeemable) and, once connected, the SHA-256 of its access token: the token itself is
 // shown once, at redeem, and never stored. Deleting is final: the token stops working at once.
 
-export type DeviceCode = { code: string; expiresAt: string; redeemed: boolean };
+/**
+ * issuerPermissions: the permissions of the token that had the code issued. Redeeming gives the
+ * agent software the agent's policy, so a code redeems only into a policy its issuer could grant
+ * (decision 0022). Codes from before that rule have none: they were issued with MANAGE.
+ */
+export type DeviceCode = { code: string; expiresAt: string; redeemed: boolean; issuerPermissions?: Permission[] };
+
+const LEGACY_ISSUER: Permission[] = ['MANAGE'];
+
+/** A token grants an agent only what it could do itself: money permissions need TRANSACT (403 otherwise). */
+const requireGrantable = (grantor: readonly Permission[], policy: AgentPolicy, what: string): void => {
+  const missing = ungrantableAgentPermissions(grantor, policy.permissions);
+  if (missing.length > 0) throw grantRefused(missing, `${what} with ${policy.permissions.join(', ')}`);
+};
 
 export type AgentView = {
   id: string;
@@ -68,9 +95,24 @@ const existing = (state: Agent, agentId: string, platformId: string): AgentView 
 
 type At = { now: Date };
 
-export type CreateAgent = Command<'CreateAgent', { agentId: string; platformId: string; customerId: string; environment: PlatformEnvironment; name: string; policy: AgentPolicy; deviceCode: DeviceCode }, At>;
+export type CreateAgent = Command<
+  'CreateAgent',
+  {
+    agentId: string;
+    platformId: string;
+    customerId: string;
+    environment: PlatformEnvironment;
+    name: string;
+    policy: AgentPolicy;
+    deviceCode: DeviceCode;
+    grantorPermissions: Permission[];
+  },
+  At
+>;
 export const createAgent = (command: CreateAgent, state: Agent): AgentEvent[] => {
   const { data, metadata } = command;
+  // Before the retry check: a retry answers with the agent's device code, which only a grantor of its policy may see.
+  requireGrantable(data.grantorPermissions, state.kind === 'Exists' ? state.agent.policy : data.policy, 'create an agent');
   if (state.kind === 'Exists') return [];
   const name = data.name.trim();
   if (name.length === 0) throw invalidInput('name must not be blank.', { field: 'name' });
@@ -85,7 +127,7 @@ export const createAgent = (command: CreateAgent, state: Agent): AgentEvent[] =>
     isConnected: false,
     deleted: false,
     policy: validatePolicy(data.policy),
-    deviceCode: data.deviceCode,
+    deviceCode: { ...data.deviceCode, issuerPermissions: data.grantorPermissions },
     createdAt: at,
     updatedAt: at,
   };
@@ -105,12 +147,18 @@ export const updateAgent = (command: UpdateAgent, state: Agent): AgentEvent[] =>
   return [{ type: 'AgentUpdated', data: { agent: { ...agent, name, isPaused, updatedAt: metadata.now.toISOString() } } }];
 };
 
-export type UpdateAgentPolicy = Command<'UpdateAgentPolicy', { agentId: string; platformId: string; update: AgentPolicyUpdate }, At>;
+/** Any change to a policy that lets the agent move money (its permissions or its limits) needs a grantor who may move money. */
+export type UpdateAgentPolicy = Command<
+  'UpdateAgentPolicy',
+  { agentId: string; platformId: string; update: AgentPolicyUpdate; grantorPermissions: Permission[] },
+  At
+>;
 export const updateAgentPolicy = (command: UpdateAgentPolicy, state: Agent): AgentEvent[] => {
   const { data, metadata } = command;
   const agent = existing(state, data.agentId, data.platformId);
   const policy = applyPolicyUpdate(agent.policy, data.update);
   if (JSON.stringify(policy) === JSON.stringify(agent.policy)) return [];
+  requireGrantable(data.grantorPermissions, policy, "change an agent's policy");
   return [{ type: 'AgentPolicyUpdated', data: { agent: { ...agent, policy, updatedAt: metadata.now.toISOString() } } }];
 };
 
@@ -121,14 +169,22 @@ export const deleteAgent = (command: DeleteAgent, state: Agent): AgentEvent[] =>
 };
 
 /** A new device code replaces the current one, so an older unredeemed code can no longer be redeemed. */
-export type IssueDeviceCode = Command<'IssueDeviceCode', { agentId: string; platformId: string; deviceCode: DeviceCode }, At>;
+/** A code redeems into the agent's policy, so only a token that could grant that policy has one issued. */
+export type IssueDeviceCode = Command<
+  'IssueDeviceCode',
+  { agentId: string; platformId: string; deviceCode: DeviceCode; grantorPermissions: Permission[] },
+  At
+>;
 export const issueDeviceCode = (command: IssueDeviceCode, state: Agent): AgentEvent[] => {
   const { data, metadata } = command;
   const agent = existing(state, data.agentId, data.platformId);
   if (agent.isConnected) {
     throw new DomainError('CONFLICT', 'conflict', `Agent ${agent.id} is already connected: its device code was redeemed. Delete the agent and create a new one to install it elsewhere.`, { agentId: agent.id });
   }
-  return [{ type: 'AgentDeviceCodeIssued', data: { agent: { ...agent, deviceCode: data.deviceCode, updatedAt: metadata.now.toISOString() }, supersededCode: agent.deviceCode.code } }];
+  requireGrantable(data.grantorPermissions, agent.policy, 'issue a device code for an agent');
+  const deviceCode: DeviceCode = { ...data.deviceCode, issuerPermissions: data.grantorPermissions };
+  const reissued: AgentView = { ...agent, deviceCode, updatedAt: metadata.now.toISOString() };
+  return [{ type: 'AgentDeviceCodeIssued', data: { agent: reissued, supersededCode: agent.deviceCode.code } }];
 };
 
 /**
@@ -145,6 +201,18 @@ export const redeemDeviceCode = (command: RedeemDeviceCode, state: Agent): Agent
   if (agent.deviceCode.code !== data.code) throw invalid('was replaced by a newer code; redeem the newest one.');
   if (agent.deviceCode.redeemed) throw invalid('was already redeemed; a code works once.');
   if (metadata.now.getTime() >= Date.parse(agent.deviceCode.expiresAt)) throw invalid(`expired at ${agent.deviceCode.expiresAt}; ask the platform for a new one.`);
+  // The policy may have gained money permissions since the code was issued: the code's issuer could not grant those.
+  const missing = ungrantableAgentPermissions(agent.deviceCode.issuerPermissions ?? LEGACY_ISSUER, agent.policy.permissions);
+  if (missing.length > 0) {
+    const needed = missing.join(' and ');
+    throw new DomainError(
+      'FORBIDDEN',
+      'forbidden',
+      `Device code ${data.code.slice(0, 40)} was issued by a token without ${needed}, which the agent's policy now needs. ` +
+        `Ask the platform for a new code issued with a token that holds ${needed}.`,
+      { requiredPermission: missing[0], requiredPermissions: missing },
+    );
+  }
   const connected: AgentView = { ...agent, isConnected: true, deviceCode: { ...agent.deviceCode, redeemed: true }, tokenHash: data.tokenHash, updatedAt: metadata.now.toISOString() };
   return [{ type: 'AgentConnected', data: { agent: connected } }];
 };

@@ -15,6 +15,8 @@ import {
   DomainError,
   isIdOf,
   type ListAgentsData,
+  grantorPermissionsOf,
+  type RegenerateDeviceCodeData,
   idForRequest,
   invalidInput,
   type Page,
@@ -89,7 +91,15 @@ export class AgentsController {
     // Derived from the Idempotency-Key: a retried create whose answer was lost finds the agent the first attempt made.
     const agentId = idForRequest('Agent', context.platformId, 'create-agent', context.idempotencyKey);
     const now = this.clock.now();
-    const command = { type: 'CreateAgent' as const, data: { agentId, platformId: context.platformId, customerId: customer.id, environment: data.environment, name: data.name, policy: data.policy, deviceCode: newDeviceCode(now, this.options.deviceCodeTtlSeconds) }, metadata: { now } };
+    const deviceCode = newDeviceCode(now, this.options.deviceCodeTtlSeconds);
+    const { platformId } = context;
+    const grantorPermissions = grantorPermissionsOf(data);
+    const { environment, name, policy } = data;
+    const command = {
+      type: 'CreateAgent' as const,
+      data: { agentId, platformId, customerId: customer.id, environment, name, policy, deviceCode, grantorPermissions },
+      metadata: { now },
+    };
     const { state } = await this.eventSourcing.handle(agentId, agentDecider, (current) => createAgent(command, current), context, { assumeNew: true });
     const agent = this.exists(state, agentId);
     return { agent: await this.render(agent), deviceCode: renderDeviceCode(agent) };
@@ -130,7 +140,9 @@ export class AgentsController {
   async updatePolicy(@Payload() request: ServiceRequest<UpdateAgentPolicyData>): Promise<AgentWire> {
     const { context, data } = request;
     await this.read(context, data.agentId);
-    const command = { type: 'UpdateAgentPolicy' as const, data: { agentId: data.agentId, platformId: context.platformId, update: data.policy }, metadata: { now: this.clock.now() } };
+    const grantorPermissions = grantorPermissionsOf(data);
+    const update = { agentId: data.agentId, platformId: context.platformId, update: data.policy, grantorPermissions };
+    const command = { type: 'UpdateAgentPolicy' as const, data: update, metadata: { now: this.clock.now() } };
     const { state } = await this.eventSourcing.handle(data.agentId, agentDecider, (current) => updateAgentPolicy(command, current), context);
     return this.render(this.exists(state, data.agentId));
   }
@@ -146,11 +158,13 @@ export class AgentsController {
   }
 
   @MessagePattern(subjects.agents.agent.regenerateDeviceCode)
-  async regenerateDeviceCode(@Payload() request: ServiceRequest<AgentIdData>): Promise<AgentDeviceCodeWire> {
+  async regenerateDeviceCode(@Payload() request: ServiceRequest<RegenerateDeviceCodeData>): Promise<AgentDeviceCodeWire> {
     const { context, data } = request;
     await this.read(context, data.agentId);
     const now = this.clock.now();
-    const command = { type: 'IssueDeviceCode' as const, data: { agentId: data.agentId, platformId: context.platformId, deviceCode: newDeviceCode(now, this.options.deviceCodeTtlSeconds) }, metadata: { now } };
+    const deviceCode = newDeviceCode(now, this.options.deviceCodeTtlSeconds);
+    const issue = { agentId: data.agentId, platformId: context.platformId, deviceCode, grantorPermissions: grantorPermissionsOf(data) };
+    const command = { type: 'IssueDeviceCode' as const, data: issue, metadata: { now } };
     const { state } = await this.eventSourcing.handle(data.agentId, agentDecider, (current) => issueDeviceCode(command, current), context);
     return renderDeviceCode(this.exists(state, data.agentId));
   }

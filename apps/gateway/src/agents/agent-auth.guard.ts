@@ -7,7 +7,7 @@ import { RateLimiter } from '../rate-limit/rate-limiter';
 
 /**
  * The /agents/me routes: a Bearer agent token only (never Basic), verified by the agents service,
- * rate-limited per agent. The request then acts as the agent: every service call carries
+ * rate-limited per agent and, with the platform's tokens, per platform. The request then acts as the agent: every service call carries
  * actor {kind: 'agent', agentId} and the agent's platform, and the agents service applies the
  * agent's customer and policy. The routes are marked public for the platform AuthGuard, which
  * runs first and lets them through to this guard.
@@ -23,7 +23,7 @@ export class AgentAuthGuard implements CanActivate {
     const request = host.switchToHttp().getRequest<FastifyRequest & AuthenticatedRequest>();
     const ids = { requestId: request.id, correlationId: correlationIdOf(request.headers, request.id) };
     const agent = await this.tokens.verify(request.headers.authorization, ids);
-    await this.rateLimiter.consume(agent.agentId);
+    await this.rateLimiter.consume(agent.agentId, agent.platformId);
     request.corridor = {
       // No platform permissions: the agent's own are its policy's, checked by the agents service. No
       // agent route reads the environment (the agents service keeps the platform's with the agent).

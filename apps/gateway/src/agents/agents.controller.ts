@@ -13,14 +13,16 @@ import {
   type ListAgentApprovalsData,
   type ListAgentsData,
   type Page,
+  type Permission,
   type PlatformEnvironment,
+  type RegenerateDeviceCodeData,
   type RejectAgentActionData,
   type RequestContext,
   subjects,
   type UpdateAgentPolicyData,
 } from '@corridor/contracts';
 import { PublicRoute, RequiresPermission } from '../auth/permissions';
-import { type AuthenticatedRequest, Ctx } from '../auth/request-context';
+import { type AuthenticatedRequest, Ctx, Grantor } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
 import { correlationIdOf } from '../http/request-id';
 import { IdPipe } from '../http/validation';
@@ -58,8 +60,15 @@ export class AgentsController {
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
-  create(@Body() body: AgentCreateRequest, @Environment() environment: PlatformEnvironment, @Ctx() context: RequestContext): Promise<AgentCreateResponseWire> {
-    const data: CreateAgentData = { name: body.name, customerId: body.customerId, policy: body.policy as unknown as AgentPolicy, environment };
+  create(
+    @Body() body: AgentCreateRequest,
+    @Environment() environment: PlatformEnvironment,
+    @Ctx() context: RequestContext,
+    @Grantor() grantor: Permission[],
+  ): Promise<AgentCreateResponseWire> {
+    // An agent that moves money needs a TRANSACT token besides this route's MANAGE; the agents service judges it.
+    const policy = body.policy as unknown as AgentPolicy;
+    const data: CreateAgentData = { name: body.name, customerId: body.customerId, policy, environment, grantorPermissions: grantor };
     return this.call.request(subjects.agents.agent.create, data, context);
   }
 
@@ -113,15 +122,27 @@ export class AgentsController {
   @Patch(':agentId/policy')
   @HttpCode(200)
   @RequiresPermission('MANAGE')
-  updatePolicy(@Param('agentId', agentId) id: string, @Body() body: AgentPolicyUpdateRequest, @Ctx() context: RequestContext): Promise<AgentWire> {
-    return this.call.request(subjects.agents.agent.updatePolicy, { agentId: id, policy: defined({ ...body }) as UpdateAgentPolicyData['policy'] } satisfies UpdateAgentPolicyData, context);
+  updatePolicy(
+    @Param('agentId', agentId) id: string,
+    @Body() body: AgentPolicyUpdateRequest,
+    @Ctx() context: RequestContext,
+    @Grantor() grantor: Permission[],
+  ): Promise<AgentWire> {
+    const policy = defined({ ...body }) as UpdateAgentPolicyData['policy'];
+    const data: UpdateAgentPolicyData = { agentId: id, policy, grantorPermissions: grantor };
+    return this.call.request(subjects.agents.agent.updatePolicy, data, context);
   }
 
   @Post(':agentId/device-codes')
   @HttpCode(201)
   @RequiresPermission('MANAGE')
-  regenerateDeviceCode(@Param('agentId', agentId) id: string, @Ctx() context: RequestContext): Promise<AgentDeviceCodeWire> {
-    return this.call.request(subjects.agents.agent.regenerateDeviceCode, { agentId: id }, context);
+  regenerateDeviceCode(
+    @Param('agentId', agentId) id: string,
+    @Ctx() context: RequestContext,
+    @Grantor() grantor: Permission[],
+  ): Promise<AgentDeviceCodeWire> {
+    const data: RegenerateDeviceCodeData = { agentId: id, grantorPermissions: grantor };
+    return this.call.request(subjects.agents.agent.regenerateDeviceCode, data, context);
   }
 
   @Post(':agentId/actions/:actionId/approve')

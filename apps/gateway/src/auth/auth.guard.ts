@@ -1,14 +1,14 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { DomainError, type Permission } from '@corridor/contracts';
+import { DomainError, isPermitted, type Permission } from '@corridor/contracts';
 import type { FastifyRequest } from 'fastify';
 import { correlationIdOf } from '../http/request-id';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { AuthService } from './auth.service';
-import { isPermitted, PUBLIC_ROUTE, REQUIRED_PERMISSION } from './permissions';
+import { PUBLIC_ROUTE, REQUIRED_PERMISSION } from './permissions';
 import type { AuthenticatedRequest } from './request-context';
 
-/** Authenticates, rate-limits per token, checks the route's permission, then builds the RequestContext. */
+/** Authenticates, rate-limits per token and per platform, checks the route's permission, then builds the RequestContext. */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
@@ -25,8 +25,8 @@ export class AuthGuard implements CanActivate {
     if (!required) throw new Error(`Route ${host.getClass().name}.${host.getHandler().name} declares no permission.`);
     const request = host.switchToHttp().getRequest<FastifyRequest & AuthenticatedRequest>();
     const ids = { requestId: request.id, correlationId: correlationIdOf(request.headers, request.id) };
-    const credential = await this.auth.authenticate(request.headers.authorization, ids);
-    await this.rateLimiter.consume(credential.tokenId);
+    const credential = await this.auth.authenticate(request.headers.authorization, { ...ids, address: request.ip });
+    await this.rateLimiter.consume(credential.tokenId, credential.platformId);
     if (!isPermitted(credential.permissions, required)) {
       throw new DomainError('FORBIDDEN', 'forbidden', `This token lacks the ${required} permission this operation needs.`, {
         requiredPermission: required,

@@ -3,10 +3,12 @@ import type { VerifiedCredential } from '@corridor/contracts';
 
 // Verified Basic credentials, kept briefly so the hot path skips the NATS hop and the scrypt
 // check. Keys are hashes of clientId:secret, so no secret sits in memory longer than a request.
+// Past its TTL an entry is still remembered for rememberMs as "verified before": such a credential
+// is verified again, but the failure limits of its client id do not hold it back (decision 0022).
 
-type Entry = { credential: VerifiedCredential; expiresAt: number };
+type Entry = { credential: VerifiedCredential; expiresAt: number; rememberedUntil: number };
 
-export type CredentialCacheOptions = { ttlMs: number; maxEntries: number; now?: () => number };
+export type CredentialCacheOptions = { ttlMs: number; rememberMs: number; maxEntries: number; now?: () => number };
 
 export const credentialKey = (clientId: string, clientSecret: string): string =>
   createHash('sha256').update(`${clientId}:${clientSecret}`).digest('hex');
@@ -23,13 +25,13 @@ export class CredentialCache {
   }
 
   get(key: string): VerifiedCredential | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.remove(key, entry.credential.tokenId);
-      return undefined;
-    }
-    return entry.credential;
+    const entry = this.live(key);
+    return entry && entry.expiresAt > this.now() ? entry.credential : undefined;
+  }
+
+  /** This exact credential verified within rememberMs and its token was not revoked since. */
+  verifiedBefore(key: string): boolean {
+    return this.live(key) !== undefined;
   }
 
   /** verifiedSince: when the verification that produced the credential started. */
@@ -37,7 +39,11 @@ export class CredentialCache {
     const revoked = this.revokedAt.get(credential.tokenId);
     if (revoked !== undefined && revoked >= verifiedSince) return;
     if (this.entries.size >= this.options.maxEntries) this.evictOldest();
-    this.entries.set(key, { credential, expiresAt: this.now() + this.options.ttlMs });
+    // Re-inserted, so Map order stays oldest-first for evictOldest.
+    this.entries.delete(key);
+    const now = this.now();
+    const { ttlMs, rememberMs } = this.options;
+    this.entries.set(key, { credential, expiresAt: now + ttlMs, rememberedUntil: now + Math.max(ttlMs, rememberMs) });
     const keys = this.keysByToken.get(credential.tokenId) ?? new Set<string>();
     keys.add(key);
     this.keysByToken.set(credential.tokenId, keys);
@@ -50,6 +56,14 @@ export class CredentialCache {
     // A revocation only matters to verifications still in flight; older marks can go.
     const horizon = this.now() - this.options.ttlMs;
     for (const [id, at] of this.revokedAt) if (at < horizon) this.revokedAt.delete(id);
+  }
+
+  private live(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.rememberedUntil > this.now()) return entry;
+    this.remove(key, entry.credential.tokenId);
+    return undefined;
   }
 
   private remove(key: string, tokenId: string): void {

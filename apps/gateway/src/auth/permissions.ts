@@ -10,7 +10,5 @@ export const RequiresPermission = (permission: Permission) => SetMetadata(REQUIR
 /** A route that needs no credentials (health). */
 export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
 
-// Reads are open to any token (every permission includes seeing); a write needs exactly the
-// permission it names, so a VIEW+TRANSACT token cannot manage tokens or configuration.
-export const isPermitted = (granted: readonly Permission[], required: Permission): boolean =>
-  required === 'VIEW' ? granted.length > 0 : granted.includes(required);
+// Whether a token's permissions permit a route is isPermitted (libs/contracts grants.ts): reads
+// are open to any token, a write needs exactly the permission it names.

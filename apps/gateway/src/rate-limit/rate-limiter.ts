@@ -1,44 +1,72 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
+import { type RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { RedisConnection } from '../redis';
+import { AbuseMetrics } from './abuse-metrics';
+import { redisLimiter } from './redis-limiter';
 
-// A fixed window per token: one round trip increments the counter and, on the window's first
-// request, starts its expiry; the remaining time tells the client when to come back.
-const FIXED_WINDOW = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return {count, ttl}
-`;
+type RateScope = 'token' | 'platform';
 
+/**
+ * Fixed windows in Redis (rate-limiter-flexible), shared by every gateway replica: one per API
+ * token or agent, and one per platform over all of its tokens and agents, so creating more tokens
+ * does not buy more throughput (decision 0022). While Redis is away each replica limits on its own.
+ */
 @Injectable()
 export class RateLimiter {
   private readonly logger = createLogger('gateway:rate-limit');
+  private readonly perToken: RateLimiterRedis;
+  private readonly perPlatform: RateLimiterRedis;
 
   constructor(
-    private readonly redis: RedisConnection,
+    redis: RedisConnection,
+    private readonly metrics: AbuseMetrics,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    const durationSeconds = config.rateLimitWindowSeconds;
+    this.perToken = redisLimiter(redis, { name: 'rate-token', points: config.rateLimitRequests, durationSeconds }, metrics, this.logger);
+    this.perPlatform = redisLimiter(
+      redis,
+      { name: 'rate-platform', points: config.rateLimitPlatformRequests, durationSeconds },
+      metrics,
+      this.logger,
+    );
+  }
 
-  async consume(tokenId: string): Promise<void> {
-    const windowMs = this.config.rateLimitWindowSeconds * 1000;
-    let result: [number, number];
+  /**
+   * tokenId: the API token's id, or the agent's for an agent request. The token's window is taken
+   * first, so a token refused by its own limit does not spend its platform's budget.
+   */
+  async consume(tokenId: string, platformId: string): Promise<void> {
+    const refusal = (await this.take(this.perToken, tokenId, 'token')) ?? (await this.take(this.perPlatform, platformId, 'platform'));
+    if (!refusal) return;
+    this.metrics.rateLimited.inc({ scope: refusal.scope });
+    const retryAfterSeconds = Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
+    const limit = refusal.scope === 'token' ? this.config.rateLimitRequests : this.config.rateLimitPlatformRequests;
+    const who = refusal.scope === 'token' ? 'this token' : 'this platform (all of its tokens and agents together)';
+    throw new DomainError(
+      'RATE_LIMITED',
+      'rate_limited',
+      `Too many requests for ${who}: the limit is ${limit} per ${this.config.rateLimitWindowSeconds} s. ` +
+        `Retry after ${retryAfterSeconds} s.`,
+      {
+        retryAfterSeconds,
+        limit: `requests-per-${refusal.scope}`,
+      },
+    );
+  }
+
+  private async take(limiter: RateLimiterRedis, key: string, scope: RateScope): Promise<{ scope: RateScope; msBeforeNext: number } | null> {
     try {
-      result = (await this.redis.client.eval(FIXED_WINDOW, 1, this.redis.key('rate', tokenId), windowMs)) as [number, number];
-    } catch (error) {
-      // Limiting protects the services; refusing every request while Redis is away would do
-      // more harm than letting them through for a moment.
-      this.logger.warn({ err: error }, 'Rate limiter unavailable; letting the request through.');
-      return;
+      await limiter.consume(key);
+      return null;
+    } catch (refusal) {
+      if (refusal instanceof RateLimiterRes) return { scope, msBeforeNext: refusal.msBeforeNext };
+      // Neither Redis nor the in-process fallback answered: a bug, not a reason to refuse traffic.
+      this.logger.error({ err: refusal, scope }, 'The rate limiter failed; letting the request through.');
+      return null;
     }
-    const [count, ttlMs] = result;
-    if (count <= this.config.rateLimitRequests) return;
-    const retryAfterSeconds = Math.max(1, Math.ceil(ttlMs / 1000));
-    throw new DomainError('RATE_LIMITED', 'rate_limited', `Too many requests for this token: the limit is ${this.config.rateLimitRequests} per ${this.config.rateLimitWindowSeconds} s. Retry after ${retryAfterSeconds} s.`, {
-      retryAfterSeconds,
-    });
   }
 }

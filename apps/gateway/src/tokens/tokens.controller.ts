@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
-import { type ApiTokenWire, type Page, type RequestContext, subjects } from '@corridor/contracts';
+import { type ApiTokenWire, type CreateTokenData, type Page, type Permission, type RequestContext, subjects } from '@corridor/contracts';
 import { AuthService } from '../auth/auth.service';
 import { RequiresPermission } from '../auth/permissions';
-import { Ctx } from '../auth/request-context';
+import { Ctx, Grantor } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
@@ -23,8 +23,10 @@ export class TokensController {
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
-  create(@Body() body: ApiTokenCreateRequest, @Ctx() context: RequestContext): Promise<ApiTokenWire> {
-    return this.call.request(subjects.platform.token.create, { name: body.name, permissions: body.permissions }, context);
+  create(@Body() body: ApiTokenCreateRequest, @Ctx() context: RequestContext, @Grantor() grantor: Permission[]): Promise<ApiTokenWire> {
+    // The platform service refuses permissions the asking token does not hold (decision 0022).
+    const data: CreateTokenData = { name: body.name, permissions: body.permissions, grantorPermissions: grantor };
+    return this.call.request(subjects.platform.token.create, data, context);
   }
 
   @Get()

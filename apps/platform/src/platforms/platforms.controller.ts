@@ -7,6 +7,7 @@ import {
   type CreatePlatformReply,
   DomainError,
   newId,
+  type Permission,
   type PlatformConfigWire,
   type ServiceRequest,
   subjects,
@@ -20,6 +21,7 @@ import { PlatformEntity, renderConfig } from './platform-view.projection';
 import { updateConfig } from './update-config';
 import { checkProductionWebhookEndpoint, WEBHOOK_TARGETS, type WebhookTargets } from './webhook-target';
 import { issueToken } from '../tokens/issue-token';
+import { TOKEN_OPTIONS, type TokenOptions } from '../tokens/token-options';
 
 @Controller()
 export class PlatformsController {
@@ -27,6 +29,7 @@ export class PlatformsController {
     private readonly eventSourcing: EventSourcing,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(WEBHOOK_TARGETS) private readonly webhookTargets: WebhookTargets,
+    @Inject(TOKEN_OPTIONS) private readonly tokenOptions: TokenOptions,
   ) {}
 
   /** Bootstrap only (the create-platform CLI): a platform and its first token, which can do everything. */
@@ -39,7 +42,10 @@ export class PlatformsController {
     const now = this.clock.now();
     await this.eventSourcing.handle(platformId, platformDecider, (platform) => createPlatform({ type: 'CreatePlatform', data, metadata: { now } }, platform), request.context, { assumeNew: true });
     const context = { ...request.context, platformId };
-    const token = await issueToken(this.eventSourcing, this.clock, context, { name: `${name} bootstrap token`, permissions: ['VIEW', 'TRANSACT', 'MANAGE'] });
+    // The operator's bootstrap grants everything; the cap still applies (an empty platform is far below it).
+    const all: Permission[] = ['VIEW', 'TRANSACT', 'MANAGE'];
+    const bootstrapToken = { name: `${name} bootstrap token`, permissions: all, grantorPermissions: all };
+    const token = await issueToken(this.eventSourcing, this.clock, context, bootstrapToken, this.tokenOptions);
     return { platformId, name, environment, token };
   }
 

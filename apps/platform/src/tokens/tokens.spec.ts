@@ -1,4 +1,5 @@
-// Pins down token creation and deletion, including that one platform cannot delete another's token.
+// Pins down token creation and deletion, including that one platform cannot delete another's token
+// and that a token grants only permissions it holds.
 import { deciderSpec } from '@corridor/testing';
 import { createToken, type CreateToken } from './create-token';
 import { deleteToken, type DeleteToken } from './delete-token';
@@ -10,7 +11,13 @@ const platformId = 'Platform:0196f1a0-0000-7000-8000-0000000000aa';
 const now = new Date('2026-03-01T10:00:00.000Z');
 const data = { tokenId, platformId, name: 'read only', permissions: ['VIEW' as const], clientId: 'c1', secretHash: 'scrypt$x' };
 const created: TokenEvent = { type: 'TokenCreated', data: { ...data, createdAt: now.toISOString() } };
-const create = (permissions: CreateToken['data']['permissions']): CreateToken => ({ type: 'CreateToken', data: { ...data, permissions }, metadata: { now } });
+type Permissions = CreateToken['data']['permissions'];
+const all: Permissions = ['VIEW', 'TRANSACT', 'MANAGE'];
+const create = (permissions: Permissions, grantorPermissions: Permissions = all): CreateToken => ({
+  type: 'CreateToken',
+  data: { ...data, permissions, grantorPermissions },
+  metadata: { now },
+});
 const remove = (onPlatform = platformId): DeleteToken => ({ type: 'DeleteToken', data: { tokenId, platformId: onPlatform }, metadata: { now } });
 
 describe('CreateToken', () => {
@@ -18,6 +25,12 @@ describe('CreateToken', () => {
   it('creates a token with its permissions once each', () =>
     given([]).when(create(['VIEW', 'VIEW'])).then([created]));
   it('refuses a token without permissions', () => given([]).when(create([])).thenThrows((error) => error.code === 'INVALID_INPUT'));
+  it('refuses a MANAGE-only grantor a TRANSACT token (403 naming TRANSACT)', () =>
+    given([]).when(create(['VIEW', 'TRANSACT'], ['MANAGE'])).thenThrows((error) => error.status === 403 && /TRANSACT/.test(error.message)));
+  it('lets a MANAGE-only grantor create a VIEW and MANAGE token', () =>
+    given([])
+      .when(create(['VIEW', 'MANAGE'], ['MANAGE']))
+      .then([{ type: 'TokenCreated', data: { ...data, permissions: ['VIEW', 'MANAGE'], createdAt: now.toISOString() } }]));
 });
 
 describe('DeleteToken', () => {
