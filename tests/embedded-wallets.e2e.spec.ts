@@ -548,6 +548,22 @@ describe('customer email change', () => {
   });
 });
 
+describe('the signed retry under one Idempotency-Key', () => {
+  it('leg 1 (the 202 challenge) is not the key’s answer: leg 2 under the same key runs the operation, and repeats of leg 2 replay its answer', async () => {
+    const wallet = await newWallet();
+    const oauth = { type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken({ sub: `keyed-${Date.now()}` }) };
+    const key = { 'idempotency-key': `signed-retry-${Date.now()}` };
+    const first = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: key });
+    expect([first.status, typeof first.body.payloadToSign]).toEqual([202, 'string']);
+    const second = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: { ...key, ...sandboxHeaders(first.body) } });
+    expect([second.status, second.body.type, second.headers.get('idempotency-replayed')]).toEqual([201, 'OAUTH', null]);
+    const again = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: { ...key, ...sandboxHeaders(first.body) } });
+    expect([again.status, again.body.id, again.headers.get('idempotency-replayed')]).toEqual([201, second.body.id, 'true']);
+    const types = ((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data as { type: string }[]).map((row) => row.type);
+    expect(types.sort()).toEqual(['EMAIL_OTP', 'OAUTH']);
+  });
+});
+
 describe('a signed change refused by the service that applies it', () => {
   it('gives the signed request back, so the same signed retry completes once the refusal is gone (and only once)', async () => {
     const wallet = await newWallet();
