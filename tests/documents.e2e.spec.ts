@@ -5,7 +5,7 @@
 // against the reference.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { basic, createApi, type Credentials, type Reply } from './support/api';
+import { basic, createApi, type Credentials, type FilePart, type Reply } from './support/api';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';
 
@@ -31,19 +31,9 @@ const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(500, 1)]);
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(500, 2)]);
 
-type FilePart = { content: Buffer; name: string; field?: string };
-
 /** A multipart/form-data request, its JSON reply checked against the reference like api.call's. */
-const form = async (method: 'POST' | 'PUT', path: string, auth: Credentials, fields: Record<string, string>, file?: FilePart): Promise<Reply> => {
-  const body = new FormData();
-  for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  if (file) body.append(file.field ?? 'file', new Blob([file.content]), file.name);
-  const response = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: basic(auth) }, body });
-  const text = await response.text();
-  const parsed = text ? JSON.parse(text) : undefined;
-  api.conformance.check({ method, path: path.split('?')[0]!, status: response.status, body: parsed });
-  return { status: response.status, headers: response.headers, body: parsed, text };
-};
+const form = (method: 'POST' | 'PUT', path: string, auth: Credentials, fields: Record<string, string>, file?: FilePart): Promise<Reply> =>
+  api.form(method, path, { auth, fields, ...(file ? { file } : {}) });
 
 /** With a PDF unless told otherwise; null sends no file at all. */
 const upload = (auth: Credentials, fields: Record<string, string>, file: FilePart | null = { content: PDF, name: 'scan.pdf' }) => form('POST', '/documents', auth, fields, file ?? undefined);

@@ -373,12 +373,30 @@ describe('credentials', () => {
     expect(second.body.code).toBe('EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS');
   });
 
-  it('shows another platform nothing: 404 for its wallets, credentials and sessions', async () => {
+  it('lists no credentials and no sessions for an account that is no Embedded Wallet (unknown, or an ordinary account): 200 and an empty list, as the reference declares', async () => {
+    const unknown = 'InternalAccount:019542f5-b3e7-7d02-8000-00000000dead';
+    const customer = await api.call('POST', '/customers', { auth: platformA, body: { customerType: 'INDIVIDUAL', fullName: 'No Wallet', currencies: ['USD'] } });
+    const accounts = await eventually(
+      async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id as string)}`, { auth: platformA })).body.data as { id: string }[],
+      (list) => list.length > 0,
+    );
+    for (const accountId of [unknown, accounts[0]!.id]) {
+      for (const path of [`/auth/credentials?accountId=${accountId}`, `/auth/sessions?accountId=${accountId}`]) {
+        const reply = await api.call('GET', path, { auth: platformA });
+        expect([path, reply.status, reply.body]).toEqual([path, 200, { data: [] }]);
+      }
+    }
+  });
+
+  it('shows another platform nothing: empty lists of its credentials and sessions, 404 for everything else', async () => {
     const wallet = await newWallet();
     const session = await login(wallet);
+    // The reference declares no 404 for the lists: accountId filters, and another platform's wallet has nothing here.
+    for (const path of [`/auth/credentials?accountId=${wallet.accountId}`, `/auth/sessions?accountId=${wallet.accountId}`]) {
+      const reply = await api.call('GET', path, { auth: platformB });
+      expect([path, reply.status, reply.body]).toEqual([path, 200, { data: [] }]);
+    }
     for (const [method, path, body] of [
-      ['GET', `/auth/credentials?accountId=${wallet.accountId}`, undefined],
-      ['GET', `/auth/sessions?accountId=${wallet.accountId}`, undefined],
       ['POST', `/auth/credentials/${wallet.credentialId}/challenge`, {}],
       ['DELETE', `/auth/credentials/${wallet.credentialId}`, undefined],
       ['DELETE', `/auth/sessions/${session.id}`, undefined],
@@ -527,6 +545,22 @@ describe('customer email change', () => {
     expect((await api.call('GET', path, { auth: platformA })).body.email).toBe(wallet.email);
     const direct = await api.call('PATCH', path, { auth: platformA, body });
     expect([direct.status, direct.body.email]).toEqual([200, body.email]);
+  });
+});
+
+describe('the signed retry under one Idempotency-Key', () => {
+  it('leg 1 (the 202 challenge) is not the key’s answer: leg 2 under the same key runs the operation, and repeats of leg 2 replay its answer', async () => {
+    const wallet = await newWallet();
+    const oauth = { type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken({ sub: `keyed-${Date.now()}` }) };
+    const key = { 'idempotency-key': `signed-retry-${Date.now()}` };
+    const first = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: key });
+    expect([first.status, typeof first.body.payloadToSign]).toEqual([202, 'string']);
+    const second = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: { ...key, ...sandboxHeaders(first.body) } });
+    expect([second.status, second.body.type, second.headers.get('idempotency-replayed')]).toEqual([201, 'OAUTH', null]);
+    const again = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: { ...key, ...sandboxHeaders(first.body) } });
+    expect([again.status, again.body.id, again.headers.get('idempotency-replayed')]).toEqual([201, second.body.id, 'true']);
+    const types = ((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data as { type: string }[]).map((row) => row.type);
+    expect(types.sort()).toEqual(['EMAIL_OTP', 'OAUTH']);
   });
 });
 

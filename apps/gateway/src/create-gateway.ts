@@ -24,16 +24,24 @@ const MULTIPART_ROUTES = new Set([
 /** The sandbox's hosted KYC page posts an HTML form (application/x-www-form-urlencoded, parsed by Nest); no API route takes one. */
 const FORM_ROUTES = new Set([`POST /${API_VERSION}/kyc/:token`]);
 
+const hasBody = (request: FastifyRequest): boolean => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+
+// A Content-Type without a body describes nothing. Fastify would refuse an empty JSON body before
+// any route runs, where the reference makes some bodies optional (OptionalBody); without the
+// header the request simply has no body, and each route says whether it needs one.
+const dropTypeOfNoBody = (request: FastifyRequest): void => {
+  if (BODY_METHODS.has(request.method) && !hasBody(request)) delete request.headers['content-type'];
+};
+
 // Fastify would parse text/plain into a string and hand it to validation; refusing anything but
 // the route's own media type up front gives the client the real reason, before a large body is read.
 const requireMediaType = (request: FastifyRequest): void => {
   if (!BODY_METHODS.has(request.method)) return;
-  const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   const route = `${request.method} ${request.routeOptions.url}`;
   if (FORM_ROUTES.has(route) && mediaType === 'application/x-www-form-urlencoded') return;
   const expected = MULTIPART_ROUTES.has(route) ? 'multipart/form-data' : 'application/json';
-  if (hasBody && mediaType !== expected) {
+  if (hasBody(request) && mediaType !== expected) {
     throw invalidInput(`Content-Type must be ${expected}.`, { field: 'Content-Type' });
   }
 };
@@ -81,6 +89,7 @@ export async function createGateway(config: GatewayConfig, overrides: Pick<Gatew
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
     requireMediaType(request);
+    dropTypeOfNoBody(request);
   });
   const nestApp = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, { routes, logger, ...overrides }), adapter, {
     logger: nestLogger(logger),

@@ -395,8 +395,8 @@ describe('idempotency', () => {
     expect(fixed.status).toBe(201);
   });
 
-  it('scopes keys to the platform', async () => {
-    const keys = await redis.keys(`${config.redisKeyPrefix}idem:Platform:one:key-1`);
+  it('scopes keys to the actor: the platform, for every token of it', async () => {
+    const keys = await redis.keys(`${config.redisKeyPrefix}idem:Platform:one:platform:key-1`);
     expect(keys).toHaveLength(1);
   });
 });

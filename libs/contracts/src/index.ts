@@ -1,6 +1,7 @@
 export * from './messages';
 export * from './errors';
 export * from './ids';
+export * from './idempotency';
 export * from './money';
 export * from './subjects';
 export * from './pagination';

@@ -32,8 +32,14 @@ export type RequestContext = {
   correlationId: string;
   /**
    * The POST's Idempotency-Key, when it has one. A create derives its new resource's id from it
-   * (`idForRequest`), so a retry after an answer that never arrived (a 503, a lost connection)
-   * finds what the first attempt made instead of making a second one or a 409. Not stored in events.
+   * (`idForRequest`, in the actor's scope), so a retry after an answer that never arrived (a 503, a
+   * lost connection) finds what the first attempt made instead of making a second one. Not stored in events.
    */
   idempotencyKey?: string;
+  /**
+   * With idempotencyKey: the gateway's fingerprint of the request (method, path, body; idempotency.ts).
+   * A create keeps it with the resource it makes, so a later request under the same key is told
+   * apart: the same one is answered with that resource, another is a 409 (`requireSameRequest`).
+   */
+  requestFingerprint?: string;
 };

@@ -142,6 +142,10 @@ export class EmbeddedWallets {
     return wallet;
   }
 
+  private async listedWallet(accountId: unknown, platformId: string): Promise<{ accountId: string; customerId: string } | null> {
+    return typeof accountId === 'string' && isIdOf('InternalAccount', accountId) ? this.store.walletOf(accountId, platformId) : null;
+  }
+
   private async credentialOf(credentialId: string, platformId: string): Promise<CredentialRow> {
     const credential = isIdOf('AuthMethod', credentialId) ? await this.store.credential(credentialId, platformId) : null;
     if (!credential) throw notFound('Credential', credentialId);
@@ -186,9 +190,14 @@ export class EmbeddedWallets {
     }
   }
 
+  /**
+   * The lists take accountId as a filter, and the reference declares no 404 for them: an account
+   * that is not an Embedded Wallet of this platform (unknown, another kind, another platform's) has
+   * no credentials and no sessions here, so the list is empty, and tells nothing about other platforms.
+   */
   async listCredentials(context: RequestContext, accountId: unknown): Promise<{ data: AuthMethodWire[] }> {
-    const wallet = await this.wallet(accountId, context.platformId);
-    return { data: (await this.store.credentials(wallet.accountId, context.platformId)).map(renderCredential) };
+    const wallet = await this.listedWallet(accountId, context.platformId);
+    return { data: wallet ? (await this.store.credentials(wallet.accountId, context.platformId)).map(renderCredential) : [] };
   }
 
   async createCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
@@ -538,7 +547,8 @@ export class EmbeddedWallets {
   }
 
   async listSessions(context: RequestContext, accountId: unknown): Promise<{ data: AuthSessionWire[] }> {
-    const wallet = await this.wallet(accountId, context.platformId);
+    const wallet = await this.listedWallet(accountId, context.platformId);
+    if (!wallet) return { data: [] };
     const now = this.clock.now();
     const credentials = new Map((await this.store.credentials(wallet.accountId, context.platformId)).map((credential) => [credential.id, credential]));
     const sessions = (await this.store.sessions(wallet.accountId, context.platformId)).filter((session) => isActive(session, now));

@@ -51,6 +51,40 @@ describe('CreateExternalAccount', () => {
       .thenThrows((error) => error.code === 'CONFLICT' && error.status === 409));
 });
 
+// The id is derived from the Idempotency-Key: an account under it is this request again or another
+// request under a used key (decision 0028).
+describe('CreateExternalAccount under a used Idempotency-Key', () => {
+  const first = 'f1'.repeat(32);
+  const other = 'e2'.repeat(32);
+
+  it('answers the same request again with the account as it stands', () =>
+    given([created({ requestFingerprint: first })]).when(createCommand({ requestFingerprint: first })).thenNothingHappened());
+
+  it('keeps the fingerprint with the account it records', () =>
+    given([]).when(createCommand({ requestFingerprint: first })).then([created({ requestFingerprint: first })]));
+
+  it('refuses another request under the key with a 409 naming the account', () =>
+    given([created({ requestFingerprint: first })])
+      .when(createCommand({ requestFingerprint: other }))
+      .thenThrows((error) => error.status === 409 && error.code === 'CONFLICT' && error.details?.['resourceId'] === created().data['externalAccountId']));
+
+  it('never answers with another customer’s account, whatever the fingerprint', () =>
+    given([created({ requestFingerprint: first })])
+      .when(createCommand({ customerId: 'Customer:019542f5-b3e7-7d02-8000-0000000000ff', requestFingerprint: first }))
+      .thenThrows((error) => error.status === 409));
+
+  it('answers a request with a key for an account kept before fingerprints were (same owner)', () =>
+    given([created()]).when(createCommand({ requestFingerprint: other })).thenNothingHappened());
+
+  it('refuses the platform’s own account to a customer’s request', () =>
+    given([created({ customerId: null })]).when(createCommand({ requestFingerprint: other })).thenThrows((error) => error.status === 409));
+
+  it('refuses a deleted account’s key', () =>
+    given([created({ requestFingerprint: first }), { type: 'ExternalAccountDeleted', data: { externalAccountId: created().data['externalAccountId'] as string, deletedAt: '2026-01-01T00:00:00.000Z' } }])
+      .when(createCommand({ requestFingerprint: first }))
+      .thenThrows((error) => error.status === 409));
+});
+
 describe('identityKeyOf', () => {
   const key = (info = usdInfo, owner: string | null = customerId, currency = 'USD') => identityKeyOf(platformId, owner, currency, info);
 

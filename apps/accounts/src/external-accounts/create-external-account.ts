@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Command, DomainError, invalidInput, isIdOf } from '@corridor/contracts';
+import { type Command, DomainError, idempotencyConflict, invalidInput, isIdOf, requireSameRequest } from '@corridor/contracts';
 import { type AccountInfo, primaryIdentifierOf, validateAccountInfo } from './account-info';
 import type { ExternalAccount, ExternalAccountEvent } from './external-account';
 
@@ -15,6 +15,8 @@ export type CreateExternalAccount = Command<
     accountInfo: unknown;
     platformAccountId: string | null;
     defaultUmaDepositAccount: boolean;
+    /** The request's fingerprint, when it has an Idempotency-Key (the id is then derived from the key). */
+    requestFingerprint?: string;
   },
   { now: Date }
 >;
@@ -50,9 +52,15 @@ export const identityKeyOf = (platformId: string, customerId: string | null, cur
 };
 
 export const createExternalAccount = (command: CreateExternalAccount, state: ExternalAccount): ExternalAccountEvent[] => {
-  const { externalAccountId, platformId, customerId, currency, platformAccountId, defaultUmaDepositAccount } = command.data;
-  // Ids are generated per request, so an existing stream is a programming slip, never a client's retry.
-  if (state.kind !== 'None') throw new DomainError('CONFLICT', 'conflict', `External account ${externalAccountId} already exists.`, { externalAccountId });
+  const { externalAccountId, platformId, customerId, currency, platformAccountId, defaultUmaDepositAccount, requestFingerprint } = command.data;
+  // The id is derived from the Idempotency-Key (in the actor's scope): an account under it is this
+  // request again, answered as it stands, or another request under a used key, a 409, and never an
+  // account of another owner (decision 0028).
+  if (state.kind === 'Open' && state.platformId === platformId && state.customerId === customerId) {
+    requireSameRequest(state.requestFingerprint, requestFingerprint, externalAccountId);
+    return [];
+  }
+  if (state.kind !== 'None') throw idempotencyConflict(externalAccountId);
   if (!isIdOf('ExternalAccount', externalAccountId)) {
     throw invalidInput(`externalAccountId must be an ExternalAccount id, got ${externalAccountId}.`, { field: 'externalAccountId' });
   }
@@ -79,6 +87,7 @@ export const createExternalAccount = (command: CreateExternalAccount, state: Ext
         platformAccountId,
         defaultUmaDepositAccount,
         identityKey: identityKeyOf(platformId, customerId, currency, accountInfo),
+        ...(requestFingerprint !== undefined ? { requestFingerprint } : {}),
         createdAt: command.metadata.now.toISOString(),
       },
     },

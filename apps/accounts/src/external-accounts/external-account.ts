@@ -24,6 +24,8 @@ export type ExternalAccountCreated = Event<
     defaultUmaDepositAccount: boolean;
     /** The duplicate-detection key this account holds (see account-identity.ts); released on delete. */
     identityKey: string;
+    /** The gateway's fingerprint of the request that made it, when it came with an Idempotency-Key (decision 0028). */
+    requestFingerprint?: string;
     createdAt: string;
   }
 >;
@@ -46,6 +48,7 @@ export type ExistingExternalAccount = {
   currency: string;
   accountInfo: AccountInfo;
   identityKey: string;
+  requestFingerprint?: string;
   status: ExternalAccountStatus;
   verification: BeneficiaryVerification | null;
 };
@@ -60,8 +63,9 @@ export const initialExternalAccount = (): ExternalAccount => ({ kind: 'None' });
 
 export const evolveExternalAccount = (state: ExternalAccount, event: ExternalAccountEvent): ExternalAccount => {
   if (event.type === 'ExternalAccountCreated') {
-    const { externalAccountId, platformId, customerId, currency, accountInfo, identityKey } = event.data;
-    return { kind: 'Open', externalAccountId, platformId, customerId, currency, accountInfo, identityKey, status: 'PENDING', verification: null };
+    const { externalAccountId, platformId, customerId, currency, accountInfo, identityKey, requestFingerprint } = event.data;
+    const fingerprint = requestFingerprint !== undefined ? { requestFingerprint } : {};
+    return { kind: 'Open', externalAccountId, platformId, customerId, currency, accountInfo, identityKey, ...fingerprint, status: 'PENDING', verification: null };
   }
   // A recorded event is never refused; one that precedes the creation has nothing to apply to.
   if (state.kind === 'None') return state;

@@ -16,6 +16,7 @@ import {
   type ServiceRequest,
   subjects,
   idForRequest,
+  idempotencyScopeOf,
 } from '@corridor/contracts';
 import { EventSourcing, findPage } from '@corridor/event-store';
 import { accountIdentityDecider, claimAccountIdentity, releaseAccountIdentity } from './account-identity';
@@ -28,6 +29,7 @@ import {
   externalAccountDecider,
   externalAccountNotFound,
   type ExternalAccountCreated,
+  type ExternalAccountEvent,
   initialExternalAccount,
 } from './external-account';
 import { ExternalAccountEntity, type ExternalAccountRow, renderExternalAccount } from './external-account-view.projection';
@@ -71,13 +73,7 @@ export class ExternalAccountsController {
     const customerId = data.owner === 'CUSTOMER' ? (data.customerId ?? null) : null;
     if (data.owner === 'CUSTOMER' && customerId === null) throw invalidInput('customerId is required for a customer’s external account.', { field: 'customerId' });
     const now = this.clock.now();
-    const externalAccountId = idForRequest('ExternalAccount', context.platformId, 'create-external-account', context.idempotencyKey);
-    // A retry of a create whose answer was lost (a 503 while a replica died): the account exists.
-    const earlier = context.idempotencyKey ? (await this.eventSourcing.store.readStream(externalAccountId)).events : [];
-    if (earlier.length > 0) {
-      await this.eventSourcing.waitForReadModels(earlier);
-      return renderExternalAccount(await this.read(context, data.owner, externalAccountId));
-    }
+    const externalAccountId = idForRequest('ExternalAccount', idempotencyScopeOf(context), 'create-external-account', context.idempotencyKey);
     const command: CreateExternalAccount = {
       type: 'CreateExternalAccount',
       data: {
@@ -88,9 +84,18 @@ export class ExternalAccountsController {
         accountInfo: data.accountInfo,
         platformAccountId: data.platformAccountId ?? null,
         defaultUmaDepositAccount: data.defaultUmaDepositAccount ?? false,
+        ...(context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
       },
       metadata: { now },
     };
+    // A retry of a create whose answer was lost (a 503 while a replica died): the account exists,
+    // and the decider tells this request again (answered with it) from another one under the key (409).
+    const earlier = context.idempotencyKey ? (await this.eventSourcing.store.readStream(externalAccountId)).events : [];
+    if (earlier.length > 0) {
+      createExternalAccount(command, (earlier as unknown as ExternalAccountEvent[]).reduce(evolveExternalAccount, initialExternalAccount()));
+      await this.eventSourcing.waitForReadModels(earlier);
+      return renderExternalAccount(await this.read(context, data.owner, externalAccountId));
+    }
     const [created] = createExternalAccount(command, initialExternalAccount()) as [ExternalAccountCreated];
     // Suffix 105 (an account the bank refuses) throws its 400 here, before anything is written.
     const onboarding =
@@ -102,12 +107,17 @@ export class ExternalAccountsController {
       await this.eventSourcing.handle(
         externalAccountId,
         externalAccountDecider,
-        (state) => decideInSequence(state, [(current) => createExternalAccount(command, current), ...onboarding]),
+        // A twin under the same key that got there first leaves nothing to onboard: this request is
+        // answered with its account, or refused.
+        (state) => (state.kind === 'None' ? decideInSequence(state, [(current) => createExternalAccount(command, current), ...onboarding]) : createExternalAccount(command, state)),
         context,
         { assumeNew: true },
       );
     } catch (error) {
-      await this.releaseIdentity(context, identityKey, externalAccountId);
+      // The identity is given back unless that twin's account holds it.
+      const { events } = await this.eventSourcing.store.readStream(externalAccountId).catch(() => ({ events: [] }));
+      const holder = (events as unknown as ExternalAccountEvent[]).reduce(evolveExternalAccount, initialExternalAccount());
+      if (holder.kind === 'None' || holder.identityKey !== identityKey) await this.releaseIdentity(context, identityKey, externalAccountId);
       throw error;
     }
     if (customerId !== null && command.data.defaultUmaDepositAccount) {

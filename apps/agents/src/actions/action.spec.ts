@@ -34,6 +34,35 @@ describe('submitAction', () => {
   });
 });
 
+// The action id is derived from the agent's Idempotency-Key: an existing action under it is this
+// submission again or another request under a used key.
+describe('submitAction under a used Idempotency-Key', () => {
+  const first = 'a1'.repeat(32);
+  const submitted = (fingerprint?: string): ActionEvent => ({ type: 'AgentActionSubmitted', data: { action: { ...pending, ...(fingerprint ? { requestFingerprint: fingerprint } : {}) } } });
+  const submit = (data: Partial<typeof base> & { requestFingerprint?: string }) => ({ type: 'SubmitAction', data: { action: { ...base, ...data }, approvalRequired: true }, metadata: { now } }) as never;
+
+  it('answers the same submission again with nothing new, whatever the action became', () => {
+    spec(submitAction).given([submitted(first)]).when(submit({ requestFingerprint: first })).thenNothingHappened();
+    const approved: ActionEvent = { type: 'AgentActionApproved', data: { action: { ...pending, requestFingerprint: first, status: 'APPROVED', executionDue: true } } };
+    spec(submitAction).given([submitted(first), approved]).when(submit({ requestFingerprint: first })).thenNothingHappened();
+  });
+  it('keeps the fingerprint with the action it records', () => {
+    spec(submitAction).given().when(submit({ requestFingerprint: first })).then([submitted(first)]);
+  });
+  it('refuses another request under the same key with a 409 naming the action', () => {
+    spec(submitAction)
+      .given([submitted(first)])
+      .when(submit({ requestFingerprint: 'b2'.repeat(32), request: { ...base.request, amount: 999 } }))
+      .thenThrows((error) => error.status === 409 && error.details?.['resourceId'] === ids.actionId);
+  });
+  it("refuses another agent's submission under the action's id", () => {
+    spec(submitAction).given([submitted(first)]).when(submit({ agentId: 'Agent:other', requestFingerprint: first })).thenThrows((error) => error.status === 409);
+  });
+  it('refuses a submission without a key whose id names an action', () => {
+    spec(submitAction).given([submitted(first)]).when(submit({})).thenThrows((error) => error.status === 409);
+  });
+});
+
 describe('approve and reject', () => {
   const approve = { type: 'ApproveAction', data: ids, metadata: { now: later } } as never;
   const reject = (reason?: string) => ({ type: 'RejectAction', data: { ...ids, ...(reason ? { reason } : {}) }, metadata: { now: later } }) as never;

@@ -1,4 +1,16 @@
-import { type AgentActionStatus, type AgentActionType, type AgentActionWire, type AgentTransferDetails, type Command, DomainError, type Event, type QuoteWire, type TransactionWire } from '@corridor/contracts';
+import {
+  type AgentActionStatus,
+  type AgentActionType,
+  type AgentActionWire,
+  type AgentTransferDetails,
+  type Command,
+  DomainError,
+  type Event,
+  idempotencyConflict,
+  type QuoteWire,
+  requireSameRequest,
+  type TransactionWire,
+} from '@corridor/contracts';
 
 // The AgentAction aggregate: one stream per action (`AgentAction:<uuid>`), every event carrying the
 // action as it is after it. An action is submitted PENDING_APPROVAL (the platform decides) or
@@ -37,6 +49,8 @@ export type ActionView = {
   failureReason?: string;
   /** Minor units of the policy currency reserved against the agent's usage (released on REJECTED and FAILED). */
   charge: string;
+  /** The gateway's fingerprint of the request that submitted it, which a retry under its key must match (not on the wire). */
+  requestFingerprint?: string;
   executionDue: boolean;
   createdAt: string;
   updatedAt: string;
@@ -76,8 +90,22 @@ export const actionNotFound = (actionId: string): DomainError =>
 type At = { now: Date };
 
 export type SubmitAction = Command<'SubmitAction', { action: Omit<ActionView, 'status' | 'executionDue' | 'createdAt' | 'updatedAt'>; approvalRequired: boolean }, At>;
+
+/**
+ * An action id is derived from the agent's Idempotency-Key, so an existing action under it is either
+ * this submission again (a retry after a lost answer: answered with the action as it stands) or
+ * another request under a used key: a 409, whatever state the action is in.
+ */
+export const requireSameSubmission = (existing: ActionView, submitted: { agentId: string; requestFingerprint?: string | undefined }): void => {
+  if (existing.agentId !== submitted.agentId) throw idempotencyConflict(existing.id);
+  requireSameRequest(existing.requestFingerprint, submitted.requestFingerprint, existing.id);
+};
+
 export const submitAction = (command: SubmitAction, state: Action): ActionEvent[] => {
-  if (state.kind === 'Exists') return [];
+  if (state.kind === 'Exists') {
+    requireSameSubmission(state.action, command.data.action);
+    return [];
+  }
   const at = command.metadata.now.toISOString();
   const { approvalRequired } = command.data;
   const action: ActionView = { ...command.data.action, status: approvalRequired ? 'PENDING_APPROVAL' : 'APPROVED', executionDue: !approvalRequired, createdAt: at, updatedAt: at };

@@ -14,6 +14,7 @@ import {
   DomainError,
   invalidInput,
   idForRequest,
+  idempotencyScopeOf,
   isIdOf,
   type ListAgentApprovalsData,
   type Page,
@@ -34,7 +35,7 @@ import { filters, pageOf } from '../list';
 import { AgentParties } from '../parties';
 import { currenciesToConvertInto, evaluateSpend, type Rates } from '../policy/evaluate-policy';
 import { UsageLedger } from '../usage/usage-ledger';
-import { type ActionRequest, actionDecider, actionNotFound, type ActionView, approveAction, rejectAction, renderAction, submitAction } from './action';
+import { type ActionEvent, type ActionRequest, actionDecider, actionNotFound, type ActionView, approveAction, rejectAction, renderAction, requireSameSubmission, submitAction } from './action';
 import { ActionExecutor } from './action-executor';
 import { ActionEntity } from './action-view.projection';
 import { walletStampTargetOf } from './wallet-stamp';
@@ -201,11 +202,11 @@ export class ActionsController {
     for (const currency of currenciesToConvertInto(agent.policy, submission.currency)) rates[currency] = await this.parties.rate(context, submission.currency, currency);
     // Derived from the Idempotency-Key: a retry after an answer that never arrived (a 503 while
     // payments was slow, a replica killed) finds the action the first attempt recorded and resumes
-    // it, instead of reserving and moving the money a second time.
-    const actionId = idForRequest('AgentAction', context.platformId, `agent-${route}`, context.idempotencyKey);
-    if (context.idempotencyKey && (await this.eventSourcing.store.readStream(actionId)).events.length > 0) {
+    // it, instead of reserving and moving the money a second time; another request under the key is a 409.
+    const { actionId, earlier } = await this.actionIdFor(context, route, agent.id);
+    if (earlier) {
+      requireSameSubmission(earlier, { agentId: agent.id, requestFingerprint: context.requestFingerprint });
       const { action, refusal } = await this.executor.execute(actionId, context.platformId);
-      if (action.agentId !== agent.id) throw new DomainError('CONFLICT', 'conflict', 'This Idempotency-Key was used by another agent of this platform for another request; use a fresh key.', { field: 'Idempotency-Key' });
       if (refusal) throw refusal;
       return renderAction(action);
     }
@@ -229,6 +230,7 @@ export class ActionsController {
           ...(submission.quote ? { quote: submission.quote } : {}),
           ...details,
           charge: decision.charge.toString(),
+          ...(context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
         },
         approvalRequired: decision.executionMode === 'APPROVAL_REQUIRED',
       },
@@ -253,6 +255,29 @@ export class ActionsController {
     // given back; the agent hears payments' reason, which the AgentAction has no member for.
     if (refusal) throw refusal;
     return renderAction(action);
+  }
+
+  /**
+   * The action id of a submission, and the action already recorded under it. In the agent's own
+   * scope (decision 0028); before that an agent's action ids were derived in its platform's scope, so
+   * a retry that straddles the change looks there too and takes the action found only when it is
+   * this agent's. (That look-up can go once no retry can straddle it: keys are kept 24 h.)
+   */
+  private async actionIdFor(context: RequestContext, route: AgentRoute, agentId: string): Promise<{ actionId: string; earlier?: ActionView }> {
+    const operation = `agent-${route}`;
+    const actionId = idForRequest('AgentAction', idempotencyScopeOf(context), operation, context.idempotencyKey);
+    if (!context.idempotencyKey) return { actionId };
+    const earlier = await this.recorded(actionId);
+    if (earlier) return { actionId, earlier };
+    const legacyId = idForRequest('AgentAction', { platformId: context.platformId }, operation, context.idempotencyKey);
+    const legacy = await this.recorded(legacyId);
+    return legacy?.agentId === agentId ? { actionId: legacyId, earlier: legacy } : { actionId };
+  }
+
+  private async recorded(actionId: string): Promise<ActionView | undefined> {
+    const { events } = await this.eventSourcing.store.readStream(actionId);
+    const state = events.reduce((current, event) => actionDecider.evolve(current, event as unknown as ActionEvent), actionDecider.initialState());
+    return state.kind === 'Exists' ? state.action : undefined;
   }
 }
 

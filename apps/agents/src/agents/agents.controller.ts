@@ -18,6 +18,7 @@ import {
   grantorPermissionsOf,
   type RegenerateDeviceCodeData,
   idForRequest,
+  idempotencyScopeOf,
   invalidInput,
   type Page,
   type RequestContext,
@@ -89,7 +90,7 @@ export class AgentsController {
     // createAgent declares no 404 (decision 0016): a customerId naming no customer of this platform is a 400 on the field.
     const customer = await this.parties.customer(context, data.customerId, (message) => invalidInput(message, { field: 'customerId' }));
     // Derived from the Idempotency-Key: a retried create whose answer was lost finds the agent the first attempt made.
-    const agentId = idForRequest('Agent', context.platformId, 'create-agent', context.idempotencyKey);
+    const agentId = idForRequest('Agent', idempotencyScopeOf(context), 'create-agent', context.idempotencyKey);
     const now = this.clock.now();
     const deviceCode = newDeviceCode(now, this.options.deviceCodeTtlSeconds);
     const { platformId } = context;

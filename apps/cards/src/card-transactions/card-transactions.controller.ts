@@ -61,7 +61,10 @@ const parseAmount = (value: unknown, minimum: bigint): bigint => {
   return amount;
 };
 
-/** The same Idempotency-Key names the same transaction, so a retry cannot hold twice. */
+/**
+ * The same Idempotency-Key names the same transaction, so a retry cannot hold twice. Only a
+ * platform simulates card activity (sandbox), so its key's scope is the platform (decision 0028).
+ */
 export const cardTransactionIdFor = (platformId: string, cardId: string, idempotencyKey: string | undefined): string =>
   idempotencyKey === undefined ? newId('CardTransaction') : `CardTransaction:${uuidv5(`${platformId}\n${cardId}\n${idempotencyKey}`, CARD_TRANSACTION_ID_NAMESPACE)}`;
 

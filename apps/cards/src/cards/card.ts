@@ -31,6 +31,8 @@ export type CardView = {
    */
   detachedFundingSources?: string[];
   currency: string;
+  /** The gateway's fingerprint of the POST that issued it, which a retry under its Idempotency-Key must match (not on the wire). */
+  requestFingerprint?: string;
   createdAt: string;
   updatedAt: string;
 };

@@ -9,9 +9,10 @@ import {
   type CreateCardData,
   decodeCursor,
   DomainError,
+  idempotencyScopeOf,
+  idForRequest,
   isIdOf,
   type ListCardsData,
-  newId,
   type Page,
   type RequestContext,
   type ServiceRequest,
@@ -22,14 +23,14 @@ import {
   releaseUniqueValue,
   uniqueValueDecider,
 } from '@corridor/contracts';
-import { EventSourcing } from '@corridor/event-store';
-import { type Card, cardDecider, cardNotFound, type CardView, renderCard } from './card';
+import { EventSourcing, type RecordedEvent } from '@corridor/event-store';
+import { type Card, cardDecider, type CardEvent, cardNotFound, type CardView, renderCard } from './card';
 import { CARD_ISSUER, type CardIssuer, type IssuedCard } from './card-issuer';
 import { CARD_OPTIONS, type CardOptions } from './card-options';
 import { CardParties } from './card-parties';
 import { CardProvisioningProcessor } from './card-provisioning-processor';
 import { CardEntity } from './card-view.projection';
-import { type IssueCard, issueCard } from './issue-card';
+import { type IssueCard, issueCard, requireSameIssue } from './issue-card';
 import { CardClosings } from '../card-transactions/card-closings';
 import { requiresSignedRetry, type UpdateCard, updateCard } from './update-card';
 
@@ -60,7 +61,11 @@ export class CardsController {
   @MessagePattern(subjects.cards.card.create)
   async create(@Payload() request: ServiceRequest<CreateCardData>): Promise<CardWire> {
     const { context, data } = request;
-    const cardId = newId('Card');
+    // Derived from the Idempotency-Key: a retry after a lost answer finds the card the first attempt
+    // issued (another request under the key is a 409) instead of issuing a second one.
+    const cardId = idForRequest('Card', idempotencyScopeOf(context), 'create-card', context.idempotencyKey);
+    const earlier = context.idempotencyKey ? await this.issuedEarlier(context, cardId) : undefined;
+    if (earlier) return renderCard(earlier);
     const [cardholder, sources] = await Promise.all([this.parties.cardholder(context, data.cardholderId), this.parties.fundingSources(context, data.fundingSources ?? [])]);
     const now = this.clock.now();
     const platformCardId = data.platformCardId ?? `card_${randomBytes(8).toString('hex')}`;
@@ -77,6 +82,7 @@ export class CardsController {
         fundingSources: data.fundingSources,
         sources,
         issued,
+        ...(context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
       },
       metadata: { now, eligibleCurrencies: this.options.eligibleCurrencies },
     });
@@ -91,9 +97,25 @@ export class CardsController {
       this.processor.kick(cardId, context.platformId);
       return renderCard(state.card);
     } catch (error) {
-      await this.release(context, key, cardId);
+      // A twin under the same key that issued the card first holds the value: it stays the card's.
+      const twin = await this.stored(cardId).catch(() => undefined);
+      if (twin?.state.kind !== 'Exists' || twin.state.card.platformCardId !== platformCardId) await this.release(context, key, cardId);
       throw error;
     }
+  }
+
+  /** The card already issued under this id, when the request is the one that issued it (a 409 when it is another). */
+  private async issuedEarlier(context: RequestContext, cardId: string): Promise<CardView | undefined> {
+    const { state, events } = await this.stored(cardId);
+    if (state.kind !== 'Exists') return undefined;
+    requireSameIssue(state.card, context);
+    await this.eventSourcing.waitForReadModels(events);
+    return state.card;
+  }
+
+  private async stored(cardId: string): Promise<{ state: Card; events: RecordedEvent[] }> {
+    const { events } = await this.eventSourcing.store.readStream(cardId);
+    return { state: events.reduce((card, event) => cardDecider.evolve(card, event as unknown as CardEvent), cardDecider.initialState()), events };
   }
 
   @MessagePattern(subjects.cards.card.get)

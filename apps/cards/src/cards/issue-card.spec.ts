@@ -1,6 +1,6 @@
 // Pins down issuing a card: PENDING_ISSUE with the issuer's details and a provisioning check due
 // at once; a cardholder without APPROVED KYC and every kind of ineligible funding source refused
-// with the spec's codes; the same card id again is a no-op.
+// with the spec's codes; the same request again under its key is a no-op, another one a 409.
 import { DomainError } from '@corridor/contracts';
 import { deciderSpec } from '@corridor/testing';
 import { type Card, type CardEvent, cardDecider } from './card';
@@ -26,7 +26,19 @@ describe('IssueCard', () => {
       .when(issueCommand({ requestedPlatformCardId: undefined as unknown as string, platformCardId: 'card_generated' }))
       .then([{ type: 'CardIssued', data: { card: card({ platformCardId: 'card_generated', platformCardIdGenerated: true }), provisioningCheckAt: issuedAt } }]));
 
-  it('does nothing when the same card is issued again', () => spec.given([cardIssued()]).when(issueCommand()).thenNothingHappened());
+  describe('under a used Idempotency-Key (the card id is derived from it)', () => {
+    const first = 'c1'.repeat(32);
+    const issuedUnderKey: CardEvent = { type: 'CardIssued', data: { card: card({ requestFingerprint: first }), provisioningCheckAt: issuedAt } };
+
+    it('keeps the request’s fingerprint with the card', () => spec.given([]).when(issueCommand({ requestFingerprint: first })).then([issuedUnderKey]));
+    it('does nothing when the same request comes again', () => spec.given([issuedUnderKey]).when(issueCommand({ requestFingerprint: first })).thenNothingHappened());
+    it('refuses another request under the key with a 409 naming the card', () =>
+      spec
+        .given([issuedUnderKey])
+        .when(issueCommand({ requestFingerprint: 'd2'.repeat(32), platformCardId: 'other' }))
+        .thenThrows((error) => error.status === 409 && error.details?.['resourceId'] === card().id));
+    it('refuses a request without a key whose id names a card', () => spec.given([cardIssued()]).when(issueCommand()).thenThrows((error) => error.status === 409));
+  });
 
   it.each(['UNVERIFIED', 'PENDING', 'REJECTED', undefined] as const)('refuses a cardholder whose KYC is %s', (kycStatus) =>
     spec.given([]).when(issueCommand({ cardholderKycStatus: kycStatus })).thenThrows(refusedWith('CARDHOLDER_KYC_NOT_APPROVED')));

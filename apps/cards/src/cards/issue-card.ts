@@ -1,4 +1,4 @@
-import { type Command, DomainError, type KycStatus } from '@corridor/contracts';
+import { type Command, DomainError, idempotencyConflict, type KycStatus, requireSameRequest } from '@corridor/contracts';
 import type { Card, CardEvent, CardView } from './card';
 import type { IssuedCard } from './card-issuer';
 import { eligibleCurrencyOf, type FundingSourceFacts } from './funding-sources';
@@ -21,16 +21,27 @@ export type IssueCard = Command<
     fundingSources: string[];
     sources: FundingSourceFacts[];
     issued: IssuedCard;
+    /** The request's fingerprint, when it has an Idempotency-Key (the card id is then derived from the key). */
+    requestFingerprint?: string;
   },
   { now: Date; eligibleCurrencies: readonly string[] }
 >;
 
+/**
+ * The card id is derived from the Idempotency-Key (in the actor's scope), so a card under it is this
+ * request again (a retry after a lost answer: nothing new, answered with the card as it stands) or
+ * another request under a used key, a 409 (decision 0028).
+ */
+export const requireSameIssue = (card: CardView, request: { platformId: string; requestFingerprint?: string | undefined }): void => {
+  if (card.platformId !== request.platformId) throw idempotencyConflict(card.id);
+  requireSameRequest(card.requestFingerprint, request.requestFingerprint, card.id);
+};
+
 export const issueCard = (command: IssueCard, state: Card): CardEvent[] => {
   const { data, metadata } = command;
   if (state.kind === 'Exists') {
-    // The same card id again is the retry of one create (ids are per request): nothing new.
-    if (state.card.platformCardId === data.platformCardId && state.card.cardholderId === data.cardholderId) return [];
-    throw new DomainError('CONFLICT', 'conflict', `Card ${data.cardId} already exists.`);
+    requireSameIssue(state.card, data);
+    return [];
   }
   if (data.cardholderKycStatus !== 'APPROVED') {
     throw new DomainError(
@@ -59,6 +70,7 @@ export const issueCard = (command: IssueCard, state: Card): CardEvent[] => {
     issuerRef: data.issued.issuerRef,
     fundingSources: [...data.fundingSources],
     currency,
+    ...(data.requestFingerprint !== undefined ? { requestFingerprint: data.requestFingerprint } : {}),
     createdAt: at,
     updatedAt: at,
   };

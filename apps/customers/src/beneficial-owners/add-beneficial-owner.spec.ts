@@ -52,10 +52,25 @@ describe('AddBeneficialOwner', () => {
       .when(addOwnerCommand(createOwnerRequest({ personalInfo: personalInfo({ birthDate: '2030-01-01' }) })))
       .thenThrows((error) => expect(error).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'personalInfo.birthDate' } })));
 
-  it('does nothing when the same owner id is added again (a retried request)', () =>
-    given([businessCreated(), ownerAdded()])
-      .when(addOwnerCommand(createOwnerRequest()))
-      .thenNothingHappened());
+  describe('under a used Idempotency-Key (the owner id is derived from it)', () => {
+    const first = 'b1'.repeat(32);
+    it('keeps the request’s fingerprint with the owner', () =>
+      given([businessCreated()])
+        .when(addOwnerCommand(createOwnerRequest(), { requestFingerprint: first }))
+        .then([expect.objectContaining({ type: 'BeneficialOwnerAdded', data: expect.objectContaining({ requestFingerprint: first }) })]));
+    it('does nothing when the same request comes again', () =>
+      given([businessCreated(), ownerAdded({ requestFingerprint: first })])
+        .when(addOwnerCommand(createOwnerRequest(), { requestFingerprint: first }))
+        .thenNothingHappened());
+    it('refuses another request under the key with a 409 naming the owner', () =>
+      given([businessCreated(), ownerAdded({ requestFingerprint: first })])
+        .when(addOwnerCommand(createOwnerRequest({ ownershipPercentage: 10 }), { requestFingerprint: 'c2'.repeat(32) }))
+        .thenThrows((error) => expect(error).toMatchObject({ code: 'CONFLICT', status: 409, details: { resourceId: ownerId } })));
+    it('refuses a request without a key whose id names an owner', () =>
+      given([businessCreated(), ownerAdded()])
+        .when(addOwnerCommand(createOwnerRequest()))
+        .thenThrows((error) => expect(error).toMatchObject({ status: 409 })));
+  });
 
   it('refuses a deleted business with 410', () =>
     given([businessCreated(), { type: 'CustomerDeleted', data: { customerId, platformId, deletedAt: addedAt } }])

@@ -1,11 +1,18 @@
-import { type Command, type CreateBeneficialOwnerData, DomainError, invalidInput, type KycStatus } from '@corridor/contracts';
+import { type Command, type CreateBeneficialOwnerData, DomainError, invalidInput, type KycStatus, requireSameRequest } from '@corridor/contracts';
 import type { Customer, CustomerEvent, ExistingCustomer } from '../customers/customer';
 import { requireLiveCustomer } from '../customers/update-customer';
 import { type BeneficialOwner, totalOwnership } from './beneficial-owner';
 
 export type AddBeneficialOwner = Command<
   'AddBeneficialOwner',
-  { beneficialOwnerId: string; platformId: string; request: CreateBeneficialOwnerData; kycStatus: KycStatus },
+  {
+    beneficialOwnerId: string;
+    platformId: string;
+    request: CreateBeneficialOwnerData;
+    kycStatus: KycStatus;
+    /** The request's fingerprint, when it has an Idempotency-Key (the owner's id is then derived from the key). */
+    requestFingerprint?: string;
+  },
   { now: Date }
 >;
 
@@ -40,10 +47,15 @@ export const checkBirthDate = (birthDate: string | undefined, now: Date): void =
 };
 
 export const addBeneficialOwner = (command: AddBeneficialOwner, customer: Customer): CustomerEvent[] => {
-  const { beneficialOwnerId, platformId, request, kycStatus } = command.data;
+  const { beneficialOwnerId, platformId, request, kycStatus, requestFingerprint } = command.data;
   const business = requireBusiness(customer, request.customerId, platformId);
-  // A retried create (same id) has nothing left to do.
-  if (business.beneficialOwners.some((owner) => owner.beneficialOwnerId === beneficialOwnerId)) return [];
+  // The id is derived from the Idempotency-Key: an owner under it is this request again (a retry,
+  // nothing left to do) or another request under a used key, a 409 (decision 0028).
+  const earlier = business.beneficialOwners.find((owner) => owner.beneficialOwnerId === beneficialOwnerId);
+  if (earlier) {
+    requireSameRequest(earlier.requestFingerprint, requestFingerprint, beneficialOwnerId);
+    return [];
+  }
   if (business.beneficialOwners.length >= MAX_BENEFICIAL_OWNERS) {
     throw new DomainError('INVALID_INPUT', 'validation', `Customer ${request.customerId} already has ${MAX_BENEFICIAL_OWNERS} beneficial owners, the most one business may have.`, { field: 'customerId' });
   }
@@ -60,6 +72,7 @@ export const addBeneficialOwner = (command: AddBeneficialOwner, customer: Custom
         ownershipPercentage: request.ownershipPercentage,
         personalInfo: request.personalInfo,
         kycStatus,
+        ...(requestFingerprint !== undefined ? { requestFingerprint } : {}),
         addedAt: command.metadata.now.toISOString(),
       },
     },

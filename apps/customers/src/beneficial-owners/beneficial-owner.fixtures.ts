@@ -36,7 +36,9 @@ export const businessCreated = (businessInfo: Record<string, unknown> = {}, extr
   },
 });
 
-export const ownerAdded = (options: { id?: string; percentage?: number; roles?: string[]; kycStatus?: KycStatus; info?: Partial<BeneficialOwnerPersonalInfoWire> } = {}): CustomerEvent => ({
+export const ownerAdded = (
+  options: { id?: string; percentage?: number; roles?: string[]; kycStatus?: KycStatus; info?: Partial<BeneficialOwnerPersonalInfoWire>; requestFingerprint?: string } = {},
+): CustomerEvent => ({
   type: 'BeneficialOwnerAdded',
   data: {
     customerId,
@@ -46,6 +48,7 @@ export const ownerAdded = (options: { id?: string; percentage?: number; roles?: 
     ownershipPercentage: options.percentage ?? 60,
     personalInfo: personalInfo(options.info),
     kycStatus: options.kycStatus ?? 'APPROVED',
+    ...(options.requestFingerprint !== undefined ? { requestFingerprint: options.requestFingerprint } : {}),
     addedAt,
   },
 });
@@ -58,8 +61,17 @@ export const createOwnerRequest = (overrides: Partial<CreateBeneficialOwnerData>
   ...overrides,
 });
 
-export const addOwnerCommand = (request: CreateBeneficialOwnerData, options: { id?: string; platformId?: string; kycStatus?: KycStatus } = {}): AddBeneficialOwner => ({
+export const addOwnerCommand = (
+  request: CreateBeneficialOwnerData,
+  options: { id?: string; platformId?: string; kycStatus?: KycStatus; requestFingerprint?: string } = {},
+): AddBeneficialOwner => ({
   type: 'AddBeneficialOwner',
-  data: { beneficialOwnerId: options.id ?? ownerId, platformId: options.platformId ?? platformId, request, kycStatus: options.kycStatus ?? 'APPROVED' },
+  data: {
+    beneficialOwnerId: options.id ?? ownerId,
+    platformId: options.platformId ?? platformId,
+    request,
+    kycStatus: options.kycStatus ?? 'APPROVED',
+    ...(options.requestFingerprint !== undefined ? { requestFingerprint: options.requestFingerprint } : {}),
+  },
   metadata: { now: new Date(addedAt) },
 });

@@ -10,6 +10,8 @@ export type BeneficialOwner = {
   ownershipPercentage: number;
   personalInfo: BeneficialOwnerPersonalInfoWire;
   kycStatus: KycStatus;
+  /** The gateway's fingerprint of the POST that added it, which a retry under its Idempotency-Key must match (not on the wire). */
+  requestFingerprint?: string;
   createdAt: string;
   updatedAt: string;
 };
@@ -24,6 +26,8 @@ export type BeneficialOwnerAdded = Event<
     ownershipPercentage: number;
     personalInfo: BeneficialOwnerPersonalInfoWire;
     kycStatus: KycStatus;
+    /** When the POST came with an Idempotency-Key (the owner's id is then derived from it; decision 0028). */
+    requestFingerprint?: string;
     addedAt: string;
   }
 >;
@@ -52,9 +56,10 @@ export const applyOwnerChanges = (owner: BeneficialOwner, changes: BeneficialOwn
 export const evolveOwners = (owners: readonly BeneficialOwner[], event: BeneficialOwnerEvent): BeneficialOwner[] => {
   switch (event.type) {
     case 'BeneficialOwnerAdded': {
-      const { beneficialOwnerId, roles, ownershipPercentage, personalInfo, kycStatus, addedAt } = event.data;
+      const { beneficialOwnerId, roles, ownershipPercentage, personalInfo, kycStatus, requestFingerprint, addedAt } = event.data;
       if (owners.some((owner) => owner.beneficialOwnerId === beneficialOwnerId)) return [...owners];
-      return [...owners, { beneficialOwnerId, roles, ownershipPercentage, personalInfo, kycStatus, createdAt: addedAt, updatedAt: addedAt }];
+      const fingerprint = requestFingerprint !== undefined ? { requestFingerprint } : {};
+      return [...owners, { beneficialOwnerId, roles, ownershipPercentage, personalInfo, kycStatus, ...fingerprint, createdAt: addedAt, updatedAt: addedAt }];
     }
     case 'BeneficialOwnerUpdated':
       return owners.map((owner) => (owner.beneficialOwnerId === event.data.beneficialOwnerId ? applyOwnerChanges(owner, event.data.changes, event.data.updatedAt) : owner));

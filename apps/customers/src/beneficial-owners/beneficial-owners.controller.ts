@@ -7,8 +7,9 @@ import {
   type Clock,
   type CreateBeneficialOwnerData,
   DomainError,
+  idempotencyScopeOf,
+  idForRequest,
   type ListBeneficialOwnersData,
-  newId,
   type Page,
   type RequestContext,
   type ServiceRequest,
@@ -46,8 +47,14 @@ export class BeneficialOwnersController {
     const settings = await this.platformSettings.get(context);
     // A new owner goes through KYC automatically; the screening is recorded with the owner.
     const kycStatus = await this.providers[settings.environment].screenPerson(data.personalInfo);
-    const beneficialOwnerId = newId('BeneficialOwner');
-    const command = { type: 'AddBeneficialOwner' as const, data: { beneficialOwnerId, platformId: context.platformId, request: data, kycStatus }, metadata: { now: this.clock.now() } };
+    // Derived from the Idempotency-Key: a retry after a lost answer finds the owner the first attempt added.
+    const beneficialOwnerId = idForRequest('BeneficialOwner', idempotencyScopeOf(context), 'create-beneficial-owner', context.idempotencyKey);
+    const fingerprint = context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {};
+    const command = {
+      type: 'AddBeneficialOwner' as const,
+      data: { beneficialOwnerId, platformId: context.platformId, request: data, kycStatus, ...fingerprint },
+      metadata: { now: this.clock.now() },
+    };
     await this.write(data.customerId, () => this.eventSourcing.handle(data.customerId, customerDecider, (customer) => addBeneficialOwner(command, customer), context));
     return this.read(context, beneficialOwnerId);
   }

@@ -16,6 +16,7 @@ import {
   subjects,
   type UpdateCustomerData,
   idForRequest,
+  idempotencyScopeOf,
   claimUniqueValue,
   releaseUniqueValue,
   uniqueValueDecider,
@@ -54,7 +55,7 @@ export class CustomersController {
 
   private async createWith(request: ServiceRequest<CreateCustomerData>, settings: PlatformSettings): Promise<CustomerWire> {
     const { context, data } = request;
-    const customerId = idForRequest('Customer', context.platformId, 'create-customer', context.idempotencyKey);
+    const customerId = idForRequest('Customer', idempotencyScopeOf(context), 'create-customer', context.idempotencyKey);
     // A retry of a create whose answer was lost (a 503 while a replica died): the customer exists.
     const earlier = context.idempotencyKey ? await this.createdEarlier(customerId, context) : undefined;
     if (earlier) return earlier;

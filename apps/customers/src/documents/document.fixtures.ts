@@ -8,9 +8,17 @@ export const uploadedAt = '2026-03-01T10:45:00.000Z';
 export const metadata = (overrides: Partial<DocumentMetadata> = {}): DocumentMetadata => ({ documentType: 'CERTIFICATE_OF_INCORPORATION', country: 'US', ...overrides });
 export const storedFile = (blobKey = 'documents/first'): StoredDocumentFile => ({ blobKey, fileName: 'incorporation.pdf', size: 2048, sha256: 'ab'.repeat(32), contentType: 'application/pdf' });
 
-export const uploadCommand = (documentHolder: string, options: { platformId?: string; id?: string } = {}): UploadDocument => ({
+export const uploadCommand = (documentHolder: string, options: { platformId?: string; id?: string; requestFingerprint?: string; blobKey?: string } = {}): UploadDocument => ({
   type: 'UploadDocument',
-  data: { documentId: options.id ?? documentId, customerId, platformId: options.platformId ?? platformId, documentHolder, metadata: metadata(), file: storedFile() },
+  data: {
+    documentId: options.id ?? documentId,
+    customerId,
+    platformId: options.platformId ?? platformId,
+    documentHolder,
+    metadata: metadata(),
+    file: storedFile(options.blobKey),
+    ...(options.requestFingerprint !== undefined ? { requestFingerprint: options.requestFingerprint } : {}),
+  },
   metadata: { now: later },
 });
 export const replaceCommand = (blobKey: string, options: { platformId?: string } = {}): ReplaceDocument => ({
@@ -24,9 +32,9 @@ export const deleteCommand = (options: { platformId?: string } = {}): DeleteDocu
   metadata: { now: later },
 });
 
-export const documentUploaded = (documentHolder: string = customerId): CustomerEvent => ({
+export const documentUploaded = (documentHolder: string = customerId, requestFingerprint?: string): CustomerEvent => ({
   type: 'DocumentUploaded',
-  data: { customerId, platformId, documentId, documentHolder, metadata: metadata(), file: storedFile(), uploadedAt },
+  data: { customerId, platformId, documentId, documentHolder, metadata: metadata(), file: storedFile(), ...(requestFingerprint !== undefined ? { requestFingerprint } : {}), uploadedAt },
 });
 export const sentToProvider = (): CustomerEvent => ({
   type: 'VerificationSubmitted',

@@ -13,13 +13,25 @@ export type DocumentOnRecord = {
   file: StoredDocumentFile;
   /** True once a verification that went to the provider included it; then it cannot be deleted. */
   submitted: boolean;
+  /** The gateway's fingerprint of the upload that made it, which a retry under its Idempotency-Key must match (not on the wire). */
+  requestFingerprint?: string;
   createdAt: string;
   updatedAt: string;
 };
 
 export type DocumentUploaded = Event<
   'DocumentUploaded',
-  { customerId: string; platformId: string; documentId: string; documentHolder: string; metadata: DocumentMetadata; file: StoredDocumentFile; uploadedAt: string }
+  {
+    customerId: string;
+    platformId: string;
+    documentId: string;
+    documentHolder: string;
+    metadata: DocumentMetadata;
+    file: StoredDocumentFile;
+    /** When the upload came with an Idempotency-Key (the document's id is then derived from it; decision 0028). */
+    requestFingerprint?: string;
+    uploadedAt: string;
+  }
 >;
 /** A new file and metadata for the same document (typically after a rejection); it is not submitted until the next verification. */
 export type DocumentReplaced = Event<
@@ -35,9 +47,10 @@ export const documentEventTypes: readonly DocumentEvent['type'][] = ['DocumentUp
 export const evolveDocuments = (documents: readonly DocumentOnRecord[], event: DocumentEvent): DocumentOnRecord[] => {
   switch (event.type) {
     case 'DocumentUploaded': {
-      const { documentId, documentHolder, metadata, file, uploadedAt } = event.data;
+      const { documentId, documentHolder, metadata, file, requestFingerprint, uploadedAt } = event.data;
       if (documents.some((document) => document.documentId === documentId)) return [...documents];
-      return [...documents, { documentId, documentHolder, metadata, file, submitted: false, createdAt: uploadedAt, updatedAt: uploadedAt }];
+      const fingerprint = requestFingerprint !== undefined ? { requestFingerprint } : {};
+      return [...documents, { documentId, documentHolder, metadata, file, submitted: false, ...fingerprint, createdAt: uploadedAt, updatedAt: uploadedAt }];
     }
     case 'DocumentReplaced':
       return documents.map((document) =>

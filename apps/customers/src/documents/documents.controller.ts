@@ -8,8 +8,9 @@ import {
   DomainError,
   type DocumentIdData,
   type DocumentWire,
+  idempotencyScopeOf,
+  idForRequest,
   type ListDocumentsData,
-  newId,
   type Page,
   type ReplaceDocumentData,
   type RequestContext,
@@ -45,13 +46,17 @@ export class DocumentsController {
   async upload(@Payload() request: ServiceRequest<UploadDocumentData>): Promise<DocumentWire> {
     const { context, data } = request;
     const customerId = await this.customerOfHolder(context, data.documentHolder);
-    const documentId = newId('Document');
+    // Derived from the Idempotency-Key: a retry after a lost answer finds the document the first attempt recorded.
+    const documentId = idForRequest('Document', idempotencyScopeOf(context), 'upload-document', context.idempotencyKey);
+    const fingerprint = context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {};
     const command = {
       type: 'UploadDocument' as const,
-      data: { documentId, customerId, platformId: context.platformId, documentHolder: data.documentHolder, metadata: data.metadata, file: data.file },
+      data: { documentId, customerId, platformId: context.platformId, documentHolder: data.documentHolder, metadata: data.metadata, file: data.file, ...fingerprint },
       metadata: { now: this.clock.now() },
     };
-    await this.write(customerId, () => this.eventSourcing.handle(customerId, customerDecider, (customer) => uploadDocument(command, customer), context));
+    const { events } = await this.write(customerId, () => this.eventSourcing.handle(customerId, customerDecider, (customer) => uploadDocument(command, customer), context));
+    // A retry recorded nothing: the document keeps the first attempt's file, and this attempt's copy goes.
+    if (events.length === 0) await this.discard(data.file.blobKey);
     return renderDocument(await this.row(context, documentId));
   }
 

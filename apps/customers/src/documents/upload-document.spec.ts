@@ -43,10 +43,25 @@ describe('UploadDocument', () => {
       .when(uploadCommand(customerId))
       .thenThrows((error) => expect(error).toMatchObject({ code: 'CUSTOMER_DELETED', status: 410 })));
 
-  it('records nothing when the same upload is retried', () =>
-    given([businessCreated(), documentUploaded()])
-      .when(uploadCommand(customerId))
-      .then([]));
+  describe('under a used Idempotency-Key (the document id is derived from it)', () => {
+    const first = 'd1'.repeat(32);
+    it('keeps the upload’s fingerprint with the document', () =>
+      given([businessCreated()])
+        .when(uploadCommand(customerId, { requestFingerprint: first }))
+        .then([expect.objectContaining({ type: 'DocumentUploaded', data: expect.objectContaining({ requestFingerprint: first }) })]));
+    it('records nothing when the same upload is retried (its new copy of the file is not taken)', () =>
+      given([businessCreated(), documentUploaded(customerId, first)])
+        .when(uploadCommand(customerId, { requestFingerprint: first, blobKey: 'documents/retry' }))
+        .then([]));
+    it('refuses another upload under the key with a 409 naming the document', () =>
+      given([businessCreated(), documentUploaded(customerId, first)])
+        .when(uploadCommand(customerId, { requestFingerprint: 'e2'.repeat(32) }))
+        .thenThrows((error) => expect(error).toMatchObject({ code: 'CONFLICT', status: 409, details: { resourceId: documentId } })));
+    it('refuses an upload without a key whose id names a document', () =>
+      given([businessCreated(), documentUploaded()])
+        .when(uploadCommand(customerId))
+        .thenThrows((error) => expect(error).toMatchObject({ status: 409 })));
+  });
 });
 
 describe('ReplaceDocument', () => {

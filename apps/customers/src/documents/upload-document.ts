@@ -1,11 +1,20 @@
-import { type Command, DomainError, type DocumentMetadata, invalidInput, type StoredDocumentFile } from '@corridor/contracts';
+import { type Command, DomainError, type DocumentMetadata, invalidInput, requireSameRequest, type StoredDocumentFile } from '@corridor/contracts';
 import type { Customer, CustomerEvent, ExistingCustomer } from '../customers/customer';
 import { requireLiveCustomer } from '../customers/update-customer';
 import type { DocumentOnRecord } from './document';
 
 export type UploadDocument = Command<
   'UploadDocument',
-  { documentId: string; customerId: string; platformId: string; documentHolder: string; metadata: DocumentMetadata; file: StoredDocumentFile },
+  {
+    documentId: string;
+    customerId: string;
+    platformId: string;
+    documentHolder: string;
+    metadata: DocumentMetadata;
+    file: StoredDocumentFile;
+    /** The upload's fingerprint, when it has an Idempotency-Key (the document id is then derived from the key). */
+    requestFingerprint?: string;
+  },
   { now: Date }
 >;
 export type ReplaceDocument = Command<
@@ -41,16 +50,22 @@ const requireDocument = (customer: Customer, customerId: string, platformId: str
 };
 
 export const uploadDocument = (command: UploadDocument, customer: Customer): CustomerEvent[] => {
-  const { documentId, customerId, platformId, documentHolder, metadata, file } = command.data;
+  const { documentId, customerId, platformId, documentHolder, metadata, file, requestFingerprint } = command.data;
   const existing = requireHolder(customer, customerId, platformId, documentHolder);
-  // A retried upload (same id) has nothing left to do.
-  if (existing.documents.some((document) => document.documentId === documentId)) return [];
+  // The id is derived from the Idempotency-Key: a document under it is this upload again (a retry,
+  // nothing left to do) or another upload under a used key, a 409 (decision 0028).
+  const earlier = existing.documents.find((document) => document.documentId === documentId);
+  if (earlier) {
+    requireSameRequest(earlier.requestFingerprint, requestFingerprint, documentId);
+    return [];
+  }
   if (existing.documents.length >= MAX_DOCUMENTS_PER_CUSTOMER) {
     throw invalidInput(`Customer ${customerId} and its owners already have ${MAX_DOCUMENTS_PER_CUSTOMER} documents, the most one customer may have; delete or replace one.`, {
       field: 'documentHolder',
     });
   }
-  return [{ type: 'DocumentUploaded', data: { customerId, platformId, documentId, documentHolder, metadata, file, uploadedAt: command.metadata.now.toISOString() } }];
+  const fingerprint = requestFingerprint !== undefined ? { requestFingerprint } : {};
+  return [{ type: 'DocumentUploaded', data: { customerId, platformId, documentId, documentHolder, metadata, file, ...fingerprint, uploadedAt: command.metadata.now.toISOString() } }];
 };
 
 export const replaceDocument = (command: ReplaceDocument, customer: Customer): CustomerEvent[] => {

@@ -1,5 +1,5 @@
 import { Body, Controller, createParamDecorator, Delete, type ExecutionContext, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import {
   type AgentActionWire,
@@ -25,7 +25,7 @@ import { PublicRoute, RequiresPermission } from '../auth/permissions';
 import { type AuthenticatedRequest, Ctx, Grantor } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
 import { correlationIdOf } from '../http/request-id';
-import { IdPipe } from '../http/validation';
+import { IdPipe, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { AGENT_ACTION_TIMEOUT_MS } from './agent-me.controller';
 import { AgentActionRejectRequest, AgentCreateRequest, AgentPolicyUpdateRequest, AgentUpdateRequest, ListAgentsQuery, ListApprovalsQuery } from './agents.dto';
@@ -155,7 +155,13 @@ export class AgentsController {
   @Post(':agentId/actions/:actionId/reject')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
-  reject(@Param('agentId', agentId) agent: string, @Param('actionId', actionId) action: string, @Body() body: AgentActionRejectRequest, @Ctx() context: RequestContext): Promise<AgentActionWire> {
+  @ApiBody({ type: AgentActionRejectRequest, required: false })
+  reject(
+    @Param('agentId', agentId) agent: string,
+    @Param('actionId', actionId) action: string,
+    @OptionalBody(AgentActionRejectRequest) body: AgentActionRejectRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<AgentActionWire> {
     return this.call.request(subjects.agents.action.reject, { agentId: agent, actionId: action, ...defined({ ...body }) } satisfies RejectAgentActionData, context);
   }
 }

@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AuthMethodWire, type AuthSessionWire, type RequestContext, type SandboxMailWire, type SignedReply, subjects } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { SandboxOnlyGuard } from '../auth/sandbox-only';
-import { DiscriminatedBodyPipe, IdPipe } from '../http/validation';
+import { DiscriminatedBodyPipe, IdPipe, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { AccountIdQuery, AuthCredentialChallengeRequest, AuthSessionRefreshRequest, credentialCreateVariants, credentialVerifyVariants } from './auth-credentials.dto';
 import { answer, walletHeaders } from './signed-reply';
@@ -46,9 +46,10 @@ export class AuthCredentialsController {
 
   @Post('auth/credentials/:id/challenge')
   @RequiresPermission('MANAGE')
+  @ApiBody({ type: AuthCredentialChallengeRequest, required: false })
   async challenge(
     @Param('id', credentialId) id: string,
-    @Body() body: AuthCredentialChallengeRequest,
+    @OptionalBody(AuthCredentialChallengeRequest) body: AuthCredentialChallengeRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Ctx() context: RequestContext,
   ): Promise<unknown> {

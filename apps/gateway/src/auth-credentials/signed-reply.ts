@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { givesSignedRequestBack, type ReleaseSignedRequestData, type RequestContext, type SignedReply, subjects, type WalletAuthorization, type WalletSignatureHeaders } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
+import { markProvisional } from '../idempotency/provisional';
 import type { ServiceCall } from '../service-call';
 
 // The signed retry's headers go to the accounts service exactly as received; its reply carries
@@ -17,7 +18,9 @@ export const walletHeaders = (request: FastifyRequest): WalletSignatureHeaders =
   return { ...(walletSignature !== undefined ? { walletSignature } : {}), ...(requestId !== undefined ? { requestId } : {}) };
 };
 
+/** The signed retry's answer: a 202 challenge is leg 1, never the final answer its Idempotency-Key replays. */
 export const answer = <T>(reply: FastifyReply, result: SignedReply<T>): unknown => {
+  if (result.status === 202) markProvisional(reply);
   void reply.status(result.status);
   return result.body;
 };

@@ -9,6 +9,8 @@ import {
   DomainError,
   invalidInput,
   isIdOf,
+  type RequestContext,
+  requestFingerprint,
   type StoredDocumentFile,
 } from '@corridor/contracts';
 import type { FastifyRequest } from 'fastify';
@@ -134,6 +136,16 @@ export const discardUpload = async (blobs: BlobStore, upload: DocumentUpload, er
   if (!(error instanceof DomainError) || error.status >= 500) return;
   await blobs.delete(upload.file.blobKey).catch((deleteError: unknown) => orphaned(upload.file.blobKey, deleteError));
 };
+
+/**
+ * The request's context with a fingerprint of the upload itself. The idempotency interceptor runs
+ * before the form is read, so its fingerprint of a multipart request knows only the path; the
+ * service compares this one (the fields and the file's digest) when a key is used again.
+ */
+export const withUploadFingerprint = (context: RequestContext, request: FastifyRequest, upload: DocumentUpload): RequestContext =>
+  context.idempotencyKey === undefined
+    ? context
+    : { ...context, requestFingerprint: requestFingerprint(request.method, request.url, { ...upload.fields, file: { sha256: upload.file.sha256, fileName: upload.file.fileName } }) };
 
 const logger = createLogger('gateway:documents');
 /** A refused upload whose file could not be deleted: an orphan in the blob store, never a document without its file. */

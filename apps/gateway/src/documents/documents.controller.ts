@@ -9,7 +9,7 @@ import { Ctx } from '../auth/request-context';
 import { pageOf, PageQuery } from '../http/list-query';
 import { IdPipe, Optional } from '../http/validation';
 import { ServiceCall } from '../service-call';
-import { discardUpload, documentHolderOf, documentMetadataOf, receiveDocument } from './document-upload';
+import { discardUpload, documentHolderOf, documentMetadataOf, receiveDocument, withUploadFingerprint } from './document-upload';
 
 const documentId = new IdPipe('Document', 'REFERENCE_NOT_FOUND', 'Document');
 
@@ -69,7 +69,7 @@ export class DocumentsController {
     const upload = await receiveDocument(request, this.blobs);
     try {
       const data: UploadDocumentData = { documentHolder: documentHolderOf(upload.fields), metadata: documentMetadataOf(upload.fields, ['documentHolder']), file: upload.file };
-      return await this.call.request(subjects.customers.document.upload, data, context);
+      return await this.call.request(subjects.customers.document.upload, data, withUploadFingerprint(context, request, upload));
     } catch (error) {
       await discardUpload(this.blobs, upload, error);
       throw error;

@@ -1,13 +1,12 @@
-import { type CallHandler, type ExecutionContext, HttpStatus, Injectable, type NestInterceptor } from '@nestjs/common';
-import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
-import { DomainError, type ErrorBody, invalidInput } from '@corridor/contracts';
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { DomainError, type ErrorBody, idempotencyScopeKey, idempotencyScopeOf, invalidInput, requestFingerprint } from '@corridor/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, from, map, type Observable, of, switchMap, throwError } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/request-context';
 import { toHttpError } from '../http/errors';
 import { RouteTable } from '../http/route-table';
-import { requestFingerprint } from './fingerprint';
 import { IdempotencyStore, isErrorOutcome, type StoredOutcome } from './idempotency.store';
+import { isProvisional } from './provisional';
 import { createLogger } from '@corridor/messaging';
 
 const ACCEPTABLE_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -19,7 +18,11 @@ const ACCEPTABLE_KEY = /^[\x21-\x7e]{1,255}$/;
 // client can retry, correct the body or sign the request, under the same key.
 const isReplayable = (body: ErrorBody): boolean => body.status < 500 && body.status !== 401 && body.status !== 429 && body.code !== 'INVALID_INPUT';
 
-/** Idempotency-Key on POST: the first outcome for a key is replayed to every repeat for 24 h. */
+/**
+ * Idempotency-Key on POST: the first outcome for a key, in its actor's scope (the platform, or one
+ * of its agents), is replayed to every repeat for 24 h. A reply the route marks provisional (a
+ * signed retry's 202 challenge) is not an outcome: the key is released for the request that follows.
+ */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
@@ -34,38 +37,45 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (typeof key !== 'string' || !ACCEPTABLE_KEY.test(key)) {
       return throwError(() => invalidInput('Idempotency-Key must be 1 to 255 printable ASCII characters.', { field: 'Idempotency-Key' }));
     }
-    const { platformId } = request.corridor.context;
-    // The services derive a created resource's id from the key (idForRequest): a retry after a
-    // lost answer then finds what the first attempt made.
-    request.corridor.context = { ...request.corridor.context, idempotencyKey: key };
+    const scope = idempotencyScopeKey(idempotencyScopeOf(request.corridor.context));
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
-    const successStatus = (Reflect.getMetadata(HTTP_CODE_METADATA, host.getHandler()) as number | undefined) ?? HttpStatus.CREATED;
+    // The services derive a created resource's id from the key (idForRequest) and keep the
+    // fingerprint with it: a retry after a lost answer then finds what the first attempt made, and
+    // another request under the key is refused, even after this record is gone.
+    request.corridor.context = { ...request.corridor.context, idempotencyKey: key, requestFingerprint: fingerprint };
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    return from(this.store.claim(platformId, key, fingerprint)).pipe(
+    return from(this.store.claim(scope, key, fingerprint)).pipe(
       switchMap((claim) => {
         if (claim.kind === 'replay') return replay(reply, claim.outcome);
         return next.handle().pipe(
           // The record is written before the reply leaves, so a retry that follows at once replays it.
           // When the record cannot be written the reply still goes out (the command is done), and the log
           // says that a retry under this key will not be recognised as one until the claim expires.
-          switchMap((body) => from(this.store.complete(platformId, key, fingerprint, { status: successStatus, body }).catch((error: unknown) => unrecorded(key, error))).pipe(map(() => body))),
-          catchError((error: unknown) => from(this.recordFailure(error, request, platformId, key, fingerprint)).pipe(switchMap(() => throwError(() => error)))),
+          switchMap((body) => from(this.recordSuccess(reply, scope, key, fingerprint, body)).pipe(map(() => body))),
+          catchError((error: unknown) => from(this.recordFailure(error, request, scope, key, fingerprint)).pipe(switchMap(() => throwError(() => error)))),
         );
       }),
     );
   }
 
-  private async recordFailure(error: unknown, request: FastifyRequest, platformId: string, key: string, fingerprint: string): Promise<void> {
+  private async recordSuccess(reply: FastifyReply, scope: string, key: string, fingerprint: string, body: unknown): Promise<void> {
+    const recorded = isProvisional(reply) ? this.store.release(scope, key) : this.store.complete(scope, key, fingerprint, { status: reply.statusCode, body });
+    await recorded.catch((error: unknown) => unrecorded(key, error));
+  }
+
+  private async recordFailure(error: unknown, request: FastifyRequest, scope: string, key: string, fingerprint: string): Promise<void> {
     const { body } = toHttpError(error, { method: request.method, url: request.url }, this.routes);
     const outcome: StoredOutcome = { status: body.status, body };
     // The client gets the command's own error either way; a record that could not be written is logged.
-    await (isReplayable(body) ? this.store.complete(platformId, key, fingerprint, outcome) : this.store.release(platformId, key)).catch((recordError: unknown) => unrecorded(key, recordError));
+    await (isReplayable(body) ? this.store.complete(scope, key, fingerprint, outcome) : this.store.release(scope, key)).catch((recordError: unknown) => unrecorded(key, recordError));
   }
 }
 
 const replay = (reply: FastifyReply, outcome: StoredOutcome): Observable<unknown> => {
   void reply.header('idempotency-replayed', 'true');
   if (isErrorOutcome(outcome)) return throwError(() => DomainError.fromBody(outcome.body));
+  // The status the first answer went out with (a route may answer 200 or 201 by outcome).
+  void reply.status(outcome.status);
   return of(outcome.body);
 };
 

@@ -19,7 +19,8 @@ const unavailable = () =>
 const conflict = (message: string) => new DomainError('CONFLICT', 'conflict', message);
 
 /**
- * Idempotency records in Redis, one per (platform, key). A claim is written with SET NX before
+ * Idempotency records in Redis, one per (scope, key): the scope is the actor's (the platform, or
+ * one of its agents; idempotencyScopeKey), so an agent and its platform never share a record. A claim is written with SET NX before
  * the request runs, so of two concurrent duplicates exactly one runs and the other waits for
  * its outcome. A claim without an outcome expires after a bounded time, so a gateway that
  * crashes mid-request does not block the key for a day.
@@ -35,8 +36,8 @@ export class IdempotencyStore {
     this.pendingTtlMs = Math.max(30_000, config.requestTimeoutMs * 4);
   }
 
-  async claim(platformId: string, key: string, fingerprint: string): Promise<Claim> {
-    const redisKey = this.redis.key('idem', platformId, key);
+  async claim(scope: string, key: string, fingerprint: string): Promise<Claim> {
+    const redisKey = this.redis.key('idem', scope, key);
     const deadline = Date.now() + this.config.requestTimeoutMs + 2_000;
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt += 1) {
       const claimed = await this.guard(() => this.redis.client.set(redisKey, JSON.stringify({ fingerprint }), 'PX', this.pendingTtlMs, 'NX'));
@@ -48,13 +49,13 @@ export class IdempotencyStore {
     throw conflict('A request with this Idempotency-Key is still being processed. Retry shortly.');
   }
 
-  async complete(platformId: string, key: string, fingerprint: string, outcome: StoredOutcome): Promise<void> {
+  async complete(scope: string, key: string, fingerprint: string, outcome: StoredOutcome): Promise<void> {
     const value = JSON.stringify({ fingerprint, outcome } satisfies Record);
-    await this.guard(() => this.redis.client.set(this.redis.key('idem', platformId, key), value, 'PX', RETENTION_MS));
+    await this.guard(() => this.redis.client.set(this.redis.key('idem', scope, key), value, 'PX', RETENTION_MS));
   }
 
-  async release(platformId: string, key: string): Promise<void> {
-    await this.guard(() => this.redis.client.del(this.redis.key('idem', platformId, key)));
+  async release(scope: string, key: string): Promise<void> {
+    await this.guard(() => this.redis.client.del(this.redis.key('idem', scope, key)));
   }
 
   private async waitForOutcome(redisKey: string, fingerprint: string, deadline: number): Promise<StoredOutcome | undefined> {
@@ -63,7 +64,7 @@ export class IdempotencyStore {
       if (raw === null) return undefined;
       const record = JSON.parse(raw) as Record;
       if (record.fingerprint !== fingerprint) {
-        throw conflict('This Idempotency-Key was already used with a different request. Use a new key for a new request.');
+        throw conflict('This Idempotency-Key was already used with a different request. Use a new key for a new request, or send the first request again unchanged.');
       }
       if (record.outcome) return record.outcome;
       if (Date.now() > deadline) throw conflict('A request with this Idempotency-Key is still being processed. Retry shortly.');

@@ -18,7 +18,7 @@ import { PublicRoute, RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { API_VERSION, GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { correlationIdOf } from '../http/request-id';
-import { createValidationPipe, IdPipe, InputShapePipe, Optional } from '../http/validation';
+import { IdPipe, Optional, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { messagePage, openPage, redirectTarget } from './kyc-link-page';
 
@@ -34,9 +34,6 @@ export class KycLinkCreateRequest {
   redirectUri?: string;
 }
 
-const bodyShape = new InputShapePipe();
-const bodyValidation = createValidationPipe();
-
 /** POST /customers/{id}/kyc-link (the reference's createCustomerKycLink). */
 @ApiTags('KYC/KYB Verifications')
 @ApiBasicAuth()
@@ -51,10 +48,12 @@ export class KycLinksController {
   @HttpCode(201)
   @RequiresPermission('MANAGE')
   @ApiBody({ type: KycLinkCreateRequest, required: false })
-  async create(@Param('customerId', customerId) id: string, @Req() request: FastifyRequest, @Ctx() context: RequestContext): Promise<KycLinkWire> {
-    // The body is optional: no body is the same as {}.
-    const metadata = { type: 'body' as const, metatype: KycLinkCreateRequest };
-    const body = (await bodyValidation.transform(bodyShape.transform(request.body ?? {}, metadata), metadata)) as KycLinkCreateRequest;
+  async create(
+    @Param('customerId', customerId) id: string,
+    @OptionalBody(KycLinkCreateRequest) body: KycLinkCreateRequest,
+    @Req() request: FastifyRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<KycLinkWire> {
     const data: CreateKycLinkData = { customerId: id, ...(body.redirectUri ? { redirectUri: body.redirectUri } : {}) };
     const issued = await this.call.request<KycLinkIssued>(subjects.customers.kycLink.create, data, context);
     const base = this.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;

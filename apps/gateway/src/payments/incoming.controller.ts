@@ -1,13 +1,13 @@
-import { Body, Controller, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import { type ApproveIncomingPaymentData, type IncomingTransactionWire, type RejectIncomingPaymentData, type RequestContext, type SandboxUmaReceiveData, subjects } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { SandboxOnlyGuard } from '../auth/sandbox-only';
 import { defined } from '../http/list-query';
-import { IdPipe } from '../http/validation';
+import { IdPipe, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
-import { ApprovePaymentRequest, optionalBody, RejectPaymentRequest, SandboxUmaReceiveRequest } from './incoming.dto';
+import { ApprovePaymentRequest, RejectPaymentRequest, SandboxUmaReceiveRequest } from './incoming.dto';
 
 const transactionId = new IdPipe('Transaction', 'TRANSACTION_NOT_FOUND', 'Transaction');
 
@@ -32,9 +32,13 @@ export class IncomingPaymentsController {
   @RequiresPermission('TRANSACT')
   @ApiTags('Transactions')
   @ApiBody({ type: ApprovePaymentRequest, required: false })
-  approve(@Param('transactionId', transactionId) id: string, @Req() request: { body?: unknown }, @Ctx() context: RequestContext): Promise<IncomingTransactionWire> {
-    const { receiverCustomerInfo } = optionalBody(request.body, 'receiverCustomerInfo');
-    const data: ApproveIncomingPaymentData = { transactionId: id, ...(receiverCustomerInfo !== undefined ? { receiverCustomerInfo: receiverCustomerInfo as Record<string, unknown> } : {}) };
+  approve(
+    @Param('transactionId', transactionId) id: string,
+    @OptionalBody(ApprovePaymentRequest) body: ApprovePaymentRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<IncomingTransactionWire> {
+    const { receiverCustomerInfo } = body;
+    const data: ApproveIncomingPaymentData = { transactionId: id, ...(receiverCustomerInfo !== undefined ? { receiverCustomerInfo } : {}) };
     return this.call.request(subjects.payments.incoming.approve, data, context);
   }
 
@@ -43,9 +47,9 @@ export class IncomingPaymentsController {
   @RequiresPermission('TRANSACT')
   @ApiTags('Transactions')
   @ApiBody({ type: RejectPaymentRequest, required: false })
-  reject(@Param('transactionId', transactionId) id: string, @Req() request: { body?: unknown }, @Ctx() context: RequestContext): Promise<IncomingTransactionWire> {
-    const { reason } = optionalBody(request.body, 'reason');
-    const data: RejectIncomingPaymentData = { transactionId: id, ...(reason !== undefined ? { reason: reason as string } : {}) };
+  reject(@Param('transactionId', transactionId) id: string, @OptionalBody(RejectPaymentRequest) body: RejectPaymentRequest, @Ctx() context: RequestContext): Promise<IncomingTransactionWire> {
+    const { reason } = body;
+    const data: RejectIncomingPaymentData = { transactionId: id, ...(reason !== undefined ? { reason } : {}) };
     return this.call.request(subjects.payments.incoming.reject, data, context);
   }
 }

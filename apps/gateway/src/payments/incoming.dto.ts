@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy } from 'class-validator';
 import { CURRENCY_CODE } from '../customers/customer.dto';
-import { type FieldProblem, invalidFields, Optional } from '../http/validation';
+import { Optional } from '../http/validation';
 
 // Bodies of POST /sandbox/uma/receive and of approve / reject on a pending incoming payment. The
 // UMA addresses' shape and the receiver are checked by the payments service, which answers
@@ -21,34 +21,30 @@ export class SandboxUmaReceiveRequest {
   receivingCurrencyAmount: number;
 }
 
-/** Documentation only: approve and reject take an optional body, checked by optionalBody below. */
+const MAX_INFO_KEYS = 50;
+const MAX_INFO_CHARACTERS = 10_000;
+const infoMessage = `receiverCustomerInfo must be an object of at most ${MAX_INFO_KEYS} members (${MAX_INFO_CHARACTERS} characters as JSON)`;
+
+/** The optional bodies of approve and reject on a pending incoming payment (read with OptionalBody). */
 export class ApprovePaymentRequest {
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() receiverCustomerInfo?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @Optional()
+  @IsObject({ message: infoMessage })
+  @ValidateBy({
+    name: 'isBoundedInfo',
+    validator: {
+      validate: (value) =>
+        typeof value === 'object' && value !== null && Object.keys(value).length <= MAX_INFO_KEYS && JSON.stringify(value).length <= MAX_INFO_CHARACTERS,
+      defaultMessage: () => infoMessage,
+    },
+  })
+  receiverCustomerInfo?: Record<string, unknown>;
 }
 
 export class RejectPaymentRequest {
-  @ApiPropertyOptional({ example: 'RESTRICTED_JURISDICTION' }) @Optional() @IsString() @MaxLength(255) reason?: string;
+  @ApiPropertyOptional({ example: 'RESTRICTED_JURISDICTION' })
+  @Optional()
+  @IsString({ message: 'reason must be a string of at most 255 characters' })
+  @MaxLength(255, { message: 'reason must be a string of at most 255 characters' })
+  reason?: string;
 }
-
-const MAX_INFO_KEYS = 50;
-
-/**
- * The reference makes these bodies optional, which the global body pipes (a body must be an
- * object) cannot express, so the raw body is checked here: absent or {} is fine; anything else
- * must be an object with only the named member, of the right type.
- */
-export const optionalBody = (raw: unknown, member: 'receiverCustomerInfo' | 'reason'): Record<string, unknown> => {
-  if (raw === undefined || raw === null || raw === '') return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalidFields([{ field: '(body)', problem: 'the request body must be a JSON object' }]);
-  const problems: FieldProblem[] = [];
-  for (const key of Object.keys(raw)) if (key !== member) problems.push({ field: key, problem: `property ${key} should not exist` });
-  const value = (raw as Record<string, unknown>)[member];
-  if (value !== undefined) {
-    if (member === 'reason' && (typeof value !== 'string' || value.length > 255 || value.includes('\u0000'))) problems.push({ field: member, problem: 'reason must be a string of at most 255 characters' });
-    if (member === 'receiverCustomerInfo' && (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length > MAX_INFO_KEYS || JSON.stringify(value).length > 10_000 || JSON.stringify(value).includes('\\u0000'))) {
-      problems.push({ field: member, problem: `receiverCustomerInfo must be an object of at most ${MAX_INFO_KEYS} members` });
-    }
-  }
-  if (problems.length > 0) throw invalidFields(problems);
-  return raw as Record<string, unknown>;
-};

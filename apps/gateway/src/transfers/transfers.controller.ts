@@ -1,12 +1,9 @@
-import { Body, Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
-import type { FastifyRequest } from 'fastify';
 import { type ConfirmReceiptData, type RequestContext, subjects, type TransactionWire, type TransferInData, type TransferOutData } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
-import { fieldProblems, IdPipe, invalidFields } from '../http/validation';
+import { IdPipe, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { ConfirmReceiptDeliveryRequest, TransferInRequest, TransferOutRequest } from './transfers.dto';
 
@@ -67,17 +64,17 @@ export class TransfersController {
 export class TransactionReceiptsController {
   constructor(private readonly call: ServiceCall) {}
 
-  /** The body is optional (the reference's ConfirmReceiptDeliveryRequest), so it is read here rather than by the body pipes. */
+  /** The body is optional (the reference's ConfirmReceiptDeliveryRequest). */
   @Post(':transactionId/confirm')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
   @ApiBody({ type: ConfirmReceiptDeliveryRequest, required: false })
-  async confirm(@Param('transactionId', transactionId) id: string, @Req() request: FastifyRequest, @Ctx() context: RequestContext): Promise<TransactionWire> {
-    const raw = request.body ?? {};
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidFields([{ field: '(body)', problem: 'the request body must be a JSON object' }]);
-    const errors = await validate(plainToInstance(ConfirmReceiptDeliveryRequest, raw), { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } });
-    if (errors.length > 0) throw invalidFields(fieldProblems(errors));
-    const { receiptDeliveryConfirmedAt } = raw as ConfirmReceiptDeliveryRequest;
+  confirm(
+    @Param('transactionId', transactionId) id: string,
+    @OptionalBody(ConfirmReceiptDeliveryRequest) body: ConfirmReceiptDeliveryRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<TransactionWire> {
+    const { receiptDeliveryConfirmedAt } = body;
     const data: ConfirmReceiptData = { transactionId: id, ...(receiptDeliveryConfirmedAt !== undefined ? { receiptDeliveryConfirmedAt } : {}) };
     return this.call.request(subjects.payments.transaction.confirm, data, context);
   }

@@ -12,6 +12,7 @@ import {
   isIdOf,
   isSupportedCurrency,
   idForRequest,
+  idempotencyScopeOf,
   type Page,
   type UmaDepositTargetsData,
   type UmaDepositTargetsWire,
@@ -87,7 +88,7 @@ export class IncomingController {
           })
         : await this.receiver(context, data).then(async (found) => [found, await this.depositOf(context, found.id, currency), await this.rates.current()] as const);
     // From the Idempotency-Key: a retry after an answer that never arrived finds the first attempt's payment.
-    const transactionId = idForRequest('Transaction', context.platformId, 'sandbox-uma-receive', context.idempotencyKey);
+    const transactionId = idForRequest('Transaction', idempotencyScopeOf(context), 'sandbox-uma-receive', context.idempotencyKey);
     const command: ReceiveIncomingPayment = {
       type: 'ReceiveIncomingPayment',
       data: {

@@ -70,7 +70,21 @@ describe('CreateInvitation', () => {
 
   it('refuses a zero amount', () => creating.given([]).when(create({ amountToSend: { value: '0', currency: 'USD' } })).thenThrows(code('AMOUNT_OUT_OF_RANGE')));
 
-  it('never creates one code twice', () => creating.given([created]).when(create()).thenThrows(code('CONFLICT')));
+  it('never creates one code twice', () => creating.given([created]).when(create()).thenThrows((error) => expect(error).toMatchObject({ code: 'CONFLICT', details: { reason: 'CODE_TAKEN' } })));
+
+  describe('under a used Idempotency-Key (the code is the one the key claimed)', () => {
+    const first = 'f1'.repeat(32);
+    const createdUnderKey: InvitationEvent = { type: 'InvitationCreated', data: { invitation: { ...pending, requestFingerprint: first } } };
+    it('keeps the request’s fingerprint with the invitation', () => creating.given([]).when(create({ requestFingerprint: first })).then([createdUnderKey]));
+    it('does nothing when the same request comes again', () => creating.given([createdUnderKey]).when(create({ requestFingerprint: first })).thenNothingHappened());
+    it('refuses another request under the key with a 409 naming the invitation', () =>
+      creating
+        .given([createdUnderKey])
+        .when(create({ requestFingerprint: 'a2'.repeat(32), firstName: 'Other' }))
+        .thenThrows((error) => expect(error).toMatchObject({ status: 409, details: { resourceId: 'abc123defg' } })));
+    it('tells a code another platform holds apart from a retry', () =>
+      creating.given([created]).when(create({ platformId: otherPlatformId, requestFingerprint: first })).thenThrows((error) => expect(error).toMatchObject({ details: { reason: 'CODE_TAKEN' } })));
+  });
 });
 
 describe('ClaimInvitation', () => {

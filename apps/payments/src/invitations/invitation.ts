@@ -1,4 +1,4 @@
-import { type AmountJson, type Command, DomainError, type InvitationStatus, type InvitationWire, invalidInput, toWireAmount } from '@corridor/contracts';
+import { type AmountJson, type Command, DomainError, type InvitationStatus, type InvitationWire, invalidInput, requireSameRequest, toWireAmount } from '@corridor/contracts';
 
 // The Invitation aggregate: one stream per invitation, stream id `Invitation:<code>` (the code is
 // the invitation's only public id, and appending the first event at version 0 is what makes it
@@ -23,6 +23,8 @@ export type InvitationView = {
   /** The platform whose customer claimed it (another platform may claim: the code is the capability). */
   claimedByPlatformId?: string;
   cancelledAt?: string;
+  /** The gateway's fingerprint of the POST that made it, which a retry under its Idempotency-Key must match (not on the wire). */
+  requestFingerprint?: string;
 };
 
 export type InvitationCreated = { type: 'InvitationCreated'; data: { invitation: InvitationView } };
@@ -54,6 +56,8 @@ export type CreateInvitation = Command<
     firstName?: string;
     amountToSend?: AmountJson;
     expiresAt?: string;
+    /** The request's fingerprint, when it has an Idempotency-Key (its code is then the one the key's claim names). */
+    requestFingerprint?: string;
   },
   { now: Date; ttlSeconds: number }
 >;
@@ -64,10 +68,20 @@ export const invitationNotFound = (code: string): DomainError => new DomainError
 
 export const isExpired = (invitation: InvitationView, now: Date): boolean => invitation.status === 'PENDING' && now.getTime() >= Date.parse(invitation.expiresAt);
 
+/** A random code that names an invitation already (50 random bits drawn twice): the caller draws another. */
+export const codeTaken = (code: string): DomainError => new DomainError('CONFLICT', 'conflict', `Invitation ${code} already exists.`, { reason: 'CODE_TAKEN' });
+
 export const createInvitation = (command: CreateInvitation, state: Invitation): InvitationEvent[] => {
-  const { code, platformId, url, inviterUma, inviterCustomerId, firstName, amountToSend, expiresAt } = command.data;
+  const { code, platformId, url, inviterUma, inviterCustomerId, firstName, amountToSend, expiresAt, requestFingerprint } = command.data;
   const { now, ttlSeconds } = command.metadata;
-  if (state.kind !== 'None') throw new DomainError('CONFLICT', 'conflict', `Invitation ${code} already exists.`);
+  if (state.kind !== 'None') {
+    // Under an Idempotency-Key the code is the one its claim names: an invitation there is this
+    // request again (nothing new) or another request under a used key, a 409 (decision 0028).
+    // Without a key the code was drawn at random, so an invitation there is a code drawn twice.
+    if (requestFingerprint === undefined || state.invitation.platformId !== platformId) throw codeTaken(code);
+    requireSameRequest(state.invitation.requestFingerprint, requestFingerprint, code);
+    return [];
+  }
   let expiry = new Date(now.getTime() + ttlSeconds * 1000);
   if (expiresAt !== undefined) {
     expiry = new Date(expiresAt);
@@ -90,6 +104,7 @@ export const createInvitation = (command: CreateInvitation, state: Invitation): 
     expiresAt: expiry.toISOString(),
     ...(firstName !== undefined ? { firstName } : {}),
     ...(amountToSend !== undefined ? { amountToSend } : {}),
+    ...(requestFingerprint !== undefined ? { requestFingerprint } : {}),
   };
   return [{ type: 'InvitationCreated', data: { invitation } }];
 };

@@ -3,11 +3,14 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   type ClaimInvitationData,
+  claimUniqueValue,
   CLOCK,
   type Clock,
   type CreateInvitationData,
   type CustomerWire,
   DomainError,
+  idempotencyScopeOf,
+  idForRequest,
   type InvitationCodeData,
   type InvitationWire,
   invalidInput,
@@ -17,7 +20,10 @@ import {
   type Page,
   type RequestContext,
   type ServiceRequest,
+  releaseUniqueValue,
   subjects,
+  uniqueValueDecider,
+  type UniqueValueEvent,
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
@@ -46,6 +52,9 @@ export const INVITATION_CODE = /^[0-9a-z]{4,32}$/;
 
 export const newInvitationCode = (): string => [...randomBytes(CODE_LENGTH)].map((byte) => CODE_ALPHABET[byte % 32]).join('');
 
+/** The stream where an Idempotency-Key's invitation code is claimed, in the key's actor scope. */
+const codeClaimKey = (context: RequestContext): string => idForRequest('InvitationKey', idempotencyScopeOf(context), 'create-invitation', context.idempotencyKey);
+
 /**
  * POST /invitations, GET /invitations/{code}, POST …/claim, POST …/cancel. The code is the
  * capability: any platform holding it can read and claim the invitation (its invitee is usually a
@@ -67,32 +76,69 @@ export class InvitationsController {
     if (!isUmaAddress(data.inviterUma)) throw invalidUmaAddress('inviterUma', data.inviterUma);
     const inviter = await this.customerAt(context, data.inviterUma);
     const currency = inviter.currencies?.find(isSupportedCurrency) ?? 'USD';
+    const now = this.clock.now();
+    const commandFor = (code: string): CreateInvitation => ({
+      type: 'CreateInvitation',
+      data: {
+        code,
+        platformId: context.platformId,
+        url: `${this.options.invitationUrlBase}${code}`,
+        inviterUma: inviter.umaAddress,
+        inviterCustomerId: inviter.id,
+        ...(data.firstName !== undefined ? { firstName: data.firstName } : {}),
+        ...(data.amountToSend !== undefined ? { amountToSend: { value: data.amountToSend, currency } } : {}),
+        ...(data.expiresAt !== undefined ? { expiresAt: data.expiresAt } : {}),
+        ...(context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
+      },
+      metadata: { now, ttlSeconds: this.options.invitationTtlSeconds },
+    });
+    // Decide once before a code is claimed, so a refused request claims nothing.
+    createInvitation(commandFor(newInvitationCode()), invitationDecider.initialState());
     for (let attempt = 0; ; attempt += 1) {
-      const code = newInvitationCode();
-      const command: CreateInvitation = {
-        type: 'CreateInvitation',
-        data: {
-          code,
-          platformId: context.platformId,
-          url: `${this.options.invitationUrlBase}${code}`,
-          inviterUma: inviter.umaAddress,
-          inviterCustomerId: inviter.id,
-          ...(data.firstName !== undefined ? { firstName: data.firstName } : {}),
-          ...(data.amountToSend !== undefined ? { amountToSend: { value: data.amountToSend, currency } } : {}),
-          ...(data.expiresAt !== undefined ? { expiresAt: data.expiresAt } : {}),
-        },
-        metadata: { now: this.clock.now(), ttlSeconds: this.options.invitationTtlSeconds },
-      };
+      const { code, drawn } = await this.codeFor(context);
       try {
-        const { state } = await this.eventSourcing.handle(invitationStreamId(code), invitationDecider, (current) => createInvitation(command, current), context, { assumeNew: true });
+        const { state } = await this.eventSourcing.handle(invitationStreamId(code), invitationDecider, (current) => createInvitation(commandFor(code), current), context, { assumeNew: true });
         if (state.kind !== 'Exists') throw new Error(`Invitation ${code} was not created.`);
-        return renderInvitation(state.invitation, command.metadata.now);
+        return renderInvitation(state.invitation, now);
       } catch (error) {
-        // A code drawn twice (50 random bits): draw another.
-        if (error instanceof DomainError && error.code === 'CONFLICT' && attempt < 3) continue;
-        throw error;
+        // A code drawn here that names an invitation already (50 random bits drawn twice): draw another.
+        if (!drawn || !(error instanceof DomainError && error.code === 'CONFLICT') || attempt >= 3) throw error;
+        if (context.idempotencyKey) await this.releaseCode(context, code);
       }
     }
+  }
+
+  /**
+   * The code of a new invitation. It is the capability to read and claim it, so it is never derived
+   * from the Idempotency-Key (a key is no secret): a random code is drawn, and under a key it is
+   * claimed in the key's own stream, where a retry after a lost answer finds it (decision 0028).
+   */
+  private async codeFor(context: RequestContext): Promise<{ code: string; drawn: boolean }> {
+    if (!context.idempotencyKey) return { code: newInvitationCode(), drawn: true };
+    const claimKey = codeClaimKey(context);
+    const claimed = await this.claimedCode(claimKey);
+    if (claimed) return { code: claimed, drawn: false };
+    const code = newInvitationCode();
+    const claim = { type: 'ClaimUniqueValue' as const, data: { key: claimKey, ownerId: code, conflictCode: 'CONFLICT', conflictMessage: 'claimed by a twin' }, metadata: {} };
+    try {
+      await this.eventSourcing.handle(claimKey, uniqueValueDecider, (value) => claimUniqueValue(claim, value), context, { assumeNew: true });
+      return { code, drawn: true };
+    } catch (error) {
+      // A twin under the same key claimed first: its code is this request's too.
+      const twin = error instanceof DomainError && error.code === 'CONFLICT' ? await this.claimedCode(claimKey) : undefined;
+      if (!twin) throw error;
+      return { code: twin, drawn: false };
+    }
+  }
+
+  private async claimedCode(claimKey: string): Promise<string | undefined> {
+    const { events } = await this.eventSourcing.store.readStream(claimKey);
+    return events.reduce((value, event) => uniqueValueDecider.evolve(value, event as unknown as UniqueValueEvent), uniqueValueDecider.initialState()).ownerId ?? undefined;
+  }
+
+  private async releaseCode(context: RequestContext, code: string): Promise<void> {
+    const claimKey = codeClaimKey(context);
+    await this.eventSourcing.handle(claimKey, uniqueValueDecider, (value) => releaseUniqueValue(claimKey, code, value), context);
   }
 
   @MessagePattern(subjects.payments.invitation.get)

@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { CLOCK, type Clock, type CreateQuoteData, currencyOf, DomainError, idForRequest, invalidInput, isIdOf, type QuoteIdData, type QuoteWire, type RequestContext, type ServiceRequest, subjects } from '@corridor/contracts';
+import { CLOCK, type Clock, type CreateQuoteData, currencyOf, DomainError, idForRequest, idempotencyScopeOf, invalidInput, isIdOf, type QuoteIdData, type QuoteWire, type ServiceRequest, subjects } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { feeTermsFor } from '../exchange-rates/fee-schedule';
 import { ExchangeRateCache } from '../exchange-rates/rate-provider';
@@ -52,10 +52,11 @@ export class QuotesController {
     checkPayerFields(requiredPayerFields(corridor, lookup?.requiredPayerDataFields), payer, data.senderCustomerInfo);
     const priced = snapshot.currencies.includes(source.currency) && snapshot.currencies.includes(destination.currency);
     // Ids from the Idempotency-Key: a retry after an answer that never arrived finds the first
-    // attempt's quote instead of making a second one.
-    const operation = quoteOperation(context);
-    const transactionId = idForRequest('Transaction', context.platformId, operation, context.idempotencyKey);
-    const quoteId = idForRequest('Quote', context.platformId, operation, context.idempotencyKey);
+    // attempt's quote instead of making a second one. An agent's quotes and the platform's own are
+    // apart even under one key: the key's scope is the actor's.
+    const scope = idempotencyScopeOf(context);
+    const transactionId = idForRequest('Transaction', scope, 'create-quote', context.idempotencyKey);
+    const quoteId = idForRequest('Quote', scope, 'create-quote', context.idempotencyKey);
     const command: CreateQuote = {
       type: 'CreateQuote',
       data: {
@@ -113,6 +114,3 @@ export class QuotesController {
     return renderQuote(row);
   }
 }
-
-/** An agent's quotes and the platform's own are apart even under one Idempotency-Key. */
-const quoteOperation = (context: RequestContext): string => (context.actor.kind === 'agent' ? `create-quote:${context.actor.agentId}` : 'create-quote');

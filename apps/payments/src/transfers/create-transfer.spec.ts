@@ -67,7 +67,7 @@ describe('CreateTransfer', () => {
       .when(createTransferCommand({ amount: '1', fingerprint: 'another' }))
       .thenThrows((error) => {
         expect(error).toBeInstanceOf(DomainError);
-        expect([error.code, error.status, error.details?.['transactionId']]).toEqual(['CONFLICT', 409, transactionId]);
+        expect([error.code, error.status, error.details?.['resourceId']]).toEqual(['CONFLICT', 409, transactionId]);
       }));
 });
 

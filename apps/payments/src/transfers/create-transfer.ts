@@ -1,4 +1,4 @@
-import { type Command, DomainError, invalidInput, TRANSFER_AMOUNT_MAX, type TransactionRecord } from '@corridor/contracts';
+import { type Command, DomainError, idempotencyConflict, invalidInput, requireSameRequest, TRANSFER_AMOUNT_MAX, type TransactionRecord } from '@corridor/contracts';
 import type { Transaction, TransactionEvent } from '../transactions/transaction';
 import type { TransferCreated, TransferDirection, TransferTerms } from '../transactions/transfer-events';
 
@@ -22,14 +22,12 @@ export type CreateTransfer = Command<
   { now: Date }
 >;
 
-export const idempotencyConflict = (transactionId: string): DomainError =>
-  new DomainError('CONFLICT', 'conflict', `This Idempotency-Key was already used with a different request: it created transfer ${transactionId}. Use a new key for a new transfer.`, {
-    transactionId,
-  });
-
 export const createTransfer = (command: CreateTransfer, state: Transaction): TransactionEvent[] => {
   const { transfer, customerId, platformCustomerId, counterpartyInformation, agentId } = command.data;
-  if (state.kind === 'Transfer' && state.transfer.fingerprint === transfer.fingerprint) return [];
+  if (state.kind === 'Transfer') {
+    requireSameRequest(state.transfer.fingerprint, transfer.fingerprint, transfer.transactionId);
+    return [];
+  }
   if (state.kind !== 'None') throw idempotencyConflict(transfer.transactionId);
   const createdAt = command.metadata.now.toISOString();
   const internal = { sourceType: 'ACCOUNT' as const, accountId: transfer.internalAccountId, currency: transfer.currency };

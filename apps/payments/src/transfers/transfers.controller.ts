@@ -44,7 +44,11 @@ const parseAmount = (value: unknown): bigint => {
 /**
  * The transfer's id: derived from the Idempotency-Key when the request has one, so a retry (or a
  * twin racing it) names the same stream and the same ledger hold and cannot move money twice even
- * when the gateway's idempotency record is gone; a fresh uuid v7 otherwise.
+ * when the gateway's idempotency record is gone; a fresh uuid v7 otherwise. Its scope is the
+ * platform's (decision 0028): a platform's own /transfer-out and /transfer-in carry its client's key,
+ * and an agent's transfers arrive only from the agents service keyed by the AgentAction's id, which
+ * is itself derived in the agent's scope. The derivation stays as it was, so an action resumed
+ * across the deploy finds the transfer it already made instead of moving the money again.
  */
 export const transferIdFor = (platformId: string, direction: TransferDirection, idempotencyKey: string | undefined): string =>
   idempotencyKey === undefined ? newId('Transaction') : `Transaction:${uuidv5(`${platformId}\n${direction}\n${idempotencyKey}`, TRANSFER_ID_NAMESPACE)}`;

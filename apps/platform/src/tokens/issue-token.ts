@@ -1,10 +1,18 @@
-import { type ApiTokenWire, type Clock, type CreateTokenData, grantorPermissionsOf, newId, type RequestContext } from '@corridor/contracts';
+import {
+  type ApiTokenWire,
+  type Clock,
+  type CreateTokenData,
+  grantorPermissionsOf,
+  idempotencyScopeOf,
+  idForRequest,
+  type RequestContext,
+} from '@corridor/contracts';
 import type { EventSourcing } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
 import { ApiTokenEntity, renderApiToken } from './api-token.projection';
-import { createToken } from './create-token';
+import { createToken, requireSameToken } from './create-token';
 import { hashSecret, newClientId, newClientSecret } from './secrets';
-import { tokenDecider } from './token';
+import { evolveToken, initialToken, type Token, tokenDecider, type TokenEvent } from './token';
 import { freeTokenSlot, takeTokenSlot, tokenSlotsDecider, tokenSlotsStreamId } from './token-slots';
 
 export type TokenLimits = { tokensMax: number };
@@ -24,9 +32,13 @@ const oneAtATime = <T>(platformId: string, write: () => Promise<T>): Promise<T> 
 };
 
 /**
- * Creates a token and returns it with its secret, which exists only in this reply. The token first
- * takes one of its platform's slots (the cap, token-slots.ts); a creation that is then refused
- * (a permission its grantor does not hold) or fails gives the slot back.
+ * Creates a token and returns it with its secret, which exists only in this reply. The token id is
+ * derived from the Idempotency-Key, so a retry after a lost answer finds the token the first attempt
+ * made instead of making a second one; it is answered without clientSecret, which was never kept
+ * (decision 0028: delete that token and create another if its secret was lost with the answer).
+ * The token first takes one of its platform's slots (the cap, token-slots.ts); a creation that is
+ * then refused (a permission its grantor does not hold) or fails gives the slot back, unless the
+ * token exists after all (a concurrent attempt under the same key made it).
  */
 export const issueToken = async (
   eventSourcing: EventSourcing,
@@ -35,34 +47,47 @@ export const issueToken = async (
   request: CreateTokenData,
   limits: TokenLimits,
 ): Promise<ApiTokenWire> => {
-  const tokenId = newId('Token');
-  const { platformId } = context;
+  const tokenId = idForRequest('Token', idempotencyScopeOf(context), 'create-token', context.idempotencyKey);
+  if (context.idempotencyKey) {
+    const earlier = await issuedEarlier(eventSourcing, context, tokenId);
+    if (earlier) return earlier;
+  }
   await takeSlot(eventSourcing, context, tokenId, limits);
   const clientSecret = newClientSecret();
   try {
     const data = {
       tokenId,
-      platformId,
+      platformId: context.platformId,
       name: request.name,
       permissions: request.permissions,
       grantorPermissions: grantorPermissionsOf(request),
       clientId: newClientId(),
       secretHash: await hashSecret(clientSecret),
+      ...(context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
     };
     const now = clock.now();
-    await eventSourcing.handle(
-      tokenId,
-      tokenDecider,
-      (token) => createToken({ type: 'CreateToken', data, metadata: { now } }, token),
-      context,
-      { assumeNew: true },
-    );
+    const decide = (token: Token) => createToken({ type: 'CreateToken', data, metadata: { now } }, token);
+    await eventSourcing.handle(tokenId, tokenDecider, decide, context, { assumeNew: true });
   } catch (error) {
-    await releaseTokenSlot(eventSourcing, context, tokenId);
+    if ((await readToken(eventSourcing, tokenId)).token.status === 'None') await releaseTokenSlot(eventSourcing, context, tokenId);
     throw error;
   }
   const row = await eventSourcing.em.findOneOrFail(ApiTokenEntity, { id: tokenId });
   return { ...renderApiToken(row), clientSecret };
+};
+
+const readToken = async (eventSourcing: EventSourcing, tokenId: string) => {
+  const { events } = await eventSourcing.store.readStream(tokenId);
+  return { events, token: events.reduce((state, event) => evolveToken(state, event as unknown as TokenEvent), initialToken()) };
+};
+
+/** The token an earlier attempt under this key made (the same request), as GET shows it; a 409 for another request. */
+const issuedEarlier = async (eventSourcing: EventSourcing, context: RequestContext, tokenId: string): Promise<ApiTokenWire | undefined> => {
+  const { events, token } = await readToken(eventSourcing, tokenId);
+  if (token.status === 'None') return undefined;
+  requireSameToken(token, context);
+  await eventSourcing.waitForReadModels(events);
+  return renderApiToken(await eventSourcing.em.findOneOrFail(ApiTokenEntity, { id: tokenId }));
 };
 
 const takeSlot = async (eventSourcing: EventSourcing, context: RequestContext, tokenId: string, limits: TokenLimits): Promise<void> => {

@@ -31,6 +31,23 @@ describe('CreateToken', () => {
     given([])
       .when(create(['VIEW', 'MANAGE'], ['MANAGE']))
       .then([{ type: 'TokenCreated', data: { ...data, permissions: ['VIEW', 'MANAGE'], createdAt: now.toISOString() } }]));
+
+  describe('under a used Idempotency-Key (the token id is derived from it)', () => {
+    const first = 'a1'.repeat(32);
+    const underKey = (fingerprint: string | undefined, permissions: CreateToken['data']['permissions'] = ['VIEW']): CreateToken => ({
+      type: 'CreateToken',
+      data: { ...data, permissions, grantorPermissions: all, ...(fingerprint ? { requestFingerprint: fingerprint } : {}) },
+      metadata: { now },
+    });
+    const createdUnderKey: TokenEvent = { type: 'TokenCreated', data: { ...data, requestFingerprint: first, createdAt: now.toISOString() } };
+
+    it('keeps the request’s fingerprint with the token', () => given([]).when(underKey(first)).then([createdUnderKey]));
+    it('does nothing when the same request comes again', () => given([createdUnderKey]).when(underKey(first)).thenNothingHappened());
+    it('refuses another request under the key with a 409 naming the token', () =>
+      given([createdUnderKey]).when(underKey('b2'.repeat(32), ['MANAGE'])).thenThrows((error) => error.status === 409 && error.details?.['resourceId'] === tokenId));
+    it('refuses the key of a token deleted since', () =>
+      given([createdUnderKey, { type: 'TokenDeleted', data: { tokenId, platformId, deletedAt: now.toISOString() } }]).when(underKey(first)).thenThrows((error) => error.status === 409));
+  });
 });
 
 describe('DeleteToken', () => {
