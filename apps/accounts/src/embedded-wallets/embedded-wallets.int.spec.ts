@@ -18,6 +18,7 @@ import { PurgeSandboxMailboxJob } from './purge-sandbox-mailbox.job';
 import { SandboxMailbox } from './sandbox-mailbox';
 import { compressedPublicKey, generateP256KeyPair } from './wallet-crypto';
 import { WalletStore } from './wallet-store';
+import { WalletConsents } from '../internal-accounts/wallet-consents';
 
 const database = useTestDatabase();
 let pool: Pool;
@@ -40,7 +41,8 @@ const recordingMailer = (): OtpMailer & { sent: OtpMail[] } => {
   const sent: OtpMail[] = [];
   return { sent, send: async (mail) => void sent.push(mail) };
 };
-const walletsWith = (mailers: OtpMailers = {}, clock = systemClock): EmbeddedWallets => new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'));
+const walletsWith = (mailers: OtpMailers = {}, clock = systemClock): EmbeddedWallets =>
+  new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'), new WalletConsents(pool, 'accounts'));
 const contextOf = (platformId: string): RequestContext => ({ platformId, actor: { kind: 'token', tokenId: 'ApiToken:1' }, requestId: newId('Request'), correlationId: 'int' });
 
 /** A sandbox platform with wallets, and one wallet with its EMAIL_OTP credential. */

@@ -17,7 +17,9 @@ import {
   type RequestContext,
   type SandboxMailWire,
   type SignedReply,
+  type VerifyWalletStampData,
   type WalletAuthorization,
+  type WalletFundedChangeData,
   type WalletSignatureHeaders,
 } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
@@ -48,13 +50,15 @@ import {
 } from './wallet-crypto';
 import type { EmbeddedWalletConfig } from './wallet-config';
 import type { CredentialRow, SessionRow, WalletStore } from './wallet-store';
+import { parseMinorUnits } from '../internal-accounts/ledger-input';
+import { WalletConsents } from '../internal-accounts/wallet-consents';
 
 export const WALLET_STORE = 'WALLET_STORE';
 export const WALLET_OPTIONS = 'WALLET_OPTIONS';
 export type WalletOptions = EmbeddedWalletConfig;
 
 /** Signed operations whose change another service applies after accounts consumed the request. */
-const DOWNSTREAM_OPERATIONS: readonly string[] = ['UPDATE_CUSTOMER_EMAIL', 'UPDATE_CARD'];
+const DOWNSTREAM_OPERATIONS: readonly string[] = ['UPDATE_CUSTOMER_EMAIL', 'UPDATE_CARD', 'CREATE_CARD'];
 
 const CHALLENGE_POLICY: FailurePolicy = { maxFailures: 10, windowMs: 10 * 60_000, lockMs: 60_000 };
 
@@ -90,6 +94,7 @@ export class EmbeddedWallets {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(OTP_MAILERS) private readonly mailers: OtpMailers,
     private readonly mailbox: SandboxMailbox,
+    private readonly consents: WalletConsents,
   ) {
     this.oidc = new OidcVerifier(options.oidcIssuers);
     this.failurePolicy = { ...DEFAULT_FAILURE_POLICY, maxFailures: options.authFailuresMax };
@@ -652,25 +657,36 @@ export class EmbeddedWallets {
 
   /**
    * The single signed call of quote execution: no 202 leg and no Request-Id; the stamp must be by an
-   * active session of the wallet over the quote's exact payloadToSign.
+   * active session of the wallet over the quote's exact payloadToSign. With a grant, the verified
+   * stamp leaves the wallet's consent to that transaction's hold, which the ledger requires.
    */
-  async verifyStamp(context: RequestContext, accountId: string, payloadToSign: string, walletSignature: string | undefined): Promise<{ verified: true }> {
+  async verifyStamp(context: RequestContext, data: VerifyWalletStampData): Promise<{ verified: true }> {
+    const { accountId, payloadToSign, walletSignature, grant } = data;
     const wallet = await this.wallet(accountId, context.platformId);
+    const amount = grant === undefined ? undefined : parseMinorUnits(grant.amount, 'grant.amount');
     if (!walletSignature?.trim()) {
       throw new DomainError('WALLET_SIGNATURE_MISSING', 'unauthorized', 'Executing a quote from an Embedded Wallet needs Grid-Wallet-Signature: a stamp over the quote’s paymentInstructions[].accountOrWalletInfo.payloadToSign.');
     }
+    const now = this.clock.now();
     // The reference's sandbox value stands in for the stamp on sandbox platforms (section (f)).
-    if (offersSandboxSignature(walletSignature) && (await this.isSandbox(context.platformId))) return { verified: true };
+    const sandbox = offersSandboxSignature(walletSignature) && (await this.isSandbox(context.platformId));
+    if (!sandbox) await this.checkStamp(context, wallet.accountId, payloadToSign, walletSignature, now);
+    if (grant !== undefined && amount !== undefined) {
+      const consent = { platformId: context.platformId, accountId: wallet.accountId, transactionId: grant.transactionId, amount, currency: grant.currency };
+      await this.consents.grantTransaction({ ...consent, consentId: newId('Consent'), now });
+    }
+    return { verified: true };
+  }
+
+  private async checkStamp(context: RequestContext, accountId: string, payloadToSign: string, walletSignature: string, now: Date): Promise<void> {
     const stamp = parseStamp(walletSignature.trim());
     if (!stamp) throw new DomainError('WALLET_SIGNATURE_MALFORMED', 'unauthorized', 'Grid-Wallet-Signature must be base64url of {"publicKey","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature"}.');
-    const now = this.clock.now();
     // The same counter as the wallet's signed retries: stamps guessed here or there lock both.
-    return this.counted(`signature:${wallet.accountId}`, now, async () => {
-      const signers = await this.activeSessionKeys(wallet.accountId, context.platformId, now);
+    await this.counted(`signature:${accountId}`, now, async () => {
+      const signers = await this.activeSessionKeys(accountId, context.platformId, now);
       if (!signers.includes(stamp.publicKey) || !verifyStamp(stamp, payloadToSign)) {
         throw new DomainError('WALLET_SIGNATURE_INVALID', 'unauthorized', 'The stamp is not a signature over the quote’s payloadToSign by an active session of the source wallet.');
       }
-      return { verified: true as const };
     });
   }
 
@@ -719,15 +735,27 @@ export class EmbeddedWallets {
     );
   }
 
-  /** A change to something a wallet funds (a card): the signed retry of the first wallet among accountIds, or proceed. */
-  async authorizeWalletFundedChange(context: RequestContext, data: { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> }, headers: WalletSignatureHeaders): Promise<SignedReply<WalletAuthorization>> {
-    let wallet: { accountId: string } | null = null;
-    for (const accountId of new Set(data.accountIds)) {
-      if (typeof accountId === 'string' && isIdOf('InternalAccount', accountId)) wallet = await this.store.walletOf(accountId, context.platformId);
-      if (wallet) break;
+  /** The first Embedded Wallet of the platform among the account ids, or null. */
+  private async firstWallet(accountIds: readonly string[], platformId: string): Promise<{ accountId: string } | null> {
+    for (const accountId of new Set(accountIds)) {
+      const wallet = typeof accountId === 'string' && isIdOf('InternalAccount', accountId) ? await this.store.walletOf(accountId, platformId) : null;
+      if (wallet) return wallet;
     }
+    return null;
+  }
+
+  /**
+   * A card a wallet funds, created or changed (POST /cards, PATCH /cards/{id}): the signed retry of
+   * the first wallet among accountIds, or proceed. A new card's id is fixed on leg 1 and named in the
+   * payload the owner signs; on leg 2 a wallet the card keeps (bindAccountIds) consents to fund that
+   * card, and only that card, until it is closed or the wallet unbound (decision 0020).
+   */
+  async authorizeWalletFundedChange(context: RequestContext, data: WalletFundedChangeData, headers: WalletSignatureHeaders): Promise<SignedReply<WalletAuthorization>> {
+    const wallet = await this.firstWallet(data.accountIds, context.platformId);
     if (!wallet) return { status: 200, body: { proceed: true } };
     const walletId = wallet.accountId;
+    const creating = data.operation === 'CREATE_CARD';
+    const newCardId = creating ? newId('Card') : data.targetId;
     return this.signed(
       {
         context,
@@ -736,10 +764,15 @@ export class EmbeddedWallets {
         targetId: data.targetId,
         body: data.body,
         headers,
-        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_POLICY', context.platformId, { userId: walletId, operation: data.operation, resourceId: data.targetId }, now, requestId),
+        bound: { cardId: newCardId },
+        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_POLICY', context.platformId, { userId: walletId, operation: data.operation, resourceId: newCardId }, now, requestId),
         signerKeys: (_pending, now) => this.activeSessionKeys(walletId, context.platformId, now),
       },
-      async (pending) => ({ status: 200, body: { proceed: true, consumedRequestId: pending.requestId } }),
+      async (pending, now) => {
+        const cardId = typeof pending.bound['cardId'] === 'string' ? pending.bound['cardId'] : data.targetId;
+        if (data.bindAccountIds.includes(walletId)) await this.consents.grantCard({ platformId: context.platformId, accountId: walletId, cardId, consentId: pending.requestId, now });
+        return { status: 200, body: { proceed: true, consumedRequestId: pending.requestId, ...(creating ? { cardId } : {}) } };
+      },
     );
   }
 

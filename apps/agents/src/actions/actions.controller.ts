@@ -19,6 +19,7 @@ import {
   type Page,
   type QuoteWire,
   type RejectAgentActionData,
+  refuseTransferOutOfWallet,
   type RequestContext,
   type ServiceRequest,
   subjects,
@@ -107,6 +108,8 @@ export class ActionsController {
       const [source, destination] = await Promise.all([this.parties.internalAccount(context, data.source?.accountId), this.parties.externalAccount(context, data.destination?.accountId)]);
       if (!source || source.customerId !== agent.customerId) throw accountNotFound('source.accountId', data.source?.accountId);
       if (!destination || destination.customerId !== agent.customerId) throw accountNotFound('destination.accountId', data.destination?.accountId);
+      // Before any usage is reserved or action recorded: an agent moves wallet money only through a quote it executes with the owner's stamp.
+      refuseTransferOutOfWallet(source, destination.id);
       const currency = source.balance.currency.code;
       if (destination.currency !== currency) throw new DomainError('INVALID_CURRENCY', 'validation', `destination.accountId holds ${destination.currency} and source.accountId ${currency}; a transfer moves one currency.`, { field: 'destination.accountId' });
       const amount = requireAmount(data.amount);

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type AgentActionWire,
   type AgentExecuteQuoteData,
@@ -106,6 +106,12 @@ export class AgentMeController {
 
   @Post('transfer-out')
   @HttpCode(201)
+  @ApiOperation({
+    summary: 'Transfer out of one of the agent’s customer’s internal accounts',
+    description:
+      'An EMBEDDED_WALLET source is a 400 INVALID_INPUT (reason EMBEDDED_WALLET_NEEDS_SIGNED_QUOTE), before any usage is reserved or action recorded: ' +
+      'an agent moves wallet money only by executing a quote with the customer’s Grid-Wallet-Signature (decision 0020).',
+  })
   transferOut(@Body() body: AgentTransferRequest, @Ctx() context: RequestContext): Promise<AgentActionWire> {
     return this.call.request(subjects.agents.me.transferOut, transferOf(body), context, AGENT_ACTION_TIMEOUT_MS);
   }

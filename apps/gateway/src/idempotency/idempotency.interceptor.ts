@@ -48,11 +48,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
           // The record is written before the reply leaves, so a retry that follows at once replays it.
           // When the record cannot be written the reply still goes out (the command is done), and the log
           // says that a retry under this key will not be recognised as one until the claim expires.
-          switchMap((body) => from(this.store.complete(platformId, key, fingerprint, { status: successStatus, body }).catch((error: unknown) => unrecorded(key, error))).pipe(map(() => body))),
+          switchMap((body) => from(this.record(reply, successStatus, platformId, key, fingerprint, body)).pipe(map(() => body))),
           catchError((error: unknown) => from(this.recordFailure(error, request, platformId, key, fingerprint)).pipe(switchMap(() => throwError(() => error)))),
         );
       }),
     );
+  }
+
+  /**
+   * The first leg of an Embedded Wallet's signed retry (a 202 where the route answers otherwise)
+   * decided nothing: the key is released, so the signed second leg runs under the same key.
+   */
+  private async record(reply: FastifyReply, successStatus: number, platformId: string, key: string, fingerprint: string, body: unknown): Promise<void> {
+    const challenge = reply.statusCode === HttpStatus.ACCEPTED && successStatus !== HttpStatus.ACCEPTED;
+    await (challenge ? this.store.release(platformId, key) : this.store.complete(platformId, key, fingerprint, { status: successStatus, body })).catch((error: unknown) => unrecorded(key, error));
   }
 
   private async recordFailure(error: unknown, request: FastifyRequest, platformId: string, key: string, fingerprint: string): Promise<void> {

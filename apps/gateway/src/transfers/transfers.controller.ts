@@ -33,7 +33,9 @@ export class TransfersController {
     description:
       'amount is optional. Left out, the transfer moves the whole available balance (the account’s balance, not what is held) of the source internal account as read when the request arrives. ' +
       'An account with nothing available is a 400 INVALID_AMOUNT (reason NO_AVAILABLE_BALANCE) that moves nothing: there is never a zero-amount transfer. ' +
-      'A retry under the same Idempotency-Key answers with the transfer the first request made.',
+      'A retry under the same Idempotency-Key answers with the transfer the first request made. ' +
+      'An EMBEDDED_WALLET source is a 400 INVALID_INPUT (reason EMBEDDED_WALLET_NEEDS_SIGNED_QUOTE) that moves nothing: a wallet’s money leaves only with its owner’s stamp, ' +
+      'so create a quote from the wallet and execute it with Grid-Wallet-Signature (a Corridor departure from the reference, decision 0020).',
   })
   transferOut(@Body() body: TransferOutRequest, @Headers('idempotency-key') key: string | undefined, @Ctx() context: RequestContext): Promise<TransactionWire> {
     const data: TransferOutData = {

@@ -10,6 +10,7 @@ import {
   type InternalAccountWire,
   invalidInput,
   newId,
+  refuseTransferOutOfWallet,
   type ReleaseHoldData,
   type RequestContext,
   type ServiceRequest,
@@ -85,6 +86,7 @@ export class TransfersController {
     ]);
     if (source.status !== 'ACTIVE') throw invalidInput(`source.accountId ${source.id} is ${source.status}; only an ACTIVE account can send.`, { field: 'source.accountId' });
     if (destination.status === 'INACTIVE') throw invalidInput(`destination.accountId ${destination.id} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
+    refuseTransferOutOfWallet(source, destination.id);
     this.checkPair(source, destination, 'destination.accountId');
     const transactionId = transferIdFor(context.platformId, 'OUT', data.idempotencyKey);
     // A retry of an omitted-amount transfer answers with what the first one moved, not with the
