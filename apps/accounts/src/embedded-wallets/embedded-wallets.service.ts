@@ -23,9 +23,24 @@ import {
   type WalletSignatureHeaders,
 } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
-import { countsTowardLock, decideNewCredential, decideRevokeCredential, DEFAULT_FAILURE_POLICY, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
+import {
+  admitAttempt,
+  countsTowardLock,
+  decideNewCredential,
+  decideRevokeCredential,
+  DEFAULT_FAILURE_POLICY,
+  type FailurePolicy,
+  type FailureWindow,
+  giveBackAttempt,
+  isActive,
+  isLastAdmitted,
+  otpAccepted,
+  otpCodeFrom,
+  refuseWhileLocked,
+  signerKeysOf,
+} from './auth-rules';
 import { checkEmailSynced, decideEmailChange, decideEmailSync, tiedSet } from './email-change';
-import { checkOidcClaims, nonceFor, type OidcIdentity, OidcVerifier } from './oidc';
+import { checkOidcClaims, nonceFor, oidcAudiencesOf, type OidcIdentity, OidcVerifier } from './oidc';
 import { OTP_MAILERS, type OtpMailers } from './otp-mail';
 import { authenticatePasskey, offersSandboxAssertion, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, sandboxAssertionAccepted } from './passkeys';
 import { SandboxMailbox } from './sandbox-mailbox';
@@ -40,6 +55,7 @@ import {
   openAtRest,
   openOtpBundle,
   otpDigest,
+  otpDigestKey,
   otpEncryptionTargetBundle,
   parseStamp,
   randomSalt,
@@ -60,7 +76,8 @@ export type WalletOptions = EmbeddedWalletConfig;
 /** Signed operations whose change another service applies after accounts consumed the request. */
 const DOWNSTREAM_OPERATIONS: readonly string[] = ['UPDATE_CUSTOMER_EMAIL', 'UPDATE_CARD', 'CREATE_CARD'];
 
-const CHALLENGE_POLICY: FailurePolicy = { maxFailures: 10, windowMs: 10 * 60_000, lockMs: 60_000 };
+/** Challenges are not guesses: ten in ten minutes lock a credential's challenge (longer each time), and nothing clears the count early. */
+const CHALLENGE_POLICY: FailurePolicy = { ...DEFAULT_FAILURE_POLICY, maxFailures: 10, windowMs: 10 * 60_000 };
 
 type Signed = {
   context: RequestContext;
@@ -87,6 +104,8 @@ export class EmbeddedWallets {
   private readonly logger = createLogger('accounts:embedded-wallets');
   private readonly oidc: OidcVerifier;
   private readonly failurePolicy: FailurePolicy;
+  /** The HMAC key of OTP digests, derived from the key-encryption key (never the key itself). */
+  private readonly otpKey: Buffer;
 
   constructor(
     @Inject(WALLET_STORE) private readonly store: WalletStore,
@@ -98,21 +117,26 @@ export class EmbeddedWallets {
   ) {
     this.oidc = new OidcVerifier(options.oidcIssuers);
     this.failurePolicy = { ...DEFAULT_FAILURE_POLICY, maxFailures: options.authFailuresMax };
+    this.otpKey = otpDigestKey(options.keyEncryptionKey);
+    if (options.webAuthn.rpIds.length === 0) {
+      this.logger.warn('Passkeys are off: no relying party is configured (EMBEDDED_WALLET_WEBAUTHN_RP_IDS and _ORIGINS); passkey registration and sign-in answer 503.');
+    }
   }
 
   /**
-   * One attempt under a failure counter (a credential's verify, a wallet's signatures): 429 with
-   * Retry-After while locked; a wrong secret or signature counts (countsTowardLock); a success
-   * clears the count. Counts are read and written apart, so two failures at the same instant may
-   * count once: the lock is a brake on guessing, not an exact tally.
+   * One attempt under a failure counter (a credential's verify, a wallet's signatures). The attempt
+   * takes its place in the count before it is judged (admitAttempt, under the key's row lock), so a
+   * burst of concurrent guesses is judged at most up to the limit and the rest are 429 with
+   * Retry-After. A wrong secret or signature keeps its place (countsTowardLock); a refusal that
+   * guessed nothing gives it back; a success clears the key. `attempt` sees its admitted window.
    */
-  private async counted<T>(key: string, now: Date, attempt: () => Promise<T>): Promise<T> {
-    refuseWhileLocked(await this.store.attempts(key), now);
+  private async counted<T>(key: string, now: Date, attempt: (admitted: FailureWindow) => Promise<T>, policy: FailurePolicy = this.failurePolicy): Promise<T> {
+    const admitted = await this.store.changeAttempts(key, (window) => admitAttempt(window, now, policy));
     let result: T;
     try {
-      result = await attempt();
+      result = await attempt(admitted);
     } catch (error) {
-      if (countsTowardLock(error)) await this.store.saveAttempts(key, recordAttempt(await this.store.attempts(key), now, this.failurePolicy));
+      if (!countsTowardLock(error)) await this.store.changeAttempts(key, (window) => giveBackAttempt(window ?? admitted, policy));
       throw error;
     }
     await this.store.clearAttempts(key);
@@ -122,8 +146,11 @@ export class EmbeddedWallets {
   /** An OIDC token checked against the configured issuers and the reference's claim rules. */
   private async oidcIdentity(context: RequestContext, token: unknown, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): Promise<{ identity: OidcIdentity; nickname: string }> {
     if (typeof token !== 'string' || token === '') throw invalidInput('oidcToken is required: an OIDC ID token from a configured issuer.', { field: 'oidcToken' });
-    const claims = await this.oidc.verify(token, now, { sandbox: await this.isSandbox(context.platformId) });
-    const identity = checkOidcClaims(claims, now, expect);
+    const platform = await this.store.platform(context.platformId);
+    const sandbox = platform?.environment === 'SANDBOX';
+    const audiences = oidcAudiencesOf(platform?.config, sandbox);
+    const claims = await this.oidc.verify(token, now, { sandbox });
+    const identity = checkOidcClaims(claims, now, { ...expect, ...(audiences ? { audiences } : {}) });
     return { identity, nickname: typeof claims['email'] === 'string' && claims['email'] !== '' ? claims['email'] : identity.sub };
   }
 
@@ -373,7 +400,7 @@ export class EmbeddedWallets {
       credentialId: credential.id,
       targetPublic: target.publicKeyHex,
       sealedTargetPrivate: sealAtRest(target.privateKeyHex, this.options.keyEncryptionKey),
-      otpDigest: otpDigest(code, salt),
+      otpDigest: otpDigest(code, salt, this.otpKey),
       otpSalt: salt,
       issuedAt: now,
       expiresAt,
@@ -387,9 +414,7 @@ export class EmbeddedWallets {
   async challenge(context: RequestContext, credentialId: string, body: Record<string, unknown>): Promise<AuthMethodResponseWire> {
     const credential = await this.credentialOf(credentialId, context.platformId);
     const now = this.clock.now();
-    const key = `challenge:${credential.id}`;
-    refuseWhileLocked(await this.store.attempts(key), now);
-    await this.store.saveAttempts(key, recordAttempt(await this.store.attempts(key), now, CHALLENGE_POLICY));
+    await this.store.changeAttempts(`challenge:${credential.id}`, (window) => admitAttempt(window, now, CHALLENGE_POLICY));
     if (credential.type === 'PASSKEY') return this.passkeyChallenge(context, credential, body['clientPublicKey'], now);
     if (credential.type !== 'EMAIL_OTP') throw invalidInput('OAUTH credentials are not challenged: verify them with a fresh OIDC token.', { field: 'id' });
     return { ...renderCredential(credential), otpEncryptionTargetBundle: await this.issueOtp(context, credential, now) };
@@ -458,7 +483,7 @@ export class EmbeddedWallets {
     refuseWhileLocked(await this.store.attempts(attemptsKey), now);
     let tekPublic = '';
     if (isFirstLeg(headers)) {
-      tekPublic = await this.checkOtp(context, credential, encryptedOtpBundle, attemptsKey, now);
+      tekPublic = await this.counted(attemptsKey, now, (admitted) => this.checkOtp(context, credential, encryptedOtpBundle, isLastAdmitted(admitted, this.failurePolicy), now));
     }
     return this.signed(
       {
@@ -523,10 +548,14 @@ export class EmbeddedWallets {
     return renderSession(session, credential, await sealSessionSigningKey(clientPublicKey, key.privateKeyHex));
   }
 
-  /** Leg 1 of an EMAIL_OTP verify: opens the bundle, checks and uses the OTP; returns the TEK (compressed). Failures count toward 429. */
-  private async checkOtp(context: RequestContext, credential: CredentialRow, encryptedOtpBundle: string, attemptsKey: string, now: Date): Promise<string> {
+  /**
+   * Leg 1 of an EMAIL_OTP verify (under the credential's failure count): opens the bundle, checks
+   * and uses the OTP; returns the TEK (compressed). A wrong guess that was the last the count admits
+   * burns the OTP, so no later window can guess the same code: the customer asks for a new one.
+   */
+  private async checkOtp(context: RequestContext, credential: CredentialRow, encryptedOtpBundle: string, lastGuess: boolean, now: Date): Promise<string> {
     const fail = async (): Promise<never> => {
-      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now, this.failurePolicy));
+      if (lastGuess) await this.store.burnOtp(credential.id, now);
       throw invalidOtp();
     };
     const otp = await this.store.otp(credential.id);
@@ -534,11 +563,10 @@ export class EmbeddedWallets {
     const opened = await openOtpBundle(encryptedOtpBundle, openAtRest(otp.sealedTargetPrivate, this.options.keyEncryptionKey));
     if (!opened) return fail();
     const platform = await this.store.platform(context.platformId);
-    const digest = otpDigest(opened.otpCode, otp.otpSalt);
+    const digest = otpDigest(opened.otpCode, otp.otpSalt, this.otpKey);
     if (!otpAccepted({ digestMatches: sameDigest(digest, otp.otpDigest), expiresAt: otp.expiresAt, usedAt: otp.usedAt }, opened.otpCode, platform?.environment === 'SANDBOX', now)) return fail();
     // Single use: the OTP row is consumed whatever code (issued or sandbox) opened it.
     if (!(await this.store.useOtp(credential.id, otp.otpDigest, now))) return fail();
-    await this.store.clearAttempts(attemptsKey);
     return compressedPublicKey(opened.publicKey);
   }
 
