@@ -558,10 +558,11 @@ describe('a signed change refused by the service that applies it', () => {
 });
 
 describe('a card funded by a wallet', () => {
-  it('changes only with the wallet’s signed retry', async () => {
+  it('is issued and changes only with the wallet’s signed retry', async () => {
     const wallet = await newWallet();
     const session = await login(wallet);
-    const created = await api.call('POST', '/cards', { auth: platformA, body: { cardholderId: wallet.customerId, platformCardId: `wallet-card-${customers}`, form: 'VIRTUAL', fundingSources: [wallet.accountId] } });
+    const { first: issue, second: created } = await signedCall('POST', '/cards', { cardholderId: wallet.customerId, platformCardId: `wallet-card-${customers}`, form: 'VIRTUAL', fundingSources: [wallet.accountId] }, session.privHex);
+    expect(issue.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String) });
     expect(created.status).toBe(201);
     expect(created.body.currency).toBe('USDB');
     await eventually(async () => (await api.call('GET', `/cards/${created.body.id}`, { auth: platformA })).body.state, (state) => state === 'ACTIVE');

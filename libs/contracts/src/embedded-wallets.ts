@@ -34,16 +34,18 @@ export type AuthSessionIdData = WalletSignatureHeaders & { sessionId: string; bo
 export type SignedInternalAccountData = WalletSignatureHeaders & { accountId: string; body: Record<string, unknown> };
 export type SandboxMailboxData = { accountId: string };
 /**
- * A card funded by a wallet (POST /cards, PATCH /cards/{id}): if one of accountIds (the sources the
- * card has and asks for) is a wallet, its signed retry; else {proceed: true}. On the signed retry a
- * wallet among bindAccountIds (the sources the card has after the change) consents to fund that card
- * (decision 0020). CREATE_CARD names the cardholder as targetId; the card's id is fixed on leg 1,
- * named in payloadToSign, and answered in WalletAuthorization.cardId for the card to be created with.
+ * Wallet money committed outside a quote: a card funded by a wallet (POST /cards, PATCH /cards/{id})
+ * or a transfer out of one (POST /transfer-out, POST /agents/me/transfer-out). If one of accountIds
+ * (the sources the card has and asks for, or the transfer's source) is a wallet, its signed retry;
+ * else {proceed: true}. On the signed retry the wallet consents (decision 0020): to fund the card, if
+ * it is among bindAccountIds (the card's sources after the change); or to the transfer's one hold
+ * of body.amount. A new card's or transfer's id is fixed on leg 1, named in payloadToSign, and
+ * answered in WalletAuthorization.resourceId for the card or transfer to be made with.
  */
 export type WalletFundedChangeData = WalletSignatureHeaders & {
   accountIds: string[];
   bindAccountIds: string[];
-  operation: 'CREATE_CARD' | 'UPDATE_CARD';
+  operation: 'CREATE_CARD' | 'UPDATE_CARD' | 'TRANSFER_OUT';
   targetId: string;
   body: Record<string, unknown>;
 };
@@ -54,7 +56,7 @@ export type CustomerEmailChangeData = WalletSignatureHeaders & { customerId: str
  * retry, the request it used, which the gateway gives back (releaseSignedRequest) when the service
  * that applies the change refuses it.
  */
-export type WalletAuthorization = { proceed: true; consumedRequestId?: string; cardId?: string };
+export type WalletAuthorization = { proceed: true; consumedRequestId?: string; resourceId?: string };
 /** A signed request whose change was refused downstream: unused again, so the same signed retry may be sent again. */
 export type ReleaseSignedRequestData = { requestId: string };
 /**

@@ -28,6 +28,7 @@ const headersOf = (data: { walletSignature?: string; requestId?: string }) => ({
   ...(data.requestId !== undefined ? { requestId: data.requestId } : {}),
 });
 const bodyOf = (body: unknown): Record<string, unknown> => (typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {});
+const WALLET_FUNDED_OPERATIONS: readonly WalletFundedChangeData['operation'][] = ['CREATE_CARD', 'UPDATE_CARD', 'TRANSFER_OUT'];
 const textsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 const text = (value: unknown, field: string): string => {
   if (typeof value !== 'string' || value === '') throw invalidInput(`${field} must be a non-empty string.`, { field });
@@ -105,7 +106,7 @@ export class EmbeddedWalletsController {
   @MessagePattern(subjects.accounts.embeddedWallet.walletFundedChange)
   walletFundedChange(@Payload() request: ServiceRequest<WalletFundedChangeData>) {
     const { accountIds, bindAccountIds, operation, targetId, body } = request.data;
-    if (operation !== 'CREATE_CARD' && operation !== 'UPDATE_CARD') throw invalidInput('operation must be CREATE_CARD or UPDATE_CARD.', { field: 'operation' });
+    if (!WALLET_FUNDED_OPERATIONS.includes(operation)) throw invalidInput(`operation must be one of ${WALLET_FUNDED_OPERATIONS.join(', ')}.`, { field: 'operation' });
     const data = { accountIds: textsOf(accountIds), bindAccountIds: textsOf(bindAccountIds), operation, targetId: String(targetId), body: bodyOf(body) };
     return this.wallets.authorizeWalletFundedChange(request.context, data, headersOf(request.data));
   }

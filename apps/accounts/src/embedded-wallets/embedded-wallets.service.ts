@@ -44,6 +44,7 @@ import { checkOidcClaims, nonceFor, oidcAudiencesOf, type OidcIdentity, OidcVeri
 import { OTP_MAILERS, type OtpMailers } from './otp-mail';
 import { authenticatePasskey, offersSandboxAssertion, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, sandboxAssertionAccepted } from './passkeys';
 import { SandboxMailbox } from './sandbox-mailbox';
+import { type ConsentPlan, consentPlanOf, WALLET_CURRENCY } from './signed-consent';
 import { CHALLENGE_TTL_MS, checkRetry, isFirstLeg, legOf, offersSandboxSignature, type PendingRequest } from './signed-retry';
 import { activityPayload, renderCredential, renderSession } from './wallet-wire';
 import {
@@ -74,7 +75,7 @@ export const WALLET_OPTIONS = 'WALLET_OPTIONS';
 export type WalletOptions = EmbeddedWalletConfig;
 
 /** Signed operations whose change another service applies after accounts consumed the request. */
-const DOWNSTREAM_OPERATIONS: readonly string[] = ['UPDATE_CUSTOMER_EMAIL', 'UPDATE_CARD', 'CREATE_CARD'];
+const DOWNSTREAM_OPERATIONS: readonly string[] = ['UPDATE_CUSTOMER_EMAIL', 'UPDATE_CARD', 'CREATE_CARD', 'TRANSFER_OUT'];
 
 /** Challenges are not guesses: ten in ten minutes lock a credential's challenge (longer each time), and nothing clears the count early. */
 const CHALLENGE_POLICY: FailurePolicy = { ...DEFAULT_FAILURE_POLICY, maxFailures: 10, windowMs: 10 * 60_000 };
@@ -773,17 +774,17 @@ export class EmbeddedWallets {
   }
 
   /**
-   * A card a wallet funds, created or changed (POST /cards, PATCH /cards/{id}): the signed retry of
-   * the first wallet among accountIds, or proceed. A new card's id is fixed on leg 1 and named in the
-   * payload the owner signs; on leg 2 a wallet the card keeps (bindAccountIds) consents to fund that
-   * card, and only that card, until it is closed or the wallet unbound (decision 0020).
+   * Wallet money committed outside a quote (a card created or changed, a transfer out): the signed
+   * retry of the first wallet among accountIds, or proceed. Leg 1 decides what the owner signs for
+   * (signed-consent.ts), fixing a new card's or transfer's id and naming it in the payload; leg 2,
+   * once the stamp verifies, leaves the consent the ledger requires (decision 0020).
    */
   async authorizeWalletFundedChange(context: RequestContext, data: WalletFundedChangeData, headers: WalletSignatureHeaders): Promise<SignedReply<WalletAuthorization>> {
     const wallet = await this.firstWallet(data.accountIds, context.platformId);
     if (!wallet) return { status: 200, body: { proceed: true } };
     const walletId = wallet.accountId;
-    const creating = data.operation === 'CREATE_CARD';
-    const newCardId = creating ? newId('Card') : data.targetId;
+    // Only leg 1's plan is kept (bound to the pending request); leg 2 reads it back from there.
+    const plan = isFirstLeg(headers) ? consentPlanOf(data, walletId, newId) : null;
     return this.signed(
       {
         context,
@@ -792,16 +793,24 @@ export class EmbeddedWallets {
         targetId: data.targetId,
         body: data.body,
         headers,
-        bound: { cardId: newCardId },
-        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_POLICY', context.platformId, { userId: walletId, operation: data.operation, resourceId: newCardId }, now, requestId),
+        bound: plan ? { plan } : {},
+        payload: (requestId, now) => activityPayload(plan?.activity.type ?? '', context.platformId, plan?.activity.parameters ?? {}, now, requestId),
         signerKeys: (_pending, now) => this.activeSessionKeys(walletId, context.platformId, now),
       },
       async (pending, now) => {
-        const cardId = typeof pending.bound['cardId'] === 'string' ? pending.bound['cardId'] : data.targetId;
-        if (data.bindAccountIds.includes(walletId)) await this.consents.grantCard({ platformId: context.platformId, accountId: walletId, cardId, consentId: pending.requestId, now });
-        return { status: 200, body: { proceed: true, consumedRequestId: pending.requestId, ...(creating ? { cardId } : {}) } };
+        const signed = pending.bound['plan'] as ConsentPlan;
+        await this.grant(context.platformId, walletId, signed, pending.requestId, now);
+        return { status: 200, body: { proceed: true, consumedRequestId: pending.requestId, ...(signed.answersResourceId ? { resourceId: signed.resourceId } : {}) } };
       },
     );
+  }
+
+  /** The consent a verified signed retry leaves for the ledger: to fund the card, or to the transfer's one hold. */
+  private async grant(platformId: string, accountId: string, plan: ConsentPlan, consentId: string, now: Date): Promise<void> {
+    if (plan.grant?.kind === 'CARD') await this.consents.grantCard({ platformId, accountId, cardId: plan.resourceId, consentId, now });
+    if (plan.grant?.kind === 'TRANSACTION') {
+      await this.consents.grantTransaction({ platformId, accountId, transactionId: plan.resourceId, amount: BigInt(plan.grant.amount), currency: WALLET_CURRENCY, consentId, now });
+    }
   }
 
   /**

@@ -4,8 +4,12 @@ import type { ConsentReference, WalletConsent } from './wallet-consent';
 // The wallet_consents table (migration 007) on the process's one pool: written where a wallet's
 // stamp is verified (embedded-wallets), read by the ledger controller for the deciders to judge.
 
-/** How long a transaction's consent waits for its hold: execution holds at once, a crashed one is resumed within seconds. */
-export const TRANSACTION_CONSENT_TTL_MS = 15 * 60_000;
+/**
+ * How long a transaction's consent waits for its hold. A quote's execution and a platform's transfer
+ * hold at once (a crashed one resumes within seconds); an agent's transfer holds when the platform
+ * approves the action, which may take hours. Past a day the action fails and the owner signs again.
+ */
+export const TRANSACTION_CONSENT_TTL_MS = 24 * 60 * 60_000;
 /** Expired transaction consents of a wallet are deleted this long after their expiry, when the wallet next consents. */
 const EXPIRED_CONSENT_KEPT_MS = 24 * 60 * 60_000;
 

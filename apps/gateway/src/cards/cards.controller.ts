@@ -38,7 +38,7 @@ export class CardsController {
     const wallet = await this.call.request<SignedReply<WalletAuthorization>>(subjects.accounts.embeddedWallet.walletFundedChange, data, context);
     if (wallet.status === 202) return answer(reply, wallet);
     // The card takes the id the wallet's owner signed for, so the wallet's consent names this card.
-    const cardId = wallet.body?.cardId;
+    const cardId = wallet.body?.resourceId;
     return applyAuthorized(this.call, context, wallet.body, () => this.call.request<CardWire>(subjects.cards.card.create, { ...card, ...(cardId ? { cardId } : {}) } satisfies CreateCardData, context));
   }
 
