@@ -99,6 +99,17 @@ const walletAgent = async (wallet: Wallet, permissions: string[]): Promise<strin
   return `Bearer ${redeemed.body.accessToken as string}`;
 };
 
+/** A card authorization's hold on the wallet, as the cards service sends it, straight onto the bus. */
+const cardHoldOf = (wallet: Wallet, cardId: string): HoldData => ({
+  accountId: wallet.accountId,
+  operationId: `${newUuid()}:hold`,
+  holdId: newId('Hold'),
+  amount: '1000',
+  currency: 'USDB',
+  cause: { kind: 'CARD_SETTLEMENT', id: newId('CardTransaction') },
+  cardId,
+});
+
 const cardFor = (wallet: Wallet, sources: string[]) => ({ cardholderId: wallet.customerId, platformCardId: `abuse-${randomUUID().slice(0, 12)}`, form: 'VIRTUAL', fundingSources: sources });
 const activeCard = async (cardId: string) => eventually(async () => (await api.call('GET', `/cards/${cardId}`, { auth: platform })).body, (card) => card.state === 'ACTIVE');
 const authorize = (cardId: string, amount: number) =>
@@ -156,7 +167,7 @@ describe('a platform token alone cannot move wallet money', () => {
     expect(cards.body.data).toEqual([]);
   });
 
-  it('cannot bind the wallet to a card with PATCH without the signed retry', async () => {
+  it('cannot bind the wallet to a card with PATCH without the signed retry, and the card can then hold nothing of the wallet', async () => {
     const wallet = await newWallet();
     const issued = await api.call('POST', '/cards', { auth: platform, body: cardFor(wallet, [wallet.usdb]) });
     expect(issued.status).toBe(201);
@@ -167,6 +178,9 @@ describe('a platform token alone cannot move wallet money', () => {
     const forged = await api.call('PATCH', `/cards/${issued.body.id}`, { auth: platform, body, headers: signedHeaders(genKeypair().privHex, first.body) });
     expect([forged.status, forged.body.code]).toEqual([401, 'WALLET_SIGNATURE_INVALID']);
     expect((await api.call('GET', `/cards/${issued.body.id}`, { auth: platform })).body.fundingSources).toEqual([wallet.usdb]);
+    // Not even a caller that names this card to the ledger directly: the owner never consented to it.
+    expect(await refusalOf(onTheBus(subjects.accounts.ledger.hold, cardHoldOf(wallet, issued.body.id)))).toEqual({ code: 'WALLET_CONSENT_REQUIRED', status: 403 });
+    expect(await walletBalance(wallet)).toEqual({ available: FUNDS, total: FUNDS });
   });
 
   it('a card bound to the wallet without its owner’s consent (straight to the cards service, past the signed retry) cannot hold the wallet’s money', async () => {
@@ -287,16 +301,7 @@ describe('the owner’s stamp still moves wallet money', () => {
     const challenged = await api.call('PATCH', `/cards/${issued.body.id}`, { auth: platform, body: unbind });
     expect((await api.call('PATCH', `/cards/${issued.body.id}`, { auth: platform, body: unbind, headers: signedHeaders(session, challenged.body) })).status).toBe(200);
     // The card's consent ends once accounts has followed the change; then no caller can hold the wallet for this card.
-    const cardHold = (): HoldData => ({
-      accountId: wallet.accountId,
-      operationId: `${newUuid()}:hold`,
-      holdId: newId('Hold'),
-      amount: '1000',
-      currency: 'USDB',
-      cause: { kind: 'CARD_SETTLEMENT', id: newId('CardTransaction') },
-      cardId: issued.body.id,
-    });
-    const refused = await eventually(() => refusalOf(onTheBus(subjects.accounts.ledger.hold, cardHold())), (outcome) => outcome !== 'accepted');
+    const refused = await eventually(() => refusalOf(onTheBus(subjects.accounts.ledger.hold, cardHoldOf(wallet, issued.body.id))), (outcome) => outcome !== 'accepted');
     expect(refused).toEqual({ code: 'WALLET_CONSENT_REQUIRED', status: 403 });
   });
 
