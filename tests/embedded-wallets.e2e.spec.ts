@@ -561,8 +561,17 @@ describe('a card funded by a wallet', () => {
   it('is issued and changes only with the wallet’s signed retry', async () => {
     const wallet = await newWallet();
     const session = await login(wallet);
-    const { first: issue, second: created } = await signedCall('POST', '/cards', { cardholderId: wallet.customerId, platformCardId: `wallet-card-${customers}`, form: 'VIRTUAL', fundingSources: [wallet.accountId] }, session.privHex);
-    expect(issue.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String) });
+    const { first: issue, second: created } = await signedCall(
+      'POST',
+      '/cards',
+      { cardholderId: wallet.customerId, platformCardId: `wallet-card-${customers}`, form: 'VIRTUAL', fundingSources: [wallet.accountId] },
+      session.privHex,
+    );
+    expect(issue.body).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.stringMatching(/^Request:/),
+      expiresAt: expect.any(String),
+    });
     expect(created.status).toBe(201);
     expect(created.body.currency).toBe('USDB');
     await eventually(async () => (await api.call('GET', `/cards/${created.body.id}`, { auth: platformA })).body.state, (state) => state === 'ACTIVE');
@@ -728,7 +737,8 @@ describe('the reference’s sandbox values (section (f))', () => {
     const created = await api.call('POST', '/auth/credentials', { auth: platformA, body, headers: sandboxHeaders(first.body) });
     expect([created.status, created.body.type]).toEqual([201, 'OAUTH']);
     const client = genKeypair();
-    const verify = (auth: Credentials, id: string, oidcToken: string) => api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
+    const verify = (auth: Credentials, id: string, oidcToken: string) =>
+      api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
     const nonce = oidcNonce(client.pubHex);
     const refusals = [
       await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce, iatOffsetSeconds: -120 })),
@@ -741,7 +751,19 @@ describe('the reference’s sandbox values (section (f))', () => {
     expect([session.status, session.body.type]).toEqual([200, 'OAUTH']);
 
     const live = await newWallet(production);
-    const liveCreate = await api.call('POST', '/auth/credentials', { auth: production, body: { ...body, accountId: live.accountId } });
+    const createLive = () => api.call('POST', '/auth/credentials', { auth: production, body: { ...body, accountId: live.accountId } });
+    // A production platform names the OAuth client ids its tokens must be for (decision 0021); until then OAUTH is a 400 naming the setting.
+    const unconfigured = await createLive();
+    expect([unconfigured.status, unconfigured.body.code, unconfigured.body.message]).toEqual([
+      400,
+      'INVALID_INPUT',
+      expect.stringMatching(/oidcAudiences/),
+    ]);
+    expect(
+      (await api.call('PATCH', '/config', { auth: production, body: { embeddedWalletConfig: { oidcAudiences: ['sandbox-client'] } } }))
+        .status,
+    ).toBe(200);
+    const liveCreate = await eventually(createLive, (reply) => reply.status !== 400);
     expect([liveCreate.status, liveCreate.body.code]).toEqual([401, 'UNAUTHORIZED']);
     const liveOauthId = `AuthMethod:${randomUUID()}`;
     await pg.query(

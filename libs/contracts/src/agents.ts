@@ -125,7 +125,11 @@ export type AgentActionGetData = { actionId: string };
 /** walletSignature: the Grid-Wallet-Signature header as received; a quote from an Embedded Wallet executes only with it. */
 export type AgentExecuteQuoteData = { quoteId: string; walletSignature?: string };
 /** A transfer-out of an Embedded Wallet takes the wallet's signed retry: its headers travel as received. */
-export type AgentTransferData = WalletSignatureHeaders & { source: { accountId: string }; destination: { accountId: string; paymentRail?: string }; amount?: number };
+export type AgentTransferData = WalletSignatureHeaders & {
+  source: { accountId: string };
+  destination: { accountId: string; paymentRail?: string };
+  amount?: number;
+};
 /** A /agents/me call the agents service forwards, after its checks, to the owning service. */
 export type AgentForwardData = { body?: Record<string, unknown>; query?: Record<string, unknown>; id?: string };
 

@@ -70,7 +70,12 @@ export const givesSignedRequestBack = (error: unknown): boolean => error instanc
  * wallet's consent to that transaction's hold of at most amount (minor units) in currency, which
  * the ledger requires (decision 0020); without it (agents, before recording an action), a check only.
  */
-export type VerifyWalletStampData = { accountId: string; payloadToSign: string; walletSignature?: string; grant?: { transactionId: string; amount: string; currency: string } };
+export type VerifyWalletStampData = {
+  accountId: string;
+  payloadToSign: string;
+  walletSignature?: string;
+  grant?: { transactionId: string; amount: string; currency: string };
+};
 export type SandboxMailWire = { to: string; subject: string; otpCode: string; sentAt: string };
 
 /** P-256 public key, uncompressed SEC1 hex, as the reference's challenge/refresh/export bodies carry it. */

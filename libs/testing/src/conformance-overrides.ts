@@ -73,9 +73,14 @@ export const applySpecOverrides = (loaded: Json): Json => {
   // 202 challenge), and a platform names the OIDC audiences (its OAuth client ids) OAUTH accepts.
   for (const path of ['/cards', '/transfer-out', '/agents/me/transfer-out']) {
     const responses = (((document.paths as Json)[path] as Json).post as Json).responses as Json;
-    responses['202'] = { description: 'The wallet’s signed retry', content: { 'application/json': { schema: { $ref: '#/components/schemas/SignedRequestChallenge' } } } };
+    responses['202'] = {
+      description: 'The wallet’s signed retry',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/SignedRequestChallenge' } } },
+    };
   }
-  Object.assign(schemaOf(document, 'EmbeddedWalletConfig').properties as Json, { oidcAudiences: { type: 'array', items: { type: 'string' } } });
+  Object.assign(schemaOf(document, 'EmbeddedWalletConfig').properties as Json, {
+    oidcAudiences: { type: 'array', items: { type: 'string' } },
+  });
   Object.assign(schemaOf(document, 'PlatformConfig').properties as Json, {
     platformId: { type: 'string' },
     environment: { type: 'string', enum: ['SANDBOX', 'PRODUCTION'] },

@@ -62,7 +62,9 @@ describe('repeated failures', () => {
     expect(fifth).toMatchObject({ failures: 5, lockedUntil: later(60_000), locks: 1 });
     expect(isLastAdmitted(fifth)).toBe(true);
     expect(isLastAdmitted(admitted(4))).toBe(false);
-    expect(() => admitAttempt(fifth, later(10_000))).toThrow(expect.objectContaining({ code: 'RATE_LIMITED', status: 429, details: { retryAfterSeconds: 50 } }));
+    expect(() => admitAttempt(fifth, later(10_000))).toThrow(
+      expect.objectContaining({ code: 'RATE_LIMITED', status: 429, details: { retryAfterSeconds: 50 } }),
+    );
   });
 
   it('given attempts taken one by one under the row lock, then however many come at once only five are admitted', () => {
@@ -94,7 +96,8 @@ describe('repeated failures', () => {
     expect(admitted(5, dayLater, admitted(5))).toMatchObject({ locks: 1, lockedUntil: new Date(dayLater.getTime() + 60_000) });
   });
 
-  it('given a window older than 15 minutes without a lock, then counting starts afresh', () => expect(admitted(1, later(15 * 60_000), admitted(4))).toMatchObject({ failures: 1, locks: 0 }));
+  it('given a window older than 15 minutes without a lock, then counting starts afresh', () =>
+    expect(admitted(1, later(15 * 60_000), admitted(4))).toMatchObject({ failures: 1, locks: 0 }));
 
   it('given an attempt that guessed nothing, then it gives its place back, and the lock it started with it', () => {
     expect(giveBackAttempt(admitted(3))).toMatchObject({ failures: 2, lockedUntil: null });

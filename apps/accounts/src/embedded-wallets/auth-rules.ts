@@ -36,7 +36,13 @@ export const signerKeysOf = (sessions: readonly Session[], now: Date, exceptCred
  */
 export type FailureWindow = { failures: number; windowStart: Date; lockedUntil: Date | null; locks: number };
 export type FailurePolicy = { maxFailures: number; windowMs: number; lockMs: number; maxLockMs: number; lockDecayMs: number };
-export const DEFAULT_FAILURE_POLICY: FailurePolicy = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 60_000, maxLockMs: 60 * 60_000, lockDecayMs: 24 * 60 * 60_000 };
+export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
+  maxFailures: 5,
+  windowMs: 15 * 60_000,
+  lockMs: 60_000,
+  maxLockMs: 60 * 60_000,
+  lockDecayMs: 24 * 60 * 60_000,
+};
 
 /**
  * Which refusals count toward a lock: a wrong secret (an OTP, OIDC token or passkey assertion:
@@ -55,10 +61,13 @@ export const refuseWhileLocked = (window: FailureWindow | null, now: Date): void
 };
 
 /** The n-th lock in a row lasts lockMs · 2^(n−1), never more than maxLockMs. */
-export const lockMsFor = (lockNumber: number, policy: FailurePolicy): number => Math.min(policy.maxLockMs, policy.lockMs * 2 ** Math.min(Math.max(lockNumber - 1, 0), 30));
+export const lockMsFor = (lockNumber: number, policy: FailurePolicy): number =>
+  Math.min(policy.maxLockMs, policy.lockMs * 2 ** Math.min(Math.max(lockNumber - 1, 0), 30));
 
 const lockedAtLimit = (window: FailureWindow, now: Date, policy: FailurePolicy): FailureWindow =>
-  window.failures < policy.maxFailures ? window : { ...window, locks: window.locks + 1, lockedUntil: new Date(now.getTime() + lockMsFor(window.locks + 1, policy)) };
+  window.failures < policy.maxFailures
+    ? window
+    : { ...window, locks: window.locks + 1, lockedUntil: new Date(now.getTime() + lockMsFor(window.locks + 1, policy)) };
 
 /**
  * Admits one more attempt under a key, counted as a failure before it is judged (a success then
@@ -70,7 +79,8 @@ const lockedAtLimit = (window: FailureWindow, now: Date, policy: FailurePolicy):
 export const admitAttempt = (window: FailureWindow | null, now: Date, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): FailureWindow => {
   refuseWhileLocked(window, now);
   const elapsedMs = window ? now.getTime() - window.windowStart.getTime() : Number.POSITIVE_INFINITY;
-  if (window && window.failures > 0 && window.lockedUntil === null && elapsedMs < policy.windowMs) return lockedAtLimit({ ...window, failures: window.failures + 1 }, now, policy);
+  if (window && window.failures > 0 && window.lockedUntil === null && elapsedMs < policy.windowMs)
+    return lockedAtLimit({ ...window, failures: window.failures + 1 }, now, policy);
   const locks = window && elapsedMs < policy.lockDecayMs ? window.locks : 0;
   return lockedAtLimit({ failures: 1, windowStart: now, lockedUntil: null, locks }, now, policy);
 };
@@ -90,7 +100,8 @@ export const giveBackAttempt = (window: FailureWindow, policy: FailurePolicy = D
 };
 
 /** True when an attempt admitted as this window was the last one the window judges: a wrong OTP then dies with it. */
-export const isLastAdmitted = (window: FailureWindow, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): boolean => window.failures >= policy.maxFailures;
+export const isLastAdmitted = (window: FailureWindow, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): boolean =>
+  window.failures >= policy.maxFailures;
 
 /** An OTP code from the configured alphabet and length; pick(n) is a uniform integer below n (injected, so this stays pure). */
 export const otpCodeFrom = (pick: (below: number) => number, length: number, alphanumeric: boolean): string => {

@@ -1,4 +1,10 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { eventsStreamName } from '@corridor/contracts';
 import { ensureEventsStream } from '@corridor/event-store';
 import { createLogger, startDurableConsumer } from '@corridor/messaging';
@@ -11,7 +17,8 @@ const ENDING_TYPES: readonly string[] = ['CardClosed', 'CardIssueRejected', 'Car
 
 export type CardConsentEnd = { platformId: string; cardId: string; keepAccountIds: string[]; at: Date };
 
-const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+const asRecord = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 
 /**
  * What a cards integration event ends: the consents of the wallets the card does not list after it
@@ -73,6 +80,7 @@ export class EndCardConsentsWhenCardChangesPolicy implements OnApplicationBootst
     const end = cardConsentEndOf(payload);
     if (!end) return;
     const ended = await this.consents.endCard(end);
-    if (ended > 0) this.logger.info({ msgId, cardId: end.cardId, ended }, 'Ended Embedded Wallet consents of a card that no longer lists the wallet.');
+    if (ended > 0)
+      this.logger.info({ msgId, cardId: end.cardId, ended }, 'Ended Embedded Wallet consents of a card that no longer lists the wallet.');
   }
 }

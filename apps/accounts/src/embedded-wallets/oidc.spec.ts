@@ -38,11 +38,19 @@ describe('OIDC audiences per platform', () => {
     expect(reasonOf(() => checkOidcClaims(claims(), now, { audiences: ['client-1', 'client-2'] }))).toBe('accepted');
     expect(reasonOf(() => checkOidcClaims(claims({ aud: 'another-app' }), now, { audiences: ['client-1'] }))).toMatch(/oidcAudiences/);
   });
-  it('given a production platform with client ids, then they are the audiences', () => expect(oidcAudiencesOf({ oidcAudiences: ['client-1'] }, false)).toEqual(['client-1']));
-  it.each([undefined, {}, { oidcAudiences: [] }, { oidcAudiences: 'client-1' }])('given a production platform configured %p, then 400 naming the setting', (config) =>
-    expect(() => oidcAudiencesOf(config, false)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', status: 400, message: expect.stringMatching(/oidcAudiences/) })));
-  it('given a sandbox platform without client ids, then no audience is checked', () => expect(oidcAudiencesOf(undefined, true)).toBeUndefined());
-  it('given a sandbox platform with client ids, then they are checked too', () => expect(oidcAudiencesOf({ oidcAudiences: ['client-1'] }, true)).toEqual(['client-1']));
+  it('given a production platform with client ids, then they are the audiences', () =>
+    expect(oidcAudiencesOf({ oidcAudiences: ['client-1'] }, false)).toEqual(['client-1']));
+  it.each([undefined, {}, { oidcAudiences: [] }, { oidcAudiences: 'client-1' }])(
+    'given a production platform configured %p, then 400 naming the setting',
+    (config) =>
+      expect(() => oidcAudiencesOf(config, false)).toThrow(
+        expect.objectContaining({ code: 'INVALID_INPUT', status: 400, message: expect.stringMatching(/oidcAudiences/) }),
+      ),
+  );
+  it('given a sandbox platform without client ids, then no audience is checked', () =>
+    expect(oidcAudiencesOf(undefined, true)).toBeUndefined());
+  it('given a sandbox platform with client ids, then they are checked too', () =>
+    expect(oidcAudiencesOf({ oidcAudiences: ['client-1'] }, true)).toEqual(['client-1']));
 });
 
 /** A token as sandbox clients send it: real claims, a signature nobody can check. */

@@ -21,7 +21,10 @@ describe('EMBEDDED_WALLET_WEBAUTHN_RP_IDS and _ORIGINS', () => {
   it('given nothing in production, then no relying party: the localhost defaults are never used and passkeys answer 503', async () => {
     const config = parseWebAuthnConfig({ NODE_ENV: 'production' });
     expect(config).toEqual({ rpIds: [], origins: [] });
-    await expect(authenticatePasskey(assertion({ signature: 'MEUCIQ' }) as never, 'ab', key, config)).rejects.toMatchObject({ code: 'PASSKEY_UNAVAILABLE', status: 503 });
+    await expect(authenticatePasskey(assertion({ signature: 'MEUCIQ' }) as never, 'ab', key, config)).rejects.toMatchObject({
+      code: 'PASSKEY_UNAVAILABLE',
+      status: 503,
+    });
   });
 
   it.each([
@@ -30,13 +33,24 @@ describe('EMBEDDED_WALLET_WEBAUTHN_RP_IDS and _ORIGINS', () => {
     ['wallet.example.com', 'https://127.0.0.1:8443'],
     ['app.localhost', 'https://wallet.example.com'],
   ])('given rp id %s and origin %s in production, then it refuses to start', (rpId, origin) =>
-    expect(() => parseWebAuthnConfig({ NODE_ENV: 'production', EMBEDDED_WALLET_WEBAUTHN_RP_IDS: rpId, EMBEDDED_WALLET_WEBAUTHN_ORIGINS: origin })).toThrow(/loopback/));
+    expect(() =>
+      parseWebAuthnConfig({ NODE_ENV: 'production', EMBEDDED_WALLET_WEBAUTHN_RP_IDS: rpId, EMBEDDED_WALLET_WEBAUTHN_ORIGINS: origin }),
+    ).toThrow(/loopback/),
+  );
 
   it('given only one of the two in production, then it refuses to start', () =>
-    expect(() => parseWebAuthnConfig({ NODE_ENV: 'production', EMBEDDED_WALLET_WEBAUTHN_RP_IDS: 'wallet.example.com' })).toThrow(/set together/));
+    expect(() => parseWebAuthnConfig({ NODE_ENV: 'production', EMBEDDED_WALLET_WEBAUTHN_RP_IDS: 'wallet.example.com' })).toThrow(
+      /set together/,
+    ));
 
   it('given the platform app’s domain in production, then that relying party', () =>
-    expect(parseWebAuthnConfig({ NODE_ENV: 'production', EMBEDDED_WALLET_WEBAUTHN_RP_IDS: 'wallet.example.com', EMBEDDED_WALLET_WEBAUTHN_ORIGINS: 'https://wallet.example.com' })).toEqual({
+    expect(
+      parseWebAuthnConfig({
+        NODE_ENV: 'production',
+        EMBEDDED_WALLET_WEBAUTHN_RP_IDS: 'wallet.example.com',
+        EMBEDDED_WALLET_WEBAUTHN_ORIGINS: 'https://wallet.example.com',
+      }),
+    ).toEqual({
       rpIds: ['wallet.example.com'],
       origins: ['https://wallet.example.com'],
     }));

@@ -109,12 +109,20 @@ export const parseWebAuthnConfig = (env: NodeJS.ProcessEnv): WebAuthnConfig => {
   const list = (value: string | undefined) => (value ? value.split(',').map((item) => item.trim()).filter(Boolean) : []);
   const rpIds = list(env['EMBEDDED_WALLET_WEBAUTHN_RP_IDS']);
   const origins = list(env['EMBEDDED_WALLET_WEBAUTHN_ORIGINS']);
-  if (env['NODE_ENV'] !== 'production') return { rpIds: rpIds.length > 0 ? rpIds : DEVELOPMENT_WEBAUTHN.rpIds, origins: origins.length > 0 ? origins : DEVELOPMENT_WEBAUTHN.origins };
+  if (env['NODE_ENV'] !== 'production')
+    return {
+      rpIds: rpIds.length > 0 ? rpIds : DEVELOPMENT_WEBAUTHN.rpIds,
+      origins: origins.length > 0 ? origins : DEVELOPMENT_WEBAUTHN.origins,
+    };
   const loopback = [...rpIds, ...origins.map(hostOf)].find(isLoopbackHost);
   if (loopback !== undefined) {
-    throw new Error(`EMBEDDED_WALLET_WEBAUTHN_RP_IDS and _ORIGINS name ${loopback}, a loopback host; in production name the domains of the apps where customers use passkeys.`);
+    throw new Error(
+      `EMBEDDED_WALLET_WEBAUTHN_RP_IDS and _ORIGINS name ${loopback}, a loopback host; in production name the domains of the apps ` +
+      `where customers use passkeys.`,
+    );
   }
-  if ((rpIds.length === 0) !== (origins.length === 0)) throw new Error('EMBEDDED_WALLET_WEBAUTHN_RP_IDS and EMBEDDED_WALLET_WEBAUTHN_ORIGINS are set together, or neither (passkeys off).');
+  if ((rpIds.length === 0) !== (origins.length === 0))
+    throw new Error('EMBEDDED_WALLET_WEBAUTHN_RP_IDS and EMBEDDED_WALLET_WEBAUTHN_ORIGINS are set together, or neither (passkeys off).');
   return { rpIds, origins };
 };
 
@@ -124,6 +132,7 @@ export const requireRelyingParty = (config: WebAuthnConfig): void => {
   throw new DomainError(
     'PASSKEY_UNAVAILABLE',
     'unavailable',
-    'This Corridor deployment accepts no passkeys: its operator has not named the relying party (EMBEDDED_WALLET_WEBAUTHN_RP_IDS and EMBEDDED_WALLET_WEBAUTHN_ORIGINS).',
+    'This Corridor deployment accepts no passkeys: its operator has not named the relying party (EMBEDDED_WALLET_WEBAUTHN_RP_IDS and ' +
+    'EMBEDDED_WALLET_WEBAUTHN_ORIGINS).',
   );
 };

@@ -25,14 +25,21 @@ export type ConsentPlan = {
 /** The amount a transfer out of a wallet moves: required, because the owner signs for an amount. */
 const transferAmountOf = (body: Record<string, unknown>): string => {
   const field = 'amount';
-  if (body[field] === undefined) throw invalidInput('amount is required for a transfer out of an Embedded Wallet: its owner signs for the amount that leaves.', { field });
+  if (body[field] === undefined)
+    throw invalidInput('amount is required for a transfer out of an Embedded Wallet: its owner signs for the amount that leaves.', {
+      field,
+    });
   const amount = parseMinorUnits(body[field], field);
   if (amount <= 0n) throw invalidInput('amount must be a whole number of minor units above 0.', { field });
   return amount.toString();
 };
 
 /** Leg 1's plan for the first wallet among the request's accounts; `mint` makes a fresh id of a type (a new card, a transfer). */
-export const consentPlanOf = (data: WalletFundedChangeData, walletId: string, mint: (type: 'Card' | 'Transaction') => string): ConsentPlan => {
+export const consentPlanOf = (
+  data: WalletFundedChangeData,
+  walletId: string,
+  mint: (type: 'Card' | 'Transaction') => string,
+): ConsentPlan => {
   const binds = data.bindAccountIds.includes(walletId);
   switch (data.operation) {
     case 'CREATE_CARD':
@@ -45,8 +52,19 @@ export const consentPlanOf = (data: WalletFundedChangeData, walletId: string, mi
       const amount = transferAmountOf(data.body);
       const resourceId = mint('Transaction');
       const destination = (data.body['destination'] as { accountId?: unknown } | undefined)?.accountId;
-      const parameters = { userId: walletId, operation: data.operation, resourceId, destinationAccountId: String(destination ?? ''), amount };
-      return { resourceId, answersResourceId: true, activity: { type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2', parameters }, grant: { kind: 'TRANSACTION', amount } };
+      const parameters = {
+        userId: walletId,
+        operation: data.operation,
+        resourceId,
+        destinationAccountId: String(destination ?? ''),
+        amount,
+      };
+      return {
+        resourceId,
+        answersResourceId: true,
+        activity: { type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2', parameters },
+        grant: { kind: 'TRANSACTION', amount },
+      };
     }
     default: {
       const unknownOperation: never = data.operation;

@@ -47,7 +47,9 @@ describe('EMBEDDED_WALLET_KEY_ENCRYPTION_KEY', () => {
     for (const key of PUBLIC_WALLET_KEY_ENCRYPTION_KEYS) {
       const variant = respell(key);
       expect(Buffer.from(variant, 'base64')).toEqual(Buffer.from(key, 'base64'));
-      expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: variant })).toThrow(/publicly known default/);
+      expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: variant })).toThrow(
+        /publicly known default/,
+      );
     }
   });
 

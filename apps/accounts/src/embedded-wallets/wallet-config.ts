@@ -42,7 +42,8 @@ export const parseWalletKeyEncryptionKey = (env: NodeJS.ProcessEnv): Buffer => {
     return Buffer.from(DEV_KEY_ENCRYPTION_KEY, 'base64');
   }
   const key = Buffer.from(configured, 'base64');
-  if (production && isPublicKey(key)) throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY is a publicly known default; in production ${GENERATE}.`);
+  if (production && isPublicKey(key))
+    throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY is a publicly known default; in production ${GENERATE}.`);
   if (key.length !== 32) throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY must be 32 bytes in base64; it decodes to ${key.length} bytes (${GENERATE}).`);
   return key;
 };

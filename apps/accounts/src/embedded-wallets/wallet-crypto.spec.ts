@@ -1,6 +1,20 @@
 import bs58check from 'bs58check';
 import { p256 } from '@noble/curves/p256';
-import { exportBundle, generateP256KeyPair, hpkeOpen, openAtRest, openOtpBundle, hpkeSeal, otpDigest, otpDigestKey, otpEncryptionTargetBundle, sameDigest, sealAtRest, sealSessionSigningKey, toHex } from './wallet-crypto';
+import {
+  exportBundle,
+  generateP256KeyPair,
+  hpkeOpen,
+  openAtRest,
+  openOtpBundle,
+  hpkeSeal,
+  otpDigest,
+  otpDigestKey,
+  otpEncryptionTargetBundle,
+  sameDigest,
+  sealAtRest,
+  sealSessionSigningKey,
+  toHex,
+} from './wallet-crypto';
 import { createHash, randomBytes } from 'node:crypto';
 
 describe('wallet formats', () => {

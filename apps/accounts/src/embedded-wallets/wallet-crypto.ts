@@ -124,14 +124,16 @@ export const newMnemonic = (): string => generateMnemonic(wordlist, 128);
  * The HMAC key of OTP digests: HKDF-SHA256 of the key-encryption key with its own label, so the
  * key that seals secrets at rest is never used for a second purpose.
  */
-export const otpDigestKey = (keyEncryptionKey: Buffer): Buffer => Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), 'corridor/embedded-wallet/otp-digest/v1', 32));
+export const otpDigestKey = (keyEncryptionKey: Buffer): Buffer =>
+  Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), 'corridor/embedded-wallet/otp-digest/v1', 32));
 
 /**
  * HMAC-SHA256 of an OTP code under the digest key, with the row's salt: the code is never stored,
  * and a copy of the database alone cannot test the few million codes of 4 to 8 digits against it,
  * as it could a plain salted hash.
  */
-export const otpDigest = (otpCode: string, salt: string, digestKey: Buffer): string => createHmac('sha256', digestKey).update(`${salt}:${otpCode}`).digest('hex');
+export const otpDigest = (otpCode: string, salt: string, digestKey: Buffer): string =>
+  createHmac('sha256', digestKey).update(`${salt}:${otpCode}`).digest('hex');
 export const randomSalt = (): string => randomBytes(16).toString('hex');
 
 /** Two hex digests compared in constant time, so the time of a refusal says nothing about how much of the digest matched. */

@@ -39,7 +39,12 @@ const sessionOf = (row: Record<string, any>): SessionRow => ({
   expiresAt: row.expires_at,
   revokedAt: row.revoked_at,
 });
-const windowOf = (row: Record<string, any>): FailureWindow => ({ failures: row.failures, windowStart: row.window_start, lockedUntil: row.locked_until, locks: row.locks ?? 0 });
+const windowOf = (row: Record<string, any>): FailureWindow => ({
+  failures: row.failures,
+  windowStart: row.window_start,
+  lockedUntil: row.locked_until,
+  locks: row.locks ?? 0,
+});
 const pendingOf = (row: Record<string, any>): PendingRequest => ({
   requestId: row.request_id,
   platformId: row.platform_id,
@@ -258,7 +263,10 @@ export class WalletStore {
 
   /** The OTP can no longer be used (its guesses are spent): the customer asks for a new one. */
   async burnOtp(credentialId: string, now: Date): Promise<void> {
-    await this.pool.query(`UPDATE ${this.t('auth_otps')} SET used_at = $2 WHERE credential_id = $1 AND used_at IS NULL`, [credentialId, now]);
+    await this.pool.query(`UPDATE ${this.t('auth_otps')} SET used_at = $2 WHERE credential_id = $1 AND used_at IS NULL`, [
+      credentialId,
+      now,
+    ]);
   }
 
   /** Marks the OTP used; false when another request used it first. */
@@ -335,18 +343,19 @@ export class WalletStore {
    */
   async changeAttempts(key: string, change: (window: FailureWindow | null) => FailureWindow): Promise<FailureWindow> {
     return this.transaction(async (client) => {
-      await client.query(`INSERT INTO ${this.t('auth_attempts')} (key, failures, window_start, locked_until, locks) VALUES ($1, 0, 'epoch', NULL, 0) ON CONFLICT (key) DO NOTHING`, [key]);
+      await client.query(
+        `INSERT INTO ${this.t('auth_attempts')} (key, failures, window_start, locked_until, locks) VALUES ($1, 0, 'epoch', NULL, 0)
+         ON CONFLICT (key) DO NOTHING`,
+        [key],
+      );
       const { rows } = await client.query(`SELECT * FROM ${this.t('auth_attempts')} WHERE key = $1 FOR UPDATE`, [key]);
       // A row made just now says failures 0 from the epoch: admitAttempt reads that as no window yet.
       const current = rows[0] ? windowOf(rows[0]) : null;
       const next = change(current);
-      await client.query(`UPDATE ${this.t('auth_attempts')} SET failures = $2, window_start = $3, locked_until = $4, locks = $5 WHERE key = $1`, [
-        key,
-        next.failures,
-        next.windowStart,
-        next.lockedUntil,
-        next.locks,
-      ]);
+      await client.query(
+        `UPDATE ${this.t('auth_attempts')} SET failures = $2, window_start = $3, locked_until = $4, locks = $5 WHERE key = $1`,
+        [key, next.failures, next.windowStart, next.lockedUntil, next.locks],
+      );
       return next;
     });
   }

@@ -25,7 +25,12 @@ export const debitAccount = (command: DebitAccount, state: InternalAccount): Int
   const { accountId, platformId, operationId, amount, currency, cause, counterAccountId, cardId, consent } = command.data;
   const account = requireAccount(state, accountId, platformId);
   if (isRepeat(account, operationId, fingerprints.movement('Debit', amount, currency, cause, counterAccountId))) return [];
-  requireWalletConsent(account, { verb: 'Debit', amount, currency, cause, ...(cardId !== undefined ? { cardId } : {}) }, consent, command.metadata.now);
+  requireWalletConsent(
+    account,
+    { verb: 'Debit', amount, currency, cause, ...(cardId !== undefined ? { cardId } : {}) },
+    consent,
+    command.metadata.now,
+  );
   refuseClosed(account);
   checkMovement(account, amount, currency, counterAccountId);
   refuseUnlessSpendable(account);

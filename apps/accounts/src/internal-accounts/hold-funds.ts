@@ -28,7 +28,12 @@ export const holdFunds = (command: HoldFunds, state: InternalAccount): InternalA
   const account = requireAccount(state, accountId, platformId);
   if (isRepeat(account, operationId, fingerprints.movement('Hold', amount, currency, cause, counterAccountId, holdId))) return [];
   // Before any other rule, so an unproven hold of a wallet learns nothing of its status or funds.
-  requireWalletConsent(account, { verb: 'Hold', holdId, amount, currency, cause, ...(cardId !== undefined ? { cardId } : {}) }, consent, command.metadata.now);
+  requireWalletConsent(
+    account,
+    { verb: 'Hold', holdId, amount, currency, cause, ...(cardId !== undefined ? { cardId } : {}) },
+    consent,
+    command.metadata.now,
+  );
   refuseClosed(account);
   checkMovement(account, amount, currency, counterAccountId);
   // A settle or release names its hold by id, so one id must never mean two reservations.

@@ -61,7 +61,11 @@ export class LedgerController {
    * (NeedsConsent), which is then looked up and the movement decided again with it. Accounts of
    * other types never pay the lookup.
    */
-  private async writeConsented(accountId: string, context: ServiceRequest<unknown>['context'], decide: (consent: Consent) => (state: InternalAccount) => InternalAccountEvent[]): Promise<InternalAccountRow> {
+  private async writeConsented(
+    accountId: string,
+    context: ServiceRequest<unknown>['context'],
+    decide: (consent: Consent) => (state: InternalAccount) => InternalAccountEvent[],
+  ): Promise<InternalAccountRow> {
     try {
       return await this.writer.write(accountId, context, decide(undefined));
     } catch (error) {
@@ -83,8 +87,11 @@ export class LedgerController {
   @MessagePattern(subjects.accounts.ledger.debit)
   async debit(@Payload() request: ServiceRequest<DebitData>): Promise<InternalAccountWire> {
     const data = movementOf(request);
-    const row = await this.writeConsented(data.accountId, request.context, (consent) => (state) =>
-      debitAccount({ type: 'DebitAccount', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state),
+    const row = await this.writeConsented(
+      data.accountId,
+      request.context,
+      (consent) => (state) =>
+        debitAccount({ type: 'DebitAccount', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state),
     );
     return renderInternalAccount(row);
   }
@@ -93,11 +100,18 @@ export class LedgerController {
   async hold(@Payload() request: ServiceRequest<HoldData>): Promise<InternalAccountWire> {
     const data = { ...movementOf(request), holdId: requireText(request.data.holdId, 'holdId') };
     // An instant rail's hold settles in the same append (one request instead of a hold and a settle).
-    const settleOperationId = request.data.settleOperationId === undefined ? undefined : requireText(request.data.settleOperationId, 'settleOperationId');
-    const row = await this.writeConsented(data.accountId, request.context, (consent) => (state) =>
-      settleOperationId === undefined
-        ? holdFunds({ type: 'HoldFunds', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state)
-        : holdAndSettle({ type: 'HoldAndSettle', data: { ...data, consent, settleOperationId }, metadata: { now: this.clock.now() } }, state),
+    const settleOperationId =
+      request.data.settleOperationId === undefined ? undefined : requireText(request.data.settleOperationId, 'settleOperationId');
+    const row = await this.writeConsented(
+      data.accountId,
+      request.context,
+      (consent) => (state) =>
+        settleOperationId === undefined
+          ? holdFunds({ type: 'HoldFunds', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state)
+          : holdAndSettle(
+              { type: 'HoldAndSettle', data: { ...data, consent, settleOperationId }, metadata: { now: this.clock.now() } },
+              state,
+            ),
     );
     return renderInternalAccount(row);
   }

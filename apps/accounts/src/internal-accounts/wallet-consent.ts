@@ -29,7 +29,14 @@ export type WalletConsent = ConsentReference & {
 };
 
 /** The movement a consent must cover, in the deciders' terms. */
-export type ConsentedMovement = { verb: 'Hold' | 'Debit'; holdId?: string; amount: bigint; currency: string; cause: Cause; cardId?: string };
+export type ConsentedMovement = {
+  verb: 'Hold' | 'Debit';
+  holdId?: string;
+  amount: bigint;
+  currency: string;
+  cause: Cause;
+  cardId?: string;
+};
 
 /**
  * Thrown by a decision on a wallet whose consent was not looked up (the command's consent is
@@ -52,20 +59,29 @@ export const consentReferenceOf = (movement: ConsentedMovement): ConsentReferenc
 };
 
 const refuse = (account: OpenAccount, reason: string, message: string): DomainError =>
-  new DomainError('WALLET_CONSENT_REQUIRED', 'forbidden', `Embedded Wallet ${account.accountId}: ${message}`, { accountId: account.accountId, reason });
+  new DomainError('WALLET_CONSENT_REQUIRED', 'forbidden', `Embedded Wallet ${account.accountId}: ${message}`, {
+    accountId: account.accountId,
+    reason,
+  });
 
 const HOW =
-  'wallet money moves only with its owner’s stamp: execute a quote from the wallet with Grid-Wallet-Signature, or bind the wallet to a card with its signed retry.';
+  'wallet money moves only with its owner’s stamp: execute a quote from the wallet with Grid-Wallet-Signature, or bind the wallet to a ' +
+  'card with its signed retry.';
 
 /** Refuses a movement of a card that the consent does not cover. */
 const checkCardConsent = (account: OpenAccount, movement: ConsentedMovement): void => {
-  if (movement.cause.kind !== 'CARD_SETTLEMENT') throw refuse(account, 'NOT_A_CARD_MOVEMENT', `a card's consent covers card settlements only, not ${movement.cause.kind}.`);
+  if (movement.cause.kind !== 'CARD_SETTLEMENT')
+    throw refuse(account, 'NOT_A_CARD_MOVEMENT', `a card's consent covers card settlements only, not ${movement.cause.kind}.`);
 };
 
 /** Refuses a hold larger than, or in another currency than, the transaction consented to (only a hold names a transaction's consent). */
 const checkTransactionConsent = (account: OpenAccount, movement: ConsentedMovement, consent: WalletConsent): void => {
   if (consent.currency !== movement.currency || consent.amount === null || movement.amount > consent.amount) {
-    throw refuse(account, 'AMOUNT_NOT_CONSENTED', `the owner consented to ${consent.amount ?? 0} ${consent.currency ?? ''}, not ${movement.amount} ${movement.currency}.`);
+    throw refuse(
+      account,
+      'AMOUNT_NOT_CONSENTED',
+      `the owner consented to ${consent.amount ?? 0} ${consent.currency ?? ''}, not ${movement.amount} ${movement.currency}.`,
+    );
   }
 };
 
@@ -74,16 +90,35 @@ const checkTransactionConsent = (account: OpenAccount, movement: ConsentedMoveme
  * active consent of this account and platform, for this movement's card or transaction.
  * `consent` undefined means not looked up yet (NeedsConsent), null means looked up and absent.
  */
-export const requireWalletConsent = (account: OpenAccount, movement: ConsentedMovement, consent: WalletConsent | null | undefined, now: Date): void => {
+export const requireWalletConsent = (
+  account: OpenAccount,
+  movement: ConsentedMovement,
+  consent: WalletConsent | null | undefined,
+  now: Date,
+): void => {
   if (account.accountType !== 'EMBEDDED_WALLET') return;
   const reference = consentReferenceOf(movement);
   if (reference === null) throw refuse(account, 'NO_CONSENT_APPLIES', `no consent can cover a debit that is not a card's; ${HOW}`);
   if (consent === undefined) throw new NeedsConsent(reference);
-  const matches = consent?.accountId === account.accountId && consent.platformId === account.platformId && consent.kind === reference.kind && consent.reference === reference.reference;
-  if (!consent || !matches) throw refuse(account, 'NO_CONSENT', `no consent was given for ${reference.kind} ${reference.reference}; ${HOW}`);
-  if (consent.endedAt !== null) throw refuse(account, 'CONSENT_ENDED', `the consent for ${reference.kind} ${reference.reference} ended at ${consent.endedAt.toISOString()}; ${HOW}`);
+  const matches =
+    consent?.accountId === account.accountId &&
+    consent.platformId === account.platformId &&
+    consent.kind === reference.kind &&
+    consent.reference === reference.reference;
+  if (!consent || !matches)
+    throw refuse(account, 'NO_CONSENT', `no consent was given for ${reference.kind} ${reference.reference}; ${HOW}`);
+  if (consent.endedAt !== null)
+    throw refuse(
+      account,
+      'CONSENT_ENDED',
+      `the consent for ${reference.kind} ${reference.reference} ended at ${consent.endedAt.toISOString()}; ${HOW}`,
+    );
   if (consent.expiresAt !== null && consent.expiresAt.getTime() <= now.getTime()) {
-    throw refuse(account, 'CONSENT_EXPIRED', `the consent for ${reference.kind} ${reference.reference} expired at ${consent.expiresAt.toISOString()}; ${HOW}`);
+    throw refuse(
+      account,
+      'CONSENT_EXPIRED',
+      `the consent for ${reference.kind} ${reference.reference} expired at ${consent.expiresAt.toISOString()}; ${HOW}`,
+    );
   }
   if (reference.kind === 'CARD') checkCardConsent(account, movement);
   else checkTransactionConsent(account, movement, consent);

@@ -36,26 +36,43 @@ export class WalletConsents {
   }
 
   async find(platformId: string, accountId: string, reference: ConsentReference): Promise<WalletConsent | null> {
-    const { rows } = await this.pool.query(`SELECT * FROM ${this.table} WHERE account_id = $1 AND kind = $2 AND reference = $3 AND platform_id = $4`, [
-      accountId,
-      reference.kind,
-      reference.reference,
-      platformId,
-    ]);
+    const { rows } = await this.pool.query(
+      `SELECT * FROM ${this.table} WHERE account_id = $1 AND kind = $2 AND reference = $3 AND platform_id = $4`,
+      [accountId, reference.kind, reference.reference, platformId],
+    );
     return rows[0] ? consentOf(rows[0]) : null;
   }
 
   /** The owner's consent to one transaction's hold; a second stamp for the same transaction renews it. */
-  async grantTransaction(input: { platformId: string; accountId: string; transactionId: string; amount: bigint; currency: string; consentId: string; now: Date }): Promise<void> {
+  async grantTransaction(input: {
+    platformId: string;
+    accountId: string;
+    transactionId: string;
+    amount: bigint;
+    currency: string;
+    consentId: string;
+    now: Date;
+  }): Promise<void> {
     const expiresAt = new Date(input.now.getTime() + TRANSACTION_CONSENT_TTL_MS);
     await this.pool.query(
       `WITH purged AS (DELETE FROM ${this.table} WHERE account_id = $1 AND kind = 'TRANSACTION' AND reference <> $2 AND expires_at < $8)
        INSERT INTO ${this.table} (account_id, kind, reference, platform_id, consent_id, amount, currency, granted_at, expires_at)
        VALUES ($1, 'TRANSACTION', $2, $3, $4, $5, $6, $7, $9)
-       ON CONFLICT (account_id, kind, reference) DO UPDATE SET consent_id = EXCLUDED.consent_id, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
+       ON CONFLICT (account_id, kind, reference) DO UPDATE SET consent_id = EXCLUDED.consent_id, amount = EXCLUDED.amount,
+         currency = EXCLUDED.currency,
          granted_at = EXCLUDED.granted_at, expires_at = EXCLUDED.expires_at, ended_at = NULL
        WHERE ${this.table}.platform_id = EXCLUDED.platform_id`,
-      [input.accountId, input.transactionId, input.platformId, input.consentId, input.amount.toString(), input.currency, input.now, new Date(input.now.getTime() - EXPIRED_CONSENT_KEPT_MS), expiresAt],
+      [
+        input.accountId,
+        input.transactionId,
+        input.platformId,
+        input.consentId,
+        input.amount.toString(),
+        input.currency,
+        input.now,
+        new Date(input.now.getTime() - EXPIRED_CONSENT_KEPT_MS),
+        expiresAt,
+      ],
     );
   }
 
@@ -66,7 +83,8 @@ export class WalletConsents {
   async grantCard(input: { platformId: string; accountId: string; cardId: string; consentId: string; now: Date }): Promise<void> {
     await this.pool.query(
       `INSERT INTO ${this.table} (account_id, kind, reference, platform_id, consent_id, granted_at) VALUES ($1, 'CARD', $2, $3, $4, $5)
-       ON CONFLICT (account_id, kind, reference) DO UPDATE SET consent_id = EXCLUDED.consent_id, granted_at = EXCLUDED.granted_at, ended_at = NULL
+       ON CONFLICT (account_id, kind, reference)
+       DO UPDATE SET consent_id = EXCLUDED.consent_id, granted_at = EXCLUDED.granted_at, ended_at = NULL
        WHERE ${this.table}.platform_id = EXCLUDED.platform_id`,
       [input.accountId, input.cardId, input.platformId, input.consentId, input.now],
     );
@@ -80,7 +98,8 @@ export class WalletConsents {
   async endCard(input: { platformId: string; cardId: string; keepAccountIds: readonly string[]; at: Date }): Promise<number> {
     const result = await this.pool.query(
       `UPDATE ${this.table} SET ended_at = $4
-       WHERE kind = 'CARD' AND reference = $2 AND platform_id = $1 AND ended_at IS NULL AND granted_at <= $4 AND NOT (account_id = ANY($3::text[]))`,
+       WHERE kind = 'CARD' AND reference = $2 AND platform_id = $1 AND ended_at IS NULL AND granted_at <= $4
+         AND NOT (account_id = ANY($3::text[]))`,
       [input.platformId, input.cardId, [...input.keepAccountIds], input.at],
     );
     return result.rowCount ?? 0;

@@ -21,7 +21,14 @@ import { type AgentActionStatus, type AgentActionType, type AgentActionWire, typ
  */
 export type ActionRequest =
   | { kind: 'EXECUTE_QUOTE'; quoteId: string; walletSignature?: string }
-  | { kind: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number; paymentRail?: string; transactionId?: string };
+  | {
+      kind: 'TRANSFER_OUT' | 'TRANSFER_IN';
+      sourceAccountId: string;
+      destinationAccountId: string;
+      amount: number;
+      paymentRail?: string;
+      transactionId?: string;
+    };
 
 export type ActionView = {
   id: string;

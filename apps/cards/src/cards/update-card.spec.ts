@@ -5,7 +5,19 @@
 import { DomainError } from '@corridor/contracts';
 import { deciderSpec } from '@corridor/testing';
 import { type Card, type CardEvent, cardDecider } from './card';
-import { accountA, accountB, card, cardActivated, cardClosed, cardFrozen, cardIssued, cardRejected, later, source, updateCommand } from './card.fixtures';
+import {
+  accountA,
+  accountB,
+  card,
+  cardActivated,
+  cardClosed,
+  cardFrozen,
+  cardIssued,
+  cardRejected,
+  later,
+  source,
+  updateCommand,
+} from './card.fixtures';
 import { type UpdateCard, updateCard } from './update-card';
 
 const spec = deciderSpec<Card, UpdateCard, CardEvent>({ decide: updateCard, ...cardDecider });

@@ -25,21 +25,43 @@ export class CardsController {
   @ApiOperation({
     summary: 'Issue a card',
     description:
-      'A card with an EMBEDDED_WALLET among its fundingSources binds the wallet only with its signed retry, as PATCH does (a Corridor departure from the reference, decision 0020): ' +
-      'the first call answers 202 with {payloadToSign, requestId, expiresAt} and issues nothing; the same body again with Grid-Wallet-Signature (a stamp over payloadToSign by an active ' +
-      'session of the wallet) and Request-Id issues the card, whose id payloadToSign names. The wallet then funds that card, and only it, until the card is closed or the wallet unbound. ' +
-      'Signature errors are 401 with the reference codes (WALLET_SIGNATURE_MISSING, WALLET_SIGNATURE_MALFORMED, WALLET_SIGNATURE_INVALID, WALLET_SIGNATURE_BODY_MISMATCH, REQUEST_ID_MISSING, INVALID_SIGNATURE).',
+      'A card with an EMBEDDED_WALLET among its fundingSources binds the wallet only with its signed retry, as PATCH does (a Corridor ' +
+      'departure from the reference, decision 0020): ' +
+      'the first call answers 202 with {payloadToSign, requestId, expiresAt} and issues nothing; the same body again with ' +
+      'Grid-Wallet-Signature (a stamp over payloadToSign by an active ' +
+      'session of the wallet) and Request-Id issues the card, whose id payloadToSign names. The wallet then funds that card, and only ' +
+      'it, until the card is closed or the wallet unbound. ' +
+      'Signature errors are 401 with the reference codes (WALLET_SIGNATURE_MISSING, WALLET_SIGNATURE_MALFORMED, ' +
+      'WALLET_SIGNATURE_INVALID, WALLET_SIGNATURE_BODY_MISMATCH, REQUEST_ID_MISSING, INVALID_SIGNATURE).',
   })
   @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing was issued.' })
-  async create(@Body() body: CardCreateRequest, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Ctx() context: RequestContext): Promise<unknown> {
+  async create(
+    @Body() body: CardCreateRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
     const card = defined({ ...body }) satisfies CreateCardData;
     const sources = Array.isArray(body.fundingSources) ? body.fundingSources : [];
-    const data: WalletFundedChangeData = { accountIds: sources, bindAccountIds: sources, operation: 'CREATE_CARD', targetId: body.cardholderId, body: card, ...walletHeaders(request) };
-    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(subjects.accounts.embeddedWallet.walletFundedChange, data, context);
+    const data: WalletFundedChangeData = {
+      accountIds: sources,
+      bindAccountIds: sources,
+      operation: 'CREATE_CARD',
+      targetId: body.cardholderId,
+      body: card,
+      ...walletHeaders(request),
+    };
+    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(
+      subjects.accounts.embeddedWallet.walletFundedChange,
+      data,
+      context,
+    );
     if (wallet.status === 202) return answer(reply, wallet);
     // The card takes the id the wallet's owner signed for, so the wallet's consent names this card.
     const cardId = wallet.body?.resourceId;
-    return applyAuthorized(this.call, context, wallet.body, () => this.call.request<CardWire>(subjects.cards.card.create, { ...card, ...(cardId ? { cardId } : {}) } satisfies CreateCardData, context));
+    return applyAuthorized(this.call, context, wallet.body, () =>
+      this.call.request<CardWire>(subjects.cards.card.create, { ...card, ...(cardId ? { cardId } : {}) } satisfies CreateCardData, context),
+    );
   }
 
   @Get()
@@ -61,8 +83,10 @@ export class CardsController {
   @ApiOperation({
     summary: 'Change a card’s state or funding sources',
     description:
-      'A card funded by an EMBEDDED_WALLET, now or after the change, changes only with the wallet’s signed retry: 202 with {payloadToSign, requestId, expiresAt}, then the same body with ' +
-      'Grid-Wallet-Signature and Request-Id. A wallet the card keeps consents to fund it; closing the card or unbinding the wallet ends that consent (decision 0020).',
+      'A card funded by an EMBEDDED_WALLET, now or after the change, changes only with the wallet’s signed retry: 202 with ' +
+      '{payloadToSign, requestId, expiresAt}, then the same body with ' +
+      'Grid-Wallet-Signature and Request-Id. A wallet the card keeps consents to fund it; closing the card or unbinding the wallet ' +
+      'ends that consent (decision 0020).',
   })
   @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing was changed.' })
   async update(
@@ -77,9 +101,22 @@ export class CardsController {
     const card = await this.call.request<CardWire>(subjects.cards.card.get, { cardId: id }, context);
     const accountIds = [...card.fundingSources, ...(Array.isArray(body.fundingSources) ? body.fundingSources : [])];
     const bindAccountIds = body.state === 'CLOSED' ? [] : Array.isArray(body.fundingSources) ? body.fundingSources : card.fundingSources;
-    const data: WalletFundedChangeData = { accountIds, bindAccountIds, operation: 'UPDATE_CARD', targetId: id, body: defined({ ...body }), ...walletHeaders(request) };
-    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(subjects.accounts.embeddedWallet.walletFundedChange, data, context);
+    const data: WalletFundedChangeData = {
+      accountIds,
+      bindAccountIds,
+      operation: 'UPDATE_CARD',
+      targetId: id,
+      body: defined({ ...body }),
+      ...walletHeaders(request),
+    };
+    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(
+      subjects.accounts.embeddedWallet.walletFundedChange,
+      data,
+      context,
+    );
     if (wallet.status === 202) return answer(reply, wallet);
-    return applyAuthorized(this.call, context, wallet.body, () => this.call.request<CardWire>(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context));
+    return applyAuthorized(this.call, context, wallet.body, () =>
+      this.call.request<CardWire>(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context),
+    );
   }
 }

@@ -89,7 +89,9 @@ export class TransfersController {
     this.checkPair(source, destination, 'destination.accountId');
     // A transfer an Embedded Wallet's owner signed for takes the id their consent names: the ledger
     // holds wallet money only for it (decision 0020). Any other is named by its Idempotency-Key.
-    const transactionId = isIdOf('Transaction', data.transactionId) ? data.transactionId : transferIdFor(context.platformId, 'OUT', data.idempotencyKey);
+    const transactionId = isIdOf('Transaction', data.transactionId)
+      ? data.transactionId
+      : transferIdFor(context.platformId, 'OUT', data.idempotencyKey);
     // A retry of an omitted-amount transfer answers with what the first one moved, not with the
     // balance now left (open() replays it, or refuses a different request under the key).
     const earlier = requested === undefined ? await this.earlierTransfer(transactionId) : undefined;
