@@ -737,8 +737,7 @@ describe('the reference’s sandbox values (section (f))', () => {
     const created = await api.call('POST', '/auth/credentials', { auth: platformA, body, headers: sandboxHeaders(first.body) });
     expect([created.status, created.body.type]).toEqual([201, 'OAUTH']);
     const client = genKeypair();
-    const verify = (auth: Credentials, id: string, oidcToken: string) =>
-      api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
+    const verify = (auth: Credentials, id: string, oidcToken: string) => api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
     const nonce = oidcNonce(client.pubHex);
     const refusals = [
       await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce, iatOffsetSeconds: -120 })),
@@ -752,7 +751,7 @@ describe('the reference’s sandbox values (section (f))', () => {
 
     const live = await newWallet(production);
     const createLive = () => api.call('POST', '/auth/credentials', { auth: production, body: { ...body, accountId: live.accountId } });
-    // A production platform names the OAuth client ids its tokens must be for (decision 0021); until then OAUTH is a 400 naming the setting.
+    // A production platform names the OAuth client ids its tokens must be for (decision 0021); until then OAUTH is a 400.
     const unconfigured = await createLive();
     expect([unconfigured.status, unconfigured.body.code, unconfigured.body.message]).toEqual([
       400,

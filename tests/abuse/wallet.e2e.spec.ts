@@ -200,7 +200,7 @@ afterAll(async () => {
 });
 
 describe('a platform token alone cannot move wallet money', () => {
-  it('cannot transfer out of a funded wallet to a USDB SPARK_WALLET it just registered: 202 moves nothing, a stranger’s stamp is 401', async () => {
+  it('cannot transfer out of a funded wallet to a USDB SPARK_WALLET it just registered: 202, a stranger’s stamp 401', async () => {
     const wallet = await newWallet();
     const body = { source: { accountId: wallet.accountId }, destination: { accountId: wallet.spark }, amount: 1_000_000 };
     const first = await api.call('POST', '/transfer-out', { auth: platform, body });
@@ -260,7 +260,7 @@ describe('a platform token alone cannot move wallet money', () => {
     expect(await walletBalance(wallet)).toEqual({ available: FUNDS, total: FUNDS });
   });
 
-  it('a card bound to the wallet without its owner’s consent (straight to the cards service, past the signed retry) cannot hold the wallet’s money', async () => {
+  it('a card bound to the wallet without its owner’s consent (straight to the cards service) cannot hold the wallet’s money', async () => {
     const wallet = await newWallet();
     const card = await onTheBus<{ id: string }>(subjects.cards.card.create, cardFor(wallet, [wallet.accountId]));
     await activeCard(card.id);
@@ -414,7 +414,7 @@ describe('the owner’s stamp still moves wallet money', () => {
     expect(after.available).toBe(FUNDS - Number(quote.body.totalSendingAmount));
   });
 
-  it('binds the wallet to a card with the signed retry (one Idempotency-Key over both legs), holds wallet money for that card, and stops once the wallet is unbound', async () => {
+  it('binds the wallet to a card with the signed retry (one Idempotency-Key), holds its money for that card, until unbound', async () => {
     const wallet = await newWallet();
     const session = await login(wallet);
     const body = cardFor(wallet, [wallet.accountId]);

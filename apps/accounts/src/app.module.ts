@@ -44,23 +44,12 @@ export class AppModule {
           toIntegrationEvent,
         }),
       ],
-      controllers: [
-        LedgerController,
-        InternalAccountsController,
-        ExternalAccountsController,
-        UmaDepositTargetsController,
-        EmbeddedWalletsController,
-      ],
+      controllers: [LedgerController, InternalAccountsController, ExternalAccountsController, UmaDepositTargetsController, EmbeddedWalletsController],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         {
           provide: ACCOUNTS_POLICY_OPTIONS,
-          useValue: {
-            natsUrl: config.natsUrl,
-            subjectPrefix: config.subjectPrefix,
-            databaseUrl: config.databaseUrl,
-            schema: config.schema,
-          },
+          useValue: { natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, databaseUrl: config.databaseUrl, schema: config.schema },
         },
         AccountWriter,
         // Consents over Embedded Wallet money (decision 0020): written where stamps are verified, read by the ledger.
@@ -72,26 +61,16 @@ export class AppModule {
         OpenAccountsPolicy,
         CustomerDirectory,
         // Embedded Wallet credentials and sessions (DESIGN.md §2), on the process's one pool.
-        {
-          provide: WALLET_STORE,
-          useFactory: (eventSourcing: EventSourcing) => new WalletStore(eventSourcing.pool, config.schema),
-          inject: [EventSourcing],
-        },
+        { provide: WALLET_STORE, useFactory: (eventSourcing: EventSourcing) => new WalletStore(eventSourcing.pool, config.schema), inject: [EventSourcing] },
         { provide: WALLET_OPTIONS, useValue: config.embeddedWallets },
         // The mail port: the sandbox mailbox is the only adapter; production platforms have none yet.
-        {
-          provide: SandboxMailbox,
-          useFactory: (eventSourcing: EventSourcing) => new SandboxMailbox(eventSourcing.pool, config.schema),
-          inject: [EventSourcing],
-        },
+        { provide: SandboxMailbox, useFactory: (eventSourcing: EventSourcing) => new SandboxMailbox(eventSourcing.pool, config.schema), inject: [EventSourcing] },
         { provide: OTP_MAILERS, useFactory: (mailbox: SandboxMailbox): OtpMailers => ({ SANDBOX: mailbox }), inject: [SandboxMailbox] },
         PurgeSandboxMailboxJob,
         EmbeddedWallets,
         OpenWalletsPolicy,
         EndCardConsentsWhenCardChangesPolicy,
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
-          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
-        ),
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
       ],
     };
   }

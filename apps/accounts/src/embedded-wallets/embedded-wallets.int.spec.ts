@@ -236,7 +236,7 @@ describe('two revokes racing for a wallet’s last two credentials', () => {
 });
 
 describe('a failure count under concurrent guesses', () => {
-  it('given 40 attempts on one key at once, then exactly five are admitted and the rest are 429, whatever the interleaving (10 rounds)', async () => {
+  it('given 40 attempts on one key at once, then exactly five are admitted and the rest are 429 (10 rounds)', async () => {
     for (let round = 0; round < 10; round += 1) {
       const key = `verify:${newId('AuthMethod')}`;
       const now = new Date();

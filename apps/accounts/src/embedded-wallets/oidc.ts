@@ -38,11 +38,9 @@ export const oidcAudiencesOf = (config: Record<string, unknown> | undefined, san
  * numeric iat at most 60 s old (5 s skew), exp in the future; on verify also the nonce and the
  * identity the credential was registered with.
  */
-export const checkOidcClaims = (
-  claims: JWTPayload,
-  now: Date,
-  expect: { identity?: OidcIdentity; nonce?: string; audiences?: readonly string[] } = {},
-): OidcIdentity => {
+export type ExpectedClaims = { identity?: OidcIdentity; nonce?: string; audiences?: readonly string[] };
+
+export const checkOidcClaims = (claims: JWTPayload, now: Date, expect: ExpectedClaims = {}): OidcIdentity => {
   const nowSeconds = now.getTime() / 1000;
   const aud = Array.isArray(claims.aud) ? (claims.aud.length === 1 ? claims.aud[0] : undefined) : claims.aud;
   if (typeof claims.iss !== 'string' || claims.iss === '') throw unauthorized('iss is missing');
@@ -51,16 +49,11 @@ export const checkOidcClaims = (
     throw unauthorized('aud must be one of the platform’s OAuth client ids (embeddedWalletConfig.oidcAudiences)');
   if (typeof claims.sub !== 'string' || claims.sub === '') throw unauthorized('sub is missing');
   if (typeof claims.iat !== 'number') throw unauthorized('iat must be a number');
-  if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS || nowSeconds - claims.iat > IAT_MAX_AGE_SECONDS + CLOCK_SKEW_SECONDS)
-    throw unauthorized(`iat must be less than ${IAT_MAX_AGE_SECONDS} s old; fetch a fresh token`);
+  if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS || nowSeconds - claims.iat > IAT_MAX_AGE_SECONDS + CLOCK_SKEW_SECONDS) throw unauthorized(`iat must be less than ${IAT_MAX_AGE_SECONDS} s old; fetch a fresh token`);
   if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds - CLOCK_SKEW_SECONDS) throw unauthorized('the token has expired');
   const identity = { iss: claims.iss, aud, sub: claims.sub };
-  if (expect.nonce !== undefined && claims['nonce'] !== expect.nonce)
-    throw unauthorized('nonce must be the lowercase hex sha256 of clientPublicKey');
-  if (
-    expect.identity &&
-    (expect.identity.iss !== identity.iss || expect.identity.aud !== identity.aud || expect.identity.sub !== identity.sub)
-  ) {
+  if (expect.nonce !== undefined && claims['nonce'] !== expect.nonce) throw unauthorized('nonce must be the lowercase hex sha256 of clientPublicKey');
+  if (expect.identity && (expect.identity.iss !== identity.iss || expect.identity.aud !== identity.aud || expect.identity.sub !== identity.sub)) {
     throw unauthorized('iss, aud and sub must match the OAUTH credential being verified');
   }
   return identity;

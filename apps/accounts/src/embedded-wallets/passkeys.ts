@@ -117,8 +117,8 @@ export const parseWebAuthnConfig = (env: NodeJS.ProcessEnv): WebAuthnConfig => {
   const loopback = [...rpIds, ...origins.map(hostOf)].find(isLoopbackHost);
   if (loopback !== undefined) {
     throw new Error(
-      `EMBEDDED_WALLET_WEBAUTHN_RP_IDS and _ORIGINS name ${loopback}, a loopback host; in production name the domains of the apps ` +
-      `where customers use passkeys.`,
+      `EMBEDDED_WALLET_WEBAUTHN_RP_IDS and _ORIGINS name ${loopback}, a loopback host; ` +
+        'in production name the domains of the apps where customers use passkeys.',
     );
   }
   if ((rpIds.length === 0) !== (origins.length === 0))
@@ -132,7 +132,7 @@ export const requireRelyingParty = (config: WebAuthnConfig): void => {
   throw new DomainError(
     'PASSKEY_UNAVAILABLE',
     'unavailable',
-    'This Corridor deployment accepts no passkeys: its operator has not named the relying party (EMBEDDED_WALLET_WEBAUTHN_RP_IDS and ' +
-    'EMBEDDED_WALLET_WEBAUTHN_ORIGINS).',
+    'This Corridor deployment accepts no passkeys: its operator has not named the relying party ' +
+      '(EMBEDDED_WALLET_WEBAUTHN_RP_IDS and EMBEDDED_WALLET_WEBAUTHN_ORIGINS).',
   );
 };

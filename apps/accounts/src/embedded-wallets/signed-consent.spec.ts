@@ -17,7 +17,7 @@ const change = (data: Partial<WalletFundedChangeData>): WalletFundedChangeData =
 });
 
 describe('consentPlanOf', () => {
-  it('given a new card the wallet funds, then the owner signs for a card id fixed now, which the card is created with, and consents to fund it', () =>
+  it('given a new card the wallet funds, then the owner signs for a card id fixed now and consents to fund that card', () =>
     expect(consentPlanOf(change({ operation: 'CREATE_CARD', targetId: 'Customer:1' }), wallet, minted)).toEqual({
       resourceId: minted('Card'),
       answersResourceId: true,
@@ -35,10 +35,10 @@ describe('consentPlanOf', () => {
       grant: { kind: 'CARD' },
     }));
 
-  it('given a change that leaves the wallet off the card (closed, replaced), then the owner signs for the change and consents to nothing more', () =>
+  it('given a change that leaves the wallet off the card, then the owner signs for the change and consents to nothing more', () =>
     expect(consentPlanOf(change({ bindAccountIds: [usdb] }), wallet, minted).grant).toBeNull());
 
-  it('given a transfer out of the wallet, then the owner signs for a transfer id fixed now, its destination and amount, and consents to its one hold', () =>
+  it('given a transfer out of the wallet, then the owner signs for its id, destination and amount, and consents to its one hold', () =>
     expect(
       consentPlanOf(
         change({

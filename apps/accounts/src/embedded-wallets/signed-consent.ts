@@ -6,7 +6,7 @@ import { parseMinorUnits } from '../internal-accounts/ledger-input';
 // resource the consent names (a card, or the transfer to make, whose id is fixed here so the payload
 // can name it) and what the ledger may do on its strength once leg 2 verifies the stamp.
 
-/** The currency an Embedded Wallet holds (the reference's wallet flows move USDB), and so the currency a transfer out of one consents to. */
+/** The currency an Embedded Wallet holds (the reference's wallet flows move USDB), so a transfer out of one consents in it. */
 export const WALLET_CURRENCY = 'USDB';
 
 /** CARD: the card's holds and pulls while it lists the wallet. TRANSACTION: the one hold of that transfer, of at most amount. */

@@ -87,11 +87,8 @@ export class LedgerController {
   @MessagePattern(subjects.accounts.ledger.debit)
   async debit(@Payload() request: ServiceRequest<DebitData>): Promise<InternalAccountWire> {
     const data = movementOf(request);
-    const row = await this.writeConsented(
-      data.accountId,
-      request.context,
-      (consent) => (state) =>
-        debitAccount({ type: 'DebitAccount', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state),
+    const row = await this.writeConsented(data.accountId, request.context, (consent) => (state) =>
+      debitAccount({ type: 'DebitAccount', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state),
     );
     return renderInternalAccount(row);
   }
@@ -100,18 +97,14 @@ export class LedgerController {
   async hold(@Payload() request: ServiceRequest<HoldData>): Promise<InternalAccountWire> {
     const data = { ...movementOf(request), holdId: requireText(request.data.holdId, 'holdId') };
     // An instant rail's hold settles in the same append (one request instead of a hold and a settle).
-    const settleOperationId =
-      request.data.settleOperationId === undefined ? undefined : requireText(request.data.settleOperationId, 'settleOperationId');
-    const row = await this.writeConsented(
-      data.accountId,
-      request.context,
-      (consent) => (state) =>
-        settleOperationId === undefined
-          ? holdFunds({ type: 'HoldFunds', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state)
-          : holdAndSettle(
-              { type: 'HoldAndSettle', data: { ...data, consent, settleOperationId }, metadata: { now: this.clock.now() } },
-              state,
-            ),
+    const settleOperationId = request.data.settleOperationId === undefined ? undefined : requireText(request.data.settleOperationId, 'settleOperationId');
+    const row = await this.writeConsented(data.accountId, request.context, (consent) => (state) =>
+      settleOperationId === undefined
+        ? holdFunds({ type: 'HoldFunds', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state)
+        : holdAndSettle(
+            { type: 'HoldAndSettle', data: { ...data, consent, settleOperationId }, metadata: { now: this.clock.now() } },
+            state,
+          ),
     );
     return renderInternalAccount(row);
   }

@@ -84,26 +84,11 @@ export class ActionsController {
     const { context, data } = request;
     return this.submit(context, 'executeQuote', async (agent) => {
       const quoteId = data.quoteId;
-      const own = isIdOf('Quote', quoteId)
-        ? await this.eventSourcing.em.findOne(AgentQuoteEntity, { quoteId, agentId: agent.id, platformId: context.platformId })
-        : null;
-      if (!own)
-        throw new DomainError(
-          'QUOTE_NOT_FOUND',
-          'not_found',
-          `Quote ${String(quoteId).slice(0, 80)} was not found among the quotes this agent created.`,
-          { quoteId: String(quoteId).slice(0, 80) },
-        );
+      const own = isIdOf('Quote', quoteId) ? await this.eventSourcing.em.findOne(AgentQuoteEntity, { quoteId, agentId: agent.id, platformId: context.platformId }) : null;
+      if (!own) throw new DomainError('QUOTE_NOT_FOUND', 'not_found', `Quote ${String(quoteId).slice(0, 80)} was not found among the quotes this agent created.`, { quoteId: String(quoteId).slice(0, 80) });
       const quote = await this.parties.quote(context, quoteId);
-      if (quote.status !== 'PENDING')
-        throw new DomainError('CONFLICT', 'conflict', `Quote ${quoteId} is ${quote.status}; only a PENDING quote can be executed.`, {
-          quoteId,
-          status: quote.status,
-        });
-      if (quote.source.sourceType !== 'ACCOUNT')
-        throw invalidInput(`Quote ${quoteId} is funded in real time; an agent executes only quotes paid from an internal account.`, {
-          field: 'quoteId',
-        });
+      if (quote.status !== 'PENDING') throw new DomainError('CONFLICT', 'conflict', `Quote ${quoteId} is ${quote.status}; only a PENDING quote can be executed.`, { quoteId, status: quote.status });
+      if (quote.source.sourceType !== 'ACCOUNT') throw invalidInput(`Quote ${quoteId} is funded in real time; an agent executes only quotes paid from an internal account.`, { field: 'quoteId' });
       // Before any usage is reserved or action recorded: a missing or bad stamp changes nothing.
       const wallet = walletStampTargetOf(quote);
       if (wallet) await this.parties.verifyWalletStamp(context, wallet, data.walletSignature);
@@ -213,30 +198,13 @@ export class ActionsController {
   async transferIn(@Payload() request: ServiceRequest<AgentTransferData>): Promise<AgentActionWire> {
     const { context, data } = request;
     return this.submit(context, 'transferIn', async (agent) => {
-      const [source, destination] = await Promise.all([
-        this.parties.externalAccount(context, data.source?.accountId),
-        this.parties.internalAccount(context, data.destination?.accountId),
-      ]);
+      const [source, destination] = await Promise.all([this.parties.externalAccount(context, data.source?.accountId), this.parties.internalAccount(context, data.destination?.accountId)]);
       if (!source || source.customerId !== agent.customerId) throw accountNotFound('source.accountId', data.source?.accountId);
-      if (!destination || destination.customerId !== agent.customerId)
-        throw accountNotFound('destination.accountId', data.destination?.accountId);
+      if (!destination || destination.customerId !== agent.customerId) throw accountNotFound('destination.accountId', data.destination?.accountId);
       const currency = destination.balance.currency.code;
-      if (source.currency !== currency)
-        throw new DomainError(
-          'INVALID_CURRENCY',
-          'validation',
-          `source.accountId holds ${source.currency} and destination.accountId ${currency}; a transfer moves one currency.`,
-          { field: 'source.accountId' },
-        );
+      if (source.currency !== currency) throw new DomainError('INVALID_CURRENCY', 'validation', `source.accountId holds ${source.currency} and destination.accountId ${currency}; a transfer moves one currency.`, { field: 'source.accountId' });
       const amount = requireAmount(data.amount);
-      return {
-        route: 'transferIn',
-        permission: 'CREATE_TRANSFERS',
-        accountId: destination.id,
-        amount,
-        currency,
-        request: { kind: 'TRANSFER_IN', sourceAccountId: source.id, destinationAccountId: destination.id, amount: Number(amount) },
-      };
+      return { route: 'transferIn', permission: 'CREATE_TRANSFERS', accountId: destination.id, amount, currency, request: { kind: 'TRANSFER_IN', sourceAccountId: source.id, destinationAccountId: destination.id, amount: Number(amount) } };
     });
   }
 
@@ -256,11 +224,7 @@ export class ActionsController {
   async reject(@Payload() request: ServiceRequest<RejectAgentActionData>): Promise<AgentActionWire> {
     const { context, data } = request;
     const ids = this.ids(context, data);
-    const command = {
-      type: 'RejectAction' as const,
-      data: { ...ids, ...(data.reason !== undefined ? { reason: data.reason } : {}) },
-      metadata: { now: this.clock.now() },
-    };
+    const command = { type: 'RejectAction' as const, data: { ...ids, ...(data.reason !== undefined ? { reason: data.reason } : {}) }, metadata: { now: this.clock.now() } };
     const { state } = await this.eventSourcing.handle(ids.actionId, actionDecider, (current) => rejectAction(command, current), context);
     if (state.kind !== 'Exists') throw actionNotFound(ids.actionId);
     await this.usage.release(ids.actionId);
@@ -276,14 +240,7 @@ export class ActionsController {
     where.equal('customer_id', data.customerId);
     where.compare('created_at', '>=', data.startDate);
     where.compare('created_at', '<=', data.endDate);
-    return pageOf<{ id: string; action: ActionView; created_at: Date }, AgentActionWire>(
-      this.eventSourcing,
-      `${this.options.schema}.agent_actions`,
-      'action',
-      where,
-      data,
-      (row) => renderAction(row.action),
-    );
+    return pageOf<{ id: string; action: ActionView; created_at: Date }, AgentActionWire>(this.eventSourcing, `${this.options.schema}.agent_actions`, 'action', where, data, (row) => renderAction(row.action));
   }
 
   @MessagePattern(subjects.agents.me.listActions)
@@ -293,27 +250,14 @@ export class ActionsController {
     const where = filters(context.platformId);
     where.equal('agent_id', agent.id);
     where.equal('status', data.status);
-    return pageOf<{ id: string; action: ActionView; created_at: Date }, AgentActionWire>(
-      this.eventSourcing,
-      `${this.options.schema}.agent_actions`,
-      'action',
-      where,
-      data,
-      (row) => renderAction(row.action),
-    );
+    return pageOf<{ id: string; action: ActionView; created_at: Date }, AgentActionWire>(this.eventSourcing, `${this.options.schema}.agent_actions`, 'action', where, data, (row) => renderAction(row.action));
   }
 
   @MessagePattern(subjects.agents.me.getAction)
   async getOwn(@Payload() request: ServiceRequest<AgentActionGetData>): Promise<AgentActionWire> {
     const { context, data } = request;
     const agent = await this.acting.authorize(context, 'getAction');
-    const row = isIdOf('AgentAction', data.actionId)
-      ? await this.eventSourcing.em.findOne(
-          ActionEntity,
-          { id: data.actionId, agentId: agent.id, platformId: context.platformId },
-          { fields: ['action'] },
-        )
-      : null;
+    const row = isIdOf('AgentAction', data.actionId) ? await this.eventSourcing.em.findOne(ActionEntity, { id: data.actionId, agentId: agent.id, platformId: context.platformId }, { fields: ['action'] }) : null;
     if (!row) throw actionNotFound(data.actionId);
     return renderAction(row.action);
   }
@@ -323,11 +267,7 @@ export class ActionsController {
     return { actionId: data.actionId, agentId: String(data.agentId), platformId: context.platformId };
   }
 
-  private async submit(
-    context: RequestContext,
-    route: AgentRoute,
-    gather: (agent: AgentView) => Promise<Submission>,
-  ): Promise<AgentActionWire> {
+  private async submit(context: RequestContext, route: AgentRoute, gather: (agent: AgentView) => Promise<Submission>): Promise<AgentActionWire> {
     const agent = await this.acting.authorize(context, route);
     const [customer, submission] = await Promise.all([this.parties.customer(context, agent.customerId), gather(agent)]);
     return this.record(context, route, agent, customer, submission);
@@ -342,47 +282,23 @@ export class ActionsController {
     submission: Submission,
   ): Promise<AgentActionWire> {
     const rates: Record<string, Awaited<ReturnType<AgentParties['rate']>>> = {};
-    for (const currency of currenciesToConvertInto(agent.policy, submission.currency))
-      rates[currency] = await this.parties.rate(context, submission.currency, currency);
+    for (const currency of currenciesToConvertInto(agent.policy, submission.currency)) rates[currency] = await this.parties.rate(context, submission.currency, currency);
     // Derived from the Idempotency-Key: a retry after an answer that never arrived (a 503 while
     // payments was slow, a replica killed) finds the action the first attempt recorded and resumes
     // it, instead of reserving and moving the money a second time.
     const actionId = idForRequest('AgentAction', context.platformId, `agent-${route}`, context.idempotencyKey);
     if (context.idempotencyKey && (await this.eventSourcing.store.readStream(actionId)).events.length > 0) {
       const { action, refusal } = await this.executor.execute(actionId, context.platformId);
-      if (action.agentId !== agent.id)
-        throw new DomainError(
-          'CONFLICT',
-          'conflict',
-          'This Idempotency-Key was used by another agent of this platform for another request; use a fresh key.',
-          { field: 'Idempotency-Key' },
-        );
+      if (action.agentId !== agent.id) throw new DomainError('CONFLICT', 'conflict', 'This Idempotency-Key was used by another agent of this platform for another request; use a fresh key.', { field: 'Idempotency-Key' });
       if (refusal) throw refusal;
       return renderAction(action);
     }
     // An earlier attempt that reserved and died before recording the action: give its reservation back first.
     if (context.idempotencyKey) await this.usage.release(actionId);
     const now = this.clock.now();
-    const spend = {
-      permission: submission.permission,
-      accountId: submission.accountId,
-      amount: submission.amount,
-      currency: submission.currency,
-    };
-    const decision = await this.usage.reserve(agent.id, actionId, now, (usage) =>
-      evaluateSpend(agent.policy, spend, usage, rates as Rates),
-    );
-    const details =
-      submission.request.kind === 'EXECUTE_QUOTE'
-        ? {}
-        : {
-            transferDetails: {
-              amount: submission.request.amount,
-              currency: submission.currency,
-              sourceAccountId: submission.request.sourceAccountId,
-              destinationAccountId: submission.request.destinationAccountId,
-            },
-          };
+    const spend = { permission: submission.permission, accountId: submission.accountId, amount: submission.amount, currency: submission.currency };
+    const decision = await this.usage.reserve(agent.id, actionId, now, (usage) => evaluateSpend(agent.policy, spend, usage, rates as Rates));
+    const details = submission.request.kind === 'EXECUTE_QUOTE' ? {} : { transferDetails: { amount: submission.request.amount, currency: submission.currency, sourceAccountId: submission.request.sourceAccountId, destinationAccountId: submission.request.destinationAccountId } };
     const command = {
       type: 'SubmitAction' as const,
       data: {
@@ -408,14 +324,12 @@ export class ActionsController {
       // The action was not recorded: give its reservation back. If that fails too, the agent still
       // hears why the action was not recorded, and the reservation, now without an action, is
       // released by the executor's sweep once it is two minutes old.
-      await this.usage
-        .release(actionId)
-        .catch((releaseError: unknown) =>
-          logger.error(
-            { agentId: agent.id, actionId, cause: error instanceof Error ? error.message : String(error), err: releaseError },
-            'Could not give back the usage reserved for an agent action that was not recorded; the sweep releases it after two minutes.',
-          ),
-        );
+      await this.usage.release(actionId).catch((releaseError: unknown) =>
+        logger.error(
+          { agentId: agent.id, actionId, cause: error instanceof Error ? error.message : String(error), err: releaseError },
+          'Could not give back the usage reserved for an agent action that was not recorded; the sweep releases it after two minutes.',
+        ),
+      );
       throw error;
     }
     const { action, refusal } = await this.executor.execute(actionId, context.platformId);

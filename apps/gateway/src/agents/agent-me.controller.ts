@@ -84,11 +84,7 @@ export class AgentMeController {
 
   @Post('quotes/:quoteId/execute')
   @HttpCode(200)
-  execute(
-    @Param('quoteId', quoteId) id: string,
-    @Headers('grid-wallet-signature') walletSignature: string | undefined,
-    @Ctx() context: RequestContext,
-  ): Promise<AgentActionWire> {
+  execute(@Param('quoteId', quoteId) id: string, @Headers('grid-wallet-signature') walletSignature: string | undefined, @Ctx() context: RequestContext): Promise<AgentActionWire> {
     // Grid-Wallet-Signature: the customer's stamp for a quote from an Embedded Wallet (ignored for other sources).
     const data: AgentExecuteQuoteData = { quoteId: id, ...(typeof walletSignature === 'string' ? { walletSignature } : {}) };
     return this.call.request(subjects.agents.me.executeQuote, data, context, AGENT_ACTION_TIMEOUT_MS);
@@ -116,14 +112,11 @@ export class AgentMeController {
   @ApiOperation({
     summary: 'Transfer out of one of the agent’s customer’s internal accounts',
     description:
-      'An EMBEDDED_WALLET source takes the wallet’s signed retry, as POST /transfer-out does (decision 0020): 202 with {payloadToSign, ' +
-      'requestId, expiresAt}, nothing reserved ' +
-      'or recorded; then the same body with the customer’s Grid-Wallet-Signature over payloadToSign and Request-Id submits the action.',
+      'An EMBEDDED_WALLET source takes the wallet’s signed retry, as POST /transfer-out does (decision 0020): ' +
+      '202 with {payloadToSign, requestId, expiresAt}, nothing reserved or recorded; then the same body with the customer’s ' +
+      'Grid-Wallet-Signature over payloadToSign and Request-Id submits the action.',
   })
-  @ApiResponse({
-    status: 202,
-    description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing was reserved or recorded.',
-  })
+  @ApiResponse({ status: 202, description: 'The wallet’s signed retry {payloadToSign, requestId, expiresAt}; nothing recorded.' })
   async transferOut(
     @Body() body: AgentTransferRequest,
     @Req() request: FastifyRequest,

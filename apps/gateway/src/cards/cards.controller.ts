@@ -25,14 +25,13 @@ export class CardsController {
   @ApiOperation({
     summary: 'Issue a card',
     description:
-      'A card with an EMBEDDED_WALLET among its fundingSources binds the wallet only with its signed retry, as PATCH does (a Corridor ' +
-      'departure from the reference, decision 0020): ' +
-      'the first call answers 202 with {payloadToSign, requestId, expiresAt} and issues nothing; the same body again with ' +
-      'Grid-Wallet-Signature (a stamp over payloadToSign by an active ' +
-      'session of the wallet) and Request-Id issues the card, whose id payloadToSign names. The wallet then funds that card, and only ' +
-      'it, until the card is closed or the wallet unbound. ' +
-      'Signature errors are 401 with the reference codes (WALLET_SIGNATURE_MISSING, WALLET_SIGNATURE_MALFORMED, ' +
-      'WALLET_SIGNATURE_INVALID, WALLET_SIGNATURE_BODY_MISMATCH, REQUEST_ID_MISSING, INVALID_SIGNATURE).',
+      'A card with an EMBEDDED_WALLET among its fundingSources binds the wallet only with its signed retry, as PATCH does ' +
+      '(a Corridor departure from the reference, decision 0020): the first call answers 202 with {payloadToSign, requestId, expiresAt} ' +
+      'and issues nothing; the same body again with Grid-Wallet-Signature (a stamp over payloadToSign by an active session of the ' +
+      'wallet) ' +
+      'and Request-Id issues the card, whose id payloadToSign names. The wallet then funds that card, and only it, until the card is ' +
+      'closed or the wallet unbound. Signature errors are 401 with the reference codes (WALLET_SIGNATURE_MISSING, ' +
+      'WALLET_SIGNATURE_MALFORMED, WALLET_SIGNATURE_INVALID, WALLET_SIGNATURE_BODY_MISMATCH, REQUEST_ID_MISSING, INVALID_SIGNATURE).',
   })
   @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing was issued.' })
   async create(
@@ -84,9 +83,8 @@ export class CardsController {
     summary: 'Change a card’s state or funding sources',
     description:
       'A card funded by an EMBEDDED_WALLET, now or after the change, changes only with the wallet’s signed retry: 202 with ' +
-      '{payloadToSign, requestId, expiresAt}, then the same body with ' +
-      'Grid-Wallet-Signature and Request-Id. A wallet the card keeps consents to fund it; closing the card or unbinding the wallet ' +
-      'ends that consent (decision 0020).',
+      '{payloadToSign, requestId, expiresAt}, then the same body with Grid-Wallet-Signature and Request-Id. A wallet the card keeps ' +
+      'consents to fund it; closing the card or unbinding the wallet ends that consent (decision 0020).',
   })
   @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing was changed.' })
   async update(
@@ -109,14 +107,8 @@ export class CardsController {
       body: defined({ ...body }),
       ...walletHeaders(request),
     };
-    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(
-      subjects.accounts.embeddedWallet.walletFundedChange,
-      data,
-      context,
-    );
+    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(subjects.accounts.embeddedWallet.walletFundedChange, data, context);
     if (wallet.status === 202) return answer(reply, wallet);
-    return applyAuthorized(this.call, context, wallet.body, () =>
-      this.call.request<CardWire>(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context),
-    );
+    return applyAuthorized(this.call, context, wallet.body, () => this.call.request<CardWire>(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context));
   }
 }

@@ -49,9 +49,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           // When the record cannot be written the reply still goes out (the command is done), and the log
           // says that a retry under this key will not be recognised as one until the claim expires.
           switchMap((body) => from(this.record(reply, successStatus, platformId, key, fingerprint, body)).pipe(map(() => body))),
-          catchError((error: unknown) =>
-            from(this.recordFailure(error, request, platformId, key, fingerprint)).pipe(switchMap(() => throwError(() => error))),
-          ),
+          catchError((error: unknown) => from(this.recordFailure(error, request, platformId, key, fingerprint)).pipe(switchMap(() => throwError(() => error)))),
         );
       }),
     );
@@ -61,33 +59,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * The first leg of an Embedded Wallet's signed retry (a 202 where the route answers otherwise)
    * decided nothing: the key is released, so the signed second leg runs under the same key.
    */
-  private async record(
-    reply: FastifyReply,
-    successStatus: number,
-    platformId: string,
-    key: string,
-    fingerprint: string,
-    body: unknown,
-  ): Promise<void> {
-    const challenge = reply.statusCode === HttpStatus.ACCEPTED && successStatus !== HttpStatus.ACCEPTED;
-    await (
-      challenge ? this.store.release(platformId, key) : this.store.complete(platformId, key, fingerprint, { status: successStatus, body })
-    ).catch((error: unknown) => unrecorded(key, error));
+  private async record(reply: FastifyReply, success: number, platformId: string, key: string, print: string, body: unknown): Promise<void> {
+    const challenge = reply.statusCode === HttpStatus.ACCEPTED && success !== HttpStatus.ACCEPTED;
+    const outcome = { status: success, body };
+    const recorded = challenge ? this.store.release(platformId, key) : this.store.complete(platformId, key, print, outcome);
+    await recorded.catch((error: unknown) => unrecorded(key, error));
   }
 
-  private async recordFailure(
-    error: unknown,
-    request: FastifyRequest,
-    platformId: string,
-    key: string,
-    fingerprint: string,
-  ): Promise<void> {
+  private async recordFailure(error: unknown, request: FastifyRequest, platformId: string, key: string, fingerprint: string): Promise<void> {
     const { body } = toHttpError(error, { method: request.method, url: request.url }, this.routes);
     const outcome: StoredOutcome = { status: body.status, body };
     // The client gets the command's own error either way; a record that could not be written is logged.
-    await (isReplayable(body) ? this.store.complete(platformId, key, fingerprint, outcome) : this.store.release(platformId, key)).catch(
-      (recordError: unknown) => unrecorded(key, recordError),
-    );
+    await (isReplayable(body) ? this.store.complete(platformId, key, fingerprint, outcome) : this.store.release(platformId, key)).catch((recordError: unknown) => unrecorded(key, recordError));
   }
 }
 

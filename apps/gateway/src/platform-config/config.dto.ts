@@ -122,7 +122,8 @@ export class EmbeddedWalletConfig {
     type: [String],
     maxItems: 20,
     description:
-      'Corridor extension (decision 0021): the OAuth client ids whose OIDC ID tokens OAUTH credentials accept (the token’s aud must be one). ' +
+      'Corridor extension (decision 0021): the OAuth client ids whose OIDC ID tokens OAUTH credentials accept ' +
+      '(the token’s aud must be one). ' +
       'Required for OAUTH credentials on production platforms; sandbox platforms without it accept any aud.',
   })
   @Optional()

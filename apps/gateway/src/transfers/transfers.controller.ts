@@ -45,11 +45,10 @@ export class TransfersController {
       'amount is optional. Left out, the transfer moves the whole available balance (the account’s balance, not what is held) of the source internal account as read when the request arrives. ' +
       'An account with nothing available is a 400 INVALID_AMOUNT (reason NO_AVAILABLE_BALANCE) that moves nothing: there is never a zero-amount transfer. ' +
       'A retry under the same Idempotency-Key answers with the transfer the first request made. ' +
-      'An EMBEDDED_WALLET source takes the wallet’s signed retry (a Corridor departure from the reference, decision 0020): amount is ' +
-      'then required; the first call answers ' +
-      '202 with {payloadToSign, requestId, expiresAt} and moves nothing; the same body again with Grid-Wallet-Signature (a stamp over ' +
-      'payloadToSign by an active session of the wallet) ' +
-      'and Request-Id makes the transfer, whose id payloadToSign names. Signature errors are 401 with the reference codes.',
+      'An EMBEDDED_WALLET source takes the wallet’s signed retry (a Corridor departure from the reference, decision 0020): ' +
+      'amount is then required; the first call answers 202 with {payloadToSign, requestId, expiresAt} and moves nothing; ' +
+      'the same body again with Grid-Wallet-Signature (a stamp over payloadToSign by an active session of the wallet) and ' +
+      'Request-Id makes the transfer, whose id payloadToSign names. Signature errors are 401 with the reference codes.',
   })
   @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing moved.' })
   async transferOut(
@@ -61,10 +60,7 @@ export class TransfersController {
   ): Promise<unknown> {
     const data: TransferOutData = {
       source: { accountId: body.source.accountId },
-      destination: {
-        accountId: body.destination.accountId,
-        ...(body.destination.paymentRail !== undefined ? { paymentRail: body.destination.paymentRail } : {}),
-      },
+      destination: { accountId: body.destination.accountId, ...(body.destination.paymentRail !== undefined ? { paymentRail: body.destination.paymentRail } : {}) },
       ...amountOf(body),
     };
     const consent: WalletFundedChangeData = {
@@ -98,17 +94,8 @@ export class TransfersController {
       'amount is optional in the wire format, but a transfer-in without one is a 400 INVALID_INPUT naming amount: Corridor cannot see the balance of the external account it pulls from, ' +
       'so there is no whole balance to pull. Give amount in minor units.',
   })
-  transferIn(
-    @Body() body: TransferInRequest,
-    @Headers('idempotency-key') key: string | undefined,
-    @Ctx() context: RequestContext,
-  ): Promise<TransactionWire> {
-    const data: TransferInData = {
-      source: { accountId: body.source.accountId },
-      destination: { accountId: body.destination.accountId },
-      ...amountOf(body),
-      ...withKey(key),
-    };
+  transferIn(@Body() body: TransferInRequest, @Headers('idempotency-key') key: string | undefined, @Ctx() context: RequestContext): Promise<TransactionWire> {
+    const data: TransferInData = { source: { accountId: body.source.accountId }, destination: { accountId: body.destination.accountId }, ...amountOf(body), ...withKey(key) };
     return this.call.request(subjects.payments.transfer.in, data, context);
   }
 }
