@@ -592,10 +592,20 @@ describe('a signed change refused by the service that applies it', () => {
 });
 
 describe('a card funded by a wallet', () => {
-  it('changes only with the wallet’s signed retry', async () => {
+  it('is issued and changes only with the wallet’s signed retry', async () => {
     const wallet = await newWallet();
     const session = await login(wallet);
-    const created = await api.call('POST', '/cards', { auth: platformA, body: { cardholderId: wallet.customerId, platformCardId: `wallet-card-${customers}`, form: 'VIRTUAL', fundingSources: [wallet.accountId] } });
+    const { first: issue, second: created } = await signedCall(
+      'POST',
+      '/cards',
+      { cardholderId: wallet.customerId, platformCardId: `wallet-card-${customers}`, form: 'VIRTUAL', fundingSources: [wallet.accountId] },
+      session.privHex,
+    );
+    expect(issue.body).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.stringMatching(/^Request:/),
+      expiresAt: expect.any(String),
+    });
     expect(created.status).toBe(201);
     expect(created.body.currency).toBe('USDB');
     await eventually(async () => (await api.call('GET', `/cards/${created.body.id}`, { auth: platformA })).body.state, (state) => state === 'ACTIVE');
@@ -774,7 +784,19 @@ describe('the reference’s sandbox values (section (f))', () => {
     expect([session.status, session.body.type]).toEqual([200, 'OAUTH']);
 
     const live = await newWallet(production);
-    const liveCreate = await api.call('POST', '/auth/credentials', { auth: production, body: { ...body, accountId: live.accountId } });
+    const createLive = () => api.call('POST', '/auth/credentials', { auth: production, body: { ...body, accountId: live.accountId } });
+    // A production platform names the OAuth client ids its tokens must be for (decision 0021); until then OAUTH is a 400.
+    const unconfigured = await createLive();
+    expect([unconfigured.status, unconfigured.body.code, unconfigured.body.message]).toEqual([
+      400,
+      'INVALID_INPUT',
+      expect.stringMatching(/oidcAudiences/),
+    ]);
+    expect(
+      (await api.call('PATCH', '/config', { auth: production, body: { embeddedWalletConfig: { oidcAudiences: ['sandbox-client'] } } }))
+        .status,
+    ).toBe(200);
+    const liveCreate = await eventually(createLive, (reply) => reply.status !== 400);
     expect([liveCreate.status, liveCreate.body.code]).toEqual([401, 'UNAUTHORIZED']);
     const liveOauthId = `AuthMethod:${randomUUID()}`;
     await pg.query(

@@ -10,6 +10,7 @@ import { UmaDepositTargetsController } from './external-accounts/uma-deposit-tar
 import { externalAccountViewProjection } from './external-accounts/external-account-view.projection';
 import { EmbeddedWalletsController } from './embedded-wallets/embedded-wallets.controller';
 import { EmbeddedWallets, WALLET_OPTIONS, WALLET_STORE } from './embedded-wallets/embedded-wallets.service';
+import { EndCardConsentsWhenCardChangesPolicy } from './embedded-wallets/end-card-consents-when-card-changes.policy';
 import { OpenWalletsPolicy } from './embedded-wallets/open-wallets.policy';
 import { OTP_MAILERS, type OtpMailers } from './embedded-wallets/otp-mail';
 import { PurgeSandboxMailboxJob } from './embedded-wallets/purge-sandbox-mailbox.job';
@@ -21,6 +22,7 @@ import { InternalAccountsController } from './internal-accounts/internal-account
 import { internalAccountViewProjection } from './internal-accounts/internal-account-view.projection';
 import { LedgerController } from './internal-accounts/ledger.controller';
 import { ACCOUNTS_POLICY_OPTIONS, OpenAccountsPolicy } from './internal-accounts/open-accounts-when-customer-created.policy';
+import { WalletConsents } from './internal-accounts/wallet-consents';
 
 @Module({})
 export class AppModule {
@@ -50,6 +52,12 @@ export class AppModule {
           useValue: { natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, databaseUrl: config.databaseUrl, schema: config.schema },
         },
         AccountWriter,
+        // Consents over Embedded Wallet money (decision 0020): written where stamps are verified, read by the ledger.
+        {
+          provide: WalletConsents,
+          useFactory: (eventSourcing: EventSourcing) => new WalletConsents(eventSourcing.pool, config.schema),
+          inject: [EventSourcing],
+        },
         OpenAccountsPolicy,
         CustomerDirectory,
         // Embedded Wallet credentials and sessions (DESIGN.md §2), on the process's one pool.
@@ -61,6 +69,7 @@ export class AppModule {
         PurgeSandboxMailboxJob,
         EmbeddedWallets,
         OpenWalletsPolicy,
+        EndCardConsentsWhenCardChangesPolicy,
         observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
       ],
     };

@@ -42,9 +42,16 @@ type Movement = {
   counterAccountId?: string;
 };
 
+/**
+ * cardId: the card a card's hold or pull is for. An EMBEDDED_WALLET is held or debited only on its
+ * owner's consent (decision 0020): for a card, the card's; for a hold without a card, the consent to
+ * the transaction the hold id names (given when its quote executed with Grid-Wallet-Signature).
+ */
+type ConsentedMovement = Movement & { cardId?: string };
+
 export type CreditData = Movement;
-export type DebitData = Movement;
-export type HoldData = Movement & {
+export type DebitData = ConsentedMovement;
+export type HoldData = ConsentedMovement & {
   holdId: string;
   /**
    * Settle the hold in full in the same append, as this settle operation (an instant rail): one

@@ -5,6 +5,7 @@
 
 import type { QuoteWire, TransactionWire } from './payments';
 import type { Permission, PlatformEnvironment } from './requests';
+import type { WalletSignatureHeaders } from './embedded-wallets';
 
 export const agentPermissions = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
 export type AgentPermission = (typeof agentPermissions)[number];
@@ -134,7 +135,12 @@ export type AgentActionsListData = { limit: number; cursor?: string; status?: Ag
 export type AgentActionGetData = { actionId: string };
 /** walletSignature: the Grid-Wallet-Signature header as received; a quote from an Embedded Wallet executes only with it. */
 export type AgentExecuteQuoteData = { quoteId: string; walletSignature?: string };
-export type AgentTransferData = { source: { accountId: string }; destination: { accountId: string; paymentRail?: string }; amount?: number };
+/** A transfer-out of an Embedded Wallet takes the wallet's signed retry: its headers travel as received. */
+export type AgentTransferData = WalletSignatureHeaders & {
+  source: { accountId: string };
+  destination: { accountId: string; paymentRail?: string };
+  amount?: number;
+};
 /** A /agents/me call the agents service forwards, after its checks, to the owning service. */
 export type AgentForwardData = { body?: Record<string, unknown>; query?: Record<string, unknown>; id?: string };
 

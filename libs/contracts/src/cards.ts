@@ -31,7 +31,17 @@ export type CardWire = {
   updatedAt: string;
 };
 
-export type CreateCardData = { cardholderId: string; platformCardId?: string; form: CardFormWire; fundingSources: string[] };
+/**
+ * cardId: set by the gateway (never by a client) when an Embedded Wallet's owner signed for the
+ * card on the signed retry: the card takes the id that consent names (decision 0020).
+ */
+export type CreateCardData = {
+  cardholderId: string;
+  platformCardId?: string;
+  form: CardFormWire;
+  fundingSources: string[];
+  cardId?: string;
+};
 export type CardIdData = { cardId: string };
 export type UpdateCardData = { cardId: string; state?: CardTargetState; fundingSources?: string[] };
 export type ListCardsData = {

@@ -33,8 +33,22 @@ export type ListAuthSessionsData = { accountId: string };
 export type AuthSessionIdData = WalletSignatureHeaders & { sessionId: string; body?: Record<string, unknown> };
 export type SignedInternalAccountData = WalletSignatureHeaders & { accountId: string; body: Record<string, unknown> };
 export type SandboxMailboxData = { accountId: string };
-/** A change to a resource that wallets fund (PATCH /cards/{id}): if one of accountIds is a wallet, its signed retry; else {proceed: true}. */
-export type WalletFundedChangeData = WalletSignatureHeaders & { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> };
+/**
+ * Wallet money committed outside a quote: a card funded by a wallet (POST /cards, PATCH /cards/{id})
+ * or a transfer out of one (POST /transfer-out, POST /agents/me/transfer-out). If one of accountIds
+ * (the sources the card has and asks for, or the transfer's source) is a wallet, its signed retry;
+ * else {proceed: true}. On the signed retry the wallet consents (decision 0020): to fund the card, if
+ * it is among bindAccountIds (the card's sources after the change); or to the transfer's one hold
+ * of body.amount. A new card's or transfer's id is fixed on leg 1, named in payloadToSign, and
+ * answered in WalletAuthorization.resourceId for the card or transfer to be made with.
+ */
+export type WalletFundedChangeData = WalletSignatureHeaders & {
+  accountIds: string[];
+  bindAccountIds: string[];
+  operation: 'CREATE_CARD' | 'UPDATE_CARD' | 'TRANSFER_OUT';
+  targetId: string;
+  body: Record<string, unknown>;
+};
 /** PATCH /customers/{id}: an email change of a customer with a wallet needs the wallet's signed retry; {proceed: true} lets the update go on. */
 export type CustomerEmailChangeData = WalletSignatureHeaders & { customerId: string; body: Record<string, unknown> };
 /**
@@ -42,7 +56,7 @@ export type CustomerEmailChangeData = WalletSignatureHeaders & { customerId: str
  * retry, the request it used, which the gateway gives back (releaseSignedRequest) when the service
  * that applies the change refuses it.
  */
-export type WalletAuthorization = { proceed: true; consumedRequestId?: string };
+export type WalletAuthorization = { proceed: true; consumedRequestId?: string; resourceId?: string };
 /** A signed request whose change was refused downstream: unused again, so the same signed retry may be sent again. */
 export type ReleaseSignedRequestData = { requestId: string };
 /**
@@ -50,8 +64,18 @@ export type ReleaseSignedRequestData = { requestId: string };
  * change is given back; after a failure of unknown outcome (5xx, a timeout) it stays used.
  */
 export const givesSignedRequestBack = (error: unknown): boolean => error instanceof DomainError && error.status >= 400 && error.status < 500;
-/** The single signed call of quote execution: a stamp over a quote's payloadToSign by an active session of the wallet. */
-export type VerifyWalletStampData = { accountId: string; payloadToSign: string; walletSignature?: string };
+/**
+ * The single signed call of quote execution: a stamp over a quote's payloadToSign by an active
+ * session of the wallet. With grant (payments, as the quote executes), the verified stamp leaves the
+ * wallet's consent to that transaction's hold of at most amount (minor units) in currency, which
+ * the ledger requires (decision 0020); without it (agents, before recording an action), a check only.
+ */
+export type VerifyWalletStampData = {
+  accountId: string;
+  payloadToSign: string;
+  walletSignature?: string;
+  grant?: { transactionId: string; amount: string; currency: string };
+};
 export type SandboxMailWire = { to: string; subject: string; otpCode: string; sentAt: string };
 
 /** P-256 public key, uncompressed SEC1 hex, as the reference's challenge/refresh/export bodies carry it. */

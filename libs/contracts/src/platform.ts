@@ -45,6 +45,8 @@ export type EmbeddedWalletConfigWire = {
   sendFromEmailSenderName?: string;
   replyToEmailAddress?: string;
   logoUrl?: string;
+  /** Corridor extension (decision 0021): the OAuth client ids an OIDC token's aud must be one of. */
+  oidcAudiences?: string[];
 };
 export type PlatformConfigWire = {
   id: string;

@@ -8,6 +8,11 @@ export type TransferOutData = {
   amount?: string;
   /** The request's Idempotency-Key, when it has one: the transfer's id derives from it, so a retry never moves money twice. */
   idempotencyKey?: string;
+  /**
+   * Set by the gateway or the agents service (never by a client) when an Embedded Wallet's owner
+   * signed for the transfer: the transfer takes the id their consent names (decision 0020).
+   */
+  transactionId?: string;
 };
 
 export type TransferInData = {

@@ -68,6 +68,19 @@ export const applySpecOverrides = (loaded: Json): Json => {
   for (const name of responseSchemaNames(document, '404')) {
     addToEnum(codeSchema(schemaOf(document, name)), ['REFERENCE_NOT_FOUND']);
   }
+  // Corridor departures for Embedded Wallet safety (decisions 0020, 0021): POST /cards and both
+  // transfer-out routes commit wallet money only with the signed retry PATCH /cards/{id} has (its
+  // 202 challenge), and a platform names the OIDC audiences (its OAuth client ids) OAUTH accepts.
+  for (const path of ['/cards', '/transfer-out', '/agents/me/transfer-out']) {
+    const responses = (((document.paths as Json)[path] as Json).post as Json).responses as Json;
+    responses['202'] = {
+      description: 'The wallet’s signed retry',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/SignedRequestChallenge' } } },
+    };
+  }
+  Object.assign(schemaOf(document, 'EmbeddedWalletConfig').properties as Json, {
+    oidcAudiences: { type: 'array', items: { type: 'string' } },
+  });
   Object.assign(schemaOf(document, 'PlatformConfig').properties as Json, {
     platformId: { type: 'string' },
     environment: { type: 'string', enum: ['SANDBOX', 'PRODUCTION'] },

@@ -1,5 +1,19 @@
 import { DomainError } from '@corridor/contracts';
-import { countsTowardLock, decideNewCredential, decideRevokeCredential, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type Session } from './auth-rules';
+import {
+  admitAttempt,
+  countsTowardLock,
+  decideNewCredential,
+  decideRevokeCredential,
+  DEFAULT_FAILURE_POLICY,
+  type FailureWindow,
+  giveBackAttempt,
+  isLastAdmitted,
+  lockMsFor,
+  otpAccepted,
+  otpCodeFrom,
+  signerKeysOf,
+  type Session,
+} from './auth-rules';
 
 const now = new Date('2026-11-25T12:00:00Z');
 const later = (ms: number) => new Date(now.getTime() + ms);
@@ -34,21 +48,61 @@ describe('sessions', () => {
 });
 
 describe('repeated failures', () => {
-  it('given four failures, when a fifth comes, then the key locks and the next attempt is 429 with Retry-After', () => {
-    let window = null as ReturnType<typeof recordAttempt> | null;
-    for (let attempt = 0; attempt < 5; attempt += 1) window = recordAttempt(window, now);
-    expect(window?.lockedUntil).toEqual(later(60_000));
-    try {
-      refuseWhileLocked(window, later(10_000));
-      throw new Error('not refused');
-    } catch (error) {
-      expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, details: { retryAfterSeconds: 50 } });
-    }
+  const policy = DEFAULT_FAILURE_POLICY;
+  /** The window after `count` attempts admitted one after the other at `at`. */
+  const admitted = (count: number, at = now, from: FailureWindow | null = null): FailureWindow => {
+    let window = from;
+    for (let attempt = 0; attempt < count; attempt += 1) window = admitAttempt(window, at, policy);
+    return window as FailureWindow;
+  };
+
+  it('given four attempts, when a fifth is admitted, then it is still judged and starts the lock; the next is 429 with Retry-After', () => {
+    expect(admitted(4).lockedUntil).toBeNull();
+    const fifth = admitted(5);
+    expect(fifth).toMatchObject({ failures: 5, lockedUntil: later(60_000), locks: 1 });
+    expect(isLastAdmitted(fifth)).toBe(true);
+    expect(isLastAdmitted(admitted(4))).toBe(false);
+    expect(() => admitAttempt(fifth, later(10_000))).toThrow(
+      expect.objectContaining({ code: 'RATE_LIMITED', status: 429, details: { retryAfterSeconds: 50 } }),
+    );
   });
-  it('given a lock that has passed, then attempts are allowed and counted afresh', () => {
-    const locked = { failures: 5, windowStart: now, lockedUntil: later(60_000) };
-    expect(() => refuseWhileLocked(locked, later(60_001))).not.toThrow();
-    expect(recordAttempt(locked, later(60_001)).failures).toBe(1);
+
+  it('given attempts taken one by one under the row lock, then however many come at once only five are admitted', () => {
+    let window: FailureWindow | null = null;
+    let admittedCount = 0;
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      try {
+        window = admitAttempt(window, now, policy);
+        admittedCount += 1;
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'RATE_LIMITED' });
+      }
+    }
+    expect(admittedCount).toBe(5);
+  });
+
+  it('given a served lock, then the window starts afresh and the next lock lasts twice as long, then four times, up to an hour', () => {
+    const first = admitted(5);
+    const second = admitted(5, later(60_001), first);
+    expect(second).toMatchObject({ locks: 2, lockedUntil: later(60_001 + 120_000) });
+    const third = admitted(5, later(200_000), second);
+    expect(third).toMatchObject({ locks: 3, lockedUntil: later(200_000 + 240_000) });
+    expect(lockMsFor(7, policy)).toBe(60 * 60_000);
+    expect(lockMsFor(30, policy)).toBe(60 * 60_000);
+  });
+
+  it('given a lock served and a day without attempts, then locks start again from 60 s', () => {
+    const dayLater = later(24 * 60 * 60_000 + 1);
+    expect(admitted(5, dayLater, admitted(5))).toMatchObject({ locks: 1, lockedUntil: new Date(dayLater.getTime() + 60_000) });
+  });
+
+  it('given a window older than 15 minutes without a lock, then counting starts afresh', () =>
+    expect(admitted(1, later(15 * 60_000), admitted(4))).toMatchObject({ failures: 1, locks: 0 }));
+
+  it('given an attempt that guessed nothing, then it gives its place back, and the lock it started with it', () => {
+    expect(giveBackAttempt(admitted(3))).toMatchObject({ failures: 2, lockedUntil: null });
+    expect(giveBackAttempt(admitted(5))).toMatchObject({ failures: 4, lockedUntil: null, locks: 0 });
+    expect(() => admitAttempt(giveBackAttempt(admitted(5)), now)).not.toThrow();
   });
 });
 

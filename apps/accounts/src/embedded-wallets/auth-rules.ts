@@ -29,9 +29,20 @@ export const isActive = (session: Session, now: Date): boolean => session.revoke
 export const signerKeysOf = (sessions: readonly Session[], now: Date, exceptCredentialId?: string): string[] =>
   sessions.filter((session) => isActive(session, now) && session.credentialId !== exceptCredentialId).map((session) => session.publicKey);
 
-export type FailureWindow = { failures: number; windowStart: Date; lockedUntil: Date | null };
-export type FailurePolicy = { maxFailures: number; windowMs: number; lockMs: number };
-export const DEFAULT_FAILURE_POLICY: FailurePolicy = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 60_000 };
+/**
+ * A key's failures in its current window. locks: how many locks in a row this key has served
+ * (each lasts twice the one before, up to maxLockMs); it falls back to 0 after a success or a day
+ * without a new window.
+ */
+export type FailureWindow = { failures: number; windowStart: Date; lockedUntil: Date | null; locks: number };
+export type FailurePolicy = { maxFailures: number; windowMs: number; lockMs: number; maxLockMs: number; lockDecayMs: number };
+export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
+  maxFailures: 5,
+  windowMs: 15 * 60_000,
+  lockMs: 60_000,
+  maxLockMs: 60 * 60_000,
+  lockDecayMs: 24 * 60 * 60_000,
+};
 
 /**
  * Which refusals count toward a lock: a wrong secret (an OTP, OIDC token or passkey assertion:
@@ -49,13 +60,48 @@ export const refuseWhileLocked = (window: FailureWindow | null, now: Date): void
   throw new DomainError('RATE_LIMITED', 'rate_limited', `Too many attempts; retry after ${retryAfterSeconds} s.`, { retryAfterSeconds });
 };
 
-/** The window after one more failure (or challenge): counts restart after the window, lock at the limit. */
-export const recordAttempt = (window: FailureWindow | null, now: Date, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): FailureWindow => {
-  const fresh = !window || now.getTime() - window.windowStart.getTime() >= policy.windowMs || (window.lockedUntil !== null && window.lockedUntil.getTime() <= now.getTime());
-  const failures = fresh ? 1 : window.failures + 1;
-  const windowStart = fresh ? now : window.windowStart;
-  return { failures, windowStart, lockedUntil: failures >= policy.maxFailures ? new Date(now.getTime() + policy.lockMs) : null };
+/** The n-th lock in a row lasts lockMs · 2^(n−1), never more than maxLockMs. */
+export const lockMsFor = (lockNumber: number, policy: FailurePolicy): number =>
+  Math.min(policy.maxLockMs, policy.lockMs * 2 ** Math.min(Math.max(lockNumber - 1, 0), 30));
+
+const lockedAtLimit = (window: FailureWindow, now: Date, policy: FailurePolicy): FailureWindow =>
+  window.failures < policy.maxFailures
+    ? window
+    : { ...window, locks: window.locks + 1, lockedUntil: new Date(now.getTime() + lockMsFor(window.locks + 1, policy)) };
+
+/**
+ * Admits one more attempt under a key, counted as a failure before it is judged (a success then
+ * clears the key): read and written under the key's row lock, so concurrent guesses take their
+ * places one by one and at most maxFailures of them in a window are ever judged. The attempt that
+ * reaches the limit starts the lock; while locked, 429 with Retry-After. A window starts afresh
+ * after windowMs or once its lock has been served; the count of locks in a row carries over.
+ */
+export const admitAttempt = (window: FailureWindow | null, now: Date, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): FailureWindow => {
+  refuseWhileLocked(window, now);
+  const elapsedMs = window ? now.getTime() - window.windowStart.getTime() : Number.POSITIVE_INFINITY;
+  if (window && window.failures > 0 && window.lockedUntil === null && elapsedMs < policy.windowMs)
+    return lockedAtLimit({ ...window, failures: window.failures + 1 }, now, policy);
+  const locks = window && elapsedMs < policy.lockDecayMs ? window.locks : 0;
+  return lockedAtLimit({ failures: 1, windowStart: now, lockedUntil: null, locks }, now, policy);
 };
+
+/**
+ * Gives back the place of an admitted attempt whose refusal guessed nothing (countsTowardLock is
+ * false: a protocol mistake, an outage). If that attempt was the one that reached the limit, the
+ * lock it started goes with it. Never more judged guesses than admitAttempt allows: only unjudged
+ * attempts give their place back.
+ */
+export const giveBackAttempt = (window: FailureWindow, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): FailureWindow => {
+  const failures = Math.max(0, window.failures - 1);
+  if (window.lockedUntil !== null && window.failures >= policy.maxFailures && failures < policy.maxFailures) {
+    return { ...window, failures, lockedUntil: null, locks: Math.max(0, window.locks - 1) };
+  }
+  return { ...window, failures };
+};
+
+/** True when an attempt admitted as this window was the last one the window judges: a wrong OTP then dies with it. */
+export const isLastAdmitted = (window: FailureWindow, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): boolean =>
+  window.failures >= policy.maxFailures;
 
 /** An OTP code from the configured alphabet and length; pick(n) is a uniform integer below n (injected, so this stays pure). */
 export const otpCodeFrom = (pick: (below: number) => number, length: number, alphanumeric: boolean): string => {

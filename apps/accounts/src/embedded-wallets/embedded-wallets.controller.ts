@@ -28,6 +28,33 @@ const headersOf = (data: { walletSignature?: string; requestId?: string }) => ({
   ...(data.requestId !== undefined ? { requestId: data.requestId } : {}),
 });
 const bodyOf = (body: unknown): Record<string, unknown> => (typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {});
+const WALLET_FUNDED_OPERATIONS: readonly WalletFundedChangeData['operation'][] = ['CREATE_CARD', 'UPDATE_CARD', 'TRANSFER_OUT'];
+const textsOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+const text = (value: unknown, field: string): string => {
+  if (typeof value !== 'string' || value === '') throw invalidInput(`${field} must be a non-empty string.`, { field });
+  return value;
+};
+
+/** The stamp check's data; a grant must name the transaction, the amount and the currency. */
+const stampDataOf = (data: VerifyWalletStampData): VerifyWalletStampData => {
+  const grant =
+    data.grant === undefined
+      ? {}
+      : {
+          grant: {
+            transactionId: text(data.grant.transactionId, 'grant.transactionId'),
+            amount: text(data.grant.amount, 'grant.amount'),
+            currency: text(data.grant.currency, 'grant.currency'),
+          },
+        };
+  return {
+    accountId: data.accountId,
+    payloadToSign: text(data.payloadToSign, 'payloadToSign'),
+    ...(typeof data.walletSignature === 'string' ? { walletSignature: data.walletSignature } : {}),
+    ...grant,
+  };
+};
 
 @Controller()
 export class EmbeddedWalletsController {
@@ -83,8 +110,7 @@ export class EmbeddedWalletsController {
 
   @MessagePattern(subjects.accounts.embeddedWallet.verifyStamp)
   verifyStamp(@Payload() request: ServiceRequest<VerifyWalletStampData>) {
-    const { accountId, payloadToSign, walletSignature } = request.data;
-    return this.wallets.verifyStamp(request.context, accountId, payloadToSign, walletSignature);
+    return this.wallets.verifyStamp(request.context, stampDataOf(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.customerEmailChange)
@@ -94,8 +120,17 @@ export class EmbeddedWalletsController {
 
   @MessagePattern(subjects.accounts.embeddedWallet.walletFundedChange)
   walletFundedChange(@Payload() request: ServiceRequest<WalletFundedChangeData>) {
-    const { accountIds, operation, targetId, body } = request.data;
-    return this.wallets.authorizeWalletFundedChange(request.context, { accountIds: Array.isArray(accountIds) ? accountIds : [], operation: String(operation), targetId: String(targetId), body: bodyOf(body) }, headersOf(request.data));
+    const { accountIds, bindAccountIds, operation, targetId, body } = request.data;
+    if (!WALLET_FUNDED_OPERATIONS.includes(operation))
+      throw invalidInput(`operation must be one of ${WALLET_FUNDED_OPERATIONS.join(', ')}.`, { field: 'operation' });
+    const data = {
+      accountIds: textsOf(accountIds),
+      bindAccountIds: textsOf(bindAccountIds),
+      operation,
+      targetId: String(targetId),
+      body: bodyOf(body),
+    };
+    return this.wallets.authorizeWalletFundedChange(request.context, data, headersOf(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.releaseSignedRequest)

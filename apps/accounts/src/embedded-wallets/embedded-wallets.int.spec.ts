@@ -1,7 +1,8 @@
 // The Embedded Wallet tables against real PostgreSQL: what the wallet policy stores of a platform
 // whichever of its events comes first, OTP mail through the mail port and the sandbox mailbox's
-// purge, two revokes racing for a wallet's last two credentials, a signed request given back when
-// its change is refused, and the service's answer to a row no rule expects.
+// purge, two revokes racing for a wallet's last two credentials, a failure count taken one attempt
+// at a time under concurrent guesses, a signed request given back when its change is refused, and
+// the service's answer to a row no rule expects.
 import { randomBytes } from 'node:crypto';
 import { p256 } from '@noble/curves/p256';
 import { sha256 } from '@noble/hashes/sha256';
@@ -11,6 +12,7 @@ import { DomainError, newId, type PlatformConfigWire, type RequestContext, syste
 import { ensureEventStoreSchema, migrate } from '@corridor/event-store';
 import type { ServiceClient } from '@corridor/messaging';
 import { createControllableClock, useTestDatabase } from '@corridor/testing';
+import { admitAttempt } from './auth-rules';
 import { EmbeddedWallets, type WalletOptions } from './embedded-wallets.service';
 import { OpenWalletsPolicy } from './open-wallets.policy';
 import type { OtpMail, OtpMailer, OtpMailers } from './otp-mail';
@@ -18,6 +20,7 @@ import { PurgeSandboxMailboxJob } from './purge-sandbox-mailbox.job';
 import { SandboxMailbox } from './sandbox-mailbox';
 import { compressedPublicKey, generateP256KeyPair } from './wallet-crypto';
 import { WalletStore } from './wallet-store';
+import { WalletConsents } from '../internal-accounts/wallet-consents';
 
 const database = useTestDatabase();
 let pool: Pool;
@@ -40,7 +43,8 @@ const recordingMailer = (): OtpMailer & { sent: OtpMail[] } => {
   const sent: OtpMail[] = [];
   return { sent, send: async (mail) => void sent.push(mail) };
 };
-const walletsWith = (mailers: OtpMailers = {}, clock = systemClock): EmbeddedWallets => new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'));
+const walletsWith = (mailers: OtpMailers = {}, clock = systemClock): EmbeddedWallets =>
+  new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'), new WalletConsents(pool, 'accounts'));
 const contextOf = (platformId: string): RequestContext => ({ platformId, actor: { kind: 'token', tokenId: 'ApiToken:1' }, requestId: newId('Request'), correlationId: 'int' });
 
 /** A sandbox platform with wallets, and one wallet with its EMAIL_OTP credential. */
@@ -228,6 +232,25 @@ describe('two revokes racing for a wallet’s last two credentials', () => {
     }
     // The loser is refused either as the last credential (it waited on the lock) or because the winner's revoke ended its signer's session.
     expect(outcomes.every((outcome) => ['204 INVALID_INPUT', '204 WALLET_SIGNATURE_INVALID'].includes(outcome))).toBe(true);
+  });
+});
+
+describe('a failure count under concurrent guesses', () => {
+  it('given 40 attempts on one key at once, then exactly five are admitted and the rest are 429 (10 rounds)', async () => {
+    for (let round = 0; round < 10; round += 1) {
+      const key = `verify:${newId('AuthMethod')}`;
+      const now = new Date();
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 40 }, () => store.changeAttempts(key, (window) => admitAttempt(window, now))),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(5);
+      expect(
+        outcomes
+          .filter((outcome) => outcome.status === 'rejected')
+          .every((outcome) => (outcome.reason as DomainError).code === 'RATE_LIMITED'),
+      ).toBe(true);
+      expect(await store.attempts(key)).toMatchObject({ failures: 5, locks: 1, lockedUntil: new Date(now.getTime() + 60_000) });
+    }
   });
 });
 

@@ -17,16 +17,34 @@ import {
   type RequestContext,
   type SandboxMailWire,
   type SignedReply,
+  type VerifyWalletStampData,
   type WalletAuthorization,
+  type WalletFundedChangeData,
   type WalletSignatureHeaders,
 } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
-import { countsTowardLock, decideNewCredential, decideRevokeCredential, DEFAULT_FAILURE_POLICY, isActive, otpAccepted, otpCodeFrom, recordAttempt, refuseWhileLocked, signerKeysOf, type FailurePolicy } from './auth-rules';
+import {
+  admitAttempt,
+  countsTowardLock,
+  decideNewCredential,
+  decideRevokeCredential,
+  DEFAULT_FAILURE_POLICY,
+  type FailurePolicy,
+  type FailureWindow,
+  giveBackAttempt,
+  isActive,
+  isLastAdmitted,
+  otpAccepted,
+  otpCodeFrom,
+  refuseWhileLocked,
+  signerKeysOf,
+} from './auth-rules';
 import { checkEmailSynced, decideEmailChange, decideEmailSync, tiedSet } from './email-change';
-import { checkOidcClaims, nonceFor, type OidcIdentity, OidcVerifier } from './oidc';
+import { checkOidcClaims, nonceFor, oidcAudiencesOf, type OidcIdentity, OidcVerifier } from './oidc';
 import { OTP_MAILERS, type OtpMailers } from './otp-mail';
 import { authenticatePasskey, offersSandboxAssertion, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, sandboxAssertionAccepted } from './passkeys';
 import { SandboxMailbox } from './sandbox-mailbox';
+import { type ConsentPlan, consentPlanOf, WALLET_CURRENCY } from './signed-consent';
 import { CHALLENGE_TTL_MS, checkRetry, isFirstLeg, legOf, offersSandboxSignature, type PendingRequest } from './signed-retry';
 import { activityPayload, renderCredential, renderSession } from './wallet-wire';
 import {
@@ -38,6 +56,7 @@ import {
   openAtRest,
   openOtpBundle,
   otpDigest,
+  otpDigestKey,
   otpEncryptionTargetBundle,
   parseStamp,
   randomSalt,
@@ -48,15 +67,18 @@ import {
 } from './wallet-crypto';
 import type { EmbeddedWalletConfig } from './wallet-config';
 import type { CredentialRow, SessionRow, WalletStore } from './wallet-store';
+import { parseMinorUnits } from '../internal-accounts/ledger-input';
+import { WalletConsents } from '../internal-accounts/wallet-consents';
 
 export const WALLET_STORE = 'WALLET_STORE';
 export const WALLET_OPTIONS = 'WALLET_OPTIONS';
 export type WalletOptions = EmbeddedWalletConfig;
 
 /** Signed operations whose change another service applies after accounts consumed the request. */
-const DOWNSTREAM_OPERATIONS: readonly string[] = ['UPDATE_CUSTOMER_EMAIL', 'UPDATE_CARD'];
+const DOWNSTREAM_OPERATIONS: readonly string[] = ['UPDATE_CUSTOMER_EMAIL', 'UPDATE_CARD', 'CREATE_CARD', 'TRANSFER_OUT'];
 
-const CHALLENGE_POLICY: FailurePolicy = { maxFailures: 10, windowMs: 10 * 60_000, lockMs: 60_000 };
+/** Challenges are not guesses: ten in ten minutes lock a credential's challenge (longer each time), and nothing clears the count early. */
+const CHALLENGE_POLICY: FailurePolicy = { ...DEFAULT_FAILURE_POLICY, maxFailures: 10, windowMs: 10 * 60_000 };
 
 type Signed = {
   context: RequestContext;
@@ -83,6 +105,8 @@ export class EmbeddedWallets {
   private readonly logger = createLogger('accounts:embedded-wallets');
   private readonly oidc: OidcVerifier;
   private readonly failurePolicy: FailurePolicy;
+  /** The HMAC key of OTP digests, derived from the key-encryption key (never the key itself). */
+  private readonly otpKey: Buffer;
 
   constructor(
     @Inject(WALLET_STORE) private readonly store: WalletStore,
@@ -90,24 +114,38 @@ export class EmbeddedWallets {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(OTP_MAILERS) private readonly mailers: OtpMailers,
     private readonly mailbox: SandboxMailbox,
+    private readonly consents: WalletConsents,
   ) {
     this.oidc = new OidcVerifier(options.oidcIssuers);
     this.failurePolicy = { ...DEFAULT_FAILURE_POLICY, maxFailures: options.authFailuresMax };
+    this.otpKey = otpDigestKey(options.keyEncryptionKey);
+    if (options.webAuthn.rpIds.length === 0) {
+      this.logger.warn(
+        'Passkeys are off: no relying party is configured (EMBEDDED_WALLET_WEBAUTHN_RP_IDS and _ORIGINS); ' +
+          'passkey registration and sign-in answer 503.',
+      );
+    }
   }
 
   /**
-   * One attempt under a failure counter (a credential's verify, a wallet's signatures): 429 with
-   * Retry-After while locked; a wrong secret or signature counts (countsTowardLock); a success
-   * clears the count. Counts are read and written apart, so two failures at the same instant may
-   * count once: the lock is a brake on guessing, not an exact tally.
+   * One attempt under a failure counter (a credential's verify, a wallet's signatures). The attempt
+   * takes its place in the count before it is judged (admitAttempt, under the key's row lock), so a
+   * burst of concurrent guesses is judged at most up to the limit and the rest are 429 with
+   * Retry-After. A wrong secret or signature keeps its place (countsTowardLock); a refusal that
+   * guessed nothing gives it back; a success clears the key. `attempt` sees its admitted window.
    */
-  private async counted<T>(key: string, now: Date, attempt: () => Promise<T>): Promise<T> {
-    refuseWhileLocked(await this.store.attempts(key), now);
+  private async counted<T>(
+    key: string,
+    now: Date,
+    attempt: (admitted: FailureWindow) => Promise<T>,
+    policy: FailurePolicy = this.failurePolicy,
+  ): Promise<T> {
+    const admitted = await this.store.changeAttempts(key, (window) => admitAttempt(window, now, policy));
     let result: T;
     try {
-      result = await attempt();
+      result = await attempt(admitted);
     } catch (error) {
-      if (countsTowardLock(error)) await this.store.saveAttempts(key, recordAttempt(await this.store.attempts(key), now, this.failurePolicy));
+      if (!countsTowardLock(error)) await this.store.changeAttempts(key, (window) => giveBackAttempt(window ?? admitted, policy));
       throw error;
     }
     await this.store.clearAttempts(key);
@@ -117,8 +155,11 @@ export class EmbeddedWallets {
   /** An OIDC token checked against the configured issuers and the reference's claim rules. */
   private async oidcIdentity(context: RequestContext, token: unknown, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): Promise<{ identity: OidcIdentity; nickname: string }> {
     if (typeof token !== 'string' || token === '') throw invalidInput('oidcToken is required: an OIDC ID token from a configured issuer.', { field: 'oidcToken' });
-    const claims = await this.oidc.verify(token, now, { sandbox: await this.isSandbox(context.platformId) });
-    const identity = checkOidcClaims(claims, now, expect);
+    const platform = await this.store.platform(context.platformId);
+    const sandbox = platform?.environment === 'SANDBOX';
+    const audiences = oidcAudiencesOf(platform?.config, sandbox);
+    const claims = await this.oidc.verify(token, now, { sandbox });
+    const identity = checkOidcClaims(claims, now, { ...expect, ...(audiences ? { audiences } : {}) });
     return { identity, nickname: typeof claims['email'] === 'string' && claims['email'] !== '' ? claims['email'] : identity.sub };
   }
 
@@ -377,7 +418,7 @@ export class EmbeddedWallets {
       credentialId: credential.id,
       targetPublic: target.publicKeyHex,
       sealedTargetPrivate: sealAtRest(target.privateKeyHex, this.options.keyEncryptionKey),
-      otpDigest: otpDigest(code, salt),
+      otpDigest: otpDigest(code, salt, this.otpKey),
       otpSalt: salt,
       issuedAt: now,
       expiresAt,
@@ -391,9 +432,7 @@ export class EmbeddedWallets {
   async challenge(context: RequestContext, credentialId: string, body: Record<string, unknown>): Promise<AuthMethodResponseWire> {
     const credential = await this.credentialOf(credentialId, context.platformId);
     const now = this.clock.now();
-    const key = `challenge:${credential.id}`;
-    refuseWhileLocked(await this.store.attempts(key), now);
-    await this.store.saveAttempts(key, recordAttempt(await this.store.attempts(key), now, CHALLENGE_POLICY));
+    await this.store.changeAttempts(`challenge:${credential.id}`, (window) => admitAttempt(window, now, CHALLENGE_POLICY));
     if (credential.type === 'PASSKEY') return this.passkeyChallenge(context, credential, body['clientPublicKey'], now);
     if (credential.type !== 'EMAIL_OTP') throw invalidInput('OAUTH credentials are not challenged: verify them with a fresh OIDC token.', { field: 'id' });
     return { ...renderCredential(credential), otpEncryptionTargetBundle: await this.issueOtp(context, credential, now) };
@@ -462,7 +501,9 @@ export class EmbeddedWallets {
     refuseWhileLocked(await this.store.attempts(attemptsKey), now);
     let tekPublic = '';
     if (isFirstLeg(headers)) {
-      tekPublic = await this.checkOtp(context, credential, encryptedOtpBundle, attemptsKey, now);
+      tekPublic = await this.counted(attemptsKey, now, (admitted) =>
+        this.checkOtp(context, credential, encryptedOtpBundle, isLastAdmitted(admitted, this.failurePolicy), now),
+      );
     }
     return this.signed(
       {
@@ -527,10 +568,20 @@ export class EmbeddedWallets {
     return renderSession(session, credential, await sealSessionSigningKey(clientPublicKey, key.privateKeyHex));
   }
 
-  /** Leg 1 of an EMAIL_OTP verify: opens the bundle, checks and uses the OTP; returns the TEK (compressed). Failures count toward 429. */
-  private async checkOtp(context: RequestContext, credential: CredentialRow, encryptedOtpBundle: string, attemptsKey: string, now: Date): Promise<string> {
+  /**
+   * Leg 1 of an EMAIL_OTP verify (under the credential's failure count): opens the bundle, checks
+   * and uses the OTP; returns the TEK (compressed). A wrong guess that was the last the count admits
+   * burns the OTP, so no later window can guess the same code: the customer asks for a new one.
+   */
+  private async checkOtp(
+    context: RequestContext,
+    credential: CredentialRow,
+    encryptedOtpBundle: string,
+    lastGuess: boolean,
+    now: Date,
+  ): Promise<string> {
     const fail = async (): Promise<never> => {
-      await this.store.saveAttempts(attemptsKey, recordAttempt(await this.store.attempts(attemptsKey), now, this.failurePolicy));
+      if (lastGuess) await this.store.burnOtp(credential.id, now);
       throw invalidOtp();
     };
     const otp = await this.store.otp(credential.id);
@@ -538,11 +589,10 @@ export class EmbeddedWallets {
     const opened = await openOtpBundle(encryptedOtpBundle, openAtRest(otp.sealedTargetPrivate, this.options.keyEncryptionKey));
     if (!opened) return fail();
     const platform = await this.store.platform(context.platformId);
-    const digest = otpDigest(opened.otpCode, otp.otpSalt);
+    const digest = otpDigest(opened.otpCode, otp.otpSalt, this.otpKey);
     if (!otpAccepted({ digestMatches: sameDigest(digest, otp.otpDigest), expiresAt: otp.expiresAt, usedAt: otp.usedAt }, opened.otpCode, platform?.environment === 'SANDBOX', now)) return fail();
     // Single use: the OTP row is consumed whatever code (issued or sandbox) opened it.
     if (!(await this.store.useOtp(credential.id, otp.otpDigest, now))) return fail();
-    await this.store.clearAttempts(attemptsKey);
     return compressedPublicKey(opened.publicKey);
   }
 
@@ -662,25 +712,42 @@ export class EmbeddedWallets {
 
   /**
    * The single signed call of quote execution: no 202 leg and no Request-Id; the stamp must be by an
-   * active session of the wallet over the quote's exact payloadToSign.
+   * active session of the wallet over the quote's exact payloadToSign. With a grant, the verified
+   * stamp leaves the wallet's consent to that transaction's hold, which the ledger requires.
    */
-  async verifyStamp(context: RequestContext, accountId: string, payloadToSign: string, walletSignature: string | undefined): Promise<{ verified: true }> {
+  async verifyStamp(context: RequestContext, data: VerifyWalletStampData): Promise<{ verified: true }> {
+    const { accountId, payloadToSign, walletSignature, grant } = data;
     const wallet = await this.wallet(accountId, context.platformId);
+    const amount = grant === undefined ? undefined : parseMinorUnits(grant.amount, 'grant.amount');
     if (!walletSignature?.trim()) {
       throw new DomainError('WALLET_SIGNATURE_MISSING', 'unauthorized', 'Executing a quote from an Embedded Wallet needs Grid-Wallet-Signature: a stamp over the quote’s paymentInstructions[].accountOrWalletInfo.payloadToSign.');
     }
-    // The reference's sandbox value stands in for the stamp on sandbox platforms (section (f)).
-    if (offersSandboxSignature(walletSignature) && (await this.isSandbox(context.platformId))) return { verified: true };
-    const stamp = parseStamp(walletSignature.trim());
-    if (!stamp) throw new DomainError('WALLET_SIGNATURE_MALFORMED', 'unauthorized', 'Grid-Wallet-Signature must be base64url of {"publicKey","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature"}.');
     const now = this.clock.now();
+    // The reference's sandbox value stands in for the stamp on sandbox platforms (section (f)).
+    const sandbox = offersSandboxSignature(walletSignature) && (await this.isSandbox(context.platformId));
+    if (!sandbox) await this.checkStamp(context, wallet.accountId, payloadToSign, walletSignature, now);
+    if (grant !== undefined && amount !== undefined) {
+      const consent = {
+        platformId: context.platformId,
+        accountId: wallet.accountId,
+        transactionId: grant.transactionId,
+        amount,
+        currency: grant.currency,
+      };
+      await this.consents.grantTransaction({ ...consent, consentId: newId('Consent'), now });
+    }
+    return { verified: true };
+  }
+
+  private async checkStamp(context: RequestContext, accountId: string, payloadToSign: string, signature: string, now: Date): Promise<void> {
+    const stamp = parseStamp(signature.trim());
+    if (!stamp) throw new DomainError('WALLET_SIGNATURE_MALFORMED', 'unauthorized', 'Grid-Wallet-Signature must be base64url of {"publicKey","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature"}.');
     // The same counter as the wallet's signed retries: stamps guessed here or there lock both.
-    return this.counted(`signature:${wallet.accountId}`, now, async () => {
-      const signers = await this.activeSessionKeys(wallet.accountId, context.platformId, now);
+    await this.counted(`signature:${accountId}`, now, async () => {
+      const signers = await this.activeSessionKeys(accountId, context.platformId, now);
       if (!signers.includes(stamp.publicKey) || !verifyStamp(stamp, payloadToSign)) {
         throw new DomainError('WALLET_SIGNATURE_INVALID', 'unauthorized', 'The stamp is not a signature over the quote’s payloadToSign by an active session of the source wallet.');
       }
-      return { verified: true as const };
     });
   }
 
@@ -729,15 +796,32 @@ export class EmbeddedWallets {
     );
   }
 
-  /** A change to something a wallet funds (a card): the signed retry of the first wallet among accountIds, or proceed. */
-  async authorizeWalletFundedChange(context: RequestContext, data: { accountIds: string[]; operation: string; targetId: string; body: Record<string, unknown> }, headers: WalletSignatureHeaders): Promise<SignedReply<WalletAuthorization>> {
-    let wallet: { accountId: string } | null = null;
-    for (const accountId of new Set(data.accountIds)) {
-      if (typeof accountId === 'string' && isIdOf('InternalAccount', accountId)) wallet = await this.store.walletOf(accountId, context.platformId);
-      if (wallet) break;
+  /** The first Embedded Wallet of the platform among the account ids, or null. */
+  private async firstWallet(accountIds: readonly string[], platformId: string): Promise<{ accountId: string } | null> {
+    for (const accountId of new Set(accountIds)) {
+      const wallet =
+        typeof accountId === 'string' && isIdOf('InternalAccount', accountId) ? await this.store.walletOf(accountId, platformId) : null;
+      if (wallet) return wallet;
     }
+    return null;
+  }
+
+  /**
+   * Wallet money committed outside a quote (a card created or changed, a transfer out): the signed
+   * retry of the first wallet among accountIds, or proceed. Leg 1 decides what the owner signs for
+   * (signed-consent.ts), fixing a new card's or transfer's id and naming it in the payload; leg 2,
+   * once the stamp verifies, leaves the consent the ledger requires (decision 0020).
+   */
+  async authorizeWalletFundedChange(
+    context: RequestContext,
+    data: WalletFundedChangeData,
+    headers: WalletSignatureHeaders,
+  ): Promise<SignedReply<WalletAuthorization>> {
+    const wallet = await this.firstWallet(data.accountIds, context.platformId);
     if (!wallet) return { status: 200, body: { proceed: true } };
     const walletId = wallet.accountId;
+    // Only leg 1's plan is kept (bound to the pending request); leg 2 reads it back from there.
+    const plan = isFirstLeg(headers) ? consentPlanOf(data, walletId, newId) : null;
     return this.signed(
       {
         context,
@@ -746,11 +830,40 @@ export class EmbeddedWallets {
         targetId: data.targetId,
         body: data.body,
         headers,
-        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_POLICY', context.platformId, { userId: walletId, operation: data.operation, resourceId: data.targetId }, now, requestId),
+        bound: plan ? { plan } : {},
+        payload: (requestId, now) =>
+          activityPayload(plan?.activity.type ?? '', context.platformId, plan?.activity.parameters ?? {}, now, requestId),
         signerKeys: (_pending, now) => this.activeSessionKeys(walletId, context.platformId, now),
       },
-      async (pending) => ({ status: 200, body: { proceed: true, consumedRequestId: pending.requestId } }),
+      async (pending, now) => {
+        const signed = pending.bound['plan'] as ConsentPlan;
+        await this.grant(context.platformId, walletId, signed, pending.requestId, now);
+        return {
+          status: 200,
+          body: {
+            proceed: true,
+            consumedRequestId: pending.requestId,
+            ...(signed.answersResourceId ? { resourceId: signed.resourceId } : {}),
+          },
+        };
+      },
     );
+  }
+
+  /** The consent a verified signed retry leaves for the ledger: to fund the card, or to the transfer's one hold. */
+  private async grant(platformId: string, accountId: string, plan: ConsentPlan, consentId: string, now: Date): Promise<void> {
+    if (plan.grant?.kind === 'CARD') await this.consents.grantCard({ platformId, accountId, cardId: plan.resourceId, consentId, now });
+    if (plan.grant?.kind === 'TRANSACTION') {
+      await this.consents.grantTransaction({
+        platformId,
+        accountId,
+        transactionId: plan.resourceId,
+        amount: BigInt(plan.grant.amount),
+        currency: WALLET_CURRENCY,
+        consentId,
+        now,
+      });
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { checkOidcClaims, nonceFor, OidcVerifier, parseOidcIssuers, sandboxOidcClaims } from './oidc';
+import { checkOidcClaims, nonceFor, oidcAudiencesOf, OidcVerifier, parseOidcIssuers, sandboxOidcClaims } from './oidc';
 
 const now = new Date('2026-11-25T12:00:00Z');
 const seconds = now.getTime() / 1000;
@@ -31,6 +31,26 @@ describe('checkOidcClaims', () => {
   });
   it('given a verify, then the identity must be the registered one', () =>
     expect(reasonOf(() => checkOidcClaims(claims({ sub: 'user-2' }), now, { identity: { iss: 'https://accounts.google.com', aud: 'client-1', sub: 'user-1' } }))).toMatch(/match/));
+});
+
+describe('OIDC audiences per platform', () => {
+  it('given the platform’s client ids, then a token for one of them is accepted and one for another app is refused', () => {
+    expect(reasonOf(() => checkOidcClaims(claims(), now, { audiences: ['client-1', 'client-2'] }))).toBe('accepted');
+    expect(reasonOf(() => checkOidcClaims(claims({ aud: 'another-app' }), now, { audiences: ['client-1'] }))).toMatch(/oidcAudiences/);
+  });
+  it('given a production platform with client ids, then they are the audiences', () =>
+    expect(oidcAudiencesOf({ oidcAudiences: ['client-1'] }, false)).toEqual(['client-1']));
+  it.each([undefined, {}, { oidcAudiences: [] }, { oidcAudiences: 'client-1' }])(
+    'given a production platform configured %p, then 400 naming the setting',
+    (config) =>
+      expect(() => oidcAudiencesOf(config, false)).toThrow(
+        expect.objectContaining({ code: 'INVALID_INPUT', status: 400, message: expect.stringMatching(/oidcAudiences/) }),
+      ),
+  );
+  it('given a sandbox platform without client ids, then no audience is checked', () =>
+    expect(oidcAudiencesOf(undefined, true)).toBeUndefined());
+  it('given a sandbox platform with client ids, then they are checked too', () =>
+    expect(oidcAudiencesOf({ oidcAudiences: ['client-1'] }, true)).toEqual(['client-1']));
 });
 
 /** A token as sandbox clients send it: real claims, a signature nobody can check. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, type JWTPayload, jwtVerify } from 'jose';
-import { DomainError } from '@corridor/contracts';
+import { DomainError, invalidInput } from '@corridor/contracts';
 
 // OAUTH credentials: OIDC ID tokens verified with jose against the configured issuers' JWKS, then
 // the reference's claim rules (section (f)/(k)) as a pure function.
@@ -17,15 +17,36 @@ const unauthorized = (reason: string): DomainError => new DomainError('UNAUTHORI
 export const nonceFor = (clientPublicKey: string): string => createHash('sha256').update(clientPublicKey).digest('hex');
 
 /**
+ * The audiences a platform's OIDC tokens must name: its embeddedWalletConfig.oidcAudiences (a
+ * Corridor extension, decision 0021). Without them a token made for any other app of the same
+ * provider would pass, so a production platform must configure them (400 until it does); a sandbox
+ * platform without them checks no audience, as before.
+ */
+export const oidcAudiencesOf = (config: Record<string, unknown> | undefined, sandbox: boolean): string[] | undefined => {
+  const configured = config?.['oidcAudiences'];
+  const audiences = Array.isArray(configured) ? configured.filter((item): item is string => typeof item === 'string' && item !== '') : [];
+  if (audiences.length > 0) return audiences;
+  if (sandbox) return undefined;
+  throw invalidInput(
+    'OAUTH credentials of a production platform need its OAuth client ids: set embeddedWalletConfig.oidcAudiences with PATCH /config.',
+    { field: 'oidcToken' },
+  );
+};
+
+/**
  * The claims of a signature-checked token: non-empty aud (string or one-element array) and sub,
  * numeric iat at most 60 s old (5 s skew), exp in the future; on verify also the nonce and the
  * identity the credential was registered with.
  */
-export const checkOidcClaims = (claims: JWTPayload, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): OidcIdentity => {
+export type ExpectedClaims = { identity?: OidcIdentity; nonce?: string; audiences?: readonly string[] };
+
+export const checkOidcClaims = (claims: JWTPayload, now: Date, expect: ExpectedClaims = {}): OidcIdentity => {
   const nowSeconds = now.getTime() / 1000;
   const aud = Array.isArray(claims.aud) ? (claims.aud.length === 1 ? claims.aud[0] : undefined) : claims.aud;
   if (typeof claims.iss !== 'string' || claims.iss === '') throw unauthorized('iss is missing');
   if (typeof aud !== 'string' || aud === '') throw unauthorized('aud must be a non-empty string or a one-element array');
+  if (expect.audiences !== undefined && !expect.audiences.includes(aud))
+    throw unauthorized('aud must be one of the platform’s OAuth client ids (embeddedWalletConfig.oidcAudiences)');
   if (typeof claims.sub !== 'string' || claims.sub === '') throw unauthorized('sub is missing');
   if (typeof claims.iat !== 'number') throw unauthorized('iat must be a number');
   if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS || nowSeconds - claims.iat > IAT_MAX_AGE_SECONDS + CLOCK_SKEW_SECONDS) throw unauthorized(`iat must be less than ${IAT_MAX_AGE_SECONDS} s old; fetch a fresh token`);

@@ -7,10 +7,9 @@ import { AccountWriter } from '../internal-accounts/account-writer';
 import { ACCOUNTS_POLICY_OPTIONS, type AccountsPolicyOptions, internalAccountIdFor } from '../internal-accounts/open-accounts-when-customer-created.policy';
 import { openInternalAccount } from '../internal-accounts/open-internal-account';
 import { EmbeddedWallets, WALLET_STORE } from './embedded-wallets.service';
+import { WALLET_CURRENCY } from './signed-consent';
 import type { WalletStore } from './wallet-store';
 
-/** The currency an Embedded Wallet holds (the reference's wallet flows move USDB). */
-export const WALLET_CURRENCY = 'USDB';
 /** CustomerCreated events the policy handles at once. */
 const CREATED_CONCURRENCY = 16;
 /** A customer's one wallet; the suffix keeps it apart from the customer's per-currency accounts. */

@@ -34,6 +34,7 @@ export const sandboxAssertionAccepted = (assertion: unknown, key: PasskeyKey, sa
 export const passkeyChallengeOf = (payload: string): string => createHash('sha256').update(payload).digest('hex');
 
 export const registerPasskey = async (attestation: PasskeyAttestation, challenge: string, config: WebAuthnConfig): Promise<PasskeyKey> => {
+  requireRelyingParty(config);
   try {
     const result = await verifyRegistrationResponse({
       response: {
@@ -59,6 +60,7 @@ export const registerPasskey = async (attestation: PasskeyAttestation, challenge
 
 /** Verifies an assertion over the challenge (hex string as UTF-8); returns the new signature counter. */
 export const authenticatePasskey = async (assertion: PasskeyAssertion, challengeHex: string, key: PasskeyKey, config: WebAuthnConfig): Promise<number> => {
+  requireRelyingParty(config);
   if (assertion.credentialId !== key.credentialId) throw unauthorized('assertion.credentialId is not this credential’s passkey');
   try {
     const result = await verifyAuthenticationResponse({
@@ -88,8 +90,49 @@ export const authenticatePasskey = async (assertion: PasskeyAssertion, challenge
   }
 };
 
-/** EMBEDDED_WALLET_WEBAUTHN_RP_IDS / EMBEDDED_WALLET_WEBAUTHN_ORIGINS: comma-separated; localhost for development. */
+const DEVELOPMENT_WEBAUTHN: WebAuthnConfig = { rpIds: ['localhost'], origins: ['http://localhost:3000'] };
+
+const isLoopbackHost = (host: string): boolean => {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+};
+const hostOf = (origin: string): string => (URL.canParse(origin) ? new URL(origin).hostname : origin);
+
+/**
+ * EMBEDDED_WALLET_WEBAUTHN_RP_IDS / EMBEDDED_WALLET_WEBAUTHN_ORIGINS: comma-separated. Outside
+ * production, localhost when unset. In production (decision 0021) the localhost defaults are never
+ * used: unset means no relying party, so passkeys answer 503 until the operator names the platform
+ * apps' domains; a loopback value set there refuses to start, since any page on the user's own
+ * machine could then ask their authenticator for an assertion.
+ */
 export const parseWebAuthnConfig = (env: NodeJS.ProcessEnv): WebAuthnConfig => {
-  const list = (value: string | undefined, fallback: string[]) => (value ? value.split(',').map((item) => item.trim()).filter(Boolean) : fallback);
-  return { rpIds: list(env['EMBEDDED_WALLET_WEBAUTHN_RP_IDS'], ['localhost']), origins: list(env['EMBEDDED_WALLET_WEBAUTHN_ORIGINS'], ['http://localhost:3000']) };
+  const list = (value: string | undefined) => (value ? value.split(',').map((item) => item.trim()).filter(Boolean) : []);
+  const rpIds = list(env['EMBEDDED_WALLET_WEBAUTHN_RP_IDS']);
+  const origins = list(env['EMBEDDED_WALLET_WEBAUTHN_ORIGINS']);
+  if (env['NODE_ENV'] !== 'production')
+    return {
+      rpIds: rpIds.length > 0 ? rpIds : DEVELOPMENT_WEBAUTHN.rpIds,
+      origins: origins.length > 0 ? origins : DEVELOPMENT_WEBAUTHN.origins,
+    };
+  const loopback = [...rpIds, ...origins.map(hostOf)].find(isLoopbackHost);
+  if (loopback !== undefined) {
+    throw new Error(
+      `EMBEDDED_WALLET_WEBAUTHN_RP_IDS and _ORIGINS name ${loopback}, a loopback host; ` +
+        'in production name the domains of the apps where customers use passkeys.',
+    );
+  }
+  if ((rpIds.length === 0) !== (origins.length === 0))
+    throw new Error('EMBEDDED_WALLET_WEBAUTHN_RP_IDS and EMBEDDED_WALLET_WEBAUTHN_ORIGINS are set together, or neither (passkeys off).');
+  return { rpIds, origins };
+};
+
+/** 503 while no relying party is configured (production without EMBEDDED_WALLET_WEBAUTHN_*): passkeys are off. */
+export const requireRelyingParty = (config: WebAuthnConfig): void => {
+  if (config.rpIds.length > 0 && config.origins.length > 0) return;
+  throw new DomainError(
+    'PASSKEY_UNAVAILABLE',
+    'unavailable',
+    'This Corridor deployment accepts no passkeys: its operator has not named the relying party ' +
+      '(EMBEDDED_WALLET_WEBAUTHN_RP_IDS and EMBEDDED_WALLET_WEBAUTHN_ORIGINS).',
+  );
 };

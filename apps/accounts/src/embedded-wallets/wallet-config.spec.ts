@@ -39,6 +39,20 @@ describe('EMBEDDED_WALLET_KEY_ENCRYPTION_KEY', () => {
     expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: ` ${key}\n` })).toThrow(/publicly known default/);
   });
 
+  it.each([
+    ['without padding', (key: string) => key.replace(/=+$/, '')],
+    ['in groups of eight', (key: string) => key.match(/.{1,8}/g)?.join(' ') ?? key],
+    ['with a line break inside', (key: string) => `${key.slice(0, 20)}\n${key.slice(20)}`],
+  ])('given the public default written %s in production, then it refuses to start (the same bytes)', (_name, respell) => {
+    for (const key of PUBLIC_WALLET_KEY_ENCRYPTION_KEYS) {
+      const variant = respell(key);
+      expect(Buffer.from(variant, 'base64')).toEqual(Buffer.from(key, 'base64'));
+      expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: variant })).toThrow(
+        /publicly known default/,
+      );
+    }
+  });
+
   it('given a generated key in production, then that key', () => {
     const key = randomBytes(32).toString('base64');
     expect(parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: key })).toEqual(Buffer.from(key, 'base64'));

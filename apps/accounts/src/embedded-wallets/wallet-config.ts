@@ -28,6 +28,12 @@ const DEV_KEY_ENCRYPTION_KEY = 'ZGV2LW9ubHktd2FsbGV0LWtleS1lbmNyeXB0aW9uLWs=';
 export const PUBLIC_WALLET_KEY_ENCRYPTION_KEYS: readonly string[] = [DEV_KEY_ENCRYPTION_KEY];
 const GENERATE = 'generate one with `openssl rand -base64 32` and keep it secret';
 
+/**
+ * Production refuses a public key by its bytes, not its spelling: base64 has many spellings of one
+ * key (without padding, URL-safe letters, line breaks), and every one of them decrypts the same.
+ */
+const isPublicKey = (key: Buffer): boolean => PUBLIC_WALLET_KEY_ENCRYPTION_KEYS.some((known) => Buffer.from(known, 'base64').equals(key));
+
 export const parseWalletKeyEncryptionKey = (env: NodeJS.ProcessEnv): Buffer => {
   const configured = env['EMBEDDED_WALLET_KEY_ENCRYPTION_KEY'];
   const production = env['NODE_ENV'] === 'production';
@@ -35,10 +41,9 @@ export const parseWalletKeyEncryptionKey = (env: NodeJS.ProcessEnv): Buffer => {
     if (production) throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY is required in production: 32 random bytes, base64; ${GENERATE}.`);
     return Buffer.from(DEV_KEY_ENCRYPTION_KEY, 'base64');
   }
-  if (production && PUBLIC_WALLET_KEY_ENCRYPTION_KEYS.includes(configured.trim())) {
-    throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY is a publicly known default; in production ${GENERATE}.`);
-  }
   const key = Buffer.from(configured, 'base64');
+  if (production && isPublicKey(key))
+    throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY is a publicly known default; in production ${GENERATE}.`);
   if (key.length !== 32) throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY must be 32 bytes in base64; it decodes to ${key.length} bytes (${GENERATE}).`);
   return key;
 };

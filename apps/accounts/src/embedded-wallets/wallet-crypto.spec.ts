@@ -1,7 +1,21 @@
 import bs58check from 'bs58check';
 import { p256 } from '@noble/curves/p256';
-import { exportBundle, generateP256KeyPair, hpkeOpen, openAtRest, openOtpBundle, hpkeSeal, otpDigest, otpEncryptionTargetBundle, sameDigest, sealAtRest, sealSessionSigningKey, toHex } from './wallet-crypto';
-import { randomBytes } from 'node:crypto';
+import {
+  exportBundle,
+  generateP256KeyPair,
+  hpkeOpen,
+  openAtRest,
+  openOtpBundle,
+  hpkeSeal,
+  otpDigest,
+  otpDigestKey,
+  otpEncryptionTargetBundle,
+  sameDigest,
+  sealAtRest,
+  sealSessionSigningKey,
+  toHex,
+} from './wallet-crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 describe('wallet formats', () => {
   it('seals a session key as base58check(compressed enc ‖ ciphertext) that opens to the raw key', async () => {
@@ -44,12 +58,24 @@ describe('wallet formats', () => {
   });
 
   it('compares OTP digests whole: the same digest matches, any other (shorter, longer, not hex, empty) does not', () => {
-    const stored = otpDigest('123456', 'salt');
-    expect(sameDigest(otpDigest('123456', 'salt'), stored)).toBe(true);
-    expect(sameDigest(otpDigest('123457', 'salt'), stored)).toBe(false);
+    const key = otpDigestKey(randomBytes(32));
+    const stored = otpDigest('123456', 'salt', key);
+    expect(sameDigest(otpDigest('123456', 'salt', key), stored)).toBe(true);
+    expect(sameDigest(otpDigest('123457', 'salt', key), stored)).toBe(false);
     expect(sameDigest(stored.slice(0, 62), stored)).toBe(false);
     expect(sameDigest(`${stored}00`, stored)).toBe(false);
     expect(sameDigest(`${stored.slice(0, 10)}zz${stored.slice(12)}`, stored)).toBe(false);
     expect(sameDigest('', '')).toBe(false);
+  });
+
+  it('keys OTP digests: a copy of the database without the key-encryption key cannot test codes against them', () => {
+    const kek = randomBytes(32);
+    const stored = otpDigest('123456', 'salt', otpDigestKey(kek));
+    // What the old sha256(salt:code) digest was, and what the same digest under another key is: neither matches.
+    expect(stored).not.toBe(createHash('sha256').update('salt:123456').digest('hex'));
+    expect(otpDigest('123456', 'salt', otpDigestKey(randomBytes(32)))).not.toBe(stored);
+    // The digest key is derived, not the key-encryption key itself.
+    expect(otpDigestKey(kek).equals(kek)).toBe(false);
+    expect(otpDigestKey(kek)).toEqual(otpDigestKey(Buffer.from(kek)));
   });
 });

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { p256 } from '@noble/curves/p256';
 import { sha256 } from '@noble/hashes/sha256';
@@ -120,8 +120,20 @@ export const verifyStamp = (stamp: Stamp, payload: string): boolean => {
 
 export const newMnemonic = (): string => generateMnemonic(wordlist, 128);
 
-/** Salted SHA-256 of an OTP code, so the code itself is never stored. */
-export const otpDigest = (otpCode: string, salt: string): string => createHash('sha256').update(`${salt}:${otpCode}`).digest('hex');
+/**
+ * The HMAC key of OTP digests: HKDF-SHA256 of the key-encryption key with its own label, so the
+ * key that seals secrets at rest is never used for a second purpose.
+ */
+export const otpDigestKey = (keyEncryptionKey: Buffer): Buffer =>
+  Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), 'corridor/embedded-wallet/otp-digest/v1', 32));
+
+/**
+ * HMAC-SHA256 of an OTP code under the digest key, with the row's salt: the code is never stored,
+ * and a copy of the database alone cannot test the few million codes of 4 to 8 digits against it,
+ * as it could a plain salted hash.
+ */
+export const otpDigest = (otpCode: string, salt: string, digestKey: Buffer): string =>
+  createHmac('sha256', digestKey).update(`${salt}:${otpCode}`).digest('hex');
 export const randomSalt = (): string => randomBytes(16).toString('hex');
 
 /** Two hex digests compared in constant time, so the time of a refusal says nothing about how much of the digest matched. */

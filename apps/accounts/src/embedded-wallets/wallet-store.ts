@@ -39,6 +39,12 @@ const sessionOf = (row: Record<string, any>): SessionRow => ({
   expiresAt: row.expires_at,
   revokedAt: row.revoked_at,
 });
+const windowOf = (row: Record<string, any>): FailureWindow => ({
+  failures: row.failures,
+  windowStart: row.window_start,
+  lockedUntil: row.locked_until,
+  locks: row.locks ?? 0,
+});
 const pendingOf = (row: Record<string, any>): PendingRequest => ({
   requestId: row.request_id,
   platformId: row.platform_id,
@@ -255,6 +261,14 @@ export class WalletStore {
       : null;
   }
 
+  /** The OTP can no longer be used (its guesses are spent): the customer asks for a new one. */
+  async burnOtp(credentialId: string, now: Date): Promise<void> {
+    await this.pool.query(`UPDATE ${this.t('auth_otps')} SET used_at = $2 WHERE credential_id = $1 AND used_at IS NULL`, [
+      credentialId,
+      now,
+    ]);
+  }
+
   /** Marks the OTP used; false when another request used it first. */
   async useOtp(credentialId: string, digest: string, now: Date): Promise<boolean> {
     const result = await this.pool.query(`UPDATE ${this.t('auth_otps')} SET used_at = $3 WHERE credential_id = $1 AND otp_digest = $2 AND used_at IS NULL`, [credentialId, digest, now]);
@@ -318,15 +332,32 @@ export class WalletStore {
 
   async attempts(key: string): Promise<FailureWindow | null> {
     const { rows } = await this.pool.query(`SELECT * FROM ${this.t('auth_attempts')} WHERE key = $1`, [key]);
-    return rows[0] ? { failures: rows[0].failures, windowStart: rows[0].window_start, lockedUntil: rows[0].locked_until } : null;
+    return rows[0] ? windowOf(rows[0]) : null;
   }
 
-  async saveAttempts(key: string, window: FailureWindow): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO ${this.t('auth_attempts')} (key, failures, window_start, locked_until) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (key) DO UPDATE SET failures = EXCLUDED.failures, window_start = EXCLUDED.window_start, locked_until = EXCLUDED.locked_until`,
-      [key, window.failures, window.windowStart, window.lockedUntil],
-    );
+  /**
+   * Changes a key's failure window under its row lock, so concurrent attempts change it one after
+   * the other and none decides on a count another is about to raise. `change` may refuse by
+   * throwing (nothing is then written). The row is made first when the key has none, so even the
+   * first attempts of a key serialize on it.
+   */
+  async changeAttempts(key: string, change: (window: FailureWindow | null) => FailureWindow): Promise<FailureWindow> {
+    return this.transaction(async (client) => {
+      await client.query(
+        `INSERT INTO ${this.t('auth_attempts')} (key, failures, window_start, locked_until, locks) VALUES ($1, 0, 'epoch', NULL, 0)
+         ON CONFLICT (key) DO NOTHING`,
+        [key],
+      );
+      const { rows } = await client.query(`SELECT * FROM ${this.t('auth_attempts')} WHERE key = $1 FOR UPDATE`, [key]);
+      // A row made just now says failures 0 from the epoch: admitAttempt reads that as no window yet.
+      const current = rows[0] ? windowOf(rows[0]) : null;
+      const next = change(current);
+      await client.query(
+        `UPDATE ${this.t('auth_attempts')} SET failures = $2, window_start = $3, locked_until = $4, locks = $5 WHERE key = $1`,
+        [key, next.failures, next.windowStart, next.lockedUntil, next.locks],
+      );
+      return next;
+    });
   }
 
   async clearAttempts(key: string): Promise<void> {

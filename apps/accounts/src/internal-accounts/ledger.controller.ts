@@ -14,6 +14,8 @@ import {
   subjects,
 } from '@corridor/contracts';
 import { AccountWriter } from './account-writer';
+import type { InternalAccount, InternalAccountEvent } from './internal-account';
+import type { InternalAccountRow } from './internal-account-view.projection';
 import { creditAccount } from './credit-account';
 import { debitAccount } from './debit-account';
 import { holdAndSettle } from './hold-and-settle';
@@ -22,9 +24,13 @@ import { renderInternalAccount } from './internal-account-view.projection';
 import { defaultCounterAccount, parseMinorUnits, requireText } from './ledger-input';
 import { releaseHold } from './release-hold';
 import { settleHold } from './settle-hold';
+import { NeedsConsent, type WalletConsent } from './wallet-consent';
+import { WalletConsents } from './wallet-consents';
+
+type Consent = WalletConsent | null | undefined;
 
 /** The movement fields every credit, debit and hold shares, in the deciders' terms. */
-const movementOf = (request: ServiceRequest<CreditData>) => {
+const movementOf = (request: ServiceRequest<DebitData>) => {
   const { data, context } = request;
   const currency = requireText(data.currency, 'currency');
   if (typeof data.cause !== 'object' || data.cause === null) throw invalidInput('cause must name the kind and id of what moves the money.', { field: 'cause' });
@@ -37,6 +43,7 @@ const movementOf = (request: ServiceRequest<CreditData>) => {
     currency,
     cause,
     counterAccountId: data.counterAccountId ?? defaultCounterAccount(cause.kind, currency),
+    ...(data.cardId !== undefined ? { cardId: requireText(data.cardId, 'cardId') } : {}),
   };
 };
 
@@ -45,8 +52,28 @@ const movementOf = (request: ServiceRequest<CreditData>) => {
 export class LedgerController {
   constructor(
     private readonly writer: AccountWriter,
+    private readonly consents: WalletConsents,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
+
+  /**
+   * A hold or debit decided first without a wallet consent; a wallet's decision asks for one
+   * (NeedsConsent), which is then looked up and the movement decided again with it. Accounts of
+   * other types never pay the lookup.
+   */
+  private async writeConsented(
+    accountId: string,
+    context: ServiceRequest<unknown>['context'],
+    decide: (consent: Consent) => (state: InternalAccount) => InternalAccountEvent[],
+  ): Promise<InternalAccountRow> {
+    try {
+      return await this.writer.write(accountId, context, decide(undefined));
+    } catch (error) {
+      if (!(error instanceof NeedsConsent)) throw error;
+      const consent = await this.consents.find(context.platformId, accountId, error.reference);
+      return this.writer.write(accountId, context, decide(consent));
+    }
+  }
 
   @MessagePattern(subjects.accounts.ledger.credit)
   async credit(@Payload() request: ServiceRequest<CreditData>): Promise<InternalAccountWire> {
@@ -60,8 +87,8 @@ export class LedgerController {
   @MessagePattern(subjects.accounts.ledger.debit)
   async debit(@Payload() request: ServiceRequest<DebitData>): Promise<InternalAccountWire> {
     const data = movementOf(request);
-    const row = await this.writer.write(data.accountId, request.context, (state) =>
-      debitAccount({ type: 'DebitAccount', data, metadata: { now: this.clock.now() } }, state),
+    const row = await this.writeConsented(data.accountId, request.context, (consent) => (state) =>
+      debitAccount({ type: 'DebitAccount', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state),
     );
     return renderInternalAccount(row);
   }
@@ -71,10 +98,13 @@ export class LedgerController {
     const data = { ...movementOf(request), holdId: requireText(request.data.holdId, 'holdId') };
     // An instant rail's hold settles in the same append (one request instead of a hold and a settle).
     const settleOperationId = request.data.settleOperationId === undefined ? undefined : requireText(request.data.settleOperationId, 'settleOperationId');
-    const row = await this.writer.write(data.accountId, request.context, (state) =>
+    const row = await this.writeConsented(data.accountId, request.context, (consent) => (state) =>
       settleOperationId === undefined
-        ? holdFunds({ type: 'HoldFunds', data, metadata: { now: this.clock.now() } }, state)
-        : holdAndSettle({ type: 'HoldAndSettle', data: { ...data, settleOperationId }, metadata: { now: this.clock.now() } }, state),
+        ? holdFunds({ type: 'HoldFunds', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state)
+        : holdAndSettle(
+            { type: 'HoldAndSettle', data: { ...data, consent, settleOperationId }, metadata: { now: this.clock.now() } },
+            state,
+          ),
     );
     return renderInternalAccount(row);
   }

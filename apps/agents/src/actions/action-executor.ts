@@ -100,6 +100,7 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
           destination: { accountId: request.destinationAccountId, ...(request.paymentRail !== undefined ? { paymentRail: request.paymentRail } : {}) },
           amount: String(request.amount),
           idempotencyKey: action.id,
+          ...(request.transactionId !== undefined ? { transactionId: request.transactionId } : {}),
         };
         return { transaction: await this.parties.request<TransactionWire>(subjects.payments.transfer.out, data, context, PAYMENTS_TIMEOUT_MS) };
       }

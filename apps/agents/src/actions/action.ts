@@ -27,11 +27,20 @@ import {
  * What to ask payments for when the action executes (not on the wire). walletSignature: the
  * customer's stamp for a quote from an Embedded Wallet, verified when the action was submitted. It
  * is kept in the stream and the read model: a stamp is a signature over this one quote's payload,
- * so it can execute nothing but the quote this action executes.
+ * so it can execute nothing but the quote this action executes. transactionId: the transfer out of
+ * an Embedded Wallet its owner signed for when the action was submitted (decision 0020); the
+ * ledger holds the wallet's money only for a transfer of that id.
  */
 export type ActionRequest =
   | { kind: 'EXECUTE_QUOTE'; quoteId: string; walletSignature?: string }
-  | { kind: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number; paymentRail?: string };
+  | {
+      kind: 'TRANSFER_OUT' | 'TRANSFER_IN';
+      sourceAccountId: string;
+      destinationAccountId: string;
+      amount: number;
+      paymentRail?: string;
+      transactionId?: string;
+    };
 
 export type ActionView = {
   id: string;

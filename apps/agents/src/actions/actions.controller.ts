@@ -20,10 +20,15 @@ import {
   type Page,
   type QuoteWire,
   type RejectAgentActionData,
+  type CustomerWire,
   type RequestContext,
   type ServiceRequest,
+  type SignedReply,
   subjects,
   TRANSFER_AMOUNT_MAX,
+  type TransferOutData,
+  type WalletAuthorization,
+  type WalletFundedChangeData,
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
@@ -101,25 +106,93 @@ export class ActionsController {
     });
   }
 
+  /**
+   * A transfer out of the customer's Embedded Wallet takes the wallet's signed retry, as the
+   * platform's route does (decision 0020): a 202 with the payload the customer's device signs, then
+   * the same request with Grid-Wallet-Signature and Request-Id. Nothing is reserved or recorded
+   * until the stamp verifies; the action then carries the transfer id the consent names.
+   */
   @MessagePattern(subjects.agents.me.transferOut)
-  async transferOut(@Payload() request: ServiceRequest<AgentTransferData>): Promise<AgentActionWire> {
+  async transferOut(@Payload() request: ServiceRequest<AgentTransferData>): Promise<SignedReply<AgentActionWire>> {
     const { context, data } = request;
-    return this.submit(context, 'transferOut', async (agent) => {
-      const [source, destination] = await Promise.all([this.parties.internalAccount(context, data.source?.accountId), this.parties.externalAccount(context, data.destination?.accountId)]);
-      if (!source || source.customerId !== agent.customerId) throw accountNotFound('source.accountId', data.source?.accountId);
-      if (!destination || destination.customerId !== agent.customerId) throw accountNotFound('destination.accountId', data.destination?.accountId);
-      const currency = source.balance.currency.code;
-      if (destination.currency !== currency) throw new DomainError('INVALID_CURRENCY', 'validation', `destination.accountId holds ${destination.currency} and source.accountId ${currency}; a transfer moves one currency.`, { field: 'destination.accountId' });
-      const amount = requireAmount(data.amount);
-      return {
-        route: 'transferOut',
-        permission: 'CREATE_TRANSFERS',
-        accountId: source.id,
-        amount,
-        currency,
-        request: { kind: 'TRANSFER_OUT', sourceAccountId: source.id, destinationAccountId: destination.id, amount: Number(amount), ...(data.destination.paymentRail !== undefined ? { paymentRail: data.destination.paymentRail } : {}) },
-      };
-    });
+    const agent = await this.acting.authorize(context, 'transferOut');
+    const [customer, gathered] = await Promise.all([
+      this.parties.customer(context, agent.customerId),
+      this.transferOutOf(context, data, agent),
+    ]);
+    if ('challenge' in gathered) return gathered.challenge;
+    return { status: 201, body: await this.record(context, 'transferOut', agent, customer, gathered) };
+  }
+
+  private async transferOutOf(
+    context: RequestContext,
+    data: AgentTransferData,
+    agent: AgentView,
+  ): Promise<Submission | { challenge: SignedReply<never> }> {
+    const [source, destination] = await Promise.all([
+      this.parties.internalAccount(context, data.source?.accountId),
+      this.parties.externalAccount(context, data.destination?.accountId),
+    ]);
+    if (!source || source.customerId !== agent.customerId) throw accountNotFound('source.accountId', data.source?.accountId);
+    if (!destination || destination.customerId !== agent.customerId)
+      throw accountNotFound('destination.accountId', data.destination?.accountId);
+    const currency = source.balance.currency.code;
+    if (destination.currency !== currency)
+      throw new DomainError(
+        'INVALID_CURRENCY',
+        'validation',
+        `destination.accountId holds ${destination.currency} and source.accountId ${currency}; a transfer moves one currency.`,
+        { field: 'destination.accountId' },
+      );
+    const amount = requireAmount(data.amount);
+    const paymentRail = data.destination.paymentRail !== undefined ? { paymentRail: data.destination.paymentRail } : {};
+    const consent =
+      source.type === 'EMBEDDED_WALLET'
+        ? await this.walletConsent(context, data, { source: source.id, destination: destination.id, amount, paymentRail })
+        : undefined;
+    if (consent?.status === 202) return { challenge: consent };
+    const transactionId = consent?.status === 200 ? consent.body?.resourceId : undefined;
+    return {
+      route: 'transferOut',
+      permission: 'CREATE_TRANSFERS',
+      accountId: source.id,
+      amount,
+      currency,
+      request: {
+        kind: 'TRANSFER_OUT',
+        sourceAccountId: source.id,
+        destinationAccountId: destination.id,
+        amount: Number(amount),
+        ...paymentRail,
+        ...(transactionId ? { transactionId } : {}),
+      },
+    };
+  }
+
+  /** The wallet's signed retry of a transfer out of an Embedded Wallet (accounts decides), before anything is reserved. */
+  private walletConsent(
+    context: RequestContext,
+    data: AgentTransferData,
+    transfer: { source: string; destination: string; amount: bigint; paymentRail: { paymentRail?: string } },
+  ): Promise<SignedReply<WalletAuthorization>> {
+    const body: TransferOutData = {
+      source: { accountId: transfer.source },
+      destination: { accountId: transfer.destination, ...transfer.paymentRail },
+      amount: transfer.amount.toString(),
+    };
+    const headers = {
+      ...(data.walletSignature !== undefined ? { walletSignature: data.walletSignature } : {}),
+      ...(data.requestId !== undefined ? { requestId: data.requestId } : {}),
+    };
+    const consent: WalletFundedChangeData = {
+      accountIds: [transfer.source],
+      bindAccountIds: [],
+      operation: 'TRANSFER_OUT',
+      targetId: transfer.source,
+      body,
+      ...headers,
+    };
+    return this.parties.request<SignedReply<WalletAuthorization>>(subjects.accounts.embeddedWallet.walletFundedChange, consent, context);
   }
 
   @MessagePattern(subjects.agents.me.transferIn)
@@ -198,6 +271,17 @@ export class ActionsController {
   private async submit(context: RequestContext, route: AgentRoute, gather: (agent: AgentView) => Promise<Submission>): Promise<AgentActionWire> {
     const agent = await this.acting.authorize(context, route);
     const [customer, submission] = await Promise.all([this.parties.customer(context, agent.customerId), gather(agent)]);
+    return this.record(context, route, agent, customer, submission);
+  }
+
+  /** Reserves usage under the policy, records the action and executes it at once when it needs no approval. */
+  private async record(
+    context: RequestContext,
+    route: AgentRoute,
+    agent: AgentView,
+    customer: CustomerWire,
+    submission: Submission,
+  ): Promise<AgentActionWire> {
     const rates: Record<string, Awaited<ReturnType<AgentParties['rate']>>> = {};
     for (const currency of currenciesToConvertInto(agent.policy, submission.currency)) rates[currency] = await this.parties.rate(context, submission.currency, currency);
     // Derived from the Idempotency-Key: a retry after an answer that never arrived (a 503 while

@@ -49,8 +49,11 @@ import { CardTransactionEntity, loadCardTransaction } from './card-transaction-v
 const LEDGER_TIMEOUT_MS = 10_000;
 /** Namespace of card-transaction ids derived from Idempotency-Keys (uuid v5). */
 const CARD_TRANSACTION_ID_NAMESPACE = '5b2f0c1e-8d4a-5e3b-9f6c-2a7d1e4b8c90';
-/** Refusals that mean "this funding source cannot pay": the authorization tries the next one. */
-const CANNOT_PAY = new Set(['INSUFFICIENT_FUNDS', 'ACCOUNT_FROZEN', 'ACCOUNT_NOT_ACTIVE', 'ACCOUNT_CLOSED']);
+/**
+ * Refusals that mean "this funding source cannot pay": the authorization tries the next one. An
+ * Embedded Wallet without its owner's consent to fund this card (decision 0020) cannot pay either.
+ */
+const CANNOT_PAY = new Set(['INSUFFICIENT_FUNDS', 'ACCOUNT_FROZEN', 'ACCOUNT_NOT_ACTIVE', 'ACCOUNT_CLOSED', 'WALLET_CONSENT_REQUIRED']);
 const AMOUNT_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
 const parseAmount = (value: unknown, minimum: bigint): bigint => {
@@ -211,6 +214,7 @@ export class CardTransactionsController {
         amount: amount.toString(),
         currency: card.currency,
         cause: cause(cardTransactionId),
+        cardId: card.id,
       };
       try {
         await this.ledger(subjects.accounts.ledger.hold, hold, context);
@@ -235,6 +239,7 @@ export class CardTransactionsController {
       amount: amount.toString(),
       currency: transaction.currency,
       cause: cause(transaction.id),
+      cardId: transaction.cardId,
     };
     try {
       await this.ledger(subjects.accounts.ledger.debit, debit, context);

@@ -32,7 +32,7 @@ import { CardProvisioningProcessor } from './card-provisioning-processor';
 import { CardEntity } from './card-view.projection';
 import { type IssueCard, issueCard, requireSameIssue } from './issue-card';
 import { CardClosings } from '../card-transactions/card-closings';
-import { requiresSignedRetry, type UpdateCard, updateCard } from './update-card';
+import { type UpdateCard, updateCard } from './update-card';
 
 /** A claim older than any request could take belongs to an issue that died before its card existed (decision 0002). */
 const ABANDONED_CLAIM_AGE_MS = 60_000;
@@ -61,9 +61,11 @@ export class CardsController {
   @MessagePattern(subjects.cards.card.create)
   async create(@Payload() request: ServiceRequest<CreateCardData>): Promise<CardWire> {
     const { context, data } = request;
-    // Derived from the Idempotency-Key: a retry after a lost answer finds the card the first attempt
-    // issued (another request under the key is a 409) instead of issuing a second one.
-    const cardId = idForRequest('Card', idempotencyScopeOf(context), 'create-card', context.idempotencyKey);
+    // A card an Embedded Wallet's owner signed for takes the id their consent names (the gateway sets it);
+    // any other is derived from the Idempotency-Key: a retry after a lost answer finds the card the first
+    // attempt issued (another request under the key is a 409) instead of issuing a second one.
+    const signedId = data.cardId !== undefined && isIdOf('Card', data.cardId) ? data.cardId : undefined;
+    const cardId = signedId ?? idForRequest('Card', idempotencyScopeOf(context), 'create-card', context.idempotencyKey);
     const earlier = context.idempotencyKey ? await this.issuedEarlier(context, cardId) : undefined;
     if (earlier) return renderCard(earlier);
     const [cardholder, sources] = await Promise.all([this.parties.cardholder(context, data.cardholderId), this.parties.fundingSources(context, data.fundingSources ?? [])]);
@@ -140,13 +142,10 @@ export class CardsController {
       },
       metadata: { now: this.clock.now(), eligibleCurrencies: this.options.eligibleCurrencies },
     };
-    const decide = (card: Card) => {
-      if (card.kind === 'Exists' && requiresSignedRetry(card.card, sources)) {
-        throw new DomainError('NOT_IMPLEMENTED', 'internal', `Card ${data.cardId} is funded by an Embedded Wallet, whose signed retry Corridor does not support yet.`);
-      }
-      return updateCard(command, card);
-    };
-    const { state } = await this.eventSourcing.handle(data.cardId, cardDecider, decide, context);
+    // A card an Embedded Wallet funds changes only after the wallet's signed retry, which the gateway
+    // asks of the accounts service before it gets here; the ledger holds wallet money only for a
+    // card the wallet consented to (decision 0020).
+    const { state } = await this.eventSourcing.handle(data.cardId, cardDecider, (card: Card) => updateCard(command, card), context);
     if (state.kind !== 'Exists') throw cardNotFound(data.cardId);
     // A closed card's open authorizations give their holds back before the close is answered (a
     // sweep finishes any this could not).

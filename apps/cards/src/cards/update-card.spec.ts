@@ -5,8 +5,20 @@
 import { DomainError } from '@corridor/contracts';
 import { deciderSpec } from '@corridor/testing';
 import { type Card, type CardEvent, cardDecider } from './card';
-import { accountA, accountB, card, cardActivated, cardClosed, cardFrozen, cardIssued, cardRejected, later, platformId, source, updateCommand } from './card.fixtures';
-import { requiresSignedRetry, type UpdateCard, updateCard } from './update-card';
+import {
+  accountA,
+  accountB,
+  card,
+  cardActivated,
+  cardClosed,
+  cardFrozen,
+  cardIssued,
+  cardRejected,
+  later,
+  source,
+  updateCommand,
+} from './card.fixtures';
+import { type UpdateCard, updateCard } from './update-card';
 
 const spec = deciderSpec<Card, UpdateCard, CardEvent>({ decide: updateCard, ...cardDecider });
 const refusedWith = (code: string, reason?: string) => (error: DomainError) => error instanceof DomainError && error.code === code && (reason === undefined || error.details?.['reason'] === reason);
@@ -111,8 +123,3 @@ describe('UpdateCard: funding sources', () => {
   it('refuses a request that changes nothing', () => spec.given(active).when(updateCommand({})).thenThrows(refusedWith('INVALID_INPUT')));
 });
 
-describe('requiresSignedRetry', () => {
-  it('is false until Embedded Wallets exist', () => {
-    expect(requiresSignedRetry(card({ platformId }), [source(accountA)])).toBe(false);
-  });
-});

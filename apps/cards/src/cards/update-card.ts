@@ -21,13 +21,6 @@ export type UpdateCard = Command<
   { now: Date; eligibleCurrencies: readonly string[] }
 >;
 
-/**
- * Where the signed retry (202 → Grid-Wallet-Signature) will plug in: it applies only when a card's
- * funding account is an Embedded Wallet, which Corridor does not have yet, so it is always false.
- * When Embedded Wallets land, answer true for such a card and let the controller issue the challenge.
- */
-export const requiresSignedRetry = (_card: CardView, _accounts: readonly FundingSourceFacts[]): boolean => false;
-
 const sameList = (left: readonly string[], right: readonly string[]): boolean => left.length === right.length && left.every((value, index) => value === right[index]);
 
 export const updateCard = (command: UpdateCard, state: Card): CardEvent[] => {

@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   type AgentActionWire,
   type AgentExecuteQuoteData,
@@ -11,9 +12,11 @@ import {
   type Page,
   type QuoteWire,
   type RequestContext,
+  type SignedReply,
   subjects,
   type TransactionWire,
 } from '@corridor/contracts';
+import { answer, walletHeaders } from '../auth-credentials/signed-reply';
 import { PublicRoute } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { ExternalAccountCreateRequest } from '../external-accounts/external-account.dto';
@@ -106,8 +109,25 @@ export class AgentMeController {
 
   @Post('transfer-out')
   @HttpCode(201)
-  transferOut(@Body() body: AgentTransferRequest, @Ctx() context: RequestContext): Promise<AgentActionWire> {
-    return this.call.request(subjects.agents.me.transferOut, transferOf(body), context, AGENT_ACTION_TIMEOUT_MS);
+  @ApiOperation({
+    summary: 'Transfer out of one of the agent’s customer’s internal accounts',
+    description:
+      'An EMBEDDED_WALLET source takes the wallet’s signed retry, as POST /transfer-out does (decision 0020): ' +
+      '202 with {payloadToSign, requestId, expiresAt}, nothing reserved or recorded; then the same body with the customer’s ' +
+      'Grid-Wallet-Signature over payloadToSign and Request-Id submits the action.',
+  })
+  @ApiResponse({ status: 202, description: 'The wallet’s signed retry {payloadToSign, requestId, expiresAt}; nothing recorded.' })
+  async transferOut(
+    @Body() body: AgentTransferRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    const data: AgentTransferData = { ...transferOf(body), ...walletHeaders(request) };
+    return answer(
+      reply,
+      await this.call.request<SignedReply<AgentActionWire>>(subjects.agents.me.transferOut, data, context, AGENT_ACTION_TIMEOUT_MS),
+    );
   }
 
   @Get('internal-accounts')

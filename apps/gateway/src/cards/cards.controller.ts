@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type CardWire, type CreateCardData, type ListCardsData, type Page, type RequestContext, type SignedReply, subjects, type UpdateCardData, type WalletAuthorization, type WalletFundedChangeData } from '@corridor/contracts';
 import { answer, applyAuthorized, walletHeaders } from '../auth-credentials/signed-reply';
 import { RequiresPermission } from '../auth/permissions';
@@ -22,8 +22,45 @@ export class CardsController {
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
-  create(@Body() body: CardCreateRequest, @Ctx() context: RequestContext): Promise<CardWire> {
-    return this.call.request(subjects.cards.card.create, defined({ ...body }) satisfies CreateCardData, context);
+  @ApiOperation({
+    summary: 'Issue a card',
+    description:
+      'A card with an EMBEDDED_WALLET among its fundingSources binds the wallet only with its signed retry, as PATCH does ' +
+      '(a Corridor departure from the reference, decision 0020): the first call answers 202 with {payloadToSign, requestId, expiresAt} ' +
+      'and issues nothing; the same body again with Grid-Wallet-Signature (a stamp over payloadToSign by an active session of the ' +
+      'wallet) ' +
+      'and Request-Id issues the card, whose id payloadToSign names. The wallet then funds that card, and only it, until the card is ' +
+      'closed or the wallet unbound. Signature errors are 401 with the reference codes (WALLET_SIGNATURE_MISSING, ' +
+      'WALLET_SIGNATURE_MALFORMED, WALLET_SIGNATURE_INVALID, WALLET_SIGNATURE_BODY_MISMATCH, REQUEST_ID_MISSING, INVALID_SIGNATURE).',
+  })
+  @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing was issued.' })
+  async create(
+    @Body() body: CardCreateRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    const card = defined({ ...body }) satisfies CreateCardData;
+    const sources = Array.isArray(body.fundingSources) ? body.fundingSources : [];
+    const data: WalletFundedChangeData = {
+      accountIds: sources,
+      bindAccountIds: sources,
+      operation: 'CREATE_CARD',
+      targetId: body.cardholderId,
+      body: card,
+      ...walletHeaders(request),
+    };
+    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(
+      subjects.accounts.embeddedWallet.walletFundedChange,
+      data,
+      context,
+    );
+    if (wallet.status === 202) return answer(reply, wallet);
+    // The card takes the id the wallet's owner signed for, so the wallet's consent names this card.
+    const cardId = wallet.body?.resourceId;
+    return applyAuthorized(this.call, context, wallet.body, () =>
+      this.call.request<CardWire>(subjects.cards.card.create, { ...card, ...(cardId ? { cardId } : {}) } satisfies CreateCardData, context),
+    );
   }
 
   @Get()
@@ -42,6 +79,14 @@ export class CardsController {
   @Patch(':id')
   @HttpCode(200)
   @RequiresPermission('MANAGE')
+  @ApiOperation({
+    summary: 'Change a card’s state or funding sources',
+    description:
+      'A card funded by an EMBEDDED_WALLET, now or after the change, changes only with the wallet’s signed retry: 202 with ' +
+      '{payloadToSign, requestId, expiresAt}, then the same body with Grid-Wallet-Signature and Request-Id. A wallet the card keeps ' +
+      'consents to fund it; closing the card or unbinding the wallet ends that consent (decision 0020).',
+  })
+  @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing was changed.' })
   async update(
     @Param('id', cardId) id: string,
     @Body() body: CardUpdateRequest,
@@ -49,10 +94,19 @@ export class CardsController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Ctx() context: RequestContext,
   ): Promise<unknown> {
-    // A card funded by an Embedded Wallet (now or after this change) changes only with the wallet's signed retry.
+    // A card funded by an Embedded Wallet (now or after this change) changes only with the wallet's
+    // signed retry; a wallet the card keeps after the change consents to fund it (decision 0020).
     const card = await this.call.request<CardWire>(subjects.cards.card.get, { cardId: id }, context);
     const accountIds = [...card.fundingSources, ...(Array.isArray(body.fundingSources) ? body.fundingSources : [])];
-    const data: WalletFundedChangeData = { accountIds, operation: 'UPDATE_CARD', targetId: id, body: defined({ ...body }), ...walletHeaders(request) };
+    const bindAccountIds = body.state === 'CLOSED' ? [] : Array.isArray(body.fundingSources) ? body.fundingSources : card.fundingSources;
+    const data: WalletFundedChangeData = {
+      accountIds,
+      bindAccountIds,
+      operation: 'UPDATE_CARD',
+      targetId: id,
+      body: defined({ ...body }),
+      ...walletHeaders(request),
+    };
     const wallet = await this.call.request<SignedReply<WalletAuthorization>>(subjects.accounts.embeddedWallet.walletFundedChange, data, context);
     if (wallet.status === 202) return answer(reply, wallet);
     return applyAuthorized(this.call, context, wallet.body, () => this.call.request<CardWire>(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context));

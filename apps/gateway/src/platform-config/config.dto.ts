@@ -117,6 +117,21 @@ export class EmbeddedWalletConfig {
   @IsUrl(httpUrl, { message: urlMessage('logoUrl') })
   @MaxLength(512)
   logoUrl?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: 20,
+    description:
+      'Corridor extension (decision 0021): the OAuth client ids whose OIDC ID tokens OAUTH credentials accept ' +
+      '(the token’s aud must be one). ' +
+      'Required for OAUTH credentials on production platforms; sandbox platforms without it accept any aud.',
+  })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @MaxLength(255, { each: true })
+  oidcAudiences?: string[];
 }
 
 export class PlatformConfigUpdateRequest {

@@ -1,6 +1,18 @@
-import { Body, Controller, Headers, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBasicAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type ConfirmReceiptData, type RequestContext, subjects, type TransactionWire, type TransferInData, type TransferOutData } from '@corridor/contracts';
+import { Body, Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type ConfirmReceiptData,
+  type RequestContext,
+  type SignedReply,
+  subjects,
+  type TransactionWire,
+  type TransferInData,
+  type TransferOutData,
+  type WalletAuthorization,
+  type WalletFundedChangeData,
+} from '@corridor/contracts';
+import { answer, applyAuthorized, walletHeaders } from '../auth-credentials/signed-reply';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { IdPipe, OptionalBody } from '../http/validation';
@@ -30,16 +42,44 @@ export class TransfersController {
     description:
       'amount is optional. Left out, the transfer moves the whole available balance (the account’s balance, not what is held) of the source internal account as read when the request arrives. ' +
       'An account with nothing available is a 400 INVALID_AMOUNT (reason NO_AVAILABLE_BALANCE) that moves nothing: there is never a zero-amount transfer. ' +
-      'A retry under the same Idempotency-Key answers with the transfer the first request made.',
+      'A retry under the same Idempotency-Key answers with the transfer the first request made. ' +
+      'An EMBEDDED_WALLET source takes the wallet’s signed retry (a Corridor departure from the reference, decision 0020): ' +
+      'amount is then required; the first call answers 202 with {payloadToSign, requestId, expiresAt} and moves nothing; ' +
+      'the same body again with Grid-Wallet-Signature (a stamp over payloadToSign by an active session of the wallet) and ' +
+      'Request-Id makes the transfer, whose id payloadToSign names. Signature errors are 401 with the reference codes.',
   })
-  transferOut(@Body() body: TransferOutRequest, @Headers('idempotency-key') key: string | undefined, @Ctx() context: RequestContext): Promise<TransactionWire> {
+  @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing moved.' })
+  async transferOut(
+    @Body() body: TransferOutRequest,
+    @Headers('idempotency-key') key: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
     const data: TransferOutData = {
       source: { accountId: body.source.accountId },
       destination: { accountId: body.destination.accountId, ...(body.destination.paymentRail !== undefined ? { paymentRail: body.destination.paymentRail } : {}) },
       ...amountOf(body),
-      ...withKey(key),
     };
-    return this.call.request(subjects.payments.transfer.out, data, context);
+    const consent: WalletFundedChangeData = {
+      accountIds: [data.source.accountId],
+      bindAccountIds: [],
+      operation: 'TRANSFER_OUT',
+      targetId: data.source.accountId,
+      body: data,
+      ...walletHeaders(request),
+    };
+    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(
+      subjects.accounts.embeddedWallet.walletFundedChange,
+      consent,
+      context,
+    );
+    if (wallet.status === 202) return answer(reply, wallet);
+    const transactionId = wallet.body?.resourceId;
+    const transfer: TransferOutData = { ...data, ...withKey(key), ...(transactionId ? { transactionId } : {}) };
+    return applyAuthorized(this.call, context, wallet.body, () =>
+      this.call.request<TransactionWire>(subjects.payments.transfer.out, transfer, context),
+    );
   }
 
   @Post('transfer-in')

@@ -45,7 +45,7 @@ export class ExecutionController {
   @MessagePattern(subjects.payments.quote.execute)
   async execute(@Payload() request: ServiceRequest<ExecuteQuoteData>): Promise<QuoteWire> {
     const row = await this.quoteOf(request.context, request.data.quoteId);
-    await this.checkWalletStamp(request.context, row.terms, request.data.walletSignature);
+    await this.checkWalletStamp(request.context, row, request.data.walletSignature);
     const state = await this.start(row, request.context, { funding: 'ACCOUNT' });
     return renderQuote({ status: state.transaction.status, terms: state.quote });
   }
@@ -68,12 +68,26 @@ export class ExecutionController {
     return toTransactionWire(state.transaction);
   }
 
-  /** A quote from an Embedded Wallet executes only with a stamp by one of the wallet's active sessions over its payloadToSign. */
-  private async checkWalletStamp(context: RequestContext, terms: QuoteRow['terms'], walletSignature: string | undefined): Promise<void> {
+  /**
+   * A quote from an Embedded Wallet executes only with a stamp by one of the wallet's active sessions
+   * over its payloadToSign. The verified stamp leaves the wallet's consent to this transaction's hold
+   * of the sending amount, which the ledger requires before it holds wallet money (decision 0020).
+   */
+  private async checkWalletStamp(
+    context: RequestContext,
+    row: Pick<QuoteRow, 'terms' | 'transactionId'>,
+    walletSignature: string | undefined,
+  ): Promise<void> {
+    const { terms } = row;
     const instruction = terms.paymentInstructions?.find((candidate) => candidate.accountOrWalletInfo.accountType === 'EMBEDDED_WALLET');
     const payloadToSign = instruction?.accountOrWalletInfo['payloadToSign'];
     if (typeof payloadToSign !== 'string' || terms.source.sourceType !== 'ACCOUNT') return;
-    const data: VerifyWalletStampData = { accountId: terms.source.accountId, payloadToSign, ...(walletSignature !== undefined ? { walletSignature } : {}) };
+    const data: VerifyWalletStampData = {
+      accountId: terms.source.accountId,
+      payloadToSign,
+      ...(walletSignature !== undefined ? { walletSignature } : {}),
+      grant: { transactionId: row.transactionId, amount: terms.totalSendingAmount, currency: terms.sendingCurrency },
+    };
     await this.client.request(subjects.accounts.embeddedWallet.verifyStamp, data, { context, timeoutMs: WALLET_STAMP_TIMEOUT_MS });
   }
 

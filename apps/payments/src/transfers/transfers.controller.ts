@@ -10,6 +10,7 @@ import {
   type InternalAccountWire,
   invalidInput,
   newId,
+  isIdOf,
   type ReleaseHoldData,
   type RequestContext,
   type ServiceRequest,
@@ -90,7 +91,11 @@ export class TransfersController {
     if (source.status !== 'ACTIVE') throw invalidInput(`source.accountId ${source.id} is ${source.status}; only an ACTIVE account can send.`, { field: 'source.accountId' });
     if (destination.status === 'INACTIVE') throw invalidInput(`destination.accountId ${destination.id} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
     this.checkPair(source, destination, 'destination.accountId');
-    const transactionId = transferIdFor(context.platformId, 'OUT', data.idempotencyKey);
+    // A transfer an Embedded Wallet's owner signed for takes the id their consent names: the ledger
+    // holds wallet money only for it (decision 0020). Any other is named by its Idempotency-Key.
+    const transactionId = isIdOf('Transaction', data.transactionId)
+      ? data.transactionId
+      : transferIdFor(context.platformId, 'OUT', data.idempotencyKey);
     // A retry of an omitted-amount transfer answers with what the first one moved, not with the
     // balance now left (open() replays it, or refuses a different request under the key).
     const earlier = requested === undefined ? await this.earlierTransfer(transactionId) : undefined;
