@@ -58,7 +58,9 @@ export const applyPlatformEvent = (state: PlatformState, event: IntegrationEvent
   }
   if (event.type === 'PlatformConfigUpdated') {
     const changes = (event.data['changes'] ?? {}) as { webhookEndpoint?: unknown };
-    if (typeof changes.webhookEndpoint === 'string' && newer) return { ...state, endpoint: changes.webhookEndpoint, known: true, endpointPosition: event.streamPosition };
+    // null clears the endpoint: the platform's later events get no webhook.
+    const endpoint = typeof changes.webhookEndpoint === 'string' ? changes.webhookEndpoint : changes.webhookEndpoint === null ? null : undefined;
+    if (endpoint !== undefined && newer) return { ...state, endpoint, known: true, endpointPosition: event.streamPosition };
   }
   return state;
 };
