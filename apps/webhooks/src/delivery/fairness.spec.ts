@@ -1,0 +1,89 @@
+// Pins down webhook fairness: approval hooks have a lane of their own, a platform never has more
+// than its cap in flight, parked deliveries are bounded, and the circuit breaker's transitions
+// (given a circuit, when an attempt starts or ends, then this circuit and this permission).
+import { type AttemptEnd, admit, afterAttempt, beforeAttempt, type BreakerOptions, type Circuit, CLOSED, laneOf, park } from './fairness';
+
+const options: BreakerOptions = { timeoutsToOpen: 3, openMs: 30_000, requestTimeoutMs: 10_000, probeTimeoutMs: 2_000 };
+const now = 1_000_000;
+const ended = (circuit: Circuit, ...ends: AttemptEnd[]): Circuit => ends.reduce((state, end) => afterAttempt(state, end, now, options), circuit);
+
+describe('laneOf', () => {
+  it('puts the INCOMING_PAYMENT.PENDING approval hook in its own lane, everything else in the ordinary one', () => {
+    expect(laneOf('INCOMING_PAYMENT.PENDING')).toBe('APPROVAL');
+    expect(['INCOMING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.PENDING', 'TEST', 'AGENT_ACTION.PENDING_APPROVAL'].map((type) => laneOf(type as never))).toEqual(['ORDINARY', 'ORDINARY', 'ORDINARY', 'ORDINARY']);
+  });
+});
+
+describe('admit', () => {
+  const of = (platformId: string, id: string) => ({ platformId, id });
+
+  it('given a platform at its cap, when more of its deliveries come, then they are deferred and the others start', () => {
+    const admission = admit([of('hostile', 'h1'), of('honest', 'a1'), of('hostile', 'h2')], new Map([['hostile', 2]]), 2);
+    expect(admission).toEqual({ admitted: [of('honest', 'a1')], deferred: [of('hostile', 'h1'), of('hostile', 'h2')] });
+  });
+
+  it('given room for one more, when two come, then the first in order starts and the second waits', () => {
+    expect(admit([of('p', '1'), of('p', '2')], new Map([['p', 1]]), 2)).toEqual({ admitted: [of('p', '1')], deferred: [of('p', '2')] });
+  });
+
+  it('given nothing in flight, when a batch fits under the cap, then all of it starts', () => {
+    expect(admit([of('p', '1'), of('q', '2')], new Map(), 1)).toEqual({ admitted: [of('p', '1'), of('q', '2')], deferred: [] });
+  });
+});
+
+describe('park', () => {
+  it('keeps at most the bound, oldest first, and drops the rest for the tick to offer again', () => {
+    expect(park(['a', 'b'], ['c', 'd'], 3)).toEqual({ parked: ['a', 'b', 'c'], dropped: ['d'] });
+    expect(park([], ['a'], 3)).toEqual({ parked: ['a'], dropped: [] });
+  });
+});
+
+describe('the circuit breaker', () => {
+  it('given a closed circuit, when an attempt starts, then it is sent with the ordinary timeout', () => {
+    expect(beforeAttempt(CLOSED, now, options)).toEqual({ send: true, timeoutMs: 10_000, circuit: CLOSED });
+  });
+
+  it('given a closed circuit, when fewer timeouts than the threshold end in a row, then it stays closed and counts them', () => {
+    expect(ended(CLOSED, 'TIMED_OUT', 'TIMED_OUT')).toEqual({ state: 'CLOSED', timeouts: 2 });
+  });
+
+  it('given two timeouts, when the endpoint answers or fails fast, then an answer resets the count and a fast failure leaves it', () => {
+    expect(ended(CLOSED, 'TIMED_OUT', 'TIMED_OUT', 'ANSWERED', 'TIMED_OUT')).toEqual({ state: 'CLOSED', timeouts: 1 });
+    expect(ended(CLOSED, 'TIMED_OUT', 'TIMED_OUT', 'FAILED')).toEqual({ state: 'CLOSED', timeouts: 2 });
+  });
+
+  it('given a closed circuit, when the threshold of timeouts in a row is reached, then it opens for openMs', () => {
+    expect(ended(CLOSED, 'TIMED_OUT', 'TIMED_OUT', 'TIMED_OUT')).toEqual({ state: 'OPEN', untilMs: now + 30_000, trips: 1 });
+  });
+
+  it('given an open circuit, when an attempt starts before openMs passed, then it is not sent and says until when', () => {
+    const open: Circuit = { state: 'OPEN', untilMs: now + 1, trips: 1 };
+    const permission = beforeAttempt(open, now, options);
+    expect(permission).toMatchObject({ send: false, circuit: open });
+    expect(permission.send === false && permission.reason).toBe(`not sent: the endpoint's circuit is open after repeated timeouts, until ${new Date(now + 1).toISOString()}`);
+  });
+
+  it('given an open circuit whose time is up, when an attempt starts, then it is the probe, sent with the shorter timeout', () => {
+    expect(beforeAttempt({ state: 'OPEN', untilMs: now, trips: 2 }, now, options)).toEqual({ send: true, timeoutMs: 2_000, circuit: { state: 'HALF_OPEN', trips: 2, probing: true } });
+  });
+
+  it('given a probe under way, when another attempt starts, then it is not sent', () => {
+    expect(beforeAttempt({ state: 'HALF_OPEN', trips: 1, probing: true }, now, options)).toMatchObject({ send: false });
+  });
+
+  it('given a probe under way, when it is answered or fails fast, then the circuit closes', () => {
+    expect(ended({ state: 'HALF_OPEN', trips: 3, probing: true }, 'ANSWERED')).toEqual(CLOSED);
+    expect(ended({ state: 'HALF_OPEN', trips: 3, probing: true }, 'FAILED')).toEqual(CLOSED);
+  });
+
+  it('given a probe under way, when it times out, then the circuit opens again for twice as long, at most 16 times openMs', () => {
+    expect(ended({ state: 'HALF_OPEN', trips: 1, probing: true }, 'TIMED_OUT')).toEqual({ state: 'OPEN', untilMs: now + 60_000, trips: 2 });
+    expect(ended({ state: 'HALF_OPEN', trips: 9, probing: true }, 'TIMED_OUT')).toEqual({ state: 'OPEN', untilMs: now + 16 * 30_000, trips: 10 });
+  });
+
+  it('given an open circuit, when an attempt sent before it opened times out, then nothing changes; when one is answered, it closes', () => {
+    const open: Circuit = { state: 'OPEN', untilMs: now + 30_000, trips: 1 };
+    expect(ended(open, 'TIMED_OUT')).toBe(open);
+    expect(ended(open, 'ANSWERED')).toEqual(CLOSED);
+  });
+});
