@@ -81,6 +81,8 @@ it('ships no webhook key that production accepts', () => {
 });
 
 it('lets no deployment file send webhooks to private addresses: only scripts/up.sh (development) opts in', () => {
-  for (const file of ['docker-compose.yml', ...k8sFiles.map((name) => `deploy/k8s/${name}`)]) expect(read(file)).not.toMatch(/WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+  for (const file of ['docker-compose.yml', ...k8sFiles.map((name) => `deploy/k8s/${name}`)]) {
+    expect(read(file)).not.toMatch(/WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+  }
   expect(read('scripts/up.sh')).toMatch(/export WEBHOOK_ALLOW_PRIVATE_TARGETS=\$\{WEBHOOK_ALLOW_PRIVATE_TARGETS:-true\}/);
 });

@@ -267,11 +267,12 @@ describe('the approval hook’s other answers', () => {
     expect(webhooksOf(reply.body.id).filter((item) => item.body.type === 'INCOMING_PAYMENT.PENDING')).toHaveLength(1);
   });
 
-  it('without a webhook endpoint there is nobody to ask: the payment is approved and deposited at once, COMPLETED in the answer', async () => {
+  it('without a webhook endpoint nobody can be asked: the payment is approved and deposited at once, COMPLETED in the answer', async () => {
     const customer = await newCustomer(platformB);
     const reply = await receive(platformB, { senderUmaAddress: SENDER, customerId: customer.customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1010 });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ status: 'COMPLETED', settledAt: expect.any(String), reconciliationInstructions: { reference: expect.stringMatching(/^UMA-/) } });
+    const reconciliationInstructions = { reference: expect.stringMatching(/^UMA-/) };
+    expect(reply.body).toMatchObject({ status: 'COMPLETED', settledAt: expect.any(String), reconciliationInstructions });
     expect(reply.body.failureReason).toBeUndefined();
     expect((await getTransaction(platformB, reply.body.id)).body).toMatchObject({ status: 'COMPLETED' });
     expect(await balanceOf(platformB, customer)).toBe(1010);
@@ -282,7 +283,8 @@ describe('the approval hook’s other answers', () => {
     expect((await api.call('PATCH', '/config', { auth: cleared, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
     expect((await api.call('PATCH', '/config', { auth: cleared, body: { webhookEndpoint: null } })).status).toBe(200);
     const customer = await newCustomer(cleared);
-    const reply = await receive(cleared, { senderUmaAddress: SENDER, customerId: customer.customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1012 });
+    const body = { senderUmaAddress: SENDER, customerId: customer.customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1012 };
+    const reply = await receive(cleared, body);
     expect(reply.body).toMatchObject({ status: 'COMPLETED' });
     expect(await balanceOf(cleared, customer)).toBe(1012);
   });

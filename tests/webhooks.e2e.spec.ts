@@ -61,7 +61,7 @@ describe('endpoint and signature', () => {
     expect(verifyGridSignature(test!.rawBody.replace('"TEST"', '"TEST" '), test!.signature, publicKey)).toBe(false);
   });
 
-  it('POST /sandbox/webhooks/test delivers a signed TEST now and reports the receiver answer, without the body of a loopback receiver', async () => {
+  it('POST /sandbox/webhooks/test delivers a signed TEST now and reports the answer, without a loopback receiver’s body', async () => {
     const before = receiver.received.length;
     receiver.respond = () => 202;
     const reply = await api.call('POST', '/sandbox/webhooks/test', { auth: platformA });
@@ -80,24 +80,27 @@ describe('endpoint and signature', () => {
     expect(reply.status).toBe(403);
   });
 
-  it('clears webhookEndpoint with null: GET /config shows none, the sandbox test has nowhere to go, and no webhook is sent until it is set again', async () => {
+  it('clears webhookEndpoint with null: none in GET /config, nowhere for the sandbox test, no webhook until it is set again', async () => {
     const platform = (await stack.createPlatform()).token as Credentials;
     expect((await api.call('PATCH', '/config', { auth: platform, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
     const cleared = await api.call('PATCH', '/config', { auth: platform, body: { webhookEndpoint: null } });
     expect(cleared.status).toBe(200);
     expect(cleared.body.webhookEndpoint).toBeUndefined();
     expect((await api.call('GET', '/config', { auth: platform })).body.webhookEndpoint).toBeUndefined();
-    expect((await api.call('POST', '/sandbox/webhooks/test', { auth: platform })).body).toMatchObject({ status: 400, code: 'WEBHOOK_ENDPOINT_NOT_SET' });
+    const test = await api.call('POST', '/sandbox/webhooks/test', { auth: platform });
+    expect(test.body).toMatchObject({ status: 400, code: 'WEBHOOK_ENDPOINT_NOT_SET' });
     // A customer made while there is no endpoint: once its accounts are open its CustomerCreated is
     // on the event stream, ahead of the PATCH that sets the endpoint again, so it is handled without one.
     const unheard = await api.call('POST', '/customers', { auth: platform, body: individual('cleared-1') });
     await waitUntil('the accounts of the customer made without an endpoint', async () => {
-      const accounts = await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(unheard.body.id)}`, { auth: platform });
+      const path = `/customers/internal-accounts?customerId=${encodeURIComponent(unheard.body.id)}`;
+      const accounts = await api.call('GET', path, { auth: platform });
       return accounts.body.data?.length > 0;
     });
     expect((await api.call('PATCH', '/config', { auth: platform, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
     const heard = await api.call('POST', '/customers', { auth: platform, body: individual('cleared-2') });
-    await receiver.waitFor((received) => received.some((item) => item.body.data?.id === heard.body.id), 'the webhook of the customer made after the endpoint was set again');
+    const heardOf = (received: { body: { data?: { id?: string } } }[]) => received.some((item) => item.body.data?.id === heard.body.id);
+    await receiver.waitFor(heardOf, 'the webhook of the customer made after the endpoint was set again');
     expect(receiver.received.filter((item) => item.body.data?.id === unheard.body.id)).toEqual([]);
     // null is the only way to clear it: an empty string is not a URL.
     expect((await api.call('PATCH', '/config', { auth: platform, body: { webhookEndpoint: '' } })).status).toBe(400);

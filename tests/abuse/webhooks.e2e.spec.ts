@@ -18,7 +18,7 @@ const SENDER = '$success.usd@sandbox.uma.money';
 
 type HangingEndpoint = { url: string; held: Set<IncomingMessage>; mostHeld: number; close(): Promise<void> };
 
-/** A webhook endpoint that takes every request and never answers (what a hostile or broken platform runs); counts the most it held at once. */
+/** A webhook endpoint that takes every request and never answers (a hostile or broken platform's); counts the most it held at once. */
 const startHangingEndpoint = async (): Promise<HangingEndpoint> => {
   const held = new Set<IncomingMessage>();
   const server: Server = createServer((request) => {
@@ -53,7 +53,7 @@ describe('a stack without WEBHOOK_ALLOW_PRIVATE_TARGETS (how production runs)', 
     await stack?.close();
   });
 
-  it('refuses a sandbox platform (and a production one) a loopback, private, link-local or metadata webhookEndpoint with a 400 naming why', async () => {
+  it('refuses a sandbox (and a production) platform a loopback, private, link-local or metadata endpoint: 400 naming why', async () => {
     const sandbox = (await stack.createPlatform()).token as Credentials;
     const production = (await stack.createPlatform('PRODUCTION')).token as Credentials;
     const refusals: [endpoint: string, why: RegExp][] = [
@@ -81,9 +81,11 @@ describe('a stack without WEBHOOK_ALLOW_PRIVATE_TARGETS (how production runs)', 
       }
       expect((await api.call('GET', '/config', { auth })).body.webhookEndpoint).toBeUndefined();
     }
-    expect((await api.call('PATCH', '/config', { auth: sandbox, body: { webhookEndpoint: 'http://10.0.0.1/hook' } })).body.message).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true');
+    const refused = await api.call('PATCH', '/config', { auth: sandbox, body: { webhookEndpoint: 'http://10.0.0.1/hook' } });
+    expect(refused.body.message).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true');
     // With nothing configured, the sandbox test has nowhere to go.
-    expect((await api.call('POST', '/sandbox/webhooks/test', { auth: sandbox })).body).toMatchObject({ status: 400, code: 'WEBHOOK_ENDPOINT_NOT_SET' });
+    const test = await api.call('POST', '/sandbox/webhooks/test', { auth: sandbox });
+    expect(test.body).toMatchObject({ status: 400, code: 'WEBHOOK_ENDPOINT_NOT_SET' });
   });
 });
 
@@ -92,6 +94,16 @@ describe('a stack that lets webhooks reach private addresses, with few delivery 
   let api: ReturnType<typeof createApi>;
   let hanging: HangingEndpoint;
   let receiver: Receiver;
+
+  const createCustomer = async (auth: Credentials, name: string, currencies?: string[]): Promise<string> => {
+    const body = { customerType: 'INDIVIDUAL', fullName: name, umaAddress: `$${name.toLowerCase().replace(/ /g, '.')}@corridor.uma.money` };
+    const created = await api.call('POST', '/customers', { auth, body: { ...body, ...(currencies ? { currencies } : {}) } });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  };
+  const deliveriesOf = async (auth: Credentials, limit: number) => {
+    return (await api.call('GET', `/webhooks/deliveries?limit=${limit}`, { auth })).body;
+  };
 
   beforeAll(async () => {
     stack = await startStack({
@@ -126,45 +138,48 @@ describe('a stack that lets webhooks reach private addresses, with few delivery 
     }
   });
 
-  it('approves another platform’s incoming payment while a platform whose endpoint never answers has filled the ordinary delivery slots', async () => {
+  it('approves another platform’s incoming payment while an endpoint that never answers has filled the ordinary slots', async () => {
     const hostile = (await stack.createPlatform()).token as Credentials;
     const honest = (await stack.createPlatform()).token as Credentials;
     expect((await api.call('PATCH', '/config', { auth: hostile, body: { webhookEndpoint: hanging.url } })).status).toBe(200);
     expect((await api.call('PATCH', '/config', { auth: honest, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
-    const honestCustomer = await api.call('POST', '/customers', { auth: honest, body: { customerType: 'INDIVIDUAL', fullName: 'Honest Payee', umaAddress: '$honest.payee@corridor.uma.money', currencies: ['USD'] } });
-    await waitUntil('the honest customer’s USD account', async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(honestCustomer.body.id)}`, { auth: honest })).body.data?.length > 0);
+    const payee = await createCustomer(honest, 'Honest Payee', ['USD']);
+    const accountsPath = `/customers/internal-accounts?customerId=${encodeURIComponent(payee)}`;
+    const accounts = async () => (await api.call('GET', accountsPath, { auth: honest })).body.data?.length > 0;
+    await waitUntil('the honest customer’s USD account', accounts);
     // 48 customers, 48 webhooks to an endpoint that never answers: six rounds of eight slots, three seconds each.
-    for (let index = 0; index < 48; index += 1) {
-      expect((await api.call('POST', '/customers', { auth: hostile, body: { customerType: 'INDIVIDUAL', fullName: `Flood ${index}`, umaAddress: `$flood${index}@corridor.uma.money` } })).status).toBe(201);
-    }
-    await waitUntil('the hostile platform’s webhooks to be queued', async () => (await api.call('GET', '/webhooks/deliveries?limit=1', { auth: hostile })).body.totalCount >= 48);
+    for (let index = 0; index < 48; index += 1) await createCustomer(hostile, `Flood ${index}`);
+    await waitUntil('the hostile platform’s webhooks to be queued', async () => (await deliveriesOf(hostile, 1)).totalCount >= 48);
     // Every ordinary slot has been taken by the endpoint that never answers (until its circuit opens, where there is one).
     await waitUntil('the hanging endpoint to have held every ordinary delivery slot', () => hanging.mostHeld >= 8);
 
-    const reply = await api.call('POST', '/sandbox/uma/receive', { auth: honest, body: { senderUmaAddress: SENDER, customerId: honestCustomer.body.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1500 } });
+    const payment = { senderUmaAddress: SENDER, customerId: payee, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1500 };
+    const reply = await api.call('POST', '/sandbox/uma/receive', { auth: honest, body: payment });
     expect(reply.status).toBe(200);
-    const done = await eventually(() => api.call('GET', `/transactions/${reply.body.id}`, { auth: honest }), (read) => !['PENDING', 'PROCESSING'].includes(read.body.status), 30_000);
+    const read = () => api.call('GET', `/transactions/${reply.body.id}`, { auth: honest });
+    const done = await eventually(read, (latest) => !['PENDING', 'PROCESSING'].includes(latest.body.status), 30_000);
     expect(done.body).toMatchObject({ status: 'COMPLETED' });
     expect(done.body.failureReason).toBeUndefined();
-    expect(receiver.received.filter((item) => item.body.type === 'INCOMING_PAYMENT.PENDING' && item.body.data.id === reply.body.id)).toHaveLength(1);
+    const hooks = receiver.received.filter((item) => item.body.type === 'INCOMING_PAYMENT.PENDING' && item.body.data.id === reply.body.id);
+    expect(hooks).toHaveLength(1);
   }, 120_000);
 
   it('opens the circuit of an endpoint that keeps timing out: shown in /metrics, and its webhooks recorded as not sent', async () => {
     const hostile = await stack.createPlatform();
     const auth = hostile.token as Credentials;
     expect((await api.call('PATCH', '/config', { auth, body: { webhookEndpoint: hanging.url } })).status).toBe(200);
-    for (let index = 0; index < 6; index += 1) {
-      expect((await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Breaker ${index}`, umaAddress: `$breaker${index}@corridor.uma.money` } })).status).toBe(201);
-    }
+    for (let index = 0; index < 6; index += 1) await createCustomer(auth, `Breaker ${index}`);
     const metricsUrl = stack.healthUrl('webhooks').replace(/\/health$/, '/metrics');
     const open = `corridor_webhook_circuit_state{platform_id="${hostile.platformId}",state="OPEN"} 1`;
     await waitUntil('the hostile endpoint’s circuit to open', async () => (await (await fetch(metricsUrl)).text()).includes(open), 60_000);
     // The webhooks that came due while it was open were recorded without a request being made.
     const notSent = async (): Promise<boolean> => {
-      const deliveries = (await api.call('GET', '/webhooks/deliveries?limit=100', { auth })).body.data as { webhookId: string; attemptCount: number }[];
+      const deliveries = (await deliveriesOf(auth, 100)).data as { webhookId: string; attemptCount: number }[];
       for (const delivery of deliveries.filter((row) => row.attemptCount > 0)) {
-        const attempts = (await api.call('GET', `/webhooks/deliveries/${delivery.webhookId}/attempts`, { auth })).body.data as { error?: string; statusCode?: number }[];
-        if (attempts.some((attempt) => attempt.error?.startsWith("not sent: the endpoint's circuit is open") && attempt.statusCode === undefined)) return true;
+        const attempts = await api.call('GET', `/webhooks/deliveries/${delivery.webhookId}/attempts`, { auth });
+        const withoutRequest = (attempt: { error?: string; statusCode?: number }) =>
+          attempt.statusCode === undefined && attempt.error?.startsWith("not sent: the endpoint's circuit is open") === true;
+        if ((attempts.body.data as { error?: string; statusCode?: number }[]).some(withoutRequest)) return true;
       }
       return false;
     };

@@ -36,7 +36,12 @@ export class WebhookMetrics {
     labelNames: ['state'],
     registers: [this.registry],
   });
-  readonly inFlight = new Gauge({ name: 'corridor_webhook_in_flight', help: 'Deliveries sending or holding a slot, by lane.', labelNames: ['lane'], registers: [this.registry] });
+  readonly inFlight = new Gauge({
+    name: 'corridor_webhook_in_flight',
+    help: 'Deliveries sending or holding a slot, by lane.',
+    labelNames: ['lane'],
+    registers: [this.registry],
+  });
   readonly deferred = new Counter({
     name: 'corridor_webhook_deferred_total',
     help: 'Deliveries held back because their platform had as many in flight as it may (WEBHOOK_PLATFORM_CONCURRENCY), by lane.',

@@ -71,7 +71,10 @@ export class WebhooksController {
       now,
     );
     const answer = testWebhookAnswer(url, result);
-    if (!answer) throw new DomainError('WEBHOOK_DELIVERY_ERROR', 'validation', `The webhook endpoint ${url} could not be reached: ${result.error ?? 'unknown error'}.`, { url });
+    if (!answer) {
+      const message = `The webhook endpoint ${url} could not be reached: ${result.error ?? 'unknown error'}.`;
+      throw new DomainError('WEBHOOK_DELIVERY_ERROR', 'validation', message, { url });
+    }
     return answer;
   }
 

@@ -138,7 +138,8 @@ const ipv6SpecialUse = (groups: number[]): SpecialUseRange | null => {
   }
   if (allZeroBefore(6)) return ipv6Range('::/96', 'an IPv4-compatible IPv6 address (::/96, deprecated)');
   // The instance metadata service over IPv6 (AWS Nitro), inside fc00::/7 but worth its own name.
-  if (groups.join(':') === [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254].join(':')) return ipv6Range('fd00:ec2::254/128', 'the cloud metadata address (IPv6)');
+  const metadata = [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254];
+  if (groups.every((group, index) => group === metadata[index])) return ipv6Range('fd00:ec2::254/128', 'the cloud metadata address (IPv6)');
   if (first! >> 9 === 0b1111110) return ipv6Range('fc00::/7', 'an IPv6 unique-local address (fc00::/7)');
   if (first! >> 6 === 0b1111111010) return ipv6Range('fe80::/10', 'an IPv6 link-local address (fe80::/10)');
   if (first! >> 6 === 0b1111111011) return ipv6Range('fec0::/10', 'an IPv6 site-local address (fec0::/10, deprecated)');

@@ -129,7 +129,8 @@ export class PlatformConfigUpdateRequest {
   @ApiPropertyOptional({
     example: 'https://api.mycompany.com/webhooks',
     nullable: true,
-    description: 'null clears it (an extension: the reference cannot unset it); without an endpoint incoming payments are approved without asking.',
+    description:
+      'null clears it (an extension: the reference cannot unset it); without an endpoint incoming payments are approved without asking.',
   })
   @Clearable()
   @IsUrl(httpUrl, { message: urlMessage('webhookEndpoint') })

@@ -98,7 +98,10 @@ describe('ReceiveIncomingPayment', () => {
       .then([
         createdEvent,
         pendingEvent,
-        { type: 'IncomingPaymentApproved', data: { transaction: { ...pendingTx, status: 'PROCESSING' }, approvedBy: 'AUTO', settleDueAt: '2026-03-01T10:00:10.000Z' } },
+        {
+          type: 'IncomingPaymentApproved',
+          data: { transaction: { ...pendingTx, status: 'PROCESSING' }, approvedBy: 'AUTO', settleDueAt: '2026-03-01T10:00:10.000Z' },
+        },
       ]));
 });
 
@@ -160,8 +163,17 @@ describe('AnswerIncomingApproval (the approval hook)', () => {
   it('a hook that found no endpoint (cleared since the payment arrived) approves: nobody can answer it', () =>
     spec
       .given(received)
-      .when({ ...answer(undefined), data: { transactionId, platformId, error: 'The platform has no webhookEndpoint configured.', noEndpoint: true } })
-      .then([{ type: 'IncomingPaymentApproved', data: { transaction: { ...pendingTx, status: 'PROCESSING', updatedAt: '2026-03-01T10:00:01.000Z' }, approvedBy: 'AUTO', settleDueAt: '2026-03-01T10:00:11.000Z' } }]));
+      .when({ ...answer(undefined), data: { transactionId, platformId, error: 'No webhookEndpoint.', noEndpoint: true } })
+      .then([
+        {
+          type: 'IncomingPaymentApproved',
+          data: {
+            transaction: { ...pendingTx, status: 'PROCESSING', updatedAt: '2026-03-01T10:00:01.000Z' },
+            approvedBy: 'AUTO',
+            settleDueAt: '2026-03-01T10:00:11.000Z',
+          },
+        },
+      ]));
 
   it('only the first answer counts', () => spec.given(deferred).when(answer(200)).thenNothingHappened());
   it('a report of no endpoint after the first answer changes nothing', () =>

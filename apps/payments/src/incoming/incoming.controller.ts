@@ -99,7 +99,11 @@ export class IncomingController {
         limits: sandboxSendingLimits[currency] ?? { min: 1n, max: 0n },
         approvalHook: hook.value,
       },
-      metadata: { now: this.clock.now(), webhookAnswerSeconds: this.incoming.webhookAnswerSeconds, settleRetrySeconds: this.incoming.settleRetrySeconds },
+      metadata: {
+        now: this.clock.now(),
+        webhookAnswerSeconds: this.incoming.webhookAnswerSeconds,
+        settleRetrySeconds: this.incoming.settleRetrySeconds,
+      },
     };
     const { state } = await this.eventSourcing.handle(transactionId, incomingPaymentDecider, (current) => receiveIncomingPayment(command, current), context, {
       assumeNew: true,
@@ -110,9 +114,14 @@ export class IncomingController {
   }
 
   /** The receiver, where to deposit and the rates: by customerId all at once; by UMA address the customer first. */
-  private async receiverAndDeposit(context: RequestContext, data: SandboxUmaReceiveData, currency: string): Promise<[CustomerWire, Deposit, RateSnapshot]> {
+  private async receiverAndDeposit(
+    context: RequestContext,
+    data: SandboxUmaReceiveData,
+    currency: string,
+  ): Promise<[CustomerWire, Deposit, RateSnapshot]> {
     if (data.customerId !== undefined && isIdOf('Customer', data.customerId)) {
-      const settled = await Promise.allSettled([this.receiver(context, data), this.depositOf(context, data.customerId, currency), this.rates.current()]);
+      const lookups = [this.receiver(context, data), this.depositOf(context, data.customerId, currency), this.rates.current()];
+      const settled = await Promise.allSettled(lookups);
       for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
       return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as [CustomerWire, Deposit, RateSnapshot];
     }
@@ -122,7 +131,8 @@ export class IncomingController {
 
   /** Whether the platform has a webhookEndpoint, i.e. an INCOMING_PAYMENT.PENDING approval hook to ask. */
   private async hasApprovalHook(context: RequestContext): Promise<boolean> {
-    const config = await this.client.request<PlatformConfigWire>(subjects.platform.platform.get, {}, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
+    const options = { context, timeoutMs: LOOKUP_TIMEOUT_MS };
+    const config = await this.client.request<PlatformConfigWire>(subjects.platform.platform.get, {}, options);
     return typeof config.webhookEndpoint === 'string' && config.webhookEndpoint !== '';
   }
 

@@ -61,7 +61,9 @@ export class PlatformsController {
     const { platformId } = request.context;
     const { webhookEndpoint } = request.data;
     // One target policy for every environment: a sandbox token reaches the same network a production one does.
-    if (typeof webhookEndpoint === 'string' && !this.webhookTargets.allowPrivate) await checkWebhookEndpoint(webhookEndpoint, this.webhookTargets.resolve);
+    if (typeof webhookEndpoint === 'string' && !this.webhookTargets.allowPrivate) {
+      await checkWebhookEndpoint(webhookEndpoint, this.webhookTargets.resolve);
+    }
     const now = this.clock.now();
     await this.eventSourcing.handle(
       platformId,

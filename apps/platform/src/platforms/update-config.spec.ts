@@ -22,18 +22,18 @@ describe('UpdateConfig', () => {
       .then([{ type: 'PlatformConfigUpdated', data: { platformId, changes: { webhookEndpoint: 'https://acme.example/hooks' }, updatedAt: now.toISOString() } }]));
 
   it('clears the webhook endpoint with null', () => {
-    const endpointSet: PlatformEvent = { type: 'PlatformConfigUpdated', data: { platformId, changes: { webhookEndpoint: 'https://acme.example/hooks' }, updatedAt: now.toISOString() } };
-    given([created, endpointSet])
-      .when(update({ webhookEndpoint: null }))
-      .then([{ type: 'PlatformConfigUpdated', data: { platformId, changes: { webhookEndpoint: null }, updatedAt: now.toISOString() } }]);
-    const state = [created, endpointSet, { type: 'PlatformConfigUpdated', data: { platformId, changes: { webhookEndpoint: null }, updatedAt: now.toISOString() } } as PlatformEvent].reduce(
-      platformDecider.evolve,
-      platformDecider.initialState(),
-    );
+    const updated = (webhookEndpoint: string | null): PlatformEvent => ({
+      type: 'PlatformConfigUpdated',
+      data: { platformId, changes: { webhookEndpoint }, updatedAt: now.toISOString() },
+    });
+    const endpointSet = updated('https://acme.example/hooks');
+    given([created, endpointSet]).when(update({ webhookEndpoint: null })).then([updated(null)]);
+    const state = [created, endpointSet, updated(null)].reduce(platformDecider.evolve, platformDecider.initialState());
     expect(state.status === 'Active' && 'webhookEndpoint' in state.settings).toBe(false);
   });
 
-  it('does nothing when clearing an endpoint that is not set', () => given([created]).when(update({ webhookEndpoint: null })).thenNothingHappened());
+  it('does nothing when clearing an endpoint that is not set', () =>
+    given([created]).when(update({ webhookEndpoint: null })).thenNothingHappened());
 
   it('does nothing when the values are already set', () =>
     given([created]).when(update({ umaDomain: 'acme.sandbox.uma.money' })).thenNothingHappened());

@@ -38,7 +38,8 @@ describe('checkWebhookEndpoint', () => {
 
   it('refuses a name when any address it resolves to is special-use', async () => {
     const error = await refusal('https://hooks.example.com/corridor', resolvingTo('93.184.215.14', 'fd00::5'));
-    expect(error.message).toMatch(/^webhookEndpoint hooks\.example\.com resolves to fd00::5, which is an IPv6 unique-local address \(fc00::\/7\); webhooks go only to public internet addresses\./);
+    expect(error.message).toMatch(/^webhookEndpoint hooks\.example\.com resolves to fd00::5, which is an IPv6 unique-local address/);
+    expect(error.message).toContain('; webhooks go only to public internet addresses.');
   });
 
   it('refuses a name that does not resolve, or resolves to nothing, saying what to do', async () => {
@@ -51,6 +52,7 @@ describe('checkWebhookEndpoint', () => {
   it('accepts public literals and names that resolve only to public addresses', async () => {
     await expect(checkWebhookEndpoint('https://93.184.215.14/hook', notResolving)).resolves.toBeUndefined();
     await expect(checkWebhookEndpoint('https://[2606:4700:4700::1111]/hook', notResolving)).resolves.toBeUndefined();
-    await expect(checkWebhookEndpoint('https://hooks.example.com/corridor', resolvingTo('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'))).resolves.toBeUndefined();
+    const publicOnly = resolvingTo('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c');
+    await expect(checkWebhookEndpoint('https://hooks.example.com/corridor', publicOnly)).resolves.toBeUndefined();
   });
 });

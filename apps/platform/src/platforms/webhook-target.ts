@@ -6,7 +6,10 @@ export type ResolveHost = (hostname: string) => Promise<string[]>;
 
 export const WEBHOOK_TARGETS = 'WEBHOOK_TARGETS';
 
-/** What the platform service needs to check a webhookEndpoint: the deployment's opt-in to private targets and a resolver (a stub in tests). */
+/**
+ * What the platform service needs to check a webhookEndpoint: the deployment's opt-in to private
+ * targets and a resolver (a stub in tests).
+ */
 export type WebhookTargets = { allowPrivate: boolean; resolve: ResolveHost };
 
 /** How long a PATCH /config waits for DNS before refusing the endpoint as unresolvable. */

@@ -36,7 +36,9 @@ export class Circuits {
   private set(platformId: string, endpoint: string, circuit: Circuit): void {
     const previous = this.entries.get(platformId);
     // A platform that changed its endpoint leaves the old one's circuit behind.
-    if (previous && previous.endpoint !== endpoint) this.metrics.circuitState.remove({ platform_id: platformId, state: previous.circuit.state });
+    if (previous && previous.endpoint !== endpoint) {
+      this.metrics.circuitState.remove({ platform_id: platformId, state: previous.circuit.state });
+    }
     const before = this.circuitOf(platformId, endpoint);
     if (circuit.state === 'CLOSED' && circuit.timeouts === 0) this.entries.delete(platformId);
     else this.entries.set(platformId, { endpoint, circuit });
@@ -44,7 +46,8 @@ export class Circuits {
     this.metrics.circuitTransitions.inc({ state: circuit.state });
     this.metrics.circuitState.remove({ platform_id: platformId, state: before.state });
     if (circuit.state !== 'CLOSED') this.metrics.circuitState.set({ platform_id: platformId, state: circuit.state }, 1);
-    const fields = { platformId, endpoint, from: before.state, to: circuit.state, ...(circuit.state === 'OPEN' ? { until: new Date(circuit.untilMs).toISOString(), trips: circuit.trips } : {}) };
+    const opened = circuit.state === 'OPEN' ? { until: new Date(circuit.untilMs).toISOString(), trips: circuit.trips } : {};
+    const fields = { platformId, endpoint, from: before.state, to: circuit.state, ...opened };
     const message =
       circuit.state === 'OPEN'
         ? "A webhook endpoint keeps timing out: its circuit is open, and its platform's webhooks are not sent until a probe is answered."

@@ -40,7 +40,13 @@ export type DeliveryRow = {
 export type DueDelivery = { id: string; platformId: string; resourceId: string; type: WebhookType; attemptCount: number };
 
 type DueRow = { id: string; platform_id: string; resource_id: string; type: WebhookType; attempt_count: number };
-const dueDeliveryOf = (row: DueRow): DueDelivery => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id, type: row.type, attemptCount: row.attempt_count });
+const dueDeliveryOf = (row: DueRow): DueDelivery => ({
+  id: row.id,
+  platformId: row.platform_id,
+  resourceId: row.resource_id,
+  type: row.type,
+  attemptCount: row.attempt_count,
+});
 
 /** Platforms the tick leaves out, per lane: each already has as many deliveries as it may in flight, or parked. */
 export type BusyPlatforms = { ordinary: string[]; approval: string[] };
@@ -93,7 +99,8 @@ export const nextHeads = async (pool: Pool, now: Date, resources: { platformId: 
   const result = await pool.query<DueRow>(
     `SELECT h.id, h.platform_id, h.resource_id, h.type, h.attempt_count
        FROM (SELECT DISTINCT * FROM unnest($2::text[], $3::text[]) AS q(platform_id, resource_id)) q
-       CROSS JOIN LATERAL (SELECT d.id, d.platform_id, d.resource_id, d.type, d.attempt_count, d.next_attempt_at, d.lease_until FROM webhooks.deliveries d
+       CROSS JOIN LATERAL (SELECT d.id, d.platform_id, d.resource_id, d.type, d.attempt_count, d.next_attempt_at, d.lease_until
+          FROM webhooks.deliveries d
           WHERE d.platform_id = q.platform_id AND d.resource_id = q.resource_id AND d.status = 'PENDING'
           ORDER BY d.stream_position, d.id LIMIT 1) h
       WHERE h.next_attempt_at <= $1 AND (h.lease_until IS NULL OR h.lease_until <= $1)

@@ -116,15 +116,15 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly metrics: WebhookMetrics,
     private readonly approvals: ApprovalReporter,
   ) {
-    const lane = (name: Lane, concurrency: number, perPlatform: number): LaneRuntime => ({ name, concurrency, perPlatform, slots: new Slots(concurrency), inFlight: new Map(), parked: new Map() });
+    const lane = (name: Lane, concurrency: number, perPlatform: number): LaneRuntime => {
+      return { name, concurrency, perPlatform, slots: new Slots(concurrency), inFlight: new Map(), parked: new Map() };
+    };
     this.lanes = {
       ORDINARY: lane('ORDINARY', config.concurrency, config.platformConcurrency),
       APPROVAL: lane('APPROVAL', config.approvalConcurrency, config.approvalPlatformConcurrency),
     };
-    this.circuits = new Circuits(
-      { timeoutsToOpen: config.breakerTimeouts, openMs: config.breakerOpenMs, requestTimeoutMs: config.requestTimeoutMs, probeTimeoutMs: config.breakerProbeTimeoutMs },
-      metrics,
-    );
+    const breaker = { timeoutsToOpen: config.breakerTimeouts, openMs: config.breakerOpenMs, probeTimeoutMs: config.breakerProbeTimeoutMs };
+    this.circuits = new Circuits({ ...breaker, requestTimeoutMs: config.requestTimeoutMs }, metrics);
   }
 
   /** The queue's Redis connection (for the health part), once the app has bootstrapped. */
@@ -135,7 +135,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.allowPrivateTargets) {
       this.logger.warn(
-        `${ALLOW_PRIVATE_WEBHOOK_TARGETS_ENV}=true: webhooks of every platform may reach private, loopback, link-local and metadata addresses. ` +
+        `${ALLOW_PRIVATE_WEBHOOK_TARGETS_ENV}=true: webhooks of every platform may reach private, loopback, link-local ` +
+          'and metadata addresses. ' +
           'Only a development stack or a deployment whose receivers live on its own network should run so.',
       );
     }
@@ -226,7 +227,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       .map(({ id, platformId, type, attemptCount }) => ({ id, platformId, type, key: attemptKeyOf(id, attemptCount) }))
       .filter(({ key }) => nowMs - (this.enqueued.get(key) ?? 0) > ENQUEUED_MEMORY_MS);
     for (const { key } of fresh) this.enqueued.set(key, nowMs);
-    const byLane = (lane: Lane) => fresh.filter((delivery) => laneOf(delivery.type) === lane).map(({ id, key, platformId }) => ({ id, key, platformId }));
+    const byLane = (lane: Lane): Entry[] =>
+      fresh.filter((delivery) => laneOf(delivery.type) === lane).map(({ id, key, platformId }) => ({ id, key, platformId }));
     await Promise.all(Object.values(this.lanes).map((lane) => this.addJobs(lane, byLane(lane.name))));
   }
 
@@ -276,7 +278,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     let claimed: Claimed[] = [];
     const now = this.clock.now();
     try {
-      claimed = await claimDeliveries(this.pool, admitted.map(({ id }) => id), now, new Date(now.getTime() + this.config.requestTimeoutMs + LEASE_MARGIN_MS));
+      const leaseUntil = new Date(now.getTime() + this.config.requestTimeoutMs + LEASE_MARGIN_MS);
+      claimed = await claimDeliveries(this.pool, admitted.map(({ id }) => id), now, leaseUntil);
     } finally {
       const taken = new Set(claimed.map((row) => row.id));
       const untaken = admitted.filter(({ id }) => !taken.has(id));
@@ -311,7 +314,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     if (room <= 0) return;
     const next = waiting.splice(0, room);
     if (waiting.length === 0) lane.parked.delete(platformId);
-    void this.addJobs(lane, next).catch((error: unknown) => this.logger.warn({ err: error, platformId }, 'Re-enqueueing parked deliveries failed; the tick will offer them.'));
+    void this.addJobs(lane, next).catch((error: unknown) => {
+      this.logger.warn({ err: error, platformId }, 'Re-enqueueing parked deliveries failed; the tick will offer them.');
+    });
   }
 
   private adjustInFlight(lane: LaneRuntime, platformId: string, change: 1 | -1): void {
@@ -342,7 +347,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     });
     this.observe(claimed.type, step.kind, result, claimed.occurred_at);
     // The approval hook's one attempt decides the payment: its answer goes back to payments.
-    if (claimed.type === APPROVAL_HOOK && step.kind !== 'retry') this.approvals.report(claimed.platform_id, claimed.resource_id, result, { noEndpoint: !claimed.webhook_endpoint });
+    if (claimed.type === APPROVAL_HOOK && step.kind !== 'retry') {
+      this.approvals.report(claimed.platform_id, claimed.resource_id, result, { noEndpoint: !claimed.webhook_endpoint });
+    }
   }
 
   /** Resolves once the attempt is committed; attempts finishing meanwhile share one statement. */
@@ -401,7 +408,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const permission = this.circuits.permit(claimed.platform_id, endpoint, Date.now());
     if (!permission.send) return { error: permission.reason, latencyMs: 0 };
     const signature = signatureHeader(claimed.body, await this.keys.privateKey(claimed.platform_id, now));
-    const result = await postWebhook(endpoint, claimed.body, signature, permission.timeoutMs, targetPolicy(this.config.allowPrivateTargets));
+    const policy = targetPolicy(this.config.allowPrivateTargets);
+    const result = await postWebhook(endpoint, claimed.body, signature, permission.timeoutMs, policy);
     const end: AttemptEnd = result.timedOut ? 'TIMED_OUT' : result.statusCode !== undefined ? 'ANSWERED' : 'FAILED';
     this.circuits.record(claimed.platform_id, endpoint, end, Date.now());
     return result;

@@ -59,7 +59,8 @@ export const applyPlatformEvent = (state: PlatformState, event: IntegrationEvent
   if (event.type === 'PlatformConfigUpdated') {
     const changes = (event.data['changes'] ?? {}) as { webhookEndpoint?: unknown };
     // null clears the endpoint: the platform's later events get no webhook.
-    const endpoint = typeof changes.webhookEndpoint === 'string' ? changes.webhookEndpoint : changes.webhookEndpoint === null ? null : undefined;
+    const set = changes.webhookEndpoint;
+    const endpoint = typeof set === 'string' ? set : set === null ? null : undefined;
     if (endpoint !== undefined && newer) return { ...state, endpoint, known: true, endpointPosition: event.streamPosition };
   }
   return state;

@@ -5,12 +5,14 @@ import { type AttemptEnd, admit, afterAttempt, beforeAttempt, type BreakerOption
 
 const options: BreakerOptions = { timeoutsToOpen: 3, openMs: 30_000, requestTimeoutMs: 10_000, probeTimeoutMs: 2_000 };
 const now = 1_000_000;
-const ended = (circuit: Circuit, ...ends: AttemptEnd[]): Circuit => ends.reduce((state, end) => afterAttempt(state, end, now, options), circuit);
+const ended = (circuit: Circuit, ...ends: AttemptEnd[]): Circuit =>
+  ends.reduce((state, end) => afterAttempt(state, end, now, options), circuit);
 
 describe('laneOf', () => {
   it('puts the INCOMING_PAYMENT.PENDING approval hook in its own lane, everything else in the ordinary one', () => {
     expect(laneOf('INCOMING_PAYMENT.PENDING')).toBe('APPROVAL');
-    expect(['INCOMING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.PENDING', 'TEST', 'AGENT_ACTION.PENDING_APPROVAL'].map((type) => laneOf(type as never))).toEqual(['ORDINARY', 'ORDINARY', 'ORDINARY', 'ORDINARY']);
+    const others = ['INCOMING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.PENDING', 'TEST', 'AGENT_ACTION.PENDING_APPROVAL'] as const;
+    expect(others.map(laneOf)).toEqual(['ORDINARY', 'ORDINARY', 'ORDINARY', 'ORDINARY']);
   });
 });
 
@@ -60,11 +62,17 @@ describe('the circuit breaker', () => {
     const open: Circuit = { state: 'OPEN', untilMs: now + 1, trips: 1 };
     const permission = beforeAttempt(open, now, options);
     expect(permission).toMatchObject({ send: false, circuit: open });
-    expect(permission.send === false && permission.reason).toBe(`not sent: the endpoint's circuit is open after repeated timeouts, until ${new Date(now + 1).toISOString()}`);
+    const until = new Date(now + 1).toISOString();
+    const reason = `not sent: the endpoint's circuit is open after repeated timeouts, until ${until}`;
+    expect(permission.send === false && permission.reason).toBe(reason);
   });
 
   it('given an open circuit whose time is up, when an attempt starts, then it is the probe, sent with the shorter timeout', () => {
-    expect(beforeAttempt({ state: 'OPEN', untilMs: now, trips: 2 }, now, options)).toEqual({ send: true, timeoutMs: 2_000, circuit: { state: 'HALF_OPEN', trips: 2, probing: true } });
+    expect(beforeAttempt({ state: 'OPEN', untilMs: now, trips: 2 }, now, options)).toEqual({
+      send: true,
+      timeoutMs: 2_000,
+      circuit: { state: 'HALF_OPEN', trips: 2, probing: true },
+    });
   });
 
   it('given a probe under way, when another attempt starts, then it is not sent', () => {
@@ -78,10 +86,11 @@ describe('the circuit breaker', () => {
 
   it('given a probe under way, when it times out, then the circuit opens again for twice as long, at most 16 times openMs', () => {
     expect(ended({ state: 'HALF_OPEN', trips: 1, probing: true }, 'TIMED_OUT')).toEqual({ state: 'OPEN', untilMs: now + 60_000, trips: 2 });
-    expect(ended({ state: 'HALF_OPEN', trips: 9, probing: true }, 'TIMED_OUT')).toEqual({ state: 'OPEN', untilMs: now + 16 * 30_000, trips: 10 });
+    const longest = ended({ state: 'HALF_OPEN', trips: 9, probing: true }, 'TIMED_OUT');
+    expect(longest).toEqual({ state: 'OPEN', untilMs: now + 480_000, trips: 10 });
   });
 
-  it('given an open circuit, when an attempt sent before it opened times out, then nothing changes; when one is answered, it closes', () => {
+  it('given an open circuit, when an attempt sent before it opened times out, then nothing changes; answered, it closes', () => {
     const open: Circuit = { state: 'OPEN', untilMs: now + 30_000, trips: 1 };
     expect(ended(open, 'TIMED_OUT')).toBe(open);
     expect(ended(open, 'ANSWERED')).toEqual(CLOSED);

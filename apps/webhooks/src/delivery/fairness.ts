@@ -34,7 +34,11 @@ export type Admission<T> = { admitted: T[]; deferred: T[] };
  * Which candidates may start now: in order, each while its platform has fewer than `perPlatform`
  * in flight (those already in flight, plus those admitted before it here).
  */
-export const admit = <T extends { platformId: string }>(candidates: readonly T[], inFlight: ReadonlyMap<string, number>, perPlatform: number): Admission<T> => {
+export const admit = <T extends { platformId: string }>(
+  candidates: readonly T[],
+  inFlight: ReadonlyMap<string, number>,
+  perPlatform: number,
+): Admission<T> => {
   const counts = new Map(inFlight);
   const admission: Admission<T> = { admitted: [], deferred: [] };
   for (const candidate of candidates) {
@@ -58,7 +62,10 @@ export const park = <T>(parked: readonly T[], deferred: readonly T[], max: numbe
   return { parked: all.slice(0, max), dropped: all.slice(max) };
 };
 
-export type Circuit = { state: 'CLOSED'; timeouts: number } | { state: 'OPEN'; untilMs: number; trips: number } | { state: 'HALF_OPEN'; trips: number; probing: boolean };
+export type Circuit =
+  | { state: 'CLOSED'; timeouts: number }
+  | { state: 'OPEN'; untilMs: number; trips: number }
+  | { state: 'HALF_OPEN'; trips: number; probing: boolean };
 
 export type BreakerOptions = {
   /** Consecutive timeouts that open the circuit. */
@@ -89,7 +96,7 @@ export const beforeAttempt = (circuit: Circuit, nowMs: number, options: BreakerO
       }
       return { send: true, timeoutMs: options.probeTimeoutMs, circuit: { state: 'HALF_OPEN', trips: circuit.trips, probing: true } };
     case 'HALF_OPEN':
-      if (circuit.probing) return { send: false, circuit, reason: "not sent: the endpoint's circuit is half open and a probe is under way" };
+      if (circuit.probing) return { send: false, circuit, reason: "not sent: the endpoint's circuit is half open, a probe is under way" };
       return { send: true, timeoutMs: options.probeTimeoutMs, circuit: { ...circuit, probing: true } };
     default: {
       const unknown: never = circuit;
@@ -112,7 +119,8 @@ export const afterAttempt = (circuit: Circuit, end: AttemptEnd, nowMs: number, o
   if (end !== 'TIMED_OUT') return circuit.state === 'CLOSED' && end === 'FAILED' ? circuit : CLOSED;
   switch (circuit.state) {
     case 'CLOSED':
-      return circuit.timeouts + 1 >= options.timeoutsToOpen ? opened(1, nowMs, options) : { state: 'CLOSED', timeouts: circuit.timeouts + 1 };
+      if (circuit.timeouts + 1 >= options.timeoutsToOpen) return opened(1, nowMs, options);
+      return { state: 'CLOSED', timeouts: circuit.timeouts + 1 };
     case 'HALF_OPEN':
       return opened(circuit.trips + 1, nowMs, options);
     case 'OPEN':

@@ -34,7 +34,8 @@ describe('applyPlatformEvent', () => {
 
   it('a cleared endpoint (null) stays cleared, and an older change applied after it does not bring it back', () => {
     const cleared = event('PlatformConfigUpdated', 4, { changes: { webhookEndpoint: null } });
-    expect([created, endpointSet, cleared].reduce(applyPlatformEvent, unknown)).toEqual({ endpoint: null, environment: 'SANDBOX', known: true, endpointPosition: 4 });
+    const state = [created, endpointSet, cleared].reduce(applyPlatformEvent, unknown);
+    expect(state).toEqual({ endpoint: null, environment: 'SANDBOX', known: true, endpointPosition: 4 });
     expect([created, cleared, endpointSet].reduce(applyPlatformEvent, unknown).endpoint).toBeNull();
   });
 

@@ -11,7 +11,14 @@ import { SIGNATURE_HEADER } from '../signing/signing-key';
  * a private receiver's answer from a public one's. timedOut: no answer within the deadline (what a
  * circuit breaker counts).
  */
-export type PostResult = { statusCode?: number; responseBody?: string; error?: string; latencyMs: number; peerAddress?: string; timedOut?: true };
+export type PostResult = {
+  statusCode?: number;
+  responseBody?: string;
+  error?: string;
+  latencyMs: number;
+  peerAddress?: string;
+  timedOut?: true;
+};
 
 const MAX_RESPONSE_BODY_CHARS = 2_000;
 

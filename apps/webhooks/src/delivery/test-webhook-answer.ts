@@ -12,5 +12,6 @@ import type { PostResult } from './post-webhook';
 export const testWebhookAnswer = (url: string, result: PostResult): TestWebhookResponseWire | undefined => {
   if (result.statusCode === undefined) return undefined;
   const fromPublic = result.peerAddress !== undefined && isPublicAddress(result.peerAddress);
-  return { url, response_status: result.statusCode, ...(fromPublic && result.responseBody !== undefined ? { response_body: result.responseBody } : {}) };
+  const body = fromPublic && result.responseBody !== undefined ? { response_body: result.responseBody } : {};
+  return { url, response_status: result.statusCode, ...body };
 };
