@@ -12,7 +12,7 @@ import { type Claimed, claimDeliveries, type DueDelivery, dueHeads, type Finishe
 import { APPROVAL_HOOK } from '../kinds/incoming-payment';
 import { ApprovalReporter } from './approval-report';
 import { Circuits } from './circuits';
-import { admit, type AttemptEnd, type Lane, laneOf, park } from './fairness';
+import { admit, type AttemptEnd, type Lane, laneOf, park, toUnpark } from './fairness';
 import { postWebhook, type PostResult, targetPolicy } from './post-webhook';
 import { nextStep } from './retry-schedule';
 
@@ -65,7 +65,8 @@ class Slots {
 /** One delivery as a job carries it. platformId is absent from jobs of the previous version. */
 type Entry = { id: string; key: string; platformId?: string };
 type Admitted = Entry & { platformId: string };
-type JobData = { deliveries: Entry[] };
+/** unparked: the deliveries come out of this process's parking (they go ahead of their platform's newer ones). */
+type JobData = { deliveries: Entry[]; unparked?: boolean };
 type Waiting = { finished: FinishedAttempt; done: (error?: unknown) => void };
 
 /** A lane of this process (fairness.ts): its queue and worker, its slots, and its deliveries in flight and parked per platform. */
@@ -233,11 +234,13 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Jobs of at most a batch each; deliveries not enqueued are forgotten, so the next tick may offer them at once. */
-  private async addJobs(lane: LaneRuntime, deliveries: Entry[]): Promise<void> {
+  private async addJobs(lane: LaneRuntime, deliveries: Entry[], unparked = false): Promise<void> {
     if (deliveries.length === 0 || !lane.queue) return;
     const jobs: JobData[] = [];
     const size = Math.min(this.config.batchSize, lane.concurrency);
-    for (let start = 0; start < deliveries.length; start += size) jobs.push({ deliveries: deliveries.slice(start, start + size) });
+    for (let start = 0; start < deliveries.length; start += size) {
+      jobs.push({ deliveries: deliveries.slice(start, start + size), ...(unparked ? { unparked } : {}) });
+    }
     try {
       await lane.queue.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { removeOnComplete: true, removeOnFail: true } })));
     } catch (error) {
@@ -252,7 +255,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const deliveries = Array.isArray(data.deliveries) ? data.deliveries : typeof legacy === 'string' ? [{ id: legacy, key: '' }] : [];
     const parked = new Set<string>();
     try {
-      await this.attemptBatch(lane, deliveries, parked);
+      await this.attemptBatch(lane, deliveries, parked, data.unparked === true);
     } finally {
       // A parked delivery stays remembered as enqueued: it is this process's to start.
       for (const { key } of deliveries) if (!parked.has(key)) this.enqueued.delete(key);
@@ -264,10 +267,11 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
    * platform's cap (the others are parked): claimed in one statement, sent concurrently, each
    * recorded as soon as a batch statement takes it.
    */
-  private async attemptBatch(lane: LaneRuntime, deliveries: Entry[], parked: Set<string>): Promise<void> {
+  private async attemptBatch(lane: LaneRuntime, deliveries: Entry[], parked: Set<string>, unparked: boolean): Promise<void> {
     // Jobs are cut to at most the lane's concurrency (see addJobs); any beyond would be offered again by the tick.
     const candidates = deliveries.slice(0, lane.concurrency).map((delivery) => ({ ...delivery, platformId: delivery.platformId ?? '' }));
-    const { admitted, deferred } = admit(candidates, lane.inFlight, lane.perPlatform);
+    const waiting = unparked ? new Set<string>() : new Set(lane.parked.keys());
+    const { admitted, deferred } = admit(candidates, lane.inFlight, lane.perPlatform, waiting);
     this.park(lane, deferred, parked);
     if (admitted.length === 0) return;
     // Counted under the platform the job named (a job of the previous version names none), and released under it.
@@ -306,15 +310,15 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  /** A platform's delivery finished: as many of its parked ones as its cap now allows go back to the queue. */
+  /** A platform's delivery finished: parked ones of it go back to the queue as its cap allows (toUnpark). */
   private unpark(lane: LaneRuntime, platformId: string): void {
     const waiting = lane.parked.get(platformId);
     if (!waiting) return;
-    const room = lane.perPlatform - (lane.inFlight.get(platformId) ?? 0);
-    if (room <= 0) return;
-    const next = waiting.splice(0, room);
+    const count = toUnpark(waiting.length, lane.inFlight.get(platformId) ?? 0, lane.perPlatform, this.config.batchSize);
+    if (count === 0) return;
+    const next = waiting.splice(0, count);
     if (waiting.length === 0) lane.parked.delete(platformId);
-    void this.addJobs(lane, next).catch((error: unknown) => {
+    void this.addJobs(lane, next, true).catch((error: unknown) => {
       this.logger.warn({ err: error, platformId }, 'Re-enqueueing parked deliveries failed; the tick will offer them.');
     });
   }

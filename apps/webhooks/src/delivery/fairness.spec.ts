@@ -1,7 +1,18 @@
 // Pins down webhook fairness: approval hooks have a lane of their own, a platform never has more
 // than its cap in flight, parked deliveries are bounded, and the circuit breaker's transitions
 // (given a circuit, when an attempt starts or ends, then this circuit and this permission).
-import { type AttemptEnd, admit, afterAttempt, beforeAttempt, type BreakerOptions, type Circuit, CLOSED, laneOf, park } from './fairness';
+import {
+  type AttemptEnd,
+  admit,
+  afterAttempt,
+  beforeAttempt,
+  type BreakerOptions,
+  type Circuit,
+  CLOSED,
+  laneOf,
+  park,
+  toUnpark,
+} from './fairness';
 
 const options: BreakerOptions = { timeoutsToOpen: 3, openMs: 30_000, requestTimeoutMs: 10_000, probeTimeoutMs: 2_000 };
 const now = 1_000_000;
@@ -20,16 +31,22 @@ describe('admit', () => {
   const of = (platformId: string, id: string) => ({ platformId, id });
 
   it('given a platform at its cap, when more of its deliveries come, then they are deferred and the others start', () => {
-    const admission = admit([of('hostile', 'h1'), of('honest', 'a1'), of('hostile', 'h2')], new Map([['hostile', 2]]), 2);
+    const admission = admit([of('hostile', 'h1'), of('honest', 'a1'), of('hostile', 'h2')], new Map([['hostile', 2]]), 2, new Set());
     expect(admission).toEqual({ admitted: [of('honest', 'a1')], deferred: [of('hostile', 'h1'), of('hostile', 'h2')] });
   });
 
   it('given room for one more, when two come, then the first in order starts and the second waits', () => {
-    expect(admit([of('p', '1'), of('p', '2')], new Map([['p', 1]]), 2)).toEqual({ admitted: [of('p', '1')], deferred: [of('p', '2')] });
+    const admission = admit([of('p', '1'), of('p', '2')], new Map([['p', 1]]), 2, new Set());
+    expect(admission).toEqual({ admitted: [of('p', '1')], deferred: [of('p', '2')] });
   });
 
   it('given nothing in flight, when a batch fits under the cap, then all of it starts', () => {
-    expect(admit([of('p', '1'), of('q', '2')], new Map(), 1)).toEqual({ admitted: [of('p', '1'), of('q', '2')], deferred: [] });
+    expect(admit([of('p', '1'), of('q', '2')], new Map(), 1, new Set())).toEqual({ admitted: [of('p', '1'), of('q', '2')], deferred: [] });
+  });
+
+  it('given a platform with parked deliveries, when new ones of it come, then they queue behind, even with room', () => {
+    const admission = admit([of('p', 'new'), of('q', '1')], new Map([['p', 1]]), 4, new Set(['p']));
+    expect(admission).toEqual({ admitted: [of('q', '1')], deferred: [of('p', 'new')] });
   });
 });
 
@@ -38,6 +55,32 @@ describe('park', () => {
     expect(park(['a', 'b'], ['c', 'd'], 3)).toEqual({ parked: ['a', 'b', 'c'], dropped: ['d'] });
     expect(park([], ['a'], 3)).toEqual({ parked: ['a'], dropped: [] });
   });
+});
+
+describe('toUnpark', () => {
+  it('given a cap of 32 and batches of 32, when one delivery finishes, then nothing is unparked until there is room for 16', () => {
+    expect(toUnpark(100, 31, 32, 32)).toBe(0);
+    expect(toUnpark(100, 17, 32, 32)).toBe(0);
+    expect(toUnpark(100, 16, 32, 32)).toBe(16);
+  });
+
+  it('given nothing of the platform in flight, then whatever is parked goes, up to the cap', () => {
+    expect(toUnpark(3, 0, 32, 32)).toBe(3);
+    expect(toUnpark(100, 0, 32, 32)).toBe(32);
+  });
+
+  it('given no more parked than the room, then all of them at once: there is nothing left to batch them with', () => {
+    expect(toUnpark(5, 10, 32, 32)).toBe(5);
+    expect(toUnpark(5, 20, 32, 32)).toBe(5);
+    expect(toUnpark(20, 20, 32, 32)).toBe(0);
+  });
+
+  it('given a cap of 1, then one at a time', () => {
+    expect(toUnpark(4, 0, 1, 32)).toBe(1);
+    expect(toUnpark(4, 1, 1, 32)).toBe(0);
+  });
+
+  it('given nothing parked, then nothing', () => expect(toUnpark(0, 0, 32, 32)).toBe(0));
 });
 
 describe('the circuit breaker', () => {

@@ -32,18 +32,22 @@ export type Admission<T> = { admitted: T[]; deferred: T[] };
 
 /**
  * Which candidates may start now: in order, each while its platform has fewer than `perPlatform`
- * in flight (those already in flight, plus those admitted before it here).
+ * in flight (those already in flight, plus those admitted before it here). A platform with
+ * deliveries already parked (`waiting`) starts nothing new: its new ones queue behind them, so
+ * its oldest go first and none waits for ever. Deliveries taken out of the parking are offered
+ * with an empty `waiting`.
  */
 export const admit = <T extends { platformId: string }>(
   candidates: readonly T[],
   inFlight: ReadonlyMap<string, number>,
   perPlatform: number,
+  waiting: ReadonlySet<string>,
 ): Admission<T> => {
   const counts = new Map(inFlight);
   const admission: Admission<T> = { admitted: [], deferred: [] };
   for (const candidate of candidates) {
     const count = counts.get(candidate.platformId) ?? 0;
-    if (count >= perPlatform) {
+    if (count >= perPlatform || waiting.has(candidate.platformId)) {
       admission.deferred.push(candidate);
       continue;
     }
@@ -60,6 +64,19 @@ export const admit = <T extends { platformId: string }>(
 export const park = <T>(parked: readonly T[], deferred: readonly T[], max: number): { parked: T[]; dropped: T[] } => {
   const all = [...parked, ...deferred];
   return { parked: all.slice(0, max), dropped: all.slice(max) };
+};
+
+/**
+ * How many of a platform's parked deliveries go back to the queue now that one of its own finished:
+ * as many as its cap has room for, once that room is half a batch, or all of the parked ones fit,
+ * or nothing of it is in flight. A busy platform is so refilled by jobs of several deliveries
+ * rather than one job (and its Redis round trips) per finished delivery.
+ */
+export const toUnpark = (parked: number, inFlight: number, perPlatform: number, batchSize: number): number => {
+  const room = perPlatform - inFlight;
+  if (parked === 0 || room <= 0) return 0;
+  const worthAJob = Math.max(1, Math.floor(Math.min(perPlatform, batchSize) / 2));
+  return room >= worthAJob || parked <= room || inFlight === 0 ? Math.min(parked, room) : 0;
 };
 
 export type Circuit =
