@@ -65,8 +65,7 @@ class Slots {
 /** One delivery as a job carries it. platformId is absent from jobs of the previous version. */
 type Entry = { id: string; key: string; platformId?: string };
 type Admitted = Entry & { platformId: string };
-/** unparked: the deliveries come out of this process's parking (they go ahead of their platform's newer ones). */
-type JobData = { deliveries: Entry[]; unparked?: boolean };
+type JobData = { deliveries: Entry[] };
 type Waiting = { finished: FinishedAttempt; done: (error?: unknown) => void };
 
 /** A lane of this process (fairness.ts): its queue and worker, its slots, and its deliveries in flight and parked per platform. */
@@ -105,6 +104,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly enqueued = new Map<string, number>();
   private readonly lanes: Record<Lane, LaneRuntime>;
   private readonly circuits: Circuits;
+  /** Parked deliveries being attempted outside any job: shutdown waits for them. */
+  private readonly unparkedRuns = new Set<Promise<void>>();
   private readonly toRecord: Waiting[] = [];
   private recording?: Promise<void>;
   private recordingActive = false;
@@ -179,6 +180,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     if (this.timer) clearInterval(this.timer);
     await this.ticking?.catch(() => undefined);
     await Promise.all(Object.values(this.lanes).map((lane) => lane.worker?.close()));
+    while (this.unparkedRuns.size > 0) await Promise.all([...this.unparkedRuns]);
     await this.recording?.catch(() => undefined);
     await Promise.all(Object.values(this.lanes).map((lane) => lane.queue?.close()));
     for (const redis of this.connections) redis.disconnect();
@@ -234,13 +236,11 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Jobs of at most a batch each; deliveries not enqueued are forgotten, so the next tick may offer them at once. */
-  private async addJobs(lane: LaneRuntime, deliveries: Entry[], unparked = false): Promise<void> {
+  private async addJobs(lane: LaneRuntime, deliveries: Entry[]): Promise<void> {
     if (deliveries.length === 0 || !lane.queue) return;
     const jobs: JobData[] = [];
     const size = Math.min(this.config.batchSize, lane.concurrency);
-    for (let start = 0; start < deliveries.length; start += size) {
-      jobs.push({ deliveries: deliveries.slice(start, start + size), ...(unparked ? { unparked } : {}) });
-    }
+    for (let start = 0; start < deliveries.length; start += size) jobs.push({ deliveries: deliveries.slice(start, start + size) });
     try {
       await lane.queue.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { removeOnComplete: true, removeOnFail: true } })));
     } catch (error) {
@@ -255,7 +255,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const deliveries = Array.isArray(data.deliveries) ? data.deliveries : typeof legacy === 'string' ? [{ id: legacy, key: '' }] : [];
     const parked = new Set<string>();
     try {
-      await this.attemptBatch(lane, deliveries, parked, data.unparked === true);
+      await this.attemptBatch(lane, deliveries, parked, false);
     } finally {
       // A parked delivery stays remembered as enqueued: it is this process's to start.
       for (const { key } of deliveries) if (!parked.has(key)) this.enqueued.delete(key);
@@ -310,7 +310,12 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  /** A platform's delivery finished: parked ones of it go back to the queue as its cap allows (toUnpark). */
+  /**
+   * A platform's delivery finished: parked ones of it are attempted as its cap allows (toUnpark),
+   * here, ahead of its newer ones. They were taken off the queue by this process, so they are not
+   * enqueued again (a second pass through Redis per delivery); a crash meanwhile leaves them due,
+   * for the tick.
+   */
   private unpark(lane: LaneRuntime, platformId: string): void {
     const waiting = lane.parked.get(platformId);
     if (!waiting) return;
@@ -318,9 +323,14 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     if (count === 0) return;
     const next = waiting.splice(0, count);
     if (waiting.length === 0) lane.parked.delete(platformId);
-    void this.addJobs(lane, next, true).catch((error: unknown) => {
-      this.logger.warn({ err: error, platformId }, 'Re-enqueueing parked deliveries failed; the tick will offer them.');
-    });
+    const parked = new Set<string>();
+    const run = this.attemptBatch(lane, next, parked, true)
+      .catch((error: unknown) => this.logger.warn({ err: error, platformId }, 'Parked deliveries failed; the tick will offer them again.'))
+      .finally(() => {
+        for (const { key } of next) if (!parked.has(key)) this.enqueued.delete(key);
+        this.unparkedRuns.delete(run);
+      });
+    this.unparkedRuns.add(run);
   }
 
   private adjustInFlight(lane: LaneRuntime, platformId: string, change: 1 | -1): void {

@@ -9,8 +9,8 @@ import { APPROVAL_HOOK } from '../kinds/incoming-payment';
 // counts, so a backlog of ordinary webhooks never sits in front of an approval hook.
 //
 // Per-platform cap. A platform has at most `perPlatform` deliveries in flight (sending, or holding
-// a slot they wait for) in a lane of one process; the rest are parked in memory and started as its
-// own deliveries finish. A platform whose endpoint never answers therefore holds `perPlatform`
+// a slot they wait for) in a lane of one process; the rest are parked in memory and started, oldest
+// first, as its own deliveries finish. A platform whose endpoint never answers therefore holds `perPlatform`
 // slots, not all of them.
 //
 // Circuit breaker, per (platform, endpoint). Timeouts are what hold slots, so only timeouts count:
@@ -67,10 +67,10 @@ export const park = <T>(parked: readonly T[], deferred: readonly T[], max: numbe
 };
 
 /**
- * How many of a platform's parked deliveries go back to the queue now that one of its own finished:
- * as many as its cap has room for, once that room is half a batch, or all of the parked ones fit,
- * or nothing of it is in flight. A busy platform is so refilled by jobs of several deliveries
- * rather than one job (and its Redis round trips) per finished delivery.
+ * How many of a platform's parked deliveries start now that one of its own finished: as many as
+ * its cap has room for, once that room is half a batch, or all of the parked ones fit, or nothing
+ * of it is in flight. A busy platform is so refilled several deliveries at a time (one claim)
+ * rather than one per finished delivery.
  */
 export const toUnpark = (parked: number, inFlight: number, perPlatform: number, batchSize: number): number => {
   const room = perPlatform - inFlight;
