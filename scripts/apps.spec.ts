@@ -79,3 +79,10 @@ it('ships no webhook key that production accepts', () => {
     expect(() => parseKeyEncryptionKey({ NODE_ENV: 'production', WEBHOOK_KEY_ENCRYPTION_KEY: key })).toThrow(/openssl rand -base64 32/);
   }
 });
+
+it('lets no deployment file send webhooks to private addresses: only scripts/up.sh (development) opts in', () => {
+  for (const file of ['docker-compose.yml', ...k8sFiles.map((name) => `deploy/k8s/${name}`)]) {
+    expect(read(file)).not.toMatch(/WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+  }
+  expect(read('scripts/up.sh')).toMatch(/export WEBHOOK_ALLOW_PRIVATE_TARGETS=\$\{WEBHOOK_ALLOW_PRIVATE_TARGETS:-true\}/);
+});

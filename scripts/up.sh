@@ -43,6 +43,21 @@ if [ "$refusals" -gt 0 ]; then
   exit 1
 fi
 
+# A development stack's webhook receivers run on this machine (loopback), which no deployment
+# reaches without the opt-in; docker compose and deploy/k8s leave it off. Set
+# WEBHOOK_ALLOW_PRIVATE_TARGETS=false before npm run up to run the stack as production does.
+export WEBHOOK_ALLOW_PRIVATE_TARGETS=${WEBHOOK_ALLOW_PRIVATE_TARGETS:-true}
+if [ "$WEBHOOK_ALLOW_PRIVATE_TARGETS" = true ]; then
+  cat >&2 <<'WARNING'
+up: ************************************************************************************
+up: WEBHOOK_ALLOW_PRIVATE_TARGETS=true: this development stack lets every platform's
+up: webhooks reach private, loopback, link-local and cloud metadata addresses, so a local
+up: receiver works. Never run a shared or production deployment like this: a tenant could
+up: read internal services through its webhook endpoint.
+up: ************************************************************************************
+WARNING
+fi
+
 mkdir -p var/log var/run
 for app in "${APPS[@]}"; do
   # Each service picks its own default HEALTH_PORT; one exported value would make them collide.
@@ -110,3 +125,6 @@ Try it:
 
 Stop everything with: npm run down`);
 ' "$credentials" "$PORT"
+if [ "$WEBHOOK_ALLOW_PRIVATE_TARGETS" = true ]; then
+  echo "up: reminder: WEBHOOK_ALLOW_PRIVATE_TARGETS=true, webhooks may reach private and loopback addresses (development only)" >&2
+fi

@@ -267,14 +267,27 @@ describe('the approval hook’s other answers', () => {
     expect(webhooksOf(reply.body.id).filter((item) => item.body.type === 'INCOMING_PAYMENT.PENDING')).toHaveLength(1);
   });
 
-  it('without a webhook endpoint no answer ever comes, and the payment fails PAYMENT_APPROVAL_WEBHOOK_ERROR at its deadline', async () => {
+  it('without a webhook endpoint nobody can be asked: the payment is approved and deposited at once, COMPLETED in the answer', async () => {
     const customer = await newCustomer(platformB);
     const reply = await receive(platformB, { senderUmaAddress: SENDER, customerId: customer.customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1010 });
-    expect(reply.body.status).toBe('PENDING');
-    const done = await eventually(() => getTransaction(platformB, reply.body.id), (read) => read.body.status !== 'PENDING', 40_000);
-    expect(done.body).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' });
-    expect(await balanceOf(platformB, customer)).toBe(0);
-  }, 60_000);
+    expect(reply.status).toBe(200);
+    const reconciliationInstructions = { reference: expect.stringMatching(/^UMA-/) };
+    expect(reply.body).toMatchObject({ status: 'COMPLETED', settledAt: expect.any(String), reconciliationInstructions });
+    expect(reply.body.failureReason).toBeUndefined();
+    expect((await getTransaction(platformB, reply.body.id)).body).toMatchObject({ status: 'COMPLETED' });
+    expect(await balanceOf(platformB, customer)).toBe(1010);
+  });
+
+  it('after the endpoint is cleared (PATCH /config with null) the same holds', async () => {
+    const cleared = (await stack.createPlatform()).token as Credentials;
+    expect((await api.call('PATCH', '/config', { auth: cleared, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
+    expect((await api.call('PATCH', '/config', { auth: cleared, body: { webhookEndpoint: null } })).status).toBe(200);
+    const customer = await newCustomer(cleared);
+    const body = { senderUmaAddress: SENDER, customerId: customer.customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1012 };
+    const reply = await receive(cleared, body);
+    expect(reply.body).toMatchObject({ status: 'COMPLETED' });
+    expect(await balanceOf(cleared, customer)).toBe(1012);
+  });
 });
 
 describe('tenancy and the production guard', () => {

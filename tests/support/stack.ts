@@ -103,6 +103,9 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     AUTH_FAILURES_PER_CLIENT: '1000000',
     BLOB_STORE: 'local',
     BLOB_DIR: blobDirectory,
+    // The suites' webhook receivers listen on loopback, which no deployment reaches without this
+    // opt-in; a suite that checks the refusal (tests/abuse/webhooks.e2e.spec.ts) sets it to false.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...options.env,
   };
   const processes = new Map<string, ChildProcess>();

@@ -2,7 +2,7 @@ import { parseAllowPrivateWebhookTargets } from '@corridor/contracts';
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 
 export type PlatformServiceConfig = ServiceConfig & {
-  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: production platforms may point webhookEndpoint at private addresses. */
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: platforms (of every environment) may point webhookEndpoint at private addresses. */
   allowPrivateWebhookTargets: boolean;
   /** PLATFORM_TOKENS_MAX: live API tokens one platform may have (decision 0022). */
   tokensMax: number;

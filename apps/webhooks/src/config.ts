@@ -11,11 +11,23 @@ export type WebhooksServiceConfig = ServiceConfig & {
   requestTimeoutMs: number;
   /** How often due deliveries are enqueued (0 = only when tick() is called, for tests). */
   tickIntervalMs: number;
-  /** Deliveries sent at once by one process (HTTP requests in flight). */
+  /** Ordinary deliveries sent at once by one process (HTTP requests in flight). */
   concurrency: number;
+  /** INCOMING_PAYMENT.PENDING approval hooks sent at once by one process: a lane of their own. */
+  approvalConcurrency: number;
+  /** Ordinary deliveries of one platform in flight at once in one process; the rest wait their turn. */
+  platformConcurrency: number;
+  /** Approval hooks of one platform in flight at once in one process. */
+  approvalPlatformConcurrency: number;
+  /** Circuit breaker per (platform, endpoint): consecutive timeouts that open it. */
+  breakerTimeouts: number;
+  /** How long an open circuit sends nothing before one probe (doubling after each failed probe, at most 16×). */
+  breakerOpenMs: number;
+  /** The timeout of a probe of an endpoint whose circuit opened. */
+  breakerProbeTimeoutMs: number;
   /** Due deliveries carried by one BullMQ job: claimed in one statement, sent concurrently. */
   batchSize: number;
-  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: production platforms' webhooks may go to private and other special-use addresses. */
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: webhooks (of any platform) may go to private and other special-use addresses. */
   allowPrivateTargets: boolean;
 };
 
@@ -70,5 +82,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksServic
   tickIntervalMs: positiveInt('WEBHOOK_TICK_INTERVAL_MS', env['WEBHOOK_TICK_INTERVAL_MS'], 250, 0),
   concurrency: positiveInt('WEBHOOK_CONCURRENCY', env['WEBHOOK_CONCURRENCY'], 128),
   batchSize: positiveInt('WEBHOOK_BATCH_SIZE', env['WEBHOOK_BATCH_SIZE'], 32),
+  approvalConcurrency: positiveInt('WEBHOOK_APPROVAL_CONCURRENCY', env['WEBHOOK_APPROVAL_CONCURRENCY'], 32),
+  platformConcurrency: positiveInt('WEBHOOK_PLATFORM_CONCURRENCY', env['WEBHOOK_PLATFORM_CONCURRENCY'], 32),
+  approvalPlatformConcurrency: positiveInt('WEBHOOK_APPROVAL_PLATFORM_CONCURRENCY', env['WEBHOOK_APPROVAL_PLATFORM_CONCURRENCY'], 8),
+  breakerTimeouts: positiveInt('WEBHOOK_BREAKER_TIMEOUTS', env['WEBHOOK_BREAKER_TIMEOUTS'], 3),
+  breakerOpenMs: positiveInt('WEBHOOK_BREAKER_OPEN_MS', env['WEBHOOK_BREAKER_OPEN_MS'], 30_000),
+  breakerProbeTimeoutMs: positiveInt('WEBHOOK_BREAKER_PROBE_TIMEOUT_MS', env['WEBHOOK_BREAKER_PROBE_TIMEOUT_MS'], 2_000),
   allowPrivateTargets: parseAllowPrivateWebhookTargets(env),
 });

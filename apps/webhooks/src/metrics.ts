@@ -24,6 +24,31 @@ export class WebhookMetrics {
     registers: [this.registry],
   });
 
+  readonly circuitState = new Gauge({
+    name: 'corridor_webhook_circuit_state',
+    help: "1 for each platform whose endpoint's circuit is OPEN or HALF_OPEN in this process (closed circuits are not listed).",
+    labelNames: ['platform_id', 'state'],
+    registers: [this.registry],
+  });
+  readonly circuitTransitions = new Counter({
+    name: 'corridor_webhook_circuit_transitions_total',
+    help: 'Circuit breaker transitions of webhook endpoints, by the state entered.',
+    labelNames: ['state'],
+    registers: [this.registry],
+  });
+  readonly inFlight = new Gauge({
+    name: 'corridor_webhook_in_flight',
+    help: 'Deliveries sending or holding a slot, by lane.',
+    labelNames: ['lane'],
+    registers: [this.registry],
+  });
+  readonly deferred = new Counter({
+    name: 'corridor_webhook_deferred_total',
+    help: 'Deliveries held back because their platform had as many in flight as it may (WEBHOOK_PLATFORM_CONCURRENCY), by lane.',
+    labelNames: ['lane'],
+    registers: [this.registry],
+  });
+
   constructor(queueDepth: () => Promise<number>) {
     new Gauge({
       name: 'corridor_webhook_queue_depth',

@@ -24,8 +24,9 @@ import { ServiceClient } from '@corridor/messaging';
 import type { WebhooksServiceConfig } from './config';
 import { findDelivery, listAttempts, listDeliveries, recordSentTest, renderDelivery, requeueDeliveries } from './delivery/delivery-store';
 import { Dispatcher, WEBHOOKS_CONFIG, WEBHOOKS_POOL } from './delivery/dispatcher';
-import { postWebhook } from './delivery/post-webhook';
+import { postWebhook, targetPolicy } from './delivery/post-webhook';
 import { isAcknowledged } from './delivery/retry-schedule';
+import { testWebhookAnswer } from './delivery/test-webhook-answer';
 import { renderWebhookBody } from './delivery/webhook-envelope';
 import { signatureHeader } from './signing/signing-key';
 import { SigningKeys } from './signing/signing-keys';
@@ -45,7 +46,11 @@ export class WebhooksController {
     private readonly dispatcher: Dispatcher,
   ) {}
 
-  /** POST /sandbox/webhooks/test: one signed TEST, sent now, never retried, logged. */
+  /**
+   * POST /sandbox/webhooks/test: one signed TEST, sent now, never retried, logged. It goes only
+   * where deliveries go (public addresses unless the deployment allows private ones), and its
+   * answer carries a body only from a public address (testWebhookAnswer).
+   */
   @MessagePattern(subjects.webhooks.test.send)
   async sendTest(@Payload() request: ServiceRequest<Record<string, never>>): Promise<TestWebhookResponseWire> {
     const { platformId } = request.context;
@@ -56,7 +61,8 @@ export class WebhooksController {
     const now = this.clock.now();
     const id = `Webhook:${newUuid()}`;
     const body = renderWebhookBody(id, 'TEST', now.toISOString(), {});
-    const result = await postWebhook(url, body, signatureHeader(body, await this.keys.privateKey(platformId, now)), this.config.requestTimeoutMs);
+    const signature = signatureHeader(body, await this.keys.privateKey(platformId, now));
+    const result = await postWebhook(url, body, signature, this.config.requestTimeoutMs, targetPolicy(this.config.allowPrivateTargets));
     await recordSentTest(
       this.pool,
       { id, eventId: id, platformId, type: 'TEST', resourceId: platformId, streamPosition: 0, body, retried: false, occurredAt: now.toISOString() },
@@ -64,10 +70,12 @@ export class WebhooksController {
       isAcknowledged(result.statusCode),
       now,
     );
-    if (result.statusCode === undefined) {
-      throw new DomainError('WEBHOOK_DELIVERY_ERROR', 'validation', `The webhook endpoint ${url} could not be reached: ${result.error ?? 'unknown error'}.`, { url });
+    const answer = testWebhookAnswer(url, result);
+    if (!answer) {
+      const message = `The webhook endpoint ${url} could not be reached: ${result.error ?? 'unknown error'}.`;
+      throw new DomainError('WEBHOOK_DELIVERY_ERROR', 'validation', message, { url });
     }
-    return { url, response_status: result.statusCode, ...(result.responseBody !== undefined ? { response_body: result.responseBody } : {}) };
+    return answer;
   }
 
   @MessagePattern(subjects.webhooks.delivery.list)

@@ -121,7 +121,14 @@ export type RejectIncomingPaymentData = { transactionId: string; reason?: string
  * The webhooks service's report of the one attempt at an INCOMING_PAYMENT.PENDING webhook: the
  * receiver's status and body, or the error when there was no answer.
  */
-export type IncomingApprovalAnswerData = { transactionId: string; statusCode?: number; responseBody?: string; error?: string };
+/** noEndpoint: the platform had no webhookEndpoint when its approval hook was due, so no hook was sent. */
+export type IncomingApprovalAnswerData = {
+  transactionId: string;
+  statusCode?: number;
+  responseBody?: string;
+  error?: string;
+  noEndpoint?: boolean;
+};
 
 /** The webhook `data` of INCOMING_PAYMENT.*: the transaction plus the receiver fields asked for. */
 export type IncomingPaymentWebhookDataWire = IncomingTransactionWire & { requestedReceiverCustomerInfoFields: { name: string; mandatory: boolean }[] };

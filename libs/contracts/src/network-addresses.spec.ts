@@ -48,7 +48,7 @@ const refused: [address: string, cidr: string][] = [
   ['2002:c0a8:101::1', '192.168.0.0/16'],
   ['fc00::1', 'fc00::/7'],
   ['fd00::1', 'fc00::/7'],
-  ['fd00:ec2::254', 'fc00::/7'],
+  ['fd00:ec2::254', 'fd00:ec2::254/128'],
   ['fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'fc00::/7'],
   ['fe80::1', 'fe80::/10'],
   ['fe80::1%eth0', 'fe80::/10'],
@@ -116,6 +116,8 @@ describe('specialUseRangeOf', () => {
 
   it('names the cloud metadata address, not only its link-local block', () => {
     expect(specialUseRangeOf('169.254.169.254')?.name).toBe('the cloud metadata address');
+    expect(specialUseRangeOf('fd00:ec2::254')?.name).toBe('the cloud metadata address (IPv6)');
+    expect(specialUseRangeOf('[fd00:ec2:0::254]')?.name).toBe('the cloud metadata address (IPv6)');
   });
 });
 

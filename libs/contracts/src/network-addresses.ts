@@ -1,7 +1,8 @@
-// Which IP addresses a production platform's webhooks may be sent to. A webhook target is chosen by
-// the platform, so without this check Corridor would POST, signed, to whatever the URL names:
-// its own loopback services, the private network it runs in, or the cloud metadata service
-// (server-side request forgery). Pure: parsing and range checks only; resolving names is the
+// Which IP addresses a platform's webhooks may be sent to, in every environment. A webhook target
+// is chosen by the platform, so without this check Corridor would POST, signed, to whatever the
+// URL names: its own loopback services, the private network it runs in, or the cloud metadata
+// service (server-side request forgery). A sandbox token is as good a weapon as a production one:
+// sandbox platforms run on the same network. Pure: parsing and range checks only; resolving names is the
 // caller's I/O, and the caller checks every address a name resolves to.
 
 export type SpecialUseRange = {
@@ -136,6 +137,9 @@ const ipv6SpecialUse = (groups: number[]): SpecialUseRange | null => {
     return IPV6_SPECIAL_USE_IN_GLOBAL.find((candidate) => hasPrefix(groups, candidate.prefix, candidate.bits))?.range ?? null;
   }
   if (allZeroBefore(6)) return ipv6Range('::/96', 'an IPv4-compatible IPv6 address (::/96, deprecated)');
+  // The instance metadata service over IPv6 (AWS Nitro), inside fc00::/7 but worth its own name.
+  const metadata = [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254];
+  if (groups.every((group, index) => group === metadata[index])) return ipv6Range('fd00:ec2::254/128', 'the cloud metadata address (IPv6)');
   if (first! >> 9 === 0b1111110) return ipv6Range('fc00::/7', 'an IPv6 unique-local address (fc00::/7)');
   if (first! >> 6 === 0b1111111010) return ipv6Range('fe80::/10', 'an IPv6 link-local address (fe80::/10)');
   if (first! >> 6 === 0b1111111011) return ipv6Range('fec0::/10', 'an IPv6 site-local address (fec0::/10, deprecated)');
@@ -159,7 +163,7 @@ export const specialUseRangeOf = (ip: string): SpecialUseRange | null => {
   return { cidr: 'none', name: 'not an IP address' };
 };
 
-/** Whether a webhook may be sent to this address from a production platform without a deployment override. */
+/** Whether a webhook may be sent to this address without the deployment's opt-in (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
 export const isPublicAddress = (ip: string): boolean => specialUseRangeOf(ip) === null;
 
 /** A host of a URL (WHATWG `URL.hostname`) that is an IP literal rather than a name: IPv6 comes in brackets. */
@@ -169,9 +173,11 @@ export const ipLiteralOf = (hostname: string): string | undefined => {
 };
 
 /**
- * The deployment setting that lets production platforms send webhooks to private and other
- * special-use addresses, for self-hosters whose receivers live on their own network. Read by the
- * platform service (PATCH /config) and the webhooks service (delivery).
+ * The deployment setting that lets every platform's webhooks go to private and other special-use
+ * addresses: for a development stack, and for self-hosters whose receivers live on their own
+ * network. Read by the platform service (PATCH /config) and the webhooks service (delivery and the
+ * sandbox test webhook). The name is kept from when it applied to production platforms only: it
+ * says what it allows, and deployments that set it keep working.
  */
 export const ALLOW_PRIVATE_WEBHOOK_TARGETS_ENV = 'WEBHOOK_ALLOW_PRIVATE_TARGETS';
 
@@ -184,7 +190,7 @@ export const parseAllowPrivateWebhookTargets = (env: Readonly<Record<string, str
 
 export type RefusedAddress = { address: string; range: SpecialUseRange };
 
-/** The first address a production webhook may not go to, or undefined when all are public. */
+/** The first address a webhook may not go to, or undefined when all are public. */
 export const refusedWebhookAddressOf = (addresses: readonly string[]): RefusedAddress | undefined => {
   for (const address of addresses) {
     const range = specialUseRangeOf(address);
@@ -193,11 +199,11 @@ export const refusedWebhookAddressOf = (addresses: readonly string[]): RefusedAd
   return undefined;
 };
 
-/** Why a production platform's webhook host is refused, in words a platform's engineer can act on. */
+/** Why a webhook host is refused, in words a platform's engineer can act on. */
 export const webhookTargetRefusalMessage = (host: string, refused: RefusedAddress): string => {
   const where = ipLiteralOf(host) !== undefined ? `${host} is` : `${host} resolves to ${refused.address}, which is`;
   return (
-    `webhookEndpoint ${where} ${refused.range.name}; a production platform's webhooks go only to public internet addresses. ` +
+    `webhookEndpoint ${where} ${refused.range.name}; webhooks go only to public internet addresses. ` +
     `Use a URL whose host resolves to a public address, or, if you run Corridor yourself and your receiver is on your private network, ` +
     `set ${ALLOW_PRIVATE_WEBHOOK_TARGETS_ENV}=true on the platform and webhooks services.`
   );

@@ -64,7 +64,8 @@ export type PlatformConfigWire = {
 };
 export type UpdateConfigData = {
   umaDomain?: string;
-  webhookEndpoint?: string;
+  /** null clears it: the platform then receives no webhooks, and its incoming payments are approved without asking. */
+  webhookEndpoint?: string | null;
   supportedCurrencies?: PlatformCurrencyConfigWire[];
   embeddedWalletConfig?: EmbeddedWalletConfigWire;
 };

@@ -120,3 +120,6 @@ export class IdPipe implements PipeTransform<unknown, string> {
  * null in a PATCH would erase a field the reference says cannot be erased.
  */
 export const Optional = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined);
+
+/** "May be left out, or null to clear it": for the few fields a platform may unset. */
+export const Clearable = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined && value !== null);

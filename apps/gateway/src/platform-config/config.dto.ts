@@ -16,7 +16,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { Optional } from '../http/validation';
+import { Clearable, Optional } from '../http/validation';
 
 const customerInfoFieldNames = [
   'FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'PHONE_NUMBER', 'EMAIL', 'POSTAL_ADDRESS', 'TAX_ID', 'REGISTRATION_NUMBER', 'USER_TYPE',
@@ -141,11 +141,16 @@ export class PlatformConfigUpdateRequest {
   @MaxLength(253)
   umaDomain?: string;
 
-  @ApiPropertyOptional({ example: 'https://api.mycompany.com/webhooks' })
-  @Optional()
+  @ApiPropertyOptional({
+    example: 'https://api.mycompany.com/webhooks',
+    nullable: true,
+    description:
+      'null clears it (an extension: the reference cannot unset it); without an endpoint incoming payments are approved without asking.',
+  })
+  @Clearable()
   @IsUrl(httpUrl, { message: urlMessage('webhookEndpoint') })
   @MaxLength(2048)
-  webhookEndpoint?: string;
+  webhookEndpoint?: string | null;
 
   @ApiPropertyOptional({ type: [PlatformCurrencyConfig] })
   @Optional()

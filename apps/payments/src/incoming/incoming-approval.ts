@@ -1,5 +1,5 @@
 import { type Command, DomainError, type IncomingFailureReason, type IncomingTransactionRecord } from '@corridor/contracts';
-import type { IncomingPayment, IncomingPaymentEvent } from './incoming-payment';
+import type { Decider, IncomingPayment, IncomingPaymentEvent } from './incoming-payment';
 
 // How an incoming payment is approved, rejected, timed out and settled. All pure; the times come
 // in the commands.
@@ -14,6 +14,11 @@ import type { IncomingPayment, IncomingPaymentEvent } from './incoming-payment';
 //   202                    defers: POST /transactions/{id}/approve|reject within the window, or
 //                          FAILED PAYMENT_APPROVAL_TIMED_OUT
 //   anything else, no answer, or no answer reported in time: FAILED PAYMENT_APPROVAL_WEBHOOK_ERROR
+//
+// A platform with no webhookEndpoint has no approval hook: nobody could answer it, so its payments
+// are approved at once (approvedBy AUTO) rather than failed a minute later. Receiving decides it
+// when the platform has none (receive-incoming-payment.ts); the webhooks service reports it when
+// the endpoint was cleared between the payment and its hook (noEndpoint below).
 
 export const notPendingApproval = (transactionId: string, status: string) =>
   new DomainError(
@@ -36,10 +41,10 @@ const failed = (transaction: IncomingTransactionRecord, now: Date, failureReason
   data: { transaction: change(transaction, now, { status: 'FAILED', failureReason }), detail },
 });
 
-const approved = (
+export const approved = (
   transaction: IncomingTransactionRecord,
   now: Date,
-  approvedBy: 'WEBHOOK' | 'PLATFORM',
+  approvedBy: Decider,
   settleRetrySeconds: number,
   receiverCustomerInfo?: Record<string, unknown>,
 ): IncomingPaymentEvent => ({
@@ -65,15 +70,20 @@ const parseBody = (body: string | undefined): Record<string, unknown> => {
 
 export type ApprovalTimings = { now: Date; approvalWindowSeconds: number; settleRetrySeconds: number };
 
-export type AnswerIncomingApproval = Command<'AnswerIncomingApproval', { transactionId: string; platformId: string; statusCode?: number; responseBody?: string; error?: string }, ApprovalTimings>;
+export type AnswerIncomingApproval = Command<
+  'AnswerIncomingApproval',
+  { transactionId: string; platformId: string; statusCode?: number; responseBody?: string; error?: string; noEndpoint?: boolean },
+  ApprovalTimings
+>;
 
 /** The approval hook's answer. Only the first answer counts: a late or repeated one changes nothing. */
 export const answerIncomingApproval = (command: AnswerIncomingApproval, state: IncomingPayment): IncomingPaymentEvent[] => {
-  const { transactionId, platformId, statusCode, responseBody, error } = command.data;
+  const { transactionId, platformId, statusCode, responseBody, error, noEndpoint } = command.data;
   const { now, approvalWindowSeconds, settleRetrySeconds } = command.metadata;
   if (state.kind !== 'Received' || state.transaction.platformId !== platformId) throw notFound(transactionId);
   if (state.phase !== 'AWAITING_WEBHOOK') return [];
   const { transaction, sender } = state;
+  if (noEndpoint === true) return [approved(transaction, now, 'AUTO', settleRetrySeconds)];
   const body = parseBody(responseBody);
   const approvalDueAt = new Date(now.getTime() + approvalWindowSeconds * 1000).toISOString();
   if (statusCode === 202) return [{ type: 'IncomingPaymentDeferred', data: { transaction: change(transaction, now, {}), answer: 202, approvalDueAt } }];

@@ -39,9 +39,10 @@ const receiveCommand = (overrides: Partial<ReceiveIncomingPayment['data']> = {})
     fees: { fixedFee: 10n, variableFeeRate: parseDecimal('0.003') },
     msatToReceivingMinor: snapshot.msatToMinor('USD'),
     limits: { min: 100n, max: 1_000_000_000n },
+    approvalHook: true,
     ...overrides,
   },
-  metadata: { now, webhookAnswerSeconds: 60 },
+  metadata: { now, webhookAnswerSeconds: 60, settleRetrySeconds: 10 },
 });
 
 const received = receiveIncomingPayment(receiveCommand(), incomingPaymentDecider.initialState());
@@ -89,6 +90,19 @@ describe('ReceiveIncomingPayment', () => {
       .thenThrows((error) => expect(error.code).toBe('INVALID_CURRENCY')));
 
   it('refuses a transaction id already used', () => spec.given(received).when(receiveCommand()).thenThrows((error) => expect(error.status).toBe(409)));
+
+  it('approves at once, with nobody to ask, when the platform has no webhook endpoint: PENDING then PROCESSING (approvedBy AUTO)', () =>
+    spec
+      .given([])
+      .when(receiveCommand({ approvalHook: false }))
+      .then([
+        createdEvent,
+        pendingEvent,
+        {
+          type: 'IncomingPaymentApproved',
+          data: { transaction: { ...pendingTx, status: 'PROCESSING' }, approvedBy: 'AUTO', settleDueAt: '2026-03-01T10:00:10.000Z' },
+        },
+      ]));
 });
 
 describe('AnswerIncomingApproval (the approval hook)', () => {
@@ -146,7 +160,24 @@ describe('AnswerIncomingApproval (the approval hook)', () => {
     expect(event).toMatchObject({ type: 'IncomingPaymentFailed', data: { transaction: { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' } } });
   });
 
+  it('a hook that found no endpoint (cleared since the payment arrived) approves: nobody can answer it', () =>
+    spec
+      .given(received)
+      .when({ ...answer(undefined), data: { transactionId, platformId, error: 'No webhookEndpoint.', noEndpoint: true } })
+      .then([
+        {
+          type: 'IncomingPaymentApproved',
+          data: {
+            transaction: { ...pendingTx, status: 'PROCESSING', updatedAt: '2026-03-01T10:00:01.000Z' },
+            approvedBy: 'AUTO',
+            settleDueAt: '2026-03-01T10:00:11.000Z',
+          },
+        },
+      ]));
+
   it('only the first answer counts', () => spec.given(deferred).when(answer(200)).thenNothingHappened());
+  it('a report of no endpoint after the first answer changes nothing', () =>
+    spec.given(deferred).when({ ...answer(undefined), data: { transactionId, platformId, noEndpoint: true } }).thenNothingHappened());
 
   it('another platform’s report finds no payment', () =>
     spec

@@ -17,7 +17,8 @@ import type { Event, IncomingTransactionRecord } from '@corridor/contracts';
 export type Deposit = { kind: 'INTERNAL_ACCOUNT' | 'EXTERNAL_ACCOUNT'; accountId: string; currency: string };
 export type SenderRecord = { umaAddress: string; currency: string; profile: Record<string, string> };
 export type IncomingPhase = 'AWAITING_WEBHOOK' | 'AWAITING_PLATFORM' | 'SETTLING' | 'DONE';
-export type Decider = 'WEBHOOK' | 'PLATFORM';
+/** Who approved or rejected: the hook's answer, the platform's approve/reject, or Corridor for a platform with no webhookEndpoint. */
+export type Decider = 'WEBHOOK' | 'PLATFORM' | 'AUTO';
 
 type WithTransaction = { transaction: IncomingTransactionRecord };
 

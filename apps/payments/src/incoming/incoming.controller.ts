@@ -14,6 +14,7 @@ import {
   idForRequest,
   idempotencyScopeOf,
   type Page,
+  type PlatformConfigWire,
   type UmaDepositTargetsData,
   type UmaDepositTargetsWire,
   type RejectIncomingPaymentData,
@@ -26,7 +27,7 @@ import {
 import { EventSourcing } from '@corridor/event-store';
 import { createLogger, ServiceClient } from '@corridor/messaging';
 import { feeTermsFor } from '../exchange-rates/fee-schedule';
-import { ExchangeRateCache } from '../exchange-rates/rate-provider';
+import { ExchangeRateCache, type RateSnapshot } from '../exchange-rates/rate-provider';
 import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { TransactionEntity } from '../transactions/transaction-view.projection';
@@ -78,15 +79,11 @@ export class IncomingController {
       throw new DomainError('INVALID_CURRENCY', 'validation', `receivingCurrencyCode ${JSON.stringify(currency)} is not a currency Corridor receives.`, { field: 'receivingCurrencyCode' });
     }
     const sender = resolveSandboxSender(String(data.senderUmaAddress));
-    // By customerId, the customer and where to deposit are looked up at once; by UMA address, one after the other.
-    // The receiver's own refusal (unknown, deleted, another platform's) wins over the deposit look-up's.
-    const [customer, deposit, snapshot] =
-      data.customerId !== undefined && isIdOf('Customer', data.customerId)
-        ? await Promise.allSettled([this.receiver(context, data), this.depositOf(context, data.customerId, currency), this.rates.current()]).then((settled) => {
-            for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
-            return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as [CustomerWire, Deposit, Awaited<ReturnType<ExchangeRateCache['current']>>];
-          })
-        : await this.receiver(context, data).then(async (found) => [found, await this.depositOf(context, found.id, currency), await this.rates.current()] as const);
+    // The receiver's own refusal (unknown, deleted, another platform's) wins over the other look-ups'.
+    const [gathered, hook] = await Promise.allSettled([this.receiverAndDeposit(context, data, currency), this.hasApprovalHook(context)]);
+    if (gathered.status === 'rejected') throw gathered.reason;
+    if (hook.status === 'rejected') throw hook.reason;
+    const [customer, deposit, snapshot] = gathered.value;
     // From the Idempotency-Key: a retry after an answer that never arrived finds the first attempt's payment.
     const transactionId = idForRequest('Transaction', idempotencyScopeOf(context), 'sandbox-uma-receive', context.idempotencyKey);
     const command: ReceiveIncomingPayment = {
@@ -101,14 +98,43 @@ export class IncomingController {
         fees: feeTermsFor(this.options.feeSchedules, context.platformId, currency),
         msatToReceivingMinor: snapshot.currencies.includes(currency) ? snapshot.msatToMinor(currency) : null,
         limits: sandboxSendingLimits[currency] ?? { min: 1n, max: 0n },
+        approvalHook: hook.value,
       },
-      metadata: { now: this.clock.now(), webhookAnswerSeconds: this.incoming.webhookAnswerSeconds },
+      metadata: {
+        now: this.clock.now(),
+        webhookAnswerSeconds: this.incoming.webhookAnswerSeconds,
+        settleRetrySeconds: this.incoming.settleRetrySeconds,
+      },
     };
     const { state } = await this.eventSourcing.handle(transactionId, incomingPaymentDecider, (current) => receiveIncomingPayment(command, current), context, {
       assumeNew: true,
       commandId: `sandbox-uma-receive:${transactionId}`,
     });
-    return rendered(state);
+    // Approved already when the platform has no hook to ask: the deposit is made before the answer.
+    return rendered(await this.settleOrLeave(state, context));
+  }
+
+  /** The receiver, where to deposit and the rates: by customerId all at once; by UMA address the customer first. */
+  private async receiverAndDeposit(
+    context: RequestContext,
+    data: SandboxUmaReceiveData,
+    currency: string,
+  ): Promise<[CustomerWire, Deposit, RateSnapshot]> {
+    if (data.customerId !== undefined && isIdOf('Customer', data.customerId)) {
+      const lookups = [this.receiver(context, data), this.depositOf(context, data.customerId, currency), this.rates.current()];
+      const settled = await Promise.allSettled(lookups);
+      for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+      return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as [CustomerWire, Deposit, RateSnapshot];
+    }
+    const found = await this.receiver(context, data);
+    return [found, await this.depositOf(context, found.id, currency), await this.rates.current()];
+  }
+
+  /** Whether the platform has a webhookEndpoint, i.e. an INCOMING_PAYMENT.PENDING approval hook to ask. */
+  private async hasApprovalHook(context: RequestContext): Promise<boolean> {
+    const options = { context, timeoutMs: LOOKUP_TIMEOUT_MS };
+    const config = await this.client.request<PlatformConfigWire>(subjects.platform.platform.get, {}, options);
+    return typeof config.webhookEndpoint === 'string' && config.webhookEndpoint !== '';
   }
 
   /** From the webhooks service; the reply only acknowledges. */
@@ -130,6 +156,7 @@ export class IncomingController {
               ...(typeof data.statusCode === 'number' ? { statusCode: data.statusCode } : {}),
               ...(typeof data.responseBody === 'string' ? { responseBody: data.responseBody } : {}),
               ...(typeof data.error === 'string' ? { error: data.error } : {}),
+              ...(data.noEndpoint === true ? { noEndpoint: true } : {}),
             },
             metadata: timings,
           },

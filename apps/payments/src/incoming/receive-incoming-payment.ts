@@ -1,11 +1,14 @@
 import { type Command, DomainError, type IncomingRateDetailsRecord, type IncomingTransactionRecord } from '@corridor/contracts';
 import type { FeeTerms } from '../exchange-rates/fee-schedule';
 import { multiply, priceQuote, type Ratio, toDecimalString } from '../quotes/quote-math';
+import { approved } from './incoming-approval';
 import type { Deposit, IncomingPayment, IncomingPaymentEvent, SenderRecord } from './incoming-payment';
 import { sharedCounterpartyInformation } from './sandbox-sender';
 
 // A sandbox UMA payment arrives for a customer: the transaction is CREATED (the sender's lookup)
 // and at once PENDING (its receive quote), which sends the INCOMING_PAYMENT.PENDING approval hook.
+// A platform with no webhookEndpoint has no hook to ask (and could never answer one): its payment
+// is approved in the same decision (PROCESSING, approvedBy AUTO), and the deposit follows at once.
 // Everything looked up elsewhere (the customer, where to deposit, the rate, the platform's fees)
 // arrives in the command, so the rules here are pure.
 //
@@ -29,8 +32,10 @@ export type ReceiveIncomingPayment = Command<
     /** Receiving minor units per mSAT at the mid rate; null when the rate table does not price the currency. */
     msatToReceivingMinor: Ratio | null;
     limits: { min: bigint; max: bigint };
+    /** Whether the platform has a webhookEndpoint, i.e. an approval hook to ask. */
+    approvalHook: boolean;
   },
-  { now: Date; webhookAnswerSeconds: number }
+  { now: Date; webhookAnswerSeconds: number; settleRetrySeconds: number }
 >;
 
 const IDENTITY: Ratio = { numerator: 1n, denominator: 1n };
@@ -38,8 +43,8 @@ const IDENTITY: Ratio = { numerator: 1n, denominator: 1n };
 export const reconciliationReferenceOf = (transactionId: string): string => `UMA-${transactionId.replace(/-/g, '').slice(-12).toUpperCase()}`;
 
 export const receiveIncomingPayment = (command: ReceiveIncomingPayment, state: IncomingPayment): IncomingPaymentEvent[] => {
-  const { transactionId, platformId, customer, sender, deposit, amount, fees, msatToReceivingMinor, limits } = command.data;
-  const { now, webhookAnswerSeconds } = command.metadata;
+  const { transactionId, platformId, customer, sender, deposit, amount, fees, msatToReceivingMinor, limits, approvalHook } = command.data;
+  const { now, webhookAnswerSeconds, settleRetrySeconds } = command.metadata;
   if (state.kind !== 'None') throw new DomainError('CONFLICT', 'conflict', `Transaction ${transactionId} already exists.`);
   const currency = deposit.currency;
   if (!msatToReceivingMinor) throw new DomainError('INVALID_CURRENCY', 'validation', `${currency} cannot be received over UMA: no exchange rate prices it.`, { field: 'receivingCurrencyCode' });
@@ -89,5 +94,6 @@ export const receiveIncomingPayment = (command: ReceiveIncomingPayment, state: I
   return [
     { type: 'IncomingPaymentCreated', data: { transaction: created, deposit, sender, grossAmount: price.totalSendingAmount.toString() } },
     { type: 'IncomingPaymentPending', data: { transaction: pending, webhookAnswerDueAt: new Date(now.getTime() + webhookAnswerSeconds * 1000).toISOString() } },
+    ...(approvalHook ? [] : [approved(pending, now, 'AUTO', settleRetrySeconds)]),
   ];
 };

@@ -28,11 +28,14 @@ export type Platform =
 
 export const initialPlatform = (): Platform => ({ status: 'None' });
 
-/** Applies a config change: omitted members stay, embeddedWalletConfig merges member by member. */
+/** The settings without their webhook endpoint. */
+const withoutEndpoint = ({ webhookEndpoint: _cleared, ...settings }: PlatformSettings): PlatformSettings => settings;
+
+/** Applies a config change: omitted members stay, a null webhookEndpoint clears it, embeddedWalletConfig merges member by member. */
 export const applyConfigChanges = (settings: PlatformSettings, changes: UpdateConfigData): PlatformSettings => ({
-  ...settings,
+  ...(changes.webhookEndpoint === null ? withoutEndpoint(settings) : settings),
   ...(changes.umaDomain !== undefined ? { umaDomain: changes.umaDomain } : {}),
-  ...(changes.webhookEndpoint !== undefined ? { webhookEndpoint: changes.webhookEndpoint } : {}),
+  ...(typeof changes.webhookEndpoint === 'string' ? { webhookEndpoint: changes.webhookEndpoint } : {}),
   ...(changes.supportedCurrencies !== undefined ? { supportedCurrencies: changes.supportedCurrencies } : {}),
   ...(changes.embeddedWalletConfig !== undefined
     ? { embeddedWalletConfig: { ...settings.embeddedWalletConfig, ...changes.embeddedWalletConfig } }

@@ -19,7 +19,7 @@ import { defaultSettings } from './default-settings';
 import { platformDecider } from './platform';
 import { PlatformEntity, renderConfig } from './platform-view.projection';
 import { updateConfig } from './update-config';
-import { checkProductionWebhookEndpoint, WEBHOOK_TARGETS, type WebhookTargets } from './webhook-target';
+import { checkWebhookEndpoint, WEBHOOK_TARGETS, type WebhookTargets } from './webhook-target';
 import { issueToken } from '../tokens/issue-token';
 import { TOKEN_OPTIONS, type TokenOptions } from '../tokens/token-options';
 
@@ -66,8 +66,9 @@ export class PlatformsController {
   async updateConfig(@Payload() request: ServiceRequest<UpdateConfigData>): Promise<PlatformConfigWire> {
     const { platformId } = request.context;
     const { webhookEndpoint } = request.data;
-    if (typeof webhookEndpoint === 'string' && !this.webhookTargets.allowPrivate && (await this.environmentOf(platformId)) === 'PRODUCTION') {
-      await checkProductionWebhookEndpoint(webhookEndpoint, this.webhookTargets.resolve);
+    // One target policy for every environment: a sandbox token reaches the same network a production one does.
+    if (typeof webhookEndpoint === 'string' && !this.webhookTargets.allowPrivate) {
+      await checkWebhookEndpoint(webhookEndpoint, this.webhookTargets.resolve);
     }
     const now = this.clock.now();
     await this.eventSourcing.handle(
@@ -77,11 +78,5 @@ export class PlatformsController {
       request.context,
     );
     return this.getConfig(request);
-  }
-
-  /** A platform's environment is set when it is created and never changes, so the read model is as good as the stream. */
-  private async environmentOf(platformId: string): Promise<string | undefined> {
-    const row = await this.eventSourcing.em.findOne(PlatformEntity, { id: platformId }, { fields: ['environment'] });
-    return row?.environment;
   }
 }

@@ -21,6 +21,20 @@ describe('UpdateConfig', () => {
       .when(update({ webhookEndpoint: 'https://acme.example/hooks' }))
       .then([{ type: 'PlatformConfigUpdated', data: { platformId, changes: { webhookEndpoint: 'https://acme.example/hooks' }, updatedAt: now.toISOString() } }]));
 
+  it('clears the webhook endpoint with null', () => {
+    const updated = (webhookEndpoint: string | null): PlatformEvent => ({
+      type: 'PlatformConfigUpdated',
+      data: { platformId, changes: { webhookEndpoint }, updatedAt: now.toISOString() },
+    });
+    const endpointSet = updated('https://acme.example/hooks');
+    given([created, endpointSet]).when(update({ webhookEndpoint: null })).then([updated(null)]);
+    const state = [created, endpointSet, updated(null)].reduce(platformDecider.evolve, platformDecider.initialState());
+    expect(state.status === 'Active' && 'webhookEndpoint' in state.settings).toBe(false);
+  });
+
+  it('does nothing when clearing an endpoint that is not set', () =>
+    given([created]).when(update({ webhookEndpoint: null })).thenNothingHappened());
+
   it('does nothing when the values are already set', () =>
     given([created]).when(update({ umaDomain: 'acme.sandbox.uma.money' })).thenNothingHappened());
 

@@ -6,7 +6,10 @@ export type ResolveHost = (hostname: string) => Promise<string[]>;
 
 export const WEBHOOK_TARGETS = 'WEBHOOK_TARGETS';
 
-/** What the platform service needs to check a webhookEndpoint: the deployment setting and a resolver (a stub in tests). */
+/**
+ * What the platform service needs to check a webhookEndpoint: the deployment's opt-in to private
+ * targets and a resolver (a stub in tests).
+ */
 export type WebhookTargets = { allowPrivate: boolean; resolve: ResolveHost };
 
 /** How long a PATCH /config waits for DNS before refusing the endpoint as unresolvable. */
@@ -28,12 +31,12 @@ export const resolveWithDns: ResolveHost = async (hostname) => {
 const refuse = (message: string): DomainError => new DomainError('INVALID_INPUT', 'validation', message, { field: 'webhookEndpoint' });
 
 /**
- * Refuses a production platform's webhookEndpoint whose host is, or resolves to, a private,
- * loopback, link-local or other special-use address (see specialUseRangeOf), and one whose name
- * does not resolve. The webhooks service checks again at every delivery (the name may later
- * resolve elsewhere); this check tells the platform at once.
+ * Refuses a webhookEndpoint (of any platform, sandbox or production) whose host is, or resolves
+ * to, a private, loopback, link-local, metadata or other special-use address (see
+ * specialUseRangeOf), and one whose name does not resolve. The webhooks service checks again at
+ * every delivery (the name may later resolve elsewhere); this check tells the platform at once.
  */
-export const checkProductionWebhookEndpoint = async (endpoint: string, resolve: ResolveHost): Promise<void> => {
+export const checkWebhookEndpoint = async (endpoint: string, resolve: ResolveHost): Promise<void> => {
   // The gateway has already checked that this is an http(s) URL.
   const hostname = new URL(endpoint).hostname;
   const literal = ipLiteralOf(hostname);

@@ -20,9 +20,11 @@ export class ApprovalReporter implements OnApplicationShutdown {
 
   constructor(private readonly client: ServiceClient) {}
 
-  report(platformId: string, transactionId: string, result: PostResult): void {
+  /** noEndpoint: the platform had no webhookEndpoint when the hook was due, so nothing was sent (payments approves). */
+  report(platformId: string, transactionId: string, result: PostResult, options: { noEndpoint: boolean }): void {
     const data: IncomingApprovalAnswerData = {
       transactionId,
+      ...(options.noEndpoint ? { noEndpoint: true } : {}),
       ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
       ...(result.responseBody !== undefined ? { responseBody: result.responseBody } : {}),
       ...(result.error !== undefined ? { error: result.error } : {}),

@@ -1,6 +1,7 @@
 import { inTransaction } from '@corridor/event-store';
 import type { Pool, PoolClient } from 'pg';
 import { decodeCursor, type Page, toPage, type WebhookAttemptWire, type WebhookDeliveryStatus, type WebhookDeliveryWire, type WebhookType } from '@corridor/contracts';
+import { APPROVAL_HOOK } from '../kinds/incoming-payment';
 
 // SQL of the delivery log. Times written here come from the injected Clock (passed in as `now`),
 // never from PostgreSQL's now(), so a test clock decides what is due.
@@ -36,7 +37,19 @@ export type DeliveryRow = {
   failed_at: Date | null;
 };
 
-export type DueDelivery = { id: string; platformId: string; resourceId: string; attemptCount: number };
+export type DueDelivery = { id: string; platformId: string; resourceId: string; type: WebhookType; attemptCount: number };
+
+type DueRow = { id: string; platform_id: string; resource_id: string; type: WebhookType; attempt_count: number };
+const dueDeliveryOf = (row: DueRow): DueDelivery => ({
+  id: row.id,
+  platformId: row.platform_id,
+  resourceId: row.resource_id,
+  type: row.type,
+  attemptCount: row.attempt_count,
+});
+
+/** Platforms the tick leaves out, per lane: each already has as many deliveries as it may in flight, or parked. */
+export type BusyPlatforms = { ordinary: string[]; approval: string[] };
 
 /** Inserts each (event, platform) once; returns the ids actually inserted. */
 export const insertDeliveries = async (client: PoolClient, rows: NewDelivery[], now: Date): Promise<string[]> => {
@@ -61,15 +74,20 @@ const IS_HEAD = `NOT EXISTS (SELECT 1 FROM webhooks.deliveries e
   WHERE e.platform_id = d.platform_id AND e.resource_id = d.resource_id AND e.status = 'PENDING'
     AND (e.stream_position, e.id) < (d.stream_position, d.id))`;
 
-/** Pending deliveries that are due and first in line for their resource. */
-export const dueHeads = async (pool: Pool, now: Date, limit: number): Promise<DueDelivery[]> => {
-  const result = await pool.query<{ id: string; platform_id: string; resource_id: string; attempt_count: number }>(
-    `SELECT d.id, d.platform_id, d.resource_id, d.attempt_count FROM webhooks.deliveries d
-      WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) AND ${IS_HEAD}
+/**
+ * Pending deliveries that are due and first in line for their resource, leaving out the busy
+ * platforms' (of the lane they are busy in): their deliveries would only be parked again, and
+ * enough of them at the front of the line would keep the limit from reaching anyone else's.
+ */
+export const dueHeads = async (pool: Pool, now: Date, limit: number, busy: BusyPlatforms): Promise<DueDelivery[]> => {
+  const result = await pool.query<DueRow>(
+    `SELECT d.id, d.platform_id, d.resource_id, d.type, d.attempt_count FROM webhooks.deliveries d
+      WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+        AND NOT (d.type <> $3 AND d.platform_id = ANY($4::text[])) AND NOT (d.type = $3 AND d.platform_id = ANY($5::text[])) AND ${IS_HEAD}
       ORDER BY d.next_attempt_at LIMIT $2`,
-    [now, limit],
+    [now, limit, APPROVAL_HOOK, busy.ordinary, busy.approval],
   );
-  return result.rows.map((row) => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id, attemptCount: row.attempt_count }));
+  return result.rows.map(dueDeliveryOf);
 };
 
 /**
@@ -78,17 +96,18 @@ export const dueHeads = async (pool: Pool, now: Date, limit: number): Promise<Du
  */
 export const nextHeads = async (pool: Pool, now: Date, resources: { platformId: string; resourceId: string }[]): Promise<DueDelivery[]> => {
   if (resources.length === 0) return [];
-  const result = await pool.query<{ id: string; platform_id: string; resource_id: string; attempt_count: number }>(
-    `SELECT h.id, h.platform_id, h.resource_id, h.attempt_count
+  const result = await pool.query<DueRow>(
+    `SELECT h.id, h.platform_id, h.resource_id, h.type, h.attempt_count
        FROM (SELECT DISTINCT * FROM unnest($2::text[], $3::text[]) AS q(platform_id, resource_id)) q
-       CROSS JOIN LATERAL (SELECT d.id, d.platform_id, d.resource_id, d.attempt_count, d.next_attempt_at, d.lease_until FROM webhooks.deliveries d
+       CROSS JOIN LATERAL (SELECT d.id, d.platform_id, d.resource_id, d.type, d.attempt_count, d.next_attempt_at, d.lease_until
+          FROM webhooks.deliveries d
           WHERE d.platform_id = q.platform_id AND d.resource_id = q.resource_id AND d.status = 'PENDING'
           ORDER BY d.stream_position, d.id LIMIT 1) h
       WHERE h.next_attempt_at <= $1 AND (h.lease_until IS NULL OR h.lease_until <= $1)
       ORDER BY h.next_attempt_at`,
     [now, resources.map((resource) => resource.platformId), resources.map((resource) => resource.resourceId)],
   );
-  return result.rows.map((row) => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id, attemptCount: row.attempt_count }));
+  return result.rows.map(dueDeliveryOf);
 };
 
 export type Claimed = DeliveryRow & { webhook_endpoint: string | null; environment: string | null };

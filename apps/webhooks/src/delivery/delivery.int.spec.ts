@@ -1,18 +1,21 @@
 // Runs the webhooks service in-process on real PostgreSQL, NATS and Redis with a clock the test
 // moves: the retry schedule (500,500,500,200 → four sends with growing gaps), no retry after 409,
 // a receiver down for the whole 7 days ending FAILED with the row kept, per-resource order, one
-// delivery per event even when the event comes again after the job is gone, and the metrics.
+// delivery per event even when the event comes again after the job is gone, private targets
+// refused without the deployment's opt-in, fairness (a per-platform cap and a circuit breaker
+// against an endpoint that never answers), and the metrics. The receivers listen on loopback, so
+// the service runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true unless a test says otherwise.
 import type { INestMicroservice } from '@nestjs/common';
 import { type InternalAccountWire, newId, type Page, type RequestContext, subjects, type WebhookAttemptWire, type WebhookDeliveryWire } from '@corridor/contracts';
 import { createServiceApp, publishEvent, ServiceClient } from '@corridor/messaging';
 import { createControllableClock, createConformance, requireNats, requireRedis, uniqueRedisPrefix, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
 import { AppModule } from '../app.module';
-import { loadConfig } from '../config';
+import { loadConfig, type WebhooksServiceConfig } from '../config';
 import { Dispatcher } from './dispatcher';
 import { webhookIdFor } from './webhook-envelope';
 
@@ -27,6 +30,7 @@ let dispatcher: Dispatcher;
 let nats: NatsConnection;
 let subjectPrefix: string;
 let metricsUrl: string;
+let config: WebhooksServiceConfig;
 
 type Hit = { id: string; type: string; resourceId: string; balance: number; at: Date };
 const hits: Hit[] = [];
@@ -91,7 +95,21 @@ beforeAll(async () => {
   subjectPrefix = uniqueSubjectPrefix();
   const healthPort = await freePort();
   metricsUrl = `http://127.0.0.1:${healthPort}/metrics`;
-  const config = { ...loadConfig({}), databaseUrl: database.url, subjectPrefix, healthPort, logLevel: 'error', redisKeyPrefix: uniqueRedisPrefix(), tickIntervalMs: 0, requestTimeoutMs: 2_000 };
+  config = {
+    ...loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }),
+    databaseUrl: database.url,
+    subjectPrefix,
+    healthPort,
+    logLevel: 'error',
+    redisKeyPrefix: uniqueRedisPrefix(),
+    tickIntervalMs: 0,
+    requestTimeoutMs: 2_000,
+    // Small enough that one platform's hanging endpoint would take every slot without its cap.
+    concurrency: 4,
+    platformConcurrency: 2,
+    breakerTimeouts: 2,
+    breakerOpenMs: 60_000,
+  };
   nats = await connect({ servers: config.natsUrl, name: 'webhooks-int-spec' });
   // The accounts service's render-at, answered here: the balance is the stream position, so order is visible.
   nats.subscribe(`${subjectPrefix}.${subjects.accounts.internalAccount.renderAt}`, {
@@ -224,22 +242,88 @@ it('makes one delivery of an event published again after its job is finished and
   expect(hits.filter((hit) => hit.resourceId === accountId).map((hit) => hit.balance)).toEqual([2, 3]);
 });
 
-it('sends nothing to a production platform whose endpoint is a private address: each attempt is recorded as refused and retried as usual', async () => {
-  // Published straight to the service, as an endpoint configured before the PATCH /config check or re-pointed since would be.
-  const platformId = newId('Platform');
-  await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, { platformId, environment: 'PRODUCTION', settings: { webhookEndpoint: receiverUrl } });
-  const [test] = await until(() => deliveriesOf(platformId, { resourceId: platformId }), (rows) => rows[0]?.status === 'FAILED', 'the refused TEST');
-  const accountId = newId('InternalAccount');
-  await credit(platformId, accountId, 2);
-  const [row] = await until(() => deliveriesOf(platformId, { resourceId: accountId }), (rows) => rows[0]?.attemptCount === 1, 'the first attempt');
-  // A retried kind keeps its schedule (the platform may fix its endpoint); the TEST is never retried.
-  expect(row).toMatchObject({ status: 'PENDING', retried: true });
-  for (const webhookId of [test!.webhookId, row!.webhookId]) {
-    const [attempt] = await attemptsOf(platformId, webhookId);
-    expect(attempt!.statusCode).toBeUndefined();
-    expect(attempt!.error).toMatch(/^refused: webhookEndpoint 127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\); a production platform's webhooks go only to public internet addresses\..*WEBHOOK_ALLOW_PRIVATE_TARGETS=true/);
-    expect(hits.some((hit) => hit.id === webhookId)).toBe(false);
-  }
+describe('a deployment without WEBHOOK_ALLOW_PRIVATE_TARGETS', () => {
+  // The setting is read at every attempt; the service runs here as a deployment without the opt-in would.
+  beforeAll(() => {
+    config.allowPrivateTargets = false;
+  });
+  afterAll(() => {
+    config.allowPrivateTargets = true;
+  });
+
+  it.each(['SANDBOX', 'PRODUCTION'])('sends nothing to a %s platform whose endpoint is loopback: refused, retried', async (environment) => {
+    // Published straight to the service, as an endpoint configured before the PATCH /config check or re-pointed since would be.
+    const platformId = newId('Platform');
+    const settings = { webhookEndpoint: receiverUrl };
+    await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, { platformId, environment, settings });
+    const [test] = await until(() => deliveriesOf(platformId, { resourceId: platformId }), (rows) => rows[0]?.status === 'FAILED', 'TEST');
+    const accountId = newId('InternalAccount');
+    await credit(platformId, accountId, 2);
+    const [row] = await until(() => deliveriesOf(platformId, { resourceId: accountId }), (rows) => rows[0]?.attemptCount === 1, 'attempt');
+    // A retried kind keeps its schedule (the platform may fix its endpoint); the TEST is never retried.
+    expect(row).toMatchObject({ status: 'PENDING', retried: true });
+    for (const webhookId of [test!.webhookId, row!.webhookId]) {
+      const [attempt] = await attemptsOf(platformId, webhookId);
+      expect(attempt!.statusCode).toBeUndefined();
+      expect(attempt!.error).toMatch(/^refused: webhookEndpoint 127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\); webhooks go only/);
+      expect(attempt!.error).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true');
+      expect(hits.some((hit) => hit.id === webhookId)).toBe(false);
+    }
+  });
+});
+
+describe('fairness', () => {
+  /** An endpoint that takes every request and never answers; counts what it holds. */
+  let hanging: Server;
+  let hangingUrl: string;
+  const held = new Set<IncomingMessage>();
+  let mostHeld = 0;
+
+  beforeAll(async () => {
+    hanging = createServer((request) => {
+      held.add(request);
+      mostHeld = Math.max(mostHeld, held.size);
+      request.on('close', () => held.delete(request));
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', () => resolve()));
+    hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/never`;
+  });
+
+  afterAll(async () => {
+    hanging.closeAllConnections();
+    await new Promise((resolve) => hanging.close(resolve));
+  });
+
+  it('an endpoint that never answers holds no more than its cap; another platform is delivered meanwhile; its circuit opens', async () => {
+    const hostile = newId('Platform');
+    const settings = { webhookEndpoint: hangingUrl };
+    const created = { platformId: hostile, environment: 'SANDBOX', settings };
+    await publish('platform', 'Platform', 'PlatformCreated', hostile, 1, hostile, created);
+    const honest = await newPlatform(receiverUrl);
+    // Six resources of the hostile platform besides its TEST, so seven deliveries could go at once; then one of the honest platform.
+    for (let index = 0; index < 6; index += 1) await credit(hostile, newId('InternalAccount'), 2);
+    await until(async () => held.size, (size) => size === 2, 'the hostile endpoint to hold its cap');
+    const honestAccount = newId('InternalAccount');
+    await credit(honest, honestAccount, 2);
+    const honestHits = async () => hits.filter((hit) => hit.resourceId === honestAccount).length;
+    await until(honestHits, (count) => count === 1, "the honest platform's webhook");
+    // The honest webhook arrived while the hostile endpoint still held its requests: it did not wait for their timeouts.
+    expect(held.size).toBe(2);
+    // Timeouts in a row open the circuit: the deliveries still parked are then recorded as not sent, without a request.
+    const open = `corridor_webhook_circuit_state{platform_id="${hostile}",state="OPEN"} 1`;
+    const text = await until(async () => (await fetch(metricsUrl)).text(), (body) => body.includes(open), 'the open circuit in /metrics');
+    expect(text).toMatch(/corridor_webhook_circuit_transitions_total\{state="OPEN"\} [1-9]/);
+    const rows = await until(() => deliveriesOf(hostile, {}), (all) => all.length === 7, 'every hostile delivery');
+    const attemptsOfEach = () => Promise.all(rows.map((row) => attemptsOf(hostile, row.webhookId)));
+    const attempts = await until(attemptsOfEach, (lists) => lists.every((list) => list.length === 1), 'one recorded attempt of each');
+    const errors = attempts.map(([attempt]) => attempt?.error ?? '');
+    const timedOut = errors.filter((error) => error === 'no answer within 2000 ms');
+    const notSent = errors.filter((error) => error.startsWith("not sent: the endpoint's circuit is open after repeated timeouts"));
+    expect(timedOut.length).toBeGreaterThanOrEqual(2);
+    expect(notSent.length).toBeGreaterThanOrEqual(3);
+    expect(timedOut.length + notSent.length).toBe(7);
+    expect(mostHeld).toBe(2);
+  }, 30_000);
 });
 
 it('serves Prometheus metrics: deliveries, failures, retries, queue depth and latency', async () => {

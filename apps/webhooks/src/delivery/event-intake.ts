@@ -58,7 +58,10 @@ export const applyPlatformEvent = (state: PlatformState, event: IntegrationEvent
   }
   if (event.type === 'PlatformConfigUpdated') {
     const changes = (event.data['changes'] ?? {}) as { webhookEndpoint?: unknown };
-    if (typeof changes.webhookEndpoint === 'string' && newer) return { ...state, endpoint: changes.webhookEndpoint, known: true, endpointPosition: event.streamPosition };
+    // null clears the endpoint: the platform's later events get no webhook.
+    const set = changes.webhookEndpoint;
+    const endpoint = typeof set === 'string' ? set : set === null ? null : undefined;
+    if (endpoint !== undefined && newer) return { ...state, endpoint, known: true, endpointPosition: event.streamPosition };
   }
   return state;
 };

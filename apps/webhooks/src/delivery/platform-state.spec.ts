@@ -32,6 +32,13 @@ describe('applyPlatformEvent', () => {
     expect(state).toEqual({ endpoint: 'https://example.com/hooks', environment: 'SANDBOX', known: true, endpointPosition: 2 });
   });
 
+  it('a cleared endpoint (null) stays cleared, and an older change applied after it does not bring it back', () => {
+    const cleared = event('PlatformConfigUpdated', 4, { changes: { webhookEndpoint: null } });
+    const state = [created, endpointSet, cleared].reduce(applyPlatformEvent, unknown);
+    expect(state).toEqual({ endpoint: null, environment: 'SANDBOX', known: true, endpointPosition: 4 });
+    expect([created, cleared, endpointSet].reduce(applyPlatformEvent, unknown).endpoint).toBeNull();
+  });
+
   it('an older endpoint change applied after a newer one does not win', () => {
     const newer = event('PlatformConfigUpdated', 4, { changes: { webhookEndpoint: 'https://example.com/v2' } });
     expect([created, newer, endpointSet].reduce(applyPlatformEvent, unknown).endpoint).toBe('https://example.com/v2');

@@ -1,6 +1,7 @@
 // postWebhook against a real local HTTP server: the signed body arrives byte for byte, the answer
-// is the result (a redirect is not followed), connections are reused, and a receiver that never
-// answers or is not listening gives an error result instead of throwing.
+// is the result with the address it came from (a redirect is not followed), connections are
+// reused, and a receiver that never answers or is not listening gives an error result (a timeout
+// marked as one) instead of throwing.
 import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SIGNATURE_HEADER } from '../signing/signing-key';
@@ -38,8 +39,9 @@ beforeEach(() => {
 it('POSTs the exact body with the signature header and reports the status and answer', async () => {
   const body = JSON.stringify({ id: 'Webhook:1', type: 'TEST', note: 'é ✓' });
   const result = await postWebhook(`${base}/hook`, body, '{"v":"1","s":"abc"}', 2_000);
-  expect(result).toMatchObject({ statusCode: 200, responseBody: 'ok' });
+  expect(result).toMatchObject({ statusCode: 200, responseBody: 'ok', peerAddress: '127.0.0.1' });
   expect(result.error).toBeUndefined();
+  expect(result.timedOut).toBeUndefined();
   expect(received).toHaveLength(1);
   expect(received[0]).toMatchObject({ method: 'POST', body, signature: '{"v":"1","s":"abc"}', contentType: 'application/json' });
 });
@@ -61,7 +63,7 @@ it('does not follow a redirect: the 3xx is the answer', async () => {
 it('gives an error result when the receiver does not answer within the timeout', async () => {
   answer = () => undefined;
   const result = await postWebhook(`${base}/hook`, '{}', 's', 300);
-  expect(result).toMatchObject({ error: 'no answer within 300 ms' });
+  expect(result).toMatchObject({ error: 'no answer within 300 ms', timedOut: true });
   expect(result.statusCode).toBeUndefined();
 });
 
@@ -72,13 +74,14 @@ it('gives an error result when nothing listens at the endpoint', async () => {
   await new Promise((resolve) => closed.close(resolve));
   const result = await postWebhook(`http://127.0.0.1:${port}/hook`, '{}', 's', 2_000);
   expect(result).toMatchObject({ error: 'ECONNREFUSED' });
+  expect(result.timedOut).toBeUndefined();
 });
 
 it('gives an error result for an endpoint that is not an http(s) URL', async () => {
   expect((await postWebhook('ftp://example.invalid/hook', '{}', 's', 2_000)).error).toBe('unsupported protocol ftp:');
 });
 
-describe('a publicOnly policy (production platforms)', () => {
+describe('a publicOnly policy (every platform, unless the deployment opts in to private targets)', () => {
   const resolvingTo = (...addresses: string[]): ResolveHost => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   const port = () => new URL(base).port;
 

@@ -6,7 +6,19 @@ import type { LookupFunction } from 'node:net';
 import { ipLiteralOf, refusedWebhookAddressOf, webhookTargetRefusalMessage } from '@corridor/contracts';
 import { SIGNATURE_HEADER } from '../signing/signing-key';
 
-export type PostResult = { statusCode?: number; responseBody?: string; error?: string; latencyMs: number };
+/**
+ * peerAddress: the address the answer came from (absent without an answer), so a caller can tell
+ * a private receiver's answer from a public one's. timedOut: no answer within the deadline (what a
+ * circuit breaker counts).
+ */
+export type PostResult = {
+  statusCode?: number;
+  responseBody?: string;
+  error?: string;
+  latencyMs: number;
+  peerAddress?: string;
+  timedOut?: true;
+};
 
 const MAX_RESPONSE_BODY_CHARS = 2_000;
 
@@ -17,8 +29,8 @@ const MAX_RESPONSE_BODY_CHARS = 2_000;
 const agentOptions = { keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' as const, timeout: 4_000 };
 const httpAgent = new HttpAgent(agentOptions);
 const httpsAgent = new HttpsAgent(agentOptions);
-// Connections of publicOnly requests are pooled apart: a socket opened for a sandbox platform's
-// request to a name (which may resolve to a private address) is never reused for a production one.
+// Connections of publicOnly requests are pooled apart: a socket opened for a request that was not
+// checked (a name that may resolve to a private address) is never reused for a checked one.
 const publicHttpAgent = new HttpAgent(agentOptions);
 const publicHttpsAgent = new HttpsAgent(agentOptions);
 
@@ -28,10 +40,13 @@ export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
 export const resolveWithDns: ResolveHost = (hostname) => lookup(hostname, { all: true, verbatim: true });
 
 export type TargetPolicy = {
-  /** Production platforms (unless the deployment allows private targets): only public addresses. */
+  /** Only public addresses: every platform, sandbox or production, unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true. */
   publicOnly: boolean;
   resolve: ResolveHost;
 };
+
+/** The deployment's one policy, for every platform whatever its environment. */
+export const targetPolicy = (allowPrivateTargets: boolean): TargetPolicy => ({ publicOnly: !allowPrivateTargets, resolve: resolveWithDns });
 
 /** The start of the error recorded for an attempt refused because of where its host points. */
 export const REFUSED_TARGET = 'refused:';
@@ -106,7 +121,7 @@ export const postWebhook = async (url: string, body: string, signature: string, 
     let settled = false;
     // One deadline for the whole exchange (connect, send, answer).
     const timer = setTimeout(() => {
-      finish({ error: `no answer within ${timeoutMs} ms` });
+      finish({ error: `no answer within ${timeoutMs} ms`, timedOut: true });
       request.destroy();
     }, remainingMs);
     function finish(result: Omit<PostResult, 'latencyMs'>): void {
@@ -122,7 +137,9 @@ export const postWebhook = async (url: string, body: string, signature: string, 
       response.on('data', (chunk: string) => {
         if (text.length < MAX_RESPONSE_BODY_CHARS) text += chunk;
       });
-      response.on('end', () => finish({ statusCode: response.statusCode ?? 0, responseBody: text.slice(0, MAX_RESPONSE_BODY_CHARS) }));
+      const peerAddress = response.socket?.remoteAddress;
+      const answered = { statusCode: response.statusCode ?? 0, ...(peerAddress ? { peerAddress } : {}) };
+      response.on('end', () => finish({ ...answered, responseBody: text.slice(0, MAX_RESPONSE_BODY_CHARS) }));
       // Closed before the end of the answer ('end' comes first when it is complete).
       response.on('close', () => finish({ error: 'ECONNRESET' }));
     });
