@@ -36,8 +36,8 @@ const copyRuntimeFiles = (): number => {
 const linkLibraries = (): string[] => {
   const paths = (JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths;
   const linked: string[] = [];
-  for (const [name, [source]] of Object.entries(paths)) {
-    const main = join(dist, source!.replace(/\.ts$/, '.js'));
+  for (const [name, sources] of Object.entries(paths)) {
+    const main = join(dist, (sources[0] ?? '').replace(/\.ts$/, '.js'));
     if (!statSync(main, { throwIfNoEntry: false })) continue; // a test-only library (@corridor/testing) is not built
     const packageDirectory = join(dist, 'node_modules', name);
     mkdirSync(packageDirectory, { recursive: true });
