@@ -25,6 +25,8 @@ export type ProgressOptions = {
   unit: string;
   total: number;
   stream?: NodeJS.WriteStream;
+  /** False hides the bar even on a terminal (a caller whose other output is redirected). */
+  enabled?: boolean;
 };
 
 /** Units per second since the first update, rounded for display. Pure. */
@@ -34,8 +36,8 @@ export const ratePerSecond = (done: number, elapsedMs: number): string => {
   return rate >= 100 ? Math.round(rate).toLocaleString('en') : rate.toFixed(1);
 };
 
-export const createProgress = ({ title, unit, total, stream = process.stderr }: ProgressOptions): Progress => {
-  if (stream.isTTY !== true) {
+export const createProgress = ({ title, unit, total, stream = process.stderr, enabled = true }: ProgressOptions): Progress => {
+  if (!enabled || stream.isTTY !== true) {
     return { shown: false, update: () => undefined, setTotal: () => undefined, log: (line) => void stream.write(`${line}\n`), stop: () => undefined };
   }
   const bars = new MultiBar({

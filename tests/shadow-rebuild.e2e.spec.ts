@@ -43,7 +43,7 @@ beforeAll(async () => {
   platform = (await stack.createPlatform()).token as Credentials;
   db = new Client({ connectionString: stack.database.url });
   await db.connect();
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   api?.saveReport();
