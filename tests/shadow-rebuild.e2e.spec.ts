@@ -66,8 +66,9 @@ describe('replay --rebuild', () => {
       ids.push(created.body.id as string);
     }
     const victim = ids[7]!;
-    const truth = (await api.call('GET', `/customers/${victim}`, { auth: platform })).body.umaAddress as string;
-    await db.query(`UPDATE customers.customers SET uma_address = '$corrupted@example.com' WHERE id = $1`, [victim]);
+    expect((await api.call('GET', `/customers/${victim}`, { auth: platform })).body.kycStatus).toBe('APPROVED');
+    await db.query(`UPDATE customers.customers SET verification_status = 'REJECTED' WHERE id = $1`, [victim]);
+    expect((await api.call('GET', `/customers/${victim}`, { auth: platform })).body.kycStatus).toBe('REJECTED');
 
     // Platforms keep listing (every customer must always be there) and creating during the rebuild.
     let running = true;
@@ -96,12 +97,12 @@ describe('replay --rebuild', () => {
       const built = await replay('--rebuild', 'customers', '--shadow');
       expect(built.code).toBe(0);
       expect(built.stdout).toMatch(/1 different/);
-      expect(built.stdout).toContain(`${victim}: uma_address live "$corrupted@example.com" rebuilt "${truth}"`);
+      expect(built.stdout).toContain(`${victim}: verification_status live "REJECTED" rebuilt "APPROVED"`);
       // Not a terminal: no progress bar in the output, only the outcome lines.
       expect(built.stderr).not.toMatch(/ETA/);
       expect(built.stderr).toMatch(/nothing live changed; to put the rebuilt table in place: npm run replay -- --rebuild customers --swap/);
       // Nothing live changed: the corruption is still what platforms read.
-      expect((await api.call('GET', `/customers/${victim}`, { auth: platform })).body.umaAddress).toBe('$corrupted@example.com');
+      expect((await api.call('GET', `/customers/${victim}`, { auth: platform })).body.kycStatus).toBe('REJECTED');
 
       const swapped = await replay('--rebuild', 'customers', '--swap');
       expect(swapped.code).toBe(0);
@@ -112,7 +113,7 @@ describe('replay --rebuild', () => {
     }
     expect(reads).toBeGreaterThan(0);
     expect(misses).toEqual([]);
-    expect((await api.call('GET', `/customers/${victim}`, { auth: platform })).body.umaAddress).toBe(truth);
+    expect((await api.call('GET', `/customers/${victim}`, { auth: platform })).body.kycStatus).toBe('APPROVED');
     // Customers created during the rebuild and the swap are all there, once.
     const after = await api.call('GET', '/customers?limit=100', { auth: platform });
     expect(after.body.totalCount).toBe(ids.length + created.length);

@@ -34,7 +34,8 @@ export type ShadowRebuildOptions = {
   onProgress?: (progress: ShadowProgress) => void;
 };
 
-export type RowDifference = { key: string; live: Record<string, unknown> | null; rebuilt: Record<string, unknown> | null; columns: string[] };
+type Row = Record<string, unknown>;
+export type RowDifference = { key: string; live: Row | null; rebuilt: Row | null; columns: string[] };
 export type DifferenceKind = 'missing' | 'extra' | 'different';
 
 /** Live table against rebuilt table, at one position of both. */
@@ -62,7 +63,7 @@ export const retiredSchemaOf = (schema: string): string => assertSchemaName(`${s
 const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /** Top-level columns whose values differ between the live and the rebuilt row. Pure. */
-export const differingColumns = (live: Record<string, unknown> | null, rebuilt: Record<string, unknown> | null): string[] => {
+export const differingColumns = (live: Row | null, rebuilt: Row | null): string[] => {
   if (!live || !rebuilt) return [];
   const names = [...new Set([...Object.keys(live), ...Object.keys(rebuilt)])].sort();
   return names.filter((name) => JSON.stringify(live[name]) !== JSON.stringify(rebuilt[name]));
@@ -159,24 +160,33 @@ type Queryable = Pick<PoolClient, 'query'> | Pool;
 
 const liveCheckpoint = async ({ live, options }: Context, client: Queryable, lock = false): Promise<bigint> => {
   const rows = (
-    await client.query<{ position: string }>(`SELECT position FROM ${live}.projection_checkpoints WHERE name = $1${lock ? ' FOR UPDATE' : ''}`, [
-      options.projection.name,
-    ])
+    await client.query<{ position: string }>(
+      `SELECT position FROM ${live}.projection_checkpoints WHERE name = $1${lock ? ' FOR UPDATE' : ''}`,
+      [options.projection.name],
+    )
   ).rows;
   if (!rows[0]) {
     throw new Error(
-      `The ${live} schema has no checkpoint for ${options.projection.name}: its service has never run on this database, so nothing is live ` +
-        'to compare with. Rebuild it in place with --destructive instead.',
+      `The ${live} schema has no checkpoint for ${options.projection.name}: its service has never run on this database, ` +
+        'so nothing is live to compare with. Rebuild it in place with --destructive instead.',
     );
   }
   return BigInt(rows[0].position);
 };
 
-const shadowExists = async ({ pool, shadow, table, options }: Context): Promise<boolean> => {
-  const { rows } = await pool.query<{ present: string | null; checkpoints: string | null }>('SELECT to_regclass($1) AS present, to_regclass($2) AS checkpoints', [
-    `${shadow}.${table}`,
-    `${shadow}.projection_checkpoints`,
+const shadowCheckpoint = async ({ shadow, options }: Context, client: Queryable): Promise<bigint> => {
+  const { rows } = await client.query<{ position: string }>(`SELECT position FROM ${shadow}.projection_checkpoints WHERE name = $1`, [
+    options.projection.name,
   ]);
+  if (!rows[0]) throw new Error(`No shadow of ${options.projection.name} in ${shadow}: build one first with --shadow.`);
+  return BigInt(rows[0].position);
+};
+
+const shadowExists = async ({ pool, shadow, table, options }: Context): Promise<boolean> => {
+  const { rows } = await pool.query<{ present: string | null; checkpoints: string | null }>(
+    'SELECT to_regclass($1) AS present, to_regclass($2) AS checkpoints',
+    [`${shadow}.${ident(table)}`, `${shadow}.projection_checkpoints`],
+  );
   if (!rows[0]?.present || !rows[0].checkpoints) return false;
   const checkpoint = await pool.query(`SELECT 1 FROM ${shadow}.projection_checkpoints WHERE name = $1`, [options.projection.name]);
   return checkpoint.rowCount === 1;
@@ -203,13 +213,18 @@ const prepareShadow = async ({ pool, live, shadow, table, options }: Context): P
     await client.query(`DELETE FROM ${shadow}.projection_checkpoints WHERE name = $1`, [options.projection.name]);
     const source = `${live}.${ident(table)}`;
     const target = `${shadow}.${ident(table)}`;
-    await client.query(`CREATE TABLE ${target} (LIKE ${source} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING IDENTITY INCLUDING STORAGE INCLUDING COMMENTS)`);
+    await client.query(
+      `CREATE TABLE ${target} (LIKE ${source} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING IDENTITY ` +
+        'INCLUDING STORAGE INCLUDING COMMENTS)',
+    );
     const constraints = await client.query<{ name: string; definition: string }>(
       `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
        WHERE conrelid = $1::regclass AND contype IN ('p', 'u', 'c', 'x') ORDER BY contype = 'p' DESC, conname`,
       [source],
     );
-    for (const { name, definition } of constraints.rows) await client.query(`ALTER TABLE ${target} ADD CONSTRAINT ${ident(name)} ${definition}`);
+    for (const { name, definition } of constraints.rows) {
+      await client.query(`ALTER TABLE ${target} ADD CONSTRAINT ${ident(name)} ${definition}`);
+    }
     const indexes = await client.query<{ definition: string }>(
       `SELECT pg_get_indexdef(i.indexrelid) AS definition FROM pg_index i
        WHERE i.indrelid = $1::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)`,
@@ -218,7 +233,10 @@ const prepareShadow = async ({ pool, live, shadow, table, options }: Context): P
     // pg_get_indexdef names the table schema-qualified; the index itself lands in the table's schema.
     const qualified = new RegExp(` ON (ONLY )?${live}\\.("?)${table.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\2 `);
     for (const { definition } of indexes.rows) await client.query(definition.replace(qualified, ` ON $1${target} `));
-    await client.query(`INSERT INTO ${shadow}.projection_checkpoints (name, version, position) VALUES ($1, $2, 0)`, [options.projection.name, options.projection.version]);
+    await client.query(`INSERT INTO ${shadow}.projection_checkpoints (name, version, position) VALUES ($1, $2, 0)`, [
+      options.projection.name,
+      options.projection.version,
+    ]);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -236,12 +254,16 @@ const prepareShadow = async ({ pool, live, shadow, table, options }: Context): P
 const catchUp = async (context: Context, ceiling: bigint): Promise<bigint> => {
   const { options, shadow, pool } = context;
   const name = options.projection.name;
-  const stored = BigInt((await pool.query<{ position: string }>(`SELECT position FROM ${shadow}.projection_checkpoints WHERE name = $1`, [name])).rows[0]!.position);
+  const stored = await shadowCheckpoint(context, pool);
   if (stored > ceiling) {
-    throw new Error(`The live ${name} stands at ${ceiling}, behind its shadow at ${stored}: it was rebuilt meanwhile. Build the shadow again.`);
+    throw new Error(`The live ${name} stands at ${ceiling}, behind its shadow at ${stored}: ` +
+      'it was rebuilt meanwhile. Build the shadow again.');
   }
   await runUntilNothingLeft(context, ceiling, stored);
-  await pool.query(`UPDATE ${shadow}.projection_checkpoints SET position = $2, updated_at = now() WHERE name = $1`, [name, ceiling.toString()]);
+  await pool.query(`UPDATE ${shadow}.projection_checkpoints SET position = $2, updated_at = now() WHERE name = $1`, [
+    name,
+    ceiling.toString(),
+  ]);
   options.onProgress?.({ position: ceiling, target: ceiling, from: stored });
   return ceiling;
 };
@@ -267,9 +289,10 @@ const runUntilNothingLeft = async ({ options, orm, shadow }: Context, ceiling: b
       const status = runner.status().projections[0]!;
       if (status.halted) {
         const event = status.lastError?.event;
+        const where = event ? ` on ${event.type} of ${event.streamId} (position ${event.position})` : '';
         throw new Error(
-          `The shadow of ${options.projection.name} halted${event ? ` on ${event.type} of ${event.streamId} (position ${event.position})` : ''}: ` +
-            `${status.lastError?.message ?? 'unknown error'}. The live table is untouched.`,
+          `The shadow of ${options.projection.name} halted${where}: ${status.lastError?.message ?? 'unknown error'}. ` +
+            'The live table is untouched.',
         );
       }
       const position = BigInt(status.position);
@@ -309,10 +332,11 @@ const primaryKeyOf = async ({ pool, live, table }: Context): Promise<string> => 
 const keysTouched = async (options: ShadowRebuildOptions, from: bigint, to: bigint): Promise<string[]> => {
   if (to <= from) return [];
   const events = (await eventsBetween(options.store, from, to, Number.MAX_SAFE_INTEGER)) ?? [];
-  return [...new Set(events.filter((event) => options.projection.canHandle.includes(event.type)).map((event) => options.projection.keyOf(event)))];
+  const handled = events.filter((event) => options.projection.canHandle.includes(event.type));
+  return [...new Set(handled.map((event) => options.projection.keyOf(event)))];
 };
 
-type DiffRow = { kind: DifferenceKind; key: string; live: Record<string, unknown> | null; rebuilt: Record<string, unknown> | null; total: string };
+type DiffRow = { kind: DifferenceKind; key: string; live: Row | null; rebuilt: Row | null; total: string };
 
 /**
  * Both tables and both checkpoints read in one REPEATABLE READ snapshot, so the comparison is of one
@@ -326,21 +350,27 @@ const compareAtSnapshot = async (context: Context): Promise<ShadowDiff> => {
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const livePosition = await liveCheckpoint(context, client);
-    const shadowPosition = BigInt((await client.query<{ position: string }>(`SELECT position FROM ${shadow}.projection_checkpoints WHERE name = $1`, [options.projection.name])).rows[0]!.position);
+    const shadowPosition = await shadowCheckpoint(context, client);
     const inFlight = await keysTouched(options, shadowPosition, livePosition);
-    const counts = (await client.query<{ live: string; rebuilt: string }>(`SELECT (SELECT count(*) FROM ${live}.${ident(table)}) AS live, (SELECT count(*) FROM ${shadow}.${ident(table)}) AS rebuilt`)).rows[0]!;
+    const counts = (
+      await client.query<{ live: string; rebuilt: string }>(
+        `SELECT (SELECT count(*) FROM ${live}.${ident(table)}) AS live, (SELECT count(*) FROM ${shadow}.${ident(table)}) AS rebuilt`,
+      )
+    ).rows[0]!;
     const { rows } = await client.query<DiffRow>(
       `WITH l AS (SELECT t.${key}::text AS k, to_jsonb(t) AS r FROM ${live}.${ident(table)} t),
             s AS (SELECT t.${key}::text AS k, to_jsonb(t) AS r FROM ${shadow}.${ident(table)} t),
             d AS (SELECT coalesce(l.k, s.k) AS key, l.r AS live, s.r AS rebuilt FROM l FULL JOIN s ON l.k = s.k
                   WHERE l.r IS DISTINCT FROM s.r AND NOT coalesce(l.k, s.k) = ANY($1::text[])),
-            c AS (SELECT CASE WHEN live IS NULL THEN 'missing' WHEN rebuilt IS NULL THEN 'extra' ELSE 'different' END AS kind, key, live, rebuilt FROM d),
+            c AS (SELECT CASE WHEN live IS NULL THEN 'missing' WHEN rebuilt IS NULL THEN 'extra' ELSE 'different' END AS kind,
+                         key, live, rebuilt FROM d),
             n AS (SELECT *, count(*) OVER (PARTITION BY kind) AS total, row_number() OVER (PARTITION BY kind ORDER BY key) AS rank FROM c)
        SELECT kind, key, live, rebuilt, total FROM n WHERE rank <= $2 ORDER BY kind, key`,
       [inFlight, EXAMPLES_PER_KIND],
     );
     await client.query('COMMIT');
-    return toDiff(table, livePosition, shadowPosition, Number(counts.live), Number(counts.rebuilt), rows, inFlight);
+    const frame = { table, livePosition, shadowPosition, liveRows: Number(counts.live), rebuiltRows: Number(counts.rebuilt), inFlight };
+    return toDiff(frame, rows);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -349,20 +379,14 @@ const compareAtSnapshot = async (context: Context): Promise<ShadowDiff> => {
   }
 };
 
-const toDiff = (table: string, livePosition: bigint, shadowPosition: bigint, liveRows: number, rebuiltRows: number, rows: DiffRow[], inFlight: string[]): ShadowDiff => {
+const toDiff = (frame: Omit<ShadowDiff, 'counts' | 'examples'>, rows: DiffRow[]): ShadowDiff => {
   const kinds: DifferenceKind[] = ['missing', 'extra', 'different'];
   const of = (kind: DifferenceKind) => rows.filter((row) => row.kind === kind);
+  const example = ({ key, live, rebuilt }: DiffRow): RowDifference => ({ key, live, rebuilt, columns: differingColumns(live, rebuilt) });
   return {
-    table,
-    livePosition,
-    shadowPosition,
-    liveRows,
-    rebuiltRows,
+    ...frame,
     counts: Object.fromEntries(kinds.map((kind) => [kind, Number(of(kind)[0]?.total ?? 0)])) as Record<DifferenceKind, number>,
-    examples: Object.fromEntries(
-      kinds.map((kind) => [kind, of(kind).map((row) => ({ key: row.key, live: row.live, rebuilt: row.rebuilt, columns: differingColumns(row.live, row.rebuilt) }))]),
-    ) as Record<DifferenceKind, RowDifference[]>,
-    inFlight,
+    examples: Object.fromEntries(kinds.map((kind) => [kind, of(kind).map(example)])) as Record<DifferenceKind, RowDifference[]>,
   };
 };
 
