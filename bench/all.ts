@@ -138,7 +138,9 @@ const main = async (): Promise<number> => {
 
   // 2. Every bench, one after another.
   const results: { bench: string; script: string; seconds: number; exitCode: number | null; error?: string; report?: BenchReport }[] = [];
-  const selected = benches.filter((entry) => (!ONLY || ONLY.includes(entry.name)) && (!entry.optional || existsSync(join(root, entry.script))));
+  const wanted = (entry: (typeof benches)[number]) =>
+    (!ONLY || ONLY.includes(entry.name)) && (!entry.optional || existsSync(join(root, entry.script)));
+  const selected = benches.filter(wanted);
   // A bar only when both outputs are the terminal: `bench:all > out.txt` keeps the benches' own output on stdout.
   const progress = createProgress({ title: 'bench:all', unit: 'benches', total: selected.length, enabled: process.stdout.isTTY === true });
   for (const bench of selected) {
@@ -146,7 +148,8 @@ const main = async (): Promise<number> => {
     progress.update(results.length, bench.name);
     (progress.shown ? progress.log : console.log)(`\n===== ${bench.name} (${bench.script}) =====`);
     const began = Date.now();
-    const { code, reason } = await runBench(bench.script, { BENCH_SECONDS: SECONDS, ...bench.env, BENCH_CEILINGS: ceilingsFile, BENCH_REPORT: reportFile }, progress);
+    const env = { BENCH_SECONDS: SECONDS, ...bench.env, BENCH_CEILINGS: ceilingsFile, BENCH_REPORT: reportFile };
+    const { code, reason } = await runBench(bench.script, env, progress);
     const seconds = Math.round((Date.now() - began) / 1000);
     const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as BenchReport) : undefined;
     const error = code !== 0 ? `${code === null ? 'stopped' : `exited with ${code}`}${reason ? ` (${reason})` : ''}` : report || bench.optional ? undefined : 'wrote no figures';

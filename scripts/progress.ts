@@ -38,7 +38,8 @@ export const ratePerSecond = (done: number, elapsedMs: number): string => {
 
 export const createProgress = ({ title, unit, total, stream = process.stderr, enabled = true }: ProgressOptions): Progress => {
   if (!enabled || stream.isTTY !== true) {
-    return { shown: false, update: () => undefined, setTotal: () => undefined, log: (line) => void stream.write(`${line}\n`), stop: () => undefined };
+    const nothing = () => undefined;
+    return { shown: false, update: nothing, setTotal: nothing, log: (line) => void stream.write(`${line}\n`), stop: nothing };
   }
   const bars = new MultiBar({
     stream,

@@ -18,7 +18,8 @@ describe('planRebuild', () => {
 
   it('given --destructive, when planned, then it rebuilds in place, and never together with a shadow', () => {
     expect(planRebuild(['--destructive'])).toEqual({ mode: 'destructive' });
-    expect(planRebuild(['--destructive', '--shadow'])).toMatchObject({ mode: 'refused', reason: expect.stringMatching(/cannot be combined/) });
+    const refused = planRebuild(['--destructive', '--shadow']);
+    expect(refused).toMatchObject({ mode: 'refused', reason: expect.stringMatching(/cannot be combined/) });
   });
 });
 
@@ -35,7 +36,10 @@ describe('describeDiff', () => {
   };
 
   it('given equal tables, when described, then it says there is no difference', () => {
-    expect(describeDiff(base)).toEqual(['customers: live 3 rows at position 42, rebuilt 3 rows at position 42', '  no difference: the live rows are what the events say']);
+    expect(describeDiff(base)).toEqual([
+      'customers: live 3 rows at position 42, rebuilt 3 rows at position 42',
+      '  no difference: the live rows are what the events say',
+    ]);
   });
 
   it('given a corrupted row, when described, then it names the row and each differing column with both values', () => {

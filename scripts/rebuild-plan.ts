@@ -24,7 +24,10 @@ export const planRebuild = (flags: readonly string[]): RebuildPlan => {
   const shadow = flags.includes('--shadow');
   const swap = flags.includes('--swap');
   const destructive = flags.includes('--destructive');
-  if (destructive && (shadow || swap)) return { mode: 'refused', reason: `--destructive rebuilds in place; it cannot be combined with --shadow or --swap.\n${REBUILD_CHOICES}` };
+  if (destructive && (shadow || swap)) {
+    const reason = `--destructive rebuilds in place; it cannot be combined with --shadow or --swap.\n${REBUILD_CHOICES}`;
+    return { mode: 'refused', reason };
+  }
   if (destructive) return { mode: 'destructive' };
   if (shadow) return { mode: 'shadow', swap };
   if (swap) return { mode: 'swap' };
@@ -45,7 +48,8 @@ const brief = (value: unknown): string => {
 /** The comparison as lines for a person: counts, then a few examples of each kind. */
 export const describeDiff = (diff: ShadowDiff): string[] => {
   const lines = [
-    `${diff.table}: live ${diff.liveRows} rows at position ${diff.livePosition}, rebuilt ${diff.rebuiltRows} rows at position ${diff.shadowPosition}`,
+    `${diff.table}: live ${diff.liveRows} rows at position ${diff.livePosition}, ` +
+      `rebuilt ${diff.rebuiltRows} rows at position ${diff.shadowPosition}`,
   ];
   const total = diff.counts.missing + diff.counts.extra + diff.counts.different;
   if (total === 0) lines.push('  no difference: the live rows are what the events say');
@@ -54,14 +58,16 @@ export const describeDiff = (diff: ShadowDiff): string[] => {
     lines.push(`  ${diff.counts[kind]} ${LABELS[kind]}${diff.counts[kind] > diff.examples[kind].length ? `, e.g.` : ':'}`);
     for (const row of diff.examples[kind]) {
       if (kind === 'different') {
-        lines.push(`    ${row.key}: ${row.columns.map((column) => `${column} live ${brief(row.live?.[column])} rebuilt ${brief(row.rebuilt?.[column])}`).join('; ')}`);
+        const columns = row.columns.map((column) => `${column} live ${brief(row.live?.[column])} rebuilt ${brief(row.rebuilt?.[column])}`);
+        lines.push(`    ${row.key}: ${columns.join('; ')}`);
       } else {
         lines.push(`    ${row.key}: ${brief(kind === 'missing' ? row.rebuilt : row.live)}`);
       }
     }
   }
   if (diff.inFlight.length > 0) {
-    lines.push(`  ${diff.inFlight.length} row(s) left out: events the live table applied while the shadow caught up touched them (${diff.inFlight.slice(0, 5).join(', ')})`);
+    const some = diff.inFlight.slice(0, 5).join(', ');
+    lines.push(`  ${diff.inFlight.length} row(s) left out: the live table applied events on them while the shadow caught up (${some})`);
   }
   return lines;
 };

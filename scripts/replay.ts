@@ -1,7 +1,14 @@
 import { inspect } from 'node:util';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { consoleLogger, createPostgresEventStore, createShadowRebuild, ProjectionRunner, type RecordedEvent, type ShadowProgress } from '@corridor/event-store';
+import {
+  consoleLogger,
+  createPostgresEventStore,
+  createShadowRebuild,
+  ProjectionRunner,
+  type RecordedEvent,
+  type ShadowProgress,
+} from '@corridor/event-store';
 import { createProgress, type Progress } from './progress';
 import { describeDiff, planRebuild } from './rebuild-plan';
 import { databaseUrl, ownerOfStream, services } from './services';
@@ -97,13 +104,23 @@ const rebuildShadow = async (name: string, plan: { build: boolean; swap: boolean
   const { service, info, projection } = projectionOwner(name);
   const store = createPostgresEventStore({ connectionString: databaseUrl(), schema: info.schema });
   const progress = shadowProgress(name);
-  const shadow = await createShadowRebuild({ connectionString: databaseUrl(), store, schema: info.schema, projection, service, logger: consoleLogger('replay', 'warn'), onProgress: progress.onProgress });
+  const shadow = await createShadowRebuild({
+    connectionString: databaseUrl(),
+    store,
+    schema: info.schema,
+    projection,
+    service,
+    logger: consoleLogger('replay', 'warn'),
+    onProgress: progress.onProgress,
+  });
   try {
     const startedAt = Date.now();
     if (plan.build) {
       const position = await shadow.build();
       progress.stop();
-      console.error(`built ${service}.${name} into ${shadow.shadowSchema}.${shadow.table} up to position ${position} in ${Date.now() - startedAt} ms; the live table served throughout`);
+      const where = `${shadow.shadowSchema}.${shadow.table}`;
+      const took = Date.now() - startedAt;
+      console.error(`built ${service}.${name} into ${where} up to position ${position} in ${took} ms; the live table served meanwhile`);
     }
     const diff = await shadow.compare();
     progress.stop();
@@ -114,7 +131,10 @@ const rebuildShadow = async (name: string, plan: { build: boolean; swap: boolean
       return;
     }
     const { position } = await shadow.swap();
-    console.error(`swapped: ${info.schema}.${shadow.table} is the rebuilt table, live from position ${position}; the replaced one is kept as ${shadow.retiredSchema}.${shadow.table} until the next swap`);
+    console.error(
+      `swapped: ${info.schema}.${shadow.table} is the rebuilt table, live from position ${position}; ` +
+        `the replaced one is kept as ${shadow.retiredSchema}.${shadow.table} until the next swap`,
+    );
   } finally {
     progress.stop();
     await shadow.close();
@@ -133,7 +153,8 @@ const rebuildInPlace = async (name: string): Promise<void> => {
     const runner = new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections, logger: consoleLogger('replay', 'warn'), service });
     const startedAt = Date.now();
     // The runner moves its in-memory position after each batch; the bar reads it.
-    const timer = setInterval(() => bar.update(Number(runner.status().projections.find((p) => p.name === name)?.position ?? 0)), 200);
+    const position = () => Number(runner.status().projections.find((p) => p.name === name)?.position ?? 0);
+    const timer = setInterval(() => bar.update(position()), 200);
     await runner.rebuild(name).finally(() => clearInterval(timer));
     bar.update(Number(head));
     bar.stop();

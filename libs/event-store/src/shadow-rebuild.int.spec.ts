@@ -48,7 +48,10 @@ describe('shadow rebuild', () => {
   const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
   const count = async (tallyId: string, tag = 'x') => {
-    const appended = await store.appendToStream(`Tally:${tallyId}`, [{ type: 'Counted', data: { tallyId, tag } }], { expectedVersion: 'any', metadata: contractMetadata() });
+    const appended = await store.appendToStream(`Tally:${tallyId}`, [{ type: 'Counted', data: { tallyId, tag } }], {
+      expectedVersion: 'any',
+      metadata: contractMetadata(),
+    });
     expected.set(tallyId, (expected.get(tallyId) ?? 0) + 1);
     return appended.events[0]!.globalPosition;
   };
@@ -63,7 +66,14 @@ describe('shadow rebuild', () => {
     await admin.query(`CREATE TABLE ${schema}.tallies (id text PRIMARY KEY, count integer NOT NULL CHECK (count > 0), tags jsonb NOT NULL);
       CREATE INDEX tallies_count_index ON ${schema}.tallies (count)`);
     store = createPostgresEventStore({ connectionString: database.url, schema, poolSize: 4 });
-    orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: database.url, schema, entities: [TallyEntity], allowGlobalContext: false, pool: { min: 0, max: 4 } });
+    orm = await MikroORM.init({
+      driver: PostgreSqlDriver,
+      clientUrl: database.url,
+      schema,
+      entities: [TallyEntity],
+      allowGlobalContext: false,
+      pool: { min: 0, max: 4 },
+    });
     live = new ProjectionRunner({ store, orm, schema, projections: [tallies], batchSize: 50, pollIntervalMs: 10, logger });
     await live.start();
   });
@@ -112,7 +122,9 @@ describe('shadow rebuild', () => {
     })();
 
     const progress: ShadowProgress[] = [];
-    const shadow = await createShadowRebuild({ connectionString: database.url, store, schema, projection: tallies, logger, batchSize: 25, onProgress: (step) => progress.push(step) });
+    const onProgress = (step: ShadowProgress) => void progress.push(step);
+    const options = { connectionString: database.url, store, schema, projection: tallies, logger, batchSize: 25, onProgress };
+    const shadow = await createShadowRebuild(options);
     try {
       const builtAt = await shadow.build();
       expect(builtAt).toBeGreaterThanOrEqual(last);
@@ -120,7 +132,9 @@ describe('shadow rebuild', () => {
       expect(diff.counts).toEqual({ missing: 1, extra: 1, different: 1 });
       expect(diff.examples.missing.map((row) => row.key)).toEqual(['t-09']);
       expect(diff.examples.extra.map((row) => row.key)).toEqual(['ghost']);
-      expect(diff.examples.different).toEqual([{ key: 't-07', live: expect.objectContaining({ count: 999 }), rebuilt: expect.objectContaining({ count: 10 }), columns: ['count'] }]);
+      expect(diff.examples.different).toEqual([
+        { key: 't-07', live: expect.objectContaining({ count: 999 }), rebuilt: expect.objectContaining({ count: 10 }), columns: ['count'] },
+      ]);
       expect(diff.rebuiltRows).toBe(diff.liveRows);
       // Live reads went on during the build and the comparison, and never missed a row.
       while (reads < 3) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -145,7 +159,9 @@ describe('shadow rebuild', () => {
     const kept = await admin.query(`SELECT count FROM ${schema}_retired.tallies WHERE id = 't-07'`);
     expect(kept.rows).toEqual([{ count: 999 }]);
     // Keys, checks and indexes keep their names, so later migrations still find them.
-    const indexes = await admin.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'tallies' ORDER BY indexname`, [schema]);
+    const indexes = await admin.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'tallies' ORDER BY 1`, [
+      schema,
+    ]);
     expect(indexes.rows.map((row) => row.indexname)).toEqual(['tallies_count_index', 'tallies_pkey']);
     expect(progress.length).toBeGreaterThan(1);
     expect(progress[progress.length - 1]!.position).toBe(progress[progress.length - 1]!.target);
