@@ -5,7 +5,7 @@ import { createTestSchema, type TestSchema, useTestDatabase } from '@corridor/te
 import { contractMetadata } from './event-store.contract';
 import { createPostgresEventStore } from './postgres-event-store';
 import { ensureEventStoreSchema } from './postgres-schema';
-import { type Projection, ProjectionRunner } from './projection-runner';
+import { type Projection, type ProjectionRows, ProjectionRunner } from './projection-runner';
 import { createShadowRebuild, differingColumns, type ShadowProgress } from './shadow-rebuild';
 import type { EventStore } from './types';
 
@@ -22,7 +22,7 @@ const TallyEntity = new EntitySchema<TallyRow>({
   properties: { id: { type: 'string', primary: true }, count: { type: 'integer' }, tags: { type: 'json' } },
 });
 
-const tallies: Projection<TallyRow> = {
+const talliesOrm: Projection<TallyRow> = {
   name: 'tallies',
   version: 1,
   canHandle: ['Counted'],
@@ -36,8 +36,28 @@ const tallies: Projection<TallyRow> = {
   }),
 };
 
-describe('shadow rebuild', () => {
+/** The same table written by the projection's own SQL (as quotes and transactions are): `sql.schema` must be the shadow's. */
+const tallyRows: ProjectionRows<TallyRow> = {
+  load: async (sql, keys) => {
+    const rows = await sql.query<TallyRow>(`SELECT id, count, tags FROM ${sql.schema}.tallies WHERE id = ANY($1::text[])`, [keys]);
+    return new Map(rows.map((row) => [row.id, row]));
+  },
+  save: async (sql, { upserts, deletes }) => {
+    await sql.query(
+      `INSERT INTO ${sql.schema}.tallies (id, count, tags) SELECT * FROM unnest($1::text[], $2::integer[], $3::jsonb[])
+       ON CONFLICT (id) DO UPDATE SET count = EXCLUDED.count, tags = EXCLUDED.tags`,
+      [upserts.map((row) => row.id), upserts.map((row) => row.count), upserts.map((row) => JSON.stringify(row.tags))],
+    );
+    if (deletes.length > 0) await sql.query(`DELETE FROM ${sql.schema}.tallies WHERE id = ANY($1::text[])`, [deletes]);
+  },
+};
+
+describe.each([
+  { title: 'MikroORM unit of work', ownRows: false },
+  { title: 'own rows', ownRows: true },
+])('shadow rebuild ($title)', ({ ownRows }) => {
   const database = useTestDatabase();
+  const tallies: Projection<TallyRow> = ownRows ? { ...talliesOrm, rows: tallyRows } : talliesOrm;
   let testSchema: TestSchema;
   let schema: string;
   let store: EventStore;
