@@ -124,9 +124,11 @@ export const createShadowRebuild = async (options: ShadowRebuildOptions): Promis
     shadowSchema: shadow,
     retiredSchema: retired,
     build: async () => {
+      // Refuses before creating anything when nothing is live (the service never ran here).
+      const first = await liveCheckpoint(context, pool);
       await prepareShadow(context);
       // The live projection moves on during a long build: a second, short pass catches up with it.
-      await catchUp(context, await liveCheckpoint(context, pool));
+      await catchUp(context, first);
       return catchUp(context, await liveCheckpoint(context, pool));
     },
     exists: () => shadowExists(context),
