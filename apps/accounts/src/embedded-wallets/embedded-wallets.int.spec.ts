@@ -16,6 +16,7 @@ import { admitAttempt } from './auth-rules';
 import { EmbeddedWallets, type WalletOptions } from './embedded-wallets.service';
 import { OpenWalletsPolicy } from './open-wallets.policy';
 import type { OtpMail, OtpMailer, OtpMailers } from './otp-mail';
+import { OtpMailMetrics } from './otp-mail-metrics';
 import { PurgeSandboxMailboxJob } from './purge-sandbox-mailbox.job';
 import { SandboxMailbox } from './sandbox-mailbox';
 import { compressedPublicKey, generateP256KeyPair } from './wallet-crypto';
@@ -37,14 +38,14 @@ beforeAll(async () => {
 afterAll(() => pool?.end());
 
 const newPlatformId = (): string => `Platform:00000000-0000-4000-8000-${String((platforms += 1)).padStart(12, '0')}`;
-const options: WalletOptions = { keyEncryptionKey: randomBytes(32), sessionTtlSeconds: 900, oidcIssuers: [], webAuthn: { rpIds: ['localhost'], origins: ['http://localhost:3000'] }, mailboxSweepSeconds: 60, authFailuresMax: 5 };
+const options: WalletOptions = { keyEncryptionKey: randomBytes(32), sessionTtlSeconds: 900, oidcIssuers: [], webAuthn: { rpIds: ['localhost'], origins: ['http://localhost:3000'] }, mailboxSweepSeconds: 60, authFailuresMax: 5, smtp: null, exportSigningKey: null };
 /** A mailer that keeps what it was given, for the port's tests. */
 const recordingMailer = (): OtpMailer & { sent: OtpMail[] } => {
   const sent: OtpMail[] = [];
   return { sent, send: async (mail) => void sent.push(mail) };
 };
 const walletsWith = (mailers: OtpMailers = {}, clock = systemClock): EmbeddedWallets =>
-  new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'), new WalletConsents(pool, 'accounts'));
+  new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'), new WalletConsents(pool, 'accounts'), new OtpMailMetrics());
 const contextOf = (platformId: string): RequestContext => ({ platformId, actor: { kind: 'token', tokenId: 'ApiToken:1' }, requestId: newId('Request'), correlationId: 'int' });
 
 /** A sandbox platform with wallets, and one wallet with its EMAIL_OTP credential. */
@@ -171,7 +172,7 @@ describe('the sandbox mailbox', () => {
     const wallet = await newWallet();
     const mailbox = new SandboxMailbox(pool, 'accounts');
     const clock = createControllableClock(new Date('2030-01-01T00:00:00Z'));
-    const mail = (otpCode: string, ttlMs: number): OtpMail => ({ platformId: wallet.platformId, accountId: wallet.accountId, to: 'a@example.com', subject: 's', otpCode, sentAt: clock.now(), expiresAt: new Date(clock.now().getTime() + ttlMs) });
+    const mail = (otpCode: string, ttlMs: number): OtpMail => ({ platformId: wallet.platformId, accountId: wallet.accountId, to: 'a@example.com', from: { name: 'n', address: null }, replyTo: null, subject: 's', text: 't', html: 'h', otpCode, sentAt: clock.now(), expiresAt: new Date(clock.now().getTime() + ttlMs) });
     await mailbox.send(mail('111111', 60_000));
     await mailbox.send(mail('222222', 300_000));
     const job = new PurgeSandboxMailboxJob(mailbox, options, clock);
