@@ -29,6 +29,8 @@ export type TestSmtpOptions = {
   /** Recipients refused at RCPT TO with 550, and senders refused at MAIL FROM with 553. */
   refuseRecipient?: (address: string) => boolean;
   refuseSender?: (address: string) => boolean;
+  /** Messages refused after DATA with 554 by their From header, as relays that check sender identities do. */
+  refuseFromHeader?: (from: string) => boolean;
 };
 
 const parseHeaders = (block: string): Record<string, string> => {
@@ -40,13 +42,15 @@ const parseHeaders = (block: string): Record<string, string> => {
   return headers;
 };
 
+/** The part's text with line breaks as \n, whatever its transfer encoding. */
 const decodeBody = (body: string, encoding: string | undefined): string => {
-  if (encoding?.toLowerCase() === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-  if (encoding?.toLowerCase() === 'quoted-printable') {
+  const decoded = (): string => {
+    if (encoding?.toLowerCase() === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+    if (encoding?.toLowerCase() !== 'quoted-printable') return body;
     const bytes = body.replace(/=\r\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
     return Buffer.from(bytes, 'latin1').toString('utf8');
-  }
-  return body;
+  };
+  return decoded().replace(/\r\n/g, '\n');
 };
 
 /** The headers and text/plain part of a message, enough for a test to read what a person would. */
@@ -100,6 +104,7 @@ export const startTestSmtpServer = async (options: TestSmtpOptions = {}): Promis
         const raw = Buffer.concat(chunks).toString('utf8');
         const mailFrom = session.envelope.mailFrom;
         const mail: ReceivedMail = { envelope: { from: mailFrom ? mailFrom.address : '', to: session.envelope.rcptTo.map((to) => to.address) }, raw, ...parseMail(raw) };
+        if (options.refuseFromHeader?.(mail.headers['from'] ?? '')) return callback(smtpError('Message rejected: Email address is not verified', 554));
         received.push(mail);
         for (const waiter of waiting.filter((item) => mail.envelope.to.includes(item.address))) {
           waiting.splice(waiting.indexOf(waiter), 1);

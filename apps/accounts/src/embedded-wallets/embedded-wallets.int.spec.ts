@@ -144,12 +144,17 @@ describe('OTP mail through the mail port', () => {
         platformId: wallet.platformId,
         accountId: wallet.accountId,
         to: `${wallet.customerId}@example.com`,
+        from: { name: 'Notifications', address: null },
+        replyTo: null,
         subject: 'Int Wallet sign-in code',
+        text: expect.stringContaining('It expires in 2 minutes.'),
+        html: expect.stringContaining('Int Wallet'),
         otpCode: expect.stringMatching(/^\d{6}$/),
         sentAt: new Date('2026-11-25T12:00:00Z'),
         expiresAt: new Date('2026-11-25T12:02:00Z'),
       },
     ]);
+    expect(sandbox.sent[0]!.text).toContain(`\n${sandbox.sent[0]!.otpCode}\n`);
   });
 
   it('given a production platform and no production mailer, then 503 EMAIL_DELIVERY_UNAVAILABLE and nothing sent', async () => {

@@ -119,9 +119,7 @@ export const deliveryFailureMessage = (reason: DeliveryFailureReason, platformSe
   const later = 'Ask for a new code in a moment; if it keeps failing, the deployment operator should check the accounts service log and its SMTP_* settings.';
   switch (reason) {
     case 'sender':
-      return platformSender
-        ? `The mail relay refused to send as ${platformSender}: set embeddedWalletConfig.sendFromEmailAddress (PATCH /config) to an address this deployment's relay may send as, or remove it to send from the deployment's own address.`
-        : `The mail relay refused the deployment's own sender address (MAIL_FROM). ${later}`;
+      return `The mail relay refused the deployment's envelope sender (MAIL_FROM). ${later}`;
     case 'recipient':
       return "The mail relay refused this credential's email address: check the customer's email.";
     case 'connection':
@@ -133,7 +131,11 @@ export const deliveryFailureMessage = (reason: DeliveryFailureReason, platformSe
     case 'auth':
       return `The OTP email could not be sent: the mail relay refused the deployment's credentials. ${later}`;
     case 'refused':
-      return `The OTP email could not be sent: the mail relay refused the message. ${later}`;
+      // Relays check the From header after DATA: a platform's own sender is the usual cause.
+      return platformSender
+        ? `The mail relay refused the message. It is sent from embeddedWalletConfig.sendFromEmailAddress (${platformSender}): ` +
+            "make sure this deployment's relay may send as that address, or remove it (PATCH /config) to send from the deployment's own."
+        : `The OTP email could not be sent: the mail relay refused the message. ${later}`;
     case 'other':
       return `The OTP email could not be sent. ${later}`;
   }
