@@ -41,7 +41,8 @@ const timeoutOf = (env: NodeJS.ProcessEnv): number => {
   const raw = env['SMTP_TIMEOUT_MS'];
   if (raw === undefined || raw === '') return 10_000;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 100) throw new Error(`SMTP_TIMEOUT_MS must be a whole number of milliseconds ≥ 100, got "${raw}".`);
+  // At most 15 s: the gateway waits 20 s for the calls that send mail (MAIL_SENDING_TIMEOUT_MS), and must not give up first.
+  if (!Number.isInteger(value) || value < 100 || value > 15_000) throw new Error(`SMTP_TIMEOUT_MS must be a whole number of milliseconds from 100 to 15000, got "${raw}".`);
   return value;
 };
 
