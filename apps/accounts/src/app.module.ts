@@ -70,7 +70,10 @@ export class AppModule {
         { provide: SmtpMailer, useFactory: () => (config.embeddedWallets.smtp ? new SmtpMailer(config.embeddedWallets.smtp) : null) },
         {
           provide: OTP_MAILERS,
-          useFactory: (mailbox: SandboxMailbox, smtp: SmtpMailer | null): OtpMailers => ({ SANDBOX: mailbox, ...(smtp ? { PRODUCTION: smtp } : {}) }),
+          useFactory: (mailbox: SandboxMailbox, smtp: SmtpMailer | null): OtpMailers => ({
+            SANDBOX: mailbox,
+            ...(smtp ? { PRODUCTION: smtp } : {}),
+          }),
           inject: [SandboxMailbox, SmtpMailer],
         },
         OtpMailMetrics,
@@ -79,7 +82,7 @@ export class AppModule {
           inject: [{ token: OBSERVABILITY, optional: true }, OtpMailMetrics],
           useFactory: (observability: Observability | undefined, metrics: OtpMailMetrics) => observability?.addMetrics(metrics.registry),
         },
-        observedPart('mail', [SmtpMailer], (smtp: SmtpMailer | null) => () => smtp?.health() ?? { status: 'ok', transport: 'none', production: 'EMAIL_OTP challenges answer 503 (no SMTP_HOST)' }),
+        observedPart('mail', [SmtpMailer], (smtp: SmtpMailer | null) => () => smtp?.health() ?? { status: 'ok', transport: 'none', production: 'no SMTP_HOST: 503' }),
         PurgeSandboxMailboxJob,
         EmbeddedWallets,
         OpenWalletsPolicy,

@@ -42,7 +42,16 @@ import {
 import { checkEmailSynced, decideEmailChange, decideEmailSync, tiedSet } from './email-change';
 import { checkOidcClaims, nonceFor, oidcAudiencesOf, type OidcIdentity, OidcVerifier } from './oidc';
 import { OtpMailMetrics } from './otp-mail-metrics';
-import { composeOtpMail, deliveryFailureMessage, MailDeliveryError, OTP_MAILERS, type OtpBranding, type OtpMail, type OtpMailer, type OtpMailers } from './otp-mail';
+import {
+  composeOtpMail,
+  deliveryFailureMessage,
+  MailDeliveryError,
+  OTP_MAILERS,
+  type OtpBranding,
+  type OtpMail,
+  type OtpMailer,
+  type OtpMailers,
+} from './otp-mail';
 import { authenticatePasskey, offersSandboxAssertion, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, sandboxAssertionAccepted } from './passkeys';
 import { SandboxMailbox } from './sandbox-mailbox';
 import { type ConsentPlan, consentPlanOf, WALLET_CURRENCY } from './signed-consent';
@@ -129,12 +138,17 @@ export class EmbeddedWallets {
       );
     }
     if (!options.smtp) {
-      this.logger.warn('No SMTP relay is configured (SMTP_HOST, MAIL_FROM): production platforms’ EMAIL_OTP challenges answer 503 EMAIL_DELIVERY_UNAVAILABLE.');
+      this.logger.warn(
+        'No SMTP relay is configured (SMTP_HOST, MAIL_FROM): production platforms’ EMAIL_OTP challenges answer 503 EMAIL_DELIVERY_UNAVAILABLE.',
+      );
     }
     if (options.exportSigningKey) {
-      this.logger.info({ enclaveQuorumPublic: options.exportSigningKey.publicKeyHex }, 'Production wallet exports and OTP target bundles are signed; clients pin this public key.');
+      const enclaveQuorumPublic = options.exportSigningKey.publicKeyHex;
+      this.logger.info({ enclaveQuorumPublic }, 'Production wallet exports and OTP target bundles are signed; clients pin this public key.');
     } else {
-      this.logger.warn('EMBEDDED_WALLET_EXPORT_SIGNING_KEY is unset: production wallet exports and OTP target bundles carry empty dataSignature and enclaveQuorumPublic.');
+      this.logger.warn(
+        'EMBEDDED_WALLET_EXPORT_SIGNING_KEY is unset: production wallet exports and OTP target bundles carry empty dataSignature and enclaveQuorumPublic.',
+      );
     }
   }
 
@@ -424,17 +438,19 @@ export class EmbeddedWallets {
     const mailer = this.mailers[environment as keyof OtpMailers];
     if (!mailer) {
       this.mailMetrics.mails.inc({ environment, outcome: 'unavailable', reason: 'no_transport' });
-      this.logger.error({ credentialId: credential.id, environment }, 'No mail transport for this platform environment: an OTP challenge answered 503 (set SMTP_HOST and MAIL_FROM).');
+      this.logger.error({ credentialId: credential.id, environment }, 'No mail transport for this platform environment: an OTP challenge answered 503.');
       throw new DomainError(
         'EMAIL_DELIVERY_UNAVAILABLE',
         'unavailable',
-        'This Corridor deployment has no mail transport for OTP emails to production customers: its operator must configure an SMTP relay (SMTP_HOST and MAIL_FROM on the accounts service).',
+        'This Corridor deployment has no mail transport for OTP emails to production customers: ' +
+          'its operator must configure an SMTP relay (SMTP_HOST and MAIL_FROM on the accounts service).',
       );
     }
     const code = otpCodeFrom((below) => randomInt(below), config.otpLength ?? 6, config.alphanumeric ?? false);
     const expiresAt = new Date(now.getTime() + (config.expirationSeconds ?? 300) * 1000);
-    const mail = { platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, otpCode: code, sentAt: now, expiresAt };
-    await this.deliverOtp(mailer, { ...mail, ...composeOtpMail(config, mail) }, credential, environment);
+    const otp = { otpCode: code, sentAt: now, expiresAt };
+    const mail = { platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, ...otp, ...composeOtpMail(config, otp) };
+    await this.deliverOtp(mailer, mail, credential, environment);
     const target = generateP256KeyPair();
     const salt = randomSalt();
     await this.store.saveOtp({
@@ -455,9 +471,11 @@ export class EmbeddedWallets {
     try {
       await mailer.send(mail);
     } catch (error) {
-      const { reason, detail } = error instanceof MailDeliveryError ? error : { reason: 'other' as const, detail: error instanceof Error ? error.message : String(error) };
+      const { reason, detail } =
+        error instanceof MailDeliveryError ? error : { reason: 'other' as const, detail: error instanceof Error ? error.message : String(error) };
       this.mailMetrics.mails.inc({ environment, outcome: 'failed', reason });
-      this.logger.error({ credentialId: credential.id, accountId: credential.accountId, environment, reason, error: detail }, 'An Embedded Wallet OTP email was not sent: the challenge answered 503.');
+      const where = { credentialId: credential.id, accountId: credential.accountId, environment };
+      this.logger.error({ ...where, reason, error: detail }, 'An Embedded Wallet OTP email was not sent: the challenge answered 503.');
       throw new DomainError('EMAIL_DELIVERY_FAILED', 'unavailable', deliveryFailureMessage(reason, mail.from.address), { reason });
     }
     this.mailMetrics.mails.inc({ environment, outcome: 'sent', reason: '' });
@@ -746,7 +764,8 @@ export class EmbeddedWallets {
         const mnemonic = openAtRest(sealed, this.options.keyEncryptionKey);
         const signer = this.bundleSignerOf((await this.store.platform(context.platformId))?.environment ?? '');
         this.logger.info({ accountId, signed: signer !== null }, 'Exported an Embedded Wallet to its client key.');
-        return { status: 200, body: { id: accountId, encryptedWalletCredentials: await exportBundle(clientPublicKey, mnemonic, context.platformId, signer) } };
+        const encryptedWalletCredentials = await exportBundle(clientPublicKey, mnemonic, context.platformId, signer);
+        return { status: 200, body: { id: accountId, encryptedWalletCredentials } };
       },
     );
   }

@@ -42,7 +42,9 @@ const timeoutOf = (env: NodeJS.ProcessEnv): number => {
   if (raw === undefined || raw === '') return 10_000;
   const value = Number(raw);
   // At most 15 s: the gateway waits 20 s for the calls that send mail (MAIL_SENDING_TIMEOUT_MS), and must not give up first.
-  if (!Number.isInteger(value) || value < 100 || value > 15_000) throw new Error(`SMTP_TIMEOUT_MS must be a whole number of milliseconds from 100 to 15000, got "${raw}".`);
+  if (!Number.isInteger(value) || value < 100 || value > 15_000) {
+    throw new Error(`SMTP_TIMEOUT_MS must be a whole number of milliseconds from 100 to 15000, got "${raw}".`);
+  }
   return value;
 };
 
@@ -62,8 +64,12 @@ export const parseSmtpConfig = (env: NodeJS.ProcessEnv): SmtpConfig | null => {
   const secure = flag(env, 'SMTP_SECURE', false);
   const user = env['SMTP_USER'] ?? '';
   const pass = env['SMTP_PASSWORD'] ?? '';
-  if ((user === '') !== (pass === '')) throw new Error('SMTP_USER and SMTP_PASSWORD go together: set both for a relay that asks for AUTH, or neither.');
-  if (!env['MAIL_FROM']) throw new Error('MAIL_FROM is required with SMTP_HOST: the address OTP mail is sent from (one the relay accepts as sender).');
+  if ((user === '') !== (pass === '')) {
+    throw new Error('SMTP_USER and SMTP_PASSWORD go together: set both for a relay that asks for AUTH, or neither.');
+  }
+  if (!env['MAIL_FROM']) {
+    throw new Error('MAIL_FROM is required with SMTP_HOST: the address OTP mail is sent from (one the relay accepts as sender).');
+  }
   return {
     host,
     port: portOf(env, secure),

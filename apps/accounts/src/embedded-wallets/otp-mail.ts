@@ -95,7 +95,14 @@ export const composeOtpMail = (
   const expiresIn = expiresInWords(Math.round((otp.expiresAt.getTime() - otp.sentAt.getTime()) / 1000));
   const product = appName ?? 'your wallet';
   const logo = logoOf(branding.logoUrl);
-  const lines = [`Your sign-in code for ${product} is:`, '', otp.otpCode, '', `It expires in ${expiresIn}.`, 'If you did not ask to sign in, ignore this email: nobody can sign in without the code.'];
+  const lines = [
+    `Your sign-in code for ${product} is:`,
+    '',
+    otp.otpCode,
+    '',
+    `It expires in ${expiresIn}.`,
+    'If you did not ask to sign in, ignore this email: nobody can sign in without the code.',
+  ];
   const html = [
     '<!doctype html><html><body style="font-family: sans-serif; color: #111;">',
     logo ? `<p><img src="${escapeHtml(logo)}" alt="${escapeHtml(appName ?? '')}" height="48"></p>` : '',
@@ -116,7 +123,8 @@ export const composeOtpMail = (
 
 /** The 503 message of a failed send: what happened, and who can do something about it. */
 export const deliveryFailureMessage = (reason: DeliveryFailureReason, platformSender: string | null): string => {
-  const later = 'Ask for a new code in a moment; if it keeps failing, the deployment operator should check the accounts service log and its SMTP_* settings.';
+  const later =
+    'Ask for a new code in a moment; if it keeps failing, the deployment operator should check the accounts service log and its SMTP_* settings.';
   switch (reason) {
     case 'sender':
       return `The mail relay refused the deployment's envelope sender (MAIL_FROM). ${later}`;

@@ -104,7 +104,8 @@ export class SmtpMailer implements OtpMailer, OnApplicationBootstrap, OnApplicat
   private async withDeadline<T>(sending: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error(`no answer from the relay within ${this.config.timeoutMs} ms`), { code: 'ETIMEDOUT' })), this.config.timeoutMs);
+      const timedOut = Object.assign(new Error(`no answer from the relay within ${this.config.timeoutMs} ms`), { code: 'ETIMEDOUT' });
+      timer = setTimeout(() => reject(timedOut), this.config.timeoutMs);
     });
     try {
       return await Promise.race([sending, deadline]);
@@ -131,7 +132,9 @@ export class SmtpMailer implements OtpMailer, OnApplicationBootstrap, OnApplicat
       transport: 'smtp',
       relay: `${this.config.host}:${this.config.port}`,
       ...(this.lastSentAt ? { lastSentAt: this.lastSentAt.toISOString() } : {}),
-      ...(failing && this.lastFailure ? { lastFailedAt: this.lastFailure.at.toISOString(), reason: this.lastFailure.reason, error: this.lastFailure.detail } : {}),
+      ...(failing && this.lastFailure
+        ? { lastFailedAt: this.lastFailure.at.toISOString(), reason: this.lastFailure.reason, error: this.lastFailure.detail }
+        : {}),
     };
   }
 
@@ -141,7 +144,10 @@ export class SmtpMailer implements OtpMailer, OnApplicationBootstrap, OnApplicat
     this.verify().then(
       () => this.logger.info({ relay, from: this.config.from.address }, 'The SMTP relay answers: production OTP mail goes through it.'),
       (error: MailDeliveryError) =>
-        this.logger.error({ relay, reason: error.reason, error: error.detail }, 'The SMTP relay does not answer as configured (SMTP_*): production OTP challenges will answer 503 until it does.'),
+        this.logger.error(
+          { relay, reason: error.reason, error: error.detail },
+          'The SMTP relay does not answer as configured (SMTP_*): production OTP challenges will answer 503 until it does.',
+        ),
     );
   }
 

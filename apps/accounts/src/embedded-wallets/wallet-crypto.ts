@@ -83,7 +83,12 @@ const bundle = (data: Record<string, unknown>, signer: BundleSigningKey | null):
 };
 
 /** otpEncryptionTargetBundle: names the public key the client seals {otp_code, public_key} to. */
-export const otpEncryptionTargetBundle = (targetPublicKeyHex: string, organizationId: string, userId: string, signer: BundleSigningKey | null): string =>
+export const otpEncryptionTargetBundle = (
+  targetPublicKeyHex: string,
+  organizationId: string,
+  userId: string,
+  signer: BundleSigningKey | null,
+): string =>
   bundle({ targetPublic: targetPublicKeyHex, organizationId, userId }, signer);
 
 export type OtpBundlePlaintext = { otpCode: string; publicKey: string };
@@ -106,7 +111,12 @@ export const openOtpBundle = async (encryptedOtpBundle: string, targetPrivateKey
 };
 
 /** encryptedWalletCredentials of an export: the mnemonic sealed to clientPublicKey, data = hex JSON {encappedPublic, ciphertext, organizationId}. */
-export const exportBundle = async (clientPublicKeyHex: string, mnemonic: string, organizationId: string, signer: BundleSigningKey | null): Promise<string> => {
+export const exportBundle = async (
+  clientPublicKeyHex: string,
+  mnemonic: string,
+  organizationId: string,
+  signer: BundleSigningKey | null,
+): Promise<string> => {
   const { enc, ciphertext } = await hpkeSeal(clientPublicKeyHex, utf8(mnemonic));
   return bundle({ encappedPublic: toHex(enc), ciphertext: toHex(ciphertext), organizationId }, signer);
 };

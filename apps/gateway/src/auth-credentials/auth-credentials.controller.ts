@@ -41,7 +41,8 @@ export class AuthCredentialsController {
     @Ctx() context: RequestContext,
   ): Promise<unknown> {
     const data = { body: { ...body }, ...walletHeaders(request) };
-    const result = await this.call.request<SignedReply<unknown>>(subjects.accounts.embeddedWallet.createCredential, data, context, MAIL_SENDING_TIMEOUT_MS);
+    const subject = subjects.accounts.embeddedWallet.createCredential;
+    const result = await this.call.request<SignedReply<unknown>>(subject, data, context, MAIL_SENDING_TIMEOUT_MS);
     return answer(reply, result);
   }
 
@@ -60,7 +61,8 @@ export class AuthCredentialsController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Ctx() context: RequestContext,
   ): Promise<unknown> {
-    const result = await this.call.request(subjects.accounts.embeddedWallet.challengeCredential, { credentialId: id, body: { ...body } }, context, MAIL_SENDING_TIMEOUT_MS);
+    const data = { credentialId: id, body: { ...body } };
+    const result = await this.call.request(subjects.accounts.embeddedWallet.challengeCredential, data, context, MAIL_SENDING_TIMEOUT_MS);
     void reply.status(200);
     return result;
   }
