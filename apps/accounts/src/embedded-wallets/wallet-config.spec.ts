@@ -72,6 +72,17 @@ describe('SMTP_* and MAIL_FROM', () => {
 
   it('given no SMTP_HOST, then no relay (production OTP challenges answer 503)', () => expect(parseEmbeddedWalletConfig({}).smtp).toBeNull());
 
+  it('given every variable empty, as compose passes unset ones, then no relay and no signing key', () => {
+    const names = ['SMTP_HOST', 'SMTP_PORT', 'SMTP_SECURE', 'SMTP_REQUIRE_TLS', 'SMTP_USER', 'SMTP_PASSWORD', 'SMTP_TIMEOUT_MS', 'MAIL_FROM', 'EMBEDDED_WALLET_EXPORT_SIGNING_KEY'];
+    const config = parseEmbeddedWalletConfig(Object.fromEntries(names.map((name) => [name, ''])));
+    expect([config.smtp, config.exportSigningKey]).toEqual([null, null]);
+  });
+
+  it('given a host and empty optional settings, then the defaults', () => {
+    const smtp = parseEmbeddedWalletConfig({ ...relay, SMTP_PORT: '', SMTP_SECURE: '', SMTP_REQUIRE_TLS: '', SMTP_USER: '', SMTP_PASSWORD: '', SMTP_TIMEOUT_MS: '' }).smtp;
+    expect(smtp).toMatchObject({ port: 587, secure: false, requireTls: true, auth: null, timeoutMs: 10_000 });
+  });
+
   it('given a host and MAIL_FROM, then port 587 with STARTTLS required, no AUTH, a 10 s limit', () => {
     expect(parseEmbeddedWalletConfig(relay).smtp).toEqual({
       host: 'smtp.example.com',
