@@ -11,6 +11,12 @@ import { AccountIdQuery, AuthCredentialChallengeRequest, AuthSessionRefreshReque
 import { answer, walletHeaders } from './signed-reply';
 
 const credentialId = new IdPipe('AuthMethod', 'REFERENCE_NOT_FOUND', 'Credential');
+/**
+ * The calls that may send an OTP email wait longer than REQUEST_TIMEOUT_MS: accounts gives its SMTP
+ * relay up to SMTP_TIMEOUT_MS (10 s by default), and a gateway that gave up first would answer 503
+ * while the mail still left.
+ */
+const MAIL_SENDING_TIMEOUT_MS = 20_000;
 const sessionId = new IdPipe('Session', 'REFERENCE_NOT_FOUND', 'Session');
 
 /** /auth/credentials* and /auth/sessions*: Embedded Wallet auth, answered by the accounts service. */
@@ -34,7 +40,9 @@ export class AuthCredentialsController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Ctx() context: RequestContext,
   ): Promise<unknown> {
-    const result = await this.call.request<SignedReply<unknown>>(subjects.accounts.embeddedWallet.createCredential, { body: { ...body }, ...walletHeaders(request) }, context);
+    const data = { body: { ...body }, ...walletHeaders(request) };
+    const subject = subjects.accounts.embeddedWallet.createCredential;
+    const result = await this.call.request<SignedReply<unknown>>(subject, data, context, MAIL_SENDING_TIMEOUT_MS);
     return answer(reply, result);
   }
 
@@ -53,7 +61,8 @@ export class AuthCredentialsController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Ctx() context: RequestContext,
   ): Promise<unknown> {
-    const result = await this.call.request(subjects.accounts.embeddedWallet.challengeCredential, { credentialId: id, body: { ...body } }, context);
+    const data = { credentialId: id, body: { ...body } };
+    const result = await this.call.request(subjects.accounts.embeddedWallet.challengeCredential, data, context, MAIL_SENDING_TIMEOUT_MS);
     void reply.status(200);
     return result;
   }
