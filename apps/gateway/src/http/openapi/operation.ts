@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { applyDecorators, HttpStatus, RequestMethod } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { ApiExtension, ApiHeader, ApiOperation, type ApiOperationOptions, ApiResponse } from '@nestjs/swagger';
+import { PUBLIC_ROUTE } from '../../auth/permissions';
 
 // One decorator per route says what the OpenAPI document needs that the route decorators do not:
 // the reference's operationId, the statuses the route answers and the headers it reads. The
@@ -10,6 +11,8 @@ import { ApiExtension, ApiHeader, ApiOperation, type ApiOperationOptions, ApiRes
 /** The tag every Corridor addition to the reference is listed under (and the mark the conformance suite reads). */
 export const EXTENSION_TAG = 'Corridor Extensions';
 export const EXTENSION_MARK = 'x-corridor-extension';
+/** Marks a route that takes no credential; completeWithReference turns it into `security: []` and drops the mark. */
+export const PUBLIC_MARK = 'x-corridor-public';
 
 type OperationOptions = {
   /**
@@ -58,6 +61,7 @@ const describeOperation = (operationId: string, options: OperationOptions, extra
     ApiResponse({ status: successStatusOf(handler), description: 'Success' }),
     ...(options.signature === 'signedRetry' ? [signedRetryChallenge, walletSignature, requestId] : []),
     ...(options.signature === 'signedCall' ? [walletSignature] : []),
+    ...(Reflect.getMetadata(PUBLIC_ROUTE, handler) === true ? [ApiExtension(PUBLIC_MARK, true)] : []),
     ...extra,
   )(target, key, descriptor);
 };
