@@ -20,6 +20,8 @@ COPY --chown=node:node tsconfig.base.json tsconfig.json .swcrc ./
 COPY --chown=node:node libs ./libs
 COPY --chown=node:node apps ./apps
 COPY --chown=node:node scripts ./scripts
+# The OpenAPI document /docs serves (written by npm run openapi, committed).
+COPY --chown=node:node openapi ./openapi
 
 ARG APP=gateway
 ENV APP=${APP}

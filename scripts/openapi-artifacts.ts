@@ -18,7 +18,7 @@ const TYPES_HEADER =
 
 export const buildOpenApiArtifacts = async (): Promise<OpenApiArtifacts> => {
   const document = completeWithReference(await describeRoutes(), loadConformanceDocument());
-  const types = astToString(await openapiTS(document as Parameters<typeof openapiTS>[0], { alphabetize: true, silent: true }));
+  const types = astToString(await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { alphabetize: true, silent: true }));
   return {
     document,
     files: {
