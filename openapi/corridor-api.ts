@@ -2529,20 +2529,6 @@ export interface components {
              */
             sourceType: "ACCOUNT";
         };
-        AccountReference: {
-            /** @example InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123 */
-            accountId: string;
-        };
-        AccountRestrictions: {
-            accountRules?: components["schemas"]["AccountRule"][];
-            allowedAccountIds?: string[] | null;
-        };
-        AccountRule: {
-            accountId: string;
-            /** @enum {string} */
-            executionMode?: "AUTO" | "APPROVAL_REQUIRED";
-            perTransactionLimit?: Record<string, never> | null;
-        };
         /** Account Destination */
         AccountTransactionDestination: components["schemas"]["BaseTransactionDestination"] & {
             /**
@@ -2607,15 +2593,6 @@ export interface components {
              */
             state?: string;
         };
-        AddressInput: {
-            city?: string;
-            /** @example US */
-            country: string;
-            line1: string;
-            line2?: string;
-            postalCode: string;
-            state?: string;
-        };
         AedAccountInfo: components["schemas"]["AedAccountInfoBase"] & {
             paymentRails: "BANK_TRANSFER"[];
         };
@@ -2660,6 +2637,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** AED Account */
+        AedExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["AedAccountInfoBase"] & {
+            beneficiary: components["schemas"]["AedBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "AED_ACCOUNT";
         };
         /** AED Account */
         AedExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["AedAccountInfo"] & {
@@ -2792,7 +2779,11 @@ export interface components {
             /** @description Total number of actions matching the criteria (excluding pagination). */
             totalCount?: number;
         };
-        AgentActionRejectRequestInput: {
+        AgentActionRejectRequest: {
+            /**
+             * @description Optional human-readable reason for the rejection, stored on the action and visible to the platform.
+             * @example Transaction amount exceeds customer's current risk limit.
+             */
             reason?: string;
         };
         /**
@@ -2836,12 +2827,18 @@ export interface components {
              */
             currency?: string;
         };
-        AgentCreateRequestInput: {
-            /** @example Customer:019542f5-b3e7-1d02-0000-000000000001 */
+        AgentCreateRequest: {
+            /**
+             * @description The ID of the customer this agent will operate on behalf of.
+             * @example Customer:019542f5-b3e7-1d02-0000-000000000001
+             */
             customerId: string;
-            /** @example Payroll Automation Agent */
+            /**
+             * @description Human-readable name to identify the agent.
+             * @example Payroll Automation Agent
+             */
             name: string;
-            policy: components["schemas"]["AgentPolicyRequest"];
+            policy: components["schemas"]["AgentPolicy"];
         };
         /** @description Response returned when an agent is created, including the agent and a device code for installation. */
         AgentCreateResponse: {
@@ -2930,21 +2927,14 @@ export interface components {
             permissions: components["schemas"]["AgentPermission"][];
             spendingLimits: components["schemas"]["AgentSpendingLimits"];
         };
-        AgentPolicyRequest: {
-            accountRestrictions?: components["schemas"]["AccountRestrictions"];
-            approvalThresholds?: components["schemas"]["ApprovalThresholds"];
-            /** @enum {string} */
-            defaultExecutionMode: "AUTO" | "APPROVAL_REQUIRED";
-            permissions: ("VIEW_TRANSACTIONS" | "CREATE_TRANSFERS" | "CREATE_QUOTES" | "EXECUTE_QUOTES" | "MANAGE_EXTERNAL_ACCOUNTS")[];
-            spendingLimits: components["schemas"]["SpendingLimits"];
-        };
-        AgentPolicyUpdateRequestInput: {
-            accountRestrictions?: components["schemas"]["AccountRestrictions"];
-            approvalThresholds?: components["schemas"]["ApprovalThresholds"];
-            /** @enum {string} */
-            defaultExecutionMode?: "AUTO" | "APPROVAL_REQUIRED";
-            permissions?: ("VIEW_TRANSACTIONS" | "CREATE_TRANSFERS" | "CREATE_QUOTES" | "EXECUTE_QUOTES" | "MANAGE_EXTERNAL_ACCOUNTS")[];
-            spendingLimits?: components["schemas"]["SpendingLimitsUpdate"];
+        /** @description Partial update to an agent's policy. Only provided fields will be updated; omitted fields retain their current values. */
+        AgentPolicyUpdateRequest: {
+            accountRestrictions?: components["schemas"]["AgentAccountRestrictions"];
+            approvalThresholds?: components["schemas"]["AgentApprovalThresholds"];
+            defaultExecutionMode?: components["schemas"]["AgentExecutionMode"];
+            /** @description Updated list of permissions. Replaces the entire permissions list when provided. */
+            permissions?: components["schemas"]["AgentPermission"][];
+            spendingLimits?: components["schemas"]["AgentSpendingLimitsUpdate"];
         };
         /** @description Spending limits that cap the agent's transaction amounts and frequency. All amount fields are integers in the smallest unit of the specified currency. When a transaction is denominated in a different currency, Grid converts using the exchange rate at evaluation time. */
         AgentSpendingLimits: {
@@ -2974,6 +2964,34 @@ export interface components {
              */
             perTransactionLimit: number;
         };
+        /** @description Partial update to spending limits. Only provided fields will be updated; omitted fields retain their current values. */
+        AgentSpendingLimitsUpdate: {
+            /**
+             * @description ISO 4217 currency code that all amount limits are denominated in. Updating this recasts all existing limits into the new currency denomination.
+             * @example USD
+             */
+            currency?: string;
+            /**
+             * @description Maximum daily spend. Set to null to remove the daily limit.
+             * @example 500000
+             */
+            dailyLimit?: number | null;
+            /**
+             * @description Maximum number of transactions per day.
+             * @example 10
+             */
+            dailyTransactionLimit?: number;
+            /**
+             * @description Maximum monthly spend. Set to null to remove the monthly limit.
+             * @example 5000000
+             */
+            monthlyLimit?: number | null;
+            /**
+             * @description Maximum amount per transaction.
+             * @example 50000
+             */
+            perTransactionLimit?: number;
+        };
         /** @description Details of a transfer-type agent action (TRANSFER_OUT or TRANSFER_IN). */
         AgentTransferDetails: {
             /**
@@ -2998,14 +3016,17 @@ export interface components {
              */
             sourceAccountId: string;
         };
-        AgentTransferRequest: {
-            /** @description Minor units. Required for agents: the policy is applied to it. */
-            amount: number;
-            destination: components["schemas"]["TransferDestination"];
-            source: components["schemas"]["AccountReference"];
-        };
-        AgentUpdateRequestInput: {
+        /** @description Partial update to an agent's basic fields. At least one field must be provided. */
+        AgentUpdateRequest: {
+            /**
+             * @description Set to true to pause the agent or false to resume it.
+             * @example true
+             */
             isPaused?: boolean;
+            /**
+             * @description Updated name for the agent.
+             * @example Updated Payroll Agent
+             */
             name?: string;
         };
         /** @description Real-time counters tracking the agent's spending and transaction activity against its policy limits. */
@@ -3073,29 +3094,41 @@ export interface components {
              */
             updatedAt: string;
         };
-        ApiTokenCreateRequestInput: {
-            /** @example Sandbox read-only */
-            name: string;
+        ApiTokenCreateRequest: {
             /**
-             * @example [
-             *       "VIEW"
-             *     ]
+             * @description Name of the token to help identify it
+             * @example Sandbox read-only
              */
-            permissions: ("VIEW" | "TRANSACT" | "MANAGE")[];
+            name: string;
+            /** @description A list of permissions to grant to the token */
+            permissions: components["schemas"]["Permission"][];
         };
-        ApprovalThresholds: {
-            amount?: Record<string, never> | null;
-            /** @example USD */
-            currency?: string;
-        };
-        ApprovePaymentRequestInput: {
+        ApprovePaymentRequest: {
+            /** @description Information about the recipient, provided by the platform if requested in the original webhook via `requestedReceiverCustomerInfoFields`. */
             receiverCustomerInfo?: {
                 [key: string]: unknown;
             };
         };
-        AuthCredentialChallengeRequestInput: {
+        /**
+         * Auth Credential Challenge Request
+         * @description Request body for `POST /auth/credentials/{id}/challenge`. Required when re-challenging a `PASSKEY` credential — must carry `clientPublicKey` so Grid can bake it into the Turnkey session-creation payload the returned challenge is computed from. Ignored for `EMAIL_OTP`, where the credential type alone is sufficient because the OTP is delivered out-of-band. OAuth credentials do not use this endpoint; authenticate or reauthenticate them with `POST /auth/credentials/{id}/verify`.
+         */
+        AuthCredentialChallengeRequest: {
+            /**
+             * @description Required for `PASSKEY` credentials. Client-generated P-256 public key, hex-encoded in uncompressed SEC1 format (`04` prefix followed by the 32-byte X and 32-byte Y coordinates; 130 hex characters total). The matching private key must remain on the client. Grid bakes this key into the Turnkey session-creation payload that the returned `challenge` is computed from, so the resulting session signing key is sealed to the client. Ignored for `EMAIL_OTP`.
+             * @example 04f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31d4245acfb88c2ebd42b47628d63ecabf345484f0a9f665b63c54c897d5578be2
+             */
             clientPublicKey?: string;
         };
+        AuthCredentialCreateRequest: {
+            /**
+             * @description Identifier of the internal account that this credential will authenticate.
+             * @example InternalAccount:019542f5-b3e7-1d02-0000-000000000002
+             */
+            accountId: string;
+            type: components["schemas"]["AuthMethodType"];
+        };
+        AuthCredentialCreateRequestOneOf: components["schemas"]["EmailOtpCredentialCreateRequest"] | components["schemas"]["OauthCredentialCreateRequest"] | components["schemas"]["PasskeyCredentialCreateRequest"];
         AuthCredentialListResponse: {
             /** @description List of authentication credentials registered on the internal account. */
             data: components["schemas"]["AuthMethod"][];
@@ -3105,6 +3138,10 @@ export interface components {
          * @description Discriminated response shape returned from `POST /auth/credentials/{id}/challenge`. For `EMAIL_OTP` credentials the body is a plain `AuthMethod` (wrapped as `AuthMethodResponse` to disambiguate the oneOf). For `PASSKEY` credentials the body is a `PasskeyAuthChallenge` — the passkey auth method fields plus the WebAuthn `credentialId`, Grid-issued `challenge`, `requestId`, and `expiresAt` that drive the subsequent assertion. OAuth credentials do not use the challenge endpoint. Registration responses from `POST /auth/credentials` use the simpler `AuthMethodResponse` shape directly for all three credential types.
          */
         AuthCredentialResponseOneOf: components["schemas"]["AuthMethodResponse"] | components["schemas"]["PasskeyAuthChallenge"];
+        AuthCredentialVerifyRequest: {
+            type: components["schemas"]["AuthMethodType"];
+        };
+        AuthCredentialVerifyRequestOneOf: components["schemas"]["EmailOtpCredentialVerifyRequest"] | components["schemas"]["OauthCredentialVerifyRequest"] | components["schemas"]["PasskeyCredentialVerifyRequest"];
         AuthMethod: {
             /**
              * @description Identifier of the internal account that this credential authenticates.
@@ -3191,7 +3228,15 @@ export interface components {
              */
             id: string;
         };
-        AuthSessionRefreshRequestInput: {
+        /**
+         * Auth Session Refresh Request
+         * @description Request body for refreshing an active authentication session. The `clientPublicKey` is required on both steps of the signed-retry flow. On the initial call, Grid binds this key into the Turnkey session-creation payload returned as `payloadToSign`; on the signed retry, the client echoes the same key back and Grid uses it to encrypt the newly issued session signing key.
+         */
+        AuthSessionRefreshRequest: {
+            /**
+             * @description Client-generated P-256 public key, hex-encoded in uncompressed SEC1 format (`04` prefix followed by the 32-byte X and 32-byte Y coordinates; 130 hex characters total). The matching private key must remain on the client. Grid binds this key into the session-creation payload on the initial call and seals the returned `encryptedSessionSigningKey` to it on the signed retry.
+             * @example 04f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31d4245acfb88c2ebd42b47628d63ecabf345484f0a9f665b63c54c897d5578be2
+             */
             clientPublicKey: string;
         };
         /**
@@ -3206,6 +3251,35 @@ export interface components {
         };
         BaseDestination: {
             destinationType: components["schemas"]["DestinationType"];
+        };
+        BaseDocumentRequest: {
+            /**
+             * @description Country that issued the document (ISO 3166-1 alpha-2)
+             * @example US
+             */
+            country: string;
+            /**
+             * @description Document identification number (e.g., passport number)
+             * @example A12345678
+             */
+            documentNumber?: string;
+            documentType: components["schemas"]["DocumentType"];
+            /**
+             * Format: binary
+             * @description The document file (PDF, JPEG, or PNG, max 10 MB)
+             */
+            file: string;
+            /**
+             * @description Name of the government agency or organization that issued the document
+             * @example U.S. Department of State
+             */
+            issuingAuthority?: string;
+            /**
+             * @description Which side of the document (for two-sided documents like driver's licenses)
+             * @example FRONT
+             * @enum {string}
+             */
+            side?: "FRONT" | "BACK";
         };
         BaseExternalAccountInfo: {
             accountType: components["schemas"]["ExternalAccountType"];
@@ -3322,6 +3396,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** BDT Account */
+        BdtExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["BdtAccountInfoBase"] & {
+            beneficiary: components["schemas"]["BdtBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "BDT_ACCOUNT";
+        };
+        /** BDT Account */
         BdtExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["BdtAccountInfo"] & {
             beneficiary: components["schemas"]["BdtBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -3370,12 +3454,26 @@ export interface components {
              */
             updatedAt?: string;
         };
-        BeneficialOwnerCreateRequestInput: {
-            /** @example Customer:019542f5-b3e7-1d02-0000-000000000001 */
+        BeneficialOwnerCreateRequest: {
+            /**
+             * @description The ID of the business customer this beneficial owner is associated with
+             * @example Customer:019542f5-b3e7-1d02-0000-000000000001
+             */
             customerId: string;
+            /**
+             * @description Percentage of ownership in the business (0-100). Relevant when role includes UBO.
+             * @example 51
+             */
             ownershipPercentage: number;
-            personalInfo: components["schemas"]["BeneficialOwnerPersonalInfoInput"];
-            roles: ("UBO" | "DIRECTOR" | "COMPANY_OFFICER" | "CONTROL_PERSON" | "TRUSTEE" | "GENERAL_PARTNER")[];
+            personalInfo: components["schemas"]["BeneficialOwnerPersonalInfo"];
+            /**
+             * @description Roles of this person within the business
+             * @example [
+             *       "UBO",
+             *       "DIRECTOR"
+             *     ]
+             */
+            roles: components["schemas"]["BeneficialOwnerRole"][];
         };
         BeneficialOwnerListResponse: {
             /** @description List of beneficial owners matching the filter criteria */
@@ -3438,42 +3536,56 @@ export interface components {
              */
             phoneNumber?: string;
         };
-        BeneficialOwnerPersonalInfoInput: {
-            address: components["schemas"]["AddressInput"];
-            /** Format: date */
-            birthDate: string;
-            /** @example US */
-            countryOfIssuance?: string;
-            /** Format: email */
-            email?: string;
-            firstName: string;
-            identifier: string;
-            /** @enum {string} */
-            idType: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
-            lastName: string;
-            middleName?: string;
-            /** @example US */
-            nationality: string;
-            /** @example +14155550192 */
-            phoneNumber?: string;
-        };
-        BeneficialOwnerPersonalInfoUpdateInput: {
-            address?: components["schemas"]["AddressInput"];
-            /** Format: date */
+        /** @description Partial update for beneficial owner personal information. Only provided fields are updated. */
+        BeneficialOwnerPersonalInfoUpdate: {
+            address?: components["schemas"]["Address"];
+            /**
+             * Format: date
+             * @description Date of birth in ISO 8601 format (YYYY-MM-DD)
+             * @example 1978-06-15
+             */
             birthDate?: string;
-            /** @example US */
+            /**
+             * @description Country that issued the identification (ISO 3166-1 alpha-2)
+             * @example US
+             */
             countryOfIssuance?: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address of the individual
+             * @example jane.smith@acmecorp.com
+             */
             email?: string;
+            /**
+             * @description First name of the individual
+             * @example Jane
+             */
             firstName?: string;
+            /**
+             * @description The identification number or value
+             * @example 123-45-6789
+             */
             identifier?: string;
-            /** @enum {string} */
-            idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
+            idType?: components["schemas"]["IdentificationType"];
+            /**
+             * @description Last name of the individual
+             * @example Smith
+             */
             lastName?: string;
+            /**
+             * @description Middle name of the individual
+             * @example Marie
+             */
             middleName?: string;
-            /** @example US */
+            /**
+             * @description Country of nationality (ISO 3166-1 alpha-2)
+             * @example US
+             */
             nationality?: string;
-            /** @example +14155550192 */
+            /**
+             * @description Phone number in E.164 format
+             * @example +14155550192
+             */
             phoneNumber?: string;
         };
         /**
@@ -3482,10 +3594,21 @@ export interface components {
          * @enum {string}
          */
         BeneficialOwnerRole: "UBO" | "DIRECTOR" | "COMPANY_OFFICER" | "CONTROL_PERSON" | "TRUSTEE" | "GENERAL_PARTNER";
-        BeneficialOwnerUpdateRequestInput: {
+        BeneficialOwnerUpdateRequest: {
+            /**
+             * @description Percentage of ownership in the business (0-100)
+             * @example 51
+             */
             ownershipPercentage?: number;
-            personalInfo?: components["schemas"]["BeneficialOwnerPersonalInfoUpdateInput"];
-            roles?: ("UBO" | "DIRECTOR" | "COMPANY_OFFICER" | "CONTROL_PERSON" | "TRUSTEE" | "GENERAL_PARTNER")[];
+            personalInfo?: components["schemas"]["BeneficialOwnerPersonalInfoUpdate"];
+            /**
+             * @description Roles of this person within the business
+             * @example [
+             *       "UBO",
+             *       "DIRECTOR"
+             *     ]
+             */
+            roles?: components["schemas"]["BeneficialOwnerRole"][];
         };
         /**
          * @description The result of verifying the beneficiary name against the account holder name.
@@ -3552,6 +3675,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** BRL Account */
+        BrlExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["BrlAccountInfoBase"] & {
+            beneficiary: components["schemas"]["BrlBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "BRL_ACCOUNT";
         };
         /** BRL Account */
         BrlExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["BrlAccountInfo"] & {
@@ -3659,29 +3792,15 @@ export interface components {
              */
             customerType: "BUSINESS";
         };
-        BusinessCustomerCreateRequestInput: {
-            address?: components["schemas"]["AddressInput"];
-            businessInfo?: components["schemas"]["BusinessInfoInput"];
-            /**
-             * @example [
-             *       "USD"
-             *     ]
-             */
-            currencies?: string[];
+        /** Business Customer Create Request */
+        BusinessCustomerCreateRequest: components["schemas"]["CustomerCreateRequest"] & components["schemas"]["BusinessCustomerFields"] & {
+            businessInfo?: components["schemas"]["BusinessInfo"];
+        } & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            customerType: "BusinessCustomerCreateRequestInput";
-            /** Format: email */
-            email?: string;
-            /** @enum {string} */
-            kybStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED";
-            platformCustomerId?: string;
-            /** @example US */
-            region?: string;
-            /** @example $alice@example.com */
-            umaAddress?: string;
+            customerType: "BUSINESS";
         };
         BusinessCustomerFields: {
             address?: components["schemas"]["Address"];
@@ -3690,47 +3809,80 @@ export interface components {
             customerType: "BUSINESS";
             kybStatus?: components["schemas"]["KybStatus"];
         };
-        BusinessCustomerUpdateRequestInput: {
-            address?: components["schemas"]["AddressInput"];
-            businessInfo?: components["schemas"]["BusinessInfoUpdateInput"];
-            /**
-             * @example [
-             *       "USD"
-             *     ]
-             */
-            currencies?: string[];
+        /** Business Customer Update Request */
+        BusinessCustomerUpdateRequest: components["schemas"]["CustomerUpdateRequest"] & components["schemas"]["BusinessCustomerFields"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            customerType: "BusinessCustomerUpdateRequestInput";
-            /** Format: email */
-            email?: string;
-            /** @enum {string} */
-            kybStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED";
-            /** @example $alice@example.com */
-            umaAddress?: string;
+            customerType: "BUSINESS";
         };
-        BusinessInfoInput: {
-            /** @enum {string} */
-            businessType?: "AGRICULTURE_FORESTRY_FISHING_AND_HUNTING" | "MINING_QUARRYING_AND_OIL_AND_GAS_EXTRACTION" | "UTILITIES" | "CONSTRUCTION" | "MANUFACTURING" | "WHOLESALE_TRADE" | "RETAIL_TRADE" | "TRANSPORTATION_AND_WAREHOUSING" | "INFORMATION" | "FINANCE_AND_INSURANCE" | "REAL_ESTATE_AND_RENTAL_AND_LEASING" | "PROFESSIONAL_SCIENTIFIC_AND_TECHNICAL_SERVICES" | "MANAGEMENT_OF_COMPANIES_AND_ENTERPRISES" | "ADMINISTRATIVE_AND_SUPPORT_AND_WASTE_MANAGEMENT_AND_REMEDIATION_SERVICES" | "EDUCATIONAL_SERVICES" | "HEALTH_CARE_AND_SOCIAL_ASSISTANCE" | "ARTS_ENTERTAINMENT_AND_RECREATION" | "ACCOMMODATION_AND_FOOD_SERVICES" | "OTHER_SERVICES" | "PUBLIC_ADMINISTRATION";
+        /** @description Additional information required for business entities */
+        BusinessInfo: {
+            businessType?: components["schemas"]["BusinessType"];
+            /**
+             * @description List of countries where the business operates (ISO 3166-1 alpha-2)
+             * @example [
+             *       "US"
+             *     ]
+             */
             countriesOfOperation?: string[];
+            /**
+             * @description Country of incorporation or registration (ISO 3166-1 alpha-2)
+             * @example US
+             */
             country?: string;
+            /**
+             * @description Trade name or DBA name of the business, if different from the legal name
+             * @example Acme
+             */
             doingBusinessAs?: string;
-            /** @enum {string} */
-            entityType?: "SOLE_PROPRIETORSHIP" | "PARTNERSHIP" | "LLC" | "CORPORATION" | "S_CORPORATION" | "NON_PROFIT" | "OTHER";
-            /** @enum {string} */
+            entityType?: components["schemas"]["EntityType"];
+            /**
+             * @description Expected number of transactions per month
+             * @example COUNT_100_TO_500
+             * @enum {string}
+             */
             expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
-            /** @enum {string} */
+            /**
+             * @description Expected total transaction volume per month in USD equivalent
+             * @example VOLUME_100K_TO_1M
+             * @enum {string}
+             */
             expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
+            /**
+             * @description List of countries where the business expects to send payments (ISO 3166-1 alpha-2)
+             * @example [
+             *       "US"
+             *     ]
+             */
             expectedRecipientJurisdictions?: string[];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description Date of incorporation in ISO 8601 format (YYYY-MM-DD)
+             * @example 2018-03-14
+             */
             incorporatedOn: string;
+            /**
+             * @description Legal name of the business
+             * @example Acme Corporation, Inc.
+             */
             legalName: string;
-            /** @enum {string} */
-            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
+            purposeOfAccount?: components["schemas"]["PurposeOfAccount"];
+            /**
+             * @description Business registration number
+             * @example 5523041
+             */
             registrationNumber?: string;
+            /**
+             * @description The primary source of funds for the business
+             * @example Funds derived from customer payments for software services
+             */
             sourceOfFunds?: string;
+            /**
+             * @description Tax identification number
+             * @example 47-1234567
+             */
             taxId: string;
         };
         /**
@@ -3873,28 +4025,6 @@ export interface components {
              */
             taxId?: string;
         };
-        BusinessInfoUpdateInput: {
-            /** @enum {string} */
-            businessType?: "AGRICULTURE_FORESTRY_FISHING_AND_HUNTING" | "MINING_QUARRYING_AND_OIL_AND_GAS_EXTRACTION" | "UTILITIES" | "CONSTRUCTION" | "MANUFACTURING" | "WHOLESALE_TRADE" | "RETAIL_TRADE" | "TRANSPORTATION_AND_WAREHOUSING" | "INFORMATION" | "FINANCE_AND_INSURANCE" | "REAL_ESTATE_AND_RENTAL_AND_LEASING" | "PROFESSIONAL_SCIENTIFIC_AND_TECHNICAL_SERVICES" | "MANAGEMENT_OF_COMPANIES_AND_ENTERPRISES" | "ADMINISTRATIVE_AND_SUPPORT_AND_WASTE_MANAGEMENT_AND_REMEDIATION_SERVICES" | "EDUCATIONAL_SERVICES" | "HEALTH_CARE_AND_SOCIAL_ASSISTANCE" | "ARTS_ENTERTAINMENT_AND_RECREATION" | "ACCOMMODATION_AND_FOOD_SERVICES" | "OTHER_SERVICES" | "PUBLIC_ADMINISTRATION";
-            countriesOfOperation?: string[];
-            country?: string;
-            doingBusinessAs?: string;
-            /** @enum {string} */
-            entityType?: "SOLE_PROPRIETORSHIP" | "PARTNERSHIP" | "LLC" | "CORPORATION" | "S_CORPORATION" | "NON_PROFIT" | "OTHER";
-            /** @enum {string} */
-            expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
-            /** @enum {string} */
-            expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
-            expectedRecipientJurisdictions?: string[];
-            /** Format: date */
-            incorporatedOn?: string;
-            legalName?: string;
-            /** @enum {string} */
-            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
-            registrationNumber?: string;
-            sourceOfFunds?: string;
-            taxId?: string;
-        };
         /**
          * @description The high-level industry category of the business
          * @enum {string}
@@ -3941,6 +4071,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** BWP Account */
+        BwpExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["BwpAccountInfoBase"] & {
+            beneficiary: components["schemas"]["BwpBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "BWP_ACCOUNT";
         };
         /** BWP Account */
         BwpExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["BwpAccountInfo"] & {
@@ -3996,6 +4136,16 @@ export interface components {
             phoneNumber?: string;
             /** @description The registration number of the beneficiary */
             registrationNumber?: string;
+        };
+        /** CAD Account */
+        CadExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["CadAccountInfoBase"] & {
+            beneficiary: components["schemas"]["CadBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "CAD_ACCOUNT";
         };
         /** CAD Account */
         CadExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["CadAccountInfo"] & {
@@ -4086,23 +4236,25 @@ export interface components {
          * @enum {string}
          */
         CardBrand: "VISA" | "MASTERCARD";
-        CardCreateRequestInput: {
-            /** @example Customer:019542f5-b3e7-1d02-0000-000000000001 */
-            cardholderId: string;
-            /** @enum {string} */
-            form: "VIRTUAL";
+        CardCreateRequest: {
             /**
+             * @description The id of the `Customer` to issue the card to. The customer must have KYC status `APPROVED`; otherwise the request is rejected with `CARDHOLDER_KYC_NOT_APPROVED`.
+             * @example Customer:019542f5-b3e7-1d02-0000-000000000001
+             */
+            cardholderId: string;
+            form: components["schemas"]["CardForm"];
+            /**
+             * @description Internal account ids to bind as funding sources, in priority order. The first entry is tried first by Authorization Decisioning. Every card must be bound to at least one source, and every source must belong to the cardholder and be denominated in a card-eligible currency (USDB in v1); otherwise the request is rejected with `FUNDING_SOURCE_INELIGIBLE`.
              * @example [
              *       "InternalAccount:019542f5-b3e7-1d02-0000-000000000002"
              *     ]
              */
             fundingSources: string[];
-            /** @example card-emp-aary-001 */
+            /**
+             * @description Optional platform-specific card identifier. System-generated when omitted, mirroring `platformCustomerId` semantics.
+             * @example card-emp-aary-001
+             */
             platformCardId?: string;
-        };
-        CardCurrency: {
-            /** @example USD */
-            code: string;
         };
         /**
          * @description Physical form factor of the card. Only `VIRTUAL` is supported in v1;
@@ -4140,14 +4292,6 @@ export interface components {
              * @description Merchant Category Code (ISO 18245) — four-digit numeric string.
              * @example 5814
              */
-            mcc?: string;
-        };
-        CardMerchantInput: {
-            /** @example US */
-            country?: string;
-            /** @example BLUE BOTTLE COFFEE SF */
-            descriptor: string;
-            /** @example 5814 */
             mcc?: string;
         };
         CardPullSummary: {
@@ -4293,14 +4437,22 @@ export interface components {
          * @enum {string}
          */
         CardTransactionStatus: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
-        CardUpdateRequestInput: {
+        /** @description Update request for `PATCH /cards/{id}`. At least one of `state` or `fundingSources` must be supplied. `state` transitions are limited to `ACTIVE ⇄ FROZEN` and `ACTIVE | FROZEN → CLOSED`; any other transition returns `409 INVALID_STATE_TRANSITION`. `CLOSED` is terminal and irreversible and cannot be combined with `fundingSources`. `fundingSources`, when supplied, fully replaces the card's bound funding sources — the array order determines the priority Authorization Decisioning tries them in. */
+        CardUpdateRequest: {
+            /**
+             * @description New ordered list of internal account ids to bind as funding sources. Fully replaces the previous binding. Each id must belong to the cardholder and be denominated in the card's currency. The list must contain at least one source — to stop a card from spending without removing all sources, transition it to `FROZEN` instead. Cannot be supplied alongside `state: CLOSED`.
+             * @example [
+             *       "InternalAccount:019542f5-b3e7-1d02-0000-000000000002",
+             *       "InternalAccount:019542f5-b3e7-1d02-0000-000000000003"
+             *     ]
+             */
             fundingSources?: string[];
-            /** @enum {string} */
+            /**
+             * @description Target state for the card. Permitted transitions are `ACTIVE ⇄ FROZEN` and `ACTIVE | FROZEN → CLOSED`. `CLOSED` is terminal and irreversible; once closed, the card stays in the system for audit and reconciliation but cannot transact again.
+             * @example FROZEN
+             * @enum {string}
+             */
             state?: "ACTIVE" | "FROZEN" | "CLOSED";
-        };
-        ClaimInvitationRequest: {
-            /** @example $bob@other.example */
-            inviteeUma: string;
         };
         CnyAccountInfo: components["schemas"]["CnyAccountInfoBase"] & {
             paymentRails: ("MOBILE_MONEY" | "BANK_TRANSFER")[];
@@ -4351,6 +4503,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** CNY Account */
+        CnyExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["CnyAccountInfoBase"] & {
+            beneficiary: components["schemas"]["CnyBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "CNY_ACCOUNT";
+        };
+        /** CNY Account */
         CnyExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["CnyAccountInfo"] & {
             beneficiary: components["schemas"]["CnyBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -4360,10 +4522,11 @@ export interface components {
              */
             accountType: "CNY_ACCOUNT";
         };
-        ConfirmReceiptDeliveryRequestInput: {
+        ConfirmReceiptDeliveryRequest: {
             /**
              * Format: date-time
-             * @description Defaults to the current server time.
+             * @description The time at which the platform delivered the transaction receipt to their customer. If omitted, the current server time is used.
+             * @example 2025-08-15T14:31:00Z
              */
             receiptDeliveryConfirmedAt?: string;
         };
@@ -4429,6 +4592,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** COP Account */
+        CopExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["CopAccountInfoBase"] & {
+            beneficiary: components["schemas"]["CopBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "COP_ACCOUNT";
+        };
+        /** COP Account */
         CopExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["CopAccountInfo"] & {
             beneficiary: components["schemas"]["CopBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -4446,11 +4619,6 @@ export interface components {
             mandatory: boolean;
             name: components["schemas"]["CustomerInfoFieldName"];
         };
-        CounterpartyFieldDefinitionInput: {
-            mandatory: boolean;
-            /** @enum {string} */
-            name: "FULL_NAME" | "BIRTH_DATE" | "NATIONALITY" | "PHONE_NUMBER" | "EMAIL" | "POSTAL_ADDRESS" | "TAX_ID" | "REGISTRATION_NUMBER" | "USER_TYPE" | "COUNTRY_OF_RESIDENCE" | "ACCOUNT_IDENTIFIER" | "FI_LEGAL_ENTITY_NAME" | "FI_ADDRESS" | "PURPOSE_OF_PAYMENT" | "ULTIMATE_INSTITUTION_COUNTRY" | "IDENTIFIER" | "BUSINESS_TYPE" | "COMPANY_LEGAL_NAME" | "ID_TYPE" | "ID_NUMBER";
-        };
         /**
          * @description Additional information about the counterparty, if available and relevant to the transaction and platform.
          * @example {
@@ -4461,19 +4629,6 @@ export interface components {
          */
         CounterpartyInformation: {
             [key: string]: unknown;
-        };
-        CreateInvitationRequest: {
-            /** @description Minor units of the inviter’s currency. */
-            amountToSend?: number;
-            /** Format: date-time */
-            expiresAt?: string;
-            /** @example Bob */
-            firstName?: string;
-            /**
-             * @description The UMA address of one of your customers.
-             * @example $alice@acme.example
-             */
-            inviterUma: string;
         };
         Currency: {
             /**
@@ -4580,6 +4735,39 @@ export interface components {
              */
             readonly updatedAt?: string;
         };
+        CustomerCreateRequest: {
+            /**
+             * @description List of currency codes the customer will use (ISO 4217 for fiat, e.g. "USD", "EUR"; tickers for crypto, e.g. "BTC", "USDC"). Required if the customer will use more than one sending currency, since the correct currencies cannot always be inferred. If not provided, currencies will be inferred from the customer's region. Some currency combinations may require separate customers — if so, the request will be rejected with details.
+             * @example [
+             *       "USD",
+             *       "USDC"
+             *     ]
+             */
+            currencies?: string[];
+            customerType: components["schemas"]["CustomerType"];
+            /**
+             * Format: email
+             * @description Email address for the customer.
+             * @example john.doe@example.com
+             */
+            email?: string;
+            /**
+             * @description Platform-specific customer identifier. If not provided, one will be generated by the system.
+             * @example 9f84e0c2a72c4fa
+             */
+            platformCustomerId?: string;
+            /**
+             * @description Country code (ISO 3166-1 alpha-2) representing the customer's regional identity. This determines the regulatory jurisdiction and KYC requirements for the customer. Required if the customer will use currencies with different KYC requirements across regions. A customer with accounts in multiple regions should be registered as separate customers. This field is immutable after creation.
+             * @example US
+             */
+            region?: string;
+            /**
+             * @description Optional UMA address identifier. If not provided during customer creation, one will be generated by the system. If provided during customer update, the UMA address will be updated to the provided value. This is an optional identifier to route payments to the customer. This is an optional identifier to route payments to the customer.
+             * @example $john.doe@uma.domain.com
+             */
+            umaAddress?: string;
+        };
+        CustomerCreateRequestOneOf: components["schemas"]["IndividualCustomerCreateRequest"] | components["schemas"]["BusinessCustomerCreateRequest"];
         /**
          * @description Name of a type of field containing info about a platform's customer or counterparty customer.
          * @example FULL_NAME
@@ -4603,6 +4791,34 @@ export interface components {
          * @enum {string}
          */
         CustomerType: "INDIVIDUAL" | "BUSINESS";
+        /**
+         * Customer Update Request
+         * @description Request body for `PATCH /customers/{customerId}`. When `email` changes for a customer with tied Embedded Wallet internal accounts, Grid updates the customer email and every tied `EMAIL_OTP` credential across all tied Embedded Wallets through the endpoint's signed-retry flow.
+         */
+        CustomerUpdateRequest: {
+            /**
+             * @description Updated list of currency codes the customer will use (ISO 4217 for fiat, e.g. "USD", "EUR"; tickers for crypto, e.g. "BTC", "USDC"). Replaces the existing list. Some currency combinations may require separate customers — if so, the request will be rejected with details.
+             * @example [
+             *       "USD",
+             *       "EUR",
+             *       "USDC"
+             *     ]
+             */
+            currencies?: string[];
+            customerType: components["schemas"]["CustomerType"];
+            /**
+             * Format: email
+             * @description Email address for the customer. For customers with tied Embedded Wallet internal accounts, changing this value also updates every tied `EMAIL_OTP` credential across all tied Embedded Wallets.
+             * @example john.doe@example.com
+             */
+            email?: string;
+            /**
+             * @description Optional UMA address identifier. If provided, the customer's UMA address will be updated. This is an optional identifier to route payments to the customer.
+             * @example $john.doe@uma.domain.com
+             */
+            umaAddress?: string;
+        };
+        CustomerUpdateRequestOneOf: components["schemas"]["IndividualCustomerUpdateRequest"] | components["schemas"]["BusinessCustomerUpdateRequest"];
         CustomerWebhook: components["schemas"]["BaseWebhook"] & {
             data: components["schemas"]["CustomerOneOf"];
             /** @enum {string} */
@@ -4671,6 +4887,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** DKK Account */
+        DkkExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["DkkAccountInfoBase"] & {
+            beneficiary: components["schemas"]["DkkBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "DKK_ACCOUNT";
         };
         /** DKK Account */
         DkkExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["DkkAccountInfo"] & {
@@ -4743,6 +4969,8 @@ export interface components {
             /** @description Total number of results matching the criteria */
             totalCount?: number;
         };
+        /** Document Replace Request */
+        DocumentReplaceRequest: components["schemas"]["BaseDocumentRequest"];
         /**
          * @description Type of identity or business verification document. Document types are grouped by verification category:
          *     **Identity** — PASSPORT, DRIVERS_LICENSE, NATIONAL_ID
@@ -4754,6 +4982,14 @@ export interface components {
          * @enum {string}
          */
         DocumentType: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
+        /** Document Upload Request */
+        DocumentUploadRequest: components["schemas"]["BaseDocumentRequest"] & {
+            /**
+             * @description ID of the entity that owns this document. Can be a Customer ID or a BeneficialOwner ID.
+             * @example BeneficialOwner:019542f5-b3e7-1d02-0000-000000000001
+             */
+            documentHolder: string;
+        };
         EgpAccountInfo: components["schemas"]["EgpAccountInfoBase"] & {
             paymentRails: ("BANK_TRANSFER" | "MOBILE_MONEY")[];
         };
@@ -4806,6 +5042,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** EGP Account */
+        EgpExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["EgpAccountInfoBase"] & {
+            beneficiary: components["schemas"]["EgpBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "EGP_ACCOUNT";
+        };
+        /** EGP Account */
         EgpExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["EgpAccountInfo"] & {
             beneficiary: components["schemas"]["EgpBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -4814,6 +5060,44 @@ export interface components {
              * @enum {string}
              */
             accountType: "EGP_ACCOUNT";
+        };
+        /** Email OTP Credential Create Request */
+        EmailOtpCredentialCreateRequest: components["schemas"]["AuthCredentialCreateRequest"] & components["schemas"]["EmailOtpCredentialCreateRequestFields"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "EMAIL_OTP";
+        };
+        EmailOtpCredentialCreateRequestFields: {
+            /**
+             * @description Discriminator value identifying this as an email OTP credential.
+             * @enum {string}
+             */
+            type: "EMAIL_OTP";
+        };
+        /** Email OTP Credential Verify Request */
+        EmailOtpCredentialVerifyRequest: components["schemas"]["AuthCredentialVerifyRequest"] & components["schemas"]["EmailOtpCredentialVerifyRequestFields"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "EMAIL_OTP";
+        };
+        /** @description Verify an email-OTP credential via the secure two-leg flow. The client HPKE-encrypts the OTP code (together with its public key) under the `otpEncryptionTargetBundle` returned from registration when present, or from `POST /auth/credentials/{id}/challenge` when registration omitted it or the OTP must be reissued, submits the result here, and receives `202` with a `payloadToSign` carrying a `verificationToken` bound to the client's public key. The client signs that token with the matching private key and retries this request with `Grid-Wallet-Signature` + `Request-Id` headers to obtain the session. Plaintext OTP codes are never sent over the wire. */
+        EmailOtpCredentialVerifyRequestFields: {
+            /**
+             * @description HPKE-sealed OTP attempt — the OTP code never reaches Grid in plaintext. The client generates a fresh ephemeral P-256 key pair (the session signing key pair it keeps once login completes), HPKE-encrypts `{otp_code, public_key}` (the code the user entered plus that key pair's public key) to the key in `otpEncryptionTargetBundle`, and submits the encrypted result here. The value is the `{encappedPublic, ciphertext}` JSON an HPKE library produces; the Global Accounts client-keys guide has a worked example.
+             *
+             *     On success the response is `202` with a `payloadToSign` carrying a `verificationToken` bound to the public key sealed in this bundle. Sign that token with the matching private key, then retry this request with the full stamp in `Grid-Wallet-Signature` and the `requestId` in `Request-Id` to complete the flow and receive the session. The client keeps that private key as the session signing key, and its public key becomes the session API key.
+             * @example {"encappedPublic":"044f631a2d890bc6668d997ee184e190650d06adf970987568ec641214a00403b73effe1ef406c60a5cde8508a4484567ddb8056fbd493bee614cd727aef02a838","ciphertext":"1fa1023390a56539aa48cbb380aa28f544ed5cc04861566bb806e25ba026f14660eaf4140a05b388dd012eaa899759a6a92576cdca8c1b7d12e147bd96cc26ed9f74886794155d8ac5cf0fdc"}
+             */
+            encryptedOtpBundle: string;
+            /**
+             * @description Discriminator value identifying this as an email OTP verification.
+             * @enum {string}
+             */
+            type: "EMAIL_OTP";
         };
         /**
          * @description Per-platform embedded-wallet configuration. Controls branding and OTP
@@ -4866,21 +5150,6 @@ export interface components {
              * @description Custom sender display name. Defaults to "Notifications" when not set.
              * @example Acme Notifications
              */
-            sendFromEmailSenderName?: string;
-        };
-        EmbeddedWalletConfigInput: {
-            alphanumeric?: boolean;
-            appName?: string;
-            expirationSeconds?: number;
-            /** Format: uri */
-            logoUrl?: string;
-            /** @description Corridor extension (decision 0021): the OAuth client ids whose OIDC ID tokens OAUTH credentials accept (the token’s aud must be one). Required for OAUTH credentials on production platforms; sandbox platforms without it accept any aud. */
-            oidcAudiences?: string[];
-            otpLength?: number;
-            /** Format: email */
-            replyToEmailAddress?: string;
-            /** Format: email */
-            sendFromEmailAddress?: string;
             sendFromEmailSenderName?: string;
         };
         /**
@@ -5204,6 +5473,33 @@ export interface components {
              */
             status: 501;
         };
+        EstimateCryptoWithdrawalFeeRequest: {
+            /**
+             * @description The amount to withdraw in the smallest unit of the currency.
+             * @example 1000000
+             */
+            amount: number;
+            /**
+             * @description The blockchain network for the withdrawal. Example values: SOLANA, ETHEREUM, BASE, POLYGON, SPARK, LIGHTNING, BITCOIN.
+             * @example SOLANA
+             */
+            cryptoNetwork: string;
+            /**
+             * @description The currency code of the asset to withdraw (e.g. USDC).
+             * @example USDC
+             */
+            currency: string;
+            /**
+             * @description The blockchain address to withdraw funds to.
+             * @example 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU
+             */
+            destinationAddress: string;
+            /**
+             * @description The ID of the crypto internal account to withdraw from.
+             * @example InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123
+             */
+            internalAccountId: string;
+        };
         EstimateCryptoWithdrawalFeeResponse: {
             /**
              * @description The application fee charged by the platform in the smallest unit of the withdrawal currency. Zero if no application fee applies.
@@ -5230,18 +5526,6 @@ export interface components {
              * @example 5000
              */
             totalFee: number;
-        };
-        EstimateWithdrawalFeeRequest: {
-            /** @example 1000000 */
-            amount: number;
-            /** @enum {string} */
-            cryptoNetwork: "SOLANA" | "ETHEREUM" | "BASE" | "POLYGON" | "SPARK" | "LIGHTNING" | "BITCOIN";
-            /** @example USDC */
-            currency: string;
-            /** @example 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU */
-            destinationAddress: string;
-            /** @example InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123 */
-            internalAccountId: string;
         };
         /** Ethereum L1 Wallet */
         EthereumWalletExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["EthereumWalletInfo"] & {
@@ -5304,6 +5588,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** EUR Account */
+        EurExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["EurAccountInfoBase"] & {
+            beneficiary: components["schemas"]["EurBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "EUR_ACCOUNT";
         };
         /** EUR Account */
         EurExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["EurAccountInfo"] & {
@@ -5413,28 +5707,38 @@ export interface components {
              */
             status: components["schemas"]["ExternalAccountStatus"];
         };
-        ExternalAccountCreateRequestInput: {
-            /** @description An accountInfo variant selected by accountType (USD_ACCOUNT, EUR_ACCOUNT, SPARK_WALLET, …), validated per variant by the accounts service. */
-            accountInfo: {
-                [key: string]: unknown;
-            };
-            /** @example USD */
+        ExternalAccountCreateInfoOneOf: components["schemas"]["AedExternalAccountCreateInfo"] | components["schemas"]["BdtExternalAccountCreateInfo"] | components["schemas"]["BrlExternalAccountCreateInfo"] | components["schemas"]["BwpExternalAccountCreateInfo"] | components["schemas"]["CadExternalAccountCreateInfo"] | components["schemas"]["CnyExternalAccountCreateInfo"] | components["schemas"]["CopExternalAccountCreateInfo"] | components["schemas"]["DkkExternalAccountCreateInfo"] | components["schemas"]["EgpExternalAccountCreateInfo"] | components["schemas"]["EurExternalAccountCreateInfo"] | components["schemas"]["GbpExternalAccountCreateInfo"] | components["schemas"]["GhsExternalAccountCreateInfo"] | components["schemas"]["GtqExternalAccountCreateInfo"] | components["schemas"]["HkdExternalAccountCreateInfo"] | components["schemas"]["HtgExternalAccountCreateInfo"] | components["schemas"]["IdrExternalAccountCreateInfo"] | components["schemas"]["InrExternalAccountCreateInfo"] | components["schemas"]["JmdExternalAccountCreateInfo"] | components["schemas"]["KesExternalAccountCreateInfo"] | components["schemas"]["MwkExternalAccountCreateInfo"] | components["schemas"]["MxnExternalAccountCreateInfo"] | components["schemas"]["MyrExternalAccountCreateInfo"] | components["schemas"]["NgnExternalAccountCreateInfo"] | components["schemas"]["PhpExternalAccountCreateInfo"] | components["schemas"]["PkrExternalAccountCreateInfo"] | components["schemas"]["RwfExternalAccountCreateInfo"] | components["schemas"]["SgdExternalAccountCreateInfo"] | components["schemas"]["SlvExternalAccountCreateInfo"] | components["schemas"]["ThbExternalAccountCreateInfo"] | components["schemas"]["TzsExternalAccountCreateInfo"] | components["schemas"]["UgxExternalAccountCreateInfo"] | components["schemas"]["UsdExternalAccountCreateInfo"] | components["schemas"]["VndExternalAccountCreateInfo"] | components["schemas"]["XafExternalAccountCreateInfo"] | components["schemas"]["XofExternalAccountCreateInfo"] | components["schemas"]["ZarExternalAccountCreateInfo"] | components["schemas"]["ZmwExternalAccountCreateInfo"] | components["schemas"]["SwiftExternalAccountCreateInfo"] | components["schemas"]["BaseWalletExternalAccountInfo"] | components["schemas"]["EthereumWalletExternalAccountInfo"] | components["schemas"]["LightningExternalAccountInfo"] | components["schemas"]["PolygonWalletExternalAccountInfo"] | components["schemas"]["SolanaWalletExternalAccountInfo"] | components["schemas"]["SparkWalletExternalAccountInfo"] | components["schemas"]["TronWalletExternalAccountInfo"];
+        ExternalAccountCreateRequest: {
+            accountInfo: components["schemas"]["ExternalAccountCreateInfoOneOf"];
+            /**
+             * @description The ISO 4217 currency code
+             * @example USD
+             */
             currency: string;
-            /** @example Customer:019542f5-b3e7-1d02-0000-000000000001 */
+            /**
+             * @description The ID of the customer for whom to create the external account. If not provided, the external account will be created on behalf of the platform.
+             * @example Customer:019542f5-b3e7-1d02-0000-000000000001
+             */
             customerId?: string;
             /**
-             * @description Make this the customer’s default UMA deposit account, replacing any other.
+             * @description Whether to set the external account as the default UMA deposit account. When set to true, incoming payments to this customer's UMA address will be automatically deposited into this external account. False if not provided. Note that only one external account can be set as the default UMA deposit account for a customer, so if there is already a default UMA deposit account, this will override the existing default UMA deposit account. If there is no default UMA deposit account, incoming UMA payments will be deposited into the primary internal account for the customer.
              * @default false
              */
             defaultUmaDepositAccount: boolean;
-            /** @description Your own identifier for the account. */
+            /**
+             * @description Your platform's identifier for the account in your system. This can be used to reference the account by your own identifier.
+             * @example ext_acc_123456
+             */
             platformAccountId?: string;
         };
-        ExternalAccountDestination: {
-            /** @example InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123 */
+        ExternalAccountDestinationReference: {
+            /**
+             * @description Reference to an external account ID
+             * @example ExternalAccount:e85dcbd6-dced-4ec4-b756-3c3a9ea3d965
+             */
             accountId: string;
-            /** @enum {string} */
-            paymentRail?: "ACH" | "ACH_COLOMBIA" | "BANK_TRANSFER" | "BRE_B" | "CIPS" | "FAST" | "FASTER_PAYMENTS" | "FEDNOW" | "INSTAPAY" | "MOBILE_MONEY" | "NEFT" | "PAYNOW" | "PESONET" | "PIX" | "RTGS" | "RTP" | "SEPA" | "SEPA_INSTANT" | "SPEI" | "SWIFT" | "UNIONPAY" | "UPI" | "WIRE";
+            /** @description The payment rail to use for the transfer. Must be one of the rails supported by the destination account. If not specified, the system will select a default rail. */
+            paymentRail?: components["schemas"]["PaymentRail"];
         };
         ExternalAccountInfoOneOf: components["schemas"]["AedExternalAccountInfo"] | components["schemas"]["BdtExternalAccountInfo"] | components["schemas"]["BrlExternalAccountInfo"] | components["schemas"]["BwpExternalAccountInfo"] | components["schemas"]["CadExternalAccountInfo"] | components["schemas"]["CopExternalAccountInfo"] | components["schemas"]["DkkExternalAccountInfo"] | components["schemas"]["EgpExternalAccountInfo"] | components["schemas"]["EurExternalAccountInfo"] | components["schemas"]["GbpExternalAccountInfo"] | components["schemas"]["GhsExternalAccountInfo"] | components["schemas"]["GtqExternalAccountInfo"] | components["schemas"]["HkdExternalAccountInfo"] | components["schemas"]["HtgExternalAccountInfo"] | components["schemas"]["IdrExternalAccountInfo"] | components["schemas"]["InrExternalAccountInfo"] | components["schemas"]["JmdExternalAccountInfo"] | components["schemas"]["KesExternalAccountInfo"] | components["schemas"]["MwkExternalAccountInfo"] | components["schemas"]["MxnExternalAccountInfo"] | components["schemas"]["MyrExternalAccountInfo"] | components["schemas"]["NgnExternalAccountInfo"] | components["schemas"]["PhpExternalAccountInfo"] | components["schemas"]["PkrExternalAccountInfo"] | components["schemas"]["RwfExternalAccountInfo"] | components["schemas"]["SgdExternalAccountInfo"] | components["schemas"]["SlvExternalAccountInfo"] | components["schemas"]["ThbExternalAccountInfo"] | components["schemas"]["TzsExternalAccountInfo"] | components["schemas"]["UgxExternalAccountInfo"] | components["schemas"]["UsdExternalAccountInfo"] | components["schemas"]["VndExternalAccountInfo"] | components["schemas"]["XafExternalAccountInfo"] | components["schemas"]["XofExternalAccountInfo"] | components["schemas"]["ZarExternalAccountInfo"] | components["schemas"]["ZmwExternalAccountInfo"] | components["schemas"]["SwiftExternalAccountInfo"] | components["schemas"]["BaseWalletExternalAccountInfo"] | components["schemas"]["EthereumWalletExternalAccountInfo"] | components["schemas"]["LightningExternalAccountInfo"] | components["schemas"]["PolygonWalletExternalAccountInfo"] | components["schemas"]["SolanaWalletExternalAccountInfo"] | components["schemas"]["SparkWalletExternalAccountInfo"] | components["schemas"]["TronWalletExternalAccountInfo"] | components["schemas"]["CnyExternalAccountInfo"];
         ExternalAccountListResponse: {
@@ -5446,6 +5750,13 @@ export interface components {
             nextCursor?: string;
             /** @description Total number of external accounts matching the criteria (excluding pagination) */
             totalCount?: number;
+        };
+        ExternalAccountReference: {
+            /**
+             * @description Reference to an external account ID
+             * @example ExternalAccount:e85dcbd6-dced-4ec4-b756-3c3a9ea3d965
+             */
+            accountId: string;
         };
         /**
          * @description Status of an external account
@@ -5522,6 +5833,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** GBP Account */
+        GbpExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["GbpAccountInfoBase"] & {
+            beneficiary: components["schemas"]["GbpBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "GBP_ACCOUNT";
+        };
+        /** GBP Account */
         GbpExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["GbpAccountInfo"] & {
             beneficiary: components["schemas"]["GbpBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -5578,6 +5899,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** GHS Account */
+        GhsExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["GhsAccountInfoBase"] & {
+            beneficiary: components["schemas"]["GhsBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "GHS_ACCOUNT";
         };
         /** GHS Account */
         GhsExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["GhsAccountInfo"] & {
@@ -5643,6 +5974,16 @@ export interface components {
             phoneNumber: string;
         };
         /** GTQ Account */
+        GtqExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["GtqAccountInfoBase"] & {
+            beneficiary: components["schemas"]["GtqBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "GTQ_ACCOUNT";
+        };
+        /** GTQ Account */
         GtqExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["GtqAccountInfo"] & {
             beneficiary: components["schemas"]["GtqBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -5701,6 +6042,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** HKD Account */
+        HkdExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["HkdAccountInfoBase"] & {
+            beneficiary: components["schemas"]["HkdBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "HKD_ACCOUNT";
+        };
+        /** HKD Account */
         HkdExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["HkdAccountInfo"] & {
             beneficiary: components["schemas"]["HkdBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -5748,6 +6099,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** HTG Account */
+        HtgExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["HtgAccountInfoBase"] & {
+            beneficiary: components["schemas"]["HtgBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "HTG_ACCOUNT";
         };
         /** HTG Account */
         HtgExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["HtgAccountInfo"] & {
@@ -5821,6 +6182,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** IDR Account */
+        IdrExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["IdrAccountInfoBase"] & {
+            beneficiary: components["schemas"]["IdrBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "IDR_ACCOUNT";
         };
         /** IDR Account */
         IdrExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["IdrAccountInfo"] & {
@@ -5931,32 +6302,13 @@ export interface components {
              */
             customerType: "INDIVIDUAL";
         };
-        IndividualCustomerCreateRequestInput: {
-            address?: components["schemas"]["AddressInput"];
-            /** Format: date */
-            birthDate?: string;
-            /**
-             * @example [
-             *       "USD"
-             *     ]
-             */
-            currencies?: string[];
+        /** Individual Customer Create Request */
+        IndividualCustomerCreateRequest: components["schemas"]["CustomerCreateRequest"] & components["schemas"]["IndividualCustomerFields"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            customerType: "IndividualCustomerCreateRequestInput";
-            /** Format: email */
-            email?: string;
-            fullName?: string;
-            /** @enum {string} */
-            kycStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED";
-            nationality?: string;
-            platformCustomerId?: string;
-            /** @example US */
-            region?: string;
-            /** @example $alice@example.com */
-            umaAddress?: string;
+            customerType: "INDIVIDUAL";
         };
         IndividualCustomerFields: {
             address?: components["schemas"]["Address"];
@@ -5980,29 +6332,13 @@ export interface components {
              */
             nationality?: string;
         };
-        IndividualCustomerUpdateRequestInput: {
-            address?: components["schemas"]["AddressInput"];
-            /** Format: date */
-            birthDate?: string;
-            /**
-             * @example [
-             *       "USD"
-             *     ]
-             */
-            currencies?: string[];
+        /** Individual Customer Update Request */
+        IndividualCustomerUpdateRequest: components["schemas"]["CustomerUpdateRequest"] & components["schemas"]["IndividualCustomerFields"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            customerType: "IndividualCustomerUpdateRequestInput";
-            /** Format: email */
-            email?: string;
-            fullName?: string;
-            /** @enum {string} */
-            kycStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED";
-            nationality?: string;
-            /** @example $alice@example.com */
-            umaAddress?: string;
+            customerType: "INDIVIDUAL";
         };
         InrAccountInfo: components["schemas"]["InrAccountInfoBase"] & {
             paymentRails: "UPI"[];
@@ -6042,6 +6378,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** INR Account */
+        InrExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["InrAccountInfoBase"] & {
+            beneficiary: components["schemas"]["InrBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "INR_ACCOUNT";
         };
         /** INR Account */
         InrExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["InrAccountInfo"] & {
@@ -6090,7 +6436,15 @@ export interface components {
              */
             updatedAt: string;
         };
-        InternalAccountExportRequestInput: {
+        /**
+         * Internal Account Export Request
+         * @description Request body for `POST /internal-accounts/{id}/export`. The `clientPublicKey` is required on both steps of the signed-retry flow. On step 1 Grid binds it into `payloadToSign` so the subsequent stamp in `Grid-Wallet-Signature` commits to the target pubkey; on step 2 the client echoes the same `clientPublicKey` back and Grid uses it to encrypt the wallet credentials returned in the `200` response.
+         */
+        InternalAccountExportRequest: {
+            /**
+             * @description Fresh P-256 public key, uncompressed SEC1 hex — 130 hex chars where the first two are `04` (the uncompressed-point indicator). Generate a new keypair for each export and discard the private key after decrypting the response.
+             * @example 04f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31d4245acfb88c2ebd42b47628d63ecabf345484f0a9f665b63c54c897d5578be2
+             */
             clientPublicKey: string;
         };
         /** Internal Account Export Response */
@@ -6117,6 +6471,13 @@ export interface components {
             nextCursor?: string;
             /** @description Total number of customers matching the criteria (excluding pagination) */
             totalCount?: number;
+        };
+        InternalAccountReference: {
+            /**
+             * @description Reference to an internal account ID
+             * @example InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123
+             */
+            accountId: string;
         };
         /**
          * Internal Account Status
@@ -6145,8 +6506,15 @@ export interface components {
          * @enum {string}
          */
         InternalAccountType: "INTERNAL_FIAT" | "INTERNAL_CRYPTO" | "EMBEDDED_WALLET";
-        InternalAccountUpdateRequestInput: {
-            /** @description Wallet privacy of an EMBEDDED_WALLET account. */
+        /**
+         * Internal Account Update Request
+         * @description Partial request body for `PATCH /internal-accounts/{id}`. At least one update field must be provided. On step 1 of the signed-retry flow Grid binds the submitted update fields into `payloadToSign`; on step 2 the client echoes the same fields back and Grid applies the update to the internal account.
+         */
+        InternalAccountUpdateRequest: {
+            /**
+             * @description Whether wallet privacy should be enabled for the Embedded Wallet.
+             * @example true
+             */
             privateEnabled?: boolean;
         };
         InvitationClaimedWebhook: components["schemas"]["BaseWebhook"] & {
@@ -6198,6 +6566,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber: string;
+        };
+        /** JMD Account */
+        JmdExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["JmdAccountInfoBase"] & {
+            beneficiary: components["schemas"]["JmdBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "JMD_ACCOUNT";
         };
         /** JMD Account */
         JmdExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["JmdAccountInfo"] & {
@@ -6252,6 +6630,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** KES Account */
+        KesExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["KesAccountInfoBase"] & {
+            beneficiary: components["schemas"]["KesBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "KES_ACCOUNT";
+        };
+        /** KES Account */
         KesExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["KesAccountInfo"] & {
             beneficiary: components["schemas"]["KesBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -6267,9 +6655,11 @@ export interface components {
          * @enum {string}
          */
         KybStatus: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED";
-        KycLinkCreateRequestInput: {
+        /** @description Request body for generating a hosted KYC link for an existing customer. */
+        KycLinkCreateRequest: {
             /**
              * Format: uri
+             * @description URI the customer is redirected to after completing the hosted KYC flow. Must start with `https://` (or `http://` for local development). Embedded in the returned `kycUrl`.
              * @example https://app.example.com/onboarding/completed
              */
             redirectUri?: string;
@@ -6312,7 +6702,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            accountType: "LIGHTNING" | "LIGHTNING_ACCOUNT";
+            accountType: "LIGHTNING";
         };
         /** @description Lightning payment destination. Exactly one of `invoice`, `bolt12`, or `lightningAddress` must be provided. */
         LightningInfo: {
@@ -6377,6 +6767,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** MWK Account */
+        MwkExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["MwkAccountInfoBase"] & {
+            beneficiary: components["schemas"]["MwkBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "MWK_ACCOUNT";
+        };
+        /** MWK Account */
         MwkExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["MwkAccountInfo"] & {
             beneficiary: components["schemas"]["MwkBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -6424,6 +6824,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** MXN Account */
+        MxnExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["MxnAccountInfoBase"] & {
+            beneficiary: components["schemas"]["MxnBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "MXN_ACCOUNT";
         };
         /** MXN Account */
         MxnExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["MxnAccountInfo"] & {
@@ -6484,6 +6894,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** MYR Account */
+        MyrExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["MyrAccountInfoBase"] & {
+            beneficiary: components["schemas"]["MyrBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "MYR_ACCOUNT";
+        };
+        /** MYR Account */
         MyrExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["MyrAccountInfo"] & {
             beneficiary: components["schemas"]["MyrBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -6536,6 +6956,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** NGN Account */
+        NgnExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["NgnAccountInfoBase"] & {
+            beneficiary: components["schemas"]["NgnBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "NGN_ACCOUNT";
+        };
+        /** NGN Account */
         NgnExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["NgnAccountInfo"] & {
             beneficiary: components["schemas"]["NgnBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -6544,6 +6974,51 @@ export interface components {
              * @enum {string}
              */
             accountType: "NGN_ACCOUNT";
+        };
+        /** OAuth Credential Create Request */
+        OauthCredentialCreateRequest: components["schemas"]["AuthCredentialCreateRequest"] & components["schemas"]["OauthCredentialCreateRequestFields"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "OAUTH";
+        };
+        OauthCredentialCreateRequestFields: {
+            /**
+             * @description OIDC ID token issued by the identity provider (e.g. Google, Apple). The token's `iss`, `aud`, and `sub` claims define the OAuth identity registered to this credential. In production, the provider signature is verified against the issuer's JWKS. In sandbox, the token must still be JWT-shaped with supported `iss`, non-empty `aud` and `sub`, numeric `iat` and `exp`, and `iat` less than 60 seconds before the request timestamp, but the signature segment may be a dummy value.
+             * @example eyJhbGciOiJSUzI1NiIsImtpZCI6ImFiYzEyMyIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJodHRwczovL2FjY291bnRzLmdvb2dsZS5jb20iLCJzdWIiOiIxMTIyMzM0NDU1IiwiYXVkIjoiMTIzNDU2Ny5hcHBzLmdvb2dsZXVzZXJjb250ZW50LmNvbSIsImVtYWlsIjoidXNlckBleGFtcGxlLmNvbSIsImlhdCI6MTc0NjczNjUwOSwiZXhwIjoxNzQ2NzQwMTA5fQ.-3_ETmSGOl4wGNLR1QSOMlHk5IvADpX3YdHFmTH9KmRu6sEhM20RsURjKrI4-_EKj7J_HtsdS1tCHm0iw2J0qtoczYFQqEW_U9qJD6QsuvTFx8Fj9rFa3ieYhZKi3kkBu6cADogUiudP50kf9345ATys2GrYm-ba5esgReW1WzGJG3SgCyIDnHFfxmeLjE2YE9EFxT73To3mPYAk0ywPL2MpFFV9F8I3PsnbDAxinaY75GeA8vJXATr8weEIXqHD2lxmXVE95qd2ZlcuyLUaEYyp9GXcOnx7SjhdJG88jl5BZQvxOVgBMo42iGjK674lSwsMiHpzLX98j6C786Rd9Q
+             */
+            oidcToken: string;
+            /**
+             * @description Discriminator value identifying this as an OAuth credential.
+             * @enum {string}
+             */
+            type: "OAUTH";
+        };
+        /** OAuth Credential Verify Request */
+        OauthCredentialVerifyRequest: components["schemas"]["AuthCredentialVerifyRequest"] & components["schemas"]["OauthCredentialVerifyRequestFields"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "OAUTH";
+        };
+        OauthCredentialVerifyRequestFields: {
+            /**
+             * @description Client-generated P-256 public key, hex-encoded in uncompressed SEC1 format (0x04 prefix followed by the 32-byte X and 32-byte Y coordinates; 130 hex characters total). The matching private key must remain on the client. Grid encrypts the session signing key returned in the response to this public key. The key is ephemeral and one-time-use per verification request.
+             * @example 04f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31d4245acfb88c2ebd42b47628d63ecabf345484f0a9f665b63c54c897d5578be2
+             */
+            clientPublicKey: string;
+            /**
+             * @description OIDC ID token issued by the identity provider. For reauthentication after a prior session expired, supply a fresh token — the token's `iat` claim must be less than 60 seconds before the request timestamp. The token identity (`iss`, `aud`, and `sub`) must match the registered OAuth credential. In production, the provider signature is verified against the issuer's JWKS. In sandbox, the token must still be JWT-shaped with supported `iss`, non-empty `aud` and `sub`, numeric `iat` and `exp`, and a `nonce` equal to `sha256(clientPublicKey)`, but the signature segment may be a dummy value.
+             * @example eyJhbGciOiJSUzI1NiIsImtpZCI6ImFiYzEyMyIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJodHRwczovL2FjY291bnRzLmdvb2dsZS5jb20iLCJzdWIiOiIxMTIyMzM0NDU1IiwiYXVkIjoiMTIzNDU2Ny5hcHBzLmdvb2dsZXVzZXJjb250ZW50LmNvbSIsImVtYWlsIjoidXNlckBleGFtcGxlLmNvbSIsImlhdCI6MTc0NjczNjUwOSwiZXhwIjoxNzQ2NzQwMTA5fQ.-3_ETmSGOl4wGNLR1QSOMlHk5IvADpX3YdHFmTH9KmRu6sEhM20RsURjKrI4-_EKj7J_HtsdS1tCHm0iw2J0qtoczYFQqEW_U9qJD6QsuvTFx8Fj9rFa3ieYhZKi3kkBu6cADogUiudP50kf9345ATys2GrYm-ba5esgReW1WzGJG3SgCyIDnHFfxmeLjE2YE9EFxT73To3mPYAk0ywPL2MpFFV9F8I3PsnbDAxinaY75GeA8vJXATr8weEIXqHD2lxmXVE95qd2ZlcuyLUaEYyp9GXcOnx7SjhdJG88jl5BZQvxOVgBMo42iGjK674lSwsMiHpzLX98j6C786Rd9Q
+             */
+            oidcToken: string;
+            /**
+             * @description Discriminator value identifying this as an OAuth verification.
+             * @enum {string}
+             */
+            type: "OAUTH";
         };
         OutgoingPaymentWebhook: components["schemas"]["BaseWebhook"] & {
             data: components["schemas"]["OutgoingTransaction"];
@@ -6677,6 +7152,63 @@ export interface components {
          */
         OutgoingTransactionStatus: "PENDING" | "EXPIRED" | "PROCESSING" | "COMPLETED" | "FAILED";
         /**
+         * Passkey Assertion
+         * @description WebAuthn assertion returned by `navigator.credentials.get()`. In sandbox, Grid validates the assertion against the registered passkey credential so the client-side flow can match production. In production, Turnkey validates the WebAuthn assertion.
+         */
+        PasskeyAssertion: {
+            /**
+             * @description Base64url-encoded authenticator data returned by the authenticator during the assertion. Corresponds to `AuthenticatorAssertionResponse.authenticatorData`.
+             * @example PdxHEOnAiLIp26idVjIguzn3Ipr_RlsKZWsa-5qK-KABAAAAkA
+             */
+            authenticatorData: string;
+            /**
+             * @description Base64url-encoded JSON client data collected by the browser during the WebAuthn `navigator.credentials.get()` call. Corresponds to `AuthenticatorAssertionResponse.clientDataJSON` from the WebAuthn spec — Grid's field name is intentionally camelCased as `clientDataJson` (lowercase JSON) for consistency with the rest of the API; the value is the same bytes the browser returns. Contains the challenge, origin, and `type: "webauthn.get"`.
+             * @example eyJjaGFsbGVuZ2UiOiJkRzkwWVd4c2VWVnVhWEYxWlZaaGJIVmxSWFpsY25sVWFXMWwiLCJjbGllbnRFeHRlbnNpb25zIjp7fSwiaGFzaEFsZ29yaXRobSI6IlNIQS0yNTYiLCJvcmlnaW4iOiJodHRwczovL2Rldi5kb250bmVlZGEucHciLCJ0eXBlIjoid2ViYXV0aG4uZ2V0In0
+             */
+            clientDataJson: string;
+            /**
+             * @description Base64url-encoded credential identifier returned during the WebAuthn assertion. Corresponds to `PublicKeyCredential.rawId`.
+             * @example KEbWNCc7NgaYnUyrNeFGX9_3Y-8oJ3KwzjnaiD1d1LVTxR7v3CaKfCz2Vy_g_MHSh7yJ8yL0Pxg6jo_o0hYiew
+             */
+            credentialId: string;
+            /**
+             * @description Base64url-encoded signature produced by the authenticator over `authenticatorData || SHA-256(clientDataJSON)`. Corresponds to `AuthenticatorAssertionResponse.signature`. The signature byte format is determined by the credential's public-key algorithm — DER-encoded ECDSA for ES256 (P-256, typical for passkeys), PKCS#1 v1.5 for RS256, or a raw 64-byte signature for EdDSA.
+             * @example MEUCIQDYXBOpCWSWq2Ll4558GJKD2RoWg958lvJSB_GdeokxogIgWuEVQ7ee6AswQY0OsuQ6y8Ks6jhd45bDx92wjXKs900
+             */
+            signature: string;
+            /**
+             * @description Base64url-encoded user handle returned by the authenticator. Corresponds to `AuthenticatorAssertionResponse.userHandle`. Populated (and required by the WebAuthn spec) for discoverable credentials — resident keys used in the "Sign in with passkey" autofill flow — and typically present for passkey registrations. Omit this field entirely for non-discoverable credentials specified via `allowCredentials` where the authenticator returns no user handle.
+             * @example dXNlci1oYW5kbGUtZXhhbXBsZQ
+             */
+            userHandle?: string;
+        };
+        /** Passkey Attestation */
+        PasskeyAttestation: {
+            /**
+             * @description Base64url-encoded CBOR attestation object produced by the authenticator during registration. Corresponds to `AuthenticatorAttestationResponse.attestationObject`.
+             * @example o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVjFPdxHEOnAiLIp26idVjIguzn3Ipr_RlsKZWsa-5qK-KBFAAAAAAAAAAAAAAAAAAAAAAAAAAAAQQHSlyRHIdWleVqO24-6ix7JFWODqDWo_arvEz3Se5EgIFHkcVjZ4F5XDSBreIHsWRilRnKmaaqlqK3V2_4XtYs2pQECAyYgASFYID5PQTZQQg6haZFQWFzqfAOyQ_ENsMH8xxQ4GRiNPsqrIlggU8IVUOV8qpgk_Jh-OTaLuZL52KdX1fTht07X4DiQPow
+             */
+            attestationObject: string;
+            /**
+             * @description Base64url-encoded JSON client data collected by the browser during the WebAuthn `navigator.credentials.create()` call. Corresponds to `AuthenticatorAttestationResponse.clientDataJSON` from the WebAuthn spec — Grid's field name is intentionally camelCased as `clientDataJson` (lowercase JSON) for consistency with the rest of the API; the value is the same bytes the browser returns. Contains the challenge, origin, and `type: "webauthn.create"`.
+             * @example eyJjaGFsbGVuZ2UiOiJBcktRaTJ5QVlIUGxnbkpORkJsbmVJd2NoUWRXWEJPVHJkQi1BbU1VQjIxTHgiLCJjbGllbnRFeHRlbnNpb25zIjp7fSwiaGFzaEFsZ29yaXRobSI6IlNIQS0yNTYiLCJvcmlnaW4iOiJodHRwczovL2Rldi5kb250bmVlZGEucHciLCJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0
+             */
+            clientDataJson: string;
+            /**
+             * @description Base64url-encoded credential identifier produced by the authenticator at registration time. Typically the base64url of `PublicKeyCredential.rawId`.
+             * @example AdKXJEch1aV5Wo7bj7qLHskVY4OoNaj9qu8TPdJ7kSAgUeRxWNngXlcNIGt4gexZGKVGcqZpqqWordXb_he1izY
+             */
+            credentialId: string;
+            /**
+             * @description Optional. WebAuthn transports as returned by `AuthenticatorAttestationResponse.getTransports()`. Values follow the W3C `AuthenticatorTransport` enum — pass the raw values through to Grid; provider-specific translation is handled server-side. Some authenticators return an empty array; omit the field or send `[]` in that case.
+             * @example [
+             *       "internal",
+             *       "hybrid"
+             *     ]
+             */
+            transports?: ("usb" | "nfc" | "ble" | "internal" | "hybrid")[];
+        };
+        /**
          * Passkey Auth Challenge
          * @description Extended `AuthMethod` shape returned for `PASSKEY` credentials from `POST /auth/credentials/{id}/challenge`. Includes the WebAuthn `credentialId` needed to target the passkey, plus the Grid-issued `challenge`, corresponding `requestId`, and challenge `expiresAt`. The `challenge` value is the lowercase hex-encoded SHA-256 digest of the canonical Turnkey session-creation request body, not a base64url string. The client UTF-8 encodes this string as the WebAuthn challenge and signs it with the passkey to produce the assertion submitted to `POST /auth/credentials/{id}/verify`.
          */
@@ -6705,6 +7237,48 @@ export interface components {
         } & {
             /**
              * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "PASSKEY";
+        };
+        /** Passkey Credential Create Request */
+        PasskeyCredentialCreateRequest: components["schemas"]["AuthCredentialCreateRequest"] & components["schemas"]["PasskeyCredentialCreateRequestFields"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "PASSKEY";
+        };
+        PasskeyCredentialCreateRequestFields: {
+            attestation: components["schemas"]["PasskeyAttestation"];
+            /**
+             * @description Base64url-encoded WebAuthn challenge issued by the platform backend and passed to the client before `navigator.credentials.create()`. Grid verifies it matches the challenge embedded in the attestation's `clientDataJson`, binding the attestation to this registration. Must be single-use.
+             * @example ArkQi2yAYHPlgnJNFBlneIwchQdWXBOTrdB-AmMUB21Lx
+             */
+            challenge: string;
+            /**
+             * @description Human-readable identifier for the passkey, chosen by the user at registration time (e.g. "iPhone Face-ID", "YubiKey 5C"). Leading and trailing whitespace is ignored. Must be 1-100 characters and may contain Unicode letters, numbers, spaces, and the following separators: period, underscore, hyphen, apostrophe, and parentheses. Shown back on AuthMethod responses and in credential listings.
+             * @example iPhone Face-ID
+             */
+            nickname: string;
+            /**
+             * @description Discriminator value identifying this as a passkey credential.
+             * @enum {string}
+             */
+            type: "PASSKEY";
+        };
+        /** Passkey Credential Verify Request */
+        PasskeyCredentialVerifyRequest: components["schemas"]["AuthCredentialVerifyRequest"] & components["schemas"]["PasskeyCredentialVerifyRequestFields"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "PASSKEY";
+        };
+        PasskeyCredentialVerifyRequestFields: {
+            assertion: components["schemas"]["PasskeyAssertion"];
+            /**
+             * @description Discriminator value identifying this as a passkey verification.
              * @enum {string}
              */
             type: "PASSKEY";
@@ -7453,6 +8027,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** PHP Account */
+        PhpExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["PhpAccountInfoBase"] & {
+            beneficiary: components["schemas"]["PhpBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "PHP_ACCOUNT";
+        };
+        /** PHP Account */
         PhpExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["PhpAccountInfo"] & {
             beneficiary: components["schemas"]["PhpBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -7515,6 +8099,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** PKR Account */
+        PkrExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["PkrAccountInfoBase"] & {
+            beneficiary: components["schemas"]["PkrBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "PKR_ACCOUNT";
         };
         /** PKR Account */
         PkrExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["PkrAccountInfo"] & {
@@ -7583,16 +8177,19 @@ export interface components {
             webhookEndpoint?: string;
             webhookPublicKey?: string;
         };
-        PlatformConfigUpdateRequestInput: {
-            embeddedWalletConfig?: components["schemas"]["EmbeddedWalletConfigInput"];
-            supportedCurrencies?: components["schemas"]["PlatformCurrencyConfigInput"][];
+        PlatformConfigUpdateRequest: {
+            /**
+             * @description Update or create the embedded-wallet configuration for this platform.
+             *     Fields omitted from the nested object are left unchanged. Omit this
+             *     field at the top level to leave the embedded-wallet configuration
+             *     unchanged entirely.
+             */
+            embeddedWalletConfig?: components["schemas"]["EmbeddedWalletConfig"];
+            supportedCurrencies?: components["schemas"]["PlatformCurrencyConfig"][];
             /** @example mycompany.com */
             umaDomain?: string;
-            /**
-             * @description null clears it (an extension: the reference cannot unset it); without an endpoint incoming payments are approved without asking.
-             * @example https://api.mycompany.com/webhooks
-             */
-            webhookEndpoint?: Record<string, never> | null;
+            /** @example https://api.mycompany.com/webhooks/uma */
+            webhookEndpoint?: string;
         };
         PlatformCurrencyConfig: {
             /**
@@ -7655,24 +8252,17 @@ export interface components {
              */
             requiredCounterpartyFields: components["schemas"]["CounterpartyFieldDefinition"][];
         };
-        PlatformCurrencyConfigInput: {
-            /** @example USD */
-            currencyCode: string;
-            enabledTransactionTypes: ("INCOMING" | "OUTGOING")[];
-            /** @description Smallest unit of the currency. */
-            maxAmount: number;
-            /** @description Smallest unit of the currency. */
-            minAmount: number;
-            requiredCounterpartyFields: components["schemas"]["CounterpartyFieldDefinitionInput"][];
-        };
-        PlatformExternalAccountCreateRequestInput: {
-            /** @description An accountInfo variant selected by accountType (USD_ACCOUNT, EUR_ACCOUNT, SPARK_WALLET, …), validated per variant by the accounts service. */
-            accountInfo: {
-                [key: string]: unknown;
-            };
-            /** @example USD */
+        PlatformExternalAccountCreateRequest: {
+            accountInfo: components["schemas"]["ExternalAccountCreateInfoOneOf"];
+            /**
+             * @description The ISO 4217 currency code
+             * @example USD
+             */
             currency: string;
-            /** @description Your own identifier for the account. */
+            /**
+             * @description Your platform's identifier for the account in your system. This can be used to reference the account by your own identifier.
+             * @example ext_acc_123456
+             */
             platformAccountId?: string;
         };
         PlatformInternalAccountListResponse: {
@@ -7702,6 +8292,11 @@ export interface components {
          * @enum {string}
          */
         PurposeOfAccount: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
+        /**
+         * @description The purpose of the payment. This may be required when sending to certain geographies (e.g. India).
+         * @enum {string}
+         */
+        PurposeOfPayment: "GIFT" | "SELF" | "GOODS_OR_SERVICES" | "EDUCATION" | "HEALTH_OR_MEDICAL" | "REAL_ESTATE_PURCHASE" | "TAX_PAYMENT" | "LOAN_PAYMENT" | "UTILITY_BILL" | "DONATION" | "TRAVEL" | "OTHER";
         Quote: {
             /** @description Additional information about the counterparty, if available and required by the platform in their configuration. */
             counterpartyInformation?: components["schemas"]["CounterpartyInformation"];
@@ -7791,28 +8386,51 @@ export interface components {
             transactionId: string;
         };
         QuoteDestinationOneOf: components["schemas"]["AccountDestination"] | components["schemas"]["UmaAddressDestination"];
-        QuoteRequestInput: {
-            description?: string;
-            /** @description ACCOUNT (internal or external account) or UMA_ADDRESS, by destinationType. */
-            destination: Record<string, never>;
+        /**
+         * @description The side of the quote which should be locked and specified in the `lockedCurrencyAmount`. For example, if I want to send exactly $5 MXN from my wallet, I would set this to "sending", and the `lockedCurrencyAmount` to 500 (in cents). If I want the receiver to receive exactly $10 USD, I would set this to "receiving" and the `lockedCurrencyAmount` to 10000 (in cents).
+         * @enum {string}
+         */
+        QuoteLockSide: "SENDING" | "RECEIVING";
+        QuoteRequest: {
             /**
-             * @description Only false for now: execution arrives with the next payments release.
-             * @default false
+             * @description Optional description/memo for the transfer
+             * @example Invoice #1234 payment
              */
-            immediatelyExecute: boolean;
-            /** @example 10000 */
+            description?: string;
+            destination: components["schemas"]["QuoteDestinationOneOf"];
+            /**
+             * @description Whether to immediately execute the quote after creation. If true, the quote will be executed and the transaction will be created at the current exchange rate. It should only be used if you don't want to lock and view rate details before executing the quote. If you are executing a pre-existing quote, use the `/quotes/{quoteId}/execute` endpoint instead. This is false by default.
+             *     This can only be used for quotes with a `source` which is either an internal account, or has direct pull functionality (e.g. ACH pull with an external account).
+             *     Not supported when the `source` is an internal account of type `EMBEDDED_WALLET`: those transfers require a `Grid-Wallet-Signature` over the `payloadToSign` returned in the quote response, which is not available in a combined create-and-execute call. Create the quote first with `immediatelyExecute: false` and then call `POST /quotes/{quoteId}/execute` with the `Grid-Wallet-Signature` stamp header.
+             * @example false
+             */
+            immediatelyExecute?: boolean;
+            /**
+             * Format: int64
+             * @description The amount to send/receive in the smallest unit of the locked currency (eg. cents). See `lockedCurrencySide` for more information.
+             * @example 1000
+             */
             lockedCurrencyAmount: number;
-            /** @enum {string} */
-            lockedCurrencySide: "SENDING" | "RECEIVING";
-            /** @description From GET /receiver/uma/{address} or GET /receiver/external-account/{id}; needed to pay an UMA address outside the sandbox. */
+            lockedCurrencySide: components["schemas"]["QuoteLockSide"];
+            /**
+             * @description Lookup ID from a previous receiver lookup request. If provided, this can make the quote creation more efficient by reusing cached lookup data.
+             *     NOTE: This is required for UMA destinations due to counterparty institution requirements. See `senderCustomerInfo` for more information.
+             * @example Lookup:019542f5-b3e7-1d02-0000-000000000009
+             */
             lookupId?: string;
-            /** @enum {string} */
-            purposeOfPayment?: "GIFT" | "SELF" | "GOODS_OR_SERVICES" | "EDUCATION" | "HEALTH_OR_MEDICAL" | "REAL_ESTATE_PURCHASE" | "TAX_PAYMENT" | "LOAN_PAYMENT" | "UTILITY_BILL" | "DONATION" | "TRAVEL" | "OTHER";
+            purposeOfPayment?: components["schemas"]["PurposeOfPayment"];
+            /**
+             * @description Key-value pairs of additional information about the sender which was requested by the destination. This is relevant when the destination requires more sender info than was provided during customer creation.
+             *     Any fields specified in `requiredPayerDataFields` from the response of the `/receiver/uma/{receiverUmaAddress}` (lookupUma) or `/receiver/external-account/{accountId}` (lookupExternalAccount) endpoints MUST be provided here if they were requested. If the destination did not request any additional information, this field can be omitted.
+             * @example {
+             *       "FULL_NAME": "Jane Receiver",
+             *       "NATIONALITY": "FR"
+             *     }
+             */
             senderCustomerInfo?: {
                 [key: string]: unknown;
             };
-            /** @description ACCOUNT (an internal account) or REALTIME_FUNDING, by sourceType. */
-            source: Record<string, never>;
+            source: components["schemas"]["QuoteSourceOneOf"];
         };
         QuoteSourceOneOf: components["schemas"]["AccountQuoteSource"] | components["schemas"]["RealtimeFundingQuoteSource"];
         /**
@@ -7987,8 +8605,11 @@ export interface components {
              */
             status: "PENDING" | "COMPLETED" | "FAILED";
         };
-        RejectPaymentRequestInput: {
-            /** @example RESTRICTED_JURISDICTION */
+        RejectPaymentRequest: {
+            /**
+             * @description Optional reason for rejecting the payment. This is just for debugging purposes or can be used for a platform's own purposes.
+             * @example RESTRICTED_JURISDICTION
+             */
             reason?: string;
         };
         RwfAccountInfo: components["schemas"]["RwfAccountInfoBase"] & {
@@ -8034,6 +8655,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** RWF Account */
+        RwfExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["RwfAccountInfoBase"] & {
+            beneficiary: components["schemas"]["RwfBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "RWF_ACCOUNT";
+        };
+        /** RWF Account */
         RwfExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["RwfAccountInfo"] & {
             beneficiary: components["schemas"]["RwfBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -8043,52 +8674,97 @@ export interface components {
              */
             accountType: "RWF_ACCOUNT";
         };
-        SandboxCardAuthorizationRequestInput: {
-            /** @example 1250 */
-            amount: number;
-            currency: components["schemas"]["CardCurrency"];
-            merchant: components["schemas"]["CardMerchantInput"];
-        };
-        SandboxCardClearingRequestInput: {
-            /** @example 1500 */
-            amount: number;
-            /** @example CardTransaction:019542f5-b3e7-1d02-0000-000000000100 */
-            cardTransactionId: string;
-        };
-        SandboxCardReturnRequestInput: {
-            /** @example 1500 */
-            amount: number;
-            /** @example CardTransaction:019542f5-b3e7-1d02-0000-000000000100 */
-            cardTransactionId: string;
-        };
-        SandboxFundRequestInput: {
+        /** @description Sandbox-only request body for `POST /sandbox/cards/{id}/simulate/authorization`. Drives the same internal authorization + reconcile paths that the issuer would call in production. The decisioning outcome is controlled by the last three characters of `merchant.descriptor` — see the endpoint documentation for the suffix table. */
+        SandboxCardAuthorizationRequest: {
             /**
-             * @description Minor units of the account's currency.
+             * Format: int64
+             * @description Authorization amount in the smallest unit of `currency` (e.g. cents for USD).
+             * @example 1250
+             */
+            amount: number;
+            currency: components["schemas"]["Currency"];
+            merchant: components["schemas"]["CardMerchant"];
+        };
+        /** @description Sandbox-only request body for `POST /sandbox/cards/{id}/simulate/clearing`. Drives a clearing event against an existing `CardTransaction`. Pass an `amount` greater than the authorized amount to exercise the over-auth / restaurant-tip post-hoc-pull path; pass `0` to exercise `AUTHORIZATION_EXPIRY`. Suffix-driven outcomes on the parent transaction's id govern whether the post-hoc pull succeeds. */
+        SandboxCardClearingRequest: {
+            /**
+             * Format: int64
+             * @description Clearing amount in the smallest unit of the transaction's currency. Set to `0` to simulate an authorization expiry with no clearing.
+             * @example 1500
+             */
+            amount: number;
+            /**
+             * @description The id of the `CardTransaction` to clear against. Must be in `AUTHORIZED` or `PARTIALLY_SETTLED` state.
+             * @example CardTransaction:019542f5-b3e7-1d02-0000-000000000100
+             */
+            cardTransactionId: string;
+        };
+        /** @description Sandbox-only request body for `POST /sandbox/cards/{id}/simulate/return`. Drives a `RETURN` event against an existing settled `CardTransaction`, which creates a `CardRefund` and pushes the parent transaction towards `REFUNDED` (full) or keeps it `SETTLED` (partial). */
+        SandboxCardReturnRequest: {
+            /**
+             * Format: int64
+             * @description Return amount in the smallest unit of the transaction's currency. Must be less than or equal to the net settled amount (settled minus previously-refunded).
+             * @example 1500
+             */
+            amount: number;
+            /**
+             * @description The id of the `CardTransaction` to refund against. Must have at least one settled clearing.
+             * @example CardTransaction:019542f5-b3e7-1d02-0000-000000000100
+             */
+            cardTransactionId: string;
+        };
+        SandboxFundRequest: {
+            /**
+             * Format: int64
+             * @description Amount to add in the smallest unit of the account's currency (e.g., cents for USD/EUR, satoshis for BTC)
              * @example 100000
              */
             amount: number;
         };
-        SandboxSendRequestInput: {
-            /** @description Minor units; the quote’s totalSendingAmount when omitted. */
+        SandboxSendRequest: {
+            /**
+             * Format: int64
+             * @description The amount to send in the smallest unit of the currency (eg. cents). If not provided, the amount will be derived from the quote.
+             * @example 1000
+             */
             currencyAmount?: number;
             /**
-             * @description Currency of the funds sent; must be the quote’s sending currency.
+             * @description Currency code for the funds to be sent
              * @example USD
              */
             currencyCode: string;
-            /** @example Quote:019542f5-b3e7-1d02-0000-000000000001 */
+            /**
+             * @description The unique identifier of the quote
+             * @example Quote:019542f5-b3e7-1d02-0000-000000000006
+             */
             quoteId: string;
         };
-        SandboxUmaReceiveRequestInput: {
-            /** @example Customer:019542f5-b3e7-1d02-0000-000000000001 */
+        SandboxUmaReceiveRequest: {
+            /**
+             * @description System ID of the receiver (optional if receiverUmaAddress is provided)
+             * @example Customer:019542f5-b3e7-1d02-0000-000000000001
+             */
             customerId?: string;
-            /** @example $alice@acme.uma.money */
+            /**
+             * @description UMA address of the receiver (optional if customerId is provided)
+             * @example $receiver@uma.domain
+             */
             receiverUmaAddress?: string;
-            /** @example 1000 */
+            /**
+             * Format: int64
+             * @description The amount to be received in the smallest unit of the currency (eg. cents)
+             * @example 1000
+             */
             receivingCurrencyAmount: number;
-            /** @example USD */
+            /**
+             * @description The currency code for the receiving amount
+             * @example USD
+             */
             receivingCurrencyCode: string;
-            /** @example $success.usd@sandbox.uma.money */
+            /**
+             * @description UMA address of the sender from the sandbox
+             * @example $success.usd@sandbox.grid.uma.money
+             */
             senderUmaAddress: string;
         };
         SessionListResponse: {
@@ -8145,6 +8821,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** SGD Account */
+        SgdExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["SgdAccountInfoBase"] & {
+            beneficiary: components["schemas"]["SgdBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "SGD_ACCOUNT";
         };
         /** SGD Account */
         SgdExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["SgdAccountInfo"] & {
@@ -8232,6 +8918,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** SLV Account */
+        SlvExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["SlvAccountInfoBase"] & {
+            beneficiary: components["schemas"]["SlvBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "SLV_ACCOUNT";
+        };
+        /** SLV Account */
         SlvExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["SlvAccountInfo"] & {
             beneficiary: components["schemas"]["SlvBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -8274,22 +8970,6 @@ export interface components {
              * @example spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu
              */
             address: string;
-        };
-        SpendingLimits: {
-            /** @example USD */
-            currency: string;
-            dailyLimit?: Record<string, never> | null;
-            dailyTransactionLimit?: number;
-            monthlyLimit?: Record<string, never> | null;
-            perTransactionLimit: number;
-        };
-        SpendingLimitsUpdate: {
-            /** @example USD */
-            currency?: string;
-            dailyLimit?: Record<string, never> | null;
-            dailyTransactionLimit?: number;
-            monthlyLimit?: Record<string, never> | null;
-            perTransactionLimit?: number;
         };
         SwiftAccountInfo: components["schemas"]["SwiftAccountInfoBase"] & {
             paymentRails: "SWIFT"[];
@@ -8352,6 +9032,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** SWIFT Account */
+        SwiftExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["SwiftAccountInfoBase"] & {
+            beneficiary: components["schemas"]["SwiftBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "SWIFT_ACCOUNT";
         };
         /** SWIFT Account */
         SwiftExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["SwiftAccountInfo"] & {
@@ -8429,6 +9119,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** THB Account */
+        ThbExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["ThbAccountInfoBase"] & {
+            beneficiary: components["schemas"]["ThbBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "THB_ACCOUNT";
         };
         /** THB Account */
         ThbExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["ThbAccountInfo"] & {
@@ -8551,31 +9251,29 @@ export interface components {
          * @enum {string}
          */
         TransactionType: "INCOMING" | "OUTGOING";
-        TransferDestination: {
-            accountId: string;
-            paymentRail?: string;
-        };
-        TransferInRequestInput: {
+        TransferInRequest: {
             /**
-             * @description Minor units of the accounts’ currency. Optional in the wire format, yet required here: Corridor cannot see the external account’s balance, so a transfer-in without it is a 400.
+             * Format: int64
+             * @description Amount in the smallest unit of the currency (e.g., cents for USD/EUR, satoshis for BTC)
              * @example 12550
              */
             amount?: number;
-            /** @description The internal account of the same owner and currency that receives it. */
-            destination: components["schemas"]["AccountReference"];
-            /** @description An external account that can be pulled from (ACH). */
-            source: components["schemas"]["AccountReference"];
+            /** @description Destination internal account details */
+            destination: components["schemas"]["InternalAccountReference"];
+            /** @description Source external account details */
+            source: components["schemas"]["ExternalAccountReference"];
         };
-        TransferOutRequestInput: {
+        TransferOutRequest: {
             /**
-             * @description Minor units of the accounts’ currency. Optional: left out, the whole available balance of the source internal account (a 400 if it has none).
+             * Format: int64
+             * @description Amount in the smallest unit of the currency (e.g., cents for USD/EUR, satoshis for BTC)
              * @example 12550
              */
             amount?: number;
-            /** @description The external account of the same owner and currency that receives it. */
-            destination: components["schemas"]["ExternalAccountDestination"];
-            /** @description The internal account the money leaves. */
-            source: components["schemas"]["AccountReference"];
+            /** @description Destination external account details */
+            destination: components["schemas"]["ExternalAccountDestinationReference"];
+            /** @description Source internal account details */
+            source: components["schemas"]["InternalAccountReference"];
         };
         /** Tron Wallet */
         TronWalletExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["TronWalletInfo"] & {
@@ -8637,6 +9335,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** TZS Account */
+        TzsExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["TzsAccountInfoBase"] & {
+            beneficiary: components["schemas"]["TzsBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "TZS_ACCOUNT";
+        };
+        /** TZS Account */
         TzsExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["TzsAccountInfo"] & {
             beneficiary: components["schemas"]["TzsBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -8687,6 +9395,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** UGX Account */
+        UgxExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["UgxAccountInfoBase"] & {
+            beneficiary: components["schemas"]["UgxBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "UGX_ACCOUNT";
         };
         /** UGX Account */
         UgxExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["UgxAccountInfo"] & {
@@ -8807,6 +9525,41 @@ export interface components {
              */
             url: string;
         };
+        UmaInvitationClaimRequest: {
+            /**
+             * @description The UMA address of the customer claiming the invitation
+             * @example $invitee@uma.domain
+             */
+            inviteeUma: string;
+        };
+        UmaInvitationCreateRequest: {
+            /**
+             * Format: int64
+             * @description An amount to send (in the smallest unit of the customer's currency) to the invitee when the invitation is claimed.
+             *     This is optional and if not provided, the invitee will not receive any amount. Note that the actual sending of
+             *     the amount must be done by the inviter platform once the INVITATION_CLAIMED webhook is received. If the inviter
+             *     platform either does not send the payment or the payment fails, the invitee will not receive this amount. This
+             *     field is primarily used for display purposes on the claiming side of the invitation.
+             * @example 12550
+             */
+            amountToSend?: number;
+            /**
+             * Format: date-time
+             * @description When the invitation expires (if at all)
+             * @example 2025-09-01T14:30:00Z
+             */
+            expiresAt?: string;
+            /**
+             * @description First name of the invitee to show as part of the invite
+             * @example Alice
+             */
+            firstName?: string;
+            /**
+             * @description The UMA address of the customer creating the invitation
+             * @example $inviter@uma.domain
+             */
+            inviterUma: string;
+        };
         UmaProvider: {
             /**
              * @description Whether this UMA Provider is on your allow list
@@ -8910,6 +9663,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** USD Account */
+        UsdExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["UsdAccountInfoBase"] & {
+            beneficiary: components["schemas"]["UsdBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "USD_ACCOUNT";
+        };
+        /** USD Account */
         UsdExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["UsdAccountInfo"] & {
             beneficiary: components["schemas"]["UsdBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -8992,8 +9755,11 @@ export interface components {
             /** @description Total number of results matching the criteria */
             totalCount?: number;
         };
-        VerificationRequestInput: {
-            /** @example Customer:019542f5-b3e7-1d02-0000-000000000001 */
+        VerificationRequest: {
+            /**
+             * @description The ID of the customer to verify
+             * @example Customer:019542f5-b3e7-1d02-0000-000000000001
+             */
             customerId: string;
         };
         /**
@@ -9054,6 +9820,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** VND Account */
+        VndExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["VndAccountInfoBase"] & {
+            beneficiary: components["schemas"]["VndBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "VND_ACCOUNT";
         };
         /** VND Account */
         VndExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["VndAccountInfo"] & {
@@ -9119,6 +9895,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** XAF Account */
+        XafExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["XafAccountInfoBase"] & {
+            beneficiary: components["schemas"]["XafBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "XAF_ACCOUNT";
+        };
+        /** XAF Account */
         XafExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["XafAccountInfo"] & {
             beneficiary: components["schemas"]["XafBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -9177,6 +9963,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** XOF Account */
+        XofExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["XofAccountInfoBase"] & {
+            beneficiary: components["schemas"]["XofBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "XOF_ACCOUNT";
+        };
+        /** XOF Account */
         XofExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["XofAccountInfo"] & {
             beneficiary: components["schemas"]["XofBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -9229,6 +10025,16 @@ export interface components {
             phoneNumber?: string;
         };
         /** ZAR Account */
+        ZarExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["ZarAccountInfoBase"] & {
+            beneficiary: components["schemas"]["ZarBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "ZAR_ACCOUNT";
+        };
+        /** ZAR Account */
         ZarExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["ZarAccountInfo"] & {
             beneficiary: components["schemas"]["ZarBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
         } & {
@@ -9279,6 +10085,16 @@ export interface components {
             nationality?: string;
             /** @description The phone number of the beneficiary */
             phoneNumber?: string;
+        };
+        /** ZMW Account */
+        ZmwExternalAccountCreateInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["ZmwAccountInfoBase"] & {
+            beneficiary: components["schemas"]["ZmwBeneficiary"] | components["schemas"]["BusinessBeneficiary"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            accountType: "ZMW_ACCOUNT";
         };
         /** ZMW Account */
         ZmwExternalAccountInfo: components["schemas"]["BaseExternalAccountInfo"] & components["schemas"]["ZmwAccountInfo"] & {
@@ -9389,7 +10205,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AgentCreateRequestInput"];
+                "application/json": components["schemas"]["AgentCreateRequest"];
             };
         };
         responses: {
@@ -9580,7 +10396,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AgentUpdateRequestInput"];
+                "application/json": components["schemas"]["AgentUpdateRequest"];
             };
         };
         responses: {
@@ -9748,7 +10564,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["AgentActionRejectRequestInput"];
+                "application/json": components["schemas"]["AgentActionRejectRequest"];
             };
         };
         responses: {
@@ -9921,7 +10737,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AgentPolicyUpdateRequestInput"];
+                "application/json": components["schemas"]["AgentPolicyUpdateRequest"];
             };
         };
         responses: {
@@ -10434,7 +11250,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ExternalAccountCreateRequestInput"];
+                "application/json": components["schemas"]["ExternalAccountCreateRequest"];
             };
         };
         responses: {
@@ -10693,7 +11509,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["QuoteRequestInput"];
+                "application/json": components["schemas"]["QuoteRequest"];
             };
         };
         responses: {
@@ -11093,7 +11909,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AgentTransferRequest"];
+                "application/json": components["schemas"]["TransferInRequest"];
             };
         };
         responses: {
@@ -11185,7 +12001,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AgentTransferRequest"];
+                "application/json": components["schemas"]["TransferOutRequest"];
             };
         };
         responses: {
@@ -11348,7 +12164,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthCredentialCreateRequestOneOf"];
+            };
+        };
         responses: {
             /** @description Authentication credential created successfully. The body is the created `AuthMethod` for all three credential types. For `EMAIL_OTP`, the email is the customer email tied to the internal account. When the response is for adding EMAIL_OTP back to an existing wallet through the signed-retry flow, it also carries `otpEncryptionTargetBundle` — the HPKE target bundle the client uses to encrypt the OTP attempt on the subsequent `POST /auth/credentials/{id}/verify`. First-time EMAIL_OTP wallet bootstrap responses may omit that bundle; if it is absent, call `POST /auth/credentials/{id}/challenge` for the new credential to issue a fresh OTP and receive `otpEncryptionTargetBundle` before verifying. For `PASSKEY`, the credential must be authenticated for the first time via `POST /auth/credentials/{id}/challenge` followed by `POST /auth/credentials/{id}/verify` to produce a session — there is no inline authentication challenge on the registration response. */
             201: {
@@ -11520,9 +12340,10 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Request body. Required when re-challenging a `PASSKEY` credential (must carry `clientPublicKey`). Ignored for `EMAIL_OTP`, where the credential type alone is sufficient — the OTP is delivered out-of-band. OAuth credentials do not use this endpoint. */
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["AuthCredentialChallengeRequestInput"];
+                "application/json": components["schemas"]["AuthCredentialChallengeRequest"];
             };
         };
         responses: {
@@ -11616,7 +12437,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthCredentialVerifyRequestOneOf"];
+            };
+        };
         responses: {
             /** @description Authentication credential verified and session issued */
             200: {
@@ -11869,7 +12694,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AuthSessionRefreshRequestInput"];
+                "application/json": components["schemas"]["AuthSessionRefreshRequest"];
             };
         };
         responses: {
@@ -12024,7 +12849,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BeneficialOwnerCreateRequestInput"];
+                "application/json": components["schemas"]["BeneficialOwnerCreateRequest"];
             };
         };
         responses: {
@@ -12164,7 +12989,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BeneficialOwnerUpdateRequestInput"];
+                "application/json": components["schemas"]["BeneficialOwnerUpdateRequest"];
             };
         };
         responses: {
@@ -12327,7 +13152,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CardCreateRequestInput"];
+                "application/json": components["schemas"]["CardCreateRequest"];
             };
         };
         responses: {
@@ -12492,7 +13317,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CardUpdateRequestInput"];
+                "application/json": components["schemas"]["CardUpdateRequest"];
             };
         };
         responses: {
@@ -12648,7 +13473,45 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PlatformConfigUpdateRequestInput"];
+                /**
+                 * @example {
+                 *       "umaDomain": "mycompany.com",
+                 *       "webhookEndpoint": "https://api.mycompany.com/webhooks/uma",
+                 *       "supportedCurrencies": [
+                 *         {
+                 *           "currencyCode": "USD",
+                 *           "minAmount": 100,
+                 *           "maxAmount": 1000000,
+                 *           "enabledTransactionTypes": [
+                 *             "OUTGOING",
+                 *             "INCOMING"
+                 *           ],
+                 *           "requiredCounterpartyFields": [
+                 *             {
+                 *               "name": "FULL_NAME",
+                 *               "mandatory": true
+                 *             },
+                 *             {
+                 *               "name": "NATIONALITY",
+                 *               "mandatory": true
+                 *             },
+                 *             {
+                 *               "name": "BIRTH_DATE",
+                 *               "mandatory": true
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "embeddedWalletConfig": {
+                 *         "appName": "Acme Wallet",
+                 *         "sendFromEmailAddress": "noreply@acme.com",
+                 *         "sendFromEmailSenderName": "Acme Notifications",
+                 *         "replyToEmailAddress": "support@acme.com",
+                 *         "logoUrl": "https://acme.com/logo.png"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlatformConfigUpdateRequest"];
             };
         };
         responses: {
@@ -12726,7 +13589,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EstimateWithdrawalFeeRequest"];
+                "application/json": components["schemas"]["EstimateCryptoWithdrawalFeeRequest"];
             };
         };
         responses: {
@@ -12889,7 +13752,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IndividualCustomerCreateRequestInput"] | components["schemas"]["BusinessCustomerCreateRequestInput"];
+                "application/json": components["schemas"]["CustomerCreateRequestOneOf"];
             };
         };
         responses: {
@@ -13127,7 +13990,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IndividualCustomerUpdateRequestInput"] | components["schemas"]["BusinessCustomerUpdateRequestInput"];
+                "application/json": components["schemas"]["CustomerUpdateRequestOneOf"];
             };
         };
         responses: {
@@ -13237,7 +14100,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["KycLinkCreateRequestInput"];
+                "application/json": components["schemas"]["KycLinkCreateRequest"];
             };
         };
         responses: {
@@ -13316,7 +14179,10 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
-                    /** Format: binary */
+                    /**
+                     * Format: binary
+                     * @description CSV file containing customer information
+                     */
                     file: string;
                 };
             };
@@ -13506,7 +14372,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ExternalAccountCreateRequestInput"];
+                "application/json": components["schemas"]["ExternalAccountCreateRequest"];
             };
         };
         responses: {
@@ -13907,23 +14773,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /** @example US */
-                    country: string;
-                    /** @description A Customer or BeneficialOwner id of this platform. */
-                    documentHolder: string;
-                    documentNumber?: string;
-                    /** @enum {string} */
-                    documentType: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
-                    /**
-                     * Format: binary
-                     * @description PDF, JPEG or PNG (read from the content), at most 10 MB.
-                     */
-                    file: string;
-                    issuingAuthority?: string;
-                    /** @enum {string} */
-                    side?: "FRONT" | "BACK";
-                };
+                "multipart/form-data": components["schemas"]["DocumentUploadRequest"];
             };
         };
         responses: {
@@ -14063,21 +14913,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /** @example US */
-                    country: string;
-                    documentNumber?: string;
-                    /** @enum {string} */
-                    documentType: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
-                    /**
-                     * Format: binary
-                     * @description PDF, JPEG or PNG (read from the content), at most 10 MB.
-                     */
-                    file: string;
-                    issuingAuthority?: string;
-                    /** @enum {string} */
-                    side?: "FRONT" | "BACK";
-                };
+                "multipart/form-data": components["schemas"]["DocumentReplaceRequest"];
             };
         };
         responses: {
@@ -14380,7 +15216,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["InternalAccountUpdateRequestInput"];
+                "application/json": components["schemas"]["InternalAccountUpdateRequest"];
             };
         };
         responses: {
@@ -14474,7 +15310,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["InternalAccountExportRequestInput"];
+                "application/json": components["schemas"]["InternalAccountExportRequest"];
             };
         };
         responses: {
@@ -14562,7 +15398,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateInvitationRequest"];
+                "application/json": components["schemas"]["UmaInvitationCreateRequest"];
             };
         };
         responses: {
@@ -14781,7 +15617,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ClaimInvitationRequest"];
+                "application/json": components["schemas"]["UmaInvitationClaimRequest"];
             };
         };
         responses: {
@@ -14925,7 +15761,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PlatformExternalAccountCreateRequestInput"];
+                "application/json": components["schemas"]["PlatformExternalAccountCreateRequest"];
             };
         };
         responses: {
@@ -15191,7 +16027,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["QuoteRequestInput"];
+                "application/json": components["schemas"]["QuoteRequest"];
             };
         };
         responses: {
@@ -15749,7 +16585,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SandboxCardAuthorizationRequestInput"];
+                "application/json": components["schemas"]["SandboxCardAuthorizationRequest"];
             };
         };
         responses: {
@@ -15839,7 +16675,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SandboxCardClearingRequestInput"];
+                "application/json": components["schemas"]["SandboxCardClearingRequest"];
             };
         };
         responses: {
@@ -15929,7 +16765,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SandboxCardReturnRequestInput"];
+                "application/json": components["schemas"]["SandboxCardReturnRequest"];
             };
         };
         responses: {
@@ -16019,7 +16855,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SandboxFundRequestInput"];
+                "application/json": components["schemas"]["SandboxFundRequest"];
             };
         };
         responses: {
@@ -16107,7 +16943,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SandboxSendRequestInput"];
+                "application/json": components["schemas"]["SandboxSendRequest"];
             };
         };
         responses: {
@@ -16195,7 +17031,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SandboxUmaReceiveRequestInput"];
+                "application/json": components["schemas"]["SandboxUmaReceiveRequest"];
             };
         };
         responses: {
@@ -16417,7 +17253,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ApiTokenCreateRequestInput"];
+                "application/json": components["schemas"]["ApiTokenCreateRequest"];
             };
         };
         responses: {
@@ -16764,7 +17600,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["ApprovePaymentRequestInput"];
+                "application/json": components["schemas"]["ApprovePaymentRequest"];
             };
         };
         responses: {
@@ -16854,7 +17690,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["ConfirmReceiptDeliveryRequestInput"];
+                "application/json": components["schemas"]["ConfirmReceiptDeliveryRequest"];
             };
         };
         responses: {
@@ -16934,7 +17770,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["RejectPaymentRequestInput"];
+                "application/json": components["schemas"]["RejectPaymentRequest"];
             };
         };
         responses: {
@@ -17022,7 +17858,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TransferInRequestInput"];
+                "application/json": components["schemas"]["TransferInRequest"];
             };
         };
         responses: {
@@ -17104,7 +17940,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TransferOutRequestInput"];
+                "application/json": components["schemas"]["TransferOutRequest"];
             };
         };
         responses: {
@@ -17319,7 +18155,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["VerificationRequestInput"];
+                "application/json": components["schemas"]["VerificationRequest"];
             };
         };
         responses: {

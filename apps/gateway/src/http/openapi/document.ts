@@ -7,9 +7,11 @@ import { API_VERSION, loadConfig } from '../../config';
 import { RouteTable } from '../route-table';
 import { EXTENSION_MARK, EXTENSION_TAG, PUBLIC_MARK } from './operation';
 
-// Corridor's OpenAPI document: the routes, parameters, request bodies, statuses and headers come
-// from the controllers and DTOs; the response bodies are the reference's (as the spec amends it),
-// the same schemas the conformance suite holds every response to (decision 0032).
+// Corridor's OpenAPI document: the routes, operationIds, parameters, statuses and headers come from
+// the controllers and DTOs; the request and response bodies of a reference operation are the
+// reference's (as the spec amends it), the schemas the conformance and bad-input suites hold the
+// gateway to. Nest renders a class-validator DTO without its discriminated unions, which a
+// generated client needs (decision 0032); the DTOs still describe the extensions' bodies.
 
 type Json = Record<string, unknown>;
 type Operation = Json & { operationId?: string; responses?: Record<string, Json>; parameters?: Json[]; security?: Json[] };
@@ -17,6 +19,7 @@ type Located = { path: string; method: string; operation: Operation };
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 const SCHEMA_REF = '#/components/schemas/';
+const REQUEST_BODY_REF = '#/components/requestBodies/';
 const INPUT_SUFFIX = 'Input';
 const IDEMPOTENCY_KEY_REF = { $ref: '#/components/parameters/IdempotencyKey' };
 const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
@@ -104,7 +107,16 @@ const completeParameters = (method: string, parameters: Json[] = []): Json[] => 
   return method === 'post' ? [...described, IDEMPOTENCY_KEY_REF] : described;
 };
 
-const completeOperation = ({ method, operation }: Located, reference: Operation | undefined): void => {
+/** A reference body named in components.requestBodies is written out in place, so only schemas are shared. */
+const requestBodyOf = (body: Json, requestBodies: Record<string, Json>): Json => {
+  const ref = typeof body.$ref === 'string' ? body.$ref : undefined;
+  if (!ref) return body;
+  const named = requestBodies[ref.slice(REQUEST_BODY_REF.length)];
+  if (!named) throw new Error(`The reference has no request body ${ref}.`);
+  return named;
+};
+
+const completeOperation = ({ method, operation }: Located, reference: Operation | undefined, requestBodies: Record<string, Json>): void => {
   // The reference's tags group a generated client's calls (one class per tag), so the reference's are kept.
   if (operation[EXTENSION_MARK] === true) operation.tags = [EXTENSION_TAG];
   else if (reference?.tags) operation.tags = reference.tags;
@@ -112,13 +124,14 @@ const completeOperation = ({ method, operation }: Located, reference: Operation 
   delete operation[PUBLIC_MARK];
   operation.parameters = completeParameters(method, operation.parameters);
   operation.responses = completeResponses(operation.responses ?? {}, reference?.responses ?? {});
+  if (reference?.requestBody) operation.requestBody = requestBodyOf(reference.requestBody as Json, requestBodies);
   if (reference && !operation.summary) operation.summary = reference.summary;
   if (reference && !operation.description && reference.description) operation.description = reference.description;
 };
 
 const renameSchemes = (requirement: Json): Json => Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [SECURITY_NAMES[name] ?? name, scopes]));
 
-/** Copies every reference schema the document names, transitively, next to the DTO schemas. */
+/** Copies every schema the document names, transitively: a DTO schema only a reference body replaced is left out. */
 const copyReachableSchemas = (target: Record<string, Json>, roots: unknown[], source: Record<string, Json>): void => {
   const pending = roots.flatMap(schemaNamesIn);
   while (pending.length > 0) {
@@ -132,8 +145,8 @@ const copyReachableSchemas = (target: Record<string, Json>, roots: unknown[], so
 };
 
 /**
- * Most request DTOs carry the name of the reference schema they implement, but they are what the gateway validates
- * (often stricter), so they stay in the document under `<name>Input` and the reference's schema keeps its name.
+ * Most request DTOs carry the name of the reference schema they implement. One still in the document (a body the
+ * reference does not define) keeps its own shape under `<name>Input`, and the reference's schema keeps its name.
  */
 const renameCollidingSchemas = (document: Json, reference: Record<string, Json>): void => {
   const components = document.components as Json | undefined;
@@ -183,9 +196,11 @@ export const completeWithReference = (routes: OpenAPIObject, reference: Json): J
   renameCollidingSchemas(document, referenceComponents.schemas as Record<string, Json>);
   const referenceOperations = new Map(operationsOf(reference).map(({ operation }) => [operation.operationId, operation]));
   const located = operationsOf(document);
-  for (const entry of located) completeOperation(entry, referenceOperations.get(entry.operation.operationId));
-  const schemas: Record<string, Json> = { ...((document.components as Json | undefined)?.schemas as Record<string, Json> | undefined), Error: errorBody };
-  copyReachableSchemas(schemas, [document.paths, reference.webhooks], referenceComponents.schemas as Record<string, Json>);
+  const requestBodies = (referenceComponents.requestBodies ?? {}) as Record<string, Json>;
+  for (const entry of located) completeOperation(entry, referenceOperations.get(entry.operation.operationId), requestBodies);
+  const available = { ...(referenceComponents.schemas as Record<string, Json>), ...((document.components as Json | undefined)?.schemas as Record<string, Json> | undefined), Error: errorBody };
+  const schemas: Record<string, Json> = {};
+  copyReachableSchemas(schemas, [document.paths, reference.webhooks], available);
   return {
     openapi: '3.1.0',
     info: {
