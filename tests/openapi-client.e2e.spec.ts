@@ -44,7 +44,7 @@ describe('a client generated from the published OpenAPI', () => {
     });
     expect([response.status, error]).toEqual([201, undefined]);
     expect(data).toMatchObject({ customerType: 'INDIVIDUAL', platformCustomerId: 'openapi-client-1' });
-    customerId = data!.id!;
+    customerId = String(data?.id);
   });
 
   it('lists the customer’s internal accounts (listCustomerInternalAccounts)', async () => {
@@ -54,7 +54,7 @@ describe('a client generated from the published OpenAPI', () => {
     );
     const usd = accounts.find((account) => account.balance.currency.code === 'USD');
     expect(usd).toMatchObject({ customerId, balance: { amount: 0 } });
-    usdAccountId = usd!.id;
+    usdAccountId = String(usd?.id);
   });
 
   it('funds the account in the sandbox (sandboxFundInternalAccount)', async () => {
@@ -81,7 +81,7 @@ describe('a client generated from the published OpenAPI', () => {
     expect(first.data).toMatchObject({ sendingCurrency: { code: 'USD' }, receivingCurrency: { code: 'MXN' }, totalSendingAmount: expect.any(Number) });
     const repeat = await client.POST('/quotes', request);
     expect([repeat.response.status, repeat.data?.id]).toEqual([201, first.data?.id]);
-    const read = await client.GET('/quotes/{quoteId}', { params: { path: { quoteId: first.data!.id } } });
+    const read = await client.GET('/quotes/{quoteId}', { params: { path: { quoteId: String(first.data?.id) } } });
     expect(read.data?.id).toBe(first.data?.id);
   });
 

@@ -134,8 +134,7 @@ const renameSchemes = (requirement: Json): Json => Object.fromEntries(Object.ent
 /** Copies every schema the document names, transitively: a DTO schema only a reference body replaced is left out. */
 const copyReachableSchemas = (target: Record<string, Json>, roots: unknown[], source: Record<string, Json>): void => {
   const pending = roots.flatMap(schemaNamesIn);
-  while (pending.length > 0) {
-    const name = pending.pop()!;
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     if (target[name]) continue;
     const schema = source[name];
     if (!schema) throw new Error(`The document names a schema ${name} that neither a DTO nor the reference defines.`);
