@@ -13,6 +13,8 @@ COPY tsconfig.base.json tsconfig.json tsconfig.build.json .swcrc ./
 COPY libs ./libs
 COPY apps ./apps
 COPY scripts ./scripts
+# The OpenAPI document the gateway serves at /docs (written by npm run openapi, committed); build.ts copies it into dist.
+COPY openapi ./openapi
 RUN node -r @swc-node/register scripts/build.ts dist
 
 FROM ${NODE_IMAGE} AS deps

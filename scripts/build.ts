@@ -22,8 +22,11 @@ const compile = (): void => {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist], { stdio: 'inherit' });
 };
 
+// The OpenAPI document the gateway serves at /docs; dist/openapi is where its compiled files.js looks.
+const OPENAPI_FILES = ['openapi/corridor-openapi.json', 'openapi/corridor-openapi.yaml'].map((file) => join(root, file));
+
 const copyRuntimeFiles = (): number => {
-  const files = walk(join(root, 'apps')).filter((file) => RUNTIME_FILE.test(file));
+  const files = [...walk(join(root, 'apps')).filter((file) => RUNTIME_FILE.test(file)), ...OPENAPI_FILES];
   for (const file of files) {
     const target = join(dist, relative(root, file));
     mkdirSync(dirname(target), { recursive: true });
@@ -51,4 +54,4 @@ const started = Date.now();
 compile();
 const copied = copyRuntimeFiles();
 const linked = linkLibraries();
-console.log(`build: ${relative(root, dist)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s; ${copied} SQL files; libraries ${linked.join(', ')}`);
+console.log(`build: ${relative(root, dist)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s; ${copied} SQL and OpenAPI files; libraries ${linked.join(', ')}`);
