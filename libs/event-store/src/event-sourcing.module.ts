@@ -1,7 +1,7 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { EntitySchema } from '@mikro-orm/core';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
 import { Pool } from 'pg';
 import { Gauge, Registry } from 'prom-client';
 import { type Event, eventsStreamName, OBSERVABILITY, Observability, type PartHealth, type RequestContext } from '@corridor/contracts';
@@ -22,6 +22,8 @@ export type EventSourcingOptions = {
   connectionString: string;
   schema: string;
   natsUrl: string;
+  /** The service's bus credentials (libs/messaging's NatsAuth, decision 0025). */
+  natsAuth?: Pick<ConnectionOptions, 'user' | 'pass' | 'inboxPrefix' | 'tls'>;
   subjectPrefix: string;
   migrationsDirectory: string;
   projections: Projection<any>[];
@@ -142,7 +144,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     });
     await this.runner.start();
     // No async stack traces: each JetStream publish would otherwise capture two stacks it never shows.
-    this.nats = await connect({ servers: options.natsUrl, name: `${options.service}-outbox`, noAsyncTraces: true });
+    this.nats = await connect({ servers: options.natsUrl, ...options.natsAuth, name: `${options.service}-outbox`, noAsyncTraces: true });
     const streamName = eventsStreamName(options.subjectPrefix);
     await ensureEventsStream(this.nats, { name: streamName, subjects: [`${options.subjectPrefix}.events.>`] });
     this.relay = new OutboxRelay({
