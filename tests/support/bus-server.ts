@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type ConnectionOptions } from 'nats';
@@ -55,6 +55,9 @@ export const startBusServer = async (options: { subjectPrefix: string; port: num
       await exited;
     }
     await rm(directory, { recursive: true, force: true });
+    // CORRIDOR_BUS_LOG=<file> keeps the server's log (its permission violations, say) after the stack is gone.
+    const keep = process.env['CORRIDOR_BUS_LOG'];
+    if (keep) await appendFile(keep, output.join(''));
   };
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
