@@ -202,7 +202,7 @@ describe('OutboxRelay', () => {
     const relay = newRelay(10);
     await relay.start();
     const publishedIds = async () => (await published()).slice(before.length).map((message) => message.msgId);
-    for (let attempt = 0; !(await publishedIds()).includes(good[1]!.eventId) && attempt < 300; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let attempt = 0; !(await publishedIds()).includes(good[1]!.eventId) && attempt < 120; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
 
     const flowed = await publishedIds();
     expect(flowed).toEqual(expect.arrayContaining(good.map((event) => event.eventId)));
@@ -220,7 +220,7 @@ describe('OutboxRelay', () => {
     poisoned = false;
     expect(await resolveDeadLetters(admin, testSchema.schema, 'test-outbox', mapperBug!.globalPosition.toString(), 'retry')).toBe(1);
     expect(await resolveDeadLetters(admin, testSchema.schema, 'test-outbox', tooLarge[0]!.globalPosition.toString(), 'skip')).toBe(1);
-    for (let attempt = 0; !(await publishedIds()).includes(mapperBug!.eventId) && attempt < 300; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let attempt = 0; !(await publishedIds()).includes(mapperBug!.eventId) && attempt < 120; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await publishedIds()).toContain(mapperBug!.eventId);
     expect((await listDeadLetters(admin, testSchema.schema, { all: true })).map(({ eventId, state }) => ({ eventId, state }))).toEqual([
       { eventId: mapperBug!.eventId, state: 'retried' },
