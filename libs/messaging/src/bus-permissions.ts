@@ -20,8 +20,7 @@ export type BusUser = {
   /** Whether it publishes its service's integration events (the outbox relay). */
   publishesEvents?: boolean;
   consumers?: readonly BusConsumer[];
-  /** Core NATS broadcasts it publishes, and those it listens to. */
-  broadcasts?: readonly string[];
+  /** Core NATS broadcasts of another service it listens to (a service's own, like platform.token.revoked, are its subjects already). */
   listens?: readonly string[];
 };
 
@@ -62,7 +61,7 @@ const customerEvent = (type: string) => `events.customers.Customer.${type}`;
 
 export const busUsers: Record<BusUserName, BusUser> = {
   gateway: { requests: gatewayRequests, listens: [subjects.platform.tokenRevoked] },
-  platform: { service: 'platform', requests: [], publishesEvents: true, broadcasts: [subjects.platform.tokenRevoked] },
+  platform: { service: 'platform', requests: [], publishesEvents: true },
   customers: { service: 'customers', requests: [subjects.platform.platform.get], publishesEvents: true },
   accounts: {
     service: 'accounts',
@@ -149,7 +148,6 @@ export const busPermissions = (name: BusUserName, subjectPrefix: string, streamN
   const jetStream = user.publishesEvents || (user.consumers?.length ?? 0) > 0;
   const publish = [
     ...user.requests.map(prefixed),
-    ...(user.broadcasts ?? []).map(prefixed),
     // A service may call its own subjects (one replica asking another).
     ...(user.service ? [prefixed(`${user.service}.>`)] : []),
     ...(user.publishesEvents && user.service ? [prefixed(`events.${user.service}.>`)] : []),

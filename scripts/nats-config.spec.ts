@@ -1,0 +1,73 @@
+// The bus permissions (libs/messaging/src/bus-permissions.ts, decision 0025) are the code's own
+// calls, no more and no less: every subject of another service an app names is granted to it, and
+// every grant is named by the app. The committed nats-server configuration is the generated one.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { subjects } from '@corridor/contracts';
+import { busPermissions, busUsers, type BusUserName } from '@corridor/messaging';
+import { DEFAULT_CONFIG_FILE, deploymentConfig } from './nats-config';
+
+const root = join(__dirname, '..');
+
+const sourceFiles = (directory: string): string[] =>
+  readdirSync(directory).flatMap((entry) => {
+    const path = join(directory, entry);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') && !path.endsWith('.spec.ts') ? [path] : [];
+  });
+
+const resolve = (path: string): string | undefined => {
+  let node: unknown = subjects;
+  for (const key of path.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
+  return typeof node === 'string' ? node : undefined;
+};
+
+/** Every subject of another service the app's code names (`subjects.accounts.ledger.credit`). */
+const namedSubjects = (app: string): Set<string> => {
+  const named = new Set<string>();
+  for (const file of sourceFiles(join(root, 'apps', app, 'src'))) {
+    for (const match of readFileSync(file, 'utf8').matchAll(/\bsubjects\.([a-zA-Z]+(?:\.[a-zA-Z]+){1,2})\b/g)) {
+      const subject = resolve(match[1]!);
+      if (subject && !subject.startsWith(`${app}.`)) named.add(subject);
+    }
+  }
+  return named;
+};
+
+const users = Object.keys(busUsers).filter((user) => user !== 'operator') as BusUserName[];
+
+describe('bus permissions', () => {
+  it.each(users)('grants %s exactly the other services’ subjects its code names', (user) => {
+    const grant = busUsers[user];
+    const granted = new Set([...grant.requests, ...(grant.listens ?? [])]);
+    expect([...namedSubjects(user)].sort()).toEqual([...granted].sort());
+  });
+
+  it('lets only the services that move money send ledger commands', () => {
+    const ledger = Object.values(subjects.accounts.ledger) as string[];
+    const senders = (Object.keys(busUsers) as BusUserName[]).filter((user) => busUsers[user].requests.some((subject) => ledger.includes(subject)));
+    expect(senders.sort()).toEqual(['cards', 'payments']);
+  });
+
+  it('gives each user its own inbox, its own events and its own request subjects only', () => {
+    const permissions = busPermissions('webhooks', 'corridor', 'CORRIDOR_EVENTS');
+    expect(permissions.subscribe).toEqual(['_INBOX_webhooks.>', 'corridor.webhooks.>']);
+    expect(permissions.publish.filter((subject) => subject.startsWith('corridor.events.'))).toEqual([]);
+    expect(busPermissions('payments', 'corridor', 'CORRIDOR_EVENTS').publish).toContain('corridor.events.payments.>');
+  });
+
+  it.each([
+    ['accounts', 'apps/accounts/src'],
+    ['webhooks', 'apps/webhooks/src'],
+  ] as const)('declares the JetStream consumers %s creates', (user, directory) => {
+    const code = sourceFiles(join(root, directory)).map((file) => readFileSync(file, 'utf8')).join('\n');
+    for (const { durable, filter } of busUsers[user].consumers ?? []) {
+      expect(code).toContain(`'${durable}'`);
+      expect(code).toContain(`\${subjectPrefix}.${filter}\``);
+    }
+  });
+
+  it('ships the generated nats-server configuration (npm run nats:config)', () => {
+    expect(readFileSync(DEFAULT_CONFIG_FILE, 'utf8')).toBe(deploymentConfig('corridor'));
+  });
+});
