@@ -3,6 +3,7 @@
 // every grant is named by the app. The committed nats-server configuration is the generated one.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
 import { subjects } from '@corridor/contracts';
 import { busPermissions, busUsers, type BusUserName } from '@corridor/messaging';
 import { DEFAULT_CONFIG_FILE, deploymentConfig } from './nats-config';
@@ -69,5 +70,27 @@ describe('bus permissions', () => {
 
   it('ships the generated nats-server configuration (npm run nats:config)', () => {
     expect(readFileSync(DEFAULT_CONFIG_FILE, 'utf8')).toBe(deploymentConfig('corridor'));
+  });
+
+  const apps = (JSON.parse(readFileSync(join(root, 'scripts/apps.json'), 'utf8')) as { apps: { name: string }[] }).apps.map((app) => app.name);
+
+  it('runs every app as its own bus user in compose and in deploy/k8s', () => {
+    const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, { environment?: Record<string, string> }> };
+    for (const app of apps) {
+      expect(compose.services[app]?.environment?.['NATS_USER']).toBe(app);
+      expect(compose.services[app]?.environment?.['NATS_PASSWORD']).toContain(`NATS_PASSWORD_${app.toUpperCase()}`);
+      const manifest = readFileSync(join(root, `deploy/k8s/${app}.yaml`), 'utf8');
+      expect(manifest).toContain(`- { name: NATS_USER, value: ${app} }`);
+      expect(manifest).toContain(`secretKeyRef: { name: corridor-nats, key: ${app} }`);
+    }
+  });
+
+  it('denies by default in deploy/k8s and lets only the gateway take traffic from anywhere', () => {
+    type Policy = { metadata: { name: string }; spec: { podSelector: { matchLabels?: Record<string, string> }; ingress?: { from?: unknown[] }[] } };
+    const policies = parseAllDocuments(readFileSync(join(root, 'deploy/k8s/network-policies.yaml'), 'utf8')).map((document) => document.toJS() as Policy);
+    expect(policies.find((policy) => policy.metadata.name === 'default-deny')?.spec.podSelector).toEqual({});
+    for (const app of apps) expect(policies.find((policy) => policy.metadata.name === app)?.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': app });
+    const openToAll = policies.filter((policy) => (policy.spec.ingress ?? []).some((rule) => rule.from === undefined)).map((policy) => policy.metadata.name);
+    expect(openToAll).toEqual(['gateway']);
   });
 });

@@ -42,7 +42,7 @@ const request = (nc: NatsConnection, subject: string, data: unknown) =>
 const prefixed = (subject: string) => `${stack.subjectPrefix}.${subject}`;
 
 beforeAll(async () => {
-  stack = await startStack({ apps: ['platform', 'customers', 'accounts', 'gateway'], env: { DATABASE_POOL_SIZE: '4' } });
+  stack = await startStack({ env: { DATABASE_POOL_SIZE: '4' } });
   api = createApi(stack, 'abuse-bus');
 }, 120_000);
 
