@@ -10,17 +10,18 @@ import { databaseUrl, services } from './services';
 // Only PostgreSQL is touched (DATABASE_URL): the running service carries out a retry with its own
 // mapping and bus credentials, and /health stays degraded until every dead letter is retried or skipped.
 
+const eventSourced = (): string[] => Object.entries(services).filter(([, info]) => info.eventStore !== false).map(([name]) => name);
+
 const usage = `usage:
   npm run outbox:dead-letters -- list [--all] [service]
   npm run outbox:dead-letters -- retry <service> <position|all>
   npm run outbox:dead-letters -- skip <service> <position|all>
-services: ${Object.keys(services).filter((name) => services[name]!.eventStore !== false).join(', ')}`;
-
-const eventSourced = (): string[] => Object.keys(services).filter((name) => services[name]!.eventStore !== false);
+services: ${eventSourced().join(', ')}`;
 
 const schemaOf = (service: string | undefined): string => {
-  if (!service || !eventSourced().includes(service)) throw new Error(`Unknown service "${service ?? ''}".\n${usage}`);
-  return services[service]!.schema;
+  const info = service && eventSourced().includes(service) ? services[service] : undefined;
+  if (!info) throw new Error(`Unknown service "${service ?? ''}".\n${usage}`);
+  return info.schema;
 };
 
 const hasTable = async (client: Client, schema: string): Promise<boolean> =>
@@ -29,7 +30,8 @@ const hasTable = async (client: Client, schema: string): Promise<boolean> =>
 const list = async (client: Client, args: string[]): Promise<void> => {
   const all = args.includes('--all');
   const named = args.filter((arg) => arg !== '--all');
-  const wanted = named.length > 0 ? named.map((service) => (schemaOf(service), service)) : eventSourced();
+  for (const service of named) schemaOf(service);
+  const wanted = named.length > 0 ? named : eventSourced();
   let shown = 0;
   for (const service of wanted) {
     const schema = schemaOf(service);

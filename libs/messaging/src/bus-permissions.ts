@@ -191,7 +191,8 @@ const list = (values: string[]): string => `[${values.map(quoted).join(', ')}]`;
 export const natsServerConfig = (options: NatsServerConfigOptions): string => {
   const users = (Object.keys(busUsers) as BusUserName[]).map((name) => {
     const { publish, subscribe } = busPermissions(name, options.subjectPrefix, options.streamName);
-    const password = options.passwords?.[name] !== undefined ? quoted(options.passwords[name]!) : `$${busPasswordVariable(name)}`;
+    const given = options.passwords?.[name];
+    const password = given !== undefined ? quoted(given) : `$${busPasswordVariable(name)}`;
     return [
       `    {`,
       `      user: ${quoted(name)}, password: ${password}`,
