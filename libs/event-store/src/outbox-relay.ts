@@ -301,6 +301,11 @@ export class OutboxRelay {
       try {
         await this.publish(event);
       } catch (error) {
+        if (!isEventFailure(error)) {
+          // The bus, not the event: it stays marked for retry and the next check tries again.
+          this.logger.warn({ err: error, ...where }, 'Retrying a dead letter failed on the bus; it stays marked for retry.');
+          return;
+        }
         await recordDeadLetter(leader, this.schema, this.options.name, event, error, 1);
         this.logger.error({ err: error, ...where, eventType: event.type, eventId: event.eventId }, 'Retrying a dead letter failed; it is dead again with this cause.');
         continue;
