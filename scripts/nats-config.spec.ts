@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { subjects } from '@corridor/contracts';
+import { cardTransactionSubjects, subjects } from '@corridor/contracts';
 import { busPermissions, busUsers, type BusUserName } from '@corridor/messaging';
 import { DEFAULT_CONFIG_FILE, deploymentConfig } from './nats-config';
 
@@ -17,8 +17,11 @@ const sourceFiles = (directory: string): string[] =>
     return path.endsWith('.ts') && !path.endsWith('.spec.ts') ? [path] : [];
   });
 
-const resolve = (path: string): string | undefined => {
-  let node: unknown = subjects;
+// Every map of subjects libs/contracts exports; a new one belongs here too.
+const subjectMaps: Record<string, unknown> = { subjects, cardTransactionSubjects };
+
+const resolve = (root: string, path: string): string | undefined => {
+  let node: unknown = subjectMaps[root];
   for (const key of path.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
   return typeof node === 'string' ? node : undefined;
 };
@@ -27,8 +30,8 @@ const resolve = (path: string): string | undefined => {
 const namedSubjects = (app: string): Set<string> => {
   const named = new Set<string>();
   for (const file of sourceFiles(join(root, 'apps', app, 'src'))) {
-    for (const match of readFileSync(file, 'utf8').matchAll(/\bsubjects\.([a-zA-Z]+(?:\.[a-zA-Z]+){1,2})\b/g)) {
-      const subject = resolve(match[1]!);
+    for (const match of readFileSync(file, 'utf8').matchAll(/\b(subjects|cardTransactionSubjects)\.([a-zA-Z]+(?:\.[a-zA-Z]+){0,2})\b/g)) {
+      const subject = resolve(match[1]!, match[2]!);
       if (subject && !subject.startsWith(`${app}.`)) named.add(subject);
     }
   }
@@ -48,6 +51,12 @@ describe('bus permissions', () => {
     const ledger = Object.values(subjects.accounts.ledger) as string[];
     const senders = (Object.keys(busUsers) as BusUserName[]).filter((user) => busUsers[user].requests.some((subject) => ledger.includes(subject)));
     expect(senders.sort()).toEqual(['cards', 'payments']);
+  });
+
+  it('knows every map of subjects libs/contracts exports', () => {
+    const contracts = sourceFiles(join(root, 'libs/contracts/src')).map((file) => readFileSync(file, 'utf8')).join('\n');
+    const exported = [...contracts.matchAll(/export const (\w*[sS]ubjects) = \{/g)].map((match) => match[1]);
+    expect(exported.sort()).toEqual(Object.keys(subjectMaps).sort());
   });
 
   it('gives each user its own inbox, its own events and its own request subjects only', () => {

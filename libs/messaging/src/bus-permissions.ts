@@ -1,4 +1,4 @@
-import { subjects } from '@corridor/contracts';
+import { cardTransactionSubjects, subjects } from '@corridor/contracts';
 import { inboxPrefixOf } from './nats-auth';
 
 // Who may say what on the bus (decision 0025): the one list the nats-server configuration is
@@ -51,6 +51,10 @@ const gatewayRequests = [
   subjects.accounts.internalAccount.listPlatform,
   ...leaves(subjects.payments, [subjects.payments.incoming.approvalAnswer, subjects.payments.health]),
   ...leaves(subjects.cards, [subjects.cards.health]),
+  // The sandbox's card simulators (POST /sandbox/cards/{id}/simulate/...).
+  cardTransactionSubjects.authorize,
+  cardTransactionSubjects.clear,
+  cardTransactionSubjects.return,
   ...leaves(subjects.agents, [subjects.agents.health]),
   ...leaves(subjects.webhooks, [subjects.webhooks.health]),
   ...healthPings,
