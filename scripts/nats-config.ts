@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { eventsStreamName } from '@corridor/contracts';
-import { busPasswordVariable, busUsers, type BusUserName, natsServerConfig } from '@corridor/messaging';
+import { busPassword, busPasswordVariable, busUsers, type BusUserName, natsServerConfig } from '@corridor/messaging';
 
 // Writes nats-server's configuration from libs/messaging/src/bus-permissions.ts (decision 0025):
 //   npm run nats:config                                   deploy/nats/nats-server.conf (subject prefix "corridor")
@@ -26,7 +25,7 @@ const option = (args: string[], name: string): string | undefined => {
 const writePasswords = (file: string): void => {
   const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const missing = (Object.keys(busUsers) as BusUserName[]).filter((user) => !existing.includes(`${busPasswordVariable(user)}=`));
-  const lines = missing.map((user) => `${busPasswordVariable(user)}=${randomBytes(18).toString('base64url')}\n`);
+  const lines = missing.map((user) => `${busPasswordVariable(user)}=${busPassword()}\n`);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, existing + lines.join(''), { mode: 0o600 });
 };

@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type ConnectionOptions } from 'nats';
 import { eventsStreamName } from '@corridor/contracts';
-import { busUsers, type BusUserName, inboxPrefixOf, natsServerConfig } from '@corridor/messaging';
+import { busPassword, busUsers, type BusUserName, inboxPrefixOf, natsServerConfig } from '@corridor/messaging';
 
 // A nats-server of one stack, with the configuration a deployment runs (one user per service,
 // their subject permissions), on a free port with a throwaway JetStream store: the machine's shared
@@ -26,12 +25,10 @@ export type BusServer = {
   close(): Promise<void>;
 };
 
-const secret = (): string => randomBytes(18).toString('base64url');
-
 export const startBusServer = async (options: { subjectPrefix: string; port: number }): Promise<BusServer> => {
   const directory = await mkdtemp(join(tmpdir(), 'corridor-nats-'));
-  const passwords = Object.fromEntries((Object.keys(busUsers) as BusUserName[]).map((user) => [user, secret()])) as Record<BusUserName, string>;
-  const harness = { user: 'e2e-harness', password: secret() };
+  const passwords = Object.fromEntries((Object.keys(busUsers) as BusUserName[]).map((user) => [user, busPassword()])) as Record<BusUserName, string>;
+  const harness = { user: 'e2e-harness', password: busPassword() };
   const config = natsServerConfig({
     subjectPrefix: options.subjectPrefix,
     streamName: eventsStreamName(options.subjectPrefix),

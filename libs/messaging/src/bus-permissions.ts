@@ -1,4 +1,5 @@
 import { cardTransactionSubjects, subjects } from '@corridor/contracts';
+import { randomBytes } from 'node:crypto';
 import { inboxPrefixOf } from './nats-auth';
 
 // Who may say what on the bus (decision 0025): the one list the nats-server configuration is
@@ -172,6 +173,13 @@ export const busPermissions = (name: BusUserName, subjectPrefix: string, streamN
   ];
   return { publish: [...new Set(publish)], subscribe: [...new Set(subscribe)] };
 };
+
+/**
+ * A random bus password. nats-server reads an environment variable as a configuration value, so a
+ * password must be a plain word: a letter, then letters and digits (one starting with `-` or
+ * looking like a number is refused at start).
+ */
+export const busPassword = (): string => `p${randomBytes(24).toString('hex')}`;
 
 /** The environment variable the nats-server configuration reads a user's password from. */
 export const busPasswordVariable = (name: BusUserName): string => `NATS_PASSWORD_${name.toUpperCase()}`;

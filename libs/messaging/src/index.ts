@@ -16,6 +16,7 @@ export {
   busUsers,
   busServices,
   busPermissions,
+  busPassword,
   busPasswordVariable,
   natsServerConfig,
   type BusUser,
