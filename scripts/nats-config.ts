@@ -6,6 +6,7 @@ import { busPassword, busPasswordVariable, busUsers, type BusUserName, natsServe
 // Writes nats-server's configuration from libs/messaging/src/bus-permissions.ts (decision 0025):
 //   npm run nats:config                                   deploy/nats/nats-server.conf (subject prefix "corridor")
 //   npm run nats:config -- --prefix acme --out <file>     for another CORRIDOR_SUBJECT_PREFIX
+//   npm run nats:config -- --port <n> --store-dir <dir>   a local server's port and JetStream directory (up.sh)
 //   npm run nats:config -- --passwords <file>             also writes NATS_PASSWORD_<USER>=<random> lines for users
 //                                                         the file lacks (the local stack's up.sh keeps them in var/nats)
 // The configuration names no password: nats-server reads each from its environment
@@ -13,8 +14,8 @@ import { busPassword, busPasswordVariable, busUsers, type BusUserName, natsServe
 
 export const DEFAULT_CONFIG_FILE = join(__dirname, '../deploy/nats/nats-server.conf');
 
-export const deploymentConfig = (subjectPrefix: string): string =>
-  natsServerConfig({ subjectPrefix, streamName: eventsStreamName(subjectPrefix), storeDir: '/data/jetstream' });
+export const deploymentConfig = (subjectPrefix: string, local: { port?: number; storeDir?: string } = {}): string =>
+  natsServerConfig({ subjectPrefix, streamName: eventsStreamName(subjectPrefix), storeDir: local.storeDir ?? '/data/jetstream', ...(local.port ? { port: local.port } : {}) });
 
 const option = (args: string[], name: string): string | undefined => {
   const index = args.indexOf(name);
@@ -35,7 +36,9 @@ if (require.main === module) {
   const prefix = option(args, '--prefix') ?? process.env['CORRIDOR_SUBJECT_PREFIX'] ?? 'corridor';
   const out = option(args, '--out') ?? DEFAULT_CONFIG_FILE;
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, deploymentConfig(prefix));
+  const port = option(args, '--port');
+  const storeDir = option(args, '--store-dir');
+  writeFileSync(out, deploymentConfig(prefix, { ...(port ? { port: Number(port) } : {}), ...(storeDir ? { storeDir } : {}) }));
   const passwords = option(args, '--passwords');
   if (passwords) writePasswords(passwords);
   process.stdout.write(`nats-config: wrote ${out} (subject prefix "${prefix}")${passwords ? ` and ${passwords}` : ''}\n`);

@@ -66,9 +66,9 @@ mkdir -p var/log var/run var/nats
 # The configuration from libs/messaging/src/bus-permissions.ts, and a random password per bus user
 # kept in var/nats/passwords.env. Only the server sees them all; each app gets its own.
 "$NODE_BIN" -r @swc-node/register scripts/nats-config.ts --prefix "${CORRIDOR_SUBJECT_PREFIX:-corridor}" \
-  --out var/nats/nats-server.conf --passwords var/nats/passwords.env >/dev/null
+  --port "$NATS_PORT" --store-dir "$CHECKOUT/var/nats/jetstream" --out var/nats/nats-server.conf --passwords var/nats/passwords.env >/dev/null
 env $(grep -E '^NATS_PASSWORD_[A-Z]+=' var/nats/passwords.env | xargs) nohup "$NATS_SERVER_BIN" \
-  -c "$CHECKOUT/var/nats/nats-server.conf" -a 127.0.0.1 -p "$NATS_PORT" -sd "$CHECKOUT/var/nats/jetstream" >var/log/nats.log 2>&1 &
+  -c "$CHECKOUT/var/nats/nats-server.conf" -a 127.0.0.1 >var/log/nats.log 2>&1 &
 echo $! >var/run/nats.pid
 for _ in $(seq 1 50); do
   [ -n "$(port_pids "$NATS_PORT")" ] && break
