@@ -1,10 +1,11 @@
 // Parsed once at bootstrap; nothing else in the gateway reads process.env.
 import { type BlobStoreConfig, parseBlobStoreConfig } from '@corridor/blob-store';
-import { parseShutdownTimeoutMs } from '@corridor/messaging';
+import { type NatsAuth, parseNatsAuth, parseShutdownTimeoutMs } from '@corridor/messaging';
 
 export type GatewayConfig = {
   port: number;
   natsUrl: string;
+  natsAuth: NatsAuth;
   subjectPrefix: string;
   redisUrl: string;
   redisKeyPrefix: string;
@@ -52,6 +53,7 @@ const positiveInteger = (name: string, value: string | undefined, fallback: numb
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => ({
   port: positiveInteger('PORT', env['PORT'], 8080),
   natsUrl: env['NATS_URL'] || 'nats://127.0.0.1:4222',
+  natsAuth: parseNatsAuth(env),
   subjectPrefix: env['CORRIDOR_SUBJECT_PREFIX'] || 'corridor',
   redisUrl: env['REDIS_URL'] || 'redis://127.0.0.1:6379',
   redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'corridor',

@@ -47,3 +47,12 @@ export {
 } from './snapshot-store';
 export { type CommandSnapshots } from './command-handler';
 export { snapshotDdl } from './postgres-schema';
+export {
+  DEFAULT_OUTBOX_MAX_ATTEMPTS,
+  countOpenDeadLetters,
+  listDeadLetters,
+  parseOutboxMaxAttempts,
+  resolveDeadLetters,
+  type DeadLetter,
+  type DeadLetterState,
+} from './outbox-dead-letters';

@@ -11,3 +11,17 @@ export { consumerMetrics } from './jetstream';
 export { ObservabilityModule, observedPart, postgresHealth, redisHealth } from './observability.module';
 export { startHealthServer, processMetrics, type HealthServerOptions } from './health-server';
 export { enableBoundedShutdown, parseShutdownTimeoutMs, DEFAULT_SHUTDOWN_TIMEOUT_MS, type BoundedShutdownOptions } from './shutdown';
+export { parseNatsAuth, inboxPrefixOf, type NatsAuth } from './nats-auth';
+export {
+  busUsers,
+  busServices,
+  busPermissions,
+  busPassword,
+  busPasswordVariable,
+  natsServerConfig,
+  type BusUser,
+  type BusUserName,
+  type BusService,
+  type BusPermissions,
+  type NatsServerConfigOptions,
+} from './bus-permissions';

@@ -6,9 +6,10 @@ import type { Logger } from 'pino';
 import { CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from './context';
 import { fromErrorReply } from './error-codec';
 import { createLogger } from './logger';
+import type { NatsAuth } from './nats-auth';
 import { PrefixedClientNats, prefixSubject } from './prefixed-nats';
 
-export type MessagingOptions = { natsUrl: string; subjectPrefix: string; name: string };
+export type MessagingOptions = { natsUrl: string; subjectPrefix: string; name: string; natsAuth?: NatsAuth };
 export type RequestOptions = { context: RequestContext; timeoutMs?: number };
 
 export const MESSAGING_OPTIONS = 'MESSAGING_OPTIONS';
@@ -34,7 +35,7 @@ export class ServiceClient implements OnApplicationBootstrap, OnApplicationShutd
   private readonly logger: Logger;
 
   constructor(@Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions) {
-    this.client = new PrefixedClientNats({ servers: options.natsUrl, name: options.name }, options.subjectPrefix);
+    this.client = new PrefixedClientNats({ servers: options.natsUrl, ...options.natsAuth, name: options.name }, options.subjectPrefix);
     this.logger = createLogger(`${options.name}:messaging`);
   }
 
