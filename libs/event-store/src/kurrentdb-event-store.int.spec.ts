@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ANY, NO_STREAM } from '@kurrent/kurrentdb-client';
 import { eventStoreContract } from './event-store.contract';
 import { createKurrentDbEventStore, toStreamState } from './kurrentdb-event-store';
+import type { EventStore } from './types';
 
 // Runs the event store contract against a KurrentDB server when EVENTSTORE_URL names one
 // (e.g. kurrentdb://127.0.0.1:2113?tls=false); without one, the contract is not run and says so.
@@ -19,9 +20,23 @@ describe('KurrentDB expected-version mapping', () => {
 
 if (url) {
   eventStoreContract('KurrentDB event store', async ({ upcasters }) => {
-    // A per-run stream prefix keeps readAll to this run's streams on a shared server.
-    const store = createKurrentDbEventStore({ connectionString: url, upcasters, streamPrefix: `t${randomUUID().slice(0, 8)}-` });
-    return { store, teardown: () => store.close() };
+    // A per-run prefix, shaped like a service's (`<run><service>-`), keeps readAll to this run's streams on a shared server.
+    const run = `t${randomUUID().slice(0, 8)}`;
+    const store = createKurrentDbEventStore({ connectionString: url, upcasters, streamPrefix: `${run}items-` });
+    const neighbours: EventStore[] = [];
+    return {
+      store,
+      // Another service on the same server: the same run, another category.
+      openNeighbour: async () => {
+        const neighbour = createKurrentDbEventStore({ connectionString: url, upcasters, streamPrefix: `${run}others-` });
+        neighbours.push(neighbour);
+        return neighbour;
+      },
+      teardown: async () => {
+        for (const neighbour of neighbours) await neighbour.close();
+        await store.close();
+      },
+    };
   });
 } else {
   console.warn(

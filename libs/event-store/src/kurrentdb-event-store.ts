@@ -148,10 +148,19 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
     async findInStream(streamId, dataEquals) {
       const wanted = Object.entries(dataEquals).map(([field, values]) => [field, new Set(values)] as const);
       if (wanted.every(([, values]) => values.size === 0)) return [];
-      // KurrentDB has no index over event data: the stream is read and filtered here. A stream
-      // that outgrows this wants a second stream keyed by the id (see docs/decisions/0036).
-      const { events } = await readStream(streamId);
-      return events.filter((event) => wanted.some(([field, values]) => typeof event.data[field] === 'string' && values.has(event.data[field])));
+      // KurrentDB has no index over event data: the stream is read and matched here, on the data as
+      // stored (as PostgreSQL matches it). A stream that outgrows this wants a stream keyed by the id.
+      const matches = (data: Record<string, unknown>) => wanted.some(([field, values]) => typeof data[field] === 'string' && values.has(data[field]));
+      const found: RecordedEvent[] = [];
+      try {
+        for await (const resolved of client.readStream(prefix + streamId, { fromRevision: START, direction: FORWARDS })) {
+          const event = resolved.event as KurrentRecorded | undefined;
+          if (event && matches(event.data as Record<string, unknown>)) found.push(toRecorded(event, resolved.commitPosition));
+        }
+      } catch (error) {
+        if (!(error instanceof StreamNotFoundError)) throw error;
+      }
+      return found;
     },
 
     async appendToStreams(appends, { metadata }) {
