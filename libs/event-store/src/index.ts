@@ -13,6 +13,7 @@ export {
 export { createPostgresEventStore, type PostgresEventStoreOptions } from './postgres-event-store';
 export { ensureEventStoreSchema } from './postgres-schema';
 export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb-event-store';
+export { copyEvents, copyGroups, type CopyEventsOptions, type CopyEventsResult } from './copy-events';
 export {
   createServiceEventStore,
   describeEventStore,
