@@ -49,8 +49,8 @@ const actorText = (event: RecordedEvent): string => {
  * The service's events through the port, in whichever store EVENT_STORE_<SERVICE> / EVENT_STORE
  * names (run this with the service's own environment); read models and checkpoints stay in PostgreSQL.
  */
-const storeOf = (service: string, schema: string): EventStore =>
-  createServiceEventStore({ choice: eventStoreChoiceFrom(service), connectionString: databaseUrl(), schema });
+const storeOf = (service: string, schema: string, options: { ensureSchema?: boolean } = {}): EventStore =>
+  createServiceEventStore({ choice: eventStoreChoiceFrom(service), connectionString: databaseUrl(), schema, ...options });
 
 const printStream = async (streamId: string, asJson: boolean): Promise<void> => {
   const owner = ownerOfStream(streamId);
@@ -196,7 +196,8 @@ type CheckpointRow = {
 
 /** The head through the port: the position readAll can reach, which is what every checkpoint is measured against. */
 const headOf = async (service: string, schema: string): Promise<bigint> => {
-  const store = storeOf(service, schema);
+  // A look, not a start: nothing is created in a schema the service has not made.
+  const store = storeOf(service, schema, { ensureSchema: false });
   try {
     return await store.headPosition();
   } finally {

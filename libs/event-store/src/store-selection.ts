@@ -44,15 +44,17 @@ export type ServiceEventStoreOptions = {
   schema: string;
   pool?: Pool;
   upcasters?: Upcasters;
+  /** PostgreSQL only: create the store's tables on first use (default true); a read-only tool passes false. */
+  ensureSchema?: boolean;
 };
 
 /** The one place a service's store is built: the services, `npm run replay` and `npm run eventstore:copy` all come here. */
 export const createServiceEventStore = (options: ServiceEventStoreOptions): EventStore => {
-  const { choice, connectionString, schema, pool, upcasters } = options;
+  const { choice, connectionString, schema, pool, upcasters, ensureSchema } = options;
   if (choice.kind === 'kurrentdb') {
     return createKurrentDbEventStore({ connectionString: choice.url, streamPrefix: choice.streamPrefix, ...(upcasters ? { upcasters } : {}) });
   }
-  return createPostgresEventStore({ connectionString, schema, ...(pool ? { pool } : {}), ...(upcasters ? { upcasters } : {}) });
+  return createPostgresEventStore({ connectionString, schema, ...(pool ? { pool } : {}), ...(upcasters ? { upcasters } : {}), ...(ensureSchema === false ? { ensureSchema } : {}) });
 };
 
 /** What /health and the logs say of the store, never the URL's credentials. */
