@@ -1,5 +1,11 @@
 import { Client } from 'pg';
-import { copyEvents, createPostgresEventStore, createServiceEventStore, describeEventStore, eventStoreChoiceFrom } from '@corridor/event-store';
+import {
+  copyEvents,
+  createPostgresEventStore,
+  createServiceEventStore,
+  describeEventStore,
+  eventStoreChoiceFrom,
+} from '@corridor/event-store';
 import { createProgress } from './progress';
 import { databaseUrl, services } from './services';
 
@@ -33,27 +39,45 @@ const readCheckpoints = async (client: Client, schema: string): Promise<Checkpoi
 };
 
 /** The record of finished copies: a second run must not translate positions that are already KurrentDB's. */
-const COPIES_DDL = (schema: string) =>
-  `CREATE TABLE IF NOT EXISTS ${schema}.event_store_copies (target text PRIMARY KEY, source_head bigint NOT NULL, copied integer NOT NULL, copied_at timestamptz NOT NULL DEFAULT now())`;
+const COPIES_DDL = (schema: string) => `CREATE TABLE IF NOT EXISTS ${schema}.event_store_copies (
+  target text PRIMARY KEY, source_head bigint NOT NULL, copied integer NOT NULL, copied_at timestamptz NOT NULL DEFAULT now())`;
+
+type Move = { checkpoint: Checkpoint; to: bigint };
+type CopyRecord = { target: string; sourceHead: bigint; copied: number };
+const MOVE_SQL = (schema: string, table: string) =>
+  `UPDATE ${schema}.${table} SET position = $2, updated_at = now() WHERE name = $1 AND position = $3`;
 
 /** Every checkpoint to its KurrentDB position and the copy recorded, together or not at all. */
-const moveCheckpoints = async (client: Client, schema: string, moves: { checkpoint: Checkpoint; to: bigint }[], record: { target: string; sourceHead: bigint; copied: number }) => {
+const moveCheckpoints = async (client: Client, schema: string, moves: Move[], record: CopyRecord): Promise<void> => {
   await client.query('BEGIN');
   try {
     for (const { checkpoint, to } of moves) {
-      const moved = await client.query(`UPDATE ${schema}.${checkpoint.table} SET position = $2, updated_at = now() WHERE name = $1 AND position = $3`, [
-        checkpoint.name,
-        to.toString(),
-        checkpoint.position.toString(),
-      ]);
-      if (moved.rowCount !== 1) throw new Error(`${checkpoint.table} ${checkpoint.name} moved during the copy: is the service still running? Stop it and run the copy again.`);
+      const moved = await client.query(MOVE_SQL(schema, checkpoint.table), [checkpoint.name, to.toString(), checkpoint.position.toString()]);
+      if (moved.rowCount !== 1) {
+        throw new Error(`${checkpoint.table} ${checkpoint.name} moved during the copy: is the service still running? Stop it and run the copy again.`);
+      }
     }
     await client.query(COPIES_DDL(schema));
-    await client.query(`INSERT INTO ${schema}.event_store_copies (target, source_head, copied) VALUES ($1, $2, $3)`, [record.target, record.sourceHead.toString(), record.copied]);
+    await client.query(`INSERT INTO ${schema}.event_store_copies (target, source_head, copied) VALUES ($1, $2, $3)`, [
+      record.target,
+      record.sourceHead.toString(),
+      record.copied,
+    ]);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK');
     throw error;
+  }
+};
+
+/** Nothing to copy, or a copy to this target already finished: the run stops before it writes. */
+const refuseUncopyable = async (client: Client, service: string, schema: string, target: string): Promise<void> => {
+  const events = (await client.query('SELECT to_regclass($1) AS found', [`${schema}.events`])).rows[0].found;
+  if (!events) throw new Error(`${service} has no PostgreSQL event store (${schema}.events) to copy.`);
+  await client.query(COPIES_DDL(schema));
+  const done = (await client.query<{ copied_at: Date }>(`SELECT copied_at FROM ${schema}.event_store_copies WHERE target = $1`, [target])).rows[0];
+  if (done) {
+    throw new Error(`${service} was copied to ${target} at ${done.copied_at.toISOString()}; its checkpoints already count KurrentDB positions.`);
   }
 };
 
@@ -68,14 +92,11 @@ const copyService = async (service: string): Promise<void> => {
   const source = createPostgresEventStore({ connectionString: databaseUrl(), schema: info.schema, ensureSchema: false });
   const destination = createServiceEventStore({ choice, connectionString: databaseUrl(), schema: info.schema });
   try {
-    if (!(await client.query('SELECT to_regclass($1) AS found', [`${info.schema}.events`])).rows[0].found) throw new Error(`${service} has no PostgreSQL event store (${info.schema}.events) to copy.`);
-    await client.query(COPIES_DDL(info.schema));
-    const done = (await client.query<{ copied_at: Date }>(`SELECT copied_at FROM ${info.schema}.event_store_copies WHERE target = $1`, [target])).rows[0];
-    if (done) throw new Error(`${service} was copied to ${target} at ${done.copied_at.toISOString()}; its checkpoints already count KurrentDB positions.`);
+    await refuseUncopyable(client, service, info.schema, target);
     const checkpoints = await readCheckpoints(client, info.schema);
-    const head = await source.headPosition();
-    console.error(`copying ${service} (${info.schema}.events up to position ${head}) to ${target}; the service must be stopped`);
-    const bar = createProgress({ title: `copy ${service}`, unit: 'events', total: Number(head) });
+    const sourceHead = await source.headPosition();
+    console.error(`copying ${service} (${info.schema}.events up to position ${sourceHead}) to ${target}; the service must be stopped`);
+    const bar = createProgress({ title: `copy ${service}`, unit: 'events', total: Number(sourceHead) });
     const result = await copyEvents({
       source,
       target: destination,
@@ -84,7 +105,8 @@ const copyService = async (service: string): Promise<void> => {
     }).finally(() => bar.stop());
     const moves = checkpoints.map((checkpoint) => ({ checkpoint, to: result.translated.get(checkpoint.position) ?? 0n }));
     await moveCheckpoints(client, info.schema, moves, { target, sourceHead: result.sourceHead, copied: result.copied });
-    console.log(`${service}: ${result.copied} events copied, ${result.skipped} were already there (an earlier run); KurrentDB head ${await destination.headPosition()}`);
+    const head = await destination.headPosition();
+    console.log(`${service}: ${result.copied} events copied, ${result.skipped} were already there (an earlier run); KurrentDB head ${head}`);
     for (const { checkpoint, to } of moves) console.log(`  ${checkpoint.table} ${checkpoint.name}: position ${checkpoint.position} -> ${to}`);
     console.log(`start ${service} with EVENT_STORE_${service.toUpperCase()}=kurrentdb EVENTSTORE_URL=<the same URL>`);
   } finally {

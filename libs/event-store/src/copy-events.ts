@@ -38,7 +38,8 @@ export const copyGroups = (events: readonly RecordedEvent[], checkpoints: readon
   let current: RecordedEvent[] = [];
   for (const event of events) {
     const previous = current[current.length - 1];
-    const crossesCheckpoint = previous !== undefined && sorted.some((checkpoint) => checkpoint >= previous.globalPosition && checkpoint < event.globalPosition);
+    const crossesCheckpoint =
+      previous !== undefined && sorted.some((checkpoint) => checkpoint >= previous.globalPosition && checkpoint < event.globalPosition);
     if (previous && (previous.streamId !== event.streamId || crossesCheckpoint)) {
       groups.push(current);
       current = [];
@@ -58,18 +59,27 @@ const asNewEvent = ({ type, data, metadata }: RecordedEvent): NewEvent => {
 const copyGroup = async (target: EventStore, group: RecordedEvent[]): Promise<{ recorded: RecordedEvent[]; copied: number }> => {
   const first = group[0]!;
   const expectedVersion = first.streamPosition - 1;
+  const metadata = asNewEvent(first).metadata!;
   const append = (events: RecordedEvent[], at: number) =>
-    target.appendToStream(first.streamId, events.map(asNewEvent), { expectedVersion: at, metadata: asNewEvent(first).metadata! });
+    target.appendToStream(first.streamId, events.map(asNewEvent), { expectedVersion: at, metadata });
   try {
     return { recorded: (await append(group, expectedVersion)).events, copied: group.length };
   } catch (error) {
     if (!(error instanceof WrongExpectedVersionError) || error.actual === undefined || error.actual < expectedVersion) {
-      throw new Error(`Copying ${first.streamId} at version ${expectedVersion}: the target stream is not where the source was (${String(error)}).`, { cause: error });
+      const why = `the target stream is not where the source was (${String(error)})`;
+      throw new Error(`Copying ${first.streamId} at version ${expectedVersion}: ${why}.`, { cause: error });
     }
-    const present = (await target.readStream(first.streamId, { fromPosition: first.streamPosition })).events.filter((event) => event.streamPosition <= first.streamPosition + group.length - 1);
+    const lastPosition = first.streamPosition + group.length - 1;
+    const { events: there } = await target.readStream(first.streamId, { fromPosition: first.streamPosition });
+    const present = there.filter((event) => event.streamPosition <= lastPosition);
     // Already there means the same events: a target written by something else is not silently kept.
-    const differs = present.find((event, index) => event.type !== group[index]!.type || JSON.stringify(event.data) !== JSON.stringify(group[index]!.data));
-    if (differs) throw new Error(`Copying ${first.streamId}: the target already holds a different event at version ${differs.streamPosition} (${differs.type}).`);
+    const same = (event: RecordedEvent, index: number) =>
+      event.type === group[index]!.type && JSON.stringify(event.data) === JSON.stringify(group[index]!.data);
+    const differs = present.find((event, index) => !same(event, index));
+    if (differs) {
+      const where = `version ${differs.streamPosition} (${differs.type})`;
+      throw new Error(`Copying ${first.streamId}: the target already holds a different event at ${where}.`);
+    }
     const rest = group.slice(present.length);
     if (rest.length === 0) return { recorded: present, copied: 0 };
     return { recorded: [...present, ...(await append(rest, error.actual)).events], copied: rest.length };
