@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ANY, NO_STREAM } from '@kurrent/kurrentdb-client';
-import { eventStoreContract } from './event-store.contract';
+import { ANY, KurrentDBClient, NO_STREAM } from '@kurrent/kurrentdb-client';
+import { contractMetadata, eventStoreContract } from './event-store.contract';
 import { createKurrentDbEventStore, toStreamState } from './kurrentdb-event-store';
 import type { EventStore } from './types';
 
@@ -15,6 +15,39 @@ describe('KurrentDB expected-version mapping', () => {
     expect(toStreamState(0)).toBe(NO_STREAM);
     expect(toStreamState(1)).toBe(0n);
     expect(toStreamState(42)).toBe(41n);
+  });
+});
+
+describe('KurrentDB append result', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('gives the recorded events from the append result, without reading the stream back', async () => {
+    // A client double: the only server this machine has. The contract suite below checks the same against a real one.
+    const client = {
+      appendToStream: jest.fn().mockResolvedValue({ success: true, nextExpectedRevision: 4n, position: { commit: 900n, prepare: 880n } }),
+      readStream: jest.fn(() => {
+        throw new Error('an append must not read the stream');
+      }),
+      dispose: jest.fn().mockResolvedValue(undefined),
+    };
+    jest.spyOn(KurrentDBClient, 'connectionString').mockReturnValue(client as unknown as KurrentDBClient);
+    const store = createKurrentDbEventStore({ connectionString: 'kurrentdb://double:2113?tls=false', streamPrefix: 'accounts-' });
+    const metadata = { ...contractMetadata(), occurredAt: '2026-01-02T03:04:05.678Z' };
+    const appended = await store.appendToStream('InternalAccount:x', [{ type: 'A', data: { n: 1, gone: undefined } }, { type: 'B', data: { n: 2 } }], {
+      expectedVersion: 3,
+      metadata,
+    });
+    expect(client.appendToStream).toHaveBeenCalledWith('accounts-InternalAccount:x', expect.any(Array), { streamState: 2n });
+    expect(client.readStream).not.toHaveBeenCalled();
+    expect(appended.version).toBe(5);
+    expect(appended.events.map(({ streamId, streamPosition, globalPosition, type, data }) => ({ streamId, streamPosition, globalPosition, type, data }))).toStrictEqual([
+      { streamId: 'InternalAccount:x', streamPosition: 4, globalPosition: 900n, type: 'A', data: { n: 1 } },
+      { streamId: 'InternalAccount:x', streamPosition: 5, globalPosition: 900n, type: 'B', data: { n: 2 } },
+    ]);
+    const sent = client.appendToStream.mock.calls[0][1] as { id: string; metadata: unknown }[];
+    expect(appended.events.map((event) => [event.eventId, event.metadata])).toEqual(sent.map((event) => [event.id, event.metadata]));
+    expect(appended.events[0]!.metadata).toEqual({ ...metadata, schemaVersion: 1 });
+    await store.close();
   });
 });
 
