@@ -134,8 +134,12 @@ describe('The ledger operation window and snapshots (W = 5, a snapshot every 4 e
     const version = await versionOf(first.eventSourcing, accountId);
     expect(version).toBe(8);
 
+    // The recall goes through the port (findInStream), never SQL on the events table, so it works on either store.
+    const found = jest.spyOn(first.eventSourcing.store, 'findInStream');
     const replayed = await credit(first.writer, accountId, context, 100n, 'op-old');
     expect(replayed.available).toBe('106');
+    expect(found).toHaveBeenCalledWith(accountId, { operationId: ['op-old'], holdId: [] });
+    found.mockRestore();
     expect(await codeOf(credit(first.writer, accountId, context, 99n, 'op-old'))).toBe('CONFLICT');
 
     // A replica that never saw the account loads it from its snapshot and answers the same.
