@@ -190,11 +190,12 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
           { type: 'ItemPriced', data: { operationId: 'op-3', note: 'op-1' } },
           { type: 'ItemReleased', data: { operationId: 'op-4', holdId: 'hold-1' } },
           { type: 'ItemRenamed', data: { itemId: 'i', title: 'old' }, schemaVersion: 1 },
+          { type: 'ItemCounted', data: { operationId: 7 } },
         ],
         { expectedVersion: 0, metadata },
       );
       await store.appendToStream(otherStream, [{ type: 'ItemCreated', data: { operationId: 'op-1' } }], { expectedVersion: 0, metadata });
-      const found = await store.findInStream(streamId, { operationId: ['op-1', 'op-4', 'op-9'], holdId: ['hold-1'] });
+      const found = await store.findInStream(streamId, { operationId: ['op-1', 'op-4', 'op-9', '7'], holdId: ['hold-1'] });
       expect(found.map((event) => [event.streamId, event.streamPosition, event.type])).toEqual([
         [streamId, 1, 'ItemCreated'],
         [streamId, 2, 'ItemHeld'],

@@ -287,7 +287,8 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
       // ledger's migration 003) serves it; the name check keeps the literal a plain identifier.
       const selects = fields.map(([field], index) => {
         if (!DATA_FIELD.test(field)) throw new Error(`Invalid data field name "${field}".`);
-        return `SELECT ${COLUMNS} FROM ${table} WHERE stream_id = $1 AND data ? '${field}' AND data->>'${field}' = ANY($${index + 2}::text[])`;
+        return `SELECT ${COLUMNS} FROM ${table} WHERE stream_id = $1 AND data ? '${field}' AND data->>'${field}' = ANY($${index + 2}::text[])
+          AND jsonb_typeof(data->'${field}') = 'string'`;
       });
       const rows = await query<EventRow>(
         `${selects.join(' UNION ')} ORDER BY stream_position`,

@@ -77,7 +77,7 @@ export interface EventStore {
    */
   readAll(options: { after: bigint; limit: number }): Promise<RecordedEvent[]>;
   /**
-   * The stream's events whose data field `name` is one of `values`, for any of the fields named,
+   * The stream's events whose data field (a string) is one of its `values`, for any of the fields named,
    * oldest first, upcast. How a decision finds an old event by a business id (the ledger's
    * operation and hold ids) without reading the stream into memory where the adapter can index it.
    */
