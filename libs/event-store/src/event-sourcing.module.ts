@@ -7,7 +7,7 @@ import { Gauge, Registry } from 'prom-client';
 import { type Event, eventsStreamName, OBSERVABILITY, Observability, type PartHealth, type RequestContext } from '@corridor/contracts';
 import type { Logger } from './logger';
 import { handleCommand } from './command-handler';
-import { createPostgresEventStore } from './postgres-event-store';
+import { createServiceEventStore, describeEventStore, type EventStoreChoice, eventStoreChoiceFrom } from './store-selection';
 import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './types';
 import { ProjectionRunner, type Projection } from './projection-runner';
 import { OutboxRelay, ensureEventsStream } from './outbox-relay';
@@ -42,6 +42,8 @@ export type EventSourcingOptions = {
   poolSize?: number;
   /** Tries of an event that fails on its own before it becomes a dead letter (default: OUTBOX_MAX_ATTEMPTS, else 5). */
   outboxMaxAttempts?: number;
+  /** Where the service's events live; default from EVENT_STORE_<SERVICE> / EVENT_STORE / EVENTSTORE_URL (store-selection.ts). */
+  eventStore?: EventStoreChoice;
 };
 
 /** Seven database services × 2 replicas × 6 = 84, which leaves PostgreSQL's default 100 room for migrations and a psql. */
@@ -67,6 +69,8 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   /** Snapshots for the command path (a cache; see snapshot-store.ts), and how often commands take them. */
   readonly snapshots: SnapshotStore;
   readonly snapshotEvery: number;
+  /** Which adapter holds this service's events (PostgreSQL by default). */
+  readonly eventStoreChoice: EventStoreChoice;
   private orm?: MikroORM;
   private runner?: ProjectionRunner;
   private relay?: OutboxRelay;
@@ -89,7 +93,8 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     this.pool = new Pool({ connectionString: options.connectionString, min: budget.shared, max: budget.shared, connectionTimeoutMillis: POOL_CHECKOUT_TIMEOUT_MS });
     // An idle client that loses its server: the pool drops it and the next checkout reconnects.
     this.pool.on('error', (error) => options.logger.warn({ err: error, service: options.service }, 'An idle PostgreSQL connection failed; the pool replaces it.'));
-    this.store = createPostgresEventStore({ connectionString: options.connectionString, schema: options.schema, pool: this.pool });
+    this.eventStoreChoice = options.eventStore ?? eventStoreChoiceFrom(options.service);
+    this.store = createServiceEventStore({ choice: this.eventStoreChoice, connectionString: options.connectionString, schema: options.schema, pool: this.pool });
     this.snapshots = createPostgresSnapshotStore({ connectionString: options.connectionString, schema: options.schema, pool: this.pool });
     this.snapshotEvery = snapshotEveryFrom();
     this.projectedTypes = new Set(options.projections.flatMap((projection) => projection.canHandle));
@@ -231,7 +236,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     );
     const halted = status.projections.filter((projection) => projection.halted).map((projection) => projection.name);
     const state = status.storeError || head === undefined ? 'down' : halted.length > 0 ? 'degraded' : 'ok';
-    return { status: state, ...(halted.length > 0 ? { halted } : {}), ...(status.storeError ? { storeError: status.storeError } : {}), ...(headError ? { headError } : {}), projections };
+    return { status: state, eventStore: describeEventStore(this.eventStoreChoice), ...(halted.length > 0 ? { halted } : {}), ...(status.storeError ? { storeError: status.storeError } : {}), ...(headError ? { headError } : {}), projections };
   }
 
   /**
