@@ -929,7 +929,7 @@ describe('seeded fuzz across routes', () => {
           const raw = random() < 0.1 ? pick(junkBodies) : JSON.stringify(mutate(route.body()));
           options = { ...options, rawBody: raw };
         } else {
-          const params = Array.from({ length: 1 + Math.floor(random() * 3) }, () => `${pick(route.query ?? ['limit'])}=${encodeURIComponent(String(randomValue()).slice(0, 500))}`);
+          const params = Array.from({ length: 1 + Math.floor(random() * 3) }, () => `${pick(route.query ?? ['limit'])}=${encodeURIComponent(Array.from(String(randomValue())).slice(0, 500).join(''))}`);
           path = `${path}?${params.join('&')}`;
         }
         const started = performance.now();
