@@ -96,29 +96,35 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
       maxStalledCount: 100,
     });
     this.worker.on('error', (error) => this.logger.warn({ err: error }, 'Worker error.'));
-    this.worker.on('failed', (job, error) => this.logger.warn({ jobId: job?.data.jobId, attempt: job?.attemptsMade, err: error }, 'Bulk import run failed; BullMQ retries it.'));
+    this.worker.on('failed', (job, error) =>
+      this.logger.warn({ jobId: job?.data.jobId, attempt: job?.attemptsMade, err: error }, 'Bulk import run failed; BullMQ retries it.'),
+    );
     // Jobs accepted but never queued (the process died in between) or cut short are queued again;
     // the sweep does the same every sweepIntervalMs for jobs whose queue entry Redis lost.
     await this.sweep();
     if (this.options.sweepIntervalMs > 0) {
-      this.sweepTimer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'Bulk import sweep failed; the next one retries.')), this.options.sweepIntervalMs);
+      const sweepLogged = () =>
+        void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'Bulk import sweep failed; the next one retries.'));
+      this.sweepTimer = setInterval(sweepLogged, this.options.sweepIntervalMs);
     }
   }
 
-  /** One run of a job; its last failed run ends the job FAILED (BulkImportFailed, so BULK_UPLOAD.FAILED) instead of letting it vanish. */
+  /** One run of a job; its last failed run ends the job FAILED (BulkImportFailed, so BULK_UPLOAD.FAILED) instead of vanishing. */
   private async work(deps: BulkImportDependencies, job: Job<JobData>): Promise<void> {
     const { jobId } = job.data;
     try {
       const outcome = await runBulkImport(deps, jobId);
-      this.logger.info({ jobId, status: outcome.status, ...(outcome.status === 'None' ? {} : outcome.progress) }, 'Bulk import run ended.');
+      const progress = outcome.status === 'None' ? {} : outcome.progress;
+      this.logger.info({ jobId, status: outcome.status, ...progress }, 'Bulk import run ended.');
     } catch (error) {
       // attemptsMade counts the runs that failed before this one.
       if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
-      const reason = `The import failed ${job.attemptsMade + 1} times; the last error was: ${error instanceof Error ? error.message : String(error)}`;
-      const ended = await failBulkImportForGood(deps, jobId, reason);
-      this.logger.error({ jobId, err: error, status: ended?.status }, 'Bulk import failed on its last attempt; recorded as failed.');
-      this.metrics.failedForGood.inc();
+      const lastError = error instanceof Error ? error.message : String(error);
+      const ended = await failBulkImportForGood(deps, jobId, `The import failed ${job.attemptsMade + 1} times; the last error was: ${lastError}`);
+      // A job this database does not know is another deployment's (shared Redis prefix): nothing to record.
       if (!ended) throw error;
+      this.logger.error({ jobId, err: error, status: ended.status }, 'Bulk import failed on its last attempt; recorded as failed.');
+      this.metrics.failedForGood.inc();
     }
   }
 
@@ -131,15 +137,24 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
   private async sweepOnce(): Promise<SweepOutcome> {
     if (!this.queue) throw new Error('BulkImportQueue swept before the application bootstrapped.');
     const queue = this.queue;
-    const rows = await this.eventSourcing.em.fork().find(BulkImportEntity, { status: { $in: ['PENDING', 'PROCESSING'] } }, { fields: ['id', 'status', 'updatedAt'], orderBy: { createdAt: 'asc' }, limit: SWEEP_BATCH });
+    const rows = await this.eventSourcing.em
+      .fork()
+      .find(BulkImportEntity, { status: { $in: ['PENDING', 'PROCESSING'] } }, { fields: ['id', 'status', 'updatedAt'], orderBy: { createdAt: 'asc' }, limit: SWEEP_BATCH });
     const unfinished = rows.map((row) => ({ id: row.id, status: row.status, updatedAt: row.updatedAt }) as UnfinishedImport);
     const queuedIds = await Promise.all(unfinished.map(async ({ id }) => ((await queue.getJob(queueJobIdOf(id))) ? [id] : [])));
     const outcome = sweepBulkImports(unfinished, new Set(queuedIds.flat()), this.clock.now(), this.options.stuckAfterMs);
     for (const jobId of outcome.requeue) await this.enqueue(jobId);
-    if (outcome.requeue.length > 0) this.logger.warn({ jobIds: outcome.requeue }, `Queued ${outcome.requeue.length} unfinished bulk import(s) again: their queue entries were gone (Redis lost them, or they were never queued).`);
-    if (outcome.stuck.length > 0) this.logger.warn({ stuck: outcome.stuck.slice(0, 10), count: outcome.stuck.length }, `${outcome.stuck.length} bulk import(s) made no progress for ${this.options.stuckAfterMs} ms.`);
+    if (outcome.requeue.length > 0) {
+      const why = 'their queue entries were gone (Redis lost them, or they were never queued)';
+      this.logger.warn({ jobIds: outcome.requeue }, `Queued ${outcome.requeue.length} unfinished bulk import(s) again: ${why}.`);
+    }
+    if (outcome.stuck.length > 0) {
+      const what = `${outcome.stuck.length} bulk import(s) made no progress for ${this.options.stuckAfterMs} ms.`;
+      this.logger.warn({ stuck: outcome.stuck.slice(0, 10), count: outcome.stuck.length }, what);
+    }
     this.metrics.requeued.inc(outcome.requeue.length);
-    this.lastSweep = { ...outcome, at: this.clock.now(), requeuedTotal: (this.lastSweep?.requeuedTotal ?? 0) + outcome.requeue.length };
+    const requeuedTotal = (this.lastSweep?.requeuedTotal ?? 0) + outcome.requeue.length;
+    this.lastSweep = { ...outcome, at: this.clock.now(), requeuedTotal };
     return outcome;
   }
 
@@ -165,13 +180,35 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
 }
 
 /** The bulk import sweep on GET /metrics: what it found unfinished or stuck, what it queued again, what ended failed after its retries. */
-const bulkImportMetrics = (last: () => (SweepOutcome | undefined)) => {
+const bulkImportMetrics = (last: () => SweepOutcome | undefined) => {
   const registry = new Registry();
-  new Gauge({ name: 'corridor_bulk_imports_unfinished', help: 'Bulk import jobs PENDING or PROCESSING at the last sweep.', registers: [registry], collect() { this.set(last()?.unfinished ?? 0); } });
-  new Gauge({ name: 'corridor_bulk_imports_stuck', help: 'Unfinished bulk import jobs without progress for BULK_IMPORT_STUCK_AFTER_MS at the last sweep.', registers: [registry], collect() { this.set(last()?.stuck.length ?? 0); } });
+  new Gauge({
+    name: 'corridor_bulk_imports_unfinished',
+    help: 'Bulk import jobs PENDING or PROCESSING at the last sweep.',
+    registers: [registry],
+    collect() {
+      this.set(last()?.unfinished ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'corridor_bulk_imports_stuck',
+    help: 'Unfinished bulk import jobs without progress for BULK_IMPORT_STUCK_AFTER_MS at the last sweep.',
+    registers: [registry],
+    collect() {
+      this.set(last()?.stuck.length ?? 0);
+    },
+  });
   return {
     registry,
-    requeued: new Counter({ name: 'corridor_bulk_imports_requeued_total', help: 'Unfinished bulk import jobs the sweep queued again because their queue entry was gone.', registers: [registry] }),
-    failedForGood: new Counter({ name: 'corridor_bulk_imports_failed_after_retries_total', help: 'Bulk import jobs ended FAILED because their last attempt failed.', registers: [registry] }),
+    requeued: new Counter({
+      name: 'corridor_bulk_imports_requeued_total',
+      help: 'Unfinished bulk import jobs the sweep queued again because their queue entry was gone.',
+      registers: [registry],
+    }),
+    failedForGood: new Counter({
+      name: 'corridor_bulk_imports_failed_after_retries_total',
+      help: 'Bulk import jobs ended FAILED because their last attempt failed.',
+      registers: [registry],
+    }),
   };
 };
