@@ -15,7 +15,6 @@ import { CLOCK, type Clock, newId, type PlatformConfigWire, type RequestContext,
 import { EventSourcing } from '@corridor/event-store';
 import { createLogger, createServiceApp } from '@corridor/messaging';
 import { requireNats, requireRedis, uniqueRedisPrefix, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
-import { eventually } from '../../../../tests/support/eventually';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { CustomerEntity } from '../customers/customer-view.projection';
@@ -58,6 +57,16 @@ class SandboxPlatformModule {}
 const header = ['umaAddress', 'platformCustomerId', 'customerType', 'fullName', 'birthDate', 'addressLine1', 'city', 'state', 'postalCode', 'country'];
 const line = (run: string, n: number) => `$p${n}.${run}@int.example.com,p-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,Springfield,IL,62701,US`;
 const context = (jobId: string): RequestContext => ({ platformId, actor: { kind: 'system', name: 'int-spec' }, requestId: `${jobId}-spec`, correlationId: jobId });
+
+/** Reads until `done` holds or the bound passes (a wait for the worker, not a timing assertion). */
+const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
 
 const customersOf = async (run: string) => (await eventSourcing.em.find(CustomerEntity, { platformId, platformCustomerId: { $like: `p-${run}-%` } })).length;
 const streamLength = async (streamId: string) => (await eventSourcing.store.readStream(streamId)).events.length;
