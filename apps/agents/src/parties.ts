@@ -18,8 +18,12 @@ import { type Rate, rateFromQuoteRate } from './policy/evaluate-policy';
 
 const LOOKUP_TIMEOUT_MS = 5_000;
 
+// The lookbehind starts a match only at the first zero of the run: without it each zero of a long
+// run would start a scan to the end (quadratic).
+const TRAILING_ZEROS = /(?<!0)0+$/;
+
 /** A JSON number as the plain decimal rateFromQuoteRate reads (never exponent notation). */
-const decimalOf = (value: number): string => (/e/i.test(String(value)) ? value.toFixed(20).replace(/0+$/, '').replace(/\.$/, '') : String(value));
+const decimalOf = (value: number): string => (/e/i.test(String(value)) ? value.toFixed(20).replace(TRAILING_ZEROS, '').replace(/\.$/, '') : String(value));
 
 const isNotFound = (error: unknown) => error instanceof DomainError && error.status === 404;
 const customerNotFound = (message: string) => new DomainError('USER_NOT_FOUND', 'not_found', message, { field: 'customerId' });

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { BLOB_STORE, createBlobStore } from '@corridor/blob-store';
-import { CLOCK, systemClock } from '@corridor/contracts';
+import { CLOCK, OBSERVABILITY, type Observability, systemClock } from '@corridor/contracts';
 import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
 import { MessagingModule, createLogger, observedPart, postgresHealth, redisHealth } from '@corridor/messaging';
 import type { CustomersServiceConfig } from './config';
@@ -21,6 +21,7 @@ import { kycLinkViewProjection } from './kyc-links/kyc-link-view.projection';
 import { BULK_IMPORT_OPTIONS, BulkImportQueue } from './bulk/bulk-import.queue';
 import { BulkImportsController } from './bulk/bulk-imports.controller';
 import { bulkImportViewProjection } from './bulk/bulk-import-view.projection';
+import { bulkImportsHealth } from './bulk/bulk-import-sweep';
 
 @Module({})
 export class AppModule {
@@ -53,6 +54,13 @@ export class AppModule {
         BulkImportQueue,
         observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
         observedPart('redis', [BulkImportQueue], (queue: BulkImportQueue) => redisHealth(() => queue.redis)),
+        // A stuck import (no progress for BULK_IMPORT_STUCK_AFTER_MS) shows as degraded here and on GET /metrics.
+        observedPart('bulk-imports', [BulkImportQueue], (queue: BulkImportQueue) => () => bulkImportsHealth(queue.lastSweep)),
+        {
+          provide: 'BULK_IMPORT_METRICS_SOURCE',
+          inject: [{ token: OBSERVABILITY, optional: true }, BulkImportQueue],
+          useFactory: (observability: Observability | undefined, queue: BulkImportQueue) => observability?.addMetrics(queue.metrics.registry),
+        },
       ],
     };
   }

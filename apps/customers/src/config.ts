@@ -16,6 +16,8 @@ const positiveInt = (name: string, value: string | undefined, fallback: number):
   return parsed;
 };
 
+const nonNegativeInt = (name: string, value: string | undefined, fallback: number): number => (value === '0' ? 0 : positiveInt(name, value, fallback));
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CustomersServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'customers', healthPort: 9092 }),
   blobStore: parseBlobStoreConfig(env),
@@ -24,5 +26,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CustomersServi
     redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'corridor:',
     batchRows: positiveInt('BULK_IMPORT_BATCH_ROWS', env['BULK_IMPORT_BATCH_ROWS'], 500),
     batchesInFlight: positiveInt('BULK_IMPORT_BATCHES_IN_FLIGHT', env['BULK_IMPORT_BATCHES_IN_FLIGHT'], 3),
+    maxRows: positiveInt('BULK_IMPORT_MAX_ROWS', env['BULK_IMPORT_MAX_ROWS'], 1_000_000),
+    attempts: positiveInt('BULK_IMPORT_ATTEMPTS', env['BULK_IMPORT_ATTEMPTS'], 20),
+    sweepIntervalMs: nonNegativeInt('BULK_IMPORT_SWEEP_INTERVAL_MS', env['BULK_IMPORT_SWEEP_INTERVAL_MS'], 30_000),
+    stuckAfterMs: positiveInt('BULK_IMPORT_STUCK_AFTER_MS', env['BULK_IMPORT_STUCK_AFTER_MS'], 10 * 60_000),
   },
 });

@@ -71,7 +71,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   logLevel: env['LOG_LEVEL'] || 'info',
   shutdownTimeoutMs: parseShutdownTimeoutMs(env),
   blobStore: parseBlobStoreConfig(env),
-  ...(env['PUBLIC_BASE_URL'] ? { publicBaseUrl: env['PUBLIC_BASE_URL'].replace(/\/+$/, '') } : {}),
+  // Trailing slashes dropped; the lookbehind keeps the pattern linear (scripts/redos.spec.ts).
+  ...(env['PUBLIC_BASE_URL'] ? { publicBaseUrl: env['PUBLIC_BASE_URL'].replace(/(?<!\/)\/+$/, '') } : {}),
 });
 
 export const GATEWAY_CONFIG = 'GATEWAY_CONFIG';

@@ -67,7 +67,7 @@ const formatIpv4 = (address: number): string => [24, 16, 8, 0].map((shift) => Ma
 
 /** An IPv6 address (optionally with an embedded IPv4 tail and a %zone) as eight 16-bit groups, or undefined. */
 const parseIpv6 = (text: string): number[] | undefined => {
-  const address = text.replace(/%.*$/, '');
+  const address = text.split('%')[0] ?? '';
   if (address.length === 0 || address.length > 45 || !/^[0-9a-fA-F:.]+$/.test(address)) return undefined;
   const halves = address.split('::');
   if (halves.length > 2) return undefined;

@@ -15,7 +15,7 @@ export const isConnectionError = (error: unknown): boolean => {
 };
 
 /** Strips a password from a connection URL before it goes into a message. */
-export const redactUrl = (url: string): string => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+export const redactUrl = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]+):[^@]*@/i, '$1:***@');
 
 export const postgresUnreachable = (url: string, cause: unknown): Error =>
   new Error(

@@ -86,7 +86,7 @@ const load = (): Loaded => {
 const normalizePath = (path: string): string => {
   const withoutQuery = path.split('?')[0] ?? '';
   const withoutBase = withoutQuery.startsWith(`${API_BASE}/`) ? withoutQuery.slice(API_BASE.length) : withoutQuery;
-  return withoutBase.length > 1 ? withoutBase.replace(/\/+$/, '') : withoutBase;
+  return withoutBase.length > 1 ? withoutBase.replace(/(?<!\/)\/+$/, '') : withoutBase;
 };
 
 /** The most literal template wins, so /customers/internal-accounts beats /customers/{customerId}. */

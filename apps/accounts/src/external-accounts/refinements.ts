@@ -6,6 +6,7 @@ import {
   isValidSolanaAddress,
   isValidTronAddress,
 } from './checksums';
+import { EMAIL_ADDRESS } from '@corridor/contracts';
 import type { Members } from './fields';
 import { checkFormat, checksumError, readOptionalString, shapeError } from './fields';
 
@@ -58,7 +59,7 @@ const refineMxn: Refinement = (info, _raw, path) => {
 const pixKeyFormats: Readonly<Record<string, readonly [RegExp, string]>> = {
   CPF: [/^[0-9]{11}$/, 'an 11-digit CPF when pixKeyType is CPF'],
   CNPJ: [/^[0-9]{14}$/, 'a 14-digit CNPJ when pixKeyType is CNPJ'],
-  EMAIL: [/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'an email address when pixKeyType is EMAIL'],
+  EMAIL: [EMAIL_ADDRESS, 'an email address when pixKeyType is EMAIL'],
   PHONE: [/^\+55[0-9]{10,11}$/, 'a Brazilian phone number (+55 and 10 or 11 digits) when pixKeyType is PHONE'],
   RANDOM: [/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a random key (UUID) when pixKeyType is RANDOM'],
 };

@@ -1,15 +1,17 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Queue, Worker } from 'bullmq';
+import { type Job, Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { BLOB_STORE, type BlobStore } from '@corridor/blob-store';
 import { CLOCK, type Clock } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
 import type { Logger } from 'pino';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { PlatformSettingsCache } from '../customers/platform-settings.cache';
 import { queueJobIdOf } from './bulk-import';
+import { type SweepOutcome, sweepBulkImports, type UnfinishedImport } from './bulk-import-sweep';
 import { BulkImportEntity } from './bulk-import-view.projection';
-import { type BulkImportDependencies, runBulkImport } from './run-bulk-import';
+import { type BulkImportDependencies, failBulkImportForGood, runBulkImport } from './run-bulk-import';
 
 export const BULK_IMPORT_OPTIONS = 'BULK_IMPORT_OPTIONS';
 export type BulkImportOptions = {
@@ -20,7 +22,18 @@ export type BulkImportOptions = {
   batchRows: number;
   /** Batches written at once while earlier ones are recorded (the store, not this process, is the bottleneck). */
   batchesInFlight: number;
+  /** A file with more data rows than this fails as a whole (BULK_IMPORT_MAX_ROWS). */
+  maxRows: number;
+  /** Runs of a job before its last failure ends it FAILED (BULK_IMPORT_ATTEMPTS). */
+  attempts: number;
+  /** How often unfinished jobs whose queue entry Redis lost are queued again; 0 turns the sweep off (BULK_IMPORT_SWEEP_INTERVAL_MS). */
+  sweepIntervalMs: number;
+  /** An unfinished job without progress for this long is stuck: /health degraded (BULK_IMPORT_STUCK_AFTER_MS). */
+  stuckAfterMs: number;
 };
+
+/** Unfinished jobs one sweep looks at; the oldest first, so a job never waits behind newer ones. */
+const SWEEP_BATCH = 1_000;
 
 const QUEUE_NAME = 'bulk-imports';
 type JobData = { jobId: string };
@@ -35,6 +48,11 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
   private worker?: Worker<JobData>;
   private readonly connections: IORedis[] = [];
   private readonly logger: Logger = createLogger('customers:bulk-import');
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping?: Promise<SweepOutcome>;
+  /** The last sweep's outcome, for /health. */
+  lastSweep?: SweepOutcome & { at: Date; requeuedTotal: number };
+  readonly metrics = bulkImportMetrics(() => this.lastSweep);
 
   constructor(
     @Inject(BULK_IMPORT_OPTIONS) private readonly options: BulkImportOptions,
@@ -67,11 +85,9 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
       settingsOf: (context) => this.platformSettings.get(context),
       batchRows: this.options.batchRows,
       batchesInFlight: this.options.batchesInFlight,
+      maxRows: this.options.maxRows,
     };
-    this.worker = new Worker<JobData>(QUEUE_NAME, async (job) => {
-      const outcome = await runBulkImport(deps, job.data.jobId);
-      this.logger.info({ jobId: job.data.jobId, status: outcome.status, ...(outcome.status === 'None' ? {} : outcome.progress) }, 'Bulk import run ended.');
-    }, {
+    this.worker = new Worker<JobData>(QUEUE_NAME, (job) => this.work(deps, job), {
       connection: connection(),
       prefix,
       concurrency: 1,
@@ -80,13 +96,71 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
       maxStalledCount: 100,
     });
     this.worker.on('error', (error) => this.logger.warn({ err: error }, 'Worker error.'));
-    this.worker.on('failed', (job, error) => this.logger.warn({ jobId: job?.data.jobId, err: error }, 'Bulk import run failed; BullMQ retries it.'));
-    // Jobs accepted but never queued (the process died in between) or cut short are queued again.
-    const unfinished = await this.eventSourcing.em.find(BulkImportEntity, { status: { $in: ['PENDING', 'PROCESSING'] } }, { fields: ['id'] });
-    for (const { id } of unfinished) await this.enqueue(id);
+    this.worker.on('failed', (job, error) =>
+      this.logger.warn({ jobId: job?.data.jobId, attempt: job?.attemptsMade, err: error }, 'Bulk import run failed; BullMQ retries it.'),
+    );
+    // Jobs accepted but never queued (the process died in between) or cut short are queued again;
+    // the sweep does the same every sweepIntervalMs for jobs whose queue entry Redis lost.
+    await this.sweep();
+    if (this.options.sweepIntervalMs > 0) {
+      const sweepLogged = () =>
+        void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'Bulk import sweep failed; the next one retries.'));
+      this.sweepTimer = setInterval(sweepLogged, this.options.sweepIntervalMs);
+    }
+  }
+
+  /** One run of a job; its last failed run ends the job FAILED (BulkImportFailed, so BULK_UPLOAD.FAILED) instead of vanishing. */
+  private async work(deps: BulkImportDependencies, job: Job<JobData>): Promise<void> {
+    const { jobId } = job.data;
+    try {
+      const outcome = await runBulkImport(deps, jobId);
+      const progress = outcome.status === 'None' ? {} : outcome.progress;
+      this.logger.info({ jobId, status: outcome.status, ...progress }, 'Bulk import run ended.');
+    } catch (error) {
+      // attemptsMade counts the runs that failed before this one.
+      if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
+      const lastError = error instanceof Error ? error.message : String(error);
+      const ended = await failBulkImportForGood(deps, jobId, `The import failed ${job.attemptsMade + 1} times; the last error was: ${lastError}`);
+      // A job this database does not know is another deployment's (shared Redis prefix): nothing to record.
+      if (!ended) throw error;
+      this.logger.error({ jobId, err: error, status: ended.status }, 'Bulk import failed on its last attempt; recorded as failed.');
+      this.metrics.failedForGood.inc();
+    }
+  }
+
+  /** Queues again every unfinished job whose queue entry is gone, and notes which are stuck; concurrent calls share one run. */
+  sweep(): Promise<SweepOutcome> {
+    this.sweeping ??= this.sweepOnce().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<SweepOutcome> {
+    if (!this.queue) throw new Error('BulkImportQueue swept before the application bootstrapped.');
+    const queue = this.queue;
+    const rows = await this.eventSourcing.em
+      .fork()
+      .find(BulkImportEntity, { status: { $in: ['PENDING', 'PROCESSING'] } }, { fields: ['id', 'status', 'updatedAt'], orderBy: { createdAt: 'asc' }, limit: SWEEP_BATCH });
+    const unfinished = rows.map((row) => ({ id: row.id, status: row.status, updatedAt: row.updatedAt }) as UnfinishedImport);
+    const queuedIds = await Promise.all(unfinished.map(async ({ id }) => ((await queue.getJob(queueJobIdOf(id))) ? [id] : [])));
+    const outcome = sweepBulkImports(unfinished, new Set(queuedIds.flat()), this.clock.now(), this.options.stuckAfterMs);
+    for (const jobId of outcome.requeue) await this.enqueue(jobId);
+    if (outcome.requeue.length > 0) {
+      const why = 'their queue entries were gone (Redis lost them, or they were never queued)';
+      this.logger.warn({ jobIds: outcome.requeue }, `Queued ${outcome.requeue.length} unfinished bulk import(s) again: ${why}.`);
+    }
+    if (outcome.stuck.length > 0) {
+      const what = `${outcome.stuck.length} bulk import(s) made no progress for ${this.options.stuckAfterMs} ms.`;
+      this.logger.warn({ stuck: outcome.stuck.slice(0, 10), count: outcome.stuck.length }, what);
+    }
+    this.metrics.requeued.inc(outcome.requeue.length);
+    const requeuedTotal = (this.lastSweep?.requeuedTotal ?? 0) + outcome.requeue.length;
+    this.lastSweep = { ...outcome, at: this.clock.now(), requeuedTotal };
+    return outcome;
   }
 
   async onApplicationShutdown(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.sweeping?.catch(() => undefined);
     await this.worker?.close();
     await this.queue?.close();
     for (const redis of this.connections) redis.disconnect();
@@ -97,10 +171,44 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
     if (!this.queue) throw new Error('BulkImportQueue used before the application bootstrapped.');
     await this.queue.add('import', { jobId }, {
       jobId: queueJobIdOf(jobId),
-      attempts: 20,
+      attempts: this.options.attempts,
       backoff: { type: 'exponential', delay: 1_000 },
       removeOnComplete: true,
       removeOnFail: true,
     });
   }
 }
+
+/** The bulk import sweep on GET /metrics: what it found unfinished or stuck, what it queued again, what ended failed after its retries. */
+const bulkImportMetrics = (last: () => SweepOutcome | undefined) => {
+  const registry = new Registry();
+  new Gauge({
+    name: 'corridor_bulk_imports_unfinished',
+    help: 'Bulk import jobs PENDING or PROCESSING at the last sweep.',
+    registers: [registry],
+    collect() {
+      this.set(last()?.unfinished ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'corridor_bulk_imports_stuck',
+    help: 'Unfinished bulk import jobs without progress for BULK_IMPORT_STUCK_AFTER_MS at the last sweep.',
+    registers: [registry],
+    collect() {
+      this.set(last()?.stuck.length ?? 0);
+    },
+  });
+  return {
+    registry,
+    requeued: new Counter({
+      name: 'corridor_bulk_imports_requeued_total',
+      help: 'Unfinished bulk import jobs the sweep queued again because their queue entry was gone.',
+      registers: [registry],
+    }),
+    failedForGood: new Counter({
+      name: 'corridor_bulk_imports_failed_after_retries_total',
+      help: 'Bulk import jobs ended FAILED because their last attempt failed.',
+      registers: [registry],
+    }),
+  };
+};

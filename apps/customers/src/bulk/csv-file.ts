@@ -32,9 +32,12 @@ export const readHeader = async (blobs: BlobStore, key: string): Promise<string[
   return null;
 };
 
-/** Data rows of the file (records after the header); reads it through once. */
-export const countRows = async (blobs: BlobStore, key: string): Promise<number> => {
+/** Data rows of the file (records after the header); reads it through once, or stops at `atMost` + 1 rows. */
+export const countRows = async (blobs: BlobStore, key: string, atMost = Number.MAX_SAFE_INTEGER): Promise<number> => {
   let records = 0;
-  for await (const _record of csvRecords(blobs, key)) records += 1;
+  for await (const _record of csvRecords(blobs, key)) {
+    records += 1;
+    if (records - 1 > atMost) break;
+  }
   return Math.max(0, records - 1);
 };

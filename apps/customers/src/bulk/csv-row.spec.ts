@@ -1,7 +1,7 @@
 // Pins down how the reference's CSV columns become POST /customers bodies, and that a bad row is
 // refused with every problem named by column, under the row's platformCustomerId or row_<n>.
 import { DomainError } from '@corridor/contracts';
-import { checkHeader, parseRow } from './csv-row';
+import { CSV_CELL_MAX_CHARS, checkHeader, parseRow } from './csv-row';
 
 const header = ['umaAddress', 'platformCustomerId', 'customerType', 'fullName', 'birthDate', 'addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country', 'email', 'businessLegalName', 'businessTaxId', 'businessIncorporatedOn', 'businessRegistrationNumber', 'platformAccountId', 'description'];
 const row = (values: Record<string, string>) => header.map((name) => values[name] ?? '');
@@ -100,5 +100,48 @@ describe('parseRow', () => {
   it('reads the cells a short row leaves out as empty, and refuses a row longer than the header', () => {
     expect(parseRow(header, ['$a@b.com', 'c4'], 4)).toMatchObject({ ok: false, error: { correlationId: 'c4', message: expect.stringContaining('customerType is required') } });
     expect(parseRow(header, [...row({ platformCustomerId: 'c5' }), 'extra'], 5)).toMatchObject({ ok: false, error: { correlationId: 'c5', message: expect.stringContaining('has 19 fields where the header names only 18') } });
+  });
+
+  describe('hostile cells', () => {
+    const individual = { umaAddress: '$hostile@uma.domain.com', platformCustomerId: 'hostile-1', customerType: 'INDIVIDUAL', fullName: 'Hostile', birthDate: '1990-01-15', ...address };
+    // The shape recheck found for the old email pattern: quadratic in the cell's length.
+    const attackEmail = `a@${'.a'.repeat(15_000)}`;
+    const patternInputs = (run: () => void): string[] => {
+      const test = jest.spyOn(RegExp.prototype, 'test');
+      const exec = jest.spyOn(RegExp.prototype, 'exec');
+      try {
+        run();
+        return [...test.mock.calls, ...exec.mock.calls].map(([input]) => String(input));
+      } finally {
+        test.mockRestore();
+        exec.mockRestore();
+      }
+    };
+
+    it('refuses a 30,000-character email by its length before any pattern sees it, quoting at most 64 characters', () => {
+      let parsed: ReturnType<typeof parseRow> | undefined;
+      const inputs = patternInputs(() => (parsed = parseRow(header, row({ ...individual, email: attackEmail }), 3)));
+      expect(inputs.filter((input) => input.length > 255)).toEqual([]);
+      expect(parsed).toMatchObject({ ok: false, error: { correlationId: 'hostile-1', details: { row: 3, problems: [{ column: 'email', message: `email is 30002 characters; a cell holds at most ${CSV_CELL_MAX_CHARS}` }] } } });
+      expect(JSON.stringify(parsed).length).toBeLessThan(1_000);
+    });
+
+    it('runs no pattern on a cell longer than its column allows, and quotes a cut value', () => {
+      const long = 'x'.repeat(300);
+      let parsed: ReturnType<typeof parseRow> | undefined;
+      const inputs = patternInputs(() => (parsed = parseRow(header, row({ ...individual, email: `${long}@example.com`, umaAddress: `$${long}@uma.com`, country: long, birthDate: long }), 4)));
+      expect(inputs.filter((input) => input.length > 255)).toEqual([]);
+      expect(parsed).toMatchObject({ ok: false });
+      const messages = parsed && !parsed.ok ? parsed.error.message : '';
+      expect(messages).toContain('email must be at most 254 characters');
+      expect(messages).toContain('umaAddress must be at most 255 characters');
+      expect(messages).toContain('country must be at most 255 characters');
+      expect(messages).not.toContain(long);
+    });
+
+    it('still tells a mistyped email within the limit, quoting a long value cut to 64 characters', () => {
+      const parsed = parseRow(header, row({ ...individual, email: `${'b'.repeat(100)}@nowhere` }), 5);
+      expect(parsed).toMatchObject({ ok: false, error: { message: expect.stringContaining(`email must be an email address, got "${'b'.repeat(64)}"… (108 characters)`) } });
+    });
   });
 });

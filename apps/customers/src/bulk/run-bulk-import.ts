@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { BlobStore } from '@corridor/blob-store';
 import { type Clock, DomainError, type RequestContext } from '@corridor/contracts';
 import type { EventSourcing } from '@corridor/event-store';
@@ -7,7 +8,7 @@ import { type BulkImport, bulkImportDecider, type BulkImportEvent } from './bulk
 import { finishBulkImport, recordBulkImportProgress, startBulkImport } from './bulk-import-commands';
 import { createCustomersInBatch } from './create-customers-in-batch';
 import { countRows, csvRecords } from './csv-file';
-import { checkHeader, parseRow } from './csv-row';
+import { checkHeader, type ParsedRow, parseRow } from './csv-row';
 
 // One run of a bulk import job, as the BullMQ worker calls it. It may run more than once for a job
 // (a process died, Redis redelivered): it resumes after the last recorded batch, and a row of the
@@ -28,6 +29,25 @@ export type BulkImportDependencies = {
    * store lets one win); rows further apart are decided in file order.
    */
   batchesInFlight: number;
+  /** A file with more data rows than this fails as a whole before any row is imported. */
+  maxRows: number;
+};
+
+/**
+ * Rows parsed between two turns of the event loop. A row costs at most a few patterns over cells of
+ * at most CSV_CELL_MAX_CHARS, all linear, so a slice holds the loop well under a millisecond and
+ * the service's request handlers (other platforms' reads) are answered between slices.
+ */
+export const PARSE_SLICE_ROWS = 50;
+
+/** The rows of a batch parsed in slices, yielding to the event loop after each (docs/decisions/0024). */
+export const parseRowsInSlices = async (header: readonly string[], rows: readonly { rowNumber: number; fields: string[] }[]): Promise<{ row: number; parsed: ParsedRow }[]> => {
+  const parsed: { row: number; parsed: ParsedRow }[] = [];
+  for (let start = 0; start < rows.length; start += PARSE_SLICE_ROWS) {
+    if (start > 0) await nextTurn();
+    for (const { rowNumber, fields } of rows.slice(start, start + PARSE_SLICE_ROWS)) parsed.push({ row: rowNumber, parsed: parseRow(header, fields, rowNumber) });
+  }
+  return parsed;
 };
 
 const contextOf = (job: { jobId: string; platformId: string }, requestId: string): RequestContext => ({
@@ -59,7 +79,8 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
   try {
     if (job.status === 'PENDING') {
       // Counted first, so progress.total is the file's row count from the first progress on.
-      const total = await countRows(blobs, job.blobKey);
+      const total = await countRows(blobs, job.blobKey, deps.maxRows);
+      if (total > deps.maxRows) return await fail(`The file has more than ${deps.maxRows} rows; split it into files of at most ${deps.maxRows} rows and upload each.`);
       job = await decide((state) => startBulkImport({ type: 'StartBulkImport', data: { jobId, total }, metadata: { now: clock.now() } }, state));
     }
     if (job.status !== 'PROCESSING') return job;
@@ -75,7 +96,7 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
       if (batch.length === 0) return;
       const rows = batch;
       batch = [];
-      const parsed = rows.map(({ rowNumber: row, fields }) => ({ row, parsed: parseRow(header, fields, row) }));
+      const parsed = await parseRowsInSlices(header, rows);
       const valid = parsed.flatMap(({ row, parsed: result }) => (result.ok ? [{ rowNumber: row, correlationId: result.correlationId, body: result.body }] : []));
       const created = deps.settingsOf(context).then((settings) => createCustomersInBatch(eventSourcing, batchJob, valid, settings, clock.now(), context));
       const before = recorded;
@@ -121,6 +142,21 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
     logger.warn({ jobId, reason }, 'Bulk import failed.');
     return fail(reason);
   }
+};
+
+/**
+ * The job's last attempt failed for a reason other than the file (the store or the platform service
+ * kept failing): the job ends FAILED with that reason, so the platform hears BULK_UPLOAD.FAILED
+ * instead of a job that stays PROCESSING once its queue entry is gone. Nothing to record for a job
+ * this database does not know.
+ */
+export const failBulkImportForGood = async (deps: Pick<BulkImportDependencies, 'eventSourcing' | 'clock'>, jobId: string, reason: string): Promise<BulkImport | undefined> => {
+  const { events } = await deps.eventSourcing.store.readStream(jobId);
+  const job = (events as unknown as BulkImportEvent[]).reduce(bulkImportDecider.evolve, bulkImportDecider.initialState());
+  if (job.status === 'None') return undefined;
+  const context = contextOf(job, `${jobId}-worker`);
+  const command = { type: 'FinishBulkImport' as const, data: { jobId, failureReason: reason }, metadata: { now: deps.clock.now() } };
+  return (await deps.eventSourcing.handle(jobId, bulkImportDecider, (state) => finishBulkImport(command, state), context)).state;
 };
 
 /** The file, not the system, is at fault: csv-parse's errors (codes CSV_*) and a blob that is gone. */

@@ -115,7 +115,8 @@ export const toDecimalString = (value: Ratio, significantDigits = 12): string =>
   const scaled = (numerator * pow10(scale) * 2n + denominator) / (2n * denominator);
   const digits = scaled.toString().padStart(scale + 1, '0');
   const whole = digits.slice(0, digits.length - scale);
-  const fraction = digits.slice(digits.length - scale).replace(/0+$/, '');
+  // The lookbehind starts the match at the first zero of the trailing run only (linear, not quadratic).
+  const fraction = digits.slice(digits.length - scale).replace(/(?<!0)0+$/, '');
   return fraction ? `${whole}.${fraction}` : whole;
 };
 
