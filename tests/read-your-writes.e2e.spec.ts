@@ -1,0 +1,83 @@
+// Read-your-writes across services (issue 22, decision 0027): when POST /customers answers 201, the
+// customer's internal accounts (and its Embedded Wallet, where the platform enables them) are
+// already there, so a platform can list, fund and pay the customer at once. Creates run 16 at a
+// time against two replicas of the accounts service, and nothing here waits or retries: every
+// read comes straight after its customer's 201.
+import { createApi, type Credentials } from './support/api';
+import { type Stack, startStack } from './support/stack';
+
+type Account = { id: string; customerId?: string; type: string; status: string; balance: { amount: number; currency: { code: string } } };
+
+const AT_ONCE = 16;
+const SENDER = '$success.usd@sandbox.uma.money';
+
+let stack: Stack;
+let api: ReturnType<typeof createApi>;
+let plain: Credentials;
+let withWallets: Credentials;
+
+const accountsOf = async (auth: Credentials, customerId: string): Promise<Account[]> => {
+  const reply = await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth });
+  expect(reply.status).toBe(200);
+  return reply.body.data as Account[];
+};
+
+const create = async (auth: Credentials, name: string, extra: Record<string, unknown> = {}): Promise<string> => {
+  const reply = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: name, currencies: ['USD'], ...extra } });
+  expect(reply.status).toBe(201);
+  return reply.body.id as string;
+};
+
+beforeAll(async () => {
+  stack = await startStack({ replicasOf: { accounts: 2 } });
+  api = createApi(stack, 'read-your-writes');
+  plain = (await stack.createPlatform()).token as Credentials;
+  withWallets = (await stack.createPlatform()).token as Credentials;
+  expect((await api.call('PATCH', '/config', { auth: withWallets, body: { embeddedWalletConfig: { appName: 'Ryw Wallet' } } })).status).toBe(200);
+}, 240_000);
+
+afterAll(async () => {
+  api?.saveReport();
+  await stack?.close();
+});
+
+describe('POST /customers answers once the customer can be used', () => {
+  it(`lists, funds and pays each of ${AT_ONCE} customers created at once right after its 201`, async () => {
+    const outcomes = await Promise.all(
+      Array.from({ length: AT_ONCE }, async (_, index) => {
+        const customerId = await create(plain, `Ada ${index}`);
+        const accounts = await accountsOf(plain, customerId);
+        const usd = accounts.find((account) => account.balance.currency.code === 'USD');
+        const funded = usd ? await api.call('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: plain, body: { amount: 500 } }) : undefined;
+        const received = await api.call('POST', '/sandbox/uma/receive', {
+          auth: plain,
+          body: { senderUmaAddress: SENDER, customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 },
+        });
+        return { customerId, accounts: accounts.length, usd: usd?.status, funded: funded?.status, received: received.status, code: received.body.code };
+      }),
+    );
+    // One line per customer, so a failure names every customer that was not ready.
+    expect(outcomes.filter((outcome) => outcome.accounts !== 1 || outcome.usd !== 'ACTIVE' || outcome.funded !== 200 || outcome.received !== 200)).toEqual([]);
+  }, 120_000);
+
+  it('shows the Embedded Wallet of a new customer of a platform that enables them right after its 201', async () => {
+    const outcomes = await Promise.all(
+      Array.from({ length: AT_ONCE }, async (_, index) => {
+        const customerId = await create(withWallets, `Wen ${index}`, { email: `wen.${index}.${Date.now()}@example.com` });
+        const types = (await accountsOf(withWallets, customerId)).map((account) => account.type).sort();
+        return { customerId, types };
+      }),
+    );
+    expect(outcomes.filter((outcome) => outcome.types.join(',') !== 'EMBEDDED_WALLET,INTERNAL_FIAT')).toEqual([]);
+  }, 120_000);
+
+  it('a retry under the same Idempotency-Key answers the customer with its accounts, whatever the first attempt left', async () => {
+    const key = `ryw-${Date.now()}`;
+    const body = { customerType: 'INDIVIDUAL', fullName: 'Rita Retry', currencies: ['USD'] };
+    const first = await api.call('POST', '/customers', { auth: plain, body, headers: { 'Idempotency-Key': key } });
+    const again = await api.call('POST', '/customers', { auth: plain, body, headers: { 'Idempotency-Key': key } });
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.body.id).toBe(first.body.id);
+    expect((await accountsOf(plain, first.body.id as string)).length).toBe(1);
+  }, 60_000);
+});
