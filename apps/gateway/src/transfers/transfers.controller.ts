@@ -3,6 +3,7 @@ import { ApiBasicAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nest
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type ConfirmReceiptData,
+  type IncomingTransactionWire,
   type RequestContext,
   type SignedReply,
   subjects,
@@ -113,7 +114,7 @@ export class TransactionReceiptsController {
     @Param('transactionId', transactionId) id: string,
     @OptionalBody(ConfirmReceiptDeliveryRequest) body: ConfirmReceiptDeliveryRequest,
     @Ctx() context: RequestContext,
-  ): Promise<TransactionWire> {
+  ): Promise<TransactionWire | IncomingTransactionWire> {
     const { receiptDeliveryConfirmedAt } = body;
     const data: ConfirmReceiptData = { transactionId: id, ...(receiptDeliveryConfirmedAt !== undefined ? { receiptDeliveryConfirmedAt } : {}) };
     return this.call.request(subjects.payments.transaction.confirm, data, context);

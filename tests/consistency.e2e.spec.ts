@@ -1,4 +1,5 @@
-// Read-your-writes across services (issue 22, decision 0027): when POST /customers answers 201, the
+// Consistency right after every answer (issue 22). Read-your-writes across services (decision
+// 0027): when POST /customers answers 201, the
 // customer's internal accounts (and its Embedded Wallet, where the platform enables them) are
 // already there, so a platform can list, fund and pay the customer at once. Creates run 16 at a
 // time against two replicas of the accounts service, and nothing here waits or retries: every
@@ -24,16 +25,20 @@ const accountsOf = async (auth: Credentials, customerId: string): Promise<Accoun
 
 const create = async (auth: Credentials, name: string, extra: Record<string, unknown> = {}): Promise<string> => {
   const reply = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: name, currencies: ['USD'], ...extra } });
-  expect(reply.status).toBe(201);
+  // The body too, so a refusal says why.
+  expect({ status: reply.status, body: reply.status === 201 ? {} : reply.body }).toEqual({ status: 201, body: {} });
   return reply.body.id as string;
 };
 
 beforeAll(async () => {
   stack = await startStack({ replicasOf: { accounts: 2 } });
-  api = createApi(stack, 'read-your-writes');
+  api = createApi(stack, 'consistency');
   plain = (await stack.createPlatform()).token as Credentials;
   withWallets = (await stack.createPlatform()).token as Credentials;
   expect((await api.call('PATCH', '/config', { auth: withWallets, body: { embeddedWalletConfig: { appName: 'Ryw Wallet' } } })).status).toBe(200);
+  // A client's first request verifies its credential; a burst of first requests would be told to
+  // wait (429, the verification gate), which is not what this suite is about.
+  expect((await api.call('GET', '/customers?limit=1', { auth: plain })).status).toBe(200);
 }, 240_000);
 
 afterAll(async () => {
@@ -79,5 +84,24 @@ describe('POST /customers answers once the customer can be used', () => {
     expect([first.status, again.status]).toEqual([201, 201]);
     expect(again.body.id).toBe(first.body.id);
     expect((await accountsOf(plain, first.body.id as string)).length).toBe(1);
+  }, 60_000);
+});
+
+describe('POST /transactions/{id}/confirm on an incoming payment', () => {
+  it('answers 200 with the confirmation, with a body and without one, and GET shows it', async () => {
+    const customerId = await create(plain, 'Ines Incoming');
+    const received = await api.call('POST', '/sandbox/uma/receive', {
+      auth: plain,
+      body: { senderUmaAddress: SENDER, customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 250 },
+    });
+    expect(received.status).toBe(200);
+    const id = received.body.id as string;
+    const given = await api.call('POST', `/transactions/${id}/confirm`, { auth: plain, body: { receiptDeliveryConfirmedAt: '2026-03-01T11:00:00Z' } });
+    expect({ status: given.status, type: given.body.type, at: given.body.receiptDeliveryConfirmedAt }).toEqual({ status: 200, type: 'INCOMING', at: '2026-03-01T11:00:00.000Z' });
+    const bodiless = await api.call('POST', `/transactions/${id}/confirm`, { auth: plain });
+    expect(bodiless.status).toBe(200);
+    expect(Date.parse(bodiless.body.receiptDeliveryConfirmedAt as string)).toBeGreaterThan(Date.parse('2026-03-01T11:00:00Z'));
+    const read = await api.call('GET', `/transactions/${id}`, { auth: plain });
+    expect(read.body).toMatchObject({ id, type: 'INCOMING', receiptDeliveryConfirmedAt: bodiless.body.receiptDeliveryConfirmedAt });
   }, 60_000);
 });
