@@ -5,6 +5,7 @@
 // time against two replicas of the accounts service, and nothing here waits or retries: every
 // read comes straight after its customer's 201.
 import { createApi, type Credentials } from './support/api';
+import { waitUntil } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 
 type Account = { id: string; customerId?: string; type: string; status: string; balance: { amount: number; currency: { code: string } } };
@@ -104,4 +105,42 @@ describe('POST /transactions/{id}/confirm on an incoming payment', () => {
     const read = await api.call('GET', `/transactions/${id}`, { auth: plain });
     expect(read.body).toMatchObject({ id, type: 'INCOMING', receiptDeliveryConfirmedAt: bodiless.body.receiptDeliveryConfirmedAt });
   }, 60_000);
+});
+
+describe('card clearings and returns sent twice at once', () => {
+  type Balances = { available: number; held: number };
+  const balancesOf = async (customerId: string, accountId: string): Promise<Balances> => {
+    const account = (await accountsOf(plain, customerId)).find((item) => item.id === accountId) as Account & { totalBalance: { amount: number } };
+    return { available: account.balance.amount, held: account.totalBalance.amount - account.balance.amount };
+  };
+  const twice = <T>(send: () => Promise<T>): Promise<[T, T]> => Promise.all([send(), send()]);
+
+  it('record one clearing and one return, as the ledger moves the money once; the other request is a 409', async () => {
+    const customerId = await create(plain, 'Cara Card');
+    const usd = (await accountsOf(plain, customerId))[0]!.id;
+    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: plain, body: { amount: 10_000 } })).status).toBe(200);
+    const issued = await api.call('POST', '/cards', { auth: plain, body: { cardholderId: customerId, platformCardId: `c-${Date.now()}`, form: 'VIRTUAL', fundingSources: [usd] } });
+    expect(issued.status).toBe(201);
+    const cardId = issued.body.id as string;
+    await waitUntil('the card to be ACTIVE', async () => (await api.call('GET', `/cards/${cardId}`, { auth: plain })).body.state === 'ACTIVE', 30_000);
+    const authorized = await api.call('POST', `/sandbox/cards/${cardId}/simulate/authorization`, {
+      auth: plain,
+      body: { amount: 1_000, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' } },
+    });
+    expect(authorized.status).toBe(200);
+    // The authorization's hold shows at once (read-your-writes: the ledger answers after its read model has it).
+    expect(await balancesOf(customerId, usd)).toEqual({ available: 9_000, held: 1_000 });
+    const cardTransactionId = authorized.body.id as string;
+
+    const clearings = await twice(() => api.call('POST', `/sandbox/cards/${cardId}/simulate/clearing`, { auth: plain, body: { cardTransactionId, amount: 400 } }));
+    expect(clearings.map((reply) => reply.status).sort()).toEqual([200, 409]);
+    expect(await balancesOf(customerId, usd)).toEqual({ available: 9_000, held: 600 });
+    const cleared = clearings.find((reply) => reply.status === 200)!.body;
+    expect(cleared).toMatchObject({ status: 'PARTIALLY_SETTLED', settlementSummary: { count: 1, totalAmount: 400 } });
+
+    const returns = await twice(() => api.call('POST', `/sandbox/cards/${cardId}/simulate/return`, { auth: plain, body: { cardTransactionId, amount: 150 } }));
+    expect(returns.map((reply) => reply.status).sort()).toEqual([200, 409]);
+    expect(returns.find((reply) => reply.status === 200)!.body).toMatchObject({ refundSummary: { count: 1, totalAmount: 150 } });
+    expect(await balancesOf(customerId, usd)).toEqual({ available: 9_150, held: 600 });
+  }, 90_000);
 });
