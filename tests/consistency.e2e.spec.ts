@@ -6,6 +6,7 @@
 // read comes straight after its customer's 201.
 import { createApi, type Credentials } from './support/api';
 import { waitUntil } from './support/eventually';
+import { forgetIdempotencyRecord } from './support/idempotency';
 import { type Stack, startStack } from './support/stack';
 
 type Account = { id: string; customerId?: string; type: string; status: string; balance: { amount: number; currency: { code: string } } };
@@ -143,4 +144,38 @@ describe('card clearings and returns sent twice at once', () => {
     expect(returns.find((reply) => reply.status === 200)!.body).toMatchObject({ refundSummary: { count: 1, totalAmount: 150 } });
     expect(await balancesOf(customerId, usd)).toEqual({ available: 9_150, held: 600 });
   }, 90_000);
+});
+
+describe('a different request under a used Idempotency-Key is a 409 once the gateway record is gone (decision 0028)', () => {
+  // The gateway keeps a key's answer in Redis for 24 h, and Redis keeps nothing across a restart;
+  // each case clears that record, so the service alone must tell a retry from another request.
+  const twiceUnderOneKey = async (path: string, first: Record<string, unknown>, second: Record<string, unknown>) => {
+    const key = `other${path.replace(/\//g, '-')}-${Date.now()}`;
+    const headers = { 'Idempotency-Key': key };
+    const made = await api.call('POST', path, { auth: plain, body: first, headers });
+    await forgetIdempotencyRecord(stack, key);
+    const same = await api.call('POST', path, { auth: plain, body: first, headers });
+    await forgetIdempotencyRecord(stack, key);
+    const other = await api.call('POST', path, { auth: plain, body: second, headers });
+    return { made, same, other };
+  };
+
+  it('POST /customers', async () => {
+    const { made, same, other } = await twiceUnderOneKey('/customers', { customerType: 'INDIVIDUAL', fullName: 'Kay One', currencies: ['USD'] }, { customerType: 'INDIVIDUAL', fullName: 'Kay Two', currencies: ['USD'] });
+    expect([made.status, same.status, same.body.id, other.status, other.body.details]).toEqual([201, 201, made.body.id, 409, { field: 'Idempotency-Key', resourceId: made.body.id }]);
+  }, 60_000);
+
+  it('POST /sandbox/uma/receive', async () => {
+    const customerId = await create(plain, 'Kim Receive');
+    const body = (amount: number) => ({ senderUmaAddress: SENDER, customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: amount });
+    const { made, same, other } = await twiceUnderOneKey('/sandbox/uma/receive', body(300), body(301));
+    expect([made.status, same.status, same.body.id, other.status, other.body.details]).toEqual([200, 200, made.body.id, 409, { field: 'Idempotency-Key', resourceId: made.body.id }]);
+  }, 60_000);
+
+  it('POST /agents', async () => {
+    const customerId = await create(plain, 'Kit Agent');
+    const policy = { permissions: ['VIEW_TRANSACTIONS'], defaultExecutionMode: 'AUTO' };
+    const { made, same, other } = await twiceUnderOneKey('/agents', { name: 'Kit 1', customerId, policy }, { name: 'Kit 2', customerId, policy });
+    expect([made.status, same.status, same.body.agent?.id, other.status, other.body.details]).toEqual([201, 201, made.body.agent.id, 409, { field: 'Idempotency-Key', resourceId: made.body.agent.id }]);
+  }, 60_000);
 });

@@ -22,7 +22,8 @@ export type Decider = 'WEBHOOK' | 'PLATFORM' | 'AUTO';
 
 type WithTransaction = { transaction: IncomingTransactionRecord };
 
-export type IncomingPaymentCreated = Event<'IncomingPaymentCreated', WithTransaction & { deposit: Deposit; sender: SenderRecord; grossAmount: string }>;
+/** requestFingerprint: the receive's, under an Idempotency-Key (decision 0028); a retry must match it. */
+export type IncomingPaymentCreated = Event<'IncomingPaymentCreated', WithTransaction & { deposit: Deposit; sender: SenderRecord; grossAmount: string; requestFingerprint?: string }>;
 export type IncomingPaymentPending = Event<'IncomingPaymentPending', WithTransaction & { webhookAnswerDueAt: string }>;
 export type IncomingPaymentDeferred = Event<'IncomingPaymentDeferred', WithTransaction & { answer: 202 | 422; requiredFields?: string[]; approvalDueAt: string }>;
 export type IncomingPaymentApproved = Event<
