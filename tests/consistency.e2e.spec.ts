@@ -153,6 +153,7 @@ describe('a different request under a used Idempotency-Key is a 409 once the gat
     const key = `other${path.replace(/\//g, '-')}-${Date.now()}`;
     const headers = { 'Idempotency-Key': key };
     const made = await api.call('POST', path, { auth: plain, body: first, headers });
+    expect({ status: made.status < 300 ? 'created' : made.status, body: made.status < 300 ? {} : made.body }).toEqual({ status: 'created', body: {} });
     await forgetIdempotencyRecord(stack, key);
     const same = await api.call('POST', path, { auth: plain, body: first, headers });
     await forgetIdempotencyRecord(stack, key);
@@ -174,7 +175,7 @@ describe('a different request under a used Idempotency-Key is a 409 once the gat
 
   it('POST /agents', async () => {
     const customerId = await create(plain, 'Kit Agent');
-    const policy = { permissions: ['VIEW_TRANSACTIONS'], defaultExecutionMode: 'AUTO' };
+    const policy = { permissions: ['VIEW_TRANSACTIONS'], defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 1_000 } };
     const { made, same, other } = await twiceUnderOneKey('/agents', { name: 'Kit 1', customerId, policy }, { name: 'Kit 2', customerId, policy });
     expect([made.status, same.status, same.body.agent?.id, other.status, other.body.details]).toEqual([201, 201, made.body.agent.id, 409, { field: 'Idempotency-Key', resourceId: made.body.agent.id }]);
   }, 60_000);
