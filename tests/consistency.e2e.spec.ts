@@ -118,7 +118,7 @@ describe('card clearings and returns sent twice at once', () => {
 
   it('record one clearing and one return, as the ledger moves the money once; the other request is a 409', async () => {
     const customerId = await create(plain, 'Cara Card');
-    const usd = (await accountsOf(plain, customerId))[0]!.id;
+    const usd = (await accountsOf(plain, customerId))[0]?.id ?? 'none';
     expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: plain, body: { amount: 10_000 } })).status).toBe(200);
     const issued = await api.call('POST', '/cards', { auth: plain, body: { cardholderId: customerId, platformCardId: `c-${Date.now()}`, form: 'VIRTUAL', fundingSources: [usd] } });
     expect(issued.status).toBe(201);
@@ -136,12 +136,12 @@ describe('card clearings and returns sent twice at once', () => {
     const clearings = await twice(() => api.call('POST', `/sandbox/cards/${cardId}/simulate/clearing`, { auth: plain, body: { cardTransactionId, amount: 400 } }));
     expect(clearings.map((reply) => reply.status).sort()).toEqual([200, 409]);
     expect(await balancesOf(customerId, usd)).toEqual({ available: 9_000, held: 600 });
-    const cleared = clearings.find((reply) => reply.status === 200)!.body;
+    const cleared = clearings.find((reply) => reply.status === 200)?.body;
     expect(cleared).toMatchObject({ status: 'PARTIALLY_SETTLED', settlementSummary: { count: 1, totalAmount: 400 } });
 
     const returns = await twice(() => api.call('POST', `/sandbox/cards/${cardId}/simulate/return`, { auth: plain, body: { cardTransactionId, amount: 150 } }));
     expect(returns.map((reply) => reply.status).sort()).toEqual([200, 409]);
-    expect(returns.find((reply) => reply.status === 200)!.body).toMatchObject({ refundSummary: { count: 1, totalAmount: 150 } });
+    expect(returns.find((reply) => reply.status === 200)?.body).toMatchObject({ refundSummary: { count: 1, totalAmount: 150 } });
     expect(await balancesOf(customerId, usd)).toEqual({ available: 9_150, held: 600 });
   }, 90_000);
 });
