@@ -25,6 +25,13 @@ const accountsOf = async (auth: Credentials, customerId: string): Promise<Accoun
   return reply.body.data as Account[];
 };
 
+/** A customer whose USD account is listed; waits, so a case about something else does not depend on read-your-writes. */
+const customerWithAccount = async (name: string): Promise<string> => {
+  const customerId = await create(plain, name);
+  await waitUntil(`${customerId}'s account`, async () => (await accountsOf(plain, customerId)).length === 1);
+  return customerId;
+};
+
 const create = async (auth: Credentials, name: string, extra: Record<string, unknown> = {}): Promise<string> => {
   const reply = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: name, currencies: ['USD'], ...extra } });
   // The body too, so a refusal says why.
@@ -97,7 +104,7 @@ describe('POST /customers answers once the customer can be used', () => {
 
 describe('POST /transactions/{id}/confirm on an incoming payment', () => {
   it('answers 200 with the confirmation, with a body and without one, and GET shows it', async () => {
-    const customerId = await create(plain, 'Ines Incoming');
+    const customerId = await customerWithAccount('Ines Incoming');
     const received = await api.call('POST', '/sandbox/uma/receive', {
       auth: plain,
       body: { senderUmaAddress: SENDER, customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 250 },
@@ -123,7 +130,7 @@ describe('card clearings and returns sent twice at once', () => {
   const twice = <T>(send: () => Promise<T>): Promise<[T, T]> => Promise.all([send(), send()]);
 
   it('record one clearing and one return, as the ledger moves the money once; the other request is a 409', async () => {
-    const customerId = await create(plain, 'Cara Card');
+    const customerId = await customerWithAccount('Cara Card');
     const usd = (await accountsOf(plain, customerId))[0]?.id ?? 'none';
     expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: plain, body: { amount: 10_000 } })).status).toBe(200);
     const issued = await api.call('POST', '/cards', { auth: plain, body: { cardholderId: customerId, platformCardId: `c-${Date.now()}`, form: 'VIRTUAL', fundingSources: [usd] } });
@@ -173,7 +180,7 @@ describe('a different request under a used Idempotency-Key is a 409 once the gat
   }, 60_000);
 
   it('POST /sandbox/uma/receive', async () => {
-    const customerId = await create(plain, 'Kim Receive');
+    const customerId = await customerWithAccount('Kim Receive');
     const body = (amount: number) => ({ senderUmaAddress: SENDER, customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: amount });
     const { made, same, other } = await twiceUnderOneKey('/sandbox/uma/receive', body(300), body(301));
     expect([made.status, same.status, same.body.id, other.status, other.body.details]).toEqual([200, 200, made.body.id, 409, { field: 'Idempotency-Key', resourceId: made.body.id }]);
