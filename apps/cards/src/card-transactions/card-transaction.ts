@@ -366,7 +366,8 @@ const stepTaken = (cardTransactionId: string, step: 'clearing' | 'return', numbe
   new DomainError(
     'CONFLICT',
     'conflict',
-    `${step === 'clearing' ? 'Clearing' : 'Return'} ${number} of card transaction ${cardTransactionId} was recorded by a request that ran at the same time; this one moved no money. Send it again to post another ${step}.`,
+    `${step === 'clearing' ? 'Clearing' : 'Return'} ${number} of card transaction ${cardTransactionId} was recorded by a request ` +
+      `that ran at the same time; this one moved no money. Send it again to post another ${step}.`,
     { cardTransactionId, [step]: number },
   );
 

@@ -96,7 +96,8 @@ describe('CreateCustomer', () => {
 
 describe('requireSameCreate (a create retried under its Idempotency-Key, decision 0028)', () => {
   const fingerprint = 'f'.repeat(64);
-  const [created] = createCustomer({ ...createCommand({ customerType: 'INDIVIDUAL', fullName: 'Alice' }), data: { ...createCommand({ customerType: 'INDIVIDUAL', fullName: 'Alice' }).data, requestFingerprint: fingerprint } }, customerDecider.initialState());
+  const command = createCommand({ customerType: 'INDIVIDUAL', fullName: 'Alice' });
+  const [created] = createCustomer({ ...command, data: { ...command.data, requestFingerprint: fingerprint } }, customerDecider.initialState());
   const data = (created as Extract<typeof created, { type: 'CustomerCreated' }>).data;
 
   it('keeps the fingerprint in CustomerCreated', () => expect(data.requestFingerprint).toBe(fingerprint));

@@ -1,4 +1,12 @@
-import { type Command, type CreateCustomerData, DomainError, idempotencyConflict, type KycStatus, invalidInput, requireSameRequest } from '@corridor/contracts';
+import {
+  type Command,
+  type CreateCustomerData,
+  DomainError,
+  idempotencyConflict,
+  type KycStatus,
+  invalidInput,
+  requireSameRequest,
+} from '@corridor/contracts';
 import type { Customer, CustomerCreated, CustomerEvent } from './customer';
 import { inferCurrencies, type PlatformSettings } from './platform-settings';
 
@@ -99,7 +107,11 @@ export const createCustomer = (command: CreateCustomer, customer: Customer): Cus
  * 0028): the same request is answered with that customer; another request under the key, another
  * platform's customer under the derived id, or a customer deleted since, is a 409.
  */
-export const requireSameCreate = (created: CustomerCreated['data'], deleted: boolean, request: { platformId: string; requestFingerprint?: string | undefined }): void => {
+export const requireSameCreate = (
+  created: CustomerCreated['data'],
+  deleted: boolean,
+  request: { platformId: string; requestFingerprint?: string | undefined },
+): void => {
   if (created.platformId !== request.platformId || deleted) throw idempotencyConflict(created.customerId);
   requireSameRequest(created.requestFingerprint, request.requestFingerprint, created.customerId);
 };

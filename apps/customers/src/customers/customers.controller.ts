@@ -113,7 +113,8 @@ export class CustomersController {
       embeddedWallets: settings.embeddedWallets,
     };
     try {
-      await this.client.request<OpenCustomerAccountsReply>(subjects.accounts.internalAccount.openForCustomer, data, { context, timeoutMs: OPEN_ACCOUNTS_TIMEOUT_MS });
+      const options = { context, timeoutMs: OPEN_ACCOUNTS_TIMEOUT_MS };
+      await this.client.request<OpenCustomerAccountsReply>(subjects.accounts.internalAccount.openForCustomer, data, options);
     } catch (error) {
       if (!(error instanceof DomainError) || error.status !== 503) throw error;
       // The customer exists; its accounts follow from CustomerCreated. A retry under the same
@@ -121,7 +122,8 @@ export class CustomersController {
       throw new DomainError(
         'SERVICE_UNAVAILABLE',
         'unavailable',
-        `Customer ${customerId} was created, but its internal accounts could not be confirmed open in time. Send the request again with the same Idempotency-Key, or GET the customer.`,
+        `Customer ${customerId} was created, but its internal accounts could not be confirmed open in time. ` +
+          'Send the request again with the same Idempotency-Key, or GET the customer.',
         { customerId },
       );
     }
