@@ -88,6 +88,7 @@ export const measureBareHop = async (seconds = CEILING_SECONDS): Promise<NonNull
     PORT: String(gatewayPort),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_REQUESTS: '1000000',
+    RATE_LIMIT_PLATFORM_REQUESTS: '1000000',
     BLOB_STORE: 'local',
     BLOB_DIR: blobDirectory,
     // A profiler or heap flag meant for the stack's apps must not slow the ceiling.

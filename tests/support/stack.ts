@@ -75,6 +75,8 @@ export type StackOptions = {
   apps?: AppName[];
   /** Every service this many times, each replica with its own HEALTH_PORT (default 1). The gateway stays one process. */
   replicas?: number;
+  /** Replicas of some services only (e.g. `{ accounts: 2 }`), overriding `replicas` for them. */
+  replicasOf?: Partial<Record<AppName, number>>;
 };
 
 const MAX_LOG_CHUNKS = 500;
@@ -82,6 +84,7 @@ const MAX_LOG_CHUNKS = 500;
 export const startStack = async (options: StackOptions = {}): Promise<Stack> => {
   await Promise.all([requirePostgres(), requireRedis()]);
   const replicas = Math.max(1, Math.floor(options.replicas ?? 1));
+  const countOf = (app: AppName): number => (app === 'gateway' ? 1 : Math.max(1, Math.floor(options.replicasOf?.[app] ?? replicas)));
   const database = await createTestDatabase();
   const subjectPrefix = uniqueSubjectPrefix();
   // Uploads of this stack only: the gateway writes them, the customers service reads them.
@@ -90,7 +93,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   const bus = await startBusServer({ subjectPrefix, port: await freePort() });
   const healthPorts = new Map<string, number>();
   const key = (app: AppName, replica: number): string => `${app}#${replica}`;
-  for (const app of serviceNames) for (let replica = 0; replica < replicas; replica += 1) healthPorts.set(key(app, replica), await freePort());
+  for (const app of serviceNames) for (let replica = 0; replica < countOf(app); replica += 1) healthPorts.set(key(app, replica), await freePort());
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     NATS_URL: bus.url,
@@ -116,7 +119,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   const logs = Object.fromEntries(apps.map((app) => [app, [] as string[]])) as Record<AppName, string[]>;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const healthUrl = (app: AppName, replica = 0): string => (app === 'gateway' ? `${gatewayUrl}/health` : `http://127.0.0.1:${healthPorts.get(key(app, replica))}/health`);
-  const replicaNumbers = (app: AppName): number[] => Array.from({ length: app === 'gateway' ? 1 : replicas }, (_, index) => index);
+  const replicaNumbers = (app: AppName): number[] => Array.from({ length: countOf(app) }, (_, index) => index);
   // The promise, not the context: platforms created at once must share one context, or the ones
   // made by the losers of the race are never closed and keep jest from exiting.
   let bootstrap: Promise<INestApplicationContext> | undefined;
@@ -125,13 +128,13 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     const running = processes.get(key(app, replica));
     if (running && running.exitCode === null && running.signalCode === null) return;
     const healthPort = app === 'gateway' ? gatewayPort : healthPorts.get(key(app, replica));
-    if (healthPort === undefined) throw new Error(`${app} has no replica ${replica} (the stack runs ${replicas}).`);
+    if (healthPort === undefined) throw new Error(`${app} has no replica ${replica} (the stack runs ${countOf(app)}).`);
     const child = spawn(process.execPath, ['-r', '@swc-node/register', join(root, `apps/${app}/src/main.ts`)], {
       cwd: root,
       env: { ...process.env, ...env, ...bus.envFor(app), ...options.appEnv?.[app], HEALTH_PORT: String(healthPort) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const label = replicas > 1 && app !== 'gateway' ? `[replica ${replica}] ` : '';
+    const label = countOf(app) > 1 ? `[replica ${replica}] ` : '';
     const keep = (chunk: Buffer) => {
       logs[app].push(label + chunk.toString());
       if (logs[app].length > MAX_LOG_CHUNKS) logs[app].shift();

@@ -20,6 +20,7 @@ import { SmtpMailer } from './embedded-wallets/smtp-mailer';
 import { WalletStore } from './embedded-wallets/wallet-store';
 import { toIntegrationEvent } from './integration-events';
 import { AccountWriter } from './internal-accounts/account-writer';
+import { CustomerAccountsController } from './internal-accounts/customer-accounts.controller';
 import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
 import { internalAccountViewProjection } from './internal-accounts/internal-account-view.projection';
 import { LedgerController } from './internal-accounts/ledger.controller';
@@ -47,7 +48,7 @@ export class AppModule {
           toIntegrationEvent,
         }),
       ],
-      controllers: [LedgerController, InternalAccountsController, ExternalAccountsController, UmaDepositTargetsController, EmbeddedWalletsController],
+      controllers: [LedgerController, InternalAccountsController, CustomerAccountsController, ExternalAccountsController, UmaDepositTargetsController, EmbeddedWalletsController],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         {

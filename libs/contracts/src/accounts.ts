@@ -67,6 +67,13 @@ export type InternalAccountIdData = { accountId: string };
 export type ListInternalAccountsData = { customerId?: string; currency?: string; type?: InternalAccountTypeWire; limit: number; cursor?: string };
 export type ListPlatformInternalAccountsData = { currency?: string; type?: InternalAccountTypeWire };
 export type FundInternalAccountData = { accountId: string; amount: number };
+/**
+ * What a new customer needs before POST /customers may answer (decision 0027): an ACTIVE internal
+ * account per currency and, where the platform enables Embedded Wallets and the customer has an
+ * email, its wallet. Idempotent; answers the ids of the accounts the customer now has.
+ */
+export type OpenCustomerAccountsData = { customerId: string; currencies: string[]; email?: string; embeddedWallets: boolean };
+export type OpenCustomerAccountsReply = { accountIds: string[] };
 /** Reply: InternalAccountWire as of that stream position (balances then, updatedAt = that event's time). */
 export type RenderInternalAccountAtData = { accountId: string; streamPosition: number };
 

@@ -37,6 +37,8 @@ export type IncomingTransactionRecord = {
   createdAt: string;
   updatedAt: string;
   settledAt?: string;
+  /** POST /transactions/{id}/confirm: when the platform delivered the receipt (the reference's Transaction member). */
+  receiptDeliveryConfirmedAt?: string;
 };
 
 export type AnyTransactionRecord = TransactionRecord | IncomingTransactionRecord;
@@ -65,6 +67,8 @@ export type IncomingTransactionWire = {
   createdAt: string;
   updatedAt: string;
   settledAt?: string;
+  /** POST /transactions/{id}/confirm: when the platform delivered the receipt (the reference's Transaction member). */
+  receiptDeliveryConfirmedAt?: string;
 };
 
 /** The reference IncomingTransaction. platformId stays out: it is the tenant, not a member of the resource. */
@@ -90,6 +94,7 @@ export const toIncomingTransactionWire = (record: IncomingTransactionRecord): In
   createdAt: record.createdAt,
   updatedAt: record.updatedAt,
   ...(record.settledAt !== undefined ? { settledAt: record.settledAt } : {}),
+  ...(record.receiptDeliveryConfirmedAt !== undefined ? { receiptDeliveryConfirmedAt: record.receiptDeliveryConfirmedAt } : {}),
 });
 
 /** Either direction's wire object, told apart by the record's type. */

@@ -77,6 +77,8 @@ export const subjects = {
       list: 'accounts.internal-account.list',
       listPlatform: 'accounts.internal-account.list-platform',
       fund: 'accounts.internal-account.fund',
+      /** OpenCustomerAccountsData → OpenCustomerAccountsReply: a new customer's accounts, opened before its create answers. */
+      openForCustomer: 'accounts.internal-account.open-for-customer',
       /** The wire object as it was right after one event of the account's stream (webhook payloads). */
       renderAt: 'accounts.internal-account.render-at',
     },

@@ -153,6 +153,19 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     if (wallet) await this.store.renameEmailCredential(wallet.accountId, facts.email, this.clock.now());
   }
 
+  /**
+   * A new customer's wallet, opened before POST /customers answers (decision 0027). The customers
+   * service says whether the platform enables wallets (it read the platform's configuration for the
+   * create); this service's own copy of that configuration follows platform events and may lag.
+   * Answers the wallet's account id, or null when the customer gets none.
+   */
+  async openForNewCustomer(facts: CustomerFacts, enabled: boolean, msgId: string): Promise<string | null> {
+    const email = await this.store.upsertCustomer(facts.customerId, facts.platformId, facts.email);
+    if (!email || !(enabled || (await this.store.platform(facts.platformId))?.enabled)) return null;
+    await this.open(facts.platformId, facts.customerId, email, msgId);
+    return walletAccountIdFor(facts.customerId);
+  }
+
   private async open(platformId: string, customerId: string, email: string, msgId: string): Promise<void> {
     const accountId = walletAccountIdFor(customerId);
     const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-wallets-policy' }, requestId: msgId, correlationId: msgId };

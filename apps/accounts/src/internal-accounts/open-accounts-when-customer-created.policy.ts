@@ -153,16 +153,29 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
       this.logger.error({ msgId }, 'Ignoring an event without the ids an internal account needs.');
       return;
     }
+    await this.openAccounts(request, msgId);
+  }
+
+  /**
+   * Opens the owner's account per supported currency, all at once (they are different streams), and
+   * answers their ids once the read model shows them. Also called by POST /customers before it
+   * answers (decision 0027); the event's later delivery then finds every account opened and decides nothing.
+   */
+  async openAccounts(request: AccountsToOpen, msgId: string): Promise<string[]> {
     const { platformId, customerId, eventId, correlationId } = request;
     const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-accounts-policy' }, requestId: eventId, correlationId };
-    for (const currency of new Set(request.currencies)) {
-      if (!isSupportedCurrency(currency)) {
-        this.logger.warn({ msgId, currency }, 'Skipping a currency the ledger does not hold.');
-        continue;
-      }
-      const accountId = internalAccountIdFor(customerId ?? platformId, currency);
-      const data = { accountId, platformId, customerId, accountType: accountTypeFor(currency), currency, status: 'ACTIVE' as const, operationId: `open:${accountId}` };
-      await this.writer.apply(accountId, context, (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state), { assumeNew: true });
-    }
+    const currencies = [...new Set(request.currencies)].filter((currency) => {
+      if (isSupportedCurrency(currency)) return true;
+      this.logger.warn({ msgId, currency }, 'Skipping a currency the ledger does not hold.');
+      return false;
+    });
+    return Promise.all(
+      currencies.map(async (currency) => {
+        const accountId = internalAccountIdFor(customerId ?? platformId, currency);
+        const data = { accountId, platformId, customerId, accountType: accountTypeFor(currency), currency, status: 'ACTIVE' as const, operationId: `open:${accountId}` };
+        await this.writer.apply(accountId, context, (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state), { assumeNew: true });
+        return accountId;
+      }),
+    );
   }
 }

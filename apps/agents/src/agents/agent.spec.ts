@@ -46,6 +46,19 @@ describe('createAgent', () => {
   it('refuses a MANAGE-only token an agent with money permissions (403 naming TRANSACT)', () => {
     spec(createAgent).given().when(create('Payroll', manageOnly)).thenThrows(forbiddenWithout('TRANSACT'));
   });
+  it('answers a retry of the same keyed request with nothing new, and refuses another request under the key (409)', () => {
+    const keyed = (fingerprint: string) => {
+      const command = create('Payroll', everything) as { data: object };
+      return { ...command, data: { ...command.data, requestFingerprint: fingerprint } } as never;
+    };
+    const createdUnderKey: AgentEvent = { type: 'AgentCreated', data: { agent, requestFingerprint: 'f'.repeat(64) } };
+    spec(createAgent).given().when(keyed('f'.repeat(64))).then([createdUnderKey]);
+    spec(createAgent).given([createdUnderKey]).when(keyed('f'.repeat(64))).thenNothingHappened();
+    spec(createAgent)
+      .given([createdUnderKey])
+      .when(keyed('e'.repeat(64)))
+      .thenThrows((error) => error.status === 409 && error.details?.['field'] === 'Idempotency-Key');
+  });
   it('lets a MANAGE-only token create an agent that only reads', () => {
     const readerAgent = { ...agent, policy: reader, deviceCode: { ...newCode, issuerPermissions: [...manageOnly] } };
     spec(createAgent).given().when(create('Payroll', manageOnly, reader)).then([{ type: 'AgentCreated', data: { agent: readerAgent } }]);

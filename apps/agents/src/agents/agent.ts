@@ -9,8 +9,10 @@ import {
   DomainError,
   type Event,
   grantRefused,
+  idempotencyConflict,
   invalidInput,
   type Permission,
+  requireSameRequest,
   ungrantableAgentPermissions,
 } from '@corridor/contracts';
 import { applyPolicyUpdate, validatePolicy } from '../policy/policy';
@@ -54,7 +56,8 @@ export type AgentView = {
   updatedAt: string;
 };
 
-export type AgentCreated = Event<'AgentCreated', { agent: AgentView }>;
+/** requestFingerprint: the create's, under an Idempotency-Key (decision 0028); a retry must match it. */
+export type AgentCreated = Event<'AgentCreated', { agent: AgentView; requestFingerprint?: string }>;
 export type AgentUpdated = Event<'AgentUpdated', { agent: AgentView }>;
 export type AgentPolicyUpdated = Event<'AgentPolicyUpdated', { agent: AgentView }>;
 export type AgentDeviceCodeIssued = Event<'AgentDeviceCodeIssued', { agent: AgentView; supersededCode: string }>;
@@ -63,19 +66,22 @@ export type AgentDeleted = Event<'AgentDeleted', { agent: AgentView }>;
 export type AgentEvent = AgentCreated | AgentUpdated | AgentPolicyUpdated | AgentDeviceCodeIssued | AgentConnected | AgentDeleted;
 export const agentEventTypes: readonly AgentEvent['type'][] = ['AgentCreated', 'AgentUpdated', 'AgentPolicyUpdated', 'AgentDeviceCodeIssued', 'AgentConnected', 'AgentDeleted'];
 
-export type Agent = { kind: 'None' } | { kind: 'Exists'; agent: AgentView };
+export type Agent = { kind: 'None' } | { kind: 'Exists'; agent: AgentView; requestFingerprint?: string };
 
 export const agentDecider = {
   initialState: (): Agent => ({ kind: 'None' }),
   evolve: (_state: Agent, event: AgentEvent): Agent => {
     switch (event.type) {
-      case 'AgentCreated':
+      case 'AgentCreated': {
+        const { agent, requestFingerprint } = event.data;
+        return { kind: 'Exists', agent, ...(requestFingerprint !== undefined ? { requestFingerprint } : {}) };
+      }
       case 'AgentUpdated':
       case 'AgentPolicyUpdated':
       case 'AgentDeviceCodeIssued':
       case 'AgentConnected':
       case 'AgentDeleted':
-        return { kind: 'Exists', agent: event.data.agent };
+        return { ..._state, kind: 'Exists', agent: event.data.agent };
       default: {
         const unhandled: never = event;
         return unhandled;
@@ -106,6 +112,7 @@ export type CreateAgent = Command<
     policy: AgentPolicy;
     deviceCode: DeviceCode;
     grantorPermissions: Permission[];
+    requestFingerprint?: string;
   },
   At
 >;
@@ -113,7 +120,12 @@ export const createAgent = (command: CreateAgent, state: Agent): AgentEvent[] =>
   const { data, metadata } = command;
   // Before the retry check: a retry answers with the agent's device code, which only a grantor of its policy may see.
   requireGrantable(data.grantorPermissions, state.kind === 'Exists' ? state.agent.policy : data.policy, 'create an agent');
-  if (state.kind === 'Exists') return [];
+  if (state.kind === 'Exists') {
+    // A retry under the key (decision 0028): the same request, by the same platform, for the same customer.
+    if (state.agent.platformId !== data.platformId || state.agent.deleted) throw idempotencyConflict(data.agentId);
+    requireSameRequest(state.requestFingerprint, data.requestFingerprint, data.agentId);
+    return [];
+  }
   const name = data.name.trim();
   if (name.length === 0) throw invalidInput('name must not be blank.', { field: 'name' });
   const at = metadata.now.toISOString();
@@ -131,7 +143,7 @@ export const createAgent = (command: CreateAgent, state: Agent): AgentEvent[] =>
     createdAt: at,
     updatedAt: at,
   };
-  return [{ type: 'AgentCreated', data: { agent } }];
+  return [{ type: 'AgentCreated', data: { agent, ...(data.requestFingerprint !== undefined ? { requestFingerprint: data.requestFingerprint } : {}) } }];
 };
 
 export type UpdateAgent = Command<'UpdateAgent', { agentId: string; platformId: string; name?: string; isPaused?: boolean }, At>;

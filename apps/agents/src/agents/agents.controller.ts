@@ -98,7 +98,17 @@ export class AgentsController {
     const { environment, name, policy } = data;
     const command = {
       type: 'CreateAgent' as const,
-      data: { agentId, platformId, customerId: customer.id, environment, name, policy, deviceCode, grantorPermissions },
+      data: {
+        agentId,
+        platformId,
+        customerId: customer.id,
+        environment,
+        name,
+        policy,
+        deviceCode,
+        grantorPermissions,
+        ...(context.idempotencyKey !== undefined && context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
+      },
       metadata: { now },
     };
     const { state } = await this.eventSourcing.handle(agentId, agentDecider, (current) => createAgent(command, current), context, { assumeNew: true });

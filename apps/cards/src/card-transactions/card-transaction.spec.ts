@@ -8,11 +8,13 @@ import {
   cardTransactionDecider,
   type CardTransactionEvent,
   type ClearCardTransaction,
+  type ClearingPlan,
   clearCardTransaction,
   type ConfirmPendingPull,
   confirmPendingPull,
   evolveCardTransaction,
   initialCardTransaction,
+  planClearing,
   type ReturnCardTransaction,
   returnCardTransaction,
   screenAuthorization,
@@ -32,14 +34,24 @@ const authorize = (data: Partial<AuthorizeCardTransaction['data']> = {}): Author
   data: { cardTransactionId: id, card, accountId, amount: 1000n, currency: 'USD', merchant, ...data },
   metadata: { now },
 });
-const clear = (amount: bigint, postHocPull?: ClearCardTransaction['data']['postHocPull']): ClearCardTransaction => ({
+/** The plan the controller makes from the state before the clearing; a nominal first clearing where none can be made. */
+const planOn = (before: CardTransactionEvent[], amount: bigint): ClearingPlan => {
+  const state = stateAfter(before);
+  try {
+    if (state.kind === 'Open') return planClearing(state, amount);
+  } catch {
+    // A state that cannot be cleared: the decider must refuse it whatever the plan says.
+  }
+  return { clearing: 1, amount, fromHold: amount, holdRemaining: 0n, release: 0n, postHocPull: 0n };
+};
+const clear = (amount: bigint, postHocPull?: ClearCardTransaction['data']['postHocPull'], before: CardTransactionEvent[] = [authorized()]): ClearCardTransaction => ({
   type: 'ClearCardTransaction',
-  data: { cardTransactionId: id, platformId, cardId, amount, ...(postHocPull ? { postHocPull } : {}) },
+  data: { cardTransactionId: id, platformId, cardId, plan: planOn(before, amount), ...(postHocPull ? { postHocPull } : {}) },
   metadata: { now: later },
 });
 const giveBack = (amount: bigint, refund = 1): ReturnCardTransaction => ({
   type: 'ReturnCardTransaction',
-  data: { cardTransactionId: id, platformId, cardId, refundId: `CardRefund:r${refund}`, amount },
+  data: { cardTransactionId: id, platformId, cardId, refundId: `CardRefund:r${refund}`, plan: { refund, amount } },
   metadata: { now: later },
 });
 
@@ -142,7 +154,7 @@ describe('ClearCardTransaction', () => {
   it('settles part of the hold and keeps the rest: PARTIALLY_SETTLED, then SETTLED by the next clearing', () => {
     given([authorized()]).when(clear(400n)).then([posted(1, '400', '400', '600')]);
     expect(statusAfter([authorized(), posted(1, '400', '400', '600')])).toBe('PARTIALLY_SETTLED');
-    given([authorized(), posted(1, '400', '400', '600')]).when(clear(600n)).then([posted(2, '600', '600', '0')]);
+    given([authorized(), posted(1, '400', '400', '600')]).when(clear(600n, undefined, [authorized(), posted(1, '400', '400', '600')])).then([posted(2, '600', '600', '0')]);
   });
 
   it('pulls what a clearing exceeds the hold by, after the fact: a second pull, SETTLED', () => {
@@ -170,7 +182,7 @@ describe('ClearCardTransaction', () => {
 
   it('closes a partially settled transaction on a clearing of 0, releasing what is left', () =>
     given([authorized(), posted(1, '400', '400', '600')])
-      .when(clear(0n))
+      .when(clear(0n, undefined, [authorized(), posted(1, '400', '400', '600')]))
       .then([{ type: 'AuthorizationExpired', data: { cardTransactionId: id, clearing: 2, releasedAmount: '600', expiredAt: later.toISOString() } }]));
 
   it.each([
@@ -192,6 +204,18 @@ describe('ClearCardTransaction', () => {
       .thenThrows((error) => error.code === 'TRANSACTION_NOT_FOUND'));
 
   it('answers an unknown transaction as not found', () => given([]).when(clear(10n)).thenThrows((error) => error.code === 'TRANSACTION_NOT_FOUND'));
+
+  it('refuses a clearing that an identical request recorded first: one ClearingPosted, as the ledger settled once (409)', () =>
+    given([authorized(), posted(1, '400', '400', '600')])
+      .when(clear(400n, undefined, [authorized()]))
+      .thenThrows((error) => error.code === 'CONFLICT' && error.status === 409 && error.details?.['clearing'] === 1));
+
+  it('refuses a plan that differs from what the state gives, so the events never say other than the ledger did (409)', () => {
+    const command = clear(400n);
+    given([authorized()])
+      .when({ ...command, data: { ...command.data, plan: { ...command.data.plan, fromHold: 300n } } })
+      .thenThrows((error) => error.code === 'CONFLICT' && error.status === 409);
+  });
 });
 
 describe('ReturnCardTransaction', () => {
@@ -230,6 +254,11 @@ describe('ReturnCardTransaction', () => {
     given([authorized()])
       .when(giveBack(1n))
       .thenThrows((error) => error.code === 'INVALID_STATE_TRANSITION'));
+
+  it('refuses a return that an identical request recorded first: one CardRefunded, as the ledger credited once (409)', () =>
+    given([...settled, refunded(1, '300')])
+      .when(giveBack(300n, 1))
+      .thenThrows((error) => error.code === 'CONFLICT' && error.status === 409 && error.details?.['return'] === 1));
 
   it('refuses a REFUNDED transaction', () =>
     given([...settled, refunded(1, '1000')])

@@ -345,17 +345,58 @@ export type ClearCardTransaction = Command<
     cardTransactionId: string;
     platformId: string;
     cardId: string;
-    amount: bigint;
+    /**
+     * The plan the ledger operations were named and sized by (planClearing on the state the
+     * controller loaded). It travels in the command so the events record exactly what the ledger
+     * was asked to do, never a plan made again from a state that moved in between.
+     */
+    plan: ClearingPlan;
     /** How the post-hoc pull went at the ledger, when the plan had one. */
     postHocPull?: { status: 'CONFIRMED' } | { status: 'FAILED'; reason: string };
   },
   { now: Date }
 >;
 
+/**
+ * Another request recorded this step first: two identical requests at once plan the same step,
+ * their ledger operations share one id (so the ledger moved the money once), and only the first
+ * may record it. The second is told that its request did nothing, rather than answered as if it had.
+ */
+const stepTaken = (cardTransactionId: string, step: 'clearing' | 'return', number: number): DomainError =>
+  new DomainError(
+    'CONFLICT',
+    'conflict',
+    `${step === 'clearing' ? 'Clearing' : 'Return'} ${number} of card transaction ${cardTransactionId} was recorded by a request ` +
+      `that ran at the same time; this one moved no money. Send it again to post another ${step}.`,
+    { cardTransactionId, [step]: number },
+  );
+
+const sameClearingPlan = (left: ClearingPlan, right: ClearingPlan): boolean =>
+  left.clearing === right.clearing &&
+  left.amount === right.amount &&
+  left.fromHold === right.fromHold &&
+  left.holdRemaining === right.holdRemaining &&
+  left.release === right.release &&
+  left.postHocPull === right.postHocPull;
+
+/** The plan still holds on the state the decision sees, or the ledger and the stream would disagree: a 409. */
+const requireClearingPlan = (transaction: OpenCardTransaction, plan: ClearingPlan): void => {
+  // A transaction that cannot be cleared any more says so first (INVALID_STATE_TRANSITION), whoever closed it.
+  const current = planClearing(transaction, plan.amount);
+  if (plan.clearing <= transaction.clearings) throw stepTaken(transaction.id, 'clearing', plan.clearing);
+  if (!sameClearingPlan(current, plan)) {
+    throw new DomainError('CONFLICT', 'conflict', `Card transaction ${transaction.id} changed while clearing ${plan.clearing} was being posted; send the clearing again.`, {
+      cardTransactionId: transaction.id,
+      clearing: plan.clearing,
+    });
+  }
+};
+
 export const clearCardTransaction = (command: ClearCardTransaction, state: CardTransaction): CardTransactionEvent[] => {
-  const { cardTransactionId, platformId, cardId, amount, postHocPull } = command.data;
+  const { cardTransactionId, platformId, cardId, plan, postHocPull } = command.data;
   const transaction = requireCardTransaction(state, cardTransactionId, platformId, cardId);
-  const plan = planClearing(transaction, amount);
+  requireClearingPlan(transaction, plan);
+  const amount = plan.amount;
   const at = command.metadata.now.toISOString();
   if (plan.amount === 0n) {
     return [{ type: 'AuthorizationExpired', data: { cardTransactionId, clearing: plan.clearing, releasedAmount: plan.release.toString(), expiredAt: at } }];
@@ -406,13 +447,16 @@ export const planRefund = (state: OpenCardTransaction, amount: bigint): RefundPl
 
 export type ReturnCardTransaction = Command<
   'ReturnCardTransaction',
-  { cardTransactionId: string; platformId: string; cardId: string; refundId: string; amount: bigint },
+  /** The plan the ledger credit was named by (its operation id and refundId carry plan.refund). */
+  { cardTransactionId: string; platformId: string; cardId: string; refundId: string; plan: RefundPlan },
   { now: Date }
 >;
 
 export const returnCardTransaction = (command: ReturnCardTransaction, state: CardTransaction): CardTransactionEvent[] => {
-  const { cardTransactionId, platformId, cardId, refundId, amount } = command.data;
+  const { cardTransactionId, platformId, cardId, refundId, plan } = command.data;
   const transaction = requireCardTransaction(state, cardTransactionId, platformId, cardId);
-  const plan = planRefund(transaction, amount);
-  return [{ type: 'CardRefunded', data: { cardTransactionId, refund: plan.refund, refundId, amount: amount.toString(), refundedAt: command.metadata.now.toISOString() } }];
+  if (plan.refund <= transaction.refunds.length) throw stepTaken(cardTransactionId, 'return', plan.refund);
+  const current = planRefund(transaction, plan.amount);
+  if (current.refund !== plan.refund) throw stepTaken(cardTransactionId, 'return', current.refund);
+  return [{ type: 'CardRefunded', data: { cardTransactionId, refund: plan.refund, refundId, amount: plan.amount.toString(), refundedAt: command.metadata.now.toISOString() } }];
 };

@@ -132,7 +132,7 @@ export class CardTransactionsController {
       clearCardTransaction(
         {
           type: 'ClearCardTransaction',
-          data: { cardTransactionId: id, platformId: context.platformId, cardId: card.id, amount, ...(postHocPull ? { postHocPull } : {}) },
+          data: { cardTransactionId: id, platformId: context.platformId, cardId: card.id, plan, ...(postHocPull ? { postHocPull } : {}) },
           metadata: { now: this.clock.now() },
         },
         current,
@@ -160,7 +160,7 @@ export class CardTransactionsController {
     const refundId = refundIdOf(id, plan.refund);
     const state = await this.decide(id, context, (current) =>
       returnCardTransaction(
-        { type: 'ReturnCardTransaction', data: { cardTransactionId: id, platformId: context.platformId, cardId: card.id, refundId, amount }, metadata: { now: this.clock.now() } },
+        { type: 'ReturnCardTransaction', data: { cardTransactionId: id, platformId: context.platformId, cardId: card.id, refundId, plan }, metadata: { now: this.clock.now() } },
         current,
       ),
     );

@@ -1,7 +1,7 @@
 // Pins down what a new customer starts as: its currencies, its KYC/KYB status per environment,
 // and the inputs that are refused before anything is recorded.
 import { deciderSpec } from '@corridor/testing';
-import { createCustomer } from './create-customer';
+import { createCustomer, requireSameCreate } from './create-customer';
 import { customerDecider } from './customer';
 import { createCommand, createdAt, customerId, individualCreated, platformId, production, regulated } from './customer.fixtures';
 
@@ -92,4 +92,21 @@ describe('CreateCustomer', () => {
     given([individualCreated()])
       .when(createCommand({ customerType: 'INDIVIDUAL' }))
       .thenThrows((error) => error.code === 'CONFLICT'));
+});
+
+describe('requireSameCreate (a create retried under its Idempotency-Key, decision 0028)', () => {
+  const fingerprint = 'f'.repeat(64);
+  const command = createCommand({ customerType: 'INDIVIDUAL', fullName: 'Alice' });
+  const [created] = createCustomer({ ...command, data: { ...command.data, requestFingerprint: fingerprint } }, customerDecider.initialState());
+  const data = (created as Extract<typeof created, { type: 'CustomerCreated' }>).data;
+
+  it('keeps the fingerprint in CustomerCreated', () => expect(data.requestFingerprint).toBe(fingerprint));
+  it('lets the same request through', () => expect(() => requireSameCreate(data, false, { platformId, requestFingerprint: fingerprint })).not.toThrow());
+  it.each([
+    ['another request under the key', { platformId, requestFingerprint: 'e'.repeat(64) }, false],
+    ['another platform', { platformId: 'Platform:other', requestFingerprint: fingerprint }, false],
+    ['a customer deleted since', { platformId, requestFingerprint: fingerprint }, true],
+  ])('refuses %s with a 409 naming the key', (_case, request, deleted) => {
+    expect(() => requireSameCreate(data, deleted, request)).toThrow(expect.objectContaining({ status: 409, details: { field: 'Idempotency-Key', resourceId: customerId } }) as Error);
+  });
 });

@@ -1,10 +1,26 @@
-import { type Command, type CreateCustomerData, DomainError, type KycStatus, invalidInput } from '@corridor/contracts';
-import type { Customer, CustomerEvent } from './customer';
+import {
+  type Command,
+  type CreateCustomerData,
+  DomainError,
+  idempotencyConflict,
+  type KycStatus,
+  invalidInput,
+  requireSameRequest,
+} from '@corridor/contracts';
+import type { Customer, CustomerCreated, CustomerEvent } from './customer';
 import { inferCurrencies, type PlatformSettings } from './platform-settings';
 
 export type CreateCustomer = Command<
   'CreateCustomer',
-  { customerId: string; platformId: string; request: CreateCustomerData; platformCustomerId: string; umaAddress: string; settings: PlatformSettings },
+  {
+    customerId: string;
+    platformId: string;
+    request: CreateCustomerData;
+    platformCustomerId: string;
+    umaAddress: string;
+    settings: PlatformSettings;
+    requestFingerprint?: string;
+  },
   { now: Date }
 >;
 
@@ -52,7 +68,7 @@ const initialStatus = (request: CreateCustomerData, settings: PlatformSettings):
 };
 
 export const createCustomer = (command: CreateCustomer, customer: Customer): CustomerEvent[] => {
-  const { customerId, platformId, request, platformCustomerId, umaAddress, settings } = command.data;
+  const { customerId, platformId, request, platformCustomerId, umaAddress, settings, requestFingerprint } = command.data;
   if (customer.status !== 'None') throw new DomainError('CONFLICT', 'conflict', `Customer ${customerId} already exists.`);
   checkNoNulls(request as Record<string, unknown>);
   checkTypeFields(request.customerType, request as Record<string, unknown>);
@@ -66,7 +82,15 @@ export const createCustomer = (command: CreateCustomer, customer: Customer): Cus
   const events: CustomerEvent[] = [
     {
       type: 'CustomerCreated',
-      data: { customerId, platformId, customerType, profile: { ...details, platformCustomerId, umaAddress, currencies }, verificationStatus, createdAt },
+      data: {
+        customerId,
+        platformId,
+        customerType,
+        profile: { ...details, platformCustomerId, umaAddress, currencies },
+        verificationStatus,
+        createdAt,
+        ...(requestFingerprint !== undefined ? { requestFingerprint } : {}),
+      },
     },
   ];
   if (verificationStatus !== 'UNVERIFIED') {
@@ -76,4 +100,18 @@ export const createCustomer = (command: CreateCustomer, customer: Customer): Cus
     });
   }
   return events;
+};
+
+/**
+ * A create retried under its Idempotency-Key finds the customer its first attempt made (decision
+ * 0028): the same request is answered with that customer; another request under the key, another
+ * platform's customer under the derived id, or a customer deleted since, is a 409.
+ */
+export const requireSameCreate = (
+  created: CustomerCreated['data'],
+  deleted: boolean,
+  request: { platformId: string; requestFingerprint?: string | undefined },
+): void => {
+  if (created.platformId !== request.platformId || deleted) throw idempotencyConflict(created.customerId);
+  requireSameRequest(created.requestFingerprint, request.requestFingerprint, created.customerId);
 };

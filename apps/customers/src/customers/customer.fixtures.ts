@@ -15,6 +15,7 @@ export const sandbox: PlatformSettings = {
   isRegulatedFinancialInstitution: false,
   supportedCurrencies: ['USD', 'EUR', 'MXN'],
   umaDomain: 'acme.sandbox.uma.money',
+  embeddedWallets: false,
 };
 export const production: PlatformSettings = { ...sandbox, environment: 'PRODUCTION' };
 export const regulated: PlatformSettings = { ...production, isRegulatedFinancialInstitution: true };

@@ -24,7 +24,16 @@ export type ProfileChanges = Partial<Omit<CustomerProfile, 'platformCustomerId' 
 
 export type CustomerCreated = Event<
   'CustomerCreated',
-  { customerId: string; platformId: string; customerType: CustomerType; profile: CustomerProfile; verificationStatus: KycStatus; createdAt: string }
+  {
+    customerId: string;
+    platformId: string;
+    customerType: CustomerType;
+    profile: CustomerProfile;
+    verificationStatus: KycStatus;
+    createdAt: string;
+    /** The create's request fingerprint when it came under an Idempotency-Key (decision 0028): a retry must match it. */
+    requestFingerprint?: string;
+  }
 >;
 export type CustomerUpdated = Event<'CustomerUpdated', { customerId: string; platformId: string; changes: ProfileChanges; updatedAt: string }>;
 /** KYC for individuals, KYB for businesses; announced separately because webhooks follow it. */

@@ -9,6 +9,8 @@ import {
   type CustomerWire,
   DomainError,
   type ListCustomersData,
+  type OpenCustomerAccountsData,
+  type OpenCustomerAccountsReply,
   type Page,
   type RenderCustomerAtData,
   type RequestContext,
@@ -22,10 +24,11 @@ import {
   uniqueValueDecider,
 } from '@corridor/contracts';
 import { EventSourcing, findPage, timeRange } from '@corridor/event-store';
+import { ServiceClient } from '@corridor/messaging';
 import { randomBytes } from 'node:crypto';
-import { createCustomer } from './create-customer';
+import { createCustomer, requireSameCreate } from './create-customer';
 import { renderCustomerAt } from './customer-at';
-import { customerDecider } from './customer';
+import { type CustomerCreated, customerDecider } from './customer';
 import { CUSTOMER_BY_ID, CustomerEntity, type CustomerRow, type CustomerRowColumns, evolveCustomerView, fromColumns, renderCustomer } from './customer-view.projection';
 import { deleteCustomer } from './delete-customer';
 import type { PlatformSettings } from './platform-settings';
@@ -35,6 +38,8 @@ import { updateCustomer } from './update-customer';
 const notFound = (customerId: string) => new DomainError('USER_NOT_FOUND', 'not_found', `Customer ${customerId} was not found.`);
 
 const ABANDONED_CLAIM_AGE_MS = 60_000;
+/** Inside the gateway's 5 s request timeout, so a slow accounts service is a 503 of ours, not a gateway timeout. */
+const OPEN_ACCOUNTS_TIMEOUT_MS = 4_000;
 
 export const umaKey = (umaAddress: string) => `UmaAddress:${umaAddress.toLowerCase()}`;
 export const platformCustomerIdKey = (platformId: string, platformCustomerId: string) => `PlatformCustomerId:${platformId}:${platformCustomerId}`;
@@ -45,6 +50,7 @@ export class CustomersController {
   constructor(
     private readonly eventSourcing: EventSourcing,
     private readonly platformSettings: PlatformSettingsCache,
+    private readonly client: ServiceClient,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -57,11 +63,16 @@ export class CustomersController {
     const { context, data } = request;
     const customerId = idForRequest('Customer', idempotencyScopeOf(context), 'create-customer', context.idempotencyKey);
     // A retry of a create whose answer was lost (a 503 while a replica died): the customer exists.
-    const earlier = context.idempotencyKey ? await this.createdEarlier(customerId, context) : undefined;
+    const earlier = context.idempotencyKey ? await this.createdEarlier(customerId, context, settings) : undefined;
     if (earlier) return earlier;
     const platformCustomerId = data.platformCustomerId ?? randomBytes(8).toString('hex');
     const umaAddress = data.umaAddress ?? `$${platformCustomerId.toLowerCase().replace(/[^a-z0-9._-]/g, '')}@${settings.umaDomain}`;
-    const command = { type: 'CreateCustomer' as const, data: { customerId, platformId: context.platformId, request: data, platformCustomerId, umaAddress, settings }, metadata: { now: this.clock.now() } };
+    const fingerprint = context.idempotencyKey !== undefined && context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {};
+    const command = {
+      type: 'CreateCustomer' as const,
+      data: { customerId, platformId: context.platformId, request: data, platformCustomerId, umaAddress, settings, ...fingerprint },
+      metadata: { now: this.clock.now() },
+    };
     // Decide once before claiming, so invalid input never reserves an address or id.
     createCustomer(command, customerDecider.initialState());
     const claims = await Promise.allSettled([
@@ -81,8 +92,41 @@ export class CustomersController {
     // The row the projection wrote from these same events, folded here by its own pure evolve:
     // identical to what a GET returns, without reading it back.
     const row = events.reduce(evolveCustomerView, null);
-    if (!row) throw new Error(`Creating ${customerId} recorded no CustomerCreated event.`);
+    const created = events.find((event) => event.type === 'CustomerCreated') as unknown as CustomerCreated | undefined;
+    if (!row || !created) throw new Error(`Creating ${customerId} recorded no CustomerCreated event.`);
+    await this.openAccounts(context, created.data, settings);
     return renderCustomer(row);
+  }
+
+  /**
+   * Read-your-writes across services (decision 0027): the 201 goes out only once the accounts
+   * service shows the customer's internal accounts (and its Embedded Wallet where the platform
+   * enables them), so the platform can fund or pay the customer the moment it has its id. The
+   * policies behind CustomerCreated still run; they find everything opened and decide nothing.
+   */
+  private async openAccounts(context: RequestContext, created: CustomerCreated['data'], settings: PlatformSettings): Promise<void> {
+    const { customerId, profile } = created;
+    const data: OpenCustomerAccountsData = {
+      customerId,
+      currencies: profile.currencies,
+      ...(profile.email !== undefined ? { email: profile.email } : {}),
+      embeddedWallets: settings.embeddedWallets,
+    };
+    try {
+      const options = { context, timeoutMs: OPEN_ACCOUNTS_TIMEOUT_MS };
+      await this.client.request<OpenCustomerAccountsReply>(subjects.accounts.internalAccount.openForCustomer, data, options);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.status !== 503) throw error;
+      // The customer exists; its accounts follow from CustomerCreated. A retry under the same
+      // Idempotency-Key finds the customer and waits for them again.
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        'unavailable',
+        `Customer ${customerId} was created, but its internal accounts could not be confirmed open in time. ` +
+          'Send the request again with the same Idempotency-Key, or GET the customer.',
+        { customerId },
+      );
+    }
   }
 
   @MessagePattern(subjects.customers.customer.get)
@@ -170,13 +214,20 @@ export class CustomersController {
     return renderCustomer(fromColumns(row));
   }
 
-  /** The customer a retry under the same Idempotency-Key already made, as it is now. */
-  private async createdEarlier(customerId: string, context: RequestContext): Promise<CustomerWire | undefined> {
+  /**
+   * The customer a retry under the same Idempotency-Key already made, as it is now, once its
+   * accounts are open (a first attempt answered 503 may have left them to the policy); a different
+   * request under the key is a 409 (decision 0028).
+   */
+  private async createdEarlier(customerId: string, context: RequestContext, settings: PlatformSettings): Promise<CustomerWire | undefined> {
     const { events } = await this.eventSourcing.store.readStream(customerId);
-    if (events.length === 0) return undefined;
-    await this.eventSourcing.waitForReadModels(events);
+    const created = events.find((event) => event.type === 'CustomerCreated') as unknown as CustomerCreated | undefined;
+    if (!created) return undefined;
     const row = events.reduce(evolveCustomerView, null);
-    return row && row.platformId === context.platformId ? renderCustomer(row) : undefined;
+    requireSameCreate(created.data, row?.isDeleted ?? false, context);
+    await this.eventSourcing.waitForReadModels(events);
+    await this.openAccounts(context, created.data, settings);
+    return row ? renderCustomer(row) : undefined;
   }
 
   private async claim(context: RequestContext, key: string, ownerId: string, conflictCode: string, conflictMessage: string): Promise<void> {

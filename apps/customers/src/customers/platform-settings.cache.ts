@@ -24,6 +24,7 @@ export class PlatformSettingsCache {
       isRegulatedFinancialInstitution: config.isRegulatedFinancialInstitution,
       supportedCurrencies: config.supportedCurrencies.map((currency) => currency.currencyCode),
       umaDomain: config.umaDomain,
+      embeddedWallets: config.embeddedWalletConfig !== undefined && config.embeddedWalletConfig !== null,
     };
     if (this.entries.size >= CACHE_ENTRIES_MAX) this.entries.clear();
     this.entries.set(context.platformId, { settings, expiresAt: Date.now() + CACHE_TTL_MS });

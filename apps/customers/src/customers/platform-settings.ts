@@ -6,6 +6,8 @@ export type PlatformSettings = {
   isRegulatedFinancialInstitution: boolean;
   supportedCurrencies: string[];
   umaDomain: string;
+  /** The platform configured embeddedWalletConfig: its customers with an email get an Embedded Wallet. */
+  embeddedWallets: boolean;
 };
 
 // Each region's home currency, used to infer `currencies` when the platform leaves them out.

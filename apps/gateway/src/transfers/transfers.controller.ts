@@ -3,6 +3,7 @@ import { ApiBasicAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type ConfirmReceiptData,
+  type IncomingTransactionWire,
   type RequestContext,
   type SignedReply,
   subjects,
@@ -116,7 +117,7 @@ export class TransactionReceiptsController {
     @Param('transactionId', transactionId) id: string,
     @OptionalBody(ConfirmReceiptDeliveryRequest) body: ConfirmReceiptDeliveryRequest,
     @Ctx() context: RequestContext,
-  ): Promise<TransactionWire> {
+  ): Promise<TransactionWire | IncomingTransactionWire> {
     const { receiptDeliveryConfirmedAt } = body;
     const data: ConfirmReceiptData = { transactionId: id, ...(receiptDeliveryConfirmedAt !== undefined ? { receiptDeliveryConfirmedAt } : {}) };
     return this.call.request(subjects.payments.transaction.confirm, data, context);

@@ -22,7 +22,8 @@ export type Decider = 'WEBHOOK' | 'PLATFORM' | 'AUTO';
 
 type WithTransaction = { transaction: IncomingTransactionRecord };
 
-export type IncomingPaymentCreated = Event<'IncomingPaymentCreated', WithTransaction & { deposit: Deposit; sender: SenderRecord; grossAmount: string }>;
+/** requestFingerprint: the receive's, under an Idempotency-Key (decision 0028); a retry must match it. */
+export type IncomingPaymentCreated = Event<'IncomingPaymentCreated', WithTransaction & { deposit: Deposit; sender: SenderRecord; grossAmount: string; requestFingerprint?: string }>;
 export type IncomingPaymentPending = Event<'IncomingPaymentPending', WithTransaction & { webhookAnswerDueAt: string }>;
 export type IncomingPaymentDeferred = Event<'IncomingPaymentDeferred', WithTransaction & { answer: 202 | 422; requiredFields?: string[]; approvalDueAt: string }>;
 export type IncomingPaymentApproved = Event<
@@ -57,6 +58,16 @@ export const incomingPaymentEventTypes: readonly IncomingPaymentEvent['type'][] 
   'IncomingPaymentRefunded',
 ];
 
+/**
+ * POST /transactions/{id}/confirm on an incoming payment: the outgoing streams' event type (the
+ * read model and the integration events take it by type), carrying the incoming record. It
+ * changes the record only, never the phase, so it is not one of incomingPaymentEventTypes (the
+ * timer's projection has nothing to do with it).
+ */
+export type IncomingReceiptDeliveryConfirmed = Event<'ReceiptDeliveryConfirmed', WithTransaction & { transactionId: string; receiptDeliveryConfirmedAt: string }>;
+/** Everything an incoming payment's stream can hold. */
+export type IncomingPaymentStreamEvent = IncomingPaymentEvent | IncomingReceiptDeliveryConfirmed;
+
 export type IncomingPayment =
   | { kind: 'None' }
   | { kind: 'Received'; transaction: IncomingTransactionRecord; deposit: Deposit; sender: SenderRecord; phase: IncomingPhase; dueAt: string | null };
@@ -86,11 +97,12 @@ export const phaseAfter = (event: IncomingPaymentEvent): { phase: IncomingPhase;
   }
 };
 
-export const evolveIncomingPayment = (state: IncomingPayment, event: IncomingPaymentEvent): IncomingPayment => {
+export const evolveIncomingPayment = (state: IncomingPayment, event: IncomingPaymentStreamEvent): IncomingPayment => {
   if (event.type === 'IncomingPaymentCreated') {
     return { kind: 'Received', transaction: event.data.transaction, deposit: event.data.deposit, sender: event.data.sender, ...phaseAfter(event) };
   }
   if (state.kind !== 'Received') return state;
+  if (event.type === 'ReceiptDeliveryConfirmed') return { ...state, transaction: event.data.transaction };
   return { ...state, transaction: event.data.transaction, ...phaseAfter(event) };
 };
 

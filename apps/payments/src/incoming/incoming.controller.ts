@@ -35,7 +35,7 @@ import { answerIncomingApproval, decideIncomingPayment, notPendingApproval } fro
 import { INCOMING_OPTIONS, type IncomingOptions } from './incoming-options';
 import { type Deposit, type IncomingPayment, incomingPaymentDecider } from './incoming-payment';
 import { IncomingSettlement } from './incoming-settlement';
-import { type ReceiveIncomingPayment, receiveIncomingPayment } from './receive-incoming-payment';
+import { type ReceiveIncomingPayment, receiveIncomingPayment, requireSameReceive } from './receive-incoming-payment';
 import { invalidUmaAddress, resolveSandboxSender, UMA_ADDRESS } from './sandbox-sender';
 
 const LOOKUP_TIMEOUT_MS = 5_000;
@@ -99,6 +99,7 @@ export class IncomingController {
         msatToReceivingMinor: snapshot.currencies.includes(currency) ? snapshot.msatToMinor(currency) : null,
         limits: sandboxSendingLimits[currency] ?? { min: 1n, max: 0n },
         approvalHook: hook.value,
+        ...(context.idempotencyKey !== undefined && context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
       },
       metadata: {
         now: this.clock.now(),
@@ -106,10 +107,11 @@ export class IncomingController {
         settleRetrySeconds: this.incoming.settleRetrySeconds,
       },
     };
-    const { state } = await this.eventSourcing.handle(transactionId, incomingPaymentDecider, (current) => receiveIncomingPayment(command, current), context, {
+    const { state, events, replayed } = await this.eventSourcing.handle(transactionId, incomingPaymentDecider, (current) => receiveIncomingPayment(command, current), context, {
       assumeNew: true,
       commandId: `sandbox-uma-receive:${transactionId}`,
     });
+    if (replayed) requireSameReceive(events, transactionId, context.requestFingerprint);
     // Approved already when the platform has no hook to ask: the deposit is made before the answer.
     return rendered(await this.settleOrLeave(state, context));
   }

@@ -1,4 +1,4 @@
-import { type Command, DomainError, type IncomingRateDetailsRecord, type IncomingTransactionRecord } from '@corridor/contracts';
+import { type Command, DomainError, type IncomingRateDetailsRecord, type IncomingTransactionRecord, requireSameRequest } from '@corridor/contracts';
 import type { FeeTerms } from '../exchange-rates/fee-schedule';
 import { multiply, priceQuote, type Ratio, toDecimalString } from '../quotes/quote-math';
 import { approved } from './incoming-approval';
@@ -34,6 +34,7 @@ export type ReceiveIncomingPayment = Command<
     limits: { min: bigint; max: bigint };
     /** Whether the platform has a webhookEndpoint, i.e. an approval hook to ask. */
     approvalHook: boolean;
+    requestFingerprint?: string;
   },
   { now: Date; webhookAnswerSeconds: number; settleRetrySeconds: number }
 >;
@@ -43,7 +44,7 @@ const IDENTITY: Ratio = { numerator: 1n, denominator: 1n };
 export const reconciliationReferenceOf = (transactionId: string): string => `UMA-${transactionId.replace(/-/g, '').slice(-12).toUpperCase()}`;
 
 export const receiveIncomingPayment = (command: ReceiveIncomingPayment, state: IncomingPayment): IncomingPaymentEvent[] => {
-  const { transactionId, platformId, customer, sender, deposit, amount, fees, msatToReceivingMinor, limits, approvalHook } = command.data;
+  const { transactionId, platformId, customer, sender, deposit, amount, fees, msatToReceivingMinor, limits, approvalHook, requestFingerprint } = command.data;
   const { now, webhookAnswerSeconds, settleRetrySeconds } = command.metadata;
   if (state.kind !== 'None') throw new DomainError('CONFLICT', 'conflict', `Transaction ${transactionId} already exists.`);
   const currency = deposit.currency;
@@ -92,8 +93,21 @@ export const receiveIncomingPayment = (command: ReceiveIncomingPayment, state: I
   };
   const pending: IncomingTransactionRecord = { ...created, status: 'PENDING', reconciliationInstructions: { reference: reconciliationReferenceOf(transactionId) } };
   return [
-    { type: 'IncomingPaymentCreated', data: { transaction: created, deposit, sender, grossAmount: price.totalSendingAmount.toString() } },
+    {
+      type: 'IncomingPaymentCreated',
+      data: { transaction: created, deposit, sender, grossAmount: price.totalSendingAmount.toString(), ...(requestFingerprint !== undefined ? { requestFingerprint } : {}) },
+    },
     { type: 'IncomingPaymentPending', data: { transaction: pending, webhookAnswerDueAt: new Date(now.getTime() + webhookAnswerSeconds * 1000).toISOString() } },
     ...(approvalHook ? [] : [approved(pending, now, 'AUTO', settleRetrySeconds)]),
   ];
+};
+
+/**
+ * A receive retried under its Idempotency-Key is answered from the payment its first attempt made
+ * (the command id replays it): only for the same request; another one under the key is a 409.
+ */
+export const requireSameReceive = (recorded: readonly { type: string; data: Record<string, unknown> }[], transactionId: string, requestFingerprint: string | undefined): void => {
+  const created = recorded.find((event) => event.type === 'IncomingPaymentCreated');
+  const stored = created?.data['requestFingerprint'];
+  requireSameRequest(typeof stored === 'string' ? stored : undefined, requestFingerprint, transactionId);
 };

@@ -6,6 +6,7 @@ import {
   fundingReferenceOf,
   invalidInput,
   type PaymentInstructionsWire,
+  requireSameRequest,
   type TransactionDestinationRecord,
   type TransactionRecord,
   type TransactionSourceRecord,
@@ -51,6 +52,8 @@ export type CreateQuote = Command<
     sendingLimits: { min: bigint; max: bigint };
     /** From the receiver lookup the quote cites (docs/decisions/0010-uma.md): what the receiver accepts, in receiving minor units. */
     receivingLimits?: { min: bigint; max: bigint };
+    /** The create's fingerprint under an Idempotency-Key (decision 0028): a retry must match it. */
+    requestFingerprint?: string;
   },
   { now: Date; ttlSeconds: number }
 >;
@@ -226,6 +229,17 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
     createdAt,
     updatedAt: createdAt,
   };
-  const created: QuoteCreated = { type: 'QuoteCreated', data: { quote, transaction } };
+  const fingerprint = command.data.requestFingerprint;
+  const created: QuoteCreated = { type: 'QuoteCreated', data: { quote, transaction, ...(fingerprint !== undefined ? { requestFingerprint: fingerprint } : {}) } };
   return [created];
+};
+
+/**
+ * A quote retried under its Idempotency-Key is answered from what its first attempt made (the
+ * command id replays it): only for the same request; another one under the key is a 409.
+ */
+export const requireSameQuoteRequest = (recorded: readonly { type: string; data: Record<string, unknown> }[], quoteId: string, requestFingerprint: string | undefined): void => {
+  const created = recorded.find((event) => event.type === 'QuoteCreated');
+  const stored = created?.data['requestFingerprint'];
+  requireSameRequest(typeof stored === 'string' ? stored : undefined, requestFingerprint, quoteId);
 };

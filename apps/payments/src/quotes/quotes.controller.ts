@@ -11,7 +11,7 @@ import { EXECUTION_OPTIONS, type ExecutionOptions } from '../execution/execution
 import { EXECUTE_HOLD_WAIT_MS, PaymentProcessor } from '../execution/payment-processor';
 import { railOutcomeOfQuote } from '../execution/sandbox-rail';
 import { transactionDecider } from '../transactions/transaction';
-import { type CreateQuote, createQuote } from './create-quote';
+import { type CreateQuote, createQuote, requireSameQuoteRequest } from './create-quote';
 import { checkPayerFields, checkSenderCustomerInfo, requiredPayerFields, sandboxRequiredPayerFields } from './payer-fields';
 import { QuoteParties } from './quote-parties';
 import { QuoteEntity, renderQuote } from './quote-view.projection';
@@ -77,6 +77,7 @@ export class QuotesController {
         fees: feeTermsFor(this.options.feeSchedules, context.platformId, source.currency),
         sendingLimits: sandboxSendingLimits[source.currency] ?? { min: 1n, max: 0n },
         ...(receivingLimits ? { receivingLimits } : {}),
+        ...(context.idempotencyKey !== undefined && context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
       },
       metadata: { now: this.clock.now(), ttlSeconds: this.options.quoteTtlSeconds },
     };
@@ -93,8 +94,11 @@ export class QuotesController {
       };
       return [...created, ...executeQuote(execute, quoted)];
     };
-    const { state, replayed } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, { assumeNew: true, commandId: `create-quote:${transactionId}` });
-    if (replayed) return this.read(context.platformId, quoteId);
+    const { state, events, replayed } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, { assumeNew: true, commandId: `create-quote:${transactionId}` });
+    if (replayed) {
+      requireSameQuoteRequest(events, quoteId, context.requestFingerprint);
+      return this.read(context.platformId, quoteId);
+    }
     if (state.kind !== 'Quoted') throw new Error(`Creating quote ${command.data.quoteId} left its transaction ${state.kind}.`);
     // As for POST /quotes/{id}/execute: the answer (PROCESSING) comes once the hold is placed and shown.
     if (state.execution) await this.processor.startExecuted(transactionId, context.platformId, state, EXECUTE_HOLD_WAIT_MS);
