@@ -234,8 +234,7 @@ const prepareShadow = async ({ pool, live, shadow, table, options }: Context): P
       [source],
     );
     // pg_get_indexdef names the table schema-qualified; the index itself lands in the table's schema.
-    const qualified = new RegExp(` ON (ONLY )?${live}\\.("?)${table.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\2 `);
-    for (const { definition } of indexes.rows) await client.query(definition.replace(qualified, ` ON $1${target} `));
+    for (const { definition } of indexes.rows) await client.query(onShadowTable(definition, live, table, target));
     await client.query(`INSERT INTO ${shadow}.projection_checkpoints (name, version, position) VALUES ($1, $2, 0)`, [
       options.projection.name,
       options.projection.version,
@@ -424,4 +423,16 @@ const swapTables = async (context: Context): Promise<{ position: bigint }> => {
   } finally {
     client.release();
   }
+};
+
+
+/** An index definition of the live table (` ON [ONLY ]live.table ` or with the table quoted) moved onto the shadow table. */
+const onShadowTable = (definition: string, live: string, table: string, target: string): string => {
+  for (const only of ['', 'ONLY ']) {
+    for (const quote of ['', '"']) {
+      const on = ` ON ${only}${live}.${quote}${table}${quote} `;
+      if (definition.includes(on)) return definition.replace(on, ` ON ${only}${target} `);
+    }
+  }
+  return definition;
 };

@@ -67,7 +67,8 @@ const customerEvent = (type: string) => `events.customers.Customer.${type}`;
 export const busUsers: Record<BusUserName, BusUser> = {
   gateway: { requests: gatewayRequests, listens: [subjects.platform.tokenRevoked] },
   platform: { service: 'platform', requests: [], publishesEvents: true },
-  customers: { service: 'customers', requests: [subjects.platform.platform.get], publishesEvents: true },
+  // A new customer's accounts are opened before POST /customers answers (decision 0027).
+  customers: { service: 'customers', requests: [subjects.platform.platform.get, subjects.accounts.internalAccount.openForCustomer], publishesEvents: true },
   accounts: {
     service: 'accounts',
     requests: [subjects.customers.customer.get, subjects.platform.platform.get],

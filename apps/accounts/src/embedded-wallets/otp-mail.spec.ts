@@ -75,7 +75,7 @@ describe('deliveryFailureOf', () => {
 
   it('given an error that names addresses, then the detail keeps the code and command and drops the addresses', () => {
     const { detail } = deliveryFailureOf(error({ code: 'EENVELOPE', command: 'RCPT TO', message: "Can't send mail - all recipients were rejected: 550 <jane.doe@example.com>: mailbox unavailable" }));
-    expect(detail).toBe("EENVELOPE at RCPT TO: Can't send mail - all recipients were rejected: 550 <<address>>: mailbox unavailable");
+    expect(detail).toBe("EENVELOPE at RCPT TO: Can't send mail - all recipients were rejected: 550 <address> mailbox unavailable");
   });
 });
 
