@@ -33,23 +33,20 @@ export const checkReadAfterCreate = (platforms: SoakPlatform[]): CheckResult => 
   return { name: READ_AFTER_CREATE_CHECK_NAME, failures: problems.length > 0 ? listed([...problems, ...examples]) : [], figures };
 };
 
-type StoredCardTransaction = { id: string; accountId: string; status: string; settlements: string[]; refunds: { amount: string }[]; pulls: { amount: string; status: string }[] };
+export type StoredCardTransaction = { id: string; accountId: string; status: string; settlements: string[]; refunds: { amount: string }[]; pulls: { amount: string; status: string }[] };
+export type CardLedgerEvent = { type: string; account_id: string; operation_id: string; amount: string };
 const CARD_OPERATION = /^(.+):(?:authorization:hold|clearing:\d+:(?:settle|release|pull)|return:\d+:credit)$/;
 const DEBITS = new Set(['AccountDebited', 'HoldSettled']);
 
 /**
- * Each card transaction's amounts equal its ledger movements: what it settled (less post-hoc pulls
- * that failed) minus what it refunded is exactly the net debit of its funding account by the
- * ledger operations named after it (settles and pulls debit, return credits credit).
+ * Each card transaction's amounts against its ledger movements, pure: what it settled (less
+ * post-hoc pulls that failed) minus what it refunded must be exactly the net debit of its funding
+ * account by the ledger operations named after it (settles and pulls debit, returns credit), and
+ * no card operation may move money for a transaction the cards service does not have.
  */
-export const checkCardLedger = async (pg: Client): Promise<CheckResult> => {
+export const compareCardLedger = (transactions: readonly StoredCardTransaction[], events: readonly CardLedgerEvent[]): { failures: string[]; agreeing: number } => {
   const failures: string[] = [];
-  const transactions = (await pg.query<{ state: StoredCardTransaction }>('SELECT state FROM cards.card_transactions')).rows.map((row) => row.state);
   const movements = new Map<string, { accounts: Set<string>; net: bigint }>();
-  const events = (await pg.query<{ type: string; account_id: string; operation_id: string; amount: string }>(
-    `SELECT type, data->>'accountId' AS account_id, data->>'operationId' AS operation_id, data->>'amount' AS amount FROM accounts.events
-      WHERE stream_id LIKE 'InternalAccount:%' AND type IN ('AccountCredited', 'AccountDebited', 'HoldSettled') AND data->>'operationId' LIKE 'CardTransaction:%'`,
-  )).rows;
   for (const event of events) {
     const id = CARD_OPERATION.exec(event.operation_id)?.[1];
     if (!id) continue;
@@ -72,6 +69,16 @@ export const checkCardLedger = async (pg: Client): Promise<CheckResult> => {
     else agreeing += 1;
   }
   for (const [id, moved] of movements) failures.push(`${id}: ${moved.net} moved in the ledger for a card transaction the cards service does not have`);
+  return { failures, agreeing };
+};
+
+export const checkCardLedger = async (pg: Client): Promise<CheckResult> => {
+  const transactions = (await pg.query<{ state: StoredCardTransaction }>('SELECT state FROM cards.card_transactions')).rows.map((row) => row.state);
+  const events = (await pg.query<CardLedgerEvent>(
+    `SELECT type, data->>'accountId' AS account_id, data->>'operationId' AS operation_id, data->>'amount' AS amount FROM accounts.events
+      WHERE stream_id LIKE 'InternalAccount:%' AND type IN ('AccountCredited', 'AccountDebited', 'HoldSettled') AND data->>'operationId' LIKE 'CardTransaction:%'`,
+  )).rows;
+  const { failures, agreeing } = compareCardLedger(transactions, events);
   return { name: 'card transactions\' amounts equal their ledger movements', failures: listed(failures), figures: { cardTransactions: transactions.length, agreeing, ledgerMovements: events.length } };
 };
 
