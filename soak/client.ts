@@ -61,6 +61,8 @@ export class SoakClient {
         return { status, body, text, retried };
       }
       retried = true;
+      // What a 5xx said, by message: the check on 5xx counts attempts, this says which refusal they were.
+      if (status >= 500) this.stats.surprise(`${status} (retried): ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`, `${operation}: ${text}`);
       if (status === 429) {
         this.stats.surprise(`429 (retried after Retry-After): ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`, `${operation}: ${text}`);
         await sleep(Math.min(RETRY_AFTER_MAX_MS, Math.max(backoffMs, Number(retryAfter ?? 1) * 1_000)));

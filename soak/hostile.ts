@@ -22,6 +22,7 @@ const PATHOLOGICAL_CELL_CHARS = 30_000;
 const BULK_CSV_MAX_BYTES = 256 * 1024 * 1024;
 const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 const BODY_LIMIT_BYTES = 1024 * 1024;
+const ROUND_PAUSE_MS = 10_000;
 const CSV_HEADER = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -240,13 +241,18 @@ export const createHostilePlatform = (baseUrl: string, stats: SoakStats, created
     figures,
     run: () => {
       let running = true;
+      let wake = () => undefined as void;
       const done = (async () => {
         for (let index = 0; running; index += 1) {
           await round(index).catch((error: Error) => stats.surprise('hostile round threw', error.stack ?? error.message));
-          await sleep(10_000);
+          // The pause between rounds ends early when the traffic stops.
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, ROUND_PAUSE_MS);
+            wake = () => (clearTimeout(timer), resolve());
+          });
         }
       })();
-      return { stop: async () => ((running = false), await done) };
+      return { stop: async () => ((running = false), wake(), await done) };
     },
   };
 };
