@@ -74,6 +74,7 @@ const send = (baseUrl: string, stats: SoakStats, call: HostileCall): Promise<Hos
       settled = true;
       stats.attempt({ operation: call.operation, status, startedAt, endedAt: Date.now() });
       stats.completed(call.operation, Date.now() - startedAt, status >= 200 && status < 300, false);
+      if (status === 0 || status >= 500) stats.surprise(`${call.operation}: ${status || 'connection'} ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`, text);
       resolve({ status, text });
     };
     const headers: Record<string, string> = { ...call.headers, ...(call.authorization ? { authorization: call.authorization } : {}) };

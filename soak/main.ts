@@ -190,6 +190,11 @@ const printReport = (report: any) => {
     const heap = figure.heapFloorAfterWarmUpMb === undefined ? 'heap —'.padEnd(22) : `heap ${String(figure.heapFloorAfterWarmUpMb).padStart(6)} → ${String(figure.heapFloorEndMb).padStart(6)}`;
     console.log(`  ${`${figure.app}#${figure.replica}`.padEnd(12)} RSS ${String(figure.afterWarmUpMb).padStart(6)} → ${String(figure.endMb).padStart(6)} max ${String(figure.maxMb).padStart(6)}  ${heap}  ${figure.judgedOn}: ${figure.growthMb >= 0 ? '+' : ''}${figure.growthMb}, ${figure.slopeMbPer10Min >= 0 ? '+' : ''}${figure.slopeMbPer10Min}/10 min`);
   }
+  if (report.hostile) {
+    console.log(`\nhostile platform ${report.hostile.platformId} (apart from the figures above):`);
+    for (const row of report.hostile.operations) console.log(`  ${row.operation}: ${row.count}, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${Object.entries(row.byStatus).map(([status, count]) => `${status}×${count}`).join(' ')}`);
+    for (const surprise of report.hostile.surprises) console.log(`  ${surprise.count} × ${surprise.kind}`);
+  }
   if (report.surprises.length > 0) {
     console.log('\nunexpected answers (not failing by themselves):');
     for (const surprise of report.surprises) console.log(`  ${surprise.count} × ${surprise.kind}: ${surprise.examples[0] ?? ''}`);
@@ -332,7 +337,9 @@ const main = async () => {
       trafficSeconds: Math.round(trafficSeconds),
       // The honest platforms' operations only; the hostile platform's are under `hostile`.
       operations: stats.summary(trafficSeconds),
-      hostile: hostile ? { platformId: hostile.platformId, operations: hostileStats.summary(trafficSeconds), figures: hostile.figures } : null,
+      hostile: hostile
+        ? { platformId: hostile.platformId, operations: hostileStats.summary(trafficSeconds), figures: hostile.figures, surprises: [...hostileStats.surprises.entries()].map(([kind, entry]) => ({ kind, ...entry })) }
+        : null,
       errorsByStatus,
       expectedOutcomes: Object.fromEntries(stats.outcomes),
       skippedAtConcurrencyBound: skipped,
