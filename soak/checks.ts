@@ -46,6 +46,23 @@ export const checkServerErrors = (stats: SoakStats): CheckResult => {
   };
 };
 
+/**
+ * The soak's stack runs the production limits, and the honest platforms' traffic is meant to stay
+ * under them: any 429 an honest platform got (its client retried after Retry-After) is a tenant
+ * or the service's own bounds refusing a well-behaved one, e.g. while the hostile platform's
+ * wrong secrets hold the credential verifications.
+ */
+export const checkHonestUnderLimits = (stats: SoakStats): CheckResult => {
+  const byOperation = [...stats.operations.entries()].map(([operation, entry]) => [operation, entry.byStatus.get('429') ?? 0] as const).filter(([, count]) => count > 0);
+  const reasons = [...stats.surprises.entries()].filter(([kind]) => kind.startsWith('429')).map(([kind, entry]) => `${entry.count} × ${kind}`);
+  const total = byOperation.reduce((sum, [, count]) => sum + count, 0);
+  return {
+    name: 'honest platforms never refused 429 (the production limits hold them in)',
+    failures: total > 0 ? listed([`${total} answers 429 to honest platforms, on ${byOperation.length} operations`, ...reasons]) : [],
+    figures: { refused429: total, operations: Object.fromEntries(byOperation) },
+  };
+};
+
 export const checkLedger = async (url: string): Promise<CheckResult> => {
   try {
     const summary = await assertLedgerConserved({ connectionString: url, schema: 'accounts' });

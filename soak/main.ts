@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { Client } from 'pg';
 import { serviceNames, type Stack, startStack } from '../tests/support/stack';
 import { SoakClient } from './client';
-import { type CheckResult, checkAgents, checkAgentTenancy, checkCardHolds, checkCards, checkCustomersExactlyOnce, checkLedger, checkPayments, checkProjections, checkServerErrors, checkTenancy, checkWebhooks, projectionLag } from './checks';
+import { type CheckResult, checkAgents, checkAgentTenancy, checkCardHolds, checkCards, checkCustomersExactlyOnce, checkHonestUnderLimits, checkLedger, checkPayments, checkProjections, checkServerErrors, checkTenancy, checkWebhooks, projectionLag } from './checks';
 import { startSoakReceiver } from './receiver';
 import { SoakStats } from './stats';
 import { createWorkload, newSoakPlatformState, type SoakPlatform } from './workload';
@@ -310,6 +310,7 @@ const main = async () => {
     memory.stop();
     const memoryByProcess = memoryFigures(memory.series.values(), trafficStart, trafficEndedAt);
     checks.push(checkServerErrors(stats));
+    checks.push(checkHonestUnderLimits(stats));
     checks.push(await checkProjections(pg));
     checks.push(await checkLedger(stack.database.url));
     checks.push(await checkCardHolds(pg, platforms).catch((error: Error) => ({ name: 'holds conserved, card holds included (each answered once, closed when settled)', failures: [error.message] })));
