@@ -1,3 +1,5 @@
+import { checkHonestUnderLimits } from './checks';
+import { SoakStats } from './stats';
 import { compareCardLedger, type CardLedgerEvent, type StoredCardTransaction } from './consistency';
 import { compareRows } from './compare';
 import { pathologicalCsv } from './hostile';
@@ -51,5 +53,19 @@ describe('the hostile platform\'s pathological CSV', () => {
     const cells = rows[1]!.split(',');
     expect(cells[3]).toHaveLength(30_000);
     expect(cells[10]).toHaveLength(30_000);
+  });
+});
+
+describe('honest platforms under the production limits', () => {
+  it('passes without a 429 and lists each 429 reason otherwise', () => {
+    const stats = new SoakStats();
+    stats.attempt({ operation: 'GET /config', status: 200, startedAt: 0, endedAt: 1 });
+    expect(checkHonestUnderLimits(stats).failures).toEqual([]);
+    stats.attempt({ operation: 'GET /config', status: 429, startedAt: 1, endedAt: 2 });
+    stats.surprise('429 (retried after Retry-After): Too many authentications with this client id are waiting to be verified.', 'GET /config');
+    expect(checkHonestUnderLimits(stats).failures).toEqual([
+      '1 answers 429 to honest platforms, on 1 operations',
+      '1 × 429 (retried after Retry-After): Too many authentications with this client id are waiting to be verified.',
+    ]);
   });
 });
