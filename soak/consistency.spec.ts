@@ -2,7 +2,7 @@ import { checkHonestUnderLimits } from './checks';
 import { SoakStats } from './stats';
 import { compareCardLedger, type CardLedgerEvent, type StoredCardTransaction } from './consistency';
 import { compareRows } from './compare';
-import { pathologicalCsv } from './hostile';
+import { mostWithinOneSecond, pathologicalCsv } from './hostile';
 
 const id = 'CardTransaction:11111111-1111-4111-8111-111111111111';
 const account = 'InternalAccount:22222222-2222-4222-8222-222222222222';
@@ -67,5 +67,12 @@ describe('honest platforms under the production limits', () => {
       '1 answers 429 to honest platforms, on 1 operations',
       '1 × 429 (retried after Retry-After): Too many authentications with this client id are waiting to be verified.',
     ]);
+  });
+});
+
+describe('the hostile flood\'s figure', () => {
+  it('counts the most answers within any one second', () => {
+    expect(mostWithinOneSecond([])).toBe(0);
+    expect(mostWithinOneSecond([0, 500, 999, 1_000, 1_001, 3_000])).toBe(4);
   });
 });

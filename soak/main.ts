@@ -326,7 +326,7 @@ const main = async () => {
     checks.push(checkReadAfterCreate(platforms));
     checks.push(await checkCardLedger(pg).catch((error: Error) => ({ name: 'card transactions\' amounts equal their ledger movements', failures: [error.message] })));
     checks.push(await checkNothingLeftBehind(pg, stack.env['REDIS_URL']!, `${stack.env['REDIS_KEY_PREFIX']}bull`).catch((error: Error) => ({ name: 'no BullMQ job and no outbox event left behind', failures: [error.message] })));
-    if (hostile) checks.push(await checkHostile(hostile, stack.baseUrl, (attempt) => stats.inChaosWindow(attempt)).catch((error: Error) => ({ name: HOSTILE_CHECK_NAME, failures: [error.message] })));
+    if (hostile) checks.push(await checkHostile(hostile, stack.baseUrl, Number(stack.env['RATE_LIMIT_REQUESTS']), (attempt) => stats.inChaosWindow(attempt)).catch((error: Error) => ({ name: HOSTILE_CHECK_NAME, failures: [error.message] })));
     checks.push({ name: 'chaos and drain', failures: chaosFailures });
     const memoryCheck = checkMemory(memoryByProcess, trafficSeconds / 60);
 
