@@ -50,14 +50,15 @@ if find tests -name '*.e2e.spec.ts' -print -quit 2>/dev/null | grep -q .; then
   step 'end-to-end tests' run_jest jest.e2e.config.js "$RESULTS_DIR/jest-e2e.json"
 fi
 
-# A short soak (about 2 minutes of traffic, two replicas of every service, one killed every 20 s)
+# A short soak (about 2 minutes of traffic, two replicas of every service, one killed every 20 s,
+# a hostile sandbox platform beside the honest ones)
 # counts as one test in the summary; node is called directly so the timeout's SIGTERM reaches the
 # soak, which then stops the stack it started. The soak writes a failed result first, so a run
 # that never finishes is counted as failed.
 SOAK_LIMIT_SECONDS=${SOAK_LIMIT_SECONDS:-720}
 rm -f "$RESULTS_DIR/soak.json"
 step 'soak' timeout --signal=TERM --kill-after=30 "$SOAK_LIMIT_SECONDS" \
-  node -r @swc-node/register soak/main.ts --minutes 2 --rate 15 --replicas 2 --chaos --seed 1 \
+  node -r @swc-node/register soak/main.ts --minutes 2 --rate 15 --replicas 2 --chaos --hostile --seed 1 \
   --report "$RESULTS_DIR/soak-report.json" --jest-json "$RESULTS_DIR/soak.json"
 [ -f "$RESULTS_DIR/soak.json" ] || echo '{"numPassedTests":0,"numFailedTests":1,"numRuntimeErrorTestSuites":0}' > "$RESULTS_DIR/soak.json"
 

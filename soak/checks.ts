@@ -46,6 +46,23 @@ export const checkServerErrors = (stats: SoakStats): CheckResult => {
   };
 };
 
+/**
+ * The soak's stack runs the production limits, and the honest platforms' traffic is meant to stay
+ * under them: any 429 an honest platform got (its client retried after Retry-After) is a tenant
+ * or the service's own bounds refusing a well-behaved one, e.g. while the hostile platform's
+ * wrong secrets hold the credential verifications.
+ */
+export const checkHonestUnderLimits = (stats: SoakStats): CheckResult => {
+  const byOperation = [...stats.operations.entries()].map(([operation, entry]) => [operation, entry.byStatus.get('429') ?? 0] as const).filter(([, count]) => count > 0);
+  const reasons = [...stats.surprises.entries()].filter(([kind]) => kind.startsWith('429')).map(([kind, entry]) => `${entry.count} × ${kind}`);
+  const total = byOperation.reduce((sum, [, count]) => sum + count, 0);
+  return {
+    name: 'honest platforms never refused 429 (the production limits hold them in)',
+    failures: total > 0 ? listed([`${total} answers 429 to honest platforms, on ${byOperation.length} operations`, ...reasons]) : [],
+    figures: { refused429: total, operations: Object.fromEntries(byOperation) },
+  };
+};
+
 export const checkLedger = async (url: string): Promise<CheckResult> => {
   try {
     const summary = await assertLedgerConserved({ connectionString: url, schema: 'accounts' });
@@ -119,7 +136,9 @@ export const checkWebhooks = async (pg: Client, platforms: SoakPlatform[]): Prom
   const failures: string[] = [];
   const byPlatform = new Map(platforms.map((platform) => [platform.platformId, platform]));
   const rows = (await pg.query<{ id: string; platform_id: string; type: string; status: string; last_status_code: number | null; attempt_count: number; resource_id: string; stream_position: number }>(
-    'SELECT id, platform_id, type, status, last_status_code, attempt_count, resource_id, stream_position FROM webhooks.deliveries ORDER BY stream_position',
+    // The given (honest) platforms' deliveries: the hostile platform's endpoint never answers, by design.
+    'SELECT id, platform_id, type, status, last_status_code, attempt_count, resource_id, stream_position FROM webhooks.deliveries WHERE platform_id = ANY($1) ORDER BY stream_position',
+    [platforms.map((platform) => platform.platformId)],
   )).rows;
   const tally: Record<string, number> = {};
   let inRetry = 0;

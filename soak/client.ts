@@ -3,7 +3,9 @@ import type { SoakStats } from './stats';
 
 // The platforms' HTTP client. Every POST carries an Idempotency-Key; a 502/503/504 or a broken
 // connection is retried with the same key until RETRY_BUDGET_MS has passed, as a careful platform
-// would, so a request caught by a chaos window must still take effect exactly once.
+// would, so a request caught by a chaos window must still take effect exactly once. A 429 is
+// retried too, after its Retry-After, and recorded as a surprise: the soak's stack runs the
+// production limits and honest platforms are meant to stay under them.
 
 export type Credentials = { clientId: string; clientSecret: string };
 export type Reply = { status: number; body: any; text: string; retried: boolean };
@@ -12,7 +14,8 @@ export type CallOptions = { body?: unknown; form?: FormData; rawBody?: Buffer; c
 export type Auth = Credentials | string | null;
 
 const RETRY_BUDGET_MS = 45_000;
-const RETRYABLE = new Set([0, 502, 503, 504]);
+const RETRYABLE = new Set([0, 429, 502, 503, 504]);
+const RETRY_AFTER_MAX_MS = 5_000;
 const basic = ({ clientId, clientSecret }: Credentials): string => `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,9 +40,11 @@ export class SoakClient {
       const startedAt = Date.now();
       let status = 0;
       let text = '';
+      let retryAfter: string | null = null;
       try {
         const response = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(payload !== undefined ? { body: payload as never } : {}), signal: AbortSignal.timeout(30_000) });
         status = response.status;
+        retryAfter = response.headers.get('retry-after');
         text = await response.text();
       } catch (error) {
         text = (error as Error).message;
@@ -56,6 +61,13 @@ export class SoakClient {
         return { status, body, text, retried };
       }
       retried = true;
+      // What a 5xx said, by message: the check on 5xx counts attempts, this says which refusal they were.
+      if (status >= 500) this.stats.surprise(`${status} (retried): ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`, `${operation}: ${text}`);
+      if (status === 429) {
+        this.stats.surprise(`429 (retried after Retry-After): ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`, `${operation}: ${text}`);
+        await sleep(Math.min(RETRY_AFTER_MAX_MS, Math.max(backoffMs, Number(retryAfter ?? 1) * 1_000)));
+        continue;
+      }
       await sleep(backoffMs);
     }
   }

@@ -3,12 +3,15 @@ import { dirname } from 'node:path';
 import { Client } from 'pg';
 import { serviceNames, type Stack, startStack } from '../tests/support/stack';
 import { SoakClient } from './client';
-import { type CheckResult, checkAgents, checkAgentTenancy, checkCardHolds, checkCards, checkCustomersExactlyOnce, checkLedger, checkPayments, checkProjections, checkServerErrors, checkTenancy, checkWebhooks, projectionLag } from './checks';
+import { type CheckResult, checkAgents, checkAgentTenancy, checkCardHolds, checkCards, checkCustomersExactlyOnce, checkHonestUnderLimits, checkLedger, checkPayments, checkProjections, checkServerErrors, checkTenancy, checkWebhooks, projectionLag } from './checks';
 import { startSoakReceiver } from './receiver';
 import { SoakStats } from './stats';
-import { createWorkload, type SoakPlatform } from './workload';
+import { createWorkload, newSoakPlatformState, type SoakPlatform } from './workload';
 import { checkWallets, enableWallets, WALLET_CHECK_NAME } from './wallets';
 import { checkMemory, type MemoryFigure, memoryFigures, sampleMemory } from './memory';
+import { loadConfig as gatewayDefaults } from '../apps/gateway/src/config';
+import { checkCardLedger, checkNothingLeftBehind, checkReadAfterCreate, outboxBacklog, unfinishedJobs } from './consistency';
+import { checkHostile, createHostilePlatform, type HostilePlatform, HOSTILE_ADDRESS, HOSTILE_CHECK_NAME, startHangingEndpoint } from './hostile';
 
 // npm run soak -- --minutes 2 --rate 20 --replicas 2 --chaos: several sandbox platforms using
 // Corridor at once on a fresh stack, then the end checks. Exits 1 with the list of failed checks.
@@ -25,12 +28,13 @@ type Options = {
   report?: string;
   jestJson?: string;
   settleSeconds: number;
+  hostile: boolean;
 };
 
-const usage = 'npm run soak -- [--minutes 2] [--rate 20] [--replicas 1] [--chaos] [--chaos-every 20] [--platforms 3] [--concurrency 24] [--seed 1] [--settle-seconds 90] [--report path.json] [--jest-json path.json]';
+const usage = 'npm run soak -- [--minutes 2] [--rate 20] [--replicas 1] [--chaos] [--chaos-every 20] [--platforms 3] [--concurrency 24] [--seed 1] [--settle-seconds 90] [--hostile] [--report path.json] [--jest-json path.json]';
 
 const parseOptions = (argv: string[]): Options => {
-  const options: Options = { minutes: 2, rate: 20, replicas: 1, chaos: false, chaosEverySeconds: 20, platforms: 3, concurrency: 24, seed: Date.now() % 100_000, settleSeconds: 90 };
+  const options: Options = { minutes: 2, rate: 20, replicas: 1, chaos: false, chaosEverySeconds: 20, platforms: 3, concurrency: 24, seed: Date.now() % 100_000, settleSeconds: 90, hostile: false };
   for (let index = 0; index < argv.length; index += 1) {
     const flag = argv[index]!;
     const value = () => {
@@ -47,6 +51,7 @@ const parseOptions = (argv: string[]): Options => {
     else if (flag === '--rate') options.rate = number();
     else if (flag === '--replicas') options.replicas = Math.floor(number());
     else if (flag === '--chaos') options.chaos = true;
+    else if (flag === '--hostile') options.hostile = true;
     else if (flag === '--chaos-every') options.chaosEverySeconds = number();
     else if (flag === '--platforms') options.platforms = Math.floor(number());
     else if (flag === '--concurrency') options.concurrency = Math.floor(number());
@@ -145,6 +150,28 @@ const runChaos = (stack: Stack, stats: SoakStats, everyMs: number, random: () =>
   return { stop: async () => ((running = false), await done) };
 };
 
+/** The gateway's default limits (what a deployment runs unless it sets them), which tests/support/stack.ts lifts for the suites. */
+const productionLimits = (): Record<string, string> => {
+  const defaults = gatewayDefaults({});
+  return {
+    RATE_LIMIT_REQUESTS: String(defaults.rateLimitRequests),
+    RATE_LIMIT_PLATFORM_REQUESTS: String(defaults.rateLimitPlatformRequests),
+    AUTH_FAILURES_PER_ADDRESS: String(defaults.authFailuresPerAddress),
+    AUTH_FAILURES_PER_CLIENT: String(defaults.authFailuresPerClient),
+  };
+};
+
+/** The hostile sandbox platform (soak/hostile.ts): its own credentials, its webhooks to an endpoint that never answers. */
+const startHostile = async (stack: Stack, stats: SoakStats, runTag: string): Promise<HostilePlatform> => {
+  const created = await stack.createPlatform('SANDBOX');
+  const endpoint = await startHangingEndpoint();
+  const auth = created.token as SoakPlatform['auth'];
+  const patched = await new SoakClient(stack.baseUrl, stats).call('hostile: PATCH /config', auth, 'PATCH', '/config', { body: { webhookEndpoint: endpoint.url } });
+  if (patched.status !== 200) throw new Error(`the hostile platform's PATCH /config answered ${patched.status}: ${patched.text}`);
+  log(`hostile platform ${created.platformId}: webhooks to ${endpoint.url} (never answers), attacks from ${HOSTILE_ADDRESS}`);
+  return createHostilePlatform(stack.baseUrl, stats, { platformId: created.platformId, auth }, endpoint, runTag);
+};
+
 const printReport = (report: any) => {
   const rows = report.operations as { operation: string; count: number; perSecond: number; p50Ms: number; p99Ms: number; retried: number; byStatus: Record<string, number> }[];
   const width = Math.max(...rows.map((row) => row.operation.length), 10);
@@ -162,6 +189,11 @@ const printReport = (report: any) => {
   for (const figure of report.memory.byProcess as MemoryFigure[]) {
     const heap = figure.heapFloorAfterWarmUpMb === undefined ? 'heap —'.padEnd(22) : `heap ${String(figure.heapFloorAfterWarmUpMb).padStart(6)} → ${String(figure.heapFloorEndMb).padStart(6)}`;
     console.log(`  ${`${figure.app}#${figure.replica}`.padEnd(12)} RSS ${String(figure.afterWarmUpMb).padStart(6)} → ${String(figure.endMb).padStart(6)} max ${String(figure.maxMb).padStart(6)}  ${heap}  ${figure.judgedOn}: ${figure.growthMb >= 0 ? '+' : ''}${figure.growthMb}, ${figure.slopeMbPer10Min >= 0 ? '+' : ''}${figure.slopeMbPer10Min}/10 min`);
+  }
+  if (report.hostile) {
+    console.log(`\nhostile platform ${report.hostile.platformId} (apart from the figures above):`);
+    for (const row of report.hostile.operations) console.log(`  ${row.operation}: ${row.count}, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${Object.entries(row.byStatus).map(([status, count]) => `${status}×${count}`).join(' ')}`);
+    for (const surprise of report.hostile.surprises) console.log(`  ${surprise.count} × ${surprise.kind}`);
   }
   if (report.surprises.length > 0) {
     console.log('\nunexpected answers (not failing by themselves):');
@@ -186,7 +218,9 @@ const main = async () => {
     // With replicas, every service process's pool must fit PostgreSQL's 100 connections (97 for
     // non-superusers) beside the soak's own and the migrations': 2 replicas fit the default 6
     // (7 × 2 × 6 = 84); with more, the soak lowers DATABASE_POOL_SIZE to fit.
-    env: { TRANSFER_PENDING_SECONDS: '3', LOG_LEVEL: 'warn', ...(options.replicas > 1 ? { DATABASE_POOL_SIZE: String(soakPoolSize(options.replicas)) } : {}) },
+    // The gateway's production limits, not the suites' (tests/support/stack.ts lifts them for its
+    // bursts from one address): the honest platforms stay under them, the hostile one trips them.
+    env: { TRANSFER_PENDING_SECONDS: '3', LOG_LEVEL: 'warn', ...productionLimits(), ...(options.replicas > 1 ? { DATABASE_POOL_SIZE: String(soakPoolSize(options.replicas)) } : {}) },
   });
   // A CI timeout (SIGTERM) must not leave the stack's processes behind.
   const onSignal = (signal: string) => {
@@ -204,6 +238,8 @@ const main = async () => {
   const platforms: SoakPlatform[] = [];
   const chaosFailures: string[] = [];
   const checks: CheckResult[] = [];
+  const hostileStats = new SoakStats();
+  let hostile: HostilePlatform | undefined;
   let workload: ReturnType<typeof createWorkload> | undefined;
   try {
     pg = await connectWithRetry(stack.database.url);
@@ -213,8 +249,7 @@ const main = async () => {
       const platform: SoakPlatform = {
         name: `platform ${n}`, platformId: created.platformId, auth: created.token as SoakPlatform['auth'],
         receiver: await startSoakReceiver({ ok: 80, deferred: 15, error: 5 }, random, (transactionId) => void workload?.approve(platform, transactionId)),
-        customers: [], businesses: [], customerIds: new Set(), bulkJobs: [], transactionIds: new Set(), quotesNotExecuted: new Set(), externalAccountIds: [], invitationCodes: [], customersWithoutAccounts: 0,
-        cards: [], cardTransactions: new Map(), agents: [], decidedActions: new Set(), agentCreatesLost: 0,
+        ...newSoakPlatformState(),
       };
       const key = await client.call('GET /webhooks/signing-key', platform.auth, 'GET', '/webhooks/signing-key');
       platform.receiver.setPublicKey(key.body?.publicKey ?? '');
@@ -222,12 +257,14 @@ const main = async () => {
       if (patched.status !== 200) throw new Error(`PATCH /config answered ${patched.status}: ${patched.text}`);
       platforms.push(platform);
     }
+    if (options.hostile) hostile = await startHostile(stack, hostileStats, runTag);
     await enableWallets(client, platforms);
     workload = createWorkload(client, stats, platforms, random, runTag);
     await Promise.all(platforms.map((platform) => workload!.seed(platform)));
     log(`${platforms.length} platforms seeded; traffic at ${options.rate} ops/s for ${options.minutes} min, at most ${options.concurrency} in flight`);
 
     const chaos = options.chaos ? runChaos(stack, stats, options.chaosEverySeconds * 1_000, random, chaosFailures) : undefined;
+    const attacks = hostile?.run();
     const trafficStart = Date.now();
     const trafficEnd = trafficStart + options.minutes * 60_000;
     const inFlight = new Set<Promise<void>>();
@@ -248,6 +285,7 @@ const main = async () => {
     const trafficEndedAt = Date.now();
     const trafficSeconds = (trafficEndedAt - trafficStart) / 1_000;
     await chaos?.stop();
+    await attacks?.stop();
     log(`traffic stopped; draining ${inFlight.size} operations in flight`);
     await Promise.race([Promise.all(inFlight), sleep(DRAIN_LIMIT_MS)]);
     if (inFlight.size > 0) chaosFailures.push(`${inFlight.size} operations still in flight ${DRAIN_LIMIT_MS / 1000} s after the traffic stopped`);
@@ -258,10 +296,13 @@ const main = async () => {
     await sleep(8_000); // approval windows (5 s) and 005 transfers (3 s) end on their own
     while (Date.now() < settleDeadline) {
       const behind = (await projectionLag(pg)).filter((row) => row.position < row.head).length;
-      const undelivered = Number((await pg.query("SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'PENDING' AND coalesce(last_status_code, 0) <> 500")).rows[0].n);
+      // The hostile platform's deliveries never end (its endpoint never answers): only the honest ones are waited for.
+      const undelivered = Number((await pg.query("SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'PENDING' AND coalesce(last_status_code, 0) <> 500 AND platform_id = ANY($1)", [platforms.map((platform) => platform.platformId)])).rows[0].n);
       // Agent actions approved but not executed yet: the agents executor's sweep resumes them (every 5 s, once 10 s due).
       const due = Number((await pg.query('SELECT count(*) AS n FROM agents.agent_actions WHERE execution_due')).rows[0].n);
-      if (behind === 0 && undelivered === 0 && due === 0) break;
+      const outbox = await outboxBacklog(pg);
+      const imports = (await unfinishedJobs(stack.env['REDIS_URL']!, `${stack.env['REDIS_KEY_PREFIX']}bull`)).get('bulk-imports')?.length ?? 0;
+      if (behind === 0 && undelivered === 0 && due === 0 && outbox.behind.length === 0 && imports === 0) break;
       await sleep(1_000);
     }
     log('running the end checks');
@@ -269,6 +310,7 @@ const main = async () => {
     memory.stop();
     const memoryByProcess = memoryFigures(memory.series.values(), trafficStart, trafficEndedAt);
     checks.push(checkServerErrors(stats));
+    checks.push(checkHonestUnderLimits(stats));
     checks.push(await checkProjections(pg));
     checks.push(await checkLedger(stack.database.url));
     checks.push(await checkCardHolds(pg, platforms).catch((error: Error) => ({ name: 'holds conserved, card holds included (each answered once, closed when settled)', failures: [error.message] })));
@@ -281,6 +323,10 @@ const main = async () => {
     checks.push(await checkTenancy(client, platforms));
     checks.push(await checkAgentTenancy(client, platforms));
     checks.push(await checkWallets(client, pg, platforms, stack.logs).catch((error: Error) => ({ name: WALLET_CHECK_NAME, failures: [error.message] })));
+    checks.push(checkReadAfterCreate(platforms));
+    checks.push(await checkCardLedger(pg).catch((error: Error) => ({ name: 'card transactions\' amounts equal their ledger movements', failures: [error.message] })));
+    checks.push(await checkNothingLeftBehind(pg, stack.env['REDIS_URL']!, `${stack.env['REDIS_KEY_PREFIX']}bull`).catch((error: Error) => ({ name: 'no BullMQ job and no outbox event left behind', failures: [error.message] })));
+    if (hostile) checks.push(await checkHostile(hostile, stack.baseUrl, Number(stack.env['RATE_LIMIT_REQUESTS']), (attempt) => stats.inChaosWindow(attempt)).catch((error: Error) => ({ name: HOSTILE_CHECK_NAME, failures: [error.message] })));
     checks.push({ name: 'chaos and drain', failures: chaosFailures });
     const memoryCheck = checkMemory(memoryByProcess, trafficSeconds / 60);
 
@@ -290,7 +336,11 @@ const main = async () => {
     const report = {
       options,
       trafficSeconds: Math.round(trafficSeconds),
+      // The honest platforms' operations only; the hostile platform's are under `hostile`.
       operations: stats.summary(trafficSeconds),
+      hostile: hostile
+        ? { platformId: hostile.platformId, operations: hostileStats.summary(trafficSeconds), figures: hostile.figures, surprises: [...hostileStats.surprises.entries()].map(([kind, entry]) => ({ kind, ...entry })) }
+        : null,
       errorsByStatus,
       expectedOutcomes: Object.fromEntries(stats.outcomes),
       skippedAtConcurrencyBound: skipped,
@@ -324,6 +374,7 @@ const main = async () => {
     // The verdict is already printed; a connection the server dropped has nothing left to close.
     await pg?.end().catch(() => undefined);
     await Promise.all(platforms.map((platform) => platform.receiver.close()));
+    await hostile?.endpoint.close();
     await stack.close();
   }
 };

@@ -1,6 +1,7 @@
 import { createAgentOperations, type SoakAgent } from './agents';
 import type { SoakClient, Credentials, Reply } from './client';
 import type { SoakReceiver } from './receiver';
+import { emptyReadAfterCreate, type ReadAfterCreate } from './consistency';
 import type { SoakStats } from './stats';
 import { createWalletOperations } from './wallets';
 
@@ -37,7 +38,15 @@ export type SoakPlatform = {
   decidedActions: Set<string>;
   /** POST /agents whose answer never came (5xx after every retry): each may have made an agent. */
   agentCreatesLost: number;
+  /** What the reads and payments right after each POST /customers saw (soak/consistency.ts judges it). */
+  readAfterCreate: ReadAfterCreate;
 };
+
+export const newSoakPlatformState = () => ({
+  customers: [], businesses: [], customerIds: new Set<string>(), bulkJobs: [], transactionIds: new Set<string>(), quotesNotExecuted: new Set<string>(), externalAccountIds: [],
+  invitationCodes: [], customersWithoutAccounts: 0, cards: [], cardTransactions: new Map<string, SoakCardTransaction>(), agents: [], decidedActions: new Set<string>(),
+  agentCreatesLost: 0, readAfterCreate: emptyReadAfterCreate(),
+});
 
 export type SoakCard = { id: string; customerId: string; account: string; platformCardId: string; state: string };
 /** What the users did to a card transaction; `busy` while a simulator call on it is in flight. */
@@ -99,6 +108,46 @@ export const createWorkload = (client: SoakClient, stats: SoakStats, platforms: 
     stats.surprise('internal accounts not opened within 15 s of POST /customers', customer.id);
   };
 
+  /** Half the time a receive by customer id, else a fund of its USD account: either must succeed at once. */
+  const payRightAfterCreate = async (platform: SoakPlatform, customer: SoakCustomer): Promise<void> => {
+    const seen = platform.readAfterCreate;
+    if (random() < 0.5) {
+      seen.receives += 1;
+      const reply = await client.call('POST /sandbox/uma/receive (right after create)', platform.auth, 'POST', '/sandbox/uma/receive', {
+        body: { senderUmaAddress: INCOMING_SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1_000 },
+      });
+      if (reply.status === 200 || reply.status === 201) platform.transactionIds.add(reply.body.id);
+      else if (reply.status > 0 && reply.status < 500) {
+        seen.receiveMisses += 1;
+        seen.examples.push(`receive to ${customer.id} right after its 201: ${reply.status} ${reply.text.slice(0, 160)}`);
+      } else expect('POST /sandbox/uma/receive (right after create)', reply, [200, 201]);
+    } else if (customer.usd) {
+      seen.funds += 1;
+      const reply = await client.call('POST /sandbox/internal-accounts/{id}/fund (right after create)', platform.auth, 'POST', `/sandbox/internal-accounts/${customer.usd}/fund`, { body: { amount: 10_000 } });
+      if (reply.status === 200) customer.funded = true;
+      else if (reply.status > 0 && reply.status < 500) {
+        seen.fundMisses += 1;
+        seen.examples.push(`fund of ${customer.usd} right after its customer's 201: ${reply.status} ${reply.text.slice(0, 160)}`);
+      } else expect('POST /sandbox/internal-accounts/{id}/fund (right after create)', reply, [200]);
+    }
+  };
+
+  /** Lists the new customer's accounts once, right after the 201 (a miss is counted), pays it, then waits for what is missing. */
+  const readRightAfterCreate = async (platform: SoakPlatform, customer: SoakCustomer): Promise<void> => {
+    const seen = platform.readAfterCreate;
+    seen.creates += 1;
+    const reply = await client.call('GET /customers/internal-accounts (right after create)', platform.auth, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`);
+    const accounts = (reply.body?.data ?? []) as { id: string; balance: { currency: { code: string } } }[];
+    customer.usd = accounts.find((account) => account.balance.currency.code === 'USD')?.id;
+    customer.eur = accounts.find((account) => account.balance.currency.code === 'EUR')?.id;
+    if (reply.status === 200 && !(customer.usd && customer.eur)) {
+      seen.listMisses += 1;
+      seen.examples.push(`${customer.id} listed ${accounts.length} internal accounts right after its 201`);
+    } else if (reply.status !== 200) expect('GET /customers/internal-accounts (right after create)', reply, [200]);
+    await payRightAfterCreate(platform, customer);
+    if (!(customer.usd && customer.eur)) await waitForAccounts(platform, customer);
+  };
+
   const createCustomer = async (platform: SoakPlatform): Promise<SoakCustomer | undefined> => {
     const n = next();
     const umaAddress = `$soak${n}.${runTag}@corridor.uma.money`;
@@ -108,7 +157,7 @@ export const createWorkload = (client: SoakClient, stats: SoakStats, platforms: 
     if (!expect('POST /customers', reply, [201])) return undefined;
     const customer: SoakCustomer = { id: reply.body.id, umaAddress, banks: [], funded: false };
     platform.customerIds.add(customer.id);
-    await waitForAccounts(platform, customer);
+    await readRightAfterCreate(platform, customer);
     platform.customers.push(customer);
     return customer;
   };
