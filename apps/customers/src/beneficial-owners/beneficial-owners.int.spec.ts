@@ -9,6 +9,7 @@ import {
   type CreateBeneficialOwnerData,
   type CustomerWire,
   DomainError,
+  type OpenCustomerAccountsReply,
   type Page,
   type PlatformConfigWire,
   type RequestContext,
@@ -38,6 +39,12 @@ class SandboxPlatform {
       id: 'PlatformConfig:1', platformId: platformA, environment: 'SANDBOX', umaDomain: 'int.sandbox.uma.money', proxyUmaSubdomain: 'int',
       supportedCurrencies: [{ currencyCode: 'USD' } as never], isRegulatedFinancialInstitution: false, createdAt: at, updatedAt: at,
     };
+  }
+
+  /** The accounts service's part of a create (decision 0027): these owners need no accounts. */
+  @MessagePattern(subjects.accounts.internalAccount.openForCustomer)
+  openAccounts(): OpenCustomerAccountsReply {
+    return { accountIds: [] };
   }
 }
 @Module({ controllers: [SandboxPlatform] })
