@@ -5,6 +5,7 @@ import { connect, type NatsConnection } from 'nats';
 import { Pool } from 'pg';
 import { Gauge, Registry } from 'prom-client';
 import { type Event, eventsStreamName, OBSERVABILITY, Observability, type PartHealth, type RequestContext } from '@corridor/contracts';
+import { currentContext, traceCarrier } from '@corridor/telemetry';
 import type { Logger } from './logger';
 import { handleCommand } from './command-handler';
 import { createPostgresEventStore } from './postgres-event-store';
@@ -332,13 +333,24 @@ type QueuedAppend = {
   reject: (error: unknown) => void;
 };
 
-const metadataOf = (context: RequestContext, commandId?: string) => ({
-  platformId: context.platformId,
-  correlationId: context.correlationId,
-  requestId: context.requestId,
-  actor: context.actor,
-  ...(commandId ? { commandId } : {}),
-});
+/**
+ * What an event records of the work that appended it. The cause is the one the context names, else
+ * that of the current work (the message or job being handled), else the request itself; the trace
+ * context is the active span's, so the outbox can continue the trace.
+ */
+const metadataOf = (context: RequestContext, commandId?: string) => {
+  const { traceparent, tracestate } = traceCarrier();
+  return {
+    platformId: context.platformId,
+    correlationId: context.correlationId,
+    causationId: context.causationId ?? currentContext()?.causationId ?? context.requestId,
+    requestId: context.requestId,
+    actor: context.actor,
+    ...(commandId ? { commandId } : {}),
+    ...(traceparent ? { traceparent } : {}),
+    ...(tracestate ? { tracestate } : {}),
+  };
+};
 
 @Module({})
 export class EventSourcingModule {

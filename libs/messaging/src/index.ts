@@ -1,4 +1,3 @@
-export { runWithContext, currentTraceIds, REQUEST_ID_HEADER, CORRELATION_ID_HEADER, type TraceIds } from './context';
 export { createLogger, nestLogger, type LoggerOptions } from './logger';
 export { toErrorBody, fromErrorReply, internalErrorBody } from './error-codec';
 export { PrefixedServerNats, PrefixedClientNats, prefixSubject } from './prefixed-nats';
