@@ -10,3 +10,4 @@ export { consumerMetrics } from './jetstream';
 export { ObservabilityModule, observedPart, postgresHealth, redisHealth } from './observability.module';
 export { startHealthServer, processMetrics, type HealthServerOptions } from './health-server';
 export { enableBoundedShutdown, parseShutdownTimeoutMs, DEFAULT_SHUTDOWN_TIMEOUT_MS, type BoundedShutdownOptions } from './shutdown';
+export { natsMetrics } from './nats-metrics';
