@@ -5,6 +5,7 @@ import { BLOB_STORE, type BlobStore } from '@corridor/blob-store';
 import { CLOCK, type Clock } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
+import { type Carrier, contextCarrier, continueFromCarrier, SpanKind } from '@corridor/telemetry';
 import type { Logger } from 'pino';
 import { PlatformSettingsCache } from '../customers/platform-settings.cache';
 import { queueJobIdOf } from './bulk-import';
@@ -23,7 +24,8 @@ export type BulkImportOptions = {
 };
 
 const QUEUE_NAME = 'bulk-imports';
-type JobData = { jobId: string };
+/** The job and the context of the request that accepted it (ids and trace), which the worker restores. */
+type JobData = { jobId: string; context?: Carrier };
 
 /**
  * The BullMQ queue of bulk import jobs and this process's worker. Jobs of any replica's uploads
@@ -69,8 +71,14 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
       batchesInFlight: this.options.batchesInFlight,
     };
     this.worker = new Worker<JobData>(QUEUE_NAME, async (job) => {
-      const outcome = await runBulkImport(deps, job.data.jobId);
-      this.logger.info({ jobId: job.data.jobId, status: outcome.status, ...(outcome.status === 'None' ? {} : outcome.progress) }, 'Bulk import run ended.');
+      // The upload's request goes on in the worker: its correlation in every log line and event, the job as the cause.
+      const carried = job.data.context ?? {};
+      const fallback = { requestId: job.data.jobId, correlationId: job.data.jobId, causationId: job.data.jobId };
+      const span = { name: 'bulk-import run', kind: SpanKind.CONSUMER, attributes: { 'corridor.job.id': job.data.jobId } };
+      await continueFromCarrier((name) => carried[name], fallback, span, async () => {
+        const outcome = await runBulkImport(deps, job.data.jobId);
+        this.logger.info({ jobId: job.data.jobId, status: outcome.status, ...(outcome.status === 'None' ? {} : outcome.progress) }, 'Bulk import run ended.');
+      });
     }, {
       connection: connection(),
       prefix,
@@ -95,7 +103,7 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
   /** Queues a job's import; a job already queued or running under its id is not queued twice. */
   async enqueue(jobId: string): Promise<void> {
     if (!this.queue) throw new Error('BulkImportQueue used before the application bootstrapped.');
-    await this.queue.add('import', { jobId }, {
+    await this.queue.add('import', { jobId, context: contextCarrier() }, {
       jobId: queueJobIdOf(jobId),
       attempts: 20,
       backoff: { type: 'exponential', delay: 1_000 },
