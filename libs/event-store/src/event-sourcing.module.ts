@@ -3,7 +3,7 @@ import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { EntitySchema } from '@mikro-orm/core';
 import { connect, type NatsConnection } from 'nats';
 import { Pool } from 'pg';
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { type Event, eventsStreamName, OBSERVABILITY, Observability, type PartHealth, type RequestContext } from '@corridor/contracts';
 import { currentContext, traceCarrier } from '@corridor/telemetry';
 import type { Logger } from './logger';
@@ -33,12 +33,20 @@ export type EventSourcingOptions = {
   /** The service's logger: the projection runner and the outbox relay report every failure through it. */
   logger: Logger;
   /**
+   * The business outcome an appended event stands for (a payment completed or failed and why, a
+   * ledger operation, an agent action's end), counted in corridor_outcomes_total; null for the rest.
+   */
+  outcomeOf?: (event: RecordedEvent) => BusinessOutcome | null;
+  /**
    * PostgreSQL connections this process may hold in all (DATABASE_POOL_SIZE, default 6): MikroORM
    * gets ORM_CONNECTIONS of them, the outbox relay's session one, and the process's one pg pool the
    * rest (event store, reads, projection batches, consumers' processed stores).
    */
   poolSize?: number;
 };
+
+/** What an event means to an operator: a kind of work (payment, ledger_operation, agent_action), its outcome and why. */
+export type BusinessOutcome = { kind: string; outcome: string; reason?: string };
 
 /** Seven database services × 2 replicas × 6 = 84, which leaves PostgreSQL's default 100 room for migrations and a psql. */
 export const DEFAULT_DATABASE_POOL_SIZE = 6;
@@ -72,6 +80,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   readonly pool: Pool;
   private readonly observability: Observability;
   private readonly poolMetrics = new Registry();
+  private readonly outcomes: Counter<'service' | 'kind' | 'outcome' | 'reason'>;
   private queuedAppends: QueuedAppend[] = [];
   private appendsInFlight = 0;
 
@@ -105,6 +114,22 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
         this.set({ ...labels, state: 'max' }, budget.shared);
       },
     });
+    this.outcomes = new Counter({
+      name: 'corridor_outcomes_total',
+      help: 'Business outcomes this process recorded, by kind (payment, ledger_operation, agent_action), outcome and reason (a failure reason, or "none").',
+      labelNames: ['service', 'kind', 'outcome', 'reason'],
+      registers: [this.poolMetrics],
+    });
+  }
+
+  /** Counts what the appended events mean (outcomeOf); a replayed command appended nothing and counts nothing. */
+  private count(events: readonly RecordedEvent[]): void {
+    const { outcomeOf, service } = this.options;
+    if (!outcomeOf) return;
+    for (const event of events) {
+      const outcome = outcomeOf(event);
+      if (outcome) this.outcomes.inc({ service, kind: outcome.kind, outcome: outcome.outcome, reason: outcome.reason ?? 'none' });
+    }
   }
 
   get em() {
@@ -242,6 +267,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     });
     // Only events some read model shows are worth waiting for; a uniqueness claim, say, is not.
     // And only for the read models that show them: a halted one elsewhere does not hold this reply.
+    this.count(result.events);
     if (!skipProjectionWait) await this.waitForReadModels(result.events);
     if (result.events.length > 0) this.relay?.nudge();
     return result;
@@ -306,7 +332,12 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       void this.store
         .appendToStreams(batch, { metadata })
         .then(
-          (results) => results.forEach((result, index) => (result instanceof WrongExpectedVersionError ? batch[index]!.reject(result) : batch[index]!.resolve(result))),
+          (results) =>
+            results.forEach((result, index) => {
+              if (result instanceof WrongExpectedVersionError) return batch[index]!.reject(result);
+              this.count(result.events);
+              batch[index]!.resolve(result);
+            }),
           (error: unknown) => batch.forEach((queued) => queued.reject(error)),
         )
         .finally(() => {

@@ -75,8 +75,10 @@ export class PrefixedServerNats extends ServerNats {
         finished = true;
         this.inFlight -= 1;
         const failed = response.err !== undefined && response.err !== null;
-        stopTimer({ outcome: failed ? 'error' : 'ok' });
+        const seconds = stopTimer({ outcome: failed ? 'error' : 'ok' });
         if (failed) span?.setStatus({ code: SpanStatusCode.ERROR, message: errorCodeOf(response.err) });
+        // A service's access log, at debug: one line per request answered, with the caller's ids (the logger's mixin).
+        this.prefixed.logger.debug({ subject: this.unprefixed(natsMsg.subject), outcome: failed ? errorCodeOf(response.err) : 'ok', latencyMs: Math.round(seconds * 1000) }, 'NATS request answered.');
       }
       return publish(response);
     };
