@@ -13,6 +13,7 @@ import { createApi, type Credentials } from './support/api';
 import { waitUntil } from './support/eventually';
 import { paymentHelpers } from './support/payments';
 import { type Stack, startStack } from './support/stack';
+import { type Receiver, startReceiver } from './support/webhook-receiver';
 
 const CORRELATION_ID = 'obs-payment-0001';
 const traceFile = join(mkdtempSync(join(tmpdir(), 'corridor-traces-')), 'spans.jsonl');
@@ -22,6 +23,7 @@ let api: ReturnType<typeof createApi>;
 let pay: ReturnType<typeof paymentHelpers>;
 let platform: Credentials;
 let transactionId: string;
+let receiver: Receiver;
 
 const spans = (): SpanLine[] =>
   readFileSync(traceFile, 'utf8')
@@ -64,6 +66,8 @@ beforeAll(async () => {
   api = createApi(stack, 'observability');
   pay = paymentHelpers(stack, api);
   platform = (await stack.createPlatform()).token as Credentials;
+  receiver = await startReceiver();
+  expect((await api.call('PATCH', '/config', { auth: platform, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
   const customer = await pay.newCustomer(platform, ['USD', 'MXN']);
   const usd = pay.accountIn(customer, 'USD');
   await pay.fund(platform, usd, 50_000);
@@ -78,27 +82,30 @@ beforeAll(async () => {
 
 afterAll(async () => {
   api?.saveReport();
+  await receiver?.close();
   await stack?.close();
 });
 
-it('traces the payment as one tree across the gateway, payments and accounts', async () => {
+it('traces the payment as one tree across the gateway, payments, accounts and the webhooks it causes', async () => {
   let tree: SpanLine[] = [];
   await waitUntil('the settle of the payment in its trace', () => {
     const all = spans();
     const root = all.find((span) => span.service === 'gateway' && span.kind === 1 && String(span.attributes['http.route'] ?? span.attributes['url.path'] ?? span.name).includes('/execute'));
     tree = root ? all.filter((span) => span.traceId === root.traceId) : [];
-    return tree.some((span) => span.service === 'accounts' && span.name.includes('accounts.ledger'));
+    return tree.some((span) => span.service === 'accounts' && span.name.includes('accounts.ledger')) && tree.some((span) => span.name === 'webhook render OUTGOING_PAYMENT.COMPLETED');
   });
   const picture = renderTree(tree);
   mkdirSync(join(__dirname, '../tmp'), { recursive: true });
   writeFileSync(join(__dirname, '../tmp/payment-span-tree.txt'), picture + '\n');
   console.log(`The span tree of one payment (trace ${tree[0]!.traceId}):\n${picture}`);
-  expect(new Set(tree.map((span) => span.service))).toEqual(expect.objectContaining(new Set(['gateway', 'payments', 'accounts'])));
-  for (const service of ['gateway', 'payments', 'accounts']) expect(tree.some((span) => span.service === service)).toBe(true);
+  for (const service of ['gateway', 'payments', 'accounts', 'webhooks']) expect(tree.some((span) => span.service === service)).toBe(true);
   // The NATS hop is a parent-child link: a handler's span is the child of the request's span in another process.
   const byId = new Map(tree.map((span) => [span.spanId, span]));
   const handled = tree.find((span) => span.service === 'payments' && span.name === 'nats handle payments.quote.execute');
   expect(handled && byId.get(handled.parentSpanId ?? '')).toMatchObject({ service: 'gateway', name: 'nats request payments.quote.execute' });
+  // The outbox carries the trace through JetStream: the webhook's render is a child of the publish of the event it announces.
+  const render = tree.find((span) => span.name === 'webhook render OUTGOING_PAYMENT.COMPLETED');
+  expect(render && byId.get(render.parentSpanId ?? '')).toMatchObject({ service: 'payments', name: 'outbox publish PaymentCompleted' });
   // pg is instrumented too: the payment's appends show as PostgreSQL spans of the services.
   expect(tree.some((span) => span.service === 'payments' && span.attributes['db.system.name'] === 'postgresql') || tree.some((span) => span.service === 'payments' && span.attributes['db.system'] === 'postgresql')).toBe(true);
 });
