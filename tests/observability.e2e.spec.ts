@@ -103,9 +103,11 @@ it('traces the payment as one tree across the gateway, payments, accounts and th
   const byId = new Map(tree.map((span) => [span.spanId, span]));
   const handled = tree.find((span) => span.service === 'payments' && span.name === 'nats handle payments.quote.execute');
   expect(handled && byId.get(handled.parentSpanId ?? '')).toMatchObject({ service: 'gateway', name: 'nats request payments.quote.execute' });
-  // The outbox carries the trace through JetStream: the webhook's render is a child of the publish of the event it announces.
-  const render = tree.find((span) => span.name === 'webhook render OUTGOING_PAYMENT.COMPLETED');
-  expect(render && byId.get(render.parentSpanId ?? '')).toMatchObject({ service: 'payments', name: 'outbox publish PaymentCompleted' });
+  // The outbox carries the trace through JetStream: each webhook's render is a child of the publish of the event it announces.
+  const completed = tree.find((span) => span.name === 'webhook render OUTGOING_PAYMENT.COMPLETED');
+  expect(completed && byId.get(completed.parentSpanId ?? '')).toMatchObject({ service: 'payments', name: 'outbox publish PaymentCompleted' });
+  const balance = tree.find((span) => span.name === 'webhook render INTERNAL_ACCOUNT.BALANCE_UPDATED');
+  expect(balance && byId.get(balance.parentSpanId ?? '')).toMatchObject({ service: 'accounts', name: expect.stringMatching(/^outbox publish /) });
   // pg is instrumented too: the payment's appends show as PostgreSQL spans of the services.
   expect(tree.some((span) => span.service === 'payments' && span.attributes['db.system.name'] === 'postgresql') || tree.some((span) => span.service === 'payments' && span.attributes['db.system'] === 'postgresql')).toBe(true);
 });

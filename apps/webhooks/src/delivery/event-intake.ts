@@ -228,16 +228,18 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
   private async render(item: Item, batch: JsMsg[]): Promise<void> {
     const planned = item.planned as Planned;
     const event = item.event as IntegrationEventEnvelope;
-    if ('inline' in planned.render) {
-      item.data = planned.render.inline;
-      return;
-    }
-    const source = planned.render;
-    const context: RequestContext = { platformId: event.platformId, actor: { kind: 'system', name: 'webhooks' }, requestId: event.eventId, correlationId: event.correlationId ?? event.eventId, causationId: event.eventId };
-    // The render continues the event's story: its trace (the outbox's traceparent in the headers), its ids in the log lines.
+    const correlationId = event.correlationId ?? event.eventId;
+    // Each webhook continues its event's story: its trace (the outbox's traceparent in the headers), its ids in the log lines.
     const read = (name: string) => item.message.headers?.get(name) || undefined;
     const span = { name: `webhook render ${planned.type}`, kind: SpanKind.CONSUMER, attributes: { 'messaging.message.id': event.eventId } };
-    await continueFromCarrier(read, { requestId: event.eventId, correlationId: context.correlationId, causationId: event.eventId, platformId: event.platformId }, span, () => this.renderWithRetries(item, planned.type, source, context, batch));
+    await continueFromCarrier(read, { requestId: event.eventId, correlationId, causationId: event.eventId, platformId: event.platformId }, span, async () => {
+      if ('inline' in planned.render) {
+        item.data = planned.render.inline;
+        return;
+      }
+      const context: RequestContext = { platformId: event.platformId, actor: { kind: 'system', name: 'webhooks' }, requestId: event.eventId, correlationId, causationId: event.eventId };
+      await this.renderWithRetries(item, planned.type, planned.render, context, batch);
+    });
   }
 
   private async renderWithRetries(item: Item, type: string, source: { subject: string; request: Record<string, unknown> }, context: RequestContext, batch: JsMsg[]): Promise<void> {
