@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createTestDatabase } from '@corridor/testing';
 import { type Ceilings, CEILING_SECONDS, describeCeilings, measureAppend, measureBareHop, measureReceiver } from './ceilings';
 import { type BenchReport, figureLine } from './report';
+import { createProgress, type Progress } from '../scripts/progress';
 
 // `npm run bench:all` (issue 17): the ceilings first, on a quiet machine, then every bench in
 // sequence, each handed those ceilings (BENCH_CEILINGS) and writing its figures (BENCH_REPORT);
@@ -60,10 +61,32 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** Runs one bench as its own process group; resolves with its exit code (or the reason it was stopped). */
-const runBench = (script: string, env: Record<string, string>): Promise<{ code: number | null; reason?: string }> =>
+/** Whole lines of a child's output above the bar; a partial line waits for its end. */
+const linesTo = (progress: Progress) => {
+  let partial = '';
+  return (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) progress.log(line);
+  };
+};
+
+/**
+ * Runs one bench as its own process group; resolves with its exit code (or the reason it was
+ * stopped). With a bar on screen the bench's output is printed above it; otherwise it is inherited.
+ */
+const runBench = (script: string, env: Record<string, string>, progress: Progress): Promise<{ code: number | null; reason?: string }> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(root, script)], { cwd: root, env: { ...process.env, ...env }, stdio: 'inherit', detached: true });
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(root, script)], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: progress.shown ? ['inherit', 'pipe', 'pipe'] : 'inherit',
+      detached: true,
+    });
+    if (progress.shown) {
+      child.stdout?.on('data', linesTo(progress));
+      child.stderr?.on('data', linesTo(progress));
+    }
     running = { pid: child.pid! };
     let reason: string | undefined;
     const timer = setTimeout(() => {
@@ -115,17 +138,26 @@ const main = async (): Promise<number> => {
 
   // 2. Every bench, one after another.
   const results: { bench: string; script: string; seconds: number; exitCode: number | null; error?: string; report?: BenchReport }[] = [];
-  for (const bench of benches.filter((entry) => (!ONLY || ONLY.includes(entry.name)) && (!entry.optional || existsSync(join(root, entry.script))))) {
+  const wanted = (entry: (typeof benches)[number]) =>
+    (!ONLY || ONLY.includes(entry.name)) && (!entry.optional || existsSync(join(root, entry.script)));
+  const selected = benches.filter(wanted);
+  // A bar only when both outputs are the terminal: `bench:all > out.txt` keeps the benches' own output on stdout.
+  const progress = createProgress({ title: 'bench:all', unit: 'benches', total: selected.length, enabled: process.stdout.isTTY === true });
+  for (const bench of selected) {
     const reportFile = join(work, `${bench.name}.json`);
-    console.log(`\n===== ${bench.name} (${bench.script}) =====`);
+    progress.update(results.length, bench.name);
+    (progress.shown ? progress.log : console.log)(`\n===== ${bench.name} (${bench.script}) =====`);
     const began = Date.now();
-    const { code, reason } = await runBench(bench.script, { BENCH_SECONDS: SECONDS, ...bench.env, BENCH_CEILINGS: ceilingsFile, BENCH_REPORT: reportFile });
+    const env = { BENCH_SECONDS: SECONDS, ...bench.env, BENCH_CEILINGS: ceilingsFile, BENCH_REPORT: reportFile };
+    const { code, reason } = await runBench(bench.script, env, progress);
     const seconds = Math.round((Date.now() - began) / 1000);
     const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as BenchReport) : undefined;
     const error = code !== 0 ? `${code === null ? 'stopped' : `exited with ${code}`}${reason ? ` (${reason})` : ''}` : report || bench.optional ? undefined : 'wrote no figures';
     results.push({ bench: bench.name, script: bench.script, seconds, exitCode: code, ...(error ? { error } : {}), ...(report ? { report } : {}) });
-    console.log(`===== ${bench.name}: ${error ? `FAILED, ${error}` : 'done'} in ${seconds} s =====`);
+    (progress.shown ? progress.log : console.log)(`===== ${bench.name}: ${error ? `FAILED, ${error}` : 'done'} in ${seconds} s =====`);
   }
+  progress.update(results.length);
+  progress.stop();
   machine.loadAverageAfter = load();
 
   // 3. One report.

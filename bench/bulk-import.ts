@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { startStack } from '../tests/support/stack';
 import { ceilingsFor } from './ceilings';
 import { reportBench } from './report';
+import { createProgress } from '../scripts/progress';
 
 // Bulk customer import (issue 7, part 5): for each file size, a fresh stack (every app as its own
 // process on a fresh database, as the e2e suites run it: accounts opens each new customer's
@@ -84,12 +85,16 @@ const runSize = async (rows: number) => {
     const accepted = (await upload.json()) as { jobId: string };
     if (upload.status !== 202) throw new Error(`Upload answered ${upload.status}: ${JSON.stringify(accepted)}`);
     const uploadedMs = performance.now() - started;
-    let job: { status: string; progress: { processed: number; successful: number; failed: number } };
+    let job: { status: string; progress: { total?: number; processed: number; successful: number; failed: number } };
+    // Following the job: a bar of rows processed (stderr, terminal only) while the import runs.
+    const progress = createProgress({ title: `bulk import ${accepted.jobId}`, unit: 'rows', total: rows });
     for (;;) {
       job = (await (await fetch(`${stack.baseUrl}/customers/bulk/jobs/${accepted.jobId}`, { headers: { authorization } })).json()) as typeof job;
+      progress.update(job.progress.processed, `${job.status}, ${job.progress.failed} failed`);
       if (job.status === 'COMPLETED' || job.status === 'FAILED') break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    progress.stop();
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     const cpu = cpuSeconds(pid) - cpuBefore;

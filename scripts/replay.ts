@@ -1,18 +1,29 @@
 import { inspect } from 'node:util';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { consoleLogger, createPostgresEventStore, ProjectionRunner, type RecordedEvent } from '@corridor/event-store';
+import {
+  consoleLogger,
+  createPostgresEventStore,
+  createShadowRebuild,
+  ProjectionRunner,
+  type RecordedEvent,
+  type ShadowProgress,
+} from '@corridor/event-store';
+import { createProgress, type Progress } from './progress';
+import { describeDiff, planRebuild } from './rebuild-plan';
 import { databaseUrl, ownerOfStream, services } from './services';
 
 // How an engineer finds out why a resource is in the state it is in:
 //   npm run replay -- <streamId>                 every event with its position, metadata and the state after it
 //   npm run replay -- <streamId> --json          the same as JSON lines, for tools
-//   npm run replay -- --rebuild <projection>     drops a read model and rebuilds it from the events
+//   npm run replay -- --rebuild <projection> --shadow [--swap]   rebuilds beside the live read model, diffs, swaps when asked
+//   npm run replay -- --rebuild <projection> --destructive       drops a read model and rebuilds it in place
 //   npm run replay -- --status [--json]          every projection's position, the head, halts and last errors
 
 const usage = `usage:
   npm run replay -- <streamId> [--json]          e.g. Customer:0196f1a0-...
-  npm run replay -- --rebuild <projection>      one of: ${Object.values(services).flatMap((s) => s.projections.map((p) => p.name)).join(', ')}
+  npm run replay -- --rebuild <projection> --shadow [--swap] [--json] | --swap | --destructive
+                                                one of: ${Object.values(services).flatMap((s) => s.projections.map((p) => p.name)).join(', ')}
   npm run replay -- --status [--json]           every projection and outbox: position, head, lag, halt, last error`;
 
 const color = process.stdout.isTTY ? (code: number, text: string) => `\u001b[${code}m${text}\u001b[0m` : (_: number, text: string) => text;
@@ -61,21 +72,106 @@ const printStream = async (streamId: string, asJson: boolean): Promise<void> => 
   }
 };
 
-const rebuild = async (name: string): Promise<void> => {
+const projectionOwner = (name: string) => {
   const entry = Object.entries(services).find(([, info]) => info.projections.some((projection) => projection.name === name));
   if (!entry) throw new Error(`Unknown projection "${name}".\n${usage}`);
   const [service, info] = entry;
+  return { service, info, projection: info.projections.find((projection) => projection.name === name)! };
+};
+
+/** A bar per stretch of catching up (the build, then each short catch-up with the live table). */
+const shadowProgress = (name: string) => {
+  let bar: Progress | undefined;
+  let stretch = '';
+  return {
+    onProgress: ({ position, target, from }: ShadowProgress) => {
+      if (`${from}-${target}` !== stretch) {
+        bar?.stop();
+        stretch = `${from}-${target}`;
+        bar = target > from ? createProgress({ title: `shadow ${name}`, unit: 'events', total: Number(target - from) }) : undefined;
+      }
+      bar?.update(Number(position - from), `position ${position} of ${target}`);
+    },
+    stop: () => bar?.stop(),
+  };
+};
+
+/**
+ * --shadow: folds the projection into <schema>_shadow while the live table serves, prints how the
+ * two differ, and with --swap puts the rebuilt table in place (see libs/event-store/src/shadow-rebuild.ts).
+ */
+const rebuildShadow = async (name: string, plan: { build: boolean; swap: boolean }, asJson: boolean): Promise<void> => {
+  const { service, info, projection } = projectionOwner(name);
+  const store = createPostgresEventStore({ connectionString: databaseUrl(), schema: info.schema });
+  const progress = shadowProgress(name);
+  const shadow = await createShadowRebuild({
+    connectionString: databaseUrl(),
+    store,
+    schema: info.schema,
+    projection,
+    service,
+    logger: consoleLogger('replay', 'warn'),
+    onProgress: progress.onProgress,
+  });
+  try {
+    const startedAt = Date.now();
+    if (plan.build) {
+      const position = await shadow.build();
+      progress.stop();
+      const where = `${shadow.shadowSchema}.${shadow.table}`;
+      const took = Date.now() - startedAt;
+      console.error(`built ${service}.${name} into ${where} up to position ${position} in ${took} ms; the live table served meanwhile`);
+    }
+    const diff = await shadow.compare();
+    progress.stop();
+    if (asJson) console.log(JSON.stringify(diff, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)));
+    else for (const line of describeDiff(diff)) console.log(line);
+    if (!plan.swap) {
+      console.error(`nothing live changed; to put the rebuilt table in place: npm run replay -- --rebuild ${name} --swap`);
+      return;
+    }
+    const { position } = await shadow.swap();
+    console.error(
+      `swapped: ${info.schema}.${shadow.table} is the rebuilt table, live from position ${position}; ` +
+        `the replaced one is kept as ${shadow.retiredSchema}.${shadow.table} until the next swap`,
+    );
+  } finally {
+    progress.stop();
+    await shadow.close();
+    await store.close();
+  }
+};
+
+/** --destructive: the old way, deleting the live rows and replaying them in place. */
+const rebuildInPlace = async (name: string): Promise<void> => {
+  const { service, info } = projectionOwner(name);
   const store = createPostgresEventStore({ connectionString: databaseUrl(), schema: info.schema });
   const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: databaseUrl(), schema: info.schema, entities: info.projections.map((p) => p.entity), discovery: { warnWhenNoEntities: false } });
+  const head = await store.headPosition();
+  const bar = createProgress({ title: `rebuild ${name}`, unit: 'events', total: Number(head) });
   try {
     const runner = new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections, logger: consoleLogger('replay', 'warn'), service });
     const startedAt = Date.now();
-    await runner.rebuild(name);
+    // The runner moves its in-memory position after each batch; the bar reads it.
+    const position = () => Number(runner.status().projections.find((p) => p.name === name)?.position ?? 0);
+    const timer = setInterval(() => bar.update(position()), 200);
+    await runner.rebuild(name).finally(() => clearInterval(timer));
+    bar.update(Number(head));
+    bar.stop();
     console.log(`rebuilt ${service}.${name} from zero up to global position ${await store.headPosition()} in ${Date.now() - startedAt} ms`);
   } finally {
+    bar.stop();
     await orm.close(true);
     await store.close();
   }
+};
+
+const rebuild = async (name: string, flags: string[]): Promise<void> => {
+  projectionOwner(name);
+  const plan = planRebuild(flags);
+  if (plan.mode === 'refused') throw new Error(plan.reason);
+  if (plan.mode === 'destructive') return rebuildInPlace(name);
+  return rebuildShadow(name, { build: plan.mode === 'shadow', swap: plan.mode === 'swap' || plan.swap }, flags.includes('--json'));
 };
 
 type CheckpointRow = {
@@ -138,7 +234,7 @@ const main = async (): Promise<void> => {
   const args = process.argv.slice(2);
   if (args.includes('--status')) return printStatus(args.includes('--json'));
   const rebuildAt = args.indexOf('--rebuild');
-  if (rebuildAt >= 0) return rebuild(args[rebuildAt + 1] ?? '');
+  if (rebuildAt >= 0) return rebuild(args[rebuildAt + 1] ?? '', args);
   const streamId = args.find((arg) => !arg.startsWith('--'));
   if (!streamId) throw new Error(usage);
   return printStream(streamId, args.includes('--json'));

@@ -41,6 +41,10 @@ mkdir -p "$RESULTS_DIR"
 
 step 'typecheck' npx tsc -p tsconfig.json --noEmit
 step 'lint' npm run lint
+# The Kubernetes overlays rendered and checked against the Kubernetes schemas and Corridor's rules.
+step 'manifests' node scripts/validate-manifests.mjs
+# The production image's steps without Docker: compile, production-only install, every app started from it.
+step 'image build without Docker' node -r @swc-node/register scripts/image-check.ts
 step 'unit and integration tests' run_jest jest.config.js "$RESULTS_DIR/jest.json"
 if find tests -name '*.e2e.spec.ts' -print -quit 2>/dev/null | grep -q .; then
   step 'end-to-end tests' run_jest jest.e2e.config.js "$RESULTS_DIR/jest-e2e.json"

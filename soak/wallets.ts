@@ -434,7 +434,7 @@ const listed = (failures: string[]) => (failures.length > 20 ? [...failures.slic
  * credentials that were not revoked and nothing else, the customer's email and its EMAIL_OTP
  * credential's both the last one changed to, the balance funded minus what its executed quotes
  * sent, no secret in any events table or the stack's output, and another platform's token on a
- * wallet's credentials and sessions answered 404.
+ * wallet's credentials and sessions answered an empty list.
  */
 export const checkWallets = async (client: SoakClient, pg: Client, platforms: SoakPlatform[], logs: Record<string, string[]>): Promise<CheckResult> => {
   const failures: string[] = [];
@@ -478,7 +478,9 @@ export const checkWallets = async (client: SoakClient, pg: Client, platforms: So
         for (const path of [`/auth/credentials?accountId=${encodeURIComponent(wallet.accountId)}`, `/auth/sessions?accountId=${encodeURIComponent(wallet.accountId)}`]) {
           figures.tenancyProbes += 1;
           const reply = await client.call('GET /auth/* (other tenant)', platform.auth, 'GET', path);
-          if (reply.status !== 404) failures.push(`${platform.name} GET ${path} of ${other.name}'s wallet: ${reply.status}`);
+          // The lists take accountId as a filter (the reference declares no 404): another tenant's wallet lists nothing.
+          const leaked = reply.status === 200 ? ((reply.body?.data as unknown[] | undefined)?.length ?? 0) : null;
+          if (leaked !== 0) failures.push(`${platform.name} GET ${path} of ${other.name}'s wallet: ${reply.status}, ${leaked ?? 'no'} rows`);
         }
       }
     }

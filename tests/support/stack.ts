@@ -200,7 +200,16 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     // Services first so the gateway's health check sees them; platform before customers, which asks it for settings.
     for (const app of options.apps ?? apps) await start(app);
     if ((options.apps ?? apps).includes('gateway')) {
-      await waitFor('gateway health', async () => (await fetch(`${gatewayUrl}/health`)).status === 200, 30_000);
+      // The gateway is ready when every service answers it; under a loaded machine that can take a
+      // while, and when it does not happen the last health answer says which service is missing.
+      let lastHealth = 'no answer';
+      await waitFor('gateway health', async () => {
+        const reply = await fetch(`${gatewayUrl}/health`);
+        lastHealth = `${reply.status} ${await reply.text()}`;
+        return reply.status === 200;
+      }, 60_000).catch((error: Error) => {
+        throw new Error(`${error.message} Last /health: ${lastHealth.slice(0, 2_000)}\n--- gateway output ---\n${logs.gateway.join('')}`);
+      });
     }
   } catch (error) {
     await close();

@@ -1,4 +1,4 @@
-// An Embedded Wallet client written from the reference alone (shared/reference/grid-conventions.md
+// An Embedded Wallet client written from the reference alone (reference/grid-conventions.md
 // section (k) and its description of scripts/embedded-wallet-sign.js), with no code from Corridor:
 // it generates P-256 keys, HPKE-encrypts the OTP to the target bundle, decrypts the session key and
 // the export bundle, and builds the Turnkey-style API-key stamp for Grid-Wallet-Signature.

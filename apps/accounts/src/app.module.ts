@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ledgerOutcomeOf } from './internal-accounts/ledger-outcome';
 import { join } from 'node:path';
-import { CLOCK, systemClock } from '@corridor/contracts';
+import { CLOCK, OBSERVABILITY, type Observability, systemClock } from '@corridor/contracts';
 import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
 import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
 import type { AccountsServiceConfig } from './config';
@@ -14,8 +14,10 @@ import { EmbeddedWallets, WALLET_OPTIONS, WALLET_STORE } from './embedded-wallet
 import { EndCardConsentsWhenCardChangesPolicy } from './embedded-wallets/end-card-consents-when-card-changes.policy';
 import { OpenWalletsPolicy } from './embedded-wallets/open-wallets.policy';
 import { OTP_MAILERS, type OtpMailers } from './embedded-wallets/otp-mail';
+import { OtpMailMetrics } from './embedded-wallets/otp-mail-metrics';
 import { PurgeSandboxMailboxJob } from './embedded-wallets/purge-sandbox-mailbox.job';
 import { SandboxMailbox } from './embedded-wallets/sandbox-mailbox';
+import { SmtpMailer } from './embedded-wallets/smtp-mailer';
 import { WalletStore } from './embedded-wallets/wallet-store';
 import { toIntegrationEvent } from './integration-events';
 import { AccountWriter } from './internal-accounts/account-writer';
@@ -65,9 +67,24 @@ export class AppModule {
         // Embedded Wallet credentials and sessions (DESIGN.md §2), on the process's one pool.
         { provide: WALLET_STORE, useFactory: (eventSourcing: EventSourcing) => new WalletStore(eventSourcing.pool, config.schema), inject: [EventSourcing] },
         { provide: WALLET_OPTIONS, useValue: config.embeddedWallets },
-        // The mail port: the sandbox mailbox is the only adapter; production platforms have none yet.
+        // The mail port: sandbox platforms' mail goes to the mailbox, production platforms' to the SMTP relay when one is configured.
         { provide: SandboxMailbox, useFactory: (eventSourcing: EventSourcing) => new SandboxMailbox(eventSourcing.pool, config.schema), inject: [EventSourcing] },
-        { provide: OTP_MAILERS, useFactory: (mailbox: SandboxMailbox): OtpMailers => ({ SANDBOX: mailbox }), inject: [SandboxMailbox] },
+        { provide: SmtpMailer, useFactory: () => (config.embeddedWallets.smtp ? new SmtpMailer(config.embeddedWallets.smtp) : null) },
+        {
+          provide: OTP_MAILERS,
+          useFactory: (mailbox: SandboxMailbox, smtp: SmtpMailer | null): OtpMailers => ({
+            SANDBOX: mailbox,
+            ...(smtp ? { PRODUCTION: smtp } : {}),
+          }),
+          inject: [SandboxMailbox, SmtpMailer],
+        },
+        OtpMailMetrics,
+        {
+          provide: 'OTP_MAIL_METRICS_SOURCE',
+          inject: [{ token: OBSERVABILITY, optional: true }, OtpMailMetrics],
+          useFactory: (observability: Observability | undefined, metrics: OtpMailMetrics) => observability?.addMetrics(metrics.registry),
+        },
+        observedPart('mail', [SmtpMailer], (smtp: SmtpMailer | null) => () => smtp?.health() ?? { status: 'ok', transport: 'none', production: 'no SMTP_HOST: 503' }),
         PurgeSandboxMailboxJob,
         EmbeddedWallets,
         OpenWalletsPolicy,

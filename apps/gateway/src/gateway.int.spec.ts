@@ -585,18 +585,19 @@ describe('docs and health', () => {
   it('serves the OpenAPI document', async () => {
     const reply = await send(gateway, { path: '/docs/json', auth: null });
     expect(reply.status).toBe(200);
-    expect(Object.keys(reply.body.paths)).toEqual(expect.arrayContaining(['/2025-10-13/customers', '/2025-10-13/tokens/{tokenId}', '/2025-10-13/config']));
+    expect(reply.body.servers).toEqual([expect.objectContaining({ url: '/2025-10-13' })]);
+    expect(Object.keys(reply.body.paths)).toEqual(expect.arrayContaining(['/customers', '/tokens/{tokenId}', '/config']));
   });
 
   it('documents what an omitted transfer amount and an omitted lookup sender mean', async () => {
     const { paths } = (await send(gateway, { path: '/docs/json', auth: null })).body;
-    expect(paths['/2025-10-13/transfer-out'].post.description).toContain('whole available balance');
-    expect(paths['/2025-10-13/transfer-in'].post.description).toContain('a transfer-in without one is a 400');
-    const lookup = paths['/2025-10-13/receiver/uma/{receiverUmaAddress}'].get;
+    expect(paths['/transfer-out'].post.description).toContain('whole available balance');
+    expect(paths['/transfer-in'].post.description).toContain('a transfer-in without one is a 400');
+    const lookup = paths['/receiver/uma/{receiverUmaAddress}'].get;
     expect(lookup.description).toContain('Without one, the lookup is of the receiver alone');
     const senderParameters = lookup.parameters.filter((parameter: { name: string }) => ['senderUmaAddress', 'customerId'].includes(parameter.name));
     expect(senderParameters.map((parameter: { required: boolean }) => parameter.required)).toEqual([false, false]);
-    expect(paths['/2025-10-13/receiver/external-account/{accountId}'].get.description).toContain('Without one, the lookup is of the receiver alone');
+    expect(paths['/receiver/external-account/{accountId}'].get.description).toContain('Without one, the lookup is of the receiver alone');
   });
 
   it('reports ok while every service answers', async () => {

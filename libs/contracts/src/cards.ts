@@ -1,5 +1,5 @@
 // NATS message data of the cards service and the reference's Card on the wire. The spec names
-// the provisioning state PENDING_ISSUE (the reference says PROCESSING; see shared/reference).
+// the provisioning state PENDING_ISSUE (the reference says PROCESSING; see reference/).
 
 export type CardStateWire = 'PENDING_ISSUE' | 'ACTIVE' | 'FROZEN' | 'CLOSED';
 export type CardStateReasonWire = 'ISSUER_REJECTED' | 'CLOSED_BY_PLATFORM' | 'CLOSED_BY_GRID';

@@ -15,6 +15,18 @@ export { ensureEventStoreSchema } from './postgres-schema';
 export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb-event-store';
 export { handleCommand, type CommandResult } from './command-handler';
 export { ProjectionRunner, ormProjectionSql, type Projection, type ProjectionError, type ProjectionRows, type ProjectionRunnerOptions, type ProjectionSql, type ProjectionStatus } from './projection-runner';
+export {
+  createShadowRebuild,
+  differingColumns,
+  retiredSchemaOf,
+  shadowSchemaOf,
+  type DifferenceKind,
+  type RowDifference,
+  type ShadowDiff,
+  type ShadowProgress,
+  type ShadowRebuild,
+  type ShadowRebuildOptions,
+} from './shadow-rebuild';
 export { OutboxRelay, ensureEventsStream, integrationEvent, type IntegrationEvent, type OutboxRelayOptions, type OutboxStatus } from './outbox-relay';
 export { migrate } from './migrate';
 export { type Logger, consoleLogger } from './logger';

@@ -58,6 +58,26 @@ const operation = (operationId: string, ok: Json, ...errorStatuses: number[]): J
   responses: { '200': { description: 'OK', ...json(ok) }, ...errors(401, ...errorStatuses) },
 });
 
+const sandboxMail: Json = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['to', 'subject', 'otpCode', 'sentAt'],
+  properties: { to: { type: 'string' }, subject: { type: 'string' }, otpCode: { type: 'string' }, sentAt: { type: 'string', format: 'date-time' } },
+};
+
+const availability: Json = { type: 'string', enum: ['ok', 'unavailable'] };
+const services = ['platform', 'customers', 'accounts', 'payments', 'webhooks', 'cards', 'agents'];
+const healthReport: Json = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['status', 'services', 'redis'],
+  properties: {
+    status: { type: 'string', enum: ['ok', 'degraded'] },
+    services: { type: 'object', additionalProperties: false, required: services, properties: Object.fromEntries(services.map((name) => [name, availability])) },
+    redis: availability,
+  },
+};
+
 export const EXTENSION_MARK = 'x-corridor-extension';
 
 export const extensionPaths: Record<string, Json> = {
@@ -82,4 +102,15 @@ export const extensionPaths: Record<string, Json> = {
   },
   '/webhooks/signing-key': { get: operation('getWebhookSigningKey', signingKey) },
   '/webhooks/signing-key/rotate': { post: operation('rotateWebhookSigningKey', signingKey, 403) },
+  '/sandbox/auth/mailbox': {
+    get: operation('listSandboxMail', { type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items: sandboxMail } } }, 400, 403),
+  },
+  // No credential; a degraded report is a 503 with the same body, so a probe and an operator read one shape.
+  '/health': {
+    get: {
+      operationId: 'getHealth',
+      [EXTENSION_MARK]: true,
+      responses: { '200': { description: 'Every service answers', ...json(healthReport) }, '503': { description: 'Something is unavailable', ...json(healthReport) } },
+    },
+  },
 };

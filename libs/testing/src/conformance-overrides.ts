@@ -1,4 +1,4 @@
-// The spec overrides the reference in a few places (see shared/reference/README.md). These edits
+// The spec overrides the reference in a few places (see reference/README.md). These edits
 // are applied to the loaded document before compiling, so responses are judged by the spec.
 
 type Json = Record<string, unknown>;

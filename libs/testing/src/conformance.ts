@@ -196,6 +196,12 @@ const checkUnmatched = (state: Loaded, matches: Operation[], response: ObservedR
   runValidator(errorValidator(state, expected), `${method} ${path} ${expected} is not a reference error body:`, response.body);
 };
 
+/**
+ * The reference as the spec amends it, with Corridor's extensions: what responses are judged by here, and where
+ * Corridor's published OpenAPI (npm run openapi) takes its response bodies from. A copy, so callers may edit it.
+ */
+export const loadConformanceDocument = (): Json => structuredClone(load().document);
+
 export const createConformance = (): Conformance => {
   const state = load();
   const exercised = new Set<string>();

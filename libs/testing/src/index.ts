@@ -5,3 +5,4 @@ export * from './conformance';
 export * from './ledger-conservation';
 export * from './service-calls';
 export * from './projection-rows-contract';
+export * from './smtp';

@@ -1,8 +1,9 @@
 // The Embedded Wallet tables against real PostgreSQL: what the wallet policy stores of a platform
 // whichever of its events comes first, OTP mail through the mail port and the sandbox mailbox's
 // purge, two revokes racing for a wallet's last two credentials, a failure count taken one attempt
-// at a time under concurrent guesses, a signed request given back when its change is refused, and
-// the service's answer to a row no rule expects.
+// at a time under concurrent guesses, a signed request given back when its change is refused, the
+// service's answer to a row no rule expects, and a production platform's OTP through a real SMTP
+// relay on loopback, read from the received mail and verified.
 import { randomBytes } from 'node:crypto';
 import { p256 } from '@noble/curves/p256';
 import { sha256 } from '@noble/hashes/sha256';
@@ -11,14 +12,16 @@ import { Pool } from 'pg';
 import { DomainError, newId, type PlatformConfigWire, type RequestContext, systemClock } from '@corridor/contracts';
 import { ensureEventStoreSchema, migrate } from '@corridor/event-store';
 import type { ServiceClient } from '@corridor/messaging';
-import { createControllableClock, useTestDatabase } from '@corridor/testing';
+import { createControllableClock, startTestSmtpServer, type TestSmtpServer, useTestDatabase } from '@corridor/testing';
 import { admitAttempt } from './auth-rules';
 import { EmbeddedWallets, type WalletOptions } from './embedded-wallets.service';
 import { OpenWalletsPolicy } from './open-wallets.policy';
 import type { OtpMail, OtpMailer, OtpMailers } from './otp-mail';
+import { OtpMailMetrics } from './otp-mail-metrics';
 import { PurgeSandboxMailboxJob } from './purge-sandbox-mailbox.job';
 import { SandboxMailbox } from './sandbox-mailbox';
-import { compressedPublicKey, generateP256KeyPair } from './wallet-crypto';
+import { SmtpMailer } from './smtp-mailer';
+import { bundleSigningKeyOf, compressedPublicKey, generateP256KeyPair, hpkeSeal, toHex } from './wallet-crypto';
 import { WalletStore } from './wallet-store';
 import { WalletConsents } from '../internal-accounts/wallet-consents';
 
@@ -37,25 +40,28 @@ beforeAll(async () => {
 afterAll(() => pool?.end());
 
 const newPlatformId = (): string => `Platform:00000000-0000-4000-8000-${String((platforms += 1)).padStart(12, '0')}`;
-const options: WalletOptions = { keyEncryptionKey: randomBytes(32), sessionTtlSeconds: 900, oidcIssuers: [], webAuthn: { rpIds: ['localhost'], origins: ['http://localhost:3000'] }, mailboxSweepSeconds: 60, authFailuresMax: 5 };
+const options: WalletOptions = { keyEncryptionKey: randomBytes(32), sessionTtlSeconds: 900, oidcIssuers: [], webAuthn: { rpIds: ['localhost'], origins: ['http://localhost:3000'] }, mailboxSweepSeconds: 60, authFailuresMax: 5, smtp: null, exportSigningKey: null };
 /** A mailer that keeps what it was given, for the port's tests. */
 const recordingMailer = (): OtpMailer & { sent: OtpMail[] } => {
   const sent: OtpMail[] = [];
   return { sent, send: async (mail) => void sent.push(mail) };
 };
 const walletsWith = (mailers: OtpMailers = {}, clock = systemClock): EmbeddedWallets =>
-  new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'), new WalletConsents(pool, 'accounts'));
+  new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'), new WalletConsents(pool, 'accounts'), new OtpMailMetrics());
 const contextOf = (platformId: string): RequestContext => ({ platformId, actor: { kind: 'token', tokenId: 'ApiToken:1' }, requestId: newId('Request'), correlationId: 'int' });
 
 /** A sandbox platform with wallets, and one wallet with its EMAIL_OTP credential. */
-const newWallet = async (environment: 'SANDBOX' | 'PRODUCTION' = 'SANDBOX'): Promise<{ platformId: string; accountId: string; customerId: string; credentialId: string }> => {
+const newWallet = async (
+  environment: 'SANDBOX' | 'PRODUCTION' = 'SANDBOX',
+  emailOf = (customerId: string) => `${customerId}@example.com`,
+): Promise<{ platformId: string; accountId: string; customerId: string; credentialId: string }> => {
   const platformId = newPlatformId();
   await store.upsertPlatform({ platformId, environment, enabled: true, config: { appName: 'Int Wallet', expirationSeconds: 120 } });
   const customerId = newId('Customer');
   const accountId = newId('InternalAccount');
   const credentialId = newId('AuthMethod');
-  await store.upsertCustomer(customerId, platformId, `${customerId}@example.com`);
-  await store.provisionWallet({ accountId, platformId, customerId, sealedMnemonic: 'sealed', credentialId, email: `${customerId}@example.com`, now: new Date() });
+  await store.upsertCustomer(customerId, platformId, emailOf(customerId));
+  await store.provisionWallet({ accountId, platformId, customerId, sealedMnemonic: 'sealed', credentialId, email: emailOf(customerId), now: new Date() });
   return { platformId, accountId, customerId, credentialId };
 };
 
@@ -143,12 +149,17 @@ describe('OTP mail through the mail port', () => {
         platformId: wallet.platformId,
         accountId: wallet.accountId,
         to: `${wallet.customerId}@example.com`,
+        from: { name: 'Notifications', address: null },
+        replyTo: null,
         subject: 'Int Wallet sign-in code',
+        text: expect.stringContaining('It expires in 2 minutes.'),
+        html: expect.stringContaining('Int Wallet'),
         otpCode: expect.stringMatching(/^\d{6}$/),
         sentAt: new Date('2026-11-25T12:00:00Z'),
         expiresAt: new Date('2026-11-25T12:02:00Z'),
       },
     ]);
+    expect(sandbox.sent[0]!.text).toContain(`\n${sandbox.sent[0]!.otpCode}\n`);
   });
 
   it('given a production platform and no production mailer, then 503 EMAIL_DELIVERY_UNAVAILABLE and nothing sent', async () => {
@@ -171,7 +182,7 @@ describe('the sandbox mailbox', () => {
     const wallet = await newWallet();
     const mailbox = new SandboxMailbox(pool, 'accounts');
     const clock = createControllableClock(new Date('2030-01-01T00:00:00Z'));
-    const mail = (otpCode: string, ttlMs: number): OtpMail => ({ platformId: wallet.platformId, accountId: wallet.accountId, to: 'a@example.com', subject: 's', otpCode, sentAt: clock.now(), expiresAt: new Date(clock.now().getTime() + ttlMs) });
+    const mail = (otpCode: string, ttlMs: number): OtpMail => ({ platformId: wallet.platformId, accountId: wallet.accountId, to: 'a@example.com', from: { name: 'n', address: null }, replyTo: null, subject: 's', text: 't', html: 'h', otpCode, sentAt: clock.now(), expiresAt: new Date(clock.now().getTime() + ttlMs) });
     await mailbox.send(mail('111111', 60_000));
     await mailbox.send(mail('222222', 300_000));
     const job = new PurgeSandboxMailboxJob(mailbox, options, clock);
@@ -290,5 +301,88 @@ describe('a signed request whose change is refused', () => {
     const exported = (await wallets.exportWallet(context, wallet.accountId, { clientPublicKey: generateP256KeyPair().publicKeyHex }, {})).body as unknown as { requestId: string };
     await pool.query('UPDATE accounts.wallet_pending_requests SET used_at = now() WHERE request_id = $1', [exported.requestId]);
     expect(await wallets.releaseSignedRequest(context, exported.requestId)).toEqual({ released: false });
+  });
+});
+
+describe('production OTP mail through a real SMTP relay', () => {
+  const refusing = new Set<string>();
+  const signer = bundleSigningKeyOf(generateP256KeyPair().privateKeyHex);
+  let relay: TestSmtpServer;
+  let smtp: SmtpMailer;
+
+  beforeAll(async () => {
+    relay = await startTestSmtpServer({ refuseRecipient: (address) => refusing.has(address) });
+    smtp = new SmtpMailer({ host: '127.0.0.1', port: relay.port, secure: false, requireTls: false, auth: null, from: { name: '', address: 'otp@corridor.test' }, timeoutMs: 5_000 });
+  });
+
+  afterAll(async () => {
+    smtp?.onApplicationShutdown();
+    await relay?.close();
+  });
+
+  const productionWallets = (metrics: OtpMailMetrics): EmbeddedWallets =>
+    new EmbeddedWallets(store, { ...options, exportSigningKey: signer }, systemClock, { SANDBOX: recordingMailer(), PRODUCTION: smtp }, new SandboxMailbox(pool, 'accounts'), new WalletConsents(pool, 'accounts'), metrics);
+
+  /** A production wallet whose platform brands its OTP mail. */
+  const brandedWallet = async () => {
+    // A customer id is no local part (its colon reads as an address group): a real address, as a customer has.
+    const email = `wallet.${randomBytes(6).toString('hex')}@example.com`;
+    const wallet = await newWallet('PRODUCTION', () => email);
+    const branding = { appName: 'Live Wallet', otpLength: 8, sendFromEmailAddress: 'noreply@live.test', sendFromEmailSenderName: 'Live Notifications', replyToEmailAddress: 'help@live.test' };
+    await store.upsertPlatform({ platformId: wallet.platformId, environment: 'PRODUCTION', enabled: true, config: branding });
+    return { ...wallet, email };
+  };
+
+  /** The code of the newest mail to the address, read as a person would: the line of 8 digits. */
+  const codeIn = (text: string): string => text.split('\n').find((line) => /^\d{8}$/.test(line)) ?? '';
+
+  /** The verify body of an EMAIL_OTP: the code and the TEK sealed to the challenge's target, as a client makes it. */
+  const verifyBody = async (bundle: string, code: string, tek: { publicKeyHex: string }): Promise<Record<string, unknown>> => {
+    const { targetPublic } = JSON.parse(Buffer.from((JSON.parse(bundle) as { data: string }).data, 'hex').toString()) as { targetPublic: string };
+    const sealed = await hpkeSeal(targetPublic, new TextEncoder().encode(JSON.stringify({ otp_code: code, public_key: tek.publicKeyHex })));
+    return { type: 'EMAIL_OTP', encryptedOtpBundle: JSON.stringify({ encappedPublic: toHex(sealed.enc), ciphertext: toHex(sealed.ciphertext) }) };
+  };
+
+  it('given a production platform, when a credential is challenged, then the OTP arrives by SMTP as the platform brands it, and the code read from the mail opens a session', async () => {
+    const metrics = new OtpMailMetrics();
+    const wallets = productionWallets(metrics);
+    const wallet = await brandedWallet();
+    const reply = await wallets.challenge(contextOf(wallet.platformId), wallet.credentialId, {});
+    expect(JSON.parse(reply.otpEncryptionTargetBundle!)).toMatchObject({ enclaveQuorumPublic: signer.publicKeyHex, dataSignature: expect.stringMatching(/^30/) });
+
+    const mail = await relay.mailTo(wallet.email);
+    expect(mail.envelope.from).toBe('otp@corridor.test');
+    expect(mail.headers).toMatchObject({ from: 'Live Notifications <noreply@live.test>', 'reply-to': 'help@live.test', subject: 'Live Wallet sign-in code' });
+    const code = codeIn(mail.text);
+    expect(code).toMatch(/^\d{8}$/);
+
+    const tek = generateP256KeyPair();
+    const body = await verifyBody(reply.otpEncryptionTargetBundle!, code, tek);
+    const leg1 = await wallets.verify(contextOf(wallet.platformId), wallet.credentialId, body, {});
+    expect(leg1.status).toBe(202);
+    const challenge = leg1.body as { payloadToSign: string; requestId: string };
+    const leg2 = await wallets.verify(contextOf(wallet.platformId), wallet.credentialId, body, { walletSignature: stampOf(tek.privateKeyHex, challenge.payloadToSign), requestId: challenge.requestId });
+    expect(leg2).toMatchObject({ status: 200, body: { id: expect.stringMatching(/^Session:/), type: 'EMAIL_OTP', accountId: wallet.accountId } });
+    expect(await metrics.registry.getSingleMetricAsString('corridor_embedded_wallet_otp_mails_total')).toContain('environment="PRODUCTION",outcome="sent",reason=""} 1');
+  });
+
+  it('given a relay that refuses the address, then 503 EMAIL_DELIVERY_FAILED with the reason, counted, and the code mailed before still verifies', async () => {
+    const metrics = new OtpMailMetrics();
+    const wallets = productionWallets(metrics);
+    const wallet = await brandedWallet();
+    const first = await wallets.challenge(contextOf(wallet.platformId), wallet.credentialId, {});
+    const code = codeIn((await relay.mailTo(wallet.email)).text);
+
+    refusing.add(wallet.email);
+    await expect(wallets.challenge(contextOf(wallet.platformId), wallet.credentialId, {})).rejects.toMatchObject({
+      code: 'EMAIL_DELIVERY_FAILED',
+      status: 503,
+      message: expect.stringContaining('check the customer'),
+      details: { reason: 'recipient' },
+    });
+    expect(await metrics.registry.getSingleMetricAsString('corridor_embedded_wallet_otp_mails_total')).toContain('environment="PRODUCTION",outcome="failed",reason="recipient"} 1');
+    // The failed send stored nothing: the OTP of the mail that did arrive is still the credential's.
+    const body = await verifyBody(first.otpEncryptionTargetBundle!, code, generateP256KeyPair());
+    expect((await wallets.verify(contextOf(wallet.platformId), wallet.credentialId, body, {})).status).toBe(202);
   });
 });

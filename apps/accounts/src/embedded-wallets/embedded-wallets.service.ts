@@ -41,7 +41,17 @@ import {
 } from './auth-rules';
 import { checkEmailSynced, decideEmailChange, decideEmailSync, tiedSet } from './email-change';
 import { checkOidcClaims, nonceFor, oidcAudiencesOf, type OidcIdentity, OidcVerifier } from './oidc';
-import { OTP_MAILERS, type OtpMailers } from './otp-mail';
+import { OtpMailMetrics } from './otp-mail-metrics';
+import {
+  composeOtpMail,
+  deliveryFailureMessage,
+  MailDeliveryError,
+  OTP_MAILERS,
+  type OtpBranding,
+  type OtpMail,
+  type OtpMailer,
+  type OtpMailers,
+} from './otp-mail';
 import { authenticatePasskey, offersSandboxAssertion, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, sandboxAssertionAccepted } from './passkeys';
 import { SandboxMailbox } from './sandbox-mailbox';
 import { type ConsentPlan, consentPlanOf, WALLET_CURRENCY } from './signed-consent';
@@ -49,6 +59,7 @@ import { CHALLENGE_TTL_MS, checkRetry, isFirstLeg, legOf, offersSandboxSignature
 import { activityPayload, renderCredential, renderSession } from './wallet-wire';
 import {
   bodyDigest,
+  type BundleSigningKey,
   compressedPublicKey,
   exportBundle,
   generateP256KeyPair,
@@ -115,6 +126,7 @@ export class EmbeddedWallets {
     @Inject(OTP_MAILERS) private readonly mailers: OtpMailers,
     private readonly mailbox: SandboxMailbox,
     private readonly consents: WalletConsents,
+    private readonly mailMetrics: OtpMailMetrics,
   ) {
     this.oidc = new OidcVerifier(options.oidcIssuers);
     this.failurePolicy = { ...DEFAULT_FAILURE_POLICY, maxFailures: options.authFailuresMax };
@@ -123,6 +135,19 @@ export class EmbeddedWallets {
       this.logger.warn(
         'Passkeys are off: no relying party is configured (EMBEDDED_WALLET_WEBAUTHN_RP_IDS and _ORIGINS); ' +
           'passkey registration and sign-in answer 503.',
+      );
+    }
+    if (!options.smtp) {
+      this.logger.warn(
+        'No SMTP relay is configured (SMTP_HOST, MAIL_FROM): production platforms’ EMAIL_OTP challenges answer 503 EMAIL_DELIVERY_UNAVAILABLE.',
+      );
+    }
+    if (options.exportSigningKey) {
+      const enclaveQuorumPublic = options.exportSigningKey.publicKeyHex;
+      this.logger.info({ enclaveQuorumPublic }, 'Production wallet exports and OTP target bundles are signed; clients pin this public key.');
+    } else {
+      this.logger.warn(
+        'EMBEDDED_WALLET_EXPORT_SIGNING_KEY is unset: production wallet exports and OTP target bundles carry empty dataSignature and enclaveQuorumPublic.',
       );
     }
   }
@@ -401,19 +426,33 @@ export class EmbeddedWallets {
     );
   }
 
-  /** A new OTP through the mail port, and the target bundle the client seals it to. */
+  /**
+   * A new OTP through the mail port, and the target bundle the client seals it to. The mail goes
+   * before the OTP is stored: a send that fails leaves the credential's previous OTP (if one is
+   * still mailed and valid) usable, and the client cannot verify before it has this reply anyway.
+   */
   private async issueOtp(context: RequestContext, credential: CredentialRow, now: Date): Promise<string> {
     const platform = await this.store.platform(context.platformId);
-    const config = (platform?.config ?? {}) as { otpLength?: number; alphanumeric?: boolean; expirationSeconds?: number; appName?: string };
-    const mailer = platform?.environment ? this.mailers[platform.environment as keyof OtpMailers] : undefined;
+    const config = (platform?.config ?? {}) as OtpBranding & { otpLength?: number; alphanumeric?: boolean; expirationSeconds?: number };
+    const environment = platform?.environment || 'UNKNOWN';
+    const mailer = this.mailers[environment as keyof OtpMailers];
     if (!mailer) {
-      // Only the sandbox has a mailer in this deployment (decision 0017): no transport reaches real inboxes yet.
-      throw new DomainError('EMAIL_DELIVERY_UNAVAILABLE', 'unavailable', 'This Corridor deployment has no mail transport for OTP emails to production customers yet.');
+      this.mailMetrics.mails.inc({ environment, outcome: 'unavailable', reason: 'no_transport' });
+      this.logger.error({ credentialId: credential.id, environment }, 'No mail transport for this platform environment: an OTP challenge answered 503.');
+      throw new DomainError(
+        'EMAIL_DELIVERY_UNAVAILABLE',
+        'unavailable',
+        'This Corridor deployment has no mail transport for OTP emails to production customers: ' +
+          'its operator must configure an SMTP relay (SMTP_HOST and MAIL_FROM on the accounts service).',
+      );
     }
     const code = otpCodeFrom((below) => randomInt(below), config.otpLength ?? 6, config.alphanumeric ?? false);
+    const expiresAt = new Date(now.getTime() + (config.expirationSeconds ?? 300) * 1000);
+    const otp = { otpCode: code, sentAt: now, expiresAt };
+    const mail = { platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, ...otp, ...composeOtpMail(config, otp) };
+    await this.deliverOtp(mailer, mail, credential, environment);
     const target = generateP256KeyPair();
     const salt = randomSalt();
-    const expiresAt = new Date(now.getTime() + (config.expirationSeconds ?? 300) * 1000);
     await this.store.saveOtp({
       credentialId: credential.id,
       targetPublic: target.publicKeyHex,
@@ -424,9 +463,28 @@ export class EmbeddedWallets {
       expiresAt,
       usedAt: null,
     });
-    await mailer.send({ platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, subject: `${config.appName ?? 'Your wallet'} sign-in code`, otpCode: code, sentAt: now, expiresAt });
-    this.logger.info({ credentialId: credential.id, accountId: credential.accountId, environment: platform?.environment }, 'Sent an Embedded Wallet OTP email.');
-    return otpEncryptionTargetBundle(target.publicKeyHex, context.platformId, credential.accountId);
+    return otpEncryptionTargetBundle(target.publicKeyHex, context.platformId, credential.accountId, this.bundleSignerOf(environment));
+  }
+
+  /** One send through the port: counted, logged with its reason when it fails, and a failure answered 503 saying whose move it is. */
+  private async deliverOtp(mailer: OtpMailer, mail: OtpMail, credential: CredentialRow, environment: string): Promise<void> {
+    try {
+      await mailer.send(mail);
+    } catch (error) {
+      const { reason, detail } =
+        error instanceof MailDeliveryError ? error : { reason: 'other' as const, detail: error instanceof Error ? error.message : String(error) };
+      this.mailMetrics.mails.inc({ environment, outcome: 'failed', reason });
+      const where = { credentialId: credential.id, accountId: credential.accountId, environment };
+      this.logger.error({ ...where, reason, error: detail }, 'An Embedded Wallet OTP email was not sent: the challenge answered 503.');
+      throw new DomainError('EMAIL_DELIVERY_FAILED', 'unavailable', deliveryFailureMessage(reason, mail.from.address), { reason });
+    }
+    this.mailMetrics.mails.inc({ environment, outcome: 'sent', reason: '' });
+    this.logger.info({ credentialId: credential.id, accountId: credential.accountId, environment }, 'Sent an Embedded Wallet OTP email.');
+  }
+
+  /** Production bundles are signed by the configured key (the reference's enclave quorum key); sandbox ones never are. */
+  private bundleSignerOf(environment: string): BundleSigningKey | null {
+    return environment === 'PRODUCTION' ? this.options.exportSigningKey : null;
   }
 
   async challenge(context: RequestContext, credentialId: string, body: Record<string, unknown>): Promise<AuthMethodResponseWire> {
@@ -704,8 +762,10 @@ export class EmbeddedWallets {
         const sealed = await this.store.sealedMnemonic(accountId, context.platformId);
         if (!sealed) throw notFound('Embedded Wallet account', accountId);
         const mnemonic = openAtRest(sealed, this.options.keyEncryptionKey);
-        this.logger.info({ accountId }, 'Exported an Embedded Wallet to its client key.');
-        return { status: 200, body: { id: accountId, encryptedWalletCredentials: await exportBundle(clientPublicKey, mnemonic, context.platformId) } };
+        const signer = this.bundleSignerOf((await this.store.platform(context.platformId))?.environment ?? '');
+        this.logger.info({ accountId, signed: signer !== null }, 'Exported an Embedded Wallet to its client key.');
+        const encryptedWalletCredentials = await exportBundle(clientPublicKey, mnemonic, context.platformId, signer);
+        return { status: 200, body: { id: accountId, encryptedWalletCredentials } };
       },
     );
   }

@@ -1,5 +1,7 @@
+import { parseSmtpConfig, type SmtpConfig } from './mail-config';
 import { type OidcIssuer, parseOidcIssuers } from './oidc';
 import { parseWebAuthnConfig, type WebAuthnConfig } from './passkeys';
+import { type BundleSigningKey, bundleSigningKeyOf } from './wallet-crypto';
 
 // Configuration of the Embedded Wallet part of the accounts service, in the style of the webhooks
 // service's key-encryption key (apps/webhooks/src/config.ts).
@@ -21,6 +23,13 @@ export type EmbeddedWalletConfig = {
    * fuzz the parsers raise it so the lock does not hide them.
    */
   authFailuresMax: number;
+  /** SMTP_* and MAIL_FROM: the relay production platforms' OTP mail goes through; null, they get 503. */
+  smtp: SmtpConfig | null;
+  /**
+   * EMBEDDED_WALLET_EXPORT_SIGNING_KEY: the P-256 key that signs production bundles (exports and OTP
+   * targets) as the reference's enclave quorum key; null, their dataSignature and enclaveQuorumPublic are "".
+   */
+  exportSigningKey: BundleSigningKey | null;
 };
 
 // A fixed key for development and tests only: anyone can read it here, so production refuses it.
@@ -56,6 +65,20 @@ const wholeNumber = (env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return value;
 };
 
+const GENERATE_SIGNING_KEY =
+  'generate one with `node -e "const {d}=require(\'crypto\').generateKeyPairSync(\'ec\',{namedCurve:\'P-256\'}).privateKey.export({format:\'jwk\'});' +
+  'console.log(Buffer.from(d,\'base64url\').toString(\'hex\'))"`';
+
+export const parseExportSigningKey = (env: NodeJS.ProcessEnv): BundleSigningKey | null => {
+  const configured = env['EMBEDDED_WALLET_EXPORT_SIGNING_KEY']?.trim();
+  if (!configured) return null;
+  try {
+    return bundleSigningKeyOf(configured);
+  } catch (error) {
+    throw new Error(`EMBEDDED_WALLET_EXPORT_SIGNING_KEY is ${(error as Error).message}; ${GENERATE_SIGNING_KEY}.`);
+  }
+};
+
 export const parseEmbeddedWalletConfig = (env: NodeJS.ProcessEnv): EmbeddedWalletConfig => ({
   keyEncryptionKey: parseWalletKeyEncryptionKey(env),
   sessionTtlSeconds: wholeNumber(env, 'EMBEDDED_WALLET_SESSION_TTL_SECONDS', 900),
@@ -63,4 +86,6 @@ export const parseEmbeddedWalletConfig = (env: NodeJS.ProcessEnv): EmbeddedWalle
   webAuthn: parseWebAuthnConfig(env),
   mailboxSweepSeconds: wholeNumber(env, 'EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS', 60),
   authFailuresMax: wholeNumber(env, 'EMBEDDED_WALLET_AUTH_FAILURES_MAX', 5),
+  smtp: parseSmtpConfig(env),
+  exportSigningKey: parseExportSigningKey(env),
 });

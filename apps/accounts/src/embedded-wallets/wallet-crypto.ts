@@ -57,13 +57,39 @@ export const sealSessionSigningKey = async (clientPublicKeyHex: string, sessionP
   return bs58check.encode(concat(p256.ProjectivePoint.fromHex(enc).toRawBytes(true), ciphertext));
 };
 
-/** The bundle format the reference uses for OTP targets and exports: {"version","data"(hex JSON),"dataSignature","enclaveQuorumPublic"}. */
-const bundle = (data: Record<string, unknown>): string =>
-  JSON.stringify({ version: 'v1.0.0', data: toHex(utf8(JSON.stringify(data))), dataSignature: '', enclaveQuorumPublic: '' });
+/**
+ * The key that stands in for the reference's enclave quorum key: it signs the bundles of production
+ * platforms, and clients pin its public key (uncompressed SEC1 hex, as enclaveQuorumPublic shows it).
+ */
+export type BundleSigningKey = { privateKeyHex: string; publicKeyHex: string };
+
+/** The signing key of a 32-byte P-256 private key in hex; throws when it is not a valid scalar. */
+export const bundleSigningKeyOf = (privateKeyHex: string): BundleSigningKey => {
+  if (!/^[0-9a-fA-F]{64}$/.test(privateKeyHex) || !p256.utils.isValidPrivateKey(fromHex(privateKeyHex))) {
+    throw new Error('not a P-256 private key: 32 bytes in hex (64 hex digits), between 1 and the curve order');
+  }
+  return { privateKeyHex: privateKeyHex.toLowerCase(), publicKeyHex: toHex(p256.getPublicKey(fromHex(privateKeyHex), false)) };
+};
+
+/**
+ * The bundle format the reference uses for OTP targets and exports: {"version","data"(hex JSON),
+ * "dataSignature","enclaveQuorumPublic"}. dataSignature is ECDSA-P256-SHA256 over the bytes `data`
+ * hex-decodes to, DER in hex, as Turnkey's clients verify it; without a signer (sandbox) both are "".
+ */
+const bundle = (data: Record<string, unknown>, signer: BundleSigningKey | null): string => {
+  const dataBytes = utf8(JSON.stringify(data));
+  const dataSignature = signer ? p256.sign(sha256(dataBytes), fromHex(signer.privateKeyHex)).toDERHex() : '';
+  return JSON.stringify({ version: 'v1.0.0', data: toHex(dataBytes), dataSignature, enclaveQuorumPublic: signer?.publicKeyHex ?? '' });
+};
 
 /** otpEncryptionTargetBundle: names the public key the client seals {otp_code, public_key} to. */
-export const otpEncryptionTargetBundle = (targetPublicKeyHex: string, organizationId: string, userId: string): string =>
-  bundle({ targetPublic: targetPublicKeyHex, organizationId, userId });
+export const otpEncryptionTargetBundle = (
+  targetPublicKeyHex: string,
+  organizationId: string,
+  userId: string,
+  signer: BundleSigningKey | null,
+): string =>
+  bundle({ targetPublic: targetPublicKeyHex, organizationId, userId }, signer);
 
 export type OtpBundlePlaintext = { otpCode: string; publicKey: string };
 
@@ -85,9 +111,14 @@ export const openOtpBundle = async (encryptedOtpBundle: string, targetPrivateKey
 };
 
 /** encryptedWalletCredentials of an export: the mnemonic sealed to clientPublicKey, data = hex JSON {encappedPublic, ciphertext, organizationId}. */
-export const exportBundle = async (clientPublicKeyHex: string, mnemonic: string, organizationId: string): Promise<string> => {
+export const exportBundle = async (
+  clientPublicKeyHex: string,
+  mnemonic: string,
+  organizationId: string,
+  signer: BundleSigningKey | null,
+): Promise<string> => {
   const { enc, ciphertext } = await hpkeSeal(clientPublicKeyHex, utf8(mnemonic));
-  return bundle({ encappedPublic: toHex(enc), ciphertext: toHex(ciphertext), organizationId });
+  return bundle({ encappedPublic: toHex(enc), ciphertext: toHex(ciphertext), organizationId }, signer);
 };
 
 export type Stamp = { publicKey: string; scheme: string; signature: string };

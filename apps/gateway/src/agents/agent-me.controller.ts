@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type AgentActionWire,
   type AgentExecuteQuoteData,
@@ -26,6 +26,7 @@ import { QuoteRequest, QuoteRequestPipe } from '../payments/payments.dto';
 import { ServiceCall } from '../service-call';
 import { AgentAuthGuard } from './agent-auth.guard';
 import { AgentExternalAccountsQuery, AgentInternalAccountsQuery, AgentTransactionsQuery, AgentTransferRequest, ListOwnActionsQuery } from './agents.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const quoteId = new IdPipe('Quote', 'QUOTE_NOT_FOUND', 'Quote');
 const transactionId = new IdPipe('Transaction', 'TRANSACTION_NOT_FOUND', 'Transaction');
@@ -54,22 +55,26 @@ const transferOf = (body: AgentTransferRequest): AgentTransferData => ({
 export class AgentMeController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('getAgentMe')
   @Get()
   me(@Ctx() context: RequestContext): Promise<AgentWire> {
     return this.call.request(subjects.agents.me.get, {}, context);
   }
 
+  @ReferenceOperation('agentListTransactions')
   @Get('transactions')
   transactions(@Query() query: AgentTransactionsQuery, @Ctx() context: RequestContext): Promise<Page<TransactionWire>> {
     const { limit: _limit, cursor: _cursor, ...filters } = query;
     return this.call.request(subjects.agents.me.listTransactions, { ...defined(filters), ...pageOf(query) }, context);
   }
 
+  @ReferenceOperation('agentGetTransaction')
   @Get('transactions/:transactionId')
   transaction(@Param('transactionId', transactionId) id: string, @Ctx() context: RequestContext): Promise<TransactionWire> {
     return this.call.request(subjects.agents.me.getTransaction, { transactionId: id }, context);
   }
 
+  @ReferenceOperation('agentCreateQuote')
   @Post('quotes')
   @HttpCode(201)
   @ApiBody({ type: QuoteRequest })
@@ -77,11 +82,13 @@ export class AgentMeController {
     return this.call.request(subjects.agents.me.createQuote, body, context);
   }
 
+  @ReferenceOperation('agentGetQuote')
   @Get('quotes/:quoteId')
   quote(@Param('quoteId', quoteId) id: string, @Ctx() context: RequestContext): Promise<QuoteWire> {
     return this.call.request(subjects.agents.me.getQuote, { quoteId: id }, context);
   }
 
+  @ReferenceOperation('agentExecuteQuote', { signature: 'signedCall' })
   @Post('quotes/:quoteId/execute')
   @HttpCode(200)
   execute(@Param('quoteId', quoteId) id: string, @Headers('grid-wallet-signature') walletSignature: string | undefined, @Ctx() context: RequestContext): Promise<AgentActionWire> {
@@ -90,23 +97,27 @@ export class AgentMeController {
     return this.call.request(subjects.agents.me.executeQuote, data, context, AGENT_ACTION_TIMEOUT_MS);
   }
 
+  @ReferenceOperation('agentListActions')
   @Get('actions')
   actions(@Query() query: ListOwnActionsQuery, @Ctx() context: RequestContext): Promise<Page<AgentActionWire>> {
     const { limit: _limit, cursor: _cursor, ...filters } = query;
     return this.call.request(subjects.agents.me.listActions, { ...defined(filters), ...pageOf(query) }, context);
   }
 
+  @ReferenceOperation('agentGetAction')
   @Get('actions/:actionId')
   action(@Param('actionId', actionId) id: string, @Ctx() context: RequestContext): Promise<AgentActionWire> {
     return this.call.request(subjects.agents.me.getAction, { actionId: id }, context);
   }
 
+  @ReferenceOperation('agentCreateTransferIn')
   @Post('transfer-in')
   @HttpCode(201)
   transferIn(@Body() body: AgentTransferRequest, @Ctx() context: RequestContext): Promise<AgentActionWire> {
     return this.call.request(subjects.agents.me.transferIn, transferOf(body), context, AGENT_ACTION_TIMEOUT_MS);
   }
 
+  @ReferenceOperation('agentCreateTransferOut', { signature: 'signedRetry' })
   @Post('transfer-out')
   @HttpCode(201)
   @ApiOperation({
@@ -116,7 +127,6 @@ export class AgentMeController {
       '202 with {payloadToSign, requestId, expiresAt}, nothing reserved or recorded; then the same body with the customer’s ' +
       'Grid-Wallet-Signature over payloadToSign and Request-Id submits the action.',
   })
-  @ApiResponse({ status: 202, description: 'The wallet’s signed retry {payloadToSign, requestId, expiresAt}; nothing recorded.' })
   async transferOut(
     @Body() body: AgentTransferRequest,
     @Req() request: FastifyRequest,
@@ -130,29 +140,34 @@ export class AgentMeController {
     );
   }
 
+  @ReferenceOperation('agentListInternalAccounts')
   @Get('internal-accounts')
   internalAccounts(@Query() query: AgentInternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<InternalAccountWire>> {
     const { limit: _limit, cursor: _cursor, ...filters } = query;
     return this.call.request(subjects.agents.me.listInternalAccounts, { ...defined(filters), ...pageOf(query) }, context);
   }
 
+  @ReferenceOperation('agentListExternalAccounts')
   @Get('external-accounts')
   externalAccounts(@Query() query: AgentExternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<ExternalAccountWire>> {
     const { limit: _limit, cursor: _cursor, ...filters } = query;
     return this.call.request(subjects.agents.me.listExternalAccounts, { ...defined(filters), ...pageOf(query) }, context);
   }
 
+  @ReferenceOperation('agentCreateExternalAccount')
   @Post('external-accounts')
   @HttpCode(201)
   createExternalAccount(@Body() body: ExternalAccountCreateRequest, @Ctx() context: RequestContext): Promise<ExternalAccountWire> {
     return this.call.request(subjects.agents.me.createExternalAccount, defined({ ...body }), context);
   }
 
+  @ReferenceOperation('agentGetExternalAccount')
   @Get('external-accounts/:externalAccountId')
   externalAccount(@Param('externalAccountId', externalAccountId) id: string, @Ctx() context: RequestContext): Promise<ExternalAccountWire> {
     return this.call.request(subjects.agents.me.getExternalAccount, { externalAccountId: id }, context);
   }
 
+  @ReferenceOperation('agentDeleteExternalAccount')
   @Delete('external-accounts/:externalAccountId')
   @HttpCode(204)
   async deleteExternalAccount(@Param('externalAccountId', externalAccountId) id: string, @Ctx() context: RequestContext): Promise<void> {

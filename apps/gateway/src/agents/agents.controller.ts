@@ -29,6 +29,7 @@ import { IdPipe, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { AGENT_ACTION_TIMEOUT_MS } from './agent-me.controller';
 import { AgentActionRejectRequest, AgentCreateRequest, AgentPolicyUpdateRequest, AgentUpdateRequest, ListAgentsQuery, ListApprovalsQuery } from './agents.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const agentId = new IdPipe('Agent', 'REFERENCE_NOT_FOUND', 'Agent');
 const actionId = new IdPipe('AgentAction', 'REFERENCE_NOT_FOUND', 'Agent action');
@@ -57,6 +58,7 @@ const redeemContext = (request: FastifyRequest): RequestContext => ({
 export class AgentsController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('createAgent')
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
@@ -72,6 +74,7 @@ export class AgentsController {
     return this.call.request(subjects.agents.agent.create, data, context);
   }
 
+  @ReferenceOperation('listAgents')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListAgentsQuery, @Ctx() context: RequestContext): Promise<Page<AgentWire>> {
@@ -79,6 +82,7 @@ export class AgentsController {
     return this.call.request(subjects.agents.agent.list, { ...defined(filters), ...pageOf(query) } satisfies ListAgentsData, context);
   }
 
+  @ReferenceOperation('listAgentApprovals')
   @Get('approvals')
   @RequiresPermission('VIEW')
   approvals(@Query() query: ListApprovalsQuery, @Ctx() context: RequestContext): Promise<Page<AgentActionWire>> {
@@ -86,12 +90,14 @@ export class AgentsController {
     return this.call.request(subjects.agents.action.listApprovals, { ...defined(filters), ...pageOf(query) } satisfies ListAgentApprovalsData, context);
   }
 
+  @ReferenceOperation('getAgentDeviceCodeStatus')
   @Get('device-codes/:code/status')
   @RequiresPermission('VIEW')
   deviceCodeStatus(@Param('code') code: string, @Ctx() context: RequestContext): Promise<AgentDeviceCodeStatusWire> {
     return this.call.request(subjects.agents.deviceCode.status, { code: code.slice(0, DEVICE_CODE_MAX + 1) }, context);
   }
 
+  @ReferenceOperation('redeemAgentDeviceCode')
   @Post('device-codes/:code/redeem')
   @HttpCode(200)
   @PublicRoute()
@@ -99,12 +105,14 @@ export class AgentsController {
     return this.call.request(subjects.agents.deviceCode.redeem, { code: code.slice(0, DEVICE_CODE_MAX + 1) }, redeemContext(request));
   }
 
+  @ReferenceOperation('getAgentById')
   @Get(':agentId')
   @RequiresPermission('VIEW')
   get(@Param('agentId', agentId) id: string, @Ctx() context: RequestContext): Promise<AgentWire> {
     return this.call.request(subjects.agents.agent.get, { agentId: id }, context);
   }
 
+  @ReferenceOperation('updateAgent')
   @Patch(':agentId')
   @HttpCode(200)
   @RequiresPermission('MANAGE')
@@ -112,6 +120,7 @@ export class AgentsController {
     return this.call.request(subjects.agents.agent.update, { agentId: id, ...defined({ ...body }) }, context);
   }
 
+  @ReferenceOperation('deleteAgent')
   @Delete(':agentId')
   @HttpCode(204)
   @RequiresPermission('MANAGE')
@@ -119,6 +128,7 @@ export class AgentsController {
     await this.call.request(subjects.agents.agent.delete, { agentId: id }, context);
   }
 
+  @ReferenceOperation('updateAgentPolicy')
   @Patch(':agentId/policy')
   @HttpCode(200)
   @RequiresPermission('MANAGE')
@@ -133,6 +143,7 @@ export class AgentsController {
     return this.call.request(subjects.agents.agent.updatePolicy, data, context);
   }
 
+  @ReferenceOperation('regenerateAgentDeviceCode')
   @Post(':agentId/device-codes')
   @HttpCode(201)
   @RequiresPermission('MANAGE')
@@ -145,6 +156,7 @@ export class AgentsController {
     return this.call.request(subjects.agents.agent.regenerateDeviceCode, data, context);
   }
 
+  @ReferenceOperation('approveAgentAction')
   @Post(':agentId/actions/:actionId/approve')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
@@ -152,6 +164,7 @@ export class AgentsController {
     return this.call.request(subjects.agents.action.approve, { agentId: agent, actionId: action }, context, AGENT_ACTION_TIMEOUT_MS);
   }
 
+  @ReferenceOperation('rejectAgentAction')
   @Post(':agentId/actions/:actionId/reject')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')

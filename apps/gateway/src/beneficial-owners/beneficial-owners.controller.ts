@@ -7,6 +7,7 @@ import { pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { BeneficialOwnerCreateRequest, BeneficialOwnerUpdateRequest, ListBeneficialOwnersQuery } from './beneficial-owner.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const beneficialOwnerId = new IdPipe('BeneficialOwner', 'REFERENCE_NOT_FOUND', 'Beneficial owner');
 
@@ -16,6 +17,7 @@ const beneficialOwnerId = new IdPipe('BeneficialOwner', 'REFERENCE_NOT_FOUND', '
 export class BeneficialOwnersController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('createBeneficialOwner')
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
@@ -23,18 +25,21 @@ export class BeneficialOwnersController {
     return this.call.request(subjects.customers.beneficialOwner.create, body satisfies CreateBeneficialOwnerData, context);
   }
 
+  @ReferenceOperation('listBeneficialOwners')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListBeneficialOwnersQuery, @Ctx() context: RequestContext): Promise<Page<BeneficialOwnerWire>> {
     return this.call.request(subjects.customers.beneficialOwner.list, { customerId: query.customerId, ...pageOf(query) }, context);
   }
 
+  @ReferenceOperation('getBeneficialOwner')
   @Get(':beneficialOwnerId')
   @RequiresPermission('VIEW')
   get(@Param('beneficialOwnerId', beneficialOwnerId) id: string, @Ctx() context: RequestContext): Promise<BeneficialOwnerWire> {
     return this.call.request(subjects.customers.beneficialOwner.get, { beneficialOwnerId: id }, context);
   }
 
+  @ReferenceOperation('updateBeneficialOwner')
   @Patch(':beneficialOwnerId')
   @RequiresPermission('MANAGE')
   update(@Param('beneficialOwnerId', beneficialOwnerId) id: string, @Body() body: BeneficialOwnerUpdateRequest, @Ctx() context: RequestContext): Promise<BeneficialOwnerWire> {

@@ -18,6 +18,7 @@ import { Ctx } from '../auth/request-context';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { createLogger } from '@corridor/messaging';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 /** The largest CSV accepted: about 2 million rows of typical customers. */
 export const BULK_CSV_MAX_BYTES = 256 * 1024 * 1024;
@@ -40,6 +41,7 @@ export class BulkImportsController {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
   ) {}
 
+  @ReferenceOperation('uploadCustomersCsv')
   @Post('csv')
   @HttpCode(202)
   @RequiresPermission('MANAGE')
@@ -76,6 +78,7 @@ export class BulkImportsController {
     }
   }
 
+  @ReferenceOperation('getBulkCustomerImportJob')
   @Get('jobs/:jobId')
   @RequiresPermission('VIEW')
   get(@Param('jobId', jobId) id: string, @Ctx() context: RequestContext): Promise<BulkImportJobWire> {

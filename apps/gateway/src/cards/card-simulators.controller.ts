@@ -14,6 +14,7 @@ import { SandboxOnlyGuard } from '../auth/sandbox-only';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { SandboxCardAuthorizationRequest, SandboxCardClearingRequest, SandboxCardReturnRequest } from './card-simulators.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const cardId = new IdPipe('Card', 'REFERENCE_NOT_FOUND', 'Card');
 
@@ -28,6 +29,7 @@ const cardId = new IdPipe('Card', 'REFERENCE_NOT_FOUND', 'Card');
 export class CardSimulatorsController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('sandboxSimulateCardAuthorization')
   @Post(':id/simulate/authorization')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
@@ -49,6 +51,7 @@ export class CardSimulatorsController {
     return this.call.request(cardTransactionSubjects.authorize, data, context);
   }
 
+  @ReferenceOperation('sandboxSimulateCardClearing')
   @Post(':id/simulate/clearing')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
@@ -58,6 +61,7 @@ export class CardSimulatorsController {
     return this.call.request(cardTransactionSubjects.clear, data, context);
   }
 
+  @ReferenceOperation('sandboxSimulateCardReturn')
   @Post(':id/simulate/return')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')

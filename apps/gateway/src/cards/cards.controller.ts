@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiBasicAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type CardWire, type CreateCardData, type ListCardsData, type Page, type RequestContext, type SignedReply, subjects, type UpdateCardData, type WalletAuthorization, type WalletFundedChangeData } from '@corridor/contracts';
 import { answer, applyAuthorized, walletHeaders } from '../auth-credentials/signed-reply';
 import { RequiresPermission } from '../auth/permissions';
@@ -9,6 +9,7 @@ import { defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { CardCreateRequest, CardUpdateRequest, ListCardsQuery } from './cards.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 // The reference has no card-specific 404 code; REFERENCE_NOT_FOUND is its generic one.
 const cardId = new IdPipe('Card', 'REFERENCE_NOT_FOUND', 'Card');
@@ -19,6 +20,7 @@ const cardId = new IdPipe('Card', 'REFERENCE_NOT_FOUND', 'Card');
 export class CardsController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('createCard', { signature: 'signedRetry' })
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
@@ -33,7 +35,6 @@ export class CardsController {
       'closed or the wallet unbound. Signature errors are 401 with the reference codes (WALLET_SIGNATURE_MISSING, ' +
       'WALLET_SIGNATURE_MALFORMED, WALLET_SIGNATURE_INVALID, WALLET_SIGNATURE_BODY_MISMATCH, REQUEST_ID_MISSING, INVALID_SIGNATURE).',
   })
-  @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing was issued.' })
   async create(
     @Body() body: CardCreateRequest,
     @Req() request: FastifyRequest,
@@ -63,6 +64,7 @@ export class CardsController {
     );
   }
 
+  @ReferenceOperation('listCards')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListCardsQuery, @Ctx() context: RequestContext): Promise<Page<CardWire>> {
@@ -70,12 +72,14 @@ export class CardsController {
     return this.call.request(subjects.cards.card.list, { ...defined(filters), ...pageOf(query) } satisfies ListCardsData, context);
   }
 
+  @ReferenceOperation('getCardById')
   @Get(':id')
   @RequiresPermission('VIEW')
   get(@Param('id', cardId) id: string, @Ctx() context: RequestContext): Promise<CardWire> {
     return this.call.request(subjects.cards.card.get, { cardId: id }, context);
   }
 
+  @ReferenceOperation('updateCardById', { signature: 'signedRetry' })
   @Patch(':id')
   @HttpCode(200)
   @RequiresPermission('MANAGE')
@@ -86,7 +90,6 @@ export class CardsController {
       '{payloadToSign, requestId, expiresAt}, then the same body with Grid-Wallet-Signature and Request-Id. A wallet the card keeps ' +
       'consents to fund it; closing the card or unbinding the wallet ends that consent (decision 0020).',
   })
-  @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing was changed.' })
   async update(
     @Param('id', cardId) id: string,
     @Body() body: CardUpdateRequest,

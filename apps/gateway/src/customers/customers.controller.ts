@@ -17,6 +17,7 @@ import {
   IndividualCustomerUpdateRequest,
   ListCustomersQuery,
 } from './customer.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const customerId = new IdPipe('Customer', 'USER_NOT_FOUND', 'Customer');
 const createBody = new DiscriminatedBodyPipe('customerType', { INDIVIDUAL: IndividualCustomerCreateRequest, BUSINESS: BusinessCustomerCreateRequest });
@@ -30,6 +31,7 @@ const oneOf = (...models: Type<object>[]) => ({ schema: { oneOf: models.map((mod
 export class CustomersController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('createCustomer')
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
@@ -38,6 +40,7 @@ export class CustomersController {
     return this.call.request(subjects.customers.customer.create, body satisfies CreateCustomerData, context);
   }
 
+  @ReferenceOperation('listCustomers')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListCustomersQuery, @Ctx() context: RequestContext): Promise<Page<CustomerWire>> {
@@ -46,12 +49,14 @@ export class CustomersController {
     return this.call.request(subjects.customers.customer.list, data, context);
   }
 
+  @ReferenceOperation('getCustomerById')
   @Get(':customerId')
   @RequiresPermission('VIEW')
   get(@Param('customerId', customerId) id: string, @Ctx() context: RequestContext): Promise<CustomerWire> {
     return this.call.request(subjects.customers.customer.get, { customerId: id }, context);
   }
 
+  @ReferenceOperation('updateCustomerById', { signature: 'signedRetry' })
   @Patch(':customerId')
   @RequiresPermission('MANAGE')
   @ApiBody(oneOf(IndividualCustomerUpdateRequest, BusinessCustomerUpdateRequest))
@@ -77,6 +82,7 @@ export class CustomersController {
     return applyAuthorized(this.call, context, authorization, () => this.call.request<CustomerWire>(subjects.customers.customer.update, data, context));
   }
 
+  @ReferenceOperation('deleteCustomerById')
   @Delete(':customerId')
   @HttpCode(200)
   @RequiresPermission('MANAGE')

@@ -10,6 +10,7 @@ import { pageOf, PageQuery } from '../http/list-query';
 import { IdPipe, Optional } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { discardUpload, documentHolderOf, documentMetadataOf, receiveDocument, withUploadFingerprint } from './document-upload';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const documentId = new IdPipe('Document', 'REFERENCE_NOT_FOUND', 'Document');
 
@@ -60,6 +61,7 @@ export class DocumentsController {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
   ) {}
 
+  @ReferenceOperation('uploadDocument')
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
@@ -76,6 +78,7 @@ export class DocumentsController {
     }
   }
 
+  @ReferenceOperation('replaceDocument')
   @Put(':documentId')
   @RequiresPermission('MANAGE')
   @ApiConsumes('multipart/form-data')
@@ -91,18 +94,21 @@ export class DocumentsController {
     }
   }
 
+  @ReferenceOperation('listDocuments')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListDocumentsQuery, @Ctx() context: RequestContext): Promise<Page<DocumentWire>> {
     return this.call.request(subjects.customers.document.list, { ...(query.documentHolder ? { documentHolder: query.documentHolder } : {}), ...pageOf(query) }, context);
   }
 
+  @ReferenceOperation('getDocument')
   @Get(':documentId')
   @RequiresPermission('VIEW')
   get(@Param('documentId', documentId) id: string, @Ctx() context: RequestContext): Promise<DocumentWire> {
     return this.call.request(subjects.customers.document.get, { documentId: id }, context);
   }
 
+  @ReferenceOperation('deleteDocument')
   @Delete(':documentId')
   @HttpCode(204)
   @RequiresPermission('MANAGE')

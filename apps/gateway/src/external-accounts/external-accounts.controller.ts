@@ -21,6 +21,7 @@ import {
   ListPlatformExternalAccountsQuery,
   PlatformExternalAccountCreateRequest,
 } from './external-account.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const externalAccountId = new IdPipe('ExternalAccount', 'REFERENCE_NOT_FOUND', 'External account');
 
@@ -37,6 +38,7 @@ const Environment = createParamDecorator((_data: unknown, host: ExecutionContext
 export class CustomerExternalAccountsController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('createCustomerExternalAccount')
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
@@ -45,6 +47,7 @@ export class CustomerExternalAccountsController {
     return this.call.request(subjects.accounts.externalAccount.create, data, context);
   }
 
+  @ReferenceOperation('listCustomerExternalAccounts')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListCustomerExternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<ExternalAccountWire>> {
@@ -52,12 +55,14 @@ export class CustomerExternalAccountsController {
     return this.call.request(subjects.accounts.externalAccount.list, data, context);
   }
 
+  @ReferenceOperation('getCustomerExternalAccountById')
   @Get(':externalAccountId')
   @RequiresPermission('VIEW')
   get(@Param('externalAccountId', externalAccountId) id: string, @Ctx() context: RequestContext): Promise<ExternalAccountWire> {
     return this.call.request(subjects.accounts.externalAccount.get, { owner: 'CUSTOMER', externalAccountId: id } satisfies ExternalAccountIdData, context);
   }
 
+  @ReferenceOperation('deleteCustomerExternalAccountById')
   @Delete(':externalAccountId')
   @HttpCode(204)
   @RequiresPermission('MANAGE')
@@ -72,6 +77,7 @@ export class CustomerExternalAccountsController {
 export class PlatformExternalAccountsController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('createPlatformExternalAccount')
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
@@ -80,6 +86,7 @@ export class PlatformExternalAccountsController {
     return this.call.request(subjects.accounts.externalAccount.create, data, context);
   }
 
+  @ReferenceOperation('listPlatformExternalAccounts')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListPlatformExternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<ExternalAccountWire>> {
@@ -87,12 +94,14 @@ export class PlatformExternalAccountsController {
     return this.call.request(subjects.accounts.externalAccount.list, data, context);
   }
 
+  @ReferenceOperation('getPlatformExternalAccountById')
   @Get(':externalAccountId')
   @RequiresPermission('VIEW')
   get(@Param('externalAccountId', externalAccountId) id: string, @Ctx() context: RequestContext): Promise<ExternalAccountWire> {
     return this.call.request(subjects.accounts.externalAccount.get, { owner: 'PLATFORM', externalAccountId: id } satisfies ExternalAccountIdData, context);
   }
 
+  @ReferenceOperation('deletePlatformExternalAccountById')
   @Delete(':externalAccountId')
   @HttpCode(204)
   @RequiresPermission('MANAGE')

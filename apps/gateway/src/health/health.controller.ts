@@ -1,10 +1,11 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
 import { type DomainError, newUuid, subjects } from '@corridor/contracts';
 import { ServiceClient } from '@corridor/messaging';
 import type { FastifyReply } from 'fastify';
 import { PublicRoute } from '../auth/permissions';
 import { RedisConnection } from '../redis';
+import { ExtensionOperation } from '../http/openapi/operation';
 
 const PING_TIMEOUT_MS = 1_000;
 const REDIS_TIMEOUT_MS = 500;
@@ -12,6 +13,7 @@ const pings = { platform: subjects.platform.health, customers: subjects.customer
 
 export type HealthReport = { status: 'ok' | 'degraded'; services: Record<keyof typeof pings, 'ok' | 'unavailable'>; redis: 'ok' | 'unavailable' };
 
+// live and ready are the orchestrator's probes, outside the API's base path; GET /health is also served under it.
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {
@@ -22,6 +24,7 @@ export class HealthController {
 
   /** Liveness: the process answers HTTP. An outage of a service or of Redis must not restart the gateway. */
   @Get('live')
+  @ApiExcludeEndpoint()
   @PublicRoute()
   live(): { status: 'ok' } {
     return { status: 'ok' };
@@ -29,6 +32,7 @@ export class HealthController {
 
   /** Readiness: every service answers its NATS ping and Redis its PING (same status code as GET /health). */
   @Get('ready')
+  @ApiExcludeEndpoint()
   @PublicRoute()
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: HealthReport['status'] }> {
     const report = await this.report();
@@ -36,6 +40,7 @@ export class HealthController {
     return { status: report.status };
   }
 
+  @ExtensionOperation('getHealth')
   @Get()
   @PublicRoute()
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthReport> {

@@ -25,6 +25,7 @@ import {
   ListPlatformInternalAccountsQuery,
   SandboxFundRequest,
 } from './internal-account.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 // The reference has no dedicated 404 code for internal accounts; REFERENCE_NOT_FOUND is its generic one.
 const internalAccountId = new IdPipe('InternalAccount', 'REFERENCE_NOT_FOUND', 'Internal account');
@@ -35,6 +36,7 @@ const internalAccountId = new IdPipe('InternalAccount', 'REFERENCE_NOT_FOUND', '
 export class InternalAccountsController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('listCustomerInternalAccounts')
   @Get('customers/internal-accounts')
   @RequiresPermission('VIEW')
   listCustomerAccounts(@Query() query: ListCustomerInternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<InternalAccountWire>> {
@@ -42,12 +44,14 @@ export class InternalAccountsController {
     return this.call.request(subjects.accounts.internalAccount.list, { ...defined(filters), ...pageOf(query) } satisfies ListInternalAccountsData, context);
   }
 
+  @ReferenceOperation('listPlatformInternalAccounts')
   @Get('platform/internal-accounts')
   @RequiresPermission('VIEW')
   listPlatformAccounts(@Query() query: ListPlatformInternalAccountsQuery, @Ctx() context: RequestContext): Promise<{ data: InternalAccountWire[] }> {
     return this.call.request(subjects.accounts.internalAccount.listPlatform, defined({ ...query }) satisfies ListPlatformInternalAccountsData, context);
   }
 
+  @ReferenceOperation('updateInternalAccount', { signature: 'signedRetry' })
   @Patch('internal-accounts/:id')
   @RequiresPermission('MANAGE')
   async update(
@@ -62,7 +66,9 @@ export class InternalAccountsController {
     return answer(reply, await this.call.request<SignedReply<InternalAccountWire>>(subjects.accounts.embeddedWallet.updateAccount, data, context));
   }
 
+  @ReferenceOperation('exportInternalAccount', { signature: 'signedRetry' })
   @Post('internal-accounts/:id/export')
+  @HttpCode(200)
   @RequiresPermission('MANAGE')
   async export(
     @Param('id', internalAccountId) id: string,
@@ -75,6 +81,7 @@ export class InternalAccountsController {
     return answer(reply, await this.call.request<SignedReply<unknown>>(subjects.accounts.embeddedWallet.exportAccount, data, context));
   }
 
+  @ReferenceOperation('sandboxFundInternalAccount')
   @Post('sandbox/internal-accounts/:accountId/fund')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')

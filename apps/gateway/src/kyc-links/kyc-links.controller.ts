@@ -21,6 +21,7 @@ import { correlationIdOf } from '../http/request-id';
 import { IdPipe, Optional, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { messagePage, openPage, redirectTarget } from './kyc-link-page';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const customerId = new IdPipe('Customer', 'USER_NOT_FOUND', 'Customer');
 /** Base64url of 32 random bytes; anything else cannot be a link's token. */
@@ -44,6 +45,7 @@ export class KycLinksController {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
+  @ReferenceOperation('createCustomerKycLink')
   @Post(':customerId/kyc-link')
   @HttpCode(201)
   @RequiresPermission('MANAGE')

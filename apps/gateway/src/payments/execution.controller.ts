@@ -8,6 +8,7 @@ import { SandboxOnlyGuard } from '../auth/sandbox-only';
 import { CURRENCY_CODE } from '../customers/customer.dto';
 import { IdPipe, Optional } from '../http/validation';
 import { ServiceCall } from '../service-call';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 // Quote execution: POST /quotes/{quoteId}/execute (an internal-account source) and the sandbox's
 // simulated arrival of a REALTIME_FUNDING quote's funds, POST /sandbox/send. Idempotency-Key on
@@ -40,6 +41,7 @@ export class SandboxSendRequest {
 export class QuoteExecutionController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('executeQuote', { signature: 'signedCall' })
   @Post('quotes/:quoteId/execute')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
@@ -50,6 +52,7 @@ export class QuoteExecutionController {
     return this.call.request(subjects.payments.quote.execute, data, context);
   }
 
+  @ReferenceOperation('sandboxSend')
   @Post('sandbox/send')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')

@@ -8,6 +8,7 @@ import { defined } from '../http/list-query';
 import { IdPipe, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { ApprovePaymentRequest, RejectPaymentRequest, SandboxUmaReceiveRequest } from './incoming.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const transactionId = new IdPipe('Transaction', 'TRANSACTION_NOT_FOUND', 'Transaction');
 
@@ -17,6 +18,7 @@ const transactionId = new IdPipe('Transaction', 'TRANSACTION_NOT_FOUND', 'Transa
 export class IncomingPaymentsController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('sandboxReceive')
   @Post('sandbox/uma/receive')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
@@ -27,6 +29,7 @@ export class IncomingPaymentsController {
     return this.call.request(subjects.payments.incoming.receive, data, context);
   }
 
+  @ReferenceOperation('approvePendingPayment')
   @Post('transactions/:transactionId/approve')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
@@ -42,6 +45,7 @@ export class IncomingPaymentsController {
     return this.call.request(subjects.payments.incoming.approve, data, context);
   }
 
+  @ReferenceOperation('rejectPendingPayment')
   @Post('transactions/:transactionId/reject')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')

@@ -19,6 +19,7 @@ import { defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { ExchangeRatesQuery, ListTransactionsQuery, QuoteRequest, QuoteRequestPipe } from './payments.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const quoteId = new IdPipe('Quote', 'QUOTE_NOT_FOUND', 'Quote');
 const transactionId = new IdPipe('Transaction', 'TRANSACTION_NOT_FOUND', 'Transaction');
@@ -30,6 +31,7 @@ const quoteBody = new QuoteRequestPipe();
 export class ExchangeRatesController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('getExchangeRates')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ExchangeRatesQuery, @Ctx() context: RequestContext): Promise<{ data: ExchangeRateWire[] }> {
@@ -45,6 +47,7 @@ export class ExchangeRatesController {
 export class QuotesController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('createQuote')
   @Post()
   @HttpCode(201)
   @RequiresPermission('TRANSACT')
@@ -53,6 +56,7 @@ export class QuotesController {
     return this.call.request(subjects.payments.quote.create, body, context);
   }
 
+  @ReferenceOperation('getQuoteById')
   @Get(':quoteId')
   @RequiresPermission('VIEW')
   get(@Param('quoteId', quoteId) id: string, @Ctx() context: RequestContext): Promise<QuoteWire> {
@@ -66,6 +70,7 @@ export class QuotesController {
 export class TransactionsController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('listTransactions')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListTransactionsQuery, @Ctx() context: RequestContext): Promise<Page<TransactionWire>> {
@@ -73,6 +78,7 @@ export class TransactionsController {
     return this.call.request(subjects.payments.transaction.list, { ...defined(filters), ...pageOf(query) } satisfies ListTransactionsData, context);
   }
 
+  @ReferenceOperation('getTransactionById')
   @Get(':transactionId')
   @RequiresPermission('VIEW')
   get(@Param('transactionId', transactionId) id: string, @Ctx() context: RequestContext): Promise<TransactionWire> {

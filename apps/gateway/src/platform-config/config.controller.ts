@@ -5,6 +5,7 @@ import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { ServiceCall } from '../service-call';
 import { PlatformConfigUpdateRequest } from './config.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 @ApiTags('Platform configuration')
 @ApiBasicAuth()
@@ -12,12 +13,14 @@ import { PlatformConfigUpdateRequest } from './config.dto';
 export class ConfigController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('getPlatformConfig')
   @Get()
   @RequiresPermission('VIEW')
   get(@Ctx() context: RequestContext): Promise<PlatformConfigWire> {
     return this.withWebhookKey(this.call.request(subjects.platform.config.get, {}, context), context);
   }
 
+  @ReferenceOperation('updatePlatformConfig')
   @Patch()
   @RequiresPermission('MANAGE')
   update(@Body() body: PlatformConfigUpdateRequest, @Ctx() context: RequestContext): Promise<PlatformConfigWire> {

@@ -8,6 +8,7 @@ import { defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { ApiTokenCreateRequest, ListTokensQuery } from './token.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const tokenId = new IdPipe('Token', 'TOKEN_NOT_FOUND', 'Token');
 
@@ -20,6 +21,7 @@ export class TokensController {
     private readonly auth: AuthService,
   ) {}
 
+  @ReferenceOperation('createToken')
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
@@ -29,6 +31,7 @@ export class TokensController {
     return this.call.request(subjects.platform.token.create, data, context);
   }
 
+  @ReferenceOperation('listTokens')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListTokensQuery, @Ctx() context: RequestContext): Promise<Page<ApiTokenWire>> {
@@ -36,12 +39,14 @@ export class TokensController {
     return this.call.request(subjects.platform.token.list, { ...defined(filters), ...pageOf(query) }, context);
   }
 
+  @ReferenceOperation('getTokenById')
   @Get(':tokenId')
   @RequiresPermission('VIEW')
   get(@Param('tokenId', tokenId) id: string, @Ctx() context: RequestContext): Promise<ApiTokenWire> {
     return this.call.request(subjects.platform.token.get, { tokenId: id }, context);
   }
 
+  @ReferenceOperation('deleteTokenById')
   @Delete(':tokenId')
   @HttpCode(204)
   @RequiresPermission('MANAGE')

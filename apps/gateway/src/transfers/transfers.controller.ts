@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBasicAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type ConfirmReceiptData,
@@ -18,6 +18,7 @@ import { Ctx } from '../auth/request-context';
 import { IdPipe, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { ConfirmReceiptDeliveryRequest, TransferInRequest, TransferOutRequest } from './transfers.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const transactionId = new IdPipe('Transaction', 'TRANSACTION_NOT_FOUND', 'Transaction');
 
@@ -33,6 +34,7 @@ const amountOf = (body: { amount?: number }) => (body.amount !== undefined ? { a
 export class TransfersController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('createTransferOut', { signature: 'signedRetry' })
   @Post('transfer-out')
   @HttpCode(201)
   @RequiresPermission('TRANSACT')
@@ -48,7 +50,6 @@ export class TransfersController {
       'the same body again with Grid-Wallet-Signature (a stamp over payloadToSign by an active session of the wallet) and ' +
       'Request-Id makes the transfer, whose id payloadToSign names. Signature errors are 401 with the reference codes.',
   })
-  @ApiResponse({ status: 202, description: 'The wallet’s signed retry: {payloadToSign, requestId, expiresAt}; nothing moved.' })
   async transferOut(
     @Body() body: TransferOutRequest,
     @Headers('idempotency-key') key: string | undefined,
@@ -82,6 +83,7 @@ export class TransfersController {
     );
   }
 
+  @ReferenceOperation('createTransferIn')
   @Post('transfer-in')
   @HttpCode(201)
   @RequiresPermission('TRANSACT')
@@ -105,6 +107,7 @@ export class TransactionReceiptsController {
   constructor(private readonly call: ServiceCall) {}
 
   /** The body is optional (the reference's ConfirmReceiptDeliveryRequest). */
+  @ReferenceOperation('confirmReceiptDelivery')
   @Post(':transactionId/confirm')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')

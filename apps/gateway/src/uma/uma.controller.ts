@@ -34,6 +34,7 @@ import {
   LookupQuery,
   UmaAddressPathPipe,
 } from './uma.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const externalAccountId = new IdPipe('ExternalAccount', 'REFERENCE_NOT_FOUND', 'External account');
 const invitationCode = new InvitationCodePipe();
@@ -45,6 +46,7 @@ const umaAddress = new UmaAddressPathPipe();
 export class ReceiverLookupsController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('lookupUma')
   @Get('uma/:receiverUmaAddress')
   @RequiresPermission('VIEW')
   @ApiOperation({ summary: 'Look up an UMA address: the currencies it accepts, estimates, limits and payer data', description: LOOKUP_SENDER_NOTE })
@@ -52,6 +54,7 @@ export class ReceiverLookupsController {
     return this.call.request(subjects.payments.lookup.uma, defined({ receiverUmaAddress, ...query }) satisfies LookupUmaData, context);
   }
 
+  @ReferenceOperation('lookupExternalAccount')
   @Get('external-account/:accountId')
   @RequiresPermission('VIEW')
   @ApiOperation({ summary: 'Look up an external account: its currency, estimate and limits', description: LOOKUP_SENDER_NOTE })
@@ -66,6 +69,7 @@ export class ReceiverLookupsController {
 export class UmaProvidersController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('getAvailableUmaProviders')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListUmaProvidersQuery, @Ctx() context: RequestContext): Promise<Page<UmaProviderWire>> {
@@ -80,6 +84,7 @@ export class UmaProvidersController {
 export class DiscoveriesController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('getDiscoveries')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: DiscoveriesQuery, @Ctx() context: RequestContext): Promise<{ data: DiscoveryWire[] }> {
@@ -93,6 +98,7 @@ export class DiscoveriesController {
 export class CryptoController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('estimateCryptoWithdrawalFee')
   @Post('estimate-withdrawal-fee')
   @HttpCode(200)
   @RequiresPermission('VIEW')
@@ -108,6 +114,7 @@ export class CryptoController {
 export class InvitationsController {
   constructor(private readonly call: ServiceCall) {}
 
+  @ReferenceOperation('createInvitation')
   @Post()
   @HttpCode(201)
   @RequiresPermission('TRANSACT')
@@ -117,12 +124,14 @@ export class InvitationsController {
     return this.call.request(subjects.payments.invitation.create, data, context);
   }
 
+  @ReferenceOperation('getInvitation')
   @Get(':invitationCode')
   @RequiresPermission('VIEW')
   get(@Param('invitationCode', invitationCode) code: string, @Ctx() context: RequestContext): Promise<InvitationWire> {
     return this.call.request(subjects.payments.invitation.get, { code }, context);
   }
 
+  @ReferenceOperation('claimInvitation')
   @Post(':invitationCode/claim')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
@@ -130,6 +139,7 @@ export class InvitationsController {
     return this.call.request(subjects.payments.invitation.claim, { code, inviteeUma: body.inviteeUma } satisfies ClaimInvitationData, context);
   }
 
+  @ReferenceOperation('cancelInvitation')
   @Post(':invitationCode/cancel')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')

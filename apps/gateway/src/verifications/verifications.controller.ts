@@ -7,6 +7,7 @@ import { defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { ListVerificationsQuery, VerificationRequest } from './verification.dto';
+import { ReferenceOperation } from '../http/openapi/operation';
 
 const verificationId = new IdPipe('Verification', 'REFERENCE_NOT_FOUND', 'Verification');
 
@@ -17,6 +18,7 @@ export class VerificationsController {
   constructor(private readonly call: ServiceCall) {}
 
   /** 200, not 201, as the reference has it: the reply says whether the customer could be submitted. */
+  @ReferenceOperation('createVerification')
   @Post()
   @HttpCode(200)
   @RequiresPermission('MANAGE')
@@ -24,6 +26,7 @@ export class VerificationsController {
     return this.call.request(subjects.customers.verification.submit, { customerId: body.customerId } satisfies SubmitVerificationData, context);
   }
 
+  @ReferenceOperation('listVerifications')
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListVerificationsQuery, @Ctx() context: RequestContext): Promise<Page<VerificationWire>> {
@@ -32,6 +35,7 @@ export class VerificationsController {
     return this.call.request(subjects.customers.verification.list, data, context);
   }
 
+  @ReferenceOperation('getVerification')
   @Get(':verificationId')
   @RequiresPermission('VIEW')
   get(@Param('verificationId', verificationId) id: string, @Ctx() context: RequestContext): Promise<VerificationWire> {
