@@ -99,7 +99,7 @@ const main = async (): Promise<void> => {
     await Promise.all(clients);
 
     // The ceiling: ledger holds over NATS on one other funded account, same number of callers.
-    const messaging = await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: stack.env['NATS_URL']!, subjectPrefix: stack.subjectPrefix, name: 'bench-card-authorizations' }), { logger: ['error'] });
+    const messaging = await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: stack.bus.url, natsAuth: stack.bus.harness, subjectPrefix: stack.subjectPrefix, name: 'bench-card-authorizations' }), { logger: ['error'] });
     await messaging.init();
     const service = messaging.get(ServiceClient);
     const context = (): RequestContext => {

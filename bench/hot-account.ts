@@ -58,11 +58,11 @@ const main = async (): Promise<void> => {
     // The shared ceilings, first, on the quiet stack (or from bench:all).
     const ceilings = await ceilingsFor(['bareHop', 'append'], stack.database.url);
     for (let replica = 1; replica < REPLICAS; replica += 1) {
-      for (const app of ['accounts', 'payments']) {
+      for (const app of ['accounts', 'payments'] as const) {
         const healthPort = await freePort();
         const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, `../apps/${app}/src/main.ts`)], {
           cwd: join(__dirname, '..'),
-          env: { ...process.env, ...stack.env, HEALTH_PORT: String(healthPort) },
+          env: { ...process.env, ...stack.env, ...stack.bus.envFor(app), HEALTH_PORT: String(healthPort) },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         const keep = (chunk: Buffer) => replicaLogs.push(`${app}#${replica + 1} ${chunk.toString()}`);
@@ -95,7 +95,7 @@ const main = async (): Promise<void> => {
     const ceilingAccount = await newHotAccount(2);
 
     // Completions arrive as the transaction's integration events, so waiting adds no polling load.
-    const nats = await connect({ servers: stack.env['NATS_URL'] });
+    const nats = await connect(stack.bus.harness);
     const waiting = new Map<string, (status: string) => void>();
     const early = new Map<string, string>();
     const subscription = nats.subscribe(`${stack.subjectPrefix}.events.payments.Transaction.>`);
@@ -162,7 +162,7 @@ const main = async (): Promise<void> => {
     await nats.close();
 
     // The ceiling: hold → settle pairs over NATS on one other hot account, same number of callers.
-    const messaging = await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: stack.env['NATS_URL']!, subjectPrefix: stack.subjectPrefix, name: 'bench-hot-account' }), { logger: ['error'] });
+    const messaging = await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: stack.bus.url, natsAuth: stack.bus.harness, subjectPrefix: stack.subjectPrefix, name: 'bench-hot-account' }), { logger: ['error'] });
     await messaging.init();
     const service = messaging.get(ServiceClient);
     const context = (): RequestContext => {

@@ -59,11 +59,11 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
   try {
     const ceilings = given ?? (await ceilingsFor(['bareHop']));
     for (let replica = 1; replica < replicas; replica += 1) {
-      for (const app of ['accounts', 'payments']) {
+      for (const app of ['accounts', 'payments'] as const) {
         const healthPort = await freePort();
         const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, `../apps/${app}/src/main.ts`)], {
           cwd: join(__dirname, '..'),
-          env: { ...process.env, ...stack.env, ...(profiled ?? {}), HEALTH_PORT: String(healthPort) },
+          env: { ...process.env, ...stack.env, ...stack.bus.envFor(app), ...(profiled ?? {}), HEALTH_PORT: String(healthPort) },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         const keep = (chunk: Buffer) => extraLogs.push(`${app}#${replica + 1} ${chunk.toString()}`);
@@ -121,7 +121,7 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
     const payers: { usd: string; euros: string }[] = [];
     for (let index = 0; index < CLIENTS; index += 1) payers.push(await newPayer(index));
 
-    const nats = await connect({ servers: stack.env['NATS_URL'] });
+    const nats = await connect(stack.bus.harness);
     const waiting = new Map<string, () => void>();
     const completedEarly = new Set<string>();
     const subscription = nats.subscribe(`${stack.subjectPrefix}.events.payments.Transaction.PaymentCompleted`);

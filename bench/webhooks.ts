@@ -77,7 +77,7 @@ const main = async (): Promise<void> => {
     });
   });
   try {
-    nats = await connect({ servers: stack.env['NATS_URL'] });
+    nats = await connect(stack.bus.harness);
     const js = nats.jetstream();
     nats.subscribe(`${stack.subjectPrefix}.${subjects.accounts.internalAccount.renderAt}`, {
       callback: (_error, message) => {

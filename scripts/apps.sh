@@ -53,3 +53,20 @@ is_our_app() {
   grep -q "apps/$app/src/main\.ts" <<<"$(pid_cmdline "$pid")" || return 1
   [ "$(pid_checkout "$pid")" = "$CHECKOUT" ]
 }
+
+# The stack's own NATS (decision 0025): production's users and permissions, on a port of its own,
+# because the machine's server on 4222 has no authentication and is shared.
+NATS_PORT=${CORRIDOR_NATS_PORT:-4223}
+NATS_SERVER_BIN=${NATS_SERVER_BIN:-/usr/sbin/nats-server}
+
+# True when pid is the nats-server up.sh started from this checkout (its configuration is ours).
+is_our_nats() {
+  local pid=$1
+  [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
+  grep -q -- "-c $CHECKOUT/var/nats/nats-server.conf" <<<"$(pid_cmdline "$pid")"
+}
+
+# One bus user's password from var/nats/passwords.env (written by npm run nats:config).
+nats_password() {
+  grep -E "^NATS_PASSWORD_$(tr '[:lower:]' '[:upper:]' <<<"$1")=" var/nats/passwords.env | cut -d= -f2-
+}

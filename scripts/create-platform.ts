@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { type CreatePlatformData, type CreatePlatformReply, newUuid, type PlatformEnvironment, subjects } from '@corridor/contracts';
-import { MessagingModule, ServiceClient } from '@corridor/messaging';
+import { MessagingModule, parseNatsAuth, ServiceClient } from '@corridor/messaging';
 
 // Creates a platform and its first token (all permissions) through the running platform service.
 //   npm run bootstrap:platform -- --name "Acme" --environment SANDBOX [--uma-domain acme.example] [--json]
@@ -20,7 +20,7 @@ const main = async (): Promise<void> => {
   const data: CreatePlatformData = { name: option(args, 'name') ?? 'Sandbox platform', environment, ...(umaDomain ? { umaDomain } : {}) };
   const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
   const subjectPrefix = process.env['CORRIDOR_SUBJECT_PREFIX'] ?? 'corridor';
-  const app = await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl, subjectPrefix, name: 'bootstrap' }), { logger: ['error'] });
+  const app = await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl, natsAuth: parseNatsAuth(process.env), subjectPrefix, name: 'bootstrap' }), { logger: ['error'] });
   try {
     await app.init();
     const requestId = newUuid();

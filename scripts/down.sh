@@ -52,3 +52,15 @@ for app in "${APPS[@]}"; do
   stop_app "$app" &
 done
 wait
+
+# The stack's nats-server last: the apps drain their connections to it while they stop.
+nats_pid=$(cat var/run/nats.pid 2>/dev/null || true)
+for pid in $nats_pid $(port_pids "$NATS_PORT"); do
+  if is_our_nats "$pid"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL "$pid" 2>/dev/null || true
+    echo "down: stopped nats-server (pid $pid)"
+  fi
+done
+rm -f var/run/nats.pid

@@ -3,8 +3,11 @@ import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import {
   consoleLogger,
-  createPostgresEventStore,
+  createServiceEventStore,
   createShadowRebuild,
+  describeEventStore,
+  type EventStore,
+  eventStoreChoiceFrom,
   ProjectionRunner,
   type RecordedEvent,
   type ShadowProgress,
@@ -42,10 +45,17 @@ const actorText = (event: RecordedEvent): string => {
   return actor.kind === 'token' ? `token ${actor.tokenId}` : actor.kind === 'agent' ? `agent ${actor.agentId}` : `system ${actor.name}`;
 };
 
+/**
+ * The service's events through the port, in whichever store EVENT_STORE_<SERVICE> / EVENT_STORE
+ * names (run this with the service's own environment); read models and checkpoints stay in PostgreSQL.
+ */
+const storeOf = (service: string, schema: string, options: { ensureSchema?: boolean } = {}): EventStore =>
+  createServiceEventStore({ choice: eventStoreChoiceFrom(service), connectionString: databaseUrl(), schema, ...options });
+
 const printStream = async (streamId: string, asJson: boolean): Promise<void> => {
   const owner = ownerOfStream(streamId);
   if (!owner) throw new Error(`No service keeps streams of type "${streamId.split(':')[0]}". Known: ${Object.values(services).flatMap((s) => Object.keys(s.streams)).join(', ')}.`);
-  const store = createPostgresEventStore({ connectionString: databaseUrl(), schema: owner.info.schema });
+  const store = storeOf(owner.service, owner.info.schema);
   try {
     const { events, version } = await store.readStream(streamId);
     if (events.length === 0) throw new Error(`Stream ${streamId} has no events in the ${owner.service} service.`);
@@ -102,7 +112,7 @@ const shadowProgress = (name: string) => {
  */
 const rebuildShadow = async (name: string, plan: { build: boolean; swap: boolean }, asJson: boolean): Promise<void> => {
   const { service, info, projection } = projectionOwner(name);
-  const store = createPostgresEventStore({ connectionString: databaseUrl(), schema: info.schema });
+  const store = storeOf(service, info.schema);
   const progress = shadowProgress(name);
   const shadow = await createShadowRebuild({
     connectionString: databaseUrl(),
@@ -145,7 +155,7 @@ const rebuildShadow = async (name: string, plan: { build: boolean; swap: boolean
 /** --destructive: the old way, deleting the live rows and replaying them in place. */
 const rebuildInPlace = async (name: string): Promise<void> => {
   const { service, info } = projectionOwner(name);
-  const store = createPostgresEventStore({ connectionString: databaseUrl(), schema: info.schema });
+  const store = storeOf(service, info.schema);
   const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: databaseUrl(), schema: info.schema, entities: info.projections.map((p) => p.entity), discovery: { warnWhenNoEntities: false } });
   const head = await store.headPosition();
   const bar = createProgress({ title: `rebuild ${name}`, unit: 'events', total: Number(head) });
@@ -184,9 +194,21 @@ type CheckpointRow = {
   last_error_event: { position: string; streamId: string; type: string } | null;
 };
 
+/** The head through the port: the position readAll can reach, which is what every checkpoint is measured against. */
+const headOf = async (service: string, schema: string): Promise<bigint> => {
+  // A look, not a start: nothing is created in a schema the service has not made.
+  const store = storeOf(service, schema, { ensureSchema: false });
+  try {
+    return await store.headPosition();
+  } finally {
+    await store.close();
+  }
+};
+
 /**
- * The operator's view of every read model and outbox, straight from PostgreSQL (no service need be
- * up): where each stands against the head of its store, whether it is halted and on what.
+ * The operator's view of every read model and outbox, from their checkpoints in PostgreSQL and the
+ * head of each service's event store (no service need be up): where each stands, whether it is
+ * halted and on what.
  */
 const printStatus = async (asJson: boolean): Promise<void> => {
   const client = new Client({ connectionString: databaseUrl() });
@@ -195,22 +217,24 @@ const printStatus = async (asJson: boolean): Promise<void> => {
   try {
     for (const [service, info] of Object.entries(services)) {
       if (info.eventStore === false) continue;
-      const exists = await client.query('SELECT to_regclass($1) AS events, to_regclass($2) AS checkpoints', [`${info.schema}.events`, `${info.schema}.projection_checkpoints`]);
-      if (!exists.rows[0].events || !exists.rows[0].checkpoints) {
+      // The checkpoints table comes with the service's first start, whichever store holds its events.
+      const exists = await client.query('SELECT to_regclass($1) AS checkpoints', [`${info.schema}.projection_checkpoints`]);
+      if (!exists.rows[0].checkpoints) {
         if (!asJson) console.log(`${bold(service)}  ${dim('no event store yet (the service has not started on this database)')}\n`);
         continue;
       }
-      const head = BigInt((await client.query(`SELECT coalesce(max(global_position), 0) AS head FROM ${info.schema}.events`)).rows[0].head);
+      const choice = eventStoreChoiceFrom(service);
+      const head = await headOf(service, info.schema);
       const columns = (await client.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'projection_checkpoints'`, [info.schema])).rows.map((row) => row.column_name as string);
       const extra = columns.includes('halted_at') ? ', halted_at, last_error, last_error_at, last_error_event' : '';
       const rows = (await client.query<CheckpointRow>(`SELECT name, position, updated_at${extra} FROM ${info.schema}.projection_checkpoints ORDER BY name`)).rows;
       const outbox = (await client.query<{ name: string; position: string }>(`SELECT name, position FROM ${info.schema}.outbox_checkpoints ORDER BY name`)).rows;
       halted += rows.filter((row) => row.halted_at).length;
       if (asJson) {
-        console.log(JSON.stringify({ service, head: head.toString(), projections: rows, outbox: outbox.map((row) => ({ ...row, lag: (head - BigInt(row.position)).toString() })) }));
+        console.log(JSON.stringify({ service, eventStore: describeEventStore(choice), head: head.toString(), projections: rows, outbox: outbox.map((row) => ({ ...row, lag: (head - BigInt(row.position)).toString() })) }));
         continue;
       }
-      console.log(`${bold(service)}  ${dim(`head ${head}`)}`);
+      console.log(`${bold(service)}  ${dim(`head ${head}  (${describeEventStore(choice)})`)}`);
       for (const row of rows) {
         const lag = head - BigInt(row.position);
         const state = row.halted_at ? color(31, `HALTED since ${row.halted_at.toISOString()}`) : lag === 0n ? 'at head' : `${lag} behind`;

@@ -38,6 +38,10 @@ for app in "${APPS[@]}"; do
     echo "up: port $port ($app) is held by a process of another user; free it first" >&2
   fi
 done
+for pid in $(port_pids "$NATS_PORT"); do
+  refusals=$((refusals + 1))
+  echo "up: port $NATS_PORT (the stack's NATS) is held by pid $pid: $(pid_cmdline "$pid"); free it or set CORRIDOR_NATS_PORT" >&2
+done
 if [ "$refusals" -gt 0 ]; then
   echo "up: refusing to start while these ports are taken; run npm run down in the checkout named above, then npm run up" >&2
   exit 1
@@ -58,11 +62,30 @@ up: ****************************************************************************
 WARNING
 fi
 
-mkdir -p var/log var/run
+mkdir -p var/log var/run var/nats
+# The configuration from libs/messaging/src/bus-permissions.ts, and a random password per bus user
+# kept in var/nats/passwords.env. Only the server sees them all; each app gets its own.
+"$NODE_BIN" -r @swc-node/register scripts/nats-config.ts --prefix "${CORRIDOR_SUBJECT_PREFIX:-corridor}" \
+  --port "$NATS_PORT" --store-dir "$CHECKOUT/var/nats/jetstream" --out var/nats/nats-server.conf --passwords var/nats/passwords.env >/dev/null
+env $(grep -E '^NATS_PASSWORD_[A-Z]+=' var/nats/passwords.env | xargs) nohup "$NATS_SERVER_BIN" \
+  -c "$CHECKOUT/var/nats/nats-server.conf" -a 127.0.0.1 >var/log/nats.log 2>&1 &
+echo $! >var/run/nats.pid
+for _ in $(seq 1 50); do
+  [ -n "$(port_pids "$NATS_PORT")" ] && break
+  sleep 0.2
+done
+if [ -z "$(port_pids "$NATS_PORT")" ]; then
+  echo "up: the stack's nats-server did not start on port $NATS_PORT; the end of var/log/nats.log:" >&2
+  tail -n 20 var/log/nats.log >&2
+  exit 1
+fi
+echo "up: started nats-server (pid $(cat var/run/nats.pid), port $NATS_PORT, one user per app)"
+export NATS_URL="nats://127.0.0.1:$NATS_PORT"
+
 for app in "${APPS[@]}"; do
   # Each service picks its own default HEALTH_PORT; one exported value would make them collide.
   # The absolute path names this checkout in the command line, which is how down.sh recognises it.
-  env -u HEALTH_PORT PORT="$PORT" nohup "$NODE_BIN" -r @swc-node/register "$CHECKOUT/apps/$app/src/main.ts" \
+  env -u HEALTH_PORT PORT="$PORT" NATS_USER="$app" NATS_PASSWORD="$(nats_password "$app")" nohup "$NODE_BIN" -r @swc-node/register "$CHECKOUT/apps/$app/src/main.ts" \
     >"var/log/$app.log" 2>&1 &
   echo $! >"var/run/$app.pid"
   echo "up: started $app (pid $!, log var/log/$app.log)"
@@ -111,7 +134,7 @@ while [ "${#pending[@]}" -gt 0 ]; do
 done
 echo "up: every app healthy; gateway on http://127.0.0.1:$PORT"
 
-credentials=$(PORT="$PORT" npm run --silent bootstrap:platform -- --name "Sandbox platform" --environment SANDBOX --json)
+credentials=$(PORT="$PORT" NATS_USER=operator NATS_PASSWORD="$(nats_password operator)" npm run --silent bootstrap:platform -- --name "Sandbox platform" --environment SANDBOX --json)
 "$NODE_BIN" -e '
   const reply = JSON.parse(process.argv[1]);
   const { clientId, clientSecret } = reply.token;

@@ -34,7 +34,7 @@ beforeAll(async () => {
   stack = await startStack();
   api = createApi(stack, 'faults');
   admin = (await stack.createPlatform()).token as Credentials;
-  nats = await connect({ servers: stack.env['NATS_URL'] });
+  nats = await connect(stack.bus.harness);
 }, 120_000);
 
 afterAll(async () => {

@@ -92,7 +92,7 @@ const startReplica = async (app: 'accounts' | 'payments'): Promise<void> => {
   const healthPort = await freePort();
   const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, `../apps/${app}/src/main.ts`)], {
     cwd: join(__dirname, '..'),
-    env: { ...process.env, ...stack.env, HEALTH_PORT: String(healthPort) },
+    env: { ...process.env, ...stack.env, ...stack.bus.envFor(app), HEALTH_PORT: String(healthPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (chunk: Buffer) => replicaLogs.push(`${app} replica: ${chunk.toString()}`);

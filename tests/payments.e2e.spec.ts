@@ -64,7 +64,7 @@ beforeAll(async () => {
   platformA = a.token as Credentials;
   platformAId = a.platformId;
   platformB = (await stack.createPlatform()).token as Credentials;
-  nats = await connect({ servers: stack.env['NATS_URL'] });
+  nats = await connect(stack.bus.harness);
   sender = await newCustomer(platformA, ['USD', 'MXN']);
   euros = await euroAccount(platformA, sender.customerId);
 }, 180_000);

@@ -243,7 +243,7 @@ describe('POST /transfer-out', () => {
   it('moves money once when commands with one key race straight at the payments service (no gateway record)', async () => {
     const payer = await newCustomer(platformA, 10_000);
     const bank = await usdBankAccount(platformA, payer.customerId);
-    natsContext ??= await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: stack.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', subjectPrefix: stack.subjectPrefix, name: 'e2e-transfers' }), { logger: ['error'] });
+    natsContext ??= await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: stack.bus.url, natsAuth: stack.bus.harness, subjectPrefix: stack.subjectPrefix, name: 'e2e-transfers' }), { logger: ['error'] });
     await natsContext.init();
     const client = natsContext.get(ServiceClient);
     const context = (): RequestContext => ({ platformId: platformAId, actor: { kind: 'system', name: 'e2e' }, requestId: newUuid(), correlationId: newUuid() });

@@ -119,7 +119,7 @@ beforeAll(async () => {
     apps: ['webhooks'],
     appEnv: { webhooks: { REDIS_URL: `redis://127.0.0.1:${redisPort}`, WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_CONCURRENCY: '32' } },
   });
-  nats = await connect({ servers: stack.env['NATS_URL'] });
+  nats = await connect(stack.bus.harness);
   // The accounts service's render-at, answered by the test (only the webhooks app runs here):
   // the balance is the stream position, so the receiver can check order.
   nats.subscribe(`${stack.subjectPrefix}.${subjects.accounts.internalAccount.renderAt}`, {

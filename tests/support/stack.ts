@@ -8,7 +8,8 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { type CreatePlatformReply, newUuid, type PlatformEnvironment, subjects } from '@corridor/contracts';
 import { MessagingModule, ServiceClient } from '@corridor/messaging';
-import { createTestDatabase, requireNats, requirePostgres, requireRedis, type TestDatabase, uniqueRedisPrefix, uniqueSubjectPrefix } from '@corridor/testing';
+import { type BusServer, startBusServer } from './bus-server';
+import { createTestDatabase, requirePostgres, requireRedis, type TestDatabase, uniqueRedisPrefix, uniqueSubjectPrefix } from '@corridor/testing';
 
 // The whole of Corridor for one end-to-end suite: its own database, NATS subject prefix, Redis
 // key prefix and ports, with every app started as its own process the way an operator runs them.
@@ -49,6 +50,8 @@ export type Stack = {
   database: TestDatabase;
   subjectPrefix: string;
   env: Record<string, string>;
+  /** The stack's own nats-server, with production's users and permissions (decision 0025). */
+  bus: BusServer;
   /** Output of every replica of an app (prefixed with `[replica n]` when there are several). */
   logs: Record<AppName, string[]>;
   /** Processes per service (the gateway is always one). */
@@ -79,7 +82,7 @@ export type StackOptions = {
 const MAX_LOG_CHUNKS = 500;
 
 export const startStack = async (options: StackOptions = {}): Promise<Stack> => {
-  await Promise.all([requirePostgres(), requireNats(), requireRedis()]);
+  await Promise.all([requirePostgres(), requireRedis()]);
   const replicas = Math.max(1, Math.floor(options.replicas ?? 1));
   const database = await createTestDatabase();
   const subjectPrefix = uniqueSubjectPrefix();
@@ -87,12 +90,13 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   const blobDirectory = await mkdtemp(join(tmpdir(), 'corridor-e2e-blobs-'));
   const gatewayPort = await freePort();
   const gatewayMetricsPort = await freePort();
+  const bus = await startBusServer({ subjectPrefix, port: await freePort() });
   const healthPorts = new Map<string, number>();
   const key = (app: AppName, replica: number): string => `${app}#${replica}`;
   for (const app of serviceNames) for (let replica = 0; replica < replicas; replica += 1) healthPorts.set(key(app, replica), await freePort());
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
-    NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+    NATS_URL: bus.url,
     REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
     CORRIDOR_SUBJECT_PREFIX: subjectPrefix,
     REDIS_KEY_PREFIX: uniqueRedisPrefix(),
@@ -128,7 +132,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     if (healthPort === undefined) throw new Error(`${app} has no replica ${replica} (the stack runs ${replicas}).`);
     const child = spawn(process.execPath, ['-r', '@swc-node/register', join(root, `apps/${app}/src/main.ts`)], {
       cwd: root,
-      env: { ...process.env, ...env, ...options.appEnv?.[app], HEALTH_PORT: String(healthPort) },
+      env: { ...process.env, ...env, ...bus.envFor(app), ...options.appEnv?.[app], HEALTH_PORT: String(healthPort) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const label = replicas > 1 && app !== 'gateway' ? `[replica ${replica}] ` : '';
@@ -176,7 +180,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   };
 
   const createPlatform = async (environment: PlatformEnvironment = 'SANDBOX'): Promise<CreatePlatformReply> => {
-    bootstrap ??= NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: env['NATS_URL']!, subjectPrefix, name: 'e2e-bootstrap' }), {
+    bootstrap ??= NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: bus.url, natsAuth: bus.as('operator'), subjectPrefix, name: 'e2e-bootstrap' }), {
       logger: ['error'],
     }).then(async (context) => context.init());
     const context = await bootstrap;
@@ -192,6 +196,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     // A context that failed to start was reported to the createPlatform that asked for it; nothing to close.
     await bootstrap?.then((context) => context.close(), () => undefined);
     await Promise.all(apps.map((app) => stop(app)));
+    await bus.close();
     await database.drop();
     await rm(blobDirectory, { recursive: true, force: true });
   };
@@ -215,5 +220,5 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     await close();
     throw error;
   }
-  return { baseUrl: `${gatewayUrl}/2025-10-13`, gatewayUrl, gatewayMetricsUrl: `http://127.0.0.1:${gatewayMetricsPort}`, database, subjectPrefix, env, logs, replicas, start, stop, kill, healthUrl, pid, createPlatform, close };
+  return { baseUrl: `${gatewayUrl}/2025-10-13`, gatewayUrl, gatewayMetricsUrl: `http://127.0.0.1:${gatewayMetricsPort}`, database, subjectPrefix, env, bus, logs, replicas, start, stop, kill, healthUrl, pid, createPlatform, close };
 };

@@ -33,7 +33,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'accounts' }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'accounts' }),
         EventSourcingModule.forRoot({
           service: 'accounts',
           logger: createLogger('accounts', { level: config.logLevel }),
@@ -42,6 +42,7 @@ export class AppModule {
           connectionString: config.databaseUrl,
           schema: config.schema,
           natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [internalAccountViewProjection, externalAccountViewProjection],
@@ -53,7 +54,7 @@ export class AppModule {
         { provide: CLOCK, useValue: systemClock },
         {
           provide: ACCOUNTS_POLICY_OPTIONS,
-          useValue: { natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, databaseUrl: config.databaseUrl, schema: config.schema },
+          useValue: { natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, databaseUrl: config.databaseUrl, schema: config.schema },
         },
         AccountWriter,
         // Consents over Embedded Wallet money (decision 0020): written where stamps are verified, read by the ledger.

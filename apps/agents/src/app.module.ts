@@ -26,7 +26,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'agents' }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'agents' }),
         EventSourcingModule.forRoot({
           service: 'agents',
           logger: createLogger('agents', { level: config.logLevel }),
@@ -35,6 +35,7 @@ export class AppModule {
           connectionString: config.databaseUrl,
           schema: config.schema,
           natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [agentViewProjection, deviceCodeProjection, actionViewProjection, agentQuoteProjection],

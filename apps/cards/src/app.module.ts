@@ -23,7 +23,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'cards' }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'cards' }),
         EventSourcingModule.forRoot({
           service: 'cards',
           logger: createLogger('cards', { level: config.logLevel }),
@@ -31,6 +31,7 @@ export class AppModule {
           connectionString: config.databaseUrl,
           schema: config.schema,
           natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [cardViewProjection, cardProvisioningProjection, ...cardTransactionProjections],

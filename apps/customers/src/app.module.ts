@@ -28,7 +28,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'customers' }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'customers' }),
         EventSourcingModule.forRoot({
           service: 'customers',
           logger: createLogger('customers', { level: config.logLevel }),
@@ -36,6 +36,7 @@ export class AppModule {
           connectionString: config.databaseUrl,
           schema: config.schema,
           natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection, kycLinkViewProjection, bulkImportViewProjection],

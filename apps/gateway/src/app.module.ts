@@ -55,7 +55,7 @@ export class AppModule {
   static register(config: GatewayConfig, dependencies: GatewayDependencies): DynamicModule {
     return {
       module: AppModule,
-      imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'gateway' })],
+      imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'gateway' })],
       controllers: [
         TokensController,
         ConfigController,

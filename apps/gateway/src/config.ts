@@ -1,12 +1,13 @@
 // Parsed once at bootstrap; nothing else in the gateway reads process.env.
 import { type BlobStoreConfig, parseBlobStoreConfig } from '@corridor/blob-store';
-import { parseShutdownTimeoutMs } from '@corridor/messaging';
+import { type NatsAuth, parseNatsAuth, parseShutdownTimeoutMs } from '@corridor/messaging';
 
 export type GatewayConfig = {
   port: number;
   /** GATEWAY_METRICS_PORT: /metrics and the health probes on a port of their own (0: any free port); unset here means none (tests). */
   metricsPort?: number;
   natsUrl: string;
+  natsAuth: NatsAuth;
   subjectPrefix: string;
   redisUrl: string;
   redisKeyPrefix: string;
@@ -62,6 +63,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   port: positiveInteger('PORT', env['PORT'], 8080),
   metricsPort: metricsPort(env['GATEWAY_METRICS_PORT']),
   natsUrl: env['NATS_URL'] || 'nats://127.0.0.1:4222',
+  natsAuth: parseNatsAuth(env),
   subjectPrefix: env['CORRIDOR_SUBJECT_PREFIX'] || 'corridor',
   redisUrl: env['REDIS_URL'] || 'redis://127.0.0.1:6379',
   redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'corridor',

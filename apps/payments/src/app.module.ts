@@ -49,7 +49,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'payments' }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'payments' }),
         EventSourcingModule.forRoot({
           service: 'payments',
           logger: createLogger('payments', { level: config.logLevel }),
@@ -58,6 +58,7 @@ export class AppModule {
           connectionString: config.databaseUrl,
           schema: config.schema,
           natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection, transferTimerProjection, transactionCountProjection, paymentExecutionProjection],

@@ -21,7 +21,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'platform' }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'platform' }),
         EventSourcingModule.forRoot({
           service: 'platform',
           logger: createLogger('platform', { level: config.logLevel }),
@@ -29,6 +29,7 @@ export class AppModule {
           connectionString: config.databaseUrl,
           schema: config.schema,
           natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [platformViewProjection, apiTokenProjection],

@@ -29,7 +29,7 @@ export class AppModule {
   static register(config: WebhooksServiceConfig, options: { clock?: Clock } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, subjectPrefix: config.subjectPrefix, name: 'webhooks' })],
+      imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'webhooks' })],
       controllers: [WebhooksController],
       providers: [
         { provide: CLOCK, useValue: options.clock ?? systemClock },

@@ -11,6 +11,11 @@ export type ContractFixture = {
    * how a slow writer looks to readers. Adapters without transactions visible to readers omit it.
    */
   openSlowAppend?: (streamId: string) => Promise<{ commit(): Promise<void> }>;
+  /**
+   * Another service's store on the same server (PostgreSQL: another schema; KurrentDB: another
+   * stream prefix). The fixture's teardown closes it.
+   */
+  openNeighbour: () => Promise<EventStore>;
   teardown(): Promise<void>;
 };
 
@@ -155,6 +160,68 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       expect(results[1]).toMatchObject({ streamId: stale, expected: 1, actual: 2 });
       expect([results[0], results[2]].map((result) => (result instanceof WrongExpectedVersionError ? 'refused' : result!.version))).toEqual([1, 1]);
       expect([(await store.readStream(fresh)).version, (await store.readStream(stale)).version, (await store.readStream(other)).version]).toEqual([1, 2, 1]);
+    });
+
+    it('returns from an append the events exactly as every read path records them', async () => {
+      const streamId = newStreamId();
+      const start = await store.headPosition();
+      const first = await store.appendToStream(streamId, [{ type: 'ItemCreated', data: { n: 1, gone: undefined } }, { type: 'ItemPriced', data: { n: 2 } }], {
+        expectedVersion: 0,
+        metadata: contractMetadata(),
+      });
+      const second = await store.appendToStream(streamId, [{ type: 'ItemPriced', data: { n: 3 } }], { expectedVersion: 'any', metadata: contractMetadata() });
+      expect([first.version, second.version]).toEqual([2, 3]);
+      const appended = [...first.events, ...second.events];
+      expect(appended.map((event) => event.streamPosition)).toEqual([1, 2, 3]);
+      expect((await store.readStream(streamId)).events).toStrictEqual(appended);
+      expect(await readAllAfter(store, start)).toStrictEqual(appended);
+      expect(first.events[1]!.globalPosition).toBeLessThan(second.events[0]!.globalPosition);
+      expect(await store.headPosition()).toBe(second.events[0]!.globalPosition);
+    });
+
+    it('finds the events of a stream whose data carries one of the given ids, oldest first', async () => {
+      const [streamId, otherStream] = [newStreamId(), newStreamId()];
+      const metadata = contractMetadata();
+      await store.appendToStream(
+        streamId,
+        [
+          { type: 'ItemCreated', data: { operationId: 'op-1' } },
+          { type: 'ItemHeld', data: { operationId: 'op-2', holdId: 'hold-1' } },
+          { type: 'ItemPriced', data: { operationId: 'op-3', note: 'op-1' } },
+          { type: 'ItemReleased', data: { operationId: 'op-4', holdId: 'hold-1' } },
+          { type: 'ItemRenamed', data: { itemId: 'i', title: 'old' }, schemaVersion: 1 },
+          { type: 'ItemCounted', data: { operationId: 7 } },
+        ],
+        { expectedVersion: 0, metadata },
+      );
+      await store.appendToStream(otherStream, [{ type: 'ItemCreated', data: { operationId: 'op-1' } }], { expectedVersion: 0, metadata });
+      const found = await store.findInStream(streamId, { operationId: ['op-1', 'op-4', 'op-9', '7'], holdId: ['hold-1'] });
+      expect(found.map((event) => [event.streamId, event.streamPosition, event.type])).toEqual([
+        [streamId, 1, 'ItemCreated'],
+        [streamId, 2, 'ItemHeld'],
+        [streamId, 4, 'ItemReleased'],
+      ]);
+      expect(found).toEqual((await store.readStream(streamId)).events.filter((event) => [1, 2, 4].includes(event.streamPosition)));
+      expect(await store.findInStream(streamId, { operationId: [], holdId: [] })).toEqual([]);
+      expect(await store.findInStream(newStreamId(), { operationId: ['op-1'] })).toEqual([]);
+      // Upcast like every other read path.
+      expect((await store.findInStream(streamId, { itemId: ['i'] })).map((event) => event.data)).toEqual([{ itemId: 'i', name: 'old', locale: 'en' }]);
+    });
+
+    it("keeps each service's streams to itself on a shared server", async () => {
+      const neighbour = await fixture.openNeighbour();
+      const streamId = newStreamId();
+      const [ownStart, neighbourStart] = [await store.headPosition(), await neighbour.headPosition()];
+      const own = await store.appendToStream(streamId, [{ type: 'ItemCreated', data: { owner: 'own' } }], { expectedVersion: 0, metadata: contractMetadata() });
+      const theirs = await neighbour.appendToStream(streamId, [{ type: 'ItemCreated', data: { owner: 'neighbour' } }], {
+        expectedVersion: 0,
+        metadata: contractMetadata(),
+      });
+      expect((await store.readStream(streamId)).events).toEqual(own.events);
+      expect((await neighbour.readStream(streamId)).events).toEqual(theirs.events);
+      expect(await store.findInStream(streamId, { owner: ['own', 'neighbour'] })).toEqual(own.events);
+      expect((await readAllAfter(store, ownStart)).map((event) => event.data['owner'])).toEqual(['own']);
+      expect((await readAllAfter(neighbour, neighbourStart)).map((event) => event.data['owner'])).toEqual(['neighbour']);
     });
 
     it('rejects an append whose expected version is not the stream version', async () => {

@@ -13,6 +13,16 @@ export {
 export { createPostgresEventStore, type PostgresEventStoreOptions } from './postgres-event-store';
 export { ensureEventStoreSchema } from './postgres-schema';
 export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb-event-store';
+export { copyEvents, copyGroups, type CopyEventsOptions, type CopyEventsResult } from './copy-events';
+export {
+  createServiceEventStore,
+  describeEventStore,
+  EVENT_STORE_KINDS,
+  type EventStoreChoice,
+  eventStoreChoiceFrom,
+  type ServiceEventStoreOptions,
+  serviceStreamPrefix,
+} from './store-selection';
 export { handleCommand, type CommandResult } from './command-handler';
 export { ProjectionRunner, ormProjectionSql, type Projection, type ProjectionError, type ProjectionRows, type ProjectionRunnerOptions, type ProjectionSql, type ProjectionStatus } from './projection-runner';
 export {
@@ -47,3 +57,12 @@ export {
 } from './snapshot-store';
 export { type CommandSnapshots } from './command-handler';
 export { snapshotDdl } from './postgres-schema';
+export {
+  DEFAULT_OUTBOX_MAX_ATTEMPTS,
+  countOpenDeadLetters,
+  listDeadLetters,
+  parseOutboxMaxAttempts,
+  resolveDeadLetters,
+  type DeadLetter,
+  type DeadLetterState,
+} from './outbox-dead-letters';

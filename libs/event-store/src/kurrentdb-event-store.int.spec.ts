@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { ANY, NO_STREAM } from '@kurrent/kurrentdb-client';
-import { eventStoreContract } from './event-store.contract';
+import { ANY, KurrentDBClient, NO_STREAM } from '@kurrent/kurrentdb-client';
+import { contractMetadata, eventStoreContract } from './event-store.contract';
 import { createKurrentDbEventStore, toStreamState } from './kurrentdb-event-store';
+import type { EventStore } from './types';
 
 // Runs the event store contract against a KurrentDB server when EVENTSTORE_URL names one
 // (e.g. kurrentdb://127.0.0.1:2113?tls=false); without one, the contract is not run and says so.
@@ -17,11 +18,58 @@ describe('KurrentDB expected-version mapping', () => {
   });
 });
 
+describe('KurrentDB append result', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('gives the recorded events from the append result, without reading the stream back', async () => {
+    // A client double: the only server this machine has. The contract suite below checks the same against a real one.
+    const client = {
+      appendToStream: jest.fn().mockResolvedValue({ success: true, nextExpectedRevision: 4n, position: { commit: 900n, prepare: 880n } }),
+      readStream: jest.fn(() => {
+        throw new Error('an append must not read the stream');
+      }),
+      dispose: jest.fn().mockResolvedValue(undefined),
+    };
+    jest.spyOn(KurrentDBClient, 'connectionString').mockReturnValue(client as unknown as KurrentDBClient);
+    const store = createKurrentDbEventStore({ connectionString: 'kurrentdb://double:2113?tls=false', streamPrefix: 'accounts-' });
+    const metadata = { ...contractMetadata(), occurredAt: '2026-01-02T03:04:05.678Z' };
+    const appended = await store.appendToStream('InternalAccount:x', [{ type: 'A', data: { n: 1, gone: undefined } }, { type: 'B', data: { n: 2 } }], {
+      expectedVersion: 3,
+      metadata,
+    });
+    expect(client.appendToStream).toHaveBeenCalledWith('accounts-InternalAccount:x', expect.any(Array), { streamState: 2n });
+    expect(client.readStream).not.toHaveBeenCalled();
+    expect(appended.version).toBe(5);
+    expect(appended.events.map(({ streamId, streamPosition, globalPosition, type, data }) => ({ streamId, streamPosition, globalPosition, type, data }))).toStrictEqual([
+      { streamId: 'InternalAccount:x', streamPosition: 4, globalPosition: 900n, type: 'A', data: { n: 1 } },
+      { streamId: 'InternalAccount:x', streamPosition: 5, globalPosition: 900n, type: 'B', data: { n: 2 } },
+    ]);
+    const sent = client.appendToStream.mock.calls[0][1] as { id: string; metadata: unknown }[];
+    expect(appended.events.map((event) => [event.eventId, event.metadata])).toEqual(sent.map((event) => [event.id, event.metadata]));
+    expect(appended.events[0]!.metadata).toEqual({ ...metadata, schemaVersion: 1 });
+    await store.close();
+  });
+});
+
 if (url) {
   eventStoreContract('KurrentDB event store', async ({ upcasters }) => {
-    // A per-run stream prefix keeps readAll to this run's streams on a shared server.
-    const store = createKurrentDbEventStore({ connectionString: url, upcasters, streamPrefix: `t${randomUUID().slice(0, 8)}-` });
-    return { store, teardown: () => store.close() };
+    // A per-run prefix, shaped like a service's (`<run><service>-`), keeps readAll to this run's streams on a shared server.
+    const run = `t${randomUUID().slice(0, 8)}`;
+    const store = createKurrentDbEventStore({ connectionString: url, upcasters, streamPrefix: `${run}items-` });
+    const neighbours: EventStore[] = [];
+    return {
+      store,
+      // Another service on the same server: the same run, another category.
+      openNeighbour: async () => {
+        const neighbour = createKurrentDbEventStore({ connectionString: url, upcasters, streamPrefix: `${run}others-` });
+        neighbours.push(neighbour);
+        return neighbour;
+      },
+      teardown: async () => {
+        for (const neighbour of neighbours) await neighbour.close();
+        await store.close();
+      },
+    };
   });
 } else {
   console.warn(

@@ -10,6 +10,7 @@ import {
   excludeSystemEvents,
   jsonEvent,
   streamNameFilter,
+  type AppendResult,
   type AppendStreamState,
 } from '@kurrent/kurrentdb-client';
 import { v7 as uuidv7 } from 'uuid';
@@ -42,6 +43,11 @@ const MAX_APPEND_GROUP = 1_000;
 /** Our versions are 1-based stream positions with 0 for "no stream"; KurrentDB revisions are 0-based. */
 export const toStreamState = (expectedVersion: number | 'any'): AppendStreamState =>
   expectedVersion === 'any' ? ANY : expectedVersion === 0 ? NO_STREAM : BigInt(expectedVersion - 1);
+
+/** nextExpectedRevision is the 0-based revision of the stream's last event (-1: no stream). */
+const versionAfter = (nextExpectedRevision: bigint): number => (nextExpectedRevision < 0n ? 0 : Number(nextExpectedRevision) + 1);
+
+const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /**
  * The KurrentDB adapter of the same port. KurrentDB assigns log positions at commit, so readAll is
@@ -96,12 +102,18 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
     readStream,
 
     async appendToStream(streamId, events, { expectedVersion, metadata }) {
+      if (events.length === 0) {
+        // An empty append's result cannot tell "no stream" from revision 0: check the version as PostgreSQL does.
+        const version = await lastVersion(streamId);
+        if (expectedVersion !== 'any' && version !== expectedVersion) throw new WrongExpectedVersionError(streamId, expectedVersion, version);
+        return { version, events: [] };
+      }
       const occurredAt = metadata.occurredAt ?? new Date().toISOString();
-      const data = events.map((event) =>
-        jsonEvent({ id: uuidv7(), type: event.type, data: event.data, metadata: toEventMetadata(metadata, event, occurredAt) }),
-      );
+      const envelopes = events.map((event) => ({ id: uuidv7(), event, metadata: toEventMetadata(metadata, event, occurredAt) }));
+      let result: AppendResult;
       try {
-        await client.appendToStream(prefix + streamId, data, { streamState: toStreamState(expectedVersion) });
+        const data = envelopes.map(({ id, event, metadata: eventMetadata }) => jsonEvent({ id, type: event.type, data: event.data, metadata: eventMetadata }));
+        result = await client.appendToStream(prefix + streamId, data, { streamState: toStreamState(expectedVersion) });
       } catch (error) {
         if (error instanceof KurrentWrongExpectedVersionError) {
           const actual = typeof error.actualState === 'bigint' ? Number(error.actualState) + 1 : 0;
@@ -109,10 +121,46 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
         }
         throw error;
       }
-      // Reading back gives the recorded envelopes with their log positions.
-      const ids = new Set(data.map((event) => event.id));
-      const { events: all, version } = await readStream(streamId);
-      return { version, events: all.filter((event) => ids.has(event.eventId)) };
+      const version = versionAfter(result.nextExpectedRevision);
+      // The append's own result names the stream's new revision and the commit's log position, so
+      // the recorded events are known without reading the stream back (which grew with the stream).
+      // A server that reports no position is answered by reading back only this append's events.
+      const commit = result.position?.commit;
+      if (commit === undefined) return { version, events: (await readStream(streamId, { fromPosition: version - envelopes.length + 1 })).events };
+      const recorded = envelopes.map(({ id, event, metadata: eventMetadata }, index) =>
+        upcast(
+          {
+            eventId: id,
+            streamId,
+            streamPosition: version - envelopes.length + 1 + index,
+            globalPosition: commit,
+            type: event.type,
+            // As the store keeps them: JSON, so a reader and the appender see the same values.
+            data: asStored(event.data),
+            metadata: asStored(eventMetadata),
+          },
+          options.upcasters,
+        ),
+      );
+      return { version, events: recorded };
+    },
+
+    async findInStream(streamId, dataEquals) {
+      const wanted = Object.entries(dataEquals).map(([field, values]) => [field, new Set(values)] as const);
+      if (wanted.every(([, values]) => values.size === 0)) return [];
+      // KurrentDB has no index over event data: the stream is read and matched here, on the data as
+      // stored (as PostgreSQL matches it). A stream that outgrows this wants a stream keyed by the id.
+      const matches = (data: Record<string, unknown>) => wanted.some(([field, values]) => typeof data[field] === 'string' && values.has(data[field]));
+      const found: RecordedEvent[] = [];
+      try {
+        for await (const resolved of client.readStream(prefix + streamId, { fromRevision: START, direction: FORWARDS })) {
+          const event = resolved.event as KurrentRecorded | undefined;
+          if (event && matches(event.data as Record<string, unknown>)) found.push(toRecorded(event, resolved.commitPosition));
+        }
+      } catch (error) {
+        if (!(error instanceof StreamNotFoundError)) throw error;
+      }
+      return found;
     },
 
     async appendToStreams(appends, { metadata }) {

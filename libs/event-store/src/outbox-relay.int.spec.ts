@@ -3,6 +3,7 @@ import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { Client } from 'pg';
 import { createTestSchema, requireNats, testUrls, uniqueSubjectPrefix, type TestSchema, useTestDatabase } from '@corridor/testing';
 import { contractMetadata } from './event-store.contract';
+import { countOpenDeadLetters, listDeadLetters, resolveDeadLetters } from './outbox-dead-letters';
 import { OutboxRelay, ensureEventsStream } from './outbox-relay';
 import { createPostgresEventStore } from './postgres-event-store';
 import type { EventStore, RecordedEvent } from './types';
@@ -23,8 +24,14 @@ describe('OutboxRelay', () => {
 
   /** While set, ItemStuck events go to a subject no stream takes, so JetStream refuses their publish. */
   let stuckUnroutable = false;
+  /** While set, mapping an ItemPoisoned event throws, as a mapper bug would. */
+  let poisoned = false;
   const relayErrors: unknown[] = [];
-  const toIntegrationEvent = (event: RecordedEvent) =>
+  const toIntegrationEvent = (event: RecordedEvent) => {
+    if (event.type === 'ItemPoisoned' && poisoned) throw new Error('the mapper cannot read this event');
+    return mapEvent(event);
+  };
+  const mapEvent = (event: RecordedEvent) =>
     event.type === 'SecretNoted'
       ? null
       : {
@@ -42,6 +49,7 @@ describe('OutboxRelay', () => {
       toIntegrationEvent,
       batchSize,
       pollIntervalMs: 20,
+      maxAttempts: 3,
       logger: { info: () => undefined, warn: () => undefined, error: (details: Record<string, unknown>) => void relayErrors.push(details['err']) },
     });
     relays.push(relay);
@@ -195,5 +203,46 @@ describe('OutboxRelay', () => {
     expect([...after].sort()).toEqual([a1, b1, c1, b2].map((event) => event.eventId).sort());
     expect(after.indexOf(b1.eventId)).toBeLessThan(after.indexOf(b2.eventId));
     expect(await stored()).toBe(b2.globalPosition);
+  });
+
+  it('sets aside an event that fails on its own after its tries, lets the events after it flow, and publishes it on retry', async () => {
+    for (const relay of relays.splice(0)) await relay.stop();
+    const before = await published();
+    poisoned = true;
+    const [mapperBug] = await append(['ItemPoisoned', 'ItemCreated']);
+    // Over the server's max_payload (1 MiB by default): JetStream can never take it.
+    const { events: tooLarge } = await store.appendToStream(`Item:${randomUUID()}`, [{ type: 'ItemCreated', data: { blob: 'x'.repeat(1_200_000) } }], {
+      expectedVersion: 0,
+      metadata: contractMetadata(),
+    });
+    const good = await append(['ItemCreated', 'ItemPriced']);
+    const relay = newRelay(10);
+    await relay.start();
+    const publishedIds = async () => (await published()).slice(before.length).map((message) => message.msgId);
+    for (let attempt = 0; !(await publishedIds()).includes(good[1]!.eventId) && attempt < 120; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const flowed = await publishedIds();
+    expect(flowed).toEqual(expect.arrayContaining(good.map((event) => event.eventId)));
+    expect(flowed).not.toContain(mapperBug!.eventId);
+    expect(flowed).not.toContain(tooLarge[0]!.eventId);
+    const dead = await listDeadLetters(admin, testSchema.schema);
+    expect(dead.map(({ eventId, state, attempts }) => ({ eventId, state, attempts }))).toEqual([
+      { eventId: mapperBug!.eventId, state: 'dead', attempts: 3 },
+      { eventId: tooLarge[0]!.eventId, state: 'dead', attempts: 3 },
+    ]);
+    expect(dead[0]!.error).toContain('the mapper cannot read this event');
+    expect(await countOpenDeadLetters(admin, testSchema.schema)).toBe(2);
+
+    // The mapper fixed, an operator retries the first and skips the one that can never fit.
+    poisoned = false;
+    expect(await resolveDeadLetters(admin, testSchema.schema, 'test-outbox', mapperBug!.globalPosition.toString(), 'retry')).toBe(1);
+    expect(await resolveDeadLetters(admin, testSchema.schema, 'test-outbox', tooLarge[0]!.globalPosition.toString(), 'skip')).toBe(1);
+    for (let attempt = 0; !(await publishedIds()).includes(mapperBug!.eventId) && attempt < 120; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await publishedIds()).toContain(mapperBug!.eventId);
+    expect((await listDeadLetters(admin, testSchema.schema, { all: true })).map(({ eventId, state }) => ({ eventId, state }))).toEqual([
+      { eventId: mapperBug!.eventId, state: 'retried' },
+      { eventId: tooLarge[0]!.eventId, state: 'skipped' },
+    ]);
+    expect(await countOpenDeadLetters(admin, testSchema.schema)).toBe(0);
   });
 });

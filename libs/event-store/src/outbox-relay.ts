@@ -6,6 +6,7 @@ import { checkpointDdl, connectClient, ddlLockKey } from './postgres-schema';
 import { advisoryKey, assertSchemaName } from './sql-names';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { type Logger, createMutex, createWakeup } from './logger';
+import { DEFAULT_OUTBOX_MAX_ATTEMPTS, deadLetterDdl, deadLettersToRetry, isEventFailure, markRetried, recordDeadLetter } from './outbox-dead-letters';
 import type { EventStore, RecordedEvent } from './types';
 
 export type IntegrationEvent = { subject: string; payload: unknown };
@@ -22,6 +23,8 @@ export type OutboxRelayOptions = {
   batchSize?: number;
   pollIntervalMs?: number;
   publishTimeoutMs?: number;
+  /** Tries of one event that fails on its own (see isEventFailure) before it becomes a dead letter (OUTBOX_MAX_ATTEMPTS, default 5). */
+  maxAttempts?: number;
   /** Required: a relay that cannot say why it stopped publishing is a silent outage of every consumer. */
   logger: Logger;
 };
@@ -40,6 +43,9 @@ const DEFAULT_POLL_INTERVAL_MS = 200;
 const DEFAULT_PUBLISH_TIMEOUT_MS = 5_000;
 const MAX_FAILURE_BACKOFF_MS = 5_000;
 const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+/** How often the leader looks for dead letters an operator asked to retry. */
+const RETRY_CHECK_INTERVAL_MS = 1_000;
+const RETRIES_PER_CHECK = 20;
 const encoder = new TextEncoder();
 
 /**
@@ -64,6 +70,10 @@ export class OutboxRelay {
   readonly metrics = new Registry();
   private readonly failuresTotal: Counter<'relay'>;
   private readonly publishedTotal: Counter<'relay'>;
+  private readonly deadLetteredTotal: Counter<'relay'>;
+  /** Failed tries per event id, only for events that failed on their own; cleared once one is published or set aside. */
+  private readonly attempts = new Map<string, number>();
+  private nextRetryCheckAt = 0;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.schema = assertSchemaName(options.schema);
@@ -73,6 +83,12 @@ export class OutboxRelay {
     const checkpoint = () => this.position;
     this.failuresTotal = new Counter({ name: 'corridor_outbox_failures_total', help: 'Outbox batches that failed (publish or checkpoint).', labelNames: ['relay'], registers: [this.metrics] });
     this.publishedTotal = new Counter({ name: 'corridor_outbox_published_total', help: 'Integration events JetStream acknowledged.', labelNames: ['relay'], registers: [this.metrics] });
+    this.deadLetteredTotal = new Counter({
+      name: 'corridor_outbox_dead_lettered_total',
+      help: 'Integration events set aside as dead letters after their tries (npm run outbox:dead-letters lists them).',
+      labelNames: ['relay'],
+      registers: [this.metrics],
+    });
     new Gauge({
       name: 'corridor_outbox_lag_events',
       help: "Events in the store after the relay's checkpoint (only the leader replica publishes; others report 0).",
@@ -114,6 +130,7 @@ export class OutboxRelay {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [ddlLockKey(this.schema)]);
       await client.query(checkpointDdl(this.schema));
+      await client.query(deadLetterDdl(this.schema));
       await client.query('COMMIT');
     } finally {
       await client.end();
@@ -161,6 +178,7 @@ export class OutboxRelay {
       let read = 0;
       try {
         read = await this.exclusive(() => this.runBatch());
+        await this.exclusive(() => this.retryDeadLetters());
         failures = 0;
         this.consecutiveFailures = 0;
       } catch (error) {
@@ -220,9 +238,18 @@ export class OutboxRelay {
         const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
         const acknowledged = failed === -1 ? wave.length : failed;
         if (acknowledged > 0) published = wave[acknowledged - 1]!.globalPosition;
-        if (failed !== -1) throw withEvent((outcomes[failed] as PromiseRejectedResult).reason, wave[failed]!);
-        this.publishedTotal.inc({ relay: this.options.name }, wave.length);
-        start += wave.length;
+        if (this.attempts.size > 0) for (const event of wave.slice(0, acknowledged)) this.attempts.delete(event.eventId);
+        if (acknowledged > 0) this.publishedTotal.inc({ relay: this.options.name }, acknowledged);
+        if (failed === -1) {
+          start += wave.length;
+          continue;
+        }
+        const reason = (outcomes[failed] as PromiseRejectedResult).reason;
+        if (!(await this.setAside(leader, wave[failed]!, reason))) throw withEvent(reason, wave[failed]!);
+        // Set aside: the checkpoint passes it. The events after it in this wave were sent as well;
+        // the next wave sends them again and JetStream drops the repeats by msgID.
+        published = wave[failed]!.globalPosition;
+        start += failed + 1;
       }
     } finally {
       // Saving what was acknowledged before a failure keeps the republished tail short.
@@ -235,6 +262,59 @@ export class OutboxRelay {
       }
     }
     return events.length;
+  }
+
+  /**
+   * Counts a failure of this event's own (its mapping threw, it is too large, JetStream refused it)
+   * and, at the last try, sets it aside so the events after it are not held back forever. Returns
+   * whether it was set aside. A bus outage fails every event alike and never counts.
+   */
+  private async setAside(leader: Client, event: RecordedEvent, reason: unknown): Promise<boolean> {
+    if (!isEventFailure(reason)) return false;
+    const attempts = (this.attempts.get(event.eventId) ?? 0) + 1;
+    const maxAttempts = this.options.maxAttempts ?? DEFAULT_OUTBOX_MAX_ATTEMPTS;
+    if (attempts < maxAttempts) {
+      this.attempts.set(event.eventId, attempts);
+      return false;
+    }
+    this.attempts.delete(event.eventId);
+    await recordDeadLetter(leader, this.schema, this.options.name, event, reason, attempts);
+    this.deadLetteredTotal.inc({ relay: this.options.name });
+    this.logger.error(
+      { err: reason, relay: this.options.name, attempts, position: event.globalPosition.toString(), streamId: event.streamId, eventType: event.type, eventId: event.eventId },
+      'Outbox event set aside as a dead letter after its tries; later events flow on. List, retry or skip it with npm run outbox:dead-letters.',
+    );
+    return true;
+  }
+
+  /** Publishes again the dead letters an operator marked for retry; one that fails again goes back to dead with its new cause. */
+  private async retryDeadLetters(): Promise<void> {
+    const leader = this.leader;
+    if (!leader || Date.now() < this.nextRetryCheckAt) return;
+    this.nextRetryCheckAt = Date.now() + RETRY_CHECK_INTERVAL_MS;
+    for (const position of await deadLettersToRetry(leader, this.schema, this.options.name, RETRIES_PER_CHECK)) {
+      const [event] = await this.options.store.readAll({ after: position - 1n, limit: 1 });
+      const where = { relay: this.options.name, position: position.toString() };
+      if (!event || event.globalPosition !== position) {
+        this.logger.error(where, 'A dead letter marked for retry has no event at its position; left as it is.');
+        continue;
+      }
+      try {
+        await this.publish(event);
+      } catch (error) {
+        if (!isEventFailure(error)) {
+          // The bus, not the event: it stays marked for retry and the next check tries again.
+          this.logger.warn({ err: error, ...where }, 'Retrying a dead letter failed on the bus; it stays marked for retry.');
+          return;
+        }
+        await recordDeadLetter(leader, this.schema, this.options.name, event, error, 1);
+        this.logger.error({ err: error, ...where, eventType: event.type, eventId: event.eventId }, 'Retrying a dead letter failed; it is dead again with this cause.');
+        continue;
+      }
+      await markRetried(leader, this.schema, this.options.name, position);
+      this.publishedTotal.inc({ relay: this.options.name });
+      this.logger.info({ ...where, eventType: event.type, eventId: event.eventId }, 'Dead letter published on retry.');
+    }
   }
 
   private async publish(event: RecordedEvent): Promise<void> {

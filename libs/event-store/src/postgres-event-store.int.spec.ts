@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { createTestSchema, testUrls, useTestDatabase } from '@corridor/testing';
 import { eventStoreContract, contractMetadata } from './event-store.contract';
 import { createPostgresEventStore } from './postgres-event-store';
+import type { EventStore } from './types';
 import { ensureEventStoreSchema } from './postgres-schema';
 
 const database = useTestDatabase();
@@ -18,8 +19,16 @@ eventStoreContract('PostgreSQL event store', async ({ upcasters }) => {
   await Promise.all([ensureEventStoreSchema(url, schema), ensureEventStoreSchema(url, schema)]);
   const store = createPostgresEventStore({ connectionString: url, schema, upcasters, poolSize: 10 });
   const openClients = new Set<Client>();
+  const neighbours: { store: EventStore; drop: () => Promise<void> }[] = [];
   return {
     store,
+    // Another service: its own schema in the same database.
+    openNeighbour: async () => {
+      const other = await createTestSchema(url);
+      const neighbour = createPostgresEventStore({ connectionString: url, schema: other.schema, upcasters, poolSize: 2 });
+      neighbours.push({ store: neighbour, drop: other.drop });
+      return neighbour;
+    },
     // A plain pg transaction, outside the store, that inserts and then waits before committing.
     openSlowAppend: async (streamId) => {
       const client = new Client({ connectionString: url });
@@ -42,6 +51,10 @@ eventStoreContract('PostgreSQL event store', async ({ upcasters }) => {
       for (const client of openClients) await client.end();
       await store.close();
       await testSchema.drop();
+      for (const neighbour of neighbours) {
+        await neighbour.store.close();
+        await neighbour.drop();
+      }
     },
   };
 });

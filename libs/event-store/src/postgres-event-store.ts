@@ -72,6 +72,8 @@ const COLUMNS = 'global_position, event_id, stream_id, stream_position, type, da
 /** An 'any' append only loses a race to a concurrent writer of the same stream; a few tries settle it. */
 const ANY_VERSION_ATTEMPTS = 5;
 const MAX_READ_LIMIT = 10_000;
+/** A data field findInStream may name: it goes into the SQL text as a literal. */
+const DATA_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 const toRecorded = (row: EventRow): RecordedEvent => ({
   eventId: row.event_id,
@@ -276,6 +278,24 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
         // Nothing was written; one stream per append tells each caller whether it was theirs.
         return Promise.all(appends.map(single));
       }
+    },
+
+    async findInStream(streamId, dataEquals) {
+      const fields = Object.entries(dataEquals).filter(([, values]) => values.length > 0);
+      if (fields.length === 0) return [];
+      // The field is a literal, not a parameter, so a partial index on `data ? '<field>'` (the
+      // ledger's migration 003) serves it; the name check keeps the literal a plain identifier.
+      const selects = fields.map(([field], index) => {
+        if (!DATA_FIELD.test(field)) throw new Error(`Invalid data field name "${field}".`);
+        return `SELECT ${COLUMNS} FROM ${table} WHERE stream_id = $1 AND data ? '${field}' AND data->>'${field}' = ANY($${index + 2}::text[])
+          AND jsonb_typeof(data->'${field}') = 'string'`;
+      });
+      const rows = await query<EventRow>(
+        `${selects.join(' UNION ')} ORDER BY stream_position`,
+        [streamId, ...fields.map(([, values]) => values)],
+        `corridor_find_${schema}_${fields.map(([field]) => field).join('_')}`,
+      );
+      return upcastAll(rows.map(toRecorded));
     },
 
     async readAll({ after, limit }) {

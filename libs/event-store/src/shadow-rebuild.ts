@@ -72,6 +72,7 @@ export const differingColumns = (live: Row | null, rebuilt: Row | null): string[
 /** The events the shadow may read: never one past the ceiling (the live position it must reach). */
 const boundedStore = (store: EventStore, ceiling: () => bigint): EventStore => ({
   readStream: (streamId, options) => store.readStream(streamId, options),
+  findInStream: (streamId, dataEquals) => store.findInStream(streamId, dataEquals),
   appendToStream: () => Promise.reject(new Error('A shadow rebuild never appends.')),
   appendToStreams: () => Promise.reject(new Error('A shadow rebuild never appends.')),
   readAll: async ({ after, limit }) => {

@@ -79,6 +79,12 @@ export interface EventStore {
    * the last event it saw can never skip one.
    */
   readAll(options: { after: bigint; limit: number }): Promise<RecordedEvent[]>;
+  /**
+   * The stream's events whose data field (a string) is one of its `values`, for any of the fields named,
+   * oldest first, upcast. How a decision finds an old event by a business id (the ledger's
+   * operation and hold ids) without reading the stream into memory where the adapter can index it.
+   */
+  findInStream(streamId: string, dataEquals: Record<string, readonly string[]>): Promise<RecordedEvent[]>;
   /** Highest globalPosition that readAll can currently return (0n when empty). */
   headPosition(): Promise<bigint>;
   close(): Promise<void>;

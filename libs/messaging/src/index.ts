@@ -11,3 +11,17 @@ export { ObservabilityModule, observedPart, postgresHealth, redisHealth } from '
 export { startHealthServer, processMetrics, type HealthServerOptions } from './health-server';
 export { enableBoundedShutdown, parseShutdownTimeoutMs, DEFAULT_SHUTDOWN_TIMEOUT_MS, type BoundedShutdownOptions } from './shutdown';
 export { natsMetrics } from './nats-metrics';
+export { parseNatsAuth, inboxPrefixOf, type NatsAuth } from './nats-auth';
+export {
+  busUsers,
+  busServices,
+  busPermissions,
+  busPassword,
+  busPasswordVariable,
+  natsServerConfig,
+  type BusUser,
+  type BusUserName,
+  type BusService,
+  type BusPermissions,
+  type NatsServerConfigOptions,
+} from './bus-permissions';

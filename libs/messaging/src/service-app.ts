@@ -9,12 +9,14 @@ import { createLogger, nestLogger } from './logger';
 import { natsMetrics } from './nats-metrics';
 import { ObservabilityModule } from './observability.module';
 import { PrefixedServerNats } from './prefixed-nats';
+import type { NatsAuth } from './nats-auth';
 import type { ServiceConfig } from './service-config';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, enableBoundedShutdown } from './shutdown';
 
 export type ServiceAppOptions = {
   service: string;
   natsUrl: string;
+  natsAuth?: NatsAuth;
   subjectPrefix: string;
   healthPort?: number;
   logLevel?: string;
@@ -38,7 +40,7 @@ export async function createServiceApp(module: Type<unknown> | DynamicModule, op
   const service = options.service;
   const strategy = new PrefixedServerNats(
     // The queue group makes replicas of one service share requests instead of all answering.
-    { servers: options.natsUrl, name: service, queue: service },
+    { servers: options.natsUrl, ...options.natsAuth, name: service, queue: service },
     { subjectPrefix: options.subjectPrefix, logger, service, ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}) },
   );
   // Every service gets the one Observability of its process, whatever its own module imports.
@@ -61,6 +63,7 @@ export async function runService(module: Type<unknown> | DynamicModule, service:
   const app = await createServiceApp(module, {
     service,
     natsUrl: config.natsUrl,
+    natsAuth: config.natsAuth,
     subjectPrefix: config.subjectPrefix,
     healthPort: config.healthPort,
     logLevel: config.logLevel,

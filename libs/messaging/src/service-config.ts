@@ -1,3 +1,4 @@
+import { type NatsAuth, parseNatsAuth } from './nats-auth';
 import { parseShutdownTimeoutMs } from './shutdown';
 
 // What every NATS service reads from its environment. Each app's config.ts calls this once with
@@ -5,6 +6,8 @@ import { parseShutdownTimeoutMs } from './shutdown';
 export type ServiceConfig = {
   databaseUrl: string;
   natsUrl: string;
+  /** NATS_USER / NATS_PASSWORD / NATS_TLS*: the process's own bus credentials (decision 0025). */
+  natsAuth: NatsAuth;
   subjectPrefix: string;
   healthPort: number;
   schema: string;
@@ -35,6 +38,7 @@ const poolSize = (value: string | undefined): number => {
 export const parseServiceConfig = (env: NodeJS.ProcessEnv, defaults: { schema: string; healthPort: number }): ServiceConfig => ({
   databaseUrl: env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/corridor',
   natsUrl: env['NATS_URL'] || 'nats://127.0.0.1:4222',
+  natsAuth: parseNatsAuth(env),
   subjectPrefix: env['CORRIDOR_SUBJECT_PREFIX'] || 'corridor',
   healthPort: port('HEALTH_PORT', env['HEALTH_PORT'], defaults.healthPort),
   schema: defaults.schema,

@@ -54,8 +54,8 @@ export class EndCardConsentsWhenCardChangesPolicy implements OnApplicationBootst
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { natsUrl, subjectPrefix } = this.options;
-    this.nats = await connect({ servers: natsUrl, name: 'accounts-card-consents-policy' });
+    const { natsUrl, natsAuth, subjectPrefix } = this.options;
+    this.nats = await connect({ servers: natsUrl, ...natsAuth, name: 'accounts-card-consents-policy' });
     const stream = eventsStreamName(subjectPrefix);
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
     this.consumer = await startDurableConsumer({

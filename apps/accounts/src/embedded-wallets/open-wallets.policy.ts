@@ -69,8 +69,8 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { natsUrl, subjectPrefix, schema } = this.options;
-    this.nats = await connect({ servers: natsUrl, name: 'accounts-wallet-policy' });
+    const { natsUrl, natsAuth, subjectPrefix, schema } = this.options;
+    this.nats = await connect({ servers: natsUrl, ...natsAuth, name: 'accounts-wallet-policy' });
     const stream = eventsStreamName(subjectPrefix);
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
     this.processed = createProcessedStore({ pool: this.eventSourcing.pool, schema, consumer: 'accounts-open-wallets' });

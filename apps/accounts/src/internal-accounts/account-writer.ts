@@ -51,17 +51,6 @@ const MAX_PAUSE_MS = 20;
 const MAX_RECALL_ROUNDS = 4;
 
 /**
- * The account's events that carry any of these operation or hold ids, oldest first: served by the
- * partial indexes of migration 003 on the events table, which the append's own transaction writes.
- */
-const RECALL_SQL = `SELECT global_position, type, data FROM accounts.events
-  WHERE stream_id = $1 AND data ? 'operationId' AND data->>'operationId' = ANY($2::text[])
-  UNION
-  SELECT global_position, type, data FROM accounts.events
-  WHERE stream_id = $1 AND data ? 'holdId' AND data->>'holdId' = ANY($3::text[])
-  ORDER BY global_position`;
-
-/**
  * What the writer knows of one account: the decider's state, the row its projection shows (folded
  * with the projection's own evolve), and where its stream ends.
  */
@@ -279,8 +268,9 @@ export class AccountWriter {
   }
 
   private async recall(accountId: string, operationIds: string[], holdIds: string[]): Promise<Recalled> {
-    const rows = await this.eventSourcing.read<{ type: string; data: Record<string, unknown> }>('ledger-recall', RECALL_SQL, [accountId, operationIds, holdIds]);
-    return recallFrom(rows as unknown as InternalAccountEvent[], operationIds, holdIds);
+    // Through the port, so it works on either store; PostgreSQL serves it from migration 003's partial indexes.
+    const events = await this.eventSourcing.store.findInStream(accountId, { operationId: operationIds, holdId: holdIds });
+    return recallFrom(events as unknown as InternalAccountEvent[], operationIds, holdIds);
   }
 
   /** A cache write after the callers were answered: its failure is logged and costs only a longer read later. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, eventsStreamName, isSupportedCurrency, type RequestContext } from '@corridor/contracts';
 import { ensureEventsStream } from '@corridor/event-store';
-import { createLogger, startDurableConsumer } from '@corridor/messaging';
+import { createLogger, type NatsAuth, startDurableConsumer } from '@corridor/messaging';
 import { connect, type NatsConnection } from 'nats';
 import { v5 as uuidv5 } from 'uuid';
 import { AccountWriter } from './account-writer';
@@ -9,7 +9,7 @@ import type { InternalAccountType } from './internal-account';
 import { openInternalAccount } from './open-internal-account';
 
 export const ACCOUNTS_POLICY_OPTIONS = 'ACCOUNTS_POLICY_OPTIONS';
-export type AccountsPolicyOptions = { natsUrl: string; subjectPrefix: string; databaseUrl: string; schema: string };
+export type AccountsPolicyOptions = { natsUrl: string; natsAuth?: NatsAuth; subjectPrefix: string; databaseUrl: string; schema: string };
 
 /** Fixed namespace for the accounts' name-based ids; changing it would give every owner new account ids. */
 const ACCOUNT_ID_NAMESPACE = '3f6c1d2e-8b4a-5c7d-9e0f-a1b2c3d4e5f6';
@@ -106,8 +106,8 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { natsUrl, subjectPrefix } = this.options;
-    this.nats = await connect({ servers: natsUrl, name: 'accounts-policies' });
+    const { natsUrl, natsAuth, subjectPrefix } = this.options;
+    this.nats = await connect({ servers: natsUrl, ...natsAuth, name: 'accounts-policies' });
     const stream = eventsStreamName(subjectPrefix);
     // The accounts service may start before any service has published, so the stream may not exist yet.
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });

@@ -6,7 +6,8 @@ import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { join } from 'node:path';
 import { DomainError, newId, type RequestContext } from '@corridor/contracts';
-import { consoleLogger, EventSourcing, EventSourcingModule, type EventStore } from '@corridor/event-store';
+import { randomUUID } from 'node:crypto';
+import { consoleLogger, EventSourcing, EventSourcingModule, type EventStore, type EventStoreChoice } from '@corridor/event-store';
 import { deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { loadConfig } from '../config';
 import { toIntegrationEvent } from '../integration-events';
@@ -24,7 +25,7 @@ let subjectPrefix: string;
 const replicas: INestApplicationContext[] = [];
 const saved = { window: process.env['LEDGER_OPERATION_WINDOW'], every: process.env['SNAPSHOT_EVERY'] };
 
-const startReplica = async (): Promise<{ writer: AccountWriter; eventSourcing: EventSourcing }> => {
+const startReplica = async (eventStore?: EventStoreChoice): Promise<{ writer: AccountWriter; eventSourcing: EventSourcing }> => {
   @Module({
     imports: [
       EventSourcingModule.forRoot({
@@ -37,6 +38,7 @@ const startReplica = async (): Promise<{ writer: AccountWriter; eventSourcing: E
         projections: [internalAccountViewProjection],
         toIntegrationEvent,
         logger: consoleLogger('accounts', 'warn'),
+        ...(eventStore ? { eventStore } : {}),
       }),
     ],
     providers: [AccountWriter],
@@ -132,8 +134,12 @@ describe('The ledger operation window and snapshots (W = 5, a snapshot every 4 e
     const version = await versionOf(first.eventSourcing, accountId);
     expect(version).toBe(8);
 
+    // The recall goes through the port (findInStream), never SQL on the events table, so it works on either store.
+    const found = jest.spyOn(first.eventSourcing.store, 'findInStream');
     const replayed = await credit(first.writer, accountId, context, 100n, 'op-old');
     expect(replayed.available).toBe('106');
+    expect(found).toHaveBeenCalledWith(accountId, { operationId: ['op-old'], holdId: [] });
+    found.mockRestore();
     expect(await codeOf(credit(first.writer, accountId, context, 99n, 'op-old'))).toBe('CONFLICT');
 
     // A replica that never saw the account loads it from its snapshot and answers the same.
@@ -205,3 +211,34 @@ describe('The ledger operation window and snapshots (W = 5, a snapshot every 4 e
     expect(fullReads[0]).toEqual({ from: 1, events: 11 });
   });
 });
+
+// The same ledger on KurrentDB when a server is there (EVENTSTORE_URL): the service-level smoke of
+// that adapter. Without one it registers no test and says so, so it is never counted as passing.
+const kurrentUrl = process.env['EVENTSTORE_URL'];
+if (kurrentUrl) {
+  describe('The ledger on KurrentDB (EVENT_STORE=kurrentdb)', () => {
+    // This run's own category on a shared server: `<run>accounts-`, as a deployment's EVENTSTORE_STREAM_PREFIX would make it.
+    const eventStore: EventStoreChoice = { kind: 'kurrentdb', url: kurrentUrl, streamPrefix: `t${randomUUID().slice(0, 8)}accounts-` };
+
+    it('moves money, answers an operation recalled from the events, and keeps every event out of PostgreSQL', async () => {
+      const replica = await startReplica(eventStore);
+      const platformId = newId('Platform');
+      const context = tokenContext(platformId);
+      const accountId = await openAccount(replica.writer, platformId);
+      await credit(replica.writer, accountId, context, 100n, 'op-old');
+      for (let index = 0; index < 6; index += 1) await credit(replica.writer, accountId, context, 1n, `op-${index}`);
+      // op-old left the 5-operation window: its answer comes from findInStream on KurrentDB.
+      expect((await credit(replica.writer, accountId, context, 100n, 'op-old')).available).toBe('106');
+      expect(await codeOf(credit(replica.writer, accountId, context, 99n, 'op-old'))).toBe('CONFLICT');
+      const cold = await startReplica(eventStore);
+      expect((await credit(cold.writer, accountId, context, 1n, 'op-new')).available).toBe('107');
+      expect(await cold.writer.read(accountId, platformId)).toMatchObject({ available: '107' });
+      expect(await versionOf(replica.eventSourcing, accountId)).toBe(9);
+      expect(replica.eventSourcing.eventStoreChoice.kind).toBe('kurrentdb');
+      const [inPostgres] = await replica.eventSourcing.read<{ count: string }>('test-pg-events', 'SELECT count(*) FROM accounts.events WHERE stream_id = $1', [accountId]);
+      expect(inPostgres?.count).toBe('0');
+    });
+  });
+} else {
+  console.warn('The ledger on KurrentDB NOT RUN: EVENTSTORE_URL is not set. Set EVENTSTORE_URL=kurrentdb://127.0.0.1:2113?tls=false to run it.');
+}

@@ -97,8 +97,8 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { natsUrl, subjectPrefix } = this.config;
-    this.nats = await connect({ servers: natsUrl, name: 'webhooks-intake' });
+    const { natsUrl, natsAuth, subjectPrefix } = this.config;
+    this.nats = await connect({ servers: natsUrl, ...natsAuth, name: 'webhooks-intake' });
     const stream = eventsStreamName(subjectPrefix);
     const filterSubject = `${subjectPrefix}.events.>`;
     await ensureEventsStream(this.nats, { name: stream, subjects: [filterSubject] });
