@@ -10,10 +10,12 @@ const serviceScopes = ['gateway', 'platform', 'customers', 'accounts', 'payments
 
 /** Production code: testing helpers are not allowed. */
 const productionConstraints = [
-  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:data-access'] },
-  { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:contracts'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:data-access', 'type:telemetry'] },
+  { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:contracts', 'type:telemetry'] },
   { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
-  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:data-access'] },
+  // The request context and tracing every process shares (libs/telemetry): below the data-access libs.
+  { sourceTag: 'type:telemetry', onlyDependOnLibsWithTags: ['type:contracts'] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:data-access', 'type:telemetry'] },
   // A service reaches another only over NATS, so no scope may import another service's scope.
   ...serviceScopes.map((scope) => ({
     sourceTag: `scope:${scope}`,

@@ -10,7 +10,7 @@ module.exports = {
   testMatch: ['<rootDir>/{apps,libs,scripts,soak}/**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
   moduleNameMapper: {
-    '^@corridor/(blob-store|contracts|event-store|messaging|testing)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@corridor/(blob-store|contracts|event-store|messaging|telemetry|testing)$': '<rootDir>/libs/$1/src/index.ts',
   },
   setupFiles: ['reflect-metadata'],
   globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',

@@ -77,7 +77,7 @@ export const stopChild = async (child: ChildProcess): Promise<void> => {
 
 /** The bare hop: a second gateway on its own subject prefix in front of the echo service. */
 export const measureBareHop = async (seconds = CEILING_SECONDS): Promise<NonNullable<Ceilings['bareHop']>> => {
-  const [gatewayPort, echoHealthPort] = await Promise.all([freePort(), freePort()]);
+  const [gatewayPort, gatewayMetricsPort, echoHealthPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const blobDirectory = await mkdtemp(join(tmpdir(), 'corridor-bench-echo-'));
   const env = {
     ...process.env,
@@ -86,6 +86,7 @@ export const measureBareHop = async (seconds = CEILING_SECONDS): Promise<NonNull
     CORRIDOR_SUBJECT_PREFIX: `${uniqueSubjectPrefix()}echo`,
     REDIS_KEY_PREFIX: uniqueRedisPrefix(),
     PORT: String(gatewayPort),
+    GATEWAY_METRICS_PORT: String(gatewayMetricsPort),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_REQUESTS: '1000000',
     RATE_LIMIT_PLATFORM_REQUESTS: '1000000',

@@ -45,6 +45,8 @@ const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs: n
 export type Stack = {
   baseUrl: string;
   gatewayUrl: string;
+  /** The gateway's metrics port (GATEWAY_METRICS_PORT): /metrics and its health probes. */
+  gatewayMetricsUrl: string;
   database: TestDatabase;
   subjectPrefix: string;
   env: Record<string, string>;
@@ -90,6 +92,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   // Uploads of this stack only: the gateway writes them, the customers service reads them.
   const blobDirectory = await mkdtemp(join(tmpdir(), 'corridor-e2e-blobs-'));
   const gatewayPort = await freePort();
+  const gatewayMetricsPort = await freePort();
   const bus = await startBusServer({ subjectPrefix, port: await freePort() });
   const healthPorts = new Map<string, number>();
   const key = (app: AppName, replica: number): string => `${app}#${replica}`;
@@ -101,6 +104,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     CORRIDOR_SUBJECT_PREFIX: subjectPrefix,
     REDIS_KEY_PREFIX: uniqueRedisPrefix(),
     PORT: String(gatewayPort),
+    GATEWAY_METRICS_PORT: String(gatewayMetricsPort),
     LOG_LEVEL: 'warn',
     // The suites send bursts far above a real client's, all from 127.0.0.1; the limits have their
     // own tests (the gateway's, tests/abuse/auth.e2e.spec.ts).
@@ -219,5 +223,5 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     await close();
     throw error;
   }
-  return { baseUrl: `${gatewayUrl}/2025-10-13`, gatewayUrl, database, subjectPrefix, env, bus, logs, replicas, start, stop, kill, healthUrl, pid, createPlatform, close };
+  return { baseUrl: `${gatewayUrl}/2025-10-13`, gatewayUrl, gatewayMetricsUrl: `http://127.0.0.1:${gatewayMetricsPort}`, database, subjectPrefix, env, bus, logs, replicas, start, stop, kill, healthUrl, pid, createPlatform, close };
 };

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ledgerOutcomeOf } from './internal-accounts/ledger-outcome';
 import { join } from 'node:path';
 import { CLOCK, OBSERVABILITY, type Observability, systemClock } from '@corridor/contracts';
 import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
@@ -37,6 +38,7 @@ export class AppModule {
         EventSourcingModule.forRoot({
           service: 'accounts',
           logger: createLogger('accounts', { level: config.logLevel }),
+          outcomeOf: ledgerOutcomeOf,
           poolSize: config.databasePoolSize,
           connectionString: config.databaseUrl,
           schema: config.schema,

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { actionOutcomeOf } from './actions/action-outcome';
 import { join } from 'node:path';
 import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
 import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
@@ -29,6 +30,7 @@ export class AppModule {
         EventSourcingModule.forRoot({
           service: 'agents',
           logger: createLogger('agents', { level: config.logLevel }),
+          outcomeOf: actionOutcomeOf,
           poolSize: config.databasePoolSize,
           connectionString: config.databaseUrl,
           schema: config.schema,

@@ -19,7 +19,6 @@ import { DocumentsController } from './documents/documents.controller';
 import { KycLinkPageController, KycLinksController } from './kyc-links/kyc-links.controller';
 import { CustomerExternalAccountsController, PlatformExternalAccountsController } from './external-accounts/external-accounts.controller';
 import { HealthController } from './health/health.controller';
-import { MetricsController } from './health/metrics.controller';
 import { ErrorFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
 import { createValidationPipe, InputShapePipe } from './http/validation';
@@ -32,7 +31,8 @@ import { InternalAccountsController } from './internal-accounts/internal-account
 import { QuoteExecutionController } from './payments/execution.controller';
 import { ExchangeRatesController, QuotesController, TransactionsController } from './payments/payments.controller';
 import { ConfigController } from './platform-config/config.controller';
-import { AbuseMetrics } from './rate-limit/abuse-metrics';
+import { GatewayMetrics } from './http/gateway-metrics';
+import { MetricsServer } from './http/metrics-server';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisConnection } from './redis';
 import { ServiceCall } from './service-call';
@@ -45,6 +45,8 @@ import { SandboxWebhooksController, WebhooksController } from './webhooks/webhoo
 export type GatewayDependencies = {
   routes: RouteTable;
   logger: Logger;
+  /** The gateway's one metrics registry; createGateway's request hooks observe into it too. */
+  metrics: GatewayMetrics;
   agentTokenVerifier?: AgentTokenVerifier;
 };
 
@@ -70,7 +72,6 @@ export class AppModule {
         TransactionReceiptsController,
         QuoteExecutionController,
         HealthController,
-        MetricsController,
         SandboxWebhooksController,
         WebhooksController,
         VerificationsController,
@@ -95,7 +96,8 @@ export class AppModule {
         { provide: RouteTable, useValue: dependencies.routes },
         { provide: AGENT_TOKEN_VERIFIER, useValue: dependencies.agentTokenVerifier ?? agentTokensRefusedOnPlatformRoutes },
         RedisConnection,
-        AbuseMetrics,
+        { provide: GatewayMetrics, useValue: dependencies.metrics },
+        MetricsServer,
         FailedAttempts,
         RateLimiter,
         AuthService,

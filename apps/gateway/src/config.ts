@@ -4,6 +4,8 @@ import { type NatsAuth, parseNatsAuth, parseShutdownTimeoutMs } from '@corridor/
 
 export type GatewayConfig = {
   port: number;
+  /** GATEWAY_METRICS_PORT: /metrics and the health probes on a port of their own (0: any free port); unset here means none (tests). */
+  metricsPort?: number;
   natsUrl: string;
   natsAuth: NatsAuth;
   subjectPrefix: string;
@@ -50,8 +52,16 @@ const positiveInteger = (name: string, value: string | undefined, fallback: numb
   return parsed;
 };
 
+const metricsPort = (value: string | undefined): number => {
+  if (value === undefined || value === '') return 9098;
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < 0 || parsed > 65_535) throw new Error(`GATEWAY_METRICS_PORT must be a port number, got "${value}".`);
+  return parsed;
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => ({
   port: positiveInteger('PORT', env['PORT'], 8080),
+  metricsPort: metricsPort(env['GATEWAY_METRICS_PORT']),
   natsUrl: env['NATS_URL'] || 'nats://127.0.0.1:4222',
   natsAuth: parseNatsAuth(env),
   subjectPrefix: env['CORRIDOR_SUBJECT_PREFIX'] || 'corridor',

@@ -4,12 +4,14 @@ import multipart from '@fastify/multipart';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { invalidInput } from '@corridor/contracts';
 import { createLogger, enableBoundedShutdown, nestLogger } from '@corridor/messaging';
+import { currentContext } from '@corridor/telemetry';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule, type GatewayDependencies } from './app.module';
 import { API_VERSION, type GatewayConfig } from './config';
 import { HealthController } from './health/health.controller';
 import { setupDocs } from './http/docs';
-import { requestIdOf } from './http/request-id';
+import { GatewayMetrics } from './http/gateway-metrics';
+import { contextRequestId, createAccessLog, observeRequests, serverWithRequestContext } from './http/request-telemetry';
 import { RouteTable } from './http/route-table';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -60,6 +62,7 @@ const answerRouterError = (error: FastifyError, request: FastifyRequest, reply: 
   void reply
     .status(400)
     .header('x-request-id', request.id)
+    .header('x-correlation-id', currentContext()?.correlationId ?? request.id)
     .header('content-type', 'application/json; charset=utf-8')
     .send(invalidInput(message, { field: 'path' }).toBody());
 };
@@ -68,14 +71,18 @@ const answerRouterError = (error: FastifyError, request: FastifyRequest, reply: 
 export async function createGateway(config: GatewayConfig, overrides: Pick<GatewayDependencies, 'agentTokenVerifier'> = {}): Promise<NestFastifyApplication> {
   const logger = createLogger('gateway', { level: config.logLevel });
   const routes = new RouteTable();
+  const metrics = new GatewayMetrics();
   // maxParamLength: an UMA address in a path segment (GET /receiver/uma/{address}) may be 255
   // characters, and three times that percent-encoded; Fastify's default of 100 would answer 404.
   // trustProxy: request.ip, which the failed-authentication limits count by, is the client behind the
   // operator's proxies (TRUST_PROXY), not the proxy itself.
+  // serverFactory: every request runs inside its request context and writes one access-log line
+  // (pino-http), so Fastify's own request logging stays off.
   const adapter = new FastifyAdapter({
+    serverFactory: serverWithRequestContext(createAccessLog(config.logLevel)),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
-    genReqId: requestIdOf,
+    genReqId: contextRequestId,
     requestIdHeader: false,
     logger: false,
     maxParamLength: MAX_PARAM_LENGTH,
@@ -86,17 +93,17 @@ export async function createGateway(config: GatewayConfig, overrides: Pick<Gatew
   // are the outer bound, each route sets its own file size limit.
   await fastify.register(multipart, { limits: { files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 } });
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
-  fastify.addHook('onRequest', async (request, reply) => {
-    void reply.header('x-request-id', request.id);
+  observeRequests(fastify, metrics);
+  fastify.addHook('onRequest', async (request) => {
     requireMediaType(request);
     dropTypeOfNoBody(request);
   });
-  const nestApp = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, { routes, logger, ...overrides }), adapter, {
+  const nestApp = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, { routes, logger, metrics, ...overrides }), adapter, {
     logger: nestLogger(logger),
   });
   const app = enableBoundedShutdown(nestApp, { logger, timeoutMs: config.shutdownTimeoutMs });
   app.setGlobalPrefix(API_VERSION, {
-    exclude: ['health', 'health/live', 'health/ready', 'metrics'].map((path) => ({ path, method: RequestMethod.GET })),
+    exclude: ['health', 'health/live', 'health/ready'].map((path) => ({ path, method: RequestMethod.GET })),
   });
   setupDocs(app);
   await app.init();

@@ -15,10 +15,14 @@ import {
 } from '@corridor/contracts';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
 import { requireNats, requireRedis, uniqueRedisPrefix, uniqueSubjectPrefix } from '@corridor/testing';
+import { currentContext, type TelemetryContext } from '@corridor/telemetry';
 import Redis from 'ioredis';
 import { loadConfig, type GatewayConfig } from './config';
 import { createGateway } from './create-gateway';
+import { MetricsServer } from './http/metrics-server';
 
+/** The request context each customers.list handler ran in. */
+const listContexts: (TelemetryContext | undefined)[] = [];
 const calls = { verify: 0, create: 0, list: [] as unknown[], deleted: [] as string[], seenContexts: [] as unknown[] };
 
 const TRANSACT_TOKEN = 'Token:0196f1a0-0000-7000-8000-0000000000aa';
@@ -61,6 +65,7 @@ class FakeCustomers {
   @MessagePattern(subjects.customers.customer.list)
   list(@Payload() request: ServiceRequest<unknown>) {
     calls.list.push(request.data);
+    listContexts.push(currentContext());
     return { data: [], hasMore: false, totalCount: 0 };
   }
 
@@ -163,6 +168,8 @@ beforeAll(async () => {
   await agents.listen();
   config = {
     ...loadConfig({}),
+    // No metrics server unless a test asks for one (port 0: any free port).
+    metricsPort: undefined,
     natsUrl,
     redisUrl,
     subjectPrefix,
@@ -252,9 +259,62 @@ describe('authentication and permissions', () => {
       actor: { kind: 'token', tokenId: 'Token:admin' },
       requestId: 'client-req-1',
       correlationId: 'flow-9',
+      causationId: 'client-req-1',
     });
+    expect(reply.headers['x-correlation-id']).toBe('flow-9');
     const generated = await api({ path: '/customers', headers: { 'x-request-id': 'bad id with spaces' } });
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(generated.headers['x-correlation-id']).toBe(generated.headers['x-request-id']);
+  });
+});
+
+describe('request context and metrics over a real socket', () => {
+  let served: NestFastifyApplication;
+  let baseUrl: string;
+  let metricsUrl: string;
+  const scrape = async () => (await fetch(`${metricsUrl}/metrics`)).text();
+  const sample = (text: string, series: string): number => {
+    const line = text.split('\n').find((entry) => entry.startsWith(`${series} `));
+    return line === undefined ? 0 : Number(line.slice(series.length + 1));
+  };
+
+  beforeAll(async () => {
+    served = await createGateway({ ...config, redisKeyPrefix: uniqueRedisPrefix(), metricsPort: 0 });
+    await served.listen(0, '127.0.0.1');
+    baseUrl = await served.getUrl();
+    metricsUrl = served.get(MetricsServer).url!;
+  });
+
+  afterAll(async () => {
+    await served?.close();
+  });
+
+  it('runs the request in its context: the service sees its correlation, the request as cause and the platform', async () => {
+    const reply = await fetch(`${baseUrl}/2025-10-13/customers`, { headers: { authorization: admin, 'x-correlation-id': 'flow-http-1' } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-correlation-id')).toBe('flow-http-1');
+    const requestId = reply.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(listContexts[listContexts.length - 1]).toEqual({ requestId, correlationId: 'flow-http-1', causationId: requestId, platformId: 'Platform:one' });
+  });
+
+  it('serves /metrics on its own port only: HTTP by route template and status, NATS requests, idempotency outcomes', async () => {
+    const route = '/2025-10-13/customers/:customerId';
+    const series = `corridor_http_request_duration_seconds_count{method="GET",route="${route}",status="404"}`;
+    const before = sample(await scrape(), series);
+    for (const id of ['Customer:a', 'Customer:b']) expect((await fetch(`${baseUrl}/2025-10-13/customers/${id}`, { headers: { authorization: admin } })).status).toBe(404);
+    const body = { method: 'POST', headers: { authorization: admin, 'content-type': 'application/json', 'idempotency-key': 'metrics-key' }, body: JSON.stringify(individual({ platformCustomerId: 'metrics' })) };
+    expect((await fetch(`${baseUrl}/2025-10-13/customers`, body)).status).toBe(201);
+    expect((await fetch(`${baseUrl}/2025-10-13/customers`, body)).status).toBe(201);
+    expect((await fetch(`${baseUrl}/no/such/path`)).status).toBe(404);
+    const text = await scrape();
+    expect(sample(text, series) - before).toBe(2);
+    expect(sample(text, 'corridor_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'corridor_gateway_idempotency_total{outcome="claimed"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'corridor_gateway_idempotency_total{outcome="replay"}')).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/^corridor_nats_request_duration_seconds_count\{subject="customers\.customer\.create",outcome="ok"\} [1-9]/m);
+    expect(text).toMatch(/^process_cpu_seconds_total /m);
+    expect((await fetch(`${baseUrl}/metrics`)).status).toBe(404);
   });
 });
 
@@ -470,6 +530,7 @@ describe('failed authentications', () => {
       authFailureWindowSeconds: 60,
       authCacheTtlSeconds: 1,
       trustProxy: true,
+      metricsPort: 0,
     });
   });
 
@@ -509,13 +570,14 @@ describe('failed authentications', () => {
   });
 
   it('counts the failures and refusals on GET /metrics', async () => {
-    const reply = await guarded.inject({ method: 'GET', url: '/metrics' });
-    expect(reply.statusCode).toBe(200);
-    expect(reply.body).toMatch(/^corridor_gateway_auth_failures_total\{reason="wrong_credentials"\} [1-9]/m);
-    expect(reply.body).toMatch(/^corridor_gateway_auth_failures_total\{reason="known_bad"\} [1-9]/m);
-    expect(reply.body).toMatch(/^corridor_gateway_auth_limited_total\{scope="address"\} [1-9]/m);
-    expect(reply.body).toMatch(/^corridor_gateway_auth_limited_total\{scope="client"\} [1-9]/m);
-    expect(reply.body).not.toContain('not-the-secret');
+    const reply = await fetch(`${guarded.get(MetricsServer).url!}/metrics`);
+    expect(reply.status).toBe(200);
+    const body = await reply.text();
+    expect(body).toMatch(/^corridor_gateway_auth_failures_total\{reason="wrong_credentials"\} [1-9]/m);
+    expect(body).toMatch(/^corridor_gateway_auth_failures_total\{reason="known_bad"\} [1-9]/m);
+    expect(body).toMatch(/^corridor_gateway_auth_limited_total\{scope="address"\} [1-9]/m);
+    expect(body).toMatch(/^corridor_gateway_auth_limited_total\{scope="client"\} [1-9]/m);
+    expect(body).not.toContain('not-the-secret');
   });
 });
 

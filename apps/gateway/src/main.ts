@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import './tracing';
 import { createGateway } from './create-gateway';
 import { loadConfig } from './config';
 

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { paymentOutcomeOf } from './execution/payment-outcome';
 import { join } from 'node:path';
 import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
 import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
@@ -52,6 +53,7 @@ export class AppModule {
         EventSourcingModule.forRoot({
           service: 'payments',
           logger: createLogger('payments', { level: config.logLevel }),
+          outcomeOf: paymentOutcomeOf,
           poolSize: config.databasePoolSize,
           connectionString: config.databaseUrl,
           schema: config.schema,

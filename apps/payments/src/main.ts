@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import './tracing';
 import { runService } from '@corridor/messaging';
 import { AppModule } from './app.module';
 import { loadConfig } from './config';

@@ -31,6 +31,11 @@ export type RequestContext = {
   requestId: string;
   correlationId: string;
   /**
+   * The id of the request, command or event that directly caused this one (stored as the events'
+   * causationId). Unset, the messaging layer fills it from the context of the work that sends it.
+   */
+  causationId?: string;
+  /**
    * The POST's Idempotency-Key, when it has one. A create derives its new resource's id from it
    * (`idForRequest`, in the actor's scope), so a retry after an answer that never arrived (a 503, a
    * lost connection) finds what the first attempt made instead of making a second one. Not stored in events.

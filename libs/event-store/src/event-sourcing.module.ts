@@ -3,8 +3,9 @@ import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { EntitySchema } from '@mikro-orm/core';
 import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
 import { Pool } from 'pg';
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { type Event, eventsStreamName, OBSERVABILITY, Observability, type PartHealth, type RequestContext } from '@corridor/contracts';
+import { currentContext, traceCarrier } from '@corridor/telemetry';
 import type { Logger } from './logger';
 import { handleCommand } from './command-handler';
 import { createServiceEventStore, describeEventStore, type EventStoreChoice, eventStoreChoiceFrom } from './store-selection';
@@ -35,6 +36,11 @@ export type EventSourcingOptions = {
   /** The service's logger: the projection runner and the outbox relay report every failure through it. */
   logger: Logger;
   /**
+   * The business outcome an appended event stands for (a payment completed or failed and why, a
+   * ledger operation, an agent action's end), counted in corridor_outcomes_total; null for the rest.
+   */
+  outcomeOf?: (event: RecordedEvent) => BusinessOutcome | null;
+  /**
    * PostgreSQL connections this process may hold in all (DATABASE_POOL_SIZE, default 6): MikroORM
    * gets ORM_CONNECTIONS of them, the outbox relay's session one, and the process's one pg pool the
    * rest (event store, reads, projection batches, consumers' processed stores).
@@ -45,6 +51,9 @@ export type EventSourcingOptions = {
   /** Where the service's events live; default from EVENT_STORE_<SERVICE> / EVENT_STORE / EVENTSTORE_URL (store-selection.ts). */
   eventStore?: EventStoreChoice;
 };
+
+/** What an event means to an operator: a kind of work (payment, ledger_operation, agent_action), its outcome and why. */
+export type BusinessOutcome = { kind: string; outcome: string; reason?: string };
 
 /** Seven database services × 2 replicas × 6 = 84, which leaves PostgreSQL's default 100 room for migrations and a psql. */
 export const DEFAULT_DATABASE_POOL_SIZE = 6;
@@ -80,6 +89,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   readonly pool: Pool;
   private readonly observability: Observability;
   private readonly poolMetrics = new Registry();
+  private readonly outcomes: Counter<'service' | 'kind' | 'outcome' | 'reason'>;
   private queuedAppends: QueuedAppend[] = [];
   private appendsInFlight = 0;
 
@@ -125,6 +135,22 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
         this.set({ ...labels, state: 'max' }, budget.shared);
       },
     });
+    this.outcomes = new Counter({
+      name: 'corridor_outcomes_total',
+      help: 'Business outcomes this process recorded, by kind (payment, ledger_operation, agent_action), outcome and reason (a failure reason, or "none").',
+      labelNames: ['service', 'kind', 'outcome', 'reason'],
+      registers: [this.poolMetrics],
+    });
+  }
+
+  /** Counts what the appended events mean (outcomeOf); a replayed command appended nothing and counts nothing. */
+  private count(events: readonly RecordedEvent[]): void {
+    const { outcomeOf, service } = this.options;
+    if (!outcomeOf) return;
+    for (const event of events) {
+      const outcome = outcomeOf(event);
+      if (outcome) this.outcomes.inc({ service, kind: outcome.kind, outcome: outcome.outcome, reason: outcome.reason ?? 'none' });
+    }
   }
 
   get em() {
@@ -267,6 +293,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     });
     // Only events some read model shows are worth waiting for; a uniqueness claim, say, is not.
     // And only for the read models that show them: a halted one elsewhere does not hold this reply.
+    this.count(result.events);
     if (!skipProjectionWait) await this.waitForReadModels(result.events);
     if (result.events.length > 0) this.relay?.nudge();
     return result;
@@ -331,7 +358,12 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       void this.store
         .appendToStreams(batch, { metadata })
         .then(
-          (results) => results.forEach((result, index) => (result instanceof WrongExpectedVersionError ? batch[index]!.reject(result) : batch[index]!.resolve(result))),
+          (results) =>
+            results.forEach((result, index) => {
+              if (result instanceof WrongExpectedVersionError) return batch[index]!.reject(result);
+              this.count(result.events);
+              batch[index]!.resolve(result);
+            }),
           (error: unknown) => batch.forEach((queued) => queued.reject(error)),
         )
         .finally(() => {
@@ -358,13 +390,24 @@ type QueuedAppend = {
   reject: (error: unknown) => void;
 };
 
-const metadataOf = (context: RequestContext, commandId?: string) => ({
-  platformId: context.platformId,
-  correlationId: context.correlationId,
-  requestId: context.requestId,
-  actor: context.actor,
-  ...(commandId ? { commandId } : {}),
-});
+/**
+ * What an event records of the work that appended it. The cause is the one the context names, else
+ * that of the current work (the message or job being handled), else the request itself; the trace
+ * context is the active span's, so the outbox can continue the trace.
+ */
+const metadataOf = (context: RequestContext, commandId?: string) => {
+  const { traceparent, tracestate } = traceCarrier();
+  return {
+    platformId: context.platformId,
+    correlationId: context.correlationId,
+    causationId: context.causationId ?? currentContext()?.causationId ?? context.requestId,
+    requestId: context.requestId,
+    actor: context.actor,
+    ...(commandId ? { commandId } : {}),
+    ...(traceparent ? { traceparent } : {}),
+    ...(tracestate ? { tracestate } : {}),
+  };
+};
 
 @Module({})
 export class EventSourcingModule {

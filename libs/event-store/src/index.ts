@@ -41,7 +41,7 @@ export { OutboxRelay, ensureEventsStream, integrationEvent, type IntegrationEven
 export { migrate } from './migrate';
 export { type Logger, consoleLogger } from './logger';
 export { START_NATS, START_POSTGRES, natsUnreachable, postgresUnreachable } from './infra-errors';
-export { DEFAULT_DATABASE_POOL_SIZE, EVENT_STORE, EventSourcing, EventSourcingModule, type EventSourcingOptions, connectionBudget } from './event-sourcing.module';
+export { DEFAULT_DATABASE_POOL_SIZE, EVENT_STORE, EventSourcing, EventSourcingModule, type EventSourcingOptions, type BusinessOutcome, connectionBudget } from './event-sourcing.module';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
 export { inTransaction } from './transaction';

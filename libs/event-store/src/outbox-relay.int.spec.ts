@@ -117,6 +117,23 @@ describe('OutboxRelay', () => {
     await relay.stop();
   });
 
+  it("carries the appending request's ids in the message headers, with the event itself as the cause", async () => {
+    const events = await append(['ItemCreated']);
+    const relay = newRelay();
+    await relay.start();
+    await relay.drain({ until: events[0]!.globalPosition });
+    await relay.stop();
+    const info = await jsm.streams.info(streamName);
+    const message = await jsm.streams.getMessage(streamName, { seq: info.state.last_seq });
+    const { metadata } = events[0]!;
+    expect({
+      request: message.header.get('Corridor-Request-Id'),
+      correlation: message.header.get('Corridor-Correlation-Id'),
+      causation: message.header.get('Corridor-Causation-Id'),
+      platform: message.header.get('Corridor-Platform-Id'),
+    }).toEqual({ request: metadata.requestId, correlation: metadata.correlationId, causation: events[0]!.eventId, platform: metadata.platformId });
+  });
+
   it('resumes after a restart without loss, and JetStream drops what a lost checkpoint republishes', async () => {
     const before = await published();
     const whileDown = await append(['ItemCreated', 'ItemPriced']);

@@ -1,6 +1,7 @@
 import { eventSubject } from '@corridor/contracts';
+import { contextCarrier, inSpan, SpanKind, traceParentFrom } from '@corridor/telemetry';
 import type { Client } from 'pg';
-import { type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, nanos } from 'nats';
+import { type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, headers as natsHeaders, nanos } from 'nats';
 import { checkpointDdl, connectClient, ddlLockKey } from './postgres-schema';
 import { advisoryKey, assertSchemaName } from './sql-names';
 import { Counter, Gauge, Registry } from 'prom-client';
@@ -319,9 +320,21 @@ export class OutboxRelay {
   private async publish(event: RecordedEvent): Promise<void> {
     const integration = this.options.toIntegrationEvent(event);
     if (!integration) return;
-    const ack = await this.options.jetstream.publish(integration.subject, encoder.encode(JSON.stringify(integration.payload)), {
-      msgID: event.eventId,
-      timeout: this.options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS,
+    // The message continues the story of the request that appended the event: its trace (the
+    // event's stored traceparent is the parent of this span) and its ids, with the event itself as
+    // the cause of whatever a consumer does with it.
+    const { metadata } = event;
+    const parent = traceParentFrom((name) => (name === 'traceparent' ? metadata.traceparent : name === 'tracestate' ? metadata.tracestate : undefined));
+    const span = { name: `outbox publish ${event.type}`, kind: SpanKind.PRODUCER, parent, attributes: { 'messaging.system': 'nats', 'messaging.message.id': event.eventId } };
+    const ack = await inSpan(span, () => {
+      const headers = natsHeaders();
+      const carrier = contextCarrier({ requestId: metadata.requestId, correlationId: metadata.correlationId, causationId: event.eventId, platformId: metadata.platformId });
+      for (const [name, value] of Object.entries(carrier)) if (value) headers.set(name, value);
+      return this.options.jetstream.publish(integration.subject, encoder.encode(JSON.stringify(integration.payload)), {
+        msgID: event.eventId,
+        timeout: this.options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS,
+        headers,
+      });
     });
     if (ack.duplicate) this.logger.info({ eventId: event.eventId, relay: this.options.name }, 'JetStream dropped a republished event.');
   }

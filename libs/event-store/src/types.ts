@@ -10,6 +10,9 @@ export type EventMetadata = {
   occurredAt: string;
   schemaVersion: number;
   commandId?: string;
+  /** W3C trace context of the work that appended the event (while tracing is on): the outbox continues its trace. */
+  traceparent?: string;
+  tracestate?: string;
 };
 
 export type NewEvent = {

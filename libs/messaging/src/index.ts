@@ -1,4 +1,3 @@
-export { runWithContext, currentTraceIds, REQUEST_ID_HEADER, CORRELATION_ID_HEADER, type TraceIds } from './context';
 export { createLogger, nestLogger, type LoggerOptions } from './logger';
 export { toErrorBody, fromErrorReply, internalErrorBody } from './error-codec';
 export { PrefixedServerNats, PrefixedClientNats, prefixSubject } from './prefixed-nats';
@@ -11,6 +10,7 @@ export { consumerMetrics } from './jetstream';
 export { ObservabilityModule, observedPart, postgresHealth, redisHealth } from './observability.module';
 export { startHealthServer, processMetrics, type HealthServerOptions } from './health-server';
 export { enableBoundedShutdown, parseShutdownTimeoutMs, DEFAULT_SHUTDOWN_TIMEOUT_MS, type BoundedShutdownOptions } from './shutdown';
+export { natsMetrics } from './nats-metrics';
 export { parseNatsAuth, inboxPrefixOf, type NatsAuth } from './nats-auth';
 export {
   busUsers,

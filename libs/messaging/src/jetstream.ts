@@ -10,6 +10,7 @@ import {
 } from 'nats';
 import type { Logger } from 'pino';
 import { Counter, Registry } from 'prom-client';
+import { continueFromCarrier, SpanKind, type TelemetryContext } from '@corridor/telemetry';
 import { createLogger } from './logger';
 
 const codec = JSONCodec();
@@ -137,7 +138,11 @@ async function processMessage(message: JsMsg, options: DurableConsumerOptions, l
     return;
   }
   try {
-    await options.handle(payload, { msgId, subject: message.subject, redelivered: message.redelivered });
+    const read = (name: string) => message.headers?.get(name) || undefined;
+    const span = { name: `consume ${options.durable}`, kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'nats', 'messaging.message.id': msgId } };
+    await continueFromCarrier(read, envelopeContext(payload, msgId), span, () =>
+      options.handle(payload, { msgId, subject: message.subject, redelivered: message.redelivered }),
+    );
   } catch (error) {
     failures.inc({ consumer, reason: 'handler' });
     logger.warn({ err: error, ...where }, 'Handler failed; the message will be redelivered.');
@@ -155,6 +160,18 @@ async function processMessage(message: JsMsg, options: DurableConsumerOptions, l
   }
   message.ack();
 }
+
+/**
+ * The ids a message without context headers (published before they existed) still offers: the
+ * envelope's correlation and platform, and the event itself as the cause of the work.
+ */
+const envelopeContext = (payload: unknown, msgId: string): TelemetryContext => {
+  const envelope = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<string, unknown>;
+  const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+  const eventId = text(envelope['eventId']) ?? msgId;
+  const platformId = text(envelope['platformId']);
+  return { requestId: msgId, correlationId: text(envelope['correlationId']) ?? eventId, causationId: eventId, ...(platformId ? { platformId } : {}) };
+};
 
 const keyOfMessage = (message: JsMsg, keyOf: DurableConsumerOptions['keyOf']): string | undefined => {
   if (!keyOf) return undefined;

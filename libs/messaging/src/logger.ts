@@ -1,15 +1,15 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type Logger } from 'pino';
-import { currentTraceIds } from './context';
+import { logFields } from '@corridor/telemetry';
 
 export type LoggerOptions = { level?: string };
 
-/** A pino logger whose every line carries the requestId/correlationId of the current request. */
+/** A pino logger whose every line carries the ids of the current work (request, correlation, causation, platform, trace). */
 export function createLogger(name: string, options: LoggerOptions = {}): Logger {
   return pino({
     name,
     level: options.level ?? 'info',
-    mixin: () => currentTraceIds() ?? {},
+    mixin: logFields,
   });
 }
 

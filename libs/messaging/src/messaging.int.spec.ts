@@ -5,7 +5,8 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { connect, type NatsConnection } from 'nats';
 import { DomainError, type RequestContext, type ServiceRequest } from '@corridor/contracts';
 import { createTestSchema, requireNats, requirePostgres, uniqueSubjectPrefix, type TestSchema, useTestDatabase } from '@corridor/testing';
-import { createLogger, createProcessedStore, createServiceApp, currentTraceIds, publishEvent, ServiceClient, startDurableConsumer } from './index';
+import { contextCarrier, currentContext, runWithContext, type TelemetryContext } from '@corridor/telemetry';
+import { createLogger, createProcessedStore, createServiceApp, publishEvent, ServiceClient, startDurableConsumer } from './index';
 
 const database = useTestDatabase();
 
@@ -35,7 +36,7 @@ class EchoController {
   @MessagePattern('echo.test.trace')
   async trace(@Payload() request: ServiceRequest<unknown>) {
     await new Promise((resolve) => setImmediate(resolve));
-    return { ids: currentTraceIds(), contextRequestId: request.context.requestId };
+    return { ids: currentContext(), contextRequestId: request.context.requestId, contextCausationId: request.context.causationId };
   }
 
   @MessagePattern('echo.test.slow')
@@ -116,7 +117,18 @@ describe('request-reply over prefixed NATS subjects', () => {
 
   it('runs the handler with the request and correlation ids from the NATS headers', async () => {
     const reply = await client.request<{ ids: unknown; contextRequestId: string }>('echo.test.trace', {}, { context: context('req-42') });
-    expect(reply).toEqual({ ids: { requestId: 'req-42', correlationId: 'corr-req-42' }, contextRequestId: 'req-42' });
+    expect(reply).toEqual({
+      ids: { requestId: 'req-42', correlationId: 'corr-req-42', causationId: 'req-42', platformId: 'Platform:test' },
+      contextRequestId: 'req-42',
+      contextCausationId: 'req-42',
+    });
+  });
+
+  it('names the work that sent a request as its cause, in the headers and in the context the handler gets', async () => {
+    const sender = { requestId: 'Event:7', correlationId: 'corr-req-43', causationId: 'Event:7' };
+    const reply = await runWithContext(sender, () => client.request<{ ids: TelemetryContext; contextCausationId: string }>('echo.test.trace', {}, { context: context('req-43') }));
+    expect(reply.ids).toMatchObject({ requestId: 'req-43', correlationId: 'corr-req-43', causationId: 'Event:7' });
+    expect(reply.contextCausationId).toBe('Event:7');
   });
 
   it('answers the health ping of the service', async () => {
@@ -284,5 +296,31 @@ describe('durable JetStream consumer', () => {
     await waitUntil(() => handled === 20, 'all 20 messages');
     await consumer.stop();
     expect(maxInFlight).toBe(5);
+  });
+
+  it("runs each handler inside the context the message carries, or the envelope's when it carries none", async () => {
+    const js = nc.jetstream();
+    const subject = `${subjectPrefix}.events.payments.Transaction.TransactionCompleted`;
+    const carried = contextCarrier({ requestId: 'req-http-1', correlationId: 'corr-http-1', causationId: 'Event:with-headers', platformId: 'Platform:a' });
+    await publishEvent(js, subject, { eventId: 'Event:with-headers', correlationId: 'ignored', platformId: 'Platform:a' }, 'h1', carried);
+    await publishEvent(js, subject, { eventId: 'Event:old', correlationId: 'corr-old', platformId: 'Platform:b' }, 'h2');
+    const seen: (TelemetryContext | undefined)[] = [];
+    const consumer = await startDurableConsumer({
+      nc,
+      stream,
+      durable: 'test-context-consumer',
+      filterSubject: subject,
+      logger: createLogger('test-context-consumer', { level: 'silent' }),
+      handle: async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        seen.push(currentContext());
+      },
+    });
+    await waitUntil(() => seen.length === 2, 'both messages');
+    await consumer.stop();
+    expect(seen).toEqual([
+      { requestId: 'req-http-1', correlationId: 'corr-http-1', causationId: 'Event:with-headers', platformId: 'Platform:a' },
+      { requestId: 'h2', correlationId: 'corr-old', causationId: 'Event:old', platformId: 'Platform:b' },
+    ]);
   });
 });

@@ -4,8 +4,10 @@ import type { Msg, NatsConnection, Subscription } from 'nats';
 import { Observability, type PartHealth } from '@corridor/contracts';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import { CORRELATION_ID_HEADER, REQUEST_ID_HEADER, runWithContext } from './context';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { continueFromCarrier, SpanKind } from '@corridor/telemetry';
 import { startHealthServer } from './health-server';
+import { natsMetrics } from './nats-metrics';
 
 // Subjects in libs/contracts are written without the deployment prefix; these two transport
 // subclasses add it in normalizePattern, which Nest calls for every pattern it registers or
@@ -48,26 +50,43 @@ export class PrefixedServerNats extends ServerNats {
     return this.messageHandlers.get(channel) ?? null;
   }
 
+  // The caller's ids and trace context come in the message headers (ServiceClient writes them):
+  // the handler, its log lines, its events and the requests it sends in turn continue that story.
   override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
-    const requestId = natsMsg.headers?.get(REQUEST_ID_HEADER) || randomUUID();
-    const correlationId = natsMsg.headers?.get(CORRELATION_ID_HEADER) || requestId;
-    return runWithContext({ requestId, correlationId }, () => super.handleMessage(channel, natsMsg));
+    const read = (name: string) => natsMsg.headers?.get(name) || undefined;
+    const requestId = randomUUID();
+    const subject = this.unprefixed(channel);
+    return continueFromCarrier(read, { requestId, correlationId: requestId }, { name: `nats handle ${subject}`, kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } }, () =>
+      super.handleMessage(channel, natsMsg),
+    );
   }
 
   // Counts requests until their final reply so close() can let them finish instead of
-  // dropping replies mid-flight.
+  // dropping replies mid-flight; the final reply also closes the handler's histogram sample.
   override getPublisher(natsMsg: Msg, id: string, ctx: never) {
     const publish = super.getPublisher(natsMsg, id, ctx);
     if (!natsMsg.reply) return publish;
     this.inFlight += 1;
     let finished = false;
+    const span = trace.getActiveSpan();
+    const stopTimer = natsMetrics().handlers.startTimer({ subject: this.unprefixed(natsMsg.subject) });
     return (response: { isDisposed?: boolean; err?: unknown }) => {
       if (!finished && (response.isDisposed || response.err !== undefined)) {
         finished = true;
         this.inFlight -= 1;
+        const failed = response.err !== undefined && response.err !== null;
+        const seconds = stopTimer({ outcome: failed ? 'error' : 'ok' });
+        if (failed) span?.setStatus({ code: SpanStatusCode.ERROR, message: errorCodeOf(response.err) });
+        // A service's access log, at debug: one line per request answered, with the caller's ids (the logger's mixin).
+        this.prefixed.logger.debug({ subject: this.unprefixed(natsMsg.subject), outcome: failed ? errorCodeOf(response.err) : 'ok', latencyMs: Math.round(seconds * 1000) }, 'NATS request answered.');
       }
       return publish(response);
     };
+  }
+
+  private unprefixed(subject: string): string {
+    const prefix = `${this.prefixed.subjectPrefix}.`;
+    return subject.startsWith(prefix) ? subject.slice(prefix.length) : subject;
   }
 
   override async listen(callback: (error?: unknown) => void): Promise<void> {
@@ -114,6 +133,9 @@ export class PrefixedServerNats extends ServerNats {
     return { status: 'ok', server: connection.getServer(), rttMs };
   }
 }
+
+const errorCodeOf = (error: unknown): string =>
+  typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'error';
 
 export class PrefixedClientNats extends ClientNats {
   constructor(

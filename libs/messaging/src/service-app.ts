@@ -6,6 +6,7 @@ import { throwError, type Observable } from 'rxjs';
 import { toErrorBody } from './error-codec';
 import { consumerMetrics } from './jetstream';
 import { createLogger, nestLogger } from './logger';
+import { natsMetrics } from './nats-metrics';
 import { ObservabilityModule } from './observability.module';
 import { PrefixedServerNats } from './prefixed-nats';
 import type { NatsAuth } from './nats-auth';
@@ -52,6 +53,7 @@ export async function createServiceApp(module: Type<unknown> | DynamicModule, op
   strategy.observability = observability;
   observability.addPart({ name: 'nats', health: () => strategy.natsHealth() });
   observability.addMetrics(consumerMetrics());
+  observability.addMetrics(natsMetrics().registry);
   strategy.addHandler(`${service}.health.ping`, async () => ({ service, status: 'ok' }));
   return app;
 }

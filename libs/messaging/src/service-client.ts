@@ -3,9 +3,10 @@ import { DomainError, type RequestContext, type ServiceRequest } from '@corridor
 import { ErrorCode, headers as natsHeaders, JSONCodec, NatsError, type NatsConnection, type Subscription } from 'nats';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from './context';
+import { contextCarrier, currentContext, inSpan, SpanKind } from '@corridor/telemetry';
 import { fromErrorReply } from './error-codec';
 import { createLogger } from './logger';
+import { natsMetrics } from './nats-metrics';
 import type { NatsAuth } from './nats-auth';
 import { PrefixedClientNats, prefixSubject } from './prefixed-nats';
 
@@ -53,21 +54,37 @@ export class ServiceClient implements OnApplicationBootstrap, OnApplicationShutd
     await this.client.close();
   }
 
+  /**
+   * Sends a request with the caller's ids (the RequestContext, and what caused it: the context's
+   * causationId or the current work's) and the trace context in its headers and payload.
+   */
   async request<Reply>(subject: string, data: unknown, options: RequestOptions): Promise<Reply> {
-    const { context } = options;
+    const causationId = options.context.causationId ?? currentContext()?.causationId ?? options.context.requestId;
+    const context: RequestContext = { ...options.context, causationId };
+    const stopTimer = natsMetrics().requests.startTimer({ subject });
+    const span = { name: `nats request ${subject}`, kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } };
+    try {
+      const reply = await inSpan(span, () => this.send<Reply>(subject, { context, data }, options.timeoutMs));
+      stopTimer({ outcome: 'ok' });
+      return reply;
+    } catch (error) {
+      stopTimer({ outcome: error instanceof DomainError && error.code === 'SERVICE_UNAVAILABLE' ? 'unavailable' : 'error' });
+      throw error;
+    }
+  }
+
+  private async send<Reply>(subject: string, request: ServiceRequest<unknown>, timeoutMs: number | undefined): Promise<Reply> {
+    const { context } = request;
     const headers = natsHeaders();
-    headers.set(REQUEST_ID_HEADER, context.requestId);
-    headers.set(CORRELATION_ID_HEADER, context.correlationId);
-    const request: ServiceRequest<unknown> = { context, data };
+    // Written inside the request's span, so the trace context names it as the handler's parent.
+    const carrier = contextCarrier({ requestId: context.requestId, correlationId: context.correlationId, causationId: context.causationId ?? context.requestId, platformId: context.platformId });
+    for (const [name, value] of Object.entries(carrier)) if (value) headers.set(name, value);
     // Nest's server expects its own packet shape; `id` marks it as a request, not an event.
     const packet = codec.encode({ pattern: subject, data: request, id: randomUUID() });
     const connection = await this.connection(subject);
     let reply: ReplyPacket;
     try {
-      const message = await connection.request(this.prefixed(subject), packet, {
-        timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        headers,
-      });
+      const message = await connection.request(this.prefixed(subject), packet, { timeout: timeoutMs ?? DEFAULT_TIMEOUT_MS, headers });
       reply = codec.decode(message.data) as ReplyPacket;
     } catch (error) {
       if (error instanceof NatsError && [ErrorCode.NoResponders, ErrorCode.Timeout, ErrorCode.ConnectionClosed, ErrorCode.Disconnect].includes(error.code as ErrorCode)) {

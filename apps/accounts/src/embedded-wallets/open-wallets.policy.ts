@@ -2,6 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { CLOCK, type Clock, eventsStreamName, type PlatformConfigWire, type RequestContext, subjects } from '@corridor/contracts';
 import { ensureEventsStream, EventSourcing } from '@corridor/event-store';
 import { createLogger, createProcessedStore, type ProcessedStore, ServiceClient, startDurableConsumer } from '@corridor/messaging';
+import { currentContext } from '@corridor/telemetry';
 import { connect, type NatsConnection } from 'nats';
 import { AccountWriter } from '../internal-accounts/account-writer';
 import { ACCOUNTS_POLICY_OPTIONS, type AccountsPolicyOptions, internalAccountIdFor } from '../internal-accounts/open-accounts-when-customer-created.policy';
@@ -135,7 +136,7 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
    * the lookup fail and the event come again later.
    */
   private async environmentOf(platformId: string, msgId: string): Promise<string> {
-    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-wallets-policy' }, requestId: msgId, correlationId: msgId };
+    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-wallets-policy' }, requestId: msgId, correlationId: storyOf(msgId) };
     const config = await this.client.request<PlatformConfigWire>(subjects.platform.platform.get, {}, { context, timeoutMs: PLATFORM_LOOKUP_TIMEOUT_MS });
     return config.environment;
   }
@@ -168,10 +169,13 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
 
   private async open(platformId: string, customerId: string, email: string, msgId: string): Promise<void> {
     const accountId = walletAccountIdFor(customerId);
-    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-wallets-policy' }, requestId: msgId, correlationId: msgId };
+    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-wallets-policy' }, requestId: msgId, correlationId: storyOf(msgId) };
     const data = { accountId, platformId, customerId, accountType: 'EMBEDDED_WALLET' as const, currency: WALLET_CURRENCY, status: 'ACTIVE' as const, operationId: `open:${accountId}` };
     // Keys first, then the account: a wallet the client can list always has its credential.
     await this.wallets.provision({ accountId, platformId, customerId, email });
     await this.writer.apply(accountId, context, (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state), { assumeNew: true });
   }
 }
+
+/** The correlation of the request the consumed event belongs to (the consumer restores it); the message id for an old message without one. */
+const storyOf = (msgId: string): string => currentContext()?.correlationId ?? msgId;

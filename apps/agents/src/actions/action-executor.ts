@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { currentContext } from '@corridor/telemetry';
 import { CLOCK, type Clock, DomainError, type ExecuteQuoteData, newUuid, type QuoteWire, type RequestContext, subjects, type TransactionWire, type TransferInData, type TransferOutData } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { AGENT_OPTIONS, type AgentOptions } from '../agents/agent-options';
@@ -155,5 +156,6 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
 /** Payments is asked as the agent (so the transaction carries agentId), with the action id as the idempotency key. */
 const executionContext = (platformId: string, action: ActionView): RequestContext => {
   const requestId = newUuid();
-  return { platformId, actor: { kind: 'agent', agentId: action.agentId }, requestId, correlationId: action.id, idempotencyKey: action.id };
+  // The approval (or submit) request's story when it runs the action; a sweep's resumption names the action.
+  return { platformId, actor: { kind: 'agent', agentId: action.agentId }, requestId, correlationId: currentContext()?.correlationId ?? action.id, idempotencyKey: action.id };
 };

@@ -5,6 +5,7 @@ import { BLOB_STORE, type BlobStore } from '@corridor/blob-store';
 import { CLOCK, type Clock } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
+import { type Carrier, contextCarrier, continueFromCarrier, SpanKind } from '@corridor/telemetry';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { PlatformSettingsCache } from '../customers/platform-settings.cache';
@@ -36,7 +37,8 @@ export type BulkImportOptions = {
 const SWEEP_BATCH = 1_000;
 
 const QUEUE_NAME = 'bulk-imports';
-type JobData = { jobId: string };
+/** The job and the context of the request that accepted it (ids and trace), which the worker restores. */
+type JobData = { jobId: string; context?: Carrier };
 
 /**
  * The BullMQ queue of bulk import jobs and this process's worker. Jobs of any replica's uploads
@@ -110,7 +112,16 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /** One run of a job; its last failed run ends the job FAILED (BulkImportFailed, so BULK_UPLOAD.FAILED) instead of vanishing. */
-  private async work(deps: BulkImportDependencies, job: Job<JobData>): Promise<void> {
+  /** The upload's request goes on in the worker: its correlation in every log line and event, the job as the cause. */
+  private work(deps: BulkImportDependencies, job: Job<JobData>): Promise<void> {
+    const carried = job.data.context ?? {};
+    const { jobId } = job.data;
+    const fallback = { requestId: jobId, correlationId: jobId, causationId: jobId };
+    const span = { name: 'bulk-import run', kind: SpanKind.CONSUMER, attributes: { 'corridor.job.id': jobId } };
+    return continueFromCarrier((name) => carried[name], fallback, span, () => this.runOnce(deps, job));
+  }
+
+  private async runOnce(deps: BulkImportDependencies, job: Job<JobData>): Promise<void> {
     const { jobId } = job.data;
     try {
       const outcome = await runBulkImport(deps, jobId);
@@ -169,7 +180,7 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
   /** Queues a job's import; a job already queued or running under its id is not queued twice. */
   async enqueue(jobId: string): Promise<void> {
     if (!this.queue) throw new Error('BulkImportQueue used before the application bootstrapped.');
-    await this.queue.add('import', { jobId }, {
+    await this.queue.add('import', { jobId, context: contextCarrier() }, {
       jobId: queueJobIdOf(jobId),
       attempts: this.options.attempts,
       backoff: { type: 'exponential', delay: 1_000 },

@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { currentContext } from '@corridor/telemetry';
 import type { BlobStore } from '@corridor/blob-store';
 import { type Clock, DomainError, type RequestContext } from '@corridor/contracts';
 import type { EventSourcing } from '@corridor/event-store';
@@ -54,7 +55,8 @@ const contextOf = (job: { jobId: string; platformId: string }, requestId: string
   platformId: job.platformId,
   actor: { kind: 'system', name: 'bulk-import' },
   requestId,
-  correlationId: job.jobId,
+  // The upload request's story when the worker restored it (BulkImportQueue); the job's own id for a job queued before.
+  correlationId: currentContext()?.correlationId ?? job.jobId,
 });
 
 const isTransient = (error: unknown): boolean => !(error instanceof DomainError) || error.status >= 500;

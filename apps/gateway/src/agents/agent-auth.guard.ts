@@ -1,4 +1,5 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { setContextPlatform } from '@corridor/telemetry';
 import type { FastifyRequest } from 'fastify';
 import { AgentTokens } from '../auth/agent-token-verifier';
 import type { AuthenticatedRequest } from '../auth/request-context';
@@ -23,6 +24,8 @@ export class AgentAuthGuard implements CanActivate {
     const request = host.switchToHttp().getRequest<FastifyRequest & AuthenticatedRequest>();
     const ids = { requestId: request.id, correlationId: correlationIdOf(request.headers, request.id) };
     const agent = await this.tokens.verify(request.headers.authorization, ids);
+    // The rest of the request, its access-log line included, names its platform.
+    setContextPlatform(agent.platformId);
     await this.rateLimiter.consume(agent.agentId, agent.platformId);
     request.corridor = {
       // No platform permissions: the agent's own are its policy's, checked by the agents service. No

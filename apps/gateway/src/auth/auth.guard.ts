@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError, isPermitted, type Permission } from '@corridor/contracts';
+import { setContextPlatform } from '@corridor/telemetry';
 import type { FastifyRequest } from 'fastify';
 import { correlationIdOf } from '../http/request-id';
 import { RateLimiter } from '../rate-limit/rate-limiter';
@@ -26,6 +27,8 @@ export class AuthGuard implements CanActivate {
     const request = host.switchToHttp().getRequest<FastifyRequest & AuthenticatedRequest>();
     const ids = { requestId: request.id, correlationId: correlationIdOf(request.headers, request.id) };
     const credential = await this.auth.authenticate(request.headers.authorization, { ...ids, address: request.ip });
+    // The rest of the request, its access-log line included, names its platform.
+    setContextPlatform(credential.platformId);
     await this.rateLimiter.consume(credential.tokenId, credential.platformId);
     if (!isPermitted(credential.permissions, required)) {
       throw new DomainError('FORBIDDEN', 'forbidden', `This token lacks the ${required} permission this operation needs.`, {

@@ -3,7 +3,7 @@ import { DomainError, subjects, type VerifiedCredential, type VerifyCredentialDa
 import { ServiceClient } from '@corridor/messaging';
 import type { Subscription } from 'nats';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
-import { AbuseMetrics } from '../rate-limit/abuse-metrics';
+import { GatewayMetrics } from '../http/gateway-metrics';
 import { AGENT_TOKEN_VERIFIER, type AgentTokenVerifier } from './agent-token-verifier';
 import { admitAttempt, failureOf, limitedError } from './auth-attempts';
 import { CredentialCache, credentialKey } from './credential-cache';
@@ -44,7 +44,7 @@ export class AuthService implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(AGENT_TOKEN_VERIFIER) private readonly agentTokens: AgentTokenVerifier,
     private readonly failures: FailedAttempts,
-    private readonly metrics: AbuseMetrics,
+    private readonly metrics: GatewayMetrics,
   ) {
     const ttlMs = config.authCacheTtlSeconds * 1000;
     this.cache = new CredentialCache({ ttlMs, rememberMs: REMEMBER_VERIFIED_MS, maxEntries: CACHE_MAX_ENTRIES });

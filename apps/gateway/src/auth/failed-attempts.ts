@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { RateLimiterRedis } from 'rate-limiter-flexible';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { RedisConnection } from '../redis';
-import { AbuseMetrics } from '../rate-limit/abuse-metrics';
+import { GatewayMetrics } from '../http/gateway-metrics';
 import { redisLimiter } from '../rate-limit/redis-limiter';
 import type { FailureCount } from './auth-attempts';
 
@@ -25,7 +25,7 @@ export class FailedAttempts {
 
   constructor(
     redis: RedisConnection,
-    private readonly metrics: AbuseMetrics,
+    private readonly metrics: GatewayMetrics,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
     const durationSeconds = config.authFailureWindowSeconds;

@@ -8,6 +8,7 @@ import { RouteTable } from '../http/route-table';
 import { IdempotencyStore, isErrorOutcome, type StoredOutcome } from './idempotency.store';
 import { isProvisional } from './provisional';
 import { createLogger } from '@corridor/messaging';
+import { GatewayMetrics } from '../http/gateway-metrics';
 
 const ACCEPTABLE_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -28,6 +29,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly store: IdempotencyStore,
     private readonly routes: RouteTable,
+    private readonly metrics: GatewayMetrics,
   ) {}
 
   intercept(host: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -44,8 +46,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // another request under the key is refused, even after this record is gone.
     request.corridor.context = { ...request.corridor.context, idempotencyKey: key, requestFingerprint: fingerprint };
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    return from(this.store.claim(scope, key, fingerprint)).pipe(
+    const claimed = this.store.claim(scope, key, fingerprint).catch((error: unknown) => {
+      if (error instanceof DomainError && error.code === 'CONFLICT') this.metrics.idempotency.inc({ outcome: 'conflict' });
+      throw error;
+    });
+    return from(claimed).pipe(
       switchMap((claim) => {
+        this.metrics.idempotency.inc({ outcome: claim.kind });
         if (claim.kind === 'replay') return replay(reply, claim.outcome);
         return next.handle().pipe(
           // The record is written before the reply leaves, so a retry that follows at once replays it.
@@ -59,15 +66,24 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   private async recordSuccess(reply: FastifyReply, scope: string, key: string, fingerprint: string, body: unknown): Promise<void> {
-    const recorded = isProvisional(reply) ? this.store.release(scope, key) : this.store.complete(scope, key, fingerprint, { status: reply.statusCode, body });
-    await recorded.catch((error: unknown) => unrecorded(key, error));
+    const provisional = isProvisional(reply);
+    if (provisional) this.metrics.idempotency.inc({ outcome: 'released' });
+    const recorded = provisional ? this.store.release(scope, key) : this.store.complete(scope, key, fingerprint, { status: reply.statusCode, body });
+    await recorded.catch((error: unknown) => this.unrecorded(key, error));
   }
 
   private async recordFailure(error: unknown, request: FastifyRequest, scope: string, key: string, fingerprint: string): Promise<void> {
     const { body } = toHttpError(error, { method: request.method, url: request.url }, this.routes);
     const outcome: StoredOutcome = { status: body.status, body };
     // The client gets the command's own error either way; a record that could not be written is logged.
-    await (isReplayable(body) ? this.store.complete(scope, key, fingerprint, outcome) : this.store.release(scope, key)).catch((recordError: unknown) => unrecorded(key, recordError));
+    const replayable = isReplayable(body);
+    if (!replayable) this.metrics.idempotency.inc({ outcome: 'released' });
+    await (replayable ? this.store.complete(scope, key, fingerprint, outcome) : this.store.release(scope, key)).catch((recordError: unknown) => this.unrecorded(key, recordError));
+  }
+
+  private unrecorded(key: string, error: unknown): void {
+    this.metrics.idempotency.inc({ outcome: 'unrecorded' });
+    logger.warn({ err: error, idempotencyKey: key }, 'Could not record the outcome under this Idempotency-Key; a retry waits for the claim to expire instead of replaying it.');
   }
 }
 
@@ -80,5 +96,3 @@ const replay = (reply: FastifyReply, outcome: StoredOutcome): Observable<unknown
 };
 
 const logger = createLogger('gateway:idempotency');
-const unrecorded = (key: string, error: unknown): void =>
-  logger.warn({ err: error, idempotencyKey: key }, 'Could not record the outcome under this Idempotency-Key; a retry waits for the claim to expire instead of replaying it.');

@@ -4,7 +4,7 @@ import { createLogger } from '@corridor/messaging';
 import { type RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { RedisConnection } from '../redis';
-import { AbuseMetrics } from './abuse-metrics';
+import { GatewayMetrics } from '../http/gateway-metrics';
 import { redisLimiter } from './redis-limiter';
 
 type RateScope = 'token' | 'platform';
@@ -22,7 +22,7 @@ export class RateLimiter {
 
   constructor(
     redis: RedisConnection,
-    private readonly metrics: AbuseMetrics,
+    private readonly metrics: GatewayMetrics,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
     const durationSeconds = config.rateLimitWindowSeconds;

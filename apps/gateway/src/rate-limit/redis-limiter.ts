@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { type IRateLimiterOptions, RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { RedisConnection } from '../redis';
-import type { AbuseMetrics } from './abuse-metrics';
+import type { GatewayMetrics } from '../http/gateway-metrics';
 
 const FALLBACK_LOG_INTERVAL_MS = 10_000;
 
@@ -16,7 +16,7 @@ class FallbackLimiter extends RateLimiterMemory {
   constructor(
     options: IRateLimiterOptions,
     private readonly name: string,
-    private readonly metrics: AbuseMetrics,
+    private readonly metrics: GatewayMetrics,
     private readonly logger: Logger,
   ) {
     super(options);
@@ -49,7 +49,7 @@ class FallbackLimiter extends RateLimiterMemory {
 export type LimiterOptions = { name: string; points: number; durationSeconds: number };
 
 /** A fixed-window counter per key in Redis, shared by every gateway replica, insured by a per-process one. */
-export const redisLimiter = (redis: RedisConnection, options: LimiterOptions, metrics: AbuseMetrics, logger: Logger): RateLimiterRedis => {
+export const redisLimiter = (redis: RedisConnection, options: LimiterOptions, metrics: GatewayMetrics, logger: Logger): RateLimiterRedis => {
   const window = { points: options.points, duration: options.durationSeconds };
   return new RateLimiterRedis({
     storeClient: redis.client,

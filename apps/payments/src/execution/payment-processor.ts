@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { CLOCK, type Clock, DomainError, newUuid, type RequestContext, subjects, type TransactionRecord } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
+import { currentContext, runWithContext, type TelemetryContext } from '@corridor/telemetry';
 import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type AdvanceExecution, advanceExecution, type StepResult } from './advance-execution';
 import type { ExecutionState } from './execution-events';
@@ -142,9 +143,20 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
     }
   }
 
+  /**
+   * Runs the drive in the story of the payment: the execute request's when it kicks the drive, else
+   * (a sweep, a restart) the one its stream's last event recorded, with that event as the cause.
+   * Every ledger request, event and log line of the drive then carries the HTTP request's correlation.
+   */
   private async driveSteps(transactionId: string, platformId: string, known: Transaction | undefined, firstStepDone?: () => void): Promise<void> {
-    let state = known ?? (await this.load(transactionId));
-    const context = this.contextOf(platformId, transactionId);
+    const loaded = known ? { state: known, origin: undefined } : await this.load(transactionId);
+    const ids = driveContext(platformId, transactionId, loaded.origin ?? currentContext());
+    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'payment-execution' }, ...ids };
+    await runWithContext(ids, () => this.runSteps(transactionId, platformId, loaded.state, context, firstStepDone));
+  }
+
+  private async runSteps(transactionId: string, platformId: string, loaded: Transaction, context: RequestContext, firstStepDone?: () => void): Promise<void> {
+    let state = loaded;
     const done: AdvanceExecution[] = [];
     // Ledger operations this drive already did ahead of their step (an instant rail's settle, done with the hold).
     const doneAhead = new Set<string>();
@@ -204,9 +216,11 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
     this.wakeups.set(transactionId, wakeup);
   }
 
-  private async load(transactionId: string): Promise<Transaction> {
+  private async load(transactionId: string): Promise<{ state: Transaction; origin: DriveOrigin | undefined }> {
     const { events } = await this.eventSourcing.store.readStream(transactionId);
-    return events.reduce((state, event) => transactionDecider.evolve(state, event as never), transactionDecider.initialState());
+    const state = events.reduce((current, event) => transactionDecider.evolve(current, event as never), transactionDecider.initialState());
+    const last = events[events.length - 1];
+    return { state, origin: last && { correlationId: last.metadata.correlationId, causationId: last.eventId } };
   }
 
   /** The step's effect on the ledger, and what to record of it. Anything but a refusal of the hold throws, and the step is retried. */
@@ -313,12 +327,16 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
   private ledger(subject: string, data: Record<string, unknown>, context: RequestContext): Promise<unknown> {
     return this.client.request(subject, data, { context, timeoutMs: LEDGER_TIMEOUT_MS });
   }
-
-  private contextOf(platformId: string, transactionId: string): RequestContext {
-    const requestId = newUuid();
-    return { platformId, actor: { kind: 'system', name: 'payment-execution' }, requestId, correlationId: transactionId };
-  }
 }
+
+/** Where a drive's story comes from: the request that kicked it, or the payment's last recorded event. */
+type DriveOrigin = { correlationId: string; causationId?: string | undefined };
+
+/** A drive's own request id inside its payment's story; the transaction id only when nothing else is known. */
+const driveContext = (platformId: string, transactionId: string, origin: DriveOrigin | undefined): TelemetryContext => {
+  const requestId = newUuid();
+  return { requestId, correlationId: origin?.correlationId ?? transactionId, causationId: origin?.causationId ?? requestId, platformId };
+};
 
 const sourceAccountOf = (transaction: TransactionRecord): string => {
   if (transaction.source.sourceType !== 'ACCOUNT') throw new Error(`Transaction ${transaction.id} is not paid from an account.`);

@@ -62,9 +62,11 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
 
   /** One step of one transfer at the clock's time; returns how many events it appended. */
   async advance(transactionId: string, platformId: string): Promise<number> {
-    const context = systemContext(platformId, 'transfer-rail');
     const command: AdvanceTransfer = { type: 'AdvanceTransfer', data: { transactionId }, metadata: { now: this.clock.now(), pendingSeconds: this.options.pendingSeconds } };
     const stored = await this.eventSourcing.store.readStream(transactionId);
+    // The transfer's story (the request that created it) goes on, caused by its last recorded event.
+    const last = stored.events[stored.events.length - 1];
+    const context: RequestContext = { ...systemContext(platformId, 'transfer-rail'), ...(last ? { correlationId: last.metadata.correlationId, causationId: last.eventId } : {}) };
     const state = stored.events.reduce<Transaction>((current, event) => transactionDecider.evolve(current, event as unknown as TransactionEvent), transactionDecider.initialState());
     const decided = advanceTransfer(command, state);
     if (decided.length === 0) return 0;

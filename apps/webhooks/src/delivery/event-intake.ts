@@ -1,3 +1,4 @@
+import { continueFromCarrier, SpanKind } from '@corridor/telemetry';
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AckPolicy, connect, DeliverPolicy, JSONCodec, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 import type { Pool } from 'pg';
@@ -227,18 +228,29 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
   private async render(item: Item, batch: JsMsg[]): Promise<void> {
     const planned = item.planned as Planned;
     const event = item.event as IntegrationEventEnvelope;
-    if ('inline' in planned.render) {
-      item.data = planned.render.inline;
-      return;
-    }
-    const context: RequestContext = { platformId: event.platformId, actor: { kind: 'system', name: 'webhooks' }, requestId: event.eventId, correlationId: event.correlationId ?? event.eventId };
+    const correlationId = event.correlationId ?? event.eventId;
+    // Each webhook continues its event's story: its trace (the outbox's traceparent in the headers), its ids in the log lines.
+    const read = (name: string) => item.message.headers?.get(name) || undefined;
+    const span = { name: `webhook render ${planned.type}`, kind: SpanKind.CONSUMER, attributes: { 'messaging.message.id': event.eventId } };
+    await continueFromCarrier(read, { requestId: event.eventId, correlationId, causationId: event.eventId, platformId: event.platformId }, span, async () => {
+      if ('inline' in planned.render) {
+        item.data = planned.render.inline;
+        return;
+      }
+      const context: RequestContext = { platformId: event.platformId, actor: { kind: 'system', name: 'webhooks' }, requestId: event.eventId, correlationId, causationId: event.eventId };
+      await this.renderWithRetries(item, planned.type, planned.render, context, batch);
+    });
+  }
+
+  private async renderWithRetries(item: Item, type: string, source: { subject: string; request: Record<string, unknown> }, context: RequestContext, batch: JsMsg[]): Promise<void> {
+    const event = item.event as IntegrationEventEnvelope;
     for (let failures = 0; ; failures += 1) {
       try {
-        item.data = await this.client.request(planned.render.subject, planned.render.request, { context, timeoutMs: RENDER_TIMEOUT_MS });
+        item.data = await this.client.request(source.subject, source.request, { context, timeoutMs: RENDER_TIMEOUT_MS });
         return;
       } catch (error) {
         if (error instanceof DomainError && error.status < 500) {
-          this.logger.error({ err: error, eventId: event.eventId, type: planned.type }, 'The owning service refused to render the resource; no webhook for this event.');
+          this.logger.error({ err: error, eventId: event.eventId, type }, 'The owning service refused to render the resource; no webhook for this event.');
           return;
         }
         if (!this.running) throw error;

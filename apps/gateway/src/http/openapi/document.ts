@@ -4,6 +4,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import { createLogger } from '@corridor/messaging';
 import { AppModule } from '../../app.module';
 import { API_VERSION, loadConfig } from '../../config';
+import { GatewayMetrics } from '../gateway-metrics';
 import { RouteTable } from '../route-table';
 import { EXTENSION_MARK, EXTENSION_TAG, PUBLIC_MARK } from './operation';
 
@@ -29,7 +30,7 @@ const SECURITY_NAMES: Record<string, string> = { basic: 'BasicAuth', bearer: 'Ag
 /** The gateway's routes as Nest describes them, from a documentation-only app: no NATS, Redis or blob store is reached. */
 export const describeRoutes = async (): Promise<OpenAPIObject> => {
   // preview: Nest resolves the module graph without instantiating providers or running lifecycle hooks.
-  const module = AppModule.register(loadConfig({}), { routes: new RouteTable(), logger: createLogger('gateway-openapi', { level: 'silent' }) });
+  const module = AppModule.register(loadConfig({}), { routes: new RouteTable(), logger: createLogger('gateway-openapi', { level: 'silent' }), metrics: new GatewayMetrics() });
   const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(), { preview: true, logger: false });
   try {
     return SwaggerModule.createDocument(app, new DocumentBuilder().build(), { ignoreGlobalPrefix: true });
