@@ -37,6 +37,7 @@ const parseBasic = (encoded: string): { clientId: string; clientSecret: string }
 @Injectable()
 export class AuthService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly cache: CredentialCache;
+  private readonly verifying = new Map<string, Promise<VerifiedCredential>>();
   private revocations?: Subscription;
 
   constructor(
@@ -108,6 +109,31 @@ export class AuthService implements OnApplicationBootstrap, OnApplicationShutdow
       case 'verify':
         break;
     }
+    // Concurrent first requests of one credential (a client's burst when its cache entry expires)
+    // share one verification: one scrypt, one count, never a queue of copies behind each other.
+    const running = this.verifying.get(pairKey);
+    if (running) return running;
+    const verification = this.verify(credentials, origin, this.cache.verifiedBefore(pairKey)).finally(() => this.verifying.delete(pairKey));
+    this.verifying.set(pairKey, verification);
+    return verification;
+  }
+
+  /**
+   * A credential that verified before is verified whatever the counters say; any other attempt is
+   * counted as a failure before it is judged (decision 0022), so a concurrent burst of guesses reaches
+   * the platform service only up to the limits, and the count is given back if it verifies.
+   */
+  private async verify(credentials: VerifyCredentialData, origin: AttemptOrigin, knownGood: boolean): Promise<VerifiedCredential> {
+    const { address, ...ids } = origin;
+    const pairKey = credentialKey(credentials.clientId, credentials.clientSecret);
+    const reservation = knownGood ? null : await this.failures.reserve(address, credentials.clientId);
+    if (reservation?.kind === 'refused') {
+      const decision = admitAttempt({ cached: false, knownGood: false, knownBad: false, ...reservation });
+      if (decision.kind === 'limited') {
+        this.metrics.authLimited.inc({ scope: decision.scope });
+        throw limitedError(decision);
+      }
+    }
     const startedAt = Date.now();
     try {
       const credential = await this.client.request<VerifiedCredential>(
@@ -116,9 +142,11 @@ export class AuthService implements OnApplicationBootstrap, OnApplicationShutdow
         { context: { platformId: '', actor: { kind: 'system', name: 'gateway' }, ...ids }, timeoutMs: this.config.requestTimeoutMs },
       );
       this.cache.put(pairKey, credential, startedAt);
+      if (reservation?.kind === 'reserved') await this.failures.settle(reservation, null, pairKey);
       return credential;
     } catch (error) {
-      await this.countFailure(error, 'verify', at);
+      if (reservation?.kind === 'reserved') await this.failures.settle(reservation, failureOf(error, 'verify'), pairKey);
+      else await this.countFailure(error, 'verify', { address, clientId: credentials.clientId, pairKey });
       throw error;
     }
   }
