@@ -1,0 +1,82 @@
+// npm run trace against a running stack: a cross-currency payment (quote + execute) traced by its
+// transaction id shows what payments, accounts and webhooks did, with each webhook's attempts and
+// answers; the same trace is found from the quote id, a webhook id and the execute's request id.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createApi, type Credentials } from './support/api';
+import { paymentHelpers } from './support/payments';
+import { type Stack, startStack } from './support/stack';
+import { type Receiver, startReceiver } from './support/webhook-receiver';
+
+const run = promisify(execFile);
+
+let stack: Stack;
+let api: ReturnType<typeof createApi>;
+let pay: ReturnType<typeof paymentHelpers>;
+let platform: Credentials;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = createApi(stack, 'trace');
+  pay = paymentHelpers(stack, api);
+  platform = (await stack.createPlatform()).token as Credentials;
+  receiver = await startReceiver();
+  expect((await api.call('PATCH', '/config', { auth: platform, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
+}, 180_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await stack?.close();
+});
+
+type Line = { kind: string; service: string; streamId: string; position: number | null; type: string; occurredAt: string; correlationId: string | null; causationId: string | null; data: any };
+
+/** The CLI as an engineer runs it, against this stack's database, in JSON lines. */
+const trace = async (...args: string[]): Promise<Line[]> => {
+  const { stdout } = await run(process.execPath, ['-r', '@swc-node/register', join(__dirname, '../scripts/trace.ts'), ...args, '--json'], {
+    env: { ...process.env, DATABASE_URL: stack.database.url },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout.trim().split('\n').map((line) => JSON.parse(line) as Line);
+};
+
+it('traces a cross-currency payment by its transaction id through payments, accounts and webhooks', async () => {
+  const customer = await pay.newCustomer(platform, ['USD']);
+  const usd = pay.accountIn(customer, 'USD');
+  await pay.fund(platform, usd, 50_000);
+  const euros = await pay.euroAccount(platform, customer.customerId);
+  const quoted = await pay.quote(platform, usd, euros, 10_000);
+  expect(quoted.status).toBe(201);
+  const executed = await pay.execute(platform, quoted.body.id, { 'X-Request-Id': 'trace-e2e-execute' });
+  expect(executed.status).toBe(200);
+  const transactionId = quoted.body.transactionId as string;
+  expect((await pay.settled(platform, transactionId)).status).toBe('COMPLETED');
+  await receiver.waitFor(() => receiver.received.some((item) => item.body.type === 'OUTGOING_PAYMENT.COMPLETED' && item.body.data?.id === transactionId), 'OUTGOING_PAYMENT.COMPLETED');
+
+  const lines = await trace(transactionId);
+  const events = lines.filter((line) => line.kind === 'event');
+  expect(events.map((line) => line.service)).toEqual(expect.arrayContaining(['payments', 'accounts']));
+  expect(events.filter((line) => line.streamId === transactionId).length).toBeGreaterThanOrEqual(3);
+  expect(events.some((line) => line.service === 'accounts' && line.streamId === usd)).toBe(true);
+  for (const line of events) expect(line).toEqual(expect.objectContaining({ position: expect.any(Number), type: expect.any(String), occurredAt: expect.any(String), data: expect.any(Object) }));
+  expect(events.map((line) => line.occurredAt)).toEqual([...events.map((line) => line.occurredAt)].sort());
+
+  const deliveries = lines.filter((line) => line.kind === 'delivery');
+  const completed = deliveries.find((line) => line.type === 'OUTGOING_PAYMENT.COMPLETED' && line.streamId === transactionId);
+  expect(completed).toMatchObject({ service: 'webhooks', data: { status: 'DELIVERED', attempts: [expect.objectContaining({ attempt: 1, statusCode: 200, url: receiver.url })] } });
+
+  // The same story from other ids a person may have at hand.
+  const fromQuote = await trace(quoted.body.id);
+  expect(fromQuote.some((line) => line.type === 'OUTGOING_PAYMENT.COMPLETED')).toBe(true);
+  const fromWebhook = await trace(completed?.data.id as string);
+  expect(fromWebhook.some((line) => line.streamId === transactionId)).toBe(true);
+  const fromRequest = await trace('trace-e2e-execute');
+  expect(fromRequest.some((line) => line.streamId === transactionId)).toBe(true);
+}, 120_000);
+
+it('refuses what it cannot use and says why, without a stack trace', async () => {
+  await expect(trace('Transaction:00000000-0000-7000-8000-000000000000')).rejects.toMatchObject({ stderr: expect.stringContaining('Nothing in') });
+  await expect(trace('x', '--from', 'yesterday')).rejects.toMatchObject({ stderr: expect.stringContaining('--from needs a time') });
+});
