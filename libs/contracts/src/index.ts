@@ -32,3 +32,4 @@ export * from './unique-value';
 export * from './agents';
 export * from './embedded-wallets';
 export * from './grants';
+export * from './stored-events';
