@@ -263,6 +263,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/me/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extension beyond the reference API (Corridor): the stored events of the agent's customer, newest first */
+        get: operations["agentListEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/me/external-accounts": {
         parameters: {
             query?: never;
@@ -1131,6 +1148,23 @@ export interface paths {
          * @description Delete an uploaded document. This cannot be undone. Documents that have already been submitted for verification may not be deletable.
          */
         delete: operations["deleteDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extension beyond the reference API (Corridor): the stored events of the platform, by resource, correlation id, type and time, newest first */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -11172,6 +11206,49 @@ export interface operations {
             };
         };
     };
+    agentListEvents: {
+        parameters: {
+            query?: {
+                /** @description Every event of one story: the X-Correlation-Id (or X-Request-Id) of the request that began it. */
+                correlationId?: string;
+                /** @description nextCursor of the previous page, unchanged. */
+                cursor?: string;
+                /** @description Events that occurred at or before this time. */
+                endDate?: string;
+                limit?: number;
+                /** @description The resource (stream) the events belong to: Transaction:…, Customer:…, InternalAccount:… */
+                resourceId?: string;
+                /** @description Events that occurred at or after this time. */
+                startDate?: string;
+                /** @description One event type, such as QuoteExecuted. */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     agentListExternalAccounts: {
         parameters: {
             query?: {
@@ -15037,6 +15114,49 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error500"];
                 };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Every event of one story: the X-Correlation-Id (or X-Request-Id) of the request that began it. */
+                correlationId?: string;
+                /** @description nextCursor of the previous page, unchanged. */
+                cursor?: string;
+                /** @description Events that occurred at or before this time. */
+                endDate?: string;
+                limit?: number;
+                /** @description The resource (stream) the events belong to: Transaction:…, Customer:…, InternalAccount:… */
+                resourceId?: string;
+                /** @description Events that occurred at or after this time. */
+                startDate?: string;
+                /** @description One event type, such as QuoteExecuted. */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Any other error */
             default: {
