@@ -16,9 +16,10 @@ let bob: Customer;
 const correlationId = `events-e2e-${Date.now()}`;
 
 type StoredEvent = { id: string; type: string; resourceId: string; service: string; occurredAt: string; correlationId: string | null; causationId: string | null; data: Record<string, unknown> };
-type Page = { data: StoredEvent[]; hasMore: boolean; nextCursor?: string; totalCount: number };
+/** A page, or on a refusal the reference error body. */
+type Page = { data: StoredEvent[]; hasMore: boolean; nextCursor?: string; totalCount: number; status?: number; code?: string; message?: string };
 
-const events = async (auth: string | Credentials, query: Record<string, string>, path = '/events'): Promise<{ status: number; body: any }> =>
+const events = async (auth: string | Credentials, query: Record<string, string>, path = '/events'): Promise<{ status: number; body: Page }> =>
   api.call('GET', `${path}?${new URLSearchParams(query).toString()}`, { auth });
 
 beforeAll(async () => {
@@ -90,7 +91,7 @@ describe('tenancy', () => {
     expect((await events(platformB, { resourceId: alice.customerId })).body).toMatchObject({ data: [], totalCount: 0 });
     expect((await events(platformB, { correlationId })).body).toMatchObject({ data: [], totalCount: 0 });
     const own = (await events(platformB, { limit: '100' })).body as Page;
-    const ofA = new Set((await events(platformA, { limit: '100' })).body.data.map((event: StoredEvent) => event.id));
+    const ofA = new Set((await events(platformA, { limit: '100' })).body.data.map((event) => event.id));
     expect(own.data.length).toBeGreaterThan(0);
     expect(own.data.filter((event) => ofA.has(event.id))).toEqual([]);
   });

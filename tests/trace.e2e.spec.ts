@@ -2,6 +2,7 @@
 // transaction id shows what payments, accounts and webhooks did, with each webhook's attempts and
 // answers; the same trace is found from the quote id, a webhook id and the execute's request id.
 import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createApi, type Credentials } from './support/api';
@@ -31,7 +32,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-type Line = { kind: string; service: string; streamId: string; position: number | null; type: string; occurredAt: string; correlationId: string | null; causationId: string | null; data: any };
+type Line = { kind: string; service: string; streamId: string; position: number | null; type: string; occurredAt: string; correlationId: string | null; causationId: string | null; data: Record<string, unknown> };
 
 /** The CLI as an engineer runs it, against this stack's database, in JSON lines. */
 const trace = async (...args: string[]): Promise<Line[]> => {
@@ -70,10 +71,17 @@ it('traces a cross-currency payment by its transaction id through payments, acco
   // The same story from other ids a person may have at hand.
   const fromQuote = await trace(quoted.body.id);
   expect(fromQuote.some((line) => line.type === 'OUTGOING_PAYMENT.COMPLETED')).toBe(true);
-  const fromWebhook = await trace(completed?.data.id as string);
+  const fromWebhook = await trace(completed?.data['id'] as string);
   expect(fromWebhook.some((line) => line.streamId === transactionId)).toBe(true);
   const fromRequest = await trace('trace-e2e-execute');
   expect(fromRequest.some((line) => line.streamId === transactionId)).toBe(true);
+
+  // What a person reads: one event per entry, the webhook with its attempt and answer under its event.
+  const { stdout } = await run(process.execPath, ['-r', '@swc-node/register', join(__dirname, '../scripts/trace.ts'), transactionId], { env: { ...process.env, DATABASE_URL: stack.database.url } });
+  mkdirSync(join(__dirname, '../tmp'), { recursive: true });
+  writeFileSync(join(__dirname, '../tmp/trace-sample.txt'), stdout);
+  expect(stdout).toContain(`found as stream ${transactionId}`);
+  expect(stdout).toMatch(/↳ webhook OUTGOING_PAYMENT\.COMPLETED Webhook:\S+ DELIVERED after 1 attempt\(s\)\n.*#1 \S+ 200 in \d+ ms/);
 }, 120_000);
 
 it('refuses what it cannot use and says why, without a stack trace', async () => {
