@@ -84,6 +84,30 @@ it('traces a cross-currency payment by its transaction id through payments, acco
   expect(stdout).toMatch(/↳ webhook OUTGOING_PAYMENT\.COMPLETED Webhook:\S+ DELIVERED after 1 attempt\(s\)\n.*#1 \S+ 200 in \d+ ms/);
 }, 120_000);
 
+it('answers GET /transactions/{id}?asOf= with the transaction as it stood then, folded from its events', async () => {
+  const customer = await pay.newCustomer(platform, ['USD']);
+  const usd = pay.accountIn(customer, 'USD');
+  await pay.fund(platform, usd, 50_000);
+  const quoted = await pay.quote(platform, usd, await pay.euroAccount(platform, customer.customerId), 5_000);
+  expect((await pay.execute(platform, quoted.body.id)).status).toBe(200);
+  const transactionId = quoted.body.transactionId as string;
+  expect((await pay.settled(platform, transactionId)).status).toBe('COMPLETED');
+  // The times come from the trace: when the quote was created, when execution started.
+  const own = (await trace(transactionId)).filter((line) => line.kind === 'event' && line.streamId === transactionId);
+  const at = (type: string): string => own.find((line) => line.type === type)?.occurredAt as string;
+  const asOf = (time: string, auth: Credentials = platform) => api.call('GET', `/transactions/${transactionId}?asOf=${encodeURIComponent(time)}`, { auth });
+
+  expect((await asOf(at('QuoteCreated'))).body).toMatchObject({ id: transactionId, status: 'PENDING' });
+  expect((await asOf(at('PaymentExecutionStarted'))).body).toMatchObject({ id: transactionId, status: 'PROCESSING' });
+  expect((await asOf(new Date(Date.now() + 60_000).toISOString())).body).toMatchObject({ status: 'COMPLETED' });
+  expect((await asOf('2020-01-01T00:00:00Z')).status).toBe(404);
+  const other = (await stack.createPlatform()).token as Credentials;
+  expect((await asOf(at('PaymentExecutionStarted'), other)).status).toBe(404);
+  const bad = await asOf('yesterday');
+  expect(bad.status).toBe(400);
+  expect(bad.body).toMatchObject({ status: 400, code: expect.any(String) });
+}, 120_000);
+
 it('refuses what it cannot use and says why, without a stack trace', async () => {
   await expect(trace('Transaction:00000000-0000-7000-8000-000000000000')).rejects.toMatchObject({ stderr: expect.stringContaining('Nothing in') });
   await expect(trace('x', '--from', 'yesterday')).rejects.toMatchObject({ stderr: expect.stringContaining('--from needs a time') });
