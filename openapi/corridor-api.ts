@@ -11229,13 +11229,51 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description OK */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: {
+                            causationId: string | null;
+                            correlationId: string | null;
+                            data: Record<string, never>;
+                            id: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            resourceId: string;
+                            /** @enum {string} */
+                            service: "platform" | "customers" | "accounts" | "payments" | "cards" | "agents";
+                            type: string;
+                        }[];
+                        hasMore: boolean;
+                        nextCursor?: string;
+                        totalCount: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
             };
             /** @description Any other error */
             default: {
@@ -15150,13 +15188,51 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description OK */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: {
+                            causationId: string | null;
+                            correlationId: string | null;
+                            data: Record<string, never>;
+                            id: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            resourceId: string;
+                            /** @enum {string} */
+                            service: "platform" | "customers" | "accounts" | "payments" | "cards" | "agents";
+                            type: string;
+                        }[];
+                        hasMore: boolean;
+                        nextCursor?: string;
+                        totalCount: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
             };
             /** @description Any other error */
             default: {
@@ -17645,7 +17721,10 @@ export interface operations {
     };
     getTransactionById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Corridor extension: the transaction as it stood at this time, folded from its events (decision 0037). */
+                asOf?: string;
+            };
             header?: never;
             path: {
                 transactionId: string;

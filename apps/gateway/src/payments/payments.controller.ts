@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBasicAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import {
   type CreateQuoteData,
   type ExchangeRateWire,
@@ -81,7 +81,6 @@ export class TransactionsController {
   @ReferenceOperation('getTransactionById')
   @Get(':transactionId')
   @RequiresPermission('VIEW')
-  @ApiOperation({ description: 'Corridor extension: `asOf` answers the transaction as it stood at that time, folded from its events (decision 0037).' })
   get(@Param('transactionId', transactionId) id: string, @Query() query: TransactionAsOfQuery, @Ctx() context: RequestContext): Promise<TransactionWire> {
     return this.call.request(subjects.payments.transaction.get, { transactionId: id, ...defined(query) } satisfies TransactionIdData, context);
   }

@@ -59,7 +59,7 @@ export class ListTransactionsQuery extends IntersectionType(TransactionFilters, 
 
 /** Extension: the transaction as it stood at a past time (folded from its events), for finding out when something changed. */
 export class TransactionAsOfQuery {
-  @ApiPropertyOptional({ format: 'date-time', description: 'Corridor extension: the transaction as it stood at this time.' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'Corridor extension: the transaction as it stood at this time, folded from its events (decision 0037).' })
   @Optional()
   @IsISO8601({ strict: true }, { message: dateMessage('asOf') })
   asOf?: string;
