@@ -263,6 +263,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/me/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extension beyond the reference API (Corridor): the stored events of the agent's customer, newest first */
+        get: operations["agentListEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/me/external-accounts": {
         parameters: {
             query?: never;
@@ -1131,6 +1148,23 @@ export interface paths {
          * @description Delete an uploaded document. This cannot be undone. Documents that have already been submitted for verification may not be deletable.
          */
         delete: operations["deleteDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extension beyond the reference API (Corridor): the stored events of the platform, by resource, correlation id, type and time, newest first */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -11172,6 +11206,87 @@ export interface operations {
             };
         };
     };
+    agentListEvents: {
+        parameters: {
+            query?: {
+                /** @description Every event of one story: the X-Correlation-Id (or X-Request-Id) of the request that began it. */
+                correlationId?: string;
+                /** @description nextCursor of the previous page, unchanged. */
+                cursor?: string;
+                /** @description Events that occurred at or before this time. */
+                endDate?: string;
+                limit?: number;
+                /** @description The resource (stream) the events belong to: Transaction:…, Customer:…, InternalAccount:… */
+                resourceId?: string;
+                /** @description Events that occurred at or after this time. */
+                startDate?: string;
+                /** @description One event type, such as QuoteExecuted. */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            causationId: string | null;
+                            correlationId: string | null;
+                            data: Record<string, never>;
+                            id: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            resourceId: string;
+                            /** @enum {string} */
+                            service: "platform" | "customers" | "accounts" | "payments" | "cards" | "agents";
+                            type: string;
+                        }[];
+                        hasMore: boolean;
+                        nextCursor?: string;
+                        totalCount: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     agentListExternalAccounts: {
         parameters: {
             query?: {
@@ -15050,6 +15165,87 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Every event of one story: the X-Correlation-Id (or X-Request-Id) of the request that began it. */
+                correlationId?: string;
+                /** @description nextCursor of the previous page, unchanged. */
+                cursor?: string;
+                /** @description Events that occurred at or before this time. */
+                endDate?: string;
+                limit?: number;
+                /** @description The resource (stream) the events belong to: Transaction:…, Customer:…, InternalAccount:… */
+                resourceId?: string;
+                /** @description Events that occurred at or after this time. */
+                startDate?: string;
+                /** @description One event type, such as QuoteExecuted. */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            causationId: string | null;
+                            correlationId: string | null;
+                            data: Record<string, never>;
+                            id: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            resourceId: string;
+                            /** @enum {string} */
+                            service: "platform" | "customers" | "accounts" | "payments" | "cards" | "agents";
+                            type: string;
+                        }[];
+                        hasMore: boolean;
+                        nextCursor?: string;
+                        totalCount: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getExchangeRates: {
         parameters: {
             query?: {
@@ -17525,7 +17721,10 @@ export interface operations {
     };
     getTransactionById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Corridor extension: the transaction as it stood at this time, folded from its events (decision 0037). */
+                asOf?: string;
+            };
             header?: never;
             path: {
                 transactionId: string;

@@ -41,6 +41,7 @@ import { CryptoController, DiscoveriesController, InvitationsController, Receive
 import { TransactionReceiptsController, TransfersController } from './transfers/transfers.controller';
 import { VerificationsController } from './verifications/verifications.controller';
 import { SandboxWebhooksController, WebhooksController } from './webhooks/webhooks.controller';
+import { AgentEventsController, EventsController } from './events/events.controller';
 
 export type GatewayDependencies = {
   routes: RouteTable;
@@ -58,6 +59,8 @@ export class AppModule {
       imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'gateway' })],
       controllers: [
         TokensController,
+        EventsController,
+        AgentEventsController,
         ConfigController,
         CustomerExternalAccountsController,
         PlatformExternalAccountsController,

@@ -33,3 +33,4 @@ export * from './agents';
 export * from './embedded-wallets';
 export * from './grants';
 export * from './text-patterns';
+export * from './stored-events';

@@ -66,7 +66,8 @@ export type CreateQuoteData = {
 };
 
 export type QuoteIdData = { quoteId: string };
-export type TransactionIdData = { transactionId: string };
+/** asOf (GET /transactions/{id}?asOf=, a Corridor extension): the transaction as it stood at that time, folded from its events. */
+export type TransactionIdData = { transactionId: string; asOf?: string };
 
 export type ListExchangeRatesData = {
   sourceCurrency?: string;

@@ -14,6 +14,7 @@ import { ProjectionRunner, type Projection } from './projection-runner';
 import { OutboxRelay, ensureEventsStream } from './outbox-relay';
 import { countOpenDeadLetters, parseOutboxMaxAttempts } from './outbox-dead-letters';
 import { migrate } from './migrate';
+import { storedEventsController } from './stored-events-query';
 import { ensureEventStoreSchema } from './postgres-schema';
 import { createPostgresSnapshotStore, type SnapshotCodec, snapshotEveryFrom, type SnapshotStore } from './snapshot-store';
 
@@ -416,6 +417,8 @@ export class EventSourcingModule {
       module: EventSourcingModule,
       global: true,
       providers: [{ provide: 'EVENT_SOURCING_OPTIONS', useValue: options }, EventSourcing],
+      // Every service with a store answers GET /events for it (stored-events-query.ts).
+      controllers: [storedEventsController(options.service, options.schema, EventSourcing)],
       exports: [EventSourcing],
     };
   }

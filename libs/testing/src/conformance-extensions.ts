@@ -52,6 +52,29 @@ const signingKey: Json = {
   },
 };
 
+const storedEvent: Json = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'type', 'resourceId', 'service', 'occurredAt', 'correlationId', 'causationId', 'data'],
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string' },
+    resourceId: { type: 'string' },
+    service: { type: 'string', enum: ['platform', 'customers', 'accounts', 'payments', 'cards', 'agents'] },
+    occurredAt: { type: 'string', format: 'date-time' },
+    correlationId: { type: ['string', 'null'] },
+    causationId: { type: ['string', 'null'] },
+    data: { type: 'object' },
+  },
+};
+
+const storedEventsPage: Json = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['data', 'hasMore', 'totalCount'],
+  properties: { data: { type: 'array', items: storedEvent }, hasMore: { type: 'boolean' }, nextCursor: { type: 'string' }, totalCount: { type: 'integer' } },
+};
+
 const operation = (operationId: string, ok: Json, ...errorStatuses: number[]): Json => ({
   operationId,
   'x-corridor-extension': true,
@@ -88,6 +111,8 @@ export const extensionPaths: Record<string, Json> = {
       400,
     ),
   },
+  '/events': { get: operation('listEvents', storedEventsPage, 400) },
+  '/agents/me/events': { get: operation('agentListEvents', storedEventsPage, 400) },
   '/webhooks/deliveries/{webhookId}/attempts': {
     get: operation('listWebhookAttempts', { type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items: attempt } } }, 404),
   },

@@ -18,7 +18,7 @@ import { Ctx } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
-import { ExchangeRatesQuery, ListTransactionsQuery, QuoteRequest, QuoteRequestPipe } from './payments.dto';
+import { ExchangeRatesQuery, ListTransactionsQuery, QuoteRequest, QuoteRequestPipe, TransactionAsOfQuery } from './payments.dto';
 import { ReferenceOperation } from '../http/openapi/operation';
 
 const quoteId = new IdPipe('Quote', 'QUOTE_NOT_FOUND', 'Quote');
@@ -81,7 +81,7 @@ export class TransactionsController {
   @ReferenceOperation('getTransactionById')
   @Get(':transactionId')
   @RequiresPermission('VIEW')
-  get(@Param('transactionId', transactionId) id: string, @Ctx() context: RequestContext): Promise<TransactionWire> {
-    return this.call.request(subjects.payments.transaction.get, { transactionId: id } satisfies TransactionIdData, context);
+  get(@Param('transactionId', transactionId) id: string, @Query() query: TransactionAsOfQuery, @Ctx() context: RequestContext): Promise<TransactionWire> {
+    return this.call.request(subjects.payments.transaction.get, { transactionId: id, ...defined(query) } satisfies TransactionIdData, context);
   }
 }

@@ -2,8 +2,8 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { createHash } from 'node:crypto';
 import { type AnyTransactionRecord, decodeCursor, DomainError, type IncomingTransactionWire, isIdOf, type ListTransactionsData, type Page, type ServiceRequest, subjects, toAnyTransactionWire, toPage, type TransactionIdData, type TransactionWire } from '@corridor/contracts';
-import { EventSourcing } from '@corridor/event-store';
-import { TransactionEntity } from './transaction-view.projection';
+import { EventSourcing, type RecordedEvent } from '@corridor/event-store';
+import { evolveTransactionView, TransactionEntity, type TransactionRow } from './transaction-view.projection';
 
 export const transactionNotFound = (transactionId: string): DomainError =>
   new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
@@ -16,8 +16,21 @@ export class TransactionsController {
   async get(@Payload() request: ServiceRequest<TransactionIdData>): Promise<TransactionWire | IncomingTransactionWire> {
     const { transactionId } = request.data;
     if (!isIdOf('Transaction', transactionId)) throw transactionNotFound(String(transactionId));
+    if (request.data.asOf !== undefined) return this.asOf(transactionId, request.context.platformId, request.data.asOf);
     const row = await this.eventSourcing.em.findOne(TransactionEntity, { id: transactionId, platformId: request.context.platformId });
     if (!row) throw transactionNotFound(transactionId);
+    return toAnyTransactionWire(row.record);
+  }
+
+  /**
+   * The transaction as it stood at `asOf`: its stream's events up to that time folded the way the
+   * read model folds them (each event carries the record after it). Before its first event, or for
+   * another platform, it did not exist: not found.
+   */
+  private async asOf(transactionId: string, platformId: string, asOf: string): Promise<TransactionWire | IncomingTransactionWire> {
+    const { events } = await this.eventSourcing.store.readStream(transactionId);
+    const row = foldTransactionAsOf(events, new Date(asOf));
+    if (!row || row.platformId !== platformId) throw transactionNotFound(transactionId);
     return toAnyTransactionWire(row.record);
   }
 
@@ -88,3 +101,7 @@ export const transactionFilters = (platformId: string, data: ListTransactionsDat
 
 /** One prepared statement per distinct query text (the filters a request combines). */
 const statementName = (prefix: string, sql: string): string => `${prefix}-${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+
+/** The transaction view after every event that occurred at or before `at` (null: none had). */
+export const foldTransactionAsOf = (events: RecordedEvent[], at: Date): TransactionRow | null =>
+  events.filter((event) => new Date(event.metadata.occurredAt).getTime() <= at.getTime()).reduce<TransactionRow | null>(evolveTransactionView, null);
