@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { cardTransactionSubjects, subjects } from '@corridor/contracts';
+import { cardTransactionSubjects, eventStoreServices, eventsListSubject, subjects } from '@corridor/contracts';
 import { busPermissions, busUsers, type BusUserName } from '@corridor/messaging';
 import { DEFAULT_CONFIG_FILE, deploymentConfig } from './nats-config';
 
@@ -33,6 +33,10 @@ const namedSubjects = (app: string): Set<string> => {
     for (const match of readFileSync(file, 'utf8').matchAll(/\b(subjects|cardTransactionSubjects)\.([a-zA-Z]+(?:\.[a-zA-Z]+){0,2})\b/g)) {
       const subject = resolve(match[1]!, match[2]!);
       if (subject && !subject.startsWith(`${app}.`)) named.add(subject);
+    }
+    // The one subject made by a function: GET /events asks every store's own service (decision 0037).
+    if (readFileSync(file, 'utf8').includes('eventsListSubject(')) {
+      for (const service of eventStoreServices) if (service !== app) named.add(eventsListSubject(service));
     }
   }
   return named;

@@ -1,4 +1,4 @@
-import { cardTransactionSubjects, subjects } from '@corridor/contracts';
+import { cardTransactionSubjects, eventStoreServices, eventsListSubject, subjects } from '@corridor/contracts';
 import { randomBytes } from 'node:crypto';
 import { inboxPrefixOf } from './nats-auth';
 
@@ -58,6 +58,8 @@ const gatewayRequests = [
   cardTransactionSubjects.return,
   ...leaves(subjects.agents, [subjects.agents.health]),
   ...leaves(subjects.webhooks, [subjects.webhooks.health]),
+  // GET /events asks every service with an event store for its own events (decision 0037).
+  ...eventStoreServices.map((service) => eventsListSubject(service)),
   ...healthPings,
 ];
 
