@@ -86,7 +86,7 @@ export class AuthService implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Cache, limits and negative cache before the NATS hop (auth-attempts.ts decides), then the platform service. */
   private async authenticateBasic(credentials: VerifyCredentialData, origin: AttemptOrigin): Promise<VerifiedCredential> {
-    const { address, ...ids } = origin;
+    const { address } = origin;
     const pairKey = credentialKey(credentials.clientId, credentials.clientSecret);
     const at = { address, clientId: credentials.clientId, pairKey };
     const cached = this.cache.get(pairKey);
