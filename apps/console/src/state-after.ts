@@ -1,9 +1,11 @@
+import type { ServiceInfo } from '../../../scripts/services';
 import type { TracedEvent } from '../../../scripts/trace/trace-reader';
 
 // Pure: the state of each stream after each of its events, folded with the stream's own decider,
 // so an operator sees what an event changed and not only what it said.
 
-export type Decider = { evolve: (state: any, event: any) => any; initialState: () => any };
+/** A stream's decider as scripts/services lists it (its evolve and initial state). */
+export type Decider = ServiceInfo['streams'][string];
 
 /** What the console shows under an event: the folded state, or why there is none. */
 export type StateAfter = { state: unknown } | { unavailable: string };
