@@ -1,0 +1,174 @@
+// The operators' console (npm run console) against a running stack, in a real browser (Debian's
+// chromium driven by playwright-core): it refuses anyone without the operator credential and
+// anyone with a platform API token, finds a cross-currency payment by its transaction id, shows
+// the timeline across payments and accounts with the state after each event and the webhook's
+// attempts, follows a link to a related resource, and shows projections, outboxes and dead letters.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { basic, createApi, type Credentials } from './support/api';
+import { waitUntil } from './support/eventually';
+import { paymentHelpers } from './support/payments';
+import { freePort, serviceNames, type Stack, startStack } from './support/stack';
+import { type Receiver, startReceiver } from './support/webhook-receiver';
+
+const root = join(__dirname, '..');
+const CONSOLE_TOKEN = 'console-e2e-operator-token-0123456789';
+const OPERATOR_PASSWORD = 'correct horse battery staple';
+
+let stack: Stack;
+let api: ReturnType<typeof createApi>;
+let pay: ReturnType<typeof paymentHelpers>;
+let platform: Credentials;
+let receiver: Receiver;
+let consoleProcess: ChildProcess;
+let consoleUrl: string;
+const consoleOutput: string[] = [];
+const browsers: BrowserContext[] = [];
+const profiles: string[] = [];
+let operator: BrowserContext;
+
+const startConsole = async (): Promise<void> => {
+  const port = await freePort();
+  consoleUrl = `http://127.0.0.1:${port}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: stack.database.url,
+    CONSOLE_PORT: String(port),
+    CONSOLE_TOKEN,
+    CONSOLE_USERS: `alice:${createHash('sha256').update(OPERATOR_PASSWORD).digest('hex')}`,
+    CONSOLE_HEALTH_URLS: serviceNames.map((service) => `${service}=${stack.healthUrl(service)}`).join(','),
+  };
+  consoleProcess = spawn(process.execPath, ['-r', '@swc-node/register', join(root, 'apps/console/src/main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  consoleProcess.stdout?.on('data', (chunk: Buffer) => consoleOutput.push(chunk.toString()));
+  consoleProcess.stderr?.on('data', (chunk: Buffer) => consoleOutput.push(chunk.toString()));
+  await waitUntil('the console', async () => (await fetch(`${consoleUrl}/health/live`).catch(() => undefined))?.status === 200, 30_000, () => consoleOutput.join(''));
+};
+
+type Login = { username: string; password: string };
+
+/**
+ * Debian's chromium, headless, with a fresh profile and nothing that phones home. The login is what
+ * a person types into the browser's prompt when the console asks for Basic credentials.
+ */
+const launchBrowser = async (login?: Login): Promise<BrowserContext> => {
+  const profile = await mkdtemp(join(tmpdir(), 'corridor-console-chromium-'));
+  profiles.push(profile);
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    ...(login ? { httpCredentials: login } : {}),
+  });
+  browsers.push(context);
+  return context;
+};
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = createApi(stack, 'console');
+  pay = paymentHelpers(stack, api);
+  platform = (await stack.createPlatform()).token as Credentials;
+  receiver = await startReceiver();
+  expect((await api.call('PATCH', '/config', { auth: platform, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
+  await startConsole();
+  operator = await launchBrowser({ username: 'alice', password: OPERATOR_PASSWORD });
+}, 240_000);
+
+afterAll(async () => {
+  for (const context of browsers) await context.close();
+  for (const profile of profiles) await rm(profile, { recursive: true, force: true });
+  consoleProcess?.kill('SIGTERM');
+  await receiver?.close();
+  await stack?.close();
+});
+
+it('refuses a browser without the operator credential and one given a platform API token', async () => {
+  // No credentials at hand: the browser is asked for them and the page never opens.
+  const anonymous = await (await launchBrowser()).newPage();
+  await expect(anonymous.goto(`${consoleUrl}/`)).rejects.toThrow(/ERR_INVALID_AUTH_CREDENTIALS/);
+  expect((await fetch(`${consoleUrl}/`)).status).toBe(401);
+  // A platform API token typed into the prompt is refused on every page.
+  const withPlatformToken = await (await launchBrowser({ username: platform.clientId, password: platform.clientSecret })).newPage();
+  for (const path of ['/', '/status', '/trace?id=anything']) {
+    const response = await withPlatformToken.goto(`${consoleUrl}${path}`);
+    expect(response?.status()).toBe(401);
+    expect(await withPlatformToken.textContent('body')).toContain('never a platform API token');
+  }
+  expect((await fetch(`${consoleUrl}/`, { headers: { authorization: basic(platform) } })).status).toBe(401);
+  expect((await fetch(`${consoleUrl}/`, { headers: { authorization: `Bearer ${platform.clientSecret}` } })).status).toBe(401);
+  // The console token opens it too; the operator's name with a platform token's secret does not.
+  expect((await fetch(`${consoleUrl}/`, { headers: { authorization: `Bearer ${CONSOLE_TOKEN}` } })).status).toBe(200);
+  expect((await fetch(`${consoleUrl}/`, { headers: { authorization: basic({ clientId: 'alice', clientSecret: platform.clientSecret }) } })).status).toBe(401);
+  // Read-only: nothing but GET.
+  expect((await fetch(`${consoleUrl}/`, { method: 'POST', headers: { authorization: `Bearer ${CONSOLE_TOKEN}` } })).status).toBe(405);
+}, 60_000);
+
+it('shows a payment found by its transaction id: events of payments and accounts, state after each, the webhook attempt; links to the quote', async () => {
+  const customer = await pay.newCustomer(platform, ['USD']);
+  const usd = pay.accountIn(customer, 'USD');
+  await pay.fund(platform, usd, 50_000);
+  const euros = await pay.euroAccount(platform, customer.customerId);
+  const quoted = await pay.quote(platform, usd, euros, 10_000);
+  expect(quoted.status).toBe(201);
+  expect((await pay.execute(platform, quoted.body.id)).status).toBe(200);
+  const transactionId = quoted.body.transactionId as string;
+  expect((await pay.settled(platform, transactionId)).status).toBe('COMPLETED');
+  await receiver.waitFor(() => receiver.received.some((item) => item.body.type === 'OUTGOING_PAYMENT.COMPLETED' && item.body.data?.id === transactionId), 'OUTGOING_PAYMENT.COMPLETED');
+  const page = await operator.newPage();
+  await page.goto(`${consoleUrl}/`);
+  await page.fill('input[name=id]', transactionId);
+  await Promise.all([page.waitForURL(/\/trace\?id=/), page.click('button[type=submit]')]);
+  const completed = `.delivery[data-type="OUTGOING_PAYMENT.COMPLETED"]`;
+  await waitUntil('the delivered webhook on the page', async () => {
+    if ((await page.locator(completed).count()) > 0 && (await page.locator(completed).first().textContent())?.includes('DELIVERED')) return true;
+    await page.reload();
+    return false;
+  });
+
+  expect(await page.textContent('h1')).toBe(transactionId);
+  expect(await page.locator('li.event[data-service=payments]').count()).toBeGreaterThanOrEqual(3);
+  expect(await page.locator('li.event[data-service=accounts]').count()).toBeGreaterThanOrEqual(1);
+  expect(await page.locator('li.event[data-type=QuoteCreated]').count()).toBe(1);
+  const delivery = (await page.locator(completed).first().textContent()) ?? '';
+  expect(delivery).toContain('after 1 attempt(s)');
+  expect(delivery).toMatch(/#1 \S+ 200 in \d+ ms/);
+  expect(delivery).toContain(receiver.url);
+  // The state after the last event of the transaction's own stream: folded by its decider.
+  const states = page.locator(`li.event[data-service=payments] details.state pre`);
+  expect(await states.count()).toBeGreaterThanOrEqual(3);
+  expect(await states.last().textContent()).toContain('COMPLETED');
+  expect(await page.textContent('body')).not.toContain('no decider is known');
+
+  mkdirSync(join(root, 'var/test-results'), { recursive: true });
+  await page.screenshot({ path: join(root, 'var/test-results/console.png'), fullPage: true });
+
+  // A resource id inside an event's data is a link to that resource's own timeline.
+  await Promise.all([page.waitForURL(/Quote%3A/), page.click(`a[href="/trace?id=${encodeURIComponent(quoted.body.id)}"] >> nth=0`)]);
+  expect(await page.textContent('h1')).toBe(quoted.body.id);
+  expect(await page.locator('li.event[data-type=QuoteCreated]').count()).toBe(1);
+  expect(await page.locator(completed).count()).toBeGreaterThanOrEqual(1);
+  await page.close();
+}, 120_000);
+
+it('shows each service health, projections with their positions and lag, outboxes and dead letters', async () => {
+  const page = await operator.newPage();
+  await page.goto(`${consoleUrl}/`);
+  await Promise.all([page.waitForURL(/\/status$/), page.click('a[href="/status"]')]);
+  expect(await page.locator('tr.projection').count()).toBeGreaterThanOrEqual(10);
+  const body = (await page.textContent('body')) ?? '';
+  expect(body).toContain('transactions');
+  expect(body).not.toContain('halted since');
+  expect(body).not.toContain('unreachable');
+  expect(await page.locator('#dead-letters').count()).toBe(1);
+  expect(await page.locator('tr.outbox').count()).toBeGreaterThanOrEqual(1);
+  // An unknown id says so, with the search box still there.
+  const missing = await page.goto(`${consoleUrl}/trace?id=${encodeURIComponent('Transaction:00000000-0000-7000-8000-000000000000')}`);
+  expect(missing?.status()).toBe(404);
+  expect(await page.inputValue('input[name=id]')).toBe('Transaction:00000000-0000-7000-8000-000000000000');
+  await page.close();
+}, 60_000);
