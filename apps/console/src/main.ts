@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '@corridor/messaging';
 import { databaseUrl } from '../../../scripts/services';
@@ -26,7 +26,10 @@ export const healthUrls = (configured: string | undefined): Record<string, strin
         }),
     );
   }
-  const apps = (JSON.parse(readFileSync(join(__dirname, '../../../scripts/apps.json'), 'utf8')) as { apps: AppEntry[] }).apps;
+  // The compiled image keeps no scripts/apps.json: there the console shows no /health answers until CONSOLE_HEALTH_URLS is set.
+  const file = join(__dirname, '../../../scripts/apps.json');
+  if (!existsSync(file)) return {};
+  const apps = (JSON.parse(readFileSync(file, 'utf8')) as { apps: AppEntry[] }).apps;
   return Object.fromEntries(apps.filter((app) => app.healthPort !== null).map((app) => [app.name, `http://127.0.0.1:${app.healthPort}/health`]));
 };
 
@@ -34,10 +37,12 @@ const main = async (): Promise<void> => {
   const logger = createLogger('console');
   const credentials = parseOperatorCredentials(process.env['CONSOLE_TOKEN'], process.env['CONSOLE_USERS']);
   const port = Number(process.env['CONSOLE_PORT'] ?? 9190);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`CONSOLE_PORT must be a port number, not "${process.env['CONSOLE_PORT']}".`);
   const host = process.env['CONSOLE_HOST'] ?? '127.0.0.1';
-  const reader = new ConsoleReader(process.env['CONSOLE_DATABASE_URL'] ?? databaseUrl(), healthUrls(process.env['CONSOLE_HEALTH_URLS']));
+  const health = healthUrls(process.env['CONSOLE_HEALTH_URLS']);
+  const reader = new ConsoleReader(process.env['CONSOLE_DATABASE_URL'] ?? databaseUrl(), health);
   const server = await startConsoleServer({ port, host, credentials, reader, logger });
-  logger.info({ port, host }, `Corridor console on http://${host}:${port}/`);
+  logger.info({ port, host, health }, `Corridor console on http://${host}:${port}/`);
   const stop = () => server.close(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
