@@ -3,70 +3,26 @@
 // anyone with a platform API token, finds a cross-currency payment by its transaction id, shows
 // the timeline across payments and accounts with the state after each event and the webhook's
 // attempts, follows a link to a related resource, and shows projections, outboxes and dead letters.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { basic, createApi, type Credentials } from './support/api';
+import { type Console, CONSOLE_TOKEN, OPERATOR, startConsole } from './support/console';
 import { waitUntil } from './support/eventually';
 import { paymentHelpers } from './support/payments';
-import { freePort, serviceNames, type Stack, startStack } from './support/stack';
+import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';
 
 const root = join(__dirname, '..');
-const CONSOLE_TOKEN = 'console-e2e-operator-token-0123456789';
-const OPERATOR_PASSWORD = 'correct horse battery staple';
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;
 let pay: ReturnType<typeof paymentHelpers>;
 let platform: Credentials;
 let receiver: Receiver;
-let consoleProcess: ChildProcess;
+let operatorConsole: Console;
 let consoleUrl: string;
-const consoleOutput: string[] = [];
-const browsers: BrowserContext[] = [];
-const profiles: string[] = [];
 let operator: BrowserContext;
-
-const startConsole = async (): Promise<void> => {
-  const port = await freePort();
-  consoleUrl = `http://127.0.0.1:${port}`;
-  const env = {
-    ...process.env,
-    DATABASE_URL: stack.database.url,
-    CONSOLE_PORT: String(port),
-    CONSOLE_TOKEN,
-    CONSOLE_USERS: `alice:${createHash('sha256').update(OPERATOR_PASSWORD).digest('hex')}`,
-    CONSOLE_HEALTH_URLS: serviceNames.map((service) => `${service}=${stack.healthUrl(service)}`).join(','),
-  };
-  consoleProcess = spawn(process.execPath, ['-r', '@swc-node/register', join(root, 'apps/console/src/main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  consoleProcess.stdout?.on('data', (chunk: Buffer) => consoleOutput.push(chunk.toString()));
-  consoleProcess.stderr?.on('data', (chunk: Buffer) => consoleOutput.push(chunk.toString()));
-  await waitUntil('the console', async () => (await fetch(`${consoleUrl}/health/live`).catch(() => undefined))?.status === 200, 30_000, () => consoleOutput.join(''));
-};
-
-type Login = { username: string; password: string };
-
-/**
- * Debian's chromium, headless, with a fresh profile and nothing that phones home. The login is what
- * a person types into the browser's prompt when the console asks for Basic credentials.
- */
-const launchBrowser = async (login?: Login): Promise<BrowserContext> => {
-  const profile = await mkdtemp(join(tmpdir(), 'corridor-console-chromium-'));
-  profiles.push(profile);
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    ...(login ? { httpCredentials: login } : {}),
-  });
-  browsers.push(context);
-  return context;
-};
 
 beforeAll(async () => {
   stack = await startStack();
@@ -75,25 +31,24 @@ beforeAll(async () => {
   platform = (await stack.createPlatform()).token as Credentials;
   receiver = await startReceiver();
   expect((await api.call('PATCH', '/config', { auth: platform, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
-  await startConsole();
-  operator = await launchBrowser({ username: 'alice', password: OPERATOR_PASSWORD });
+  operatorConsole = await startConsole(stack);
+  consoleUrl = operatorConsole.url;
+  operator = await operatorConsole.browser(OPERATOR);
 }, 240_000);
 
 afterAll(async () => {
-  for (const context of browsers) await context.close();
-  for (const profile of profiles) await rm(profile, { recursive: true, force: true });
-  consoleProcess?.kill('SIGTERM');
+  await operatorConsole?.close();
   await receiver?.close();
   await stack?.close();
 });
 
 it('refuses a browser without the operator credential and one given a platform API token', async () => {
   // No credentials at hand: the browser is asked for them and the page never opens.
-  const anonymous = await (await launchBrowser()).newPage();
+  const anonymous = await (await operatorConsole.browser()).newPage();
   await expect(anonymous.goto(`${consoleUrl}/`)).rejects.toThrow(/ERR_INVALID_AUTH_CREDENTIALS/);
   expect((await fetch(`${consoleUrl}/`)).status).toBe(401);
   // A platform API token typed into the prompt is refused on every page.
-  const withPlatformToken = await (await launchBrowser({ username: platform.clientId, password: platform.clientSecret })).newPage();
+  const withPlatformToken = await (await operatorConsole.browser({ username: platform.clientId, password: platform.clientSecret })).newPage();
   for (const path of ['/', '/status', '/trace?id=anything']) {
     const response = await withPlatformToken.goto(`${consoleUrl}${path}`);
     expect(response?.status()).toBe(401);
@@ -103,7 +58,7 @@ it('refuses a browser without the operator credential and one given a platform A
   expect((await fetch(`${consoleUrl}/`, { headers: { authorization: `Bearer ${platform.clientSecret}` } })).status).toBe(401);
   // The console token opens it too; the operator's name with a platform token's secret does not.
   expect((await fetch(`${consoleUrl}/`, { headers: { authorization: `Bearer ${CONSOLE_TOKEN}` } })).status).toBe(200);
-  expect((await fetch(`${consoleUrl}/`, { headers: { authorization: basic({ clientId: 'alice', clientSecret: platform.clientSecret }) } })).status).toBe(401);
+  expect((await fetch(`${consoleUrl}/`, { headers: { authorization: basic({ clientId: OPERATOR.username, clientSecret: platform.clientSecret }) } })).status).toBe(401);
   // Read-only: nothing but GET.
   expect((await fetch(`${consoleUrl}/`, { method: 'POST', headers: { authorization: `Bearer ${CONSOLE_TOKEN}` } })).status).toBe(405);
 }, 60_000);
