@@ -5,6 +5,7 @@
 // attempts, follows a link to a related resource, and shows projections, outboxes and dead letters.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import type { BrowserContext } from 'playwright-core';
 import { basic, createApi, type Credentials } from './support/api';
 import { type Console, CONSOLE_TOKEN, OPERATOR, startConsole } from './support/console';
@@ -119,8 +120,22 @@ it('shows each service health, projections with their positions and lag, outboxe
   expect(body).toContain('transactions');
   expect(body).not.toContain('halted since');
   expect(body).not.toContain('unreachable');
-  expect(await page.locator('#dead-letters').count()).toBe(1);
   expect(await page.locator('tr.outbox').count()).toBeGreaterThanOrEqual(1);
+  expect(await page.locator('#dead-letters tr').count()).toBe(1);
+
+  // A webhook that used its week of retries ends FAILED in the delivery log: written here directly, as waiting a week is not a test.
+  const database = new Client({ connectionString: stack.database.url });
+  await database.connect();
+  await database.query(
+    `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, attempt_count, next_attempt_at, last_status_code, occurred_at, created_at, failed_at)
+     VALUES ('Webhook:console-e2e-dead-letter', 'console-e2e-event', 'Platform:console-e2e', 'OUTGOING_PAYMENT.FAILED', 'Transaction:console-e2e', 1, '{}', true, 'FAILED', 17, now(), 503, now(), now(), now())`,
+  );
+  await database.end();
+  await page.reload();
+  const deadLetter = (await page.locator('#dead-letters tr', { hasText: 'Webhook:console-e2e-dead-letter' }).textContent()) ?? '';
+  expect(deadLetter).toContain('OUTGOING_PAYMENT.FAILED');
+  expect(deadLetter).toContain('503');
+  expect(await page.textContent('h2:has-text("Dead letters")')).toContain('every attempt: 1');
   // An unknown id says so, with the search box still there.
   const missing = await page.goto(`${consoleUrl}/trace?id=${encodeURIComponent('Transaction:00000000-0000-7000-8000-000000000000')}`);
   expect(missing?.status()).toBe(404);
