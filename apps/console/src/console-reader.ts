@@ -8,10 +8,25 @@ import { type Decider, foldStream, MAX_FOLDED_EVENTS, type StateAfter, streamTyp
 // Everything the console shows, read from the stores in sessions PostgreSQL holds read-only
 // (default_transaction_read_only), plus each service's own /health answer.
 
-export type ProjectionRow = { name: string; position: string; updatedAt: string; haltedAt: string | null; lastError: string | null; lastErrorAt: string | null };
+export type ProjectionRow = {
+  name: string;
+  position: string;
+  updatedAt: string;
+  haltedAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+};
 export type OutboxRow = { name: string; position: string; updatedAt: string };
 export type ServiceStatus = { service: string; schema: string; head: string | null; projections: ProjectionRow[]; outboxes: OutboxRow[] };
-export type DeadLetter = { id: string; type: string; resourceId: string; platformId: string; attemptCount: number; lastStatusCode: number | null; failedAt: string | null };
+export type DeadLetter = {
+  id: string;
+  type: string;
+  resourceId: string;
+  platformId: string;
+  attemptCount: number;
+  lastStatusCode: number | null;
+  failedAt: string | null;
+};
 export type HealthAnswer = { service: string; url: string; status: string; body: unknown };
 export type StoresStatus = { services: ServiceStatus[]; deadLetters: { count: number; latest: DeadLetter[] }; health: HealthAnswer[] };
 
@@ -22,11 +37,14 @@ const eventStores = (): Record<string, string> =>
   Object.fromEntries(Object.entries(services).filter(([, info]) => info.eventStore !== false).map(([name, info]) => [name, info.schema]));
 
 const readOnlyClient = async (connectionString: string): Promise<Client> => {
-  const client = new Client({ connectionString, options: '-c default_transaction_read_only=on -c statement_timeout=30000', application_name: 'corridor-console' });
+  const options = '-c default_transaction_read_only=on -c statement_timeout=30000';
+  const client = new Client({ connectionString, options, application_name: 'corridor-console' });
   await client.connect();
   return client;
 };
 
+/** The latest failed webhooks listed on /status; the page gives the count of all of them. */
+const DEAD_LETTERS_SHOWN = 20;
 const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
 const exists = async (client: Client, table: string): Promise<boolean> =>
   (await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table])).rows[0]?.present === true;
@@ -34,7 +52,8 @@ const exists = async (client: Client, table: string): Promise<boolean> =>
 const serviceStatus = async (client: Client, service: string, schema: string): Promise<ServiceStatus> => {
   const status: ServiceStatus = { service, schema, head: null, projections: [], outboxes: [] };
   if (await exists(client, `${schema}.events`)) {
-    status.head = (await client.query<{ head: string | null }>(`SELECT max(global_position)::text AS head FROM ${schema}.events`)).rows[0]?.head ?? '0';
+    const { rows } = await client.query<{ head: string | null }>(`SELECT max(global_position)::text AS head FROM ${schema}.events`);
+    status.head = rows[0]?.head ?? '0';
   }
   if (await exists(client, `${schema}.projection_checkpoints`)) {
     const { rows } = await client.query(`SELECT * FROM ${schema}.projection_checkpoints ORDER BY name`);
@@ -57,8 +76,11 @@ const serviceStatus = async (client: Client, service: string, schema: string): P
 /** Webhooks that used every attempt and failed: the platform never heard of these events. */
 const deadLetters = async (client: Client): Promise<StoresStatus['deadLetters']> => {
   if (!(await exists(client, 'webhooks.deliveries'))) return { count: 0, latest: [] };
-  const count = Number((await client.query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE status = 'FAILED'`)).rows[0]?.count ?? 0);
-  const { rows } = await client.query(`SELECT * FROM webhooks.deliveries WHERE status = 'FAILED' ORDER BY failed_at DESC NULLS LAST LIMIT 20`);
+  const counted = await client.query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE status = 'FAILED'`);
+  const count = Number(counted.rows[0]?.count ?? 0);
+  const { rows } = await client.query(
+    `SELECT * FROM webhooks.deliveries WHERE status = 'FAILED' ORDER BY failed_at DESC NULLS LAST LIMIT ${DEAD_LETTERS_SHOWN}`,
+  );
   const latest = rows.map((row) => ({
     id: row.id,
     type: row.type,
@@ -118,7 +140,8 @@ export class ConsoleReader {
     const lastPosition = new Map<string, { service: string; streamId: string; position: number }>();
     for (const event of events) {
       const key = `${event.service}/${event.streamId}`;
-      if ((lastPosition.get(key)?.position ?? 0) < event.position) lastPosition.set(key, { service: event.service, streamId: event.streamId, position: event.position });
+      if ((lastPosition.get(key)?.position ?? 0) >= event.position) continue;
+      lastPosition.set(key, { service: event.service, streamId: event.streamId, position: event.position });
     }
     const client = await readOnlyClient(this.connectionString);
     try {
@@ -126,10 +149,12 @@ export class ConsoleReader {
         const own = events.filter((event) => event.service === service && event.streamId === streamId);
         if (position > MAX_FOLDED_EVENTS) {
           // Not read at all: a busy account's history is the replay tool's job, not a page's.
-          for (const event of own) states.set(`${service}/${event.eventId}`, { unavailable: `${streamId} has over ${MAX_FOLDED_EVENTS} events; fold it with npm run replay` });
+          const unavailable = `${streamId} has over ${MAX_FOLDED_EVENTS} events; fold it with npm run replay`;
+          for (const event of own) states.set(`${service}/${event.eventId}`, { unavailable });
           continue;
         }
-        const sql = `SELECT ${COLUMNS} FROM ${services[service]?.schema}.events WHERE stream_id = $1 AND stream_position <= $2 ORDER BY stream_position`;
+        const schema = services[service]?.schema;
+        const sql = `SELECT ${COLUMNS} FROM ${schema}.events WHERE stream_id = $1 AND stream_position <= $2 ORDER BY stream_position`;
         const history = (await client.query<EventRow>(sql, [streamId, position])).rows.map((row) => toEvent(service, row));
         const folded = foldStream(history, services[service]?.streams[streamType(streamId)] as Decider | undefined);
         for (const event of own) states.set(`${service}/${event.eventId}`, folded.get(event.position) ?? { unavailable: 'not read' });

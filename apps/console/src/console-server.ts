@@ -30,10 +30,14 @@ const route = async (options: ConsoleServerOptions, url: URL, response: ServerRe
   if (url.pathname === '/status') return send(response, 200, statusPage(await options.reader.status()));
   if (url.pathname !== '/trace') return send(response, 404, messagePage('Not found', 'Served here: /, /trace?id=…, /status.'));
   const id = (url.searchParams.get('id') ?? '').trim();
-  if (!id || id.length > MAX_ID_CHARS) return send(response, 400, messagePage('Which id?', `Give one id of at most ${MAX_ID_CHARS} characters.`, id.slice(0, MAX_ID_CHARS)));
+  if (!id || id.length > MAX_ID_CHARS) {
+    return send(response, 400, messagePage('Which id?', `Give one id of at most ${MAX_ID_CHARS} characters.`, id.slice(0, MAX_ID_CHARS)));
+  }
   try {
     const trace = await options.reader.trace(id);
-    if (trace.events.length === 0) return send(response, 404, messagePage('Nothing found', `No event store and no webhook names ${id}.`, id));
+    if (trace.events.length === 0) {
+      return send(response, 404, messagePage('Nothing found', `No event store and no webhook names ${id}.`, id));
+    }
     return send(response, 200, tracePage(id, trace));
   } catch (error) {
     if (error instanceof TraceTooBroad) return send(response, 422, messagePage('Too broad', error.message, id));
@@ -43,17 +47,20 @@ const route = async (options: ConsoleServerOptions, url: URL, response: ServerRe
 
 const handle = async (options: ConsoleServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> => {
   const url = new URL(request.url ?? '/', 'http://console');
-  if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, messagePage('Read-only', 'The console only reads: GET only.'), { allow: 'GET, HEAD' });
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    return send(response, 405, messagePage('Read-only', 'The console only reads: GET only.'), { allow: 'GET, HEAD' });
+  }
   if (url.pathname === '/health/live') return send(response, 200, 'ok', { 'content-type': 'text/plain' });
   const decision = decideOperator(options.credentials, request.headers.authorization);
   if (!decision.allowed) {
     options.logger.warn({ path: url.pathname, reason: decision.reason, from: request.socket.remoteAddress }, 'Console access refused.');
-    const challenge = options.credentials.users.size > 0 ? 'Basic realm="Corridor console", charset="UTF-8"' : 'Bearer realm="Corridor console"';
-    return send(response, 401, messagePage('Operators only', 'The console takes an operator credential (CONSOLE_TOKEN or CONSOLE_USERS), never a platform API token.'), {
-      'www-authenticate': challenge,
-    });
+    // With operator users the browser prompts for their name and password; a token alone has no prompt.
+    const challenge = options.credentials.users.size > 0 ? 'Basic realm="Corridor console", charset="UTF-8"' : 'Bearer realm="console"';
+    const refusal = 'The console takes an operator credential (CONSOLE_TOKEN or CONSOLE_USERS), never a platform API token.';
+    return send(response, 401, messagePage('Operators only', refusal), { 'www-authenticate': challenge });
   }
-  options.logger.info({ operator: decision.operator, path: url.pathname, id: url.searchParams.get('id') ?? undefined }, 'Console page read.');
+  const id = url.searchParams.get('id') ?? undefined;
+  options.logger.info({ operator: decision.operator, path: url.pathname, id }, 'Console page read.');
   await route(options, url, response);
 };
 
@@ -61,7 +68,8 @@ export const startConsoleServer = (options: ConsoleServerOptions): Promise<Serve
   const server = createServer((request, response) => {
     handle(options, request, response).catch((error: unknown) => {
       options.logger.error({ err: error, url: request.url }, 'A console page failed.');
-      if (!response.headersSent) send(response, 503, messagePage('Could not read the stores', error instanceof Error ? error.message : String(error)));
+      const message = error instanceof Error ? error.message : String(error);
+      if (!response.headersSent) send(response, 503, messagePage('Could not read the stores', message));
       else response.end();
     });
   });

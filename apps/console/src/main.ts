@@ -30,14 +30,17 @@ export const healthUrls = (configured: string | undefined): Record<string, strin
   const file = join(__dirname, '../../../scripts/apps.json');
   if (!existsSync(file)) return {};
   const apps = (JSON.parse(readFileSync(file, 'utf8')) as { apps: AppEntry[] }).apps;
-  return Object.fromEntries(apps.filter((app) => app.healthPort !== null).map((app) => [app.name, `http://127.0.0.1:${app.healthPort}/health`]));
+  const served = apps.filter((app) => app.healthPort !== null);
+  return Object.fromEntries(served.map((app) => [app.name, `http://127.0.0.1:${app.healthPort}/health`]));
 };
 
 const main = async (): Promise<void> => {
   const logger = createLogger('console');
   const credentials = parseOperatorCredentials(process.env['CONSOLE_TOKEN'], process.env['CONSOLE_USERS']);
   const port = Number(process.env['CONSOLE_PORT'] ?? 9190);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`CONSOLE_PORT must be a port number, not "${process.env['CONSOLE_PORT']}".`);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new Error(`CONSOLE_PORT must be a port number, not "${process.env['CONSOLE_PORT']}".`);
+  }
   const host = process.env['CONSOLE_HOST'] ?? '127.0.0.1';
   const health = healthUrls(process.env['CONSOLE_HEALTH_URLS']);
   const reader = new ConsoleReader(process.env['CONSOLE_DATABASE_URL'] ?? databaseUrl(), health);

@@ -22,15 +22,22 @@ const sameDigest = (left: Buffer, right: Buffer): boolean => left.length === rig
 export const parseOperatorCredentials = (token: string | undefined, users: string | undefined): OperatorCredentials => {
   const credentials: OperatorCredentials = { tokenDigest: null, users: new Map() };
   if (token) {
-    if (token.length < MIN_TOKEN_CHARS) throw new Error(`CONSOLE_TOKEN must be at least ${MIN_TOKEN_CHARS} characters (e.g. openssl rand -hex 24).`);
+    if (token.length < MIN_TOKEN_CHARS) {
+      throw new Error(`CONSOLE_TOKEN must be at least ${MIN_TOKEN_CHARS} characters (e.g. openssl rand -hex 24).`);
+    }
     credentials.tokenDigest = sha256(token);
   }
   for (const entry of (users ?? '').split(',').map((item) => item.trim()).filter(Boolean)) {
     const match = /^([^:\s]+):([0-9a-fA-F]{64})$/.exec(entry);
-    if (!match) throw new Error(`CONSOLE_USERS entries are name:<sha256 hex of the password> (printf %s 'password' | sha256sum); "${entry.split(':')[0]}" is not.`);
+    if (!match) {
+      const name = entry.split(':')[0];
+      throw new Error(`CONSOLE_USERS entries are name:<sha256 hex of the password> (printf %s 'password' | sha256sum); "${name}" is not.`);
+    }
     credentials.users.set(match[1] as string, Buffer.from(match[2] as string, 'hex'));
   }
-  if (!credentials.tokenDigest && credentials.users.size === 0) throw new Error('Set CONSOLE_TOKEN or CONSOLE_USERS: the console never runs without an operator credential.');
+  if (!credentials.tokenDigest && credentials.users.size === 0) {
+    throw new Error('Set CONSOLE_TOKEN or CONSOLE_USERS: the console never runs without an operator credential.');
+  }
   return credentials;
 };
 
@@ -46,7 +53,8 @@ export const decideOperator = (credentials: OperatorCredentials, authorization: 
   if (!authorization) return refuse('no credentials');
   const [scheme, value = ''] = authorization.trim().split(/\s+/, 2);
   if (scheme?.toLowerCase() === 'bearer') {
-    return credentials.tokenDigest && sameDigest(sha256(value), credentials.tokenDigest) ? { allowed: true, operator: 'token' } : refuse('wrong bearer token');
+    const matches = credentials.tokenDigest !== null && sameDigest(sha256(value), credentials.tokenDigest);
+    return matches ? { allowed: true, operator: 'token' } : refuse('wrong bearer token');
   }
   if (scheme?.toLowerCase() === 'basic') {
     const pair = basic(value);

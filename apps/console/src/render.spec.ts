@@ -26,8 +26,14 @@ describe('console pages', () => {
   });
 
   it('given a resource id in the data, when rendered, then it links to that resource\'s timeline', () => {
-    expect(jsonHtml({ quoteId: 'Quote:0197a0f1-0000-7000-8000-000000000002', amount: 10n })).toBe(
-      '{\n  &quot;quoteId&quot;: &quot;<a href="/trace?id=Quote%3A0197a0f1-0000-7000-8000-000000000002">Quote:0197a0f1-0000-7000-8000-000000000002</a>&quot;,\n  &quot;amount&quot;: &quot;10&quot;\n}',
+    const quoteId = 'Quote:0197a0f1-0000-7000-8000-000000000002';
+    expect(jsonHtml({ quoteId, amount: 10n })).toBe(
+      [
+        '{',
+        `  &quot;quoteId&quot;: &quot;<a href="/trace?id=${encodeURIComponent(quoteId)}">${quoteId}</a>&quot;,`,
+        '  &quot;amount&quot;: &quot;10&quot;',
+        '}',
+      ].join('\n'),
     );
   });
 

@@ -39,7 +39,8 @@ describe('state after each event', () => {
   });
 
   it('given a gap, an unknown stream type or a very long stream, when folded, then no state is guessed', () => {
-    expect(foldStream([event(1, 'Added'), event(3, 'Added')], counter).get(3)).toEqual({ unavailable: expect.stringContaining('before #3') });
+    const gap = foldStream([event(1, 'Added'), event(3, 'Added')], counter);
+    expect(gap.get(3)).toEqual({ unavailable: expect.stringContaining('before #3') });
     expect(foldStream([event(1, 'Added')], undefined).get(1)).toEqual({ unavailable: expect.stringContaining('no decider') });
     const long = Array.from({ length: MAX_FOLDED_EVENTS + 1 }, (_, index) => event(index + 1, 'Added'));
     expect(foldStream(long, counter).get(1)).toEqual({ unavailable: expect.stringContaining('npm run replay') });

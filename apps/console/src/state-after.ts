@@ -24,7 +24,13 @@ const asRecorded = (event: TracedEvent) => ({
   globalPosition: BigInt(event.globalPosition),
   type: event.type,
   data: event.data,
-  metadata: { occurredAt: event.occurredAt, platformId: event.platformId, correlationId: event.correlationId, causationId: event.causationId, requestId: event.requestId },
+  metadata: {
+    occurredAt: event.occurredAt,
+    platformId: event.platformId,
+    correlationId: event.correlationId,
+    causationId: event.causationId,
+    requestId: event.requestId,
+  },
 });
 
 /**
@@ -47,7 +53,8 @@ export const foldStream = (history: TracedEvent[], decider: Decider | undefined)
     try {
       state = decider.evolve(state, asRecorded(event));
     } catch (error) {
-      return stop(event.position, `the decider could not apply #${event.position}: ${error instanceof Error ? error.message : String(error)}`);
+      const why = error instanceof Error ? error.message : String(error);
+      return stop(event.position, `the decider could not apply #${event.position}: ${why}`);
     }
     after.set(event.position, { state });
   }
