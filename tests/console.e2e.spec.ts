@@ -49,7 +49,8 @@ it('refuses a browser without the operator credential and one given a platform A
   await expect(anonymous.goto(`${consoleUrl}/`)).rejects.toThrow(/ERR_INVALID_AUTH_CREDENTIALS/);
   expect((await fetch(`${consoleUrl}/`)).status).toBe(401);
   // A platform API token typed into the prompt is refused on every page.
-  const withPlatformToken = await (await operatorConsole.browser({ username: platform.clientId, password: platform.clientSecret })).newPage();
+  const platformLogin = { username: platform.clientId, password: platform.clientSecret };
+  const withPlatformToken = await (await operatorConsole.browser(platformLogin)).newPage();
   for (const path of ['/', '/status', '/trace?id=anything']) {
     const response = await withPlatformToken.goto(`${consoleUrl}${path}`);
     expect(response?.status()).toBe(401);
@@ -59,12 +60,13 @@ it('refuses a browser without the operator credential and one given a platform A
   expect((await fetch(`${consoleUrl}/`, { headers: { authorization: `Bearer ${platform.clientSecret}` } })).status).toBe(401);
   // The console token opens it too; the operator's name with a platform token's secret does not.
   expect((await fetch(`${consoleUrl}/`, { headers: { authorization: `Bearer ${CONSOLE_TOKEN}` } })).status).toBe(200);
-  expect((await fetch(`${consoleUrl}/`, { headers: { authorization: basic({ clientId: OPERATOR.username, clientSecret: platform.clientSecret }) } })).status).toBe(401);
+  const operatorNamePlatformSecret = basic({ clientId: OPERATOR.username, clientSecret: platform.clientSecret });
+  expect((await fetch(`${consoleUrl}/`, { headers: { authorization: operatorNamePlatformSecret } })).status).toBe(401);
   // Read-only: nothing but GET.
   expect((await fetch(`${consoleUrl}/`, { method: 'POST', headers: { authorization: `Bearer ${CONSOLE_TOKEN}` } })).status).toBe(405);
 }, 60_000);
 
-it('shows a payment found by its transaction id: events of payments and accounts, state after each, the webhook attempt; links to the quote', async () => {
+it('shows a payment by its transaction id: events of two services, state after each, webhook attempts; links to the quote', async () => {
   const customer = await pay.newCustomer(platform, ['USD']);
   const usd = pay.accountIn(customer, 'USD');
   await pay.fund(platform, usd, 50_000);
@@ -74,14 +76,17 @@ it('shows a payment found by its transaction id: events of payments and accounts
   expect((await pay.execute(platform, quoted.body.id)).status).toBe(200);
   const transactionId = quoted.body.transactionId as string;
   expect((await pay.settled(platform, transactionId)).status).toBe('COMPLETED');
-  await receiver.waitFor(() => receiver.received.some((item) => item.body.type === 'OUTGOING_PAYMENT.COMPLETED' && item.body.data?.id === transactionId), 'OUTGOING_PAYMENT.COMPLETED');
+  const announced = () =>
+    receiver.received.some((item) => item.body.type === 'OUTGOING_PAYMENT.COMPLETED' && item.body.data?.id === transactionId);
+  await receiver.waitFor(announced, 'OUTGOING_PAYMENT.COMPLETED');
   const page = await operator.newPage();
   await page.goto(`${consoleUrl}/`);
   await page.fill('input[name=id]', transactionId);
   await Promise.all([page.waitForURL(/\/trace\?id=/), page.click('button[type=submit]')]);
   const completed = `.delivery[data-type="OUTGOING_PAYMENT.COMPLETED"]`;
   await waitUntil('the delivered webhook on the page', async () => {
-    if ((await page.locator(completed).count()) > 0 && (await page.locator(completed).first().textContent())?.includes('DELIVERED')) return true;
+    const shown = (await page.locator(completed).count()) > 0 ? await page.locator(completed).first().textContent() : '';
+    if (shown?.includes('DELIVERED')) return true;
     await page.reload();
     return false;
   });
@@ -127,8 +132,10 @@ it('shows each service health, projections with their positions and lag, outboxe
   const database = new Client({ connectionString: stack.database.url });
   await database.connect();
   await database.query(
-    `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, attempt_count, next_attempt_at, last_status_code, occurred_at, created_at, failed_at)
-     VALUES ('Webhook:console-e2e-dead-letter', 'console-e2e-event', 'Platform:console-e2e', 'OUTGOING_PAYMENT.FAILED', 'Transaction:console-e2e', 1, '{}', true, 'FAILED', 17, now(), 503, now(), now(), now())`,
+    `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status,
+       attempt_count, next_attempt_at, last_status_code, occurred_at, created_at, failed_at)
+     VALUES ('Webhook:console-e2e-dead-letter', 'console-e2e-event', 'Platform:console-e2e', 'OUTGOING_PAYMENT.FAILED',
+       'Transaction:console-e2e', 1, '{}', true, 'FAILED', 17, now(), 503, now(), now(), now())`,
   );
   await database.end();
   await page.reload();

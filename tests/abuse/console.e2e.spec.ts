@@ -42,7 +42,8 @@ const watchedPage = async (): Promise<{ page: Page; incidents: string[] }> => {
 };
 
 it('shows markup a platform wrote into its data as text, and runs none of it', async () => {
-  const created = await api.call('POST', '/customers', { auth: platform, body: { customerType: 'INDIVIDUAL', fullName: MARKUP, currencies: ['USD'] } });
+  const body = { customerType: 'INDIVIDUAL', fullName: MARKUP, currencies: ['USD'] };
+  const created = await api.call('POST', '/customers', { auth: platform, body });
   expect(created.status).toBe(201);
   const customerId = created.body.id as string;
   await eventually(() => api.call('GET', `/customers/${customerId}`, { auth: platform }), (reply) => reply.status === 200);

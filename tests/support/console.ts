@@ -14,6 +14,17 @@ const root = join(__dirname, '../..');
 export const CONSOLE_TOKEN = 'console-e2e-operator-token-0123456789';
 export const OPERATOR = { username: 'alice', password: 'correct horse battery staple' };
 
+/** No sandbox (CI runs as root), no GPU, and nothing that phones home or updates itself during a test. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
 export type Login = { username: string; password: string };
 export type Console = { url: string; output: string[]; browser(login?: Login): Promise<BrowserContext>; close(): Promise<void> };
 
@@ -29,11 +40,13 @@ export const startConsole = async (stack: Stack): Promise<Console> => {
     CONSOLE_USERS: `${OPERATOR.username}:${createHash('sha256').update(OPERATOR.password).digest('hex')}`,
     CONSOLE_HEALTH_URLS: serviceNames.map((service) => `${service}=${stack.healthUrl(service)}`).join(','),
   };
-  const child: ChildProcess = spawn(process.execPath, ['-r', '@swc-node/register', join(root, 'apps/console/src/main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const main = join(root, 'apps/console/src/main.ts');
+  const child: ChildProcess = spawn(process.execPath, ['-r', '@swc-node/register', main], { cwd: root, env, stdio: 'pipe' });
   const output: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  await waitUntil('the console', async () => (await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200, 30_000, () => output.join(''));
+  const live = async () => (await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200;
+  await waitUntil('the console', live, 30_000, () => output.join(''));
 
   const contexts: BrowserContext[] = [];
   const profiles: string[] = [];
@@ -47,7 +60,7 @@ export const startConsole = async (stack: Stack): Promise<Console> => {
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: '/usr/bin/chromium',
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: CHROMIUM_ARGS,
       ...(login ? { httpCredentials: login } : {}),
     });
     contexts.push(context);
