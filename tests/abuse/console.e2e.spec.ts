@@ -67,6 +67,8 @@ it('answers an id crafted as markup or SQL with a 404 page that shows it as text
   }
   expect(await page.title()).not.toBe('pwned');
   expect((await page.goto(`${operatorConsole.url}/trace?id=${'x'.repeat(201)}`))?.status()).toBe(400);
+  expect((await page.goto(`${operatorConsole.url}/trace?id=x&from=${encodeURIComponent('<b>yesterday</b>')}`))?.status()).toBe(400);
+  expect(await page.locator('main b').count()).toBe(0);
   expect(incidents).toEqual([]);
   await page.close();
   // The store is intact after the "DROP TABLE" id: the id is a query parameter in a read-only session.

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { collectTrace, type Trace } from '../../../scripts/trace/collect-trace';
 import { COLUMNS, type EventRow, PostgresTraceReader, toEvent } from '../../../scripts/trace/postgres-trace-reader';
-import type { TracedEvent } from '../../../scripts/trace/trace-reader';
+import type { TimeWindow, TracedEvent } from '../../../scripts/trace/trace-reader';
 import { services } from '../../../scripts/services';
 import { type Decider, foldStream, MAX_FOLDED_EVENTS, type StateAfter, streamType } from './state-after';
 
@@ -124,10 +124,10 @@ export class ConsoleReader {
   }
 
   /** The trace of an id (scripts/trace), with the state of each traced stream after each of its events. */
-  async trace(id: string): Promise<ConsoleTrace> {
+  async trace(id: string, window: TimeWindow = {}): Promise<ConsoleTrace> {
     const reader = await PostgresTraceReader.connect(this.connectionString, eventStores());
     try {
-      const trace = await collectTrace(reader, id, {});
+      const trace = await collectTrace(reader, id, window);
       return { ...trace, states: await this.statesAfter(trace.events) };
     } finally {
       await reader.close();
@@ -165,5 +165,3 @@ export class ConsoleReader {
     return states;
   }
 }
-
-export type { TracedEvent };

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { TraceTooBroad } from '../../../scripts/trace/collect-trace';
+import type { TimeWindow } from '../../../scripts/trace/trace-reader';
 import type { ConsoleReader } from './console-reader';
 import { decideOperator, type OperatorCredentials } from './operator-auth';
 import { homePage, messagePage, statusPage, tracePage } from './render';
@@ -11,6 +12,18 @@ import { homePage, messagePage, statusPage, tracePage } from './render';
 export type ConsoleServerOptions = { port: number; host: string; credentials: OperatorCredentials; reader: ConsoleReader; logger: Logger };
 
 const MAX_ID_CHARS = 200;
+
+/** The optional from/to of a trace (an account takes part in many payments): ISO times, or a reason to refuse. */
+export const parseWindow = (from: string | null, to: string | null): { window: TimeWindow } | { error: string } => {
+  const window: TimeWindow = {};
+  for (const [name, value] of [['from', from], ['to', to]] as const) {
+    if (!value) continue;
+    const time = new Date(value);
+    if (Number.isNaN(time.getTime())) return { error: `${name} needs a time such as 2026-11-27T13:00:00Z, not "${value.slice(0, 40)}".` };
+    window[name] = time.toISOString();
+  }
+  return { window };
+};
 
 const HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -33,14 +46,19 @@ const route = async (options: ConsoleServerOptions, url: URL, response: ServerRe
   if (!id || id.length > MAX_ID_CHARS) {
     return send(response, 400, messagePage('Which id?', `Give one id of at most ${MAX_ID_CHARS} characters.`, id.slice(0, MAX_ID_CHARS)));
   }
+  const bounds = parseWindow(url.searchParams.get('from'), url.searchParams.get('to'));
+  if ('error' in bounds) return send(response, 400, messagePage('Which times?', bounds.error, id));
   try {
-    const trace = await options.reader.trace(id);
+    const trace = await options.reader.trace(id, bounds.window);
     if (trace.events.length === 0) {
       return send(response, 404, messagePage('Nothing found', `No event store and no webhook names ${id}.`, id));
     }
     return send(response, 200, tracePage(id, trace));
   } catch (error) {
-    if (error instanceof TraceTooBroad) return send(response, 422, messagePage('Too broad', error.message, id));
+    if (error instanceof TraceTooBroad) {
+      const hint = `${id} took part in too many requests to show at once; add &from=…&to=… (ISO 8601 times) to the address.`;
+      return send(response, 422, messagePage('Too broad', hint, id));
+    }
     throw error;
   }
 };
