@@ -31,14 +31,22 @@ const specConstraints = productionConstraints.map((constraint) =>
     : constraint,
 );
 
-const boundaries = (depConstraints) => [
+const boundaries = (depConstraints, allow = []) => [
   'error',
   {
     enforceBuildableLibDependency: false,
-    allow: [],
+    allow,
     depConstraints,
   },
 ];
+
+/**
+ * The operators' console (decision 0038) shows what the operator scripts read: it reuses the trace
+ * reader (scripts/trace) and the registry of stores and deciders (scripts/services.ts) by path, as
+ * those are not a library. Only the console may, and only those.
+ */
+const consoleFiles = ['apps/console/**/*.ts'];
+const consoleAllow = ['../../../scripts/trace/*', '../../../scripts/services'];
 
 const ioModules = ['pg', 'nats', 'ioredis', 'fs', 'net', 'http', 'node:fs', 'node:net', 'node:http'];
 
@@ -68,6 +76,8 @@ export default [
     files: specFiles,
     rules: { '@nx/enforce-module-boundaries': boundaries(specConstraints) },
   },
+  { files: consoleFiles, rules: { '@nx/enforce-module-boundaries': boundaries(productionConstraints, consoleAllow) } },
+  { files: consoleFiles.map((pattern) => pattern.replace(/\.ts$/, '.spec.ts')), rules: { '@nx/enforce-module-boundaries': boundaries(specConstraints, consoleAllow) } },
   {
     // Contracts are plain data and pure functions shared by every process: no I/O, no framework.
     files: ['libs/contracts/**/*.ts'],

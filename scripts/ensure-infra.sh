@@ -67,6 +67,24 @@ if command -v curl >/dev/null && curl -fsS -m 2 http://127.0.0.1:8222/jsz >/dev/
   fi
 fi
 
+# The console's end-to-end test drives Debian's chromium (playwright-core downloads no browser).
+# CI runs as root on a Debian machine, so a missing browser is installed rather than failing late.
+if ! command -v chromium >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "ensure-infra: chromium is missing; installing it: apt-get install -y chromium"
+    if ! (apt-get install -y chromium >/dev/null || (apt-get update >/dev/null && apt-get install -y chromium >/dev/null)); then
+      echo "ensure-infra: installing chromium failed; the console e2e (tests/console.e2e.spec.ts) needs /usr/bin/chromium" >&2
+      exit 1
+    fi
+    echo "ensure-infra: chromium installed ($(chromium --version 2>/dev/null | head -1))"
+  else
+    echo "ensure-infra: chromium is missing and this is not root on Debian; install it (apt-get install -y chromium) for tests/console.e2e.spec.ts" >&2
+    exit 1
+  fi
+else
+  echo "ensure-infra: chromium is present"
+fi
+
 if ! psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'corridor'" | grep -q 1; then
   psql -h 127.0.0.1 -U postgres -d postgres -qc 'CREATE DATABASE corridor'
   echo "ensure-infra: created database corridor"

@@ -5,13 +5,13 @@ import type { TimeWindow, TracedDelivery, TracedEvent, TraceReader } from './tra
 // session that PostgreSQL itself holds read-only, so the trace can run against a live database or
 // a replica without any chance of writing. The services keep running while it reads.
 
-type EventRow = { global_position: string; event_id: string; stream_id: string; stream_position: number; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> };
+export type EventRow = { global_position: string; event_id: string; stream_id: string; stream_position: number; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> };
 type DeliveryRow = { id: string; event_id: string; platform_id: string; type: string; resource_id: string; status: string; attempt_count: number; occurred_at: Date; created_at: Date };
 type AttemptRow = { delivery_id: string; attempt: number; at: Date; url: string; status_code: number | null; latency_ms: number; error: string | null };
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
 
-const toEvent = (service: string, row: EventRow): TracedEvent => ({
+export const toEvent = (service: string, row: EventRow): TracedEvent => ({
   service,
   eventId: row.event_id,
   streamId: row.stream_id,
@@ -26,7 +26,7 @@ const toEvent = (service: string, row: EventRow): TracedEvent => ({
   data: row.data,
 });
 
-const COLUMNS = 'global_position, event_id, stream_id, stream_position, type, data, metadata';
+export const COLUMNS = 'global_position, event_id, stream_id, stream_position, type, data, metadata';
 
 /** `and occurredAt within the window`, numbering its parameters after the query's own. */
 const windowSql = (window: TimeWindow, firstParameter: number): { sql: string; values: string[] } => {
