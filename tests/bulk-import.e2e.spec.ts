@@ -46,8 +46,11 @@ const expectRefused = (reply: Reply, status: number, mention?: string) => {
 
 const finished = (reply: Reply) => reply.body?.status === 'COMPLETED' || reply.body?.status === 'FAILED';
 
+// A job's webhook is delivered after the platform's earlier ones: behind 9,995 CUSTOMER.KYC_APPROVED of
+// the large file (about 130 a second on this machine kind), so the wait is long; speed is bench's business.
+const WEBHOOK_WAIT_MS = 240_000;
 const webhookFor = async (type: string, jobId: string) => {
-  await receiver.waitFor((received) => received.some((item) => item.body.type === type && item.body.data?.id === jobId), `${type} for ${jobId}`, 60_000);
+  await receiver.waitFor((received) => received.some((item) => item.body.type === type && item.body.data?.id === jobId), `${type} for ${jobId}`, WEBHOOK_WAIT_MS);
   const webhook = receiver.received.find((item) => item.body.type === type && item.body.data?.id === jobId)!;
   api.conformance.checkWebhook(webhook.body);
   return webhook.body;
@@ -130,7 +133,7 @@ describe('a 10,000-row file with 5 bad rows', () => {
   it('announces BULK_UPLOAD.COMPLETED with the job as GET shows it', async () => {
     const webhook = await webhookFor('BULK_UPLOAD.COMPLETED', jobId);
     expect(webhook.data).toEqual((await getJob(platformA, jobId)).body);
-  }, 90_000);
+  }, 300_000);
 
   it('does not import a re-upload of the same file again', async () => {
     const before = await countCustomers(platformA);
@@ -174,7 +177,7 @@ describe('a file whose every row is refused', () => {
     expect(done.body.errors[1].message).toContain('addressLine1');
     const webhook = await webhookFor('BULK_UPLOAD.FAILED', accepted.body.jobId);
     expect(webhook.data).toEqual(done.body);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe("the reference's own example file", () => {
