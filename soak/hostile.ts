@@ -101,6 +101,8 @@ const send = (baseUrl: string, stats: SoakStats, call: HostileCall): Promise<Hos
           if (!request.write(chunk)) await new Promise((resume) => request.once('drain', resume));
         }
         request.end();
+        // A write that fails (the gateway refused and closed) is reported by the request's own
+        // 'error' handler as status 0; the writer has nothing to add.
       })().catch(() => undefined);
     }
   });

@@ -62,6 +62,7 @@ export const startBusServer = async (options: { subjectPrefix: string; port: num
       await close();
       throw new Error(`nats-server exited with ${child.exitCode}:\n${output.join('')}`);
     }
+    // Refused until the server listens: polled, and a server that exits is reported above with its output.
     const connection = await connect({ ...harnessOptions, reconnect: false, timeout: 1000 }).catch(() => undefined);
     if (connection) {
       await connection.close();

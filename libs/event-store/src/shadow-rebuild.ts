@@ -241,7 +241,7 @@ const prepareShadow = async ({ pool, live, shadow, table, options }: Context): P
     ]);
     await client.query('COMMIT');
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await rollbackAfterFailure(client);
     throw error;
   } finally {
     client.release();
@@ -374,7 +374,7 @@ const compareAtSnapshot = async (context: Context): Promise<ShadowDiff> => {
     const frame = { table, livePosition, shadowPosition, liveRows: Number(counts.live), rebuiltRows: Number(counts.rebuilt), inFlight };
     return toDiff(frame, rows);
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await rollbackAfterFailure(client);
     throw error;
   } finally {
     client.release();
@@ -418,7 +418,7 @@ const swapTables = async (context: Context): Promise<{ position: bigint }> => {
     await client.query('COMMIT');
     return { position };
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await rollbackAfterFailure(client);
     throw error;
   } finally {
     client.release();
@@ -435,4 +435,12 @@ const onShadowTable = (definition: string, live: string, table: string, target: 
     }
   }
   return definition;
+};
+
+/**
+ * The failure that got here is rethrown by the caller; a ROLLBACK that fails too (the connection is
+ * gone) leaves nothing to undo, since PostgreSQL drops an open transaction with its session.
+ */
+const rollbackAfterFailure = async (client: { query: (text: string) => Promise<unknown> }): Promise<void> => {
+  await client.query('ROLLBACK').catch(() => undefined);
 };

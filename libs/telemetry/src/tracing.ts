@@ -99,7 +99,11 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   });
   sdk.start();
   // Spans still buffered for the exporter go out on a normal stop.
-  const flush = () => void sdk?.shutdown().catch(() => undefined);
+  const flush = () =>
+    void sdk?.shutdown().catch((error: unknown) => {
+      // The process is exiting and its logger may be gone: stderr still says which spans were lost.
+      process.stderr.write(`tracing: the last spans could not be exported at exit: ${error instanceof Error ? error.message : String(error)}\n`);
+    });
   process.once('beforeExit', flush);
   return config;
 }

@@ -24,6 +24,7 @@ import {
   uniqueValueDecider,
 } from '@corridor/contracts';
 import { EventSourcing, type RecordedEvent } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
 import { type Card, cardDecider, type CardEvent, cardNotFound, type CardView, renderCard } from './card';
 import { CARD_ISSUER, type CardIssuer, type IssuedCard } from './card-issuer';
 import { CARD_OPTIONS, type CardOptions } from './card-options';
@@ -48,6 +49,8 @@ const placeholderIssued: IssuedCard = { issuerRef: 'pending', brand: 'VISA', las
  */
 @Controller()
 export class CardsController {
+  private readonly logger = createLogger('cards:cards');
+
   constructor(
     private readonly eventSourcing: EventSourcing,
     private readonly parties: CardParties,
@@ -100,7 +103,11 @@ export class CardsController {
       return renderCard(state.card);
     } catch (error) {
       // A twin under the same key that issued the card first holds the value: it stays the card's.
-      const twin = await this.stored(cardId).catch(() => undefined);
+      const twin = await this.stored(cardId).catch((readError: unknown) => {
+        // Unread, the twin counts as absent: the key is released as for a lone failed create.
+        this.logger.warn({ err: readError, cardId }, 'Could not read a possible twin of a failed card create; releasing its key.');
+        return undefined;
+      });
       if (twin?.state.kind !== 'Exists' || twin.state.card.platformCardId !== platformCardId) await this.release(context, key, cardId);
       throw error;
     }

@@ -171,6 +171,7 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    // A sweep that fails was already logged by its caller (sweepLogged); shutdown only waits for it.
     await this.sweeping?.catch(() => undefined);
     await this.worker?.close();
     await this.queue?.close();
