@@ -29,7 +29,13 @@ type Pair = { name: string; agent: Side; platform: Side; ratio: { requestsPerSec
 const load = (): number[] => loadavg().map((value) => Math.round(value * 10) / 10);
 const ratio = (a: number, b: number): number => (b === 0 ? 0 : Math.round((a / b) * 100) / 100);
 
-const measure = async (title: string, url: string, authorization: string, method: 'GET' | 'POST' = 'GET', body?: unknown): Promise<Side> => {
+const measure = async (
+  title: string,
+  url: string,
+  authorization: string,
+  method: 'GET' | 'POST' = 'GET',
+  body?: unknown,
+): Promise<Side> => {
   const headers: Record<string, string> = { authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
   const result = await autocannon({
     url,
@@ -39,10 +45,25 @@ const measure = async (title: string, url: string, authorization: string, method
     headers,
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     // A fresh Idempotency-Key per POST, so every request is new work and not a replay.
-    ...(method === 'POST' ? { requests: [{ setupRequest: (request: any) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }] } : {}),
+    ...(method === 'POST'
+      ? {
+          requests: [
+            { setupRequest: (request: any) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) },
+          ],
+        }
+      : {}),
   });
-  const side = { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, ok: result['2xx'], non2xx: result.non2xx, errors: result.errors + result.timeouts };
-  console.log(`  ${title.padEnd(50)} ${String(side.requestsPerSecond).padStart(6)} req/s  p50 ${side.p50Ms} ms  p99 ${side.p99Ms} ms  non-2xx ${side.non2xx}  errors ${side.errors}`);
+  const side = {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+  console.log(
+    `  ${title.padEnd(50)} ${String(side.requestsPerSecond).padStart(6)} req/s  p50 ${side.p50Ms} ms  p99 ${side.p99Ms} ms  non-2xx ${side.non2xx}  errors ${side.errors}`,
+  );
   return side;
 };
 
@@ -74,7 +95,12 @@ const main = async (): Promise<void> => {
     const bank = await call('POST', '/customers/external-accounts', {
       customerId,
       currency: 'USD',
-      accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '4000000010001', routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' } },
+      accountInfo: {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: '4000000010001',
+        routingNumber: '011000015',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' },
+      },
     });
     const created = await call('POST', '/agents', {
       name: 'Bench agent',
@@ -82,7 +108,13 @@ const main = async (): Promise<void> => {
       policy: {
         permissions: ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'],
         defaultExecutionMode: 'AUTO',
-        spendingLimits: { currency: 'USD', perTransactionLimit: GENEROUS, dailyLimit: GENEROUS, dailyTransactionLimit: 1_000_000, monthlyLimit: GENEROUS },
+        spendingLimits: {
+          currency: 'USD',
+          perTransactionLimit: GENEROUS,
+          dailyLimit: GENEROUS,
+          dailyTransactionLimit: 1_000_000,
+          monthlyLimit: GENEROUS,
+        },
       },
     });
     const redeemed = await call('POST', `/agents/device-codes/${created.deviceCode.code as string}/redeem`);
@@ -97,27 +129,57 @@ const main = async (): Promise<void> => {
       console.log(name);
       const a = await agentSide();
       const p = await platformSide();
-      pairs.push({ name, agent: a, platform: p, ratio: { requestsPerSecond: ratio(a.requestsPerSecond, p.requestsPerSecond), p50: ratio(a.p50Ms, p.p50Ms), p99: ratio(a.p99Ms, p.p99Ms) } });
-      console.log(`  agent/platform: req/s ×${ratio(a.requestsPerSecond, p.requestsPerSecond)}, p50 ×${ratio(a.p50Ms, p.p50Ms)}, p99 ×${ratio(a.p99Ms, p.p99Ms)}`);
+      pairs.push({
+        name,
+        agent: a,
+        platform: p,
+        ratio: {
+          requestsPerSecond: ratio(a.requestsPerSecond, p.requestsPerSecond),
+          p50: ratio(a.p50Ms, p.p50Ms),
+          p99: ratio(a.p99Ms, p.p99Ms),
+        },
+      });
+      console.log(
+        `  agent/platform: req/s ×${ratio(a.requestsPerSecond, p.requestsPerSecond)}, p50 ×${ratio(a.p50Ms, p.p50Ms)}, p99 ×${ratio(a.p99Ms, p.p99Ms)}`,
+      );
     };
     console.log(`${CONNECTIONS} connections, ${SECONDS} s per side`);
     await pair(
       'list transactions (limit 20)',
       () => measure('GET /agents/me/transactions?limit=20 (Bearer)', `${base}/agents/me/transactions?limit=20`, agent),
-      () => measure('GET /transactions?customerId=…&limit=20 (Basic)', `${base}/transactions?customerId=${encodeURIComponent(customerId)}&limit=20`, platform),
+      () =>
+        measure(
+          'GET /transactions?customerId=…&limit=20 (Basic)',
+          `${base}/transactions?customerId=${encodeURIComponent(customerId)}&limit=20`,
+          platform,
+        ),
     );
     await pair(
       'list internal accounts',
       () => measure('GET /agents/me/internal-accounts (Bearer)', `${base}/agents/me/internal-accounts`, agent),
-      () => measure('GET /customers/internal-accounts?customerId=… (Basic)', `${base}/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, platform),
+      () =>
+        measure(
+          'GET /customers/internal-accounts?customerId=… (Basic)',
+          `${base}/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`,
+          platform,
+        ),
     );
     await pair(
       'transfer-out, 1 minor unit',
       () => measure('POST /agents/me/transfer-out (Bearer)', `${base}/agents/me/transfer-out`, agent, 'POST', transfer),
       () => measure('POST /transfer-out (Basic)', `${base}/transfer-out`, platform, 'POST', transfer),
     );
-    const result = { bench: 'agent-overhead', measuredAt: new Date().toISOString(), connections: CONNECTIONS, secondsPerSide: SECONDS, pairs, machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: load() } };
-    console.log(`load average ${loadAtStart.join(' ')} at start, ${result.machine.loadAverageAtEnd.join(' ')} at end, on ${result.machine.cpus} CPUs`);
+    const result = {
+      bench: 'agent-overhead',
+      measuredAt: new Date().toISOString(),
+      connections: CONNECTIONS,
+      secondsPerSide: SECONDS,
+      pairs,
+      machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: load() },
+    };
+    console.log(
+      `load average ${loadAtStart.join(' ')} at start, ${result.machine.loadAverageAtEnd.join(' ')} at end, on ${result.machine.cpus} CPUs`,
+    );
     const path = process.env['BENCH_JSON'];
     if (path) {
       writeFileSync(path, `${JSON.stringify(result, null, 2)}\n`);

@@ -20,14 +20,26 @@ import { createProgress, type Progress } from '../scripts/progress';
 const root = join(__dirname, '..');
 const SECONDS = String(process.env['BENCH_ALL_SECONDS'] ?? 8);
 const TIMEOUT_SECONDS = Number(process.env['BENCH_ALL_TIMEOUT_SECONDS'] ?? 300);
-const ONLY = process.env['BENCH_ALL_ONLY']?.split(',').map((name) => name.trim()).filter(Boolean);
+const ONLY = process.env['BENCH_ALL_ONLY']
+  ?.split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 
 /** Every bench, with the settings that keep bench:all near ten minutes on two cores. */
-const benches: { name: string; script: string; env: Record<string, string>; /** Run only when the file exists, and figures are optional (a bench not yet on bench/report.ts). */ optional?: true }[] = [
+const benches: {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  /** Run only when the file exists, and figures are optional (a bench not yet on bench/report.ts). */ optional?: true;
+}[] = [
   { name: 'customers', script: 'bench/run.ts', env: {} },
   { name: 'payments-scale', script: 'bench/scale.ts', env: {} },
   { name: 'incoming', script: 'bench/incoming.ts', env: { BENCH_INCOMING_CUSTOMERS: '32' } },
-  { name: 'transactions-list', script: 'bench/transactions-list.ts', env: { BENCH_SECONDS: String(Math.max(3, Math.round(Number(SECONDS) / 2))) } },
+  {
+    name: 'transactions-list',
+    script: 'bench/transactions-list.ts',
+    env: { BENCH_SECONDS: String(Math.max(3, Math.round(Number(SECONDS) / 2))) },
+  },
   { name: 'bulk-import', script: 'bench/bulk-import.ts', env: { BENCH_BULK_ROWS: '20000' } },
   { name: 'ledger', script: 'bench/ledger.ts', env: { BENCH_LEDGER_ACCOUNTS: '256' } },
   { name: 'hot-account', script: 'bench/hot-account.ts', env: { BENCH_CEILING_SECONDS: SECONDS } },
@@ -106,14 +118,30 @@ const runBench = (script: string, env: Record<string, string>, progress: Progres
 
 const main = async (): Promise<number> => {
   const unknown = (ONLY ?? []).filter((name) => !benches.some((bench) => bench.name === name));
-  if (unknown.length > 0) throw new Error(`BENCH_ALL_ONLY names no bench called ${unknown.join(', ')}; the benches are ${benches.map((bench) => bench.name).join(', ')}.`);
+  if (unknown.length > 0)
+    throw new Error(
+      `BENCH_ALL_ONLY names no bench called ${unknown.join(', ')}; the benches are ${benches.map((bench) => bench.name).join(', ')}.`,
+    );
   const startedAt = new Date();
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
   const work = join(root, 'tmp', `bench-all-${stamp}`);
   mkdirSync(work, { recursive: true });
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), freeMemoryGiBBefore: Math.round(freemem() / 2 ** 30), node: process.version, loadAverageBefore: load(), loadAverageAfter: [] as number[] };
-  console.log(`bench:all on ${machine.cpus} CPUs (${machine.cpuModel}), load average ${machine.loadAverageBefore.join(' ')}; ${SECONDS} s per measured phase\n`);
-  if (machine.loadAverageBefore[0]! > machine.cpus / 2) console.log(`WARNING: the machine is not quiet (1-minute load ${machine.loadAverageBefore[0]} on ${machine.cpus} CPUs); ratios still hold, absolute figures do not.\n`);
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    freeMemoryGiBBefore: Math.round(freemem() / 2 ** 30),
+    node: process.version,
+    loadAverageBefore: load(),
+    loadAverageAfter: [] as number[],
+  };
+  console.log(
+    `bench:all on ${machine.cpus} CPUs (${machine.cpuModel}), load average ${machine.loadAverageBefore.join(' ')}; ${SECONDS} s per measured phase\n`,
+  );
+  if (machine.loadAverageBefore[0]! > machine.cpus / 2)
+    console.log(
+      `WARNING: the machine is not quiet (1-minute load ${machine.loadAverageBefore[0]} on ${machine.cpus} CPUs); ratios still hold, absolute figures do not.\n`,
+    );
 
   // 1. The ceilings, first, before any bench loads the machine.
   console.log(`Measuring the ceilings (${CEILING_SECONDS} s each) …`);
@@ -152,8 +180,20 @@ const main = async (): Promise<number> => {
     const { code, reason } = await runBench(bench.script, env, progress);
     const seconds = Math.round((Date.now() - began) / 1000);
     const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as BenchReport) : undefined;
-    const error = code !== 0 ? `${code === null ? 'stopped' : `exited with ${code}`}${reason ? ` (${reason})` : ''}` : report || bench.optional ? undefined : 'wrote no figures';
-    results.push({ bench: bench.name, script: bench.script, seconds, exitCode: code, ...(error ? { error } : {}), ...(report ? { report } : {}) });
+    const error =
+      code !== 0
+        ? `${code === null ? 'stopped' : `exited with ${code}`}${reason ? ` (${reason})` : ''}`
+        : report || bench.optional
+          ? undefined
+          : 'wrote no figures';
+    results.push({
+      bench: bench.name,
+      script: bench.script,
+      seconds,
+      exitCode: code,
+      ...(error ? { error } : {}),
+      ...(report ? { report } : {}),
+    });
     (progress.shown ? progress.log : console.log)(`===== ${bench.name}: ${error ? `FAILED, ${error}` : 'done'} in ${seconds} s =====`);
   }
   progress.update(results.length);
@@ -161,24 +201,51 @@ const main = async (): Promise<number> => {
   machine.loadAverageAfter = load();
 
   // 3. One report.
-  const targets = results.flatMap((result) => (result.report?.figures ?? []).filter((figure) => figure.target).map((figure) => ({ bench: result.bench, label: figure.label, value: figure.value, unit: figure.unit, ratio: figure.ratio, target: figure.target!.text, status: figure.status })));
+  const targets = results.flatMap((result) =>
+    (result.report?.figures ?? [])
+      .filter((figure) => figure.target)
+      .map((figure) => ({
+        bench: result.bench,
+        label: figure.label,
+        value: figure.value,
+        unit: figure.unit,
+        ratio: figure.ratio,
+        target: figure.target!.text,
+        status: figure.status,
+      })),
+  );
   const failures = results.filter((result) => result.error).map((result) => `${result.bench}: ${result.error}`);
   const finishedAt = new Date();
-  const summary = { startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString(), minutes: Math.round((finishedAt.getTime() - startedAt.getTime()) / 6_000) / 10, machine, secondsPerPhase: Number(SECONDS), ceilings, benches: results, targets, failures };
+  const summary = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    minutes: Math.round((finishedAt.getTime() - startedAt.getTime()) / 6_000) / 10,
+    machine,
+    secondsPerPhase: Number(SECONDS),
+    ceilings,
+    benches: results,
+    targets,
+    failures,
+  };
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   const out = join(__dirname, 'results', `${stamp}.json`);
   writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
   rmSync(work, { recursive: true, force: true });
 
-  console.log(`\n================ bench:all, ${summary.minutes} min, load average ${machine.loadAverageBefore.join(' ')} before → ${machine.loadAverageAfter.join(' ')} after, ${machine.cpus} CPUs ================`);
+  console.log(
+    `\n================ bench:all, ${summary.minutes} min, load average ${machine.loadAverageBefore.join(' ')} before → ${machine.loadAverageAfter.join(' ')} after, ${machine.cpus} CPUs ================`,
+  );
   console.log('Ceilings (measured first):');
   for (const line of describeCeilings(ceilings)) console.log(line);
   for (const result of results) {
     console.log(`\n${result.bench}${result.error ? `: FAILED (${result.error})` : ''}`);
     for (const figure of result.report?.figures ?? []) console.log(`  ${figureLine(figure)}`);
   }
-  console.log('\nTargets (issue 17, as ratios to this run\'s bare hop where the issue sets a ratio):');
-  for (const target of targets) console.log(`  ${target.status === 'PASS' ? 'PASS' : 'MISS'}  ${target.bench}: ${target.label} = ${target.value} ${target.unit}${target.ratio !== undefined ? ` (ratio ${target.ratio})` : ''}; target ${target.target}`);
+  console.log("\nTargets (issue 17, as ratios to this run's bare hop where the issue sets a ratio):");
+  for (const target of targets)
+    console.log(
+      `  ${target.status === 'PASS' ? 'PASS' : 'MISS'}  ${target.bench}: ${target.label} = ${target.value} ${target.unit}${target.ratio !== undefined ? ` (ratio ${target.ratio})` : ''}; target ${target.target}`,
+    );
   console.log(`\nReport: ${out}`);
   if (failures.length > 0) {
     console.error(`\nbench:all FAILED: ${failures.length} bench(es) did not complete:\n  ${failures.join('\n  ')}`);

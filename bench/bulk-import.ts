@@ -17,15 +17,18 @@ import { createProgress } from '../scripts/progress';
 //                                    BENCH_BULK_CUSTOMERS_HEAP_MIB caps the service's V8 old space, to tell garbage from growth)
 
 const SIZES = (process.env['BENCH_BULK_ROWS'] ?? '10000,100000').split(',').map(Number);
-const HEADER = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
+const HEADER =
+  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
 
 const csvOf = (rows: number): Buffer => {
   const run = randomBytes(4).toString('hex');
   const lines = [HEADER];
   for (let n = 1; n <= rows; n += 1) {
-    lines.push(n % 10 === 0
-      ? `$biz${n}.${run}@bench.example.com,biz-${run}-${n},BUSINESS,,,${n} Commerce Way,Austin,TX,78701,US,,"Acme ${n}, Inc.",12-345${n},2015-06-01`
-      : `$ind${n}.${run}@bench.example.com,ind-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,San Francisco,CA,94105,US,p${n}@example.com,,,`);
+    lines.push(
+      n % 10 === 0
+        ? `$biz${n}.${run}@bench.example.com,biz-${run}-${n},BUSINESS,,,${n} Commerce Way,Austin,TX,78701,US,,"Acme ${n}, Inc.",12-345${n},2015-06-01`
+        : `$ind${n}.${run}@bench.example.com,ind-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,San Francisco,CA,94105,US,p${n}@example.com,,,`,
+    );
   }
   return Buffer.from(`${lines.join('\n')}\n`);
 };
@@ -36,7 +39,8 @@ const customersPid = (subjectPrefix: string): number => {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('apps/customers/src/main.ts')) continue;
-      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`CORRIDOR_SUBJECT_PREFIX=${subjectPrefix}`)) return Number(entry);
+      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`CORRIDOR_SUBJECT_PREFIX=${subjectPrefix}`))
+        return Number(entry);
     } catch {
       // A process that ended while we looked.
     }
@@ -62,7 +66,16 @@ const runSize = async (rows: number) => {
   const batchesInFlight = process.env['BULK_IMPORT_BATCHES_IN_FLIGHT'];
   const heapMiB = process.env['BENCH_BULK_CUSTOMERS_HEAP_MIB'];
   const stack = await startStack({
-    appEnv: { customers: { LOG_LEVEL: 'error', ...(batchRows ? { BULK_IMPORT_BATCH_ROWS: batchRows } : {}), ...(batchesInFlight ? { BULK_IMPORT_BATCHES_IN_FLIGHT: batchesInFlight } : {}), NODE_OPTIONS: [heapMiB ? `--max-old-space-size=${heapMiB}` : '', process.env['BENCH_BULK_CUSTOMERS_NODE_OPTIONS'] ?? ''].join(' ').trim() } },
+    appEnv: {
+      customers: {
+        LOG_LEVEL: 'error',
+        ...(batchRows ? { BULK_IMPORT_BATCH_ROWS: batchRows } : {}),
+        ...(batchesInFlight ? { BULK_IMPORT_BATCHES_IN_FLIGHT: batchesInFlight } : {}),
+        NODE_OPTIONS: [heapMiB ? `--max-old-space-size=${heapMiB}` : '', process.env['BENCH_BULK_CUSTOMERS_NODE_OPTIONS'] ?? '']
+          .join(' ')
+          .trim(),
+      },
+    },
   });
   try {
     const platform = await stack.createPlatform();
@@ -72,7 +85,9 @@ const runSize = async (rows: number) => {
     const csv = csvOf(rows);
     const boundary = `----bench${randomBytes(4).toString('hex')}`;
     const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="customers.csv"\r\nContent-Type: text/csv\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="customers.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+      ),
       csv,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
@@ -81,7 +96,11 @@ const runSize = async (rows: number) => {
     const sampler = setInterval(() => (peakKiB = Math.max(peakKiB, memoryKiB(pid, 'VmRSS'))), 50);
     const cpuBefore = cpuSeconds(pid);
     const started = performance.now();
-    const upload = await fetch(`${stack.baseUrl}/customers/bulk/csv`, { method: 'POST', headers: { authorization, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+    const upload = await fetch(`${stack.baseUrl}/customers/bulk/csv`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
     const accepted = (await upload.json()) as { jobId: string };
     if (upload.status !== 202) throw new Error(`Upload answered ${upload.status}: ${JSON.stringify(accepted)}`);
     const uploadedMs = performance.now() - started;
@@ -89,7 +108,9 @@ const runSize = async (rows: number) => {
     // Following the job: a bar of rows processed (stderr, terminal only) while the import runs.
     const progress = createProgress({ title: `bulk import ${accepted.jobId}`, unit: 'rows', total: rows });
     for (;;) {
-      job = (await (await fetch(`${stack.baseUrl}/customers/bulk/jobs/${accepted.jobId}`, { headers: { authorization } })).json()) as typeof job;
+      job = (await (
+        await fetch(`${stack.baseUrl}/customers/bulk/jobs/${accepted.jobId}`, { headers: { authorization } })
+      ).json()) as typeof job;
       progress.update(job.progress.processed, `${job.status}, ${job.progress.failed} failed`);
       if (job.status === 'COMPLETED' || job.status === 'FAILED') break;
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -128,9 +149,13 @@ const main = async (): Promise<void> => {
   const results = [];
   for (const rows of SIZES) results.push(await runSize(rows));
   const summary = { cpus: cpus().length, loadAverage: loadavg().map((value) => Number(value.toFixed(2))), results };
-  console.log('\n| rows | status | rows/s | seconds | customers CPU s (rows per CPU s) | file MiB | customers RSS before → peak (MiB) | VmHWM MiB |\n|---|---|---|---|---|---|---|---|');
+  console.log(
+    '\n| rows | status | rows/s | seconds | customers CPU s (rows per CPU s) | file MiB | customers RSS before → peak (MiB) | VmHWM MiB |\n|---|---|---|---|---|---|---|---|',
+  );
   for (const result of results) {
-    console.log(`| ${result.rows.toLocaleString('en')} | ${result.status} | ${result.rowsPerSecond.toLocaleString('en')} | ${result.seconds} | ${result.customersCpuSeconds} (${result.rowsPerCustomersCpuSecond.toLocaleString('en')}) | ${result.fileMiB} | ${result.customersRssBeforeMiB} → ${result.customersRssPeakMiB} | ${result.customersHighWaterMiB} |`);
+    console.log(
+      `| ${result.rows.toLocaleString('en')} | ${result.status} | ${result.rowsPerSecond.toLocaleString('en')} | ${result.seconds} | ${result.customersCpuSeconds} (${result.rowsPerCustomersCpuSecond.toLocaleString('en')}) | ${result.fileMiB} | ${result.customersRssBeforeMiB} → ${result.customersRssPeakMiB} | ${result.customersHighWaterMiB} |`,
+    );
   }
   console.log(`load average at the end: ${summary.loadAverage.join(', ')}`);
   writeFileSync(join(__dirname, 'last-run-bulk.json'), `${JSON.stringify(summary, null, 2)}\n`);
@@ -142,10 +167,16 @@ const main = async (): Promise<void> => {
         label: `${result.rows.toLocaleString('en')} rows imported/s`,
         value: result.rowsPerSecond,
         unit: 'rows/s',
-        ...(ceilings.append ? { ceiling: { label: 'bare append, 8 writers', value: ceilings.append.eightWriters.perSecond, unit: 'appends/s' } } : {}),
+        ...(ceilings.append
+          ? { ceiling: { label: 'bare append, 8 writers', value: ceilings.append.eightWriters.perSecond, unit: 'appends/s' } }
+          : {}),
         target: { kind: 'at-least' as const, value: 2_000, text: '≥ 2,000 rows/s' },
       },
-      { label: `${result.rows.toLocaleString('en')} rows: customers RSS peak above start`, value: result.customersRssPeakMiB - result.customersRssBeforeMiB, unit: 'MiB' },
+      {
+        label: `${result.rows.toLocaleString('en')} rows: customers RSS peak above start`,
+        value: result.customersRssPeakMiB - result.customersRssBeforeMiB,
+        unit: 'MiB',
+      },
     ]),
     summary,
   );

@@ -31,7 +31,8 @@ const CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 32);
 const WARM_UP_SECONDS = 3;
 const FUNDING = 1_000_000_000;
 
-const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10);
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10;
 const sortedOf = (values: number[]): number[] => [...values].sort((a, b) => a - b);
 const load = (): number[] => loadavg().map((value) => Math.round(value * 10) / 10);
 
@@ -47,11 +48,20 @@ const main = async (): Promise<void> => {
     const { call, setup, firstInternalAccount } = benchClient(stack.baseUrl, authorization);
     /** An APPROVED individual with a funded USD internal account (and, if asked, an ACTIVE card on it). */
     const newFundedAccount = async (index: number, withCard: boolean): Promise<{ usd: string; cardId?: string }> => {
-      const customer = await setup('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Card Bench ${index}`, currencies: ['USD'] });
+      const customer = await setup('POST', '/customers', {
+        customerType: 'INDIVIDUAL',
+        fullName: `Card Bench ${index}`,
+        currencies: ['USD'],
+      });
       const usd = await firstInternalAccount(customer.body.id);
       await setup('POST', `/sandbox/internal-accounts/${usd}/fund`, { amount: FUNDING });
       if (!withCard) return { usd };
-      const card = await setup('POST', '/cards', { cardholderId: customer.body.id, platformCardId: `bench-${index}`, form: 'VIRTUAL', fundingSources: [usd] });
+      const card = await setup('POST', '/cards', {
+        cardholderId: customer.body.id,
+        platformCardId: `bench-${index}`,
+        form: 'VIRTUAL',
+        fundingSources: [usd],
+      });
       const cardId = card.body.id as string;
       while ((await call('GET', `/cards/${cardId}`)).body?.state !== 'ACTIVE') await new Promise((resolve) => setTimeout(resolve, 50));
       return { usd, cardId };
@@ -87,7 +97,9 @@ const main = async (): Promise<void> => {
       }
     };
 
-    console.log(`${CLIENTS} clients: POST /sandbox/cards/{id}/simulate/authorization on one card; ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured …`);
+    console.log(
+      `${CLIENTS} clients: POST /sandbox/cards/{id}/simulate/authorization on one card; ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured …`,
+    );
     const clients = Array.from({ length: CLIENTS }, () => client());
     await new Promise((resolve) => setTimeout(resolve, WARM_UP_SECONDS * 1000));
     measuring = true;
@@ -99,7 +111,15 @@ const main = async (): Promise<void> => {
     await Promise.all(clients);
 
     // The ceiling: ledger holds over NATS on one other funded account, same number of callers.
-    const messaging = await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: stack.bus.url, natsAuth: stack.bus.harness, subjectPrefix: stack.subjectPrefix, name: 'bench-card-authorizations' }), { logger: ['error'] });
+    const messaging = await NestFactory.createApplicationContext(
+      MessagingModule.forRoot({
+        natsUrl: stack.bus.url,
+        natsAuth: stack.bus.harness,
+        subjectPrefix: stack.subjectPrefix,
+        name: 'bench-card-authorizations',
+      }),
+      { logger: ['error'] },
+    );
     await messaging.init();
     const service = messaging.get(ServiceClient);
     const context = (): RequestContext => {
@@ -119,7 +139,14 @@ const main = async (): Promise<void> => {
           try {
             await service.request(
               subjects.accounts.ledger.hold,
-              { accountId: ceilingAccount.usd, operationId: `hold:${n}`, holdId: `CardTransaction:${n}`, amount: '1', currency: 'USD', cause: { kind: 'CARD_SETTLEMENT', id: `CardTransaction:${n}` } },
+              {
+                accountId: ceilingAccount.usd,
+                operationId: `hold:${n}`,
+                holdId: `CardTransaction:${n}`,
+                amount: '1',
+                currency: 'USD',
+                cause: { kind: 'CARD_SETTLEMENT', id: `CardTransaction:${n}` },
+              },
               { context: context(), timeoutMs: 10_000 },
             );
             holdMs.push(performance.now() - started);
@@ -157,23 +184,36 @@ const main = async (): Promise<void> => {
     console.log(`  authorizations/s: ${figures.authorizationsPerSecond} (${approved} approved in ${figures.seconds} s)`);
     console.log(`  HTTP answer p50 ${figures.httpP50Ms} ms, p99 ${figures.httpP99Ms} ms`);
     console.log(`  non-200 answers: ${JSON.stringify(figures.non200)}; 5xx: ${figures.serverErrors}`);
-    console.log(`  ceiling (${figures.ceiling.what}): ${figures.ceiling.holdsPerSecond} holds/s, p50 ${figures.ceiling.holdP50Ms} ms, p99 ${figures.ceiling.holdP99Ms} ms, errors ${figures.ceiling.errors}; authorizations reach ${share} % of it`);
+    console.log(
+      `  ceiling (${figures.ceiling.what}): ${figures.ceiling.holdsPerSecond} holds/s, p50 ${figures.ceiling.holdP50Ms} ms, p99 ${figures.ceiling.holdP99Ms} ms, errors ${figures.ceiling.errors}; authorizations reach ${share} % of it`,
+    );
     const conserved = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
     console.log(`  ledger conserved: ${JSON.stringify(conserved)}`);
-    console.log(`  load average ${loadAtStart.join(' ')} at start, ${figures.machine.loadAverageAtEnd.join(' ')} at end, on ${figures.machine.cpus} CPUs`);
-    writeFileSync(join(__dirname, 'last-run-card-authorizations.json'), `${JSON.stringify({ ...figures, shareOfCeilingPercent: share }, null, 2)}\n`);
+    console.log(
+      `  load average ${loadAtStart.join(' ')} at start, ${figures.machine.loadAverageAtEnd.join(' ')} at end, on ${figures.machine.cpus} CPUs`,
+    );
+    writeFileSync(
+      join(__dirname, 'last-run-card-authorizations.json'),
+      `${JSON.stringify({ ...figures, shareOfCeilingPercent: share }, null, 2)}\n`,
+    );
     reportBench(
       'card authorizations on one card',
       ceilings,
       [
         { label: 'authorizations/s', value: figures.authorizationsPerSecond, unit: 'auths/s', ceiling: bareHopCeiling(ceilings) },
-        { label: 'authorizations/s', value: figures.authorizationsPerSecond, unit: 'auths/s', ceiling: { label: 'ledger holds over NATS', value: figures.ceiling.holdsPerSecond, unit: 'holds/s' } },
+        {
+          label: 'authorizations/s',
+          value: figures.authorizationsPerSecond,
+          unit: 'auths/s',
+          ceiling: { label: 'ledger holds over NATS', value: figures.ceiling.holdsPerSecond, unit: 'holds/s' },
+        },
         { label: 'HTTP answer p99', value: figures.httpP99Ms, unit: 'ms' },
       ],
       { ...figures, shareOfCeilingPercent: share },
     );
     if (approved === 0) throw new Error('No authorization was approved.');
-    if (serverErrors.length > 0) throw new Error(`${serverErrors.length} authorizations answered 5xx, first: ${serverErrors.slice(0, 3).join(' | ')}`);
+    if (serverErrors.length > 0)
+      throw new Error(`${serverErrors.length} authorizations answered 5xx, first: ${serverErrors.slice(0, 3).join(' | ')}`);
   } finally {
     await stack.close();
   }

@@ -43,7 +43,8 @@ const root = join(__dirname, '..');
 const round1 = (value: number): number => Math.round(value * 10) / 10;
 const load = (): number[] => loadavg().map(round1);
 
-const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? 0 : round1(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!));
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : round1(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 
 /** CPU seconds (user + system) of one process from /proc (0 when unreadable, e.g. not Linux). */
 export const processCpuSeconds = (pid: number | undefined): number => {
@@ -97,7 +98,11 @@ export const measureBareHop = async (seconds = CEILING_SECONDS): Promise<NonNull
   };
   const output: string[] = [];
   const start = (file: string, extra: Record<string, string> = {}): ChildProcess => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(root, file)], { cwd: root, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(root, file)], {
+      cwd: root,
+      env: { ...env, ...extra },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.on('data', (chunk: Buffer) => output.push(`${file}: ${chunk.toString()}`));
     child.stderr?.on('data', (chunk: Buffer) => output.push(`${file}: ${chunk.toString()}`));
     return child;
@@ -108,11 +113,16 @@ export const measureBareHop = async (seconds = CEILING_SECONDS): Promise<NonNull
     const deadline = Date.now() + 120_000;
     let last = '';
     for (;;) {
-      const reply = await fetch(`http://127.0.0.1:${gatewayPort}/health`).then(async (response) => ({ status: response.status, text: await response.text() }), (error: Error) => ({ status: 0, text: error.message }));
+      const reply = await fetch(`http://127.0.0.1:${gatewayPort}/health`).then(
+        async (response) => ({ status: response.status, text: await response.text() }),
+        (error: Error) => ({ status: 0, text: error.message }),
+      );
       if (reply.status === 200) break;
       last = `${reply.status} ${reply.text}`;
       if (echo.exitCode !== null || gateway.exitCode !== null || Date.now() > deadline) {
-        throw new Error(`The ceiling gateway did not report healthy within 120 s (last /health: ${last}).\n${output.join('').slice(-4_000)}`);
+        throw new Error(
+          `The ceiling gateway did not report healthy within 120 s (last /health: ${last}).\n${output.join('').slice(-4_000)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -121,10 +131,17 @@ export const measureBareHop = async (seconds = CEILING_SECONDS): Promise<NonNull
     await autocannon({ url, headers, connections: CONNECTIONS, duration: Math.min(3, seconds) });
     const before = { gateway: processCpuSeconds(gateway.pid), echo: processCpuSeconds(echo.pid), driver: processCpuSeconds(process.pid) };
     const rate = fromAutocannon(await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds }));
-    const spent = (pid: number | undefined, was: number) => Math.round(((processCpuSeconds(pid) - was) * 1_000_000) / Math.max(1, rate.count)) / 1000;
-    const cpuMsPerRequest = { gateway: spent(gateway.pid, before.gateway), echo: spent(echo.pid, before.echo), driver: spent(process.pid, before.driver), server: 0 };
+    const spent = (pid: number | undefined, was: number) =>
+      Math.round(((processCpuSeconds(pid) - was) * 1_000_000) / Math.max(1, rate.count)) / 1000;
+    const cpuMsPerRequest = {
+      gateway: spent(gateway.pid, before.gateway),
+      echo: spent(echo.pid, before.echo),
+      driver: spent(process.pid, before.driver),
+      server: 0,
+    };
     cpuMsPerRequest.server = Math.round((cpuMsPerRequest.gateway + cpuMsPerRequest.echo) * 1000) / 1000;
-    if (rate.errors > rate.count / 100) throw new Error(`The bare hop answered ${rate.errors} of ${rate.count} requests with an error.\n${output.join('').slice(-4_000)}`);
+    if (rate.errors > rate.count / 100)
+      throw new Error(`The bare hop answered ${rate.errors} of ${rate.count} requests with an error.\n${output.join('').slice(-4_000)}`);
     return { ...rate, cpuMsPerRequest };
   } finally {
     await Promise.all([stopChild(gateway), stopChild(echo)]);
@@ -135,8 +152,20 @@ export const measureBareHop = async (seconds = CEILING_SECONDS): Promise<NonNull
 /** Bare appends: `writers` loops, each appending one event at a time to its own stream at a known version. */
 export const measureAppend = async (databaseUrl: string, writers: number, seconds = CEILING_SECONDS): Promise<Rate> => {
   const store = createPostgresEventStore({ connectionString: databaseUrl, schema: 'bench_append_ceiling', poolSize: writers + 1 });
-  const metadata = { platformId: 'Platform:bench', correlationId: randomUUID(), requestId: randomUUID(), actor: { kind: 'system' as const, name: 'bench' } };
-  const data = { accountId: 'InternalAccount:bench', operationId: 'op', holdId: 'Hold:bench', amount: '1', currency: 'USD', cause: { kind: 'TRANSACTION', id: 'Transaction:bench' } };
+  const metadata = {
+    platformId: 'Platform:bench',
+    correlationId: randomUUID(),
+    requestId: randomUUID(),
+    actor: { kind: 'system' as const, name: 'bench' },
+  };
+  const data = {
+    accountId: 'InternalAccount:bench',
+    operationId: 'op',
+    holdId: 'Hold:bench',
+    amount: '1',
+    currency: 'USD',
+    cause: { kind: 'TRANSACTION', id: 'Transaction:bench' },
+  };
   try {
     const run = async (forSeconds: number) => {
       const latencies: number[] = [];
@@ -146,10 +175,15 @@ export const measureAppend = async (databaseUrl: string, writers: number, second
       await Promise.all(
         Array.from({ length: writers }, async () => {
           const streamId = `BenchStream:${randomUUID()}`;
-          for (let version = 0; performance.now() < deadline; ) {
+          for (let version = 0; performance.now() < deadline;) {
             const begin = performance.now();
             try {
-              version = (await store.appendToStream(streamId, [{ type: 'FundsHeld', data: { ...data, operationId: `op:${version}` } }], { expectedVersion: version, metadata })).version;
+              version = (
+                await store.appendToStream(streamId, [{ type: 'FundsHeld', data: { ...data, operationId: `op:${version}` } }], {
+                  expectedVersion: version,
+                  metadata,
+                })
+              ).version;
               latencies.push(performance.now() - begin);
             } catch {
               errors += 1;
@@ -160,7 +194,13 @@ export const measureAppend = async (databaseUrl: string, writers: number, second
       );
       const elapsed = (performance.now() - started) / 1000;
       latencies.sort((a, b) => a - b);
-      return { perSecond: Math.round(latencies.length / elapsed), p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), count: latencies.length, errors };
+      return {
+        perSecond: Math.round(latencies.length / elapsed),
+        p50Ms: percentile(latencies, 50),
+        p99Ms: percentile(latencies, 99),
+        count: latencies.length,
+        errors,
+      };
     };
     await run(Math.min(1, seconds));
     return await run(seconds);
@@ -186,9 +226,23 @@ export const measureReceiver = async (seconds = CEILING_SECONDS): Promise<Rate> 
       id: 'Webhook:0196f1a0-0000-7000-8000-000000000001',
       type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
       timestamp: new Date().toISOString(),
-      data: { id: 'InternalAccount:0196f1a0-0000-7000-8000-000000000002', type: 'INTERNAL_FIAT', status: 'ACTIVE', balance: { amount: 1, currency: { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 } }, fundingPaymentInstructions: [], createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' },
+      data: {
+        id: 'InternalAccount:0196f1a0-0000-7000-8000-000000000002',
+        type: 'INTERNAL_FIAT',
+        status: 'ACTIVE',
+        balance: { amount: 1, currency: { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 } },
+        fundingPaymentInstructions: [],
+        createdAt: '2026-01-01T00:00:00Z',
+        updatedAt: '2026-01-01T00:00:00Z',
+      },
     });
-    const options = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, method: 'POST' as const, headers: { 'content-type': 'application/json', 'x-grid-signature': 'x'.repeat(120) }, body, connections: CONNECTIONS };
+    const options = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json', 'x-grid-signature': 'x'.repeat(120) },
+      body,
+      connections: CONNECTIONS,
+    };
     await autocannon({ ...options, duration: Math.min(2, seconds) });
     return fromAutocannon(await autocannon({ ...options, duration: seconds }));
   } finally {
@@ -198,12 +252,20 @@ export const measureReceiver = async (seconds = CEILING_SECONDS): Promise<Rate> 
 
 const describe = (ceilings: Ceilings): string[] => [
   ...(ceilings.bareHop
-    ? [`  bare hop (HTTP → gateway → NATS → echo, GET, ${CONNECTIONS} connections): ${ceilings.bareHop.perSecond} req/s, p50 ${ceilings.bareHop.p50Ms} ms, p99 ${ceilings.bareHop.p99Ms} ms; CPU ms/request gateway ${ceilings.bareHop.cpuMsPerRequest.gateway} + echo ${ceilings.bareHop.cpuMsPerRequest.echo} = ${ceilings.bareHop.cpuMsPerRequest.server} (driver ${ceilings.bareHop.cpuMsPerRequest.driver})`]
+    ? [
+        `  bare hop (HTTP → gateway → NATS → echo, GET, ${CONNECTIONS} connections): ${ceilings.bareHop.perSecond} req/s, p50 ${ceilings.bareHop.p50Ms} ms, p99 ${ceilings.bareHop.p99Ms} ms; CPU ms/request gateway ${ceilings.bareHop.cpuMsPerRequest.gateway} + echo ${ceilings.bareHop.cpuMsPerRequest.echo} = ${ceilings.bareHop.cpuMsPerRequest.server} (driver ${ceilings.bareHop.cpuMsPerRequest.driver})`,
+      ]
     : []),
   ...(ceilings.append
-    ? [`  bare event-store append (PostgresEventStore, one event, known version): 1 writer ${ceilings.append.oneWriter.perSecond}/s (p50 ${ceilings.append.oneWriter.p50Ms} ms); 8 writers ${ceilings.append.eightWriters.perSecond}/s (p50 ${ceilings.append.eightWriters.p50Ms} ms)`]
+    ? [
+        `  bare event-store append (PostgresEventStore, one event, known version): 1 writer ${ceilings.append.oneWriter.perSecond}/s (p50 ${ceilings.append.oneWriter.p50Ms} ms); 8 writers ${ceilings.append.eightWriters.perSecond}/s (p50 ${ceilings.append.eightWriters.p50Ms} ms)`,
+      ]
     : []),
-  ...(ceilings.receiver ? [`  webhook receiver answering at once (POST, ${CONNECTIONS} connections): ${ceilings.receiver.perSecond} req/s, p99 ${ceilings.receiver.p99Ms} ms`] : []),
+  ...(ceilings.receiver
+    ? [
+        `  webhook receiver answering at once (POST, ${CONNECTIONS} connections): ${ceilings.receiver.perSecond} req/s, p99 ${ceilings.receiver.p99Ms} ms`,
+      ]
+    : []),
 ];
 
 /**
@@ -215,7 +277,12 @@ export const ceilingsFor = async (needs: CeilingKind[], databaseUrl?: string): P
   const ceilings: Ceilings =
     file && existsSync(file)
       ? (JSON.parse(readFileSync(file, 'utf8')) as Ceilings)
-      : { measuredAt: new Date().toISOString(), source: 'this bench', seconds: CEILING_SECONDS, machine: { cpus: cpus().length, loadAverage: load() } };
+      : {
+          measuredAt: new Date().toISOString(),
+          source: 'this bench',
+          seconds: CEILING_SECONDS,
+          machine: { cpus: cpus().length, loadAverage: load() },
+        };
   const missing = needs.filter((kind) => !ceilings[kind]);
   if (missing.length > 0) {
     console.log(`Measuring the ceilings (${missing.join(', ')}; ${CEILING_SECONDS} s each) before the real run …`);
@@ -234,7 +301,9 @@ export const ceilingsFor = async (needs: CeilingKind[], databaseUrl?: string): P
     }
     if (missing.includes('receiver')) ceilings.receiver = await measureReceiver();
   }
-  console.log(`Ceilings (${ceilings.source}, measured ${ceilings.measuredAt}, load average then ${ceilings.machine.loadAverage.join(' ')}):`);
+  console.log(
+    `Ceilings (${ceilings.source}, measured ${ceilings.measuredAt}, load average then ${ceilings.machine.loadAverage.join(' ')}):`,
+  );
   for (const line of describe(ceilings)) console.log(line);
   return ceilings;
 };

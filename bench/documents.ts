@@ -56,12 +56,14 @@ const rawUploadCeiling = async (file: Buffer): Promise<number> => {
     await send();
     const started = process.hrtime.bigint();
     let next = 0;
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < UPLOADS) {
-        next += 1;
-        await send();
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < UPLOADS) {
+          next += 1;
+          await send();
+        }
+      }),
+    );
     return +((UPLOADS * file.length) / MB / (Number(process.hrtime.bigint() - started) / 1e9)).toFixed(1);
   } finally {
     await new Promise((resolve) => server.close(resolve));
@@ -133,7 +135,12 @@ const main = async (): Promise<void> => {
       'document uploads',
       ceilings,
       [
-        { label: 'uploads MB/s', value: result.megabytesPerSecond, unit: 'MB/s', ceiling: { label: 'raw HTTP upload, body dropped', value: rawMegabytesPerSecond, unit: 'MB/s' } },
+        {
+          label: 'uploads MB/s',
+          value: result.megabytesPerSecond,
+          unit: 'MB/s',
+          ceiling: { label: 'raw HTTP upload, body dropped', value: rawMegabytesPerSecond, unit: 'MB/s' },
+        },
         { label: 'uploads/s', value: result.uploadsPerSecond, unit: 'uploads/s', ceiling: bareHopCeiling(ceilings) },
         // Buffering the files would need at least concurrency × file size (bufferingWouldNeedAtLeastMB in the details).
         { label: 'gateway RSS growth while uploading', value: result.gatewayRssGrowthMB, unit: 'MB' },

@@ -9,7 +9,12 @@ import { createServiceApp } from '@corridor/messaging';
 // The ceiling for the benchmarks: the same gateway path, but the services behind it answer at once
 // with a canned reply, so what remains is HTTP + auth cache + rate limit + NATS hop + JSON.
 
-const credential: VerifiedCredential = { platformId: 'Platform:bench', tokenId: 'Token:bench', permissions: ['VIEW', 'TRANSACT', 'MANAGE'], environment: 'SANDBOX' };
+const credential: VerifiedCredential = {
+  platformId: 'Platform:bench',
+  tokenId: 'Token:bench',
+  permissions: ['VIEW', 'TRANSACT', 'MANAGE'],
+  environment: 'SANDBOX',
+};
 const customer: CustomerWire = {
   id: 'Customer:0196f1a0-0000-7000-8000-000000000001',
   platformCustomerId: 'bench',
@@ -28,9 +33,13 @@ const customer: CustomerWire = {
  * change here) and every `health` subject the contracts name.
  */
 export const healthSubjects = (): string[] => {
-  const apps = (JSON.parse(readFileSync(join(__dirname, '../scripts/apps.json'), 'utf8')) as { apps: { name: string }[] }).apps.map((app) => app.name).filter((name) => name !== 'gateway');
+  const apps = (JSON.parse(readFileSync(join(__dirname, '../scripts/apps.json'), 'utf8')) as { apps: { name: string }[] }).apps
+    .map((app) => app.name)
+    .filter((name) => name !== 'gateway');
   const named = subjects as unknown as Record<string, { health?: unknown }>;
-  const fromContracts = Object.values(named).map((group) => group?.health).filter((subject): subject is string => typeof subject === 'string');
+  const fromContracts = Object.values(named)
+    .map((group) => group?.health)
+    .filter((subject): subject is string => typeof subject === 'string');
   const fromApps = apps.map((name) => (typeof named[name]?.health === 'string' ? (named[name].health as string) : `${name}.health.ping`));
   return [...new Set([...fromApps, ...fromContracts])];
 };

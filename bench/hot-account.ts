@@ -40,7 +40,8 @@ const WARM_UP_SECONDS = 3;
 const FUNDING = 1_000_000_000;
 const codec = JSONCodec<{ data: { transaction: { id: string; status: string } } }>();
 
-const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10);
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10;
 const sortedOf = (values: number[]): number[] => [...values].sort((a, b) => a - b);
 const load = (): number[] => loadavg().map((value) => Math.round(value * 10) / 10);
 
@@ -69,7 +70,14 @@ const main = async (): Promise<void> => {
         child.stdout?.on('data', keep);
         child.stderr?.on('data', keep);
         replicas.push(child);
-        for (let tries = 0; (await fetch(`http://127.0.0.1:${healthPort}/health`).then((r) => r.status, () => 0)) === 0; tries += 1) {
+        for (
+          let tries = 0;
+          (await fetch(`http://127.0.0.1:${healthPort}/health`).then(
+            (r) => r.status,
+            () => 0,
+          )) === 0;
+          tries += 1
+        ) {
           if (tries > 300) throw new Error(`${app} replica did not start:\n${replicaLogs.join('')}`);
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
@@ -87,7 +95,12 @@ const main = async (): Promise<void> => {
       const bank = await setup('POST', '/customers/external-accounts', {
         customerId: customer.body.id,
         currency: 'USD',
-        accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `6${String(index).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' } },
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: `6${String(index).padStart(7, '0')}0001`,
+          routingNumber: '011000015',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' },
+        },
       });
       return { usd, bank: bank.body.id as string };
     };
@@ -129,7 +142,12 @@ const main = async (): Promise<void> => {
     const client = async (): Promise<void> => {
       while (!stopping) {
         const started = performance.now();
-        const reply = await call('POST', '/transfer-out', { source: { accountId: hot.usd }, destination: { accountId: hot.bank }, amount: 1 }, { 'Idempotency-Key': randomUUID() });
+        const reply = await call(
+          'POST',
+          '/transfer-out',
+          { source: { accountId: hot.usd }, destination: { accountId: hot.bank }, amount: 1 },
+          { 'Idempotency-Key': randomUUID() },
+        );
         const answered = performance.now();
         if (reply.status !== 201) {
           const kind = `${reply.status} ${reply.body?.code ?? ''}`;
@@ -146,7 +164,9 @@ const main = async (): Promise<void> => {
       }
     };
 
-    console.log(`${CLIENTS} clients: POST /transfer-out on one account until terminal; ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured …`);
+    console.log(
+      `${CLIENTS} clients: POST /transfer-out on one account until terminal; ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured …`,
+    );
     const clients = Array.from({ length: CLIENTS }, () => client());
     await new Promise((resolve) => setTimeout(resolve, WARM_UP_SECONDS * 1000));
     const cpuBefore = await stackCpu(stack.subjectPrefix, pg, database);
@@ -162,7 +182,15 @@ const main = async (): Promise<void> => {
     await nats.close();
 
     // The ceiling: hold → settle pairs over NATS on one other hot account, same number of callers.
-    const messaging = await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: stack.bus.url, natsAuth: stack.bus.harness, subjectPrefix: stack.subjectPrefix, name: 'bench-hot-account' }), { logger: ['error'] });
+    const messaging = await NestFactory.createApplicationContext(
+      MessagingModule.forRoot({
+        natsUrl: stack.bus.url,
+        natsAuth: stack.bus.harness,
+        subjectPrefix: stack.subjectPrefix,
+        name: 'bench-hot-account',
+      }),
+      { logger: ['error'] },
+    );
     await messaging.init();
     const service = messaging.get(ServiceClient);
     const context = (): RequestContext => {
@@ -182,8 +210,19 @@ const main = async (): Promise<void> => {
           const n = randomUUID();
           const started = performance.now();
           try {
-            await ledger(subjects.accounts.ledger.hold, { accountId: ceilingAccount.usd, operationId: `hold:${n}`, holdId: `Hold:${n}`, amount: '1', currency: 'USD', cause: { kind: 'TRANSFER', id: `Transaction:${n}` } });
-            await ledger(subjects.accounts.ledger.settle, { accountId: ceilingAccount.usd, operationId: `settle:${n}`, holdId: `Hold:${n}` });
+            await ledger(subjects.accounts.ledger.hold, {
+              accountId: ceilingAccount.usd,
+              operationId: `hold:${n}`,
+              holdId: `Hold:${n}`,
+              amount: '1',
+              currency: 'USD',
+              cause: { kind: 'TRANSFER', id: `Transaction:${n}` },
+            });
+            await ledger(subjects.accounts.ledger.settle, {
+              accountId: ceilingAccount.usd,
+              operationId: `settle:${n}`,
+              holdId: `Hold:${n}`,
+            });
             pairMs.push(performance.now() - started);
             pairs += 1;
           } catch {
@@ -223,31 +262,63 @@ const main = async (): Promise<void> => {
       machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: load() },
     };
     const share = Math.round((figures.completedPerSecond / Math.max(1, figures.ceiling.pairsPerSecond)) * 100);
-    console.log(`  transfer-outs completed/s: ${figures.completedPerSecond} (${completed} COMPLETED, ${failed} FAILED in ${figures.seconds} s)`);
-    console.log(`  HTTP answer p50 ${figures.httpP50Ms} ms, p99 ${figures.httpP99Ms} ms; request → COMPLETED p50 ${figures.requestToCompletedP50Ms} ms, p99 ${figures.requestToCompletedP99Ms} ms`);
+    console.log(
+      `  transfer-outs completed/s: ${figures.completedPerSecond} (${completed} COMPLETED, ${failed} FAILED in ${figures.seconds} s)`,
+    );
+    console.log(
+      `  HTTP answer p50 ${figures.httpP50Ms} ms, p99 ${figures.httpP99Ms} ms; request → COMPLETED p50 ${figures.requestToCompletedP50Ms} ms, p99 ${figures.requestToCompletedP99Ms} ms`,
+    );
     console.log(`  non-201 answers: ${JSON.stringify(figures.non201)}; 5xx: ${figures.serverErrors}`);
-    console.log(`  CPU ms per transfer: ${Object.entries(figures.cpuMsPerTransfer).map(([kind, ms]) => `${kind} ${ms}`).join(', ')}`);
+    console.log(
+      `  CPU ms per transfer: ${Object.entries(figures.cpuMsPerTransfer)
+        .map(([kind, ms]) => `${kind} ${ms}`)
+        .join(', ')}`,
+    );
     console.log(
       `  ceiling (${figures.ceiling.what}): ${figures.ceiling.pairsPerSecond} pairs/s, p50 ${figures.ceiling.pairP50Ms} ms, p99 ${figures.ceiling.pairP99Ms} ms, errors ${figures.ceiling.errors}; transfers reach ${share} % of it`,
     );
-    console.log(`  CPU ms per ceiling pair: ${Object.entries(figures.ceiling.cpuMsPerPair).map(([kind, ms]) => `${kind} ${ms}`).join(', ')}`);
+    console.log(
+      `  CPU ms per ceiling pair: ${Object.entries(figures.ceiling.cpuMsPerPair)
+        .map(([kind, ms]) => `${kind} ${ms}`)
+        .join(', ')}`,
+    );
     const conserved = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
     console.log(`  ledger conserved: ${JSON.stringify(conserved)}`);
-    console.log(`  load average ${loadAtStart.join(' ')} at start, ${figures.machine.loadAverageAtEnd.join(' ')} at end, on ${figures.machine.cpus} CPUs`);
-    writeFileSync(join(__dirname, 'last-run-hot-account.json'), `${JSON.stringify({ ...figures, shareOfCeilingPercent: share }, null, 2)}\n`);
+    console.log(
+      `  load average ${loadAtStart.join(' ')} at start, ${figures.machine.loadAverageAtEnd.join(' ')} at end, on ${figures.machine.cpus} CPUs`,
+    );
+    writeFileSync(
+      join(__dirname, 'last-run-hot-account.json'),
+      `${JSON.stringify({ ...figures, shareOfCeilingPercent: share }, null, 2)}\n`,
+    );
     reportBench(
       `one hot internal account (${REPLICAS} replica(s))`,
       ceilings,
       [
         { label: 'transfer-outs completed/s', value: figures.completedPerSecond, unit: 'transfers/s', ceiling: bareHopCeiling(ceilings) },
-        { label: 'transfer-outs completed/s', value: figures.completedPerSecond, unit: 'transfers/s', ceiling: { label: 'hold+settle pairs on one account', value: figures.ceiling.pairsPerSecond, unit: 'pairs/s' } },
-        ...(ceilings.append ? [{ label: 'transfer-outs completed/s', value: figures.completedPerSecond, unit: 'transfers/s', ceiling: { label: 'bare append, 1 writer', value: ceilings.append.oneWriter.perSecond, unit: 'appends/s' } }] : []),
+        {
+          label: 'transfer-outs completed/s',
+          value: figures.completedPerSecond,
+          unit: 'transfers/s',
+          ceiling: { label: 'hold+settle pairs on one account', value: figures.ceiling.pairsPerSecond, unit: 'pairs/s' },
+        },
+        ...(ceilings.append
+          ? [
+              {
+                label: 'transfer-outs completed/s',
+                value: figures.completedPerSecond,
+                unit: 'transfers/s',
+                ceiling: { label: 'bare append, 1 writer', value: ceilings.append.oneWriter.perSecond, unit: 'appends/s' },
+              },
+            ]
+          : []),
         { label: 'request → COMPLETED p99', value: figures.requestToCompletedP99Ms, unit: 'ms' },
       ],
       { ...figures, shareOfCeilingPercent: share },
     );
     if (completed === 0) throw new Error('No transfer-out completed.');
-    if (serverErrors.length > 0) throw new Error(`${serverErrors.length} transfer-outs answered 5xx, first: ${serverErrors.slice(0, 3).join(' | ')}`);
+    if (serverErrors.length > 0)
+      throw new Error(`${serverErrors.length} transfer-outs answered 5xx, first: ${serverErrors.slice(0, 3).join(' | ')}`);
   } catch (error) {
     // Warnings and errors by process and cause (the message of the error, else of the line), most frequent first.
     const causes = new Map<string, number>();
@@ -255,12 +326,14 @@ const main = async (): Promise<void> => {
     for (const [app, lines] of sources) {
       for (const line of lines.join('').split('\n')) {
         if (!line.includes('"level":50') && !line.includes('"level":40')) continue;
-        const cause = /"err":\{"type":"[^"]*","message":"([^"]{0,120})/.exec(line)?.[1] ?? /"msg":"([^"]{0,120})/.exec(line)?.[1] ?? line.slice(0, 120);
+        const cause =
+          /"err":\{"type":"[^"]*","message":"([^"]{0,120})/.exec(line)?.[1] ?? /"msg":"([^"]{0,120})/.exec(line)?.[1] ?? line.slice(0, 120);
         const key = `${app}: ${cause}`;
         causes.set(key, (causes.get(key) ?? 0) + 1);
       }
     }
-    for (const [cause, count] of [...causes].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.error(`  ${String(count).padStart(5)} × ${cause}`);
+    for (const [cause, count] of [...causes].sort((a, b) => b[1] - a[1]).slice(0, 12))
+      console.error(`  ${String(count).padStart(5)} × ${cause}`);
     throw error;
   } finally {
     // The run's figures are already out; a connection the server dropped has nothing left to close.

@@ -33,7 +33,8 @@ export const benchClient = (baseUrl: string, authorization: string) => {
   /** The customer's first internal account, polled until accounts has opened it. */
   const firstInternalAccount = async (customerId: string): Promise<string> => {
     for (;;) {
-      const id = (await call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`)).body?.data?.[0]?.id as string | undefined;
+      const id = (await call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`)).body?.data?.[0]?.id as
+        string | undefined;
       if (id) return id;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

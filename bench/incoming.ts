@@ -31,13 +31,15 @@ const percentile = (values: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
 
-
 const main = async (): Promise<void> => {
   // BENCH_CPU_PROF=<dir>: CPU profiles of the payments, accounts and webhooks processes, written when they stop.
   const profile = process.env['BENCH_CPU_PROF'];
   // This Node refuses --cpu-prof in NODE_OPTIONS; bench/cpu-profile.js starts the profiler from a preload instead.
   const profiled = profile ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}`, CPU_PROF_DIR: profile } : undefined;
-  const stack = await startStack({ env: { LOG_LEVEL: 'error' }, ...(profiled ? { appEnv: { payments: profiled, accounts: profiled, webhooks: profiled } } : {}) });
+  const stack = await startStack({
+    env: { LOG_LEVEL: 'error' },
+    ...(profiled ? { appEnv: { payments: profiled, accounts: profiled, webhooks: profiled } } : {}),
+  });
   const started = new Map<string, number>();
   const completedAt = new Map<string, number>();
   let failed = 0;
@@ -71,7 +73,11 @@ const main = async (): Promise<void> => {
     if ((await call('PATCH', '/config', { webhookEndpoint: url })).status !== 200) throw new Error('Could not set the webhook endpoint.');
     const customers: string[] = [];
     for (let index = 0; index < CUSTOMERS; index += 1) {
-      const created = await call('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Bench payee ${index}`, currencies: ['USD'] });
+      const created = await call('POST', '/customers', {
+        customerType: 'INDIVIDUAL',
+        fullName: `Bench payee ${index}`,
+        currencies: ['USD'],
+      });
       if (created.status !== 201) throw new Error(`POST /customers answered ${created.status}: ${JSON.stringify(created.body)}`);
       customers.push(created.body.id as string);
     }
@@ -84,9 +90,15 @@ const main = async (): Promise<void> => {
       }
     }
     // Warm-up: one payment through the whole path.
-    const warm = await call('POST', '/sandbox/uma/receive', { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: customers[0], receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1000 });
+    const warm = await call('POST', '/sandbox/uma/receive', {
+      senderUmaAddress: '$success.usd@sandbox.uma.money',
+      customerId: customers[0],
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 1000,
+    });
     if (warm.status !== 200) throw new Error(`Warm-up receive answered ${warm.status}: ${JSON.stringify(warm.body)}`);
-    for (let waited = 0; !completedAt.has(warm.body.id) && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; !completedAt.has(warm.body.id) && waited < 30_000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     completedAt.clear();
 
     const pg = new Client({ connectionString: stack.database.url });
@@ -103,7 +115,12 @@ const main = async (): Promise<void> => {
       for (let round = 0; performance.now() < stopAt; round += 1) {
         const customerId = customers[(index + round * CONCURRENCY) % customers.length];
         const at = performance.now();
-        const reply = await call('POST', '/sandbox/uma/receive', { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1000 + (round % 100) });
+        const reply = await call('POST', '/sandbox/uma/receive', {
+          senderUmaAddress: '$success.usd@sandbox.uma.money',
+          customerId,
+          receivingCurrencyCode: 'USD',
+          receivingCurrencyAmount: 1000 + (round % 100),
+        });
         httpLatencies.push(performance.now() - at);
         if (reply.status !== 200) {
           errors += 1;
@@ -118,7 +135,8 @@ const main = async (): Promise<void> => {
     await Promise.all(Array.from({ length: CONCURRENCY }, (_unused, index) => worker(index)));
     const sendingEnded = performance.now();
     const drainUntil = sendingEnded + DRAIN_MS;
-    while ([...started.keys()].some((id) => !completedAt.has(id)) && failed === 0 && performance.now() < drainUntil) await new Promise((resolve) => setTimeout(resolve, 100));
+    while ([...started.keys()].some((id) => !completedAt.has(id)) && failed === 0 && performance.now() < drainUntil)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const cpuAfter = await stackCpu(stack.subjectPrefix, pg, database);
     await pg.end();
     const ends = [...started.keys()].map((id) => completedAt.get(id)).filter((value): value is number => value !== undefined);
@@ -141,7 +159,11 @@ const main = async (): Promise<void> => {
       completedPerSecond: Number((ends.length / ((lastCompletion - begin) / 1000)).toFixed(1)),
       completedWithinWindowPerSecond: Number((completedWithinWindow / SECONDS).toFixed(1)),
       httpReceiveMs: { p50: Number(percentile(httpLatencies, 50).toFixed(1)), p99: Number(percentile(httpLatencies, 99).toFixed(1)) },
-      toCompletedMs: { p50: Number(percentile(endToEnd, 50).toFixed(1)), p99: Number(percentile(endToEnd, 99).toFixed(1)), max: Number(Math.max(...endToEnd).toFixed(1)) },
+      toCompletedMs: {
+        p50: Number(percentile(endToEnd, 50).toFixed(1)),
+        p99: Number(percentile(endToEnd, 99).toFixed(1)),
+        max: Number(Math.max(...endToEnd).toFixed(1)),
+      },
       cpuMsPerPayment: cpuMsPer(cpuBefore, cpuAfter, ends.length),
       ledger,
     };
@@ -158,9 +180,27 @@ const main = async (): Promise<void> => {
       'incoming UMA payments',
       ceilings,
       [
-        { label: 'incoming payments completed/s', value: result.completedPerSecond, unit: 'payments/s', ceiling: bareHopCeiling(ceilings), target: { kind: 'ratio-at-least', ratio: 1 / 20, text: '≥ 1/20 of the bare hop' } },
-        { label: 'receive → COMPLETED p99', value: result.toCompletedMs.p99, unit: 'ms', target: { kind: 'below', value: 300, text: '< 300 ms' } },
-        { label: 'CPU per incoming payment', value: result.cpuMsPerPayment['total'] ?? 0, unit: 'ms', ...(ceilings.bareHop ? { ceiling: { label: 'bare hop CPU/request', value: ceilings.bareHop.cpuMsPerRequest.server, unit: 'ms' } } : {}) },
+        {
+          label: 'incoming payments completed/s',
+          value: result.completedPerSecond,
+          unit: 'payments/s',
+          ceiling: bareHopCeiling(ceilings),
+          target: { kind: 'ratio-at-least', ratio: 1 / 20, text: '≥ 1/20 of the bare hop' },
+        },
+        {
+          label: 'receive → COMPLETED p99',
+          value: result.toCompletedMs.p99,
+          unit: 'ms',
+          target: { kind: 'below', value: 300, text: '< 300 ms' },
+        },
+        {
+          label: 'CPU per incoming payment',
+          value: result.cpuMsPerPayment['total'] ?? 0,
+          unit: 'ms',
+          ...(ceilings.bareHop
+            ? { ceiling: { label: 'bare hop CPU/request', value: ceilings.bareHop.cpuMsPerRequest.server, unit: 'ms' } }
+            : {}),
+        },
       ],
       result,
     );

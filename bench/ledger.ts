@@ -46,7 +46,15 @@ const cpuSeconds = (accountsPid: number | undefined): Map<string, Map<string, nu
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
       const kind =
-        Number(pid) === accountsPid ? 'accounts service' : Number(pid) === process.pid ? 'bench driver' : name.startsWith('postgres') ? 'postgres' : name.startsWith('nats') ? 'nats-server' : 'other';
+        Number(pid) === accountsPid
+          ? 'accounts service'
+          : Number(pid) === process.pid
+            ? 'bench driver'
+            : name.startsWith('postgres')
+              ? 'postgres'
+              : name.startsWith('nats')
+                ? 'nats-server'
+                : 'other';
       totals.set(kind, (totals.get(kind) ?? new Map()).set(pid, seconds));
     } catch {
       // The process ended while we looked.
@@ -159,10 +167,21 @@ const startService = async (databaseUrl: string) => {
   const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
   const healthPort = await freePort();
   const logs: string[] = [];
-  const args = ['-r', '@swc-node/register', ...(process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : [])];
+  const args = [
+    '-r',
+    '@swc-node/register',
+    ...(process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : []),
+  ];
   const child: ChildProcess = spawn(process.execPath, [...args, join(root, 'apps/accounts/src/main.ts')], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, CORRIDOR_SUBJECT_PREFIX: subjectPrefix, HEALTH_PORT: String(healthPort), LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      NATS_URL: natsUrl,
+      CORRIDOR_SUBJECT_PREFIX: subjectPrefix,
+      HEALTH_PORT: String(healthPort),
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   accountsPid = child.pid;
@@ -178,7 +197,11 @@ const startService = async (databaseUrl: string) => {
     await exited;
   };
   try {
-    await waitUntil('the accounts service answering its health check', async () => (await fetch(`http://127.0.0.1:${healthPort}/health`)).status === 200, 60_000);
+    await waitUntil(
+      'the accounts service answering its health check',
+      async () => (await fetch(`http://127.0.0.1:${healthPort}/health`)).status === 200,
+      60_000,
+    );
     await client.onApplicationBootstrap();
     const platformId = newId('Platform');
     const call = (subject: string, data: unknown) => client.request(subject, data, { context: contextOf(platformId), timeoutMs: 30_000 });
@@ -198,7 +221,13 @@ const startService = async (databaseUrl: string) => {
           occurredAt,
           platformId,
           correlationId: randomUUID(),
-          data: { customerId, platformId, customerType: 'INDIVIDUAL', profile: { platformCustomerId: customerId, currencies: ['USD'] }, createdAt: occurredAt },
+          data: {
+            customerId,
+            platformId,
+            customerType: 'INDIVIDUAL',
+            profile: { platformCustomerId: customerId, currencies: ['USD'] },
+            createdAt: occurredAt,
+          },
         },
         randomUUID(),
       );
@@ -210,7 +239,13 @@ const startService = async (databaseUrl: string) => {
         `funding ${accountId}`,
         async () => {
           try {
-            await call(subjects.accounts.ledger.credit, { accountId, operationId: `fund:${accountId}`, amount: FUNDS, currency: 'USD', cause: { kind: 'FUNDING', id: `Funding:${accountId}` } });
+            await call(subjects.accounts.ledger.credit, {
+              accountId,
+              operationId: `fund:${accountId}`,
+              amount: FUNDS,
+              currency: 'USD',
+              cause: { kind: 'FUNDING', id: `Funding:${accountId}` },
+            });
             return true;
           } catch (error) {
             if (error instanceof DomainError && error.code === 'ACCOUNT_NOT_FOUND') return false;
@@ -220,9 +255,11 @@ const startService = async (databaseUrl: string) => {
         120_000,
       );
     const queue = [hot, ...spread];
-    await Promise.all(Array.from({ length: CALLERS }, async () => {
-      for (let accountId = queue.shift(); accountId; accountId = queue.shift()) await fund(accountId);
-    }));
+    await Promise.all(
+      Array.from({ length: CALLERS }, async () => {
+        for (let accountId = queue.shift(); accountId; accountId = queue.shift()) await fund(accountId);
+      }),
+    );
     console.log(`opened and funded ${SPREAD_ACCOUNTS + 1} accounts`);
 
     // The outbox relay publishes every ledger event to JetStream after the reply; a phase that leaves
@@ -243,20 +280,31 @@ const startService = async (databaseUrl: string) => {
       const behind = await relayLag();
       const started = performance.now();
       await waitUntil('the outbox relay catching up', async () => (await relayLag()) === 0, 300_000);
-      if (behind > 0) console.log(`  outbox relay was ${behind} events behind; caught up in ${((performance.now() - started) / 1_000).toFixed(1)} s`);
+      if (behind > 0)
+        console.log(`  outbox relay was ${behind} events behind; caught up in ${((performance.now() - started) / 1_000).toFixed(1)} s`);
     };
     const pairOn = (accountId: string) => {
       const n = randomUUID();
       return {
         hold: () =>
-          call(subjects.accounts.ledger.hold, { accountId, operationId: `hold:${n}`, holdId: `Hold:${n}`, amount: '1', currency: 'USD', cause: { kind: 'TRANSACTION', id: `Transaction:${n}` } }),
+          call(subjects.accounts.ledger.hold, {
+            accountId,
+            operationId: `hold:${n}`,
+            holdId: `Hold:${n}`,
+            amount: '1',
+            currency: 'USD',
+            cause: { kind: 'TRANSACTION', id: `Transaction:${n}` },
+          }),
         settle: () => call(subjects.accounts.ledger.settle, { accountId, operationId: `settle:${n}`, holdId: `Hold:${n}` }),
       };
     };
     return {
       warmUp: () => drive('warm-up (service, spread)', WARM_UP_SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round))),
       hot: () => withCpu(() => drive('service, one hot account', SECONDS, () => pairOn(hot))),
-      spread: () => withCpu(() => drive(`service, ${SPREAD_ACCOUNTS} accounts`, SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round)))),
+      spread: () =>
+        withCpu(() =>
+          drive(`service, ${SPREAD_ACCOUNTS} accounts`, SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round))),
+        ),
       settleRelay,
       close,
     };
@@ -279,7 +327,12 @@ const startCeiling = (databaseUrl: string) => {
   const append = (streamId: string, type: string, data: Record<string, unknown>) => {
     const stream = versions.get(streamId) ?? { version: 0, tail: Promise.resolve() };
     versions.set(streamId, stream);
-    const metadata: AppendMetadata = { platformId, correlationId: randomUUID(), requestId: randomUUID(), actor: { kind: 'system', name: 'bench' } };
+    const metadata: AppendMetadata = {
+      platformId,
+      correlationId: randomUUID(),
+      requestId: randomUUID(),
+      actor: { kind: 'system', name: 'bench' },
+    };
     const done = stream.tail.then(async () => {
       const appended = await store.appendToStream(streamId, [{ type, data }], { expectedVersion: stream.version, metadata });
       stream.version = appended.version;
@@ -289,11 +342,25 @@ const startCeiling = (databaseUrl: string) => {
   };
   const pairOn = (accountId: string) => {
     const n = randomUUID();
-    const common = { accountId, operationId: `hold:${n}`, holdId: `Hold:${n}`, amount: '1', currency: 'USD', cause: { kind: 'TRANSACTION', id: `Transaction:${n}` } };
+    const common = {
+      accountId,
+      operationId: `hold:${n}`,
+      holdId: `Hold:${n}`,
+      amount: '1',
+      currency: 'USD',
+      cause: { kind: 'TRANSACTION', id: `Transaction:${n}` },
+    };
     return {
-      hold: () => append(accountId, 'FundsHeld', { ...common, counterAccountId: 'SystemAccount:PAYOUT_RAIL:USD', heldAt: new Date().toISOString() }),
+      hold: () =>
+        append(accountId, 'FundsHeld', { ...common, counterAccountId: 'SystemAccount:PAYOUT_RAIL:USD', heldAt: new Date().toISOString() }),
       settle: () =>
-        append(accountId, 'HoldSettled', { ...common, operationId: `settle:${n}`, releasedAmount: '0', counterAccountId: 'SystemAccount:PAYOUT_RAIL:USD', settledAt: new Date().toISOString() }),
+        append(accountId, 'HoldSettled', {
+          ...common,
+          operationId: `settle:${n}`,
+          releasedAmount: '0',
+          counterAccountId: 'SystemAccount:PAYOUT_RAIL:USD',
+          settledAt: new Date().toISOString(),
+        }),
     };
   };
   const hot = newId('InternalAccount');
@@ -301,7 +368,8 @@ const startCeiling = (databaseUrl: string) => {
   return {
     warmUp: () => drive('warm-up (ceiling, spread)', WARM_UP_SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round))),
     hot: () => withCpu(() => drive('ceiling, one hot stream', SECONDS, () => pairOn(hot))),
-    spread: () => withCpu(() => drive(`ceiling, ${SPREAD_ACCOUNTS} streams`, SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round)))),
+    spread: () =>
+      withCpu(() => drive(`ceiling, ${SPREAD_ACCOUNTS} streams`, SECONDS, (caller, round) => pairOn(spreadAccount(spread, caller, round)))),
     close: () => store.close(),
   };
 };
@@ -312,7 +380,12 @@ const main = async () => {
   try {
     // The shared bare-append ceiling (1 and 8 writers), first, on the quiet database (or from bench:all).
     const shared = await ceilingsFor(['append'], database.url);
-    console.log(`ledger: ${CALLERS} callers, ${SECONDS} s per run, load average ${(await import('node:os')).loadavg().map((load) => load.toFixed(2)).join(' ')}\n`);
+    console.log(
+      `ledger: ${CALLERS} callers, ${SECONDS} s per run, load average ${(await import('node:os'))
+        .loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}\n`,
+    );
     const serviceBench = await startService(database.url);
     const ceilingBench = startCeiling(database.url);
     let service: { hot: Figures; spread: Figures };
@@ -355,12 +428,33 @@ const main = async () => {
       'ledger (accounts over NATS)',
       shared,
       [
-        { label: 'one hot account ops/s', value: service.hot.opsPerSecond, unit: 'ops/s', ceiling: { label: 'same-pattern appends, one stream', value: ceiling.hot.opsPerSecond, unit: 'ops/s' } },
-        { label: `${SPREAD_ACCOUNTS} accounts ops/s`, value: service.spread.opsPerSecond, unit: 'ops/s', ceiling: { label: `same-pattern appends, ${SPREAD_ACCOUNTS} streams`, value: ceiling.spread.opsPerSecond, unit: 'ops/s' }, target: { kind: 'ratio-at-least', ratio: 0.5, text: '≥ 50 % (issue 3)' } },
+        {
+          label: 'one hot account ops/s',
+          value: service.hot.opsPerSecond,
+          unit: 'ops/s',
+          ceiling: { label: 'same-pattern appends, one stream', value: ceiling.hot.opsPerSecond, unit: 'ops/s' },
+        },
+        {
+          label: `${SPREAD_ACCOUNTS} accounts ops/s`,
+          value: service.spread.opsPerSecond,
+          unit: 'ops/s',
+          ceiling: { label: `same-pattern appends, ${SPREAD_ACCOUNTS} streams`, value: ceiling.spread.opsPerSecond, unit: 'ops/s' },
+          target: { kind: 'ratio-at-least', ratio: 0.5, text: '≥ 50 % (issue 3)' },
+        },
         ...(shared.append
           ? [
-              { label: 'one hot account ops/s', value: service.hot.opsPerSecond, unit: 'ops/s', ceiling: { label: 'bare append, 1 writer', value: shared.append.oneWriter.perSecond, unit: 'appends/s' } },
-              { label: `${SPREAD_ACCOUNTS} accounts ops/s`, value: service.spread.opsPerSecond, unit: 'ops/s', ceiling: { label: 'bare append, 8 writers', value: shared.append.eightWriters.perSecond, unit: 'appends/s' } },
+              {
+                label: 'one hot account ops/s',
+                value: service.hot.opsPerSecond,
+                unit: 'ops/s',
+                ceiling: { label: 'bare append, 1 writer', value: shared.append.oneWriter.perSecond, unit: 'appends/s' },
+              },
+              {
+                label: `${SPREAD_ACCOUNTS} accounts ops/s`,
+                value: service.spread.opsPerSecond,
+                unit: 'ops/s',
+                ceiling: { label: 'bare append, 8 writers', value: shared.append.eightWriters.perSecond, unit: 'appends/s' },
+              },
             ]
           : []),
       ],

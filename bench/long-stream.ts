@@ -73,7 +73,9 @@ const context = (platformId: string): RequestContext => ({
 });
 
 /** The accounts service's writer and event sourcing, as the app wires them, without NATS controllers. */
-const startAccounts = async (setup: Setup): Promise<{ app: INestApplicationContext; writer: AccountWriter; eventSourcing: EventSourcing }> => {
+const startAccounts = async (
+  setup: Setup,
+): Promise<{ app: INestApplicationContext; writer: AccountWriter; eventSourcing: EventSourcing }> => {
   @Module({
     imports: [
       EventSourcingModule.forRoot({
@@ -101,7 +103,15 @@ const credit = (writer: AccountWriter, accountId: string, platformId: string, op
     creditAccount(
       {
         type: 'CreditAccount',
-        data: { accountId, platformId, operationId, amount: 1n, currency: 'USD', cause: { kind: 'FUNDING', id: operationId }, counterAccountId: systemAccountId('FUNDING_RAIL', 'USD') },
+        data: {
+          accountId,
+          platformId,
+          operationId,
+          amount: 1n,
+          currency: 'USD',
+          cause: { kind: 'FUNDING', id: operationId },
+          counterAccountId: systemAccountId('FUNDING_RAIL', 'USD'),
+        },
         metadata: { now: new Date() },
       },
       state,
@@ -121,7 +131,8 @@ const runPhase = async (phase: Phase, setup: Setup): Promise<PhaseResult> => {
     const measure = async (accountId: string) => {
       const coldMs = await timed(() => credit(writer, accountId, setup.platformId, `${phase}-cold-${newUuid()}`));
       const warm: number[] = [];
-      for (let index = 0; index < WARM; index += 1) warm.push(await timed(() => credit(writer, accountId, setup.platformId, `${phase}-warm-${newUuid()}`)));
+      for (let index = 0; index < WARM; index += 1)
+        warm.push(await timed(() => credit(writer, accountId, setup.platformId, `${phase}-warm-${newUuid()}`)));
       return { coldMs: round(coldMs), warmP50: percentile(warm, 50), warmP99: percentile(warm, 99) };
     };
     // A third account takes the process's first commands (JIT, prepared statements, pool), so
@@ -132,7 +143,11 @@ const runPhase = async (phase: Phase, setup: Setup): Promise<PhaseResult> => {
     // The snapshot is written after the reply; give it a moment to land before reading it back.
     let snapshotVersion: number | null = null;
     for (let attempt = 0; attempt < 100; attempt += 1) {
-      const [row] = await eventSourcing.read<{ version: number }>('bench-snapshot', 'SELECT version FROM accounts.snapshots WHERE stream_id = $1', [setup.oldId]);
+      const [row] = await eventSourcing.read<{ version: number }>(
+        'bench-snapshot',
+        'SELECT version FROM accounts.snapshots WHERE stream_id = $1',
+        [setup.oldId],
+      );
       snapshotVersion = row?.version ?? null;
       if (phase === 'before' || snapshotVersion !== null) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -166,7 +181,10 @@ const writeHistory = async (setup: Setup): Promise<void> => {
       process.stdout.write(`  ${to - 1} movements written\r`);
     }
     process.stdout.write('\n');
-    await pg.query('UPDATE accounts.internal_accounts SET available = (available::numeric + $2)::text WHERE id = $1', [setup.oldId, MOVEMENTS]);
+    await pg.query('UPDATE accounts.internal_accounts SET available = (available::numeric + $2)::text WHERE id = $1', [
+      setup.oldId,
+      MOVEMENTS,
+    ]);
     const head = (await pg.query<{ head: string }>('SELECT max(global_position)::text AS head FROM accounts.events')).rows[0]!.head;
     await pg.query('UPDATE accounts.projection_checkpoints SET position = $1', [head]);
     await pg.query(
@@ -199,14 +217,34 @@ const runChild = (phase: Phase, setup: Setup): Promise<PhaseResult> =>
 const main = async (): Promise<void> => {
   await requireNats();
   const database = await createTestDatabase(testUrls.postgresAdmin(), 'corridor_bench_');
-  const setup: Setup = { databaseUrl: database.url, subjectPrefix: uniqueSubjectPrefix(), platformId: newId('Platform'), freshId: newId('InternalAccount'), oldId: newId('InternalAccount'), warmUpId: newId('InternalAccount') };
+  const setup: Setup = {
+    databaseUrl: database.url,
+    subjectPrefix: uniqueSubjectPrefix(),
+    platformId: newId('Platform'),
+    freshId: newId('InternalAccount'),
+    oldId: newId('InternalAccount'),
+    warmUpId: newId('InternalAccount'),
+  };
   try {
     console.log(`Long stream: a ledger command on a fresh account vs one with ${MOVEMENTS.toLocaleString('en')} movements.`);
     // Both accounts opened through the command path, so the read model has their rows.
     const { app, writer } = await startAccounts(setup);
     for (const accountId of [setup.freshId, setup.oldId, setup.warmUpId]) {
-      const data = { accountId, platformId: setup.platformId, customerId: null, accountType: 'INTERNAL_FIAT' as const, currency: 'USD', status: 'ACTIVE' as const, operationId: `open:${accountId}` };
-      await writer.apply(accountId, context(setup.platformId), (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: new Date() } }, state), { assumeNew: true });
+      const data = {
+        accountId,
+        platformId: setup.platformId,
+        customerId: null,
+        accountType: 'INTERNAL_FIAT' as const,
+        currency: 'USD',
+        status: 'ACTIVE' as const,
+        operationId: `open:${accountId}`,
+      };
+      await writer.apply(
+        accountId,
+        context(setup.platformId),
+        (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: new Date() } }, state),
+        { assumeNew: true },
+      );
     }
     await app.close();
     const writing = performance.now();
@@ -234,7 +272,9 @@ const main = async (): Promise<void> => {
     // The bench's JetStream stream is clean-up only; a failure to remove it must not hide the result,
     // but it is said, with the stream's prefix, so a leftover stream can be found and removed.
     await deleteEventsStream(setup.subjectPrefix).catch((error: unknown) =>
-      console.warn(`long-stream: could not delete the JetStream stream of prefix ${setup.subjectPrefix}: ${error instanceof Error ? error.message : String(error)}`),
+      console.warn(
+        `long-stream: could not delete the JetStream stream of prefix ${setup.subjectPrefix}: ${error instanceof Error ? error.message : String(error)}`,
+      ),
     );
     await database.drop();
   }

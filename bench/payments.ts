@@ -30,7 +30,8 @@ const CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 32);
 const WARM_UP_SECONDS = 3;
 const codec = JSONCodec<{ data: { transaction: { id: string } } }>();
 
-const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10);
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10;
 
 export type PaymentsFigures = {
   replicas: number;
@@ -47,13 +48,21 @@ export type PaymentsFigures = {
 };
 
 /** One payments run on a fresh stack; the bare hop is measured first on it (or read from BENCH_CEILINGS). */
-export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'] ?? 1), given?: Ceilings): Promise<{ figures: PaymentsFigures; ceilings: Ceilings }> => {
-  console.log(`Starting the stack (every app as its own process, sandbox rail without delay, ${replicas} replica(s) of payments and accounts) …`);
+export const runPayments = async (
+  replicas = Number(process.env['BENCH_REPLICAS'] ?? 1),
+  given?: Ceilings,
+): Promise<{ figures: PaymentsFigures; ceilings: Ceilings }> => {
+  console.log(
+    `Starting the stack (every app as its own process, sandbox rail without delay, ${replicas} replica(s) of payments and accounts) …`,
+  );
   // BENCH_CPU_PROF=<dir>: CPU profiles of the payments and accounts processes, written when they stop.
   const profile = process.env['BENCH_CPU_PROF'];
   // This Node refuses --cpu-prof in NODE_OPTIONS; bench/cpu-profile.js starts the profiler from a preload instead.
   const profiled = profile ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}`, CPU_PROF_DIR: profile } : undefined;
-  const stack = await startStack({ env: { SANDBOX_RAIL_DELAY_MS: '0', LOG_LEVEL: 'warn' }, ...(profiled ? { appEnv: { payments: profiled, accounts: profiled } } : {}) });
+  const stack = await startStack({
+    env: { SANDBOX_RAIL_DELAY_MS: '0', LOG_LEVEL: 'warn' },
+    ...(profiled ? { appEnv: { payments: profiled, accounts: profiled } } : {}),
+  });
   const extra: ChildProcess[] = [];
   const extraLogs: string[] = [];
   try {
@@ -70,8 +79,16 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
         child.stdout?.on('data', keep);
         child.stderr?.on('data', keep);
         extra.push(child);
-        for (let tries = 0; (await fetch(`http://127.0.0.1:${healthPort}/health`).then((r) => r.status, () => 0)) !== 200; tries += 1) {
-          if (tries > 300 || child.exitCode !== null) throw new Error(`${app} replica ${replica + 1} did not start:\n${extraLogs.join('')}`);
+        for (
+          let tries = 0;
+          (await fetch(`http://127.0.0.1:${healthPort}/health`).then(
+            (r) => r.status,
+            () => 0,
+          )) !== 200;
+          tries += 1
+        ) {
+          if (tries > 300 || child.exitCode !== null)
+            throw new Error(`${app} replica ${replica + 1} did not start:\n${extraLogs.join('')}`);
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }
@@ -97,25 +114,34 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
     };
     // One payer per client: a customer with a funded USD account and a EUR bank account.
     const newPayer = async (index: number) => {
-        const customer = await setup('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Bench payer ${index}`, currencies: ['USD'] });
-        if (customer.status !== 201) throw new Error(`POST /customers: ${JSON.stringify(customer.body)}`);
-        let usd: string | undefined;
-        while (!usd) {
-          usd = (await setup('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`)).body.data?.[0]?.id;
-          if (!usd) await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        const funded = await setup('POST', `/sandbox/internal-accounts/${usd}/fund`, { amount: 100_000_000_000 });
-        if (funded.status !== 200) throw new Error(`fund: ${JSON.stringify(funded.body)}`);
-        const bban = `370400440${String(index).padStart(6, '0')}000`;
-        const numeric = [...`${bban}DE00`].map((character) => parseInt(character, 36).toString()).join('');
-        const iban = `DE${String(98 - Number(BigInt(numeric) % 97n)).padStart(2, '0')}${bban}`;
-        const euros = await setup('POST', '/customers/external-accounts', {
-          customerId: customer.body.id,
-          currency: 'EUR',
-          accountInfo: { accountType: 'EUR_ACCOUNT', iban, swiftCode: 'COBADEFFXXX', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Eva Empfänger', countryOfResidence: 'DE' } },
-        });
-        if (euros.status !== 201) throw new Error(`external account: ${JSON.stringify(euros.body)}`);
-        return { usd, euros: euros.body.id as string };
+      const customer = await setup('POST', '/customers', {
+        customerType: 'INDIVIDUAL',
+        fullName: `Bench payer ${index}`,
+        currencies: ['USD'],
+      });
+      if (customer.status !== 201) throw new Error(`POST /customers: ${JSON.stringify(customer.body)}`);
+      let usd: string | undefined;
+      while (!usd) {
+        usd = (await setup('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`)).body.data?.[0]?.id;
+        if (!usd) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const funded = await setup('POST', `/sandbox/internal-accounts/${usd}/fund`, { amount: 100_000_000_000 });
+      if (funded.status !== 200) throw new Error(`fund: ${JSON.stringify(funded.body)}`);
+      const bban = `370400440${String(index).padStart(6, '0')}000`;
+      const numeric = [...`${bban}DE00`].map((character) => parseInt(character, 36).toString()).join('');
+      const iban = `DE${String(98 - Number(BigInt(numeric) % 97n)).padStart(2, '0')}${bban}`;
+      const euros = await setup('POST', '/customers/external-accounts', {
+        customerId: customer.body.id,
+        currency: 'EUR',
+        accountInfo: {
+          accountType: 'EUR_ACCOUNT',
+          iban,
+          swiftCode: 'COBADEFFXXX',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Eva Empfänger', countryOfResidence: 'DE' },
+        },
+      });
+      if (euros.status !== 201) throw new Error(`external account: ${JSON.stringify(euros.body)}`);
+      return { usd, euros: euros.body.id as string };
     };
     // Set up one payer at a time: setting up is not what is measured.
     const payers: { usd: string; euros: string }[] = [];
@@ -135,7 +161,9 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
     })();
     await nats.flush();
     const completion = (transactionId: string): Promise<void> =>
-      completedEarly.delete(transactionId) ? Promise.resolve() : new Promise((resolve) => waiting.set(transactionId, () => (waiting.delete(transactionId), resolve())));
+      completedEarly.delete(transactionId)
+        ? Promise.resolve()
+        : new Promise((resolve) => waiting.set(transactionId, () => (waiting.delete(transactionId), resolve())));
 
     let measuring = false;
     let stopping = false;
@@ -147,7 +175,12 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
     const client = async (payer: { usd: string; euros: string }): Promise<void> => {
       while (!stopping) {
         const quoteStarted = performance.now();
-        const quoted = await call('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: payer.usd }, destination: { destinationType: 'ACCOUNT', accountId: payer.euros }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 });
+        const quoted = await call('POST', '/quotes', {
+          source: { sourceType: 'ACCOUNT', accountId: payer.usd },
+          destination: { destinationType: 'ACCOUNT', accountId: payer.euros },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 1_000,
+        });
         if (quoted.status !== 201) {
           errors += 1;
           continue;
@@ -198,8 +231,14 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
       completedPerSecond: Math.round(completed / elapsed),
       executeToCompletedP50Ms: percentile(sorted, 50),
       executeToCompletedP99Ms: percentile(sorted, 99),
-      quoteP50Ms: percentile([...quoteLatencies].sort((a, b) => a - b), 50),
-      executeReplyP50Ms: percentile([...executeLatencies].sort((a, b) => a - b), 50),
+      quoteP50Ms: percentile(
+        [...quoteLatencies].sort((a, b) => a - b),
+        50,
+      ),
+      executeReplyP50Ms: percentile(
+        [...executeLatencies].sort((a, b) => a - b),
+        50,
+      ),
       errors,
       cpuMsPerPayment: cpuMsPer(cpuBefore, cpuAfter, completed),
       machine: { cpus: cpus().length, loadAverage: loadavg().map((value) => Math.round(value * 10) / 10) },
@@ -207,7 +246,11 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
     console.log(`  completed payments/s: ${figures.completedPerSecond} with ${replicas} replica(s) of payments and accounts`);
     console.log(`  execute → COMPLETED p50 ${figures.executeToCompletedP50Ms} ms, p99 ${figures.executeToCompletedP99Ms} ms`);
     console.log(`  POST /quotes p50 ${figures.quoteP50Ms} ms; POST /quotes/{id}/execute answered p50 ${figures.executeReplyP50Ms} ms`);
-    console.log(`  CPU ms per payment: ${Object.entries(figures.cpuMsPerPayment).map(([kind, ms]) => `${kind} ${ms}`).join(', ')}`);
+    console.log(
+      `  CPU ms per payment: ${Object.entries(figures.cpuMsPerPayment)
+        .map(([kind, ms]) => `${kind} ${ms}`)
+        .join(', ')}`,
+    );
     const ledger = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
     console.log(`  ledger conserved: ${JSON.stringify(ledger)}`);
     console.log(`  errors: ${errors}; load average ${figures.machine.loadAverage.join(' ')} on ${figures.machine.cpus} CPUs`);
@@ -215,7 +258,16 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
     return { figures, ceilings };
   } catch (error) {
     if (extraLogs.length > 0) console.error(`--- extra replicas ---\n${extraLogs.join('').slice(-3_000)}`);
-    for (const [app, lines] of Object.entries(stack.logs)) if (lines.length > 0) console.error(`--- ${app} (last lines) ---\n${lines.join('').split('\n').filter((line) => !line.includes('Projections did not reach') && (line.includes('"level":50') || line.includes('"level":40'))).slice(0, 6).join('\n')}`);
+    for (const [app, lines] of Object.entries(stack.logs))
+      if (lines.length > 0)
+        console.error(
+          `--- ${app} (last lines) ---\n${lines
+            .join('')
+            .split('\n')
+            .filter((line) => !line.includes('Projections did not reach') && (line.includes('"level":50') || line.includes('"level":40')))
+            .slice(0, 6)
+            .join('\n')}`,
+        );
     throw error;
   } finally {
     await Promise.all(extra.map(stopChild));
@@ -225,9 +277,29 @@ export const runPayments = async (replicas = Number(process.env['BENCH_REPLICAS'
 
 /** The payments figures beside the bare hop, with the issue's targets. */
 export const paymentsFigures = (figures: PaymentsFigures, ceilings: Ceilings, suffix = ''): Figure[] => [
-  { label: `completed payments/s${suffix}`, value: figures.completedPerSecond, unit: 'payments/s', ceiling: bareHopCeiling(ceilings), target: { kind: 'ratio-at-least', ratio: 1 / 20, text: '≥ 1/20 of the bare hop' } },
-  { label: `execute → COMPLETED p99${suffix}`, value: figures.executeToCompletedP99Ms, unit: 'ms', target: { kind: 'below', value: 300, text: '< 300 ms at 32 clients' } },
-  ...(ceilings.bareHop ? [{ label: `CPU per payment${suffix}`, value: figures.cpuMsPerPayment['total'] ?? 0, unit: 'ms', ceiling: { label: 'bare hop CPU/request', value: ceilings.bareHop.cpuMsPerRequest.server, unit: 'ms' } }] : []),
+  {
+    label: `completed payments/s${suffix}`,
+    value: figures.completedPerSecond,
+    unit: 'payments/s',
+    ceiling: bareHopCeiling(ceilings),
+    target: { kind: 'ratio-at-least', ratio: 1 / 20, text: '≥ 1/20 of the bare hop' },
+  },
+  {
+    label: `execute → COMPLETED p99${suffix}`,
+    value: figures.executeToCompletedP99Ms,
+    unit: 'ms',
+    target: { kind: 'below', value: 300, text: '< 300 ms at 32 clients' },
+  },
+  ...(ceilings.bareHop
+    ? [
+        {
+          label: `CPU per payment${suffix}`,
+          value: figures.cpuMsPerPayment['total'] ?? 0,
+          unit: 'ms',
+          ceiling: { label: 'bare hop CPU/request', value: ceilings.bareHop.cpuMsPerRequest.server, unit: 'ms' },
+        },
+      ]
+    : []),
 ];
 
 const main = async (): Promise<void> => {
@@ -236,10 +308,11 @@ const main = async (): Promise<void> => {
   reportBench('payments', ceilings, paymentsFigures(figures, ceilings), figures);
 };
 
-if (require.main === module) void main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+if (require.main === module)
+  void main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );

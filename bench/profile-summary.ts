@@ -18,7 +18,13 @@ const placeOf = (url: string): { file: string; group: string } => {
   }
   const file = url.replace(/^file:\/\//, '').replace(/^.*?\/(apps|libs)\//, '$1/');
   const parts = file.split('/');
-  return { file, group: parts.length > 2 && (parts[0] === 'apps' || parts[0] === 'libs') ? parts.slice(0, 2).join('/') : parts.slice(0, 2).join('/') || '(native)' };
+  return {
+    file,
+    group:
+      parts.length > 2 && (parts[0] === 'apps' || parts[0] === 'libs')
+        ? parts.slice(0, 2).join('/')
+        : parts.slice(0, 2).join('/') || '(native)',
+  };
 };
 
 for (const path of process.argv.slice(2)) {
@@ -48,7 +54,13 @@ for (const path of process.argv.slice(2)) {
     byFunction.set(name, (byFunction.get(name) ?? 0) + delta);
   });
   const busy = Math.max(1, total - idle);
-  const top = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([name, micros]) => `  ${((micros / busy) * 100).toFixed(1).padStart(5)} %  ${name}`);
-  console.log(`${path}: ${(total / 1e6).toFixed(1)} s sampled, ${((idle / Math.max(1, total)) * 100).toFixed(0)} % idle; shares of the busy time:`);
+  const top = (map: Map<string, number>) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP)
+      .map(([name, micros]) => `  ${((micros / busy) * 100).toFixed(1).padStart(5)} %  ${name}`);
+  console.log(
+    `${path}: ${(total / 1e6).toFixed(1)} s sampled, ${((idle / Math.max(1, total)) * 100).toFixed(0)} % idle; shares of the busy time:`,
+  );
   console.log(['by package / folder:', ...top(byGroup), 'by function:', ...top(byFunction)].join('\n'));
 }

@@ -21,11 +21,24 @@ export type Figure = {
   target?: Target;
 };
 export type ReportedFigure = Figure & { ratio?: number; status?: 'PASS' | 'MISS' };
-export type BenchReport = { bench: string; finishedAt: string; machine: { cpus: number; loadAverage: number[] }; ceilingsSource?: string; figures: ReportedFigure[]; details: unknown };
+export type BenchReport = {
+  bench: string;
+  finishedAt: string;
+  machine: { cpus: number; loadAverage: number[] };
+  ceilingsSource?: string;
+  figures: ReportedFigure[];
+  details: unknown;
+};
 
-const fixed = (value: number): string => (Math.abs(value) >= 100 ? Math.round(value).toLocaleString('en') : String(Math.round(value * 100) / 100));
+const fixed = (value: number): string =>
+  Math.abs(value) >= 100 ? Math.round(value).toLocaleString('en') : String(Math.round(value * 100) / 100);
 
-export const ratioText = (ratio: number): string => (ratio >= 1 ? `${fixed(ratio)}×` : ratio >= 0.1 ? `${Math.round(ratio * 1000) / 10} %` : `1/${fixed(1 / ratio)} (${Math.round(ratio * 1000) / 10} %)`);
+export const ratioText = (ratio: number): string =>
+  ratio >= 1
+    ? `${fixed(ratio)}×`
+    : ratio >= 0.1
+      ? `${Math.round(ratio * 1000) / 10} %`
+      : `1/${fixed(1 / ratio)} (${Math.round(ratio * 1000) / 10} %)`;
 
 export const judge = (figure: Figure): ReportedFigure => {
   const ratio = figure.ceiling && figure.ceiling.value > 0 ? figure.value / figure.ceiling.value : undefined;
@@ -49,12 +62,15 @@ export const judge = (figure: Figure): ReportedFigure => {
 export const figureLine = (figure: ReportedFigure): string =>
   [
     `${figure.label.padEnd(48)} ${fixed(figure.value).padStart(9)} ${figure.unit.padEnd(12)}`,
-    figure.ceiling ? ` | ceiling ${figure.ceiling.label} ${fixed(figure.ceiling.value)} ${figure.ceiling.unit} | ratio ${ratioText(figure.ratio ?? 0)}` : '',
+    figure.ceiling
+      ? ` | ceiling ${figure.ceiling.label} ${fixed(figure.ceiling.value)} ${figure.ceiling.unit} | ratio ${ratioText(figure.ratio ?? 0)}`
+      : '',
     figure.target ? ` | target ${figure.target.text}: ${figure.status}` : '',
   ].join('');
 
 /** The bare-hop rate as a figure's ceiling. */
-export const bareHopCeiling = (ceilings: Ceilings): Figure['ceiling'] => (ceilings.bareHop ? { label: 'bare hop', value: ceilings.bareHop.perSecond, unit: 'req/s' } : undefined);
+export const bareHopCeiling = (ceilings: Ceilings): Figure['ceiling'] =>
+  ceilings.bareHop ? { label: 'bare hop', value: ceilings.bareHop.perSecond, unit: 'req/s' } : undefined;
 
 /** Prints the figures beside their ceilings and, under bench:all, writes them to BENCH_REPORT. */
 export const reportBench = (bench: string, ceilings: Ceilings | undefined, figures: Figure[], details: unknown): BenchReport => {
@@ -67,7 +83,9 @@ export const reportBench = (bench: string, ceilings: Ceilings | undefined, figur
     figures: judged,
     details,
   };
-  console.log(`\n${bench}: figures beside the same run's ceilings (load average now ${report.machine.loadAverage.join(' ')} on ${report.machine.cpus} CPUs)`);
+  console.log(
+    `\n${bench}: figures beside the same run's ceilings (load average now ${report.machine.loadAverage.join(' ')} on ${report.machine.cpus} CPUs)`,
+  );
   for (const figure of judged) console.log(`  ${figureLine(figure)}`);
   const file = process.env['BENCH_REPORT'];
   if (file) writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);

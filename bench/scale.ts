@@ -18,11 +18,19 @@ const main = async (): Promise<void> => {
   const ceilings = await ceilingsFor(['bareHop']);
   const runs: PaymentsFigures[] = [];
   for (const replicas of REPLICAS) runs.push((await runPayments(replicas, ceilings)).figures);
-  console.log('\n| replicas of payments + accounts | payments/s | execute → COMPLETED p50 / p99 ms | CPU ms per payment (total) | per service |');
+  console.log(
+    '\n| replicas of payments + accounts | payments/s | execute → COMPLETED p50 / p99 ms | CPU ms per payment (total) | per service |',
+  );
   console.log('|---|---|---|---|---|');
   for (const run of runs) {
     const { total, ...perKind } = run.cpuMsPerPayment;
-    console.log(`| ${run.replicas} | ${run.completedPerSecond} | ${run.executeToCompletedP50Ms} / ${run.executeToCompletedP99Ms} | ${total} | ${Object.entries(perKind).map(([kind, ms]) => `${kind} ${ms}`).join(', ')} |`);
+    console.log(
+      `| ${run.replicas} | ${run.completedPerSecond} | ${run.executeToCompletedP50Ms} / ${run.executeToCompletedP99Ms} | ${total} | ${Object.entries(
+        perKind,
+      )
+        .map(([kind, ms]) => `${kind} ${ms}`)
+        .join(', ')} |`,
+    );
   }
   const one = runs.find((run) => run.replicas === 1);
   const figures: Figure[] = runs.flatMap((run) => [
@@ -30,7 +38,16 @@ const main = async (): Promise<void> => {
     ...Object.entries(run.cpuMsPerPayment)
       .filter(([kind]) => kind !== 'total')
       .map(([kind, ms]) => ({ label: `  CPU per payment: ${kind}, ${run.replicas} replica(s)`, value: ms, unit: 'ms' })),
-    ...(one && run !== one && one.completedPerSecond > 0 ? [{ label: `payments/s with ${run.replicas} replicas vs 1`, value: run.completedPerSecond, unit: 'payments/s', ceiling: { label: '1 replica', value: one.completedPerSecond, unit: 'payments/s' } }] : []),
+    ...(one && run !== one && one.completedPerSecond > 0
+      ? [
+          {
+            label: `payments/s with ${run.replicas} replicas vs 1`,
+            value: run.completedPerSecond,
+            unit: 'payments/s',
+            ceiling: { label: '1 replica', value: one.completedPerSecond, unit: 'payments/s' },
+          },
+        ]
+      : []),
   ]);
   const report = reportBench('payments scale curve', ceilings, figures, { runs });
   writeFileSync(join(__dirname, 'last-run-scale.json'), `${JSON.stringify(report, null, 2)}\n`);

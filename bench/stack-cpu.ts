@@ -37,7 +37,9 @@ export const stackCpu = async (subjectPrefix: string, pg: Client, database: stri
       // Not ours to read, or gone.
     }
   }
-  const backends = (await pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows;
+  const backends = (
+    await pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])
+  ).rows;
   for (const { pid } of backends) add('postgres', processCpu(String(pid)));
   add('bench driver', processCpu(String(process.pid)));
   return totals;
@@ -45,6 +47,8 @@ export const stackCpu = async (subjectPrefix: string, pg: Client, database: stri
 
 /** CPU milliseconds per unit of work by kind, largest first, with the total. */
 export const cpuMsPer = (before: Map<string, number>, after: Map<string, number>, units: number): Record<string, number> => {
-  const perKind = [...after].map(([kind, seconds]) => [kind, Number((((seconds - (before.get(kind) ?? 0)) * 1000) / Math.max(1, units)).toFixed(2))] as const).sort((a, b) => b[1] - a[1]);
+  const perKind = [...after]
+    .map(([kind, seconds]) => [kind, Number((((seconds - (before.get(kind) ?? 0)) * 1000) / Math.max(1, units)).toFixed(2))] as const)
+    .sort((a, b) => b[1] - a[1]);
   return { ...Object.fromEntries(perKind), total: Number(perKind.reduce((sum, [, ms]) => sum + ms, 0).toFixed(2)) };
 };

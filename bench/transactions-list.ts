@@ -32,7 +32,9 @@ const measure = async (title: string, options: autocannon.Options): Promise<Figu
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
-  console.log(`${title.padEnd(52)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  non-2xx ${figures.non2xx}  errors ${figures.errors}`);
+  console.log(
+    `${title.padEnd(52)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  non-2xx ${figures.non2xx}  errors ${figures.errors}`,
+  );
   return figures;
 };
 
@@ -98,9 +100,11 @@ const main = async () => {
 
     const headers = { authorization: basic({ clientId: mine.token.clientId, clientSecret: mine.token.clientSecret ?? '' }) };
     const url = (query: string) => `${stack.baseUrl}/transactions?limit=20${query}`;
-    const first = await (await fetch(url(''), { headers })).json() as { totalCount: number; data: unknown[] };
+    const first = (await (await fetch(url(''), { headers })).json()) as { totalCount: number; data: unknown[] };
     if (first.totalCount !== ROWS || first.data.length !== 20) {
-      throw new Error(`expected ${ROWS} rows in pages of 20, got ${JSON.stringify(first).slice(0, 200)}\n${stack.logs.payments.join('').slice(-4000)}\n${stack.logs.gateway.join('').slice(-4000)}`);
+      throw new Error(
+        `expected ${ROWS} rows in pages of 20, got ${JSON.stringify(first).slice(0, 200)}\n${stack.logs.payments.join('').slice(-4000)}\n${stack.logs.gateway.join('').slice(-4000)}`,
+      );
     }
 
     console.log(`autocannon, ${CONNECTIONS} connections, ${SECONDS} s per run, limit=20\n`);
@@ -123,22 +127,43 @@ const main = async () => {
     };
     // Any refused request is a finding, not noise: show what the services logged about it.
     if (Object.values(figures).some((figure) => figure.non2xx > 0 || figure.errors > 0)) {
-      for (const app of ['gateway', 'payments'] as const) console.log(`--- ${app} log (last lines) ---\n${stack.logs[app].slice(-20).join('').slice(-6000)}`);
+      for (const app of ['gateway', 'payments'] as const)
+        console.log(`--- ${app} log (last lines) ---\n${stack.logs[app].slice(-20).join('').slice(-6000)}`);
     }
-    writeFileSync(join(__dirname, 'last-transactions-run.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), rows: ROWS, connections: CONNECTIONS, seconds: SECONDS, figures }, null, 2)}\n`);
+    writeFileSync(
+      join(__dirname, 'last-transactions-run.json'),
+      `${JSON.stringify({ measuredAt: new Date().toISOString(), rows: ROWS, connections: CONNECTIONS, seconds: SECONDS, figures }, null, 2)}\n`,
+    );
     const titles: Record<keyof typeof figures, string> = {
-      page1: 'page 1', middle: 'row 50,000', deep: 'last page', deepAscending: 'last page, oldest first', accountFilter: 'account filter', referenceFilter: 'reference filter', broadFilter: 'status filter, all rows',
+      page1: 'page 1',
+      middle: 'row 50,000',
+      deep: 'last page',
+      deepAscending: 'last page, oldest first',
+      accountFilter: 'account filter',
+      referenceFilter: 'reference filter',
+      broadFilter: 'status filter, all rows',
     };
     reportBench(
       `GET /transactions at ${ROWS.toLocaleString('en')} rows (${CONNECTIONS} connections)`,
       ceilings,
       Object.entries(figures).flatMap(([key, figure]) => [
-        { label: `${titles[key as keyof typeof figures]} req/s`, value: figure.requestsPerSecond, unit: 'req/s', ceiling: bareHopCeiling(ceilings) },
-        { label: `${titles[key as keyof typeof figures]} p99`, value: figure.p99Ms, unit: 'ms', target: { kind: 'below' as const, value: 50, text: '< 50 ms' } },
+        {
+          label: `${titles[key as keyof typeof figures]} req/s`,
+          value: figure.requestsPerSecond,
+          unit: 'req/s',
+          ceiling: bareHopCeiling(ceilings),
+        },
+        {
+          label: `${titles[key as keyof typeof figures]} p99`,
+          value: figure.p99Ms,
+          unit: 'ms',
+          target: { kind: 'below' as const, value: 50, text: '< 50 ms' },
+        },
       ]),
       { rows: ROWS, connections: CONNECTIONS, seconds: SECONDS, figures },
     );
-    if (Object.values(figures).some((figure) => figure.non2xx > 0 || figure.errors > 0)) throw new Error('Some list requests failed (see above).');
+    if (Object.values(figures).some((figure) => figure.non2xx > 0 || figure.errors > 0))
+      throw new Error('Some list requests failed (see above).');
   } finally {
     await client.end();
     await stack.close();

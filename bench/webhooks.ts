@@ -40,7 +40,9 @@ const webhooksCpuSeconds = async (metricsUrl: string): Promise<number> => {
  * take their CPU with them, so this is a floor; the service's pool keeps its connections while busy.
  */
 const postgresCpuSeconds = async (client: Client, database: string): Promise<number | null> => {
-  const pids = (await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows.map((row) => row.pid);
+  const pids = (
+    await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])
+  ).rows.map((row) => row.pid);
   let ticks = 0;
   for (const pid of pids) {
     try {
@@ -84,7 +86,16 @@ const main = async (): Promise<void> => {
         const packet = codec.decode(message.data) as { id: string; data: { data: { accountId: string; streamPosition: number } } };
         const usd = { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 };
         const { accountId, streamPosition } = packet.data.data;
-        const wire = { id: accountId, type: 'INTERNAL_FIAT', status: 'ACTIVE', balance: { amount: streamPosition, currency: usd }, totalBalance: { amount: streamPosition, currency: usd }, fundingPaymentInstructions: [], createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' };
+        const wire = {
+          id: accountId,
+          type: 'INTERNAL_FIAT',
+          status: 'ACTIVE',
+          balance: { amount: streamPosition, currency: usd },
+          totalBalance: { amount: streamPosition, currency: usd },
+          fundingPaymentInstructions: [],
+          createdAt: '2026-01-01T00:00:00Z',
+          updatedAt: '2026-01-01T00:00:00Z',
+        };
         message.respond(codec.encode({ id: packet.id, response: wire, isDisposed: true }));
       },
     });
@@ -93,9 +104,21 @@ const main = async (): Promise<void> => {
     const platformId = newId('Platform');
     const accounts = Array.from({ length: ACCOUNTS }, () => newId('InternalAccount'));
     const positions = new Map(accounts.map((id) => [id, 1]));
-    const publish = (type: string, service: string, aggregate: string, streamId: string, streamPosition: number, data: Record<string, unknown>) => {
+    const publish = (
+      type: string,
+      service: string,
+      aggregate: string,
+      streamId: string,
+      streamPosition: number,
+      data: Record<string, unknown>,
+    ) => {
       const eventId = uuidv7();
-      return publishEvent(js, `${stack.subjectPrefix}.events.${service}.${aggregate}.${type}`, { eventId, type, streamId, streamPosition, occurredAt: new Date().toISOString(), platformId, correlationId: eventId, data }, eventId);
+      return publishEvent(
+        js,
+        `${stack.subjectPrefix}.events.${service}.${aggregate}.${type}`,
+        { eventId, type, streamId, streamPosition, occurredAt: new Date().toISOString(), platformId, correlationId: eventId, data },
+        eventId,
+      );
     };
     const credit = (index: number) => {
       const accountId = accounts[index % ACCOUNTS]!;
@@ -108,7 +131,11 @@ const main = async (): Promise<void> => {
       while (received < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
       if (received < count) throw new Error(`Only ${received} of ${count} webhooks arrived within ${timeoutMs} ms.`);
     };
-    await publish('PlatformCreated', 'platform', 'Platform', platformId, 1, { platformId, environment: 'SANDBOX', settings: { webhookEndpoint: url } });
+    await publish('PlatformCreated', 'platform', 'Platform', platformId, 1, {
+      platformId,
+      environment: 'SANDBOX',
+      settings: { webhookEndpoint: url },
+    });
     for (let index = 0; index < 200; index += 1) await credit(index);
     await waitFor(200, 60_000);
 
@@ -119,14 +146,22 @@ const main = async (): Promise<void> => {
     const burstCpuBefore = await webhooksCpuSeconds(metricsUrl);
     const burstPgBefore = await postgresCpuSeconds(pg, stack.database.name);
     const burstStart = performance.now();
-    for (let index = 0; index < BURST; index += 50) await Promise.all(Array.from({ length: Math.min(50, BURST - index) }, (_, offset) => credit(index + offset)));
+    for (let index = 0; index < BURST; index += 50)
+      await Promise.all(Array.from({ length: Math.min(50, BURST - index) }, (_, offset) => credit(index + offset)));
     const publishedMs = performance.now() - burstStart;
     await waitFor(BURST, 300_000);
     const burstMs = performance.now() - burstStart;
-    const burstCpuMsPerWebhook = ((await webhooksCpuSeconds(metricsUrl)) - burstCpuBefore) * 1000 / BURST;
+    const burstCpuMsPerWebhook = (((await webhooksCpuSeconds(metricsUrl)) - burstCpuBefore) * 1000) / BURST;
     const burstPgAfter = await postgresCpuSeconds(pg, stack.database.name);
-    const burstPgMsPerWebhook = burstPgBefore === null || burstPgAfter === null ? null : Number((((burstPgAfter - burstPgBefore) * 1000) / BURST).toFixed(3));
-    const burst = { webhooks: BURST, publishedPerSecond: Math.round(BURST / (publishedMs / 1000)), deliveriesPerSecond: Math.round(BURST / (burstMs / 1000)), cpuMsPerWebhook: Number(burstCpuMsPerWebhook.toFixed(3)), postgresCpuMsPerWebhook: burstPgMsPerWebhook };
+    const burstPgMsPerWebhook =
+      burstPgBefore === null || burstPgAfter === null ? null : Number((((burstPgAfter - burstPgBefore) * 1000) / BURST).toFixed(3));
+    const burst = {
+      webhooks: BURST,
+      publishedPerSecond: Math.round(BURST / (publishedMs / 1000)),
+      deliveriesPerSecond: Math.round(BURST / (burstMs / 1000)),
+      cpuMsPerWebhook: Number(burstCpuMsPerWebhook.toFixed(3)),
+      postgresCpuMsPerWebhook: burstPgMsPerWebhook,
+    };
 
     // Steady: RATE events per second for SECONDS; latency from publication to receipt.
     received = 0;
@@ -142,23 +177,46 @@ const main = async (): Promise<void> => {
       void credit(index);
     }
     await waitFor(total, 120_000);
-    const steadyCpuMsPerWebhook = ((await webhooksCpuSeconds(metricsUrl)) - steadyCpuBefore) * 1000 / total;
+    const steadyCpuMsPerWebhook = (((await webhooksCpuSeconds(metricsUrl)) - steadyCpuBefore) * 1000) / total;
     const steadyPgAfter = await postgresCpuSeconds(pg, stack.database.name);
-    const steadyPgMsPerWebhook = steadyPgBefore === null || steadyPgAfter === null ? null : Number((((steadyPgAfter - steadyPgBefore) * 1000) / total).toFixed(3));
+    const steadyPgMsPerWebhook =
+      steadyPgBefore === null || steadyPgAfter === null ? null : Number((((steadyPgAfter - steadyPgBefore) * 1000) / total).toFixed(3));
     const sorted = [...latencies].sort((left, right) => left - right);
-    const steady = { offeredPerSecond: RATE, webhooks: total, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? 0, cpuMsPerWebhook: Number(steadyCpuMsPerWebhook.toFixed(3)), postgresCpuMsPerWebhook: steadyPgMsPerWebhook };
-    const load = loadavg().map((value) => value.toFixed(2)).join(' ');
+    const steady = {
+      offeredPerSecond: RATE,
+      webhooks: total,
+      p50Ms: percentile(sorted, 50),
+      p99Ms: percentile(sorted, 99),
+      maxMs: sorted.at(-1) ?? 0,
+      cpuMsPerWebhook: Number(steadyCpuMsPerWebhook.toFixed(3)),
+      postgresCpuMsPerWebhook: steadyPgMsPerWebhook,
+    };
+    const load = loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ');
 
-    console.log(`burst:  ${burst.webhooks} webhooks, published at ${burst.publishedPerSecond}/s, delivered at ${burst.deliveriesPerSecond}/s (first publish → last receipt), webhooks process CPU ${burst.cpuMsPerWebhook} ms per webhook, PostgreSQL ${burst.postgresCpuMsPerWebhook ?? 'n/a'} ms`);
-    console.log(`steady: ${steady.offeredPerSecond}/s offered for ${SECONDS} s, publication → receipt p50 ${steady.p50Ms} ms, p99 ${steady.p99Ms} ms, max ${steady.maxMs} ms, webhooks process CPU ${steady.cpuMsPerWebhook} ms per webhook, PostgreSQL ${steady.postgresCpuMsPerWebhook ?? 'n/a'} ms`);
+    console.log(
+      `burst:  ${burst.webhooks} webhooks, published at ${burst.publishedPerSecond}/s, delivered at ${burst.deliveriesPerSecond}/s (first publish → last receipt), webhooks process CPU ${burst.cpuMsPerWebhook} ms per webhook, PostgreSQL ${burst.postgresCpuMsPerWebhook ?? 'n/a'} ms`,
+    );
+    console.log(
+      `steady: ${steady.offeredPerSecond}/s offered for ${SECONDS} s, publication → receipt p50 ${steady.p50Ms} ms, p99 ${steady.p99Ms} ms, max ${steady.maxMs} ms, webhooks process CPU ${steady.cpuMsPerWebhook} ms per webhook, PostgreSQL ${steady.postgresCpuMsPerWebhook ?? 'n/a'} ms`,
+    );
     console.log(`load average at the end: ${load} (${cpus().length} CPUs)`);
     writeFileSync(join(__dirname, 'last-run-webhooks.json'), JSON.stringify({ burst, steady, load }, null, 2));
-    const receiverCeiling = ceilings.receiver ? { label: 'instant receiver', value: ceilings.receiver.perSecond, unit: 'req/s' } : undefined;
+    const receiverCeiling = ceilings.receiver
+      ? { label: 'instant receiver', value: ceilings.receiver.perSecond, unit: 'req/s' }
+      : undefined;
     reportBench(
       'webhook delivery',
       ceilings,
       [
-        { label: `burst of ${BURST} deliveries/s`, value: burst.deliveriesPerSecond, unit: 'webhooks/s', ...(receiverCeiling ? { ceiling: receiverCeiling } : {}), target: { kind: 'at-least', value: 1_000, text: '≥ 1,000 deliveries/s' } },
+        {
+          label: `burst of ${BURST} deliveries/s`,
+          value: burst.deliveriesPerSecond,
+          unit: 'webhooks/s',
+          ...(receiverCeiling ? { ceiling: receiverCeiling } : {}),
+          target: { kind: 'at-least', value: 1_000, text: '≥ 1,000 deliveries/s' },
+        },
         { label: `steady ${RATE}/s: publication → receipt p99`, value: steady.p99Ms, unit: 'ms' },
         { label: 'webhooks process CPU per webhook (burst)', value: burst.cpuMsPerWebhook, unit: 'ms' },
       ],

@@ -7,19 +7,39 @@ import { parse, parseAllDocuments } from 'yaml';
 import { parseKeyEncryptionKey, PUBLIC_KEY_ENCRYPTION_KEYS } from '../apps/webhooks/src/config';
 
 const root = join(__dirname, '..');
-const { apps } = JSON.parse(readFileSync(join(root, 'scripts/apps.json'), 'utf8')) as { apps: { name: string; healthPort: number | null }[] };
+const { apps } = JSON.parse(readFileSync(join(root, 'scripts/apps.json'), 'utf8')) as {
+  apps: { name: string; healthPort: number | null }[];
+};
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 
-type ComposeService = { environment?: Record<string, string>; healthcheck?: { test: string[] }; depends_on?: Record<string, unknown>; volumes?: string[]; profiles?: string[]; image?: string };
+type ComposeService = {
+  environment?: Record<string, string>;
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, unknown>;
+  volumes?: string[];
+  profiles?: string[];
+  image?: string;
+};
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, ComposeService> };
 
 type Probe = { httpGet?: { path: string; port: string | number }; tcpSocket?: unknown };
 type Container = { name: string; env?: { name: string; value: string }[]; readinessProbe?: Probe; livenessProbe?: Probe };
-type Manifest = { kind: string; metadata: { name: string }; spec?: { template?: { spec: { terminationGracePeriodSeconds?: number; containers: Container[] } } } };
+type Manifest = {
+  kind: string;
+  metadata: { name: string };
+  spec?: { template?: { spec: { terminationGracePeriodSeconds?: number; containers: Container[] } } };
+};
 const k8sFiles = readdirSync(join(root, 'deploy/k8s')).filter((file) => file.endsWith('.yaml'));
-const manifests: Manifest[] = k8sFiles.flatMap((file) => parseAllDocuments(read(`deploy/k8s/${file}`)).map((document) => document.toJS() as Manifest));
-const kustomization = parse(read('deploy/k8s/kustomization.yaml')) as { resources: string[]; secretGenerator: { name: string; literals: string[] }[] };
-const configMap = manifests.find((manifest) => manifest.kind === 'ConfigMap' && manifest.metadata.name === 'corridor-config') as unknown as { data: Record<string, string> };
+const manifests: Manifest[] = k8sFiles.flatMap((file) =>
+  parseAllDocuments(read(`deploy/k8s/${file}`)).map((document) => document.toJS() as Manifest),
+);
+const kustomization = parse(read('deploy/k8s/kustomization.yaml')) as {
+  resources: string[];
+  secretGenerator: { name: string; literals: string[] }[];
+};
+const configMap = manifests.find(
+  (manifest) => manifest.kind === 'ConfigMap' && manifest.metadata.name === 'corridor-config',
+) as unknown as { data: Record<string, string> };
 
 it('lists the seven apps in start order, the gateway last', () => {
   expect(apps.map((app) => app.name)).toEqual(['platform', 'customers', 'accounts', 'payments', 'webhooks', 'cards', 'agents', 'gateway']);
@@ -41,7 +61,9 @@ describe.each(apps.map((app) => app.name))('%s', (name) => {
     expect(container?.livenessProbe?.httpGet?.path).toBe('/health/live');
     expect(container?.readinessProbe?.httpGet?.path).toBe('/health/ready');
     // The kubelet's SIGKILL comes after the grace period; the process must have exited by itself before.
-    expect((deployment?.spec?.template?.spec.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(Number(configMap.data['SHUTDOWN_TIMEOUT_MS']));
+    expect((deployment?.spec?.template?.spec.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(
+      Number(configMap.data['SHUTDOWN_TIMEOUT_MS']),
+    );
     expect(kustomization.resources).toContain(`${name}.yaml`);
   });
 });
@@ -72,8 +94,12 @@ it('ships no webhook key that production accepts', () => {
   // ${VAR:?message}: compose refuses to start without the operator's own key.
   expect(webhooks).toMatch(/^\$\{WEBHOOK_KEY_ENCRYPTION_KEY:\?/);
   const literals = kustomization.secretGenerator.flatMap((secret) => secret.literals);
-  const keys = literals.filter((literal) => literal.startsWith('WEBHOOK_KEY_ENCRYPTION_KEY=')).map((literal) => literal.slice('WEBHOOK_KEY_ENCRYPTION_KEY='.length));
-  const composeDefaults = [...read('docker-compose.yml').matchAll(/WEBHOOK_KEY_ENCRYPTION_KEY:-([^}]+)\}/g)].map((match) => match[1] as string);
+  const keys = literals
+    .filter((literal) => literal.startsWith('WEBHOOK_KEY_ENCRYPTION_KEY='))
+    .map((literal) => literal.slice('WEBHOOK_KEY_ENCRYPTION_KEY='.length));
+  const composeDefaults = [...read('docker-compose.yml').matchAll(/WEBHOOK_KEY_ENCRYPTION_KEY:-([^}]+)\}/g)].map(
+    (match) => match[1] as string,
+  );
   for (const key of [...keys, ...composeDefaults]) {
     expect(PUBLIC_KEY_ENCRYPTION_KEYS).toContain(key);
     expect(() => parseKeyEncryptionKey({ NODE_ENV: 'production', WEBHOOK_KEY_ENCRYPTION_KEY: key })).toThrow(/openssl rand -base64 32/);

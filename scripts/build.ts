@@ -19,7 +19,9 @@ const walk = (directory: string): string[] =>
 
 const compile = (): void => {
   rmSync(dist, { recursive: true, force: true });
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist], { stdio: 'inherit' });
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist], {
+    stdio: 'inherit',
+  });
 };
 
 // The OpenAPI document the gateway serves at /docs; dist/openapi is where its compiled files.js looks.
@@ -37,14 +39,19 @@ const copyRuntimeFiles = (): number => {
 
 /** tsconfig's `paths` (@corridor/x → libs/x/src/index.ts) as packages whose main is the compiled index. */
 const linkLibraries = (): string[] => {
-  const paths = (JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths;
+  const paths = (
+    JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } }
+  ).compilerOptions.paths;
   const linked: string[] = [];
   for (const [name, sources] of Object.entries(paths)) {
     const main = join(dist, (sources[0] ?? '').replace(/\.ts$/, '.js'));
     if (!statSync(main, { throwIfNoEntry: false })) continue; // a test-only library (@corridor/testing) is not built
     const packageDirectory = join(dist, 'node_modules', name);
     mkdirSync(packageDirectory, { recursive: true });
-    writeFileSync(join(packageDirectory, 'package.json'), `${JSON.stringify({ name, private: true, main: relative(packageDirectory, main) }, null, 2)}\n`);
+    writeFileSync(
+      join(packageDirectory, 'package.json'),
+      `${JSON.stringify({ name, private: true, main: relative(packageDirectory, main) }, null, 2)}\n`,
+    );
     linked.push(name);
   }
   return linked;
@@ -54,4 +61,6 @@ const started = Date.now();
 compile();
 const copied = copyRuntimeFiles();
 const linked = linkLibraries();
-console.log(`build: ${relative(root, dist)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s; ${copied} SQL and OpenAPI files; libraries ${linked.join(', ')}`);
+console.log(
+  `build: ${relative(root, dist)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s; ${copied} SQL and OpenAPI files; libraries ${linked.join(', ')}`,
+);

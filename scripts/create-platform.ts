@@ -20,7 +20,10 @@ const main = async (): Promise<void> => {
   const data: CreatePlatformData = { name: option(args, 'name') ?? 'Sandbox platform', environment, ...(umaDomain ? { umaDomain } : {}) };
   const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
   const subjectPrefix = process.env['CORRIDOR_SUBJECT_PREFIX'] ?? 'corridor';
-  const app = await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl, natsAuth: parseNatsAuth(process.env), subjectPrefix, name: 'bootstrap' }), { logger: ['error'] });
+  const app = await NestFactory.createApplicationContext(
+    MessagingModule.forRoot({ natsUrl, natsAuth: parseNatsAuth(process.env), subjectPrefix, name: 'bootstrap' }),
+    { logger: ['error'] },
+  );
   try {
     await app.init();
     const requestId = newUuid();

@@ -52,9 +52,15 @@ const moveCheckpoints = async (client: Client, schema: string, moves: Move[], re
   await client.query('BEGIN');
   try {
     for (const { checkpoint, to } of moves) {
-      const moved = await client.query(MOVE_SQL(schema, checkpoint.table), [checkpoint.name, to.toString(), checkpoint.position.toString()]);
+      const moved = await client.query(MOVE_SQL(schema, checkpoint.table), [
+        checkpoint.name,
+        to.toString(),
+        checkpoint.position.toString(),
+      ]);
       if (moved.rowCount !== 1) {
-        throw new Error(`${checkpoint.table} ${checkpoint.name} moved during the copy: is the service still running? Stop it and run the copy again.`);
+        throw new Error(
+          `${checkpoint.table} ${checkpoint.name} moved during the copy: is the service still running? Stop it and run the copy again.`,
+        );
       }
     }
     await client.query(COPIES_DDL(schema));
@@ -75,9 +81,12 @@ const refuseUncopyable = async (client: Client, service: string, schema: string,
   const events = (await client.query('SELECT to_regclass($1) AS found', [`${schema}.events`])).rows[0].found;
   if (!events) throw new Error(`${service} has no PostgreSQL event store (${schema}.events) to copy.`);
   await client.query(COPIES_DDL(schema));
-  const done = (await client.query<{ copied_at: Date }>(`SELECT copied_at FROM ${schema}.event_store_copies WHERE target = $1`, [target])).rows[0];
+  const done = (await client.query<{ copied_at: Date }>(`SELECT copied_at FROM ${schema}.event_store_copies WHERE target = $1`, [target]))
+    .rows[0];
   if (done) {
-    throw new Error(`${service} was copied to ${target} at ${done.copied_at.toISOString()}; its checkpoints already count KurrentDB positions.`);
+    throw new Error(
+      `${service} was copied to ${target} at ${done.copied_at.toISOString()}; its checkpoints already count KurrentDB positions.`,
+    );
   }
 };
 
@@ -106,8 +115,11 @@ const copyService = async (service: string): Promise<void> => {
     const moves = checkpoints.map((checkpoint) => ({ checkpoint, to: result.translated.get(checkpoint.position) ?? 0n }));
     await moveCheckpoints(client, info.schema, moves, { target, sourceHead: result.sourceHead, copied: result.copied });
     const head = await destination.headPosition();
-    console.log(`${service}: ${result.copied} events copied, ${result.skipped} were already there (an earlier run); KurrentDB head ${head}`);
-    for (const { checkpoint, to } of moves) console.log(`  ${checkpoint.table} ${checkpoint.name}: position ${checkpoint.position} -> ${to}`);
+    console.log(
+      `${service}: ${result.copied} events copied, ${result.skipped} were already there (an earlier run); KurrentDB head ${head}`,
+    );
+    for (const { checkpoint, to } of moves)
+      console.log(`  ${checkpoint.table} ${checkpoint.name}: position ${checkpoint.position} -> ${to}`);
     console.log(`start ${service} with EVENT_STORE_${service.toUpperCase()}=kurrentdb EVENTSTORE_URL=<the same URL>`);
   } finally {
     await destination.close();

@@ -9,9 +9,15 @@ import { useTestDatabase } from '@corridor/testing';
 
 const database = useTestDatabase();
 
-const run = (script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+const run = (
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('EVENT_STORE') && key !== 'EVENTSTORE_URL'));
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !key.startsWith('EVENT_STORE') && key !== 'EVENTSTORE_URL'),
+    );
     const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, script), ...args], {
       cwd: join(__dirname, '..'),
       env: { ...clean, DATABASE_URL: database.url, ...env },
@@ -30,15 +36,24 @@ beforeAll(async () => {
   await ensureEventStoreSchema(database.url, 'accounts');
   const store = createPostgresEventStore({ connectionString: database.url, schema: 'accounts' });
   const metadata = { platformId: 'Platform:tools', correlationId: 'c', requestId: 'r', actor: { kind: 'system' as const, name: 'seed' } };
-  const appended = await store.appendToStream('InternalAccount:tools', [{ type: 'Seeded', data: { n: 1 } }, { type: 'Seeded', data: { n: 2 } }], {
-    expectedVersion: 0,
-    metadata,
-  });
+  const appended = await store.appendToStream(
+    'InternalAccount:tools',
+    [
+      { type: 'Seeded', data: { n: 1 } },
+      { type: 'Seeded', data: { n: 2 } },
+    ],
+    {
+      expectedVersion: 0,
+      metadata,
+    },
+  );
   head = appended.events[1]!.globalPosition;
   await store.close();
   const client = new Client({ connectionString: database.url });
   await client.connect();
-  await client.query(`INSERT INTO accounts.projection_checkpoints (name, version, position) VALUES ('internal-accounts', 1, $1)`, [String(head - 1n)]);
+  await client.query(`INSERT INTO accounts.projection_checkpoints (name, version, position) VALUES ('internal-accounts', 1, $1)`, [
+    String(head - 1n),
+  ]);
   await client.query(`INSERT INTO accounts.outbox_checkpoints (name, position) VALUES ('accounts-outbox', $1)`, [String(head)]);
   await client.end();
 });

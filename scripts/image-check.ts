@@ -35,13 +35,17 @@ const timed = <T>(label: string, work: () => T): T => {
   return result;
 };
 
-const sizeMb = (path: string): number => Number(execFileSync('du', ['-sk', realpathSync(path)], { encoding: 'utf8' }).split('\t')[0]) / 1024;
+const sizeMb = (path: string): number =>
+  Number(execFileSync('du', ['-sk', realpathSync(path)], { encoding: 'utf8' }).split('\t')[0]) / 1024;
 
 const waitReady = async (url: string, child: ChildProcess, output: string[]): Promise<number> => {
   const started = Date.now();
   while (Date.now() - started < READY_TIMEOUT_MS) {
     if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}:\n${output.join('')}`);
-    const ok = await fetch(url).then((reply) => reply.ok, () => false);
+    const ok = await fetch(url).then(
+      (reply) => reply.ok,
+      () => false,
+    );
     if (ok) return Date.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -56,7 +60,9 @@ const withDatabase = async <T>(use: (url: string) => Promise<T>): Promise<T> => 
   try {
     return await use(adminUrl.replace(/\/[^/]*$/, `/${name}`));
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((error: Error) => console.error(`image-check: could not drop ${name}: ${error.message}`));
+    await admin
+      .query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      .catch((error: Error) => console.error(`image-check: could not drop ${name}: ${error.message}`));
     await admin.end();
   }
 };
@@ -83,7 +89,9 @@ const startAll = async (env: Record<string, string>): Promise<void> => {
         return `${app.name} ${(ms / 1000).toFixed(1)} s`;
       }),
     );
-    console.log(`image-check: every app ready from compiled output with production dependencies (cold start, all at once): ${started.join(', ')}`);
+    console.log(
+      `image-check: every app ready from compiled output with production dependencies (cold start, all at once): ${started.join(', ')}`,
+    );
   } finally {
     for (const child of children) child.kill('SIGTERM');
   }
@@ -93,13 +101,21 @@ const startAll = async (env: Record<string, string>): Promise<void> => {
 const coldStarts = async (env: Record<string, string>): Promise<void> => {
   const ways = [
     { label: 'compiled, production dependencies', cwd: work, args: ['dist/apps/platform/src/main.js'] },
-    { label: 'TypeScript through swc-node, development install', cwd: root, args: ['-r', '@swc-node/register', 'apps/platform/src/main.ts'] },
+    {
+      label: 'TypeScript through swc-node, development install',
+      cwd: root,
+      args: ['-r', '@swc-node/register', 'apps/platform/src/main.ts'],
+    },
   ];
   const figures: string[] = [];
   for (const way of ways) {
     const port = await freePort();
     const output: string[] = [];
-    const child = spawn(nodeBinary, way.args, { cwd: way.cwd, env: { ...process.env, ...env, HEALTH_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(nodeBinary, way.args, {
+      cwd: way.cwd,
+      env: { ...process.env, ...env, HEALTH_PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     try {
@@ -115,10 +131,18 @@ const coldStarts = async (env: Record<string, string>): Promise<void> => {
 const main = async (): Promise<void> => {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  timed('compiled into var/image-check/dist', () => execFileSync(process.execPath, ['-r', '@swc-node/register', join(root, 'scripts/build.ts'), 'var/image-check/dist'], { stdio: 'inherit' }));
+  timed('compiled into var/image-check/dist', () =>
+    execFileSync(process.execPath, ['-r', '@swc-node/register', join(root, 'scripts/build.ts'), 'var/image-check/dist'], {
+      stdio: 'inherit',
+    }),
+  );
   for (const file of ['package.json', 'package-lock.json']) cpSync(join(root, file), join(work, file));
-  timed('npm ci --omit=dev', () => execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: work, stdio: 'inherit' }));
-  console.log(`image-check: production node_modules ${sizeMb(join(work, 'node_modules')).toFixed(0)} MB (development install: ${sizeMb(join(root, 'node_modules')).toFixed(0)} MB)`);
+  timed('npm ci --omit=dev', () =>
+    execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: work, stdio: 'inherit' }),
+  );
+  console.log(
+    `image-check: production node_modules ${sizeMb(join(work, 'node_modules')).toFixed(0)} MB (development install: ${sizeMb(join(root, 'node_modules')).toFixed(0)} MB)`,
+  );
   await withDatabase(async (databaseUrl) => {
     const env = {
       NODE_ENV: 'production',
@@ -130,7 +154,9 @@ const main = async (): Promise<void> => {
       WEBHOOK_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     };
-    timed('migrated with dist/scripts/migrate.js', () => execFileSync(nodeBinary, ['dist/scripts/migrate.js'], { cwd: work, env: { ...process.env, ...env }, stdio: 'inherit' }));
+    timed('migrated with dist/scripts/migrate.js', () =>
+      execFileSync(nodeBinary, ['dist/scripts/migrate.js'], { cwd: work, env: { ...process.env, ...env }, stdio: 'inherit' }),
+    );
     await startAll(env);
     await coldStarts(env);
   });

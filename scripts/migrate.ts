@@ -8,7 +8,9 @@ const main = async (): Promise<void> => {
   for (const [service, info] of Object.entries(services)) {
     if (info.eventStore !== false) await ensureEventStoreSchema(connectionString, info.schema);
     const applied = await migrate({ connectionString, schema: info.schema, directory: info.migrations });
-    console.log(`${service}: ${info.eventStore !== false ? 'event store ready; ' : ''}${applied.length ? `applied ${applied.join(', ')}` : 'tables up to date'}`);
+    console.log(
+      `${service}: ${info.eventStore !== false ? 'event store ready; ' : ''}${applied.length ? `applied ${applied.join(', ')}` : 'tables up to date'}`,
+    );
   }
 };
 

@@ -53,12 +53,16 @@ describe('bus permissions', () => {
 
   it('lets only the services that move money send ledger commands', () => {
     const ledger = Object.values(subjects.accounts.ledger) as string[];
-    const senders = (Object.keys(busUsers) as BusUserName[]).filter((user) => busUsers[user].requests.some((subject) => ledger.includes(subject)));
+    const senders = (Object.keys(busUsers) as BusUserName[]).filter((user) =>
+      busUsers[user].requests.some((subject) => ledger.includes(subject)),
+    );
     expect(senders.sort()).toEqual(['cards', 'payments']);
   });
 
   it('knows every map of subjects libs/contracts exports', () => {
-    const contracts = sourceFiles(join(root, 'libs/contracts/src')).map((file) => readFileSync(file, 'utf8')).join('\n');
+    const contracts = sourceFiles(join(root, 'libs/contracts/src'))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
     const exported = [...contracts.matchAll(/export const (\w*[sS]ubjects) = \{/g)].map((match) => match[1]);
     expect(exported.sort()).toEqual(Object.keys(subjectMaps).sort());
   });
@@ -74,7 +78,9 @@ describe('bus permissions', () => {
     ['accounts', 'apps/accounts/src'],
     ['webhooks', 'apps/webhooks/src'],
   ] as const)('declares the JetStream consumers %s creates', (user, directory) => {
-    const code = sourceFiles(join(root, directory)).map((file) => readFileSync(file, 'utf8')).join('\n');
+    const code = sourceFiles(join(root, directory))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
     for (const { durable, filter } of busUsers[user].consumers ?? []) {
       expect(code).toContain(`'${durable}'`);
       expect(code).toContain(`\${subjectPrefix}.${filter}\``);
@@ -85,10 +91,14 @@ describe('bus permissions', () => {
     expect(readFileSync(DEFAULT_CONFIG_FILE, 'utf8')).toBe(deploymentConfig('corridor'));
   });
 
-  const apps = (JSON.parse(readFileSync(join(root, 'scripts/apps.json'), 'utf8')) as { apps: { name: string }[] }).apps.map((app) => app.name);
+  const apps = (JSON.parse(readFileSync(join(root, 'scripts/apps.json'), 'utf8')) as { apps: { name: string }[] }).apps.map(
+    (app) => app.name,
+  );
 
   it('runs every app as its own bus user in compose and in deploy/k8s', () => {
-    const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, { environment?: Record<string, string> }> };
+    const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+      services: Record<string, { environment?: Record<string, string> }>;
+    };
     for (const app of apps) {
       expect(compose.services[app]?.environment?.['NATS_USER']).toBe(app);
       expect(compose.services[app]?.environment?.['NATS_PASSWORD']).toContain(`NATS_PASSWORD_${app.toUpperCase()}`);
@@ -99,11 +109,21 @@ describe('bus permissions', () => {
   });
 
   it('denies by default in deploy/k8s and lets only the gateway take traffic from anywhere', () => {
-    type Policy = { metadata: { name: string }; spec: { podSelector: { matchLabels?: Record<string, string> }; ingress?: { from?: unknown[] }[] } };
-    const policies = parseAllDocuments(readFileSync(join(root, 'deploy/k8s/network-policies.yaml'), 'utf8')).map((document) => document.toJS() as Policy);
+    type Policy = {
+      metadata: { name: string };
+      spec: { podSelector: { matchLabels?: Record<string, string> }; ingress?: { from?: unknown[] }[] };
+    };
+    const policies = parseAllDocuments(readFileSync(join(root, 'deploy/k8s/network-policies.yaml'), 'utf8')).map(
+      (document) => document.toJS() as Policy,
+    );
     expect(policies.find((policy) => policy.metadata.name === 'default-deny')?.spec.podSelector).toEqual({});
-    for (const app of apps) expect(policies.find((policy) => policy.metadata.name === app)?.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': app });
-    const openToAll = policies.filter((policy) => (policy.spec.ingress ?? []).some((rule) => rule.from === undefined)).map((policy) => policy.metadata.name);
+    for (const app of apps)
+      expect(policies.find((policy) => policy.metadata.name === app)?.spec.podSelector.matchLabels).toEqual({
+        'app.kubernetes.io/name': app,
+      });
+    const openToAll = policies
+      .filter((policy) => (policy.spec.ingress ?? []).some((rule) => rule.from === undefined))
+      .map((policy) => policy.metadata.name);
     expect(openToAll).toEqual(['gateway']);
   });
 });

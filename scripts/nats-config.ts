@@ -15,7 +15,12 @@ import { busPassword, busPasswordVariable, busUsers, type BusUserName, natsServe
 export const DEFAULT_CONFIG_FILE = join(__dirname, '../deploy/nats/nats-server.conf');
 
 export const deploymentConfig = (subjectPrefix: string, local: { port?: number; storeDir?: string } = {}): string =>
-  natsServerConfig({ subjectPrefix, streamName: eventsStreamName(subjectPrefix), storeDir: local.storeDir ?? '/data/jetstream', ...(local.port ? { port: local.port } : {}) });
+  natsServerConfig({
+    subjectPrefix,
+    streamName: eventsStreamName(subjectPrefix),
+    storeDir: local.storeDir ?? '/data/jetstream',
+    ...(local.port ? { port: local.port } : {}),
+  });
 
 const option = (args: string[], name: string): string | undefined => {
   const index = args.indexOf(name);

@@ -11,7 +11,13 @@ import { buildOpenApiArtifacts, type OpenApiArtifacts } from './openapi-artifact
 // body schema, that Corridor's additions are marked, and that the committed files are current.
 
 type Json = Record<string, unknown>;
-type Row = { operationId: string; route: string; reference: string; corridor: string; result: 'matched' | 'departure' | 'differs' | 'missing' };
+type Row = {
+  operationId: string;
+  route: string;
+  reference: string;
+  corridor: string;
+  result: 'matched' | 'departure' | 'differs' | 'missing';
+};
 
 const OUT_OF_SCOPE_PREFIX = '/stablecoin-provider-accounts';
 const HEADERS_OF_NOTE = ['idempotency-key', 'grid-wallet-signature', 'request-id'];
@@ -29,7 +35,10 @@ const headerNames = (document: Json, operation: Json): string[] =>
     .map((parameter) => String(parameter.name).toLowerCase());
 
 const resolvePointer = (document: Json, ref: string): Json =>
-  ref.slice(2).split('/').reduce<Json>((node, segment) => node[segment] as Json, document);
+  ref
+    .slice(2)
+    .split('/')
+    .reduce<Json>((node, segment) => node[segment] as Json, document);
 
 let artifacts: OpenApiArtifacts;
 let rows: Row[];
@@ -44,21 +53,44 @@ beforeAll(async () => {
     .filter(({ path }) => !path.startsWith(OUT_OF_SCOPE_PREFIX))
     .map(({ path, method, operation }) => {
       const ours = published.get(operation.operationId);
-      const row = { operationId: String(operation.operationId), route: `${method.toUpperCase()} ${path}`, reference: successStatuses(operation), corridor: successStatuses(ours?.operation) };
+      const row = {
+        operationId: String(operation.operationId),
+        route: `${method.toUpperCase()} ${path}`,
+        reference: successStatuses(operation),
+        corridor: successStatuses(ours?.operation),
+      };
       if (!ours || ours.path !== path || ours.method !== method) return { ...row, result: 'missing' as const };
       if (row.corridor === row.reference) return { ...row, result: 'matched' as const };
-      return { ...row, result: row.corridor === successStatuses(amended.get(operation.operationId)) ? ('departure' as const) : ('differs' as const) };
+      return {
+        ...row,
+        result: row.corridor === successStatuses(amended.get(operation.operationId)) ? ('departure' as const) : ('differs' as const),
+      };
     });
-  const counts = ['matched', 'departure', 'differs', 'missing'].map((result) => `${result} ${rows.filter((row) => row.result === result).length}`);
-  const table = rows.map((row) => `${row.result.padEnd(9)} ${row.operationId.padEnd(36)} ${row.route.padEnd(58)} ${row.reference.padEnd(8)} ${row.corridor}`);
-  console.log([`reference operations in scope: ${rows.length} (${counts.join(', ')})`, `${'result'.padEnd(9)} ${'operationId'.padEnd(36)} ${'route'.padEnd(58)} ${'ref 2xx'.padEnd(8)} corridor 2xx`, ...table].join('\n'));
+  const counts = ['matched', 'departure', 'differs', 'missing'].map(
+    (result) => `${result} ${rows.filter((row) => row.result === result).length}`,
+  );
+  const table = rows.map(
+    (row) => `${row.result.padEnd(9)} ${row.operationId.padEnd(36)} ${row.route.padEnd(58)} ${row.reference.padEnd(8)} ${row.corridor}`,
+  );
+  console.log(
+    [
+      `reference operations in scope: ${rows.length} (${counts.join(', ')})`,
+      `${'result'.padEnd(9)} ${'operationId'.padEnd(36)} ${'route'.padEnd(58)} ${'ref 2xx'.padEnd(8)} corridor 2xx`,
+      ...table,
+    ].join('\n'),
+  );
 });
 
 describe('the published OpenAPI against the reference', () => {
   it('has every in-scope reference operation, with its operationId, method, path and success statuses', () => {
     expect(rows.filter((row) => row.result === 'missing' || row.result === 'differs')).toEqual([]);
     // The only departures are the recorded ones (decision 0020).
-    expect(rows.filter((row) => row.result === 'departure').map((row) => row.operationId).sort()).toEqual(['agentCreateTransferOut', 'createCard', 'createTransferOut']);
+    expect(
+      rows
+        .filter((row) => row.result === 'departure')
+        .map((row) => row.operationId)
+        .sort(),
+    ).toEqual(['agentCreateTransferOut', 'createCard', 'createTransferOut']);
   });
 
   it('declares the Idempotency-Key, Grid-Wallet-Signature and Request-Id headers wherever the reference does', () => {
@@ -82,7 +114,10 @@ describe('the published OpenAPI against the reference', () => {
       const withoutSchema = Object.entries(responses)
         .filter(([status, response]) => status !== '204' && !response.content?.['application/json']?.schema)
         .map(([status]) => `${method} ${path} ${status}: no body schema`);
-      const idempotency = method === 'post' && !headerNames(artifacts.document, operation).includes('idempotency-key') ? [`${method} ${path}: no Idempotency-Key`] : [];
+      const idempotency =
+        method === 'post' && !headerNames(artifacts.document, operation).includes('idempotency-key')
+          ? [`${method} ${path}: no Idempotency-Key`]
+          : [];
       const errors = Object.keys(responses).some((status) => status === 'default') ? [] : [`${method} ${path}: no error body`];
       return [...withoutSchema, ...idempotency, ...errors];
     });

@@ -10,7 +10,10 @@ import { databaseUrl, services } from './services';
 // Only PostgreSQL is touched (DATABASE_URL): the running service carries out a retry with its own
 // mapping and bus credentials, and /health stays degraded until every dead letter is retried or skipped.
 
-const eventSourced = (): string[] => Object.entries(services).filter(([, info]) => info.eventStore !== false).map(([name]) => name);
+const eventSourced = (): string[] =>
+  Object.entries(services)
+    .filter(([, info]) => info.eventStore !== false)
+    .map(([name]) => name);
 
 const usage = `usage:
   npm run outbox:dead-letters -- list [--all] [service]
@@ -50,7 +53,11 @@ const resolve = async (client: Client, action: 'retry' | 'skip', args: string[])
   if (!position || !(position === 'all' || /^\d{1,19}$/.test(position))) throw new Error(`Name a position (from list) or "all".\n${usage}`);
   const changed = (await hasTable(client, schema)) ? await resolveDeadLetters(client, schema, `${service}-outbox`, position, action) : 0;
   if (changed === 0) throw new Error(`No open dead letter of ${service} at ${position}.`);
-  process.stdout.write(action === 'retry' ? `${changed} dead letter(s) of ${service} marked for retry; the service's relay publishes them within a second.\n` : `${changed} dead letter(s) of ${service} skipped.\n`);
+  process.stdout.write(
+    action === 'retry'
+      ? `${changed} dead letter(s) of ${service} marked for retry; the service's relay publishes them within a second.\n`
+      : `${changed} dead letter(s) of ${service} skipped.\n`,
+  );
 };
 
 const main = async (): Promise<void> => {

@@ -23,7 +23,7 @@ const accountedDynamic: Record<string, { why: string; shapes: string[] }> = {
     shapes: ['^/customers/[^/]+/kyc-link/?$', '^/sandbox/cards/[^/]+/simulate/[^/]+/?$', '^/docs/.*/?$'],
   },
   'libs/testing/src/conformance.ts': {
-    why: "a reference path template (test support only): escaped literal segments and [^/]+ for each parameter",
+    why: 'a reference path template (test support only): escaped literal segments and [^/]+ for each parameter',
     shapes: ['^/customers/[^/]+/kyc-link$', '^/agents/[^/]+/actions/[^/]+/reject$'],
   },
 };
@@ -31,8 +31,12 @@ const accountedDynamic: Record<string, { why: string; shapes: string[] }> = {
 describe('regular expressions of apps/ and libs/', () => {
   it('finds the patterns to check (the inventory works)', () => {
     expect(inventory.found.length).toBeGreaterThan(100);
-    expect(inventory.found).toEqual(expect.arrayContaining([expect.objectContaining({ file: 'libs/contracts/src/text-patterns.ts', kind: 'literal' })]));
-    expect(inventory.found).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'pattern-member' }), expect.objectContaining({ kind: 'constructor' })]));
+    expect(inventory.found).toEqual(
+      expect.arrayContaining([expect.objectContaining({ file: 'libs/contracts/src/text-patterns.ts', kind: 'literal' })]),
+    );
+    expect(inventory.found).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 'pattern-member' }), expect.objectContaining({ kind: 'constructor' })]),
+    );
   });
 
   it('builds no RegExp from a run-time value that is not accounted for', () => {
@@ -41,8 +45,13 @@ describe('regular expressions of apps/ and libs/', () => {
   });
 
   it('has no pattern recheck finds vulnerable (or cannot prove safe)', () => {
-    const shapes = Object.entries(accountedDynamic).flatMap(([file, { shapes: sources }]) => sources.map((source) => ({ file, line: 0, source, flags: '' })));
-    const judged = [...inventory.found, ...shapes].map((regex) => ({ regex, diagnostics: checkSync(regex.source, regex.flags, { timeout: 10_000 }) }));
+    const shapes = Object.entries(accountedDynamic).flatMap(([file, { shapes: sources }]) =>
+      sources.map((source) => ({ file, line: 0, source, flags: '' })),
+    );
+    const judged = [...inventory.found, ...shapes].map((regex) => ({
+      regex,
+      diagnostics: checkSync(regex.source, regex.flags, { timeout: 10_000 }),
+    }));
     const unsafe = judged
       .filter(({ diagnostics }) => diagnostics.status !== 'safe')
       .map(({ regex, diagnostics }) => ({

@@ -71,13 +71,21 @@ const inventoryOfFile = (path: string, root: string, inventory: RegexInventory):
       const text = node.getText(file);
       const end = text.lastIndexOf('/');
       inventory.found.push({ ...at(node), source: text.slice(1, end), flags: text.slice(end + 1), kind: 'literal' });
-    } else if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && ts.isIdentifier(node.expression) && node.expression.text === 'RegExp') {
+    } else if (
+      (ts.isNewExpression(node) || ts.isCallExpression(node)) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'RegExp'
+    ) {
       const [sourceArgument, flagsArgument] = node.arguments ?? [];
       const source = sourceArgument ? fold(sourceArgument, constants) : '';
       const flags = flagsArgument ? fold(flagsArgument, constants) : '';
       if (source === undefined || flags === undefined) inventory.dynamic.push({ ...at(node), text: node.getText(file) });
       else inventory.found.push({ ...at(node), source, flags, kind: 'constructor' });
-    } else if (ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && node.name.text === 'pattern') {
+    } else if (
+      ts.isPropertyAssignment(node) &&
+      (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) &&
+      node.name.text === 'pattern'
+    ) {
       const source = fold(node.initializer, constants);
       if (source !== undefined) inventory.found.push({ ...at(node), source, flags: '', kind: 'pattern-member' });
     }

@@ -26,7 +26,9 @@ import { databaseUrl, ownerOfStream, services } from './services';
 const usage = `usage:
   npm run replay -- <streamId> [--json]          e.g. Customer:0196f1a0-...
   npm run replay -- --rebuild <projection> --shadow [--swap] [--json] | --swap | --destructive
-                                                one of: ${Object.values(services).flatMap((s) => s.projections.map((p) => p.name)).join(', ')}
+                                                one of: ${Object.values(services)
+                                                  .flatMap((s) => s.projections.map((p) => p.name))
+                                                  .join(', ')}
   npm run replay -- --status [--json]           every projection and outbox: position, head, lag, halt, last error`;
 
 const color = process.stdout.isTTY ? (code: number, text: string) => `\u001b[${code}m${text}\u001b[0m` : (_: number, text: string) => text;
@@ -54,7 +56,12 @@ const storeOf = (service: string, schema: string, options: { ensureSchema?: bool
 
 const printStream = async (streamId: string, asJson: boolean): Promise<void> => {
   const owner = ownerOfStream(streamId);
-  if (!owner) throw new Error(`No service keeps streams of type "${streamId.split(':')[0]}". Known: ${Object.values(services).flatMap((s) => Object.keys(s.streams)).join(', ')}.`);
+  if (!owner)
+    throw new Error(
+      `No service keeps streams of type "${streamId.split(':')[0]}". Known: ${Object.values(services)
+        .flatMap((s) => Object.keys(s.streams))
+        .join(', ')}.`,
+    );
   const store = storeOf(owner.service, owner.info.schema);
   try {
     const { events, version } = await store.readStream(streamId);
@@ -66,12 +73,22 @@ const printStream = async (streamId: string, asJson: boolean): Promise<void> => 
       state = owner.decider.evolve(state, event);
       if (asJson) {
         // Some states keep amounts as bigint (a card transaction's): JSON carries them as strings.
-        console.log(JSON.stringify({ ...event, globalPosition: event.globalPosition.toString(), stateAfter: state }, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)));
+        console.log(
+          JSON.stringify({ ...event, globalPosition: event.globalPosition.toString(), stateAfter: state }, (_key, value: unknown) =>
+            typeof value === 'bigint' ? value.toString() : value,
+          ),
+        );
         continue;
       }
       const meta = event.metadata;
-      console.log(`${cyan(`#${event.streamPosition}`)} ${bold(event.type)}  ${dim(`global ${event.globalPosition}  ${meta.occurredAt}  schema v${meta.schemaVersion}`)}`);
-      console.log(dim(`   by ${actorText(event)}  platform ${meta.platformId || '-'}  request ${meta.requestId}  correlation ${meta.correlationId}${meta.commandId ? `  command ${meta.commandId}` : ''}`));
+      console.log(
+        `${cyan(`#${event.streamPosition}`)} ${bold(event.type)}  ${dim(`global ${event.globalPosition}  ${meta.occurredAt}  schema v${meta.schemaVersion}`)}`,
+      );
+      console.log(
+        dim(
+          `   by ${actorText(event)}  platform ${meta.platformId || '-'}  request ${meta.requestId}  correlation ${meta.correlationId}${meta.commandId ? `  command ${meta.commandId}` : ''}`,
+        ),
+      );
       console.log(`   data   ${show(event.data).replace(/\n/g, '\n          ')}`);
       const changed = changedMembers(before, state);
       console.log(`   state  ${Object.keys(changed).length ? show(changed).replace(/\n/g, '\n          ') : dim('(unchanged)')}\n`);
@@ -156,11 +173,24 @@ const rebuildShadow = async (name: string, plan: { build: boolean; swap: boolean
 const rebuildInPlace = async (name: string): Promise<void> => {
   const { service, info } = projectionOwner(name);
   const store = storeOf(service, info.schema);
-  const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: databaseUrl(), schema: info.schema, entities: info.projections.map((p) => p.entity), discovery: { warnWhenNoEntities: false } });
+  const orm = await MikroORM.init({
+    driver: PostgreSqlDriver,
+    clientUrl: databaseUrl(),
+    schema: info.schema,
+    entities: info.projections.map((p) => p.entity),
+    discovery: { warnWhenNoEntities: false },
+  });
   const head = await store.headPosition();
   const bar = createProgress({ title: `rebuild ${name}`, unit: 'events', total: Number(head) });
   try {
-    const runner = new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections, logger: consoleLogger('replay', 'warn'), service });
+    const runner = new ProjectionRunner({
+      store,
+      orm,
+      schema: info.schema,
+      projections: info.projections,
+      logger: consoleLogger('replay', 'warn'),
+      service,
+    });
     const startedAt = Date.now();
     // The runner moves its in-memory position after each batch; the bar reads it.
     const position = () => Number(runner.status().projections.find((p) => p.name === name)?.position ?? 0);
@@ -225,13 +255,32 @@ const printStatus = async (asJson: boolean): Promise<void> => {
       }
       const choice = eventStoreChoiceFrom(service);
       const head = await headOf(service, info.schema);
-      const columns = (await client.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'projection_checkpoints'`, [info.schema])).rows.map((row) => row.column_name as string);
+      const columns = (
+        await client.query(
+          `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'projection_checkpoints'`,
+          [info.schema],
+        )
+      ).rows.map((row) => row.column_name as string);
       const extra = columns.includes('halted_at') ? ', halted_at, last_error, last_error_at, last_error_event' : '';
-      const rows = (await client.query<CheckpointRow>(`SELECT name, position, updated_at${extra} FROM ${info.schema}.projection_checkpoints ORDER BY name`)).rows;
-      const outbox = (await client.query<{ name: string; position: string }>(`SELECT name, position FROM ${info.schema}.outbox_checkpoints ORDER BY name`)).rows;
+      const rows = (
+        await client.query<CheckpointRow>(
+          `SELECT name, position, updated_at${extra} FROM ${info.schema}.projection_checkpoints ORDER BY name`,
+        )
+      ).rows;
+      const outbox = (
+        await client.query<{ name: string; position: string }>(`SELECT name, position FROM ${info.schema}.outbox_checkpoints ORDER BY name`)
+      ).rows;
       halted += rows.filter((row) => row.halted_at).length;
       if (asJson) {
-        console.log(JSON.stringify({ service, eventStore: describeEventStore(choice), head: head.toString(), projections: rows, outbox: outbox.map((row) => ({ ...row, lag: (head - BigInt(row.position)).toString() })) }));
+        console.log(
+          JSON.stringify({
+            service,
+            eventStore: describeEventStore(choice),
+            head: head.toString(),
+            projections: rows,
+            outbox: outbox.map((row) => ({ ...row, lag: (head - BigInt(row.position)).toString() })),
+          }),
+        );
         continue;
       }
       console.log(`${bold(service)}  ${dim(`head ${head}  (${describeEventStore(choice)})`)}`);
@@ -240,11 +289,16 @@ const printStatus = async (asJson: boolean): Promise<void> => {
         const state = row.halted_at ? color(31, `HALTED since ${row.halted_at.toISOString()}`) : lag === 0n ? 'at head' : `${lag} behind`;
         console.log(`  ${row.name.padEnd(28)} position ${String(row.position).padStart(10)}  ${state}`);
         if (row.last_error) {
-          const event = row.last_error_event ? ` on ${row.last_error_event.type} of ${row.last_error_event.streamId} (position ${row.last_error_event.position})` : '';
+          const event = row.last_error_event
+            ? ` on ${row.last_error_event.type} of ${row.last_error_event.streamId} (position ${row.last_error_event.position})`
+            : '';
           console.log(dim(`    last error ${row.last_error_at?.toISOString() ?? ''}${event}: ${row.last_error}`));
         }
       }
-      for (const row of outbox) console.log(`  ${`outbox ${row.name}`.padEnd(28)} position ${String(row.position).padStart(10)}  ${head - BigInt(row.position) === 0n ? 'at head' : `${head - BigInt(row.position)} behind`}`);
+      for (const row of outbox)
+        console.log(
+          `  ${`outbox ${row.name}`.padEnd(28)} position ${String(row.position).padStart(10)}  ${head - BigInt(row.position) === 0n ? 'at head' : `${head - BigInt(row.position)} behind`}`,
+        );
       console.log('');
     }
   } finally {

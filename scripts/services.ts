@@ -47,7 +47,13 @@ import { tokenDecider } from '../apps/platform/src/tokens/token';
 type AnyDecider = { evolve: (state: any, event: any) => any; initialState: () => any };
 
 /** eventStore false: the service keeps plain tables only (webhooks: the delivery log), no event store. */
-export type ServiceInfo = { schema: string; migrations: string; projections: Projection<any>[]; streams: Record<string, AnyDecider>; eventStore?: false };
+export type ServiceInfo = {
+  schema: string;
+  migrations: string;
+  projections: Projection<any>[];
+  streams: Record<string, AnyDecider>;
+  eventStore?: false;
+};
 
 /**
  * A Transaction: stream is a quote's payment or a transfer (transactionDecider) or an incoming UMA
@@ -74,7 +80,14 @@ export const services: Record<string, ServiceInfo> = {
     migrations: join(__dirname, '../apps/customers/src/migrations'),
     // Beneficial owners and verifications are recorded in their customer's stream (decision 0007),
     // so they add read models here but no stream type of their own.
-    projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection, kycLinkViewProjection, bulkImportViewProjection],
+    projections: [
+      customerViewProjection,
+      beneficialOwnerViewProjection,
+      verificationViewProjection,
+      documentViewProjection,
+      kycLinkViewProjection,
+      bulkImportViewProjection,
+    ],
     streams: { Customer: customerDecider, UmaAddress: uniqueValueDecider, PlatformCustomerId: uniqueValueDecider, Job: bulkImportDecider },
   },
   accounts: {
@@ -93,7 +106,16 @@ export const services: Record<string, ServiceInfo> = {
   payments: {
     schema: 'payments',
     migrations: join(__dirname, '../apps/payments/src/migrations'),
-    projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection, transferTimerProjection, transactionCountProjection, paymentExecutionProjection],
+    projections: [
+      quoteViewProjection,
+      transactionViewProjection,
+      lookupViewProjection,
+      invitationViewProjection,
+      incomingTimerProjection,
+      transferTimerProjection,
+      transactionCountProjection,
+      paymentExecutionProjection,
+    ],
     streams: { Transaction: transactionStreamDecider, Lookup: receiverLookupDecider, Invitation: invitationDecider },
   },
   cards: {

@@ -42,6 +42,8 @@ mkdir -p "$RESULTS_DIR"
 
 step 'typecheck' npx tsc -p tsconfig.json --noEmit
 step 'lint' npm run lint
+# One format (Prettier, 140 columns) for every TypeScript file; `npm run format` applies it.
+step 'format' npm run format:check
 # The Kubernetes overlays rendered and checked against the Kubernetes schemas and Corridor's rules.
 step 'manifests' node scripts/validate-manifests.mjs
 # The production image's steps without Docker: compile, production-only install, every app started from it.

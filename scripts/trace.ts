@@ -23,7 +23,8 @@ type Options = { id: string; window: TimeWindow; json: boolean };
 
 const asTime = (name: string, value: string | undefined): string => {
   const time = new Date(value ?? '');
-  if (!value || Number.isNaN(time.getTime())) throw new Error(`${name} needs a time such as 2026-11-27T13:00:00Z, not "${value ?? ''}".\n${usage}`);
+  if (!value || Number.isNaN(time.getTime()))
+    throw new Error(`${name} needs a time such as 2026-11-27T13:00:00Z, not "${value ?? ''}".\n${usage}`);
   return time.toISOString();
 };
 
@@ -48,7 +49,9 @@ const printNode = (node: TraceNode): void => {
   console.log(`${dim(event.occurredAt)} ${indent}${cyan(where)} ${bold(event.type)}`);
   const pad = ' '.repeat(event.occurredAt.length + 1) + '  '.repeat(node.depth + (node.depth > 0 ? 1 : 0));
   console.log(`${pad}${summarize(event.data)}`);
-  console.log(dim(`${pad}correlation ${event.correlationId ?? '-'}  causation ${event.causationId ?? '-'}  request ${event.requestId ?? '-'}`));
+  console.log(
+    dim(`${pad}correlation ${event.correlationId ?? '-'}  causation ${event.causationId ?? '-'}  request ${event.requestId ?? '-'}`),
+  );
   for (const delivery of node.deliveries) {
     console.log(`${pad}↳ ${bold(`webhook ${delivery.type}`)} ${delivery.id} ${delivery.status} after ${delivery.attemptCount} attempt(s)`);
     for (const attempt of delivery.attempts) console.log(dim(`${pad}    ${describeAttempt(attempt)} → ${attempt.url}`));
@@ -63,19 +66,33 @@ const printTrace = (id: string, trace: Trace, json: boolean): void => {
   }
   const servicesSeen = [...new Set(trace.events.map((event) => event.service))].sort();
   console.log(`${bold(id)}  ${dim(`found as ${trace.foundAs.join('; ')}`)}`);
-  console.log(dim(`${trace.events.length} events in ${servicesSeen.join(', ')}; ${trace.deliveries.length} webhook deliveries; ${trace.correlationIds.length} correlation(s)\n`));
+  console.log(
+    dim(
+      `${trace.events.length} events in ${servicesSeen.join(', ')}; ${trace.deliveries.length} webhook deliveries; ${trace.correlationIds.length} correlation(s)\n`,
+    ),
+  );
   for (const node of flatten(roots)) printNode(node);
 };
 
 const main = async (): Promise<void> => {
   const options = parseArgs(process.argv.slice(2));
-  const schemas = Object.fromEntries(Object.entries(services).filter(([, info]) => info.eventStore !== false).map(([name, info]) => [name, info.schema]));
+  const schemas = Object.fromEntries(
+    Object.entries(services)
+      .filter(([, info]) => info.eventStore !== false)
+      .map(([name, info]) => [name, info.schema]),
+  );
   const reader = await PostgresTraceReader.connect(databaseUrl(), schemas);
   try {
     const trace = await collectTrace(reader, options.id, options.window);
-    if (trace.events.length === 0) throw new Error(`Nothing in ${reader.services.join(', ')} or the webhook log names ${options.id}${options.window.from || options.window.to ? ' in that window' : ''}.`);
+    if (trace.events.length === 0)
+      throw new Error(
+        `Nothing in ${reader.services.join(', ')} or the webhook log names ${options.id}${options.window.from || options.window.to ? ' in that window' : ''}.`,
+      );
     printTrace(options.id, trace, options.json);
-    if (trace.truncated) console.error(`A store had more events of these correlations than ${MAX_EVENTS}; the trace is cut there. Narrow it with --from/--to.`);
+    if (trace.truncated)
+      console.error(
+        `A store had more events of these correlations than ${MAX_EVENTS}; the trace is cut there. Narrow it with --from/--to.`,
+      );
   } finally {
     await reader.close();
   }

@@ -34,14 +34,47 @@ export type SoakAgent = {
 
 const PERMISSIONS = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'];
 const policyOf = (kind: SoakAgentKind) => {
-  if (kind === 'AUTO') return { permissions: PERMISSIONS, defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 3_000, dailyLimit: 15_000, dailyTransactionLimit: 8, monthlyLimit: 1_000_000 } };
-  if (kind === 'APPROVAL') return { permissions: PERMISSIONS, defaultExecutionMode: 'APPROVAL_REQUIRED', spendingLimits: { currency: 'USD', perTransactionLimit: 5_000, dailyLimit: 40_000, dailyTransactionLimit: 25, monthlyLimit: 1_000_000 } };
-  return { permissions: PERMISSIONS, defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 3_000, dailyLimit: 30_000, dailyTransactionLimit: 20, monthlyLimit: 1_000_000 }, approvalThresholds: { currency: 'USD', amount: 1_500 } };
+  if (kind === 'AUTO')
+    return {
+      permissions: PERMISSIONS,
+      defaultExecutionMode: 'AUTO',
+      spendingLimits: {
+        currency: 'USD',
+        perTransactionLimit: 3_000,
+        dailyLimit: 15_000,
+        dailyTransactionLimit: 8,
+        monthlyLimit: 1_000_000,
+      },
+    };
+  if (kind === 'APPROVAL')
+    return {
+      permissions: PERMISSIONS,
+      defaultExecutionMode: 'APPROVAL_REQUIRED',
+      spendingLimits: {
+        currency: 'USD',
+        perTransactionLimit: 5_000,
+        dailyLimit: 40_000,
+        dailyTransactionLimit: 25,
+        monthlyLimit: 1_000_000,
+      },
+    };
+  return {
+    permissions: PERMISSIONS,
+    defaultExecutionMode: 'AUTO',
+    spendingLimits: { currency: 'USD', perTransactionLimit: 3_000, dailyLimit: 30_000, dailyTransactionLimit: 20, monthlyLimit: 1_000_000 },
+    approvalThresholds: { currency: 'USD', amount: 1_500 },
+  };
 };
 /** Policy refusals an agent expects: over a limit, paused, or deleted while it was acting. */
 const POLICY_CODES = new Set(['VELOCITY_LIMIT_EXCEEDED', 'FORBIDDEN']);
 
-export const createAgentOperations = (client: SoakClient, stats: SoakStats, random: Random, next: () => number, expect: (operation: string, reply: Reply, statuses: number[]) => boolean) => {
+export const createAgentOperations = (
+  client: SoakClient,
+  stats: SoakStats,
+  random: Random,
+  next: () => number,
+  expect: (operation: string, reply: Reply, statuses: number[]) => boolean,
+) => {
   const pick = <T>(items: readonly T[]): T | undefined => (items.length === 0 ? undefined : items[Math.floor(random() * items.length)]);
   const live = (platform: SoakPlatform) => platform.agents.filter((agent) => agent.state === 'live' && !agent.busy);
 
@@ -56,7 +89,12 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
       }
       if (!(redeemed.retried && redeemed.status === 400) && !expect('POST /agents/device-codes/{code}/redeem', redeemed, [200])) return;
       stats.outcome('agent redeem answer lost: code spent, regenerated');
-      const regenerated = await client.call('POST /agents/{id}/device-codes', agent.platform.auth, 'POST', `/agents/${agent.id}/device-codes`);
+      const regenerated = await client.call(
+        'POST /agents/{id}/device-codes',
+        agent.platform.auth,
+        'POST',
+        `/agents/${agent.id}/device-codes`,
+      );
       if (regenerated.status === 409) {
         // The lost redeem connected the agent; nobody holds its token. Deleted, as a platform would.
         stats.outcome('agent token lost with its redeem answer: agent deleted');
@@ -74,7 +112,8 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
     agent.state = 'deleted';
     if (agent.bearer) {
       const after = await client.call('GET /agents/me (deleted agent)', agent.bearer, 'GET', '/agents/me');
-      if (after.status !== 401) stats.surprise('a deleted agent\'s token still works', `${agent.id}: GET /agents/me answered ${after.status}`);
+      if (after.status !== 401)
+        stats.surprise("a deleted agent's token still works", `${agent.id}: GET /agents/me answered ${after.status}`);
     }
   };
 
@@ -87,7 +126,8 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
       return;
     }
     if (reply.status === 403 && POLICY_CODES.has(reply.body?.code)) {
-      const why = reply.body.details?.limit ?? (reply.body.details?.isPaused ? 'paused' : reply.body.details?.accountId ? 'account' : 'other');
+      const why =
+        reply.body.details?.limit ?? (reply.body.details?.isPaused ? 'paused' : reply.body.details?.accountId ? 'account' : 'other');
       stats.outcome(`agent refused ${reply.body.code} ${why}`);
       return;
     }
@@ -106,16 +146,30 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
     agentCreate: {
       weight: 2.5,
       run: async (platform) => {
-        const customer = pick(platform.customers.filter((candidate) => candidate.usd && candidate.eur && candidate.funded && candidate.banks.length > 0));
+        const customer = pick(
+          platform.customers.filter((candidate) => candidate.usd && candidate.eur && candidate.funded && candidate.banks.length > 0),
+        );
         if (!customer) return;
         const kind = pick<SoakAgentKind>(['AUTO', 'AUTO', 'APPROVAL', 'THRESHOLD'])!;
         const policy = policyOf(kind);
-        const created = await client.call('POST /agents', platform.auth, 'POST', '/agents', { body: { name: `Soak bot ${next()}`, customerId: customer.id, policy } });
+        const created = await client.call('POST /agents', platform.auth, 'POST', '/agents', {
+          body: { name: `Soak bot ${next()}`, customerId: customer.id, policy },
+        });
         if (created.status >= 500 || created.status === 0) platform.agentCreatesLost += 1;
         if (!expect('POST /agents', created, [201])) return;
         const agent: SoakAgent = {
-          id: created.body.agent.id, platform, customer, kind, state: 'connecting', dailyLimit: policy.spendingLimits.dailyLimit, dailyTransactionLimit: policy.spendingLimits.dailyTransactionLimit,
-          answered: new Map(), lost: 0, refusedByPayments: 0, quotes: new Map(), busy: true,
+          id: created.body.agent.id,
+          platform,
+          customer,
+          kind,
+          state: 'connecting',
+          dailyLimit: policy.spendingLimits.dailyLimit,
+          dailyTransactionLimit: policy.spendingLimits.dailyTransactionLimit,
+          answered: new Map(),
+          lost: 0,
+          refusedByPayments: 0,
+          quotes: new Map(),
+          busy: true,
         };
         platform.agents.push(agent);
         try {
@@ -149,7 +203,9 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
         const agent = pick(live(platform));
         if (!agent?.bearer || !agent.customer.usd) return;
         const amount = 100 + Math.floor(random() * 3_400);
-        const reply = await client.call('POST /agents/me/transfer-out', agent.bearer, 'POST', '/agents/me/transfer-out', { body: { source: { accountId: agent.customer.usd }, destination: { accountId: pick(agent.customer.banks) }, amount } });
+        const reply = await client.call('POST /agents/me/transfer-out', agent.bearer, 'POST', '/agents/me/transfer-out', {
+          body: { source: { accountId: agent.customer.usd }, destination: { accountId: pick(agent.customer.banks) }, amount },
+        });
         submitted('POST /agents/me/transfer-out', agent, reply);
       },
     },
@@ -158,7 +214,13 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
       run: async (platform) => {
         const agent = pick(live(platform));
         if (!agent?.bearer || !agent.customer.usd) return;
-        const reply = await client.call('POST /agents/me/transfer-in', agent.bearer, 'POST', '/agents/me/transfer-in', { body: { source: { accountId: pick(agent.customer.banks) }, destination: { accountId: agent.customer.usd }, amount: 100 + Math.floor(random() * 1_900) } });
+        const reply = await client.call('POST /agents/me/transfer-in', agent.bearer, 'POST', '/agents/me/transfer-in', {
+          body: {
+            source: { accountId: pick(agent.customer.banks) },
+            destination: { accountId: agent.customer.usd },
+            amount: 100 + Math.floor(random() * 1_900),
+          },
+        });
         submitted('POST /agents/me/transfer-in', agent, reply);
       },
     },
@@ -168,22 +230,41 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
         const agent = pick(live(platform));
         if (!agent?.bearer || !agent.customer.usd || !agent.customer.eur) return;
         const quote = await client.call('POST /agents/me/quotes', agent.bearer, 'POST', '/agents/me/quotes', {
-          body: { source: { sourceType: 'ACCOUNT', accountId: agent.customer.usd }, destination: { destinationType: 'ACCOUNT', accountId: agent.customer.eur }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 500 + Math.floor(random() * 2_000) },
+          body: {
+            source: { sourceType: 'ACCOUNT', accountId: agent.customer.usd },
+            destination: { destinationType: 'ACCOUNT', accountId: agent.customer.eur },
+            lockedCurrencySide: 'SENDING',
+            lockedCurrencyAmount: 500 + Math.floor(random() * 2_000),
+          },
         });
         if (quote.status === 403 && POLICY_CODES.has(quote.body?.code)) return stats.outcome(`agent quote refused ${quote.body.code}`);
         if (!expect('POST /agents/me/quotes', quote, [201])) return;
         agent.quotes.set(quote.body.id, quote.body.transactionId);
         platform.transactionIds.add(quote.body.transactionId);
         if (random() < 0.2) return;
-        expect('GET /agents/me/quotes/{id}', await client.call('GET /agents/me/quotes/{id}', agent.bearer, 'GET', `/agents/me/quotes/${quote.body.id}`), [200]);
-        const executed = await client.call('POST /agents/me/quotes/{id}/execute', agent.bearer, 'POST', `/agents/me/quotes/${quote.body.id}/execute`);
+        expect(
+          'GET /agents/me/quotes/{id}',
+          await client.call('GET /agents/me/quotes/{id}', agent.bearer, 'GET', `/agents/me/quotes/${quote.body.id}`),
+          [200],
+        );
+        const executed = await client.call(
+          'POST /agents/me/quotes/{id}/execute',
+          agent.bearer,
+          'POST',
+          `/agents/me/quotes/${quote.body.id}/execute`,
+        );
         submitted('POST /agents/me/quotes/{id}/execute', agent, executed);
       },
     },
     agentApprovals: {
       weight: 3,
       run: async (platform) => {
-        const listed = await client.call('GET /agents/approvals', platform.auth, 'GET', `/agents/approvals?limit=20&sortOrder=${random() < 0.5 ? 'asc' : 'desc'}`);
+        const listed = await client.call(
+          'GET /agents/approvals',
+          platform.auth,
+          'GET',
+          `/agents/approvals?limit=20&sortOrder=${random() < 0.5 ? 'asc' : 'desc'}`,
+        );
         if (!expect('GET /agents/approvals', listed, [200])) return;
         const action = pick((listed.body.data ?? []) as { id: string; agentId: string }[]);
         if (!action) return;
@@ -191,7 +272,13 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
         platform.decidedActions.add(action.id);
         const verb = random() < 0.7 ? 'approve' : 'reject';
         const operation = `POST /agents/{id}/actions/{id}/${verb}`;
-        const reply = await client.call(operation, platform.auth, 'POST', `/agents/${action.agentId}/actions/${action.id}/${verb}`, verb === 'reject' ? { body: { reason: 'Soak says no' } } : {});
+        const reply = await client.call(
+          operation,
+          platform.auth,
+          'POST',
+          `/agents/${action.agentId}/actions/${action.id}/${verb}`,
+          verb === 'reject' ? { body: { reason: 'Soak says no' } } : {},
+        );
         // 409: another user decided it first, or this is a retry after a lost answer (the first took effect).
         if (reply.status === 409) return stats.outcome(`agent ${verb}: already decided (409)${reply.retried ? ' after a retry' : ''}`);
         if (!expect(operation, reply, [200])) return;
@@ -206,10 +293,14 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
         if (!agent) return;
         const roll = random();
         if (roll < 0.35) {
-          const paused = await client.call('PATCH /agents/{id} (pause)', platform.auth, 'PATCH', `/agents/${agent.id}`, { body: { isPaused: true } });
+          const paused = await client.call('PATCH /agents/{id} (pause)', platform.auth, 'PATCH', `/agents/${agent.id}`, {
+            body: { isPaused: true },
+          });
           if (!expect('PATCH /agents/{id} (pause)', paused, [200])) return;
           await new Promise((resolve) => setTimeout(resolve, 500 + random() * 2_000));
-          const unpaused = await client.call('PATCH /agents/{id} (unpause)', platform.auth, 'PATCH', `/agents/${agent.id}`, { body: { isPaused: false } });
+          const unpaused = await client.call('PATCH /agents/{id} (unpause)', platform.auth, 'PATCH', `/agents/${agent.id}`, {
+            body: { isPaused: false },
+          });
           // Another virtual user may have deleted the agent during the pause.
           if (unpaused.status === 404 && agent.state === 'deleted') return stats.outcome('agent deleted while paused: unpause 404');
           expect('PATCH /agents/{id} (unpause)', unpaused, [200]);
@@ -217,7 +308,12 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
           // Limits only rise: the end check holds usage to the highest limit the agent had.
           const dailyLimit = agent.dailyLimit + 1_000 * (1 + Math.floor(random() * 5));
           const dailyTransactionLimit = agent.dailyTransactionLimit + Math.floor(random() * 3);
-          const body = { spendingLimits: { dailyLimit, dailyTransactionLimit }, ...(agent.kind === 'THRESHOLD' ? { approvalThresholds: { currency: 'USD', amount: 1_000 + Math.floor(random() * 1_000) } } : {}) };
+          const body = {
+            spendingLimits: { dailyLimit, dailyTransactionLimit },
+            ...(agent.kind === 'THRESHOLD'
+              ? { approvalThresholds: { currency: 'USD', amount: 1_000 + Math.floor(random() * 1_000) } }
+              : {}),
+          };
           const updated = await client.call('PATCH /agents/{id}/policy', platform.auth, 'PATCH', `/agents/${agent.id}/policy`, { body });
           if (!expect('PATCH /agents/{id}/policy', updated, [200])) return;
           agent.dailyLimit = Math.max(agent.dailyLimit, dailyLimit);
@@ -225,7 +321,11 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
         } else if (roll < 0.85) {
           expect('GET /agents/{id}', await client.call('GET /agents/{id}', platform.auth, 'GET', `/agents/${agent.id}`), [200]);
         } else {
-          expect('GET /agents', await client.call('GET /agents', platform.auth, 'GET', `/agents?customerId=${encodeURIComponent(agent.customer.id)}&limit=20`), [200]);
+          expect(
+            'GET /agents',
+            await client.call('GET /agents', platform.auth, 'GET', `/agents?customerId=${encodeURIComponent(agent.customer.id)}&limit=20`),
+            [200],
+          );
         }
       },
     },
@@ -239,7 +339,9 @@ export const createAgentOperations = (client: SoakClient, stats: SoakStats, rand
         try {
           const open = await client.call('GET /agents/me/actions', agent.bearer, 'GET', '/agents/me/actions?limit=100');
           if (!expect('GET /agents/me/actions', open, [200])) return;
-          const settled = (open.body.data as { status: string; transaction?: unknown }[]).every((action) => action.status === 'REJECTED' || action.status === 'FAILED' || (action.status === 'APPROVED' && action.transaction));
+          const settled = (open.body.data as { status: string; transaction?: unknown }[]).every(
+            (action) => action.status === 'REJECTED' || action.status === 'FAILED' || (action.status === 'APPROVED' && action.transaction),
+          );
           if (!settled || open.body.hasMore) return;
           await remove(agent);
         } finally {

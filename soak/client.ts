@@ -9,7 +9,14 @@ import type { SoakStats } from './stats';
 
 export type Credentials = { clientId: string; clientSecret: string };
 export type Reply = { status: number; body: any; text: string; retried: boolean };
-export type CallOptions = { body?: unknown; form?: FormData; rawBody?: Buffer; contentType?: string; idempotencyKey?: string; headers?: Record<string, string> };
+export type CallOptions = {
+  body?: unknown;
+  form?: FormData;
+  rawBody?: Buffer;
+  contentType?: string;
+  idempotencyKey?: string;
+  headers?: Record<string, string>;
+};
 /** Basic platform credentials, an agent's `Bearer cat_…` header value, or null for an unauthenticated route (device-code redeem). */
 export type Auth = Credentials | string | null;
 
@@ -26,7 +33,10 @@ export class SoakClient {
   ) {}
 
   async call(operation: string, auth: Auth, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = { ...options.headers, ...(auth === null ? {} : { authorization: typeof auth === 'string' ? auth : basic(auth) }) };
+    const headers: Record<string, string> = {
+      ...options.headers,
+      ...(auth === null ? {} : { authorization: typeof auth === 'string' ? auth : basic(auth) }),
+    };
     let payload: string | Uint8Array | FormData | undefined;
     if (options.form) payload = options.form;
     else if (options.rawBody) payload = new Uint8Array(options.rawBody);
@@ -42,7 +52,12 @@ export class SoakClient {
       let text = '';
       let retryAfter: string | null = null;
       try {
-        const response = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(payload !== undefined ? { body: payload as never } : {}), signal: AbortSignal.timeout(30_000) });
+        const response = await fetch(`${this.baseUrl}${path}`, {
+          method,
+          headers,
+          ...(payload !== undefined ? { body: payload as never } : {}),
+          signal: AbortSignal.timeout(30_000),
+        });
         status = response.status;
         retryAfter = response.headers.get('retry-after');
         text = await response.text();
@@ -62,9 +77,16 @@ export class SoakClient {
       }
       retried = true;
       // What a 5xx said, by message: the check on 5xx counts attempts, this says which refusal they were.
-      if (status >= 500) this.stats.surprise(`${status} (retried): ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`, `${operation}: ${text}`);
+      if (status >= 500)
+        this.stats.surprise(
+          `${status} (retried): ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`,
+          `${operation}: ${text}`,
+        );
       if (status === 429) {
-        this.stats.surprise(`429 (retried after Retry-After): ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`, `${operation}: ${text}`);
+        this.stats.surprise(
+          `429 (retried after Retry-After): ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`,
+          `${operation}: ${text}`,
+        );
         await sleep(Math.min(RETRY_AFTER_MAX_MS, Math.max(backoffMs, Number(retryAfter ?? 1) * 1_000)));
         continue;
       }

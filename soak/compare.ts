@@ -4,7 +4,11 @@ import { readFileSync } from 'node:fs';
 // reports (--report) side by side, e.g. a run without --hostile and the same run with it.
 
 type Row = { operation: string; count: number; p50Ms: number; p99Ms: number };
-type Report = { options?: { hostile?: boolean; minutes?: number; replicas?: number; chaos?: boolean; seed?: number }; operations: Row[]; passed?: boolean };
+type Report = {
+  options?: { hostile?: boolean; minutes?: number; replicas?: number; chaos?: boolean; seed?: number };
+  operations: Row[];
+  passed?: boolean;
+};
 
 const read = (path: string): Report => {
   const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
@@ -21,8 +25,13 @@ const describe = (path: string, report: Report): string => {
 export const compareRows = (a: Row[], b: Row[]): string[] => {
   const names = [...new Set([...a.map((row) => row.operation), ...b.map((row) => row.operation)])].sort();
   const width = Math.max(10, ...names.map((name) => name.length));
-  const cell = (row: Row | undefined) => (row ? `${String(row.count).padStart(6)} ${String(row.p50Ms).padStart(7)} ${String(row.p99Ms).padStart(7)}` : `${'—'.padStart(6)} ${'—'.padStart(7)} ${'—'.padStart(7)}`);
-  const lines = [`${'operation'.padEnd(width)}  ${'a: n'.padStart(6)} ${'p50'.padStart(7)} ${'p99'.padStart(7)}  ${'b: n'.padStart(6)} ${'p50'.padStart(7)} ${'p99'.padStart(7)}  p99 b/a`];
+  const cell = (row: Row | undefined) =>
+    row
+      ? `${String(row.count).padStart(6)} ${String(row.p50Ms).padStart(7)} ${String(row.p99Ms).padStart(7)}`
+      : `${'—'.padStart(6)} ${'—'.padStart(7)} ${'—'.padStart(7)}`;
+  const lines = [
+    `${'operation'.padEnd(width)}  ${'a: n'.padStart(6)} ${'p50'.padStart(7)} ${'p99'.padStart(7)}  ${'b: n'.padStart(6)} ${'p50'.padStart(7)} ${'p99'.padStart(7)}  p99 b/a`,
+  ];
   for (const name of names) {
     const left = a.find((row) => row.operation === name);
     const right = b.find((row) => row.operation === name);

@@ -23,7 +23,8 @@ const BULK_CSV_MAX_BYTES = 256 * 1024 * 1024;
 const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 const BODY_LIMIT_BYTES = 1024 * 1024;
 const ROUND_PAUSE_MS = 10_000;
-const CSV_HEADER = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
+const CSV_HEADER =
+  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A webhook endpoint that accepts every TCP connection and never writes a byte back. */
@@ -52,7 +53,14 @@ export const startHangingEndpoint = async (): Promise<HangingEndpoint> => {
   };
 };
 
-type HostileCall = { operation: string; method: string; path: string; authorization?: string; headers?: Record<string, string>; body?: Buffer | (() => AsyncIterable<Buffer>) };
+type HostileCall = {
+  operation: string;
+  method: string;
+  path: string;
+  authorization?: string;
+  headers?: Record<string, string>;
+  body?: Buffer | (() => AsyncIterable<Buffer>);
+};
 type HostileReply = { status: number; text: string };
 
 /** Basic header of any pair, wrong ones included. */
@@ -74,13 +82,25 @@ const send = (baseUrl: string, stats: SoakStats, call: HostileCall): Promise<Hos
       settled = true;
       stats.attempt({ operation: call.operation, status, startedAt, endedAt: Date.now() });
       stats.completed(call.operation, Date.now() - startedAt, status >= 200 && status < 300, false);
-      if (status === 0 || status >= 500) stats.surprise(`${call.operation}: ${status || 'connection'} ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`, text);
+      if (status === 0 || status >= 500)
+        stats.surprise(
+          `${call.operation}: ${status || 'connection'} ${text.match(/"message":"([^"]{0,90})/)?.[1] ?? text.slice(0, 90)}`,
+          text,
+        );
       resolve({ status, text });
     };
     const headers: Record<string, string> = { ...call.headers, ...(call.authorization ? { authorization: call.authorization } : {}) };
     if (call.method === 'POST') headers['idempotency-key'] = randomUUID();
     const request = httpRequest(
-      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: call.method, headers, localAddress: HOSTILE_ADDRESS, timeout: 60_000 },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: call.method,
+        headers,
+        localAddress: HOSTILE_ADDRESS,
+        timeout: 60_000,
+      },
       (response) => {
         answered = true;
         const chunks: Buffer[] = [];
@@ -120,10 +140,21 @@ const sendPersisting = async (baseUrl: string, stats: SoakStats, call: HostileCa
 };
 
 /** A multipart body of one file part, for the gateway's upload routes. */
-const multipart = (boundary: string, field: string, filename: string, contentType: string, content: Buffer, fields: Record<string, string> = {}): Buffer =>
+const multipart = (
+  boundary: string,
+  field: string,
+  filename: string,
+  contentType: string,
+  content: Buffer,
+  fields: Record<string, string> = {},
+): Buffer =>
   Buffer.concat([
-    ...Object.entries(fields).map(([name, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)),
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`),
+    ...Object.entries(fields).map(([name, value]) =>
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+    ),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`,
+    ),
     content,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -132,13 +163,19 @@ const multipart = (boundary: string, field: string, filename: string, contentTyp
 export const pathologicalCsv = (run: string): Buffer => {
   const email = `a@${'a.'.repeat(PATHOLOGICAL_CELL_CHARS / 2 - 2)}a@`;
   const name = 'N'.repeat(PATHOLOGICAL_CELL_CHARS);
-  const rows = Array.from({ length: 5 }, (_, n) => `$evil${n}.${run}@bulk.example.com,evil-${run}-${n},INDIVIDUAL,${name},1980-01-15,1 Main St,San Francisco,CA,94105,US,${email},,,`);
+  const rows = Array.from(
+    { length: 5 },
+    (_, n) =>
+      `$evil${n}.${run}@bulk.example.com,evil-${run}-${n},INDIVIDUAL,${name},1980-01-15,1 Main St,San Francisco,CA,94105,US,${email},,,`,
+  );
   return Buffer.from([CSV_HEADER, ...rows].join('\n') + '\n');
 };
 
 /** A CSV one byte over the cap, produced as it is sent (never held in memory). */
 async function* oversizedCsv(boundary: string): AsyncIterable<Buffer> {
-  yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.csv"\r\nContent-Type: text/csv\r\n\r\n${CSV_HEADER}\n`);
+  yield Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.csv"\r\nContent-Type: text/csv\r\n\r\n${CSV_HEADER}\n`,
+  );
   const chunk = Buffer.alloc(1024 * 1024, 'x,');
   for (let sent = 0; sent <= BULK_CSV_MAX_BYTES; sent += chunk.length) yield chunk;
   yield Buffer.from(`\r\n--${boundary}--\r\n`);
@@ -183,8 +220,23 @@ const tally = (counts: Record<string, number>, status: number) => {
   counts[key] = (counts[key] ?? 0) + 1;
 };
 
-export const createHostilePlatform = (baseUrl: string, stats: SoakStats, created: { platformId: string; auth: Credentials }, endpoint: HangingEndpoint, runTag: string): HostilePlatform => {
-  const figures: HostileFigures = { wrongSecrets: {}, flood: {}, floodPassedPerSecondMax: 0, uploads: {}, bulkJobs: [], customersCreated: 0, receives: {}, rounds: 0 };
+export const createHostilePlatform = (
+  baseUrl: string,
+  stats: SoakStats,
+  created: { platformId: string; auth: Credentials },
+  endpoint: HangingEndpoint,
+  runTag: string,
+): HostilePlatform => {
+  const figures: HostileFigures = {
+    wrongSecrets: {},
+    flood: {},
+    floodPassedPerSecondMax: 0,
+    uploads: {},
+    bulkJobs: [],
+    customersCreated: 0,
+    receives: {},
+    rounds: 0,
+  };
   const own = basic(created.auth.clientId, created.auth.clientSecret);
   const floodPassedAt: number[] = [];
   let sequence = 0;
@@ -194,7 +246,12 @@ export const createHostilePlatform = (baseUrl: string, stats: SoakStats, created
     await Promise.all(
       Array.from({ length: WRONG_SECRET_BURST }, (_, n) => {
         const clientId = n % 2 === 0 ? created.auth.clientId : `unknown-${randomBytes(6).toString('hex')}`;
-        return send(baseUrl, stats, { operation: 'hostile: wrong secret', method: 'GET', path: '/config', authorization: basic(clientId, randomBytes(12).toString('hex')) });
+        return send(baseUrl, stats, {
+          operation: 'hostile: wrong secret',
+          method: 'GET',
+          path: '/config',
+          authorization: basic(clientId, randomBytes(12).toString('hex')),
+        });
       }),
     ).then((replies) => replies.forEach((reply) => tally(figures.wrongSecrets, reply.status)));
   };
@@ -202,7 +259,12 @@ export const createHostilePlatform = (baseUrl: string, stats: SoakStats, created
   const flood = async () => {
     const replies = await Promise.all(
       Array.from({ length: FLOOD_REQUESTS }, async () => {
-        const reply = await send(baseUrl, stats, { operation: 'hostile: flood GET /config', method: 'GET', path: '/config', authorization: own });
+        const reply = await send(baseUrl, stats, {
+          operation: 'hostile: flood GET /config',
+          method: 'GET',
+          path: '/config',
+          authorization: own,
+        });
         if (reply.status === 200) floodPassedAt.push(Date.now());
         return reply;
       }),
@@ -214,21 +276,57 @@ export const createHostilePlatform = (baseUrl: string, stats: SoakStats, created
   /** Ordinary business whose webhooks go to the endpoint that never answers: a customer, then a payment to it (an approval hook). */
   const business = async () => {
     const n = (sequence += 1);
-    const body = Buffer.from(JSON.stringify({ customerType: 'INDIVIDUAL', fullName: `Hostile ${n}`, platformCustomerId: `hostile-${runTag}-${n}`, umaAddress: `$hostile${n}.${runTag}@corridor.uma.money`, currencies: ['USD'] }));
-    const customer = await sendPersisting(baseUrl, stats, { operation: 'hostile: POST /customers', method: 'POST', path: '/customers', authorization: own, headers: { 'content-type': 'application/json' }, body });
+    const body = Buffer.from(
+      JSON.stringify({
+        customerType: 'INDIVIDUAL',
+        fullName: `Hostile ${n}`,
+        platformCustomerId: `hostile-${runTag}-${n}`,
+        umaAddress: `$hostile${n}.${runTag}@corridor.uma.money`,
+        currencies: ['USD'],
+      }),
+    );
+    const customer = await sendPersisting(baseUrl, stats, {
+      operation: 'hostile: POST /customers',
+      method: 'POST',
+      path: '/customers',
+      authorization: own,
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     if (customer.status !== 201) return;
     figures.customersCreated += 1;
     const customerId = (JSON.parse(customer.text) as { id: string }).id;
     await sleep(1_000);
-    const receive = Buffer.from(JSON.stringify({ senderUmaAddress: '$success.eur@sandbox.uma.money', customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1_000 }));
-    const reply = await sendPersisting(baseUrl, stats, { operation: 'hostile: POST /sandbox/uma/receive', method: 'POST', path: '/sandbox/uma/receive', authorization: own, headers: { 'content-type': 'application/json' }, body: receive });
+    const receive = Buffer.from(
+      JSON.stringify({
+        senderUmaAddress: '$success.eur@sandbox.uma.money',
+        customerId,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 1_000,
+      }),
+    );
+    const reply = await sendPersisting(baseUrl, stats, {
+      operation: 'hostile: POST /sandbox/uma/receive',
+      method: 'POST',
+      path: '/sandbox/uma/receive',
+      authorization: own,
+      headers: { 'content-type': 'application/json' },
+      body: receive,
+    });
     tally(figures.receives, reply.status);
   };
 
   const pathologicalUpload = async () => {
     const boundary = `----hostile${randomBytes(8).toString('hex')}`;
     const body = multipart(boundary, 'file', 'evil.csv', 'text/csv', pathologicalCsv(`${runTag}${(sequence += 1)}`));
-    const reply = await sendPersisting(baseUrl, stats, { operation: 'hostile: POST /customers/bulk/csv (30,000-character cells)', method: 'POST', path: '/customers/bulk/csv', authorization: own, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+    const reply = await sendPersisting(baseUrl, stats, {
+      operation: 'hostile: POST /customers/bulk/csv (30,000-character cells)',
+      method: 'POST',
+      path: '/customers/bulk/csv',
+      authorization: own,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
     upload('pathological CSV', reply.status);
     if (reply.status === 202) figures.bulkJobs.push((JSON.parse(reply.text) as { jobId: string }).jobId);
   };
@@ -236,13 +334,38 @@ export const createHostilePlatform = (baseUrl: string, stats: SoakStats, created
   const oversizedUploads = async () => {
     const boundary = `----hostile${randomBytes(8).toString('hex')}`;
     const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` };
-    const csv = await send(baseUrl, stats, { operation: 'hostile: POST /customers/bulk/csv (over the size cap)', method: 'POST', path: '/customers/bulk/csv', authorization: own, headers, body: () => oversizedCsv(boundary) });
+    const csv = await send(baseUrl, stats, {
+      operation: 'hostile: POST /customers/bulk/csv (over the size cap)',
+      method: 'POST',
+      path: '/customers/bulk/csv',
+      authorization: own,
+      headers,
+      body: () => oversizedCsv(boundary),
+    });
     upload('CSV over 256 MiB', csv.status);
-    const document = multipart(boundary, 'file', 'huge.pdf', 'application/pdf', Buffer.alloc(MAX_DOCUMENT_BYTES + 1024, 0x20), { documentHolder: 'Customer:00000000-0000-0000-0000-000000000000', documentType: 'PASSPORT', country: 'US' });
-    const doc = await sendPersisting(baseUrl, stats, { operation: 'hostile: POST /documents (over the size cap)', method: 'POST', path: '/documents', authorization: own, headers, body: document });
+    const document = multipart(boundary, 'file', 'huge.pdf', 'application/pdf', Buffer.alloc(MAX_DOCUMENT_BYTES + 1024, 0x20), {
+      documentHolder: 'Customer:00000000-0000-0000-0000-000000000000',
+      documentType: 'PASSPORT',
+      country: 'US',
+    });
+    const doc = await sendPersisting(baseUrl, stats, {
+      operation: 'hostile: POST /documents (over the size cap)',
+      method: 'POST',
+      path: '/documents',
+      authorization: own,
+      headers,
+      body: document,
+    });
     upload('document over 10 MiB', doc.status);
     const json = Buffer.from(JSON.stringify({ customerType: 'INDIVIDUAL', fullName: 'x'.repeat(BODY_LIMIT_BYTES + 1) }));
-    const big = await sendPersisting(baseUrl, stats, { operation: 'hostile: POST /customers (JSON over the body limit)', method: 'POST', path: '/customers', authorization: own, headers: { 'content-type': 'application/json' }, body: json });
+    const big = await sendPersisting(baseUrl, stats, {
+      operation: 'hostile: POST /customers (JSON over the body limit)',
+      method: 'POST',
+      path: '/customers',
+      authorization: own,
+      headers: { 'content-type': 'application/json' },
+      body: json,
+    });
     upload('JSON body over 1 MiB', big.status);
   };
 
@@ -281,7 +404,8 @@ export const createHostilePlatform = (baseUrl: string, stats: SoakStats, created
   };
 };
 
-export const HOSTILE_CHECK_NAME = 'the hostile platform refused with 4xx (429 on its wrong secrets, its flood held to its rate limit), never a 5xx; its files ended';
+export const HOSTILE_CHECK_NAME =
+  'the hostile platform refused with 4xx (429 on its wrong secrets, its flood held to its rate limit), never a 5xx; its files ended';
 
 /**
  * What the hostile platform got: no 5xx (nor a dropped connection) outside the chaos windows,
@@ -290,16 +414,26 @@ export const HOSTILE_CHECK_NAME = 'the hostile platform refused with 4xx (429 on
  * files refused (4xx, or the connection closed on them), and the pathological CSV either refused or imported to an end (COMPLETED or
  * FAILED) like any other job.
  */
-export const checkHostile = async (hostile: HostilePlatform, baseUrl: string, rateLimitPerSecond: number, inChaosWindow: SoakStats['inChaosWindow']): Promise<{ name: string; failures: string[]; figures: Record<string, unknown> }> => {
+export const checkHostile = async (
+  hostile: HostilePlatform,
+  baseUrl: string,
+  rateLimitPerSecond: number,
+  inChaosWindow: SoakStats['inChaosWindow'],
+): Promise<{ name: string; failures: string[]; figures: Record<string, unknown> }> => {
   const failures: string[] = [];
   const { figures, stats } = hostile;
   const outside = stats.serverErrors.filter((attempt) => !inChaosWindow(attempt));
-  for (const attempt of outside.slice(0, 10)) failures.push(`${attempt.operation} answered ${attempt.status || 'a dropped connection'} outside any chaos window`);
+  for (const attempt of outside.slice(0, 10))
+    failures.push(`${attempt.operation} answered ${attempt.status || 'a dropped connection'} outside any chaos window`);
   const succeeded = Object.entries(figures.wrongSecrets).filter(([status]) => status.startsWith('2'));
   if (succeeded.length > 0) failures.push(`wrong secrets answered ${JSON.stringify(figures.wrongSecrets)}: a 2xx for a wrong secret`);
-  if (figures.rounds > 1 && !figures.wrongSecrets['429']) failures.push(`no 429 in ${figures.rounds} bursts of wrong secrets (${JSON.stringify(figures.wrongSecrets)})`);
+  if (figures.rounds > 1 && !figures.wrongSecrets['429'])
+    failures.push(`no 429 in ${figures.rounds} bursts of wrong secrets (${JSON.stringify(figures.wrongSecrets)})`);
   // The token's limit is a fixed window of one second: across a window's edge up to twice the limit may pass within one second, never more.
-  if (figures.floodPassedPerSecondMax > 2 * rateLimitPerSecond) failures.push(`${figures.floodPassedPerSecondMax} flood requests answered 200 within one second; the token's limit is ${rateLimitPerSecond} per second`);
+  if (figures.floodPassedPerSecondMax > 2 * rateLimitPerSecond)
+    failures.push(
+      `${figures.floodPassedPerSecondMax} flood requests answered 200 within one second; the token's limit is ${rateLimitPerSecond} per second`,
+    );
   for (const [kind, statuses] of Object.entries(figures.uploads)) {
     // An oversized body may also be refused by closing the connection: the gateway answers 413 while
     // the client is still writing, and the reset of a socket with unread data can reach the client
@@ -310,7 +444,12 @@ export const checkHostile = async (hostile: HostilePlatform, baseUrl: string, ra
   }
   const jobs: Record<string, number> = {};
   for (const jobId of figures.bulkJobs) {
-    const reply = await sendPersisting(baseUrl, stats, { operation: 'hostile: GET /customers/bulk/jobs/{id} (end check)', method: 'GET', path: `/customers/bulk/jobs/${jobId}`, authorization: basic(hostile.auth.clientId, hostile.auth.clientSecret) });
+    const reply = await sendPersisting(baseUrl, stats, {
+      operation: 'hostile: GET /customers/bulk/jobs/{id} (end check)',
+      method: 'GET',
+      path: `/customers/bulk/jobs/${jobId}`,
+      authorization: basic(hostile.auth.clientId, hostile.auth.clientSecret),
+    });
     const status = reply.status === 200 ? String((JSON.parse(reply.text) as { status?: string }).status) : `HTTP ${reply.status}`;
     jobs[status] = (jobs[status] ?? 0) + 1;
     if (status !== 'COMPLETED' && status !== 'FAILED') failures.push(`pathological bulk import ${jobId} is ${status} at the end`);
@@ -318,6 +457,12 @@ export const checkHostile = async (hostile: HostilePlatform, baseUrl: string, ra
   return {
     name: HOSTILE_CHECK_NAME,
     failures,
-    figures: { ...figures, bulkJobs: jobs, webhookConnectionsHeld: hostile.endpoint.connections(), serverErrors: stats.serverErrors.length, outsideWindows: outside.length },
+    figures: {
+      ...figures,
+      bulkJobs: jobs,
+      webhookConnectionsHeld: hostile.endpoint.connections(),
+      serverErrors: stats.serverErrors.length,
+      outsideWindows: outside.length,
+    },
   };
 };

@@ -3,7 +3,22 @@ import { dirname } from 'node:path';
 import { Client } from 'pg';
 import { serviceNames, type Stack, startStack } from '../tests/support/stack';
 import { SoakClient } from './client';
-import { type CheckResult, checkAgents, checkAgentTenancy, checkCardHolds, checkCards, checkCustomersExactlyOnce, checkHonestUnderLimits, checkLedger, checkPayments, checkProjections, checkServerErrors, checkTenancy, checkWebhooks, projectionLag } from './checks';
+import {
+  type CheckResult,
+  checkAgents,
+  checkAgentTenancy,
+  checkCardHolds,
+  checkCards,
+  checkCustomersExactlyOnce,
+  checkHonestUnderLimits,
+  checkLedger,
+  checkPayments,
+  checkProjections,
+  checkServerErrors,
+  checkTenancy,
+  checkWebhooks,
+  projectionLag,
+} from './checks';
 import { startSoakReceiver } from './receiver';
 import { SoakStats } from './stats';
 import { createWorkload, newSoakPlatformState, type SoakPlatform } from './workload';
@@ -11,7 +26,14 @@ import { checkWallets, enableWallets, WALLET_CHECK_NAME } from './wallets';
 import { checkMemory, type MemoryFigure, memoryFigures, sampleMemory } from './memory';
 import { loadConfig as gatewayDefaults } from '../apps/gateway/src/config';
 import { checkCardLedger, checkNothingLeftBehind, checkReadAfterCreate, outboxBacklog, unfinishedJobs } from './consistency';
-import { checkHostile, createHostilePlatform, type HostilePlatform, HOSTILE_ADDRESS, HOSTILE_CHECK_NAME, startHangingEndpoint } from './hostile';
+import {
+  checkHostile,
+  createHostilePlatform,
+  type HostilePlatform,
+  HOSTILE_ADDRESS,
+  HOSTILE_CHECK_NAME,
+  startHangingEndpoint,
+} from './hostile';
 
 // npm run soak -- --minutes 2 --rate 20 --replicas 2 --chaos: several sandbox platforms using
 // Corridor at once on a fresh stack, then the end checks. Exits 1 with the list of failed checks.
@@ -31,10 +53,22 @@ type Options = {
   hostile: boolean;
 };
 
-const usage = 'npm run soak -- [--minutes 2] [--rate 20] [--replicas 1] [--chaos] [--chaos-every 20] [--platforms 3] [--concurrency 24] [--seed 1] [--settle-seconds 90] [--hostile] [--report path.json] [--jest-json path.json]';
+const usage =
+  'npm run soak -- [--minutes 2] [--rate 20] [--replicas 1] [--chaos] [--chaos-every 20] [--platforms 3] [--concurrency 24] [--seed 1] [--settle-seconds 90] [--hostile] [--report path.json] [--jest-json path.json]';
 
 const parseOptions = (argv: string[]): Options => {
-  const options: Options = { minutes: 2, rate: 20, replicas: 1, chaos: false, chaosEverySeconds: 20, platforms: 3, concurrency: 24, seed: Date.now() % 100_000, settleSeconds: 90, hostile: false };
+  const options: Options = {
+    minutes: 2,
+    rate: 20,
+    replicas: 1,
+    chaos: false,
+    chaosEverySeconds: 20,
+    platforms: 3,
+    concurrency: 24,
+    seed: Date.now() % 100_000,
+    settleSeconds: 90,
+    hostile: false,
+  };
   for (let index = 0; index < argv.length; index += 1) {
     const flag = argv[index]!;
     const value = () => {
@@ -79,7 +113,8 @@ const seededRandom = (seed: number) => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Connections the soak lets its service processes hold in all, leaving room for its own, migrations and a psql session. */
 const SOAK_CONNECTION_BUDGET = 84;
-const soakPoolSize = (replicas: number): number => Math.max(4, Math.min(8, Math.floor(SOAK_CONNECTION_BUDGET / (serviceNames.length * replicas))));
+const soakPoolSize = (replicas: number): number =>
+  Math.max(4, Math.min(8, Math.floor(SOAK_CONNECTION_BUDGET / (serviceNames.length * replicas))));
 const log = (line: string) => console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const CHAOS_GRACE_MS = 5_000;
 const DRAIN_LIMIT_MS = 60_000;
@@ -88,7 +123,15 @@ const DRAIN_LIMIT_MS = 60_000;
 const writeJestJson = (path: string | undefined, passed: boolean, message: string) => {
   if (!path) return;
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify({ numPassedTests: passed ? 1 : 0, numFailedTests: passed ? 0 : 1, numRuntimeErrorTestSuites: 0, testResults: [{ name: 'soak', status: passed ? 'passed' : 'failed', message }] }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      numPassedTests: passed ? 1 : 0,
+      numFailedTests: passed ? 0 : 1,
+      numRuntimeErrorTestSuites: 0,
+      testResults: [{ name: 'soak', status: passed ? 'passed' : 'failed', message }],
+    }),
+  );
 };
 
 /** The soak's own connection; PostgreSQL may be out of connections (53300) while the stack starts. */
@@ -100,7 +143,7 @@ const connectWithRetry = async (url: string): Promise<Client> => {
       return pg;
     } catch (error) {
       if ((error as { code?: string }).code !== '53300' || attempt >= 60) throw error;
-      log('PostgreSQL is out of connections (too many clients); retrying the soak\'s own connection');
+      log("PostgreSQL is out of connections (too many clients); retrying the soak's own connection");
       await sleep(1_000);
     }
   }
@@ -110,7 +153,10 @@ const connectWithRetry = async (url: string): Promise<Client> => {
 const sampleConnections = (pg: Client, database: string) => {
   const figures = { maxTotal: 0, maxOurs: 0, samples: 0, sampleErrors: 0 };
   const timer = setInterval(() => {
-    pg.query<{ total: number; ours: number }>('SELECT count(*)::int AS total, (count(*) FILTER (WHERE datname = $1))::int AS ours FROM pg_stat_activity', [database])
+    pg.query<{ total: number; ours: number }>(
+      'SELECT count(*)::int AS total, (count(*) FILTER (WHERE datname = $1))::int AS ours FROM pg_stat_activity',
+      [database],
+    )
       .then(({ rows }) => {
         figures.samples += 1;
         figures.maxTotal = Math.max(figures.maxTotal, rows[0]!.total);
@@ -141,7 +187,9 @@ const runChaos = (stack: Stack, stats: SoakStats, everyMs: number, random: () =>
         log(`chaos: ${app} replica ${replica} healthy again after ${window.healthyAt - window.killedAt} ms`);
       } catch (error) {
         const output = stack.logs[app].join('').slice(-800).replace(/\s+/g, ' ');
-        failures.push(`${app} replica ${replica} did not come back after kill -9: ${(error as Error).message.split('\n')[0]} Last output: ${output}`);
+        failures.push(
+          `${app} replica ${replica} did not come back after kill -9: ${(error as Error).message.split('\n')[0]} Last output: ${output}`,
+        );
         window.until = Number.POSITIVE_INFINITY;
         running = false;
       }
@@ -166,33 +214,63 @@ const startHostile = async (stack: Stack, stats: SoakStats, runTag: string): Pro
   const created = await stack.createPlatform('SANDBOX');
   const endpoint = await startHangingEndpoint();
   const auth = created.token as SoakPlatform['auth'];
-  const patched = await new SoakClient(stack.baseUrl, stats).call('hostile: PATCH /config', auth, 'PATCH', '/config', { body: { webhookEndpoint: endpoint.url } });
+  const patched = await new SoakClient(stack.baseUrl, stats).call('hostile: PATCH /config', auth, 'PATCH', '/config', {
+    body: { webhookEndpoint: endpoint.url },
+  });
   if (patched.status !== 200) throw new Error(`the hostile platform's PATCH /config answered ${patched.status}: ${patched.text}`);
   log(`hostile platform ${created.platformId}: webhooks to ${endpoint.url} (never answers), attacks from ${HOSTILE_ADDRESS}`);
   return createHostilePlatform(stack.baseUrl, stats, { platformId: created.platformId, auth }, endpoint, runTag);
 };
 
 const printReport = (report: any) => {
-  const rows = report.operations as { operation: string; count: number; perSecond: number; p50Ms: number; p99Ms: number; retried: number; byStatus: Record<string, number> }[];
+  const rows = report.operations as {
+    operation: string;
+    count: number;
+    perSecond: number;
+    p50Ms: number;
+    p99Ms: number;
+    retried: number;
+    byStatus: Record<string, number>;
+  }[];
   const width = Math.max(...rows.map((row) => row.operation.length), 10);
-  console.log(`\n${'operation'.padEnd(width)}  ${'count'.padStart(6)}  ${'ops/s'.padStart(6)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'retried'.padStart(7)}  statuses`);
+  console.log(
+    `\n${'operation'.padEnd(width)}  ${'count'.padStart(6)}  ${'ops/s'.padStart(6)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'retried'.padStart(7)}  statuses`,
+  );
   for (const row of rows) {
-    const statuses = Object.entries(row.byStatus).map(([status, count]) => `${status}×${count}`).join(' ');
-    console.log(`${row.operation.padEnd(width)}  ${String(row.count).padStart(6)}  ${row.perSecond.toFixed(2).padStart(6)}  ${String(row.p50Ms).padStart(7)}  ${String(row.p99Ms).padStart(7)}  ${String(row.retried).padStart(7)}  ${statuses}`);
+    const statuses = Object.entries(row.byStatus)
+      .map(([status, count]) => `${status}×${count}`)
+      .join(' ');
+    console.log(
+      `${row.operation.padEnd(width)}  ${String(row.count).padStart(6)}  ${row.perSecond.toFixed(2).padStart(6)}  ${String(row.p50Ms).padStart(7)}  ${String(row.p99Ms).padStart(7)}  ${String(row.retried).padStart(7)}  ${statuses}`,
+    );
   }
   console.log(`\nerrors by status: ${JSON.stringify(report.errorsByStatus)}`);
   console.log(`expected outcomes that are not 2xx (not errors): ${JSON.stringify(report.expectedOutcomes)}`);
   console.log(`webhooks: ${JSON.stringify(report.webhooks)}`);
-  console.log(`chaos windows: ${report.chaosWindows.length}; connections (pg_stat_activity) max total ${report.connections.maxTotal}, max on the soak's database ${report.connections.maxOurs}, "too many clients" in the apps' output ${report.connections.tooManyClientsInAppOutput}`);
+  console.log(
+    `chaos windows: ${report.chaosWindows.length}; connections (pg_stat_activity) max total ${report.connections.maxTotal}, max on the soak's database ${report.connections.maxOurs}, "too many clients" in the apps' output ${report.connections.tooManyClientsInAppOutput}`,
+  );
   console.log(`projection lag (max events behind head): ${report.projectionLagMax}`);
-  console.log('\nmemory of each process that lived through the traffic, MB (RSS after a quarter of the traffic → at its end, max; heap floor likewise; growth and slope of what is judged):');
+  console.log(
+    '\nmemory of each process that lived through the traffic, MB (RSS after a quarter of the traffic → at its end, max; heap floor likewise; growth and slope of what is judged):',
+  );
   for (const figure of report.memory.byProcess as MemoryFigure[]) {
-    const heap = figure.heapFloorAfterWarmUpMb === undefined ? 'heap —'.padEnd(22) : `heap ${String(figure.heapFloorAfterWarmUpMb).padStart(6)} → ${String(figure.heapFloorEndMb).padStart(6)}`;
-    console.log(`  ${`${figure.app}#${figure.replica}`.padEnd(12)} RSS ${String(figure.afterWarmUpMb).padStart(6)} → ${String(figure.endMb).padStart(6)} max ${String(figure.maxMb).padStart(6)}  ${heap}  ${figure.judgedOn}: ${figure.growthMb >= 0 ? '+' : ''}${figure.growthMb}, ${figure.slopeMbPer10Min >= 0 ? '+' : ''}${figure.slopeMbPer10Min}/10 min`);
+    const heap =
+      figure.heapFloorAfterWarmUpMb === undefined
+        ? 'heap —'.padEnd(22)
+        : `heap ${String(figure.heapFloorAfterWarmUpMb).padStart(6)} → ${String(figure.heapFloorEndMb).padStart(6)}`;
+    console.log(
+      `  ${`${figure.app}#${figure.replica}`.padEnd(12)} RSS ${String(figure.afterWarmUpMb).padStart(6)} → ${String(figure.endMb).padStart(6)} max ${String(figure.maxMb).padStart(6)}  ${heap}  ${figure.judgedOn}: ${figure.growthMb >= 0 ? '+' : ''}${figure.growthMb}, ${figure.slopeMbPer10Min >= 0 ? '+' : ''}${figure.slopeMbPer10Min}/10 min`,
+    );
   }
   if (report.hostile) {
     console.log(`\nhostile platform ${report.hostile.platformId} (apart from the figures above):`);
-    for (const row of report.hostile.operations) console.log(`  ${row.operation}: ${row.count}, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${Object.entries(row.byStatus).map(([status, count]) => `${status}×${count}`).join(' ')}`);
+    for (const row of report.hostile.operations)
+      console.log(
+        `  ${row.operation}: ${row.count}, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${Object.entries(row.byStatus)
+          .map(([status, count]) => `${status}×${count}`)
+          .join(' ')}`,
+      );
     for (const surprise of report.hostile.surprises) console.log(`  ${surprise.count} × ${surprise.kind}`);
   }
   if (report.surprises.length > 0) {
@@ -201,7 +279,9 @@ const printReport = (report: any) => {
   }
   console.log('\nchecks:');
   for (const check of report.checks as CheckResult[]) {
-    console.log(`  ${check.failures.length > 0 ? 'FAIL' : check.skipped ? 'SKIP' : 'PASS'}  ${check.name}${check.skipped ? ` (${check.skipped})` : ''}${check.figures ? `  ${JSON.stringify(check.figures)}` : ''}`);
+    console.log(
+      `  ${check.failures.length > 0 ? 'FAIL' : check.skipped ? 'SKIP' : 'PASS'}  ${check.name}${check.skipped ? ` (${check.skipped})` : ''}${check.figures ? `  ${JSON.stringify(check.figures)}` : ''}`,
+    );
     for (const failure of check.failures) console.log(`        - ${failure}`);
   }
 };
@@ -220,7 +300,12 @@ const main = async () => {
     // (7 × 2 × 6 = 84); with more, the soak lowers DATABASE_POOL_SIZE to fit.
     // The gateway's production limits, not the suites' (tests/support/stack.ts lifts them for its
     // bursts from one address): the honest platforms stay under them, the hostile one trips them.
-    env: { TRANSFER_PENDING_SECONDS: '3', LOG_LEVEL: 'warn', ...productionLimits(), ...(options.replicas > 1 ? { DATABASE_POOL_SIZE: String(soakPoolSize(options.replicas)) } : {}) },
+    env: {
+      TRANSFER_PENDING_SECONDS: '3',
+      LOG_LEVEL: 'warn',
+      ...productionLimits(),
+      ...(options.replicas > 1 ? { DATABASE_POOL_SIZE: String(soakPoolSize(options.replicas)) } : {}),
+    },
   });
   // A CI timeout (SIGTERM) must not leave the stack's processes behind.
   const onSignal = (signal: string) => {
@@ -247,13 +332,21 @@ const main = async () => {
     for (let n = 1; n <= options.platforms; n += 1) {
       const created = await stack.createPlatform('SANDBOX');
       const platform: SoakPlatform = {
-        name: `platform ${n}`, platformId: created.platformId, auth: created.token as SoakPlatform['auth'],
-        receiver: await startSoakReceiver({ ok: 80, deferred: 15, error: 5 }, random, (transactionId) => void workload?.approve(platform, transactionId)),
+        name: `platform ${n}`,
+        platformId: created.platformId,
+        auth: created.token as SoakPlatform['auth'],
+        receiver: await startSoakReceiver(
+          { ok: 80, deferred: 15, error: 5 },
+          random,
+          (transactionId) => void workload?.approve(platform, transactionId),
+        ),
         ...newSoakPlatformState(),
       };
       const key = await client.call('GET /webhooks/signing-key', platform.auth, 'GET', '/webhooks/signing-key');
       platform.receiver.setPublicKey(key.body?.publicKey ?? '');
-      const patched = await client.call('PATCH /config', platform.auth, 'PATCH', '/config', { body: { webhookEndpoint: platform.receiver.url } });
+      const patched = await client.call('PATCH /config', platform.auth, 'PATCH', '/config', {
+        body: { webhookEndpoint: platform.receiver.url },
+      });
       if (patched.status !== 200) throw new Error(`PATCH /config answered ${patched.status}: ${patched.text}`);
       platforms.push(platform);
     }
@@ -261,7 +354,9 @@ const main = async () => {
     await enableWallets(client, platforms);
     workload = createWorkload(client, stats, platforms, random, runTag);
     await Promise.all(platforms.map((platform) => workload!.seed(platform)));
-    log(`${platforms.length} platforms seeded; traffic at ${options.rate} ops/s for ${options.minutes} min, at most ${options.concurrency} in flight`);
+    log(
+      `${platforms.length} platforms seeded; traffic at ${options.rate} ops/s for ${options.minutes} min, at most ${options.concurrency} in flight`,
+    );
 
     const chaos = options.chaos ? runChaos(stack, stats, options.chaosEverySeconds * 1_000, random, chaosFailures) : undefined;
     const attacks = hostile?.run();
@@ -278,7 +373,9 @@ const main = async () => {
       if (Date.now() - lastProgress >= 15_000) {
         lastProgress = Date.now();
         const lag = await projectionLag(pg).catch(() => []);
-        log(`${Math.round((lastProgress - trafficStart) / 1000)} s: ${index} operations started, ${inFlight.size} in flight, ${skipped} skipped at the concurrency bound, 5xx so far ${stats.serverErrors.length}, max projection lag ${Math.max(0, ...lag.map((row) => row.head - row.position))}`);
+        log(
+          `${Math.round((lastProgress - trafficStart) / 1000)} s: ${index} operations started, ${inFlight.size} in flight, ${skipped} skipped at the concurrency bound, 5xx so far ${stats.serverErrors.length}, max projection lag ${Math.max(0, ...lag.map((row) => row.head - row.position))}`,
+        );
       }
       await sleep(Math.max(0, trafficStart + ((index + 1) * 1_000) / options.rate - Date.now()));
     }
@@ -288,7 +385,8 @@ const main = async () => {
     await attacks?.stop();
     log(`traffic stopped; draining ${inFlight.size} operations in flight`);
     await Promise.race([Promise.all(inFlight), sleep(DRAIN_LIMIT_MS)]);
-    if (inFlight.size > 0) chaosFailures.push(`${inFlight.size} operations still in flight ${DRAIN_LIMIT_MS / 1000} s after the traffic stopped`);
+    if (inFlight.size > 0)
+      chaosFailures.push(`${inFlight.size} operations still in flight ${DRAIN_LIMIT_MS / 1000} s after the traffic stopped`);
 
     // Quiescence: projections at head and nothing left to deliver but retries to receivers that answered 500.
     log(`waiting up to ${options.settleSeconds} s for quiescence`);
@@ -297,11 +395,19 @@ const main = async () => {
     while (Date.now() < settleDeadline) {
       const behind = (await projectionLag(pg)).filter((row) => row.position < row.head).length;
       // The hostile platform's deliveries never end (its endpoint never answers): only the honest ones are waited for.
-      const undelivered = Number((await pg.query("SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'PENDING' AND coalesce(last_status_code, 0) <> 500 AND platform_id = ANY($1)", [platforms.map((platform) => platform.platformId)])).rows[0].n);
+      const undelivered = Number(
+        (
+          await pg.query(
+            "SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'PENDING' AND coalesce(last_status_code, 0) <> 500 AND platform_id = ANY($1)",
+            [platforms.map((platform) => platform.platformId)],
+          )
+        ).rows[0].n,
+      );
       // Agent actions approved but not executed yet: the agents executor's sweep resumes them (every 5 s, once 10 s due).
       const due = Number((await pg.query('SELECT count(*) AS n FROM agents.agent_actions WHERE execution_due')).rows[0].n);
       const outbox = await outboxBacklog(pg);
-      const imports = (await unfinishedJobs(stack.env['REDIS_URL']!, `${stack.env['REDIS_KEY_PREFIX']}bull`)).get('bulk-imports')?.length ?? 0;
+      const imports =
+        (await unfinishedJobs(stack.env['REDIS_URL']!, `${stack.env['REDIS_KEY_PREFIX']}bull`)).get('bulk-imports')?.length ?? 0;
       if (behind === 0 && undelivered === 0 && due === 0 && outbox.behind.length === 0 && imports === 0) break;
       await sleep(1_000);
     }
@@ -313,33 +419,80 @@ const main = async () => {
     checks.push(checkHonestUnderLimits(stats));
     checks.push(await checkProjections(pg));
     checks.push(await checkLedger(stack.database.url));
-    checks.push(await checkCardHolds(pg, platforms).catch((error: Error) => ({ name: 'holds conserved, card holds included (each answered once, closed when settled)', failures: [error.message] })));
-    checks.push(await checkCards(client, platforms).catch((error: Error) => ({ name: 'every card created exactly once, the issuer suffixes kept', failures: [error.message] })));
+    checks.push(
+      await checkCardHolds(pg, platforms).catch((error: Error) => ({
+        name: 'holds conserved, card holds included (each answered once, closed when settled)',
+        failures: [error.message],
+      })),
+    );
+    checks.push(
+      await checkCards(client, platforms).catch((error: Error) => ({
+        name: 'every card created exactly once, the issuer suffixes kept',
+        failures: [error.message],
+      })),
+    );
     // First: it records the agents' transactions and unexecuted quotes that checkPayments accounts for.
-    checks.push(await checkAgents(pg, client, platforms).catch((error: Error) => ({ name: 'every agent action terminal or explainably pending, usage within the policy, agent transactions their agent\'s', failures: [error.message] })));
-    checks.push(await checkPayments(client, platforms).catch((error: Error) => ({ name: 'every payment terminal or explainably pending, each created exactly once', failures: [error.message] })));
+    checks.push(
+      await checkAgents(pg, client, platforms).catch((error: Error) => ({
+        name: "every agent action terminal or explainably pending, usage within the policy, agent transactions their agent's",
+        failures: [error.message],
+      })),
+    );
+    checks.push(
+      await checkPayments(client, platforms).catch((error: Error) => ({
+        name: 'every payment terminal or explainably pending, each created exactly once',
+        failures: [error.message],
+      })),
+    );
     checks.push(await checkCustomersExactlyOnce(client, platforms));
     checks.push(await checkWebhooks(pg, platforms));
     checks.push(await checkTenancy(client, platforms));
     checks.push(await checkAgentTenancy(client, platforms));
-    checks.push(await checkWallets(client, pg, platforms, stack.logs).catch((error: Error) => ({ name: WALLET_CHECK_NAME, failures: [error.message] })));
+    checks.push(
+      await checkWallets(client, pg, platforms, stack.logs).catch((error: Error) => ({
+        name: WALLET_CHECK_NAME,
+        failures: [error.message],
+      })),
+    );
     checks.push(checkReadAfterCreate(platforms));
-    checks.push(await checkCardLedger(pg).catch((error: Error) => ({ name: 'card transactions\' amounts equal their ledger movements', failures: [error.message] })));
-    checks.push(await checkNothingLeftBehind(pg, stack.env['REDIS_URL']!, `${stack.env['REDIS_KEY_PREFIX']}bull`).catch((error: Error) => ({ name: 'no BullMQ job and no outbox event left behind', failures: [error.message] })));
-    if (hostile) checks.push(await checkHostile(hostile, stack.baseUrl, Number(stack.env['RATE_LIMIT_REQUESTS']), (attempt) => stats.inChaosWindow(attempt)).catch((error: Error) => ({ name: HOSTILE_CHECK_NAME, failures: [error.message] })));
+    checks.push(
+      await checkCardLedger(pg).catch((error: Error) => ({
+        name: "card transactions' amounts equal their ledger movements",
+        failures: [error.message],
+      })),
+    );
+    checks.push(
+      await checkNothingLeftBehind(pg, stack.env['REDIS_URL']!, `${stack.env['REDIS_KEY_PREFIX']}bull`).catch((error: Error) => ({
+        name: 'no BullMQ job and no outbox event left behind',
+        failures: [error.message],
+      })),
+    );
+    if (hostile)
+      checks.push(
+        await checkHostile(hostile, stack.baseUrl, Number(stack.env['RATE_LIMIT_REQUESTS']), (attempt) =>
+          stats.inChaosWindow(attempt),
+        ).catch((error: Error) => ({ name: HOSTILE_CHECK_NAME, failures: [error.message] })),
+      );
     checks.push({ name: 'chaos and drain', failures: chaosFailures });
     const memoryCheck = checkMemory(memoryByProcess, trafficSeconds / 60);
 
     const lag = await projectionLag(pg);
     const errorsByStatus: Record<string, number> = {};
-    for (const operation of stats.operations.values()) for (const [status, count] of operation.byStatus) if (status === 'conn' || Number(status) >= 400) errorsByStatus[status] = (errorsByStatus[status] ?? 0) + count;
+    for (const operation of stats.operations.values())
+      for (const [status, count] of operation.byStatus)
+        if (status === 'conn' || Number(status) >= 400) errorsByStatus[status] = (errorsByStatus[status] ?? 0) + count;
     const report = {
       options,
       trafficSeconds: Math.round(trafficSeconds),
       // The honest platforms' operations only; the hostile platform's are under `hostile`.
       operations: stats.summary(trafficSeconds),
       hostile: hostile
-        ? { platformId: hostile.platformId, operations: hostileStats.summary(trafficSeconds), figures: hostile.figures, surprises: [...hostileStats.surprises.entries()].map(([kind, entry]) => ({ kind, ...entry })) }
+        ? {
+            platformId: hostile.platformId,
+            operations: hostileStats.summary(trafficSeconds),
+            figures: hostile.figures,
+            surprises: [...hostileStats.surprises.entries()].map(([kind, entry]) => ({ kind, ...entry })),
+          }
         : null,
       errorsByStatus,
       expectedOutcomes: Object.fromEntries(stats.outcomes),
@@ -349,8 +502,15 @@ const main = async () => {
       projectionLag: lag,
       projectionLagMax: Math.max(0, ...lag.map((row) => row.head - row.position)),
       // PostgreSQL refusing connections shows in the apps' output only; counted here for issue 13 item 5.
-      connections: { ...connections.figures, tooManyClientsInAppOutput: Object.values(stack.logs).flat().join('').split('too many clients').length - 1 },
-      chaosWindows: stats.windows.map((window) => ({ ...window, durationMs: window.until === undefined || !Number.isFinite(window.until) ? null : window.until - window.killedAt, until: undefined })),
+      connections: {
+        ...connections.figures,
+        tooManyClientsInAppOutput: Object.values(stack.logs).flat().join('').split('too many clients').length - 1,
+      },
+      chaosWindows: stats.windows.map((window) => ({
+        ...window,
+        durationMs: window.until === undefined || !Number.isFinite(window.until) ? null : window.until - window.killedAt,
+        until: undefined,
+      })),
       memory: { byProcess: memoryByProcess },
       surprises: [...stats.surprises.entries()].map(([kind, entry]) => ({ kind, ...entry })),
       checks: [...checks, memoryCheck],

@@ -41,7 +41,9 @@ export const MEMORY_CHECK_MIN_MINUTES = 5;
 
 const rssMb = (pid: number): number | undefined => {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((row) => row.startsWith('VmRSS:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((row) => row.startsWith('VmRSS:'));
     return line ? Number(line.replace(/\D+/g, '')) / 1024 : undefined;
   } catch {
     // The process ended between pid() and the read (a chaos kill): the next sample sees its successor.
@@ -95,7 +97,8 @@ export const sampleMemory = (stack: Stack) => {
     await Promise.all(reads);
   };
   // A sample that fails says so and the next one tries again; the figures then have a gap.
-  const sampleLoudly = () => void sample().catch((error: unknown) => console.error(`[soak] memory sample failed: ${(error as Error).message}`));
+  const sampleLoudly = () =>
+    void sample().catch((error: unknown) => console.error(`[soak] memory sample failed: ${(error as Error).message}`));
   sampleLoudly();
   const timer = setInterval(sampleLoudly, SAMPLE_EVERY_MS);
   return { series, stop: () => clearInterval(timer) };
@@ -123,7 +126,10 @@ export const heapFloors = (samples: MemorySample[], windowMs = FLOOR_WINDOW_MS):
     floors.set(window, { ...floor, mb: Math.min(floor.mb, sample.heapMb), count: floor.count + 1 });
   }
   const enough = Math.max(1, Math.round(windowMs / SAMPLE_EVERY_MS) - 1);
-  return [...floors.values()].filter((floor) => floor.count >= enough).sort((a, b) => a.at - b.at).map(({ at, mb }) => ({ at, mb }));
+  return [...floors.values()]
+    .filter((floor) => floor.count >= enough)
+    .sort((a, b) => a.at - b.at)
+    .map(({ at, mb }) => ({ at, mb }));
 };
 
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -131,7 +137,10 @@ const round = (value: number) => Math.round(value * 10) / 10;
 /** Growth and slope over the second half of the points, from the first point. */
 const trend = (points: { at: number; mb: number }[]) => {
   const middle = (points[0]!.at + points.at(-1)!.at) / 2;
-  return { growthMb: round(points.at(-1)!.mb - points[0]!.mb), slopeMbPer10Min: round(slopePerMs(points.filter((point) => point.at >= middle)) * 600_000) };
+  return {
+    growthMb: round(points.at(-1)!.mb - points[0]!.mb),
+    slopeMbPer10Min: round(slopePerMs(points.filter((point) => point.at >= middle)) * 600_000),
+  };
 };
 
 /** Figures for every process that ran from before the first quarter of the traffic to its end. */
@@ -148,8 +157,12 @@ export const memoryFigures = (series: Iterable<MemorySeries>, trafficStart: numb
     const floors = heapFloors(measured);
     const judged = floors.length >= 3 ? { on: 'heap floor' as const, points: floors } : { on: 'rss' as const, points: rss };
     figures.push({
-      app: entry.app, replica: entry.replica, pid: entry.pid,
-      afterWarmUpMb: round(rss[0]!.mb), endMb: round(rss.at(-1)!.mb), maxMb: round(Math.max(...entry.samples.map((point) => point.rssMb))),
+      app: entry.app,
+      replica: entry.replica,
+      pid: entry.pid,
+      afterWarmUpMb: round(rss[0]!.mb),
+      endMb: round(rss.at(-1)!.mb),
+      maxMb: round(Math.max(...entry.samples.map((point) => point.rssMb))),
       ...(floors.length >= 3 ? { heapFloorAfterWarmUpMb: round(floors[0]!.mb), heapFloorEndMb: round(floors.at(-1)!.mb) } : {}),
       ...trend(judged.points),
       judgedOn: judged.on,
@@ -160,13 +173,25 @@ export const memoryFigures = (series: Iterable<MemorySeries>, trafficStart: numb
 
 export const checkMemory = (figures: MemoryFigure[], trafficMinutes: number): CheckResult => {
   const name = `memory flat: no process's heap floor (RSS for the gateway) grows more than ${LEAK_GROWTH_MB} MB after warm-up while still growing ${LEAK_SLOPE_MB_PER_10_MIN} MB per 10 min`;
-  const summary = { processes: figures.length, maxGrowthMb: Math.max(0, ...figures.map((figure) => figure.growthMb)), maxSlopeMbPer10Min: Math.max(0, ...figures.map((figure) => figure.slopeMbPer10Min)) };
+  const summary = {
+    processes: figures.length,
+    maxGrowthMb: Math.max(0, ...figures.map((figure) => figure.growthMb)),
+    maxSlopeMbPer10Min: Math.max(0, ...figures.map((figure) => figure.slopeMbPer10Min)),
+  };
   if (trafficMinutes < MEMORY_CHECK_MIN_MINUTES) {
-    return { name, failures: [], figures: summary, skipped: `not judged below ${MEMORY_CHECK_MIN_MINUTES} minutes of traffic (warm-up dominates); figures printed` };
+    return {
+      name,
+      failures: [],
+      figures: summary,
+      skipped: `not judged below ${MEMORY_CHECK_MIN_MINUTES} minutes of traffic (warm-up dominates); figures printed`,
+    };
   }
   const failures = figures
     .filter((figure) => figure.growthMb > LEAK_GROWTH_MB && figure.slopeMbPer10Min > LEAK_SLOPE_MB_PER_10_MIN)
-    .map((figure) => `${figure.app} replica ${figure.replica} (pid ${figure.pid}): ${figure.judgedOn} grew ${figure.growthMb} MB after warm-up and still grows ${figure.slopeMbPer10Min} MB per 10 min (RSS ${figure.afterWarmUpMb} → ${figure.endMb} MB)`);
+    .map(
+      (figure) =>
+        `${figure.app} replica ${figure.replica} (pid ${figure.pid}): ${figure.judgedOn} grew ${figure.growthMb} MB after warm-up and still grows ${figure.slopeMbPer10Min} MB per 10 min (RSS ${figure.afterWarmUpMb} → ${figure.endMb} MB)`,
+    );
   if (figures.length === 0) failures.push('no process lived through the traffic to be measured');
   return { name, failures, figures: summary };
 };

@@ -7,7 +7,15 @@ import { verifyGridSignature } from '../tests/support/webhook-receiver';
 // 202 and an approval shortly after (INCOMING_PAYMENT.PENDING, the approval hook), or 500.
 
 export type AnswerMix = { ok: number; deferred: number; error: number };
-export type ReceiverCounts = { received: number; unique: number; duplicates: number; badSignatures: number; answered500: number; approvalsDeferred: number; byType: Record<string, number> };
+export type ReceiverCounts = {
+  received: number;
+  unique: number;
+  duplicates: number;
+  badSignatures: number;
+  answered500: number;
+  approvalsDeferred: number;
+  byType: Record<string, number>;
+};
 
 export type SoakReceiver = {
   url: string;
@@ -28,7 +36,15 @@ export const startSoakReceiver = async (
 ): Promise<SoakReceiver> => {
   let publicKey = '';
   const seen = new Map<string, number>();
-  const counts: ReceiverCounts = { received: 0, unique: 0, duplicates: 0, badSignatures: 0, answered500: 0, approvalsDeferred: 0, byType: {} };
+  const counts: ReceiverCounts = {
+    received: 0,
+    unique: 0,
+    duplicates: 0,
+    badSignatures: 0,
+    answered500: 0,
+    approvalsDeferred: 0,
+    byType: {},
+  };
   const acknowledged = new Set<string>();
   const refused = new Set<string>();
   const total = mix.ok + mix.deferred + mix.error;

@@ -58,7 +58,9 @@ export class SoakStats {
 
   /** True when the attempt overlapped a chaos window (kill → restarted replica healthy + grace). */
   inChaosWindow(attempt: Attempt): boolean {
-    return this.windows.some((window) => attempt.endedAt >= window.killedAt && attempt.startedAt <= (window.until ?? Number.POSITIVE_INFINITY));
+    return this.windows.some(
+      (window) => attempt.endedAt >= window.killedAt && attempt.startedAt <= (window.until ?? Number.POSITIVE_INFINITY),
+    );
   }
 
   summary(durationSeconds: number) {

@@ -38,20 +38,37 @@ const ALL = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_
 
 const newCustomer = async (auth: Credentials, funding: number): Promise<Customer> => {
   customerCount += 1;
-  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Agnes ${customerCount}`, currencies: ['USD', 'EUR'] } });
+  const created = await api.call('POST', '/customers', {
+    auth,
+    body: { customerType: 'INDIVIDUAL', fullName: `Agnes ${customerCount}`, currencies: ['USD', 'EUR'] },
+  });
   expect(created.status).toBe(201);
   const customerId = created.body.id as string;
   const accounts = await eventually(
-    async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as { id: string; balance: { currency: { code: string } } }[],
+    async () =>
+      (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as {
+        id: string;
+        balance: { currency: { code: string } };
+      }[],
     (list) => list.length >= 2,
   );
   const usd = accounts.find((account) => account.balance.currency.code === 'USD')?.id ?? '';
   const eur = accounts.find((account) => account.balance.currency.code === 'EUR')?.id ?? '';
-  if (funding > 0) expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth, body: { amount: funding } })).status).toBe(200);
+  if (funding > 0)
+    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth, body: { amount: funding } })).status).toBe(200);
   accountCount += 1;
   const bank = await api.call('POST', '/customers/external-accounts', {
     auth,
-    body: { customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `4${String(accountCount).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: person } },
+    body: {
+      customerId,
+      currency: 'USD',
+      accountInfo: {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: `4${String(accountCount).padStart(7, '0')}0001`,
+        routingNumber: '011000015',
+        beneficiary: person,
+      },
+    },
   });
   expect(bank.status).toBe(201);
   const bban = `370400440532${String(accountCount).padStart(6, '0')}`;
@@ -59,7 +76,16 @@ const newCustomer = async (auth: Credentials, funding: number): Promise<Customer
   const check = String(98 - Number(BigInt(numeric) % 97n)).padStart(2, '0');
   const euroBank = await api.call('POST', '/customers/external-accounts', {
     auth,
-    body: { customerId, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: `DE${check}${bban}`, swiftCode: 'COBADEFFXXX', beneficiary: { ...person, countryOfResidence: 'DE' } } },
+    body: {
+      customerId,
+      currency: 'EUR',
+      accountInfo: {
+        accountType: 'EUR_ACCOUNT',
+        iban: `DE${check}${bban}`,
+        swiftCode: 'COBADEFFXXX',
+        beneficiary: { ...person, countryOfResidence: 'DE' },
+      },
+    },
   });
   expect(euroBank.status).toBe(201);
   return { customerId, usd, eur, bank: bank.body.id as string, euroBank: euroBank.body.id as string };
@@ -69,14 +95,23 @@ type Policy = Record<string, unknown>;
 const policy = (overrides: Policy = {}): Policy => ({
   permissions: ALL,
   defaultExecutionMode: 'AUTO',
-  spendingLimits: { currency: 'USD', perTransactionLimit: 50_000, dailyLimit: 500_000, dailyTransactionLimit: 1_000, monthlyLimit: 5_000_000 },
+  spendingLimits: {
+    currency: 'USD',
+    perTransactionLimit: 50_000,
+    dailyLimit: 500_000,
+    dailyTransactionLimit: 1_000,
+    monthlyLimit: 5_000_000,
+  },
   ...overrides,
 });
 
 let agentCount = 0;
 const createAgent = async (customer: Customer, agentPolicy: Policy = policy(), auth = platformA) => {
   agentCount += 1;
-  const created = await api.call('POST', '/agents', { auth, body: { name: `Bot ${agentCount}`, customerId: customer.customerId, policy: agentPolicy } });
+  const created = await api.call('POST', '/agents', {
+    auth,
+    body: { name: `Bot ${agentCount}`, customerId: customer.customerId, policy: agentPolicy },
+  });
   expect(created.status).toBe(201);
   return created.body as { agent: { id: string }; deviceCode: { code: string } };
 };
@@ -88,8 +123,15 @@ const connectedAgent = async (customer: Customer, agentPolicy: Policy = policy()
   return { id: created.agent.id, bearer: `Bearer ${redeemed.body.accessToken as string}` };
 };
 const transferOut = (bearer: string, customer: Customer, amount: number) =>
-  api.call('POST', '/agents/me/transfer-out', { auth: bearer, body: { source: { accountId: customer.usd }, destination: { accountId: customer.bank }, amount } });
-const me = async (bearer: string) => (await api.call('GET', '/agents/me', { auth: bearer })).body as { usage: { dailySpend: number; dailyTransactionCount: number; monthlySpend: number }; isPaused: boolean };
+  api.call('POST', '/agents/me/transfer-out', {
+    auth: bearer,
+    body: { source: { accountId: customer.usd }, destination: { accountId: customer.bank }, amount },
+  });
+const me = async (bearer: string) =>
+  (await api.call('GET', '/agents/me', { auth: bearer })).body as {
+    usage: { dailySpend: number; dailyTransactionCount: number; monthlySpend: number };
+    isPaused: boolean;
+  };
 /** Every event the agents service has recorded, for "nothing written" checks (the tests run one at a time). */
 const agentEvents = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM agents.events')).rows[0]!.n;
 
@@ -107,7 +149,14 @@ beforeAll(async () => {
   receiver = await startReceiver();
   expect((await api.call('PATCH', '/config', { auth: platformA, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
   // Embedded Wallets on: a customer with an email gets a wallet (the customers below have none).
-  expect((await api.call('PATCH', '/config', { auth: platformA, body: { embeddedWalletConfig: { appName: 'Agent Wallet', otpLength: 10, alphanumeric: true } } })).status).toBe(200);
+  expect(
+    (
+      await api.call('PATCH', '/config', {
+        auth: platformA,
+        body: { embeddedWalletConfig: { appName: 'Agent Wallet', otpLength: 10, alphanumeric: true } },
+      })
+    ).status,
+  ).toBe(200);
   pg = new Client({ connectionString: stack.database.url });
   await pg.connect();
   publicKey = (await api.call('GET', '/webhooks/signing-key', { auth: platformA })).body.publicKey;
@@ -124,14 +173,26 @@ afterAll(async () => {
 describe('creating and installing an agent', () => {
   it('creates an unconnected agent with a device code that redeems once for a Bearer token', async () => {
     const created = await createAgent(alice);
-    expect(created).toMatchObject({ agent: { customerId: alice.customerId, isPaused: false, isConnected: false, usage: { dailySpend: 0, dailyTransactionCount: 0, monthlySpend: 0 } }, deviceCode: { agentId: created.agent.id, redeemed: false } });
+    expect(created).toMatchObject({
+      agent: {
+        customerId: alice.customerId,
+        isPaused: false,
+        isConnected: false,
+        usage: { dailySpend: 0, dailyTransactionCount: 0, monthlySpend: 0 },
+      },
+      deviceCode: { agentId: created.agent.id, redeemed: false },
+    });
     expect(created.deviceCode.code).toMatch(/^AGENT-[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
     const code = created.deviceCode.code;
     expect((await api.call('GET', `/agents/device-codes/${code}/status`, { auth: platformA })).body).toEqual({ code, redeemed: false });
 
     const redeemed = await api.call('POST', `/agents/device-codes/${code}/redeem`);
     expect(redeemed.status).toBe(200);
-    expect(redeemed.body).toMatchObject({ agentId: created.agent.id, agentName: expect.any(String), policy: { defaultExecutionMode: 'AUTO' } });
+    expect(redeemed.body).toMatchObject({
+      agentId: created.agent.id,
+      agentName: expect.any(String),
+      policy: { defaultExecutionMode: 'AUTO' },
+    });
     expect(redeemed.body.accessToken).toMatch(/^cat_[0-9a-f]{64}$/);
     expect((await api.call('GET', `/agents/device-codes/${code}/status`, { auth: platformA })).body).toEqual({ code, redeemed: true });
     expect((await api.call('GET', `/agents/${created.agent.id}`, { auth: platformA })).body).toMatchObject({ isConnected: true });
@@ -170,14 +231,20 @@ describe('creating and installing an agent', () => {
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ id: agent.id, name: 'Budget Bot', isPaused: false });
     expect((await api.call('GET', `/agents/${agent.id}`, { auth: platformA })).body).toMatchObject({ id: agent.id, name: 'Budget Bot' });
-    const listed = (await api.call('GET', `/agents?customerId=${encodeURIComponent(alice.customerId)}&limit=100`, { auth: platformA })).body.data as { id: string; name: string }[];
+    const listed = (await api.call('GET', `/agents?customerId=${encodeURIComponent(alice.customerId)}&limit=100`, { auth: platformA })).body
+      .data as { id: string; name: string }[];
     expect(listed.find((item) => item.id === agent.id)?.name).toBe('Budget Bot');
     expect((await api.call('GET', '/agents/me', { auth: agent.bearer })).body).toMatchObject({ id: agent.id, name: 'Budget Bot' });
   });
 
   it('a create retried under its Idempotency-Key answers the first agent and device code, and makes no second agent', async () => {
     const { customerId } = await newCustomer(platformA, 0);
-    const create = () => api.call('POST', '/agents', { auth: platformA, headers: { 'Idempotency-Key': `create-agent-${customerId}` }, body: { name: 'Once', customerId, policy: policy() } });
+    const create = () =>
+      api.call('POST', '/agents', {
+        auth: platformA,
+        headers: { 'Idempotency-Key': `create-agent-${customerId}` },
+        body: { name: 'Once', customerId, policy: policy() },
+      });
     const first = await create();
     expect(first.status).toBe(201);
     const events = await agentEvents();
@@ -191,18 +258,32 @@ describe('creating and installing an agent', () => {
 
   it('lists agents with filters and keyset paging, and refuses an unknown customer', async () => {
     const { customerId } = await newCustomer(platformA, 0);
-    const listed = await Promise.all([0, 1, 2].map(() => api.call('POST', '/agents', { auth: platformA, body: { name: 'Lister', customerId, policy: policy() } })));
+    const listed = await Promise.all(
+      [0, 1, 2].map(() => api.call('POST', '/agents', { auth: platformA, body: { name: 'Lister', customerId, policy: policy() } })),
+    );
     const first = await api.call('GET', `/agents?customerId=${encodeURIComponent(customerId)}&limit=2`, { auth: platformA });
     expect(first.body).toMatchObject({ hasMore: true, totalCount: 3 });
-    const second = await api.call('GET', `/agents?customerId=${encodeURIComponent(customerId)}&limit=2&cursor=${encodeURIComponent(first.body.nextCursor as string)}`, { auth: platformA });
+    const second = await api.call(
+      'GET',
+      `/agents?customerId=${encodeURIComponent(customerId)}&limit=2&cursor=${encodeURIComponent(first.body.nextCursor as string)}`,
+      { auth: platformA },
+    );
     const ids = [...first.body.data, ...second.body.data].map((agent: { id: string }) => agent.id).sort();
     expect(ids).toEqual(listed.map((reply) => reply.body.agent.id as string).sort());
-    expect((await api.call('GET', `/agents?customerId=${encodeURIComponent(customerId)}&isConnected=true`, { auth: platformA })).body.totalCount).toBe(0);
+    expect(
+      (await api.call('GET', `/agents?customerId=${encodeURIComponent(customerId)}&isConnected=true`, { auth: platformA })).body.totalCount,
+    ).toBe(0);
     // createAgent declares no 404: a customerId that names no customer of this platform is a 400 on the field.
-    const unknown = await api.call('POST', '/agents', { auth: platformA, body: { name: 'x', customerId: 'Customer:019542f5-b3e7-1d02-0000-000000000001', policy: policy() } });
+    const unknown = await api.call('POST', '/agents', {
+      auth: platformA,
+      body: { name: 'x', customerId: 'Customer:019542f5-b3e7-1d02-0000-000000000001', policy: policy() },
+    });
     expect(unknown.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'customerId' } });
     const otherPlatforms = await newCustomer(platformB, 0);
-    expect((await api.call('POST', '/agents', { auth: platformA, body: { name: 'x', customerId: otherPlatforms.customerId, policy: policy() } })).body).toMatchObject({ status: 400, details: { field: 'customerId' } });
+    expect(
+      (await api.call('POST', '/agents', { auth: platformA, body: { name: 'x', customerId: otherPlatforms.customerId, policy: policy() } }))
+        .body,
+    ).toMatchObject({ status: 400, details: { field: 'customerId' } });
   });
 });
 
@@ -227,18 +308,35 @@ describe('policy evaluation over the API', () => {
     const agent = await connectedAgent(alice);
     const reply = await transferOut(agent.bearer, alice, 1_234);
     expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ agentId: agent.id, customerId: alice.customerId, status: 'APPROVED', type: 'TRANSFER_OUT', transferDetails: { amount: 1_234, currency: 'USD', sourceAccountId: alice.usd, destinationAccountId: alice.bank }, transaction: { agentId: agent.id } });
+    expect(reply.body).toMatchObject({
+      agentId: agent.id,
+      customerId: alice.customerId,
+      status: 'APPROVED',
+      type: 'TRANSFER_OUT',
+      transferDetails: { amount: 1_234, currency: 'USD', sourceAccountId: alice.usd, destinationAccountId: alice.bank },
+      transaction: { agentId: agent.id },
+    });
     const transactionId = reply.body.transaction.id as string;
     expect((await api.call('GET', `/transactions/${transactionId}`, { auth: platformA })).body).toMatchObject({ agentId: agent.id });
-    expect((await api.call('GET', `/agents/me/transactions/${transactionId}`, { auth: agent.bearer })).body).toMatchObject({ id: transactionId, agentId: agent.id });
-    expect((await api.call('GET', `/agents/me/actions/${reply.body.id as string}`, { auth: agent.bearer })).body).toMatchObject({ id: reply.body.id, status: 'APPROVED' });
+    expect((await api.call('GET', `/agents/me/transactions/${transactionId}`, { auth: agent.bearer })).body).toMatchObject({
+      id: transactionId,
+      agentId: agent.id,
+    });
+    expect((await api.call('GET', `/agents/me/actions/${reply.body.id as string}`, { auth: agent.bearer })).body).toMatchObject({
+      id: reply.body.id,
+      status: 'APPROVED',
+    });
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 1_234, dailyTransactionCount: 1, monthlySpend: 1_234 });
   });
 
   it('a transfer-out retried under its Idempotency-Key answers the first action and moves and counts the money once', async () => {
     const agent = await connectedAgent(alice);
     const send = () =>
-      api.call('POST', '/agents/me/transfer-out', { auth: agent.bearer, headers: { 'Idempotency-Key': `agent-out-${agent.id}` }, body: { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 321 } });
+      api.call('POST', '/agents/me/transfer-out', {
+        auth: agent.bearer,
+        headers: { 'Idempotency-Key': `agent-out-${agent.id}` },
+        body: { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 321 },
+      });
     const first = await send();
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ status: 'APPROVED', transaction: { agentId: agent.id } });
@@ -250,7 +348,9 @@ describe('policy evaluation over the API', () => {
     expect(await agentEvents()).toBe(events);
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 321, dailyTransactionCount: 1 });
     expect((await api.call('GET', '/agents/me/actions', { auth: agent.bearer })).body.totalCount).toBe(1);
-    const transactions = (await api.call('GET', '/agents/me/transactions?limit=100', { auth: agent.bearer })).body.data as { agentId?: string }[];
+    const transactions = (await api.call('GET', '/agents/me/transactions?limit=100', { auth: agent.bearer })).body.data as {
+      agentId?: string;
+    }[];
     expect(transactions.filter((transaction) => transaction.agentId === agent.id)).toHaveLength(1);
   });
 
@@ -263,14 +363,20 @@ describe('policy evaluation over the API', () => {
   });
 
   it('daily limit and daily count: the request reaching the limit passes, the next is VELOCITY_LIMIT_EXCEEDED', async () => {
-    const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 5_000, dailyLimit: 7_000, dailyTransactionLimit: 3 } }));
+    const agent = await connectedAgent(
+      alice,
+      policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 5_000, dailyLimit: 7_000, dailyTransactionLimit: 3 } }),
+    );
     expect((await transferOut(agent.bearer, alice, 5_000)).status).toBe(201);
     const over = await transferOut(agent.bearer, alice, 2_001);
     expect(over.status).toBe(403);
     expect(over.body).toMatchObject({ code: 'VELOCITY_LIMIT_EXCEEDED', details: { limit: 'dailyLimit' } });
     expect((await transferOut(agent.bearer, alice, 2_000)).status).toBe(201);
     // Two transactions so far; the daily limit is spent, so lift it: the count then binds at 3.
-    expect((await api.call('PATCH', `/agents/${agent.id}/policy`, { auth: platformA, body: { spendingLimits: { dailyLimit: null } } })).body.policy.spendingLimits).toMatchObject({ dailyLimit: null, dailyTransactionLimit: 3 });
+    expect(
+      (await api.call('PATCH', `/agents/${agent.id}/policy`, { auth: platformA, body: { spendingLimits: { dailyLimit: null } } })).body
+        .policy.spendingLimits,
+    ).toMatchObject({ dailyLimit: null, dailyTransactionLimit: 3 });
     expect((await transferOut(agent.bearer, alice, 1)).status).toBe(201);
     const fourth = await transferOut(agent.bearer, alice, 1);
     expect(fourth.body).toMatchObject({ status: 403, code: 'VELOCITY_LIMIT_EXCEEDED', details: { limit: 'dailyTransactionLimit' } });
@@ -280,7 +386,10 @@ describe('policy evaluation over the API', () => {
   /** USD cents → EUR cents at the rate payments lists now, rounded up, as the policy converts; and the least USD amount converting above a limit. */
   const usdToEur = async () => {
     const rates = await api.call('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR', { auth: platformA });
-    const listed = (Array.isArray(rates.body) ? rates.body : rates.body.data) as { destinationCurrency: { code: string }; exchangeRate: number }[];
+    const listed = (Array.isArray(rates.body) ? rates.body : rates.body.data) as {
+      destinationCurrency: { code: string };
+      exchangeRate: number;
+    }[];
     const rate = String(listed.find((entry) => entry.destinationCurrency.code === 'EUR')!.exchangeRate);
     const [whole, fraction = ''] = rate.split('.');
     const scaled = BigInt(`${whole}${fraction}`);
@@ -305,10 +414,17 @@ describe('policy evaluation over the API', () => {
   });
 
   it('monthly limit: the request reaching the limit passes, one minor unit over is VELOCITY_LIMIT_EXCEEDED', async () => {
-    const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 5_000, dailyLimit: 100_000, monthlyLimit: 7_000 } }));
+    const agent = await connectedAgent(
+      alice,
+      policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 5_000, dailyLimit: 100_000, monthlyLimit: 7_000 } }),
+    );
     expect((await transferOut(agent.bearer, alice, 5_000)).status).toBe(201);
     const over = await transferOut(agent.bearer, alice, 2_001);
-    expect(over.body).toMatchObject({ status: 403, code: 'VELOCITY_LIMIT_EXCEEDED', details: { limit: 'monthlyLimit', monthlyLimit: 7_000 } });
+    expect(over.body).toMatchObject({
+      status: 403,
+      code: 'VELOCITY_LIMIT_EXCEEDED',
+      details: { limit: 'monthlyLimit', monthlyLimit: 7_000 },
+    });
     expect((await transferOut(agent.bearer, alice, 2_000)).status).toBe(201);
     expect((await me(agent.bearer)).usage).toMatchObject({ monthlySpend: 7_000, dailyTransactionCount: 2 });
   });
@@ -317,28 +433,49 @@ describe('policy evaluation over the API', () => {
     const { inEur, leastAbove } = await usdToEur();
     const limit = inEur(3_000);
     const over = leastAbove(3_000);
-    const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'EUR', perTransactionLimit: 1_000_000 }, accountRestrictions: { accountRules: [{ accountId: alice.usd, perTransactionLimit: limit }] } }));
+    const agent = await connectedAgent(
+      alice,
+      policy({
+        spendingLimits: { currency: 'EUR', perTransactionLimit: 1_000_000 },
+        accountRestrictions: { accountRules: [{ accountId: alice.usd, perTransactionLimit: limit }] },
+      }),
+    );
     const refused = await transferOut(agent.bearer, alice, over);
-    expect(refused.body).toMatchObject({ status: 403, code: 'FORBIDDEN', details: { limit: 'perTransactionLimit', perTransactionLimit: limit, amount: inEur(over) } });
+    expect(refused.body).toMatchObject({
+      status: 403,
+      code: 'FORBIDDEN',
+      details: { limit: 'perTransactionLimit', perTransactionLimit: limit, amount: inEur(over) },
+    });
     expect(refused.body.message).toMatch(/per-transaction limit of account/);
     expect((await transferOut(agent.bearer, alice, 3_000)).status).toBe(201);
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: limit, dailyTransactionCount: 1 });
   });
 
   it('50 concurrent transfers against a daily limit of 10 of them: exactly 10 are taken, all 10 execute', async () => {
-    const agent = await connectedAgent(alice, policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1_000, dailyLimit: 10_000 } }));
+    const agent = await connectedAgent(
+      alice,
+      policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1_000, dailyLimit: 10_000 } }),
+    );
     const replies = await Promise.all(Array.from({ length: 50 }, () => transferOut(agent.bearer, alice, 1_000)));
     const statuses = replies.map((reply) => reply.status);
     // On a busy machine an accepted transfer may answer 503 while payments is slow; its action is
     // recorded and the executor's sweep finishes it. What may never happen is an 11th.
     const other = replies.filter((reply) => reply.status !== 201 && reply.status !== 403);
-    if (other.length > 0) console.log('agents 50-concurrent: answers other than 201/403', JSON.stringify(other.map((reply) => [reply.status, reply.body?.code, reply.body?.message])));
+    if (other.length > 0)
+      console.log(
+        'agents 50-concurrent: answers other than 201/403',
+        JSON.stringify(other.map((reply) => [reply.status, reply.body?.code, reply.body?.message])),
+      );
     expect(other.every((reply) => reply.status === 503)).toBe(true);
     expect(statuses.filter((status) => status === 403)).toHaveLength(40);
     expect(replies.filter((reply) => reply.status === 403).every((reply) => reply.body.code === 'VELOCITY_LIMIT_EXCEEDED')).toBe(true);
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 10_000, dailyTransactionCount: 10 });
     const actions = await eventually(
-      async () => (await api.call('GET', '/agents/me/actions?limit=100', { auth: agent.bearer })).body as { totalCount: number; data: { status: string; transaction?: { agentId: string } }[] },
+      async () =>
+        (await api.call('GET', '/agents/me/actions?limit=100', { auth: agent.bearer })).body as {
+          totalCount: number;
+          data: { status: string; transaction?: { agentId: string } }[];
+        },
       (page) => page.data.every((action) => action.transaction !== undefined),
       30_000,
     );
@@ -348,8 +485,15 @@ describe('policy evaluation over the API', () => {
 
   it('restricts the agent to allowed accounts; an account rule holds its transfers for approval', async () => {
     const restricted = await connectedAgent(alice, policy({ accountRestrictions: { allowedAccountIds: [alice.eur] } }));
-    expect((await transferOut(restricted.bearer, alice, 100)).body).toMatchObject({ status: 403, code: 'FORBIDDEN', details: { accountId: alice.usd } });
-    const ruled = await connectedAgent(alice, policy({ accountRestrictions: { accountRules: [{ accountId: alice.usd, executionMode: 'APPROVAL_REQUIRED' }] } }));
+    expect((await transferOut(restricted.bearer, alice, 100)).body).toMatchObject({
+      status: 403,
+      code: 'FORBIDDEN',
+      details: { accountId: alice.usd },
+    });
+    const ruled = await connectedAgent(
+      alice,
+      policy({ accountRestrictions: { accountRules: [{ accountId: alice.usd, executionMode: 'APPROVAL_REQUIRED' }] } }),
+    );
     expect((await transferOut(ruled.bearer, alice, 100)).body).toMatchObject({ status: 'PENDING_APPROVAL' });
   });
 });
@@ -364,7 +508,10 @@ describe('approval', () => {
     expect(held.body).not.toHaveProperty('transaction');
     const actionId = held.body.id as string;
 
-    await receiver.waitFor((received) => received.some((item) => item.body.type === 'AGENT_ACTION.PENDING_APPROVAL' && item.body.data.id === actionId), 'AGENT_ACTION.PENDING_APPROVAL');
+    await receiver.waitFor(
+      (received) => received.some((item) => item.body.type === 'AGENT_ACTION.PENDING_APPROVAL' && item.body.data.id === actionId),
+      'AGENT_ACTION.PENDING_APPROVAL',
+    );
     const webhook = receiver.received.find((item) => item.body.data.id === actionId)!;
     expect(verifyGridSignature(webhook.rawBody, webhook.signature, publicKey)).toBe(true);
     expect(webhook.body.data).toMatchObject({ id: actionId, status: 'PENDING_APPROVAL', transferDetails: { amount: 2_001 } });
@@ -372,11 +519,19 @@ describe('approval', () => {
 
     const pending = await api.call('GET', `/agents/approvals?agentId=${encodeURIComponent(agent.id)}`, { auth: platformA });
     expect(pending.body.data.map((action: { id: string }) => action.id)).toEqual([actionId]);
-    expect((await api.call('GET', `/agents/approvals?customerId=${encodeURIComponent(bob.customerId)}`, { auth: platformA })).body.data.map((action: { id: string }) => action.id)).not.toContain(actionId);
+    expect(
+      (await api.call('GET', `/agents/approvals?customerId=${encodeURIComponent(bob.customerId)}`, { auth: platformA })).body.data.map(
+        (action: { id: string }) => action.id,
+      ),
+    ).not.toContain(actionId);
 
     const approved = await api.call('POST', `/agents/${agent.id}/actions/${actionId}/approve`, { auth: platformA });
     expect(approved.status).toBe(200);
-    expect(approved.body).toMatchObject({ id: actionId, status: 'APPROVED', transaction: { agentId: agent.id, customerId: alice.customerId } });
+    expect(approved.body).toMatchObject({
+      id: actionId,
+      status: 'APPROVED',
+      transaction: { agentId: agent.id, customerId: alice.customerId },
+    });
     expect((await api.call('POST', `/agents/${agent.id}/actions/${actionId}/approve`, { auth: platformA })).status).toBe(409);
     expect((await api.call('POST', `/agents/${agent.id}/actions/${actionId}/reject`, { auth: platformA, body: {} })).status).toBe(409);
     expect((await api.call('GET', `/agents/approvals?agentId=${encodeURIComponent(agent.id)}`, { auth: platformA })).body.data).toEqual([]);
@@ -387,37 +542,61 @@ describe('approval', () => {
     const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
     const quote = await api.call('POST', '/agents/me/quotes', {
       auth: agent.bearer,
-      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: alice.usd },
+        destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
     });
     expect(quote.status).toBe(201);
     const held = await api.call('POST', `/agents/me/quotes/${quote.body.id as string}/execute`, { auth: agent.bearer });
     expect(held.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'PENDING_APPROVAL' });
     const actionId = held.body.id as string;
 
-    await receiver.waitFor((received) => received.some((item) => item.body.type === 'AGENT_ACTION.PENDING_APPROVAL' && item.body.data.id === actionId), 'AGENT_ACTION.PENDING_APPROVAL for a quote');
+    await receiver.waitFor(
+      (received) => received.some((item) => item.body.type === 'AGENT_ACTION.PENDING_APPROVAL' && item.body.data.id === actionId),
+      'AGENT_ACTION.PENDING_APPROVAL for a quote',
+    );
     const webhook = receiver.received.find((item) => item.body.data.id === actionId)!;
     expect(verifyGridSignature(webhook.rawBody, webhook.signature, publicKey)).toBe(true);
     expect(webhook.body).toMatchObject({
       type: 'AGENT_ACTION.PENDING_APPROVAL',
-      data: { id: actionId, agentId: agent.id, customerId: alice.customerId, type: 'EXECUTE_QUOTE', status: 'PENDING_APPROVAL', quote: { id: quote.body.id, status: 'PENDING', totalSendingAmount: quote.body.totalSendingAmount } },
+      data: {
+        id: actionId,
+        agentId: agent.id,
+        customerId: alice.customerId,
+        type: 'EXECUTE_QUOTE',
+        status: 'PENDING_APPROVAL',
+        quote: { id: quote.body.id, status: 'PENDING', totalSendingAmount: quote.body.totalSendingAmount },
+      },
     });
     expect(webhook.body.data).not.toHaveProperty('transaction');
     expect(webhook.body.data).not.toHaveProperty('transferDetails');
     expect(() => createConformance().checkWebhook(webhook.body)).not.toThrow();
-    expect((await api.call('POST', `/agents/${agent.id}/actions/${actionId}/reject`, { auth: platformA, body: {} })).body.status).toBe('REJECTED');
+    expect((await api.call('POST', `/agents/${agent.id}/actions/${actionId}/reject`, { auth: platformA, body: {} })).body.status).toBe(
+      'REJECTED',
+    );
   });
 
   it('reject records the reason, executes nothing and gives the usage back', async () => {
     const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
     const held = await transferOut(agent.bearer, alice, 3_000);
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 3_000, dailyTransactionCount: 1 });
-    const rejected = await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/reject`, { auth: platformA, body: { reason: 'Not this week' } });
+    const rejected = await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/reject`, {
+      auth: platformA,
+      body: { reason: 'Not this week' },
+    });
     expect(rejected.status).toBe(200);
     expect(rejected.body).toMatchObject({ status: 'REJECTED', rejectionReason: 'Not this week' });
     expect(rejected.body).not.toHaveProperty('transaction');
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 0, dailyTransactionCount: 0 });
     expect((await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/approve`, { auth: platformA })).status).toBe(409);
-    expect((await api.call('GET', '/agents/me/transactions', { auth: agent.bearer })).body.data.filter((transaction: { agentId?: string }) => transaction.agentId === agent.id)).toEqual([]);
+    expect(
+      (await api.call('GET', '/agents/me/transactions', { auth: agent.bearer })).body.data.filter(
+        (transaction: { agentId?: string }) => transaction.agentId === agent.id,
+      ),
+    ).toEqual([]);
   });
 
   it('approving after the funds ran short fails the action and gives the usage back', async () => {
@@ -435,7 +614,12 @@ describe('approval', () => {
     const agent = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
     const quote = await api.call('POST', '/agents/me/quotes', {
       auth: agent.bearer,
-      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: alice.usd },
+        destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
     });
     expect(quote.status).toBe(201);
     expect((await api.call('GET', `/agents/me/quotes/${quote.body.id as string}`, { auth: agent.bearer })).status).toBe(200);
@@ -452,11 +636,20 @@ describe('approval', () => {
     const agent = await connectedAgent(alice);
     const quote = await api.call('POST', '/agents/me/quotes', {
       auth: agent.bearer,
-      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: alice.usd },
+        destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
     });
     const executed = await api.call('POST', `/agents/me/quotes/${quote.body.id as string}/execute`, { auth: agent.bearer });
     expect(executed.status).toBe(200);
-    expect(executed.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'APPROVED', transaction: { quoteId: quote.body.id, agentId: agent.id } });
+    expect(executed.body).toMatchObject({
+      type: 'EXECUTE_QUOTE',
+      status: 'APPROVED',
+      transaction: { quoteId: quote.body.id, agentId: agent.id },
+    });
     // Another agent's quote is not this agent's to read or execute.
     const other = await connectedAgent(alice);
     expect((await api.call('GET', `/agents/me/quotes/${quote.body.id as string}`, { auth: other.bearer })).status).toBe(404);
@@ -474,19 +667,31 @@ describe('a quote from an Embedded Wallet', () => {
   let wallet: Wallet;
 
   const walletAccount = async (customerId: string) =>
-    (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=EMBEDDED_WALLET`, { auth: platformA })).body.data as { id: string; balance: { amount: number } }[];
+    (
+      await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=EMBEDDED_WALLET`, {
+        auth: platformA,
+      })
+    ).body.data as { id: string; balance: { amount: number } }[];
   const walletBalance = async () => (await walletAccount(wallet.customerId))[0]!.balance.amount;
 
   /** challenge → the OTP from the sandbox mailbox, sealed to the TEK → verify (202) → the TEK-signed retry: the TEK is the session key. */
   const login = async (): Promise<Session> => {
     const challenged = await api.call('POST', `/auth/credentials/${wallet.credentialId}/challenge`, { auth: platformA, body: {} });
     expect(challenged.status).toBe(200);
-    const mail = (await api.call('GET', `/sandbox/auth/mailbox?accountId=${wallet.accountId}`, { auth: platformA, unchecked: true })).body.data as { otpCode: string }[];
+    const mail = (await api.call('GET', `/sandbox/auth/mailbox?accountId=${wallet.accountId}`, { auth: platformA, unchecked: true })).body
+      .data as { otpCode: string }[];
     const tek = genKeypair();
-    const body = { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(challenged.body.otpEncryptionTargetBundle as string, tek.pubHex, mail[0]!.otpCode) };
+    const body = {
+      type: 'EMAIL_OTP',
+      encryptedOtpBundle: await encryptOtp(challenged.body.otpEncryptionTargetBundle as string, tek.pubHex, mail[0]!.otpCode),
+    };
     const first = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body });
     expect(first.status).toBe(202);
-    const second = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body, headers: signedHeaders(tek.privHex, first.body) });
+    const second = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, {
+      auth: platformA,
+      body,
+      headers: signedHeaders(tek.privHex, first.body),
+    });
     expect(second.status).toBe(200);
     return { id: second.body.id as string, privHex: tek.privHex };
   };
@@ -494,33 +699,59 @@ describe('a quote from an Embedded Wallet', () => {
   const quoteFromWallet = async (bearer: string) => {
     const quote = await api.call('POST', '/agents/me/quotes', {
       auth: bearer,
-      body: { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: wallet.bank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000_000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: wallet.accountId },
+        destination: { destinationType: 'ACCOUNT', accountId: wallet.bank },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 5_000_000,
+      },
     });
     expect(quote.status).toBe(201);
     const instructions = quote.body.paymentInstructions as { accountOrWalletInfo: { accountType: string; payloadToSign?: string } }[];
-    const payloadToSign = instructions.find((item) => item.accountOrWalletInfo.accountType === 'EMBEDDED_WALLET')?.accountOrWalletInfo.payloadToSign;
+    const payloadToSign = instructions.find((item) => item.accountOrWalletInfo.accountType === 'EMBEDDED_WALLET')?.accountOrWalletInfo
+      .payloadToSign;
     expect(payloadToSign).toEqual(expect.any(String));
     return { id: quote.body.id as string, totalSendingAmount: quote.body.totalSendingAmount as number, payloadToSign: payloadToSign! };
   };
-  const execute = (bearer: string, quoteId: string, headers: Record<string, string> = {}) => api.call('POST', `/agents/me/quotes/${quoteId}/execute`, { auth: bearer, headers });
+  const execute = (bearer: string, quoteId: string, headers: Record<string, string> = {}) =>
+    api.call('POST', `/agents/me/quotes/${quoteId}/execute`, { auth: bearer, headers });
   const walletAgent = (agentPolicy: Policy = policy()) => connectedAgent({ ...alice, customerId: wallet.customerId }, agentPolicy);
 
   beforeAll(async () => {
     customerCount += 1;
     const email = `agent.wallet.${customerCount}.${Date.now()}@example.com`;
-    const created = await api.call('POST', '/customers', { auth: platformA, body: { customerType: 'INDIVIDUAL', fullName: `Wanda ${customerCount}`, email, currencies: ['USD'] } });
+    const created = await api.call('POST', '/customers', {
+      auth: platformA,
+      body: { customerType: 'INDIVIDUAL', fullName: `Wanda ${customerCount}`, email, currencies: ['USD'] },
+    });
     expect(created.status).toBe(201);
     const customerId = created.body.id as string;
-    const [account] = await eventually(() => walletAccount(customerId), (list) => list.length === 1, 30_000);
+    const [account] = await eventually(
+      () => walletAccount(customerId),
+      (list) => list.length === 1,
+      30_000,
+    );
     const credentials = await api.call('GET', `/auth/credentials?accountId=${account!.id}`, { auth: platformA });
     accountCount += 1;
     const bank = await api.call('POST', '/customers/external-accounts', {
       auth: platformA,
-      body: { customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `6${String(accountCount).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: person } },
+      body: {
+        customerId,
+        currency: 'USD',
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: `6${String(accountCount).padStart(7, '0')}0001`,
+          routingNumber: '011000015',
+          beneficiary: person,
+        },
+      },
     });
     expect(bank.status).toBe(201);
     wallet = { customerId, accountId: account!.id, credentialId: credentials.body.data[0].id as string, bank: bank.body.id as string };
-    expect((await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 100_000_000 } })).status).toBe(200);
+    expect(
+      (await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 100_000_000 } }))
+        .status,
+    ).toBe(200);
   });
 
   it("executes only with a stamp of an active session; without one, or with a bad one, it is the platform route's 401 and nothing is written", async () => {
@@ -546,7 +777,11 @@ describe('a quote from an Embedded Wallet', () => {
 
     const executed = await execute(agent.bearer, quote.id, { 'Grid-Wallet-Signature': stamp(session.privHex, quote.payloadToSign) });
     expect(executed.status).toBe(200);
-    expect(executed.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'APPROVED', transaction: { quoteId: quote.id, agentId: agent.id } });
+    expect(executed.body).toMatchObject({
+      type: 'EXECUTE_QUOTE',
+      status: 'APPROVED',
+      transaction: { quoteId: quote.id, agentId: agent.id },
+    });
     expect(await walletBalance()).toBe(before.balance - quote.totalSendingAmount);
     expect((await me(agent.bearer)).usage.dailyTransactionCount).toBe(1);
   });
@@ -587,12 +822,17 @@ describe('a quote from an Embedded Wallet', () => {
     // refused by accounts the same way (neither is an active session of the wallet).
     const first = await api.call('DELETE', `/auth/sessions/${session.id}`, { auth: platformA });
     expect(first.status).toBe(202);
-    expect((await api.call('DELETE', `/auth/sessions/${session.id}`, { auth: platformA, headers: signedHeaders(session.privHex, first.body) })).status).toBe(204);
+    expect(
+      (await api.call('DELETE', `/auth/sessions/${session.id}`, { auth: platformA, headers: signedHeaders(session.privHex, first.body) }))
+        .status,
+    ).toBe(204);
     const balance = await walletBalance();
     const approved = await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/approve`, { auth: platformA });
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ id: held.body.id, status: 'FAILED' });
-    const stored = await pg.query<{ reason: string }>(`SELECT action->>'failureReason' AS reason FROM agents.agent_actions WHERE id = $1`, [held.body.id]);
+    const stored = await pg.query<{ reason: string }>(`SELECT action->>'failureReason' AS reason FROM agents.agent_actions WHERE id = $1`, [
+      held.body.id,
+    ]);
     expect(stored.rows[0]?.reason).toBe('WALLET_SESSION_EXPIRED');
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 0, dailyTransactionCount: 0 });
     expect(await walletBalance()).toBe(balance);
@@ -602,12 +842,16 @@ describe('a quote from an Embedded Wallet', () => {
 describe('pause and delete', () => {
   it('a paused agent reads but does not act; resumed, it acts again', async () => {
     const agent = await connectedAgent(alice);
-    expect((await api.call('PATCH', `/agents/${agent.id}`, { auth: platformA, body: { isPaused: true } })).body).toMatchObject({ isPaused: true });
+    expect((await api.call('PATCH', `/agents/${agent.id}`, { auth: platformA, body: { isPaused: true } })).body).toMatchObject({
+      isPaused: true,
+    });
     expect((await me(agent.bearer)).isPaused).toBe(true);
     const refused = await transferOut(agent.bearer, alice, 100);
     expect(refused.body).toMatchObject({ status: 403, code: 'FORBIDDEN', details: { isPaused: true } });
     expect((await api.call('GET', '/agents/me/actions', { auth: agent.bearer })).status).toBe(200);
-    expect((await api.call('PATCH', `/agents/${agent.id}`, { auth: platformA, body: { isPaused: false } })).body).toMatchObject({ isPaused: false });
+    expect((await api.call('PATCH', `/agents/${agent.id}`, { auth: platformA, body: { isPaused: false } })).body).toMatchObject({
+      isPaused: false,
+    });
     expect((await transferOut(agent.bearer, alice, 100)).status).toBe(201);
   });
 
@@ -626,17 +870,49 @@ describe('tenancy', () => {
     const agent = await connectedAgent(alice);
     const bobs = await connectedAgent(bob);
     const bobTransfer = await transferOut(bobs.bearer, bob, 100);
-    expect((await api.call('POST', '/agents/me/transfer-out', { auth: agent.bearer, body: { source: { accountId: bob.usd }, destination: { accountId: alice.bank }, amount: 100 } })).status).toBe(404);
-    expect((await api.call('POST', '/agents/me/transfer-out', { auth: agent.bearer, body: { source: { accountId: alice.usd }, destination: { accountId: bob.bank }, amount: 100 } })).status).toBe(404);
-    expect((await api.call('GET', `/agents/me/transactions/${bobTransfer.body.transaction.id as string}`, { auth: agent.bearer })).status).toBe(404);
+    expect(
+      (
+        await api.call('POST', '/agents/me/transfer-out', {
+          auth: agent.bearer,
+          body: { source: { accountId: bob.usd }, destination: { accountId: alice.bank }, amount: 100 },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await api.call('POST', '/agents/me/transfer-out', {
+          auth: agent.bearer,
+          body: { source: { accountId: alice.usd }, destination: { accountId: bob.bank }, amount: 100 },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await api.call('GET', `/agents/me/transactions/${bobTransfer.body.transaction.id as string}`, { auth: agent.bearer })).status,
+    ).toBe(404);
     expect((await api.call('GET', `/agents/me/external-accounts/${bob.bank}`, { auth: agent.bearer })).status).toBe(404);
     expect((await api.call('DELETE', `/agents/me/external-accounts/${bob.bank}`, { auth: agent.bearer })).status).toBe(404);
     expect((await api.call('GET', `/agents/me/actions/${bobTransfer.body.id as string}`, { auth: agent.bearer })).status).toBe(404);
     // agentCreateQuote declares no 404: another customer's account is a 400 on the field, as POST /quotes answers.
     const quote = (source: string, destination: string) =>
-      api.call('POST', '/agents/me/quotes', { auth: agent.bearer, body: { source: { sourceType: 'ACCOUNT', accountId: source }, destination: { destinationType: 'ACCOUNT', accountId: destination }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 } });
-    expect((await quote(bob.usd, alice.euroBank)).body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'source.accountId' } });
-    expect((await quote(alice.usd, bob.euroBank)).body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'destination.accountId' } });
+      api.call('POST', '/agents/me/quotes', {
+        auth: agent.bearer,
+        body: {
+          source: { sourceType: 'ACCOUNT', accountId: source },
+          destination: { destinationType: 'ACCOUNT', accountId: destination },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 1_000,
+        },
+      });
+    expect((await quote(bob.usd, alice.euroBank)).body).toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+      details: { field: 'source.accountId' },
+    });
+    expect((await quote(alice.usd, bob.euroBank)).body).toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+      details: { field: 'destination.accountId' },
+    });
     const listed = await api.call('GET', '/agents/me/transactions?limit=100', { auth: agent.bearer });
     expect(listed.body.data.every((transaction: { customerId: string }) => transaction.customerId === alice.customerId)).toBe(true);
     const accounts = await api.call('GET', '/agents/me/internal-accounts', { auth: agent.bearer });
@@ -648,9 +924,21 @@ describe('tenancy', () => {
   it("a transfer-in naming another customer's account is 404, and nothing is taken or written", async () => {
     const agent = await connectedAgent(alice);
     const events = await agentEvents();
-    const transferIn = (source: string, destination: string) => api.call('POST', '/agents/me/transfer-in', { auth: agent.bearer, body: { source: { accountId: source }, destination: { accountId: destination }, amount: 100 } });
-    expect((await transferIn(bob.bank, alice.usd)).body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { field: 'source.accountId' } });
-    expect((await transferIn(alice.bank, bob.usd)).body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { field: 'destination.accountId' } });
+    const transferIn = (source: string, destination: string) =>
+      api.call('POST', '/agents/me/transfer-in', {
+        auth: agent.bearer,
+        body: { source: { accountId: source }, destination: { accountId: destination }, amount: 100 },
+      });
+    expect((await transferIn(bob.bank, alice.usd)).body).toMatchObject({
+      status: 404,
+      code: 'REFERENCE_NOT_FOUND',
+      details: { field: 'source.accountId' },
+    });
+    expect((await transferIn(alice.bank, bob.usd)).body).toMatchObject({
+      status: 404,
+      code: 'REFERENCE_NOT_FOUND',
+      details: { field: 'destination.accountId' },
+    });
     expect(await agentEvents()).toBe(events);
     expect((await me(agent.bearer)).usage).toMatchObject({ dailySpend: 0, dailyTransactionCount: 0 });
     expect((await api.call('GET', '/agents/me/actions', { auth: agent.bearer })).body.totalCount).toBe(0);
@@ -668,14 +956,24 @@ describe('tenancy', () => {
       ['POST', `/agents/${agent.id}/actions/${held.body.id as string}/approve`],
       ['POST', `/agents/${agent.id}/actions/${held.body.id as string}/reject`],
     ] as const) {
-      const body = path.endsWith('/policy') ? { defaultExecutionMode: 'AUTO' } : method === 'PATCH' ? { name: 'x' } : path.endsWith('reject') ? {} : undefined;
+      const body = path.endsWith('/policy')
+        ? { defaultExecutionMode: 'AUTO' }
+        : method === 'PATCH'
+          ? { name: 'x' }
+          : path.endsWith('reject')
+            ? {}
+            : undefined;
       const reply = await api.call(method, path, { auth: platformB, ...(body ? { body } : {}) });
       expect([method, path, reply.status]).toEqual([method, path, 404]);
     }
     expect((await api.call('GET', `/agents/approvals?agentId=${encodeURIComponent(agent.id)}`, { auth: platformB })).body.data).toEqual([]);
-    expect((await api.call('GET', '/agents', { auth: platformB })).body.data.map((item: { id: string }) => item.id)).not.toContain(agent.id);
+    expect((await api.call('GET', '/agents', { auth: platformB })).body.data.map((item: { id: string }) => item.id)).not.toContain(
+      agent.id,
+    );
     // The action is still pending for its own platform.
-    expect((await api.call('GET', `/agents/me/actions/${held.body.id as string}`, { auth: agent.bearer })).body.status).toBe('PENDING_APPROVAL');
+    expect((await api.call('GET', `/agents/me/actions/${held.body.id as string}`, { auth: agent.bearer })).body.status).toBe(
+      'PENDING_APPROVAL',
+    );
   });
 
   it("an action approved through another agent's path is 404", async () => {
@@ -692,12 +990,22 @@ describe('agent external accounts', () => {
     accountCount += 1;
     const created = await api.call('POST', '/agents/me/external-accounts', {
       auth: agent.bearer,
-      body: { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `7${String(accountCount).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: person } },
+      body: {
+        currency: 'USD',
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: `7${String(accountCount).padStart(7, '0')}0001`,
+          routingNumber: '011000015',
+          beneficiary: person,
+        },
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body.customerId).toBe(alice.customerId);
     expect((await api.call('GET', `/agents/me/external-accounts/${created.body.id as string}`, { auth: agent.bearer })).status).toBe(200);
-    expect((await api.call('DELETE', `/agents/me/external-accounts/${created.body.id as string}`, { auth: agent.bearer })).status).toBe(204);
+    expect((await api.call('DELETE', `/agents/me/external-accounts/${created.body.id as string}`, { auth: agent.bearer })).status).toBe(
+      204,
+    );
   });
 });
 
@@ -731,20 +1039,27 @@ describe('platform token permissions on agent management', () => {
   };
 
   it.each([['VIEW'], ['TRANSACT'], ['MANAGE']] as const)('a %s-only token', async (permission) => {
-    const created = await api.call('POST', '/tokens', { auth: platformA, body: { name: `agents-${permission}`, permissions: [permission] } });
+    const created = await api.call('POST', '/tokens', {
+      auth: platformA,
+      body: { name: `agents-${permission}`, permissions: [permission] },
+    });
     expect(created.status).toBe(201);
     const token = { clientId: created.body.clientId as string, clientSecret: created.body.clientSecret as string };
     // An unconnected agent to manage, and a connected one with two actions waiting for approval.
     const managed = await createAgent(alice);
     const acting = await connectedAgent(alice, policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
-    const [toApprove, toReject] = [(await transferOut(acting.bearer, alice, 100)).body.id as string, (await transferOut(acting.bearer, alice, 100)).body.id as string];
+    const [toApprove, toReject] = [
+      (await transferOut(acting.bearer, alice, 100)).body.id as string,
+      (await transferOut(acting.bearer, alice, 100)).body.id as string,
+    ];
     const managedBefore = (await api.call('GET', `/agents/${managed.agent.id}`, { auth: platformA })).body;
 
     const seen: Row = {};
     const as = async (operation: string, method: string, path: string, body?: unknown) => {
       const reply = await api.call(method, path, { auth: token, ...(body !== undefined ? { body } : {}) });
       seen[operation] = reply.status;
-      if (reply.status === 403) expect(reply.body).toMatchObject({ code: 'FORBIDDEN', details: { requiredPermission: expect.any(String) } });
+      if (reply.status === 403)
+        expect(reply.body).toMatchObject({ code: 'FORBIDDEN', details: { requiredPermission: expect.any(String) } });
       return reply;
     };
     await as('listAgents', 'GET', '/agents');
@@ -767,10 +1082,18 @@ describe('platform token permissions on agent management', () => {
     if (permission !== 'MANAGE') {
       expect({ ...managedAfter, isConnected: false, updatedAt: undefined }).toEqual({ ...managedBefore, updatedAt: undefined });
       expect((await api.call('GET', `/agents/${managed.agent.id}`, { auth: platformA })).status).toBe(200);
-      expect((await api.call('GET', `/agents?customerId=${encodeURIComponent(alice.customerId)}&limit=100`, { auth: platformA })).body.data.some((agent: { name: string }) => agent.name === 'Permitted')).toBe(false);
+      expect(
+        (await api.call('GET', `/agents?customerId=${encodeURIComponent(alice.customerId)}&limit=100`, { auth: platformA })).body.data.some(
+          (agent: { name: string }) => agent.name === 'Permitted',
+        ),
+      ).toBe(false);
     }
     if (permission !== 'TRANSACT') {
-      const statuses = await Promise.all([toApprove, toReject].map(async (id) => (await api.call('GET', `/agents/me/actions/${id}`, { auth: acting.bearer })).body.status as string));
+      const statuses = await Promise.all(
+        [toApprove, toReject].map(
+          async (id) => (await api.call('GET', `/agents/me/actions/${id}`, { auth: acting.bearer })).body.status as string,
+        ),
+      );
       expect(statuses).toEqual(['PENDING_APPROVAL', 'PENDING_APPROVAL']);
     }
   });
@@ -789,19 +1112,40 @@ describe('permission matrix', () => {
     createQuote: {
       method: 'POST',
       path: '/agents/me/quotes',
-      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: alice.usd },
+        destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
     },
     getQuote: { method: 'GET', path: `/agents/me/quotes/${unknown('Quote')}` },
     executeQuote: { method: 'POST', path: `/agents/me/quotes/${unknown('Quote')}/execute` },
-    transferIn: { method: 'POST', path: '/agents/me/transfer-in', body: { source: { accountId: alice.bank }, destination: { accountId: alice.usd }, amount: 100 } },
-    transferOut: { method: 'POST', path: '/agents/me/transfer-out', body: { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 } },
+    transferIn: {
+      method: 'POST',
+      path: '/agents/me/transfer-in',
+      body: { source: { accountId: alice.bank }, destination: { accountId: alice.usd }, amount: 100 },
+    },
+    transferOut: {
+      method: 'POST',
+      path: '/agents/me/transfer-out',
+      body: { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 },
+    },
     listActions: { method: 'GET', path: '/agents/me/actions' },
     getAction: { method: 'GET', path: `/agents/me/actions/${unknown('AgentAction')}` },
     listExternalAccounts: { method: 'GET', path: '/agents/me/external-accounts' },
     createExternalAccount: {
       method: 'POST',
       path: '/agents/me/external-accounts',
-      body: { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `8${String((accountCount += 1)).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: person } },
+      body: {
+        currency: 'USD',
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: `8${String((accountCount += 1)).padStart(7, '0')}0001`,
+          routingNumber: '011000015',
+          beneficiary: person,
+        },
+      },
     },
     getExternalAccount: { method: 'GET', path: `/agents/me/external-accounts/${unknown('ExternalAccount')}` },
     deleteExternalAccount: { method: 'DELETE', path: `/agents/me/external-accounts/${unknown('ExternalAccount')}` },
@@ -811,7 +1155,12 @@ describe('permission matrix', () => {
     const agent = await connectedAgent(alice);
     const quote = await api.call('POST', '/agents/me/quotes', {
       auth: agent.bearer,
-      body: { source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: alice.usd },
+        destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
     });
     expect(quote.status).toBe(201);
     const read = async (permissions: string[]) => {
@@ -823,7 +1172,10 @@ describe('permission matrix', () => {
     expect(await read(['CREATE_QUOTES'])).toEqual([200, quote.body.id]);
     expect(await read(['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'MANAGE_EXTERNAL_ACCOUNTS'])).toEqual([403, 'FORBIDDEN']);
     await read(['EXECUTE_QUOTES']);
-    expect((await api.call('POST', `/agents/me/quotes/${quote.body.id as string}/execute`, { auth: agent.bearer })).body).toMatchObject({ status: 'APPROVED', quote: { id: quote.body.id } });
+    expect((await api.call('POST', `/agents/me/quotes/${quote.body.id as string}/execute`, { auth: agent.bearer })).body).toMatchObject({
+      status: 'APPROVED',
+      quote: { id: quote.body.id },
+    });
   });
 
   it.each(agentPermissions.map((permission) => [permission]))('an agent granted only %s, on every agent route', async (permission) => {
@@ -848,9 +1200,15 @@ describe('bad input on every agent route', () => {
   let agent: { id: string; bearer: string };
   const validCreate = () => ({ name: 'Fuzz', customerId: alice.customerId, policy: policy() });
   const transferBody = () => ({ source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 });
-  const quoteBody = () => ({ source: { sourceType: 'ACCOUNT', accountId: alice.usd }, destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 });
+  const quoteBody = () => ({
+    source: { sourceType: 'ACCOUNT', accountId: alice.usd },
+    destination: { destinationType: 'ACCOUNT', accountId: alice.euroBank },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 1_000,
+  });
   const withPolicy = (change: Record<string, unknown>) => ({ ...validCreate(), policy: { ...policy(), ...change } });
-  const withLimits = (change: Record<string, unknown>) => withPolicy({ spendingLimits: { currency: 'USD', perTransactionLimit: 100, ...change } });
+  const withLimits = (change: Record<string, unknown>) =>
+    withPolicy({ spendingLimits: { currency: 'USD', perTransactionLimit: 100, ...change } });
 
   const written = async () => {
     const events = await agentEvents();
@@ -900,8 +1258,18 @@ describe('bad input on every agent route', () => {
     ['DELETE /agents/{id}: not an id', 'DELETE', '/agents/Agent:nope'],
     ['POST /agents/{id}/device-codes: not an id', 'POST', '/agents/nope/device-codes'],
     ['POST approve: action not an id', 'POST', '/agents/{agent}/actions/nope/approve'],
-    ['POST reject: reason a number', 'POST', `/agents/{agent}/actions/AgentAction:019542f5-b3e7-1d02-0000-000000000001/reject`, { reason: 42 }],
-    ['POST reject: an extra member', 'POST', `/agents/{agent}/actions/AgentAction:019542f5-b3e7-1d02-0000-000000000001/reject`, { reason: 'x', status: 'APPROVED' }],
+    [
+      'POST reject: reason a number',
+      'POST',
+      `/agents/{agent}/actions/AgentAction:019542f5-b3e7-1d02-0000-000000000001/reject`,
+      { reason: 42 },
+    ],
+    [
+      'POST reject: an extra member',
+      'POST',
+      `/agents/{agent}/actions/AgentAction:019542f5-b3e7-1d02-0000-000000000001/reject`,
+      { reason: 'x', status: 'APPROVED' },
+    ],
     ['GET device code status: too long', 'GET', `/agents/device-codes/${'A'.repeat(300)}/status`],
     ['POST redeem: not a code', 'POST', '/agents/device-codes/%E2%80%8B/redeem', undefined, null],
     ['POST transfer-out: amount 0', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: 0 }],
@@ -912,16 +1280,46 @@ describe('bad input on every agent route', () => {
     ['POST transfer-out: amount huge', 'POST', '/agents/me/transfer-out', { ...transferBody(), amount: 9e18 }],
     ['POST transfer-out: source missing', 'POST', '/agents/me/transfer-out', { ...transferBody(), source: undefined }],
     ['POST transfer-out: source id a number', 'POST', '/agents/me/transfer-out', { ...transferBody(), source: { accountId: 7 } }],
-    ['POST transfer-out: source not an account', 'POST', '/agents/me/transfer-out', { ...transferBody(), source: { accountId: 'InternalAccount:nope' } }],
+    [
+      'POST transfer-out: source not an account',
+      'POST',
+      '/agents/me/transfer-out',
+      { ...transferBody(), source: { accountId: 'InternalAccount:nope' } },
+    ],
     ['POST transfer-out: destination a string', 'POST', '/agents/me/transfer-out', { ...transferBody(), destination: alice.bank }],
-    ['POST transfer-out: currencies differ', 'POST', '/agents/me/transfer-out', { ...transferBody(), destination: { accountId: alice.euroBank } }],
+    [
+      'POST transfer-out: currencies differ',
+      'POST',
+      '/agents/me/transfer-out',
+      { ...transferBody(), destination: { accountId: alice.euroBank } },
+    ],
     ['POST transfer-out: an extra member', 'POST', '/agents/me/transfer-out', { ...transferBody(), customerId: bob.customerId }],
-    ['POST transfer-in: amount 0', 'POST', '/agents/me/transfer-in', { source: { accountId: alice.bank }, destination: { accountId: alice.usd }, amount: 0 }],
-    ['POST transfer-in: wrong way round', 'POST', '/agents/me/transfer-in', { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 }],
+    [
+      'POST transfer-in: amount 0',
+      'POST',
+      '/agents/me/transfer-in',
+      { source: { accountId: alice.bank }, destination: { accountId: alice.usd }, amount: 0 },
+    ],
+    [
+      'POST transfer-in: wrong way round',
+      'POST',
+      '/agents/me/transfer-in',
+      { source: { accountId: alice.usd }, destination: { accountId: alice.bank }, amount: 100 },
+    ],
     ['POST quotes: negative amount', 'POST', '/agents/me/quotes', { ...quoteBody(), lockedCurrencyAmount: -1 }],
     ['POST quotes: immediatelyExecute', 'POST', '/agents/me/quotes', { ...quoteBody(), immediatelyExecute: true }],
-    ['POST quotes: real-time funding', 'POST', '/agents/me/quotes', { ...quoteBody(), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: alice.customerId } }],
-    ["POST quotes: another customer's account", 'POST', '/agents/me/quotes', { ...quoteBody(), source: { sourceType: 'ACCOUNT', accountId: bob.usd } }],
+    [
+      'POST quotes: real-time funding',
+      'POST',
+      '/agents/me/quotes',
+      { ...quoteBody(), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: alice.customerId } },
+    ],
+    [
+      "POST quotes: another customer's account",
+      'POST',
+      '/agents/me/quotes',
+      { ...quoteBody(), source: { sourceType: 'ACCOUNT', accountId: bob.usd } },
+    ],
     ['POST execute: quote not an id', 'POST', '/agents/me/quotes/nope/execute'],
     ['POST execute: unknown quote', 'POST', '/agents/me/quotes/Quote:019542f5-b3e7-1d02-0000-000000000001/execute'],
     ['GET transaction: not an id', 'GET', '/agents/me/transactions/nope'],
@@ -948,7 +1346,16 @@ describe('bad input on every agent route', () => {
     ['GET actions: status unknown', 'GET', '/agents/me/actions?status=DONE'],
     ['GET internal accounts: customerId filter', 'GET', `/agents/me/internal-accounts?customerId=${encodeURIComponent(bob.customerId)}`],
     ['POST external accounts: accountInfo missing', 'POST', '/agents/me/external-accounts', { currency: 'USD' }],
-    ['POST external accounts: another customer', 'POST', '/agents/me/external-accounts', { customerId: bob.customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000999000001', routingNumber: '011000015', beneficiary: person } }],
+    [
+      'POST external accounts: another customer',
+      'POST',
+      '/agents/me/external-accounts',
+      {
+        customerId: bob.customerId,
+        currency: 'USD',
+        accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000999000001', routingNumber: '011000015', beneficiary: person },
+      },
+    ],
     ['DELETE external account: not an id', 'DELETE', '/agents/me/external-accounts/nope'],
   ];
 
@@ -957,9 +1364,15 @@ describe('bad input on every agent route', () => {
     for (const [label, method, template, body, auth] of cases()) {
       const path = template.replace('{agent}', agent.id);
       const credentials = auth === null ? undefined : path.startsWith('/agents/me') ? agent.bearer : platformA;
-      const reply = await api.call(method, path, { ...(credentials ? { auth: credentials } : {}), ...(body !== undefined ? { body } : {}) });
+      const reply = await api.call(method, path, {
+        ...(credentials ? { auth: credentials } : {}),
+        ...(body !== undefined ? { body } : {}),
+      });
       expect({ label, status: reply.status >= 400 && reply.status < 500 }).toEqual({ label, status: true });
-      expect({ label, body: reply.body }).toEqual({ label, body: expect.objectContaining({ status: reply.status, code: expect.any(String), message: expect.any(String) }) });
+      expect({ label, body: reply.body }).toEqual({
+        label,
+        body: expect.objectContaining({ status: reply.status, code: expect.any(String), message: expect.any(String) }),
+      });
     }
     expect(await written()).toEqual(before);
   });
@@ -971,8 +1384,21 @@ describe('bad input on every agent route', () => {
 describe('statuses the reference does not declare', () => {
   // 403 where an operation declares none: a token or policy lacking the route's permission, or a paused agent.
   const forbidden = [
-    'createAgent', 'updateAgent', 'updateAgentPolicy', 'deleteAgent', 'regenerateAgentDeviceCode', 'approveAgentAction', 'rejectAgentAction',
-    'agentListTransactions', 'agentGetTransaction', 'agentGetQuote', 'agentListInternalAccounts', 'agentListExternalAccounts', 'agentCreateExternalAccount', 'agentGetExternalAccount', 'agentDeleteExternalAccount',
+    'createAgent',
+    'updateAgent',
+    'updateAgentPolicy',
+    'deleteAgent',
+    'regenerateAgentDeviceCode',
+    'approveAgentAction',
+    'rejectAgentAction',
+    'agentListTransactions',
+    'agentGetTransaction',
+    'agentGetQuote',
+    'agentListInternalAccounts',
+    'agentListExternalAccounts',
+    'agentCreateExternalAccount',
+    'agentGetExternalAccount',
+    'agentDeleteExternalAccount',
   ];
   const keptOnPurpose: Record<string, number[]> = {
     ...Object.fromEntries(forbidden.map((operationId) => [operationId, [403]])),
@@ -983,26 +1409,30 @@ describe('statuses the reference does not declare', () => {
 
   it('answers only declared statuses on agent operations, apart from those decision 0016 lists', () => {
     type Operation = { operationId: string; method: string; pattern: RegExp; literals: number; declared: number[] };
-    const document = parseYaml(readFileSync(REFERENCE_OPENAPI_FILE, 'utf8')) as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> };
+    const document = parseYaml(readFileSync(REFERENCE_OPENAPI_FILE, 'utf8')) as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    };
     const operations: Operation[] = Object.entries(document.paths)
       .filter(([template]) => template.startsWith('/agents'))
       .flatMap(([template, item]) =>
         Object.entries(item)
           .filter(([method]) => ['get', 'post', 'patch', 'put', 'delete'].includes(method))
           .map(([method, operation]) => {
-          const segments = template.split('/').filter(Boolean);
-          return {
-            operationId: operation.operationId,
-            method: method.toUpperCase(),
-            pattern: new RegExp(`^/${segments.map((segment) => (segment.startsWith('{') ? '[^/]+' : segment)).join('/')}$`),
-            literals: segments.filter((segment) => !segment.startsWith('{')).length,
-            declared: Object.keys(operation.responses).map(Number),
-          };
-        }),
+            const segments = template.split('/').filter(Boolean);
+            return {
+              operationId: operation.operationId,
+              method: method.toUpperCase(),
+              pattern: new RegExp(`^/${segments.map((segment) => (segment.startsWith('{') ? '[^/]+' : segment)).join('/')}$`),
+              literals: segments.filter((segment) => !segment.startsWith('{')).length,
+              declared: Object.keys(operation.responses).map(Number),
+            };
+          }),
       );
     const undeclared = new Set<string>();
     for (const { method, path, status } of answered) {
-      const [operation] = operations.filter((candidate) => candidate.method === method && candidate.pattern.test(path)).sort((a, b) => b.literals - a.literals);
+      const [operation] = operations
+        .filter((candidate) => candidate.method === method && candidate.pattern.test(path))
+        .sort((a, b) => b.literals - a.literals);
       if (!operation || operation.declared.includes(status) || keptOnPurpose[operation.operationId]?.includes(status)) continue;
       undeclared.add(`${operation.operationId} ${status}`);
     }
@@ -1027,14 +1457,20 @@ describe('approval survives a crash before execution', () => {
     await stack.start('payments');
     await stack.start('agents');
     const action = await eventually(
-      async () => (await api.call('GET', `/agents/me/actions/${actionId}`, { auth: agent.bearer })).body as { status: string; transaction?: { id: string; agentId: string } },
+      async () =>
+        (await api.call('GET', `/agents/me/actions/${actionId}`, { auth: agent.bearer })).body as {
+          status: string;
+          transaction?: { id: string; agentId: string };
+        },
       (current) => current.transaction !== undefined,
       60_000,
     );
     expect(action).toMatchObject({ status: 'APPROVED', transaction: { agentId: agent.id } });
     // A second approve is a 409, and there is one transaction for the action.
     expect((await api.call('POST', `/agents/${agent.id}/actions/${actionId}/approve`, { auth: platformA })).status).toBe(409);
-    const transactions = (await api.call('GET', '/agents/me/transactions?limit=100', { auth: agent.bearer })).body.data as { agentId?: string }[];
+    const transactions = (await api.call('GET', '/agents/me/transactions?limit=100', { auth: agent.bearer })).body.data as {
+      agentId?: string;
+    }[];
     expect(transactions.filter((transaction) => transaction.agentId === agent.id)).toHaveLength(1);
   }, 180_000);
 });

@@ -81,9 +81,18 @@ it('finishes a running and a waiting import after Redis lost every queue key mid
   expect((await job(waitingId)).body.status).toBe('PENDING');
   expect(await loseRedisKeys()).toBeGreaterThan(0);
 
-  const [first, second] = await Promise.all([eventually(() => job(runningId), ended, 120_000), eventually(() => job(waitingId), ended, 120_000)]);
-  expect(first.body).toMatchObject({ status: 'COMPLETED', progress: { total: RUNNING_ROWS, processed: RUNNING_ROWS, successful: RUNNING_ROWS, failed: 0 } });
-  expect(second.body).toMatchObject({ status: 'COMPLETED', progress: { total: WAITING_ROWS, processed: WAITING_ROWS, successful: WAITING_ROWS, failed: 0 } });
+  const [first, second] = await Promise.all([
+    eventually(() => job(runningId), ended, 120_000),
+    eventually(() => job(waitingId), ended, 120_000),
+  ]);
+  expect(first.body).toMatchObject({
+    status: 'COMPLETED',
+    progress: { total: RUNNING_ROWS, processed: RUNNING_ROWS, successful: RUNNING_ROWS, failed: 0 },
+  });
+  expect(second.body).toMatchObject({
+    status: 'COMPLETED',
+    progress: { total: WAITING_ROWS, processed: WAITING_ROWS, successful: WAITING_ROWS, failed: 0 },
+  });
   const customers = await api.call('GET', '/customers?limit=1', { auth: platform });
   expect(customers.body.totalCount).toBe(RUNNING_ROWS + WAITING_ROWS);
 

@@ -16,26 +16,32 @@ let platformA: Credentials;
 let platformB: Credentials;
 let receiver: Receiver;
 
-const header = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
+const header =
+  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
 
 /** A run-unique tag: UMA addresses are unique across platforms, and suites share nothing. */
 const tag = () => randomBytes(4).toString('hex');
 
-const individualRow = (run: string, n: number) => `$ind${n}.${run}@bulk.example.com,ind-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,San Francisco,CA,94105,US,p${n}@example.com,,,`;
-const businessRow = (run: string, n: number) => `biz${n}.${run}@bulk.example.com,biz-${run}-${n},BUSINESS,,,${n} Commerce Way,Austin,TX,78701,US,,"Acme ${n}, Inc.",12-345${n},2015-06-01`;
+const individualRow = (run: string, n: number) =>
+  `$ind${n}.${run}@bulk.example.com,ind-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,San Francisco,CA,94105,US,p${n}@example.com,,,`;
+const businessRow = (run: string, n: number) =>
+  `biz${n}.${run}@bulk.example.com,biz-${run}-${n},BUSINESS,,,${n} Commerce Way,Austin,TX,78701,US,,"Acme ${n}, Inc.",12-345${n},2015-06-01`;
 
 /** multipart/form-data with one part; built by hand so the suite sends exactly these bytes. */
 const multipart = (content: string | Buffer, field = 'file', filename = 'customers.csv') => {
   const boundary = `----corridor${tag()}`;
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: text/csv\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: text/csv\r\n\r\n`,
+    ),
     Buffer.isBuffer(content) ? content : Buffer.from(content),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
   return { rawBody: body, contentType: `multipart/form-data; boundary=${boundary}` };
 };
 
-const upload = (auth: Credentials, content: string | Buffer, field?: string) => api.call('POST', '/customers/bulk/csv', { auth, ...multipart(content, field) });
+const upload = (auth: Credentials, content: string | Buffer, field?: string) =>
+  api.call('POST', '/customers/bulk/csv', { auth, ...multipart(content, field) });
 const getJob = (auth: Credentials, jobId: string) => api.call('GET', `/customers/bulk/jobs/${jobId}`, { auth });
 
 const expectRefused = (reply: Reply, status: number, mention?: string) => {
@@ -50,13 +56,18 @@ const finished = (reply: Reply) => reply.body?.status === 'COMPLETED' || reply.b
 // the large file (about 130 a second on this machine kind), so the wait is long; speed is bench's business.
 const WEBHOOK_WAIT_MS = 240_000;
 const webhookFor = async (type: string, jobId: string) => {
-  await receiver.waitFor((received) => received.some((item) => item.body.type === type && item.body.data?.id === jobId), `${type} for ${jobId}`, WEBHOOK_WAIT_MS);
+  await receiver.waitFor(
+    (received) => received.some((item) => item.body.type === type && item.body.data?.id === jobId),
+    `${type} for ${jobId}`,
+    WEBHOOK_WAIT_MS,
+  );
   const webhook = receiver.received.find((item) => item.body.type === type && item.body.data?.id === jobId)!;
   api.conformance.checkWebhook(webhook.body);
   return webhook.body;
 };
 
-const countCustomers = async (auth: Credentials): Promise<number> => (await api.call('GET', '/customers?limit=1', { auth })).body.totalCount;
+const countCustomers = async (auth: Credentials): Promise<number> =>
+  (await api.call('GET', '/customers?limit=1', { auth })).body.totalCount;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -95,14 +106,23 @@ describe('a 10,000-row file with 5 bad rows', () => {
 
     // Progress as GET shows it, sampled until the job ends.
     const seen: { status: string; total: number; processed: number }[] = [];
-    const last = await eventually(async () => {
-      const reply = await getJob(platformA, jobId);
-      expect(reply.status).toBe(200);
-      seen.push({ status: reply.body.status, ...reply.body.progress });
-      return reply;
-    }, finished, 240_000);
+    const last = await eventually(
+      async () => {
+        const reply = await getJob(platformA, jobId);
+        expect(reply.status).toBe(200);
+        seen.push({ status: reply.body.status, ...reply.body.progress });
+        return reply;
+      },
+      finished,
+      240_000,
+    );
 
-    expect(last.body).toMatchObject({ id: jobId, status: 'COMPLETED', progress: { total: 10_000, processed: 10_000, successful: 9_995, failed: 5 }, completedAt: expect.any(String) });
+    expect(last.body).toMatchObject({
+      id: jobId,
+      status: 'COMPLETED',
+      progress: { total: 10_000, processed: 10_000, successful: 9_995, failed: 5 },
+      completedAt: expect.any(String),
+    });
     const midway = seen.filter((sample) => sample.status === 'PROCESSING' && sample.processed > 0 && sample.processed < 10_000);
     expect(new Set(midway.map((sample) => sample.processed)).size).toBeGreaterThanOrEqual(2);
     // processed never goes back, and once counted the total is the file's row count.
@@ -124,9 +144,24 @@ describe('a 10,000-row file with 5 bad rows', () => {
 
     expect((await countCustomers(platformA)) - before).toBe(9_995);
     const individual = await api.call('GET', `/customers?platformCustomerId=ind-${run}-42`, { auth: platformA });
-    expect(individual.body.data).toEqual([expect.objectContaining({ customerType: 'INDIVIDUAL', fullName: 'Person 42', birthDate: '1980-01-15', umaAddress: `$ind42.${run}@bulk.example.com`, email: 'p42@example.com', address: expect.objectContaining({ line1: '42 Main St', country: 'US' }) })]);
+    expect(individual.body.data).toEqual([
+      expect.objectContaining({
+        customerType: 'INDIVIDUAL',
+        fullName: 'Person 42',
+        birthDate: '1980-01-15',
+        umaAddress: `$ind42.${run}@bulk.example.com`,
+        email: 'p42@example.com',
+        address: expect.objectContaining({ line1: '42 Main St', country: 'US' }),
+      }),
+    ]);
     const business = await api.call('GET', `/customers?platformCustomerId=biz-${run}-10`, { auth: platformA });
-    expect(business.body.data).toEqual([expect.objectContaining({ customerType: 'BUSINESS', umaAddress: `$biz10.${run}@bulk.example.com`, businessInfo: expect.objectContaining({ legalName: 'Acme 10, Inc.', taxId: '12-34510', incorporatedOn: '2015-06-01' }) })]);
+    expect(business.body.data).toEqual([
+      expect.objectContaining({
+        customerType: 'BUSINESS',
+        umaAddress: `$biz10.${run}@bulk.example.com`,
+        businessInfo: expect.objectContaining({ legalName: 'Acme 10, Inc.', taxId: '12-34510', incorporatedOn: '2015-06-01' }),
+      }),
+    ]);
     expect((await api.call('GET', `/customers?platformCustomerId=bad-${run}-1`, { auth: platformA })).body.data).toEqual([]);
   }, 300_000);
 
@@ -188,7 +223,10 @@ describe("the reference's own example file", () => {
     const yaml = readFileSync(REFERENCE_OPENAPI_FILE, 'utf8');
     const block = /### Example CSV\n\s*```csv\n([\s\S]*?)\n\s*```/.exec(yaml)?.[1];
     if (!block) throw new Error('The reference no longer has an example CSV under POST /customers/bulk/csv');
-    return `${block.split('\n').map((line) => line.trim()).join('\n')}\n`;
+    return `${block
+      .split('\n')
+      .map((line) => line.trim())
+      .join('\n')}\n`;
   };
 
   it('imports both rows, and the business verification names the business fields it lacks', async () => {
@@ -197,10 +235,16 @@ describe("the reference's own example file", () => {
     const done = await eventually(() => getJob(platformA, accepted.body.jobId), finished, 60_000);
     expect(done.body).toMatchObject({ status: 'COMPLETED', progress: { total: 2, processed: 2, successful: 2, failed: 0 } });
     const business = (await api.call('GET', '/customers?platformCustomerId=biz456', { auth: platformA })).body.data[0];
-    expect(business).toMatchObject({ customerType: 'BUSINESS', umaAddress: '$acme@uma.domain.com', address: { line1: '400 Commerce Way', city: 'Austin' } });
+    expect(business).toMatchObject({
+      customerType: 'BUSINESS',
+      umaAddress: '$acme@uma.domain.com',
+      address: { line1: '400 Commerce Way', city: 'Austin' },
+    });
     const verification = await api.call('POST', '/verifications', { auth: platformA, body: { customerId: business.id } });
     const fields = verification.body.errors.map((error: { field?: string }) => error.field);
-    expect(fields).toEqual(expect.arrayContaining(['customer.businessInfo.legalName', 'customer.businessInfo.taxId', 'customer.businessInfo.incorporatedOn']));
+    expect(fields).toEqual(
+      expect.arrayContaining(['customer.businessInfo.legalName', 'customer.businessInfo.taxId', 'customer.businessInfo.incorporatedOn']),
+    );
   }, 120_000);
 });
 
@@ -237,12 +281,24 @@ describe('read model', () => {
     await db.connect();
     const rows = async () => (await db.query('SELECT * FROM customers.bulk_import_jobs ORDER BY id')).rows;
     const store = createPostgresEventStore({ connectionString: stack.database.url, schema: info.schema });
-    const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: stack.database.url, schema: info.schema, entities: info.projections.map((p) => p.entity), discovery: { warnWhenNoEntities: false } });
+    const orm = await MikroORM.init({
+      driver: PostgreSqlDriver,
+      clientUrl: stack.database.url,
+      schema: info.schema,
+      entities: info.projections.map((p) => p.entity),
+      discovery: { warnWhenNoEntities: false },
+    });
     try {
       await stack.stop('customers'); // nothing may write while the live rows are compared
       const live = await rows();
       expect(live.length).toBeGreaterThanOrEqual(3);
-      await new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections, logger: consoleLogger('rebuild') }).rebuild('bulk_import_jobs');
+      await new ProjectionRunner({
+        store,
+        orm,
+        schema: info.schema,
+        projections: info.projections,
+        logger: consoleLogger('rebuild'),
+      }).rebuild('bulk_import_jobs');
       expect(await rows()).toEqual(live);
     } finally {
       await orm.close(true);

@@ -40,7 +40,9 @@ let platformAId: string;
 let holderCount = 0;
 
 const balancesOf = async (holder: Holder): Promise<Balances> => {
-  const list = (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(holder.customerId)}`, { auth: platformA })).body.data as Account[];
+  const list = (
+    await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(holder.customerId)}`, { auth: platformA })
+  ).body.data as Account[];
   const account = list.find((item) => item.id === holder.usd);
   if (!account) throw new Error(`${holder.usd} is not listed`);
   return { available: account.balance.amount, held: account.totalBalance.amount - account.balance.amount };
@@ -58,25 +60,47 @@ const expectBalances = async (holder: Holder, expected: Balances): Promise<void>
 /** An APPROVED individual with a funded USD account and an ACTIVE card on it. */
 const newHolder = async (funding: number, auth: Credentials = platformA): Promise<Holder> => {
   holderCount += 1;
-  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Card Holder ${holderCount}`, currencies: ['USD'] } });
+  const created = await api.call('POST', '/customers', {
+    auth,
+    body: { customerType: 'INDIVIDUAL', fullName: `Card Holder ${holderCount}`, currencies: ['USD'] },
+  });
   expect(created.status).toBe(201);
   const customerId = created.body.id as string;
   const accounts = await eventually(
-    async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as Account[],
+    async () =>
+      (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as Account[],
     (list) => list.length >= 1,
   );
   const usd = accounts.find((account) => account.balance.currency.code === 'USD')!.id;
-  if (funding > 0) expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth, body: { amount: funding } })).status).toBe(200);
-  const issued = await api.call('POST', '/cards', { auth, body: { cardholderId: customerId, platformCardId: `tx-${holderCount}-${newUuid().slice(0, 8)}`, form: 'VIRTUAL', fundingSources: [usd] } });
+  if (funding > 0)
+    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth, body: { amount: funding } })).status).toBe(200);
+  const issued = await api.call('POST', '/cards', {
+    auth,
+    body: {
+      cardholderId: customerId,
+      platformCardId: `tx-${holderCount}-${newUuid().slice(0, 8)}`,
+      form: 'VIRTUAL',
+      fundingSources: [usd],
+    },
+  });
   expect(issued.status).toBe(201);
   const cardId = issued.body.id as string;
-  await eventually(async () => (await api.call('GET', `/cards/${cardId}`, { auth })).body.state as string, (state) => state === 'ACTIVE');
+  await eventually(
+    async () => (await api.call('GET', `/cards/${cardId}`, { auth })).body.state as string,
+    (state) => state === 'ACTIVE',
+  );
   const holder = { customerId, usd, cardId };
   if (auth === platformA) await expectBalances(holder, { available: funding, held: 0 });
   return holder;
 };
 
-const authorize = (holder: Holder, amount: number, descriptor = 'BLUE BOTTLE COFFEE SF', auth: Credentials = platformA, key = newUuid()): Promise<Reply> =>
+const authorize = (
+  holder: Holder,
+  amount: number,
+  descriptor = 'BLUE BOTTLE COFFEE SF',
+  auth: Credentials = platformA,
+  key = newUuid(),
+): Promise<Reply> =>
   api.call('POST', `/sandbox/cards/${holder.cardId}/simulate/authorization`, {
     auth,
     body: { amount, currency: { code: 'USD' }, merchant: { descriptor, mcc: '5814', country: 'US' } },
@@ -194,18 +218,47 @@ describe('funding sources in order', () => {
     try {
       await store.appendToStream(
         second,
-        [{ type: 'InternalAccountOpened', data: { accountId: second, platformId: platformAId, customerId: holder.customerId, accountType: 'INTERNAL_FIAT', currency: 'USD', status: 'ACTIVE', operationId: `open-${requestId}`, openedAt: new Date().toISOString() } }],
-        { expectedVersion: 0, metadata: { platformId: platformAId, requestId, correlationId: requestId, actor: { kind: 'system', name: 'card-transactions-e2e' } } },
+        [
+          {
+            type: 'InternalAccountOpened',
+            data: {
+              accountId: second,
+              platformId: platformAId,
+              customerId: holder.customerId,
+              accountType: 'INTERNAL_FIAT',
+              currency: 'USD',
+              status: 'ACTIVE',
+              operationId: `open-${requestId}`,
+              openedAt: new Date().toISOString(),
+            },
+          },
+        ],
+        {
+          expectedVersion: 0,
+          metadata: {
+            platformId: platformAId,
+            requestId,
+            correlationId: requestId,
+            actor: { kind: 'system', name: 'card-transactions-e2e' },
+          },
+        },
       );
     } finally {
       await store.close();
     }
     await eventually(
-      async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(holder.customerId)}`, { auth: platformA })).body.data as Account[],
+      async () =>
+        (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(holder.customerId)}`, { auth: platformA }))
+          .body.data as Account[],
       (list) => list.some((account) => account.id === second),
     );
-    expect((await api.call('POST', `/sandbox/internal-accounts/${second}/fund`, { auth: platformA, body: { amount: 5_000 } })).status).toBe(200);
-    expect((await api.call('PATCH', `/cards/${holder.cardId}`, { auth: platformA, body: { fundingSources: [holder.usd, second] } })).body.fundingSources).toEqual([holder.usd, second]);
+    expect((await api.call('POST', `/sandbox/internal-accounts/${second}/fund`, { auth: platformA, body: { amount: 5_000 } })).status).toBe(
+      200,
+    );
+    expect(
+      (await api.call('PATCH', `/cards/${holder.cardId}`, { auth: platformA, body: { fundingSources: [holder.usd, second] } })).body
+        .fundingSources,
+    ).toEqual([holder.usd, second]);
 
     // 3,000 is more than the first source has: the second holds it, the first is untouched.
     expect((await approved(holder, 3_000)).accountId).toBe(second);
@@ -226,10 +279,18 @@ describe('clearing', () => {
     const { id } = await approved(holder, 1_000);
     const partial = await clear(holder, id, 400);
     expect(partial.status).toBe(200);
-    expect(partial.body).toMatchObject({ status: 'PARTIALLY_SETTLED', settledAmount: { amount: 400 }, settlementSummary: { count: 1, totalAmount: 400 } });
+    expect(partial.body).toMatchObject({
+      status: 'PARTIALLY_SETTLED',
+      settledAmount: { amount: 400 },
+      settlementSummary: { count: 1, totalAmount: 400 },
+    });
     await expectBalances(holder, { available: 9_000, held: 600 });
     const rest = await clear(holder, id, 600);
-    expect(rest.body).toMatchObject({ status: 'SETTLED', settledAmount: { amount: 1_000 }, settlementSummary: { count: 2, totalAmount: 1_000 } });
+    expect(rest.body).toMatchObject({
+      status: 'SETTLED',
+      settledAmount: { amount: 1_000 },
+      settlementSummary: { count: 2, totalAmount: 1_000 },
+    });
     await expectBalances(holder, { available: 9_000, held: 0 });
     expect((await clear(holder, id, 1)).status).toBe(409);
   });
@@ -266,11 +327,19 @@ describe('return', () => {
     await expectBalances(holder, { available: 9_000, held: 0 });
     const partial = await giveBack(holder, id, 400);
     expect(partial.status).toBe(200);
-    expect(partial.body).toMatchObject({ status: 'SETTLED', refundedAmount: { amount: 400 }, refundSummary: { count: 1, totalAmount: 400 } });
+    expect(partial.body).toMatchObject({
+      status: 'SETTLED',
+      refundedAmount: { amount: 400 },
+      refundSummary: { count: 1, totalAmount: 400 },
+    });
     await expectBalances(holder, { available: 9_400, held: 0 });
     expect((await giveBack(holder, id, 601)).status).toBe(400);
     const full = await giveBack(holder, id, 600);
-    expect(full.body).toMatchObject({ status: 'REFUNDED', refundedAmount: { amount: 1_000 }, refundSummary: { count: 2, totalAmount: 1_000 } });
+    expect(full.body).toMatchObject({
+      status: 'REFUNDED',
+      refundedAmount: { amount: 1_000 },
+      refundSummary: { count: 2, totalAmount: 1_000 },
+    });
     await expectBalances(holder, { available: 10_000, held: 0 });
     expect((await giveBack(holder, id, 1)).status).toBe(409);
   });
@@ -296,7 +365,11 @@ describe('a closed card and a partly refunded transaction', () => {
     const { id } = await approved(holder, 1_000);
     await clear(holder, id, 400);
     const returned = await giveBack(holder, id, 400);
-    expect(returned.body).toMatchObject({ status: 'PARTIALLY_SETTLED', refundedAmount: { amount: 400 }, refundSummary: { count: 1, totalAmount: 400 } });
+    expect(returned.body).toMatchObject({
+      status: 'PARTIALLY_SETTLED',
+      refundedAmount: { amount: 400 },
+      refundSummary: { count: 1, totalAmount: 400 },
+    });
     await expectBalances(holder, { available: 9_400, held: 600 });
     expect((await clear(holder, id, 600)).body).toMatchObject({ status: 'SETTLED', settledAmount: { amount: 1_000 } });
     await expectBalances(holder, { available: 9_400, held: 0 });
@@ -309,7 +382,11 @@ describe('concurrency', () => {
     const holder = await newHolder(funding);
     const replies = await Promise.all(Array.from({ length: 20 }, () => authorizeRetrying(holder, 700)));
     const statuses = replies.map((reply) => reply.status);
-    expect(replies.filter((reply) => reply.status !== 200 && reply.status !== 400).map((reply) => `${reply.status} ${reply.body?.code} ${reply.body?.message}`)).toEqual([]);
+    expect(
+      replies
+        .filter((reply) => reply.status !== 200 && reply.status !== 400)
+        .map((reply) => `${reply.status} ${reply.body?.code} ${reply.body?.message}`),
+    ).toEqual([]);
     const approvedCount = statuses.filter((status) => status === 200).length;
     // 14 × 700 = 9 800 fits, a 15th does not: exactly 14 are approved, the rest declined for funds.
     expect(approvedCount).toBe(14);
@@ -336,9 +413,18 @@ describe('tenancy and environment', () => {
     const cardId = 'Card:0196f1a0-0000-7000-8000-000000000001';
     const transactionId = 'CardTransaction:0196f1a0-0000-7000-8000-000000000001';
     const replies = await Promise.all([
-      api.call('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { auth: production, body: { amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'SHOP' } } }),
-      api.call('POST', `/sandbox/cards/${cardId}/simulate/clearing`, { auth: production, body: { cardTransactionId: transactionId, amount: 100 } }),
-      api.call('POST', `/sandbox/cards/${cardId}/simulate/return`, { auth: production, body: { cardTransactionId: transactionId, amount: 100 } }),
+      api.call('POST', `/sandbox/cards/${cardId}/simulate/authorization`, {
+        auth: production,
+        body: { amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'SHOP' } },
+      }),
+      api.call('POST', `/sandbox/cards/${cardId}/simulate/clearing`, {
+        auth: production,
+        body: { cardTransactionId: transactionId, amount: 100 },
+      }),
+      api.call('POST', `/sandbox/cards/${cardId}/simulate/return`, {
+        auth: production,
+        body: { cardTransactionId: transactionId, amount: 100 },
+      }),
     ]);
     expect(replies.map((reply) => reply.status)).toEqual([403, 403, 403]);
   });

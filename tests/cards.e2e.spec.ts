@@ -11,7 +11,16 @@ import { randomUUID } from 'node:crypto';
 import { createPostgresEventStore } from '@corridor/event-store';
 import { createConformance } from '@corridor/testing';
 
-type Card = { id: string; state: string; stateReason: string | null; fundingSources: string[]; platformCardId: string; last4: string; currency: string; cardholderId: string };
+type Card = {
+  id: string;
+  state: string;
+  stateReason: string | null;
+  fundingSources: string[];
+  platformCardId: string;
+  last4: string;
+  currency: string;
+  cardholderId: string;
+};
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;
@@ -27,11 +36,15 @@ type Account = { id: string; balance: { currency: { code: string } } };
 
 const newCustomer = async (auth: Credentials, currencies: string[]): Promise<{ customerId: string; accounts: Account[] }> => {
   customerCount += 1;
-  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Cara ${customerCount}`, currencies } });
+  const created = await api.call('POST', '/customers', {
+    auth,
+    body: { customerType: 'INDIVIDUAL', fullName: `Cara ${customerCount}`, currencies },
+  });
   expect(created.status).toBe(201);
   const customerId = created.body.id as string;
   const accounts = await eventually(
-    async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as Account[],
+    async () =>
+      (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as Account[],
     (list) => list.length >= currencies.length,
   );
   return { customerId, accounts };
@@ -43,7 +56,10 @@ const patch = (auth: Credentials, id: string, body: Record<string, unknown>) => 
 const activeCard = async (platformCardId: string, fundingSources = [holder.usd]): Promise<Card> => {
   const created = await issue(platformA, { cardholderId: holder.customerId, platformCardId, form: 'VIRTUAL', fundingSources });
   expect(created.status).toBe(201);
-  return eventually(() => getCard(platformA, created.body.id), (card) => card.state === 'ACTIVE');
+  return eventually(
+    () => getCard(platformA, created.body.id),
+    (card) => card.state === 'ACTIVE',
+  );
 };
 
 beforeAll(async () => {
@@ -57,7 +73,11 @@ beforeAll(async () => {
   expect((await api.call('PATCH', '/config', { auth: platformA, body: { webhookEndpoint: receiver.url } })).status).toBe(200);
   publicKey = (await api.call('GET', '/webhooks/signing-key', { auth: platformA })).body.publicKey;
   const { customerId, accounts } = await newCustomer(platformA, ['USD', 'EUR']);
-  holder = { customerId, usd: accounts.find((a) => a.balance.currency.code === 'USD')!.id, eur: accounts.find((a) => a.balance.currency.code === 'EUR')!.id };
+  holder = {
+    customerId,
+    usd: accounts.find((a) => a.balance.currency.code === 'USD')!.id,
+    eur: accounts.find((a) => a.balance.currency.code === 'EUR')!.id,
+  };
 }, 180_000);
 
 afterAll(async () => {
@@ -67,31 +87,72 @@ afterAll(async () => {
 
 describe('issuing', () => {
   it('issues a PENDING_ISSUE card that the sandbox issuer activates at once, with the reference fields', async () => {
-    const created = await issue(platformA, { cardholderId: holder.customerId, platformCardId: 'emp-0042', form: 'VIRTUAL', fundingSources: [holder.usd] });
+    const created = await issue(platformA, {
+      cardholderId: holder.customerId,
+      platformCardId: 'emp-0042',
+      form: 'VIRTUAL',
+      fundingSources: [holder.usd],
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ state: 'PENDING_ISSUE', stateReason: null, form: 'VIRTUAL', brand: 'VISA', last4: '4042', currency: 'USD', fundingSources: [holder.usd], platformCardId: 'emp-0042' });
-    const card = await eventually(() => getCard(platformA, created.body.id), (current) => current.state === 'ACTIVE');
+    expect(created.body).toMatchObject({
+      state: 'PENDING_ISSUE',
+      stateReason: null,
+      form: 'VIRTUAL',
+      brand: 'VISA',
+      last4: '4042',
+      currency: 'USD',
+      fundingSources: [holder.usd],
+      platformCardId: 'emp-0042',
+    });
+    const card = await eventually(
+      () => getCard(platformA, created.body.id),
+      (current) => current.state === 'ACTIVE',
+    );
     expect(card.stateReason).toBeNull();
   });
 
   it('001 stays PENDING_ISSUE; 002 is CLOSED ISSUER_REJECTED', async () => {
-    const pending = await issue(platformA, { cardholderId: holder.customerId, platformCardId: 'x-001', form: 'VIRTUAL', fundingSources: [holder.usd] });
-    const rejected = await issue(platformA, { cardholderId: holder.customerId, platformCardId: 'x-002', form: 'VIRTUAL', fundingSources: [holder.usd] });
+    const pending = await issue(platformA, {
+      cardholderId: holder.customerId,
+      platformCardId: 'x-001',
+      form: 'VIRTUAL',
+      fundingSources: [holder.usd],
+    });
+    const rejected = await issue(platformA, {
+      cardholderId: holder.customerId,
+      platformCardId: 'x-002',
+      form: 'VIRTUAL',
+      fundingSources: [holder.usd],
+    });
     expect([pending.status, rejected.status]).toEqual([201, 201]);
-    const closed = await eventually(() => getCard(platformA, rejected.body.id), (card) => card.state === 'CLOSED');
+    const closed = await eventually(
+      () => getCard(platformA, rejected.body.id),
+      (card) => card.state === 'CLOSED',
+    );
     expect(closed.stateReason).toBe('ISSUER_REJECTED');
     expect((await getCard(platformA, pending.body.id)).state).toBe('PENDING_ISSUE');
     expect((await patch(platformA, pending.body.id, { state: 'FROZEN' })).body.code).toBe('INVALID_STATE_TRANSITION');
   });
 
   it('refuses a cardholder whose KYC is not APPROVED (400), and an unknown or other platform’s cardholder (404)', async () => {
-    const business = await api.call('POST', '/customers', { auth: platformA, body: { customerType: 'BUSINESS', businessInfo: { legalName: 'Cardless Inc', taxId: '12-3456789', incorporatedOn: '2015-06-01' } } });
+    const business = await api.call('POST', '/customers', {
+      auth: platformA,
+      body: { customerType: 'BUSINESS', businessInfo: { legalName: 'Cardless Inc', taxId: '12-3456789', incorporatedOn: '2015-06-01' } },
+    });
     const refused = await issue(platformA, { cardholderId: business.body.id, form: 'VIRTUAL', fundingSources: [holder.usd] });
     expect(refused.status).toBe(400);
     expect(refused.body.code).toBe('CARDHOLDER_KYC_NOT_APPROVED');
     const other = await issue(platformB, { cardholderId: holder.customerId, form: 'VIRTUAL', fundingSources: [holder.usd] });
     expect(other.status).toBe(404);
-    expect((await issue(platformA, { cardholderId: 'Customer:0196f1a0-0000-7000-8000-000000000001', form: 'VIRTUAL', fundingSources: [holder.usd] })).status).toBe(404);
+    expect(
+      (
+        await issue(platformA, {
+          cardholderId: 'Customer:0196f1a0-0000-7000-8000-000000000001',
+          form: 'VIRTUAL',
+          fundingSources: [holder.usd],
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('refuses ineligible funding sources with FUNDING_SOURCE_INELIGIBLE naming the source', async () => {
@@ -104,13 +165,22 @@ describe('issuing', () => {
     ];
     for (const [fundingSources, reason] of cases) {
       const reply = await issue(platformA, { cardholderId: holder.customerId, form: 'VIRTUAL', fundingSources });
-      expect({ status: reply.status, code: reply.body.code, reason: reply.body.details?.reason }).toEqual({ status: 400, code: 'FUNDING_SOURCE_INELIGIBLE', reason });
+      expect({ status: reply.status, code: reply.body.code, reason: reply.body.details?.reason }).toEqual({
+        status: 400,
+        code: 'FUNDING_SOURCE_INELIGIBLE',
+        reason,
+      });
     }
   });
 
   it('refuses a platformCardId used before on the platform (409), but not on another platform', async () => {
     await activeCard('dup-card-1');
-    const again = await issue(platformA, { cardholderId: holder.customerId, platformCardId: 'dup-card-1', form: 'VIRTUAL', fundingSources: [holder.usd] });
+    const again = await issue(platformA, {
+      cardholderId: holder.customerId,
+      platformCardId: 'dup-card-1',
+      form: 'VIRTUAL',
+      fundingSources: [holder.usd],
+    });
     expect(again.status).toBe(409);
   });
 });
@@ -125,7 +195,10 @@ describe('PATCH /cards/{id}', () => {
     expect(closed.body).toMatchObject({ state: 'CLOSED', stateReason: 'CLOSED_BY_PLATFORM', fundingSources: [] });
     expect((await patch(platformA, card.id, { state: 'CLOSED' })).body).toMatchObject({ status: 409, code: 'CARD_ALREADY_CLOSED' });
     expect((await patch(platformA, card.id, { state: 'ACTIVE' })).body).toMatchObject({ status: 409, code: 'CARD_NOT_MUTABLE' });
-    expect((await patch(platformA, card.id, { fundingSources: [holder.usd] })).body).toMatchObject({ status: 409, code: 'CARD_NOT_MUTABLE' });
+    expect((await patch(platformA, card.id, { fundingSources: [holder.usd] })).body).toMatchObject({
+      status: 409,
+      code: 'CARD_NOT_MUTABLE',
+    });
   });
 
   it('replaces the funding sources; refuses an empty body, CLOSED with sources, and ineligible sources', async () => {
@@ -144,14 +217,21 @@ describe('lists and tenancy', () => {
     const other = await newCustomer(platformA, ['USD']);
     const ids: string[] = [];
     for (let index = 0; index < 3; index += 1) {
-      const created = await issue(platformA, { cardholderId: other.customerId, platformCardId: `list-${index}-x`, form: 'VIRTUAL', fundingSources: [other.accounts[0]!.id] });
+      const created = await issue(platformA, {
+        cardholderId: other.customerId,
+        platformCardId: `list-${index}-x`,
+        form: 'VIRTUAL',
+        fundingSources: [other.accounts[0]!.id],
+      });
       ids.push(created.body.id);
     }
     const walk = async (query: string): Promise<string[]> => {
       const seen: string[] = [];
       let cursor: string | undefined;
       do {
-        const reply = await api.call('GET', `/cards?limit=2&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { auth: platformA });
+        const reply = await api.call('GET', `/cards?limit=2&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+          auth: platformA,
+        });
         expect(reply.status).toBe(200);
         seen.push(...reply.body.data.map((card: Card) => card.id));
         cursor = reply.body.nextCursor;
@@ -162,7 +242,10 @@ describe('lists and tenancy', () => {
     expect(await walk(`cardholderId=${encodeURIComponent(other.customerId)}`)).toEqual([...ids].reverse());
     expect(await walk(`accountId=${encodeURIComponent(other.accounts[0]!.id)}`)).toEqual([...ids].reverse());
     expect(await walk('platformCardId=list-1-x')).toEqual([ids[1]]);
-    await eventually(() => walk(`cardholderId=${encodeURIComponent(other.customerId)}&state=ACTIVE`), (list) => list.length === 3);
+    await eventually(
+      () => walk(`cardholderId=${encodeURIComponent(other.customerId)}&state=ACTIVE`),
+      (list) => list.length === 3,
+    );
     expect(await walk(`cardholderId=${encodeURIComponent(other.customerId)}&state=FROZEN`)).toEqual([]);
     expect((await api.call('GET', '/cards?state=MAYBE', { auth: platformA })).status).toBe(400);
     expect((await api.call('GET', '/cards', { auth: platformB })).body.data).toEqual([]);
@@ -214,14 +297,33 @@ describe('CARD.FUNDING_SOURCE_CHANGE', () => {
     try {
       await store.appendToStream(
         secondUsd,
-        [{ type: 'InternalAccountOpened', data: { accountId: secondUsd, platformId: platformAId, customerId: holder.customerId, accountType: 'INTERNAL_FIAT', currency: 'USD', status: 'ACTIVE', operationId: `open-${requestId}`, openedAt: new Date().toISOString() } }],
-        { expectedVersion: 0, metadata: { platformId: platformAId, requestId, correlationId: requestId, actor: { kind: 'system', name: 'cards-e2e' } } },
+        [
+          {
+            type: 'InternalAccountOpened',
+            data: {
+              accountId: secondUsd,
+              platformId: platformAId,
+              customerId: holder.customerId,
+              accountType: 'INTERNAL_FIAT',
+              currency: 'USD',
+              status: 'ACTIVE',
+              operationId: `open-${requestId}`,
+              openedAt: new Date().toISOString(),
+            },
+          },
+        ],
+        {
+          expectedVersion: 0,
+          metadata: { platformId: platformAId, requestId, correlationId: requestId, actor: { kind: 'system', name: 'cards-e2e' } },
+        },
       );
     } finally {
       await store.close();
     }
     await eventually(
-      async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(holder.customerId)}`, { auth: platformA })).body.data as Account[],
+      async () =>
+        (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(holder.customerId)}`, { auth: platformA }))
+          .body.data as Account[],
       (list) => list.some((account) => account.id === secondUsd),
     );
     const card = await activeCard('sources-hook-1');
@@ -233,7 +335,8 @@ describe('CARD.FUNDING_SOURCE_CHANGE', () => {
     // The same list again is a no-op: no third webhook.
     expect((await patch(platformA, card.id, { fundingSources: [holder.usd, secondUsd] })).status).toBe(200);
 
-    const changes = () => receiver.received.filter((item) => item.body.type === 'CARD.FUNDING_SOURCE_CHANGE' && item.body.data?.id === card.id);
+    const changes = () =>
+      receiver.received.filter((item) => item.body.type === 'CARD.FUNDING_SOURCE_CHANGE' && item.body.data?.id === card.id);
     await receiver.waitFor(() => changes().length >= 2, 'two CARD.FUNDING_SOURCE_CHANGE');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(changes().map((item) => item.body.data.fundingSources)).toEqual([
@@ -243,11 +346,21 @@ describe('CARD.FUNDING_SOURCE_CHANGE', () => {
     const conformance = createConformance();
     for (const item of changes()) {
       expect(verifyGridSignature(item.rawBody, item.signature, publicKey)).toBe(true);
-      expect(item.body.data).toMatchObject({ id: card.id, cardholderId: holder.customerId, state: 'ACTIVE', currency: 'USD', platformCardId: 'sources-hook-1' });
+      expect(item.body.data).toMatchObject({
+        id: card.id,
+        cardholderId: holder.customerId,
+        state: 'ACTIVE',
+        currency: 'USD',
+        platformCardId: 'sources-hook-1',
+      });
       conformance.checkWebhook(item.body);
     }
     // Lists by either account find the card.
-    expect((await api.call('GET', `/cards?accountId=${encodeURIComponent(secondUsd)}`, { auth: platformA })).body.data.map((listed: Card) => listed.id)).toEqual([card.id]);
+    expect(
+      (await api.call('GET', `/cards?accountId=${encodeURIComponent(secondUsd)}`, { auth: platformA })).body.data.map(
+        (listed: Card) => listed.id,
+      ),
+    ).toEqual([card.id]);
   });
 });
 
@@ -258,7 +371,10 @@ describe('concurrent issues', () => {
     expect(replies.map((reply) => reply.status).sort()).toEqual([201, 409]);
     const conflict = replies.find((reply) => reply.status === 409)!;
     expect(conflict.body).toMatchObject({ status: 409, code: expect.any(String) });
-    const listed = await eventually(async () => (await api.call('GET', '/cards?platformCardId=race-card-1', { auth: platformA })).body.data as Card[], (cards) => cards.length > 0);
+    const listed = await eventually(
+      async () => (await api.call('GET', '/cards?platformCardId=race-card-1', { auth: platformA })).body.data as Card[],
+      (cards) => cards.length > 0,
+    );
     expect(listed.map((card) => card.id)).toEqual([replies.find((reply) => reply.status === 201)!.body.id]);
     const all = await api.call('GET', `/cards?cardholderId=${encodeURIComponent(holder.customerId)}&limit=100`, { auth: platformA });
     expect(all.body.data.filter((card: Card) => card.platformCardId === 'race-card-1')).toHaveLength(1);

@@ -37,7 +37,13 @@ describe('customer lifecycle', () => {
   it('creates, reads, lists, updates and soft-deletes an individual', async () => {
     const created = await api.call('POST', '/customers', { auth: platformA, body: individual('life') });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ platformCustomerId: 'cust-life', customerType: 'INDIVIDUAL', kycStatus: 'APPROVED', currencies: ['USD'], isDeleted: false });
+    expect(created.body).toMatchObject({
+      platformCustomerId: 'cust-life',
+      customerType: 'INDIVIDUAL',
+      kycStatus: 'APPROVED',
+      currencies: ['USD'],
+      isDeleted: false,
+    });
     expect(created.body.id).toMatch(/^Customer:[0-9a-f-]{36}$/);
     expect(created.body.umaAddress).toMatch(/^\$cust-life@/);
     const id = created.body.id as string;
@@ -46,7 +52,10 @@ describe('customer lifecycle', () => {
     expect(read.status).toBe(200);
     expect(read.body).toEqual(created.body);
 
-    const updated = await api.call('PATCH', `/customers/${id}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', email: 'new@example.com' } });
+    const updated = await api.call('PATCH', `/customers/${id}`, {
+      auth: platformA,
+      body: { customerType: 'INDIVIDUAL', email: 'new@example.com' },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.email).toBe('new@example.com');
     // Read-your-writes: the GET right after the PATCH sees the change.
@@ -58,7 +67,10 @@ describe('customer lifecycle', () => {
     const deleted = await api.call('DELETE', `/customers/${id}`, { auth: platformA });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toMatchObject({ id, isDeleted: true });
-    expect((await api.call('DELETE', `/customers/${id}`, { auth: platformA })).body).toMatchObject({ status: 410, code: 'CUSTOMER_DELETED' });
+    expect((await api.call('DELETE', `/customers/${id}`, { auth: platformA })).body).toMatchObject({
+      status: 410,
+      code: 'CUSTOMER_DELETED',
+    });
     expect((await api.call('GET', '/customers?platformCustomerId=cust-life', { auth: platformA })).body.totalCount).toBe(0);
     const withDeleted = await api.call('GET', '/customers?platformCustomerId=cust-life&isIncludingDeleted=true', { auth: platformA });
     expect(withDeleted.body.data.map((c: { id: string }) => c.id)).toEqual([id]);
@@ -77,11 +89,20 @@ describe('customer lifecycle', () => {
 
   it('refuses a duplicate platformCustomerId (409) and a taken UMA address (409)', async () => {
     expect((await api.call('POST', '/customers', { auth: platformA, body: individual('dup') })).status).toBe(201);
-    const again = await api.call('POST', '/customers', { auth: platformA, body: individual('dup', { umaAddress: '$other.dup@example.com' }) });
+    const again = await api.call('POST', '/customers', {
+      auth: platformA,
+      body: individual('dup', { umaAddress: '$other.dup@example.com' }),
+    });
     expect(again.body).toMatchObject({ status: 409, code: 'CONFLICT' });
-    const sameUma = await api.call('POST', '/customers', { auth: platformA, body: individual('dup2', { umaAddress: '$cust-dup@' + 'x.example.com' }) });
+    const sameUma = await api.call('POST', '/customers', {
+      auth: platformA,
+      body: individual('dup2', { umaAddress: '$cust-dup@' + 'x.example.com' }),
+    });
     expect(sameUma.status).toBe(201);
-    const taken = await api.call('POST', '/customers', { auth: platformA, body: individual('dup3', { umaAddress: '$cust-dup@x.example.com' }) });
+    const taken = await api.call('POST', '/customers', {
+      auth: platformA,
+      body: individual('dup3', { umaAddress: '$cust-dup@x.example.com' }),
+    });
     expect(taken.body).toMatchObject({ status: 409, code: 'UMA_ADDRESS_EXISTS' });
     // Another platform may use the same platformCustomerId: it is unique per platform only.
     expect((await api.call('POST', '/customers', { auth: platformB, body: individual('dup') })).status).toBe(201);
@@ -90,9 +111,15 @@ describe('customer lifecycle', () => {
   it('filters by type, region, currency and creation time', async () => {
     const before = new Date().toISOString();
     await api.call('POST', '/customers', { auth: platformA, body: individual('mx', { region: 'MX', currencies: ['MXN'] }) });
-    const mx = await api.call('GET', `/customers?currency=MXN&region=MX&customerType=INDIVIDUAL&createdAfter=${encodeURIComponent(before)}`, { auth: platformA });
+    const mx = await api.call(
+      'GET',
+      `/customers?currency=MXN&region=MX&customerType=INDIVIDUAL&createdAfter=${encodeURIComponent(before)}`,
+      { auth: platformA },
+    );
     expect(mx.body.data.map((c: { platformCustomerId: string }) => c.platformCustomerId)).toEqual(['cust-mx']);
-    const none = await api.call('GET', `/customers?currency=MXN&customerType=INDIVIDUAL&createdBefore=${encodeURIComponent(before)}`, { auth: platformA });
+    const none = await api.call('GET', `/customers?currency=MXN&customerType=INDIVIDUAL&createdBefore=${encodeURIComponent(before)}`, {
+      auth: platformA,
+    });
     expect(none.body.totalCount).toBe(0);
   });
 });
@@ -102,7 +129,9 @@ describe('paging', () => {
     const seeded: string[] = [];
     for (let batch = 0; batch < 6; batch += 1) {
       const replies = await Promise.all(
-        Array.from({ length: 10 }, (_, index) => api.call('POST', '/customers', { auth: platformB, body: individual(`page-${batch}-${index}`) })),
+        Array.from({ length: 10 }, (_, index) =>
+          api.call('POST', '/customers', { auth: platformB, body: individual(`page-${batch}-${index}`) }),
+        ),
       );
       replies.forEach((reply) => {
         expect(reply.status).toBe(201);
@@ -126,7 +155,10 @@ describe('paging', () => {
   });
 
   it('refuses a cursor it did not issue and a limit out of bounds', async () => {
-    expect((await api.call('GET', '/customers?cursor=bm9wZQ', { auth: platformA })).body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+    expect((await api.call('GET', '/customers?cursor=bm9wZQ', { auth: platformA })).body).toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+    });
     expect((await api.call('GET', '/customers?limit=0', { auth: platformA })).status).toBe(400);
     expect((await api.call('GET', '/customers?limit=101', { auth: platformA })).status).toBe(400);
   });
@@ -137,7 +169,10 @@ describe('tenancy', () => {
     const created = await api.call('POST', '/customers', { auth: platformA, body: individual('private') });
     const id = created.body.id as string;
     expect((await api.call('GET', `/customers/${id}`, { auth: platformB })).body).toMatchObject({ status: 404, code: 'USER_NOT_FOUND' });
-    expect((await api.call('PATCH', `/customers/${id}`, { auth: platformB, body: { customerType: 'INDIVIDUAL', email: 'x@example.com' } })).status).toBe(404);
+    expect(
+      (await api.call('PATCH', `/customers/${id}`, { auth: platformB, body: { customerType: 'INDIVIDUAL', email: 'x@example.com' } }))
+        .status,
+    ).toBe(404);
     expect((await api.call('DELETE', `/customers/${id}`, { auth: platformB })).status).toBe(404);
     const listed = await api.call('GET', '/customers?platformCustomerId=cust-private&limit=100', { auth: platformB });
     expect(listed.body.data).toEqual([]);
@@ -158,7 +193,9 @@ describe('idempotency', () => {
 
   it('creates one customer when two requests with one key race', async () => {
     const headers = { 'idempotency-key': 'create-idem-race' };
-    const replies = await Promise.all([1, 2, 3].map(() => api.call('POST', '/customers', { auth: platformA, body: individual('race'), headers })));
+    const replies = await Promise.all(
+      [1, 2, 3].map(() => api.call('POST', '/customers', { auth: platformA, body: individual('race'), headers })),
+    );
     replies.forEach((reply) => expect(reply.status).toBe(201));
     expect(new Set(replies.map((reply) => reply.body.id)).size).toBe(1);
     expect((await api.call('GET', '/customers?platformCustomerId=cust-race', { auth: platformA })).body.totalCount).toBe(1);
@@ -206,12 +243,24 @@ describe('read model', () => {
     await db.connect();
     const rows = async () => (await db.query('SELECT * FROM customers.customers ORDER BY id')).rows;
     const store = createPostgresEventStore({ connectionString: stack.database.url, schema: info.schema });
-    const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: stack.database.url, schema: info.schema, entities: info.projections.map((p) => p.entity), discovery: { warnWhenNoEntities: false } });
+    const orm = await MikroORM.init({
+      driver: PostgreSqlDriver,
+      clientUrl: stack.database.url,
+      schema: info.schema,
+      entities: info.projections.map((p) => p.entity),
+      discovery: { warnWhenNoEntities: false },
+    });
     try {
       await stack.stop('customers'); // nothing may write while the live rows are compared
       const live = await rows();
       expect(live.length).toBeGreaterThan(80);
-      await new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections, logger: consoleLogger('rebuild') }).rebuild('customers');
+      await new ProjectionRunner({
+        store,
+        orm,
+        schema: info.schema,
+        projections: info.projections,
+        logger: consoleLogger('rebuild'),
+      }).rebuild('customers');
       expect(await rows()).toEqual(live);
     } finally {
       await orm.close(true);

@@ -27,7 +27,11 @@ const personalInfo = (lastName: string, extra: Record<string, unknown> = {}) => 
   ...extra,
 });
 
-const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n', 'latin1'), Buffer.alloc(2000, 0x20), Buffer.from('\n%%EOF\n')]);
+const PDF = Buffer.concat([
+  Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n', 'latin1'),
+  Buffer.alloc(2000, 0x20),
+  Buffer.from('\n%%EOF\n'),
+]);
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(500, 1)]);
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(500, 2)]);
 
@@ -36,7 +40,8 @@ const form = (method: 'POST' | 'PUT', path: string, auth: Credentials, fields: R
   api.form(method, path, { auth, fields, ...(file ? { file } : {}) });
 
 /** With a PDF unless told otherwise; null sends no file at all. */
-const upload = (auth: Credentials, fields: Record<string, string>, file: FilePart | null = { content: PDF, name: 'scan.pdf' }) => form('POST', '/documents', auth, fields, file ?? undefined);
+const upload = (auth: Credentials, fields: Record<string, string>, file: FilePart | null = { content: PDF, name: 'scan.pdf' }) =>
+  form('POST', '/documents', auth, fields, file ?? undefined);
 
 const expectRefused = (reply: Reply, status: number, field?: string) => {
   expect(reply.status).toBe(status);
@@ -50,7 +55,13 @@ const createBusiness = async (auth: Credentials, registrationNumber = 'REG-100')
     body: {
       customerType: 'BUSINESS',
       address,
-      businessInfo: { legalName: 'Acme Corp', incorporatedOn: '2015-06-01', taxId: '12-3456789', registrationNumber, countriesOfOperation: ['US'] },
+      businessInfo: {
+        legalName: 'Acme Corp',
+        incorporatedOn: '2015-06-01',
+        taxId: '12-3456789',
+        registrationNumber,
+        countriesOfOperation: ['US'],
+      },
     },
   });
   expect(created.status).toBe(201);
@@ -82,7 +93,10 @@ afterAll(async () => {
 });
 
 const webhookFor = async (type: string, resourceId: string) => {
-  await receiver.waitFor((received) => received.some((item) => item.body.type === type && item.body.data?.id === resourceId), `${type} for ${resourceId}`);
+  await receiver.waitFor(
+    (received) => received.some((item) => item.body.type === type && item.body.data?.id === resourceId),
+    `${type} for ${resourceId}`,
+  );
   const webhook = receiver.received.find((item) => item.body.type === type && item.body.data?.id === resourceId)!;
   api.conformance.checkWebhook(webhook.body);
   return webhook.body;
@@ -92,41 +106,83 @@ describe('documents', () => {
   it('uploads, gets and lists a document of a customer; the type is read from the content', async () => {
     const customerId = await createIndividual(platformA);
     const before = (await storedFiles()).length;
-    const created = await upload(platformA, { documentHolder: customerId, documentType: 'PASSPORT', country: 'GB', documentNumber: 'A1234567', issuingAuthority: 'HM Passport Office', side: 'FRONT' }, { content: PNG, name: 'passport.pdf' });
+    const created = await upload(
+      platformA,
+      {
+        documentHolder: customerId,
+        documentType: 'PASSPORT',
+        country: 'GB',
+        documentNumber: 'A1234567',
+        issuingAuthority: 'HM Passport Office',
+        side: 'FRONT',
+      },
+      { content: PNG, name: 'passport.pdf' },
+    );
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ documentHolder: customerId, documentType: 'PASSPORT', country: 'GB', documentNumber: 'A1234567', issuingAuthority: 'HM Passport Office', side: 'FRONT', fileName: 'passport.pdf' });
+    expect(created.body).toMatchObject({
+      documentHolder: customerId,
+      documentType: 'PASSPORT',
+      country: 'GB',
+      documentNumber: 'A1234567',
+      issuingAuthority: 'HM Passport Office',
+      side: 'FRONT',
+      fileName: 'passport.pdf',
+    });
     expect(created.body.id).toMatch(/^Document:[0-9a-f-]{36}$/);
     expect((await storedFiles()).length).toBe(before + 1);
 
     expect((await api.call('GET', `/documents/${created.body.id}`, { auth: platformA })).body).toEqual(created.body);
-    const jpeg = await upload(platformA, { documentHolder: customerId, documentType: 'DRIVERS_LICENSE', country: 'GB' }, { content: JPEG, name: 'licence.jpg' });
+    const jpeg = await upload(
+      platformA,
+      { documentHolder: customerId, documentType: 'DRIVERS_LICENSE', country: 'GB' },
+      { content: JPEG, name: 'licence.jpg' },
+    );
     expect(jpeg.status).toBe(201);
     const listed = await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformA });
     expect(listed.body).toMatchObject({ totalCount: 2, hasMore: false });
     expect(listed.body.data.map((item: { id: string }) => item.id)).toEqual([jpeg.body.id, created.body.id]);
     const paged = await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}&limit=1`, { auth: platformA });
     expect(paged.body).toMatchObject({ hasMore: true, data: [{ id: jpeg.body.id }] });
-    const next = await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}&limit=1&cursor=${paged.body.nextCursor}`, { auth: platformA });
+    const next = await api.call(
+      'GET',
+      `/documents?documentHolder=${encodeURIComponent(customerId)}&limit=1&cursor=${paged.body.nextCursor}`,
+      { auth: platformA },
+    );
     expect(next.body).toMatchObject({ hasMore: false, data: [{ id: created.body.id }] });
   });
 
   it('refuses a .png that is really text (400) and an 11 MB file (413), keeping nothing', async () => {
     const customerId = await createIndividual(platformA);
     const before = await storedFiles();
-    const text = await upload(platformA, { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' }, { content: Buffer.from('just some text, not an image\n'.repeat(20)), name: 'photo.png' });
+    const text = await upload(
+      platformA,
+      { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' },
+      { content: Buffer.from('just some text, not an image\n'.repeat(20)), name: 'photo.png' },
+    );
     expectRefused(text, 400, 'file');
     expect(text.body.message).toMatch(/PDF, JPEG or PNG/);
-    const big = await upload(platformA, { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' }, { content: Buffer.concat([PDF, Buffer.alloc(11 * 1024 * 1024)]), name: 'big.pdf' });
+    const big = await upload(
+      platformA,
+      { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' },
+      { content: Buffer.concat([PDF, Buffer.alloc(11 * 1024 * 1024)]), name: 'big.pdf' },
+    );
     expectRefused(big, 413, 'file');
     expect(big.body.code).toBe('PAYLOAD_TOO_LARGE');
     expect(await storedFiles()).toEqual(before);
-    expect((await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount).toBe(0);
+    expect(
+      (await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount,
+    ).toBe(0);
   });
 
   it('keeps each platform to its own holders and documents (404), and lists nothing of another platform', async () => {
     const customerId = await createIndividual(platformA);
     const businessId = await createBusiness(platformA);
-    const ownerId = (await api.call('POST', '/beneficial-owners', { auth: platformA, body: { customerId: businessId, roles: ['UBO'], ownershipPercentage: 30, personalInfo: personalInfo('Owner') } })).body.id;
+    const ownerId = (
+      await api.call('POST', '/beneficial-owners', {
+        auth: platformA,
+        body: { customerId: businessId, roles: ['UBO'], ownershipPercentage: 30, personalInfo: personalInfo('Owner') },
+      })
+    ).body.id;
     const mine = await upload(platformA, { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' });
     const before = await storedFiles();
 
@@ -135,9 +191,23 @@ describe('documents', () => {
     expect(await storedFiles()).toEqual(before);
     expectRefused(await api.call('GET', `/documents/${mine.body.id}`, { auth: platformB }), 404);
     expectRefused(await api.call('DELETE', `/documents/${mine.body.id}`, { auth: platformB }), 404);
-    expectRefused(await form('PUT', `/documents/${mine.body.id}`, platformB, { documentType: 'PASSPORT', country: 'US' }, { content: PDF, name: 'x.pdf' }), 404);
-    expect((await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformB })).body).toMatchObject({ data: [], totalCount: 0 });
-    expect((await api.call('GET', '/documents', { auth: platformB })).body.data.some((item: { id: string }) => item.id === mine.body.id)).toBe(false);
+    expectRefused(
+      await form(
+        'PUT',
+        `/documents/${mine.body.id}`,
+        platformB,
+        { documentType: 'PASSPORT', country: 'US' },
+        { content: PDF, name: 'x.pdf' },
+      ),
+      404,
+    );
+    expect((await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformB })).body).toMatchObject({
+      data: [],
+      totalCount: 0,
+    });
+    expect(
+      (await api.call('GET', '/documents', { auth: platformB })).body.data.some((item: { id: string }) => item.id === mine.body.id),
+    ).toBe(false);
     expect((await api.call('GET', `/documents/${mine.body.id}`, { auth: platformA })).status).toBe(200);
   });
 
@@ -156,12 +226,30 @@ describe('documents', () => {
 describe('replacing a document', () => {
   it('swaps file and metadata (200), removes the old file, and a refused replacement changes nothing', async () => {
     const customerId = await createIndividual(platformA);
-    const created = await upload(platformA, { documentHolder: customerId, documentType: 'DRIVERS_LICENSE', country: 'US', side: 'FRONT' }, { content: JPEG, name: 'front.jpg' });
+    const created = await upload(
+      platformA,
+      { documentHolder: customerId, documentType: 'DRIVERS_LICENSE', country: 'US', side: 'FRONT' },
+      { content: JPEG, name: 'front.jpg' },
+    );
     const before = await storedFiles();
 
-    const replaced = await form('PUT', `/documents/${created.body.id}`, platformA, { documentType: 'PASSPORT', country: 'CA', documentNumber: 'P-1' }, { content: PDF, name: 'passport.pdf' });
+    const replaced = await form(
+      'PUT',
+      `/documents/${created.body.id}`,
+      platformA,
+      { documentType: 'PASSPORT', country: 'CA', documentNumber: 'P-1' },
+      { content: PDF, name: 'passport.pdf' },
+    );
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toMatchObject({ id: created.body.id, documentHolder: customerId, documentType: 'PASSPORT', country: 'CA', documentNumber: 'P-1', fileName: 'passport.pdf', createdAt: created.body.createdAt });
+    expect(replaced.body).toMatchObject({
+      id: created.body.id,
+      documentHolder: customerId,
+      documentType: 'PASSPORT',
+      country: 'CA',
+      documentNumber: 'P-1',
+      fileName: 'passport.pdf',
+      createdAt: created.body.createdAt,
+    });
     expect(replaced.body.side).toBeUndefined();
     expect(Date.parse(replaced.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.updatedAt));
     expect((await api.call('GET', `/documents/${created.body.id}`, { auth: platformA })).body).toEqual(replaced.body);
@@ -169,10 +257,39 @@ describe('replacing a document', () => {
     expect(after.length).toBe(before.length);
     expect(after).not.toEqual(before);
 
-    expectRefused(await form('PUT', `/documents/${created.body.id}`, platformA, { documentType: 'PASSPORT', country: 'CA' }, { content: Buffer.from('plain text'), name: 'x.png' }), 400, 'file');
-    expectRefused(await form('PUT', `/documents/${created.body.id}`, platformA, { documentType: 'PASSPORT', country: 'CA', documentHolder: customerId }, { content: PDF, name: 'x.pdf' }), 400, 'documentHolder');
+    expectRefused(
+      await form(
+        'PUT',
+        `/documents/${created.body.id}`,
+        platformA,
+        { documentType: 'PASSPORT', country: 'CA' },
+        { content: Buffer.from('plain text'), name: 'x.png' },
+      ),
+      400,
+      'file',
+    );
+    expectRefused(
+      await form(
+        'PUT',
+        `/documents/${created.body.id}`,
+        platformA,
+        { documentType: 'PASSPORT', country: 'CA', documentHolder: customerId },
+        { content: PDF, name: 'x.pdf' },
+      ),
+      400,
+      'documentHolder',
+    );
     expectRefused(await form('PUT', `/documents/${created.body.id}`, platformA, { documentType: 'PASSPORT', country: 'CA' }), 400, 'file');
-    expectRefused(await form('PUT', '/documents/Document:019542f5-b3e7-7d02-8000-000000000001', platformA, { documentType: 'PASSPORT', country: 'CA' }, { content: PDF, name: 'x.pdf' }), 404);
+    expectRefused(
+      await form(
+        'PUT',
+        '/documents/Document:019542f5-b3e7-7d02-8000-000000000001',
+        platformA,
+        { documentType: 'PASSPORT', country: 'CA' },
+        { content: PDF, name: 'x.pdf' },
+      ),
+      404,
+    );
     expect((await api.call('GET', `/documents/${created.body.id}`, { auth: platformA })).body).toEqual(replaced.body);
     expect(await storedFiles()).toEqual(after);
   });
@@ -190,10 +307,18 @@ describe('a business reaching APPROVED', () => {
       'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
     ]);
 
-    const ownerUs = await api.call('POST', '/beneficial-owners', { auth: platformA, body: { customerId: businessId, roles: ['UBO', 'CONTROL_PERSON'], ownershipPercentage: 60, personalInfo: personalInfo('Smith') } });
+    const ownerUs = await api.call('POST', '/beneficial-owners', {
+      auth: platformA,
+      body: { customerId: businessId, roles: ['UBO', 'CONTROL_PERSON'], ownershipPercentage: 60, personalInfo: personalInfo('Smith') },
+    });
     const ownerFr = await api.call('POST', '/beneficial-owners', {
       auth: platformA,
-      body: { customerId: businessId, roles: ['UBO'], ownershipPercentage: 30, personalInfo: personalInfo('Dupont', { nationality: 'FR', idType: 'NON_US_TAX_ID', identifier: 'FR-99' }) },
+      body: {
+        customerId: businessId,
+        roles: ['UBO'],
+        ownershipPercentage: 30,
+        personalInfo: personalInfo('Dupont', { nationality: 'FR', idType: 'NON_US_TAX_ID', identifier: 'FR-99' }),
+      },
     });
     expect(ownerFr.status).toBe(201);
     const second = await api.call('POST', '/verifications', { auth: platformA, body: { customerId: businessId } });
@@ -204,19 +329,30 @@ describe('a business reaching APPROVED', () => {
       ['MISSING_PROOF_OF_ADDRESS_DOCUMENT', businessId],
     ]);
 
-    const passport = await upload(platformA, { documentHolder: ownerFr.body.id, documentType: 'PASSPORT', country: 'FR' }, { content: JPEG, name: 'passport.jpg' });
+    const passport = await upload(
+      platformA,
+      { documentHolder: ownerFr.body.id, documentType: 'PASSPORT', country: 'FR' },
+      { content: JPEG, name: 'passport.jpg' },
+    );
     expect(passport.status).toBe(201);
     expect(passport.body.documentHolder).toBe(ownerFr.body.id);
     for (const documentType of ['CERTIFICATE_OF_INCORPORATION', 'SHAREHOLDER_REGISTER']) {
       expect((await upload(platformA, { documentHolder: businessId, documentType, country: 'US' })).status).toBe(201);
     }
     const third = await api.call('POST', '/verifications', { auth: platformA, body: { customerId: businessId } });
-    expect(third.body).toMatchObject({ verificationStatus: 'RESOLVE_ERRORS', errors: [{ type: 'MISSING_PROOF_OF_ADDRESS_DOCUMENT', resourceId: businessId }] });
+    expect(third.body).toMatchObject({
+      verificationStatus: 'RESOLVE_ERRORS',
+      errors: [{ type: 'MISSING_PROOF_OF_ADDRESS_DOCUMENT', resourceId: businessId }],
+    });
     // Not yet sent to the provider: still deletable.
     const spare = await upload(platformA, { documentHolder: businessId, documentType: 'OTHER', country: 'US' });
     expect((await api.call('DELETE', `/documents/${spare.body.id}`, { auth: platformA })).status).toBe(204);
 
-    const bill = await upload(platformA, { documentHolder: businessId, documentType: 'UTILITY_BILL', country: 'US' }, { content: PNG, name: 'bill.png' });
+    const bill = await upload(
+      platformA,
+      { documentHolder: businessId, documentType: 'UTILITY_BILL', country: 'US' },
+      { content: PNG, name: 'bill.png' },
+    );
     const approved = await api.call('POST', '/verifications', { auth: platformA, body: { customerId: businessId } });
     expect(approved.body).toMatchObject({ customerId: businessId, verificationStatus: 'APPROVED', errors: [] });
     expect((await api.call('GET', `/customers/${businessId}`, { auth: platformA })).body.kybStatus).toBe('APPROVED');
@@ -227,7 +363,17 @@ describe('a business reaching APPROVED', () => {
     expect(refused.body.message).toMatch(/submitted for verification/);
     expect((await api.call('GET', `/documents/${bill.body.id}`, { auth: platformA })).status).toBe(200);
     // A replacement (say after a rejection) is a new file that no verification has seen yet.
-    expect((await form('PUT', `/documents/${bill.body.id}`, platformA, { documentType: 'ELECTRICITY_BILL', country: 'US' }, { content: PDF, name: 'bill.pdf' })).status).toBe(200);
+    expect(
+      (
+        await form(
+          'PUT',
+          `/documents/${bill.body.id}`,
+          platformA,
+          { documentType: 'ELECTRICITY_BILL', country: 'US' },
+          { content: PDF, name: 'bill.pdf' },
+        )
+      ).status,
+    ).toBe(200);
     expect((await api.call('DELETE', `/documents/${bill.body.id}`, { auth: platformA })).status).toBe(204);
   });
 });
@@ -235,7 +381,10 @@ describe('a business reaching APPROVED', () => {
 /** A business with everything on file: an owner who is the control person, and the three company documents. */
 const readyBusiness = async (auth: Credentials, registrationNumber: string): Promise<string> => {
   const businessId = await createBusiness(auth, registrationNumber);
-  const owner = await api.call('POST', '/beneficial-owners', { auth, body: { customerId: businessId, roles: ['UBO', 'CONTROL_PERSON'], ownershipPercentage: 100, personalInfo: personalInfo('Founder') } });
+  const owner = await api.call('POST', '/beneficial-owners', {
+    auth,
+    body: { customerId: businessId, roles: ['UBO', 'CONTROL_PERSON'], ownershipPercentage: 100, personalInfo: personalInfo('Founder') },
+  });
   expect(owner.status).toBe(201);
   for (const documentType of ['ARTICLES_OF_ASSOCIATION', 'SHAREHOLDER_REGISTER', 'BANK_STATEMENT']) {
     expect((await upload(auth, { documentHolder: businessId, documentType, country: 'US' })).status).toBe(201);
@@ -243,15 +392,27 @@ const readyBusiness = async (auth: Credentials, registrationNumber: string): Pro
   return businessId;
 };
 
-const kycLink = (auth: Credentials, customerId: string, body?: unknown) => api.call('POST', `/customers/${customerId}/kyc-link`, { auth, ...(body !== undefined ? { body } : {}) });
+const kycLink = (auth: Credentials, customerId: string, body?: unknown) =>
+  api.call('POST', `/customers/${customerId}/kyc-link`, { auth, ...(body !== undefined ? { body } : {}) });
 
 /** The hosted page as a browser uses it: HTML, a form post, redirects not followed. */
 const page = async (url: string, decision?: string) => {
   const response = await fetch(url, {
     redirect: 'manual',
-    ...(decision !== undefined ? { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ decision }).toString() } : {}),
+    ...(decision !== undefined
+      ? {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ decision }).toString(),
+        }
+      : {}),
   });
-  return { status: response.status, location: response.headers.get('location'), contentType: response.headers.get('content-type'), html: await response.text() };
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    contentType: response.headers.get('content-type'),
+    html: await response.text(),
+  };
 };
 
 describe('hosted KYC link (sandbox)', () => {
@@ -312,8 +473,18 @@ describe('hosted KYC link (sandbox)', () => {
     expectRefused(await kycLink(platformA, customerId, { redirectUri: 'not a uri' }), 400, 'redirectUri');
     expectRefused(await kycLink(platformA, customerId, { redirectUri: 42 }), 400, 'redirectUri');
     expectRefused(await kycLink(platformA, customerId, { redirectUri: 'https://ok.example.com', colour: 'red' }), 400, 'colour');
-    expectRefused(await api.call('POST', `/customers/${customerId}/kyc-link`, { auth: platformA, rawBody: '{"redirectUri":', contentType: 'application/json' }), 400);
-    expectRefused(await api.call('POST', `/customers/${customerId}/kyc-link`, { auth: platformA, rawBody: '[]', contentType: 'application/json' }), 400);
+    expectRefused(
+      await api.call('POST', `/customers/${customerId}/kyc-link`, {
+        auth: platformA,
+        rawBody: '{"redirectUri":',
+        contentType: 'application/json',
+      }),
+      400,
+    );
+    expectRefused(
+      await api.call('POST', `/customers/${customerId}/kyc-link`, { auth: platformA, rawBody: '[]', contentType: 'application/json' }),
+      400,
+    );
     const production = (await stack.createPlatform('PRODUCTION')).token as Credentials;
     const productionCustomer = await createIndividual(production);
     expectRefused(await kycLink(production, productionCustomer), 403);
@@ -328,7 +499,11 @@ describe('hosted KYC link (sandbox)', () => {
     expect((await page(link.body.kycUrl, 'MAYBE')).status).toBe(400);
     const noDecision = await fetch(link.body.kycUrl, { method: 'POST', redirect: 'manual' });
     expect(noDecision.status).toBe(400);
-    const json = await fetch(link.body.kycUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"decision":"APPROVE"}' });
+    const json = await fetch(link.body.kycUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"decision":"APPROVE"}',
+    });
     expect(json.status).toBe(400);
     // None of the refused attempts used the link up.
     expect((await page(link.body.kycUrl)).status).toBe(200);
@@ -344,14 +519,24 @@ describe('bad input on the document routes', () => {
     documentId = (await upload(platformA, { documentHolder: customerId, documentType: 'PASSPORT', country: 'US' })).body.id;
   });
 
-  const fields = (extra: Record<string, string> = {}) => ({ documentHolder: customerId, documentType: 'PASSPORT', country: 'US', ...extra });
+  const fields = (extra: Record<string, string> = {}) => ({
+    documentHolder: customerId,
+    documentType: 'PASSPORT',
+    country: 'US',
+    ...extra,
+  });
 
   it.each<[string, () => Record<string, string>, FilePart | null | undefined, string]>([
     ['no file', () => fields(), null, 'file'],
     ['the file in another field', () => fields(), { content: PDF, name: 'a.pdf', field: 'document' }, 'file'],
     ['an empty file', () => fields(), { content: Buffer.alloc(0), name: 'empty.pdf' }, 'file'],
     ['no documentHolder', () => ({ documentType: 'PASSPORT', country: 'US' }), undefined, 'documentHolder'],
-    ['a documentHolder that is not a customer or owner id', () => fields({ documentHolder: 'Platform:019542f5-b3e7-7d02-8000-000000000001' }), undefined, 'documentHolder'],
+    [
+      'a documentHolder that is not a customer or owner id',
+      () => fields({ documentHolder: 'Platform:019542f5-b3e7-7d02-8000-000000000001' }),
+      undefined,
+      'documentHolder',
+    ],
     ['no documentType', () => ({ documentHolder: customerId, country: 'US' }), undefined, 'documentType'],
     ['an unknown documentType', () => fields({ documentType: 'SELFIE_VIDEO' }), undefined, 'documentType'],
     ['no country', () => ({ documentHolder: customerId, documentType: 'PASSPORT' }), undefined, 'country'],
@@ -365,7 +550,9 @@ describe('bad input on the document routes', () => {
     const reply = await upload(platformA, formFields(), file);
     expectRefused(reply, 400, field);
     expect(await storedFiles()).toEqual(before);
-    expect((await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount).toBe(1);
+    expect(
+      (await api.call('GET', `/documents?documentHolder=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount,
+    ).toBe(1);
   });
 
   it('POST /documents refuses two files, a JSON body and a broken multipart body with 400; an unknown or deleted holder with 404/410', async () => {
@@ -382,12 +569,24 @@ describe('bad input on the document routes', () => {
 
     expectRefused(await api.call('POST', '/documents', { auth: platformA, body: fields() }), 400, 'Content-Type');
     expectRefused(
-      await api.call('POST', '/documents', { auth: platformA, rawBody: '--xyz\r\nContent-Disposition: form-data; name="documentType"\r\n\r\nPASS', contentType: 'multipart/form-data; boundary=xyz' }),
+      await api.call('POST', '/documents', {
+        auth: platformA,
+        rawBody: '--xyz\r\nContent-Disposition: form-data; name="documentType"\r\n\r\nPASS',
+        contentType: 'multipart/form-data; boundary=xyz',
+      }),
       400,
     );
     expectRefused(await api.call('POST', '/documents', { auth: platformA, rawBody: 'whatever', contentType: 'multipart/form-data' }), 400);
-    expectRefused(await upload(platformA, fields({ documentHolder: 'Customer:019542f5-b3e7-7d02-8000-000000000001' })), 404, 'documentHolder');
-    expectRefused(await upload(platformA, fields({ documentHolder: 'BeneficialOwner:019542f5-b3e7-7d02-8000-000000000001' })), 404, 'documentHolder');
+    expectRefused(
+      await upload(platformA, fields({ documentHolder: 'Customer:019542f5-b3e7-7d02-8000-000000000001' })),
+      404,
+      'documentHolder',
+    );
+    expectRefused(
+      await upload(platformA, fields({ documentHolder: 'BeneficialOwner:019542f5-b3e7-7d02-8000-000000000001' })),
+      404,
+      'documentHolder',
+    );
     const gone = await createIndividual(platformA);
     expect((await api.call('DELETE', `/customers/${gone}`, { auth: platformA })).status).toBe(200);
     expectRefused(await upload(platformA, fields({ documentHolder: gone })), 410);
@@ -398,9 +597,20 @@ describe('bad input on the document routes', () => {
     expectRefused(await api.call('GET', '/documents/not-an-id', { auth: platformA }), 404);
     expectRefused(await api.call('GET', '/documents/Document:019542f5-b3e7-7d02-8000-000000000001', { auth: platformA }), 404);
     expectRefused(await api.call('DELETE', '/documents/not-an-id', { auth: platformA }), 404);
-    expectRefused(await form('PUT', '/documents/not-an-id', platformA, { documentType: 'PASSPORT', country: 'US' }, { content: PDF, name: 'x.pdf' }), 404);
-    expectRefused(await api.call('PUT', `/documents/${documentId}`, { auth: platformA, body: { documentType: 'PASSPORT', country: 'US' } }), 400, 'Content-Type');
-    expectRefused(await form('PUT', `/documents/${documentId}`, platformA, { documentType: 'PASSPORT' }, { content: PDF, name: 'x.pdf' }), 400, 'country');
+    expectRefused(
+      await form('PUT', '/documents/not-an-id', platformA, { documentType: 'PASSPORT', country: 'US' }, { content: PDF, name: 'x.pdf' }),
+      404,
+    );
+    expectRefused(
+      await api.call('PUT', `/documents/${documentId}`, { auth: platformA, body: { documentType: 'PASSPORT', country: 'US' } }),
+      400,
+      'Content-Type',
+    );
+    expectRefused(
+      await form('PUT', `/documents/${documentId}`, platformA, { documentType: 'PASSPORT' }, { content: PDF, name: 'x.pdf' }),
+      400,
+      'country',
+    );
     expectRefused(await api.call('GET', '/documents?documentHolder=garbage', { auth: platformA }), 400, 'documentHolder');
     expectRefused(await api.call('GET', '/documents?limit=0', { auth: platformA }), 400, 'limit');
     expectRefused(await api.call('GET', '/documents?limit=101', { auth: platformA }), 400, 'limit');
@@ -433,14 +643,26 @@ describe('read models', () => {
     await db.connect();
     const rows = async (table: string) => (await db.query(`SELECT * FROM customers.${table} ORDER BY id`)).rows;
     const store = createPostgresEventStore({ connectionString: stack.database.url, schema: info.schema });
-    const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: stack.database.url, schema: info.schema, entities: info.projections.map((p) => p.entity), discovery: { warnWhenNoEntities: false } });
+    const orm = await MikroORM.init({
+      driver: PostgreSqlDriver,
+      clientUrl: stack.database.url,
+      schema: info.schema,
+      entities: info.projections.map((p) => p.entity),
+      discovery: { warnWhenNoEntities: false },
+    });
     try {
       await stack.stop('customers'); // nothing may write while the live rows are compared
       const liveDocuments = await rows('documents');
       const liveLinks = await rows('kyc_links');
       expect(liveDocuments.length).toBeGreaterThan(10);
       expect(liveLinks.some((row) => row.used_at !== null)).toBe(true);
-      const runner = new ProjectionRunner({ store, orm, schema: info.schema, projections: info.projections, logger: consoleLogger('rebuild') });
+      const runner = new ProjectionRunner({
+        store,
+        orm,
+        schema: info.schema,
+        projections: info.projections,
+        logger: consoleLogger('rebuild'),
+      });
       await runner.rebuild('documents');
       await runner.rebuild('kyc-links');
       expect(await rows('documents')).toEqual(liveDocuments);

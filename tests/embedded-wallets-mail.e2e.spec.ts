@@ -33,7 +33,10 @@ let sandbox: Credentials;
 const secrets: string[] = [RELAY_PASSWORD, quorum.privateKeyHex];
 
 beforeAll(async () => {
-  relay = await startTestSmtpServer({ credentials: { user: 'corridor', pass: RELAY_PASSWORD }, refuseRecipient: (address) => address === refusedEmail });
+  relay = await startTestSmtpServer({
+    credentials: { user: 'corridor', pass: RELAY_PASSWORD },
+    refuseRecipient: (address) => address === refusedEmail,
+  });
   stack = await startStack({
     env: {
       SMTP_HOST: '127.0.0.1',
@@ -58,7 +61,9 @@ beforeAll(async () => {
     logoUrl: 'https://live-wallet.test/logo.png',
   };
   expect((await api.call('PATCH', '/config', { auth: production, body: { embeddedWalletConfig } })).status).toBe(200);
-  expect((await api.call('PATCH', '/config', { auth: sandbox, body: { embeddedWalletConfig: { appName: 'Play Wallet' } } })).status).toBe(200);
+  expect((await api.call('PATCH', '/config', { auth: sandbox, body: { embeddedWalletConfig: { appName: 'Play Wallet' } } })).status).toBe(
+    200,
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -69,9 +74,15 @@ afterAll(async () => {
 
 let customers = 0;
 const newWallet = async (auth: Credentials, email = `live.${(customers += 1)}.${Date.now()}@example.com`) => {
-  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Lena ${customers}`, email, currencies: ['USD'] } });
+  const created = await api.call('POST', '/customers', {
+    auth,
+    body: { customerType: 'INDIVIDUAL', fullName: `Lena ${customers}`, email, currencies: ['USD'] },
+  });
   expect(created.status).toBe(201);
-  const listed = async () => (await api.call('GET', `/customers/internal-accounts?customerId=${created.body.id}&type=EMBEDDED_WALLET`, { auth })).body.data as { id: string }[];
+  const listed = async () =>
+    (await api.call('GET', `/customers/internal-accounts?customerId=${created.body.id}&type=EMBEDDED_WALLET`, { auth })).body.data as {
+      id: string;
+    }[];
   const [account] = await eventually(listed, (list) => list.length === 1, 30_000);
   const credentials = await api.call('GET', `/auth/credentials?accountId=${account!.id}`, { auth });
   return { accountId: account!.id, credentialId: credentials.body.data[0].id as string, email };
@@ -82,7 +93,10 @@ const signedByQuorum = (bundle: string): boolean => {
   const outer = JSON.parse(bundle) as { data: string; dataSignature: string; enclaveQuorumPublic: string };
   if (outer.enclaveQuorumPublic !== quorum.publicKeyHex) return false;
   const point = Buffer.from(quorum.publicKeyHex, 'hex');
-  const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') }, format: 'jwk' });
+  const key = createPublicKey({
+    key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') },
+    format: 'jwk',
+  });
   return verify('sha256', Buffer.from(outer.data, 'hex'), { key, dsaEncoding: 'der' }, Buffer.from(outer.dataSignature, 'hex'));
 };
 
@@ -122,13 +136,21 @@ describe('a production platform’s EMAIL_OTP through the SMTP relay', () => {
     const exportPath = `/internal-accounts/${wallet.accountId}/export`;
     const first = await api.call('POST', exportPath, { auth: production, body: { clientPublicKey: client.pubHex } });
     expect(first.status).toBe(202);
-    const exported = await api.call('POST', exportPath, { auth: production, body: { clientPublicKey: client.pubHex }, headers: signedHeaders(tek.privHex, first.body) });
+    const exported = await api.call('POST', exportPath, {
+      auth: production,
+      body: { clientPublicKey: client.pubHex },
+      headers: signedHeaders(tek.privHex, first.body),
+    });
     expect(exported.status).toBe(200);
     const credentials = exported.body.encryptedWalletCredentials as string;
     expect(signedByQuorum(credentials)).toBe(true);
     // Data altered in transit no longer verifies: a client that checks before decrypting refuses it.
     const outer = JSON.parse(credentials) as { data: string };
-    expect(signedByQuorum(JSON.stringify({ ...JSON.parse(credentials), data: `${outer.data.slice(0, -2)}${outer.data.endsWith('0') ? '1' : '0'}` }))).toBe(false);
+    expect(
+      signedByQuorum(
+        JSON.stringify({ ...JSON.parse(credentials), data: `${outer.data.slice(0, -2)}${outer.data.endsWith('0') ? '1' : '0'}` }),
+      ),
+    ).toBe(false);
     const mnemonic = await decryptExport(credentials, client.privHex);
     expect(validateMnemonic(mnemonic, wordlist)).toBe(true);
     secrets.push(mnemonic);
@@ -140,8 +162,15 @@ describe('a production platform’s EMAIL_OTP through the SMTP relay', () => {
     const wallet = await newWallet(production, refusedEmail);
     const refused = await api.call('POST', `/auth/credentials/${wallet.credentialId}/challenge`, { auth: production, body: {} });
     expect(refused.status).toBe(503);
-    expect(refused.body).toMatchObject({ status: 503, code: 'EMAIL_DELIVERY_FAILED', message: expect.stringContaining('email address'), details: { reason: 'recipient' } });
-    expect(await metrics()).toMatch(/corridor_embedded_wallet_otp_mails_total\{environment="PRODUCTION",outcome="failed",reason="recipient"\} 1/);
+    expect(refused.body).toMatchObject({
+      status: 503,
+      code: 'EMAIL_DELIVERY_FAILED',
+      message: expect.stringContaining('email address'),
+      details: { reason: 'recipient' },
+    });
+    expect(await metrics()).toMatch(
+      /corridor_embedded_wallet_otp_mails_total\{environment="PRODUCTION",outcome="failed",reason="recipient"\} 1/,
+    );
     const health = (await (await fetch(stack.healthUrl('accounts'))).json()) as { parts: Record<string, Record<string, unknown>> };
     expect(health.parts['mail']).toMatchObject({ status: 'degraded', transport: 'smtp', reason: 'recipient' });
     const logged = stack.logs.accounts.filter((line) => line.includes('An Embedded Wallet OTP email was not sent'));

@@ -13,7 +13,18 @@ import { wordlist } from '@scure/bip39/wordlists/english';
 import { createApi, type Credentials, type Reply } from './support/api';
 import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
-import { assertPasskey, createPasskey, decryptExport, decryptSessionKey, encryptOtp, genKeypair, type KeyPair, oidcNonce, signedHeaders, stamp } from './support/wallet-client';
+import {
+  assertPasskey,
+  createPasskey,
+  decryptExport,
+  decryptSessionKey,
+  encryptOtp,
+  genKeypair,
+  type KeyPair,
+  oidcNonce,
+  signedHeaders,
+  stamp,
+} from './support/wallet-client';
 
 const SESSION_TTL_SECONDS = 20;
 const keyEncryptionKey = randomBytes(32);
@@ -27,7 +38,10 @@ let production: Credentials;
 let pg: Client;
 /** A local OIDC issuer: its JWKS is served over HTTP and configured as EMBEDDED_WALLET_OIDC_ISSUERS. */
 const oidc = { server: undefined as Server | undefined, issuer: '', privateKey: undefined as KeyLike | undefined };
-const idToken = (claims: { sub: string; nonce?: string; email?: string; iatOffsetSeconds?: number }, key = oidc.privateKey!): Promise<string> => {
+const idToken = (
+  claims: { sub: string; nonce?: string; email?: string; iatOffsetSeconds?: number },
+  key = oidc.privateKey!,
+): Promise<string> => {
   const { sub, iatOffsetSeconds = 0, ...rest } = claims;
   return new SignJWT(rest)
     .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
@@ -41,14 +55,24 @@ const idToken = (claims: { sub: string; nonce?: string; email?: string; iatOffse
 /** A token as the reference's sandbox clients send it: real claims, a dummy signature nobody can check. */
 const sandboxOidcToken = (claims: { sub: string; nonce?: string; iss?: string; iatOffsetSeconds?: number }): string => {
   const now = Math.floor(Date.now() / 1000);
-  const payload = { iss: claims.iss ?? 'https://accounts.google.com', aud: 'sandbox-client', sub: claims.sub, iat: now + (claims.iatOffsetSeconds ?? 0), exp: now + 300, ...(claims.nonce ? { nonce: claims.nonce } : {}) };
+  const payload = {
+    iss: claims.iss ?? 'https://accounts.google.com',
+    aud: 'sandbox-client',
+    sub: claims.sub,
+    iat: now + (claims.iatOffsetSeconds ?? 0),
+    exp: now + 300,
+    ...(claims.nonce ? { nonce: claims.nonce } : {}),
+  };
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part({ alg: 'RS256', kid: 'sandbox' })}.${part(payload)}.dummy-signature`;
 };
 const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
 const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
 /** The retry headers of a 202 challenge with the sandbox signature in place of a stamp. */
-const sandboxHeaders = (challenge: { requestId: string }): Record<string, string> => ({ 'Grid-Wallet-Signature': SANDBOX_SIGNATURE, 'Request-Id': challenge.requestId });
+const sandboxHeaders = (challenge: { requestId: string }): Record<string, string> => ({
+  'Grid-Wallet-Signature': SANDBOX_SIGNATURE,
+  'Request-Id': challenge.requestId,
+});
 
 /** Every secret a test saw: none may appear in an event store or a log. */
 const secrets: string[] = [];
@@ -60,19 +84,28 @@ let customers = 0;
 const newCustomer = async (auth: Credentials): Promise<{ customerId: string; email: string }> => {
   customers += 1;
   const email = `wallet.user.${customers}.${Date.now()}@example.com`;
-  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Wanda ${customers}`, email, currencies: ['USD'] } });
+  const created = await api.call('POST', '/customers', {
+    auth,
+    body: { customerType: 'INDIVIDUAL', fullName: `Wanda ${customers}`, email, currencies: ['USD'] },
+  });
   expect(created.status).toBe(201);
   return { customerId: created.body.id as string, email };
 };
 
 const walletAccounts = async (auth: Credentials, customerId: string): Promise<any[]> => {
-  const reply = await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=EMBEDDED_WALLET`, { auth });
+  const reply = await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=EMBEDDED_WALLET`, {
+    auth,
+  });
   expect(reply.status).toBe(200);
   return reply.body.data as any[];
 };
 
 const walletOf = async (auth: Credentials, customerId: string, email: string): Promise<Wallet> => {
-  const [account] = await eventually(() => walletAccounts(auth, customerId), (list) => list.length === 1, 30_000);
+  const [account] = await eventually(
+    () => walletAccounts(auth, customerId),
+    (list) => list.length === 1,
+    30_000,
+  );
   const credentials = await api.call('GET', `/auth/credentials?accountId=${account.id}`, { auth });
   expect(credentials.status).toBe(200);
   return { customerId, accountId: account.id, credentialId: credentials.body.data[0].id, email };
@@ -80,7 +113,9 @@ const walletOf = async (auth: Credentials, customerId: string, email: string): P
 
 /** The addresses of the wallet's EMAIL_OTP credentials, as the credential list shows them. */
 const credentialEmails = async (wallet: Wallet, auth: Credentials = platformA): Promise<string[]> =>
-  ((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth })).body.data as { type: string; nickname: string }[]).filter((row) => row.type === 'EMAIL_OTP').map((row) => row.nickname);
+  ((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth })).body.data as { type: string; nickname: string }[])
+    .filter((row) => row.type === 'EMAIL_OTP')
+    .map((row) => row.nickname);
 
 const newWallet = async (auth: Credentials = platformA): Promise<Wallet> => {
   const { customerId, email } = await newCustomer(auth);
@@ -111,7 +146,11 @@ const login = async (wallet: Wallet, options: { otp?: string } = {}): Promise<Se
   const first = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body });
   expect(first.status).toBe(202);
   expect(first.body).toMatchObject({ type: 'EMAIL_OTP', requestId: expect.stringMatching(/^Request:/) });
-  const second = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body, headers: signedHeaders(tek.privHex, first.body) });
+  const second = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, {
+    auth: platformA,
+    body,
+    headers: signedHeaders(tek.privHex, first.body),
+  });
   expect(second.status).toBe(200);
   expect(second.body).toMatchObject({ id: expect.stringMatching(/^Session:/), type: 'EMAIL_OTP', accountId: wallet.accountId });
   expect(second.body.encryptedSessionSigningKey).toBeUndefined();
@@ -120,10 +159,20 @@ const login = async (wallet: Wallet, options: { otp?: string } = {}): Promise<Se
 };
 
 /** Leg 1 then a leg 2 signed with the given key. */
-const signedCall = async (method: string, path: string, body: unknown, privHex: string, auth = platformA): Promise<{ first: Reply; second: Reply }> => {
+const signedCall = async (
+  method: string,
+  path: string,
+  body: unknown,
+  privHex: string,
+  auth = platformA,
+): Promise<{ first: Reply; second: Reply }> => {
   const first = await api.call(method, path, { auth, ...(body === undefined ? {} : { body }) });
   expect(first.status).toBe(202);
-  const second = await api.call(method, path, { auth, ...(body === undefined ? {} : { body }), headers: signedHeaders(privHex, first.body) });
+  const second = await api.call(method, path, {
+    auth,
+    ...(body === undefined ? {} : { body }),
+    headers: signedHeaders(privHex, first.body),
+  });
   return { first, second };
 };
 
@@ -146,8 +195,13 @@ beforeAll(async () => {
   platformA = (await stack.createPlatform()).token as Credentials;
   platformB = (await stack.createPlatform()).token as Credentials;
   production = (await stack.createPlatform('PRODUCTION')).token as Credentials;
-  expect((await api.call('PATCH', '/config', { auth: production, body: { embeddedWalletConfig: { appName: 'Live Wallet' } } })).status).toBe(200);
-  const enabled = await api.call('PATCH', '/config', { auth: platformA, body: { embeddedWalletConfig: { appName: 'Acme Wallet', otpLength: 10, alphanumeric: true } } });
+  expect(
+    (await api.call('PATCH', '/config', { auth: production, body: { embeddedWalletConfig: { appName: 'Live Wallet' } } })).status,
+  ).toBe(200);
+  const enabled = await api.call('PATCH', '/config', {
+    auth: platformA,
+    body: { embeddedWalletConfig: { appName: 'Acme Wallet', otpLength: 10, alphanumeric: true } },
+  });
   expect(enabled.status).toBe(200);
   expect(enabled.body.embeddedWalletConfig).toMatchObject({ appName: 'Acme Wallet', otpLength: 10, alphanumeric: true });
   pg = new Client({ connectionString: stack.database.url });
@@ -168,7 +222,14 @@ describe('wallet accounts', () => {
     expect(account).toMatchObject({ type: 'EMBEDDED_WALLET', status: 'ACTIVE', privateEnabled: false, customerId: wallet.customerId });
     const credentials = await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA });
     expect(credentials.body.data).toEqual([
-      { id: wallet.credentialId, accountId: wallet.accountId, type: 'EMAIL_OTP', nickname: wallet.email, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      {
+        id: wallet.credentialId,
+        accountId: wallet.accountId,
+        type: 'EMAIL_OTP',
+        nickname: wallet.email,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
     ]);
   });
 
@@ -176,16 +237,24 @@ describe('wallet accounts', () => {
     const platformC = (await stack.createPlatform()).token as Credentials;
     const { customerId, email } = await newCustomer(platformC);
     // The customer's USD account opens through the same events; once it exists, a wallet would have too.
-    await eventually(() => api.call('GET', `/customers/internal-accounts?customerId=${customerId}`, { auth: platformC }), (reply) => reply.body.data.length >= 1);
+    await eventually(
+      () => api.call('GET', `/customers/internal-accounts?customerId=${customerId}`, { auth: platformC }),
+      (reply) => reply.body.data.length >= 1,
+    );
     expect(await walletAccounts(platformC, customerId)).toEqual([]);
-    expect((await api.call('PATCH', '/config', { auth: platformC, body: { embeddedWalletConfig: { appName: 'Late Wallet' } } })).status).toBe(200);
+    expect(
+      (await api.call('PATCH', '/config', { auth: platformC, body: { embeddedWalletConfig: { appName: 'Late Wallet' } } })).status,
+    ).toBe(200);
     const wallet = await walletOf(platformC, customerId, email);
     expect(wallet.accountId).toMatch(/^InternalAccount:/);
   });
 
   it('a platform without Embedded Wallets opens no wallet', async () => {
     const { customerId } = await newCustomer(platformB);
-    await eventually(() => api.call('GET', `/customers/internal-accounts?customerId=${customerId}`, { auth: platformB }), (reply) => reply.body.data.length >= 1);
+    await eventually(
+      () => api.call('GET', `/customers/internal-accounts?customerId=${customerId}`, { auth: platformB }),
+      (reply) => reply.body.data.length >= 1,
+    );
     expect(await walletAccounts(platformB, customerId)).toEqual([]);
   });
 });
@@ -239,7 +308,11 @@ describe('EMAIL_OTP challenge and verify', () => {
     expect(first.status).toBe(202);
     const again = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body });
     expect(again.status).toBe(401);
-    const byOtherKey = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, { auth: platformA, body, headers: signedHeaders(genKeypair().privHex, first.body) });
+    const byOtherKey = await api.call('POST', `/auth/credentials/${wallet.credentialId}/verify`, {
+      auth: platformA,
+      body,
+      headers: signedHeaders(genKeypair().privHex, first.body),
+    });
     expect(byOtherKey.body.code).toBe('WALLET_SIGNATURE_INVALID');
   });
 });
@@ -256,7 +329,11 @@ describe('the signed retry on PATCH /internal-accounts/{id}', () => {
     const path = `/internal-accounts/${wallet.accountId}`;
     const first = await api.call('PATCH', path, { auth: platformA, body: { privateEnabled: true } });
     expect(first.status).toBe(202);
-    expect(first.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:[0-9a-f-]{36}$/), expiresAt: expect.any(String) });
+    expect(first.body).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.stringMatching(/^Request:[0-9a-f-]{36}$/),
+      expiresAt: expect.any(String),
+    });
     const good = signedHeaders(session.privHex, first.body);
     const codeOf = async (body: unknown, headers: Record<string, string>) => {
       const reply = await api.call('PATCH', path, { auth: platformA, body, headers });
@@ -265,11 +342,17 @@ describe('the signed retry on PATCH /internal-accounts/{id}', () => {
     };
     expect(await codeOf({ privateEnabled: true }, { 'Request-Id': first.body.requestId })).toBe('WALLET_SIGNATURE_MISSING');
     expect(await codeOf({ privateEnabled: true }, { 'Grid-Wallet-Signature': good['Grid-Wallet-Signature']! })).toBe('REQUEST_ID_MISSING');
-    expect(await codeOf({ privateEnabled: true }, { ...good, 'Grid-Wallet-Signature': 'bm90IGEgc3RhbXA' })).toBe('WALLET_SIGNATURE_MALFORMED');
+    expect(await codeOf({ privateEnabled: true }, { ...good, 'Grid-Wallet-Signature': 'bm90IGEgc3RhbXA' })).toBe(
+      'WALLET_SIGNATURE_MALFORMED',
+    );
     expect(await codeOf({ privateEnabled: false }, good)).toBe('WALLET_SIGNATURE_BODY_MISMATCH');
     expect(await codeOf({ privateEnabled: true }, signedHeaders(genKeypair().privHex, first.body))).toBe('WALLET_SIGNATURE_INVALID');
-    expect(await codeOf({ privateEnabled: true }, { ...good, 'Grid-Wallet-Signature': stamp(session.privHex, `${first.body.payloadToSign} `) })).toBe('WALLET_SIGNATURE_INVALID');
-    expect(await codeOf({ privateEnabled: true }, { ...good, 'Request-Id': 'Request:00000000-0000-4000-8000-000000000000' })).toBe('INVALID_SIGNATURE');
+    expect(
+      await codeOf({ privateEnabled: true }, { ...good, 'Grid-Wallet-Signature': stamp(session.privHex, `${first.body.payloadToSign} `) }),
+    ).toBe('WALLET_SIGNATURE_INVALID');
+    expect(await codeOf({ privateEnabled: true }, { ...good, 'Request-Id': 'Request:00000000-0000-4000-8000-000000000000' })).toBe(
+      'INVALID_SIGNATURE',
+    );
 
     const done = await api.call('PATCH', path, { auth: platformA, body: { privateEnabled: true }, headers: good });
     expect(done.status).toBe(200);
@@ -284,7 +367,9 @@ describe('the signed retry on PATCH /internal-accounts/{id}', () => {
   it('answers an unchanged value at once and refuses privateEnabled on a fiat account', async () => {
     const same = await api.call('PATCH', `/internal-accounts/${wallet.accountId}`, { auth: platformA, body: { privateEnabled: true } });
     expect(same.status).toBe(200);
-    const fiat = (await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth: platformA })).body.data[0];
+    const fiat = (
+      await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth: platformA })
+    ).body.data[0];
     const refused = await api.call('PATCH', `/internal-accounts/${fiat.id}`, { auth: platformA, body: { privateEnabled: true } });
     expect(refused.status).toBe(400);
   });
@@ -298,10 +383,18 @@ describe('export', () => {
     const path = `/internal-accounts/${wallet.accountId}/export`;
     const first = await api.call('POST', path, { auth: platformA, body: { clientPublicKey: client.pubHex } });
     expect(first.status).toBe(202);
-    const swapped = await api.call('POST', path, { auth: platformA, body: { clientPublicKey: genKeypair().pubHex }, headers: signedHeaders(session.privHex, first.body) });
+    const swapped = await api.call('POST', path, {
+      auth: platformA,
+      body: { clientPublicKey: genKeypair().pubHex },
+      headers: signedHeaders(session.privHex, first.body),
+    });
     expect(swapped.status).toBe(401);
     expect(swapped.body.code).toBe('WALLET_SIGNATURE_BODY_MISMATCH');
-    const done = await api.call('POST', path, { auth: platformA, body: { clientPublicKey: client.pubHex }, headers: signedHeaders(session.privHex, first.body) });
+    const done = await api.call('POST', path, {
+      auth: platformA,
+      body: { clientPublicKey: client.pubHex },
+      headers: signedHeaders(session.privHex, first.body),
+    });
     expect(done.status).toBe(200);
     expect(done.body.id).toBe(wallet.accountId);
     const outer = JSON.parse(done.body.encryptedWalletCredentials);
@@ -311,7 +404,9 @@ describe('export', () => {
     secrets.push(mnemonic);
 
     // The stored mnemonic: AES-256-GCM under the key-encryption key, base64(iv ‖ tag ‖ ciphertext).
-    const { rows } = await pg.query<{ sealed_mnemonic: string }>('SELECT sealed_mnemonic FROM accounts.wallet_keys WHERE account_id = $1', [wallet.accountId]);
+    const { rows } = await pg.query<{ sealed_mnemonic: string }>('SELECT sealed_mnemonic FROM accounts.wallet_keys WHERE account_id = $1', [
+      wallet.accountId,
+    ]);
     const sealed = Buffer.from(rows[0]!.sealed_mnemonic, 'base64');
     expect(rows[0]!.sealed_mnemonic).not.toContain(mnemonic);
     const decipher = createDecipheriv('aes-256-gcm', keyEncryptionKey, sealed.subarray(0, 12));
@@ -325,9 +420,17 @@ describe('sessions', () => {
     const wallet = await newWallet();
     const session = await login(wallet);
     const client = genKeypair();
-    const { first, second } = await signedCall('POST', `/auth/sessions/${session.id}/refresh`, { clientPublicKey: client.pubHex }, session.privHex);
+    const { first, second } = await signedCall(
+      'POST',
+      `/auth/sessions/${session.id}/refresh`,
+      { clientPublicKey: client.pubHex },
+      session.privHex,
+    );
     expect(first.body.type).toBeUndefined();
-    expect(JSON.parse(first.body.payloadToSign)).toMatchObject({ type: 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2', parameters: { targetPublicKey: client.pubHex } });
+    expect(JSON.parse(first.body.payloadToSign)).toMatchObject({
+      type: 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2',
+      parameters: { targetPublicKey: client.pubHex },
+    });
     expect(second.status).toBe(201);
     expect(second.body.id).not.toBe(session.id);
     const newKey = await decryptSessionKey(second.body.encryptedSessionSigningKey, client.privHex);
@@ -343,7 +446,12 @@ describe('sessions', () => {
     expect(first.body.type).toBe('EMAIL_OTP');
     expect(second.status).toBe(204);
     expect((await api.call('GET', `/auth/sessions?accountId=${wallet.accountId}`, { auth: platformA })).body.data).toEqual([]);
-    const { second: refused } = await signedCall('PATCH', `/internal-accounts/${wallet.accountId}`, { privateEnabled: true }, session.privHex);
+    const { second: refused } = await signedCall(
+      'PATCH',
+      `/internal-accounts/${wallet.accountId}`,
+      { privateEnabled: true },
+      session.privHex,
+    );
     expect(refused.status).toBe(401);
     expect(refused.body.code).toBe('WALLET_SIGNATURE_INVALID');
     expect((await api.call('DELETE', `/auth/sessions/${session.id}`, { auth: platformA })).status).toBe(404);
@@ -355,10 +463,17 @@ describe('sessions', () => {
     const first = await api.call('PATCH', `/internal-accounts/${wallet.accountId}`, { auth: platformA, body: { privateEnabled: true } });
     await new Promise((resolve) => setTimeout(resolve, (SESSION_TTL_SECONDS + 1) * 1000));
     expect((await api.call('GET', `/auth/sessions?accountId=${wallet.accountId}`, { auth: platformA })).body.data).toEqual([]);
-    const late = await api.call('PATCH', `/internal-accounts/${wallet.accountId}`, { auth: platformA, body: { privateEnabled: true }, headers: signedHeaders(session.privHex, first.body) });
+    const late = await api.call('PATCH', `/internal-accounts/${wallet.accountId}`, {
+      auth: platformA,
+      body: { privateEnabled: true },
+      headers: signedHeaders(session.privHex, first.body),
+    });
     expect(late.status).toBe(401);
     expect(late.body.code).toBe('WALLET_SIGNATURE_INVALID');
-    expect((await api.call('POST', `/auth/sessions/${session.id}/refresh`, { auth: platformA, body: { clientPublicKey: genKeypair().pubHex } })).status).toBe(404);
+    expect(
+      (await api.call('POST', `/auth/sessions/${session.id}/refresh`, { auth: platformA, body: { clientPublicKey: genKeypair().pubHex } }))
+        .status,
+    ).toBe(404);
   }, 60_000);
 });
 
@@ -368,16 +483,27 @@ describe('credentials', () => {
     const last = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA });
     expect(last.status).toBe(400);
     expect(last.body.message).toMatch(/last credential/);
-    const second = await api.call('POST', '/auth/credentials', { auth: platformA, body: { type: 'EMAIL_OTP', accountId: wallet.accountId } });
+    const second = await api.call('POST', '/auth/credentials', {
+      auth: platformA,
+      body: { type: 'EMAIL_OTP', accountId: wallet.accountId },
+    });
     expect(second.status).toBe(400);
     expect(second.body.code).toBe('EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS');
   });
 
   it('lists no credentials and no sessions for an account that is no Embedded Wallet (unknown, or an ordinary account): 200 and an empty list, as the reference declares', async () => {
     const unknown = 'InternalAccount:019542f5-b3e7-7d02-8000-00000000dead';
-    const customer = await api.call('POST', '/customers', { auth: platformA, body: { customerType: 'INDIVIDUAL', fullName: 'No Wallet', currencies: ['USD'] } });
+    const customer = await api.call('POST', '/customers', {
+      auth: platformA,
+      body: { customerType: 'INDIVIDUAL', fullName: 'No Wallet', currencies: ['USD'] },
+    });
     const accounts = await eventually(
-      async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id as string)}`, { auth: platformA })).body.data as { id: string }[],
+      async () =>
+        (
+          await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id as string)}`, {
+            auth: platformA,
+          })
+        ).body.data as { id: string }[],
       (list) => list.length > 0,
     );
     for (const accountId of [unknown, accounts[0]!.id]) {
@@ -421,7 +547,11 @@ describe('OAUTH credentials', () => {
     expect(second.status).toBe(201);
     expect(second.body).toMatchObject({ type: 'OAUTH', accountId: wallet.accountId, nickname: wallet.email });
     const oauthId = second.body.id as string;
-    expect((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data.map((credential: { type: string }) => credential.type)).toEqual(['EMAIL_OTP', 'OAUTH']);
+    expect(
+      (await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data.map(
+        (credential: { type: string }) => credential.type,
+      ),
+    ).toEqual(['EMAIL_OTP', 'OAUTH']);
 
     const client = genKeypair();
     const verify = (oidcToken: string, clientPublicKey = client.pubHex) =>
@@ -435,16 +565,26 @@ describe('OAUTH credentials', () => {
     expect(refusals.map((reply) => [reply.status, reply.body.code])).toEqual(Array(4).fill([401, 'UNAUTHORIZED']));
     const session = await verify(await idToken({ sub, nonce: oidcNonce(client.pubHex) }));
     expect(session.status).toBe(200);
-    expect(session.body).toMatchObject({ id: expect.stringMatching(/^Session:/), type: 'OAUTH', encryptedSessionSigningKey: expect.any(String) });
+    expect(session.body).toMatchObject({
+      id: expect.stringMatching(/^Session:/),
+      type: 'OAUTH',
+      encryptedSessionSigningKey: expect.any(String),
+    });
     const oauthKey = await decryptSessionKey(session.body.encryptedSessionSigningKey, client.privHex);
     secrets.push(oauthKey);
 
     // The EMAIL_OTP credential cannot be revoked by its own session, only by the OAUTH one.
     const revoke = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA });
     expect(revoke.status).toBe(202);
-    const bySelf = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA, headers: signedHeaders(otpSession.privHex, revoke.body) });
+    const bySelf = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, {
+      auth: platformA,
+      headers: signedHeaders(otpSession.privHex, revoke.body),
+    });
     expect([bySelf.status, bySelf.body.code]).toEqual([401, 'WALLET_SIGNATURE_INVALID']);
-    const byOther = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA, headers: signedHeaders(oauthKey, revoke.body) });
+    const byOther = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, {
+      auth: platformA,
+      headers: signedHeaders(oauthKey, revoke.body),
+    });
     expect(byOther.status).toBe(204);
     const sessions = (await api.call('GET', `/auth/sessions?accountId=${wallet.accountId}`, { auth: platformA })).body.data;
     expect(sessions.map((item: { id: string }) => item.id)).toEqual([session.body.id]);
@@ -462,9 +602,16 @@ describe('PASSKEY credentials', () => {
     const wallet = await newWallet();
     const otpSession = await login(wallet);
     const registrationChallenge = randomBytes(32).toString('base64url');
-    const { passkey, attestation } = createPasskey({ rpId: 'localhost', origin: 'http://localhost:3000', challenge: registrationChallenge });
+    const { passkey, attestation } = createPasskey({
+      rpId: 'localhost',
+      origin: 'http://localhost:3000',
+      challenge: registrationChallenge,
+    });
     const body = { type: 'PASSKEY', accountId: wallet.accountId, nickname: 'Work phone', challenge: registrationChallenge, attestation };
-    const wrongChallenge = await api.call('POST', '/auth/credentials', { auth: platformA, body: { ...body, challenge: randomBytes(32).toString('base64url') } });
+    const wrongChallenge = await api.call('POST', '/auth/credentials', {
+      auth: platformA,
+      body: { ...body, challenge: randomBytes(32).toString('base64url') },
+    });
     expect([wrongChallenge.status, wrongChallenge.body.code]).toEqual([401, 'UNAUTHORIZED']);
     const { first, second } = await signedCall('POST', '/auth/credentials', body, otpSession.privHex);
     expect(JSON.parse(first.body.payloadToSign).type).toBe('ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2');
@@ -474,9 +621,17 @@ describe('PASSKEY credentials', () => {
     expect([duplicate.status, duplicate.body.code]).toEqual([400, 'PASSKEY_CREDENTIAL_ALREADY_EXISTS']);
 
     const client = genKeypair();
-    const challenge = await api.call('POST', `/auth/credentials/${second.body.id}/challenge`, { auth: platformA, body: { clientPublicKey: client.pubHex } });
+    const challenge = await api.call('POST', `/auth/credentials/${second.body.id}/challenge`, {
+      auth: platformA,
+      body: { clientPublicKey: client.pubHex },
+    });
     expect(challenge.status).toBe(200);
-    expect(challenge.body).toMatchObject({ type: 'PASSKEY', credentialId: passkey.credentialId, challenge: expect.stringMatching(/^[0-9a-f]{64}$/), requestId: expect.stringMatching(/^Request:/) });
+    expect(challenge.body).toMatchObject({
+      type: 'PASSKEY',
+      credentialId: passkey.credentialId,
+      challenge: expect.stringMatching(/^[0-9a-f]{64}$/),
+      requestId: expect.stringMatching(/^Request:/),
+    });
     const verify = (assertion: unknown, headers: Record<string, string>) =>
       api.call('POST', `/auth/credentials/${second.body.id}/verify`, { auth: platformA, body: { type: 'PASSKEY', assertion }, headers });
     const noRequestId = await verify(assertPasskey(passkey, challenge.body.challenge), {});
@@ -499,18 +654,32 @@ describe('customer email change', () => {
   it('takes the wallet’s signed retry, and the EMAIL_OTP credential follows the new email', async () => {
     const wallet = await newWallet();
     const session = await login(wallet);
-    const other = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', fullName: 'Wanda Renamed' } });
+    const other = await api.call('PATCH', `/customers/${wallet.customerId}`, {
+      auth: platformA,
+      body: { customerType: 'INDIVIDUAL', fullName: 'Wanda Renamed' },
+    });
     expect(other.status).toBe(200);
     const email = `moved.${Date.now()}@example.com`;
     const body = { customerType: 'INDIVIDUAL', email };
     const first = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body });
     expect(first.status).toBe(202);
-    expect(JSON.parse(first.body.payloadToSign)).toMatchObject({ type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL', parameters: { userEmail: email } });
+    expect(JSON.parse(first.body.payloadToSign)).toMatchObject({
+      type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL',
+      parameters: { userEmail: email },
+    });
     const unchanged = await api.call('GET', `/customers/${wallet.customerId}`, { auth: platformA });
     expect(unchanged.body.email).toBe(wallet.email);
-    const mismatch = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body: { ...body, email: 'other@example.com' }, headers: signedHeaders(session.privHex, first.body) });
+    const mismatch = await api.call('PATCH', `/customers/${wallet.customerId}`, {
+      auth: platformA,
+      body: { ...body, email: 'other@example.com' },
+      headers: signedHeaders(session.privHex, first.body),
+    });
     expect([mismatch.status, mismatch.body.code]).toEqual([401, 'WALLET_SIGNATURE_BODY_MISMATCH']);
-    const done = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body, headers: signedHeaders(session.privHex, first.body) });
+    const done = await api.call('PATCH', `/customers/${wallet.customerId}`, {
+      auth: platformA,
+      body,
+      headers: signedHeaders(session.privHex, first.body),
+    });
     expect(done.status).toBe(200);
     expect(done.body.email).toBe(email);
     // One operation: by the 200 the EMAIL_OTP credential has the new email too.
@@ -520,7 +689,10 @@ describe('customer email change', () => {
   it('answers 409 EMAIL_OTP_EMAIL_ALREADY_EXISTS for an address another wallet’s EMAIL_OTP has (case ignored), before anything is signed', async () => {
     const [wallet, other] = [await newWallet(), await newWallet()];
     for (const email of [other.email, other.email.toUpperCase()]) {
-      const refused = await api.call('PATCH', `/customers/${wallet.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', email } });
+      const refused = await api.call('PATCH', `/customers/${wallet.customerId}`, {
+        auth: platformA,
+        body: { customerType: 'INDIVIDUAL', email },
+      });
       expect([refused.status, refused.body.code]).toEqual([409, 'EMAIL_OTP_EMAIL_ALREADY_EXISTS']);
     }
     expect((await api.call('GET', `/customers/${wallet.customerId}`, { auth: platformA })).body.email).toBe(wallet.email);
@@ -536,9 +708,14 @@ describe('customer email change', () => {
     // Meanwhile an OAUTH credential is added and the EMAIL_OTP revoked (the sandbox values stand in for the wallet's keys).
     const oauth = { type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken({ sub: `set-${Date.now()}` }) };
     const added = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth });
-    expect((await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: sandboxHeaders(added.body) })).status).toBe(201);
+    expect(
+      (await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: sandboxHeaders(added.body) })).status,
+    ).toBe(201);
     const revoke = await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA });
-    expect((await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA, headers: sandboxHeaders(revoke.body) })).status).toBe(204);
+    expect(
+      (await api.call('DELETE', `/auth/credentials/${wallet.credentialId}`, { auth: platformA, headers: sandboxHeaders(revoke.body) }))
+        .status,
+    ).toBe(204);
 
     const changed = await api.call('PATCH', path, { auth: platformA, body, headers: sandboxHeaders(first.body) });
     expect([changed.status, changed.body.code]).toEqual([409, 'EMAIL_OTP_CREDENTIAL_SET_CHANGED']);
@@ -555,11 +732,21 @@ describe('the signed retry under one Idempotency-Key', () => {
     const key = { 'idempotency-key': `signed-retry-${Date.now()}` };
     const first = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: key });
     expect([first.status, typeof first.body.payloadToSign]).toEqual([202, 'string']);
-    const second = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: { ...key, ...sandboxHeaders(first.body) } });
+    const second = await api.call('POST', '/auth/credentials', {
+      auth: platformA,
+      body: oauth,
+      headers: { ...key, ...sandboxHeaders(first.body) },
+    });
     expect([second.status, second.body.type, second.headers.get('idempotency-replayed')]).toEqual([201, 'OAUTH', null]);
-    const again = await api.call('POST', '/auth/credentials', { auth: platformA, body: oauth, headers: { ...key, ...sandboxHeaders(first.body) } });
+    const again = await api.call('POST', '/auth/credentials', {
+      auth: platformA,
+      body: oauth,
+      headers: { ...key, ...sandboxHeaders(first.body) },
+    });
     expect([again.status, again.body.id, again.headers.get('idempotency-replayed')]).toEqual([201, second.body.id, 'true']);
-    const types = ((await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data as { type: string }[]).map((row) => row.type);
+    const types = (
+      (await api.call('GET', `/auth/credentials?accountId=${wallet.accountId}`, { auth: platformA })).body.data as { type: string }[]
+    ).map((row) => row.type);
     expect(types.sort()).toEqual(['EMAIL_OTP', 'OAUTH']);
   });
 });
@@ -570,7 +757,14 @@ describe('a signed change refused by the service that applies it', () => {
     const session = await login(wallet);
     const holder = await newCustomer(platformA);
     const address = `$held.${Date.now()}@example.com`;
-    expect((await api.call('PATCH', `/customers/${holder.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', umaAddress: address } })).status).toBe(200);
+    expect(
+      (
+        await api.call('PATCH', `/customers/${holder.customerId}`, {
+          auth: platformA,
+          body: { customerType: 'INDIVIDUAL', umaAddress: address },
+        })
+      ).status,
+    ).toBe(200);
     const body = { customerType: 'INDIVIDUAL', email: `kept.${Date.now()}@example.com`, umaAddress: address };
     const path = `/customers/${wallet.customerId}`;
     const first = await api.call('PATCH', path, { auth: platformA, body });
@@ -582,7 +776,14 @@ describe('a signed change refused by the service that applies it', () => {
     // Leg 2 had renamed the EMAIL_OTP credential; the refusal gave it its old address back.
     expect(await credentialEmails(wallet)).toEqual([wallet.email]);
 
-    expect((await api.call('PATCH', `/customers/${holder.customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', umaAddress: `$moved.${Date.now()}@example.com` } })).status).toBe(200);
+    expect(
+      (
+        await api.call('PATCH', `/customers/${holder.customerId}`, {
+          auth: platformA,
+          body: { customerType: 'INDIVIDUAL', umaAddress: `$moved.${Date.now()}@example.com` },
+        })
+      ).status,
+    ).toBe(200);
     const done = await api.call('PATCH', path, { auth: platformA, body, headers });
     expect([done.status, done.body.email, done.body.umaAddress]).toEqual([200, body.email, address]);
     expect(await credentialEmails(wallet)).toEqual([body.email]);
@@ -608,12 +809,23 @@ describe('a card funded by a wallet', () => {
     });
     expect(created.status).toBe(201);
     expect(created.body.currency).toBe('USDB');
-    await eventually(async () => (await api.call('GET', `/cards/${created.body.id}`, { auth: platformA })).body.state, (state) => state === 'ACTIVE');
+    await eventually(
+      async () => (await api.call('GET', `/cards/${created.body.id}`, { auth: platformA })).body.state,
+      (state) => state === 'ACTIVE',
+    );
     const { first, second } = await signedCall('PATCH', `/cards/${created.body.id}`, { state: 'FROZEN' }, session.privHex);
-    expect(first.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String) });
+    expect(first.body).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.stringMatching(/^Request:/),
+      expiresAt: expect.any(String),
+    });
     expect(second.status).toBe(200);
     expect(second.body.state).toBe('FROZEN');
-    const unsigned = await api.call('PATCH', `/cards/${created.body.id}`, { auth: platformA, body: { state: 'ACTIVE' }, headers: { 'Request-Id': first.body.requestId } });
+    const unsigned = await api.call('PATCH', `/cards/${created.body.id}`, {
+      auth: platformA,
+      body: { state: 'ACTIVE' },
+      headers: { 'Request-Id': first.body.requestId },
+    });
     expect([unsigned.status, unsigned.body.code]).toEqual([401, 'WALLET_SIGNATURE_MISSING']);
   });
 });
@@ -622,13 +834,30 @@ describe('a quote from a wallet', () => {
   it('carries the wallet payloadToSign and executes only with a stamp of an active session over it', async () => {
     const wallet = await newWallet();
     const session = await login(wallet);
-    expect((await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 100_000_000 } })).status).toBe(200);
+    expect(
+      (await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 100_000_000 } }))
+        .status,
+    ).toBe(200);
     const external = await api.call('POST', '/customers/external-accounts', {
       auth: platformA,
-      body: { customerId: wallet.customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000777000001', routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Wanda Wallet' } } },
+      body: {
+        customerId: wallet.customerId,
+        currency: 'USD',
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: '000777000001',
+          routingNumber: '011000015',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Wanda Wallet' },
+        },
+      },
     });
     expect(external.status).toBe(201);
-    const quoteBody = { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: external.body.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000_000 };
+    const quoteBody = {
+      source: { sourceType: 'ACCOUNT', accountId: wallet.accountId },
+      destination: { destinationType: 'ACCOUNT', accountId: external.body.id },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 5_000_000,
+    };
     const immediate = await api.call('POST', '/quotes', { auth: platformA, body: { ...quoteBody, immediatelyExecute: true } });
     expect(immediate.status).toBe(400);
     expect(immediate.body.message).toMatch(/Grid-Wallet-Signature/);
@@ -670,7 +899,10 @@ describe('the reference’s sandbox values (section (f))', () => {
       return [reply.status, reply.body.code];
     };
     expect(await codeOf({ privateEnabled: true }, { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE })).toEqual([401, 'REQUEST_ID_MISSING']);
-    expect(await codeOf({ privateEnabled: true }, sandboxHeaders({ requestId: 'Request:00000000-0000-4000-8000-000000000000' }))).toEqual([401, 'INVALID_SIGNATURE']);
+    expect(await codeOf({ privateEnabled: true }, sandboxHeaders({ requestId: 'Request:00000000-0000-4000-8000-000000000000' }))).toEqual([
+      401,
+      'INVALID_SIGNATURE',
+    ]);
     expect(await codeOf({ privateEnabled: false }, sandboxHeaders(first.body))).toEqual([401, 'WALLET_SIGNATURE_BODY_MISMATCH']);
     const done = await api.call('PATCH', path, { auth: platformA, body: { privateEnabled: true }, headers: sandboxHeaders(first.body) });
     expect([done.status, done.body.privateEnabled]).toEqual([200, true]);
@@ -694,35 +926,62 @@ describe('the reference’s sandbox values (section (f))', () => {
     const path = `/internal-accounts/${wallet.accountId}`;
     const first = await api.call('PATCH', path, { auth: production, body: { privateEnabled: true } });
     expect(first.status).toBe(202);
-    const refused = await api.call('PATCH', path, { auth: production, body: { privateEnabled: true }, headers: sandboxHeaders(first.body) });
+    const refused = await api.call('PATCH', path, {
+      auth: production,
+      body: { privateEnabled: true },
+      headers: sandboxHeaders(first.body),
+    });
     expect([refused.status, refused.body.code]).toEqual([401, 'WALLET_SIGNATURE_MALFORMED']);
     expect((await walletAccounts(production, wallet.customerId))[0].privateEnabled).toBe(false);
   });
 
   it('executes a wallet quote with sandbox-valid-signature on a sandbox platform only', async () => {
     const quoteFrom = async (auth: Credentials, wallet: Wallet) => {
-      const [usd] = (await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth })).body.data;
+      const [usd] = (await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth }))
+        .body.data;
       const quote = await api.call('POST', '/quotes', {
         auth,
-        body: { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: usd.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000_000 },
+        body: {
+          source: { sourceType: 'ACCOUNT', accountId: wallet.accountId },
+          destination: { destinationType: 'ACCOUNT', accountId: usd.id },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 1_000_000,
+        },
       });
       expect([quote.status, quote.body.paymentInstructions?.[0]?.accountOrWalletInfo?.accountType]).toEqual([201, 'EMBEDDED_WALLET']);
       return quote.body.id as string;
     };
     const sandboxWallet = await newWallet();
-    expect((await api.call('POST', `/sandbox/internal-accounts/${sandboxWallet.accountId}/fund`, { auth: platformA, body: { amount: 10_000_000 } })).status).toBe(200);
-    const executed = await api.call('POST', `/quotes/${await quoteFrom(platformA, sandboxWallet)}/execute`, { auth: platformA, headers: { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE } });
+    expect(
+      (
+        await api.call('POST', `/sandbox/internal-accounts/${sandboxWallet.accountId}/fund`, {
+          auth: platformA,
+          body: { amount: 10_000_000 },
+        })
+      ).status,
+    ).toBe(200);
+    const executed = await api.call('POST', `/quotes/${await quoteFrom(platformA, sandboxWallet)}/execute`, {
+      auth: platformA,
+      headers: { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE },
+    });
     expect(executed.status).toBe(200);
 
     const productionWallet = await newWallet(production);
-    const refused = await api.call('POST', `/quotes/${await quoteFrom(production, productionWallet)}/execute`, { auth: production, headers: { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE } });
+    const refused = await api.call('POST', `/quotes/${await quoteFrom(production, productionWallet)}/execute`, {
+      auth: production,
+      headers: { 'Grid-Wallet-Signature': SANDBOX_SIGNATURE },
+    });
     expect([refused.status, refused.body.code]).toEqual([401, 'WALLET_SIGNATURE_MALFORMED']);
   });
 
   it('skips WebAuthn for sandbox-valid-passkey-signature on a sandbox platform (the challenge’s Request-Id still required, once), and verifies it for real in production', async () => {
     const wallet = await newWallet();
     const registrationChallenge = randomBytes(32).toString('base64url');
-    const { passkey, attestation } = createPasskey({ rpId: 'localhost', origin: 'http://localhost:3000', challenge: registrationChallenge });
+    const { passkey, attestation } = createPasskey({
+      rpId: 'localhost',
+      origin: 'http://localhost:3000',
+      challenge: registrationChallenge,
+    });
     const body = { type: 'PASSKEY', accountId: wallet.accountId, nickname: 'Sandbox key', challenge: registrationChallenge, attestation };
     const first = await api.call('POST', '/auth/credentials', { auth: platformA, body });
     const registered = await api.call('POST', '/auth/credentials', { auth: platformA, body, headers: sandboxHeaders(first.body) });
@@ -730,13 +989,27 @@ describe('the reference’s sandbox values (section (f))', () => {
     const passkeyId = registered.body.id as string;
 
     const client = genKeypair();
-    const sandboxAssertion = { credentialId: passkey.credentialId, clientDataJson: 'e30', authenticatorData: 'AA', signature: SANDBOX_PASSKEY_SIGNATURE };
-    const verify = (auth: Credentials, id: string, assertion: unknown, headers: Record<string, string>) => api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'PASSKEY', assertion }, headers });
-    const challenged = await api.call('POST', `/auth/credentials/${passkeyId}/challenge`, { auth: platformA, body: { clientPublicKey: client.pubHex } });
+    const sandboxAssertion = {
+      credentialId: passkey.credentialId,
+      clientDataJson: 'e30',
+      authenticatorData: 'AA',
+      signature: SANDBOX_PASSKEY_SIGNATURE,
+    };
+    const verify = (auth: Credentials, id: string, assertion: unknown, headers: Record<string, string>) =>
+      api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'PASSKEY', assertion }, headers });
+    const challenged = await api.call('POST', `/auth/credentials/${passkeyId}/challenge`, {
+      auth: platformA,
+      body: { clientPublicKey: client.pubHex },
+    });
     expect(challenged.status).toBe(200);
     const noRequestId = await verify(platformA, passkeyId, sandboxAssertion, {});
     expect([noRequestId.status, noRequestId.body.code]).toEqual([401, 'REQUEST_ID_MISSING']);
-    const otherPasskey = await verify(platformA, passkeyId, { ...sandboxAssertion, credentialId: 'c29tZW9uZS1lbHNl' }, { 'Request-Id': challenged.body.requestId });
+    const otherPasskey = await verify(
+      platformA,
+      passkeyId,
+      { ...sandboxAssertion, credentialId: 'c29tZW9uZS1lbHNl' },
+      { 'Request-Id': challenged.body.requestId },
+    );
     expect([otherPasskey.status, otherPasskey.body.code]).toEqual([401, 'UNAUTHORIZED']);
     const session = await verify(platformA, passkeyId, sandboxAssertion, { 'Request-Id': challenged.body.requestId });
     expect([session.status, session.body.type]).toEqual([200, 'PASSKEY']);
@@ -755,7 +1028,10 @@ describe('the reference’s sandbox values (section (f))', () => {
        FROM accounts.wallet_keys w, accounts.auth_credentials c WHERE w.account_id = $2 AND c.id = $3`,
       [livePasskeyId, live.accountId, passkeyId],
     );
-    const liveChallenge = await api.call('POST', `/auth/credentials/${livePasskeyId}/challenge`, { auth: production, body: { clientPublicKey: client.pubHex } });
+    const liveChallenge = await api.call('POST', `/auth/credentials/${livePasskeyId}/challenge`, {
+      auth: production,
+      body: { clientPublicKey: client.pubHex },
+    });
     expect(liveChallenge.status).toBe(200);
     const refused = await verify(production, livePasskeyId, sandboxAssertion, { 'Request-Id': liveChallenge.body.requestId });
     expect([refused.status, refused.body.code]).toEqual([401, 'UNAUTHORIZED']);
@@ -771,7 +1047,8 @@ describe('the reference’s sandbox values (section (f))', () => {
     const created = await api.call('POST', '/auth/credentials', { auth: platformA, body, headers: sandboxHeaders(first.body) });
     expect([created.status, created.body.type]).toEqual([201, 'OAUTH']);
     const client = genKeypair();
-    const verify = (auth: Credentials, id: string, oidcToken: string) => api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
+    const verify = (auth: Credentials, id: string, oidcToken: string) =>
+      api.call('POST', `/auth/credentials/${id}/verify`, { auth, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
     const nonce = oidcNonce(client.pubHex);
     const refusals = [
       await verify(platformA, created.body.id, sandboxOidcToken({ sub, nonce, iatOffsetSeconds: -120 })),
@@ -834,19 +1111,41 @@ describe('repeated failures: 429 RATE_LIMITED with Retry-After', () => {
     const sub = `locked-user-${Date.now()}`;
     const oauthId = await addCredential({ type: 'OAUTH', accountId: wallet.accountId, oidcToken: sandboxOidcToken({ sub }) });
     const client = genKeypair();
-    const verify = (oidcToken: string) => api.call('POST', `/auth/credentials/${oauthId}/verify`, { auth: platformA, body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex } });
-    for (let attempt = 0; attempt < 5; attempt += 1) expect((await verify(sandboxOidcToken({ sub, nonce: 'not-the-nonce' }))).status).toBe(401);
+    const verify = (oidcToken: string) =>
+      api.call('POST', `/auth/credentials/${oauthId}/verify`, {
+        auth: platformA,
+        body: { type: 'OAUTH', oidcToken, clientPublicKey: client.pubHex },
+      });
+    for (let attempt = 0; attempt < 5; attempt += 1)
+      expect((await verify(sandboxOidcToken({ sub, nonce: 'not-the-nonce' }))).status).toBe(401);
     expectLocked(await verify(sandboxOidcToken({ sub, nonce: oidcNonce(client.pubHex) })));
   });
 
   it('locks a PASSKEY credential’s verify after five assertions that do not verify, even for a right one', async () => {
     const wallet = await newWallet();
     const registrationChallenge = randomBytes(32).toString('base64url');
-    const { passkey, attestation } = createPasskey({ rpId: 'localhost', origin: 'http://localhost:3000', challenge: registrationChallenge });
-    const passkeyId = await addCredential({ type: 'PASSKEY', accountId: wallet.accountId, nickname: 'Locked key', challenge: registrationChallenge, attestation });
-    const challenged = await api.call('POST', `/auth/credentials/${passkeyId}/challenge`, { auth: platformA, body: { clientPublicKey: genKeypair().pubHex } });
+    const { passkey, attestation } = createPasskey({
+      rpId: 'localhost',
+      origin: 'http://localhost:3000',
+      challenge: registrationChallenge,
+    });
+    const passkeyId = await addCredential({
+      type: 'PASSKEY',
+      accountId: wallet.accountId,
+      nickname: 'Locked key',
+      challenge: registrationChallenge,
+      attestation,
+    });
+    const challenged = await api.call('POST', `/auth/credentials/${passkeyId}/challenge`, {
+      auth: platformA,
+      body: { clientPublicKey: genKeypair().pubHex },
+    });
     const verify = (challengeHex: string) =>
-      api.call('POST', `/auth/credentials/${passkeyId}/verify`, { auth: platformA, body: { type: 'PASSKEY', assertion: assertPasskey(passkey, challengeHex) }, headers: { 'Request-Id': challenged.body.requestId } });
+      api.call('POST', `/auth/credentials/${passkeyId}/verify`, {
+        auth: platformA,
+        body: { type: 'PASSKEY', assertion: assertPasskey(passkey, challengeHex) },
+        headers: { 'Request-Id': challenged.body.requestId },
+      });
     for (let attempt = 0; attempt < 5; attempt += 1) expect((await verify('f'.repeat(64))).body.code).toBe('UNAUTHORIZED');
     expectLocked(await verify(challenged.body.challenge));
   });
@@ -858,7 +1157,14 @@ describe('repeated failures: 429 RATE_LIMITED with Retry-After', () => {
     const body = { privateEnabled: true };
     const first = await api.call('PATCH', path, { auth: platformA, body });
     for (let attempt = 0; attempt < 6; attempt += 1) {
-      const mistake = await api.call('PATCH', path, { auth: platformA, body, headers: { 'Request-Id': 'Request:00000000-0000-4000-8000-000000000000', 'Grid-Wallet-Signature': stamp(session.privHex, first.body.payloadToSign) } });
+      const mistake = await api.call('PATCH', path, {
+        auth: platformA,
+        body,
+        headers: {
+          'Request-Id': 'Request:00000000-0000-4000-8000-000000000000',
+          'Grid-Wallet-Signature': stamp(session.privHex, first.body.payloadToSign),
+        },
+      });
       expect(mistake.body.code).toBe('INVALID_SIGNATURE');
     }
     for (let attempt = 0; attempt < 5; attempt += 1) {
@@ -872,15 +1178,30 @@ describe('repeated failures: 429 RATE_LIMITED with Retry-After', () => {
   it('locks a wallet quote’s execution after five stamps that do not verify, even for a right one', async () => {
     const wallet = await newWallet();
     const session = await login(wallet);
-    expect((await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 10_000_000 } })).status).toBe(200);
-    const [usd] = (await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth: platformA })).body.data;
+    expect(
+      (await api.call('POST', `/sandbox/internal-accounts/${wallet.accountId}/fund`, { auth: platformA, body: { amount: 10_000_000 } }))
+        .status,
+    ).toBe(200);
+    const [usd] = (
+      await api.call('GET', `/customers/internal-accounts?customerId=${wallet.customerId}&type=INTERNAL_FIAT`, { auth: platformA })
+    ).body.data;
     const quote = await api.call('POST', '/quotes', {
       auth: platformA,
-      body: { source: { sourceType: 'ACCOUNT', accountId: wallet.accountId }, destination: { destinationType: 'ACCOUNT', accountId: usd.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000_000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: wallet.accountId },
+        destination: { destinationType: 'ACCOUNT', accountId: usd.id },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000_000,
+      },
     });
     const payloadToSign = quote.body.paymentInstructions[0].accountOrWalletInfo.payloadToSign as string;
-    const execute = (privHex: string) => api.call('POST', `/quotes/${quote.body.id}/execute`, { auth: platformA, headers: { 'Grid-Wallet-Signature': stamp(privHex, payloadToSign) } });
-    for (let attempt = 0; attempt < 5; attempt += 1) expect((await execute(genKeypair().privHex)).body.code).toBe('WALLET_SIGNATURE_INVALID');
+    const execute = (privHex: string) =>
+      api.call('POST', `/quotes/${quote.body.id}/execute`, {
+        auth: platformA,
+        headers: { 'Grid-Wallet-Signature': stamp(privHex, payloadToSign) },
+      });
+    for (let attempt = 0; attempt < 5; attempt += 1)
+      expect((await execute(genKeypair().privHex)).body.code).toBe('WALLET_SIGNATURE_INVALID');
     expectLocked(await execute(session.privHex));
     expect((await walletAccounts(platformA, wallet.customerId))[0].balance.amount).toBe(10_000_000);
   });
@@ -889,10 +1210,15 @@ describe('repeated failures: 429 RATE_LIMITED with Retry-After', () => {
 describe('secrets', () => {
   it('never puts an OTP, a session key or a mnemonic in an event store or a log', async () => {
     expect(secrets.length).toBeGreaterThan(5);
-    const { rows: tables } = await pg.query<{ table_schema: string }>("SELECT table_schema FROM information_schema.tables WHERE table_name = 'events'");
+    const { rows: tables } = await pg.query<{ table_schema: string }>(
+      "SELECT table_schema FROM information_schema.tables WHERE table_name = 'events'",
+    );
     expect(tables.length).toBeGreaterThan(3);
     for (const { table_schema: schema } of tables) {
-      const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.events WHERE data::text LIKE ANY($1) OR metadata::text LIKE ANY($1)`, [secrets.map((secret) => `%${secret}%`)]);
+      const { rows } = await pg.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${schema}.events WHERE data::text LIKE ANY($1) OR metadata::text LIKE ANY($1)`,
+        [secrets.map((secret) => `%${secret}%`)],
+      );
       expect([schema, rows[0]!.n]).toEqual([schema, 0]);
     }
     const logs = Object.values(stack.logs).flat().join('\n');

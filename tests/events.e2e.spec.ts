@@ -15,12 +15,32 @@ let alice: Customer;
 let bob: Customer;
 const correlationId = `events-e2e-${Date.now()}`;
 
-type StoredEvent = { id: string; type: string; resourceId: string; service: string; occurredAt: string; correlationId: string | null; causationId: string | null; data: Record<string, unknown> };
+type StoredEvent = {
+  id: string;
+  type: string;
+  resourceId: string;
+  service: string;
+  occurredAt: string;
+  correlationId: string | null;
+  causationId: string | null;
+  data: Record<string, unknown>;
+};
 /** A page, or on a refusal the reference error body. */
-type Page = { data: StoredEvent[]; hasMore: boolean; nextCursor?: string; totalCount: number; status?: number; code?: string; message?: string };
+type Page = {
+  data: StoredEvent[];
+  hasMore: boolean;
+  nextCursor?: string;
+  totalCount: number;
+  status?: number;
+  code?: string;
+  message?: string;
+};
 
-const events = async (auth: string | Credentials, query: Record<string, string>, path = '/events'): Promise<{ status: number; body: Page }> =>
-  api.call('GET', `${path}?${new URLSearchParams(query).toString()}`, { auth });
+const events = async (
+  auth: string | Credentials,
+  query: Record<string, string>,
+  path = '/events',
+): Promise<{ status: number; body: Page }> => api.call('GET', `${path}?${new URLSearchParams(query).toString()}`, { auth });
 
 beforeAll(async () => {
   stack = await startStack();
@@ -28,7 +48,11 @@ beforeAll(async () => {
   pay = paymentHelpers(stack, api);
   platformA = (await stack.createPlatform()).token as Credentials;
   platformB = (await stack.createPlatform()).token as Credentials;
-  const created = await api.call('POST', '/customers', { auth: platformA, headers: { 'X-Correlation-Id': correlationId }, body: { customerType: 'INDIVIDUAL', fullName: 'Alice', currencies: ['USD'] } });
+  const created = await api.call('POST', '/customers', {
+    auth: platformA,
+    headers: { 'X-Correlation-Id': correlationId },
+    body: { customerType: 'INDIVIDUAL', fullName: 'Alice', currencies: ['USD'] },
+  });
   expect(created.status).toBe(201);
   alice = { customerId: created.body.id, platformCustomerId: created.body.platformCustomerId, accounts: [] };
   bob = await pay.newCustomer(platformA, ['USD']);
@@ -44,8 +68,24 @@ it('follows one story across services by its correlation id, each event with its
   const page = (await events(platformA, { correlationId })).body as Page;
   expect(page.data.map((event) => event.service)).toEqual(expect.arrayContaining(['customers', 'accounts']));
   for (const event of page.data) {
-    expect(Object.keys(event).sort()).toEqual(['causationId', 'correlationId', 'data', 'id', 'occurredAt', 'resourceId', 'service', 'type']);
-    expect(event).toMatchObject({ id: expect.any(String), type: expect.any(String), resourceId: expect.any(String), occurredAt: expect.any(String), correlationId, data: expect.any(Object) });
+    expect(Object.keys(event).sort()).toEqual([
+      'causationId',
+      'correlationId',
+      'data',
+      'id',
+      'occurredAt',
+      'resourceId',
+      'service',
+      'type',
+    ]);
+    expect(event).toMatchObject({
+      id: expect.any(String),
+      type: expect.any(String),
+      resourceId: expect.any(String),
+      occurredAt: expect.any(String),
+      correlationId,
+      data: expect.any(Object),
+    });
   }
   expect(page.data.find((event) => event.type === 'CustomerCreated')).toMatchObject({ resourceId: alice.customerId, service: 'customers' });
 });
@@ -57,7 +97,8 @@ it('filters by resource, type and time range', async () => {
   const created = (await events(platformA, { type: 'CustomerCreated' })).body as Page;
   expect(created.data.map((event) => event.resourceId).sort()).toEqual([alice.customerId, bob.customerId].sort());
   expect((await events(platformA, { endDate: '2020-01-01T00:00:00Z' })).body).toMatchObject({ data: [], totalCount: 0, hasMore: false });
-  const recent = (await events(platformA, { startDate: new Date(Date.now() - 3_600_000).toISOString(), resourceId: alice.customerId })).body as Page;
+  const recent = (await events(platformA, { startDate: new Date(Date.now() - 3_600_000).toISOString(), resourceId: alice.customerId }))
+    .body as Page;
   expect(recent.totalCount).toBe(ofAlice.totalCount);
 });
 
@@ -99,7 +140,15 @@ describe('tenancy', () => {
   it('shows an agent only its customer’s events, on its own Bearer route', async () => {
     const created = await api.call('POST', '/agents', {
       auth: platformA,
-      body: { name: 'Watcher', customerId: alice.customerId, policy: { permissions: ['VIEW_TRANSACTIONS'], defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 1, dailyLimit: 1, dailyTransactionLimit: 1, monthlyLimit: 1 } } },
+      body: {
+        name: 'Watcher',
+        customerId: alice.customerId,
+        policy: {
+          permissions: ['VIEW_TRANSACTIONS'],
+          defaultExecutionMode: 'AUTO',
+          spendingLimits: { currency: 'USD', perTransactionLimit: 1, dailyLimit: 1, dailyTransactionLimit: 1, monthlyLimit: 1 },
+        },
+      },
     });
     expect(created.status).toBe(201);
     const redeemed = await api.call('POST', `/agents/device-codes/${created.body.deviceCode.code as string}/redeem`);
@@ -107,7 +156,8 @@ describe('tenancy', () => {
 
     const mine = (await events(bearer, { limit: '100' }, '/agents/me/events')).body as Page;
     expect(mine.data.some((event) => event.type === 'CustomerCreated' && event.resourceId === alice.customerId)).toBe(true);
-    for (const event of mine.data) expect(event.resourceId === alice.customerId || JSON.stringify(event.data).includes(alice.customerId)).toBe(true);
+    for (const event of mine.data)
+      expect(event.resourceId === alice.customerId || JSON.stringify(event.data).includes(alice.customerId)).toBe(true);
     expect((await events(bearer, { resourceId: bob.customerId }, '/agents/me/events')).body).toMatchObject({ data: [], totalCount: 0 });
 
     expect((await events(bearer, {})).status).toBe(401);

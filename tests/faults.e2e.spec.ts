@@ -44,7 +44,8 @@ afterAll(async () => {
 });
 
 it('answers 503 promptly while the customers service is down, and recovers after a restart', async () => {
-  for (const index of [1, 2, 3]) expect((await api.call('POST', '/customers', { auth: admin, body: customer(`before-${index}`) })).status).toBe(201);
+  for (const index of [1, 2, 3])
+    expect((await api.call('POST', '/customers', { auth: admin, body: customer(`before-${index}`) })).status).toBe(201);
   await stack.stop('customers');
 
   const startedAt = Date.now();
@@ -59,7 +60,8 @@ it('answers 503 promptly while the customers service is down, and recovers after
   expect(await health.json()).toMatchObject({ services: { customers: 'unavailable', platform: 'ok' } });
 
   await stack.start('customers');
-  for (const index of [1, 2, 3]) expect((await api.call('POST', '/customers', { auth: admin, body: customer(`after-${index}`) })).status).toBe(201);
+  for (const index of [1, 2, 3])
+    expect((await api.call('POST', '/customers', { auth: admin, body: customer(`after-${index}`) })).status).toBe(201);
   const listed = await api.call('GET', '/customers?limit=100', { auth: admin });
   expect(listed.body.data.map((c: { platformCustomerId: string }) => c.platformCustomerId).sort()).toEqual(
     ['after-1', 'after-2', 'after-3', 'before-1', 'before-2', 'before-3'].map((suffix) => `fault-${suffix}`),

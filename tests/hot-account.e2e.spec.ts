@@ -30,11 +30,16 @@ const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' };
 let bankCount = 0;
 
 const newCustomer = async (): Promise<{ customerId: string; usd: string }> => {
-  const created = await api.call('POST', '/customers', { auth: platform, body: { customerType: 'INDIVIDUAL', fullName: 'Hot Account', currencies: ['USD'] } });
+  const created = await api.call('POST', '/customers', {
+    auth: platform,
+    body: { customerType: 'INDIVIDUAL', fullName: 'Hot Account', currencies: ['USD'] },
+  });
   expect(created.status).toBe(201);
   const customerId = created.body.id as string;
   const accounts = await eventually(
-    async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth: platform })).body.data as Account[],
+    async () =>
+      (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth: platform })).body
+        .data as Account[],
     (list) => list.length >= 1,
   );
   const usd = accounts.find((account) => account.balance.currency.code === 'USD')?.id;
@@ -48,17 +53,26 @@ const bankAccount = async (customerId: string): Promise<string> => {
   const accountNumber = `5${String(bankCount).padStart(7, '0')}0001`;
   const created = await api.call('POST', '/customers/external-accounts', {
     auth: platform,
-    body: { customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber, routingNumber: '011000015', beneficiary: person } },
+    body: {
+      customerId,
+      currency: 'USD',
+      accountInfo: { accountType: 'USD_ACCOUNT', accountNumber, routingNumber: '011000015', beneficiary: person },
+    },
   });
   expect(created.status).toBe(201);
   return created.body.id as string;
 };
 
 const move = (path: '/transfer-out' | '/transfer-in', source: string, destination: string, amount: number): Promise<Reply> =>
-  api.call('POST', path, { auth: platform, body: { source: { accountId: source }, destination: { accountId: destination }, amount }, headers: { 'Idempotency-Key': newUuid() } });
+  api.call('POST', path, {
+    auth: platform,
+    body: { source: { accountId: source }, destination: { accountId: destination }, amount },
+    headers: { 'Idempotency-Key': newUuid() },
+  });
 
 const balanceOf = async (customerId: string, accountId: string): Promise<[number, number]> => {
-  const list = (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth: platform })).body.data as Account[];
+  const list = (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth: platform })).body
+    .data as Account[];
   const found = list.find((account) => account.id === accountId);
   if (!found) throw new Error(`${accountId} is not listed`);
   return [found.balance.amount, found.totalBalance.amount];
@@ -76,7 +90,8 @@ const terminal = async (ids: string[]): Promise<TransactionWire[]> =>
   );
 
 /** Names every 5xx with its body, so a failure says what the client saw. */
-const serverErrors = (replies: Reply[]): string[] => replies.filter((reply) => reply.status >= 500).map((reply) => `${reply.status} ${reply.text.slice(0, 200)}`);
+const serverErrors = (replies: Reply[]): string[] =>
+  replies.filter((reply) => reply.status >= 500).map((reply) => `${reply.status} ${reply.text.slice(0, 200)}`);
 
 beforeAll(async () => {
   stack = await startStack({ env: { TRANSFER_SWEEP_SECONDS: '1' } });
@@ -100,7 +115,11 @@ const startReplica = async (app: 'accounts' | 'payments'): Promise<void> => {
   child.stderr?.on('data', keep);
   replicas.push(child);
   const ready = await eventually(
-    () => fetch(`http://127.0.0.1:${healthPort}/health`).then((reply) => reply.status, () => 0),
+    () =>
+      fetch(`http://127.0.0.1:${healthPort}/health`).then(
+        (reply) => reply.status,
+        () => 0,
+      ),
     (status) => status !== 0 || child.exitCode !== null,
     60_000,
   );
@@ -109,7 +128,12 @@ const startReplica = async (app: 'accounts' | 'payments'): Promise<void> => {
 
 afterAll(async () => {
   api?.saveReport();
-  await Promise.all(replicas.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : (child.once('exit', resolve), child.kill('SIGTERM'))))));
+  await Promise.all(
+    replicas.map(
+      (child) =>
+        new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : (child.once('exit', resolve), child.kill('SIGTERM')))),
+    ),
+  );
   await stack?.close();
 });
 
@@ -117,7 +141,9 @@ describe('one hot internal account', () => {
   it('queues 32 concurrent transfer-outs and 8 transfer-ins: each is accepted and ends terminal or is a 400 for funds, never a 5xx', async () => {
     const { customerId, usd } = await newCustomer();
     const bank = await bankAccount(customerId);
-    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: platform, body: { amount: FUNDING } })).status).toBe(200);
+    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: platform, body: { amount: FUNDING } })).status).toBe(
+      200,
+    );
 
     const outs = Array.from({ length: CONCURRENT_OUTS }, () => move('/transfer-out', usd, bank, OUT_AMOUNT));
     const ins = Array.from({ length: CONCURRENT_INS }, () => move('/transfer-in', bank, usd, IN_AMOUNT));
@@ -138,8 +164,11 @@ describe('one hot internal account', () => {
     expect(acceptedTotal).toBeLessThanOrEqual(FUNDING + CONCURRENT_INS * IN_AMOUNT);
 
     const outcomes = await terminal([...acceptedOuts, ...inReplies].map((reply) => reply.body.id as string));
-    expect(outcomes.filter((transaction) => !isTerminal(transaction)).map((transaction) => `${transaction.id} ${transaction.status}`)).toEqual([]);
-    const completed = (type: string) => outcomes.filter((transaction) => transaction.type === type && transaction.status === 'COMPLETED').length;
+    expect(
+      outcomes.filter((transaction) => !isTerminal(transaction)).map((transaction) => `${transaction.id} ${transaction.status}`),
+    ).toEqual([]);
+    const completed = (type: string) =>
+      outcomes.filter((transaction) => transaction.type === type && transaction.status === 'COMPLETED').length;
     expect(completed('OUTGOING')).toBe(acceptedOuts.length);
     expect(completed('INCOMING')).toBe(CONCURRENT_INS);
 
@@ -152,7 +181,9 @@ describe('one hot internal account', () => {
     const { customerId, usd } = await newCustomer();
     const bank = await bankAccount(customerId);
     const funding = CONCURRENT_OUTS * OUT_AMOUNT;
-    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: platform, body: { amount: funding } })).status).toBe(200);
+    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: platform, body: { amount: funding } })).status).toBe(
+      200,
+    );
 
     const replies = await Promise.all(Array.from({ length: CONCURRENT_OUTS }, () => move('/transfer-out', usd, bank, OUT_AMOUNT)));
 
@@ -169,12 +200,16 @@ describe('one hot internal account', () => {
     await startReplica('payments');
     const { customerId, usd } = await newCustomer();
     const bank = await bankAccount(customerId);
-    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: platform, body: { amount: FUNDING } })).status).toBe(200);
+    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: platform, body: { amount: FUNDING } })).status).toBe(
+      200,
+    );
 
     // Three rounds back to back, so both replicas' writers stay busy on the account and lose races to each other.
     const replies: Reply[] = [];
     for (let round = 0; round < 3; round += 1) {
-      replies.push(...(await Promise.all(Array.from({ length: CONCURRENT_OUTS }, () => move('/transfer-out', usd, bank, REPLICA_OUT_AMOUNT)))));
+      replies.push(
+        ...(await Promise.all(Array.from({ length: CONCURRENT_OUTS }, () => move('/transfer-out', usd, bank, REPLICA_OUT_AMOUNT)))),
+      );
     }
 
     expect(serverErrors(replies)).toEqual([]);
@@ -182,10 +217,10 @@ describe('one hot internal account', () => {
     for (const refused of replies.filter((reply) => reply.status !== 201)) {
       expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_AMOUNT', details: { reason: 'INSUFFICIENT_FUNDS' } });
     }
-    expect(accepted.length * (REPLICA_OUT_AMOUNT)).toBeLessThanOrEqual(FUNDING);
+    expect(accepted.length * REPLICA_OUT_AMOUNT).toBeLessThanOrEqual(FUNDING);
     const outcomes = await terminal(accepted.map((reply) => reply.body.id as string));
     expect(outcomes.map((transaction) => transaction.status)).toEqual(outcomes.map(() => 'COMPLETED'));
-    const expected = FUNDING - accepted.length * (REPLICA_OUT_AMOUNT);
+    const expected = FUNDING - accepted.length * REPLICA_OUT_AMOUNT;
     expect(await balanceOf(customerId, usd)).toEqual([expected, expected]);
     expect(await lowestAvailable(stack, usd)).toBeGreaterThanOrEqual(0n);
   }, 180_000);

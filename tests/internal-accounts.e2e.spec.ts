@@ -39,14 +39,21 @@ let customerCount = 0;
 /** Creates a customer and waits until each of its currencies has an internal account. */
 const newCustomer = async (auth: Credentials, currencies: string[]): Promise<{ customerId: string; accounts: Account[] }> => {
   customerCount += 1;
-  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Ines ${customerCount}`, currencies } });
+  const created = await api.call('POST', '/customers', {
+    auth,
+    body: { customerType: 'INDIVIDUAL', fullName: `Ines ${customerCount}`, currencies },
+  });
   expect(created.status).toBe(201);
   const customerId = created.body.id as string;
-  const accounts = await eventually(() => customerAccounts(auth, `customerId=${encodeURIComponent(customerId)}`), (list) => list.length >= currencies.length);
+  const accounts = await eventually(
+    () => customerAccounts(auth, `customerId=${encodeURIComponent(customerId)}`),
+    (list) => list.length >= currencies.length,
+  );
   return { customerId, accounts };
 };
 
-const fund = (auth: Credentials, accountId: string, body: unknown) => api.call('POST', `/sandbox/internal-accounts/${accountId}/fund`, { auth, body });
+const fund = (auth: Credentials, accountId: string, body: unknown) =>
+  api.call('POST', `/sandbox/internal-accounts/${accountId}/fund`, { auth, body });
 const fieldsOf = (body: { details?: { errors?: { field: string }[]; field?: string } }): string[] =>
   body.details?.errors?.map((error) => error.field) ?? (body.details?.field ? [body.details.field] : []);
 
@@ -73,25 +80,47 @@ describe('accounts opened automatically', () => {
     expect(accounts.every((account) => account.balance.amount === 0 && account.totalBalance.amount === 0)).toBe(true);
     const usd = accounts.find((account) => account.balance.currency.code === 'USD');
     expect(usd?.fundingPaymentInstructions).toEqual([
-      expect.objectContaining({ isPlatformAccount: false, accountOrWalletInfo: expect.objectContaining({ accountType: 'USD_ACCOUNT', reference: expect.stringMatching(/^CRD[0-9A-F]{16}$/) }) }),
+      expect.objectContaining({
+        isPlatformAccount: false,
+        accountOrWalletInfo: expect.objectContaining({ accountType: 'USD_ACCOUNT', reference: expect.stringMatching(/^CRD[0-9A-F]{16}$/) }),
+      }),
     ]);
     // The same account shows the same instructions on every read.
-    expect((await customerAccounts(platformA, `customerId=${encodeURIComponent(customerId)}&currency=USD`))[0]?.fundingPaymentInstructions).toEqual(usd?.fundingPaymentInstructions);
+    expect(
+      (await customerAccounts(platformA, `customerId=${encodeURIComponent(customerId)}&currency=USD`))[0]?.fundingPaymentInstructions,
+    ).toEqual(usd?.fundingPaymentInstructions);
   });
 
   it('gives the platform its own account per supported currency, without a customerId', async () => {
-    const accounts = await eventually(() => platformAccounts(platformA), (list) => list.length >= 4);
+    const accounts = await eventually(
+      () => platformAccounts(platformA),
+      (list) => list.length >= 4,
+    );
     expect(accounts.map((account) => account.balance.currency.code).sort()).toEqual(['EUR', 'GBP', 'MXN', 'USD']);
-    expect(accounts.every((account) => !('customerId' in account) && account.fundingPaymentInstructions[0]?.isPlatformAccount === true)).toBe(true);
+    expect(
+      accounts.every((account) => !('customerId' in account) && account.fundingPaymentInstructions[0]?.isPlatformAccount === true),
+    ).toBe(true);
     expect((await platformAccounts(platformA, 'currency=MXN')).map((account) => account.balance.currency.code)).toEqual(['MXN']);
     expect(await platformAccounts(platformA, 'type=INTERNAL_CRYPTO')).toEqual([]);
   });
 
   it('opens a platform account for a currency the configuration adds', async () => {
     const current = (await api.call('GET', '/config', { auth: platformB })).body;
-    const btc = { currencyCode: 'BTC', minAmount: 1000, maxAmount: 100_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['OUTGOING', 'INCOMING'] };
-    expect((await api.call('PATCH', '/config', { auth: platformB, body: { supportedCurrencies: [...current.supportedCurrencies, btc] } })).status).toBe(200);
-    const crypto = await eventually(() => platformAccounts(platformB, 'type=INTERNAL_CRYPTO'), (list) => list.length >= 1);
+    const btc = {
+      currencyCode: 'BTC',
+      minAmount: 1000,
+      maxAmount: 100_000_000,
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: ['OUTGOING', 'INCOMING'],
+    };
+    expect(
+      (await api.call('PATCH', '/config', { auth: platformB, body: { supportedCurrencies: [...current.supportedCurrencies, btc] } }))
+        .status,
+    ).toBe(200);
+    const crypto = await eventually(
+      () => platformAccounts(platformB, 'type=INTERNAL_CRYPTO'),
+      (list) => list.length >= 1,
+    );
     expect(crypto.map((account) => [account.balance.currency.code, account.balance.amount])).toEqual([['BTC', 0]]);
     expect(crypto[0]?.fundingPaymentInstructions[0]?.accountOrWalletInfo).toMatchObject({ accountType: 'SPARK_WALLET', assetType: 'BTC' });
   });
@@ -107,7 +136,9 @@ describe('sandbox funding', () => {
     const second = await fund(platformA, account.id, { amount: 100_000_000_000 });
     expect([second.body.balance.amount, second.body.totalBalance.amount]).toEqual([100_000_012_345, 100_000_012_345]);
     // Read-your-writes: the list right after the reply shows the new balance.
-    expect((await customerAccounts(platformA, `customerId=${encodeURIComponent(account.customerId ?? '')}`))[0]?.balance.amount).toBe(100_000_012_345);
+    expect((await customerAccounts(platformA, `customerId=${encodeURIComponent(account.customerId ?? '')}`))[0]?.balance.amount).toBe(
+      100_000_012_345,
+    );
   });
 
   it('funds the platform’s own account too', async () => {
@@ -133,7 +164,10 @@ describe('sandbox funding', () => {
   });
 
   it('refuses a production platform with 403, and a token without TRANSACT with 403', async () => {
-    const [own] = await eventually(() => platformAccounts(production), (list) => list.length >= 1);
+    const [own] = await eventually(
+      () => platformAccounts(production),
+      (list) => list.length >= 1,
+    );
     const refused = await fund(production, own?.id ?? '', { amount: 100 });
     expect(refused.body).toMatchObject({ status: 403, code: 'FORBIDDEN' });
     expect(refused.body.message).toMatch(/sandbox/);
@@ -146,14 +180,23 @@ describe('sandbox funding', () => {
 
   it('answers 404 for an account id that is malformed or unknown', async () => {
     expect((await fund(platformA, 'not-an-id', { amount: 1 })).body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
-    expect((await fund(platformA, 'InternalAccount:0196f1a0-0000-7000-8000-000000000001', { amount: 1 })).body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
+    expect((await fund(platformA, 'InternalAccount:0196f1a0-0000-7000-8000-000000000001', { amount: 1 })).body).toMatchObject({
+      status: 404,
+      code: 'REFERENCE_NOT_FOUND',
+    });
   });
 });
 
 describe('listing', () => {
   it('filters by customer, currency and type, and pages without gaps or repeats', async () => {
-    const customers = await Promise.all([newCustomer(platformB, ['USD', 'GBP']), newCustomer(platformB, ['USD']), newCustomer(platformB, ['USD'])]);
-    const usdIds = customers.flatMap(({ accounts }) => accounts.filter((account) => account.balance.currency.code === 'USD').map((account) => account.id));
+    const customers = await Promise.all([
+      newCustomer(platformB, ['USD', 'GBP']),
+      newCustomer(platformB, ['USD']),
+      newCustomer(platformB, ['USD']),
+    ]);
+    const usdIds = customers.flatMap(({ accounts }) =>
+      accounts.filter((account) => account.balance.currency.code === 'USD').map((account) => account.id),
+    );
     expect(usdIds).toHaveLength(3);
 
     const gbp = await customerAccounts(platformB, 'currency=GBP');
@@ -163,7 +206,11 @@ describe('listing', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 10; page += 1) {
-      const reply = await api.call('GET', `/customers/internal-accounts?currency=USD&type=INTERNAL_FIAT&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { auth: platformB });
+      const reply = await api.call(
+        'GET',
+        `/customers/internal-accounts?currency=USD&type=INTERNAL_FIAT&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        { auth: platformB },
+      );
       expect(reply.body.data.length).toBeLessThanOrEqual(2);
       expect(reply.body.totalCount).toBe(3);
       seen.push(...reply.body.data.map((account: Account) => account.id));
@@ -203,7 +250,10 @@ describe('PATCH /internal-accounts/{id}', () => {
     }
     const unknown = await api.call('PATCH', `/internal-accounts/${id}`, { auth: platformA, body: { status: 'FROZEN' } });
     expect([unknown.status, fieldsOf(unknown.body)]).toEqual([400, ['status']]);
-    expect((await api.call('PATCH', '/internal-accounts/nope', { auth: platformA, body: { privateEnabled: true } })).body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
+    expect((await api.call('PATCH', '/internal-accounts/nope', { auth: platformA, body: { privateEnabled: true } })).body).toMatchObject({
+      status: 404,
+      code: 'REFERENCE_NOT_FOUND',
+    });
     // Nothing changed.
     expect((await customerAccounts(platformA, `customerId=${encodeURIComponent(accounts[0]?.customerId ?? '')}`))[0]).toEqual(accounts[0]);
   });
@@ -216,7 +266,9 @@ describe('tenancy', () => {
     expect((await fund(platformA, account.id, { amount: 70 })).status).toBe(200);
 
     expect((await fund(platformB, account.id, { amount: 1_000 })).body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
-    expect((await api.call('PATCH', `/internal-accounts/${account.id}`, { auth: platformB, body: { privateEnabled: true } })).body).toMatchObject({
+    expect(
+      (await api.call('PATCH', `/internal-accounts/${account.id}`, { auth: platformB, body: { privateEnabled: true } })).body,
+    ).toMatchObject({
       status: 404,
       code: 'REFERENCE_NOT_FOUND',
     });

@@ -90,9 +90,17 @@ it('traces the payment as one tree across the gateway, payments, accounts and th
   let tree: SpanLine[] = [];
   await waitUntil('the settle of the payment in its trace', () => {
     const all = spans();
-    const root = all.find((span) => span.service === 'gateway' && span.kind === 1 && String(span.attributes['http.route'] ?? span.attributes['url.path'] ?? span.name).includes('/execute'));
+    const root = all.find(
+      (span) =>
+        span.service === 'gateway' &&
+        span.kind === 1 &&
+        String(span.attributes['http.route'] ?? span.attributes['url.path'] ?? span.name).includes('/execute'),
+    );
     tree = root ? all.filter((span) => span.traceId === root.traceId) : [];
-    return tree.some((span) => span.service === 'accounts' && span.name.includes('accounts.ledger')) && tree.some((span) => span.name === 'webhook render OUTGOING_PAYMENT.COMPLETED');
+    return (
+      tree.some((span) => span.service === 'accounts' && span.name.includes('accounts.ledger')) &&
+      tree.some((span) => span.name === 'webhook render OUTGOING_PAYMENT.COMPLETED')
+    );
   });
   const picture = renderTree(tree);
   mkdirSync(join(__dirname, '../tmp'), { recursive: true });
@@ -102,14 +110,26 @@ it('traces the payment as one tree across the gateway, payments, accounts and th
   // The NATS hop is a parent-child link: a handler's span is the child of the request's span in another process.
   const byId = new Map(tree.map((span) => [span.spanId, span]));
   const handled = tree.find((span) => span.service === 'payments' && span.name === 'nats handle payments.quote.execute');
-  expect(handled && byId.get(handled.parentSpanId ?? '')).toMatchObject({ service: 'gateway', name: 'nats request payments.quote.execute' });
+  expect(handled && byId.get(handled.parentSpanId ?? '')).toMatchObject({
+    service: 'gateway',
+    name: 'nats request payments.quote.execute',
+  });
   // The outbox carries the trace through JetStream: each webhook's render is a child of the publish of the event it announces.
   const completed = tree.find((span) => span.name === 'webhook render OUTGOING_PAYMENT.COMPLETED');
-  expect(completed && byId.get(completed.parentSpanId ?? '')).toMatchObject({ service: 'payments', name: 'outbox publish PaymentCompleted' });
+  expect(completed && byId.get(completed.parentSpanId ?? '')).toMatchObject({
+    service: 'payments',
+    name: 'outbox publish PaymentCompleted',
+  });
   const balance = tree.find((span) => span.name === 'webhook render INTERNAL_ACCOUNT.BALANCE_UPDATED');
-  expect(balance && byId.get(balance.parentSpanId ?? '')).toMatchObject({ service: 'accounts', name: expect.stringMatching(/^outbox publish /) });
+  expect(balance && byId.get(balance.parentSpanId ?? '')).toMatchObject({
+    service: 'accounts',
+    name: expect.stringMatching(/^outbox publish /),
+  });
   // pg is instrumented too: the payment's appends show as PostgreSQL spans of the services.
-  expect(tree.some((span) => span.service === 'payments' && span.attributes['db.system.name'] === 'postgresql') || tree.some((span) => span.service === 'payments' && span.attributes['db.system'] === 'postgresql')).toBe(true);
+  expect(
+    tree.some((span) => span.service === 'payments' && span.attributes['db.system.name'] === 'postgresql') ||
+      tree.some((span) => span.service === 'payments' && span.attributes['db.system'] === 'postgresql'),
+  ).toBe(true);
 });
 
 it("keeps the execute request's correlation in every event the execution appended, each naming its cause", async () => {
@@ -131,7 +151,14 @@ it('writes one access-log line for the request, and its correlation id in a log 
       .map((line) => JSON.parse(line) as Record<string, unknown>);
   const access = lines('gateway').filter((line) => line['name'] === 'gateway:access' && line['correlationId'] === CORRELATION_ID);
   expect(access).toHaveLength(1);
-  expect(access[0]).toMatchObject({ route: '/2025-10-13/quotes/:quoteId/execute', method: 'POST', status: 200, latencyMs: expect.any(Number), requestId: expect.any(String), platformId: expect.any(String) });
+  expect(access[0]).toMatchObject({
+    route: '/2025-10-13/quotes/:quoteId/execute',
+    method: 'POST',
+    status: 200,
+    latencyMs: expect.any(Number),
+    requestId: expect.any(String),
+    platformId: expect.any(String),
+  });
   console.log(`Access-log line: ${JSON.stringify(access[0])}`);
   for (const app of ['payments', 'accounts'] as const) {
     const line = lines(app).find((entry) => entry['correlationId'] === CORRELATION_ID);
@@ -142,7 +169,9 @@ it('writes one access-log line for the request, and its correlation id in a log 
 
 it("counts the request on the gateway's own metrics port by route template and status", async () => {
   const text = await (await fetch(`${stack.gatewayMetricsUrl}/metrics`)).text();
-  expect(text).toMatch(/^corridor_http_request_duration_seconds_count\{method="POST",route="\/2025-10-13\/quotes\/:quoteId\/execute",status="200"\} 1$/m);
+  expect(text).toMatch(
+    /^corridor_http_request_duration_seconds_count\{method="POST",route="\/2025-10-13\/quotes\/:quoteId\/execute",status="200"\} 1$/m,
+  );
   expect(text).toMatch(/^corridor_nats_request_duration_seconds_count\{subject="payments\.quote\.execute",outcome="ok"\} 1$/m);
   expect((await fetch(`${stack.gatewayUrl}/metrics`)).status).toBe(404);
 });
@@ -152,5 +181,7 @@ it('counts the business outcomes: the payment by terminal status, its ledger ope
   expect(payments).toMatch(/^corridor_outcomes_total\{service="payments",kind="payment",outcome="COMPLETED",reason="none"\} 1$/m);
   expect(payments).toMatch(/^corridor_nats_handler_duration_seconds_count\{subject="payments\.quote\.execute",outcome="ok"\} 1$/m);
   const accounts = await (await fetch(stack.healthUrl('accounts').replace('/health', '/metrics'))).text();
-  expect(accounts).toMatch(/^corridor_outcomes_total\{service="accounts",kind="ledger_operation",outcome="FundsHeld",reason="none"\} [1-9]/m);
+  expect(accounts).toMatch(
+    /^corridor_outcomes_total\{service="accounts",kind="ledger_operation",outcome="FundsHeld",reason="none"\} [1-9]/m,
+  );
 });

@@ -26,12 +26,20 @@ const personalInfo = (lastName: string, extra: Record<string, unknown> = {}) => 
   identifier: '123-45-6789',
   ...extra,
 });
-const owner = (customerId: string, lastName: string, ownershipPercentage: number, roles = ['UBO']) => ({ customerId, roles, ownershipPercentage, personalInfo: personalInfo(lastName) });
+const owner = (customerId: string, lastName: string, ownershipPercentage: number, roles = ['UBO']) => ({
+  customerId,
+  roles,
+  ownershipPercentage,
+  personalInfo: personalInfo(lastName),
+});
 
 const createBusiness = async (auth: Credentials, registrationNumber = 'REG-100'): Promise<string> => {
   const created = await api.call('POST', '/customers', {
     auth,
-    body: { customerType: 'BUSINESS', businessInfo: { legalName: 'Acme Corp', incorporatedOn: '2015-06-01', taxId: '12-3456789', registrationNumber } },
+    body: {
+      customerType: 'BUSINESS',
+      businessInfo: { legalName: 'Acme Corp', incorporatedOn: '2015-06-01', taxId: '12-3456789', registrationNumber },
+    },
   });
   expect(created.status).toBe(201);
   return created.body.id;
@@ -67,7 +75,10 @@ afterAll(async () => {
 });
 
 const webhookFor = async (type: string, resourceId: string) => {
-  await receiver.waitFor((received) => received.some((item) => item.body.type === type && item.body.data?.id === resourceId), `${type} for ${resourceId}`);
+  await receiver.waitFor(
+    (received) => received.some((item) => item.body.type === type && item.body.data?.id === resourceId),
+    `${type} for ${resourceId}`,
+  );
   const webhook = receiver.received.find((item) => item.body.type === type && item.body.data?.id === resourceId)!;
   api.conformance.checkWebhook(webhook.body);
   return webhook.body;
@@ -75,7 +86,10 @@ const webhookFor = async (type: string, resourceId: string) => {
 
 describe('individuals (KYC)', () => {
   it('names every missing field, then approves once they are supplied; GET and the list agree', async () => {
-    const created = await api.call('POST', '/customers', { auth: platformA, body: { customerType: 'INDIVIDUAL', fullName: 'Ada Lovelace' } });
+    const created = await api.call('POST', '/customers', {
+      auth: platformA,
+      body: { customerType: 'INDIVIDUAL', fullName: 'Ada Lovelace' },
+    });
     const customerId = created.body.id as string;
 
     const first = await submit(platformA, customerId);
@@ -89,9 +103,16 @@ describe('individuals (KYC)', () => {
       'customer.address.postalCode',
       'customer.address.country',
     ]);
-    expect(first.body.errors.every((error: { resourceId: string; type: string }) => error.resourceId === customerId && error.type === 'MISSING_FIELD')).toBe(true);
+    expect(
+      first.body.errors.every(
+        (error: { resourceId: string; type: string }) => error.resourceId === customerId && error.type === 'MISSING_FIELD',
+      ),
+    ).toBe(true);
 
-    await api.call('PATCH', `/customers/${customerId}`, { auth: platformA, body: { customerType: 'INDIVIDUAL', birthDate: '1990-12-10', nationality: 'GB', address } });
+    await api.call('PATCH', `/customers/${customerId}`, {
+      auth: platformA,
+      body: { customerType: 'INDIVIDUAL', birthDate: '1990-12-10', nationality: 'GB', address },
+    });
     const second = await submit(platformA, customerId);
     expect(second.body).toMatchObject({ customerId, verificationStatus: 'APPROVED', errors: [] });
     expect(second.body.id).not.toBe(first.body.id);
@@ -100,11 +121,17 @@ describe('individuals (KYC)', () => {
     const listed = await api.call('GET', `/verifications?customerId=${encodeURIComponent(customerId)}`, { auth: platformA });
     expect(listed.body).toMatchObject({ totalCount: 2, hasMore: false });
     expect(listed.body.data.map((item: { id: string }) => item.id)).toEqual([second.body.id, first.body.id]);
-    const approved = await api.call('GET', `/verifications?customerId=${encodeURIComponent(customerId)}&verificationStatus=APPROVED`, { auth: platformA });
+    const approved = await api.call('GET', `/verifications?customerId=${encodeURIComponent(customerId)}&verificationStatus=APPROVED`, {
+      auth: platformA,
+    });
     expect(approved.body.data.map((item: { id: string }) => item.id)).toEqual([second.body.id]);
     const paged = await api.call('GET', `/verifications?customerId=${encodeURIComponent(customerId)}&limit=1`, { auth: platformA });
     expect(paged.body).toMatchObject({ hasMore: true, data: [{ id: second.body.id }] });
-    const next = await api.call('GET', `/verifications?customerId=${encodeURIComponent(customerId)}&limit=1&cursor=${paged.body.nextCursor}`, { auth: platformA });
+    const next = await api.call(
+      'GET',
+      `/verifications?customerId=${encodeURIComponent(customerId)}&limit=1&cursor=${paged.body.nextCursor}`,
+      { auth: platformA },
+    );
     expect(next.body).toMatchObject({ hasMore: false, data: [{ id: first.body.id }] });
 
     const resolve = await webhookFor('VERIFICATION.RESOLVE_ERRORS', first.body.id);
@@ -125,7 +152,10 @@ describe('individuals (KYC)', () => {
 
     const customerWebhook = await webhookFor('CUSTOMER.KYC_PENDING', customerId);
     expect(customerWebhook.data).toMatchObject({ id: customerId, kycStatus: 'PENDING' });
-    expect((await webhookFor('VERIFICATION.IN_PROGRESS', verification.body.id)).data).toMatchObject({ verificationStatus: 'IN_PROGRESS', errors: [] });
+    expect((await webhookFor('VERIFICATION.IN_PROGRESS', verification.body.id)).data).toMatchObject({
+      verificationStatus: 'IN_PROGRESS',
+      errors: [],
+    });
     expect((await webhookFor('VERIFICATION.PENDING_MANUAL_REVIEW', verification.body.id)).data).toEqual(verification.body);
   });
 });
@@ -147,43 +177,73 @@ describe('businesses (KYB) and beneficial owners', () => {
       'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT',
       'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
     ]);
-    expect(reply.body.errors.find((error: { type: string }) => error.type === 'MISSING_LEGAL_PRESENCE_DOCUMENT').acceptedDocumentTypes).toEqual([
-      'CERTIFICATE_OF_INCORPORATION',
-      'ARTICLES_OF_INCORPORATION',
-      'ARTICLES_OF_ASSOCIATION',
-      'STATE_REGISTRY_EXCERPT',
-    ]);
+    expect(
+      reply.body.errors.find((error: { type: string }) => error.type === 'MISSING_LEGAL_PRESENCE_DOCUMENT').acceptedDocumentTypes,
+    ).toEqual(['CERTIFICATE_OF_INCORPORATION', 'ARTICLES_OF_INCORPORATION', 'ARTICLES_OF_ASSOCIATION', 'STATE_REGISTRY_EXCERPT']);
     expect((await api.call('GET', `/customers/${customerId}`, { auth: platformA })).body.kybStatus).toBe('UNVERIFIED');
     expect((await webhookFor('VERIFICATION.RESOLVE_ERRORS', reply.body.id)).data).toEqual(reply.body);
   });
 
   it('adds owners with their sandbox KYC outcome, keeps the total at or below 100%, and re-screens on PATCH', async () => {
     const customerId = await createBusiness(platformA);
-    const controller = await api.call('POST', '/beneficial-owners', { auth: platformA, body: owner(customerId, 'Smith', 60, ['UBO', 'CONTROL_PERSON']) });
+    const controller = await api.call('POST', '/beneficial-owners', {
+      auth: platformA,
+      body: owner(customerId, 'Smith', 60, ['UBO', 'CONTROL_PERSON']),
+    });
     expect(controller.status).toBe(201);
-    expect(controller.body).toMatchObject({ customerId, roles: ['UBO', 'CONTROL_PERSON'], ownershipPercentage: 60, kycStatus: 'APPROVED', personalInfo: personalInfo('Smith') });
+    expect(controller.body).toMatchObject({
+      customerId,
+      roles: ['UBO', 'CONTROL_PERSON'],
+      ownershipPercentage: 60,
+      kycStatus: 'APPROVED',
+      personalInfo: personalInfo('Smith'),
+    });
     expect(controller.body.id).toMatch(/^BeneficialOwner:[0-9a-f-]{36}$/);
     const pending = await api.call('POST', '/beneficial-owners', { auth: platformA, body: owner(customerId, 'Jones001', 30) });
     expect(pending.body.kycStatus).toBe('PENDING');
     const rejected = await api.call('POST', '/beneficial-owners', { auth: platformA, body: owner(customerId, 'Brown002', 10) });
     expect(rejected.body.kycStatus).toBe('REJECTED');
 
-    expectRefused(await api.call('POST', '/beneficial-owners', { auth: platformA, body: owner(customerId, 'Late', 1) }), 400, 'ownershipPercentage');
-    expectRefused(await api.call('PATCH', `/beneficial-owners/${controller.body.id}`, { auth: platformA, body: { ownershipPercentage: 61 } }), 400, 'ownershipPercentage');
+    expectRefused(
+      await api.call('POST', '/beneficial-owners', { auth: platformA, body: owner(customerId, 'Late', 1) }),
+      400,
+      'ownershipPercentage',
+    );
+    expectRefused(
+      await api.call('PATCH', `/beneficial-owners/${controller.body.id}`, { auth: platformA, body: { ownershipPercentage: 61 } }),
+      400,
+      'ownershipPercentage',
+    );
 
-    const fixed = await api.call('PATCH', `/beneficial-owners/${rejected.body.id}`, { auth: platformA, body: { personalInfo: { lastName: 'Brown' } } });
+    const fixed = await api.call('PATCH', `/beneficial-owners/${rejected.body.id}`, {
+      auth: platformA,
+      body: { personalInfo: { lastName: 'Brown' } },
+    });
     expect(fixed.status).toBe(200);
-    expect(fixed.body).toMatchObject({ kycStatus: 'APPROVED', personalInfo: { lastName: 'Brown', firstName: 'Jane' }, ownershipPercentage: 10 });
+    expect(fixed.body).toMatchObject({
+      kycStatus: 'APPROVED',
+      personalInfo: { lastName: 'Brown', firstName: 'Jane' },
+      ownershipPercentage: 10,
+    });
     expect((await api.call('GET', `/beneficial-owners/${rejected.body.id}`, { auth: platformA })).body).toEqual(fixed.body);
 
     const listed = await api.call('GET', `/beneficial-owners?customerId=${encodeURIComponent(customerId)}`, { auth: platformA });
     expect(listed.body).toMatchObject({ totalCount: 3, hasMore: false });
-    expect(listed.body.data.map((item: { id: string }) => item.id).sort()).toEqual([controller.body.id, pending.body.id, rejected.body.id].sort());
+    expect(listed.body.data.map((item: { id: string }) => item.id).sort()).toEqual(
+      [controller.body.id, pending.body.id, rejected.body.id].sort(),
+    );
     const business = await api.call('GET', `/customers/${customerId}`, { auth: platformA });
-    expect(business.body.beneficialOwners.map((item: { id: string }) => item.id)).toEqual([controller.body.id, pending.body.id, rejected.body.id]);
+    expect(business.body.beneficialOwners.map((item: { id: string }) => item.id)).toEqual([
+      controller.body.id,
+      pending.body.id,
+      rejected.body.id,
+    ]);
 
     // With owners and fields complete, only the documents (tests/documents.e2e.spec.ts) keep it from the provider.
-    await api.call('PATCH', `/customers/${customerId}`, { auth: platformA, body: { customerType: 'BUSINESS', address, businessInfo: { countriesOfOperation: ['US'] } } });
+    await api.call('PATCH', `/customers/${customerId}`, {
+      auth: platformA,
+      body: { customerType: 'BUSINESS', address, businessInfo: { countriesOfOperation: ['US'] } },
+    });
     const reply = await submit(platformA, customerId);
     expect(reply.body.verificationStatus).toBe('RESOLVE_ERRORS');
     expect(reply.body.errors.map((error: { type: string }) => error.type)).toEqual([
@@ -206,7 +266,11 @@ describe('businesses (KYB) and beneficial owners', () => {
 
   it('refuses owners for an individual customer, naming customerId', async () => {
     const individual = await api.call('POST', '/customers', { auth: platformA, body: { customerType: 'INDIVIDUAL', fullName: 'Solo' } });
-    expectRefused(await api.call('POST', '/beneficial-owners', { auth: platformA, body: owner(individual.body.id, 'Smith', 10) }), 400, 'customerId');
+    expectRefused(
+      await api.call('POST', '/beneficial-owners', { auth: platformA, body: owner(individual.body.id, 'Smith', 10) }),
+      400,
+      'customerId',
+    );
   });
 });
 
@@ -222,7 +286,10 @@ describe('bad input', () => {
     expectRefused(await api.call('POST', '/verifications', { auth: platformA, body: {} }), 400, 'customerId');
     expectRefused(await api.call('POST', '/verifications', { auth: platformA, body: { customerId: 'Customer:nope' } }), 400, 'customerId');
     expectRefused(await api.call('POST', '/verifications', { auth: platformA, body: { customerId, extra: 1 } }), 400, 'extra');
-    expectRefused(await api.call('POST', '/verifications', { auth: platformA, body: { customerId: 'Customer:019542f5-b3e7-7d02-8000-000000000001' } }), 404);
+    expectRefused(
+      await api.call('POST', '/verifications', { auth: platformA, body: { customerId: 'Customer:019542f5-b3e7-7d02-8000-000000000001' } }),
+      404,
+    );
   });
 
   it('GET /verifications: unknown ids are 404, bad filters and limits 400', async () => {
@@ -234,13 +301,33 @@ describe('bad input', () => {
   });
 
   it.each<[string, (id: string) => Record<string, unknown>, string]>([
-    ['a phone number not in E.164', (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { phoneNumber: '415-555-0192' }) }), 'phoneNumber'],
-    ['an impossible birth date', (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { birthDate: '1978-02-30' }) }), 'birthDate'],
-    ['a birth date in the future', (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { birthDate: '2999-01-01' }) }), 'personalInfo.birthDate'],
-    ['a nationality that is not a country code', (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { nationality: 'USA' }) }), 'nationality'],
+    [
+      'a phone number not in E.164',
+      (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { phoneNumber: '415-555-0192' }) }),
+      'phoneNumber',
+    ],
+    [
+      'an impossible birth date',
+      (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { birthDate: '1978-02-30' }) }),
+      'birthDate',
+    ],
+    [
+      'a birth date in the future',
+      (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { birthDate: '2999-01-01' }) }),
+      'personalInfo.birthDate',
+    ],
+    [
+      'a nationality that is not a country code',
+      (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { nationality: 'USA' }) }),
+      'nationality',
+    ],
     ['an unknown idType', (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { idType: 'PASSPORT' }) }), 'idType'],
     ['a missing identifier', (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { identifier: undefined }) }), 'identifier'],
-    ['an address without a country', (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { address: { line1: 'x', postalCode: '1' } }) }), 'country'],
+    [
+      'an address without a country',
+      (id) => ({ ...owner(id, 'X', 1), personalInfo: personalInfo('X', { address: { line1: 'x', postalCode: '1' } }) }),
+      'country',
+    ],
     ['a fractional percentage', (id) => owner(id, 'X', 1.5), 'ownershipPercentage'],
     ['a percentage above 100', (id) => owner(id, 'X', 101), 'ownershipPercentage'],
     ['no roles', (id) => owner(id, 'X', 1, []), 'roles'],
@@ -248,21 +335,50 @@ describe('bad input', () => {
     ['a malformed customerId', () => owner('Customer:1', 'X', 1), 'customerId'],
   ])('POST /beneficial-owners refuses %s with a 400 naming the field, and writes nothing', async (_name, body, field) => {
     expectRefused(await api.call('POST', '/beneficial-owners', { auth: platformA, body: body(customerId) }), 400, field);
-    expect((await api.call('GET', `/beneficial-owners?customerId=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount).toBe(1);
+    expect(
+      (await api.call('GET', `/beneficial-owners?customerId=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount,
+    ).toBe(1);
   });
 
   it('POST /beneficial-owners for an unknown customer is a 404', async () => {
-    expectRefused(await api.call('POST', '/beneficial-owners', { auth: platformA, body: owner('Customer:019542f5-b3e7-7d02-8000-000000000001', 'X', 1) }), 404);
+    expectRefused(
+      await api.call('POST', '/beneficial-owners', {
+        auth: platformA,
+        body: owner('Customer:019542f5-b3e7-7d02-8000-000000000001', 'X', 1),
+      }),
+      404,
+    );
   });
 
   it('PATCH /beneficial-owners: nulls, bad formats and unknown members are 400, unknown owners 404', async () => {
-    expectRefused(await api.call('PATCH', `/beneficial-owners/${ownerId}`, { auth: platformA, body: { personalInfo: { lastName: null } } }), 400, 'lastName');
-    expectRefused(await api.call('PATCH', `/beneficial-owners/${ownerId}`, { auth: platformA, body: { personalInfo: { phoneNumber: '+0123' } } }), 400, 'phoneNumber');
-    expectRefused(await api.call('PATCH', `/beneficial-owners/${ownerId}`, { auth: platformA, body: { ownershipPercentage: -1 } }), 400, 'ownershipPercentage');
+    expectRefused(
+      await api.call('PATCH', `/beneficial-owners/${ownerId}`, { auth: platformA, body: { personalInfo: { lastName: null } } }),
+      400,
+      'lastName',
+    );
+    expectRefused(
+      await api.call('PATCH', `/beneficial-owners/${ownerId}`, { auth: platformA, body: { personalInfo: { phoneNumber: '+0123' } } }),
+      400,
+      'phoneNumber',
+    );
+    expectRefused(
+      await api.call('PATCH', `/beneficial-owners/${ownerId}`, { auth: platformA, body: { ownershipPercentage: -1 } }),
+      400,
+      'ownershipPercentage',
+    );
     expectRefused(await api.call('PATCH', `/beneficial-owners/${ownerId}`, { auth: platformA, body: { customerId } }), 400, 'customerId');
-    expectRefused(await api.call('PATCH', '/beneficial-owners/BeneficialOwner:019542f5-b3e7-7d02-8000-000000000001', { auth: platformA, body: { ownershipPercentage: 1 } }), 404);
+    expectRefused(
+      await api.call('PATCH', '/beneficial-owners/BeneficialOwner:019542f5-b3e7-7d02-8000-000000000001', {
+        auth: platformA,
+        body: { ownershipPercentage: 1 },
+      }),
+      404,
+    );
     expectRefused(await api.call('PATCH', '/beneficial-owners/nope', { auth: platformA, body: { ownershipPercentage: 1 } }), 404);
-    expect((await api.call('GET', `/beneficial-owners/${ownerId}`, { auth: platformA })).body).toMatchObject({ ownershipPercentage: 20, personalInfo: { lastName: 'Valid' } });
+    expect((await api.call('GET', `/beneficial-owners/${ownerId}`, { auth: platformA })).body).toMatchObject({
+      ownershipPercentage: 20,
+      personalInfo: { lastName: 'Valid' },
+    });
   });
 
   it('GET /beneficial-owners requires a customerId', async () => {
@@ -275,21 +391,32 @@ describe('bad input', () => {
 describe('tenancy', () => {
   it('another platform neither reads, lists, changes nor submits platform A’s customers, owners and verifications', async () => {
     const customerId = await createBusiness(platformA);
-    const ownerId = (await api.call('POST', '/beneficial-owners', { auth: platformA, body: owner(customerId, 'Private', 40, ['UBO', 'DIRECTOR']) })).body.id;
+    const ownerId = (
+      await api.call('POST', '/beneficial-owners', { auth: platformA, body: owner(customerId, 'Private', 40, ['UBO', 'DIRECTOR']) })
+    ).body.id;
     const verificationId = (await submit(platformA, customerId)).body.id;
 
     expectRefused(await api.call('GET', `/verifications/${verificationId}`, { auth: platformB }), 404);
-    expect((await api.call('GET', `/verifications?customerId=${encodeURIComponent(customerId)}`, { auth: platformB })).body).toMatchObject({ totalCount: 0, data: [] });
-    expect((await api.call('GET', '/verifications', { auth: platformB })).body.data.some((item: { id: string }) => item.id === verificationId)).toBe(false);
+    expect((await api.call('GET', `/verifications?customerId=${encodeURIComponent(customerId)}`, { auth: platformB })).body).toMatchObject({
+      totalCount: 0,
+      data: [],
+    });
+    expect(
+      (await api.call('GET', '/verifications', { auth: platformB })).body.data.some((item: { id: string }) => item.id === verificationId),
+    ).toBe(false);
     expectRefused(await submit(platformB, customerId), 404);
 
     expectRefused(await api.call('GET', `/beneficial-owners/${ownerId}`, { auth: platformB }), 404);
     expectRefused(await api.call('PATCH', `/beneficial-owners/${ownerId}`, { auth: platformB, body: { ownershipPercentage: 1 } }), 404);
-    expect((await api.call('GET', `/beneficial-owners?customerId=${encodeURIComponent(customerId)}`, { auth: platformB })).body).toMatchObject({ totalCount: 0, data: [] });
+    expect(
+      (await api.call('GET', `/beneficial-owners?customerId=${encodeURIComponent(customerId)}`, { auth: platformB })).body,
+    ).toMatchObject({ totalCount: 0, data: [] });
     expectRefused(await api.call('POST', '/beneficial-owners', { auth: platformB, body: owner(customerId, 'Intruder', 10) }), 404);
 
     // Nothing changed for platform A.
     expect((await api.call('GET', `/beneficial-owners/${ownerId}`, { auth: platformA })).body.ownershipPercentage).toBe(40);
-    expect((await api.call('GET', `/beneficial-owners?customerId=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount).toBe(1);
+    expect(
+      (await api.call('GET', `/beneficial-owners?customerId=${encodeURIComponent(customerId)}`, { auth: platformA })).body.totalCount,
+    ).toBe(1);
   });
 });

@@ -16,7 +16,12 @@ let client: Client<paths>;
 const conformanceCheck = (check: ReturnType<typeof createApi>['conformance']['check']): Middleware => ({
   async onResponse({ request, response }) {
     const text = await response.clone().text();
-    check({ method: request.method, path: new URL(request.url).pathname, status: response.status, body: text ? JSON.parse(text) : undefined });
+    check({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: response.status,
+      body: text ? JSON.parse(text) : undefined,
+    });
     return undefined;
   },
 });
@@ -25,7 +30,10 @@ beforeAll(async () => {
   stack = await startStack();
   api = createApi(stack, 'openapi-client');
   const { token } = await stack.createPlatform();
-  client = createClient<paths>({ baseUrl: stack.baseUrl, headers: { authorization: basic(token as { clientId: string; clientSecret: string }) } });
+  client = createClient<paths>({
+    baseUrl: stack.baseUrl,
+    headers: { authorization: basic(token as { clientId: string; clientSecret: string }) },
+  });
   client.use(conformanceCheck(api.conformance.check));
 }, 180_000);
 
@@ -78,7 +86,11 @@ describe('a client generated from the published OpenAPI', () => {
     };
     const first = await client.POST('/quotes', request);
     expect(first.response.status).toBe(201);
-    expect(first.data).toMatchObject({ sendingCurrency: { code: 'USD' }, receivingCurrency: { code: 'MXN' }, totalSendingAmount: expect.any(Number) });
+    expect(first.data).toMatchObject({
+      sendingCurrency: { code: 'USD' },
+      receivingCurrency: { code: 'MXN' },
+      totalSendingAmount: expect.any(Number),
+    });
     const repeat = await client.POST('/quotes', request);
     expect([repeat.response.status, repeat.data?.id]).toEqual([201, first.data?.id]);
     const read = await client.GET('/quotes/{quoteId}', { params: { path: { quoteId: String(first.data?.id) } } });
@@ -86,7 +98,9 @@ describe('a client generated from the published OpenAPI', () => {
   });
 
   it('reads an error as the reference’s typed error body (getCustomerById)', async () => {
-    const { data, error, response } = await client.GET('/customers/{customerId}', { params: { path: { customerId: 'Customer:00000000-0000-0000-0000-000000000000' } } });
+    const { data, error, response } = await client.GET('/customers/{customerId}', {
+      params: { path: { customerId: 'Customer:00000000-0000-0000-0000-000000000000' } },
+    });
     expect([response.status, data]).toEqual([404, undefined]);
     expect(error).toMatchObject({ status: 404, code: 'USER_NOT_FOUND' });
     expect(response.headers.get('x-request-id')).toEqual(expect.any(String));

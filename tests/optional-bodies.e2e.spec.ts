@@ -26,20 +26,38 @@ const noBody: [string, CallOptions][] = [
 ];
 
 /** Per operation: a path to a fresh resource the operation applies to, and what its answer to {} is. */
-type Case = { path: () => Promise<string>; send?: (path: string, options: CallOptions) => Promise<Reply>; expectAnswer: (reply: Reply, path: string) => void };
+type Case = {
+  path: () => Promise<string>;
+  send?: (path: string, options: CallOptions) => Promise<Reply>;
+  expectAnswer: (reply: Reply, path: string) => void;
+};
 
 const post = (path: string, options: CallOptions = {}) => api.call('POST', path, { auth: platform, ...options });
 
 /** An INCOMING payment waiting for the platform's approval (the receiver defers every approval hook with 202). */
 const pendingIncoming = async (): Promise<string> => {
-  const received = await post('/sandbox/uma/receive', { body: { senderUmaAddress: '$success.eur@sandbox.uma.money', customerId: customer.customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1_000 } });
+  const received = await post('/sandbox/uma/receive', {
+    body: {
+      senderUmaAddress: '$success.eur@sandbox.uma.money',
+      customerId: customer.customerId,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 1_000,
+    },
+  });
   expect(received.status).toBe(200);
   const id = received.body.id as string;
-  await receiver.waitFor((all) => all.some((item) => item.body.type === 'INCOMING_PAYMENT.PENDING' && item.body.data?.id === id), `the approval hook of ${id}`);
+  await receiver.waitFor(
+    (all) => all.some((item) => item.body.type === 'INCOMING_PAYMENT.PENDING' && item.body.data?.id === id),
+    `the approval hook of ${id}`,
+  );
   return id;
 };
 /** The payment's approval opens once its hook was answered: until then the route says it is not pending yet. */
-const onceWaiting = (path: string, options: CallOptions) => eventually(() => post(path, options), (reply) => reply.status !== 409);
+const onceWaiting = (path: string, options: CallOptions) =>
+  eventually(
+    () => post(path, options),
+    (reply) => reply.status !== 409,
+  );
 
 const cases: Record<string, Case> = {
   'POST /customers/{customerId}/kyc-link': {
@@ -48,11 +66,14 @@ const cases: Record<string, Case> = {
   },
   'POST /transactions/{transactionId}/confirm': {
     path: async () => {
-      const transfer = await post('/transfer-out', { body: { source: { accountId: customer.usd }, destination: { accountId: customer.bank }, amount: 100 } });
+      const transfer = await post('/transfer-out', {
+        body: { source: { accountId: customer.usd }, destination: { accountId: customer.bank }, amount: 100 },
+      });
       expect(transfer.status).toBe(201);
       return `/transactions/${transfer.body.id as string}/confirm`;
     },
-    expectAnswer: (reply, path) => expect([reply.status, reply.body.id, typeof reply.body.receiptDeliveryConfirmedAt]).toEqual([200, path.split('/')[2], 'string']),
+    expectAnswer: (reply, path) =>
+      expect([reply.status, reply.body.id, typeof reply.body.receiptDeliveryConfirmedAt]).toEqual([200, path.split('/')[2], 'string']),
   },
   'POST /transactions/{transactionId}/approve': {
     path: async () => `/transactions/${await pendingIncoming()}/approve`,
@@ -67,20 +88,33 @@ const cases: Record<string, Case> = {
   'POST /auth/credentials/{id}/challenge': {
     path: async () => {
       walletCount += 1;
-      const created = await post('/customers', { body: { customerType: 'INDIVIDUAL', fullName: `Otto ${walletCount}`, email: `otto.${walletCount}.${Date.now()}@example.com`, currencies: ['USD'] } });
+      const created = await post('/customers', {
+        body: {
+          customerType: 'INDIVIDUAL',
+          fullName: `Otto ${walletCount}`,
+          email: `otto.${walletCount}.${Date.now()}@example.com`,
+          currencies: ['USD'],
+        },
+      });
       const customerId = encodeURIComponent(created.body.id as string);
       const [wallet] = await eventually(
-        async () => ((await api.call('GET', `/customers/internal-accounts?customerId=${customerId}&type=EMBEDDED_WALLET`, { auth: platform })).body.data ?? []) as { id: string }[],
+        async () =>
+          ((await api.call('GET', `/customers/internal-accounts?customerId=${customerId}&type=EMBEDDED_WALLET`, { auth: platform })).body
+            .data ?? []) as { id: string }[],
         (list) => list.length === 1,
       );
       const credentials = await api.call('GET', `/auth/credentials?accountId=${wallet!.id}`, { auth: platform });
       return `/auth/credentials/${credentials.body.data[0].id as string}/challenge`;
     },
-    expectAnswer: (reply) => expect([reply.status, reply.body.type, typeof reply.body.otpEncryptionTargetBundle]).toEqual([200, 'EMAIL_OTP', 'string']),
+    expectAnswer: (reply) =>
+      expect([reply.status, reply.body.type, typeof reply.body.otpEncryptionTargetBundle]).toEqual([200, 'EMAIL_OTP', 'string']),
   },
   'POST /agents/{agentId}/actions/{actionId}/reject': {
     path: async () => {
-      const held = await api.call('POST', '/agents/me/transfer-out', { auth: agent.bearer, body: { source: { accountId: customer.usd }, destination: { accountId: customer.bank }, amount: 100 } });
+      const held = await api.call('POST', '/agents/me/transfer-out', {
+        auth: agent.bearer,
+        body: { source: { accountId: customer.usd }, destination: { accountId: customer.bank }, amount: 100 },
+      });
       expect([held.status, held.body.status]).toEqual([201, 'PENDING_APPROVAL']);
       return `/agents/${agent.id}/actions/${held.body.id as string}/reject`;
     },
@@ -99,15 +133,32 @@ beforeAll(async () => {
   const created = await post('/customers', { body: { customerType: 'INDIVIDUAL', fullName: 'Bodie Less', currencies: ['USD'] } });
   const customerId = created.body.id as string;
   const [usd] = await eventually(
-    async () => ((await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth: platform })).body.data ?? []) as { id: string }[],
+    async () =>
+      ((await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth: platform })).body.data ??
+        []) as { id: string }[],
     (list) => list.length >= 1,
   );
   expect((await post(`/sandbox/internal-accounts/${usd!.id}/fund`, { body: { amount: 1_000_000 } })).status).toBe(200);
-  const accountInfo = { accountType: 'USD_ACCOUNT', accountNumber: '000999000001', routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bodie Less' } };
+  const accountInfo = {
+    accountType: 'USD_ACCOUNT',
+    accountNumber: '000999000001',
+    routingNumber: '011000015',
+    beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bodie Less' },
+  };
   const bank = await post('/customers/external-accounts', { body: { customerId, currency: 'USD', accountInfo } });
   expect(bank.status).toBe(201);
   customer = { customerId, usd: usd!.id, bank: bank.body.id as string };
-  const policy = { permissions: ['CREATE_TRANSFERS'], defaultExecutionMode: 'APPROVAL_REQUIRED', spendingLimits: { currency: 'USD', perTransactionLimit: 50_000, dailyLimit: 500_000, dailyTransactionLimit: 1_000, monthlyLimit: 5_000_000 } };
+  const policy = {
+    permissions: ['CREATE_TRANSFERS'],
+    defaultExecutionMode: 'APPROVAL_REQUIRED',
+    spendingLimits: {
+      currency: 'USD',
+      perTransactionLimit: 50_000,
+      dailyLimit: 500_000,
+      dailyTransactionLimit: 1_000,
+      monthlyLimit: 5_000_000,
+    },
+  };
   const made = await post('/agents', { body: { name: 'Held', customerId, policy } });
   const redeemed = await api.call('POST', `/agents/device-codes/${made.body.deviceCode.code as string}/redeem`);
   agent = { id: made.body.agent.id as string, bearer: `Bearer ${redeemed.body.accessToken as string}` };

@@ -22,7 +22,12 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   stack = await startStack({
-    env: { SANDBOX_RAIL_LONG_PAYMENT_MS: '4000', SANDBOX_RAIL_RETURN_MS: '2000', PAYMENT_EXECUTION_SWEEP_MS: '250', QUOTE_TTL_SECONDS: String(QUOTE_TTL_SECONDS) },
+    env: {
+      SANDBOX_RAIL_LONG_PAYMENT_MS: '4000',
+      SANDBOX_RAIL_RETURN_MS: '2000',
+      PAYMENT_EXECUTION_SWEEP_MS: '250',
+      QUOTE_TTL_SECONDS: String(QUOTE_TTL_SECONDS),
+    },
   });
   api = createApi(stack, 'payments-execution');
   pay = paymentHelpers(stack, api);
@@ -88,32 +93,80 @@ describe('each sandbox outcome reaches its terminal state with the right balance
 
   // [suffix, status, failureReason, refund status/reason, USD available after, webhook sequence]
   it.each([
-    ['002 execution failed', '002', 'FAILED', 'QUOTE_EXECUTION_FAILED', 'COMPLETED/TRANSACTION_FAILED', 100_000, ['PENDING', 'PROCESSING', 'FAILED', 'REFUND_PENDING', 'REFUND_COMPLETED']],
+    [
+      '002 execution failed',
+      '002',
+      'FAILED',
+      'QUOTE_EXECUTION_FAILED',
+      'COMPLETED/TRANSACTION_FAILED',
+      100_000,
+      ['PENDING', 'PROCESSING', 'FAILED', 'REFUND_PENDING', 'REFUND_COMPLETED'],
+    ],
     ['003 long payment', '003', 'COMPLETED', undefined, undefined, 90_000, ['PENDING', 'PROCESSING', 'COMPLETED']],
-    ['004 counterparty delivery failed', '004', 'FAILED', 'COUNTERPARTY_POST_TX_FAILED', 'COMPLETED/TRANSACTION_FAILED', 100_000, ['PENDING', 'PROCESSING', 'FAILED', 'REFUND_PENDING', 'REFUND_COMPLETED']],
-    ['005 returned after completion', '005', 'FAILED', 'COUNTERPARTY_POST_TX_FAILED', 'COMPLETED/TRANSACTION_FAILED', 100_000, ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REFUND_PENDING', 'REFUND_COMPLETED']],
-    ['006 user cancellation', '006', 'COMPLETED', undefined, 'COMPLETED/USER_CANCELLATION', 100_000, ['PENDING', 'PROCESSING', 'REFUND_PENDING', 'REFUND_COMPLETED', 'COMPLETED']],
-    ['007 payout and refund failed', '007', 'FAILED', 'QUOTE_EXECUTION_FAILED', 'FAILED/TRANSACTION_FAILED', 90_000, ['PENDING', 'PROCESSING', 'FAILED', 'REFUND_PENDING', 'REFUND_FAILED']],
-  ])('%s', async (_name, suffix, status, failureReason, refund, available, sequence) => {
-    const { customer, usd, euros } = await payer(100_000, suffix);
-    const quoted = await pay.quote(platformA, usd, euros, 10_000);
-    expect((await pay.execute(platformA, quoted.body.id)).status).toBe(200);
-    if (suffix === '003') {
-      // Still at the rail a moment later; the funds are held, not yet gone.
-      const early = await pay.transaction(platformA, quoted.body.transactionId);
-      expect(early.status).toBe('PROCESSING');
-    }
-    // 005 is COMPLETED before the bank returns it: wait for the status this outcome ends in.
-    const done = await eventually(() => pay.transaction(platformA, quoted.body.transactionId), (transaction) => transaction.status === status && isTerminal(transaction), 40_000);
-    expect(done.status).toBe(status);
-    expect(done.failureReason).toBe(failureReason);
-    expect(done.refund ? `${done.refund.status}/${done.refund.reason}` : undefined).toBe(refund);
-    if (done.refund) expect(done.refund).toMatchObject({ reference: expect.stringMatching(/^REFUND-/), initiatedAt: expect.any(String) });
-    // Nothing stays held: a payment at its end has either taken the money or given it back.
-    expect(await pay.balances(platformA, customer, 'USD')).toEqual([available, available]);
-    await receiver.waitFor(() => webhooksOf(done.id).length >= sequence.length, `${sequence.length} webhooks for ${suffix}`);
-    expect(webhooksOf(done.id)).toEqual(sequence);
-  }, 60_000);
+    [
+      '004 counterparty delivery failed',
+      '004',
+      'FAILED',
+      'COUNTERPARTY_POST_TX_FAILED',
+      'COMPLETED/TRANSACTION_FAILED',
+      100_000,
+      ['PENDING', 'PROCESSING', 'FAILED', 'REFUND_PENDING', 'REFUND_COMPLETED'],
+    ],
+    [
+      '005 returned after completion',
+      '005',
+      'FAILED',
+      'COUNTERPARTY_POST_TX_FAILED',
+      'COMPLETED/TRANSACTION_FAILED',
+      100_000,
+      ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REFUND_PENDING', 'REFUND_COMPLETED'],
+    ],
+    [
+      '006 user cancellation',
+      '006',
+      'COMPLETED',
+      undefined,
+      'COMPLETED/USER_CANCELLATION',
+      100_000,
+      ['PENDING', 'PROCESSING', 'REFUND_PENDING', 'REFUND_COMPLETED', 'COMPLETED'],
+    ],
+    [
+      '007 payout and refund failed',
+      '007',
+      'FAILED',
+      'QUOTE_EXECUTION_FAILED',
+      'FAILED/TRANSACTION_FAILED',
+      90_000,
+      ['PENDING', 'PROCESSING', 'FAILED', 'REFUND_PENDING', 'REFUND_FAILED'],
+    ],
+  ])(
+    '%s',
+    async (_name, suffix, status, failureReason, refund, available, sequence) => {
+      const { customer, usd, euros } = await payer(100_000, suffix);
+      const quoted = await pay.quote(platformA, usd, euros, 10_000);
+      expect((await pay.execute(platformA, quoted.body.id)).status).toBe(200);
+      if (suffix === '003') {
+        // Still at the rail a moment later; the funds are held, not yet gone.
+        const early = await pay.transaction(platformA, quoted.body.transactionId);
+        expect(early.status).toBe('PROCESSING');
+      }
+      // 005 is COMPLETED before the bank returns it: wait for the status this outcome ends in.
+      const done = await eventually(
+        () => pay.transaction(platformA, quoted.body.transactionId),
+        (transaction) => transaction.status === status && isTerminal(transaction),
+        40_000,
+      );
+      expect(done.status).toBe(status);
+      expect(done.failureReason).toBe(failureReason);
+      expect(done.refund ? `${done.refund.status}/${done.refund.reason}` : undefined).toBe(refund);
+      if (done.refund) expect(done.refund).toMatchObject({ reference: expect.stringMatching(/^REFUND-/), initiatedAt: expect.any(String) });
+      // Nothing stays held: a payment at its end has either taken the money or given it back.
+      expect(await pay.balances(platformA, customer, 'USD')).toEqual([available, available]);
+      await receiver.waitFor(() => webhooksOf(done.id).length >= sequence.length, `${sequence.length} webhooks for ${suffix}`);
+      expect(webhooksOf(done.id)).toEqual(sequence);
+    },
+    60_000,
+  );
 
   it('fails a payment the source cannot cover with QUOTE_EXECUTION_FAILED, without refund, leaving the balance untouched', async () => {
     const { customer, usd, euros } = await payer(5_000);
@@ -155,7 +208,12 @@ describe('execute rules', () => {
   it('refuses to execute a REALTIME_FUNDING quote on request (400 naming quoteId)', async () => {
     const quoted = await api.call('POST', '/quotes', {
       auth: platformA,
-      body: { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: fixture.customer.customerId }, destination: { destinationType: 'ACCOUNT', accountId: fixture.euros }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+      body: {
+        source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: fixture.customer.customerId },
+        destination: { destinationType: 'ACCOUNT', accountId: fixture.euros },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
     });
     expect(quoted.status).toBe(201);
     const reply = await pay.execute(platformA, quoted.body.id);
@@ -170,7 +228,10 @@ describe('execute rules', () => {
     const reply = await pay.execute(platformA, quoted.body.id);
     expect(reply.body).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect(reply.body.message).toMatch(/expired/);
-    expect(await pay.transaction(platformA, quoted.body.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
+    expect(await pay.transaction(platformA, quoted.body.transactionId)).toMatchObject({
+      status: 'EXPIRED',
+      failureReason: 'QUOTE_EXPIRED',
+    });
     expect((await pay.balances(platformA, fixture.customer, 'USD'))[0]).toBe(available);
     expect(await holdsFor(stack, quoted.body.transactionId)).toBe(0);
   }, 40_000);
@@ -220,23 +281,26 @@ describe('read-your-writes: when execute answers, every read shows at least what
   it.each([
     ['an instant payout (held and settled at once)', '000', 7_000],
     ['a long payout (~4 s here: held, not yet settled)', '003', 10_000],
-  ])('shows the hold on the source and the transaction at least PROCESSING right after the answer: %s', async (_label, suffix, totalRightAfter) => {
-    const { customer, usd, euros } = await payer(10_000, suffix);
-    const quoted = await pay.quote(platformA, usd, euros, 3_000);
-    const executed = await pay.execute(platformA, quoted.body.id);
-    expect(executed.body).toMatchObject({ status: 'PROCESSING' });
-    const [[available, total], transaction, quote] = await Promise.all([
-      pay.balances(platformA, customer, 'USD'),
-      pay.transaction(platformA, quoted.body.transactionId),
-      api.call('GET', `/quotes/${quoted.body.id}`, { auth: platformA }),
-    ]);
-    expect(available).toBe(7_000);
-    // The long payout's hold is only settled when the rail completes; the instant one's at once.
-    expect(total === 10_000 || total === totalRightAfter).toBe(true);
-    expect(rank[transaction.status]).toBeGreaterThanOrEqual(rank.PROCESSING!);
-    expect(rank[quote.body.status]).toBeGreaterThanOrEqual(rank.PROCESSING!);
-    await pay.settled(platformA, quoted.body.transactionId);
-  });
+  ])(
+    'shows the hold on the source and the transaction at least PROCESSING right after the answer: %s',
+    async (_label, suffix, totalRightAfter) => {
+      const { customer, usd, euros } = await payer(10_000, suffix);
+      const quoted = await pay.quote(platformA, usd, euros, 3_000);
+      const executed = await pay.execute(platformA, quoted.body.id);
+      expect(executed.body).toMatchObject({ status: 'PROCESSING' });
+      const [[available, total], transaction, quote] = await Promise.all([
+        pay.balances(platformA, customer, 'USD'),
+        pay.transaction(platformA, quoted.body.transactionId),
+        api.call('GET', `/quotes/${quoted.body.id}`, { auth: platformA }),
+      ]);
+      expect(available).toBe(7_000);
+      // The long payout's hold is only settled when the rail completes; the instant one's at once.
+      expect(total === 10_000 || total === totalRightAfter).toBe(true);
+      expect(rank[transaction.status]).toBeGreaterThanOrEqual(rank.PROCESSING!);
+      expect(rank[quote.body.status]).toBeGreaterThanOrEqual(rank.PROCESSING!);
+      await pay.settled(platformA, quoted.body.transactionId);
+    },
+  );
 
   it('immediatelyExecute answers PROCESSING once the hold shows', async () => {
     const { customer, usd, euros } = await payer(10_000);
@@ -301,7 +365,12 @@ describe('POST /sandbox/send', () => {
   const realtimeQuote = (auth: Credentials, destinationAccountId: string, amount = 3_000) =>
     api.call('POST', '/quotes', {
       auth,
-      body: { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: fixture.customer.customerId }, destination: { destinationType: 'ACCOUNT', accountId: destinationAccountId }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount },
+      body: {
+        source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: fixture.customer.customerId },
+        destination: { destinationType: 'ACCOUNT', accountId: destinationAccountId },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: amount,
+      },
     });
   beforeAll(async () => {
     fixture = await payer(0);
@@ -313,36 +382,60 @@ describe('POST /sandbox/send', () => {
     expect(quoted.status).toBe(201);
     const sent = await api.call('POST', '/sandbox/send', { auth: platformA, body: { quoteId: quoted.body.id, currencyCode: 'USD' } });
     expect(sent.status).toBe(200);
-    expect(sent.body).toMatchObject({ id: quoted.body.transactionId, type: 'OUTGOING', status: 'PROCESSING', source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' } });
+    expect(sent.body).toMatchObject({
+      id: quoted.body.transactionId,
+      type: 'OUTGOING',
+      status: 'PROCESSING',
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
+    });
     expect(await pay.settled(platformA, quoted.body.transactionId)).toMatchObject({ status: 'COMPLETED' });
-    expect(await pay.balances(platformA, fixture.customer, 'MXN')).toEqual([quoted.body.totalReceivingAmount, quoted.body.totalReceivingAmount]);
+    expect(await pay.balances(platformA, fixture.customer, 'MXN')).toEqual([
+      quoted.body.totalReceivingAmount,
+      quoted.body.totalReceivingAmount,
+    ]);
     const again = await api.call('POST', '/sandbox/send', { auth: platformA, body: { quoteId: quoted.body.id, currencyCode: 'USD' } });
     expect(again.body).toMatchObject({ status: 409, code: 'CONFLICT' });
   });
 
   it('fails the payment with FUNDING_AMOUNT_MISMATCH when another amount arrives, and returns the funds', async () => {
     const quoted = await realtimeQuote(platformA, fixture.euros);
-    const sent = await api.call('POST', '/sandbox/send', { auth: platformA, body: { quoteId: quoted.body.id, currencyCode: 'USD', currencyAmount: 2_999 } });
+    const sent = await api.call('POST', '/sandbox/send', {
+      auth: platformA,
+      body: { quoteId: quoted.body.id, currencyCode: 'USD', currencyAmount: 2_999 },
+    });
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ status: 'FAILED', failureReason: 'FUNDING_AMOUNT_MISMATCH' });
-    expect(await pay.settled(platformA, quoted.body.transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'FUNDING_AMOUNT_MISMATCH', refund: { status: 'COMPLETED' } });
+    expect(await pay.settled(platformA, quoted.body.transactionId)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'FUNDING_AMOUNT_MISMATCH',
+      refund: { status: 'COMPLETED' },
+    });
   });
 
   it('refuses a currency other than the quote’s, a quote paid from an account, another platform’s quote and a production token', async () => {
     const quoted = await realtimeQuote(platformA, fixture.euros);
-    const wrongCurrency = await api.call('POST', '/sandbox/send', { auth: platformA, body: { quoteId: quoted.body.id, currencyCode: 'EUR' } });
+    const wrongCurrency = await api.call('POST', '/sandbox/send', {
+      auth: platformA,
+      body: { quoteId: quoted.body.id, currencyCode: 'EUR' },
+    });
     expect(wrongCurrency.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'currencyCode' } });
     const foreign = await api.call('POST', '/sandbox/send', { auth: platformB, body: { quoteId: quoted.body.id, currencyCode: 'USD' } });
     expect(foreign.body).toMatchObject({ status: 404, code: 'QUOTE_NOT_FOUND' });
     const forbidden = await api.call('POST', '/sandbox/send', { auth: production, body: { quoteId: quoted.body.id, currencyCode: 'USD' } });
     expect(forbidden.status).toBe(403);
-    const badBody = await api.call('POST', '/sandbox/send', { auth: platformA, body: { quoteId: quoted.body.id, currencyCode: 'USD', currencyAmount: 1.5 } });
+    const badBody = await api.call('POST', '/sandbox/send', {
+      auth: platformA,
+      body: { quoteId: quoted.body.id, currencyCode: 'USD', currencyAmount: 1.5 },
+    });
     expect(badBody.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
     expect((await pay.transaction(platformA, quoted.body.transactionId)).status).toBe('PENDING');
 
     const funded = await payer(10_000);
     const accountQuote = await pay.quote(platformA, funded.usd, funded.euros, 1_000);
-    const notRealtime = await api.call('POST', '/sandbox/send', { auth: platformA, body: { quoteId: accountQuote.body.id, currencyCode: 'USD' } });
+    const notRealtime = await api.call('POST', '/sandbox/send', {
+      auth: platformA,
+      body: { quoteId: accountQuote.body.id, currencyCode: 'USD' },
+    });
     expect(notRealtime.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'quoteId' } });
   });
 });
@@ -350,7 +443,16 @@ describe('POST /sandbox/send', () => {
 describe('the books', () => {
   it('balance after every scenario above: per currency the postings sum to zero, and every balance is its postings', async () => {
     // Every payment of this suite has reached its end before the check.
-    const all = (await eventually(async () => (await api.call('GET', '/transactions?limit=100', { auth: platformA })).body.data as { status: string; refund?: { status: string } }[], (list) => list.every((item) => item.status === 'PENDING' || item.status === 'EXPIRED' || isTerminal(item)), 30_000)) ?? [];
+    const all =
+      (await eventually(
+        async () =>
+          (await api.call('GET', '/transactions?limit=100', { auth: platformA })).body.data as {
+            status: string;
+            refund?: { status: string };
+          }[],
+        (list) => list.every((item) => item.status === 'PENDING' || item.status === 'EXPIRED' || isTerminal(item)),
+        30_000,
+      )) ?? [];
     expect(all.length).toBeGreaterThan(0);
     const summary = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
     expect(summary.postings).toBeGreaterThan(0);
@@ -362,10 +464,22 @@ describe('same-currency transfers', () => {
     const { customer, usd } = await payer(50_000);
     const bank = await api.call('POST', '/customers/external-accounts', {
       auth: platformA,
-      body: { customerId: customer.customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `0007${customer.platformCustomerId.replace(/\D/g, '').padStart(5, '0').slice(-5)}100`, routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Payee' } } },
+      body: {
+        customerId: customer.customerId,
+        currency: 'USD',
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: `0007${customer.platformCustomerId.replace(/\D/g, '').padStart(5, '0').slice(-5)}100`,
+          routingNumber: '011000015',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Payee' },
+        },
+      },
     });
     expect(bank.status).toBe(201);
-    const sent = await api.call('POST', '/transfer-out', { auth: platformA, body: { source: { accountId: usd }, destination: { accountId: bank.body.id }, amount: 5_000 } });
+    const sent = await api.call('POST', '/transfer-out', {
+      auth: platformA,
+      body: { source: { accountId: usd }, destination: { accountId: bank.body.id }, amount: 5_000 },
+    });
     expect(sent.status).toBe(201);
     await receiver.waitFor(() => webhooksOf(sent.body.id).includes('COMPLETED'), 'OUTGOING_PAYMENT.COMPLETED of the transfer');
     expect(webhooksOf(sent.body.id)).toEqual(['PENDING', 'PROCESSING', 'COMPLETED']);

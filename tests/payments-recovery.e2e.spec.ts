@@ -45,7 +45,12 @@ const prepare = async () => {
       const suffix = suffixes[index % suffixes.length]!;
       const reply = await pay.quote(platform, usd, destinations.get(suffix)!, AMOUNT);
       expect(reply.status).toBe(201);
-      return { quoteId: reply.body.id as string, transactionId: reply.body.transactionId as string, suffix, key: `recover-${reply.body.id}` };
+      return {
+        quoteId: reply.body.id as string,
+        transactionId: reply.body.transactionId as string,
+        suffix,
+        key: `recover-${reply.body.id}`,
+      };
     }),
   );
   return { customer, usd, quotes };
@@ -66,7 +71,9 @@ const unfinished = async (): Promise<number> => {
   const client = new Client({ connectionString: stack.database.url });
   await client.connect();
   try {
-    return Number((await client.query<{ count: string }>("SELECT count(*) FROM payments.payment_executions WHERE step <> 'DONE'")).rows[0]?.count ?? 0);
+    return Number(
+      (await client.query<{ count: string }>("SELECT count(*) FROM payments.payment_executions WHERE step <> 'DONE'")).rows[0]?.count ?? 0,
+    );
   } finally {
     await client.end();
   }
@@ -80,12 +87,15 @@ const restart = async (app: AppName) => {
 const checkAfterRecovery = async (prepared: Awaited<ReturnType<typeof prepare>>, replies: Reply[]) => {
   // Every execute ends answered: 200, or 409 when the payment had started before the crash cut the reply off.
   for (const reply of replies) expect([200, 409]).toContain(reply.status);
-  const finals = await Promise.all(prepared.quotes.map((quote) => eventually(() => pay.transaction(platform, quote.transactionId), isTerminal, 90_000)));
+  const finals = await Promise.all(
+    prepared.quotes.map((quote) => eventually(() => pay.transaction(platform, quote.transactionId), isTerminal, 90_000)),
+  );
   expect(finals.map((transaction) => transaction.status)).toEqual(prepared.quotes.map((quote) => expectedOf(quote.suffix)));
   // Each payment held the source once, and nothing is still held.
   const holds = await Promise.all(prepared.quotes.map((quote) => holdsFor(stack, quote.transactionId)));
   expect(holds).toEqual(Array(IN_FLIGHT).fill(1));
-  const moved = finals.filter((transaction, index) => transaction.status === 'COMPLETED' && prepared.quotes[index]!.suffix !== '006').length * AMOUNT;
+  const moved =
+    finals.filter((transaction, index) => transaction.status === 'COMPLETED' && prepared.quotes[index]!.suffix !== '006').length * AMOUNT;
   const remaining = IN_FLIGHT * AMOUNT - moved;
   expect(await pay.balances(platform, prepared.customer, 'USD')).toEqual([remaining, remaining]);
   expect(await lowestAvailable(stack, prepared.usd)).toBe(0n);
@@ -107,7 +117,9 @@ describe('crash recovery with 50 payments in flight', () => {
 
   it('kill -9 of the accounts service while the payments hold and settle: after the restart every payment ends right, none twice', async () => {
     const prepared = await prepare();
-    const replies = await Promise.all(prepared.quotes.map((quote) => pay.execute(platform, quote.quoteId, { 'idempotency-key': quote.key })));
+    const replies = await Promise.all(
+      prepared.quotes.map((quote) => pay.execute(platform, quote.quoteId, { 'idempotency-key': quote.key })),
+    );
     expect(replies.map((reply) => reply.status)).toEqual(Array(IN_FLIGHT).fill(200));
     const inFlight = await unfinished();
     await stack.kill('accounts');

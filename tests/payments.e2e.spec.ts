@@ -22,16 +22,21 @@ type Customer = { customerId: string; platformCustomerId: string; accounts: Acco
 let customerCount = 0;
 const newCustomer = async (auth: Credentials, currencies: string[]): Promise<Customer> => {
   customerCount += 1;
-  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Payer ${customerCount}`, currencies } });
+  const created = await api.call('POST', '/customers', {
+    auth,
+    body: { customerType: 'INDIVIDUAL', fullName: `Payer ${customerCount}`, currencies },
+  });
   expect(created.status).toBe(201);
   const customerId = created.body.id as string;
   const accounts = await eventually(
-    async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as Account[],
+    async () =>
+      (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as Account[],
     (list) => list.length >= currencies.length,
   );
   return { customerId, platformCustomerId: created.body.platformCustomerId, accounts };
 };
-const accountIn = (customer: Customer, currency: string): string => customer.accounts.find((account) => account.balance.currency.code === currency)?.id ?? '';
+const accountIn = (customer: Customer, currency: string): string =>
+  customer.accounts.find((account) => account.balance.currency.code === currency)?.id ?? '';
 
 let ibanCount = 0;
 /** A EUR bank account of the customer; each call a new IBAN (identities are unique per platform). */
@@ -43,14 +48,24 @@ const euroAccount = async (auth: Credentials, customerId: string): Promise<strin
   const check = String(98 - Number(BigInt(numeric) % 97n)).padStart(2, '0');
   const created = await api.call('POST', '/customers/external-accounts', {
     auth,
-    body: { customerId, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: `DE${check}${bban}`, swiftCode: 'COBADEFFXXX', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Eva Empfänger', countryOfResidence: 'DE' } } },
+    body: {
+      customerId,
+      currency: 'EUR',
+      accountInfo: {
+        accountType: 'EUR_ACCOUNT',
+        iban: `DE${check}${bban}`,
+        swiftCode: 'COBADEFFXXX',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Eva Empfänger', countryOfResidence: 'DE' },
+      },
+    },
   });
   expect(created.status).toBe(201);
   return created.body.id as string;
 };
 
 const quote = (auth: Credentials, body: unknown) => api.call('POST', '/quotes', { auth, body });
-const transactionCount = async (auth: Credentials): Promise<number> => (await api.call('GET', '/transactions?limit=1', { auth })).body.totalCount as number;
+const transactionCount = async (auth: Credentials): Promise<number> =>
+  (await api.call('GET', '/transactions?limit=1', { auth })).body.totalCount as number;
 const fieldsOf = (body: { details?: { errors?: { field: string }[]; field?: string } }): string[] =>
   body.details?.errors?.map((error) => error.field) ?? (body.details?.field ? [body.details.field] : []);
 
@@ -77,22 +92,51 @@ afterAll(async () => {
 
 describe('GET /exchange-rates', () => {
   it('prices the asked corridors for the default 10 000 minor units, the platform’s fees included', async () => {
-    const reply = await api.call('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&destinationCurrency=INR', { auth: platformA });
+    const reply = await api.call('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&destinationCurrency=INR', {
+      auth: platformA,
+    });
     expect(reply.status).toBe(200);
     // Fees 10 + 0.3 % = 40 cents; 9 960 cents at 1.08 USD per EUR = 9 222 EUR cents, at 0.012 USD per INR = 830 000 paise.
-    expect(reply.body.data.map((rate: any) => [rate.destinationCurrency.code, rate.destinationPaymentRail, rate.sendingAmount, rate.receivingAmount, rate.exchangeRate, rate.fees])).toEqual([
+    expect(
+      reply.body.data.map((rate: any) => [
+        rate.destinationCurrency.code,
+        rate.destinationPaymentRail,
+        rate.sendingAmount,
+        rate.receivingAmount,
+        rate.exchangeRate,
+        rate.fees,
+      ]),
+    ).toEqual([
       ['EUR', 'SEPA_INSTANT', 10_000, 9_222, 1.08, { fixed: 10, total: 40 }],
       ['INR', 'UPI', 10_000, 830_000, 0.012, { fixed: 10, total: 40 }],
     ]);
-    expect(reply.body.data[0]).toMatchObject({ sourceCurrency: { code: 'USD', decimals: 2 }, minSendingAmount: 100, maxSendingAmount: 1_000_000_000 });
+    expect(reply.body.data[0]).toMatchObject({
+      sourceCurrency: { code: 'USD', decimals: 2 },
+      minSendingAmount: 100,
+      maxSendingAmount: 1_000_000_000,
+    });
   });
 
   it('takes a sending amount, and lists every destination of a source when none is named', async () => {
-    const one = await api.call('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount=250000', { auth: platformA });
+    const one = await api.call('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount=250000', {
+      auth: platformA,
+    });
     // 250 000 − (10 + 750) = 249 240 cents → 230 777.7… → 230 777.
-    expect([one.body.data[0].sendingAmount, one.body.data[0].receivingAmount, one.body.data[0].fees.total]).toEqual([250_000, 230_777, 760]);
+    expect([one.body.data[0].sendingAmount, one.body.data[0].receivingAmount, one.body.data[0].fees.total]).toEqual([
+      250_000, 230_777, 760,
+    ]);
     const all = await api.call('GET', '/exchange-rates?sourceCurrency=GBP', { auth: platformA });
-    expect(all.body.data.map((rate: any) => rate.destinationCurrency.code).sort()).toEqual(['AED', 'BRL', 'CAD', 'EUR', 'INR', 'MXN', 'NGN', 'PHP', 'USD']);
+    expect(all.body.data.map((rate: any) => rate.destinationCurrency.code).sort()).toEqual([
+      'AED',
+      'BRL',
+      'CAD',
+      'EUR',
+      'INR',
+      'MXN',
+      'NGN',
+      'PHP',
+      'USD',
+    ]);
   });
 
   it.each([
@@ -169,13 +213,24 @@ describe('POST /quotes and its transaction', () => {
     });
 
     // The integration event carries the whole transaction, amounts as decimal strings.
-    const published = await eventually(async () => events, (list) => list.some((event: any) => event.data.transaction.id === created.body.transactionId));
+    const published = await eventually(
+      async () => events,
+      (list) => list.some((event: any) => event.data.transaction.id === created.body.transactionId),
+    );
     subscription.unsubscribe();
     expect(published.find((event: any) => event.data.transaction.id === created.body.transactionId)).toMatchObject({
       type: 'QuoteCreated',
       platformId: platformAId,
       streamId: created.body.transactionId,
-      data: { transaction: { status: 'PENDING', sentAmount: { value: '100000', currency: 'USD' }, receivedAmount: { value: '92305', currency: 'EUR' }, fees: '310', quoteId: created.body.id } },
+      data: {
+        transaction: {
+          status: 'PENDING',
+          sentAmount: { value: '100000', currency: 'USD' },
+          receivedAmount: { value: '92305', currency: 'EUR' },
+          fees: '310',
+          quoteId: created.body.id,
+        },
+      },
     });
   });
 
@@ -188,7 +243,9 @@ describe('POST /quotes and its transaction', () => {
     });
     // 92 306 EUR cents need 99 690.48 → 99 691 cents converted. Sending 100 001 leaves 100 001 − 10 − 301 = 99 690,
     // one short; 100 002 leaves 100 002 − 10 − 301 = 99 691.
-    expect([reply.status, reply.body.totalReceivingAmount, reply.body.totalSendingAmount, reply.body.feesIncluded]).toEqual([201, 92_306, 100_002, 311]);
+    expect([reply.status, reply.body.totalReceivingAmount, reply.body.totalSendingAmount, reply.body.feesIncluded]).toEqual([
+      201, 92_306, 100_002, 311,
+    ]);
   });
 
   it('sends from the platform’s own account to a sandbox UMA address, naming the platform as the customer', async () => {
@@ -210,7 +267,12 @@ describe('POST /quotes and its transaction', () => {
 
   it('answers a retry whose first answer was lost with the quote the first attempt made, and makes no second transaction', async () => {
     const headers = { 'idempotency-key': `quote-lost-${Date.now()}` };
-    const body = { source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') }, destination: { destinationType: 'ACCOUNT', accountId: euros }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 7_000 };
+    const body = {
+      source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') },
+      destination: { destinationType: 'ACCOUNT', accountId: euros },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 7_000,
+    };
     const first = await api.call('POST', '/quotes', { auth: platformA, body, headers });
     expect(first.status).toBe(201);
     const transactions = await transactionCount(platformA);
@@ -222,7 +284,15 @@ describe('POST /quotes and its transaction', () => {
     expect(await transactionCount(platformA)).toBe(transactions);
     // Another platform's quote under the same key is its own.
     const [usd] = (await api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platformB })).body.data as Account[];
-    const other = await api.call('POST', '/quotes', { auth: platformB, headers, body: { ...body, source: { sourceType: 'ACCOUNT', accountId: usd?.id }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' } } });
+    const other = await api.call('POST', '/quotes', {
+      auth: platformB,
+      headers,
+      body: {
+        ...body,
+        source: { sourceType: 'ACCOUNT', accountId: usd?.id },
+        destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' },
+      },
+    });
     expect(other.status).toBe(201);
     expect(other.body.id).not.toBe(first.body.id);
   });
@@ -236,11 +306,18 @@ describe('POST /quotes and its transaction', () => {
     });
     expect(reply.status).toBe(201);
     expect(reply.body.paymentInstructions).toEqual([
-      expect.objectContaining({ accountOrWalletInfo: expect.objectContaining({ accountType: 'MXN_ACCOUNT', reference: expect.stringMatching(/^CRD[0-9A-F]{16}$/) }) }),
+      expect.objectContaining({
+        accountOrWalletInfo: expect.objectContaining({ accountType: 'MXN_ACCOUNT', reference: expect.stringMatching(/^CRD[0-9A-F]{16}$/) }),
+      }),
     ]);
-    expect(reply.body.paymentInstructions[0].instructionsNotes).toContain(`Send exactly ${reply.body.totalSendingAmount} minor units of MXN`);
+    expect(reply.body.paymentInstructions[0].instructionsNotes).toContain(
+      `Send exactly ${reply.body.totalSendingAmount} minor units of MXN`,
+    );
     const transaction = (await api.call('GET', `/transactions/${reply.body.transactionId}`, { auth: platformA })).body;
-    expect([transaction.source, transaction.paymentInstructions]).toEqual([{ sourceType: 'REALTIME_FUNDING', currency: 'MXN', customerId: sender.customerId }, reply.body.paymentInstructions]);
+    expect([transaction.source, transaction.paymentInstructions]).toEqual([
+      { sourceType: 'REALTIME_FUNDING', currency: 'MXN', customerId: sender.customerId },
+      reply.body.paymentInstructions,
+    ]);
   });
 });
 
@@ -250,12 +327,22 @@ describe('GET /transactions', () => {
     const payee = await euroAccount(platformA, payer.customerId);
     const ids: string[] = [];
     for (const amount of [1_000, 2_000, 3_000]) {
-      const created = await quote(platformA, { source: { sourceType: 'ACCOUNT', accountId: accountIn(payer, 'GBP') }, destination: { destinationType: 'ACCOUNT', accountId: payee }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount });
+      const created = await quote(platformA, {
+        source: { sourceType: 'ACCOUNT', accountId: accountIn(payer, 'GBP') },
+        destination: { destinationType: 'ACCOUNT', accountId: payee },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: amount,
+      });
       ids.push(created.body.transactionId);
     }
-    const list = (query: string) => api.call('GET', `/transactions?customerId=${encodeURIComponent(payer.customerId)}&${query}`, { auth: platformA });
+    const list = (query: string) =>
+      api.call('GET', `/transactions?customerId=${encodeURIComponent(payer.customerId)}&${query}`, { auth: platformA });
     const newestFirst = await list('limit=2');
-    expect([newestFirst.body.data.map((item: any) => item.id), newestFirst.body.hasMore, newestFirst.body.totalCount]).toEqual([[ids[2], ids[1]], true, 3]);
+    expect([newestFirst.body.data.map((item: any) => item.id), newestFirst.body.hasMore, newestFirst.body.totalCount]).toEqual([
+      [ids[2], ids[1]],
+      true,
+      3,
+    ]);
     const rest = await list(`limit=2&cursor=${encodeURIComponent(newestFirst.body.nextCursor)}`);
     expect([rest.body.data.map((item: any) => item.id), rest.body.hasMore]).toEqual([[ids[0]], false]);
     const oldestFirst = await list('sortOrder=asc&limit=2');
@@ -265,7 +352,11 @@ describe('GET /transactions', () => {
     expect((await list('status=COMPLETED')).body).toMatchObject({ data: [], hasMore: false, totalCount: 0 });
     expect((await list('type=INCOMING')).body.totalCount).toBe(0);
     const first = (await api.call('GET', `/transactions/${ids[0]}`, { auth: platformA })).body;
-    expect((await list(`startDate=${encodeURIComponent(first.createdAt)}&endDate=${encodeURIComponent(first.createdAt)}`)).body.data.map((item: any) => item.id)).toEqual([ids[0]]);
+    expect(
+      (await list(`startDate=${encodeURIComponent(first.createdAt)}&endDate=${encodeURIComponent(first.createdAt)}`)).body.data.map(
+        (item: any) => item.id,
+      ),
+    ).toEqual([ids[0]]);
     expect((await list(`platformCustomerId=${encodeURIComponent(payer.platformCustomerId)}`)).body.totalCount).toBe(3);
   });
 
@@ -297,22 +388,98 @@ describe('bad input to POST /quotes', () => {
     ['a fractional amount', () => ({ ...valid(), lockedCurrencyAmount: 10.5 }), 'INVALID_INPUT', 'lockedCurrencyAmount'],
     ['an amount as text', () => ({ ...valid(), lockedCurrencyAmount: '10000' }), 'INVALID_INPUT', 'lockedCurrencyAmount'],
     ['a huge amount', () => ({ ...valid(), lockedCurrencyAmount: 9_000_000_000_000_001 }), 'INVALID_INPUT', 'lockedCurrencyAmount'],
-    ['an amount a payment cannot send', () => ({ ...valid(), lockedCurrencyAmount: 5_000_000_000 }), 'AMOUNT_OUT_OF_RANGE', 'lockedCurrencyAmount'],
-    ['an amount below the least a payment sends', () => ({ ...valid(), lockedCurrencyAmount: 99 }), 'AMOUNT_OUT_OF_RANGE', 'lockedCurrencyAmount'],
+    [
+      'an amount a payment cannot send',
+      () => ({ ...valid(), lockedCurrencyAmount: 5_000_000_000 }),
+      'AMOUNT_OUT_OF_RANGE',
+      'lockedCurrencyAmount',
+    ],
+    [
+      'an amount below the least a payment sends',
+      () => ({ ...valid(), lockedCurrencyAmount: 99 }),
+      'AMOUNT_OUT_OF_RANGE',
+      'lockedCurrencyAmount',
+    ],
     ['no amount', () => ({ ...valid(), lockedCurrencyAmount: undefined }), 'INVALID_INPUT', 'lockedCurrencyAmount'],
     ['a bad lock side', () => ({ ...valid(), lockedCurrencySide: 'BOTH' }), 'INVALID_INPUT', 'lockedCurrencySide'],
-    ['the same currency on both sides', () => ({ ...valid(), destination: { destinationType: 'ACCOUNT', accountId: accountIn(sender, 'USD') } }), 'INVALID_INPUT', 'destination'],
-    ['an unknown funding currency', () => ({ ...valid(), source: { sourceType: 'REALTIME_FUNDING', currency: 'XYZ' } }), 'INVALID_INPUT', 'source.currency'],
-    ['an unknown source type', () => ({ ...valid(), source: { sourceType: 'CARD', accountId: 'x' } }), 'INVALID_INPUT', 'source.sourceType'],
-    ['a malformed source account', () => ({ ...valid(), source: { sourceType: 'ACCOUNT', accountId: 'InternalAccount:nope' } }), 'INVALID_INPUT', 'source.accountId'],
-    ['an unknown source account', () => ({ ...valid(), source: { sourceType: 'ACCOUNT', accountId: 'InternalAccount:0190f000-0000-7000-8000-000000000000' } }), 'INVALID_INPUT', 'source.accountId'],
-    ['a malformed destination account', () => ({ ...valid(), destination: { destinationType: 'ACCOUNT', accountId: 'Bank:42' } }), 'INVALID_INPUT', 'destination.accountId'],
-    ['an unknown destination account', () => ({ ...valid(), destination: { destinationType: 'ACCOUNT', accountId: 'ExternalAccount:0190f000-0000-7000-8000-000000000000' } }), 'INVALID_INPUT', 'destination.accountId'],
-    ['a member the request does not have', () => ({ ...valid(), source: { ...valid().source, colour: 'red' } }), 'INVALID_INPUT', 'source.colour'],
-    ['a malformed UMA address', () => ({ ...valid(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: 'alice@example' } }), 'INVALID_UMA_ADDRESS', 'destination.umaAddress'],
-    ['a sandbox UMA address nobody has', () => ({ ...valid(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$non.existent.eur@sandbox.uma.money' } }), 'INVALID_RECEIVER', 'destination.umaAddress'],
-    ['an unknown customer', () => ({ ...valid(), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: 'Customer:0190f000-0000-7000-8000-000000000000' } }), 'INVALID_INPUT', 'source.customerId'],
-    ['immediatelyExecute on a real-time funded quote', () => ({ ...valid(), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, immediatelyExecute: true }), 'INVALID_INPUT', 'immediatelyExecute'],
+    [
+      'the same currency on both sides',
+      () => ({ ...valid(), destination: { destinationType: 'ACCOUNT', accountId: accountIn(sender, 'USD') } }),
+      'INVALID_INPUT',
+      'destination',
+    ],
+    [
+      'an unknown funding currency',
+      () => ({ ...valid(), source: { sourceType: 'REALTIME_FUNDING', currency: 'XYZ' } }),
+      'INVALID_INPUT',
+      'source.currency',
+    ],
+    [
+      'an unknown source type',
+      () => ({ ...valid(), source: { sourceType: 'CARD', accountId: 'x' } }),
+      'INVALID_INPUT',
+      'source.sourceType',
+    ],
+    [
+      'a malformed source account',
+      () => ({ ...valid(), source: { sourceType: 'ACCOUNT', accountId: 'InternalAccount:nope' } }),
+      'INVALID_INPUT',
+      'source.accountId',
+    ],
+    [
+      'an unknown source account',
+      () => ({ ...valid(), source: { sourceType: 'ACCOUNT', accountId: 'InternalAccount:0190f000-0000-7000-8000-000000000000' } }),
+      'INVALID_INPUT',
+      'source.accountId',
+    ],
+    [
+      'a malformed destination account',
+      () => ({ ...valid(), destination: { destinationType: 'ACCOUNT', accountId: 'Bank:42' } }),
+      'INVALID_INPUT',
+      'destination.accountId',
+    ],
+    [
+      'an unknown destination account',
+      () => ({
+        ...valid(),
+        destination: { destinationType: 'ACCOUNT', accountId: 'ExternalAccount:0190f000-0000-7000-8000-000000000000' },
+      }),
+      'INVALID_INPUT',
+      'destination.accountId',
+    ],
+    [
+      'a member the request does not have',
+      () => ({ ...valid(), source: { ...valid().source, colour: 'red' } }),
+      'INVALID_INPUT',
+      'source.colour',
+    ],
+    [
+      'a malformed UMA address',
+      () => ({ ...valid(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: 'alice@example' } }),
+      'INVALID_UMA_ADDRESS',
+      'destination.umaAddress',
+    ],
+    [
+      'a sandbox UMA address nobody has',
+      () => ({ ...valid(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$non.existent.eur@sandbox.uma.money' } }),
+      'INVALID_RECEIVER',
+      'destination.umaAddress',
+    ],
+    [
+      'an unknown customer',
+      () => ({
+        ...valid(),
+        source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: 'Customer:0190f000-0000-7000-8000-000000000000' },
+      }),
+      'INVALID_INPUT',
+      'source.customerId',
+    ],
+    [
+      'immediatelyExecute on a real-time funded quote',
+      () => ({ ...valid(), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, immediatelyExecute: true }),
+      'INVALID_INPUT',
+      'immediatelyExecute',
+    ],
     ['a bad purpose', () => ({ ...valid(), purposeOfPayment: 'BRIBE' }), 'INVALID_INPUT', 'purposeOfPayment'],
   ];
 
@@ -330,30 +497,69 @@ describe('bad input to POST /quotes', () => {
   });
 
   it('answers malformed and unknown quote and transaction ids with 404', async () => {
-    expect((await api.call('GET', '/quotes/not-a-quote', { auth: platformA })).body).toMatchObject({ status: 404, code: 'QUOTE_NOT_FOUND' });
-    expect((await api.call('GET', '/quotes/Quote:0190f000-0000-7000-8000-000000000000', { auth: platformA })).body).toMatchObject({ status: 404, code: 'QUOTE_NOT_FOUND' });
-    expect((await api.call('GET', '/transactions/Transaction:oops', { auth: platformA })).body).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
-    expect((await api.call('GET', '/transactions/Transaction:0190f000-0000-7000-8000-000000000000', { auth: platformA })).body).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
+    expect((await api.call('GET', '/quotes/not-a-quote', { auth: platformA })).body).toMatchObject({
+      status: 404,
+      code: 'QUOTE_NOT_FOUND',
+    });
+    expect((await api.call('GET', '/quotes/Quote:0190f000-0000-7000-8000-000000000000', { auth: platformA })).body).toMatchObject({
+      status: 404,
+      code: 'QUOTE_NOT_FOUND',
+    });
+    expect((await api.call('GET', '/transactions/Transaction:oops', { auth: platformA })).body).toMatchObject({
+      status: 404,
+      code: 'TRANSACTION_NOT_FOUND',
+    });
+    expect(
+      (await api.call('GET', '/transactions/Transaction:0190f000-0000-7000-8000-000000000000', { auth: platformA })).body,
+    ).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
   });
 });
 
 describe('tenancy', () => {
   it('never shows one platform’s quotes or transactions to another, and refuses its accounts as either side', async () => {
-    const created = await quote(platformA, { source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') }, destination: { destinationType: 'ACCOUNT', accountId: euros }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 7_777 });
+    const created = await quote(platformA, {
+      source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') },
+      destination: { destinationType: 'ACCOUNT', accountId: euros },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 7_777,
+    });
     expect(created.status).toBe(201);
-    expect((await api.call('GET', `/quotes/${created.body.id}`, { auth: platformB })).body).toMatchObject({ status: 404, code: 'QUOTE_NOT_FOUND' });
-    expect((await api.call('GET', `/transactions/${created.body.transactionId}`, { auth: platformB })).body).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
+    expect((await api.call('GET', `/quotes/${created.body.id}`, { auth: platformB })).body).toMatchObject({
+      status: 404,
+      code: 'QUOTE_NOT_FOUND',
+    });
+    expect((await api.call('GET', `/transactions/${created.body.transactionId}`, { auth: platformB })).body).toMatchObject({
+      status: 404,
+      code: 'TRANSACTION_NOT_FOUND',
+    });
     const listed = await api.call('GET', '/transactions?limit=100', { auth: platformB });
     expect(listed.body.data.map((item: any) => item.id)).not.toContain(created.body.transactionId);
-    expect((await api.call('GET', `/transactions?customerId=${encodeURIComponent(sender.customerId)}`, { auth: platformB })).body).toMatchObject({ data: [], totalCount: 0 });
+    expect(
+      (await api.call('GET', `/transactions?customerId=${encodeURIComponent(sender.customerId)}`, { auth: platformB })).body,
+    ).toMatchObject({ data: [], totalCount: 0 });
 
     const stranger = await newCustomer(platformB, ['EUR']);
     const before = await transactionCount(platformB);
-    const foreignSource = await quote(platformB, { source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') }, destination: { destinationType: 'ACCOUNT', accountId: accountIn(stranger, 'EUR') }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 });
+    const foreignSource = await quote(platformB, {
+      source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') },
+      destination: { destinationType: 'ACCOUNT', accountId: accountIn(stranger, 'EUR') },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+    });
     expect([foreignSource.body.code, fieldsOf(foreignSource.body)]).toEqual(['INVALID_INPUT', ['source.accountId']]);
-    const foreignDestination = await quote(platformB, { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'ACCOUNT', accountId: euros }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 });
+    const foreignDestination = await quote(platformB, {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
+      destination: { destinationType: 'ACCOUNT', accountId: euros },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+    });
     expect([foreignDestination.body.code, fieldsOf(foreignDestination.body)]).toEqual(['INVALID_INPUT', ['destination.accountId']]);
-    const foreignCustomer = await quote(platformB, { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: sender.customerId }, destination: { destinationType: 'ACCOUNT', accountId: accountIn(stranger, 'EUR') }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 });
+    const foreignCustomer = await quote(platformB, {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: sender.customerId },
+      destination: { destinationType: 'ACCOUNT', accountId: accountIn(stranger, 'EUR') },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+    });
     expect([foreignCustomer.body.code, fieldsOf(foreignCustomer.body)]).toEqual(['INVALID_INPUT', ['source.customerId']]);
     expect(await transactionCount(platformB)).toBe(before);
   });
@@ -365,7 +571,15 @@ describe('payer fields on POST /quotes (issue 5 part 2)', () => {
   beforeAll(async () => {
     const created = await api.call('POST', '/customers/external-accounts', {
       auth: platformA,
-      body: { customerId: sender.customerId, currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', vpa: 'payee.7@upi', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ravi Kumar' } } },
+      body: {
+        customerId: sender.customerId,
+        currency: 'INR',
+        accountInfo: {
+          accountType: 'INR_ACCOUNT',
+          vpa: 'payee.7@upi',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ravi Kumar' },
+        },
+      },
     });
     expect(created.status).toBe(201);
     rupees = created.body.id as string;
@@ -382,7 +596,11 @@ describe('payer fields on POST /quotes (issue 5 part 2)', () => {
   it('refuses a quote whose payer lacks what the corridor requires, naming every missing field, creating nothing', async () => {
     const before = await transactionCount(platformA);
     const refused = await quote(platformA, toRupees());
-    expect(refused.body).toMatchObject({ status: 400, code: 'MISSING_MANDATORY_USER_INFO', details: { field: 'senderCustomerInfo', missing: ['BIRTH_DATE', 'NATIONALITY'] } });
+    expect(refused.body).toMatchObject({
+      status: 400,
+      code: 'MISSING_MANDATORY_USER_INFO',
+      details: { field: 'senderCustomerInfo', missing: ['BIRTH_DATE', 'NATIONALITY'] },
+    });
     expect(await transactionCount(platformA)).toBe(before);
   });
 
@@ -410,7 +628,10 @@ describe('GET /transactions account and reference filters on quotes (issue 5 par
     const reference = funded.body.paymentInstructions[0].accountOrWalletInfo.reference as string;
     const byReference = await api.call('GET', `/transactions?reference=${encodeURIComponent(reference)}`, { auth: platformA });
     expect(byReference.body.data.map((transaction: { id: string }) => transaction.id)).toEqual([funded.body.transactionId]);
-    expect((await api.call('GET', `/transactions?reference=${encodeURIComponent(reference)}`, { auth: platformB })).body).toMatchObject({ data: [], totalCount: 0 });
+    expect((await api.call('GET', `/transactions?reference=${encodeURIComponent(reference)}`, { auth: platformB })).body).toMatchObject({
+      data: [],
+      totalCount: 0,
+    });
 
     const uma = await quote(platformA, {
       source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') },
@@ -419,8 +640,16 @@ describe('GET /transactions account and reference filters on quotes (issue 5 par
       lockedCurrencyAmount: 10_000,
     });
     expect(uma.status).toBe(201);
-    const byReceiver = await api.call('GET', `/transactions?receiverAccountIdentifier=${encodeURIComponent('$success.mxn@sandbox.uma.money')}&senderAccountIdentifier=${encodeURIComponent(accountIn(sender, 'USD'))}`, { auth: platformA });
+    const byReceiver = await api.call(
+      'GET',
+      `/transactions?receiverAccountIdentifier=${encodeURIComponent('$success.mxn@sandbox.uma.money')}&senderAccountIdentifier=${encodeURIComponent(accountIn(sender, 'USD'))}`,
+      { auth: platformA },
+    );
     expect(byReceiver.body.data.map((transaction: { id: string }) => transaction.id)).toContain(uma.body.transactionId);
-    expect(byReceiver.body.data.every((transaction: { destination: { umaAddress?: string } }) => transaction.destination.umaAddress === '$success.mxn@sandbox.uma.money')).toBe(true);
+    expect(
+      byReceiver.body.data.every(
+        (transaction: { destination: { umaAddress?: string } }) => transaction.destination.umaAddress === '$success.mxn@sandbox.uma.money',
+      ),
+    ).toBe(true);
   });
 });

@@ -96,10 +96,22 @@ describe('configuration', () => {
   it('makes a newly supported currency usable for customers at once', async () => {
     const customer = { customerType: 'INDIVIDUAL', fullName: 'Bruna', currencies: ['BRL'] };
     // Before: the customers service refuses BRL (and has the platform's settings cached).
-    expect((await api.call('POST', '/customers', { auth: admin, body: customer })).body).toMatchObject({ status: 400, code: 'INVALID_CURRENCY' });
+    expect((await api.call('POST', '/customers', { auth: admin, body: customer })).body).toMatchObject({
+      status: 400,
+      code: 'INVALID_CURRENCY',
+    });
     const current = (await api.call('GET', '/config', { auth: admin })).body;
-    const brl = { currencyCode: 'BRL', minAmount: 100, maxAmount: 100000, requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }], enabledTransactionTypes: ['OUTGOING'] };
-    const patched = await api.call('PATCH', '/config', { auth: admin, body: { supportedCurrencies: [...current.supportedCurrencies, brl] } });
+    const brl = {
+      currencyCode: 'BRL',
+      minAmount: 100,
+      maxAmount: 100000,
+      requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }],
+      enabledTransactionTypes: ['OUTGOING'],
+    };
+    const patched = await api.call('PATCH', '/config', {
+      auth: admin,
+      body: { supportedCurrencies: [...current.supportedCurrencies, brl] },
+    });
     expect(patched.body.supportedCurrencies).toContainEqual(brl);
     const created = await api.call('POST', '/customers', { auth: admin, body: customer });
     expect(created.status).toBe(201);

@@ -53,7 +53,12 @@ it('halts only the read model that cannot apply an event, loudly, while accounts
   const [poison] = (
     await store.appendToStream(
       poisonStream,
-      [{ type: 'ExternalAccountCreated', data: { externalAccountId: poisonStream, platformId, currency: 'USD', accountInfo: null, createdAt: new Date().toISOString() } }],
+      [
+        {
+          type: 'ExternalAccountCreated',
+          data: { externalAccountId: poisonStream, platformId, currency: 'USD', accountInfo: null, createdAt: new Date().toISOString() },
+        },
+      ],
       { expectedVersion: 0, metadata: { platformId, requestId, correlationId: requestId, actor: { kind: 'system', name: 'poison-test' } } },
     )
   ).events;
@@ -80,7 +85,10 @@ it('halts only the read model that cannot apply an event, loudly, while accounts
   expect(projections).toMatchObject({ status: 'degraded', halted: ['external-accounts'] });
   expect(projections.projections['external-accounts']).toMatchObject({
     halted: true,
-    lastError: { message: expect.stringMatching(/accountType/), event: { streamId: poisonStream, type: 'ExternalAccountCreated', position: poison!.globalPosition.toString() } },
+    lastError: {
+      message: expect.stringMatching(/accountType/),
+      event: { streamId: poisonStream, type: 'ExternalAccountCreated', position: poison!.globalPosition.toString() },
+    },
   });
   expect(projections.projections['internal-accounts']).toMatchObject({ halted: false, lag: '0' });
 
@@ -96,7 +104,17 @@ it('halts only the read model that cannot apply an event, loudly, while accounts
   const startedAt = Date.now();
   const refused = await api.call('POST', '/platform/external-accounts', {
     auth: platform,
-    body: { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000123456789', routingNumber: '011000015', bankAccountType: 'CHECKING', bankName: 'Fed Bank', beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme GmbH' } } },
+    body: {
+      currency: 'USD',
+      accountInfo: {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: '000123456789',
+        routingNumber: '011000015',
+        bankAccountType: 'CHECKING',
+        bankName: 'Fed Bank',
+        beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme GmbH' },
+      },
+    },
     headers: { 'idempotency-key': randomUUID() },
     unchecked: true,
   });
@@ -105,5 +123,7 @@ it('halts only the read model that cannot apply an event, loudly, while accounts
 
   // Everything else answers.
   expect((await api.call('GET', '/customers', { auth: platform })).status).toBe(200);
-  expect((await api.call('GET', `/platform/internal-accounts?currency=USD`, { auth: platform })).body.data[0].balance.amount).toBe(usd.balance.amount + 1_500);
+  expect((await api.call('GET', `/platform/internal-accounts?currency=USD`, { auth: platform })).body.data[0].balance.amount).toBe(
+    usd.balance.amount + 1_500,
+  );
 }, 90_000);

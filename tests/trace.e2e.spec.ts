@@ -32,7 +32,17 @@ afterAll(async () => {
   await stack?.close();
 });
 
-type Line = { kind: string; service: string; streamId: string; position: number | null; type: string; occurredAt: string; correlationId: string | null; causationId: string | null; data: Record<string, unknown> };
+type Line = {
+  kind: string;
+  service: string;
+  streamId: string;
+  position: number | null;
+  type: string;
+  occurredAt: string;
+  correlationId: string | null;
+  causationId: string | null;
+  data: Record<string, unknown>;
+};
 
 /** The CLI as an engineer runs it, against this stack's database, in JSON lines. */
 const trace = async (...args: string[]): Promise<Line[]> => {
@@ -40,7 +50,10 @@ const trace = async (...args: string[]): Promise<Line[]> => {
     env: { ...process.env, DATABASE_URL: stack.database.url },
     maxBuffer: 64 * 1024 * 1024,
   });
-  return stdout.trim().split('\n').map((line) => JSON.parse(line) as Line);
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Line);
 };
 
 it('traces a cross-currency payment by its transaction id through payments, accounts and webhooks', async () => {
@@ -54,19 +67,33 @@ it('traces a cross-currency payment by its transaction id through payments, acco
   expect(executed.status).toBe(200);
   const transactionId = quoted.body.transactionId as string;
   expect((await pay.settled(platform, transactionId)).status).toBe('COMPLETED');
-  await receiver.waitFor(() => receiver.received.some((item) => item.body.type === 'OUTGOING_PAYMENT.COMPLETED' && item.body.data?.id === transactionId), 'OUTGOING_PAYMENT.COMPLETED');
+  await receiver.waitFor(
+    () => receiver.received.some((item) => item.body.type === 'OUTGOING_PAYMENT.COMPLETED' && item.body.data?.id === transactionId),
+    'OUTGOING_PAYMENT.COMPLETED',
+  );
 
   const lines = await trace(transactionId);
   const events = lines.filter((line) => line.kind === 'event');
   expect(events.map((line) => line.service)).toEqual(expect.arrayContaining(['payments', 'accounts']));
   expect(events.filter((line) => line.streamId === transactionId).length).toBeGreaterThanOrEqual(3);
   expect(events.some((line) => line.service === 'accounts' && line.streamId === usd)).toBe(true);
-  for (const line of events) expect(line).toEqual(expect.objectContaining({ position: expect.any(Number), type: expect.any(String), occurredAt: expect.any(String), data: expect.any(Object) }));
+  for (const line of events)
+    expect(line).toEqual(
+      expect.objectContaining({
+        position: expect.any(Number),
+        type: expect.any(String),
+        occurredAt: expect.any(String),
+        data: expect.any(Object),
+      }),
+    );
   expect(events.map((line) => line.occurredAt)).toEqual([...events.map((line) => line.occurredAt)].sort());
 
   const deliveries = lines.filter((line) => line.kind === 'delivery');
   const completed = deliveries.find((line) => line.type === 'OUTGOING_PAYMENT.COMPLETED' && line.streamId === transactionId);
-  expect(completed).toMatchObject({ service: 'webhooks', data: { status: 'DELIVERED', attempts: [expect.objectContaining({ attempt: 1, statusCode: 200, url: receiver.url })] } });
+  expect(completed).toMatchObject({
+    service: 'webhooks',
+    data: { status: 'DELIVERED', attempts: [expect.objectContaining({ attempt: 1, statusCode: 200, url: receiver.url })] },
+  });
 
   // The same story from other ids a person may have at hand.
   const fromQuote = await trace(quoted.body.id);
@@ -77,7 +104,9 @@ it('traces a cross-currency payment by its transaction id through payments, acco
   expect(fromRequest.some((line) => line.streamId === transactionId)).toBe(true);
 
   // What a person reads: one event per entry, the webhook with its attempt and answer under its event.
-  const { stdout } = await run(process.execPath, ['-r', '@swc-node/register', join(__dirname, '../scripts/trace.ts'), transactionId], { env: { ...process.env, DATABASE_URL: stack.database.url } });
+  const { stdout } = await run(process.execPath, ['-r', '@swc-node/register', join(__dirname, '../scripts/trace.ts'), transactionId], {
+    env: { ...process.env, DATABASE_URL: stack.database.url },
+  });
   mkdirSync(join(__dirname, '../tmp'), { recursive: true });
   writeFileSync(join(__dirname, '../tmp/trace-sample.txt'), stdout);
   expect(stdout).toContain(`found as stream ${transactionId}`);
@@ -95,7 +124,8 @@ it('answers GET /transactions/{id}?asOf= with the transaction as it stood then, 
   // The times come from the trace: when the quote was created, when execution started.
   const own = (await trace(transactionId)).filter((line) => line.kind === 'event' && line.streamId === transactionId);
   const at = (type: string): string => own.find((line) => line.type === type)?.occurredAt as string;
-  const asOf = (time: string, auth: Credentials = platform) => api.call('GET', `/transactions/${transactionId}?asOf=${encodeURIComponent(time)}`, { auth });
+  const asOf = (time: string, auth: Credentials = platform) =>
+    api.call('GET', `/transactions/${transactionId}?asOf=${encodeURIComponent(time)}`, { auth });
 
   expect((await asOf(at('QuoteCreated'))).body).toMatchObject({ id: transactionId, status: 'PENDING' });
   expect((await asOf(at('PaymentExecutionStarted'))).body).toMatchObject({ id: transactionId, status: 'PROCESSING' });
@@ -109,6 +139,8 @@ it('answers GET /transactions/{id}?asOf= with the transaction as it stood then, 
 }, 120_000);
 
 it('refuses what it cannot use and says why, without a stack trace', async () => {
-  await expect(trace('Transaction:00000000-0000-7000-8000-000000000000')).rejects.toMatchObject({ stderr: expect.stringContaining('Nothing in') });
+  await expect(trace('Transaction:00000000-0000-7000-8000-000000000000')).rejects.toMatchObject({
+    stderr: expect.stringContaining('Nothing in'),
+  });
   await expect(trace('x', '--from', 'yesterday')).rejects.toMatchObject({ stderr: expect.stringContaining('--from needs a time') });
 });

@@ -31,16 +31,22 @@ let accountCount = 0;
 type Customer = { customerId: string; usd: string; eur: string };
 const newCustomer = async (auth: Credentials, funding = 0): Promise<Customer> => {
   customerCount += 1;
-  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Tess ${customerCount}`, currencies: ['USD', 'EUR'] } });
+  const created = await api.call('POST', '/customers', {
+    auth,
+    body: { customerType: 'INDIVIDUAL', fullName: `Tess ${customerCount}`, currencies: ['USD', 'EUR'] },
+  });
   expect(created.status).toBe(201);
   const customerId = created.body.id as string;
   const accounts = await eventually(
-    async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as (Account & { balance: { currency: { code: string } } })[],
+    async () =>
+      (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body
+        .data as (Account & { balance: { currency: { code: string } } })[],
     (list) => list.length >= 2,
   );
   const usd = accounts.find((account) => account.balance.currency.code === 'USD')?.id ?? '';
   const eur = accounts.find((account) => account.balance.currency.code === 'EUR')?.id ?? '';
-  if (funding > 0) expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth, body: { amount: funding } })).status).toBe(200);
+  if (funding > 0)
+    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth, body: { amount: funding } })).status).toBe(200);
   return { customerId, usd, eur };
 };
 
@@ -50,7 +56,11 @@ const usdBankAccount = async (auth: Credentials, customerId: string, suffix = '0
   const accountNumber = `4${String(accountCount).padStart(7, '0')}0${suffix}`;
   const created = await api.call('POST', '/customers/external-accounts', {
     auth,
-    body: { customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber, routingNumber: '011000015', beneficiary: person } },
+    body: {
+      customerId,
+      currency: 'USD',
+      accountInfo: { accountType: 'USD_ACCOUNT', accountNumber, routingNumber: '011000015', beneficiary: person },
+    },
   });
   expect(created.status).toBe(201);
   return created.body.id as string;
@@ -63,14 +73,24 @@ const euroBankAccount = async (auth: Credentials, customerId: string): Promise<s
   const check = String(98 - Number(BigInt(numeric) % 97n)).padStart(2, '0');
   const created = await api.call('POST', '/customers/external-accounts', {
     auth,
-    body: { customerId, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: `DE${check}${bban}`, swiftCode: 'COBADEFFXXX', beneficiary: { ...person, countryOfResidence: 'DE' } } },
+    body: {
+      customerId,
+      currency: 'EUR',
+      accountInfo: {
+        accountType: 'EUR_ACCOUNT',
+        iban: `DE${check}${bban}`,
+        swiftCode: 'COBADEFFXXX',
+        beneficiary: { ...person, countryOfResidence: 'DE' },
+      },
+    },
   });
   expect(created.status).toBe(201);
   return created.body.id as string;
 };
 
 const account = async (auth: Credentials, customerId: string, accountId: string): Promise<Account> => {
-  const list = (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as Account[];
+  const list = (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body
+    .data as Account[];
   const found = list.find((candidate) => candidate.id === accountId);
   if (!found) throw new Error(`${accountId} is not listed`);
   return found;
@@ -80,16 +100,23 @@ const balances = async (auth: Credentials, customer: Customer, accountId = custo
   return [found.balance.amount, found.totalBalance.amount];
 };
 
-const transferOut = (auth: Credentials, body: unknown, key?: string) => api.call('POST', '/transfer-out', { auth, body, ...(key ? { headers: { 'Idempotency-Key': key } } : {}) });
-const transferIn = (auth: Credentials, body: unknown, key?: string) => api.call('POST', '/transfer-in', { auth, body, ...(key ? { headers: { 'Idempotency-Key': key } } : {}) });
-const out = (source: string, destination: string, amount: unknown) => ({ source: { accountId: source }, destination: { accountId: destination }, amount });
+const transferOut = (auth: Credentials, body: unknown, key?: string) =>
+  api.call('POST', '/transfer-out', { auth, body, ...(key ? { headers: { 'Idempotency-Key': key } } : {}) });
+const transferIn = (auth: Credentials, body: unknown, key?: string) =>
+  api.call('POST', '/transfer-in', { auth, body, ...(key ? { headers: { 'Idempotency-Key': key } } : {}) });
+const out = (source: string, destination: string, amount: unknown) => ({
+  source: { accountId: source },
+  destination: { accountId: destination },
+  amount,
+});
 const settled = (auth: Credentials, transactionId: string) =>
   eventually(
     async () => (await api.call('GET', `/transactions/${transactionId}`, { auth })).body as TransactionWire,
     (transaction) => transaction.status === 'COMPLETED' || transaction.status === 'FAILED',
     20_000,
   );
-const transactionCount = async (auth: Credentials): Promise<number> => (await api.call('GET', '/transactions?limit=1', { auth })).body.totalCount as number;
+const transactionCount = async (auth: Credentials): Promise<number> =>
+  (await api.call('GET', '/transactions?limit=1', { auth })).body.totalCount as number;
 const fieldsOf = (body: { details?: { errors?: { field: string }[]; field?: string } }): string[] =>
   body.details?.errors?.map((error) => error.field) ?? (body.details?.field ? [body.details.field] : []);
 
@@ -189,7 +216,11 @@ describe('POST /transfer-out', () => {
     const bank = await usdBankAccount(platformA, payer.customerId);
     const before = await transactionCount(platformA);
     const refused = await transferOut(platformA, { source: { accountId: payer.usd }, destination: { accountId: bank } });
-    expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_AMOUNT', details: { field: 'amount', reason: 'NO_AVAILABLE_BALANCE', accountId: payer.usd } });
+    expect(refused.body).toMatchObject({
+      status: 400,
+      code: 'INVALID_AMOUNT',
+      details: { field: 'amount', reason: 'NO_AVAILABLE_BALANCE', accountId: payer.usd },
+    });
     expect(refused.body.message).toContain('whole available balance');
     expect(refused.body.message).toContain('Fund the account first');
     expect(await transactionCount(platformA)).toBe(before);
@@ -201,7 +232,11 @@ describe('POST /transfer-out', () => {
     const bank = await usdBankAccount(platformA, payer.customerId);
     const before = await transactionCount(platformA);
     const refused = await transferOut(platformA, out(payer.usd, bank, 1_001));
-    expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_AMOUNT', details: { reason: 'INSUFFICIENT_FUNDS', available: '1000', requested: '1001' } });
+    expect(refused.body).toMatchObject({
+      status: 400,
+      code: 'INVALID_AMOUNT',
+      details: { reason: 'INSUFFICIENT_FUNDS', available: '1000', requested: '1001' },
+    });
     expect(refused.body.message).toContain('1000');
     expect(fieldsOf(refused.body)).toContain('amount');
     expect(await transactionCount(platformA)).toBe(before);
@@ -233,7 +268,9 @@ describe('POST /transfer-out', () => {
     const created = replies.filter((reply) => reply.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     // The others were told the first is still running (409), never a second transfer.
-    expect(replies.filter((reply) => reply.status !== 201).map((reply) => reply.body.code)).toEqual(Array(6 - created.length).fill('CONFLICT'));
+    expect(replies.filter((reply) => reply.status !== 201).map((reply) => reply.body.code)).toEqual(
+      Array(6 - created.length).fill('CONFLICT'),
+    );
     const ids = new Set(created.map((reply) => reply.body.id as string));
     expect(ids.size).toBe(1);
     await settled(platformA, [...ids][0] ?? '');
@@ -243,18 +280,42 @@ describe('POST /transfer-out', () => {
   it('moves money once when commands with one key race straight at the payments service (no gateway record)', async () => {
     const payer = await newCustomer(platformA, 10_000);
     const bank = await usdBankAccount(platformA, payer.customerId);
-    natsContext ??= await NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: stack.bus.url, natsAuth: stack.bus.harness, subjectPrefix: stack.subjectPrefix, name: 'e2e-transfers' }), { logger: ['error'] });
+    natsContext ??= await NestFactory.createApplicationContext(
+      MessagingModule.forRoot({
+        natsUrl: stack.bus.url,
+        natsAuth: stack.bus.harness,
+        subjectPrefix: stack.subjectPrefix,
+        name: 'e2e-transfers',
+      }),
+      { logger: ['error'] },
+    );
     await natsContext.init();
     const client = natsContext.get(ServiceClient);
-    const context = (): RequestContext => ({ platformId: platformAId, actor: { kind: 'system', name: 'e2e' }, requestId: newUuid(), correlationId: newUuid() });
-    const data: TransferOutData = { source: { accountId: payer.usd }, destination: { accountId: bank }, amount: '4000', idempotencyKey: newUuid() };
-    const replies = await Promise.all(Array.from({ length: 8 }, () => client.request<TransactionWire>(subjects.payments.transfer.out, data, { context: context(), timeoutMs: 20_000 })));
+    const context = (): RequestContext => ({
+      platformId: platformAId,
+      actor: { kind: 'system', name: 'e2e' },
+      requestId: newUuid(),
+      correlationId: newUuid(),
+    });
+    const data: TransferOutData = {
+      source: { accountId: payer.usd },
+      destination: { accountId: bank },
+      amount: '4000',
+      idempotencyKey: newUuid(),
+    };
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        client.request<TransactionWire>(subjects.payments.transfer.out, data, { context: context(), timeoutMs: 20_000 }),
+      ),
+    );
     const ids = new Set(replies.map((reply) => reply.id));
     expect(ids.size).toBe(1);
     await settled(platformA, [...ids][0] ?? '');
     expect(await balances(platformA, payer)).toEqual([6_000, 6_000]);
     // The same key with a different request is refused, and moves nothing.
-    const other = await client.request(subjects.payments.transfer.out, { ...data, amount: '10' }, { context: context(), timeoutMs: 20_000 }).catch((error: { code?: string }) => error);
+    const other = await client
+      .request(subjects.payments.transfer.out, { ...data, amount: '10' }, { context: context(), timeoutMs: 20_000 })
+      .catch((error: { code?: string }) => error);
     expect((other as { code?: string }).code).toBe('CONFLICT');
     expect(await balances(platformA, payer)).toEqual([6_000, 6_000]);
   });
@@ -282,19 +343,49 @@ describe('bad transfer input', () => {
     ['a fractional amount', 400, 'INVALID_INPUT', 'amount', () => out(payer.usd, bank, 1.5)],
     ['a huge amount', 400, 'INVALID_INPUT', 'amount', () => out(payer.usd, bank, 1e20)],
     ['an amount as text', 400, 'INVALID_INPUT', 'amount', () => out(payer.usd, bank, '100')],
-    ['a currency member (none exists: the accounts decide it)', 400, 'INVALID_INPUT', 'currency', () => ({ ...out(payer.usd, bank, 100), currency: 'XYZ' })],
+    [
+      'a currency member (none exists: the accounts decide it)',
+      400,
+      'INVALID_INPUT',
+      'currency',
+      () => ({ ...out(payer.usd, bank, 100), currency: 'XYZ' }),
+    ],
     ['an external account in another currency', 400, 'INVALID_CURRENCY', 'destination.accountId', () => out(payer.usd, euros, 100)],
-    ['a source that is not an object', 400, 'INVALID_INPUT', 'source', () => ({ ...out(payer.usd, bank, 100), source: 'InternalAccount:x' })],
+    [
+      'a source that is not an object',
+      400,
+      'INVALID_INPUT',
+      'source',
+      () => ({ ...out(payer.usd, bank, 100), source: 'InternalAccount:x' }),
+    ],
     ['a numeric account id', 400, 'INVALID_INPUT', 'source.accountId', () => ({ ...out(payer.usd, bank, 100), source: { accountId: 42 } })],
     ['no destination', 400, 'INVALID_INPUT', 'destination', () => ({ source: { accountId: payer.usd }, amount: 100 })],
-    ['an unknown paymentRail', 400, 'INVALID_INPUT', 'destination.paymentRail', () => ({ ...out(payer.usd, bank, 100), destination: { accountId: bank, paymentRail: 'CARRIER_PIGEON' } })],
+    [
+      'an unknown paymentRail',
+      400,
+      'INVALID_INPUT',
+      'destination.paymentRail',
+      () => ({ ...out(payer.usd, bank, 100), destination: { accountId: bank, paymentRail: 'CARRIER_PIGEON' } }),
+    ],
     ['a malformed source id', 400, 'INVALID_INPUT', 'source.accountId', () => out('InternalAccount:nope', bank, 100)],
     ['an external account as source', 400, 'INVALID_INPUT', 'source.accountId', () => out(bank, bank, 100)],
     ['an internal account as destination', 400, 'INVALID_INPUT', 'destination.accountId', () => out(payer.usd, payer.eur, 100)],
     ['an unknown source account', 404, 'REFERENCE_NOT_FOUND', 'source.accountId', () => out(`InternalAccount:${newUuid()}`, bank, 100)],
-    ['an unknown destination account', 404, 'REFERENCE_NOT_FOUND', 'destination.accountId', () => out(payer.usd, `ExternalAccount:${newUuid()}`, 100)],
+    [
+      'an unknown destination account',
+      404,
+      'REFERENCE_NOT_FOUND',
+      'destination.accountId',
+      () => out(payer.usd, `ExternalAccount:${newUuid()}`, 100),
+    ],
     ['another platform’s source account', 404, 'REFERENCE_NOT_FOUND', 'source.accountId', () => out(strangerAccount, bank, 100)],
-    ['another platform’s destination account', 404, 'REFERENCE_NOT_FOUND', 'destination.accountId', () => out(payer.usd, strangerBank, 100)],
+    [
+      'another platform’s destination account',
+      404,
+      'REFERENCE_NOT_FOUND',
+      'destination.accountId',
+      () => out(payer.usd, strangerBank, 100),
+    ],
   ];
 
   it.each(cases)('transfer-out refuses %s: %i %s naming %s, moving nothing', async (_name, status, code, field, body) => {
@@ -317,12 +408,23 @@ describe('bad transfer input', () => {
   it('keeps each platform’s transfers invisible to the other', async () => {
     const created = await transferOut(platformA, out(payer.usd, bank, 100));
     expect(created.status).toBe(201);
-    expect((await api.call('GET', `/transactions/${created.body.id}`, { auth: platformB })).body).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
-    expect((await api.call('POST', `/transactions/${created.body.id}/confirm`, { auth: platformB })).body).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
+    expect((await api.call('GET', `/transactions/${created.body.id}`, { auth: platformB })).body).toMatchObject({
+      status: 404,
+      code: 'TRANSACTION_NOT_FOUND',
+    });
+    expect((await api.call('POST', `/transactions/${created.body.id}/confirm`, { auth: platformB })).body).toMatchObject({
+      status: 404,
+      code: 'TRANSACTION_NOT_FOUND',
+    });
     const listed = (await api.call('GET', `/transactions?accountIdentifier=${encodeURIComponent(payer.usd)}`, { auth: platformB })).body;
     expect(listed).toMatchObject({ data: [], totalCount: 0 });
     await settled(platformA, created.body.id);
-    expect(await eventually(() => balances(platformA, payer), (pair) => pair[0] === 4_900)).toEqual([4_900, 4_900]);
+    expect(
+      await eventually(
+        () => balances(platformA, payer),
+        (pair) => pair[0] === 4_900,
+      ),
+    ).toEqual([4_900, 4_900]);
   });
 });
 
@@ -358,19 +460,33 @@ describe('POST /transfer-in', () => {
     const euros = await euroBankAccount(platformA, payee.customerId);
     const before = await transactionCount(platformA);
     const refused = await transferIn(platformA, { source: { accountId: euros }, destination: { accountId: payee.eur }, amount: 500 });
-    expect(refused.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'source.accountId', reason: 'NOT_PULLABLE', internalAccountId: payee.eur } });
+    expect(refused.body).toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+      details: { field: 'source.accountId', reason: 'NOT_PULLABLE', internalAccountId: payee.eur },
+    });
     expect(refused.body.message).toContain('fundingPaymentInstructions');
-    expect(refused.body.details.fundingPaymentInstructions).toEqual((await account(platformA, payee.customerId, payee.eur)).fundingPaymentInstructions);
+    expect(refused.body.details.fundingPaymentInstructions).toEqual(
+      (await account(platformA, payee.customerId, payee.eur)).fundingPaymentInstructions,
+    );
     expect(await transactionCount(platformA)).toBe(before);
   });
 
   it('refuses an unknown source account with a 404 and a foreign destination with a 404, crediting nothing', async () => {
     const payee = await newCustomer(platformA);
-    const unknown = await transferIn(platformA, { source: { accountId: `ExternalAccount:${newUuid()}` }, destination: { accountId: payee.usd }, amount: 100 });
+    const unknown = await transferIn(platformA, {
+      source: { accountId: `ExternalAccount:${newUuid()}` },
+      destination: { accountId: payee.usd },
+      amount: 100,
+    });
     expect(unknown.body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { field: 'source.accountId' } });
     const stranger = await newCustomer(platformB);
     const strangerBank = await usdBankAccount(platformB, stranger.customerId);
-    const foreign = await transferIn(platformB, { source: { accountId: strangerBank }, destination: { accountId: payee.usd }, amount: 100 });
+    const foreign = await transferIn(platformB, {
+      source: { accountId: strangerBank },
+      destination: { accountId: payee.usd },
+      amount: 100,
+    });
     expect(foreign.body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { field: 'destination.accountId' } });
     expect(await balances(platformA, payee)).toEqual([0, 0]);
   });
@@ -411,7 +527,8 @@ describe('GET /transactions filters and paging', () => {
     const outOne = (await transferOut(platformA, out(payer.usd, bankOne, 100))).body.id as string;
     const outTwo = (await transferOut(platformA, out(payer.usd, bankOne, 200))).body.id as string;
     const outOther = (await transferOut(platformA, out(payer.usd, bankTwo, 300))).body.id as string;
-    const inOne = (await transferIn(platformA, { source: { accountId: bankOne }, destination: { accountId: payer.usd }, amount: 400 })).body.id as string;
+    const inOne = (await transferIn(platformA, { source: { accountId: bankOne }, destination: { accountId: payer.usd }, amount: 400 })).body
+      .id as string;
     ids = { outOne, outTwo, outOther, inOne };
     for (const id of Object.values(ids)) await settled(platformA, id);
   }, 60_000);
@@ -429,8 +546,14 @@ describe('GET /transactions filters and paging', () => {
     expect(await listed(`receiverAccountIdentifier=${encodeURIComponent(bankOne)}`)).toEqual([ids.outOne, ids.outTwo].sort());
     expect(await listed(`accountIdentifier=${encodeURIComponent(bankOne)}`)).toEqual([ids.outOne, ids.outTwo, ids.inOne].sort());
     expect(await listed(`accountIdentifier=${encodeURIComponent(payer.usd)}&type=INCOMING`)).toEqual([ids.inOne]);
-    expect(await listed(`accountIdentifier=${encodeURIComponent(payer.usd)}&customerId=${encodeURIComponent(payer.customerId)}&status=COMPLETED`)).toEqual(all);
-    const reference = ((await api.call('GET', `/transactions/${ids.outTwo}`, { auth: platformA })).body as TransactionWire).reconciliationInstructions?.reference ?? '';
+    expect(
+      await listed(
+        `accountIdentifier=${encodeURIComponent(payer.usd)}&customerId=${encodeURIComponent(payer.customerId)}&status=COMPLETED`,
+      ),
+    ).toEqual(all);
+    const reference =
+      ((await api.call('GET', `/transactions/${ids.outTwo}`, { auth: platformA })).body as TransactionWire).reconciliationInstructions
+        ?.reference ?? '';
     expect(await listed(`reference=${encodeURIComponent(reference)}`)).toEqual([ids.outTwo]);
     expect(await listed('reference=CRD-NOSUCHTHING')).toEqual([]);
   });
@@ -440,7 +563,11 @@ describe('GET /transactions filters and paging', () => {
       const seen: string[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < 10; page += 1) {
-        const reply = await api.call('GET', `/transactions?accountIdentifier=${encodeURIComponent(payer.usd)}&limit=1&sortOrder=${sortOrder}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { auth: platformA });
+        const reply = await api.call(
+          'GET',
+          `/transactions?accountIdentifier=${encodeURIComponent(payer.usd)}&limit=1&sortOrder=${sortOrder}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          { auth: platformA },
+        );
         expect(reply.body.totalCount).toBe(4);
         seen.push(...(reply.body.data as TransactionWire[]).map((transaction) => transaction.id));
         if (!reply.body.hasMore) break;
@@ -453,10 +580,13 @@ describe('GET /transactions filters and paging', () => {
     expect(await walk('desc')).toEqual([...ascending].reverse());
   });
 
-  it.each(['accountIdentifier=', 'reference=' + 'x'.repeat(256), 'senderAccountIdentifier=a&senderAccountIdentifier=b'])('refuses ?%s with a 400', async (query) => {
-    const reply = await api.call('GET', `/transactions?${query}`, { auth: platformA });
-    expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
-  });
+  it.each(['accountIdentifier=', 'reference=' + 'x'.repeat(256), 'senderAccountIdentifier=a&senderAccountIdentifier=b'])(
+    'refuses ?%s with a 400',
+    async (query) => {
+      const reply = await api.call('GET', `/transactions?${query}`, { auth: platformA });
+      expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+    },
+  );
 });
 
 describe('POST /transactions/{id}/confirm', () => {
@@ -470,30 +600,60 @@ describe('POST /transactions/{id}/confirm', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ id: created.body.id, status: 'COMPLETED' });
     expect(Date.parse(first.body.receiptDeliveryConfirmedAt)).toBeGreaterThanOrEqual(before - 1_000);
-    const second = await api.call('POST', `/transactions/${created.body.id}/confirm`, { auth: platformA, body: { receiptDeliveryConfirmedAt: '2026-01-02T03:04:05Z' } });
+    const second = await api.call('POST', `/transactions/${created.body.id}/confirm`, {
+      auth: platformA,
+      body: { receiptDeliveryConfirmedAt: '2026-01-02T03:04:05Z' },
+    });
     expect(second.body.receiptDeliveryConfirmedAt).toBe('2026-01-02T03:04:05.000Z');
-    expect((await api.call('GET', `/transactions/${created.body.id}`, { auth: platformA })).body.receiptDeliveryConfirmedAt).toBe('2026-01-02T03:04:05.000Z');
-    const bad = await api.call('POST', `/transactions/${created.body.id}/confirm`, { auth: platformA, body: { receiptDeliveryConfirmedAt: 'yesterday' } });
+    expect((await api.call('GET', `/transactions/${created.body.id}`, { auth: platformA })).body.receiptDeliveryConfirmedAt).toBe(
+      '2026-01-02T03:04:05.000Z',
+    );
+    const bad = await api.call('POST', `/transactions/${created.body.id}/confirm`, {
+      auth: platformA,
+      body: { receiptDeliveryConfirmedAt: 'yesterday' },
+    });
     expect(bad.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
     expect(fieldsOf(bad.body)).toContain('receiptDeliveryConfirmedAt');
-    expect((await api.call('POST', '/transactions/Transaction:nope/confirm', { auth: platformA })).body).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
-    expect((await api.call('POST', `/transactions/Transaction:${newUuid()}/confirm`, { auth: platformA })).body).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
+    expect((await api.call('POST', '/transactions/Transaction:nope/confirm', { auth: platformA })).body).toMatchObject({
+      status: 404,
+      code: 'TRANSACTION_NOT_FOUND',
+    });
+    expect((await api.call('POST', `/transactions/Transaction:${newUuid()}/confirm`, { auth: platformA })).body).toMatchObject({
+      status: 404,
+      code: 'TRANSACTION_NOT_FOUND',
+    });
   });
 });
 
 describe('a platform’s own transfer', () => {
   it('moves money from the platform’s account to its own bank account, with the platform as the customer', async () => {
-    const platformAccounts = (await api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platformA })).body.data as Account[];
+    const platformAccounts = (await api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platformA })).body
+      .data as Account[];
     const usd = platformAccounts[0]?.id ?? '';
-    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: platformA, body: { amount: 9_000 } })).status).toBe(200);
+    expect((await api.call('POST', `/sandbox/internal-accounts/${usd}/fund`, { auth: platformA, body: { amount: 9_000 } })).status).toBe(
+      200,
+    );
     accountCount += 1;
     const bank = await api.call('POST', '/platform/external-accounts', {
       auth: platformA,
-      body: { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `5${String(accountCount).padStart(7, '0')}0001`, routingNumber: '011000015', beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Platform A Inc' } } },
+      body: {
+        currency: 'USD',
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: `5${String(accountCount).padStart(7, '0')}0001`,
+          routingNumber: '011000015',
+          beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Platform A Inc' },
+        },
+      },
     });
     expect(bank.status).toBe(201);
     const created = await transferOut(platformA, out(usd, bank.body.id, 2_500));
-    expect(created.body).toMatchObject({ status: 'PENDING', customerId: platformAId, platformCustomerId: platformAId, counterpartyInformation: { FULL_NAME: 'Platform A Inc' } });
+    expect(created.body).toMatchObject({
+      status: 'PENDING',
+      customerId: platformAId,
+      platformCustomerId: platformAId,
+      counterpartyInformation: { FULL_NAME: 'Platform A Inc' },
+    });
     expect((await settled(platformA, created.body.id)).status).toBe('COMPLETED');
     const after = (await api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platformA })).body.data as Account[];
     expect(after.find((account) => account.id === usd)?.balance.amount).toBe((platformAccounts[0]?.balance.amount ?? 0) + 9_000 - 2_500);
@@ -503,7 +663,10 @@ describe('a platform’s own transfer', () => {
     // A customer's bank account is not the platform's to pay out to.
     const customer = await newCustomer(platformA);
     const theirs = await usdBankAccount(platformA, customer.customerId);
-    expect((await transferOut(platformA, out(usd, theirs, 100))).body).toMatchObject({ status: 400, details: { field: 'destination.accountId' } });
+    expect((await transferOut(platformA, out(usd, theirs, 100))).body).toMatchObject({
+      status: 400,
+      details: { field: 'destination.accountId' },
+    });
   });
 });
 

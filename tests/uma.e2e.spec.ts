@@ -22,16 +22,21 @@ type Customer = { id: string; umaAddress: string; accounts: Account[] };
 let customerCount = 0;
 const newCustomer = async (auth: Credentials, currencies: string[]): Promise<Customer> => {
   customerCount += 1;
-  const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Uma Person ${customerCount}`, currencies } });
+  const created = await api.call('POST', '/customers', {
+    auth,
+    body: { customerType: 'INDIVIDUAL', fullName: `Uma Person ${customerCount}`, currencies },
+  });
   expect([created.status, created.body.message]).toEqual([201, undefined]);
   const id = created.body.id as string;
   const accounts = await eventually(
-    async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(id)}`, { auth })).body.data as Account[],
+    async () =>
+      (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(id)}`, { auth })).body.data as Account[],
     (list) => list.length >= currencies.length,
   );
   return { id, umaAddress: created.body.umaAddress as string, accounts };
 };
-const accountIn = (customer: Customer, currency: string): string => customer.accounts.find((account) => account.balance.currency.code === currency)?.id ?? '';
+const accountIn = (customer: Customer, currency: string): string =>
+  customer.accounts.find((account) => account.balance.currency.code === currency)?.id ?? '';
 
 const euroAccount = async (auth: Credentials, customerId: string, serial: number): Promise<string> => {
   const bban = `370400440532${String(serial).padStart(6, '0')}`;
@@ -39,13 +44,23 @@ const euroAccount = async (auth: Credentials, customerId: string, serial: number
   const check = String(98 - Number(BigInt(numeric) % 97n)).padStart(2, '0');
   const created = await api.call('POST', '/customers/external-accounts', {
     auth,
-    body: { customerId, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: `DE${check}${bban}`, swiftCode: 'COBADEFFXXX', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Eva Empfänger', countryOfResidence: 'DE' } } },
+    body: {
+      customerId,
+      currency: 'EUR',
+      accountInfo: {
+        accountType: 'EUR_ACCOUNT',
+        iban: `DE${check}${bban}`,
+        swiftCode: 'COBADEFFXXX',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Eva Empfänger', countryOfResidence: 'DE' },
+      },
+    },
   });
   expect(created.status).toBe(201);
   return created.body.id as string;
 };
 
-const lookupUma = (address: string, query: string, auth: Credentials = platformA) => api.call('GET', `/receiver/uma/${encodeURIComponent(address)}${query}`, { auth });
+const lookupUma = (address: string, query: string, auth: Credentials = platformA) =>
+  api.call('GET', `/receiver/uma/${encodeURIComponent(address)}${query}`, { auth });
 const fieldsOf = (body: { details?: { errors?: { field: string }[]; field?: string } }): string[] =>
   body.details?.errors?.map((error) => error.field) ?? (body.details?.field ? [body.details.field] : []);
 
@@ -59,8 +74,17 @@ beforeAll(async () => {
   platformB = (await stack.createPlatform()).token as Credentials;
   receiver = await startReceiver();
   const current = (await api.call('GET', '/config', { auth: platformA })).body;
-  const crypto = ['USDC', 'BTC'].map((currencyCode) => ({ currencyCode, minAmount: 1000, maxAmount: 100_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['OUTGOING', 'INCOMING'] }));
-  const configured = await api.call('PATCH', '/config', { auth: platformA, body: { webhookEndpoint: receiver.url, supportedCurrencies: [...current.supportedCurrencies, ...crypto] } });
+  const crypto = ['USDC', 'BTC'].map((currencyCode) => ({
+    currencyCode,
+    minAmount: 1000,
+    maxAmount: 100_000_000,
+    requiredCounterpartyFields: [],
+    enabledTransactionTypes: ['OUTGOING', 'INCOMING'],
+  }));
+  const configured = await api.call('PATCH', '/config', {
+    auth: platformA,
+    body: { webhookEndpoint: receiver.url, supportedCurrencies: [...current.supportedCurrencies, ...crypto] },
+  });
   expect(configured.status).toBe(200);
   sender = await newCustomer(platformA, ['USD', 'USDC', 'BTC']);
   strangerCustomer = await newCustomer(platformB, ['USD']);
@@ -82,8 +106,19 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
   ])('looks up the sandbox receiver %s: %s with an estimate and limits, and a lookupId', async (address, currency, rate) => {
     const reply = await lookupUma(address, `?customerId=${encodeURIComponent(sender.id)}`);
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ receiverUmaAddress: address, lookupId: expect.stringMatching(/^Lookup:/), requiredPayerDataFields: [{ name: 'FULL_NAME', mandatory: true }] });
-    expect(reply.body.supportedCurrencies).toEqual([{ currency: expect.objectContaining({ code: currency }), estimatedExchangeRate: rate, min: expect.any(Number), max: expect.any(Number) }]);
+    expect(reply.body).toMatchObject({
+      receiverUmaAddress: address,
+      lookupId: expect.stringMatching(/^Lookup:/),
+      requiredPayerDataFields: [{ name: 'FULL_NAME', mandatory: true }],
+    });
+    expect(reply.body.supportedCurrencies).toEqual([
+      {
+        currency: expect.objectContaining({ code: currency }),
+        estimatedExchangeRate: rate,
+        min: expect.any(Number),
+        max: expect.any(Number),
+      },
+    ]);
     const [preference] = reply.body.supportedCurrencies;
     expect(preference.min).toBeLessThan(preference.max);
   });
@@ -140,9 +175,18 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
   });
 
   it('answers malformed percent-encoding in the path with 400 and the error body, not 5xx', async () => {
-    const reply = await api.call('GET', '/receiver/uma/%24alice%E0%A4%A@bayani.example?senderUmaAddress=%24a%40b.example', { auth: platformA });
-    expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', message: expect.stringContaining('percent-encoding'), details: { field: 'path' } });
-    const huge = await api.call('GET', `/receiver/uma/%24${'a'.repeat(1100)}%40bayani.example?senderUmaAddress=%24a%40b.example`, { auth: platformA });
+    const reply = await api.call('GET', '/receiver/uma/%24alice%E0%A4%A@bayani.example?senderUmaAddress=%24a%40b.example', {
+      auth: platformA,
+    });
+    expect(reply.body).toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('percent-encoding'),
+      details: { field: 'path' },
+    });
+    const huge = await api.call('GET', `/receiver/uma/%24${'a'.repeat(1100)}%40bayani.example?senderUmaAddress=%24a%40b.example`, {
+      auth: platformA,
+    });
     expect(huge.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { field: 'path' } });
   });
 });
@@ -160,12 +204,28 @@ describe('GET /receiver/external-account/{accountId} and quotes citing a lookupI
   });
 
   const quote = (auth: Credentials, body: Record<string, unknown>) =>
-    api.call('POST', '/quotes', { auth, body: { source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000, ...body } });
+    api.call('POST', '/quotes', {
+      auth,
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: accountIn(sender, 'USD') },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 10_000,
+        ...body,
+      },
+    });
 
   it('looks up an external account: its currency with the estimate from USD and the limits', async () => {
-    const reply = await api.call('GET', `/receiver/external-account/${encodeURIComponent(euros)}?customerId=${encodeURIComponent(sender.id)}`, { auth: platformA });
+    const reply = await api.call(
+      'GET',
+      `/receiver/external-account/${encodeURIComponent(euros)}?customerId=${encodeURIComponent(sender.id)}`,
+      { auth: platformA },
+    );
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ accountId: euros, lookupId: expect.stringMatching(/^Lookup:/), supportedCurrencies: [{ currency: { code: 'EUR' }, estimatedExchangeRate: 1.08, min: 100, max: 1_000_000_000 }] });
+    expect(reply.body).toMatchObject({
+      accountId: euros,
+      lookupId: expect.stringMatching(/^Lookup:/),
+      supportedCurrencies: [{ currency: { code: 'EUR' }, estimatedExchangeRate: 1.08, min: 100, max: 1_000_000_000 }],
+    });
     const quoted = await quote(platformA, { destination: { destinationType: 'ACCOUNT', accountId: euros }, lookupId: reply.body.lookupId });
     expect([quoted.status, quoted.body.receivingCurrency?.code]).toEqual([201, 'EUR']);
   });
@@ -173,13 +233,21 @@ describe('GET /receiver/external-account/{accountId} and quotes citing a lookupI
   it('looks an external account up without naming the sender, and a quote may cite that lookupId', async () => {
     const reply = await api.call('GET', `/receiver/external-account/${encodeURIComponent(euros)}`, { auth: platformA });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ accountId: euros, lookupId: expect.stringMatching(/^Lookup:/), supportedCurrencies: [{ currency: { code: 'EUR' }, estimatedExchangeRate: 1.08 }] });
+    expect(reply.body).toMatchObject({
+      accountId: euros,
+      lookupId: expect.stringMatching(/^Lookup:/),
+      supportedCurrencies: [{ currency: { code: 'EUR' }, estimatedExchangeRate: 1.08 }],
+    });
     const quoted = await quote(platformA, { destination: { destinationType: 'ACCOUNT', accountId: euros }, lookupId: reply.body.lookupId });
     expect([quoted.status, quoted.body.receivingCurrency?.code]).toEqual([201, 'EUR']);
   });
 
   it('keeps external account lookups to their platform: another platform’s account or a malformed id is 404', async () => {
-    const foreign = await api.call('GET', `/receiver/external-account/${encodeURIComponent(euros)}?customerId=${encodeURIComponent(strangerCustomer.id)}`, { auth: platformB });
+    const foreign = await api.call(
+      'GET',
+      `/receiver/external-account/${encodeURIComponent(euros)}?customerId=${encodeURIComponent(strangerCustomer.id)}`,
+      { auth: platformB },
+    );
     expect(foreign.status).toBe(404);
     const malformed = await api.call('GET', '/receiver/external-account/not-an-id?senderUmaAddress=%24a%40b.example', { auth: platformA });
     expect(malformed.status).toBe(404);
@@ -195,16 +263,34 @@ describe('GET /receiver/external-account/{accountId} and quotes citing a lookupI
     const { lookupId } = lookup.body;
     // The lookup names every payer field a quote will ask for: the receiver's (the name) and the
     // PHP corridor's (birth date, nationality). The sender's profile has the name, not the rest.
-    const mandatory = (lookup.body.requiredPayerDataFields as { name: string; mandatory: boolean }[]).filter((field) => field.mandatory).map((field) => field.name);
+    const mandatory = (lookup.body.requiredPayerDataFields as { name: string; mandatory: boolean }[])
+      .filter((field) => field.mandatory)
+      .map((field) => field.name);
     expect(mandatory.sort()).toEqual(['BIRTH_DATE', 'FULL_NAME', 'NATIONALITY']);
     const missingName = await quote(platformA, { destination, lookupId });
-    expect([missingName.status, missingName.body.code, missingName.body.details?.missing]).toEqual([400, 'MISSING_MANDATORY_USER_INFO', ['BIRTH_DATE', 'NATIONALITY']]);
-    const wrongCurrency = await quote(platformA, { destination: { ...destination, currency: 'EUR' }, lookupId, senderCustomerInfo: { FULL_NAME: 'Uma Person' } });
+    expect([missingName.status, missingName.body.code, missingName.body.details?.missing]).toEqual([
+      400,
+      'MISSING_MANDATORY_USER_INFO',
+      ['BIRTH_DATE', 'NATIONALITY'],
+    ]);
+    const wrongCurrency = await quote(platformA, {
+      destination: { ...destination, currency: 'EUR' },
+      lookupId,
+      senderCustomerInfo: { FULL_NAME: 'Uma Person' },
+    });
     expect([wrongCurrency.status, fieldsOf(wrongCurrency.body)]).toEqual([400, ['destination.currency']]);
-    const otherAddress = await quote(platformA, { destination: { ...destination, umaAddress: '$jose@bayani.example' }, lookupId, senderCustomerInfo: { FULL_NAME: 'Uma Person' } });
+    const otherAddress = await quote(platformA, {
+      destination: { ...destination, umaAddress: '$jose@bayani.example' },
+      lookupId,
+      senderCustomerInfo: { FULL_NAME: 'Uma Person' },
+    });
     expect([otherAddress.status, fieldsOf(otherAddress.body)]).toEqual([400, ['lookupId']]);
 
-    const quoted = await quote(platformA, { destination, lookupId, senderCustomerInfo: { FULL_NAME: 'Uma Person', BIRTH_DATE: '1990-04-01', NATIONALITY: 'PH' } });
+    const quoted = await quote(platformA, {
+      destination,
+      lookupId,
+      senderCustomerInfo: { FULL_NAME: 'Uma Person', BIRTH_DATE: '1990-04-01', NATIONALITY: 'PH' },
+    });
     expect(quoted.status).toBe(201);
     expect([quoted.body.receivingCurrency.code, quoted.body.destination]).toEqual(['PHP', destination]);
   });
@@ -216,31 +302,59 @@ describe('GET /receiver/external-account/{accountId} and quotes citing a lookupI
     // 1 USD less fees is about 1 500 centavos, under the least MXN a payment delivers.
     const tooLittle = await quote(platformA, { destination, lookupId: lookup.body.lookupId, lockedCurrencyAmount: 100 });
     expect([tooLittle.status, tooLittle.body.code, tooLittle.body.details?.minReceivingAmount]).toEqual([400, 'AMOUNT_OUT_OF_RANGE', min]);
-    const tooMuch = await quote(platformA, { destination, lookupId: lookup.body.lookupId, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: max + 1 });
+    const tooMuch = await quote(platformA, {
+      destination,
+      lookupId: lookup.body.lookupId,
+      lockedCurrencySide: 'RECEIVING',
+      lockedCurrencyAmount: max + 1,
+    });
     expect([tooMuch.status, tooMuch.body.code]).toEqual([400, 'AMOUNT_OUT_OF_RANGE']);
-    const atLeast = await quote(platformA, { destination, lookupId: lookup.body.lookupId, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: min });
+    const atLeast = await quote(platformA, {
+      destination,
+      lookupId: lookup.body.lookupId,
+      lockedCurrencySide: 'RECEIVING',
+      lockedCurrencyAmount: min,
+    });
     expect([atLeast.status, atLeast.body.totalReceivingAmount]).toEqual([201, min]);
   });
 
-  it.each(['$success.usd@sandbox.uma.money', '$pending.long.usd@sandbox.uma.money', '$fail.compliance.usd@sandbox.uma.money'])('quotes the looked-up sandbox address %s from MXN', async (umaAddress) => {
-    const lookup = await lookupUma(umaAddress, `?customerId=${encodeURIComponent(sender.id)}`);
-    const mxn = await newMxnSender();
-    const quoted = await api.call('POST', '/quotes', {
-      auth: platformA,
-      body: { source: { sourceType: 'ACCOUNT', accountId: mxn }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100_000, lookupId: lookup.body.lookupId },
-    });
-    expect([quoted.status, quoted.body.status, quoted.body.receivingCurrency?.code]).toEqual([201, 'PENDING', 'USD']);
-  });
+  it.each(['$success.usd@sandbox.uma.money', '$pending.long.usd@sandbox.uma.money', '$fail.compliance.usd@sandbox.uma.money'])(
+    'quotes the looked-up sandbox address %s from MXN',
+    async (umaAddress) => {
+      const lookup = await lookupUma(umaAddress, `?customerId=${encodeURIComponent(sender.id)}`);
+      const mxn = await newMxnSender();
+      const quoted = await api.call('POST', '/quotes', {
+        auth: platformA,
+        body: {
+          source: { sourceType: 'ACCOUNT', accountId: mxn },
+          destination: { destinationType: 'UMA_ADDRESS', umaAddress },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 100_000,
+          lookupId: lookup.body.lookupId,
+        },
+      });
+      expect([quoted.status, quoted.body.status, quoted.body.receivingCurrency?.code]).toEqual([201, 'PENDING', 'USD']);
+    },
+  );
 
   it('keeps a lookupId to its platform: cited by another platform, it is an unknown lookup', async () => {
     const lookup = await lookupUma('$success.eur@sandbox.uma.money', `?customerId=${encodeURIComponent(sender.id)}`);
     const strangerUsd = accountIn(strangerCustomer, 'USD');
     const reply = await api.call('POST', '/quotes', {
       auth: platformB,
-      body: { source: { sourceType: 'ACCOUNT', accountId: strangerUsd }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000, lookupId: lookup.body.lookupId },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: strangerUsd },
+        destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 10_000,
+        lookupId: lookup.body.lookupId,
+      },
     });
     expect([reply.status, reply.body.code, fieldsOf(reply.body)]).toEqual([400, 'INVALID_INPUT', ['lookupId']]);
-    const own = await quote(platformA, { destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' }, lookupId: lookup.body.lookupId });
+    const own = await quote(platformA, {
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' },
+      lookupId: lookup.body.lookupId,
+    });
     expect(own.status).toBe(201);
   });
 });
@@ -252,7 +366,13 @@ describe('invitations', () => {
     const created = await create({ inviterUma: sender.umaAddress, firstName: 'Bob', amountToSend: 2_500 });
     expect(created.status).toBe(201);
     const { code } = created.body;
-    expect(created.body).toMatchObject({ inviterUma: sender.umaAddress, status: 'PENDING', firstName: 'Bob', amountToSend: { amount: 2_500, currency: { code: 'USD' } }, url: `https://uma.me/i/${code}` });
+    expect(created.body).toMatchObject({
+      inviterUma: sender.umaAddress,
+      status: 'PENDING',
+      firstName: 'Bob',
+      amountToSend: { amount: 2_500, currency: { code: 'USD' } },
+      url: `https://uma.me/i/${code}`,
+    });
     expect(Date.parse(created.body.expiresAt)).toBeGreaterThan(Date.parse(created.body.createdAt));
 
     const seen = await api.call('GET', `/invitations/${code}`, { auth: platformB });
@@ -263,7 +383,10 @@ describe('invitations', () => {
     expect(claimed.body).toMatchObject({ code, status: 'CLAIMED', inviteeUma: '$bob@other.example', claimedAt: expect.any(String) });
     expect((await api.call('GET', `/invitations/${code}`, { auth: platformA })).body).toEqual(claimed.body);
 
-    await receiver.waitFor((all) => all.some((item) => item.body.type === 'INVITATION.CLAIMED' && item.body.data.code === code), 'INVITATION.CLAIMED');
+    await receiver.waitFor(
+      (all) => all.some((item) => item.body.type === 'INVITATION.CLAIMED' && item.body.data.code === code),
+      'INVITATION.CLAIMED',
+    );
     const webhook = receiver.received.find((item) => item.body.type === 'INVITATION.CLAIMED' && item.body.data.code === code);
     api.conformance.checkWebhook(webhook?.body);
     expect(webhook?.body.data).toEqual(claimed.body);
@@ -305,7 +428,12 @@ describe('invitations', () => {
     ['a malformed inviterUma', () => ({ inviterUma: 'alice' }), 'INVALID_UMA_ADDRESS', 'inviterUma'],
     ['an inviterUma that is no customer of the platform', () => ({ inviterUma: '$nobody@acme.example' }), 'INVALID_INPUT', 'inviterUma'],
     ['another platform’s customer', () => ({ inviterUma: strangerCustomer.umaAddress }), 'INVALID_INPUT', 'inviterUma'],
-    ['an expiresAt in the past', () => ({ inviterUma: sender.umaAddress, expiresAt: '2020-01-01T00:00:00Z' }), 'INVALID_INPUT', 'expiresAt'],
+    [
+      'an expiresAt in the past',
+      () => ({ inviterUma: sender.umaAddress, expiresAt: '2020-01-01T00:00:00Z' }),
+      'INVALID_INPUT',
+      'expiresAt',
+    ],
     ['an expiresAt that is no date', () => ({ inviterUma: sender.umaAddress, expiresAt: 'tomorrow' }), 'INVALID_INPUT', 'expiresAt'],
     ['a zero amountToSend', () => ({ inviterUma: sender.umaAddress, amountToSend: 0 }), 'INVALID_INPUT', 'amountToSend'],
     ['a fractional amountToSend', () => ({ inviterUma: sender.umaAddress, amountToSend: 1.5 }), 'INVALID_INPUT', 'amountToSend'],
@@ -353,7 +481,9 @@ describe('GET /uma-providers', () => {
     const mexico = await api.call('GET', '/uma-providers?countryCode=MX&currencyCode=MXN', { auth: platformA });
     expect(mexico.body.data.map((provider: Named) => provider.domain).sort()).toEqual(['sandbox.uma.money', 'zocalo.example']);
     const allowedOnly = await api.call('GET', '/uma-providers?countryCode=MX&hasBlockedProviders=false', { auth: platformA });
-    expect(allowedOnly.body.data.map((provider: Named) => [provider.domain, provider.allowListStatus])).toEqual([['sandbox.uma.money', true]]);
+    expect(allowedOnly.body.data.map((provider: Named) => [provider.domain, provider.allowListStatus])).toEqual([
+      ['sandbox.uma.money', true],
+    ]);
   });
 
   it.each([
@@ -377,7 +507,9 @@ describe('GET /discoveries', () => {
     const philippines = await api.call('GET', '/discoveries?country=PH&currency=PHP', { auth: platformA });
     expect(philippines.status).toBe(200);
     expect(philippines.body.data).toContainEqual({ bankName: 'BDO Unibank', displayName: 'BDO Unibank', country: 'PH', currency: 'PHP' });
-    expect(philippines.body.data.every((institution: Institution) => institution.country === 'PH' && institution.currency === 'PHP')).toBe(true);
+    expect(philippines.body.data.every((institution: Institution) => institution.country === 'PH' && institution.currency === 'PHP')).toBe(
+      true,
+    );
     const all = await api.call('GET', '/discoveries', { auth: platformA });
     expect(new Set(all.body.data.map((institution: Institution) => institution.country)).size).toBeGreaterThan(5);
     const euro = await api.call('GET', '/discoveries?currency=EUR', { auth: platformA });
@@ -400,22 +532,54 @@ describe('GET /discoveries', () => {
 describe('POST /crypto/estimate-withdrawal-fee', () => {
   const solana = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
   const estimate = (body: Record<string, unknown>, auth: Credentials = platformA) =>
-    api.call('POST', '/crypto/estimate-withdrawal-fee', { auth, body: { internalAccountId: accountIn(sender, 'USDC'), currency: 'USDC', cryptoNetwork: 'SOLANA', amount: 5_000_000, destinationAddress: solana, ...body } });
+    api.call('POST', '/crypto/estimate-withdrawal-fee', {
+      auth,
+      body: {
+        internalAccountId: accountIn(sender, 'USDC'),
+        currency: 'USDC',
+        cryptoNetwork: 'SOLANA',
+        amount: 5_000_000,
+        destinationAddress: solana,
+        ...body,
+      },
+    });
 
   it('estimates the network and application fees and what arrives', async () => {
     const reply = await estimate({});
     expect(reply.status).toBe(200);
     // Network 0.001 USDC; application 0.10 USDC + 0.3 % of 5 USDC = 115 000; total 116 000.
-    expect(reply.body).toEqual({ networkFee: 1_000, networkFeeAsset: 'USDC', applicationFee: 115_000, totalFee: 116_000, netAmount: 4_884_000 });
-    const bitcoin = await estimate({ internalAccountId: accountIn(sender, 'BTC'), currency: 'BTC', cryptoNetwork: 'BITCOIN', amount: 100_000, destinationAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' });
+    expect(reply.body).toEqual({
+      networkFee: 1_000,
+      networkFeeAsset: 'USDC',
+      applicationFee: 115_000,
+      totalFee: 116_000,
+      netAmount: 4_884_000,
+    });
+    const bitcoin = await estimate({
+      internalAccountId: accountIn(sender, 'BTC'),
+      currency: 'BTC',
+      cryptoNetwork: 'BITCOIN',
+      amount: 100_000,
+      destinationAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+    });
     expect(bitcoin.body).toEqual({ networkFee: 2_000, networkFeeAsset: 'BTC', applicationFee: 450, totalFee: 2_450, netAmount: 97_550 });
   });
 
   it.each([
-    ['an EVM address on Solana', { destinationAddress: '0x52908400098527886E0F7030069857D2E4169EE7' }, 'INVALID_INPUT', 'destinationAddress'],
+    [
+      'an EVM address on Solana',
+      { destinationAddress: '0x52908400098527886E0F7030069857D2E4169EE7' },
+      'INVALID_INPUT',
+      'destinationAddress',
+    ],
     ['a network USDC is not withdrawn on', { cryptoNetwork: 'BITCOIN' }, 'INVALID_INPUT', 'cryptoNetwork'],
     ['an unknown network', { cryptoNetwork: 'DOGECOIN' }, 'INVALID_INPUT', 'cryptoNetwork'],
-    ['a currency the account does not hold', { currency: 'BTC', cryptoNetwork: 'BITCOIN', destinationAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' }, 'INVALID_INPUT', 'currency'],
+    [
+      'a currency the account does not hold',
+      { currency: 'BTC', cryptoNetwork: 'BITCOIN', destinationAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' },
+      'INVALID_INPUT',
+      'currency',
+    ],
     ['a fiat currency', { currency: 'USD' }, 'INVALID_INPUT', 'currency'],
     ['an amount the fees take whole', { amount: 100_000 }, 'AMOUNT_OUT_OF_RANGE', 'amount'],
     ['a zero amount', { amount: 0 }, 'INVALID_INPUT', 'amount'],
@@ -443,7 +607,20 @@ describe('bad input and access on every route', () => {
     ['POST', '/invitations/abc123defg/claim', { body: {} }],
     ['POST', '/invitations/abc123defg/claim', { body: { inviteeUma: null } }],
     ['POST', '/crypto/estimate-withdrawal-fee', { body: {} }],
-    ['POST', '/crypto/estimate-withdrawal-fee', { body: { internalAccountId: 'InternalAccount:x', currency: 'USDC', cryptoNetwork: 'SOLANA', amount: 1, destinationAddress: 'x', fee: 1 } }],
+    [
+      'POST',
+      '/crypto/estimate-withdrawal-fee',
+      {
+        body: {
+          internalAccountId: 'InternalAccount:x',
+          currency: 'USDC',
+          cryptoNetwork: 'SOLANA',
+          amount: 1,
+          destinationAddress: 'x',
+          fee: 1,
+        },
+      },
+    ],
     ['GET', '/receiver/uma/%24success.usd%40sandbox.uma.money?senderUmaAddress=%24a%40b.example&senderUmaAddress=%24c%40d.example', {}],
     ['GET', '/receiver/external-account/ExternalAccount:0196f1a0-0000-7000-8000-000000000001?customerId=', {}],
   ])('%s %s with a bad body or query is a 400 with the error body', async (method, path, options) => {
@@ -472,7 +649,11 @@ describe('bad input and access on every route', () => {
     const first = await api.call('POST', '/invitations', { auth: platformA, headers, body: { inviterUma: sender.umaAddress } });
     const second = await api.call('POST', '/invitations', { auth: platformA, headers, body: { inviterUma: sender.umaAddress } });
     expect([first.status, second.status, second.body.code]).toEqual([201, 201, first.body.code]);
-    const different = await api.call('POST', '/invitations', { auth: platformA, headers, body: { inviterUma: sender.umaAddress, firstName: 'Other' } });
+    const different = await api.call('POST', '/invitations', {
+      auth: platformA,
+      headers,
+      body: { inviterUma: sender.umaAddress, firstName: 'Other' },
+    });
     expect([different.status, different.body.code]).toEqual([409, 'CONFLICT']);
   });
 });

@@ -33,7 +33,9 @@ let gateOpen = true;
 const held: ServerResponse[] = [];
 
 const startRedis = async (): Promise<void> => {
-  const child = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   redis = child;
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -71,7 +73,15 @@ const query = async <T>(sql: string, values: unknown[] = []): Promise<T[]> => {
 const waitLong = (what: string, check: () => Promise<boolean> | boolean): Promise<void> =>
   waitUntil(what, check, 90_000, () => `\n--- webhooks output ---\n${stack.logs.webhooks.join('').slice(-3000)}`);
 
-const publish = (type: string, service: string, aggregate: string, streamId: string, streamPosition: number, platformId: string, data: Record<string, unknown>) => {
+const publish = (
+  type: string,
+  service: string,
+  aggregate: string,
+  streamId: string,
+  streamPosition: number,
+  platformId: string,
+  data: Record<string, unknown>,
+) => {
   const eventId = uuidv7();
   return publishEvent(
     nats.jetstream(),
@@ -85,13 +95,23 @@ const publish = (type: string, service: string, aggregate: string, streamId: str
 const publishBurst = async (platformId: string): Promise<string[]> => {
   const accounts = Array.from({ length: ACCOUNTS }, () => newId('InternalAccount'));
   for (let position = 2; position < 2 + EVENTS / ACCOUNTS; position += 1) {
-    await Promise.all(accounts.map((accountId) => publish('AccountCredited', 'accounts', 'InternalAccount', accountId, position, platformId, { accountId })));
+    await Promise.all(
+      accounts.map((accountId) =>
+        publish('AccountCredited', 'accounts', 'InternalAccount', accountId, position, platformId, { accountId }),
+      ),
+    );
   }
   return accounts;
 };
 
 const deliveredCount = async (accounts: string[]): Promise<number> =>
-  Number((await query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE resource_id = ANY($1) AND status = 'DELIVERED'`, [accounts]))[0]?.count ?? 0);
+  Number(
+    (
+      await query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE resource_id = ANY($1) AND status = 'DELIVERED'`, [
+        accounts,
+      ])
+    )[0]?.count ?? 0,
+  );
 
 /** Every webhook of the burst arrived; per account the first receipts come in stream order; duplicates counted. */
 const checkBurst = (accounts: string[], label: string): number => {
@@ -108,7 +128,9 @@ const checkBurst = (accounts: string[], label: string): number => {
   for (const receipt of mine) perId.set(receipt.id, (perId.get(receipt.id) ?? 0) + 1);
   expect(Math.max(...perId.values())).toBeLessThanOrEqual(2);
   const duplicates = mine.length - distinct.size;
-  console.log(`webhooks faults (${label}): ${EVENTS} webhooks, ${mine.length} receipts, ${duplicates} duplicates (each re-sent at most once)`);
+  console.log(
+    `webhooks faults (${label}): ${EVENTS} webhooks, ${mine.length} receipts, ${duplicates} duplicates (each re-sent at most once)`,
+  );
   return duplicates;
 };
 
@@ -127,7 +149,16 @@ beforeAll(async () => {
       const packet = codec.decode(message.data) as { id: string; data: { data: { accountId: string; streamPosition: number } } };
       const { accountId, streamPosition } = packet.data.data;
       const usd = { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 };
-      const wire = { id: accountId, type: 'INTERNAL_FIAT', status: 'ACTIVE', balance: { amount: streamPosition, currency: usd }, totalBalance: { amount: streamPosition, currency: usd }, fundingPaymentInstructions: [], createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' };
+      const wire = {
+        id: accountId,
+        type: 'INTERNAL_FIAT',
+        status: 'ACTIVE',
+        balance: { amount: streamPosition, currency: usd },
+        totalBalance: { amount: streamPosition, currency: usd },
+        fundingPaymentInstructions: [],
+        createdAt: '2026-01-01T00:00:00Z',
+        updatedAt: '2026-01-01T00:00:00Z',
+      };
       message.respond(codec.encode({ id: packet.id, response: wire, isDisposed: true }));
     },
   });
@@ -135,7 +166,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; type: string; data: { id?: string; balance?: { amount: number } } };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        id: string;
+        type: string;
+        data: { id?: string; balance?: { amount: number } };
+      };
       conformance.checkWebhook(body);
       if (body.type !== 'TEST') receipts.push({ id: body.id, resourceId: body.data.id ?? '', position: body.data.balance?.amount ?? 0 });
       if (gateOpen) response.writeHead(200).end();
@@ -156,7 +191,11 @@ afterAll(async () => {
 
 const newPlatform = async (): Promise<string> => {
   const platformId = newId('Platform');
-  await publish('PlatformCreated', 'platform', 'Platform', platformId, 1, platformId, { platformId, environment: 'SANDBOX', settings: { webhookEndpoint: receiverUrl } });
+  await publish('PlatformCreated', 'platform', 'Platform', platformId, 1, platformId, {
+    platformId,
+    environment: 'SANDBOX',
+    settings: { webhookEndpoint: receiverUrl },
+  });
   return platformId;
 };
 
@@ -170,7 +209,13 @@ it('delivers every pending webhook after kill -9 of the webhooks process, in per
   gateOpen = false;
   const accounts = await publishBurst(platformId);
   // All 500 are in the log and the first of several accounts are in flight, unanswered.
-  await waitLong('500 delivery rows', async () => Number((await query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE resource_id = ANY($1)`, [accounts]))[0]?.count) === EVENTS);
+  await waitLong(
+    '500 delivery rows',
+    async () =>
+      Number(
+        (await query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE resource_id = ANY($1)`, [accounts]))[0]?.count,
+      ) === EVENTS,
+  );
   await waitLong('webhooks in flight', () => held.length >= 10);
   expect(await deliveredCount(accounts)).toBe(0);
 
@@ -186,7 +231,13 @@ it('delivers every pending webhook after the Redis that carries the queue restar
   const platformId = await newPlatform();
   gateOpen = false;
   const accounts = await publishBurst(platformId);
-  await waitLong('500 delivery rows', async () => Number((await query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE resource_id = ANY($1)`, [accounts]))[0]?.count) === EVENTS);
+  await waitLong(
+    '500 delivery rows',
+    async () =>
+      Number(
+        (await query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE resource_id = ANY($1)`, [accounts]))[0]?.count,
+      ) === EVENTS,
+  );
   await waitLong('webhooks in flight', () => held.length >= 10);
 
   await stopRedis();
@@ -196,7 +247,9 @@ it('delivers every pending webhook after the Redis that carries the queue restar
   await waitLong('every webhook delivered after the Redis restart', async () => (await deliveredCount(accounts)) === EVENTS);
   checkBurst(accounts, 'Redis restart');
   // No job survived the restart, so everything after the in-flight heads was enqueued again from PostgreSQL.
-  const rows = await query<{ status: string; attempts: string }>(`SELECT status, count(*) AS attempts FROM webhooks.deliveries WHERE resource_id = ANY($1) GROUP BY status`, [accounts]);
+  const rows = await query<{ status: string; attempts: string }>(
+    `SELECT status, count(*) AS attempts FROM webhooks.deliveries WHERE resource_id = ANY($1) GROUP BY status`,
+    [accounts],
+  );
   expect(rows).toEqual([{ status: 'DELIVERED', attempts: String(EVENTS) }]);
 }, 180_000);
-

@@ -14,7 +14,12 @@ let platformB: Credentials;
 let receiver: Receiver;
 let publicKey: string;
 
-const individual = (suffix: string) => ({ customerType: 'INDIVIDUAL', platformCustomerId: `wh-${suffix}`, region: 'US', fullName: `Webhook ${suffix}` });
+const individual = (suffix: string) => ({
+  customerType: 'INDIVIDUAL',
+  platformCustomerId: `wh-${suffix}`,
+  region: 'US',
+  fullName: `Webhook ${suffix}`,
+});
 
 beforeAll(async () => {
   stack = await startStack();
@@ -126,12 +131,26 @@ describe('resource webhooks', () => {
       return log.body.data[0]?.status === 'DELIVERED';
     });
     const log = await api.call('GET', `/webhooks/deliveries?webhookId=${encodeURIComponent(webhook.body.id)}`, { auth: platformA });
-    expect(log.body).toMatchObject({ totalCount: 1, data: [{ webhookId: webhook.body.id, type: 'CUSTOMER.KYC_APPROVED', resourceId: customerId, status: 'DELIVERED', attemptCount: 1, lastStatusCode: 200 }] });
+    expect(log.body).toMatchObject({
+      totalCount: 1,
+      data: [
+        {
+          webhookId: webhook.body.id,
+          type: 'CUSTOMER.KYC_APPROVED',
+          resourceId: customerId,
+          status: 'DELIVERED',
+          attemptCount: 1,
+          lastStatusCode: 200,
+        },
+      ],
+    });
     const attempts = await api.call('GET', `/webhooks/deliveries/${webhook.body.id}/attempts`, { auth: platformA });
     expect(attempts.body.data).toEqual([expect.objectContaining({ attempt: 1, url: receiver.url, statusCode: 200 })]);
 
     // Tenancy: another platform neither lists nor reads it.
-    expect((await api.call('GET', `/webhooks/deliveries?webhookId=${encodeURIComponent(webhook.body.id)}`, { auth: platformB })).body).toMatchObject({ totalCount: 0, data: [] });
+    expect(
+      (await api.call('GET', `/webhooks/deliveries?webhookId=${encodeURIComponent(webhook.body.id)}`, { auth: platformB })).body,
+    ).toMatchObject({ totalCount: 0, data: [] });
     expect((await api.call('GET', `/webhooks/deliveries/${webhook.body.id}/attempts`, { auth: platformB })).status).toBe(404);
     expect((await api.call('POST', `/webhooks/${webhook.body.id}/redeliver`, { auth: platformB })).status).toBe(404);
   });
@@ -143,11 +162,22 @@ describe('resource webhooks', () => {
       ids.push(created.body.id);
       await receiver.waitFor((received) => received.some((item) => item.body.data?.id === created.body.id), `the webhook of ${suffix}`);
     }
-    await waitUntil('the delivery log to settle', async () => (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data.every((row: { status: string }) => row.status !== 'PENDING'));
-    const log = (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data as { webhookId: string; resourceId: string; createdAt: string }[];
+    await waitUntil('the delivery log to settle', async () =>
+      (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data.every(
+        (row: { status: string }) => row.status !== 'PENDING',
+      ),
+    );
+    const log = (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data as {
+      webhookId: string;
+      resourceId: string;
+      createdAt: string;
+    }[];
     const second = log.find((row) => row.resourceId === ids[1])!;
     const third = log.find((row) => row.resourceId === ids[2])!;
-    const chosen = log.filter((row) => row.createdAt >= second.createdAt && row.createdAt < third.createdAt).map((row) => row.webhookId).sort();
+    const chosen = log
+      .filter((row) => row.createdAt >= second.createdAt && row.createdAt < third.createdAt)
+      .map((row) => row.webhookId)
+      .sort();
     expect(chosen).toContain(second.webhookId);
     const before = receiver.received.length;
 
@@ -155,7 +185,11 @@ describe('resource webhooks', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ redelivered: chosen.length, webhookIds: chosen });
     await receiver.waitFor((received) => received.length >= before + chosen.length, 'the redelivered webhooks');
-    await waitUntil('the delivery log to settle', async () => (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data.every((row: { status: string }) => row.status !== 'PENDING'));
+    await waitUntil('the delivery log to settle', async () =>
+      (await api.call('GET', '/webhooks/deliveries?limit=100', { auth: platformA })).body.data.every(
+        (row: { status: string }) => row.status !== 'PENDING',
+      ),
+    );
     const resent = receiver.received.slice(before);
     expect(resent.map((item) => item.body.id).sort()).toEqual(chosen);
     const original = receiver.received.find((item) => item.body.id === second.webhookId)!;
@@ -170,7 +204,8 @@ describe('resource webhooks', () => {
       const funded = await api.call('POST', `/sandbox/internal-accounts/${account.id}/fund`, { auth: platformA, body: { amount } });
       expect(funded.status).toBe(200);
     }
-    const ofAccount = () => receiver.received.filter((item) => item.body.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && item.body.data?.id === account.id);
+    const ofAccount = () =>
+      receiver.received.filter((item) => item.body.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && item.body.data?.id === account.id);
     await receiver.waitFor(() => ofAccount().length >= 2, 'both balance webhooks');
     const webhooks = ofAccount();
     // Rendered as of each event, not as of delivery: the first carries 100 although 350 is current.
@@ -202,4 +237,3 @@ describe('resource webhooks', () => {
     expect(verifyGridSignature(latest.rawBody, latest.signature, publicKey)).toBe(false);
   });
 });
-

@@ -22,7 +22,11 @@ export type Trace = {
 export class TraceTooBroad extends Error {}
 
 /** The events that name the id directly, and how each lookup recognised it. */
-const startingEvents = async (reader: TraceReader, id: string, window: TimeWindow): Promise<{ seeds: TracedEvent[]; foundAs: string[] }> => {
+const startingEvents = async (
+  reader: TraceReader,
+  id: string,
+  window: TimeWindow,
+): Promise<{ seeds: TracedEvent[]; foundAs: string[] }> => {
   const foundAs: string[] = [];
   const ofStream = await reader.eventsOfStreams([id], window);
   if (ofStream.length > 0) foundAs.push(`stream ${id} (${ofStream.length} events)`);

@@ -5,9 +5,35 @@ import type { TimeWindow, TracedDelivery, TracedEvent, TraceReader } from './tra
 // session that PostgreSQL itself holds read-only, so the trace can run against a live database or
 // a replica without any chance of writing. The services keep running while it reads.
 
-export type EventRow = { global_position: string; event_id: string; stream_id: string; stream_position: number; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> };
-type DeliveryRow = { id: string; event_id: string; platform_id: string; type: string; resource_id: string; status: string; attempt_count: number; occurred_at: Date; created_at: Date };
-type AttemptRow = { delivery_id: string; attempt: number; at: Date; url: string; status_code: number | null; latency_ms: number; error: string | null };
+export type EventRow = {
+  global_position: string;
+  event_id: string;
+  stream_id: string;
+  stream_position: number;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+};
+type DeliveryRow = {
+  id: string;
+  event_id: string;
+  platform_id: string;
+  type: string;
+  resource_id: string;
+  status: string;
+  attempt_count: number;
+  occurred_at: Date;
+  created_at: Date;
+};
+type AttemptRow = {
+  delivery_id: string;
+  attempt: number;
+  at: Date;
+  url: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+};
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
 
@@ -48,7 +74,11 @@ export class PostgresTraceReader implements TraceReader {
 
   static async connect(connectionString: string, schemas: Record<string, string>): Promise<PostgresTraceReader> {
     // default_transaction_read_only: every statement of this session is refused if it would write.
-    const client = new Client({ connectionString, options: '-c default_transaction_read_only=on -c statement_timeout=60000', application_name: 'corridor-trace' });
+    const client = new Client({
+      connectionString,
+      options: '-c default_transaction_read_only=on -c statement_timeout=60000',
+      application_name: 'corridor-trace',
+    });
     await client.connect();
     return new PostgresTraceReader(client, schemas);
   }
@@ -61,7 +91,10 @@ export class PostgresTraceReader implements TraceReader {
   private async stores(): Promise<[string, string][]> {
     if (!this.present) {
       const names = Object.values(this.schemas).map((schema) => `${schema}.events`);
-      const { rows } = await this.client.query<{ name: string }>('SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NOT NULL', [names]);
+      const { rows } = await this.client.query<{ name: string }>(
+        'SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NOT NULL',
+        [names],
+      );
       this.present = rows.map((row) => row.name);
     }
     const present = new Set(this.present);
@@ -102,7 +135,10 @@ export class PostgresTraceReader implements TraceReader {
 
   async deliveriesOfEvents(eventIds: string[]): Promise<TracedDelivery[]> {
     if (eventIds.length === 0 || !(await this.hasDeliveryLog())) return [];
-    const { rows } = await this.client.query<DeliveryRow>('SELECT * FROM webhooks.deliveries WHERE event_id = ANY($1::text[]) ORDER BY created_at, id', [eventIds]);
+    const { rows } = await this.client.query<DeliveryRow>(
+      'SELECT * FROM webhooks.deliveries WHERE event_id = ANY($1::text[]) ORDER BY created_at, id',
+      [eventIds],
+    );
     return this.withAttempts(rows);
   }
 
@@ -119,7 +155,10 @@ export class PostgresTraceReader implements TraceReader {
 
   private async withAttempts(rows: DeliveryRow[]): Promise<TracedDelivery[]> {
     if (rows.length === 0) return [];
-    const attempts = await this.client.query<AttemptRow>('SELECT * FROM webhooks.delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt', [rows.map((row) => row.id)]);
+    const attempts = await this.client.query<AttemptRow>(
+      'SELECT * FROM webhooks.delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt',
+      [rows.map((row) => row.id)],
+    );
     return rows.map((row) => ({
       id: row.id,
       eventId: row.event_id,
@@ -132,7 +171,14 @@ export class PostgresTraceReader implements TraceReader {
       createdAt: row.created_at.toISOString(),
       attempts: attempts.rows
         .filter((attempt) => attempt.delivery_id === row.id)
-        .map((attempt) => ({ attempt: attempt.attempt, at: attempt.at.toISOString(), url: attempt.url, statusCode: attempt.status_code, latencyMs: attempt.latency_ms, error: attempt.error })),
+        .map((attempt) => ({
+          attempt: attempt.attempt,
+          at: attempt.at.toISOString(),
+          url: attempt.url,
+          statusCode: attempt.status_code,
+          latencyMs: attempt.latency_ms,
+          error: attempt.error,
+        })),
     }));
   }
 

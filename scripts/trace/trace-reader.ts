@@ -20,7 +20,14 @@ export type TracedEvent = {
   data: Record<string, unknown>;
 };
 
-export type TracedAttempt = { attempt: number; at: string; url: string; statusCode: number | null; latencyMs: number; error: string | null };
+export type TracedAttempt = {
+  attempt: number;
+  at: string;
+  url: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+};
 
 /** One webhook the webhooks service planned for an event, with every attempt and its answer. */
 export type TracedDelivery = {

@@ -43,7 +43,11 @@ describe('the trace tree', () => {
       ],
       [],
     );
-    expect(flatten(roots).map((node) => [node.event.eventId, node.depth])).toEqual([['a', 0], ['b', 0], ['c', 0]]);
+    expect(flatten(roots).map((node) => [node.event.eventId, node.depth])).toEqual([
+      ['a', 0],
+      ['b', 0],
+      ['c', 0],
+    ]);
   });
 
   it('given causation ids that name events of the trace, nests each event under its cause', () => {
@@ -65,24 +69,50 @@ describe('the trace tree', () => {
   });
 
   it('given the same event found twice and a causation cycle, keeps one copy and shows both events', () => {
-    const roots = buildTree([event('a', '2026-01-01T00:00:01.000Z', { causationId: 'b' }), event('b', '2026-01-01T00:00:02.000Z', { causationId: 'a' }), event('a', '2026-01-01T00:00:01.000Z', { causationId: 'b' })], []);
-    expect(flatten(roots).map((node) => node.event.eventId).sort()).toEqual(['a', 'b']);
+    const roots = buildTree(
+      [
+        event('a', '2026-01-01T00:00:01.000Z', { causationId: 'b' }),
+        event('b', '2026-01-01T00:00:02.000Z', { causationId: 'a' }),
+        event('a', '2026-01-01T00:00:01.000Z', { causationId: 'b' }),
+      ],
+      [],
+    );
+    expect(
+      flatten(roots)
+        .map((node) => node.event.eventId)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 
   it('attaches each webhook delivery under its event, as a JSON line right after it', () => {
     const lines = jsonLines(buildTree([event('done', '2026-01-01T00:00:03.000Z', { data: { status: 'COMPLETED' } })], [delivery('done')]));
     expect(lines).toEqual([
-      expect.objectContaining({ kind: 'event', service: 'payments', streamId: 'Transaction:1', position: 1, type: 'Something', correlationId: 'corr', causationId: null, data: { status: 'COMPLETED' } }),
-      expect.objectContaining({ kind: 'delivery', service: 'webhooks', type: 'OUTGOING_PAYMENT.COMPLETED', causationId: 'done', data: expect.objectContaining({ status: 'DELIVERED', attemptCount: 2 }) }),
+      expect.objectContaining({
+        kind: 'event',
+        service: 'payments',
+        streamId: 'Transaction:1',
+        position: 1,
+        type: 'Something',
+        correlationId: 'corr',
+        causationId: null,
+        data: { status: 'COMPLETED' },
+      }),
+      expect.objectContaining({
+        kind: 'delivery',
+        service: 'webhooks',
+        type: 'OUTGOING_PAYMENT.COMPLETED',
+        causationId: 'done',
+        data: expect.objectContaining({ status: 'DELIVERED', attemptCount: 2 }),
+      }),
     ]);
   });
 });
 
 describe('summarize', () => {
   it('shows the leaves of the data as path=value on one bounded line', () => {
-    expect(summarize({ status: 'COMPLETED', amount: { value: 1000, currency: 'USD' }, tags: ['a', 'b'], none: null, legs: [{ id: 'x' }] })).toBe(
-      'status=COMPLETED amount.value=1000 amount.currency=USD tags=[a,b] legs[0].id=x',
-    );
+    expect(
+      summarize({ status: 'COMPLETED', amount: { value: 1000, currency: 'USD' }, tags: ['a', 'b'], none: null, legs: [{ id: 'x' }] }),
+    ).toBe('status=COMPLETED amount.value=1000 amount.currency=USD tags=[a,b] legs[0].id=x');
     expect(summarize({ note: 'x'.repeat(500) }).length).toBeLessThanOrEqual(200);
   });
 });

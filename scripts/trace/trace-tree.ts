@@ -2,7 +2,13 @@ import type { TracedDelivery, TracedEvent } from './trace-reader';
 
 // Pure: the order, nesting and one-line summaries of a trace, so they are specified without a database.
 
-export type TraceNode = { event: TracedEvent; depth: number; parentEventId: string | null; deliveries: TracedDelivery[]; children: TraceNode[] };
+export type TraceNode = {
+  event: TracedEvent;
+  depth: number;
+  parentEventId: string | null;
+  deliveries: TracedDelivery[];
+  children: TraceNode[];
+};
 
 /** The order a story happened in: time first, then the store's own order for events of one commit. */
 export const compareEvents = (left: TracedEvent, right: TracedEvent): number =>

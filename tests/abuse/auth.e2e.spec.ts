@@ -79,7 +79,9 @@ describe('failed authentications', () => {
     // Another address is not held back by this one's failures.
     const platform = await newPlatform();
     expect((await api.call('GET', '/customers', { auth: platform, headers: from('198.51.100.9') })).status).toBe(200);
-    expect(await metric(`${stack.gatewayMetricsUrl}/metrics`, 'corridor_gateway_auth_limited_total{scope="address"}')).toBeGreaterThanOrEqual(5);
+    expect(
+      await metric(`${stack.gatewayMetricsUrl}/metrics`, 'corridor_gateway_auth_limited_total{scope="address"}'),
+    ).toBeGreaterThanOrEqual(5);
   });
 
   it("authenticates another platform's new token while one client id is flooded with wrong secrets", async () => {

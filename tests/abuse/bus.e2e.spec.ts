@@ -34,10 +34,23 @@ const open = async (options: ConnectionOptions): Promise<{ nc: NatsConnection; v
 };
 
 const refused = async (violations: Violation[], operation: 'publish' | 'subscription', subject: string): Promise<void> =>
-  waitUntil(`a ${operation} violation on ${subject}`, () => violations.some((v) => v.operation === operation && v.subject === subject), 10_000, () => ` Seen: ${JSON.stringify(violations)}`);
+  waitUntil(
+    `a ${operation} violation on ${subject}`,
+    () => violations.some((v) => v.operation === operation && v.subject === subject),
+    10_000,
+    () => ` Seen: ${JSON.stringify(violations)}`,
+  );
 
 const request = (nc: NatsConnection, subject: string, data: unknown) =>
-  nc.request(subject, codec.encode({ pattern: subject, id: 'abuse', data: { context: { platformId: 'p', actor: { kind: 'system', name: 'abuse' }, requestId: 'r', correlationId: 'r' }, data } }), { timeout: 3_000 });
+  nc.request(
+    subject,
+    codec.encode({
+      pattern: subject,
+      id: 'abuse',
+      data: { context: { platformId: 'p', actor: { kind: 'system', name: 'abuse' }, requestId: 'r', correlationId: 'r' }, data },
+    }),
+    { timeout: 3_000 },
+  );
 
 const prefixed = (subject: string) => `${stack.subjectPrefix}.${subject}`;
 
@@ -67,11 +80,16 @@ describe('who may connect', () => {
 describe('ledger commands', () => {
   const credit = subjects.accounts.ledger.credit;
 
-  it.each(['webhooks', 'gateway', 'customers', 'agents'] as const)("refuses a ledger credit sent with the %s service's credentials", async (user) => {
-    const { nc, violations } = await open(stack.bus.as(user));
-    await expect(request(nc, prefixed(credit), { accountId: 'InternalAccount:x', amount: '100', currency: 'USD' })).rejects.toBeInstanceOf(NatsError);
-    await refused(violations, 'publish', prefixed(credit));
-  });
+  it.each(['webhooks', 'gateway', 'customers', 'agents'] as const)(
+    "refuses a ledger credit sent with the %s service's credentials",
+    async (user) => {
+      const { nc, violations } = await open(stack.bus.as(user));
+      await expect(
+        request(nc, prefixed(credit), { accountId: 'InternalAccount:x', amount: '100', currency: 'USD' }),
+      ).rejects.toBeInstanceOf(NatsError);
+      await refused(violations, 'publish', prefixed(credit));
+    },
+  );
 
   it('lets the payments service send one (the accounts service answers it)', async () => {
     const { nc, violations } = await open(stack.bus.as('payments'));
@@ -87,7 +105,7 @@ describe("another service's subjects", () => {
     ['webhooks', 'accounts.>'],
     ['gateway', 'accounts.ledger.credit'],
     ['customers', 'payments.>'],
-  ] as const)("refuses the %s service a subscription to %s", async (user, subject) => {
+  ] as const)('refuses the %s service a subscription to %s', async (user, subject) => {
     const { nc, violations } = await open(stack.bus.as(user));
     nc.subscribe(prefixed(subject), { callback: () => undefined });
     await refused(violations, 'subscription', prefixed(subject));
@@ -108,7 +126,10 @@ describe("another service's subjects", () => {
     await refused(violations, 'publish', forged);
     const stream = eventsStreamName(stack.subjectPrefix);
     const create = `$JS.API.CONSUMER.CREATE.${stream}.snoop.${prefixed('events.customers.>')}`;
-    nc.publish(create, codec.encode({ stream_name: stream, config: { durable_name: 'snoop', filter_subject: prefixed('events.customers.>') } }));
+    nc.publish(
+      create,
+      codec.encode({ stream_name: stream, config: { durable_name: 'snoop', filter_subject: prefixed('events.customers.>') } }),
+    );
     await refused(violations, 'publish', create);
     const read = `$JS.API.STREAM.MSG.GET.${stream}`;
     nc.publish(read, codec.encode({ seq: 1 }));
@@ -119,11 +140,16 @@ describe("another service's subjects", () => {
 describe('legitimate flows under the same permissions', () => {
   it("opens a new customer's accounts from the customers service's events (JetStream consumers of accounts)", async () => {
     const auth = (await stack.createPlatform()).token as Credentials;
-    const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: 'Bus Test', currencies: ['USD'] } });
+    const created = await api.call('POST', '/customers', {
+      auth,
+      body: { customerType: 'INDIVIDUAL', fullName: 'Bus Test', currencies: ['USD'] },
+    });
     expect(created.status).toBe(201);
     const customerId = created.body.id as string;
     const accounts = await eventually(
-      async () => ((await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data ?? []) as unknown[],
+      async () =>
+        ((await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data ??
+          []) as unknown[],
       (list) => list.length >= 1,
     );
     expect(accounts.length).toBeGreaterThanOrEqual(1);

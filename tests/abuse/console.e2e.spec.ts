@@ -46,7 +46,10 @@ it('shows markup a platform wrote into its data as text, and runs none of it', a
   const created = await api.call('POST', '/customers', { auth: platform, body });
   expect(created.status).toBe(201);
   const customerId = created.body.id as string;
-  await eventually(() => api.call('GET', `/customers/${customerId}`, { auth: platform }), (reply) => reply.status === 200);
+  await eventually(
+    () => api.call('GET', `/customers/${customerId}`, { auth: platform }),
+    (reply) => reply.status === 200,
+  );
   const { page, incidents } = await watchedPage();
   expect((await page.goto(`${operatorConsole.url}/trace?id=${encodeURIComponent(customerId)}`))?.status()).toBe(200);
   expect(await page.title()).not.toBe('pwned');

@@ -33,7 +33,12 @@ beforeAll(async () => {
   bystander = (await stack.createPlatform()).token as Credentials;
   const customer = await api.call('POST', '/customers', {
     auth: bystander,
-    body: { customerType: 'INDIVIDUAL', platformCustomerId: 'bystander-1', fullName: 'Bystander', address: { line1: '1 Main St', city: 'Springfield', postalCode: '62701', country: 'US' } },
+    body: {
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: 'bystander-1',
+      fullName: 'Bystander',
+      address: { line1: '1 Main St', city: 'Springfield', postalCode: '62701', country: 'US' },
+    },
   });
   expect(customer.status).toBe(201);
   bystanderCustomerId = customer.body.id;
@@ -59,10 +64,15 @@ const quadraticEmail = (length: number) => `a@${'.a'.repeat(Math.floor((length -
 
 it('keeps another platform’s reads answering while a CSV of 30,000-character emails is imported, and refuses those rows with actionable errors', async () => {
   const run = randomBytes(4).toString('hex');
-  const ordinary = (n: number) => `$ok${n}.${run}@hostile.example.com,ok-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,Springfield,IL,62701,US,p${n}@example.com`;
-  const hostile = (n: number) => `$bad${n}.${run}@hostile.example.com,bad-${run}-${n},INDIVIDUAL,Hostile ${n},1980-01-15,${n} Main St,Springfield,IL,62701,US,${quadraticEmail(30_000)}`;
+  const ordinary = (n: number) =>
+    `$ok${n}.${run}@hostile.example.com,ok-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,Springfield,IL,62701,US,p${n}@example.com`;
+  const hostile = (n: number) =>
+    `$bad${n}.${run}@hostile.example.com,bad-${run}-${n},INDIVIDUAL,Hostile ${n},1980-01-15,${n} Main St,Springfield,IL,62701,US,${quadraticEmail(30_000)}`;
   // The hostile rows first, in the first batch the worker parses, with ordinary rows after them.
-  const rows = [...Array.from({ length: HOSTILE_ROWS }, (_, index) => hostile(index + 1)), ...Array.from({ length: ORDINARY_ROWS }, (_, index) => ordinary(index + 1))];
+  const rows = [
+    ...Array.from({ length: HOSTILE_ROWS }, (_, index) => hostile(index + 1)),
+    ...Array.from({ length: ORDINARY_ROWS }, (_, index) => ordinary(index + 1)),
+  ];
   const accepted = await api.call('POST', '/customers/bulk/csv', { auth: attacker, ...multipart(`${header}\n${rows.join('\n')}\n`) });
   expect(accepted.status).toBe(202);
   const jobId = accepted.body.jobId as string;
@@ -74,19 +84,35 @@ it('keeps another platform’s reads answering while a CSV of 30,000-character e
     answers.push({ route, status: reply.status, ...(reply.status >= 400 ? { code: reply.body?.code } : {}) });
     return reply;
   };
-  const last = await eventually(async () => {
-    await read('GET /customers', '/customers?limit=5');
-    await read('GET /customers/{id}', `/customers/${bystanderCustomerId}`);
-    return api.call('GET', `/customers/bulk/jobs/${jobId}`, { auth: attacker });
-  }, (reply) => reply.body?.status === 'COMPLETED' || reply.body?.status === 'FAILED', 240_000);
+  const last = await eventually(
+    async () => {
+      await read('GET /customers', '/customers?limit=5');
+      await read('GET /customers/{id}', `/customers/${bystanderCustomerId}`);
+      return api.call('GET', `/customers/bulk/jobs/${jobId}`, { auth: attacker });
+    },
+    (reply) => reply.body?.status === 'COMPLETED' || reply.body?.status === 'FAILED',
+    240_000,
+  );
 
   expect(answers.length).toBeGreaterThan(0);
   expect(answers.filter((answer) => answer.status < 200 || answer.status >= 300)).toEqual([]);
-  expect(last.body).toMatchObject({ status: 'COMPLETED', progress: { total: HOSTILE_ROWS + ORDINARY_ROWS, successful: ORDINARY_ROWS, failed: HOSTILE_ROWS } });
-  const errors = last.body.errors as { correlationId: string; code: string; message: string; details: { row: number; problems: { column: string }[] } }[];
+  expect(last.body).toMatchObject({
+    status: 'COMPLETED',
+    progress: { total: HOSTILE_ROWS + ORDINARY_ROWS, successful: ORDINARY_ROWS, failed: HOSTILE_ROWS },
+  });
+  const errors = last.body.errors as {
+    correlationId: string;
+    code: string;
+    message: string;
+    details: { row: number; problems: { column: string }[] };
+  }[];
   expect(errors).toHaveLength(HOSTILE_ROWS);
   for (const [index, error] of errors.entries()) {
-    expect(error).toMatchObject({ correlationId: `bad-${run}-${index + 1}`, code: 'INVALID_INPUT', details: { row: index + 1, problems: [{ column: 'email' }] } });
+    expect(error).toMatchObject({
+      correlationId: `bad-${run}-${index + 1}`,
+      code: 'INVALID_INPUT',
+      details: { row: index + 1, problems: [{ column: 'email' }] },
+    });
     expect(error.message).toBe(`Row ${index + 1}: email is 30000 characters; a cell holds at most 1024.`);
   }
   // The refusals quote nothing of the hostile cells: the job stays small to read.

@@ -97,7 +97,12 @@ const login = async (wallet: Wallet): Promise<string> => {
 /** Straight onto the bus, as a foothold inside the network would send it (no gateway, no HTTP checks). */
 const onTheBus = async <T>(subject: string, data: unknown): Promise<T> => {
   bus ??= await NestFactory.createApplicationContext(
-    MessagingModule.forRoot({ natsUrl: stack.bus.url, natsAuth: stack.bus.harness, subjectPrefix: stack.subjectPrefix, name: 'e2e-abuse-wallet' }),
+    MessagingModule.forRoot({
+      natsUrl: stack.bus.url,
+      natsAuth: stack.bus.harness,
+      subjectPrefix: stack.subjectPrefix,
+      name: 'e2e-abuse-wallet',
+    }),
     { logger: ['error'] },
   );
   await bus.init();

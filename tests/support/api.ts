@@ -22,7 +22,8 @@ export type CallOptions = {
 export type FilePart = { content: Buffer; name: string; field?: string };
 export type FormOptions = { auth: Credentials; fields: Record<string, string>; file?: FilePart; headers?: Record<string, string> };
 
-export const basic = ({ clientId, clientSecret }: Credentials): string => `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+export const basic = ({ clientId, clientSecret }: Credentials): string =>
+  `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
 
 export const createApi = (stack: Stack, suiteName: string) => {
   const conformance = createConformance();

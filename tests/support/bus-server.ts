@@ -27,7 +27,10 @@ export type BusServer = {
 
 export const startBusServer = async (options: { subjectPrefix: string; port: number }): Promise<BusServer> => {
   const directory = await mkdtemp(join(tmpdir(), 'corridor-nats-'));
-  const passwords = Object.fromEntries((Object.keys(busUsers) as BusUserName[]).map((user) => [user, busPassword()])) as Record<BusUserName, string>;
+  const passwords = Object.fromEntries((Object.keys(busUsers) as BusUserName[]).map((user) => [user, busPassword()])) as Record<
+    BusUserName,
+    string
+  >;
   const harness = { user: 'e2e-harness', password: busPassword() };
   const config = natsServerConfig({
     subjectPrefix: options.subjectPrefix,

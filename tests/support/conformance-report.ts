@@ -13,5 +13,7 @@ export default async function printConformanceReport(): Promise<void> {
     inScopeTotal = Math.max(inScopeTotal, report.inScopeTotal);
   }
   rmSync(directory, { recursive: true, force: true });
-  console.log(`\nconformance: ${exercised.size} of ${inScopeTotal} in-scope reference operations exercised, every response validated: ${[...exercised].sort().join(', ')}`);
+  console.log(
+    `\nconformance: ${exercised.size} of ${inScopeTotal} in-scope reference operations exercised, every response validated: ${[...exercised].sort().join(', ')}`,
+  );
 }

@@ -15,6 +15,12 @@ export const eventually = async <T>(read: () => Promise<T>, done: (value: T) => 
 };
 
 /** Waits until `check` holds; fails naming `what` (and any context the caller adds) when it never does. */
-export const waitUntil = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000, context: () => string = () => ''): Promise<void> => {
-  if (!(await eventually(async () => check(), Boolean, timeoutMs))) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.${context()}`);
+export const waitUntil = async (
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 20_000,
+  context: () => string = () => '',
+): Promise<void> => {
+  if (!(await eventually(async () => check(), Boolean, timeoutMs)))
+    throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.${context()}`);
 };

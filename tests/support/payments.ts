@@ -16,11 +16,16 @@ export const paymentHelpers = (stack: Stack, api: Api) => {
 
   const newCustomer = async (auth: Credentials, currencies: string[]): Promise<Customer> => {
     customers += 1;
-    const created = await api.call('POST', '/customers', { auth, body: { customerType: 'INDIVIDUAL', fullName: `Payer ${customers}`, currencies } });
+    const created = await api.call('POST', '/customers', {
+      auth,
+      body: { customerType: 'INDIVIDUAL', fullName: `Payer ${customers}`, currencies },
+    });
     if (created.status !== 201) throw new Error(`POST /customers answered ${created.status}: ${created.text}`);
     const customerId = created.body.id as string;
     const accounts = await eventually(
-      async () => (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body.data as Account[],
+      async () =>
+        (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { auth })).body
+          .data as Account[],
       (list) => list.length >= currencies.length,
     );
     return { customerId, platformCustomerId: created.body.platformCustomerId, accounts };
@@ -40,7 +45,16 @@ export const paymentHelpers = (stack: Stack, api: Api) => {
     const check = String(98 - Number(BigInt(numeric) % 97n)).padStart(2, '0');
     const created = await api.call('POST', '/customers/external-accounts', {
       auth,
-      body: { customerId, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: `DE${check}${bban}`, swiftCode: 'COBADEFFXXX', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Eva Empfänger', countryOfResidence: 'DE' } } },
+      body: {
+        customerId,
+        currency: 'EUR',
+        accountInfo: {
+          accountType: 'EUR_ACCOUNT',
+          iban: `DE${check}${bban}`,
+          swiftCode: 'COBADEFFXXX',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Eva Empfänger', countryOfResidence: 'DE' },
+        },
+      },
     });
     if (created.status !== 201) throw new Error(`POST /customers/external-accounts answered ${created.status}: ${created.text}`);
     return created.body.id as string;
@@ -53,24 +67,43 @@ export const paymentHelpers = (stack: Stack, api: Api) => {
 
   /** [available, total] of one of the customer's accounts. */
   const balances = async (auth: Credentials, customer: Customer, currency: string): Promise<[number, number]> => {
-    const list = (await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.customerId)}&currency=${currency}`, { auth })).body.data as Account[];
+    const list = (
+      await api.call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.customerId)}&currency=${currency}`, {
+        auth,
+      })
+    ).body.data as Account[];
     const account = list[0];
     if (!account) throw new Error(`No ${currency} account for ${customer.customerId}.`);
     return [account.balance.amount, account.totalBalance.amount];
   };
 
-  const quote = (auth: Credentials, sourceAccountId: string, destinationAccountId: string, amount: number, extra: Record<string, unknown> = {}) =>
+  const quote = (
+    auth: Credentials,
+    sourceAccountId: string,
+    destinationAccountId: string,
+    amount: number,
+    extra: Record<string, unknown> = {},
+  ) =>
     api.call('POST', '/quotes', {
       auth,
-      body: { source: { sourceType: 'ACCOUNT', accountId: sourceAccountId }, destination: { destinationType: 'ACCOUNT', accountId: destinationAccountId }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount, ...extra },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: sourceAccountId },
+        destination: { destinationType: 'ACCOUNT', accountId: destinationAccountId },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: amount,
+        ...extra,
+      },
     });
 
-  const execute = (auth: Credentials, quoteId: string, headers: Record<string, string> = {}) => api.call('POST', `/quotes/${quoteId}/execute`, { auth, headers });
+  const execute = (auth: Credentials, quoteId: string, headers: Record<string, string> = {}) =>
+    api.call('POST', `/quotes/${quoteId}/execute`, { auth, headers });
 
-  const transaction = async (auth: Credentials, transactionId: string): Promise<any> => (await api.call('GET', `/transactions/${transactionId}`, { auth })).body;
+  const transaction = async (auth: Credentials, transactionId: string): Promise<any> =>
+    (await api.call('GET', `/transactions/${transactionId}`, { auth })).body;
 
   /** Polls until the transaction is in a terminal state: EXPIRED or FAILED with its refund settled either way, or COMPLETED with nothing pending. */
-  const settled = (auth: Credentials, transactionId: string, timeoutMs = 30_000): Promise<any> => eventually(() => transaction(auth, transactionId), isTerminal, timeoutMs);
+  const settled = (auth: Credentials, transactionId: string, timeoutMs = 30_000): Promise<any> =>
+    eventually(() => transaction(auth, transactionId), isTerminal, timeoutMs);
 
   return { newCustomer, accountIn, euroAccount, fund, balances, quote, execute, transaction, settled };
 };
@@ -86,7 +119,10 @@ export const lowestAvailable = async (stack: Stack, accountId: string): Promise<
   const client = new Client({ connectionString: stack.database.url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ type: string; data: Record<string, string> }>('SELECT type, data FROM accounts.events WHERE stream_id = $1 ORDER BY stream_position', [accountId]);
+    const { rows } = await client.query<{ type: string; data: Record<string, string> }>(
+      'SELECT type, data FROM accounts.events WHERE stream_id = $1 ORDER BY stream_position',
+      [accountId],
+    );
     let available = 0n;
     let lowest = 0n;
     for (const { type, data } of rows) {

@@ -104,7 +104,10 @@ export const optionalBodyOperations = (): { method: string; template: string }[]
   Object.entries(loadDocument().paths as Record<string, Json>)
     .filter(([template]) => !template.startsWith(OUT_OF_SCOPE_PREFIX))
     .flatMap(([template, item]) =>
-      WRITE_METHODS.filter((method) => item[method]?.requestBody && deref(item[method].requestBody).required !== true).map((method) => ({ method: method.toUpperCase(), template })),
+      WRITE_METHODS.filter((method) => item[method]?.requestBody && deref(item[method].requestBody).required !== true).map((method) => ({
+        method: method.toUpperCase(),
+        template,
+      })),
     );
 
 /** The members the reference requires in this body, nested ones included, each as a path into it. */

@@ -9,7 +9,14 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { type CreatePlatformReply, newUuid, type PlatformEnvironment, subjects } from '@corridor/contracts';
 import { MessagingModule, ServiceClient } from '@corridor/messaging';
 import { type BusServer, startBusServer } from './bus-server';
-import { createTestDatabase, requirePostgres, requireRedis, type TestDatabase, uniqueRedisPrefix, uniqueSubjectPrefix } from '@corridor/testing';
+import {
+  createTestDatabase,
+  requirePostgres,
+  requireRedis,
+  type TestDatabase,
+  uniqueRedisPrefix,
+  uniqueSubjectPrefix,
+} from '@corridor/testing';
 
 // The whole of Corridor for one end-to-end suite: its own database, NATS subject prefix, Redis
 // key prefix and ports, with every app started as its own process the way an operator runs them.
@@ -96,7 +103,8 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   const bus = await startBusServer({ subjectPrefix, port: await freePort() });
   const healthPorts = new Map<string, number>();
   const key = (app: AppName, replica: number): string => `${app}#${replica}`;
-  for (const app of serviceNames) for (let replica = 0; replica < countOf(app); replica += 1) healthPorts.set(key(app, replica), await freePort());
+  for (const app of serviceNames)
+    for (let replica = 0; replica < countOf(app); replica += 1) healthPorts.set(key(app, replica), await freePort());
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     NATS_URL: bus.url,
@@ -122,7 +130,8 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   const processes = new Map<string, ChildProcess>();
   const logs = Object.fromEntries(apps.map((app) => [app, [] as string[]])) as Record<AppName, string[]>;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  const healthUrl = (app: AppName, replica = 0): string => (app === 'gateway' ? `${gatewayUrl}/health` : `http://127.0.0.1:${healthPorts.get(key(app, replica))}/health`);
+  const healthUrl = (app: AppName, replica = 0): string =>
+    app === 'gateway' ? `${gatewayUrl}/health` : `http://127.0.0.1:${healthPorts.get(key(app, replica))}/health`;
   const replicaNumbers = (app: AppName): number[] => Array.from({ length: countOf(app) }, (_, index) => index);
   // The promise, not the context: platforms created at once must share one context, or the ones
   // made by the losers of the race are never closed and keep jest from exiting.
@@ -148,10 +157,14 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     processes.set(key(app, replica), child);
     const url = healthUrl(app, replica);
     try {
-      await waitFor(`${app} replica ${replica} (${url})`, async () => {
-        if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}`);
-        return (await fetch(url)).status < 500 || app === 'gateway';
-      }, 60_000);
+      await waitFor(
+        `${app} replica ${replica} (${url})`,
+        async () => {
+          if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}`);
+          return (await fetch(url)).status < 500 || app === 'gateway';
+        },
+        60_000,
+      );
     } catch (error) {
       throw new Error(`${(error as Error).message}\n--- ${app} output ---\n${logs[app].join('')}`);
     }
@@ -183,21 +196,29 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   };
 
   const createPlatform = async (environment: PlatformEnvironment = 'SANDBOX'): Promise<CreatePlatformReply> => {
-    bootstrap ??= NestFactory.createApplicationContext(MessagingModule.forRoot({ natsUrl: bus.url, natsAuth: bus.as('operator'), subjectPrefix, name: 'e2e-bootstrap' }), {
-      logger: ['error'],
-    }).then(async (context) => context.init());
+    bootstrap ??= NestFactory.createApplicationContext(
+      MessagingModule.forRoot({ natsUrl: bus.url, natsAuth: bus.as('operator'), subjectPrefix, name: 'e2e-bootstrap' }),
+      {
+        logger: ['error'],
+      },
+    ).then(async (context) => context.init());
     const context = await bootstrap;
     const requestId = newUuid();
-    return context.get(ServiceClient).request<CreatePlatformReply>(
-      subjects.platform.platform.create,
-      { name: `e2e ${environment.toLowerCase()} ${requestId.slice(-6)}`, environment },
-      { context: { platformId: '', actor: { kind: 'system', name: 'e2e' }, requestId, correlationId: requestId }, timeoutMs: 15_000 },
-    );
+    return context
+      .get(ServiceClient)
+      .request<CreatePlatformReply>(
+        subjects.platform.platform.create,
+        { name: `e2e ${environment.toLowerCase()} ${requestId.slice(-6)}`, environment },
+        { context: { platformId: '', actor: { kind: 'system', name: 'e2e' }, requestId, correlationId: requestId }, timeoutMs: 15_000 },
+      );
   };
 
   const close = async (): Promise<void> => {
     // A context that failed to start was reported to the createPlatform that asked for it; nothing to close.
-    await bootstrap?.then((context) => context.close(), () => undefined);
+    await bootstrap?.then(
+      (context) => context.close(),
+      () => undefined,
+    );
     await Promise.all(apps.map((app) => stop(app)));
     await bus.close();
     await database.drop();
@@ -211,11 +232,15 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
       // The gateway is ready when every service answers it; under a loaded machine that can take a
       // while, and when it does not happen the last health answer says which service is missing.
       let lastHealth = 'no answer';
-      await waitFor('gateway health', async () => {
-        const reply = await fetch(`${gatewayUrl}/health`);
-        lastHealth = `${reply.status} ${await reply.text()}`;
-        return reply.status === 200;
-      }, 60_000).catch((error: Error) => {
+      await waitFor(
+        'gateway health',
+        async () => {
+          const reply = await fetch(`${gatewayUrl}/health`);
+          lastHealth = `${reply.status} ${await reply.text()}`;
+          return reply.status === 200;
+        },
+        60_000,
+      ).catch((error: Error) => {
         throw new Error(`${error.message} Last /health: ${lastHealth.slice(0, 2_000)}\n--- gateway output ---\n${logs.gateway.join('')}`);
       });
     }
@@ -223,5 +248,22 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     await close();
     throw error;
   }
-  return { baseUrl: `${gatewayUrl}/2025-10-13`, gatewayUrl, gatewayMetricsUrl: `http://127.0.0.1:${gatewayMetricsPort}`, database, subjectPrefix, env, bus, logs, replicas, start, stop, kill, healthUrl, pid, createPlatform, close };
+  return {
+    baseUrl: `${gatewayUrl}/2025-10-13`,
+    gatewayUrl,
+    gatewayMetricsUrl: `http://127.0.0.1:${gatewayMetricsPort}`,
+    database,
+    subjectPrefix,
+    env,
+    bus,
+    logs,
+    replicas,
+    start,
+    stop,
+    kill,
+    healthUrl,
+    pid,
+    createPlatform,
+    close,
+  };
 };

@@ -2,7 +2,15 @@
 // section (k) and its description of scripts/embedded-wallet-sign.js), with no code from Corridor:
 // it generates P-256 keys, HPKE-encrypts the OTP to the target bundle, decrypts the session key and
 // the export bundle, and builds the Turnkey-style API-key stamp for Grid-Wallet-Signature.
-import { createECDH, createHash, createHash as hashOf, generateKeyPairSync, type KeyObject, randomBytes, sign as signWith } from 'node:crypto';
+import {
+  createECDH,
+  createHash,
+  createHash as hashOf,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign as signWith,
+} from 'node:crypto';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { p256 } from '@noble/curves/p256';
@@ -34,7 +42,11 @@ const seal = async (recipientPubHex: string, plaintext: Uint8Array): Promise<{ e
 const open = async (privHex: string, enc: Uint8Array, ciphertext: Uint8Array): Promise<Uint8Array> => {
   const recipient = p256.getPublicKey(bytes(privHex), false);
   const encUncompressed = p256.ProjectivePoint.fromHex(enc).toRawBytes(false);
-  const context = await suite.createRecipientContext({ recipientKey: await suite.kem.importKey('raw', bytes(privHex), false), enc: encUncompressed, info });
+  const context = await suite.createRecipientContext({
+    recipientKey: await suite.kem.importKey('raw', bytes(privHex), false),
+    enc: encUncompressed,
+    info,
+  });
   return new Uint8Array(await context.open(ciphertext, join(encUncompressed, recipient)));
 };
 
@@ -103,11 +115,38 @@ export const createPasskey = (options: { rpId: string; origin: string; challenge
   );
   const idLength = Buffer.alloc(2);
   idLength.writeUInt16BE(rawId.length);
-  const authData = Buffer.concat([digest(options.rpId), Buffer.from([0x45]), counterBytes(0), Buffer.alloc(16), idLength, rawId, Buffer.from(cose)]);
-  const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', Uint8Array.from(authData)]]) as never);
-  const clientDataJson = JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: options.origin, crossOrigin: false });
+  const authData = Buffer.concat([
+    digest(options.rpId),
+    Buffer.from([0x45]),
+    counterBytes(0),
+    Buffer.alloc(16),
+    idLength,
+    rawId,
+    Buffer.from(cose),
+  ]);
+  const attestationObject = isoCBOR.encode(
+    new Map<string, unknown>([
+      ['fmt', 'none'],
+      ['attStmt', new Map()],
+      ['authData', Uint8Array.from(authData)],
+    ]) as never,
+  );
+  const clientDataJson = JSON.stringify({
+    type: 'webauthn.create',
+    challenge: options.challenge,
+    origin: options.origin,
+    crossOrigin: false,
+  });
   const passkey: SoftwarePasskey = { credentialId: b64url(rawId), privateKey, rpId: options.rpId, origin: options.origin, counter: 0 };
-  return { passkey, attestation: { credentialId: passkey.credentialId, clientDataJson: b64url(clientDataJson), attestationObject: b64url(attestationObject), transports: ['internal'] } };
+  return {
+    passkey,
+    attestation: {
+      credentialId: passkey.credentialId,
+      clientDataJson: b64url(clientDataJson),
+      attestationObject: b64url(attestationObject),
+      transports: ['internal'],
+    },
+  };
 };
 
 /** navigator.credentials.get(): an assertion over the challenge string's UTF-8 bytes (the PasskeyAuthChallenge's hex). */
@@ -116,5 +155,10 @@ export const assertPasskey = (passkey: SoftwarePasskey, challenge: string) => {
   const authenticatorData = Buffer.concat([digest(passkey.rpId), Buffer.from([0x05]), counterBytes(passkey.counter)]);
   const clientDataJson = JSON.stringify({ type: 'webauthn.get', challenge: b64url(challenge), origin: passkey.origin, crossOrigin: false });
   const signature = signWith('sha256', Buffer.concat([authenticatorData, digest(clientDataJson)]), passkey.privateKey);
-  return { credentialId: passkey.credentialId, clientDataJson: b64url(clientDataJson), authenticatorData: b64url(authenticatorData), signature: b64url(signature) };
+  return {
+    credentialId: passkey.credentialId,
+    clientDataJson: b64url(clientDataJson),
+    authenticatorData: b64url(authenticatorData),
+    signature: b64url(signature),
+  };
 };

@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 // A platform's webhook endpoint for the tests: records every request with its raw body and
 // answers with whatever the test decides.
 
-export type Received = { rawBody: string; signature: string | undefined; body: { id: string; type: string; timestamp: string; data: any }; receivedAt: number };
+export type Received = {
+  rawBody: string;
+  signature: string | undefined;
+  body: { id: string; type: string; timestamp: string; data: any };
+  receivedAt: number;
+};
 
 export type Receiver = {
   url: string;
@@ -31,7 +36,10 @@ export const startReceiver = async (port = 0): Promise<Receiver> => {
     async waitFor(predicate, what, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(receiver.received)) {
-        if (Date.now() > deadline) throw new Error(`The receiver did not see ${what} within ${timeoutMs} ms (got ${receiver.received.length} webhooks: ${receiver.received.map((item) => item.body.type).join(', ')}).`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `The receiver did not see ${what} within ${timeoutMs} ms (got ${receiver.received.length} webhooks: ${receiver.received.map((item) => item.body.type).join(', ')}).`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },
@@ -43,7 +51,12 @@ export const startReceiver = async (port = 0): Promise<Receiver> => {
     request.on('end', () => {
       const rawBody = Buffer.concat(chunks).toString('utf8');
       const header = request.headers['x-grid-signature'];
-      const item: Received = { rawBody, signature: Array.isArray(header) ? header[0] : header, body: JSON.parse(rawBody), receivedAt: Date.now() };
+      const item: Received = {
+        rawBody,
+        signature: Array.isArray(header) ? header[0] : header,
+        body: JSON.parse(rawBody),
+        receivedAt: Date.now(),
+      };
       receiver.received.push(item);
       const answer = receiver.respond(item);
       const { status, body } = typeof answer === 'number' ? { status: answer, body: { received: item.body.id } } : answer;

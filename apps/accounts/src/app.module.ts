@@ -34,7 +34,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'accounts' }),
+        MessagingModule.forRoot({
+          natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
+          subjectPrefix: config.subjectPrefix,
+          name: 'accounts',
+        }),
         EventSourcingModule.forRoot({
           service: 'accounts',
           logger: createLogger('accounts', { level: config.logLevel }),
@@ -50,12 +55,25 @@ export class AppModule {
           toIntegrationEvent,
         }),
       ],
-      controllers: [LedgerController, InternalAccountsController, CustomerAccountsController, ExternalAccountsController, UmaDepositTargetsController, EmbeddedWalletsController],
+      controllers: [
+        LedgerController,
+        InternalAccountsController,
+        CustomerAccountsController,
+        ExternalAccountsController,
+        UmaDepositTargetsController,
+        EmbeddedWalletsController,
+      ],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         {
           provide: ACCOUNTS_POLICY_OPTIONS,
-          useValue: { natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, databaseUrl: config.databaseUrl, schema: config.schema },
+          useValue: {
+            natsUrl: config.natsUrl,
+            natsAuth: config.natsAuth,
+            subjectPrefix: config.subjectPrefix,
+            databaseUrl: config.databaseUrl,
+            schema: config.schema,
+          },
         },
         AccountWriter,
         // Consents over Embedded Wallet money (decision 0020): written where stamps are verified, read by the ledger.
@@ -67,10 +85,18 @@ export class AppModule {
         OpenAccountsPolicy,
         CustomerDirectory,
         // Embedded Wallet credentials and sessions (DESIGN.md §2), on the process's one pool.
-        { provide: WALLET_STORE, useFactory: (eventSourcing: EventSourcing) => new WalletStore(eventSourcing.pool, config.schema), inject: [EventSourcing] },
+        {
+          provide: WALLET_STORE,
+          useFactory: (eventSourcing: EventSourcing) => new WalletStore(eventSourcing.pool, config.schema),
+          inject: [EventSourcing],
+        },
         { provide: WALLET_OPTIONS, useValue: config.embeddedWallets },
         // The mail port: sandbox platforms' mail goes to the mailbox, production platforms' to the SMTP relay when one is configured.
-        { provide: SandboxMailbox, useFactory: (eventSourcing: EventSourcing) => new SandboxMailbox(eventSourcing.pool, config.schema), inject: [EventSourcing] },
+        {
+          provide: SandboxMailbox,
+          useFactory: (eventSourcing: EventSourcing) => new SandboxMailbox(eventSourcing.pool, config.schema),
+          inject: [EventSourcing],
+        },
         { provide: SmtpMailer, useFactory: () => (config.embeddedWallets.smtp ? new SmtpMailer(config.embeddedWallets.smtp) : null) },
         {
           provide: OTP_MAILERS,
@@ -86,12 +112,18 @@ export class AppModule {
           inject: [{ token: OBSERVABILITY, optional: true }, OtpMailMetrics],
           useFactory: (observability: Observability | undefined, metrics: OtpMailMetrics) => observability?.addMetrics(metrics.registry),
         },
-        observedPart('mail', [SmtpMailer], (smtp: SmtpMailer | null) => () => smtp?.health() ?? { status: 'ok', transport: 'none', production: 'no SMTP_HOST: 503' }),
+        observedPart(
+          'mail',
+          [SmtpMailer],
+          (smtp: SmtpMailer | null) => () => smtp?.health() ?? { status: 'ok', transport: 'none', production: 'no SMTP_HOST: 503' },
+        ),
         PurgeSandboxMailboxJob,
         EmbeddedWallets,
         OpenWalletsPolicy,
         EndCardConsentsWhenCardChangesPolicy,
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
+          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
+        ),
       ],
     };
   }

@@ -22,11 +22,20 @@ import { UsageLedger } from './usage/usage-ledger';
 export class AppModule {
   /** clock: the system clock in production; tests pass one they can move. */
   static register(config: AgentsServiceConfig, clock: Clock = systemClock): DynamicModule {
-    const options: AgentOptions = { schema: config.schema, deviceCodeTtlSeconds: config.deviceCodeTtlSeconds, executionSweepSeconds: config.executionSweepSeconds };
+    const options: AgentOptions = {
+      schema: config.schema,
+      deviceCodeTtlSeconds: config.deviceCodeTtlSeconds,
+      executionSweepSeconds: config.executionSweepSeconds,
+    };
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'agents' }),
+        MessagingModule.forRoot({
+          natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
+          subjectPrefix: config.subjectPrefix,
+          name: 'agents',
+        }),
         EventSourcingModule.forRoot({
           service: 'agents',
           logger: createLogger('agents', { level: config.logLevel }),
@@ -50,7 +59,9 @@ export class AppModule {
         ActingAgent,
         UsageLedger,
         ActionExecutor,
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
+          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
+        ),
       ],
     };
   }

@@ -10,7 +10,8 @@ export type AgentsServiceConfig = ServiceConfig & {
 const seconds = (name: string, value: string | undefined, fallback: number, max: number): number => {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) throw new Error(`${name} must be a whole number of seconds from 1 to ${max}, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > max)
+    throw new Error(`${name} must be a whole number of seconds from 1 to ${max}, got "${value}".`);
   return parsed;
 };
 

@@ -9,4 +9,6 @@ import { actionEventTypes } from './actions/action';
 const published = new Set<string>(actionEventTypes);
 
 export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null =>
-  published.has(event.type) ? integrationEvent('agents', 'AgentAction', event, { action: renderAction(event.data['action'] as ActionView) }) : null;
+  published.has(event.type)
+    ? integrationEvent('agents', 'AgentAction', event, { action: renderAction(event.data['action'] as ActionView) })
+    : null;

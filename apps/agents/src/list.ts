@@ -7,7 +7,9 @@ import type { EventSourcing } from '@corridor/event-store';
 
 export type Filters = { clauses: string[]; values: unknown[] };
 
-export const filters = (platformId: string): Filters & { equal: (column: string, value: unknown) => void; compare: (column: string, op: '>=' | '<=', value: unknown) => void } => {
+export const filters = (
+  platformId: string,
+): Filters & { equal: (column: string, value: unknown) => void; compare: (column: string, op: '>=' | '<=', value: unknown) => void } => {
   const values: unknown[] = [platformId];
   const clauses = ['platform_id = $1'];
   return {
@@ -34,11 +36,16 @@ export const pageOf = async <Row extends { id: string; created_at: Date }, T>(
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
   const direction = sortOrder === 'asc' ? 'ASC' : 'DESC';
   const values = [...where.values];
-  const keyset = after ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, $${values.push(after.id)}::text)` : '';
+  const keyset = after
+    ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, $${values.push(after.id)}::text)`
+    : '';
   const condition = where.clauses.join(' AND ');
   const pageSql = `SELECT id, ${column}, created_at FROM ${table} WHERE ${condition}${keyset} ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.push(limit + 1)}`;
   const countSql = `SELECT count(*) AS count FROM ${table} WHERE ${condition}`;
-  const [rows, [count]] = await Promise.all([eventSourcing.read<Row>(statementName('page', pageSql), pageSql, values), eventSourcing.read<{ count: string }>(statementName('count', countSql), countSql, where.values)]);
+  const [rows, [count]] = await Promise.all([
+    eventSourcing.read<Row>(statementName('page', pageSql), pageSql, values),
+    eventSourcing.read<{ count: string }>(statementName('count', countSql), countSql, where.values),
+  ]);
   return toPage(
     rows.map((row) => ({ ...row, createdAt: row.created_at })),
     limit,
@@ -48,4 +55,5 @@ export const pageOf = async <Row extends { id: string; created_at: Date }, T>(
 };
 
 /** Prepared statements are named by their text: each filter combination is its own plan. */
-const statementName = (prefix: string, sql: string): string => `agents-${prefix}-${createHash('sha1').update(sql).digest('hex').slice(0, 12)}`;
+const statementName = (prefix: string, sql: string): string =>
+  `agents-${prefix}-${createHash('sha1').update(sql).digest('hex').slice(0, 12)}`;

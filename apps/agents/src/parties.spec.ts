@@ -11,7 +11,9 @@ const corridor = (from: string, to: string, exchangeRate: number) =>
 
 /** Parties over a payments that answers each exchange-rate request with `answer(sourceCurrency)`. */
 const partiesAnswering = (answer: (sourceCurrency: string) => Promise<unknown>) =>
-  new AgentParties({ request: (_subject: string, data: { sourceCurrency: string }) => answer(data.sourceCurrency) } as unknown as ServiceClient);
+  new AgentParties({
+    request: (_subject: string, data: { sourceCurrency: string }) => answer(data.sourceCurrency),
+  } as unknown as ServiceClient);
 
 describe('AgentParties.rate', () => {
   it('reads the listed corridor', async () => {
@@ -27,18 +29,30 @@ describe('AgentParties.rate', () => {
 
   it('is a 400 naming the pair when payments lists no corridor either way', async () => {
     const parties = partiesAnswering(async () => ({ data: [] }));
-    await expect(parties.rate(context, 'USD', 'JPY')).rejects.toMatchObject({ status: 400, code: 'INVALID_INPUT', message: expect.stringMatching(/No exchange rate between USD and JPY/) });
+    await expect(parties.rate(context, 'USD', 'JPY')).rejects.toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/No exchange rate between USD and JPY/),
+    });
   });
 
   it('is the same 400 when payments exchanges no such currency', async () => {
     const parties = partiesAnswering(async () => {
       throw invalidInput('destinationCurrency "XTS" is not a currency Corridor exchanges.', { field: 'destinationCurrency' });
     });
-    await expect(parties.rate(context, 'USD', 'XTS')).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/No exchange rate between USD and XTS/) });
+    await expect(parties.rate(context, 'USD', 'XTS')).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/No exchange rate between USD and XTS/),
+    });
   });
 
   it.each([
-    ['another 400', new DomainError('AMOUNT_OUT_OF_RANGE', 'validation', 'sendingAmount is above the most USD a payment can send.', { field: 'sendingAmount' })],
+    [
+      'another 400',
+      new DomainError('AMOUNT_OUT_OF_RANGE', 'validation', 'sendingAmount is above the most USD a payment can send.', {
+        field: 'sendingAmount',
+      }),
+    ],
     ['an invalid input about something else', invalidInput('limit must be between 1 and 100.', { field: 'limit' })],
     ['a 403', new DomainError('FORBIDDEN', 'forbidden', 'Not for this platform.')],
     ['a 404', new DomainError('REFERENCE_NOT_FOUND', 'not_found', 'Gone.')],

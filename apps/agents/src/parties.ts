@@ -23,7 +23,8 @@ const LOOKUP_TIMEOUT_MS = 5_000;
 const TRAILING_ZEROS = /(?<!0)0+$/;
 
 /** A JSON number as the plain decimal rateFromQuoteRate reads (never exponent notation). */
-const decimalOf = (value: number): string => (/e/i.test(String(value)) ? value.toFixed(20).replace(TRAILING_ZEROS, '').replace(/\.$/, '') : String(value));
+const decimalOf = (value: number): string =>
+  /e/i.test(String(value)) ? value.toFixed(20).replace(TRAILING_ZEROS, '').replace(/\.$/, '') : String(value);
 
 const isNotFound = (error: unknown) => error instanceof DomainError && error.status === 404;
 const customerNotFound = (message: string) => new DomainError('USER_NOT_FOUND', 'not_found', message, { field: 'customerId' });
@@ -35,7 +36,9 @@ const customerNotFound = (message: string) => new DomainError('USER_NOT_FOUND', 
  * missing rate.
  */
 export const isUnpricedCurrency = (error: unknown): boolean =>
-  error instanceof DomainError && error.code === 'INVALID_INPUT' && (error.details?.['field'] === 'sourceCurrency' || error.details?.['field'] === 'destinationCurrency');
+  error instanceof DomainError &&
+  error.code === 'INVALID_INPUT' &&
+  (error.details?.['field'] === 'sourceCurrency' || error.details?.['field'] === 'destinationCurrency');
 
 /**
  * What the agents service asks of the services that own it — customers, accounts, payments — with
@@ -54,7 +57,11 @@ export class AgentParties {
    * A customer of this platform, not deleted. Else 404 USER_NOT_FOUND, or `missing` where the
    * operation declares no 404 (createAgent names the customer in its body: a 400 naming the field).
    */
-  async customer(context: RequestContext, customerId: string, missing: (message: string) => DomainError = customerNotFound): Promise<CustomerWire> {
+  async customer(
+    context: RequestContext,
+    customerId: string,
+    missing: (message: string) => DomainError = customerNotFound,
+  ): Promise<CustomerWire> {
     const notFound = () => missing(`Customer ${String(customerId).slice(0, 80)} is not a customer of this platform.`);
     if (!isIdOf('Customer', customerId)) throw notFound();
     const customer = await this.request<CustomerWire>(subjects.customers.customer.get, { customerId }, context).catch((error: unknown) => {
@@ -77,7 +84,11 @@ export class AgentParties {
 
   async externalAccount(context: RequestContext, externalAccountId: unknown): Promise<ExternalAccountWire | undefined> {
     if (!isIdOf('ExternalAccount', externalAccountId)) return undefined;
-    return this.request<ExternalAccountWire>(subjects.accounts.externalAccount.get, { owner: 'CUSTOMER', externalAccountId }, context).catch((error: unknown) => {
+    return this.request<ExternalAccountWire>(
+      subjects.accounts.externalAccount.get,
+      { owner: 'CUSTOMER', externalAccountId },
+      context,
+    ).catch((error: unknown) => {
       // As for internal accounts: not found is refused by the caller like another customer's account.
       if (isNotFound(error)) return undefined;
       throw error;
@@ -108,12 +119,21 @@ export class AgentParties {
       const inverted = rateFromQuoteRate(decimalOf(reverse.exchangeRate), to, from);
       return { numerator: inverted.denominator, denominator: inverted.numerator };
     }
-    throw new DomainError('INVALID_INPUT', 'validation', `No exchange rate between ${from} and ${to} is available to compare this ${from} amount with the agent's ${to} limits.`, { field: 'currency' });
+    throw new DomainError(
+      'INVALID_INPUT',
+      'validation',
+      `No exchange rate between ${from} and ${to} is available to compare this ${from} amount with the agent's ${to} limits.`,
+      { field: 'currency' },
+    );
   }
 
   private async listRates(context: RequestContext, from: string, to: string): Promise<ExchangeRateWire | undefined> {
     const data: ListExchangeRatesData = { sourceCurrency: from, destinationCurrencies: [to] };
-    const rates = await this.request<ExchangeRateWire[] | { data: ExchangeRateWire[] }>(subjects.payments.exchangeRate.list, data, context).catch((error: unknown) => {
+    const rates = await this.request<ExchangeRateWire[] | { data: ExchangeRateWire[] }>(
+      subjects.payments.exchangeRate.list,
+      data,
+      context,
+    ).catch((error: unknown) => {
       if (isUnpricedCurrency(error)) return [];
       throw error;
     });

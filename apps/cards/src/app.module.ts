@@ -19,7 +19,10 @@ import { toIntegrationEvent } from './integration-events';
 export class AppModule {
   /** clock: the system clock in production; tests pass one they can move. issuer: the sandbox issuer, the only one (decision 0015). */
   static register(config: CardsServiceConfig, clock: Clock = systemClock, issuer: CardIssuer = sandboxIssuer): DynamicModule {
-    const options: CardOptions = { eligibleCurrencies: config.eligibleCurrencies, provisioningSweepSeconds: config.provisioningSweepSeconds };
+    const options: CardOptions = {
+      eligibleCurrencies: config.eligibleCurrencies,
+      provisioningSweepSeconds: config.provisioningSweepSeconds,
+    };
     return {
       module: AppModule,
       imports: [
@@ -46,7 +49,9 @@ export class AppModule {
         { provide: CARD_OPTIONS, useValue: options },
         CardParties,
         CardProvisioningProcessor,
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
+          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
+        ),
       ],
     };
   }

@@ -22,7 +22,8 @@ export const parseEligibleCurrencies = (value: string | undefined): string[] => 
 const seconds = (name: string, value: string | undefined, fallback: number): number => {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3_600) throw new Error(`${name} must be a whole number of seconds from 1 to 3600, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3_600)
+    throw new Error(`${name} must be a whole number of seconds from 1 to 3600, got "${value}".`);
   return parsed;
 };
 

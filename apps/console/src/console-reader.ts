@@ -34,7 +34,11 @@ export type StoresStatus = { services: ServiceStatus[]; deadLetters: { count: nu
 export type ConsoleTrace = Trace & { states: Map<string, StateAfter> };
 
 const eventStores = (): Record<string, string> =>
-  Object.fromEntries(Object.entries(services).filter(([, info]) => info.eventStore !== false).map(([name, info]) => [name, info.schema]));
+  Object.fromEntries(
+    Object.entries(services)
+      .filter(([, info]) => info.eventStore !== false)
+      .map(([name, info]) => [name, info.schema]),
+  );
 
 const readOnlyClient = async (connectionString: string): Promise<Client> => {
   const options = '-c default_transaction_read_only=on -c statement_timeout=30000';

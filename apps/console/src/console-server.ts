@@ -16,7 +16,10 @@ const MAX_ID_CHARS = 200;
 /** The optional from/to of a trace (an account takes part in many payments): ISO times, or a reason to refuse. */
 export const parseWindow = (from: string | null, to: string | null): { window: TimeWindow } | { error: string } => {
   const window: TimeWindow = {};
-  for (const [name, value] of [['from', from], ['to', to]] as const) {
+  for (const [name, value] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
     if (!value) continue;
     const time = new Date(value);
     if (Number.isNaN(time.getTime())) return { error: `${name} needs a time such as 2026-11-27T13:00:00Z, not "${value.slice(0, 40)}".` };

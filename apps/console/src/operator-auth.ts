@@ -27,7 +27,10 @@ export const parseOperatorCredentials = (token: string | undefined, users: strin
     }
     credentials.tokenDigest = sha256(token);
   }
-  for (const entry of (users ?? '').split(',').map((item) => item.trim()).filter(Boolean)) {
+  for (const entry of (users ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const match = /^([^:\s]+):([0-9a-fA-F]{64})$/.exec(entry);
     if (!match) {
       const name = entry.split(':')[0];

@@ -25,7 +25,7 @@ describe('console pages', () => {
     expect(escapeHtml(`"'&<>`)).toBe('&quot;&#39;&amp;&lt;&gt;');
   });
 
-  it('given a resource id in the data, when rendered, then it links to that resource\'s timeline', () => {
+  it("given a resource id in the data, when rendered, then it links to that resource's timeline", () => {
     const quoteId = 'Quote:0197a0f1-0000-7000-8000-000000000002';
     expect(jsonHtml({ quoteId, amount: 10n })).toBe(
       [

@@ -29,7 +29,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'customers' }),
+        MessagingModule.forRoot({
+          natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
+          subjectPrefix: config.subjectPrefix,
+          name: 'customers',
+        }),
         EventSourcingModule.forRoot({
           service: 'customers',
           logger: createLogger('customers', { level: config.logLevel }),
@@ -40,11 +45,25 @@ export class AppModule {
           natsAuth: config.natsAuth,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [customerViewProjection, beneficialOwnerViewProjection, verificationViewProjection, documentViewProjection, kycLinkViewProjection, bulkImportViewProjection],
+          projections: [
+            customerViewProjection,
+            beneficialOwnerViewProjection,
+            verificationViewProjection,
+            documentViewProjection,
+            kycLinkViewProjection,
+            bulkImportViewProjection,
+          ],
           toIntegrationEvent,
         }),
       ],
-      controllers: [CustomersController, VerificationsController, BeneficialOwnersController, DocumentsController, KycLinksController, BulkImportsController],
+      controllers: [
+        CustomersController,
+        VerificationsController,
+        BeneficialOwnersController,
+        DocumentsController,
+        KycLinksController,
+        BulkImportsController,
+      ],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         { provide: BLOB_STORE, useFactory: () => createBlobStore(config.blobStore) },
@@ -52,14 +71,17 @@ export class AppModule {
         PlatformSettingsCache,
         { provide: BULK_IMPORT_OPTIONS, useValue: config.bulkImport },
         BulkImportQueue,
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
+          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
+        ),
         observedPart('redis', [BulkImportQueue], (queue: BulkImportQueue) => redisHealth(() => queue.redis)),
         // A stuck import (no progress for BULK_IMPORT_STUCK_AFTER_MS) shows as degraded here and on GET /metrics.
         observedPart('bulk-imports', [BulkImportQueue], (queue: BulkImportQueue) => () => bulkImportsHealth(queue.lastSweep)),
         {
           provide: 'BULK_IMPORT_METRICS_SOURCE',
           inject: [{ token: OBSERVABILITY, optional: true }, BulkImportQueue],
-          useFactory: (observability: Observability | undefined, queue: BulkImportQueue) => observability?.addMetrics(queue.metrics.registry),
+          useFactory: (observability: Observability | undefined, queue: BulkImportQueue) =>
+            observability?.addMetrics(queue.metrics.registry),
         },
       ],
     };

@@ -16,7 +16,8 @@ const positiveInt = (name: string, value: string | undefined, fallback: number):
   return parsed;
 };
 
-const nonNegativeInt = (name: string, value: string | undefined, fallback: number): number => (value === '0' ? 0 : positiveInt(name, value, fallback));
+const nonNegativeInt = (name: string, value: string | undefined, fallback: number): number =>
+  value === '0' ? 0 : positiveInt(name, value, fallback);
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CustomersServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'customers', healthPort: 9092 }),

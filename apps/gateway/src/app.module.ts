@@ -6,7 +6,12 @@ import type { Logger } from 'pino';
 import { AgentMeController } from './agents/agent-me.controller';
 import { AgentAuthGuard } from './agents/agent-auth.guard';
 import { AgentsController } from './agents/agents.controller';
-import { AGENT_TOKEN_VERIFIER, type AgentTokenVerifier, AgentTokens, agentTokensRefusedOnPlatformRoutes } from './auth/agent-token-verifier';
+import {
+  AGENT_TOKEN_VERIFIER,
+  type AgentTokenVerifier,
+  AgentTokens,
+  agentTokensRefusedOnPlatformRoutes,
+} from './auth/agent-token-verifier';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthService } from './auth/auth.service';
 import { FailedAttempts } from './auth/failed-attempts';
@@ -37,7 +42,13 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisConnection } from './redis';
 import { ServiceCall } from './service-call';
 import { TokensController } from './tokens/tokens.controller';
-import { CryptoController, DiscoveriesController, InvitationsController, ReceiverLookupsController, UmaProvidersController } from './uma/uma.controller';
+import {
+  CryptoController,
+  DiscoveriesController,
+  InvitationsController,
+  ReceiverLookupsController,
+  UmaProvidersController,
+} from './uma/uma.controller';
 import { TransactionReceiptsController, TransfersController } from './transfers/transfers.controller';
 import { VerificationsController } from './verifications/verifications.controller';
 import { SandboxWebhooksController, WebhooksController } from './webhooks/webhooks.controller';
@@ -56,7 +67,14 @@ export class AppModule {
   static register(config: GatewayConfig, dependencies: GatewayDependencies): DynamicModule {
     return {
       module: AppModule,
-      imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'gateway' })],
+      imports: [
+        MessagingModule.forRoot({
+          natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
+          subjectPrefix: config.subjectPrefix,
+          name: 'gateway',
+        }),
+      ],
       controllers: [
         TokensController,
         EventsController,

@@ -42,7 +42,10 @@ const trustProxy = (value: string | undefined): boolean | number | string[] => {
   if (text === '' || text === 'false') return false;
   if (text === 'true') return true;
   if (/^\d{1,2}$/.test(text)) return Number(text);
-  return text.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
 };
 
 const positiveInteger = (name: string, value: string | undefined, fallback: number): number => {
@@ -55,7 +58,8 @@ const positiveInteger = (name: string, value: string | undefined, fallback: numb
 const metricsPort = (value: string | undefined): number => {
   if (value === undefined || value === '') return 9098;
   const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed < 0 || parsed > 65_535) throw new Error(`GATEWAY_METRICS_PORT must be a port number, got "${value}".`);
+  if (!Number.isSafeInteger(parsed) || parsed < 0 || parsed > 65_535)
+    throw new Error(`GATEWAY_METRICS_PORT must be a port number, got "${value}".`);
   return parsed;
 };
 

@@ -26,7 +26,8 @@ const MULTIPART_ROUTES = new Set([
 /** The sandbox's hosted KYC page posts an HTML form (application/x-www-form-urlencoded, parsed by Nest); no API route takes one. */
 const FORM_ROUTES = new Set([`POST /${API_VERSION}/kyc/:token`]);
 
-const hasBody = (request: FastifyRequest): boolean => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+const hasBody = (request: FastifyRequest): boolean =>
+  Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
 
 // A Content-Type without a body describes nothing. Fastify would refuse an empty JSON body before
 // any route runs, where the reference makes some bodies optional (OptionalBody); without the
@@ -68,7 +69,10 @@ const answerRouterError = (error: FastifyError, request: FastifyRequest, reply: 
 };
 
 /** Builds the gateway without listening, so tests run the same app main.ts serves. */
-export async function createGateway(config: GatewayConfig, overrides: Pick<GatewayDependencies, 'agentTokenVerifier'> = {}): Promise<NestFastifyApplication> {
+export async function createGateway(
+  config: GatewayConfig,
+  overrides: Pick<GatewayDependencies, 'agentTokenVerifier'> = {},
+): Promise<NestFastifyApplication> {
   const logger = createLogger('gateway', { level: config.logLevel });
   const routes = new RouteTable();
   const metrics = new GatewayMetrics();
@@ -98,9 +102,13 @@ export async function createGateway(config: GatewayConfig, overrides: Pick<Gatew
     requireMediaType(request);
     dropTypeOfNoBody(request);
   });
-  const nestApp = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, { routes, logger, metrics, ...overrides }), adapter, {
-    logger: nestLogger(logger),
-  });
+  const nestApp = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register(config, { routes, logger, metrics, ...overrides }),
+    adapter,
+    {
+      logger: nestLogger(logger),
+    },
+  );
   const app = enableBoundedShutdown(nestApp, { logger, timeoutMs: config.shutdownTimeoutMs });
   app.setGlobalPrefix(API_VERSION, {
     exclude: ['health', 'health/live', 'health/ready'].map((path) => ({ path, method: RequestMethod.GET })),

@@ -28,7 +28,12 @@ const calls = { verify: 0, create: 0, list: [] as unknown[], deleted: [] as stri
 const TRANSACT_TOKEN = 'Token:0196f1a0-0000-7000-8000-0000000000aa';
 
 const credentials: Record<string, VerifiedCredential> = {
-  'admin:admin-secret': { platformId: 'Platform:one', tokenId: 'Token:admin', permissions: ['VIEW', 'TRANSACT', 'MANAGE'], environment: 'SANDBOX' },
+  'admin:admin-secret': {
+    platformId: 'Platform:one',
+    tokenId: 'Token:admin',
+    permissions: ['VIEW', 'TRANSACT', 'MANAGE'],
+    environment: 'SANDBOX',
+  },
   'viewer:viewer-secret': { platformId: 'Platform:one', tokenId: 'Token:viewer', permissions: ['VIEW'], environment: 'SANDBOX' },
   'transact:transact-secret': { platformId: 'Platform:one', tokenId: TRANSACT_TOKEN, permissions: ['TRANSACT'], environment: 'SANDBOX' },
 };
@@ -60,7 +65,8 @@ class FakeCustomers {
     calls.seenContexts.push(request.context);
     // Slow enough that a concurrent duplicate arrives while this one is still running.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    if (request.data.platformCustomerId === 'taken') throw new DomainError('CONFLICT', 'conflict', 'platformCustomerId taken is already used.');
+    if (request.data.platformCustomerId === 'taken')
+      throw new DomainError('CONFLICT', 'conflict', 'platformCustomerId taken is already used.');
     return { id: newId('Customer'), ...request.data, createdAt: '2026-01-01T00:00:00.000Z' };
   }
 
@@ -119,7 +125,15 @@ const individual = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-type Call = { method?: string; path: string; auth?: string | null; body?: unknown; raw?: string; contentType?: string; headers?: Record<string, string> };
+type Call = {
+  method?: string;
+  path: string;
+  auth?: string | null;
+  body?: unknown;
+  raw?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+};
 
 let subjectPrefix: string;
 let config: GatewayConfig;
@@ -139,13 +153,23 @@ const send = async (app: NestFastifyApplication, call: Call) => {
   if (call.auth !== null) headers['authorization'] = call.auth ?? admin;
   const payload = call.raw ?? (call.body !== undefined ? JSON.stringify(call.body) : undefined);
   if (payload !== undefined) headers['content-type'] = call.contentType ?? 'application/json';
-  const response = await app.inject({ method: (call.method ?? 'GET') as 'GET', url: call.path, headers, ...(payload !== undefined ? { payload } : {}) });
+  const response = await app.inject({
+    method: (call.method ?? 'GET') as 'GET',
+    url: call.path,
+    headers,
+    ...(payload !== undefined ? { payload } : {}),
+  });
   return { status: response.statusCode, headers: response.headers, body: response.body ? JSON.parse(response.body) : undefined };
 };
 const api = (call: Call) => send(gateway, { ...call, path: `/2025-10-13${call.path}` });
 
 const expectError = (reply: { status: number; body: { details?: unknown } | undefined }, status: number, code: string) => {
-  expect(reply.body).toEqual({ status, code, message: expect.any(String), ...(reply.body?.details ? { details: expect.any(Object) } : {}) });
+  expect(reply.body).toEqual({
+    status,
+    code,
+    message: expect.any(String),
+    ...(reply.body?.details ? { details: expect.any(Object) } : {}),
+  });
   expect(reply.status).toBe(status);
 };
 
@@ -221,7 +245,11 @@ describe('authentication and permissions', () => {
     expect((await api({ path: '/customers', auth: viewer })).status).toBe(200);
     expect((await api({ path: '/customers', auth: basic('transact', 'transact-secret') })).status).toBe(200);
     expectError(await api({ method: 'POST', path: '/customers', auth: viewer, body: individual() }), 403, 'FORBIDDEN');
-    expectError(await api({ method: 'DELETE', path: `/tokens/${newId('Token')}`, auth: basic('transact', 'transact-secret') }), 403, 'FORBIDDEN');
+    expectError(
+      await api({ method: 'DELETE', path: `/tokens/${newId('Token')}`, auth: basic('transact', 'transact-secret') }),
+      403,
+      'FORBIDDEN',
+    );
   });
 
   it('verifies a credential once and forgets it when its token is revoked', async () => {
@@ -253,7 +281,12 @@ describe('authentication and permissions', () => {
   });
 
   it('passes the request context and echoes X-Request-Id', async () => {
-    const reply = await api({ method: 'POST', path: '/customers', body: individual({ platformCustomerId: 'ctx' }), headers: { 'x-request-id': 'client-req-1', 'x-correlation-id': 'flow-9' } });
+    const reply = await api({
+      method: 'POST',
+      path: '/customers',
+      body: individual({ platformCustomerId: 'ctx' }),
+      headers: { 'x-request-id': 'client-req-1', 'x-correlation-id': 'flow-9' },
+    });
     expect(reply.status).toBe(201);
     expect(reply.headers['x-request-id']).toBe('client-req-1');
     expect(calls.seenContexts[calls.seenContexts.length - 1]).toEqual({
@@ -297,21 +330,33 @@ describe('request context and metrics over a real socket', () => {
     expect(reply.headers.get('x-correlation-id')).toBe('flow-http-1');
     const requestId = reply.headers.get('x-request-id');
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(listContexts[listContexts.length - 1]).toEqual({ requestId, correlationId: 'flow-http-1', causationId: requestId, platformId: 'Platform:one' });
+    expect(listContexts[listContexts.length - 1]).toEqual({
+      requestId,
+      correlationId: 'flow-http-1',
+      causationId: requestId,
+      platformId: 'Platform:one',
+    });
   });
 
   it('serves /metrics on its own port only: HTTP by route template and status, NATS requests, idempotency outcomes', async () => {
     const route = '/2025-10-13/customers/:customerId';
     const series = `corridor_http_request_duration_seconds_count{method="GET",route="${route}",status="404"}`;
     const before = sample(await scrape(), series);
-    for (const id of ['Customer:a', 'Customer:b']) expect((await fetch(`${baseUrl}/2025-10-13/customers/${id}`, { headers: { authorization: admin } })).status).toBe(404);
-    const body = { method: 'POST', headers: { authorization: admin, 'content-type': 'application/json', 'idempotency-key': 'metrics-key' }, body: JSON.stringify(individual({ platformCustomerId: 'metrics' })) };
+    for (const id of ['Customer:a', 'Customer:b'])
+      expect((await fetch(`${baseUrl}/2025-10-13/customers/${id}`, { headers: { authorization: admin } })).status).toBe(404);
+    const body = {
+      method: 'POST',
+      headers: { authorization: admin, 'content-type': 'application/json', 'idempotency-key': 'metrics-key' },
+      body: JSON.stringify(individual({ platformCustomerId: 'metrics' })),
+    };
     expect((await fetch(`${baseUrl}/2025-10-13/customers`, body)).status).toBe(201);
     expect((await fetch(`${baseUrl}/2025-10-13/customers`, body)).status).toBe(201);
     expect((await fetch(`${baseUrl}/no/such/path`)).status).toBe(404);
     const text = await scrape();
     expect(sample(text, series) - before).toBe(2);
-    expect(sample(text, 'corridor_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'corridor_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}'),
+    ).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'corridor_gateway_idempotency_total{outcome="claimed"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'corridor_gateway_idempotency_total{outcome="replay"}')).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/^corridor_nats_request_duration_seconds_count\{subject="customers\.customer\.create",outcome="ok"\} [1-9]/m);
@@ -332,7 +377,9 @@ describe('routing errors', () => {
   it('says an operation under the base path is not one this server supports, and where to look', async () => {
     const unsupported = await api({ path: '/stablecoin-provider-accounts' });
     expectError(unsupported, 404, 'REFERENCE_NOT_FOUND');
-    expect(unsupported.body.message).toBe('GET /2025-10-13/stablecoin-provider-accounts is not an operation this Corridor server supports. Supported operations are listed at /docs.');
+    expect(unsupported.body.message).toBe(
+      'GET /2025-10-13/stablecoin-provider-accounts is not an operation this Corridor server supports. Supported operations are listed at /docs.',
+    );
     const outside = await send(gateway, { path: '/customers' });
     expectError(outside, 404, 'REFERENCE_NOT_FOUND');
     expect(outside.body.message).toBe('There is no route GET /customers. Paths start with /2025-10-13.');
@@ -387,7 +434,11 @@ describe('validation', () => {
     const plain = await api({ method: 'POST', path: '/customers', raw: JSON.stringify(individual()), contentType: 'text/plain' });
     expectError(plain, 400, 'INVALID_INPUT');
     expect(plain.body.message).toBe('Content-Type must be application/json.');
-    const large = await api({ method: 'POST', path: '/customers', raw: JSON.stringify(individual({ fullName: 'x'.repeat(2 * 1024 * 1024) })) });
+    const large = await api({
+      method: 'POST',
+      path: '/customers',
+      raw: JSON.stringify(individual({ fullName: 'x'.repeat(2 * 1024 * 1024) })),
+    });
     expectError(large, 413, 'PAYLOAD_TOO_LARGE');
   });
 
@@ -430,15 +481,27 @@ describe('idempotency', () => {
   });
 
   it('answers 409 CONFLICT for the same key with a different body', async () => {
-    await api({ method: 'POST', path: '/customers', body: individual({ platformCustomerId: 'idem-2' }), headers: { 'idempotency-key': 'key-2' } });
-    const reuse = await api({ method: 'POST', path: '/customers', body: individual({ platformCustomerId: 'other' }), headers: { 'idempotency-key': 'key-2' } });
+    await api({
+      method: 'POST',
+      path: '/customers',
+      body: individual({ platformCustomerId: 'idem-2' }),
+      headers: { 'idempotency-key': 'key-2' },
+    });
+    const reuse = await api({
+      method: 'POST',
+      path: '/customers',
+      body: individual({ platformCustomerId: 'other' }),
+      headers: { 'idempotency-key': 'key-2' },
+    });
     expectError(reuse, 409, 'CONFLICT');
   });
 
   it('runs one of two concurrent duplicates and replays it to the other', async () => {
     const body = individual({ platformCustomerId: 'idem-race' });
     const before = calls.create;
-    const replies = await Promise.all([1, 2].map(() => api({ method: 'POST', path: '/customers', body, headers: { 'idempotency-key': 'key-race' } })));
+    const replies = await Promise.all(
+      [1, 2].map(() => api({ method: 'POST', path: '/customers', body, headers: { 'idempotency-key': 'key-race' } })),
+    );
     expect(replies.map((reply) => reply.status)).toEqual([201, 201]);
     expect(replies[0]?.body).toEqual(replies[1]?.body);
     expect(replies.filter((reply) => reply.headers['idempotency-replayed'] === 'true')).toHaveLength(1);
@@ -452,8 +515,17 @@ describe('idempotency', () => {
     expectError(replayed, 409, 'CONFLICT');
     expect(replayed.headers['idempotency-replayed']).toBe('true');
 
-    expectError(await api({ method: 'POST', path: '/customers', body: individual({ email: 'nope' }), headers: { 'idempotency-key': 'key-fix' } }), 400, 'INVALID_INPUT');
-    const fixed = await api({ method: 'POST', path: '/customers', body: individual({ platformCustomerId: 'fixed' }), headers: { 'idempotency-key': 'key-fix' } });
+    expectError(
+      await api({ method: 'POST', path: '/customers', body: individual({ email: 'nope' }), headers: { 'idempotency-key': 'key-fix' } }),
+      400,
+      'INVALID_INPUT',
+    );
+    const fixed = await api({
+      method: 'POST',
+      path: '/customers',
+      body: individual({ platformCustomerId: 'fixed' }),
+      headers: { 'idempotency-key': 'key-fix' },
+    });
     expect(fixed.status).toBe(201);
   });
 
@@ -619,7 +691,9 @@ describe('docs and health', () => {
     expect(paths['/transfer-in'].post.description).toContain('a transfer-in without one is a 400');
     const lookup = paths['/receiver/uma/{receiverUmaAddress}'].get;
     expect(lookup.description).toContain('Without one, the lookup is of the receiver alone');
-    const senderParameters = lookup.parameters.filter((parameter: { name: string }) => ['senderUmaAddress', 'customerId'].includes(parameter.name));
+    const senderParameters = lookup.parameters.filter((parameter: { name: string }) =>
+      ['senderUmaAddress', 'customerId'].includes(parameter.name),
+    );
     expect(senderParameters.map((parameter: { required: boolean }) => parameter.required)).toEqual([false, false]);
     expect(paths['/receiver/external-account/{accountId}'].get.description).toContain('Without one, the lookup is of the receiver alone');
   });

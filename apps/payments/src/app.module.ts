@@ -44,12 +44,25 @@ export class AppModule {
   /** clock: the system clock in production; tests pass one they can move. */
   static register(config: PaymentsServiceConfig, clock: Clock = systemClock): DynamicModule {
     const transferOptions: TransferOptions = { pendingSeconds: config.transferPendingSeconds, sweepSeconds: config.transferSweepSeconds };
-    const options: PaymentsOptions = { quoteTtlSeconds: config.quoteTtlSeconds, expirySweepSeconds: config.expirySweepSeconds, feeSchedules: config.feeSchedules };
-    const umaOptions: UmaOptions = { lookupTtlSeconds: config.receiverLookupTtlSeconds, invitationTtlSeconds: config.invitationTtlSeconds, invitationUrlBase: config.invitationUrlBase };
+    const options: PaymentsOptions = {
+      quoteTtlSeconds: config.quoteTtlSeconds,
+      expirySweepSeconds: config.expirySweepSeconds,
+      feeSchedules: config.feeSchedules,
+    };
+    const umaOptions: UmaOptions = {
+      lookupTtlSeconds: config.receiverLookupTtlSeconds,
+      invitationTtlSeconds: config.invitationTtlSeconds,
+      invitationUrlBase: config.invitationUrlBase,
+    };
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'payments' }),
+        MessagingModule.forRoot({
+          natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
+          subjectPrefix: config.subjectPrefix,
+          name: 'payments',
+        }),
         EventSourcingModule.forRoot({
           service: 'payments',
           logger: createLogger('payments', { level: config.logLevel }),
@@ -61,14 +74,37 @@ export class AppModule {
           natsAuth: config.natsAuth,
           subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [quoteViewProjection, transactionViewProjection, lookupViewProjection, invitationViewProjection, incomingTimerProjection, transferTimerProjection, transactionCountProjection, paymentExecutionProjection],
+          projections: [
+            quoteViewProjection,
+            transactionViewProjection,
+            lookupViewProjection,
+            invitationViewProjection,
+            incomingTimerProjection,
+            transferTimerProjection,
+            transactionCountProjection,
+            paymentExecutionProjection,
+          ],
           toIntegrationEvent,
         }),
       ],
-      controllers: [ExchangeRatesController, QuotesController, TransactionsController, LookupsController, InvitationsController, DirectoriesController, CryptoController, IncomingController, TransfersController, ReceiptsController, ExecutionController],
+      controllers: [
+        ExchangeRatesController,
+        QuotesController,
+        TransactionsController,
+        LookupsController,
+        InvitationsController,
+        DirectoriesController,
+        CryptoController,
+        IncomingController,
+        TransfersController,
+        ReceiptsController,
+        ExecutionController,
+      ],
       providers: [
         { provide: CLOCK, useValue: clock },
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
+          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
+        ),
         { provide: PAYMENTS_OPTIONS, useValue: options },
         { provide: UMA_OPTIONS, useValue: umaOptions },
         { provide: RATE_PROVIDER, useValue: sandboxRateProvider },

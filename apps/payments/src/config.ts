@@ -27,7 +27,8 @@ export type PaymentsServiceConfig = ServiceConfig & {
 const seconds = (name: string, value: string | undefined, fallback: number): number => {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 86_400) throw new Error(`${name} must be a whole number of seconds from 1 to 86400, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 86_400)
+    throw new Error(`${name} must be a whole number of seconds from 1 to 86400, got "${value}".`);
   return parsed;
 };
 
@@ -35,7 +36,8 @@ const seconds = (name: string, value: string | undefined, fallback: number): num
 const invitationTtl = (value: string | undefined): number => {
   if (value === undefined || value === '') return 30 * 86_400;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 60 || parsed > 366 * 86_400) throw new Error(`INVITATION_TTL_SECONDS must be a whole number of seconds from 60 to ${366 * 86_400}, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < 60 || parsed > 366 * 86_400)
+    throw new Error(`INVITATION_TTL_SECONDS must be a whole number of seconds from 60 to ${366 * 86_400}, got "${value}".`);
   return parsed;
 };
 

@@ -12,7 +12,14 @@ import { executionStatusChanges } from './execution/execution-events';
 // PROCESSING, COMPLETED, FAILED and the refund's PENDING/COMPLETED/FAILED (execution/execution-events.ts).
 // Incoming payments' events (incoming/incoming-payment.ts) carry an IncomingTransactionRecord the
 // same way; the webhooks service renders INCOMING_PAYMENT.* from them with toIncomingTransactionWire.
-const statusChanges = new Set<string>(['QuoteCreated', 'QuoteExpired', ...executionStatusChanges, ...incomingPaymentEventTypes, ...transferEventTypes, ...receiptEventTypes]);
+const statusChanges = new Set<string>([
+  'QuoteCreated',
+  'QuoteExpired',
+  ...executionStatusChanges,
+  ...incomingPaymentEventTypes,
+  ...transferEventTypes,
+  ...receiptEventTypes,
+]);
 
 export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null => {
   // An invitation's claim leaves as the UmaInvitation the INVITATION.CLAIMED webhook shows.

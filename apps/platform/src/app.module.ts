@@ -21,7 +21,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'platform' }),
+        MessagingModule.forRoot({
+          natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
+          subjectPrefix: config.subjectPrefix,
+          name: 'platform',
+        }),
         EventSourcingModule.forRoot({
           service: 'platform',
           logger: createLogger('platform', { level: config.logLevel }),
@@ -59,8 +64,13 @@ export class AppModule {
           useFactory: (observability: Observability | undefined, metrics: PlatformAuthMetrics) =>
             observability?.addMetrics(metrics.registry),
         },
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) => postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1'))),
-        { provide: WEBHOOK_TARGETS, useValue: { allowPrivate: config.allowPrivateWebhookTargets, resolve: resolveWithDns } satisfies WebhookTargets },
+        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
+          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
+        ),
+        {
+          provide: WEBHOOK_TARGETS,
+          useValue: { allowPrivate: config.allowPrivateWebhookTargets, resolve: resolveWithDns } satisfies WebhookTargets,
+        },
       ],
     };
   }

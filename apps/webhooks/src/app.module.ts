@@ -29,7 +29,14 @@ export class AppModule {
   static register(config: WebhooksServiceConfig, options: { clock?: Clock } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'webhooks' })],
+      imports: [
+        MessagingModule.forRoot({
+          natsUrl: config.natsUrl,
+          natsAuth: config.natsAuth,
+          subjectPrefix: config.subjectPrefix,
+          name: 'webhooks',
+        }),
+      ],
       controllers: [WebhooksController],
       providers: [
         { provide: CLOCK, useValue: options.clock ?? systemClock },
@@ -39,7 +46,12 @@ export class AppModule {
           useFactory: async () => {
             await migrate({ connectionString: config.databaseUrl, schema: config.schema, directory: join(__dirname, 'migrations') });
             // The process's whole PostgreSQL budget (DATABASE_POOL_SIZE): webhooks keeps no event store.
-            const pool = new Pool({ connectionString: config.databaseUrl, max: config.databasePoolSize, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
+            const pool = new Pool({
+              connectionString: config.databaseUrl,
+              max: config.databasePoolSize,
+              connectionTimeoutMillis: 10_000,
+              idleTimeoutMillis: 30_000,
+            });
             pool.on('error', (error) => poolLogger.warn({ err: error }, 'An idle PostgreSQL connection failed; the pool replaces it.'));
             return pool;
           },

@@ -11,7 +11,9 @@ describe('WEBHOOK_KEY_ENCRYPTION_KEY', () => {
   });
 
   it.each(PUBLIC_KEY_ENCRYPTION_KEYS)('refuses the public default %s in production', (key) => {
-    expect(() => parseKeyEncryptionKey({ NODE_ENV: 'production', WEBHOOK_KEY_ENCRYPTION_KEY: key })).toThrow(/publicly known default.*openssl rand -base64 32/);
+    expect(() => parseKeyEncryptionKey({ NODE_ENV: 'production', WEBHOOK_KEY_ENCRYPTION_KEY: key })).toThrow(
+      /publicly known default.*openssl rand -base64 32/,
+    );
   });
 
   it('accepts the public compose default outside production (a local compose run)', () => {
@@ -24,6 +26,8 @@ describe('WEBHOOK_KEY_ENCRYPTION_KEY', () => {
   });
 
   it('refuses a key that is not 32 bytes', () => {
-    expect(() => parseKeyEncryptionKey({ NODE_ENV: 'production', WEBHOOK_KEY_ENCRYPTION_KEY: randomBytes(16).toString('base64') })).toThrow(/32 bytes/);
+    expect(() => parseKeyEncryptionKey({ NODE_ENV: 'production', WEBHOOK_KEY_ENCRYPTION_KEY: randomBytes(16).toString('base64') })).toThrow(
+      /32 bytes/,
+    );
   });
 });

@@ -66,10 +66,13 @@ export const parseKeyEncryptionKey = (env: NodeJS.ProcessEnv): Buffer => {
     return Buffer.from(DEV_KEY_ENCRYPTION_KEY, 'base64');
   }
   if (production && PUBLIC_KEY_ENCRYPTION_KEYS.includes(configured.trim())) {
-    throw new Error(`WEBHOOK_KEY_ENCRYPTION_KEY is a publicly known default (from the code, docker-compose.yml or deploy/); in production ${GENERATE}.`);
+    throw new Error(
+      `WEBHOOK_KEY_ENCRYPTION_KEY is a publicly known default (from the code, docker-compose.yml or deploy/); in production ${GENERATE}.`,
+    );
   }
   const key = Buffer.from(configured, 'base64');
-  if (key.length !== 32) throw new Error(`WEBHOOK_KEY_ENCRYPTION_KEY must be 32 bytes in base64; it decodes to ${key.length} bytes (${GENERATE}).`);
+  if (key.length !== 32)
+    throw new Error(`WEBHOOK_KEY_ENCRYPTION_KEY must be 32 bytes in base64; it decodes to ${key.length} bytes (${GENERATE}).`);
   return key;
 };
 

@@ -14,7 +14,12 @@ const transaction: IncomingTransactionRecord = {
   destination: { destinationType: 'ACCOUNT', accountId: 'InternalAccount:0196f1a0-0000-7000-8000-0000000000cc', currency: 'USD' },
   receivedAmount: { value: '1000', currency: 'USD' },
   fees: '14',
-  rateDetails: { serviceApiMultiplier: '0.0065', serviceApiFixedFee: '10', serviceApiVariableFeeRate: '0.003', serviceApiVariableFeeAmount: '4' },
+  rateDetails: {
+    serviceApiMultiplier: '0.0065',
+    serviceApiFixedFee: '10',
+    serviceApiVariableFeeRate: '0.003',
+    serviceApiVariableFeeAmount: '4',
+  },
   counterpartyInformation: { FULL_NAME: 'Sandbox Sender' },
   reconciliationInstructions: { reference: 'UMA-0000000000AA' },
   createdAt: '2026-01-01T00:00:00.000Z',
@@ -43,7 +48,13 @@ describe('incoming-payment webhooks', () => {
     const planned = planWebhook(loadKinds(), event(type));
     expect(planned).toMatchObject({ type: webhook, resourceId: transaction.id, retried });
     expect(planned?.render).toEqual({
-      inline: expect.objectContaining({ id: transaction.id, type: 'INCOMING', receivedAmount: { amount: 1000, currency: expect.objectContaining({ code: 'USD' }) }, fees: 14, requestedReceiverCustomerInfoFields: [] }),
+      inline: expect.objectContaining({
+        id: transaction.id,
+        type: 'INCOMING',
+        receivedAmount: { amount: 1000, currency: expect.objectContaining({ code: 'USD' }) },
+        fees: 14,
+        requestedReceiverCustomerInfoFields: [],
+      }),
     });
   });
 

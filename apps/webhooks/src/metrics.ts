@@ -7,10 +7,30 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
  */
 export class WebhookMetrics {
   readonly registry = new Registry();
-  readonly deliveries = new Counter({ name: 'corridor_webhook_deliveries_total', help: 'Webhooks acknowledged by the receiver (2xx or 409).', labelNames: ['type'], registers: [this.registry] });
-  readonly failures = new Counter({ name: 'corridor_webhook_failures_total', help: 'Webhooks given up on (retry window over, or never retried).', labelNames: ['type'], registers: [this.registry] });
-  readonly retries = new Counter({ name: 'corridor_webhook_retries_total', help: 'Attempts that failed and were scheduled again.', labelNames: ['type'], registers: [this.registry] });
-  readonly attempts = new Counter({ name: 'corridor_webhook_attempts_total', help: 'HTTP attempts by result class.', labelNames: ['result'], registers: [this.registry] });
+  readonly deliveries = new Counter({
+    name: 'corridor_webhook_deliveries_total',
+    help: 'Webhooks acknowledged by the receiver (2xx or 409).',
+    labelNames: ['type'],
+    registers: [this.registry],
+  });
+  readonly failures = new Counter({
+    name: 'corridor_webhook_failures_total',
+    help: 'Webhooks given up on (retry window over, or never retried).',
+    labelNames: ['type'],
+    registers: [this.registry],
+  });
+  readonly retries = new Counter({
+    name: 'corridor_webhook_retries_total',
+    help: 'Attempts that failed and were scheduled again.',
+    labelNames: ['type'],
+    registers: [this.registry],
+  });
+  readonly attempts = new Counter({
+    name: 'corridor_webhook_attempts_total',
+    help: 'HTTP attempts by result class.',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
   readonly latency = new Histogram({
     name: 'corridor_webhook_delivery_latency_seconds',
     help: 'Duration of one HTTP delivery attempt.',

@@ -18,7 +18,14 @@ const transaction: TransactionRecord = {
   receivedAmount: { value: '9222', currency: 'EUR' },
   exchangeRate: '1.08',
   fees: '40',
-  rateDetails: { counterpartyMultiplier: '1', counterpartyFixedFee: '0', serviceApiMultiplier: '1', serviceApiFixedFee: '10', serviceApiVariableFeeRate: '0.003', serviceApiVariableFeeAmount: '30' },
+  rateDetails: {
+    counterpartyMultiplier: '1',
+    counterpartyFixedFee: '0',
+    serviceApiMultiplier: '1',
+    serviceApiFixedFee: '10',
+    serviceApiVariableFeeRate: '0.003',
+    serviceApiVariableFeeAmount: '30',
+  },
   quoteId: 'Quote:q',
   failureReason: 'QUOTE_EXECUTION_FAILED',
   refund: { reference: 'REFUND-x', initiatedAt: '2026-01-01T00:00:01.000Z', status: 'PENDING', reason: 'TRANSACTION_FAILED' },
@@ -75,7 +82,13 @@ describe('the outgoing-payment kind', () => {
 });
 
 describe('same-currency transfers', () => {
-  const transfer: TransactionRecord = { ...transaction, status: 'COMPLETED', quoteId: undefined, failureReason: undefined, refund: undefined };
+  const transfer: TransactionRecord = {
+    ...transaction,
+    status: 'COMPLETED',
+    quoteId: undefined,
+    failureReason: undefined,
+    refund: undefined,
+  };
 
   it.each([
     ['TransferCreated', 'OUTGOING_PAYMENT.PENDING'],
@@ -83,7 +96,9 @@ describe('same-currency transfers', () => {
     ['TransferCompleted', 'OUTGOING_PAYMENT.COMPLETED'],
     ['TransferFailed', 'OUTGOING_PAYMENT.FAILED'],
   ])('a transfer-out %s is %s', (type, webhookType) => {
-    expect(planWebhook(kinds, event(type, { transaction: transfer }))).toEqual(expect.objectContaining({ type: webhookType, resourceId: transfer.id }));
+    expect(planWebhook(kinds, event(type, { transaction: transfer }))).toEqual(
+      expect.objectContaining({ type: webhookType, resourceId: transfer.id }),
+    );
   });
 
   it('sends no OUTGOING_PAYMENT webhook for a transfer-in', () => {

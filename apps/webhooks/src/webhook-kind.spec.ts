@@ -39,7 +39,9 @@ describe('the kind registry', () => {
       );
       const extended = loadKinds(directory);
       expect(extended).toHaveLength(kinds.length + 1);
-      expect(planWebhook(extended, event({ service: 'example', aggregate: 'Example', type: 'ExampleHappened', streamId: 'Example:1' }))).toMatchObject({ type: 'EXAMPLE.DROPPED_IN', resourceId: 'Example:1', retried: true });
+      expect(
+        planWebhook(extended, event({ service: 'example', aggregate: 'Example', type: 'ExampleHappened', streamId: 'Example:1' })),
+      ).toMatchObject({ type: 'EXAMPLE.DROPPED_IN', resourceId: 'Example:1', retried: true });
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
@@ -59,14 +61,20 @@ describe('the kind registry', () => {
 });
 
 describe('planWebhook', () => {
-  it.each(['AccountCredited', 'AccountDebited', 'FundsHeld', 'HoldSettled', 'HoldReleased'])('%s → INTERNAL_ACCOUNT.BALANCE_UPDATED rendered as of its position', (type) => {
-    expect(planWebhook(kinds, event({ type }))).toEqual({
-      type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
-      resourceId: 'InternalAccount:0196f1a0-0000-7000-8000-0000000000cc',
-      render: { subject: subjects.accounts.internalAccount.renderAt, request: { accountId: 'InternalAccount:0196f1a0-0000-7000-8000-0000000000cc', streamPosition: 3 } },
-      retried: true,
-    });
-  });
+  it.each(['AccountCredited', 'AccountDebited', 'FundsHeld', 'HoldSettled', 'HoldReleased'])(
+    '%s → INTERNAL_ACCOUNT.BALANCE_UPDATED rendered as of its position',
+    (type) => {
+      expect(planWebhook(kinds, event({ type }))).toEqual({
+        type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+        resourceId: 'InternalAccount:0196f1a0-0000-7000-8000-0000000000cc',
+        render: {
+          subject: subjects.accounts.internalAccount.renderAt,
+          request: { accountId: 'InternalAccount:0196f1a0-0000-7000-8000-0000000000cc', streamPosition: 3 },
+        },
+        retried: true,
+      });
+    },
+  );
 
   it('AccountStatusChanged → INTERNAL_ACCOUNT.STATUS_UPDATED; opening an account sends nothing', () => {
     expect(planWebhook(kinds, event({ type: 'AccountStatusChanged' }))?.type).toBe('INTERNAL_ACCOUNT.STATUS_UPDATED');
@@ -75,17 +83,38 @@ describe('planWebhook', () => {
 
   it('a verification status change → CUSTOMER.KYC_* for individuals and CUSTOMER.KYB_* for businesses', () => {
     const changed = (customerType: string, to: string) =>
-      planWebhook(kinds, event({ service: 'customers', aggregate: 'Customer', type: 'CustomerVerificationStatusChanged', streamId: 'Customer:c', data: { customerType, to } }));
-    expect(changed('INDIVIDUAL', 'APPROVED')).toMatchObject({ type: 'CUSTOMER.KYC_APPROVED', resourceId: 'Customer:c', render: { subject: subjects.customers.customer.renderAt, request: { customerId: 'Customer:c', streamPosition: 3 } } });
+      planWebhook(
+        kinds,
+        event({
+          service: 'customers',
+          aggregate: 'Customer',
+          type: 'CustomerVerificationStatusChanged',
+          streamId: 'Customer:c',
+          data: { customerType, to },
+        }),
+      );
+    expect(changed('INDIVIDUAL', 'APPROVED')).toMatchObject({
+      type: 'CUSTOMER.KYC_APPROVED',
+      resourceId: 'Customer:c',
+      render: { subject: subjects.customers.customer.renderAt, request: { customerId: 'Customer:c', streamPosition: 3 } },
+    });
     expect(changed('BUSINESS', 'REJECTED')?.type).toBe('CUSTOMER.KYB_REJECTED');
     expect(changed('BUSINESS', 'PENDING')?.type).toBe('CUSTOMER.KYB_PENDING');
     expect(changed('INDIVIDUAL', 'UNVERIFIED')).toBeNull();
   });
 
   it('a configured or changed webhookEndpoint → one TEST, never retried; other config changes → nothing', () => {
-    const platformEvent = (type: string, data: Record<string, unknown>) => event({ service: 'platform', aggregate: 'Platform', type, streamId: 'Platform:p', data });
-    expect(planWebhook(kinds, platformEvent('PlatformConfigUpdated', { changes: { webhookEndpoint: 'https://x.example/hook' } }))).toEqual({ type: 'TEST', resourceId: 'Platform:p', render: { inline: {} }, retried: false });
-    expect(planWebhook(kinds, platformEvent('PlatformCreated', { settings: { webhookEndpoint: 'https://x.example/hook' } }))?.type).toBe('TEST');
+    const platformEvent = (type: string, data: Record<string, unknown>) =>
+      event({ service: 'platform', aggregate: 'Platform', type, streamId: 'Platform:p', data });
+    expect(planWebhook(kinds, platformEvent('PlatformConfigUpdated', { changes: { webhookEndpoint: 'https://x.example/hook' } }))).toEqual({
+      type: 'TEST',
+      resourceId: 'Platform:p',
+      render: { inline: {} },
+      retried: false,
+    });
+    expect(planWebhook(kinds, platformEvent('PlatformCreated', { settings: { webhookEndpoint: 'https://x.example/hook' } }))?.type).toBe(
+      'TEST',
+    );
     expect(planWebhook(kinds, platformEvent('PlatformCreated', { settings: {} }))).toBeNull();
     expect(planWebhook(kinds, platformEvent('PlatformConfigUpdated', { changes: { umaDomain: 'x' } }))).toBeNull();
   });

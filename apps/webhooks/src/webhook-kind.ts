@@ -42,12 +42,19 @@ const KIND_FILE = /^[a-z0-9-]+\.(ts|js)$/;
 
 const isKind = (value: unknown): value is WebhookKind => {
   const candidate = value as Partial<WebhookKind> | undefined;
-  return typeof candidate?.name === 'string' && Array.isArray(candidate.types) && typeof candidate.plan === 'function' && typeof candidate.retried === 'function';
+  return (
+    typeof candidate?.name === 'string' &&
+    Array.isArray(candidate.types) &&
+    typeof candidate.plan === 'function' &&
+    typeof candidate.retried === 'function'
+  );
 };
 
 /** Loads every kind file of a folder; a file without a valid `kind` export or two kinds claiming one type is a programmer error. */
 export const loadKinds = (directory: string = join(__dirname, 'kinds')): WebhookKind[] => {
-  const files = readdirSync(directory).filter((file) => KIND_FILE.test(file) && !file.endsWith('.d.ts')).sort();
+  const files = readdirSync(directory)
+    .filter((file) => KIND_FILE.test(file) && !file.endsWith('.d.ts'))
+    .sort();
   const kinds = files.map((file) => {
     const loaded = (require(join(directory, file)) as { kind?: unknown }).kind;
     if (!isKind(loaded)) throw new Error(`${file} in ${directory} must export \`kind\`: { name, types, plan, retried }.`);

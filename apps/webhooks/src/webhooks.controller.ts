@@ -57,7 +57,13 @@ export class WebhooksController {
     // Asked of the platform service rather than read from our copy, so a PATCH just before is seen.
     const config = await this.client.request<PlatformConfigWire>(subjects.platform.config.get, {}, { context: request.context });
     const url = config.webhookEndpoint;
-    if (!url) throw new DomainError('WEBHOOK_ENDPOINT_NOT_SET', 'validation', 'No webhookEndpoint is configured. Set one with PATCH /config, then send the test again.', { field: 'webhookEndpoint' });
+    if (!url)
+      throw new DomainError(
+        'WEBHOOK_ENDPOINT_NOT_SET',
+        'validation',
+        'No webhookEndpoint is configured. Set one with PATCH /config, then send the test again.',
+        { field: 'webhookEndpoint' },
+      );
     const now = this.clock.now();
     const id = `Webhook:${newUuid()}`;
     const body = renderWebhookBody(id, 'TEST', now.toISOString(), {});
@@ -65,8 +71,25 @@ export class WebhooksController {
     const result = await postWebhook(url, body, signature, this.config.requestTimeoutMs, targetPolicy(this.config.allowPrivateTargets));
     await recordSentTest(
       this.pool,
-      { id, eventId: id, platformId, type: 'TEST', resourceId: platformId, streamPosition: 0, body, retried: false, occurredAt: now.toISOString() },
-      { attempt: 1, at: now, url, latencyMs: result.latencyMs, ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}), ...(result.error ? { error: result.error } : {}) },
+      {
+        id,
+        eventId: id,
+        platformId,
+        type: 'TEST',
+        resourceId: platformId,
+        streamPosition: 0,
+        body,
+        retried: false,
+        occurredAt: now.toISOString(),
+      },
+      {
+        attempt: 1,
+        at: now,
+        url,
+        latencyMs: result.latencyMs,
+        ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
+        ...(result.error ? { error: result.error } : {}),
+      },
       isAcknowledged(result.statusCode),
       now,
     );
@@ -81,7 +104,12 @@ export class WebhooksController {
   @MessagePattern(subjects.webhooks.delivery.list)
   list(@Payload() request: ServiceRequest<ListWebhookDeliveriesData>): Promise<Page<WebhookDeliveryWire>> {
     const { webhookId, resourceId, limit, cursor } = request.data;
-    return listDeliveries(this.pool, request.context.platformId, { ...(webhookId ? { webhookId } : {}), ...(resourceId ? { resourceId } : {}) }, { limit, ...(cursor ? { cursor } : {}) });
+    return listDeliveries(
+      this.pool,
+      request.context.platformId,
+      { ...(webhookId ? { webhookId } : {}), ...(resourceId ? { resourceId } : {}) },
+      { limit, ...(cursor ? { cursor } : {}) },
+    );
   }
 
   @MessagePattern(subjects.webhooks.delivery.attempts)
@@ -105,15 +133,24 @@ export class WebhooksController {
   @MessagePattern(subjects.webhooks.delivery.redeliverMany)
   async redeliverMany(@Payload() request: ServiceRequest<RedeliverWebhooksData>): Promise<RedeliverWebhooksReply> {
     const { from, to, resourceId } = request.data;
-    if (!resourceId && !(from && to)) throw invalidInput('Name either resourceId, or both from and to (a time range of the webhooks to send again).', { field: resourceId === undefined ? 'from' : 'resourceId' });
+    if (!resourceId && !(from && to))
+      throw invalidInput('Name either resourceId, or both from and to (a time range of the webhooks to send again).', {
+        field: resourceId === undefined ? 'from' : 'resourceId',
+      });
     if (from && to && Date.parse(from) >= Date.parse(to)) throw invalidInput('from must be earlier than to.', { field: 'from' });
     const { platformId } = request.context;
     const count = await this.pool.query<{ count: string }>(
       `SELECT count(*) FROM webhooks.deliveries WHERE platform_id = $1 AND status <> 'PENDING' AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at < $3) AND ($4::text IS NULL OR resource_id = $4)`,
       [platformId, from ?? null, to ?? null, resourceId ?? null],
     );
-    if (Number(count.rows[0]?.count ?? 0) > REDELIVER_MAX) throw invalidInput(`The selection holds more than ${REDELIVER_MAX} webhooks; narrow from/to.`, { field: 'from' });
-    const webhookIds = await requeueDeliveries(this.pool, platformId, { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(resourceId ? { resourceId } : {}) }, this.clock.now());
+    if (Number(count.rows[0]?.count ?? 0) > REDELIVER_MAX)
+      throw invalidInput(`The selection holds more than ${REDELIVER_MAX} webhooks; narrow from/to.`, { field: 'from' });
+    const webhookIds = await requeueDeliveries(
+      this.pool,
+      platformId,
+      { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(resourceId ? { resourceId } : {}) },
+      this.clock.now(),
+    );
     await this.dispatcher.tick();
     return { redelivered: webhookIds.length, webhookIds };
   }

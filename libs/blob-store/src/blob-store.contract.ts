@@ -32,7 +32,15 @@ export const blobStoreContract = (name: string, open: () => Promise<BlobStore>):
       const count = 160;
       const expected = createHash('sha256');
       for (let i = 0; i < count; i += 1) expected.update(chunk);
-      const stored = await store.put(key(), Readable.from((function* () { for (let i = 0; i < count; i += 1) yield chunk; })()), { maxBytes: 10 * 1024 * 1024 });
+      const stored = await store.put(
+        key(),
+        Readable.from(
+          (function* () {
+            for (let i = 0; i < count; i += 1) yield chunk;
+          })(),
+        ),
+        { maxBytes: 10 * 1024 * 1024 },
+      );
       expect(stored.size).toBe(10 * 1024 * 1024);
       expect(stored.sha256).toBe(expected.digest('hex'));
       const back = createHash('sha256');
@@ -47,7 +55,9 @@ export const blobStoreContract = (name: string, open: () => Promise<BlobStore>):
 
     it('refuses a body past maxBytes and keeps nothing under the key', async () => {
       const target = key();
-      await expect(store.put(target, Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
+      await expect(store.put(target, Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(
+        BlobTooLargeError,
+      );
       await expect(store.get(target)).rejects.toBeInstanceOf(BlobNotFoundError);
     });
 

@@ -33,7 +33,13 @@ const open = async (): Promise<S3BlobStore> => {
   directory = await mkdtemp(join(tmpdir(), 'corridor-s3rver-'));
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const S3rver = require('s3rver') as new (options: object) => S3rverInstance;
-  server = new S3rver({ address: '127.0.0.1', port: 0, silent: process.env['S3RVER_LOG'] !== '1', directory, configureBuckets: [{ name: 'corridor-test' }] });
+  server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: process.env['S3RVER_LOG'] !== '1',
+    directory,
+    configureBuckets: [{ name: 'corridor-test' }],
+  });
   const { port } = await server.run();
   return new S3BlobStore({ bucket: 'corridor-test', endpoint: `http://127.0.0.1:${port}`, region, forcePathStyle: true, prefix });
 };

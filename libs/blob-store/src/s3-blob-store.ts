@@ -29,7 +29,9 @@ export class S3BlobStore implements BlobStore {
       forcePathStyle: options.forcePathStyle,
       // A custom endpoint is a third-party S3 implementation: many do not accept the SDK's default
       // extra checksums (CRC32 trailers on every part), so send them only where S3 requires them.
-      ...(options.endpoint ? { endpoint: options.endpoint, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
+      ...(options.endpoint
+        ? { endpoint: options.endpoint, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+        : {}),
     });
   }
 

@@ -64,7 +64,13 @@ export type SettleHoldData = { accountId: string; operationId: string; holdId: s
 export type ReleaseHoldData = { accountId: string; operationId: string; holdId: string };
 
 export type InternalAccountIdData = { accountId: string };
-export type ListInternalAccountsData = { customerId?: string; currency?: string; type?: InternalAccountTypeWire; limit: number; cursor?: string };
+export type ListInternalAccountsData = {
+  customerId?: string;
+  currency?: string;
+  type?: InternalAccountTypeWire;
+  limit: number;
+  cursor?: string;
+};
 export type ListPlatformInternalAccountsData = { currency?: string; type?: InternalAccountTypeWire };
 export type FundInternalAccountData = { accountId: string; amount: number };
 /**

@@ -7,7 +7,13 @@ import type { QuoteWire, TransactionWire } from './payments';
 import type { Permission, PlatformEnvironment } from './requests';
 import type { WalletSignatureHeaders } from './embedded-wallets';
 
-export const agentPermissions = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
+export const agentPermissions = [
+  'VIEW_TRANSACTIONS',
+  'CREATE_TRANSFERS',
+  'CREATE_QUOTES',
+  'EXECUTE_QUOTES',
+  'MANAGE_EXTERNAL_ACCOUNTS',
+] as const;
 export type AgentPermission = (typeof agentPermissions)[number];
 
 export const agentExecutionModes = ['AUTO', 'APPROVAL_REQUIRED'] as const;
@@ -120,7 +126,15 @@ export type ListAgentsData = {
 export type DeviceCodeData = { code: string };
 export type AgentActionIdData = { agentId: string; actionId: string };
 export type RejectAgentActionData = AgentActionIdData & { reason?: string };
-export type ListAgentApprovalsData = { agentId?: string; customerId?: string; startDate?: string; endDate?: string; sortOrder?: 'asc' | 'desc'; limit: number; cursor?: string };
+export type ListAgentApprovalsData = {
+  agentId?: string;
+  customerId?: string;
+  startDate?: string;
+  endDate?: string;
+  sortOrder?: 'asc' | 'desc';
+  limit: number;
+  cursor?: string;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Agent side (Bearer): the gateway verifies the token, then every /agents/me request carries the
@@ -168,4 +182,14 @@ export const agentRoutePermissions = {
 } as const satisfies Record<string, readonly AgentPermission[] | null>;
 export type AgentRoute = keyof typeof agentRoutePermissions;
 /** Routes a paused agent may still call: reads. Everything that starts or changes something is refused (403). */
-export const agentReadRoutes: readonly AgentRoute[] = ['getMe', 'listTransactions', 'getTransaction', 'listInternalAccounts', 'getQuote', 'listActions', 'getAction', 'listExternalAccounts', 'getExternalAccount'];
+export const agentReadRoutes: readonly AgentRoute[] = [
+  'getMe',
+  'listTransactions',
+  'getTransaction',
+  'listInternalAccounts',
+  'getQuote',
+  'listActions',
+  'getAction',
+  'listExternalAccounts',
+  'getExternalAccount',
+];

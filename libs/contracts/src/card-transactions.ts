@@ -14,7 +14,13 @@ export const cardTransactionSubjects = {
 export type CardMerchantWire = { descriptor: string; mcc?: string; country?: string };
 
 /** POST /sandbox/cards/{id}/simulate/authorization. idempotencyKey makes a retry name the same transaction. */
-export type SimulateCardAuthorizationData = { cardId: string; amount: string; currency: string; merchant: CardMerchantWire; idempotencyKey?: string };
+export type SimulateCardAuthorizationData = {
+  cardId: string;
+  amount: string;
+  currency: string;
+  merchant: CardMerchantWire;
+  idempotencyKey?: string;
+};
 export type SimulateCardClearingData = { cardId: string; cardTransactionId: string; amount: string };
 export type SimulateCardReturnData = { cardId: string; cardTransactionId: string; amount: string };
 export type GetCardTransactionData = { cardTransactionId: string };

@@ -4,11 +4,32 @@
 import type { DocumentType } from './verifications';
 
 export const documentTypes = [
-  'PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID', 'PROOF_OF_ADDRESS', 'BANK_STATEMENT', 'TAX_RETURN',
-  'CERTIFICATE_OF_INCORPORATION', 'ARTICLES_OF_INCORPORATION', 'ARTICLES_OF_ASSOCIATION', 'STATE_REGISTRY_EXCERPT',
-  'GOOD_STANDING_CERTIFICATE', 'INFORMATION_STATEMENT', 'INCUMBENCY_CERTIFICATE', 'BUSINESS_LICENSE', 'SHAREHOLDER_REGISTER',
-  'POWER_OF_ATTORNEY', 'UTILITY_BILL', 'ELECTRICITY_BILL', 'RENT_OR_LEASE_AGREEMENT', 'DIRECTOR_REGISTRY', 'TRUST_AGREEMENT',
-  'STATE_COMPANY_REGISTRY', 'PARTNERSHIP_CONTROL_AGREEMENT', 'PARTNERSHIP_AGREEMENT', 'SELFIE', 'OTHER',
+  'PASSPORT',
+  'DRIVERS_LICENSE',
+  'NATIONAL_ID',
+  'PROOF_OF_ADDRESS',
+  'BANK_STATEMENT',
+  'TAX_RETURN',
+  'CERTIFICATE_OF_INCORPORATION',
+  'ARTICLES_OF_INCORPORATION',
+  'ARTICLES_OF_ASSOCIATION',
+  'STATE_REGISTRY_EXCERPT',
+  'GOOD_STANDING_CERTIFICATE',
+  'INFORMATION_STATEMENT',
+  'INCUMBENCY_CERTIFICATE',
+  'BUSINESS_LICENSE',
+  'SHAREHOLDER_REGISTER',
+  'POWER_OF_ATTORNEY',
+  'UTILITY_BILL',
+  'ELECTRICITY_BILL',
+  'RENT_OR_LEASE_AGREEMENT',
+  'DIRECTOR_REGISTRY',
+  'TRUST_AGREEMENT',
+  'STATE_COMPANY_REGISTRY',
+  'PARTNERSHIP_CONTROL_AGREEMENT',
+  'PARTNERSHIP_AGREEMENT',
+  'SELFIE',
+  'OTHER',
 ] as const satisfies readonly DocumentType[];
 export const documentSides = ['FRONT', 'BACK'] as const;
 export type DocumentSide = (typeof documentSides)[number];
@@ -55,7 +76,13 @@ export type CreateKycLinkData = { customerId: string; redirectUri?: string };
 
 /** What the hosted page shows; looked up by the token alone (the customer's browser has no API token). */
 export type KycLinkPageData = { token: string };
-export type KycLinkPage = { customerId: string; customerType: 'INDIVIDUAL' | 'BUSINESS'; expiresAt: string; state: 'OPEN' | 'USED' | 'EXPIRED'; redirectUri?: string };
+export type KycLinkPage = {
+  customerId: string;
+  customerType: 'INDIVIDUAL' | 'BUSINESS';
+  expiresAt: string;
+  state: 'OPEN' | 'USED' | 'EXPIRED';
+  redirectUri?: string;
+};
 export const kycLinkDecisions = ['APPROVE', 'REJECT'] as const;
 export type KycLinkDecision = (typeof kycLinkDecisions)[number];
 export type CompleteKycLinkData = { token: string; decision: KycLinkDecision };

@@ -24,7 +24,8 @@ export type SignedRequestChallengeWire = { payloadToSign: string; requestId: str
 export type AuthSignedRequestChallengeWire = SignedRequestChallengeWire & { type: AuthMethodType };
 
 /** A reply that is either the operation's result or the first leg's 202 challenge. */
-export type SignedReply<T> = { status: 200 | 201 | 204; body?: T } | { status: 202; body: SignedRequestChallengeWire | AuthSignedRequestChallengeWire };
+export type SignedReply<T> =
+  { status: 200 | 201 | 204; body?: T } | { status: 202; body: SignedRequestChallengeWire | AuthSignedRequestChallengeWire };
 
 export type CreateAuthCredentialData = WalletSignatureHeaders & { body: Record<string, unknown> };
 export type ListAuthCredentialsData = { accountId: string };
@@ -63,7 +64,8 @@ export type ReleaseSignedRequestData = { requestId: string };
  * A refusal (4xx) comes before anything is changed, so the signed request that authorized the
  * change is given back; after a failure of unknown outcome (5xx, a timeout) it stays used.
  */
-export const givesSignedRequestBack = (error: unknown): boolean => error instanceof DomainError && error.status >= 400 && error.status < 500;
+export const givesSignedRequestBack = (error: unknown): boolean =>
+  error instanceof DomainError && error.status >= 400 && error.status < 500;
 /**
  * The single signed call of quote execution: a stamp over a quote's payloadToSign by an active
  * session of the wallet. With grant (payments, as the quote executes), the verified stamp leaves the

@@ -65,9 +65,7 @@ export class DomainError extends Error {
 
   static fromBody(body: ErrorBody): DomainError {
     const category =
-      (Object.entries(statusOfCategory).find(([, status]) => status === body.status)?.[0] as
-        | ErrorCategory
-        | undefined) ?? 'internal';
+      (Object.entries(statusOfCategory).find(([, status]) => status === body.status)?.[0] as ErrorCategory | undefined) ?? 'internal';
     return new DomainError(body.code, category, body.message, body.details);
   }
 }

@@ -4,7 +4,8 @@ import type { PlatformEnvironment } from './requests';
 // customer or the platform pays out to). Replies are the reference ExternalAccount wire object.
 
 export type ExternalAccountStatusWire = 'PENDING' | 'ACTIVE' | 'UNDER_REVIEW' | 'INACTIVE';
-export type BeneficiaryVerificationStatusWire = 'MATCHED' | 'PARTIAL_MATCH' | 'NOT_MATCHED' | 'UNSUPPORTED' | 'CHECKED_BY_RECEIVING_FI' | 'PENDING';
+export type BeneficiaryVerificationStatusWire =
+  'MATCHED' | 'PARTIAL_MATCH' | 'NOT_MATCHED' | 'UNSUPPORTED' | 'CHECKED_BY_RECEIVING_FI' | 'PENDING';
 
 export type ExternalAccountWire = {
   id: string;

@@ -21,7 +21,8 @@ export const idempotencyScopeOf = (context: { platformId: string; actor: Actor }
   context.actor.kind === 'agent' ? { platformId: context.platformId, agentId: context.actor.agentId } : { platformId: context.platformId };
 
 /** The scope as one string, for keys of stores (the gateway's Redis record). Never equal for two scopes. */
-export const idempotencyScopeKey = (scope: IdempotencyScope): string => (scope.agentId === undefined ? `${scope.platformId}:platform` : `${scope.platformId}:agent:${scope.agentId}`);
+export const idempotencyScopeKey = (scope: IdempotencyScope): string =>
+  scope.agentId === undefined ? `${scope.platformId}:platform` : `${scope.platformId}:agent:${scope.agentId}`;
 
 // Key order in the JSON must not matter, so objects are serialized with sorted keys; members whose
 // value is undefined are left out, as JSON.stringify leaves them out.
@@ -38,7 +39,9 @@ const canonical = (value: unknown): string => {
 
 /** Two requests are "the same" when method, path and body agree (headers, such as a wallet stamp, are not part of it). */
 export const requestFingerprint = (method: string, path: string, body: unknown): string =>
-  createHash('sha256').update(`${method}\n${path}\n${canonical(body)}`).digest('hex');
+  createHash('sha256')
+    .update(`${method}\n${path}\n${canonical(body)}`)
+    .digest('hex');
 
 export const idempotencyConflict = (resourceId: string): DomainError =>
   new DomainError(

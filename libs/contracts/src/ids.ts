@@ -22,8 +22,6 @@ export const idForRequest = (type: string, scope: IdempotencyScope, operation: s
 };
 
 export const isIdOf = (type: string, value: unknown): value is string =>
-  typeof value === 'string' &&
-  value.startsWith(`${type}:`) &&
-  isUuid(value.slice(type.length + 1));
+  typeof value === 'string' && value.startsWith(`${type}:`) && isUuid(value.slice(type.length + 1));
 
 export const newUuid = (): string => uuidv7();

@@ -1,5 +1,12 @@
 import { type AmountJson, type CurrencyAmountWire, toWireAmount } from './money';
-import { decimalToNumber, type IncomingFailureReason, minorUnitsToNumber, type TransactionRecord, type TransactionWire, toTransactionWire } from './payments';
+import {
+  decimalToNumber,
+  type IncomingFailureReason,
+  minorUnitsToNumber,
+  type TransactionRecord,
+  type TransactionWire,
+  toTransactionWire,
+} from './payments';
 
 // NATS message data and wire objects of incoming payments (UMA payments received by a customer,
 // docs/decisions/0013-incoming-payments.md). An INCOMING transaction lives in the same Transaction
@@ -136,7 +143,9 @@ export type IncomingApprovalAnswerData = {
 };
 
 /** The webhook `data` of INCOMING_PAYMENT.*: the transaction plus the receiver fields asked for. */
-export type IncomingPaymentWebhookDataWire = IncomingTransactionWire & { requestedReceiverCustomerInfoFields: { name: string; mandatory: boolean }[] };
+export type IncomingPaymentWebhookDataWire = IncomingTransactionWire & {
+  requestedReceiverCustomerInfoFields: { name: string; mandatory: boolean }[];
+};
 
 /** accounts.uma-deposit.targets: a customer's default UMA deposit external account and open internal accounts, in one read. */
 export type UmaDepositTargetsData = { customerId: string };

@@ -61,4 +61,7 @@ export const postingsOf = (event: StoredLedgerEvent): Posting[] => {
 
 /** Sums postings by a key (currency, account …); a key with no postings is absent, not zero. */
 export const sumPostings = (postings: readonly Posting[], keyOf: (posting: Posting) => string): Map<string, bigint> =>
-  postings.reduce((sums, posting) => sums.set(keyOf(posting), (sums.get(keyOf(posting)) ?? 0n) + posting.amount), new Map<string, bigint>());
+  postings.reduce(
+    (sums, posting) => sums.set(keyOf(posting), (sums.get(keyOf(posting)) ?? 0n) + posting.amount),
+    new Map<string, bigint>(),
+  );

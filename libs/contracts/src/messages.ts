@@ -7,10 +7,10 @@ export type Command<
   Metadata extends Record<string, unknown> = Record<string, unknown>,
 > = Readonly<{ type: Type; data: Readonly<Data>; metadata: Readonly<Metadata> }>;
 
-export type Event<
-  Type extends string = string,
-  Data extends Record<string, unknown> = Record<string, unknown>,
-> = Readonly<{ type: Type; data: Readonly<Data> }>;
+export type Event<Type extends string = string, Data extends Record<string, unknown> = Record<string, unknown>> = Readonly<{
+  type: Type;
+  data: Readonly<Data>;
+}>;
 
 export type Decider<State, C extends Command, E extends Event> = {
   decide: (command: C, state: State) => E[];
@@ -19,10 +19,7 @@ export type Decider<State, C extends Command, E extends Event> = {
 };
 
 /** Who caused a change: a platform API token, an agent, or the system itself. */
-export type Actor =
-  | { kind: 'token'; tokenId: string }
-  | { kind: 'agent'; agentId: string }
-  | { kind: 'system'; name: string };
+export type Actor = { kind: 'token'; tokenId: string } | { kind: 'agent'; agentId: string } | { kind: 'system'; name: string };
 
 /** Carried with every request over NATS; its ids are stored in the metadata of every event it causes. */
 export type RequestContext = {

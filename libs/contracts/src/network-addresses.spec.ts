@@ -96,7 +96,20 @@ const accepted: string[] = [
   '[2606:4700:4700::1111]',
 ];
 
-const notAddresses = ['', 'localhost', 'example.com', '127.0.0', '127.0.0.1.5', '256.1.1.1', '01.2.3.4', '::ffff:1.2.3', '1:2:3:4:5:6:7:8:9', '1::2::3', 'gggg::1', '1:2:3:4:5:6:7::8'];
+const notAddresses = [
+  '',
+  'localhost',
+  'example.com',
+  '127.0.0',
+  '127.0.0.1.5',
+  '256.1.1.1',
+  '01.2.3.4',
+  '::ffff:1.2.3',
+  '1:2:3:4:5:6:7:8:9',
+  '1::2::3',
+  'gggg::1',
+  '1:2:3:4:5:6:7::8',
+];
 
 describe('specialUseRangeOf', () => {
   it.each(refused)('refuses %s (%s)', (address, cidr) => {

@@ -60,7 +60,9 @@ export class Observability {
         try {
           const health = await Promise.race([
             Promise.resolve(part.health()),
-            new Promise<PartHealth>((resolve) => setTimeout(() => resolve({ status: 'down', error: `no answer within ${timeoutMs} ms` }), timeoutMs).unref?.()),
+            new Promise<PartHealth>((resolve) =>
+              setTimeout(() => resolve({ status: 'down', error: `no answer within ${timeoutMs} ms` }), timeoutMs).unref?.(),
+            ),
           ]);
           return [part.name, health];
         } catch (error) {

@@ -28,8 +28,15 @@ export type PurposeOfPayment = (typeof purposesOfPayment)[number];
 export const LOCKED_CURRENCY_AMOUNT_MAX = 9_000_000_000_000_000;
 
 export type OutgoingTransactionStatus = 'PENDING' | 'EXPIRED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
-export const outgoingTransactionStatuses: readonly OutgoingTransactionStatus[] = ['PENDING', 'EXPIRED', 'PROCESSING', 'COMPLETED', 'FAILED'];
-export type OutgoingFailureReason = 'QUOTE_EXPIRED' | 'QUOTE_EXECUTION_FAILED' | 'LIGHTNING_PAYMENT_FAILED' | 'FUNDING_AMOUNT_MISMATCH' | 'COUNTERPARTY_POST_TX_FAILED';
+export const outgoingTransactionStatuses: readonly OutgoingTransactionStatus[] = [
+  'PENDING',
+  'EXPIRED',
+  'PROCESSING',
+  'COMPLETED',
+  'FAILED',
+];
+export type OutgoingFailureReason =
+  'QUOTE_EXPIRED' | 'QUOTE_EXECUTION_FAILED' | 'LIGHTNING_PAYMENT_FAILED' | 'FUNDING_AMOUNT_MISMATCH' | 'COUNTERPARTY_POST_TX_FAILED';
 export type IncomingFailureReason =
   | 'LNURLP_FAILED'
   | 'PAY_REQUEST_FAILED'
@@ -236,7 +243,8 @@ export const decimalToNumber = (decimal: string): number => Number(decimal);
 /** Minor units held as a decimal string, as a JSON integer (refuses what a JSON number cannot hold exactly). */
 export const minorUnitsToNumber = (value: string): number => {
   const units = BigInt(value);
-  if (units > BigInt(Number.MAX_SAFE_INTEGER) || units < -BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${value} exceeds the safe integer range.`);
+  if (units > BigInt(Number.MAX_SAFE_INTEGER) || units < -BigInt(Number.MAX_SAFE_INTEGER))
+    throw new RangeError(`${value} exceeds the safe integer range.`);
   return Number(units);
 };
 

@@ -28,7 +28,8 @@ const digitsOf = (accountId: string, purpose: string, count: number): string => 
  * What the payer quotes in the transfer's memo: unique per account (64 bits of its hash), short
  * enough for every rail's memo field, and free of characters a bank would strip.
  */
-export const fundingReferenceOf = (accountId: string): string => `CRD${digestOf(accountId, 'reference').toString('hex').slice(0, 16).toUpperCase()}`;
+export const fundingReferenceOf = (accountId: string): string =>
+  `CRD${digestOf(accountId, 'reference').toString('hex').slice(0, 16).toUpperCase()}`;
 
 /** ABA: weights 3, 7, 1 over nine digits sum to a multiple of ten; the ninth digit makes it so. */
 export const abaRoutingNumberOf = (accountId: string): string => {
@@ -113,8 +114,7 @@ export const bech32mOf = (humanPart: string, bytes: Uint8Array): string => {
 };
 
 /** A Spark address: bech32m under `spark` of a 33-byte compressed public key. */
-export const sparkAddressOf = (accountId: string): string =>
-  bech32mOf('spark', Uint8Array.from([0x02, ...digestOf(accountId, 'spark')]));
+export const sparkAddressOf = (accountId: string): string => bech32mOf('spark', Uint8Array.from([0x02, ...digestOf(accountId, 'spark')]));
 
 /** EMV field: id, two-digit length, value. */
 const emv = (id: string, value: string): string => `${id}${String(value.length).padStart(2, '0')}${value}`;
@@ -163,9 +163,21 @@ const bankInfoOf = (accountId: string, currency: string, reference: string): Inf
       };
     case 'EUR':
       // A German IBAN: bank code (8 digits) + account number (10 digits).
-      return { accountType: 'EUR_ACCOUNT', iban: ibanOf('DE', `10010010${digitsOf(accountId, 'eur-account', 10)}`), swiftCode: SANDBOX_SWIFT, paymentRails: ['SEPA', 'SEPA_INSTANT'], reference };
+      return {
+        accountType: 'EUR_ACCOUNT',
+        iban: ibanOf('DE', `10010010${digitsOf(accountId, 'eur-account', 10)}`),
+        swiftCode: SANDBOX_SWIFT,
+        paymentRails: ['SEPA', 'SEPA_INSTANT'],
+        reference,
+      };
     case 'GBP':
-      return { accountType: 'GBP_ACCOUNT', sortCode: '040004', accountNumber: digitsOf(accountId, 'gbp-account', 8), paymentRails: ['FASTER_PAYMENTS'], reference };
+      return {
+        accountType: 'GBP_ACCOUNT',
+        sortCode: '040004',
+        accountNumber: digitsOf(accountId, 'gbp-account', 8),
+        paymentRails: ['FASTER_PAYMENTS'],
+        reference,
+      };
     case 'MXN':
       return { accountType: 'MXN_ACCOUNT', clabeNumber: clabeOf(accountId), paymentRails: ['SPEI'], reference };
     case 'BRL':
@@ -174,11 +186,30 @@ const bankInfoOf = (accountId: string, currency: string, reference: string): Inf
     case 'INR':
       return { accountType: 'INR_ACCOUNT', vpa: `crd${digitsOf(accountId, 'upi', 12)}@corridor`, paymentRails: ['UPI'] };
     case 'NGN':
-      return { accountType: 'NGN_ACCOUNT', accountNumber: digitsOf(accountId, 'ngn-account', 10), bankName: SANDBOX_BANK, paymentRails: ['BANK_TRANSFER'], reference };
+      return {
+        accountType: 'NGN_ACCOUNT',
+        accountNumber: digitsOf(accountId, 'ngn-account', 10),
+        bankName: SANDBOX_BANK,
+        paymentRails: ['BANK_TRANSFER'],
+        reference,
+      };
     case 'PHP':
-      return { accountType: 'PHP_ACCOUNT', accountNumber: digitsOf(accountId, 'php-account', 12), bankName: SANDBOX_BANK, paymentRails: ['BANK_TRANSFER'], reference };
+      return {
+        accountType: 'PHP_ACCOUNT',
+        accountNumber: digitsOf(accountId, 'php-account', 12),
+        bankName: SANDBOX_BANK,
+        paymentRails: ['BANK_TRANSFER'],
+        reference,
+      };
     case 'CAD':
-      return { accountType: 'CAD_ACCOUNT', bankCode: '001', branchCode: digitsOf(accountId, 'cad-branch', 5), accountNumber: digitsOf(accountId, 'cad-account', 12), paymentRails: ['BANK_TRANSFER'], reference };
+      return {
+        accountType: 'CAD_ACCOUNT',
+        bankCode: '001',
+        branchCode: digitsOf(accountId, 'cad-branch', 5),
+        accountNumber: digitsOf(accountId, 'cad-account', 12),
+        paymentRails: ['BANK_TRANSFER'],
+        reference,
+      };
     default:
       // AED: the reference defines PaymentAedAccountInfo but leaves AED_ACCOUNT out of the
       // accountType list every payment variant shares, so no AED instruction can conform; the
@@ -210,7 +241,13 @@ export const fundingInstructionsOf = ({ accountId, customerId, currency }: Fundi
   const isPlatformAccount = customerId === null;
   const bank = bankInfoOf(accountId, currency, reference);
   if (bank) {
-    return [{ instructionsNotes: `Quote the reference ${reference} in the payment's memo or description so the funds reach this account.`, isPlatformAccount, accountOrWalletInfo: bank }];
+    return [
+      {
+        instructionsNotes: `Quote the reference ${reference} in the payment's memo or description so the funds reach this account.`,
+        isPlatformAccount,
+        accountOrWalletInfo: bank,
+      },
+    ];
   }
   return walletInfosOf(accountId, currency).map((info) => ({
     instructionsNotes: `Send only ${currency} on the ${String(info['accountType']).replace('_WALLET', '').toLowerCase()} network to this address; it belongs to this account alone.`,

@@ -123,7 +123,12 @@ export const subjects = {
     umaProvider: { list: 'payments.uma-provider.list' },
     discovery: { list: 'payments.discovery.list' },
     crypto: { estimateWithdrawalFee: 'payments.crypto.estimate-withdrawal-fee' },
-    invitation: { create: 'payments.invitation.create', get: 'payments.invitation.get', claim: 'payments.invitation.claim', cancel: 'payments.invitation.cancel' },
+    invitation: {
+      create: 'payments.invitation.create',
+      get: 'payments.invitation.get',
+      claim: 'payments.invitation.claim',
+      cancel: 'payments.invitation.cancel',
+    },
     incoming: {
       /** POST /sandbox/uma/receive. */
       receive: 'payments.incoming.receive',
@@ -191,7 +196,6 @@ export const subjects = {
   },
   bench: { echo: 'bench.echo' },
 } as const;
-
 
 /** JetStream subject of an integration event. */
 export const eventSubject = (service: string, aggregate: string, eventType: string): string =>

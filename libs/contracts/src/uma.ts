@@ -22,7 +22,12 @@ export const isUmaAddress = (value: unknown): value is string => parseUmaAddress
 
 /** 400 INVALID_UMA_ADDRESS naming the field, with the shape a client should send. */
 export const invalidUmaAddress = (field: string, value: unknown): DomainError =>
-  new DomainError('INVALID_UMA_ADDRESS', 'validation', `${field} must be an UMA address like $alice@example.com, got ${JSON.stringify(String(value).slice(0, 80))}.`, { field });
+  new DomainError(
+    'INVALID_UMA_ADDRESS',
+    'validation',
+    `${field} must be an UMA address like $alice@example.com, got ${JSON.stringify(String(value).slice(0, 80))}.`,
+    { field },
+  );
 
 /** The domain of the reference's sandbox receivers ($success.usd@…, $pending.long.usd@…, …). */
 export const SANDBOX_UMA_DOMAIN = 'sandbox.uma.money';

@@ -2,7 +2,14 @@
 // are the reference's Verification and BeneficialOwner wire objects.
 import type { AddressWire, KycStatus } from './customers';
 
-export const verificationStatuses = ['RESOLVE_ERRORS', 'PENDING_MANUAL_REVIEW', 'IN_PROGRESS', 'APPROVED', 'REJECTED', 'READY_FOR_VERIFICATION'] as const;
+export const verificationStatuses = [
+  'RESOLVE_ERRORS',
+  'PENDING_MANUAL_REVIEW',
+  'IN_PROGRESS',
+  'APPROVED',
+  'REJECTED',
+  'READY_FOR_VERIFICATION',
+] as const;
 export type VerificationStatus = (typeof verificationStatuses)[number];
 
 export type VerificationErrorType =
@@ -28,11 +35,32 @@ export type VerificationErrorType =
   | 'MISSING_BENEFICIAL_OWNER';
 
 export type DocumentType =
-  | 'PASSPORT' | 'DRIVERS_LICENSE' | 'NATIONAL_ID' | 'PROOF_OF_ADDRESS' | 'BANK_STATEMENT' | 'TAX_RETURN'
-  | 'CERTIFICATE_OF_INCORPORATION' | 'ARTICLES_OF_INCORPORATION' | 'ARTICLES_OF_ASSOCIATION' | 'STATE_REGISTRY_EXCERPT'
-  | 'GOOD_STANDING_CERTIFICATE' | 'INFORMATION_STATEMENT' | 'INCUMBENCY_CERTIFICATE' | 'BUSINESS_LICENSE' | 'SHAREHOLDER_REGISTER'
-  | 'POWER_OF_ATTORNEY' | 'UTILITY_BILL' | 'ELECTRICITY_BILL' | 'RENT_OR_LEASE_AGREEMENT' | 'DIRECTOR_REGISTRY' | 'TRUST_AGREEMENT'
-  | 'STATE_COMPANY_REGISTRY' | 'PARTNERSHIP_CONTROL_AGREEMENT' | 'PARTNERSHIP_AGREEMENT' | 'SELFIE' | 'OTHER';
+  | 'PASSPORT'
+  | 'DRIVERS_LICENSE'
+  | 'NATIONAL_ID'
+  | 'PROOF_OF_ADDRESS'
+  | 'BANK_STATEMENT'
+  | 'TAX_RETURN'
+  | 'CERTIFICATE_OF_INCORPORATION'
+  | 'ARTICLES_OF_INCORPORATION'
+  | 'ARTICLES_OF_ASSOCIATION'
+  | 'STATE_REGISTRY_EXCERPT'
+  | 'GOOD_STANDING_CERTIFICATE'
+  | 'INFORMATION_STATEMENT'
+  | 'INCUMBENCY_CERTIFICATE'
+  | 'BUSINESS_LICENSE'
+  | 'SHAREHOLDER_REGISTER'
+  | 'POWER_OF_ATTORNEY'
+  | 'UTILITY_BILL'
+  | 'ELECTRICITY_BILL'
+  | 'RENT_OR_LEASE_AGREEMENT'
+  | 'DIRECTOR_REGISTRY'
+  | 'TRUST_AGREEMENT'
+  | 'STATE_COMPANY_REGISTRY'
+  | 'PARTNERSHIP_CONTROL_AGREEMENT'
+  | 'PARTNERSHIP_AGREEMENT'
+  | 'SELFIE'
+  | 'OTHER';
 
 export type VerificationErrorWire = {
   resourceId: string;
@@ -102,4 +130,3 @@ export type BeneficialOwnerChanges = {
 export type UpdateBeneficialOwnerData = { beneficialOwnerId: string; patch: BeneficialOwnerChanges };
 export type BeneficialOwnerIdData = { beneficialOwnerId: string };
 export type ListBeneficialOwnersData = { customerId: string; limit: number; cursor?: string };
-

@@ -13,8 +13,7 @@ const database = useTestDatabase();
 // version conflict, and commandId idempotency.
 
 type AccountEvent =
-  | { type: 'AccountOpened'; data: { accountId: string } }
-  | { type: 'MoneyDeposited'; data: { accountId: string; amount: string } };
+  { type: 'AccountOpened'; data: { accountId: string } } | { type: 'MoneyDeposited'; data: { accountId: string; amount: string } };
 type Account = { opened: boolean; balance: bigint; deposits: number };
 
 const decider = {
@@ -29,12 +28,16 @@ const decider = {
   },
 };
 
-const open = (accountId: string) => (state: Account): AccountEvent[] =>
-  state.opened ? [] : [{ type: 'AccountOpened', data: { accountId } }];
-const deposit = (accountId: string, amount: string) => (state: Account): AccountEvent[] => {
-  if (!state.opened) throw new Error('The account is not open.');
-  return [{ type: 'MoneyDeposited', data: { accountId, amount } }];
-};
+const open =
+  (accountId: string) =>
+  (state: Account): AccountEvent[] =>
+    state.opened ? [] : [{ type: 'AccountOpened', data: { accountId } }];
+const deposit =
+  (accountId: string, amount: string) =>
+  (state: Account): AccountEvent[] => {
+    if (!state.opened) throw new Error('The account is not open.');
+    return [{ type: 'MoneyDeposited', data: { accountId, amount } }];
+  };
 
 /** Delegates to the real store but holds every first read until `count` callers have read. */
 const withReadBarrier = (store: EventStore, count: number): EventStore & { reads: () => number } => {
@@ -135,7 +138,10 @@ describe('handleCommand', () => {
   it('treats a repeated commandId as done: replayed, nothing decided or appended', async () => {
     const accountId = `Account:${randomUUID()}`;
     await handleCommand(store, accountId, decider, open(accountId), { metadata: contractMetadata() });
-    const first = await handleCommand(store, accountId, decider, deposit(accountId, '70'), { metadata: contractMetadata(), commandId: 'deposit-1' });
+    const first = await handleCommand(store, accountId, decider, deposit(accountId, '70'), {
+      metadata: contractMetadata(),
+      commandId: 'deposit-1',
+    });
     expect(first.replayed).toBe(false);
     expect(first.events[0]?.metadata.commandId).toBe('deposit-1');
     let decided = 0;
@@ -172,16 +178,22 @@ describe('handleCommand', () => {
       const reads: { from: number; events: number }[] = [];
       return {
         reads,
-        store: { ...inner, readStream: async (streamId: string, options?: { fromPosition?: number }) => {
-          const result = await inner.readStream(streamId, options);
-          reads.push({ from: options?.fromPosition ?? 1, events: result.events.length });
-          return result;
-        } } as EventStore,
+        store: {
+          ...inner,
+          readStream: async (streamId: string, options?: { fromPosition?: number }) => {
+            const result = await inner.readStream(streamId, options);
+            reads.push({ from: options?.fromPosition ?? 1, events: result.events.length });
+            return result;
+          },
+        } as EventStore,
       };
     };
     const deposits = async (target: EventStore, accountId: string, count: number, every: number, store: SnapshotStore = snapshots) => {
       for (let index = 0; index < count; index += 1) {
-        await handleCommand(target, accountId, snapshotted, deposit(accountId, '1'), { metadata: contractMetadata(), snapshots: { store, every } });
+        await handleCommand(target, accountId, snapshotted, deposit(accountId, '1'), {
+          metadata: contractMetadata(),
+          snapshots: { store, every },
+        });
       }
     };
 
@@ -195,11 +207,20 @@ describe('handleCommand', () => {
 
     it('takes one every N events and then folds only the events after it, to the state a full read gives', async () => {
       const accountId = `Account:${randomUUID()}`;
-      await handleCommand(store, accountId, snapshotted, open(accountId), { metadata: contractMetadata(), snapshots: { store: snapshots, every: 5 } });
+      await handleCommand(store, accountId, snapshotted, open(accountId), {
+        metadata: contractMetadata(),
+        snapshots: { store: snapshots, every: 5 },
+      });
       await deposits(store, accountId, 6, 5);
-      expect(await snapshots.load(accountId, 'account/1')).toMatchObject({ version: 5, state: { opened: true, balance: '4', deposits: 4 } });
+      expect(await snapshots.load(accountId, 'account/1')).toMatchObject({
+        version: 5,
+        state: { opened: true, balance: '4', deposits: 4 },
+      });
       const counted = counting(store);
-      const result = await handleCommand(counted.store, accountId, snapshotted, () => [], { metadata: contractMetadata(), snapshots: { store: snapshots, every: 5 } });
+      const result = await handleCommand(counted.store, accountId, snapshotted, () => [], {
+        metadata: contractMetadata(),
+        snapshots: { store: snapshots, every: 5 },
+      });
       expect(counted.reads).toEqual([{ from: 6, events: 2 }]);
       const full = await handleCommand(store, accountId, decider, () => [], { metadata: contractMetadata() });
       expect(result.state).toEqual(full.state);
@@ -214,15 +235,31 @@ describe('handleCommand', () => {
       const accountId = `Account:${randomUUID()}`;
       await handleCommand(store, accountId, snapshotted, open(accountId), { metadata: contractMetadata() });
       await deposits(store, accountId, 2, 0);
-      await snapshots.save({ streamId: accountId, version: 2, deciderVersion: 'account/0', state: { opened: true, balance: '999', deposits: 1 } });
+      await snapshots.save({
+        streamId: accountId,
+        version: 2,
+        deciderVersion: 'account/0',
+        state: { opened: true, balance: '999', deposits: 1 },
+      });
       let counted = counting(store);
-      const ignored = await handleCommand(counted.store, accountId, snapshotted, () => [], { metadata: contractMetadata(), snapshots: { store: snapshots, every: 0 } });
+      const ignored = await handleCommand(counted.store, accountId, snapshotted, () => [], {
+        metadata: contractMetadata(),
+        snapshots: { store: snapshots, every: 0 },
+      });
       expect(ignored.state.balance).toBe(2n);
       expect(counted.reads).toEqual([{ from: 1, events: 3 }]);
 
-      await snapshots.save({ streamId: accountId, version: 50, deciderVersion: 'account/1', state: { opened: true, balance: '999', deposits: 1 } });
+      await snapshots.save({
+        streamId: accountId,
+        version: 50,
+        deciderVersion: 'account/1',
+        state: { opened: true, balance: '999', deposits: 1 },
+      });
       counted = counting(store);
-      const ahead = await handleCommand(counted.store, accountId, snapshotted, () => [], { metadata: contractMetadata(), snapshots: { store: snapshots, every: 0 } });
+      const ahead = await handleCommand(counted.store, accountId, snapshotted, () => [], {
+        metadata: contractMetadata(),
+        snapshots: { store: snapshots, every: 0 },
+      });
       expect(ahead.state.balance).toBe(2n);
       expect(counted.reads.at(-1)).toEqual({ from: 1, events: 3 });
 
@@ -238,8 +275,16 @@ describe('handleCommand', () => {
       expect((await snapshots.load(accountId, 'account/1'))?.version).toBe(3);
       const racing = withReadBarrier(store, 2);
       const results = await Promise.allSettled([
-        handleCommand(racing, accountId, snapshotted, deposit(accountId, '100'), { metadata: contractMetadata(), retries: 0, snapshots: { store: snapshots, every: 0 } }),
-        handleCommand(racing, accountId, snapshotted, deposit(accountId, '250'), { metadata: contractMetadata(), retries: 0, snapshots: { store: snapshots, every: 0 } }),
+        handleCommand(racing, accountId, snapshotted, deposit(accountId, '100'), {
+          metadata: contractMetadata(),
+          retries: 0,
+          snapshots: { store: snapshots, every: 0 },
+        }),
+        handleCommand(racing, accountId, snapshotted, deposit(accountId, '250'), {
+          metadata: contractMetadata(),
+          retries: 0,
+          snapshots: { store: snapshots, every: 0 },
+        }),
       ]);
       const rejected = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
       expect(rejected).toHaveLength(1);
@@ -254,9 +299,16 @@ describe('handleCommand', () => {
       const accountId = `Account:${randomUUID()}`;
       const broken: SnapshotStore = { ...snapshots, save: () => Promise.reject(new Error('disk full')) };
       const warnings: Record<string, unknown>[] = [];
-      const logger = { info: () => undefined, error: () => undefined, warn: (details: Record<string, unknown>) => void warnings.push(details) };
+      const logger = {
+        info: () => undefined,
+        error: () => undefined,
+        warn: (details: Record<string, unknown>) => void warnings.push(details),
+      };
       await handleCommand(store, accountId, snapshotted, open(accountId), { metadata: contractMetadata() });
-      const result = await handleCommand(store, accountId, snapshotted, deposit(accountId, '7'), { metadata: contractMetadata(), snapshots: { store: broken, every: 1, logger } });
+      const result = await handleCommand(store, accountId, snapshotted, deposit(accountId, '7'), {
+        metadata: contractMetadata(),
+        snapshots: { store: broken, every: 1, logger },
+      });
       expect(result).toMatchObject({ version: 2, state: { balance: 7n } });
       expect(warnings).toEqual([expect.objectContaining({ streamId: accountId, version: 2 })]);
       expect((await store.readStream(accountId)).version).toBe(2);
@@ -265,7 +317,10 @@ describe('handleCommand', () => {
     it('reads the whole stream for a command with a commandId, so a repeat older than the snapshot is still recognised', async () => {
       const accountId = `Account:${randomUUID()}`;
       await handleCommand(store, accountId, snapshotted, open(accountId), { metadata: contractMetadata() });
-      await handleCommand(store, accountId, snapshotted, deposit(accountId, '70'), { metadata: contractMetadata(), commandId: 'old-deposit' });
+      await handleCommand(store, accountId, snapshotted, deposit(accountId, '70'), {
+        metadata: contractMetadata(),
+        commandId: 'old-deposit',
+      });
       await deposits(store, accountId, 3, 2);
       expect((await snapshots.load(accountId, 'account/1'))?.version).toBeGreaterThanOrEqual(3);
       const again = await handleCommand(store, accountId, snapshotted, deposit(accountId, '70'), {

@@ -63,7 +63,12 @@ export async function handleCommand<State, E extends EvolvedEvent>(
       const tail = await store.readStream(streamId, { fromPosition: snapshot.version + 1 });
       // A snapshot ahead of its stream (the events were removed, a restored backup) is not trusted.
       if (tail.version >= snapshot.version) {
-        return { state: evolveAll(codec.deserialize(snapshot.state), tail.events), events: tail.events, version: tail.version, snapshotVersion: snapshot.version };
+        return {
+          state: evolveAll(codec.deserialize(snapshot.state), tail.events),
+          events: tail.events,
+          version: tail.version,
+          snapshotVersion: snapshot.version,
+        };
       }
     }
     const full = await store.readStream(streamId);
@@ -102,7 +107,11 @@ export async function handleCommand<State, E extends EvolvedEvent>(
     const next = evolveAll(state, appended.events);
     if (snapshots && codec && snapshotDue(snapshots.every, loaded.snapshotVersion, appended.version)) {
       // Awaited so the command's caller (and a test) sees it taken, but a failure is only logged.
-      await saveSnapshotQuietly(snapshots.store, { streamId, version: appended.version, deciderVersion: codec.deciderVersion, state: () => codec.serialize(next) }, snapshots.logger);
+      await saveSnapshotQuietly(
+        snapshots.store,
+        { streamId, version: appended.version, deciderVersion: codec.deciderVersion, state: () => codec.serialize(next) },
+        snapshots.logger,
+      );
     }
     return { state: next, events: appended.events, version: appended.version, replayed: false };
   }

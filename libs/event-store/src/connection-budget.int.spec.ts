@@ -29,7 +29,12 @@ const tallies: Projection<TallyRow> = {
   evolve: (row, event) => ({ id: event.streamId, count: (row?.count ?? 0) + 1 }),
 };
 const decider = { initialState: () => 0, evolve: (count: number) => count + 1 };
-const context = () => ({ platformId: 'Platform:budget', actor: { kind: 'system' as const, name: 'budget-spec' }, requestId: randomUUID(), correlationId: randomUUID() });
+const context = () => ({
+  platformId: 'Platform:budget',
+  actor: { kind: 'system' as const, name: 'budget-spec' },
+  requestId: randomUUID(),
+  correlationId: randomUUID(),
+});
 
 describe('one service process under load stays within DATABASE_POOL_SIZE connections', () => {
   let database: TestDatabase;
@@ -84,11 +89,17 @@ describe('one service process under load stays within DATABASE_POOL_SIZE connect
       const commands = Array.from({ length: 400 }, (_, index) =>
         eventSourcing.handle(streams[index % streams.length]!, decider, () => [{ type: 'Counted', data: {} }], context()),
       );
-      const reads = Array.from({ length: 400 }, (_, index) => eventSourcing.read('budget-read', `SELECT count FROM ${schema}.tallies WHERE id = $1`, [streams[index % streams.length]]));
+      const reads = Array.from({ length: 400 }, (_, index) =>
+        eventSourcing.read('budget-read', `SELECT count FROM ${schema}.tallies WHERE id = $1`, [streams[index % streams.length]]),
+      );
       const outcomes = await Promise.allSettled([...commands, ...reads]);
       expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
       // Every command waited for its read model, so the read model shows all of them.
-      const [shown] = await eventSourcing.read<{ total: number }>('budget-total', `SELECT sum(count)::int AS total FROM ${schema}.tallies`, []);
+      const [shown] = await eventSourcing.read<{ total: number }>(
+        'budget-total',
+        `SELECT sum(count)::int AS total FROM ${schema}.tallies`,
+        [],
+      );
       expect(shown?.total).toBe(400);
     } finally {
       sampling = false;

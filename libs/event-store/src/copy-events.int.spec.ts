@@ -14,7 +14,8 @@ const openStore = async (): Promise<{ store: EventStore; drop: () => Promise<voi
   return { store, drop: async () => (await store.close(), await schema.drop()) };
 };
 
-const event = (streamId: string, streamPosition: number, globalPosition: bigint) => ({ streamId, streamPosition, globalPosition }) as RecordedEvent;
+const event = (streamId: string, streamPosition: number, globalPosition: bigint) =>
+  ({ streamId, streamPosition, globalPosition }) as RecordedEvent;
 
 describe('copyGroups', () => {
   it('given consecutive events of one stream, one append; a new stream or a checkpoint between two events starts another', () => {
@@ -33,7 +34,14 @@ describe('copyEvents', () => {
     const [source, target] = [await openStore(), await openStore()];
     opened.push(source, target);
     const metadata = contractMetadata({ occurredAt: '2026-03-04T05:06:07.000Z', causationId: 'cause-1' });
-    await source.store.appendToStream('Item:a', [{ type: 'ItemCreated', data: { n: 1 } }, { type: 'ItemPriced', data: { n: 2 }, schemaVersion: 2 }], { expectedVersion: 0, metadata });
+    await source.store.appendToStream(
+      'Item:a',
+      [
+        { type: 'ItemCreated', data: { n: 1 } },
+        { type: 'ItemPriced', data: { n: 2 }, schemaVersion: 2 },
+      ],
+      { expectedVersion: 0, metadata },
+    );
     await source.store.appendToStream('Item:b', [{ type: 'ItemCreated', data: { n: 3 } }], { expectedVersion: 0, metadata });
     const checkpoint = await source.store.headPosition();
     await source.store.appendToStream('Item:a', [{ type: 'ItemPriced', data: { n: 4 } }], { expectedVersion: 2, metadata });
@@ -41,14 +49,19 @@ describe('copyEvents', () => {
 
     // A first run that stopped after Item:a's first append, as a crash would leave it.
     const [firstTwo] = copyGroups((await source.store.readAll({ after: 0n, limit: 10 })).slice(0, 2), []);
-    await target.store.appendToStream('Item:a', firstTwo!.map(({ type, data, metadata: { schemaVersion, ...rest } }) => ({ type, data, schemaVersion, metadata: rest })), {
-      expectedVersion: 0,
-      metadata,
-    });
+    await target.store.appendToStream(
+      'Item:a',
+      firstTwo!.map(({ type, data, metadata: { schemaVersion, ...rest } }) => ({ type, data, schemaVersion, metadata: rest })),
+      {
+        expectedVersion: 0,
+        metadata,
+      },
+    );
 
     const result = await copyEvents({ source: source.store, target: target.store, checkpoints: [0n, checkpoint], batchSize: 2 });
     expect([result.copied, result.skipped]).toEqual([3, 2]);
-    const shape = (events: RecordedEvent[]) => events.map(({ streamId, streamPosition, type, data, metadata: stored }) => ({ streamId, streamPosition, type, data, stored }));
+    const shape = (events: RecordedEvent[]) =>
+      events.map(({ streamId, streamPosition, type, data, metadata: stored }) => ({ streamId, streamPosition, type, data, stored }));
     const copied = await target.store.readAll({ after: 0n, limit: 100 });
     expect(shape(copied)).toEqual(shape(await source.store.readAll({ after: 0n, limit: 100 })));
     // The checkpoint after Item:b's first event is that event's position in the target; 0 stays 0.
@@ -64,8 +77,16 @@ describe('copyEvents', () => {
   it('refuses to count as copied a target stream that holds other events', async () => {
     const [source, target] = [await openStore(), await openStore()];
     opened.push(source, target);
-    await source.store.appendToStream('Item:c', [{ type: 'ItemCreated', data: { n: 1 } }], { expectedVersion: 0, metadata: contractMetadata() });
-    await target.store.appendToStream('Item:c', [{ type: 'ItemCreated', data: { n: 2 } }], { expectedVersion: 0, metadata: contractMetadata() });
-    await expect(copyEvents({ source: source.store, target: target.store })).rejects.toThrow(/Item:c: the target already holds a different event at version 1/);
+    await source.store.appendToStream('Item:c', [{ type: 'ItemCreated', data: { n: 1 } }], {
+      expectedVersion: 0,
+      metadata: contractMetadata(),
+    });
+    await target.store.appendToStream('Item:c', [{ type: 'ItemCreated', data: { n: 2 } }], {
+      expectedVersion: 0,
+      metadata: contractMetadata(),
+    });
+    await expect(copyEvents({ source: source.store, target: target.store })).rejects.toThrow(
+      /Item:c: the target already holds a different event at version 1/,
+    );
   });
 });

@@ -1,4 +1,12 @@
-import { type DynamicModule, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { EntitySchema } from '@mikro-orm/core';
 import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
@@ -101,11 +109,23 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     const budget = connectionBudget(options.poolSize);
     // min = max: a connection once opened stays, so a busy moment later never has to open one
     // against a server other clients may have filled meanwhile ("too many clients").
-    this.pool = new Pool({ connectionString: options.connectionString, min: budget.shared, max: budget.shared, connectionTimeoutMillis: POOL_CHECKOUT_TIMEOUT_MS });
+    this.pool = new Pool({
+      connectionString: options.connectionString,
+      min: budget.shared,
+      max: budget.shared,
+      connectionTimeoutMillis: POOL_CHECKOUT_TIMEOUT_MS,
+    });
     // An idle client that loses its server: the pool drops it and the next checkout reconnects.
-    this.pool.on('error', (error) => options.logger.warn({ err: error, service: options.service }, 'An idle PostgreSQL connection failed; the pool replaces it.'));
+    this.pool.on('error', (error) =>
+      options.logger.warn({ err: error, service: options.service }, 'An idle PostgreSQL connection failed; the pool replaces it.'),
+    );
     this.eventStoreChoice = options.eventStore ?? eventStoreChoiceFrom(options.service);
-    this.store = createServiceEventStore({ choice: this.eventStoreChoice, connectionString: options.connectionString, schema: options.schema, pool: this.pool });
+    this.store = createServiceEventStore({
+      choice: this.eventStoreChoice,
+      connectionString: options.connectionString,
+      schema: options.schema,
+      pool: this.pool,
+    });
     this.snapshots = createPostgresSnapshotStore({ connectionString: options.connectionString, schema: options.schema, pool: this.pool });
     this.snapshotEvery = snapshotEveryFrom();
     this.projectedTypes = new Set(options.projections.flatMap((projection) => projection.canHandle));
@@ -214,7 +234,8 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationShutdown(): Promise<void> {
     for (const part of ['postgres', 'projections', 'outbox']) this.observability.removePart(part);
-    for (const source of [this.runner?.metrics, this.relay?.metrics, this.poolMetrics]) if (source) this.observability.removeMetrics(source);
+    for (const source of [this.runner?.metrics, this.relay?.metrics, this.poolMetrics])
+      if (source) this.observability.removeMetrics(source);
     await this.relay?.stop();
     await this.runner?.stop();
     await this.nats?.drain();
@@ -260,11 +281,21 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       headError = error instanceof Error ? error.message : String(error);
     }
     const projections = Object.fromEntries(
-      status.projections.map(({ name, ...rest }) => [name, { ...rest, ...(head === undefined ? {} : { head: head.toString(), lag: (head - BigInt(rest.position)).toString() }) }]),
+      status.projections.map(({ name, ...rest }) => [
+        name,
+        { ...rest, ...(head === undefined ? {} : { head: head.toString(), lag: (head - BigInt(rest.position)).toString() }) },
+      ]),
     );
     const halted = status.projections.filter((projection) => projection.halted).map((projection) => projection.name);
     const state = status.storeError || head === undefined ? 'down' : halted.length > 0 ? 'degraded' : 'ok';
-    return { status: state, eventStore: describeEventStore(this.eventStoreChoice), ...(halted.length > 0 ? { halted } : {}), ...(status.storeError ? { storeError: status.storeError } : {}), ...(headError ? { headError } : {}), projections };
+    return {
+      status: state,
+      eventStore: describeEventStore(this.eventStoreChoice),
+      ...(halted.length > 0 ? { halted } : {}),
+      ...(status.storeError ? { storeError: status.storeError } : {}),
+      ...(headError ? { headError } : {}),
+      projections,
+    };
   }
 
   /**
@@ -284,7 +315,11 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     decider: { evolve: (state: State, event: E) => State; initialState: () => State; snapshot?: SnapshotCodec<State> },
     decide: (state: State) => E[],
     context: RequestContext,
-    options: { commandId?: string; assumeNew?: boolean; /** For a caller that reads nothing back (a process manager): answer once appended. */ skipProjectionWait?: boolean } = {},
+    options: {
+      commandId?: string;
+      assumeNew?: boolean;
+      /** For a caller that reads nothing back (a process manager): answer once appended. */ skipProjectionWait?: boolean;
+    } = {},
   ): Promise<{ state: State; events: RecordedEvent[]; replayed: boolean }> {
     const { commandId, assumeNew, skipProjectionWait } = options;
     const result = await handleCommand(this.store, streamId, decider, decide, {

@@ -96,10 +96,19 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
     it('stamps occurredAt when the caller gives none and continues a stream at its version or with any', async () => {
       const streamId = newStreamId();
       const before = Date.now();
-      const first = await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
+      const first = await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }], {
+        expectedVersion: 0,
+        metadata: contractMetadata(),
+      });
       expect(Date.parse(first.events[0]!.metadata.occurredAt)).toBeGreaterThanOrEqual(before - 1_000);
-      const second = await store.appendToStream(streamId, [{ type: 'ItemPriced', data: {} }], { expectedVersion: 1, metadata: contractMetadata() });
-      const third = await store.appendToStream(streamId, [{ type: 'ItemPriced', data: {} }], { expectedVersion: 'any', metadata: contractMetadata() });
+      const second = await store.appendToStream(streamId, [{ type: 'ItemPriced', data: {} }], {
+        expectedVersion: 1,
+        metadata: contractMetadata(),
+      });
+      const third = await store.appendToStream(streamId, [{ type: 'ItemPriced', data: {} }], {
+        expectedVersion: 'any',
+        metadata: contractMetadata(),
+      });
       expect([second.version, third.version]).toEqual([2, 3]);
       expect(third.events[0]?.streamPosition).toBe(3);
     });
@@ -118,7 +127,10 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       );
       const { occurredAt: _stamped, ...secondWithoutTime } = (await store.readStream(streamId)).events[1]!.metadata;
       expect(appended.events.map((event) => event.metadata.requestId)).toEqual([append.requestId, second.requestId]);
-      expect((await store.readStream(streamId)).events.map((event) => event.metadata.correlationId)).toEqual([append.correlationId, second.correlationId]);
+      expect((await store.readStream(streamId)).events.map((event) => event.metadata.correlationId)).toEqual([
+        append.correlationId,
+        second.correlationId,
+      ]);
       expect(secondWithoutTime).toEqual({ ...second, schemaVersion: 1 });
       expect(appended.events[0]!.metadata.occurredAt).toBe('2026-01-02T03:04:05.678Z');
     });
@@ -129,7 +141,14 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       const own = contractMetadata();
       const results = await store.appendToStreams(
         [
-          { streamId: first, events: [{ type: 'ItemCreated', data: { n: 1 } }, { type: 'ItemPriced', data: { n: 2 } }], expectedVersion: 0 },
+          {
+            streamId: first,
+            events: [
+              { type: 'ItemCreated', data: { n: 1 } },
+              { type: 'ItemPriced', data: { n: 2 } },
+            ],
+            expectedVersion: 0,
+          },
           { streamId: second, events: [{ type: 'ItemPriced', data: { n: 3 }, metadata: own }], expectedVersion: 1 },
         ],
         { metadata: contractMetadata() },
@@ -147,7 +166,14 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
 
     it('appends the other streams when one of several is not at its expected version', async () => {
       const [fresh, stale, other] = [newStreamId(), newStreamId(), newStreamId()];
-      await store.appendToStream(stale, [{ type: 'ItemCreated', data: {} }, { type: 'ItemPriced', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
+      await store.appendToStream(
+        stale,
+        [
+          { type: 'ItemCreated', data: {} },
+          { type: 'ItemPriced', data: {} },
+        ],
+        { expectedVersion: 0, metadata: contractMetadata() },
+      );
       const results = await store.appendToStreams(
         [
           { streamId: fresh, events: [{ type: 'ItemCreated', data: {} }], expectedVersion: 0 },
@@ -158,18 +184,34 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       );
       expect(results[1]).toBeInstanceOf(WrongExpectedVersionError);
       expect(results[1]).toMatchObject({ streamId: stale, expected: 1, actual: 2 });
-      expect([results[0], results[2]].map((result) => (result instanceof WrongExpectedVersionError ? 'refused' : result!.version))).toEqual([1, 1]);
-      expect([(await store.readStream(fresh)).version, (await store.readStream(stale)).version, (await store.readStream(other)).version]).toEqual([1, 2, 1]);
+      expect([results[0], results[2]].map((result) => (result instanceof WrongExpectedVersionError ? 'refused' : result!.version))).toEqual(
+        [1, 1],
+      );
+      expect([
+        (await store.readStream(fresh)).version,
+        (await store.readStream(stale)).version,
+        (await store.readStream(other)).version,
+      ]).toEqual([1, 2, 1]);
     });
 
     it('returns from an append the events exactly as every read path records them', async () => {
       const streamId = newStreamId();
       const start = await store.headPosition();
-      const first = await store.appendToStream(streamId, [{ type: 'ItemCreated', data: { n: 1, gone: undefined } }, { type: 'ItemPriced', data: { n: 2 } }], {
-        expectedVersion: 0,
+      const first = await store.appendToStream(
+        streamId,
+        [
+          { type: 'ItemCreated', data: { n: 1, gone: undefined } },
+          { type: 'ItemPriced', data: { n: 2 } },
+        ],
+        {
+          expectedVersion: 0,
+          metadata: contractMetadata(),
+        },
+      );
+      const second = await store.appendToStream(streamId, [{ type: 'ItemPriced', data: { n: 3 } }], {
+        expectedVersion: 'any',
         metadata: contractMetadata(),
       });
-      const second = await store.appendToStream(streamId, [{ type: 'ItemPriced', data: { n: 3 } }], { expectedVersion: 'any', metadata: contractMetadata() });
       expect([first.version, second.version]).toEqual([2, 3]);
       const appended = [...first.events, ...second.events];
       expect(appended.map((event) => event.streamPosition)).toEqual([1, 2, 3]);
@@ -205,14 +247,19 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       expect(await store.findInStream(streamId, { operationId: [], holdId: [] })).toEqual([]);
       expect(await store.findInStream(newStreamId(), { operationId: ['op-1'] })).toEqual([]);
       // Upcast like every other read path.
-      expect((await store.findInStream(streamId, { itemId: ['i'] })).map((event) => event.data)).toEqual([{ itemId: 'i', name: 'old', locale: 'en' }]);
+      expect((await store.findInStream(streamId, { itemId: ['i'] })).map((event) => event.data)).toEqual([
+        { itemId: 'i', name: 'old', locale: 'en' },
+      ]);
     });
 
     it("keeps each service's streams to itself on a shared server", async () => {
       const neighbour = await fixture.openNeighbour();
       const streamId = newStreamId();
       const [ownStart, neighbourStart] = [await store.headPosition(), await neighbour.headPosition()];
-      const own = await store.appendToStream(streamId, [{ type: 'ItemCreated', data: { owner: 'own' } }], { expectedVersion: 0, metadata: contractMetadata() });
+      const own = await store.appendToStream(streamId, [{ type: 'ItemCreated', data: { owner: 'own' } }], {
+        expectedVersion: 0,
+        metadata: contractMetadata(),
+      });
       const theirs = await neighbour.appendToStream(streamId, [{ type: 'ItemCreated', data: { owner: 'neighbour' } }], {
         expectedVersion: 0,
         metadata: contractMetadata(),
@@ -226,11 +273,21 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
 
     it('rejects an append whose expected version is not the stream version', async () => {
       const streamId = newStreamId();
-      await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }, { type: 'ItemPriced', data: {} }], {
-        expectedVersion: 0,
+      await store.appendToStream(
+        streamId,
+        [
+          { type: 'ItemCreated', data: {} },
+          { type: 'ItemPriced', data: {} },
+        ],
+        {
+          expectedVersion: 0,
+          metadata: contractMetadata(),
+        },
+      );
+      const stale = store.appendToStream(streamId, [{ type: 'ItemPriced', data: {} }], {
+        expectedVersion: 1,
         metadata: contractMetadata(),
       });
-      const stale = store.appendToStream(streamId, [{ type: 'ItemPriced', data: {} }], { expectedVersion: 1, metadata: contractMetadata() });
       await expect(stale).rejects.toBeInstanceOf(WrongExpectedVersionError);
       await expect(stale).rejects.toMatchObject({ streamId, expected: 1, actual: 2 });
       await expect(
@@ -247,10 +304,17 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
       const results = await Promise.allSettled(
         Array.from({ length: 8 }, (_, writer) =>
-          store.appendToStream(streamId, [{ type: 'ItemPriced', data: { writer } }, { type: 'ItemPriced', data: { writer } }], {
-            expectedVersion: 1,
-            metadata: contractMetadata(),
-          }),
+          store.appendToStream(
+            streamId,
+            [
+              { type: 'ItemPriced', data: { writer } },
+              { type: 'ItemPriced', data: { writer } },
+            ],
+            {
+              expectedVersion: 1,
+              metadata: contractMetadata(),
+            },
+          ),
         ),
       );
       const winners = results.filter((result) => result.status === 'fulfilled');
@@ -268,10 +332,17 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       const start = await store.headPosition();
       const streams = [newStreamId(), newStreamId()];
       for (const streamId of streams) {
-        await store.appendToStream(streamId, [{ type: 'ItemCreated', data: {} }, { type: 'ItemPriced', data: {} }], {
-          expectedVersion: 0,
-          metadata: contractMetadata(),
-        });
+        await store.appendToStream(
+          streamId,
+          [
+            { type: 'ItemCreated', data: {} },
+            { type: 'ItemPriced', data: {} },
+          ],
+          {
+            expectedVersion: 0,
+            metadata: contractMetadata(),
+          },
+        );
       }
       const all = await readAllAfter(store, start);
       expect(all.map((event) => [event.streamId, event.streamPosition])).toEqual([
@@ -320,7 +391,10 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       const fastStream = newStreamId();
       // The slow writer takes the lower global position, then the fast one commits a higher one.
       const slow = await fixture.openSlowAppend(slowStream);
-      const fast = await store.appendToStream(fastStream, [{ type: 'ItemCreated', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
+      const fast = await store.appendToStream(fastStream, [{ type: 'ItemCreated', data: {} }], {
+        expectedVersion: 0,
+        metadata: contractMetadata(),
+      });
       expect((await store.readStream(fastStream)).version).toBe(1);
       expect(await store.readAll({ after: start, limit: 100 })).toEqual([]);
       expect(await store.headPosition()).toBe(start);
@@ -353,7 +427,10 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
         for (let index = 0; index < 15; index += 1) {
           const appended = await store.appendToStream(
             streamId,
-            [{ type: 'ItemPriced', data: { writer, index } }, { type: 'ItemPriced', data: { writer, index } }],
+            [
+              { type: 'ItemPriced', data: { writer, index } },
+              { type: 'ItemPriced', data: { writer, index } },
+            ],
             { expectedVersion: index * 2, metadata: contractMetadata() },
           );
           last = appended.events[1]!.globalPosition;

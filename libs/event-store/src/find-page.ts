@@ -15,10 +15,7 @@ export const findPage = async <Row extends { id: string; createdAt: Date }, T>(
   const after = request.cursor ? decodeCursor(request.cursor) : undefined;
   const keyset = after
     ? ({
-        $or: [
-          { createdAt: { $lt: new Date(after.createdAt) } },
-          { createdAt: new Date(after.createdAt), id: { $lt: after.id } },
-        ],
+        $or: [{ createdAt: { $lt: new Date(after.createdAt) } }, { createdAt: new Date(after.createdAt), id: { $lt: after.id } }],
       } as FilterQuery<Row>)
     : undefined;
   const [rows, totalCount] = await Promise.all([

@@ -24,7 +24,16 @@ export {
   serviceStreamPrefix,
 } from './store-selection';
 export { handleCommand, type CommandResult } from './command-handler';
-export { ProjectionRunner, ormProjectionSql, type Projection, type ProjectionError, type ProjectionRows, type ProjectionRunnerOptions, type ProjectionSql, type ProjectionStatus } from './projection-runner';
+export {
+  ProjectionRunner,
+  ormProjectionSql,
+  type Projection,
+  type ProjectionError,
+  type ProjectionRows,
+  type ProjectionRunnerOptions,
+  type ProjectionSql,
+  type ProjectionStatus,
+} from './projection-runner';
 export {
   createShadowRebuild,
   differingColumns,
@@ -37,11 +46,26 @@ export {
   type ShadowRebuild,
   type ShadowRebuildOptions,
 } from './shadow-rebuild';
-export { OutboxRelay, ensureEventsStream, integrationEvent, type IntegrationEvent, type OutboxRelayOptions, type OutboxStatus } from './outbox-relay';
+export {
+  OutboxRelay,
+  ensureEventsStream,
+  integrationEvent,
+  type IntegrationEvent,
+  type OutboxRelayOptions,
+  type OutboxStatus,
+} from './outbox-relay';
 export { migrate } from './migrate';
 export { type Logger, consoleLogger } from './logger';
 export { START_NATS, START_POSTGRES, natsUnreachable, postgresUnreachable } from './infra-errors';
-export { DEFAULT_DATABASE_POOL_SIZE, EVENT_STORE, EventSourcing, EventSourcingModule, type EventSourcingOptions, type BusinessOutcome, connectionBudget } from './event-sourcing.module';
+export {
+  DEFAULT_DATABASE_POOL_SIZE,
+  EVENT_STORE,
+  EventSourcing,
+  EventSourcingModule,
+  type EventSourcingOptions,
+  type BusinessOutcome,
+  connectionBudget,
+} from './event-sourcing.module';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
 export { inTransaction } from './transaction';

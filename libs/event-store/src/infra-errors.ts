@@ -18,10 +18,9 @@ export const isConnectionError = (error: unknown): boolean => {
 export const redactUrl = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]+):[^@]*@/i, '$1:***@');
 
 export const postgresUnreachable = (url: string, cause: unknown): Error =>
-  new Error(
-    `PostgreSQL is unreachable at ${redactUrl(url)} (${(cause as Error)?.message ?? cause}). Start it with: ${START_POSTGRES}`,
-    { cause },
-  );
+  new Error(`PostgreSQL is unreachable at ${redactUrl(url)} (${(cause as Error)?.message ?? cause}). Start it with: ${START_POSTGRES}`, {
+    cause,
+  });
 
 export const natsUnreachable = (url: string, cause: unknown): Error =>
   new Error(`NATS is unreachable at ${redactUrl(url)} (${(cause as Error)?.message ?? cause}). Start it with: ${START_NATS}`, {

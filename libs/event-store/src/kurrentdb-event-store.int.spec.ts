@@ -33,14 +33,29 @@ describe('KurrentDB append result', () => {
     jest.spyOn(KurrentDBClient, 'connectionString').mockReturnValue(client as unknown as KurrentDBClient);
     const store = createKurrentDbEventStore({ connectionString: 'kurrentdb://double:2113?tls=false', streamPrefix: 'accounts-' });
     const metadata = { ...contractMetadata(), occurredAt: '2026-01-02T03:04:05.678Z' };
-    const appended = await store.appendToStream('InternalAccount:x', [{ type: 'A', data: { n: 1, gone: undefined } }, { type: 'B', data: { n: 2 } }], {
-      expectedVersion: 3,
-      metadata,
-    });
+    const appended = await store.appendToStream(
+      'InternalAccount:x',
+      [
+        { type: 'A', data: { n: 1, gone: undefined } },
+        { type: 'B', data: { n: 2 } },
+      ],
+      {
+        expectedVersion: 3,
+        metadata,
+      },
+    );
     expect(client.appendToStream).toHaveBeenCalledWith('accounts-InternalAccount:x', expect.any(Array), { streamState: 2n });
     expect(client.readStream).not.toHaveBeenCalled();
     expect(appended.version).toBe(5);
-    expect(appended.events.map(({ streamId, streamPosition, globalPosition, type, data }) => ({ streamId, streamPosition, globalPosition, type, data }))).toStrictEqual([
+    expect(
+      appended.events.map(({ streamId, streamPosition, globalPosition, type, data }) => ({
+        streamId,
+        streamPosition,
+        globalPosition,
+        type,
+        data,
+      })),
+    ).toStrictEqual([
       { streamId: 'InternalAccount:x', streamPosition: 4, globalPosition: 900n, type: 'A', data: { n: 1 } },
       { streamId: 'InternalAccount:x', streamPosition: 5, globalPosition: 900n, type: 'B', data: { n: 2 } },
     ]);

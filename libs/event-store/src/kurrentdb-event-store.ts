@@ -105,14 +105,17 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
       if (events.length === 0) {
         // An empty append's result cannot tell "no stream" from revision 0: check the version as PostgreSQL does.
         const version = await lastVersion(streamId);
-        if (expectedVersion !== 'any' && version !== expectedVersion) throw new WrongExpectedVersionError(streamId, expectedVersion, version);
+        if (expectedVersion !== 'any' && version !== expectedVersion)
+          throw new WrongExpectedVersionError(streamId, expectedVersion, version);
         return { version, events: [] };
       }
       const occurredAt = metadata.occurredAt ?? new Date().toISOString();
       const envelopes = events.map((event) => ({ id: uuidv7(), event, metadata: toEventMetadata(metadata, event, occurredAt) }));
       let result: AppendResult;
       try {
-        const data = envelopes.map(({ id, event, metadata: eventMetadata }) => jsonEvent({ id, type: event.type, data: event.data, metadata: eventMetadata }));
+        const data = envelopes.map(({ id, event, metadata: eventMetadata }) =>
+          jsonEvent({ id, type: event.type, data: event.data, metadata: eventMetadata }),
+        );
         result = await client.appendToStream(prefix + streamId, data, { streamState: toStreamState(expectedVersion) });
       } catch (error) {
         if (error instanceof KurrentWrongExpectedVersionError) {
@@ -126,7 +129,8 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
       // the recorded events are known without reading the stream back (which grew with the stream).
       // A server that reports no position is answered by reading back only this append's events.
       const commit = result.position?.commit;
-      if (commit === undefined) return { version, events: (await readStream(streamId, { fromPosition: version - envelopes.length + 1 })).events };
+      if (commit === undefined)
+        return { version, events: (await readStream(streamId, { fromPosition: version - envelopes.length + 1 })).events };
       const recorded = envelopes.map(({ id, event, metadata: eventMetadata }, index) =>
         upcast(
           {
@@ -150,7 +154,8 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
       if (wanted.every(([, values]) => values.size === 0)) return [];
       // KurrentDB has no index over event data: the stream is read and matched here, on the data as
       // stored (as PostgreSQL matches it). A stream that outgrows this wants a stream keyed by the id.
-      const matches = (data: Record<string, unknown>) => wanted.some(([field, values]) => typeof data[field] === 'string' && values.has(data[field]));
+      const matches = (data: Record<string, unknown>) =>
+        wanted.some(([field, values]) => typeof data[field] === 'string' && values.has(data[field]));
       const found: RecordedEvent[] = [];
       try {
         for await (const resolved of client.readStream(prefix + streamId, { fromRevision: START, direction: FORWARDS })) {

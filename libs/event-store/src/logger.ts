@@ -18,7 +18,9 @@ export const consoleLogger = (name: string, minimum: 'info' | 'warn' | 'error' =
     if (rank[level] < rank[minimum]) return;
     const { err, ...rest } = details;
     const error = err instanceof Error ? { message: err.message, stack: err.stack } : err;
-    process.stderr.write(`${JSON.stringify({ level, name, time: new Date().toISOString(), msg: message, ...rest, ...(err === undefined ? {} : { err: error }) }, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ level, name, time: new Date().toISOString(), msg: message, ...rest, ...(err === undefined ? {} : { err: error }) }, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}\n`,
+    );
   };
   return { info: write('info'), warn: write('warn'), error: write('error') };
 };

@@ -13,7 +13,12 @@ import { resolveDeadLetters } from './outbox-dead-letters';
 // degraded (the outbox part names how many) and /metrics counts it, until the dead letter is
 // retried or skipped (issue 22 item 3, decision 0026).
 
-const context = () => ({ platformId: 'Platform:dead', actor: { kind: 'system' as const, name: 'dead-letter-spec' }, requestId: randomUUID(), correlationId: randomUUID() });
+const context = () => ({
+  platformId: 'Platform:dead',
+  actor: { kind: 'system' as const, name: 'dead-letter-spec' },
+  requestId: randomUUID(),
+  correlationId: randomUUID(),
+});
 const decider = { initialState: () => 0, evolve: (count: number) => count + 1 };
 
 describe('outbox dead letters in /health and /metrics', () => {
@@ -66,9 +71,11 @@ describe('outbox dead letters in /health and /metrics', () => {
       const eventSourcing = app.get(EventSourcing);
       await eventSourcing.handle(`Thing:${randomUUID()}`, decider, () => [{ type: 'Poisoned', data: {} }], context());
       const later = await eventSourcing.handle(`Thing:${randomUUID()}`, decider, () => [{ type: 'Counted', data: {} }], context());
-      const checkpoint = async () => BigInt((await admin.query(`SELECT position FROM deadletters.outbox_checkpoints`)).rows[0]?.position ?? 0);
+      const checkpoint = async () =>
+        BigInt((await admin.query(`SELECT position FROM deadletters.outbox_checkpoints`)).rows[0]?.position ?? 0);
       const laterPosition = later.events[0]!.globalPosition;
-      for (let attempt = 0; (await checkpoint()) < laterPosition && attempt < 100; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let attempt = 0; (await checkpoint()) < laterPosition && attempt < 100; attempt += 1)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(await checkpoint()).toBe(laterPosition);
 
       const report = await observability.report();

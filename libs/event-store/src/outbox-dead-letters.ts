@@ -30,7 +30,8 @@ export const DEFAULT_OUTBOX_MAX_ATTEMPTS = 5;
 export const parseOutboxMaxAttempts = (value: string | undefined): number => {
   if (value === undefined || value === '') return DEFAULT_OUTBOX_MAX_ATTEMPTS;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) throw new Error(`OUTBOX_MAX_ATTEMPTS must be a whole number from 1 to 1000, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000)
+    throw new Error(`OUTBOX_MAX_ATTEMPTS must be a whole number from 1 to 1000, got "${value}".`);
   return parsed;
 };
 
@@ -74,7 +75,14 @@ export const isEventFailure = (error: unknown): boolean => !(error instanceof Na
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 2000);
 
-export const recordDeadLetter = async (db: Queryable, schema: string, relay: string, event: RecordedEvent, error: unknown, attempts: number): Promise<void> => {
+export const recordDeadLetter = async (
+  db: Queryable,
+  schema: string,
+  relay: string,
+  event: RecordedEvent,
+  error: unknown,
+  attempts: number,
+): Promise<void> => {
   const s = assertSchemaName(schema);
   // A retry that failed again comes back to 'dead' with the new cause.
   await db.query(
@@ -114,24 +122,39 @@ export const countOpenDeadLetters = async (db: Queryable, schema: string): Promi
 };
 
 /** Marks one dead letter (or every open one of a relay, position 'all') for the relay to publish again, or as skipped for good. */
-export const resolveDeadLetters = async (db: Queryable, schema: string, relay: string, position: string, action: 'retry' | 'skip'): Promise<number> => {
+export const resolveDeadLetters = async (
+  db: Queryable,
+  schema: string,
+  relay: string,
+  position: string,
+  action: 'retry' | 'skip',
+): Promise<number> => {
   const s = assertSchemaName(schema);
   const state = action === 'retry' ? `'retry'` : `'skipped'`;
   const resolved = action === 'skip' ? ', resolved_at = now()' : '';
   const which = position === 'all' ? '' : 'AND global_position = $2';
   const values = position === 'all' ? [relay] : [relay, position];
-  const { rows } = await db.query(`UPDATE ${s}.outbox_dead_letters SET state = ${state}${resolved} WHERE relay = $1 ${which} AND state IN ('dead', 'retry') RETURNING 1`, values);
+  const { rows } = await db.query(
+    `UPDATE ${s}.outbox_dead_letters SET state = ${state}${resolved} WHERE relay = $1 ${which} AND state IN ('dead', 'retry') RETURNING 1`,
+    values,
+  );
   return rows.length;
 };
 
 /** The dead letters an operator asked to retry, oldest first. */
 export const deadLettersToRetry = async (db: Queryable, schema: string, relay: string, limit: number): Promise<bigint[]> => {
   const s = assertSchemaName(schema);
-  const { rows } = await db.query(`SELECT global_position FROM ${s}.outbox_dead_letters WHERE relay = $1 AND state = 'retry' ORDER BY global_position LIMIT $2`, [relay, limit]);
+  const { rows } = await db.query(
+    `SELECT global_position FROM ${s}.outbox_dead_letters WHERE relay = $1 AND state = 'retry' ORDER BY global_position LIMIT $2`,
+    [relay, limit],
+  );
   return rows.map((row) => BigInt(row['global_position']));
 };
 
 export const markRetried = async (db: Queryable, schema: string, relay: string, position: bigint): Promise<void> => {
   const s = assertSchemaName(schema);
-  await db.query(`UPDATE ${s}.outbox_dead_letters SET state = 'retried', resolved_at = now() WHERE relay = $1 AND global_position = $2`, [relay, position.toString()]);
+  await db.query(`UPDATE ${s}.outbox_dead_letters SET state = 'retried', resolved_at = now() WHERE relay = $1 AND global_position = $2`, [
+    relay,
+    position.toString(),
+  ]);
 };

@@ -35,7 +35,8 @@ describe('OutboxRelay', () => {
     event.type === 'SecretNoted'
       ? null
       : {
-          subject: event.type === 'ItemStuck' && stuckUnroutable ? `${prefix}.nowhere.${event.type}` : `${prefix}.events.test.Item.${event.type}`,
+          subject:
+            event.type === 'ItemStuck' && stuckUnroutable ? `${prefix}.nowhere.${event.type}` : `${prefix}.events.test.Item.${event.type}`,
           payload: { id: event.streamId, data: event.data },
         };
 
@@ -50,7 +51,11 @@ describe('OutboxRelay', () => {
       batchSize,
       pollIntervalMs: 20,
       maxAttempts: 3,
-      logger: { info: () => undefined, warn: () => undefined, error: (details: Record<string, unknown>) => void relayErrors.push(details['err']) },
+      logger: {
+        info: () => undefined,
+        warn: () => undefined,
+        error: (details: Record<string, unknown>) => void relayErrors.push(details['err']),
+      },
     });
     relays.push(relay);
     return relay;
@@ -131,7 +136,12 @@ describe('OutboxRelay', () => {
       correlation: message.header.get('Corridor-Correlation-Id'),
       causation: message.header.get('Corridor-Causation-Id'),
       platform: message.header.get('Corridor-Platform-Id'),
-    }).toEqual({ request: metadata.requestId, correlation: metadata.correlationId, causation: events[0]!.eventId, platform: metadata.platformId });
+    }).toEqual({
+      request: metadata.requestId,
+      correlation: metadata.correlationId,
+      causation: events[0]!.eventId,
+      platform: metadata.platformId,
+    });
   });
 
   it('resumes after a restart without loss, and JetStream drops what a lost checkpoint republishes', async () => {
@@ -174,7 +184,8 @@ describe('OutboxRelay', () => {
     const before = await published();
     const [a, b, c] = [`Item:${randomUUID()}`, `Item:${randomUUID()}`, `Item:${randomUUID()}`];
     const one = async (streamId: string, type: string) =>
-      (await store.appendToStream(streamId, [{ type, data: { type } }], { expectedVersion: 'any', metadata: contractMetadata() })).events[0]!;
+      (await store.appendToStream(streamId, [{ type, data: { type } }], { expectedVersion: 'any', metadata: contractMetadata() }))
+        .events[0]!;
     stuckUnroutable = true;
     relayErrors.length = 0;
     // a1, b1 and c1 are of three streams and go out together; b2 must wait for b1.
@@ -188,7 +199,9 @@ describe('OutboxRelay', () => {
     expect(relayErrors.length).toBeGreaterThan(0);
 
     const stored = async () =>
-      BigInt((await admin.query(`SELECT position FROM ${testSchema.schema}.outbox_checkpoints WHERE name = 'test-outbox'`)).rows[0].position);
+      BigInt(
+        (await admin.query(`SELECT position FROM ${testSchema.schema}.outbox_checkpoints WHERE name = 'test-outbox'`)).rows[0].position,
+      );
     // The checkpoint stops before the refused event, and nothing later of its stream got out.
     expect(await stored()).toBe(a1.globalPosition);
     const whileStuck = (await published()).slice(before.length).map((message) => message.msgId);
@@ -211,15 +224,20 @@ describe('OutboxRelay', () => {
     poisoned = true;
     const [mapperBug] = await append(['ItemPoisoned', 'ItemCreated']);
     // Over the server's max_payload (1 MiB by default): JetStream can never take it.
-    const { events: tooLarge } = await store.appendToStream(`Item:${randomUUID()}`, [{ type: 'ItemCreated', data: { blob: 'x'.repeat(1_200_000) } }], {
-      expectedVersion: 0,
-      metadata: contractMetadata(),
-    });
+    const { events: tooLarge } = await store.appendToStream(
+      `Item:${randomUUID()}`,
+      [{ type: 'ItemCreated', data: { blob: 'x'.repeat(1_200_000) } }],
+      {
+        expectedVersion: 0,
+        metadata: contractMetadata(),
+      },
+    );
     const good = await append(['ItemCreated', 'ItemPriced']);
     const relay = newRelay(10);
     await relay.start();
     const publishedIds = async () => (await published()).slice(before.length).map((message) => message.msgId);
-    for (let attempt = 0; !(await publishedIds()).includes(good[1]!.eventId) && attempt < 120; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let attempt = 0; !(await publishedIds()).includes(good[1]!.eventId) && attempt < 120; attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 100));
 
     const flowed = await publishedIds();
     expect(flowed).toEqual(expect.arrayContaining(good.map((event) => event.eventId)));
@@ -237,7 +255,8 @@ describe('OutboxRelay', () => {
     poisoned = false;
     expect(await resolveDeadLetters(admin, testSchema.schema, 'test-outbox', mapperBug!.globalPosition.toString(), 'retry')).toBe(1);
     expect(await resolveDeadLetters(admin, testSchema.schema, 'test-outbox', tooLarge[0]!.globalPosition.toString(), 'skip')).toBe(1);
-    for (let attempt = 0; !(await publishedIds()).includes(mapperBug!.eventId) && attempt < 120; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let attempt = 0; !(await publishedIds()).includes(mapperBug!.eventId) && attempt < 120; attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await publishedIds()).toContain(mapperBug!.eventId);
     expect((await listDeadLetters(admin, testSchema.schema, { all: true })).map(({ eventId, state }) => ({ eventId, state }))).toEqual([
       { eventId: mapperBug!.eventId, state: 'retried' },

@@ -6,7 +6,14 @@ import { checkpointDdl, connectClient, ddlLockKey } from './postgres-schema';
 import { advisoryKey, assertSchemaName } from './sql-names';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { type Logger, createMutex, createWakeup } from './logger';
-import { DEFAULT_OUTBOX_MAX_ATTEMPTS, deadLetterDdl, deadLettersToRetry, isEventFailure, markRetried, recordDeadLetter } from './outbox-dead-letters';
+import {
+  DEFAULT_OUTBOX_MAX_ATTEMPTS,
+  deadLetterDdl,
+  deadLettersToRetry,
+  isEventFailure,
+  markRetried,
+  recordDeadLetter,
+} from './outbox-dead-letters';
 import type { EventStore, RecordedEvent } from './types';
 
 export type IntegrationEvent = { subject: string; payload: unknown };
@@ -81,8 +88,18 @@ export class OutboxRelay {
     // Arrow functions read the relay; each gauge's collect() has the gauge as `this`.
     const leading = () => this.leader !== undefined;
     const checkpoint = () => this.position;
-    this.failuresTotal = new Counter({ name: 'corridor_outbox_failures_total', help: 'Outbox batches that failed (publish or checkpoint).', labelNames: ['relay'], registers: [this.metrics] });
-    this.publishedTotal = new Counter({ name: 'corridor_outbox_published_total', help: 'Integration events JetStream acknowledged.', labelNames: ['relay'], registers: [this.metrics] });
+    this.failuresTotal = new Counter({
+      name: 'corridor_outbox_failures_total',
+      help: 'Outbox batches that failed (publish or checkpoint).',
+      labelNames: ['relay'],
+      registers: [this.metrics],
+    });
+    this.publishedTotal = new Counter({
+      name: 'corridor_outbox_published_total',
+      help: 'Integration events JetStream acknowledged.',
+      labelNames: ['relay'],
+      registers: [this.metrics],
+    });
     this.deadLetteredTotal = new Counter({
       name: 'corridor_outbox_dead_lettered_total',
       help: 'Integration events set aside as dead letters after their tries (npm run outbox:dead-letters lists them).',
@@ -197,7 +214,9 @@ export class OutboxRelay {
             relay: this.options.name,
             failures,
             checkpoint: this.position.toString(),
-            ...(failed ? { position: failed.globalPosition.toString(), streamId: failed.streamId, eventType: failed.type, eventId: failed.eventId } : {}),
+            ...(failed
+              ? { position: failed.globalPosition.toString(), streamId: failed.streamId, eventType: failed.type, eventId: failed.eventId }
+              : {}),
           },
           'Outbox batch failed; retrying from the checkpoint.',
         );
@@ -232,7 +251,7 @@ export class OutboxRelay {
     const events = await this.options.store.readAll({ after: this.position, limit: this.options.batchSize ?? DEFAULT_BATCH_SIZE });
     let published = this.position;
     try {
-      for (let start = 0; start < events.length; ) {
+      for (let start = 0; start < events.length;) {
         const wave = waveFrom(events, start);
         const outcomes = await Promise.allSettled(wave.map((event) => this.publish(event)));
         const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
@@ -281,7 +300,15 @@ export class OutboxRelay {
     await recordDeadLetter(leader, this.schema, this.options.name, event, reason, attempts);
     this.deadLetteredTotal.inc({ relay: this.options.name });
     this.logger.error(
-      { err: reason, relay: this.options.name, attempts, position: event.globalPosition.toString(), streamId: event.streamId, eventType: event.type, eventId: event.eventId },
+      {
+        err: reason,
+        relay: this.options.name,
+        attempts,
+        position: event.globalPosition.toString(),
+        streamId: event.streamId,
+        eventType: event.type,
+        eventId: event.eventId,
+      },
       'Outbox event set aside as a dead letter after its tries; later events flow on. List, retry or skip it with npm run outbox:dead-letters.',
     );
     return true;
@@ -308,7 +335,10 @@ export class OutboxRelay {
           return;
         }
         await recordDeadLetter(leader, this.schema, this.options.name, event, error, 1);
-        this.logger.error({ err: error, ...where, eventType: event.type, eventId: event.eventId }, 'Retrying a dead letter failed; it is dead again with this cause.');
+        this.logger.error(
+          { err: error, ...where, eventType: event.type, eventId: event.eventId },
+          'Retrying a dead letter failed; it is dead again with this cause.',
+        );
         continue;
       }
       await markRetried(leader, this.schema, this.options.name, position);
@@ -324,11 +354,23 @@ export class OutboxRelay {
     // event's stored traceparent is the parent of this span) and its ids, with the event itself as
     // the cause of whatever a consumer does with it.
     const { metadata } = event;
-    const parent = traceParentFrom((name) => (name === 'traceparent' ? metadata.traceparent : name === 'tracestate' ? metadata.tracestate : undefined));
-    const span = { name: `outbox publish ${event.type}`, kind: SpanKind.PRODUCER, parent, attributes: { 'messaging.system': 'nats', 'messaging.message.id': event.eventId } };
+    const parent = traceParentFrom((name) =>
+      name === 'traceparent' ? metadata.traceparent : name === 'tracestate' ? metadata.tracestate : undefined,
+    );
+    const span = {
+      name: `outbox publish ${event.type}`,
+      kind: SpanKind.PRODUCER,
+      parent,
+      attributes: { 'messaging.system': 'nats', 'messaging.message.id': event.eventId },
+    };
     const ack = await inSpan(span, () => {
       const headers = natsHeaders();
-      const carrier = contextCarrier({ requestId: metadata.requestId, correlationId: metadata.correlationId, causationId: event.eventId, platformId: metadata.platformId });
+      const carrier = contextCarrier({
+        requestId: metadata.requestId,
+        correlationId: metadata.correlationId,
+        causationId: event.eventId,
+        platformId: metadata.platformId,
+      });
       for (const [name, value] of Object.entries(carrier)) if (value) headers.set(name, value);
       return this.options.jetstream.publish(integration.subject, encoder.encode(JSON.stringify(integration.payload)), {
         msgID: event.eventId,
@@ -359,7 +401,9 @@ export class OutboxRelay {
       }
       const table = `${this.schema}.outbox_checkpoints`;
       await client.query(`INSERT INTO ${table} (name, position) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING`, [this.options.name]);
-      const row = (await client.query(`SELECT position FROM ${table} WHERE name = $1`, [this.options.name])).rows[0] as { position: string };
+      const row = (await client.query(`SELECT position FROM ${table} WHERE name = $1`, [this.options.name])).rows[0] as {
+        position: string;
+      };
       this.position = BigInt(row.position);
       this.leader = client;
       return client;
@@ -420,7 +464,13 @@ export async function ensureEventsStream(
     });
   } catch (error) {
     // Another service created it between our info and add: that is the state we wanted.
-    if (!(await jsm.streams.info(options.name).then(() => true, () => false))) throw error;
+    if (
+      !(await jsm.streams.info(options.name).then(
+        () => true,
+        () => false,
+      ))
+    )
+      throw error;
   }
 }
 

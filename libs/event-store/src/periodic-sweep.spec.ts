@@ -42,9 +42,12 @@ describe('PeriodicSweep', () => {
 
   it('waits on stop for the sweep in flight', async () => {
     const pending = deferred();
-    const sweep = new PeriodicSweep(() => pending.promise, (error) => {
-      throw error;
-    });
+    const sweep = new PeriodicSweep(
+      () => pending.promise,
+      (error) => {
+        throw error;
+      },
+    );
     void sweep.sweep();
     let stopped = false;
     const stopping = sweep.stop().then(() => (stopped = true));

@@ -102,7 +102,9 @@ describe('PostgreSQL event store options', () => {
 
   it('names the service, the URL and the start command when PostgreSQL is unreachable', async () => {
     const store = createPostgresEventStore({ connectionString: 'postgres://postgres@127.0.0.1:1/none', schema: 'unreachable' });
-    await expect(store.readStream('Item:x')).rejects.toThrow(/PostgreSQL is unreachable at postgres:\/\/postgres@127\.0\.0\.1:1\/none.*pg_ctlcluster/);
+    await expect(store.readStream('Item:x')).rejects.toThrow(
+      /PostgreSQL is unreachable at postgres:\/\/postgres@127\.0\.0\.1:1\/none.*pg_ctlcluster/,
+    );
     await store.close();
   });
 });

@@ -242,7 +242,8 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
       if (closed) throw new Error('The event store is closed.');
       if (events.length === 0) {
         const version = await streamVersion(streamId);
-        if (expectedVersion !== 'any' && version !== expectedVersion) throw new WrongExpectedVersionError(streamId, expectedVersion, version);
+        if (expectedVersion !== 'any' && version !== expectedVersion)
+          throw new WrongExpectedVersionError(streamId, expectedVersion, version);
         return { version, events: [] };
       }
       for (let attempt = 1; ; attempt += 1) {
@@ -258,10 +259,12 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
     async appendToStreams(appends, { metadata }) {
       if (closed) throw new Error('The event store is closed.');
       const single = (append: (typeof appends)[number]) =>
-        store.appendToStream(append.streamId, append.events, { expectedVersion: append.expectedVersion, metadata }).catch((error: unknown) => {
-          if (error instanceof WrongExpectedVersionError) return error;
-          throw error;
-        });
+        store
+          .appendToStream(append.streamId, append.events, { expectedVersion: append.expectedVersion, metadata })
+          .catch((error: unknown) => {
+            if (error instanceof WrongExpectedVersionError) return error;
+            throw error;
+          });
       const distinct = new Set(appends.map(({ streamId }) => streamId)).size === appends.length;
       const together = appends.every(({ events, expectedVersion }) => events.length > 0 && expectedVersion !== 'any');
       if (appends.length < 2 || !distinct || !together) {

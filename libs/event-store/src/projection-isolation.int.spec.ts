@@ -26,7 +26,12 @@ const TallyEntity = new EntitySchema<TallyRow>({
 const StampEntity = new EntitySchema<StampRow>({
   name: 'StampRow',
   tableName: 'stamps',
-  properties: { id: { type: 'string', primary: true }, count: { type: 'integer' }, createdAt: { type: 'Date' }, updatedAt: { type: 'Date' } },
+  properties: {
+    id: { type: 'string', primary: true },
+    count: { type: 'integer' },
+    createdAt: { type: 'Date' },
+    updatedAt: { type: 'Date' },
+  },
 });
 const PoisonEntity = new EntitySchema<TallyRow>({
   name: 'PoisonRow',
@@ -72,7 +77,12 @@ const stamps: Projection<StampRow> = {
         `INSERT INTO ${sql.schema}.stamps (id, count, created_at, updated_at)
          SELECT * FROM unnest($1::text[], $2::integer[], $3::timestamptz[], $4::timestamptz[])
          ON CONFLICT (id) DO UPDATE SET count = EXCLUDED.count, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
-        [upserts.map((row) => row.id), upserts.map((row) => row.count), upserts.map((row) => row.createdAt.toISOString()), upserts.map((row) => row.updatedAt.toISOString())],
+        [
+          upserts.map((row) => row.id),
+          upserts.map((row) => row.count),
+          upserts.map((row) => row.createdAt.toISOString()),
+          upserts.map((row) => row.updatedAt.toISOString()),
+        ],
       );
     },
   },
@@ -107,7 +117,18 @@ describe('ProjectionRunner under mixed and poisoned batches', () => {
     error: (details, message) => void logged.push({ level: 'error', details, ...(message ? { message } : {}) }),
   };
   const newRunner = (projections: Projection<any>[]) => {
-    const runner = new ProjectionRunner({ store, orm, pool, schema, projections, batchSize: 100, pollIntervalMs: 20, haltRetryMs: 60_000, logger, service: 'test' });
+    const runner = new ProjectionRunner({
+      store,
+      orm,
+      pool,
+      schema,
+      projections,
+      batchSize: 100,
+      pollIntervalMs: 20,
+      haltRetryMs: 60_000,
+      logger,
+      service: 'test',
+    });
     runners.push(runner);
     return runner;
   };
@@ -139,7 +160,9 @@ describe('ProjectionRunner under mixed and poisoned batches', () => {
 
   afterEach(async () => {
     for (const runner of runners.splice(0)) await runner.stop();
-    await admin.query(`DELETE FROM ${schema}.projection_checkpoints; DELETE FROM ${schema}.tallies; DELETE FROM ${schema}.stamps; DELETE FROM ${schema}.poisoned; DELETE FROM ${schema}.events`);
+    await admin.query(
+      `DELETE FROM ${schema}.projection_checkpoints; DELETE FROM ${schema}.tallies; DELETE FROM ${schema}.stamps; DELETE FROM ${schema}.poisoned; DELETE FROM ${schema}.events`,
+    );
     logged.length = 0;
   });
 
@@ -192,7 +215,11 @@ describe('ProjectionRunner under mixed and poisoned batches', () => {
 
     // It applied everything before the poison event and stops exactly there.
     expect((await admin.query(`SELECT count FROM ${schema}.poisoned WHERE id = $1`, [victim])).rows[0]).toEqual({ count: 1 });
-    const checkpoint = (await admin.query(`SELECT position, halted_at, last_error, last_error_event FROM ${schema}.projection_checkpoints WHERE name = 'poisoned'`)).rows[0];
+    const checkpoint = (
+      await admin.query(
+        `SELECT position, halted_at, last_error, last_error_event FROM ${schema}.projection_checkpoints WHERE name = 'poisoned'`,
+      )
+    ).rows[0];
     expect(BigInt(checkpoint.position)).toBe(poison.globalPosition - 1n);
     expect(checkpoint.halted_at).toBeInstanceOf(Date);
     expect(checkpoint.last_error).toBe('row.createdAt.toISOString is not a function');
@@ -200,12 +227,23 @@ describe('ProjectionRunner under mixed and poisoned batches', () => {
 
     // The log names the projection, the event (position, stream, type) and the cause.
     const halt = logged.find((entry) => entry.level === 'error' && entry.details['projection'] === 'poisoned');
-    expect(halt?.details).toMatchObject({ projection: 'poisoned', position: poison.globalPosition.toString(), streamId: victim, eventType: 'Counted', eventId: poison.eventId });
+    expect(halt?.details).toMatchObject({
+      projection: 'poisoned',
+      position: poison.globalPosition.toString(),
+      streamId: victim,
+      eventType: 'Counted',
+      eventId: poison.eventId,
+    });
     expect(String(halt?.details['err'])).toMatch(/toISOString is not a function/);
 
     expect(runner.status().projections).toEqual([
       { name: 'tallies', position: head.toString(), halted: false, failures: 0 },
-      expect.objectContaining({ name: 'poisoned', halted: true, failures: 1, lastError: expect.objectContaining({ event: expect.objectContaining({ streamId: victim }) }) }),
+      expect.objectContaining({
+        name: 'poisoned',
+        halted: true,
+        failures: 1,
+        lastError: expect.objectContaining({ event: expect.objectContaining({ streamId: victim }) }),
+      }),
     ]);
     const metrics = await runner.metrics.metrics();
     expect(metrics).toContain('corridor_projection_halted{service="test",projection="poisoned"} 1');

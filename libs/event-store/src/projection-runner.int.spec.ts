@@ -51,7 +51,9 @@ const counterRows: ProjectionRows<CounterRow> = {
       `SELECT id, count, last_amount, tags, updated_at FROM ${sql.schema}.counters WHERE id = ANY($1::text[])`,
       [keys],
     );
-    return new Map(rows.map((row) => [row.id, { id: row.id, count: row.count, lastAmount: row.last_amount, tags: row.tags, updatedAt: row.updated_at }]));
+    return new Map(
+      rows.map((row) => [row.id, { id: row.id, count: row.count, lastAmount: row.last_amount, tags: row.tags, updatedAt: row.updated_at }]),
+    );
   },
   save: async (sql, { upserts, deletes }) => {
     if (upserts.length > 0) {
@@ -98,9 +100,23 @@ describe.each([
   let admin: Client;
   const runners: ProjectionRunner[] = [];
   const errors: unknown[] = [];
-  const logger = { info: () => undefined, warn: () => undefined, error: (details: Record<string, unknown>) => void errors.push(details['err']) };
+  const logger = {
+    info: () => undefined,
+    warn: () => undefined,
+    error: (details: Record<string, unknown>) => void errors.push(details['err']),
+  };
   const newRunner = () => {
-    const runner = new ProjectionRunner({ store, orm, ...(pool ? { pool } : {}), schema, projections: [projection], batchSize: 4, pollIntervalMs: 20, haltRetryMs: 50, logger });
+    const runner = new ProjectionRunner({
+      store,
+      orm,
+      ...(pool ? { pool } : {}),
+      schema,
+      projections: [projection],
+      batchSize: 4,
+      pollIntervalMs: 20,
+      haltRetryMs: 50,
+      logger,
+    });
     runners.push(runner);
     return runner;
   };
@@ -151,10 +167,16 @@ describe.each([
     const [a, b, c] = [`Counter:${randomUUID()}`, `Counter:${randomUUID()}`, `Counter:${randomUUID()}`];
     await count(store, a, '1', 'first');
     await count(store, b, '2');
-    await store.appendToStream('Other:1', [{ type: 'Ignored', data: { counterId: a } }], { expectedVersion: 'any', metadata: contractMetadata() });
+    await store.appendToStream('Other:1', [{ type: 'Ignored', data: { counterId: a } }], {
+      expectedVersion: 'any',
+      metadata: contractMetadata(),
+    });
     await count(store, a, '3', 'second');
     await count(store, c, '4');
-    await store.appendToStream(c, [{ type: 'CounterDeleted', data: { counterId: c } }], { expectedVersion: 'any', metadata: contractMetadata() });
+    await store.appendToStream(c, [{ type: 'CounterDeleted', data: { counterId: c } }], {
+      expectedVersion: 'any',
+      metadata: contractMetadata(),
+    });
     const last = lastPosition(await count(store, b, '5'));
 
     const runner = newRunner();
@@ -208,10 +230,15 @@ describe.each([
     expect(await rows()).toEqual(rowsBefore);
     // Halted on the event: a wait for it is refused at once, naming the read model.
     await expect(runner.waitFor(failed, 10_000)).rejects.toMatchObject({ code: 'READ_MODEL_HALTED', status: 503 });
-    expect(runner.status().projections[0]).toMatchObject({ name: 'counters', halted: true, lastError: { event: { position: failed.toString() } } });
+    expect(runner.status().projections[0]).toMatchObject({
+      name: 'counters',
+      halted: true,
+      lastError: { event: { position: failed.toString() } },
+    });
 
     await admin.query(`DELETE FROM ${schema}.fail_switch`);
-    for (let attempt = 0; runner.status().projections[0]!.halted && attempt < 500; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let attempt = 0; runner.status().projections[0]!.halted && attempt < 500; attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     await runner.waitFor(failed, 10_000);
     const second = newRunner();
     await second.start();
@@ -226,7 +253,15 @@ describe.each([
     for (const runner of runners.splice(0)) await runner.stop();
     const live = await rows();
     await admin.query(`UPDATE ${schema}.counters SET count = 999`);
-    const bumped = new ProjectionRunner({ store, orm, ...(pool ? { pool } : {}), schema, projections: [{ ...projection, version: 2 }], pollIntervalMs: 20, logger });
+    const bumped = new ProjectionRunner({
+      store,
+      orm,
+      ...(pool ? { pool } : {}),
+      schema,
+      projections: [{ ...projection, version: 2 }],
+      pollIntervalMs: 20,
+      logger,
+    });
     runners.push(bumped);
     await bumped.start();
     expect(await rows()).toEqual(live);

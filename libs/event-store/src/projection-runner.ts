@@ -128,7 +128,8 @@ export class ProjectionRunner {
     this.service = options.service ?? options.schema;
     this.logger = options.logger;
     this.allNames = options.projections.map((projection) => projection.name);
-    if (new Set(this.allNames).size !== this.allNames.length) throw new Error(`Projection names must be unique: ${this.allNames.join(', ')}.`);
+    if (new Set(this.allNames).size !== this.allNames.length)
+      throw new Error(`Projection names must be unique: ${this.allNames.join(', ')}.`);
     this.metrics = this.createMetrics();
   }
 
@@ -137,11 +138,17 @@ export class ProjectionRunner {
     if (this.running) return;
     const stale = await this.loadCheckpoints();
     for (const name of stale) {
-      this.logger.info({ service: this.service, projection: name }, 'Projection version changed; rebuilding it from the start of the store.');
+      this.logger.info(
+        { service: this.service, projection: name },
+        'Projection version changed; rebuilding it from the start of the store.',
+      );
       // A rebuild that meets a poison event leaves that projection halted (logged, in /health);
       // the service still starts and serves everything else.
       await this.rebuild(name).catch((error: unknown) =>
-        this.logger.error({ err: error, service: this.service, projection: name }, `Rebuilding projection ${name} failed; it stays halted.`),
+        this.logger.error(
+          { err: error, service: this.service, projection: name },
+          `Rebuilding projection ${name} failed; it stays halted.`,
+        ),
       );
     }
     this.running = true;
@@ -186,7 +193,9 @@ export class ProjectionRunner {
   /** Names of the projections that show events of these types. */
   projectionsFor(types: Iterable<string>): string[] {
     const wanted = new Set(types);
-    return this.options.projections.filter((projection) => projection.canHandle.some((type) => wanted.has(type))).map((projection) => projection.name);
+    return this.options.projections
+      .filter((projection) => projection.canHandle.some((type) => wanted.has(type)))
+      .map((projection) => projection.name);
   }
 
   nudge(): void {
@@ -273,20 +282,24 @@ export class ProjectionRunner {
           { err: error, service: this.service, schema: this.schema, after: this.position().toString(), failures },
           'Projection runner could not read or apply the store; it will retry from the checkpoints.',
         );
-        await this.wakeup.sleep(Math.min(MAX_FAILURE_BACKOFF_MS, (this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS) * 2 ** failures));
+        await this.wakeup.sleep(
+          Math.min(MAX_FAILURE_BACKOFF_MS, (this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS) * 2 ** failures),
+        );
         continue;
       }
       // A short batch reached the head the store shows now: reading again at once would only find
       // nothing. An event appended since then is read at the next poll, as one appended while the
       // loop slept; a waitFor for it nudges the wakeup, so its sleep ends at once.
       if (read < (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) {
-        await this.wakeup.sleep(this.waiters.size > 0 ? WAITING_POLL_INTERVAL_MS : (this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS));
+        await this.wakeup.sleep(
+          this.waiters.size > 0 ? WAITING_POLL_INTERVAL_MS : (this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS),
+        );
       }
     }
   }
 
   private async drainTo(head: bigint, names: readonly string[]): Promise<void> {
-    for (let idle = 0; this.lowest(names) < head; ) {
+    for (let idle = 0; this.lowest(names) < head;) {
       const read = await this.exclusive(() => this.step());
       const halted = this.haltedBelow(names, head);
       if (halted) throw this.haltedError(halted);
@@ -325,7 +338,13 @@ export class ProjectionRunner {
       // PostgreSQL itself is unreachable: no projection can do better alone; the loop backs off.
       if (isConnectionError(error)) throw error;
       this.logger.warn(
-        { err: error, service: this.service, after: after.toString(), last: last.globalPosition.toString(), projections: group.map((projection) => projection.name) },
+        {
+          err: error,
+          service: this.service,
+          after: after.toString(),
+          last: last.globalPosition.toString(),
+          projections: group.map((projection) => projection.name),
+        },
         'A projection batch failed; applying it to each projection alone so the others move on.',
       );
       for (const projection of group) await this.applyAlone(projection, events);
@@ -368,7 +387,10 @@ export class ProjectionRunner {
     // Each event applied alone: the batch failed for a reason that went away (a deadlock, say).
     const last = events[events.length - 1]!.globalPosition;
     await this.applyAndRecord([projection], this.positions.get(projection.name) ?? 0n, [], last);
-    this.logger.warn({ err: batchError, service: this.service, projection: projection.name }, `Projection ${projection.name} failed a batch but applied each of its events alone.`);
+    this.logger.warn(
+      { err: batchError, service: this.service, projection: projection.name },
+      `Projection ${projection.name} failed a batch but applied each of its events alone.`,
+    );
     await this.recovered(projection);
   }
 
@@ -434,7 +456,10 @@ export class ProjectionRunner {
       if (this.options.pool) await this.options.pool.query(text, values);
       else await this.options.orm.em.fork().execute(text.replace(/\$\d/g, '?'), values);
     } catch (error) {
-      this.logger.warn({ err: error, service: this.service, projection: name }, 'Could not record the projection halt in its checkpoint row.');
+      this.logger.warn(
+        { err: error, service: this.service, projection: name },
+        'Could not record the projection halt in its checkpoint row.',
+      );
     }
   }
 
@@ -466,7 +491,9 @@ export class ProjectionRunner {
       const tx: BatchTransaction = {
         sql: { schema: this.schema, query: async (text, values) => (await client.query(text, values)).rows },
         begin: async (statements) => {
-          const results = (await client.query(['BEGIN', ...statements].join('; '))) as unknown as { rows: { name: string; position: string }[] }[];
+          const results = (await client.query(['BEGIN', ...statements].join('; '))) as unknown as {
+            rows: { name: string; position: string }[];
+          }[];
           return results[results.length - 1]!.rows;
         },
         finish: async (statement) => {
@@ -556,7 +583,10 @@ export class ProjectionRunner {
   }
 
   private behindError(names: readonly string[], position: bigint, timeoutMs: number): DomainError {
-    const slowest = names.reduce((slow, name) => ((this.positions.get(name) ?? 0n) < (this.positions.get(slow) ?? 0n) ? name : slow), names[0] ?? '');
+    const slowest = names.reduce(
+      (slow, name) => ((this.positions.get(name) ?? 0n) < (this.positions.get(slow) ?? 0n) ? name : slow),
+      names[0] ?? '',
+    );
     return new DomainError(
       'READ_MODEL_BEHIND',
       'unavailable',
@@ -586,7 +616,8 @@ export class ProjectionRunner {
     const registry = new Registry();
     const labelNames = ['service', 'projection'] as const;
     // Arrow functions read the runner; each gauge's collect() has the gauge as `this`.
-    const each = (value: (name: string) => number) => this.allNames.map((name) => ({ labels: { service: this.service, projection: name }, value: value(name) }));
+    const each = (value: (name: string) => number) =>
+      this.allNames.map((name) => ({ labels: { service: this.service, projection: name }, value: value(name) }));
     const position = (name: string) => this.positions.get(name) ?? 0n;
     const halted = (name: string) => this.halts.has(name);
     const failures = (name: string) => this.failureCounts.get(name) ?? 0;
@@ -610,7 +641,8 @@ export class ProjectionRunner {
       async collect() {
         const reached = await head();
         if (reached === undefined) return;
-        for (const { labels, value } of each((name) => Number(reached > position(name) ? reached - position(name) : 0n))) this.set(labels, value);
+        for (const { labels, value } of each((name) => Number(reached > position(name) ? reached - position(name) : 0n)))
+          this.set(labels, value);
       },
     });
     new Gauge({
@@ -662,7 +694,10 @@ const ormTransaction = async (em: EntityManager, schema: string): Promise<BatchT
     em,
     // pg's default type parsers, as on the plain pool: MikroORM's connection returns timestamps as
     // strings, and a projection's own SQL must see the same rows whichever path loaded them.
-    sql: { schema, query: async <Result>(text: string, values: unknown[]) => (await connection.query({ text, values, types: pgTypes })).rows as Result[] },
+    sql: {
+      schema,
+      query: async <Result>(text: string, values: unknown[]) => (await connection.query({ text, values, types: pgTypes })).rows as Result[],
+    },
     begin: async (statements) => {
       let rows: { name: string; position: string }[] = [];
       for (const statement of statements) rows = await execute<{ name: string; position: string }[]>(statement);

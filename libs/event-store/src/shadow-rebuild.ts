@@ -258,8 +258,9 @@ const catchUp = async (context: Context, ceiling: bigint): Promise<bigint> => {
   const name = options.projection.name;
   const stored = await shadowCheckpoint(context, pool);
   if (stored > ceiling) {
-    throw new Error(`The live ${name} stands at ${ceiling}, behind its shadow at ${stored}: ` +
-      'it was rebuilt meanwhile. Build the shadow again.');
+    throw new Error(
+      `The live ${name} stands at ${ceiling}, behind its shadow at ${stored}: ` + 'it was rebuilt meanwhile. Build the shadow again.',
+    );
   }
   await runUntilNothingLeft(context, ceiling, stored);
   await pool.query(`UPDATE ${shadow}.projection_checkpoints SET position = $2, updated_at = now() WHERE name = $1`, [
@@ -310,7 +311,7 @@ const runUntilNothingLeft = async ({ options, orm, shadow }: Context, ceiling: b
 /** The events after `after` and at or below `ceiling`, read up to `limit` at a time (at most `max` in all). */
 const eventsBetween = async (store: EventStore, after: bigint, ceiling: bigint, max: number): Promise<RecordedEvent[] | undefined> => {
   const found: RecordedEvent[] = [];
-  for (let cursor = after; cursor < ceiling && found.length < max; ) {
+  for (let cursor = after; cursor < ceiling && found.length < max;) {
     const events = await store.readAll({ after: cursor, limit: Math.min(1_000, max - found.length) });
     const below = events.filter((event) => event.globalPosition <= ceiling);
     found.push(...below);
@@ -424,7 +425,6 @@ const swapTables = async (context: Context): Promise<{ position: bigint }> => {
     client.release();
   }
 };
-
 
 /** An index definition of the live table (` ON [ONLY ]live.table ` or with the table quoted) moved onto the shadow table. */
 const onShadowTable = (definition: string, live: string, table: string, target: string): string => {

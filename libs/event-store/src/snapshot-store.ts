@@ -39,17 +39,24 @@ export const snapshotEveryFrom = (env: NodeJS.ProcessEnv = process.env): number 
   const raw = env['SNAPSHOT_EVERY'];
   if (raw === undefined || raw === '') return DEFAULT_SNAPSHOT_EVERY;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`SNAPSHOT_EVERY must be a whole number of events (0 turns snapshots off), got "${raw}".`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`SNAPSHOT_EVERY must be a whole number of events (0 turns snapshots off), got "${raw}".`);
   return value;
 };
 
 /** True when the stream has gained `every` events since the snapshot it was loaded from (or since its start). */
-export const snapshotDue = (every: number, snapshotVersion: number, version: number): boolean => every > 0 && version - snapshotVersion >= every;
+export const snapshotDue = (every: number, snapshotVersion: number, version: number): boolean =>
+  every > 0 && version - snapshotVersion >= every;
 
 type SnapshotRow = { stream_id: string; version: number; decider_version: string; state: unknown; taken_at: Date };
 
 /** Snapshots in `<schema>.snapshots` (created with the event store's tables, postgres-schema.ts). */
-export const createPostgresSnapshotStore = (options: { pool: Pool; connectionString: string; schema: string; ensureSchema?: boolean }): SnapshotStore => {
+export const createPostgresSnapshotStore = (options: {
+  pool: Pool;
+  connectionString: string;
+  schema: string;
+  ensureSchema?: boolean;
+}): SnapshotStore => {
   const schema = assertSchemaName(options.schema);
   const table = `${schema}.snapshots`;
   let ready: Promise<void> | undefined;
@@ -76,7 +83,9 @@ export const createPostgresSnapshotStore = (options: { pool: Pool; connectionStr
         [streamId, deciderVersion],
         `corridor_snapshot_load_${schema}`,
       );
-      return row ? { streamId: row.stream_id, version: row.version, deciderVersion: row.decider_version, state: row.state, takenAt: row.taken_at } : null;
+      return row
+        ? { streamId: row.stream_id, version: row.version, deciderVersion: row.decider_version, state: row.state, takenAt: row.taken_at }
+        : null;
     },
     async save({ streamId, version, deciderVersion, state }) {
       await query(

@@ -16,7 +16,8 @@ const SERVICE_NAME = /^[a-z][a-z0-9_]*$/;
 
 /** `<service>-`: the service's streams form the category `<service>` ($ce-<service>) and nothing else does. */
 export const serviceStreamPrefix = (service: string): string => {
-  if (!SERVICE_NAME.test(service)) throw new Error(`A service name is lower case letters, digits and '_' (a KurrentDB category), got "${service}".`);
+  if (!SERVICE_NAME.test(service))
+    throw new Error(`A service name is lower case letters, digits and '_' (a KurrentDB category), got "${service}".`);
   return `${service}-`;
 };
 
@@ -52,9 +53,19 @@ export type ServiceEventStoreOptions = {
 export const createServiceEventStore = (options: ServiceEventStoreOptions): EventStore => {
   const { choice, connectionString, schema, pool, upcasters, ensureSchema } = options;
   if (choice.kind === 'kurrentdb') {
-    return createKurrentDbEventStore({ connectionString: choice.url, streamPrefix: choice.streamPrefix, ...(upcasters ? { upcasters } : {}) });
+    return createKurrentDbEventStore({
+      connectionString: choice.url,
+      streamPrefix: choice.streamPrefix,
+      ...(upcasters ? { upcasters } : {}),
+    });
   }
-  return createPostgresEventStore({ connectionString, schema, ...(pool ? { pool } : {}), ...(upcasters ? { upcasters } : {}), ...(ensureSchema === false ? { ensureSchema } : {}) });
+  return createPostgresEventStore({
+    connectionString,
+    schema,
+    ...(pool ? { pool } : {}),
+    ...(upcasters ? { upcasters } : {}),
+    ...(ensureSchema === false ? { ensureSchema } : {}),
+  });
 };
 
 /** What /health and the logs say of the store, never the URL's credentials. */

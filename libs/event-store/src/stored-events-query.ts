@@ -1,7 +1,15 @@
 import { Controller, Inject, type Type } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { Pool } from 'pg';
-import { decodeCursor, eventsListSubject, type ListStoredEventsData, type Page, type ServiceRequest, type StoredEventWire, toPage } from '@corridor/contracts';
+import {
+  decodeCursor,
+  eventsListSubject,
+  type ListStoredEventsData,
+  type Page,
+  type ServiceRequest,
+  type StoredEventWire,
+  toPage,
+} from '@corridor/contracts';
 import { assertSchemaName } from './sql-names';
 
 // Each service answers GET /events for its own store: a read of its events table, always filtered
@@ -41,17 +49,25 @@ const toWire = (service: string, row: Row): StoredEventWire => ({
 });
 
 /** One page of a service's events, newest first; COLLATE "C" so the order is the gateway's code-point order. */
-export const listStoredEvents = async (pool: Pool, schema: string, service: string, platformId: string, data: ListStoredEventsData): Promise<Page<StoredEventWire>> => {
+export const listStoredEvents = async (
+  pool: Pool,
+  schema: string,
+  service: string,
+  platformId: string,
+  data: ListStoredEventsData,
+): Promise<Page<StoredEventWire>> => {
   const s = assertSchemaName(schema);
   const { where, values } = storedEventsFilter(platformId, data);
   const after = data.cursor ? decodeCursor(data.cursor) : undefined;
-  const keyset = after ? ` AND (metadata->>'occurredAt' COLLATE "C", event_id::text COLLATE "C") < ($${values.length + 1}, $${values.length + 2})` : '';
+  const keyset = after
+    ? ` AND (metadata->>'occurredAt' COLLATE "C", event_id::text COLLATE "C") < ($${values.length + 1}, $${values.length + 2})`
+    : '';
   const order = `ORDER BY metadata->>'occurredAt' COLLATE "C" DESC, event_id::text COLLATE "C" DESC`;
   const [rows, count] = await Promise.all([
-    pool.query<Row>(`SELECT event_id::text AS id, stream_id, type, data, metadata FROM ${s}.events WHERE ${where}${keyset} ${order} LIMIT ${data.limit + 1}`, [
-      ...values,
-      ...(after ? [after.createdAt, after.id] : []),
-    ]),
+    pool.query<Row>(
+      `SELECT event_id::text AS id, stream_id, type, data, metadata FROM ${s}.events WHERE ${where}${keyset} ${order} LIMIT ${data.limit + 1}`,
+      [...values, ...(after ? [after.createdAt, after.id] : [])],
+    ),
     pool.query<{ count: string }>(`SELECT count(*) FROM ${s}.events WHERE ${where}`, values),
   ]);
   const page = rows.rows.map((row) => ({ ...toWire(service, row), createdAt: text(row.metadata['occurredAt']) ?? '' }));

@@ -29,10 +29,20 @@ type SubjectTree = { readonly [key: string]: string | SubjectTree };
 
 /** Every subject of a part of `subjects`, but those named in `except`. */
 const leaves = (tree: SubjectTree, except: readonly string[] = []): string[] =>
-  Object.values(tree).flatMap((value) => (typeof value === 'string' ? [value] : leaves(value))).filter((subject) => !except.includes(subject));
+  Object.values(tree)
+    .flatMap((value) => (typeof value === 'string' ? [value] : leaves(value)))
+    .filter((subject) => !except.includes(subject));
 
 const ledger = subjects.accounts.ledger;
-const healthPings = [subjects.platform.health, subjects.customers.health, subjects.accounts.health, subjects.payments.health, subjects.cards.health, subjects.agents.health, subjects.webhooks.health];
+const healthPings = [
+  subjects.platform.health,
+  subjects.customers.health,
+  subjects.accounts.health,
+  subjects.payments.health,
+  subjects.cards.health,
+  subjects.agents.health,
+  subjects.webhooks.health,
+];
 
 /** The gateway asks every service what an HTTP route needs, but never a ledger command, a webhook render or an internal check. */
 const gatewayRequests = [
@@ -70,7 +80,11 @@ export const busUsers: Record<BusUserName, BusUser> = {
   gateway: { requests: gatewayRequests, listens: [subjects.platform.tokenRevoked] },
   platform: { service: 'platform', requests: [], publishesEvents: true },
   // A new customer's accounts are opened before POST /customers answers (decision 0027).
-  customers: { service: 'customers', requests: [subjects.platform.platform.get, subjects.accounts.internalAccount.openForCustomer], publishesEvents: true },
+  customers: {
+    service: 'customers',
+    requests: [subjects.platform.platform.get, subjects.accounts.internalAccount.openForCustomer],
+    publishesEvents: true,
+  },
   accounts: {
     service: 'accounts',
     requests: [subjects.customers.customer.get, subjects.platform.platform.get],
@@ -107,7 +121,15 @@ export const busUsers: Record<BusUserName, BusUser> = {
   },
   cards: {
     service: 'cards',
-    requests: [ledger.credit, ledger.debit, ledger.hold, ledger.settle, ledger.release, subjects.accounts.internalAccount.get, subjects.customers.customer.get],
+    requests: [
+      ledger.credit,
+      ledger.debit,
+      ledger.hold,
+      ledger.settle,
+      ledger.release,
+      subjects.accounts.internalAccount.get,
+      subjects.customers.customer.get,
+    ],
     publishesEvents: true,
   },
   agents: {
@@ -226,7 +248,9 @@ export const natsServerConfig = (options: NatsServerConfigOptions): string => {
     `port: ${options.port ?? 4222}`,
     `jetstream { store_dir: ${quoted(options.storeDir ?? '/data/jetstream')} }`,
     ...(tls
-      ? [`tls { cert_file: ${quoted(tls.certFile)}, key_file: ${quoted(tls.keyFile)}${tls.caFile ? `, ca_file: ${quoted(tls.caFile)}` : ''}${tls.verify ? ', verify: true' : ''} }`]
+      ? [
+          `tls { cert_file: ${quoted(tls.certFile)}, key_file: ${quoted(tls.keyFile)}${tls.caFile ? `, ca_file: ${quoted(tls.caFile)}` : ''}${tls.verify ? ', verify: true' : ''} }`,
+        ]
       : []),
     `authorization {`,
     `  users: [`,

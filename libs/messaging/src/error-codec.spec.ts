@@ -25,6 +25,8 @@ describe('toErrorBody', () => {
   });
 
   it('passes a DomainError on as its own body', () => {
-    expect(toErrorBody(new DomainError('QUOTE_NOT_FOUND', 'not_found', 'Quote q was not found.'), logger)).toEqual(expect.objectContaining({ status: 404, code: 'QUOTE_NOT_FOUND' }));
+    expect(toErrorBody(new DomainError('QUOTE_NOT_FOUND', 'not_found', 'Quote q was not found.'), logger)).toEqual(
+      expect.objectContaining({ status: 404, code: 'QUOTE_NOT_FOUND' }),
+    );
   });
 });

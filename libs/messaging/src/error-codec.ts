@@ -21,7 +21,11 @@ export const isStorageUnavailable = (error: unknown): boolean => {
   // pg-pool's own errors carry no code: every connection busy past the checkout timeout, or a
   // new connection that did not open in time. Both mean "not now", like PostgreSQL's 53xxx.
   const message = (error as { message?: unknown } | null)?.message;
-  if (typeof message === 'string' && /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)/.test(message)) return true;
+  if (
+    typeof message === 'string' &&
+    /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)/.test(message)
+  )
+    return true;
   if (typeof code !== 'string') return false;
   return /^(08|53)/.test(code) || ['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code);
 };
@@ -29,7 +33,8 @@ export const isStorageUnavailable = (error: unknown): boolean => {
 export const storageUnavailableBody = (): ErrorBody => ({
   status: 503,
   code: 'SERVICE_UNAVAILABLE',
-  message: 'Storage is temporarily unavailable; retry shortly, with the same Idempotency-Key so that a request which did go through is not applied twice.',
+  message:
+    'Storage is temporarily unavailable; retry shortly, with the same Idempotency-Key so that a request which did go through is not applied twice.',
 });
 
 type HttpLikeError = { getStatus(): number; getResponse(): unknown; message: string };
@@ -47,7 +52,8 @@ const fromHttpLike = (error: HttpLikeError): ErrorBody | undefined => {
 
 export function toErrorBody(error: unknown, logger: Logger): ErrorBody {
   if (error instanceof DomainError) return error.toBody();
-  const rpcError = typeof (error as { getError?: unknown })?.getError === 'function' ? (error as { getError(): unknown }).getError() : undefined;
+  const rpcError =
+    typeof (error as { getError?: unknown })?.getError === 'function' ? (error as { getError(): unknown }).getError() : undefined;
   if (isErrorBody(rpcError)) return rpcError;
   const httpBody = isHttpLike(error) ? fromHttpLike(error) : undefined;
   if (httpBody) return httpBody;

@@ -27,7 +27,11 @@ let projections: PartHealth = { status: 'ok' };
 const POOL = 'POOL';
 const REDIS = 'REDIS';
 const sourceRegistry = new Registry();
-const sourceCounter = new Counter({ name: 'corridor_test_source_total', help: 'A metric of a registered source.', registers: [sourceRegistry] });
+const sourceCounter = new Counter({
+  name: 'corridor_test_source_total',
+  help: 'A metric of a registered source.',
+  registers: [sourceRegistry],
+});
 
 let pool: Pool;
 let redis: Redis;
@@ -50,7 +54,13 @@ beforeAll(async () => {
   class PartsModule {}
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  app = await createServiceApp(PartsModule, { service: 'probe', natsUrl: testUrls.nats(), subjectPrefix: uniqueSubjectPrefix(), healthPort: port, logLevel: 'silent' });
+  app = await createServiceApp(PartsModule, {
+    service: 'probe',
+    natsUrl: testUrls.nats(),
+    subjectPrefix: uniqueSubjectPrefix(),
+    healthPort: port,
+    logLevel: 'silent',
+  });
   app.get<Observability>(OBSERVABILITY).addMetrics(sourceRegistry);
   await app.listen();
 });
@@ -74,7 +84,11 @@ const get = async (path: string): Promise<{ status: number; body: any }> => {
 it('reports every part ok against the real NATS, PostgreSQL and Redis', async () => {
   const health = await get('/health');
   expect(health.status).toBe(200);
-  expect(health.body).toMatchObject({ service: 'probe', status: 'ok', parts: { nats: { status: 'ok' }, postgres: { status: 'ok' }, redis: { status: 'ok' }, projections: { status: 'ok' } } });
+  expect(health.body).toMatchObject({
+    service: 'probe',
+    status: 'ok',
+    parts: { nats: { status: 'ok' }, postgres: { status: 'ok' }, redis: { status: 'ok' }, projections: { status: 'ok' } },
+  });
   expect(await get('/health/ready')).toEqual({ status: 200, body: { service: 'probe', status: 'ok' } });
   expect(await get('/health/live')).toEqual({ status: 200, body: { service: 'probe', status: 'ok' } });
 });

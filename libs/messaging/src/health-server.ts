@@ -41,7 +41,8 @@ export const startHealthServer = (options: HealthServerOptions): Promise<Server>
   const registry = processMetrics();
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
-    if (request.method !== 'GET') return json(response, 405, { status: 405, code: 'METHOD_NOT_ALLOWED', message: 'Only GET is served here.' });
+    if (request.method !== 'GET')
+      return json(response, 405, { status: 405, code: 'METHOD_NOT_ALLOWED', message: 'Only GET is served here.' });
     if (path === '/health/live') return json(response, 200, { service, status: 'ok' });
     if (path === '/health/ready' || path === '/health') {
       observability.report().then(
@@ -58,7 +59,8 @@ export const startHealthServer = (options: HealthServerOptions): Promise<Server>
     }
     if (path === '/metrics') {
       Promise.all([registry.metrics(), ...observability.metricsSources.map((source) => source.metrics())]).then(
-        (texts) => response.writeHead(200, { 'content-type': registry.contentType }).end(texts.map((text) => text.trimEnd()).join('\n') + '\n'),
+        (texts) =>
+          response.writeHead(200, { 'content-type': registry.contentType }).end(texts.map((text) => text.trimEnd()).join('\n') + '\n'),
         (error: unknown) => {
           logger.error({ err: error }, 'Collecting /metrics failed.');
           response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
@@ -66,7 +68,11 @@ export const startHealthServer = (options: HealthServerOptions): Promise<Server>
       );
       return;
     }
-    json(response, 404, { status: 404, code: 'REFERENCE_NOT_FOUND', message: 'Served here: GET /health, /health/live, /health/ready, /metrics.' });
+    json(response, 404, {
+      status: 404,
+      code: 'REFERENCE_NOT_FOUND',
+      message: 'Served here: GET /health, /health/live, /health/ready, /metrics.',
+    });
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

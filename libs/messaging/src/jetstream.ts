@@ -54,7 +54,12 @@ export type DurableConsumerOptions = {
   logger?: Logger;
 };
 
-type ConsumerCounters = { registry: Registry; deliveries: Counter<'consumer'>; redeliveries: Counter<'consumer'>; failures: Counter<'consumer' | 'reason'> };
+type ConsumerCounters = {
+  registry: Registry;
+  deliveries: Counter<'consumer'>;
+  redeliveries: Counter<'consumer'>;
+  failures: Counter<'consumer' | 'reason'>;
+};
 let counters: ConsumerCounters | undefined;
 
 const consumerCounters = (): ConsumerCounters => {
@@ -62,8 +67,18 @@ const consumerCounters = (): ConsumerCounters => {
     const registry = new Registry();
     counters = {
       registry,
-      deliveries: new Counter({ name: 'corridor_consumer_deliveries_total', help: 'JetStream messages delivered to a durable consumer of this process (redeliveries included).', labelNames: ['consumer'], registers: [registry] }),
-      redeliveries: new Counter({ name: 'corridor_consumer_redeliveries_total', help: 'JetStream messages delivered again (after a nak, an ack timeout or a restart).', labelNames: ['consumer'], registers: [registry] }),
+      deliveries: new Counter({
+        name: 'corridor_consumer_deliveries_total',
+        help: 'JetStream messages delivered to a durable consumer of this process (redeliveries included).',
+        labelNames: ['consumer'],
+        registers: [registry],
+      }),
+      redeliveries: new Counter({
+        name: 'corridor_consumer_redeliveries_total',
+        help: 'JetStream messages delivered again (after a nak, an ack timeout or a restart).',
+        labelNames: ['consumer'],
+        registers: [registry],
+      }),
       failures: new Counter({
         name: 'corridor_consumer_failures_total',
         help: 'Messages a consumer could not process: reason handler (nak, redelivered later), decode (not JSON, dropped), dedup (the processed-store check or record failed), loop (the consumer stopped).',
@@ -82,11 +97,9 @@ export const consumerMetrics = (): Registry => consumerCounters().registry;
 const NAK_DELAY_BASE_MS = 500;
 const NAK_DELAY_MAX_MS = 30_000;
 
-const nakDelay = (deliveryCount: number): number =>
-  Math.min(NAK_DELAY_BASE_MS * 2 ** Math.min(deliveryCount - 1, 10), NAK_DELAY_MAX_MS);
+const nakDelay = (deliveryCount: number): number => Math.min(NAK_DELAY_BASE_MS * 2 ** Math.min(deliveryCount - 1, 10), NAK_DELAY_MAX_MS);
 
-const msgIdOf = (message: JsMsg, stream: string): string =>
-  message.headers?.get('Nats-Msg-Id') || `${stream}:${message.seq}`;
+const msgIdOf = (message: JsMsg, stream: string): string => message.headers?.get('Nats-Msg-Id') || `${stream}:${message.seq}`;
 
 async function ensureConsumer(options: DurableConsumerOptions): Promise<void> {
   const jsm = await options.nc.jetstreamManager();
@@ -139,7 +152,11 @@ async function processMessage(message: JsMsg, options: DurableConsumerOptions, l
   }
   try {
     const read = (name: string) => message.headers?.get(name) || undefined;
-    const span = { name: `consume ${options.durable}`, kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'nats', 'messaging.message.id': msgId } };
+    const span = {
+      name: `consume ${options.durable}`,
+      kind: SpanKind.CONSUMER,
+      attributes: { 'messaging.system': 'nats', 'messaging.message.id': msgId },
+    };
     await continueFromCarrier(read, envelopeContext(payload, msgId), span, () =>
       options.handle(payload, { msgId, subject: message.subject, redelivered: message.redelivered }),
     );
@@ -170,7 +187,12 @@ const envelopeContext = (payload: unknown, msgId: string): TelemetryContext => {
   const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
   const eventId = text(envelope['eventId']) ?? msgId;
   const platformId = text(envelope['platformId']);
-  return { requestId: msgId, correlationId: text(envelope['correlationId']) ?? eventId, causationId: eventId, ...(platformId ? { platformId } : {}) };
+  return {
+    requestId: msgId,
+    correlationId: text(envelope['correlationId']) ?? eventId,
+    causationId: eventId,
+    ...(platformId ? { platformId } : {}),
+  };
 };
 
 const keyOfMessage = (message: JsMsg, keyOf: DurableConsumerOptions['keyOf']): string | undefined => {
@@ -210,7 +232,10 @@ export async function startDurableConsumer(options: DurableConsumerOptions): Pro
         .catch((error: unknown) => {
           // processMessage settles every message itself (ack, nak or term); reaching this is a bug,
           // and the unsettled message comes back after the ack wait.
-          logger.error({ err: error, consumer: options.durable, subject: message.subject, streamSeq: message.seq }, 'Processing a message failed unexpectedly; it will be redelivered after the ack wait.');
+          logger.error(
+            { err: error, consumer: options.durable, subject: message.subject, streamSeq: message.seq },
+            'Processing a message failed unexpectedly; it will be redelivered after the ack wait.',
+          );
         });
       inFlight.add(run);
       if (key !== undefined) tails.set(key, run);
@@ -222,7 +247,10 @@ export async function startDurableConsumer(options: DurableConsumerOptions): Pro
     await Promise.all(inFlight);
   })().catch((error: unknown) => {
     consumerCounters().failures.inc({ consumer: options.durable, reason: 'loop' });
-    logger.error({ err: error, consumer: options.durable, stream: options.stream, filterSubject: options.filterSubject }, 'Consumer loop stopped; this consumer receives nothing more until the service restarts.');
+    logger.error(
+      { err: error, consumer: options.durable, stream: options.stream, filterSubject: options.filterSubject },
+      'Consumer loop stopped; this consumer receives nothing more until the service restarts.',
+    );
   });
   return {
     async stop() {

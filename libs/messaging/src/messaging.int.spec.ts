@@ -126,7 +126,9 @@ describe('request-reply over prefixed NATS subjects', () => {
 
   it('names the work that sent a request as its cause, in the headers and in the context the handler gets', async () => {
     const sender = { requestId: 'Event:7', correlationId: 'corr-req-43', causationId: 'Event:7' };
-    const reply = await runWithContext(sender, () => client.request<{ ids: TelemetryContext; contextCausationId: string }>('echo.test.trace', {}, { context: context('req-43') }));
+    const reply = await runWithContext(sender, () =>
+      client.request<{ ids: TelemetryContext; contextCausationId: string }>('echo.test.trace', {}, { context: context('req-43') }),
+    );
     expect(reply.ids).toMatchObject({ requestId: 'req-43', correlationId: 'corr-req-43', causationId: 'Event:7' });
     expect(reply.contextCausationId).toBe('Event:7');
   });
@@ -139,7 +141,11 @@ describe('request-reply over prefixed NATS subjects', () => {
     // The jest timeout is far above the 30 s request timeout given here, so only the
     // "no responders" path can make this pass in time.
     const failure = client.request('nobody.test.here', {}, { context: context(), timeoutMs: 30_000 });
-    await expect(failure).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503, message: 'nobody is not answering; retry shortly.' });
+    await expect(failure).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+      message: 'nobody is not answering; retry shortly.',
+    });
   }, 10_000);
 
   it('fails with SERVICE_UNAVAILABLE when the service does not answer in time', async () => {
@@ -163,7 +169,12 @@ describe('request-reply over prefixed NATS subjects', () => {
     const second = await client.subscribe('echo.test.revoked', (data) => seen.push(['second', data]));
     await client.broadcast('echo.test.revoked', { tokenId: 'Token:1' });
     await waitUntil(() => seen.length === 2, 'both subscribers');
-    expect(seen).toEqual(expect.arrayContaining([['first', { tokenId: 'Token:1' }], ['second', { tokenId: 'Token:1' }]]));
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        ['first', { tokenId: 'Token:1' }],
+        ['second', { tokenId: 'Token:1' }],
+      ]),
+    );
     first.unsubscribe();
     second.unsubscribe();
   });
@@ -301,7 +312,12 @@ describe('durable JetStream consumer', () => {
   it("runs each handler inside the context the message carries, or the envelope's when it carries none", async () => {
     const js = nc.jetstream();
     const subject = `${subjectPrefix}.events.payments.Transaction.TransactionCompleted`;
-    const carried = contextCarrier({ requestId: 'req-http-1', correlationId: 'corr-http-1', causationId: 'Event:with-headers', platformId: 'Platform:a' });
+    const carried = contextCarrier({
+      requestId: 'req-http-1',
+      correlationId: 'corr-http-1',
+      causationId: 'Event:with-headers',
+      platformId: 'Platform:a',
+    });
     await publishEvent(js, subject, { eventId: 'Event:with-headers', correlationId: 'ignored', platformId: 'Platform:a' }, 'h1', carried);
     await publishEvent(js, subject, { eventId: 'Event:old', correlationId: 'corr-old', platformId: 'Platform:b' }, 'h2');
     const seen: (TelemetryContext | undefined)[] = [];

@@ -5,8 +5,12 @@ describe('parseNatsAuth', () => {
     expect(parseNatsAuth({})).toEqual({});
   });
 
-  it("gives a user its password and an inbox only it may read", () => {
-    expect(parseNatsAuth({ NATS_USER: 'accounts', NATS_PASSWORD: 's3cret' })).toEqual({ user: 'accounts', pass: 's3cret', inboxPrefix: '_INBOX_accounts' });
+  it('gives a user its password and an inbox only it may read', () => {
+    expect(parseNatsAuth({ NATS_USER: 'accounts', NATS_PASSWORD: 's3cret' })).toEqual({
+      user: 'accounts',
+      pass: 's3cret',
+      inboxPrefix: '_INBOX_accounts',
+    });
   });
 
   it('refuses a user without a password, and a password without a user', () => {

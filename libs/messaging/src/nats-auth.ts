@@ -23,7 +23,8 @@ export const parseNatsAuth = (env: NodeJS.ProcessEnv): NatsAuth => {
   const caFile = nonEmpty(env['NATS_TLS_CA']);
   const certFile = nonEmpty(env['NATS_TLS_CERT']);
   const keyFile = nonEmpty(env['NATS_TLS_KEY']);
-  if ((certFile === undefined) !== (keyFile === undefined)) throw new Error('NATS_TLS_CERT and NATS_TLS_KEY go together: set both, or neither.');
+  if ((certFile === undefined) !== (keyFile === undefined))
+    throw new Error('NATS_TLS_CERT and NATS_TLS_KEY go together: set both, or neither.');
   const tlsWanted = env['NATS_TLS'] === 'true' || caFile !== undefined || certFile !== undefined;
   return {
     ...(user !== undefined ? { user, pass, inboxPrefix: inboxPrefixOf(user) } : {}),

@@ -56,8 +56,15 @@ export class PrefixedServerNats extends ServerNats {
     const read = (name: string) => natsMsg.headers?.get(name) || undefined;
     const requestId = randomUUID();
     const subject = this.unprefixed(channel);
-    return continueFromCarrier(read, { requestId, correlationId: requestId }, { name: `nats handle ${subject}`, kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } }, () =>
-      super.handleMessage(channel, natsMsg),
+    return continueFromCarrier(
+      read,
+      { requestId, correlationId: requestId },
+      {
+        name: `nats handle ${subject}`,
+        kind: SpanKind.SERVER,
+        attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+      },
+      () => super.handleMessage(channel, natsMsg),
     );
   }
 
@@ -78,7 +85,14 @@ export class PrefixedServerNats extends ServerNats {
         const seconds = stopTimer({ outcome: failed ? 'error' : 'ok' });
         if (failed) span?.setStatus({ code: SpanStatusCode.ERROR, message: errorCodeOf(response.err) });
         // A service's access log, at debug: one line per request answered, with the caller's ids (the logger's mixin).
-        this.prefixed.logger.debug({ subject: this.unprefixed(natsMsg.subject), outcome: failed ? errorCodeOf(response.err) : 'ok', latencyMs: Math.round(seconds * 1000) }, 'NATS request answered.');
+        this.prefixed.logger.debug(
+          {
+            subject: this.unprefixed(natsMsg.subject),
+            outcome: failed ? errorCodeOf(response.err) : 'ok',
+            latencyMs: Math.round(seconds * 1000),
+          },
+          'NATS request answered.',
+        );
       }
       return publish(response);
     };
@@ -100,7 +114,12 @@ export class PrefixedServerNats extends ServerNats {
       subscribed
         .then(async () => {
           if (this.prefixed.healthPort === undefined) return;
-          this.healthServer = await startHealthServer({ service: this.prefixed.service ?? 'service', port: this.prefixed.healthPort, observability: this.observability, logger: this.prefixed.logger });
+          this.healthServer = await startHealthServer({
+            service: this.prefixed.service ?? 'service',
+            port: this.prefixed.healthPort,
+            observability: this.observability,
+            logger: this.prefixed.logger,
+          });
         })
         .then(() => callback(), callback);
     });
@@ -135,7 +154,9 @@ export class PrefixedServerNats extends ServerNats {
 }
 
 const errorCodeOf = (error: unknown): string =>
-  typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'error';
+  typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
+    ? (error as { code: string }).code
+    : 'error';
 
 export class PrefixedClientNats extends ClientNats {
   constructor(

@@ -1,4 +1,12 @@
-import { type ArgumentsHost, Catch, type DynamicModule, type ExceptionFilter, type INestMicroservice, Module, type Type } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Catch,
+  type DynamicModule,
+  type ExceptionFilter,
+  type INestMicroservice,
+  Module,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { OBSERVABILITY, type Observability } from '@corridor/contracts';
 import type { Logger } from 'pino';
@@ -41,7 +49,12 @@ export async function createServiceApp(module: Type<unknown> | DynamicModule, op
   const strategy = new PrefixedServerNats(
     // The queue group makes replicas of one service share requests instead of all answering.
     { servers: options.natsUrl, ...options.natsAuth, name: service, queue: service },
-    { subjectPrefix: options.subjectPrefix, logger, service, ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}) },
+    {
+      subjectPrefix: options.subjectPrefix,
+      logger,
+      service,
+      ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}),
+    },
   );
   // Every service gets the one Observability of its process, whatever its own module imports.
   @Module({ imports: [ObservabilityModule, module] })

@@ -62,7 +62,11 @@ export class ServiceClient implements OnApplicationBootstrap, OnApplicationShutd
     const causationId = options.context.causationId ?? currentContext()?.causationId ?? options.context.requestId;
     const context: RequestContext = { ...options.context, causationId };
     const stopTimer = natsMetrics().requests.startTimer({ subject });
-    const span = { name: `nats request ${subject}`, kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } };
+    const span = {
+      name: `nats request ${subject}`,
+      kind: SpanKind.CLIENT,
+      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+    };
     try {
       const reply = await inSpan(span, () => this.send<Reply>(subject, { context, data }, options.timeoutMs));
       stopTimer({ outcome: 'ok' });
@@ -77,7 +81,12 @@ export class ServiceClient implements OnApplicationBootstrap, OnApplicationShutd
     const { context } = request;
     const headers = natsHeaders();
     // Written inside the request's span, so the trace context names it as the handler's parent.
-    const carrier = contextCarrier({ requestId: context.requestId, correlationId: context.correlationId, causationId: context.causationId ?? context.requestId, platformId: context.platformId });
+    const carrier = contextCarrier({
+      requestId: context.requestId,
+      correlationId: context.correlationId,
+      causationId: context.causationId ?? context.requestId,
+      platformId: context.platformId,
+    });
     for (const [name, value] of Object.entries(carrier)) if (value) headers.set(name, value);
     // Nest's server expects its own packet shape; `id` marks it as a request, not an event.
     const packet = codec.encode({ pattern: subject, data: request, id: randomUUID() });
@@ -87,7 +96,10 @@ export class ServiceClient implements OnApplicationBootstrap, OnApplicationShutd
       const message = await connection.request(this.prefixed(subject), packet, { timeout: timeoutMs ?? DEFAULT_TIMEOUT_MS, headers });
       reply = codec.decode(message.data) as ReplyPacket;
     } catch (error) {
-      if (error instanceof NatsError && [ErrorCode.NoResponders, ErrorCode.Timeout, ErrorCode.ConnectionClosed, ErrorCode.Disconnect].includes(error.code as ErrorCode)) {
+      if (
+        error instanceof NatsError &&
+        [ErrorCode.NoResponders, ErrorCode.Timeout, ErrorCode.ConnectionClosed, ErrorCode.Disconnect].includes(error.code as ErrorCode)
+      ) {
         throw unavailable(subject);
       }
       throw error;

@@ -14,7 +14,14 @@ const runAndTerminate = (env: Record<string, string>): Promise<Run> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'shutdown.fixture.ts')], {
       cwd: root,
-      env: { ...process.env, NATS_URL: testUrls.nats(), CORRIDOR_SUBJECT_PREFIX: uniqueSubjectPrefix(), SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS), LOG_LEVEL: 'info', ...env },
+      env: {
+        ...process.env,
+        NATS_URL: testUrls.nats(),
+        CORRIDOR_SUBJECT_PREFIX: uniqueSubjectPrefix(),
+        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+        LOG_LEVEL: 'info',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

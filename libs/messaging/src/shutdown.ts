@@ -20,7 +20,11 @@ export type BoundedShutdownOptions = {
 const HOOKS = ['onModuleDestroy', 'beforeApplicationShutdown', 'onApplicationShutdown'] as const;
 
 type Instance = Record<string, unknown> & { constructor?: { name?: string } };
-type NestInternals = { container?: { getModules(): Map<string, { providers: Map<unknown, { instance: unknown }>; controllers: Map<unknown, { instance: unknown }> }> } };
+type NestInternals = {
+  container?: {
+    getModules(): Map<string, { providers: Map<unknown, { instance: unknown }>; controllers: Map<unknown, { instance: unknown }> }>;
+  };
+};
 
 /**
  * Records what is running while the app closes: the phase (NestMicroservice.close() closes the
@@ -74,7 +78,11 @@ const listen = (on: boolean): void => {
 };
 
 /** Closes one app within its bound; resolves true when it closed cleanly. Past the bound, exits 1. */
-const closeWithin = async (app: INestApplicationContext, { logger, timeoutMs }: BoundedShutdownOptions, signal: NodeJS.Signals): Promise<boolean> => {
+const closeWithin = async (
+  app: INestApplicationContext,
+  { logger, timeoutMs }: BoundedShutdownOptions,
+  signal: NodeJS.Signals,
+): Promise<boolean> => {
   const running = traceShutdown(app);
   logger.info({ signal, timeoutMs }, 'Shutting down.');
   // Not unref()'d on purpose: a hook waiting on a promise nothing will settle leaves the loop
@@ -82,7 +90,10 @@ const closeWithin = async (app: INestApplicationContext, { logger, timeoutMs }: 
   const timer = setTimeout(() => {
     const { phase, pendingHooks } = running();
     const hung = pendingHooks.length ? `${phase}; ${pendingHooks.join(', ')}` : phase;
-    logger.error({ signal, timeoutMs, phase, pendingHooks }, `Shutdown did not finish within ${timeoutMs} ms (hung in: ${hung}); exiting with code 1.`);
+    logger.error(
+      { signal, timeoutMs, phase, pendingHooks },
+      `Shutdown did not finish within ${timeoutMs} ms (hung in: ${hung}); exiting with code 1.`,
+    );
     process.exit(1);
   }, timeoutMs);
   try {
@@ -102,7 +113,9 @@ function onSignal(signal: NodeJS.Signals): void {
   listen(false);
   const apps = [...registered];
   registered.clear();
-  void Promise.all(apps.map(({ app, options }) => closeWithin(app, options, signal))).then((results) => process.exit(results.every(Boolean) ? 0 : 1));
+  void Promise.all(apps.map(({ app, options }) => closeWithin(app, options, signal))).then((results) =>
+    process.exit(results.every(Boolean) ? 0 : 1),
+  );
 }
 
 /**

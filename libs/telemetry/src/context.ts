@@ -44,7 +44,11 @@ export function setContextPlatform(platformId: string): void {
  * The context a piece of background work restores: the story's correlation (kept from whatever
  * began it), a request id of its own and the id of what caused it (an event, a job, a sweep).
  */
-export function continuedContext(origin: { correlationId?: string | undefined; platformId?: string | undefined }, requestId: string, causationId: string): TelemetryContext {
+export function continuedContext(
+  origin: { correlationId?: string | undefined; platformId?: string | undefined },
+  requestId: string,
+  causationId: string,
+): TelemetryContext {
   return {
     requestId,
     correlationId: origin.correlationId || requestId,

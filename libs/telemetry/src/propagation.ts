@@ -61,17 +61,22 @@ export type SpanOptions = { name: string; kind: SpanKind; attributes?: Attribute
  */
 export function inSpan<T>(options: SpanOptions, fn: () => Promise<T>): Promise<T> {
   const parent = options.parent ?? otelContext.active();
-  return tracer().startActiveSpan(options.name, { kind: options.kind, ...(options.attributes ? { attributes: options.attributes } : {}) }, parent, async (span) => {
-    try {
-      return await fn();
-    } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer().startActiveSpan(
+    options.name,
+    { kind: options.kind, ...(options.attributes ? { attributes: options.attributes } : {}) },
+    parent,
+    async (span) => {
+      try {
+        return await fn();
+      } catch (error) {
+        span.recordException(error instanceof Error ? error : String(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /**
@@ -79,7 +84,12 @@ export function inSpan<T>(options: SpanOptions, fn: () => Promise<T>): Promise<T
  * of a new span) and runs fn inside both: how a consumer, a job or a NATS handler continues the
  * story that sent it the message.
  */
-export function continueFromCarrier<T>(read: CarrierReader, fallback: TelemetryContext, span: Omit<SpanOptions, 'parent'>, fn: () => Promise<T>): Promise<T> {
+export function continueFromCarrier<T>(
+  read: CarrierReader,
+  fallback: TelemetryContext,
+  span: Omit<SpanOptions, 'parent'>,
+  fn: () => Promise<T>,
+): Promise<T> {
   const ids = idsFromCarrier(read, fallback);
   return inSpan({ ...span, parent: traceParentFrom(read) }, () => runWithContext(ids, fn));
 }

@@ -18,7 +18,10 @@ export type TracingConfig = { enabled: false } | { enabled: true; serviceName: s
 
 export function parseTracingConfig(service: string, env: NodeJS.ProcessEnv = process.env): TracingConfig {
   const file = env['CORRIDOR_TRACE_FILE'] || undefined;
-  const exporters = (env['OTEL_TRACES_EXPORTER'] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '' && name !== 'none');
+  const exporters = (env['OTEL_TRACES_EXPORTER'] ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '' && name !== 'none');
   const disabled = (env['OTEL_SDK_DISABLED'] ?? '').toLowerCase() === 'true';
   if (disabled || (!file && exporters.length === 0)) return { enabled: false };
   return { enabled: true, serviceName: env['OTEL_SERVICE_NAME'] || service, ...(file ? { file } : {}) };
@@ -95,14 +98,18 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
       new PgInstrumentation(),
       new IORedisInstrumentation(),
     ],
-    ...(config.file ? { spanProcessors: [new SimpleSpanProcessor({ exporter: new FileSpanExporter(config.file, config.serviceName) })] } : {}),
+    ...(config.file
+      ? { spanProcessors: [new SimpleSpanProcessor({ exporter: new FileSpanExporter(config.file, config.serviceName) })] }
+      : {}),
   });
   sdk.start();
   // Spans still buffered for the exporter go out on a normal stop.
   const flush = () =>
     void sdk?.shutdown().catch((error: unknown) => {
       // The process is exiting and its logger may be gone: stderr still says which spans were lost.
-      process.stderr.write(`tracing: the last spans could not be exported at exit: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(
+        `tracing: the last spans could not be exported at exit: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
     });
   process.once('beforeExit', flush);
   return config;

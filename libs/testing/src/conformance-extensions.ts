@@ -6,7 +6,8 @@ type Json = Record<string, unknown>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json): Json => ({ content: { 'application/json': { schema } } });
-const errors = (...statuses: number[]): Json => Object.fromEntries(statuses.map((status) => [String(status), { description: 'Error', ...json(ref(`Error${status}`)) }]));
+const errors = (...statuses: number[]): Json =>
+  Object.fromEntries(statuses.map((status) => [String(status), { description: 'Error', ...json(ref(`Error${status}`)) }]));
 
 const delivery: Json = {
   type: 'object',
@@ -72,7 +73,12 @@ const storedEventsPage: Json = {
   type: 'object',
   additionalProperties: false,
   required: ['data', 'hasMore', 'totalCount'],
-  properties: { data: { type: 'array', items: storedEvent }, hasMore: { type: 'boolean' }, nextCursor: { type: 'string' }, totalCount: { type: 'integer' } },
+  properties: {
+    data: { type: 'array', items: storedEvent },
+    hasMore: { type: 'boolean' },
+    nextCursor: { type: 'string' },
+    totalCount: { type: 'integer' },
+  },
 };
 
 const operation = (operationId: string, ok: Json, ...errorStatuses: number[]): Json => ({
@@ -85,7 +91,12 @@ const sandboxMail: Json = {
   type: 'object',
   additionalProperties: false,
   required: ['to', 'subject', 'otpCode', 'sentAt'],
-  properties: { to: { type: 'string' }, subject: { type: 'string' }, otpCode: { type: 'string' }, sentAt: { type: 'string', format: 'date-time' } },
+  properties: {
+    to: { type: 'string' },
+    subject: { type: 'string' },
+    otpCode: { type: 'string' },
+    sentAt: { type: 'string', format: 'date-time' },
+  },
 };
 
 const availability: Json = { type: 'string', enum: ['ok', 'unavailable'] };
@@ -96,7 +107,12 @@ const healthReport: Json = {
   required: ['status', 'services', 'redis'],
   properties: {
     status: { type: 'string', enum: ['ok', 'degraded'] },
-    services: { type: 'object', additionalProperties: false, required: services, properties: Object.fromEntries(services.map((name) => [name, availability])) },
+    services: {
+      type: 'object',
+      additionalProperties: false,
+      required: services,
+      properties: Object.fromEntries(services.map((name) => [name, availability])),
+    },
     redis: availability,
   },
 };
@@ -107,20 +123,39 @@ export const extensionPaths: Record<string, Json> = {
   '/webhooks/deliveries': {
     get: operation(
       'listWebhookDeliveries',
-      { type: 'object', additionalProperties: false, required: ['data', 'hasMore', 'totalCount'], properties: { data: { type: 'array', items: delivery }, hasMore: { type: 'boolean' }, nextCursor: { type: 'string' }, totalCount: { type: 'integer' } } },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['data', 'hasMore', 'totalCount'],
+        properties: {
+          data: { type: 'array', items: delivery },
+          hasMore: { type: 'boolean' },
+          nextCursor: { type: 'string' },
+          totalCount: { type: 'integer' },
+        },
+      },
       400,
     ),
   },
   '/events': { get: operation('listEvents', storedEventsPage, 400) },
   '/agents/me/events': { get: operation('agentListEvents', storedEventsPage, 400) },
   '/webhooks/deliveries/{webhookId}/attempts': {
-    get: operation('listWebhookAttempts', { type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items: attempt } } }, 404),
+    get: operation(
+      'listWebhookAttempts',
+      { type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items: attempt } } },
+      404,
+    ),
   },
   '/webhooks/{webhookId}/redeliver': { post: operation('redeliverWebhook', delivery, 403, 404) },
   '/webhooks/redeliver': {
     post: operation(
       'redeliverWebhooks',
-      { type: 'object', additionalProperties: false, required: ['redelivered', 'webhookIds'], properties: { redelivered: { type: 'integer' }, webhookIds: { type: 'array', items: { type: 'string' } } } },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['redelivered', 'webhookIds'],
+        properties: { redelivered: { type: 'integer' }, webhookIds: { type: 'array', items: { type: 'string' } } },
+      },
       400,
       403,
     ),
@@ -128,14 +163,22 @@ export const extensionPaths: Record<string, Json> = {
   '/webhooks/signing-key': { get: operation('getWebhookSigningKey', signingKey) },
   '/webhooks/signing-key/rotate': { post: operation('rotateWebhookSigningKey', signingKey, 403) },
   '/sandbox/auth/mailbox': {
-    get: operation('listSandboxMail', { type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items: sandboxMail } } }, 400, 403),
+    get: operation(
+      'listSandboxMail',
+      { type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items: sandboxMail } } },
+      400,
+      403,
+    ),
   },
   // No credential; a degraded report is a 503 with the same body, so a probe and an operator read one shape.
   '/health': {
     get: {
       operationId: 'getHealth',
       [EXTENSION_MARK]: true,
-      responses: { '200': { description: 'Every service answers', ...json(healthReport) }, '503': { description: 'Something is unavailable', ...json(healthReport) } },
+      responses: {
+        '200': { description: 'Every service answers', ...json(healthReport) },
+        '503': { description: 'Something is unavailable', ...json(healthReport) },
+      },
     },
   },
 };

@@ -58,11 +58,7 @@ export const applySpecOverrides = (loaded: Json): Json => {
   // INSUFFICIENT_FUNDS and CARD_PAUSED without putting them in any enum; a decline moves no money
   // and records no transaction, so it is a 400 with that reason as its code.
   addToEnum(codeSchema(schemaOf(document, 'Error400')), ['INSUFFICIENT_FUNDS', 'CARD_PAUSED']);
-  addToEnum(codeSchema(schemaOf(document, 'Error409')), [
-    'INVALID_STATE_TRANSITION',
-    'CARD_ALREADY_CLOSED',
-    'CARD_NOT_MUTABLE',
-  ]);
+  addToEnum(codeSchema(schemaOf(document, 'Error409')), ['INVALID_STATE_TRANSITION', 'CARD_ALREADY_CLOSED', 'CARD_NOT_MUTABLE']);
   // Bad input is INVALID_INPUT on every operation, and unknown routes answer REFERENCE_NOT_FOUND.
   for (const name of responseSchemaNames(document, '400')) addToEnum(codeSchema(schemaOf(document, name)), ['INVALID_INPUT']);
   for (const name of responseSchemaNames(document, '404')) {

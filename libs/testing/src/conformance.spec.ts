@@ -43,18 +43,18 @@ describe('conformance', () => {
     conformance.check({ method: 'POST', path: '/customers', status: 413, body: error(413, 'PAYLOAD_TOO_LARGE') });
     conformance.check({ method: 'GET', path: '/no-such-route', status: 404, body: error(404, 'REFERENCE_NOT_FOUND') });
     conformance.check({ method: 'POST', path: '/cards', status: 400, body: error(400, 'CARDHOLDER_KYC_NOT_APPROVED') });
-    expect(() =>
-      conformance.check({ method: 'POST', path: '/customers', status: 409, body: error(409, 'NOT_A_CODE') }),
-    ).toThrow(/\/code must be equal to one of the allowed values/);
+    expect(() => conformance.check({ method: 'POST', path: '/customers', status: 409, body: error(409, 'NOT_A_CODE') })).toThrow(
+      /\/code must be equal to one of the allowed values/,
+    );
     expect(() =>
       conformance.check({ method: 'POST', path: '/customers', status: 503, body: { status: 500, code: 'X', message: '' } }),
     ).toThrow(/\/status/);
   });
 
   it('prefers literal path segments over parameters', () => {
-    expect(() =>
-      conformance.check({ method: 'GET', path: '/customers/internal-accounts', status: 200, body: customer }),
-    ).toThrow(/^listCustomerInternalAccounts 200 does not conform/);
+    expect(() => conformance.check({ method: 'GET', path: '/customers/internal-accounts', status: 200, body: customer })).toThrow(
+      /^listCustomerInternalAccounts 200 does not conform/,
+    );
   });
 
   it('applies the spec overrides to the schema', () => {
@@ -70,9 +70,9 @@ describe('conformance', () => {
       environment: 'SANDBOX',
     };
     conformance.check({ method: 'GET', path: '/config', status: 200, body: config });
-    expect(() =>
-      conformance.check({ method: 'GET', path: '/config', status: 200, body: { ...config, environment: 'STAGING' } }),
-    ).toThrow(/\/environment/);
+    expect(() => conformance.check({ method: 'GET', path: '/config', status: 200, body: { ...config, environment: 'STAGING' } })).toThrow(
+      /\/environment/,
+    );
   });
 
   it('counts in-scope operations without the stablecoin provider accounts', () => {
@@ -87,15 +87,23 @@ describe('conformance of webhooks and extensions', () => {
   it('validates a webhook body by its type against the reference webhook schema', () => {
     conformance.checkWebhook({ ...envelope, type: 'CUSTOMER.KYC_APPROVED', data: customer });
     conformance.checkWebhook({ ...envelope, type: 'TEST', data: {} });
-    expect(() => conformance.checkWebhook({ ...envelope, type: 'CUSTOMER.KYC_APPROVED', data: { ...customer, kycStatus: 'MAYBE' } })).toThrow('/data/kycStatus');
+    expect(() =>
+      conformance.checkWebhook({ ...envelope, type: 'CUSTOMER.KYC_APPROVED', data: { ...customer, kycStatus: 'MAYBE' } }),
+    ).toThrow('/data/kycStatus');
     expect(() => conformance.checkWebhook({ ...envelope, type: 'CUSTOMER.KYC_APPROVED' })).toThrow("must have required property 'data'");
     expect(() => conformance.checkWebhook({ ...envelope, type: 'NOT.A_TYPE', data: {} })).toThrow('not one the reference');
   });
 
   it('checks extension operations by their declared schema without counting them as reference coverage', () => {
-    const key = { publicKey: '-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n', algorithm: 'ECDSA_P256_SHA256', createdAt: '2025-08-15T14:32:00Z' };
+    const key = {
+      publicKey: '-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n',
+      algorithm: 'ECDSA_P256_SHA256',
+      createdAt: '2025-08-15T14:32:00Z',
+    };
     conformance.check({ method: 'GET', path: '/2025-10-13/webhooks/signing-key', status: 200, body: key });
-    expect(() => conformance.check({ method: 'GET', path: '/2025-10-13/webhooks/signing-key', status: 200, body: { ...key, algorithm: 'RSA' } })).toThrow('/algorithm');
+    expect(() =>
+      conformance.check({ method: 'GET', path: '/2025-10-13/webhooks/signing-key', status: 200, body: { ...key, algorithm: 'RSA' } }),
+    ).toThrow('/algorithm');
     expect(conformance.report().exercised).not.toContain('getWebhookSigningKey');
   });
 });

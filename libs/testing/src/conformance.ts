@@ -48,8 +48,7 @@ const genericError = (status: number): Json => ({
 type Loaded = { document: Json; ajv: Ajv2020; operations: Operation[]; validators: Map<string, ValidateFunction> };
 let loaded: Loaded | undefined;
 
-const escapePointer = (segment: string): string =>
-  encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'));
+const escapePointer = (segment: string): string => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'));
 
 const toOperations = (paths: Record<string, Json>): Operation[] =>
   Object.entries(paths).flatMap(([template, item]) =>
@@ -110,8 +109,7 @@ const validatorFor = (state: Loaded, key: string, schema: Json): ValidateFunctio
 
 const componentRef = (name: string): Json => ({ $ref: `${DOCUMENT_ID}#/components/schemas/${name}` });
 
-const hasComponent = (state: Loaded, name: string): boolean =>
-  Boolean(((state.document.components as Json).schemas as Json)[name]);
+const hasComponent = (state: Loaded, name: string): boolean => Boolean(((state.document.components as Json).schemas as Json)[name]);
 
 /** The schema for an error status that is not (or not on this path) declared by the reference. */
 const errorValidator = (state: Loaded, status: number): ValidateFunction => {
@@ -124,8 +122,7 @@ const errorValidator = (state: Loaded, status: number): ValidateFunction => {
 const describeViolation = (error: ErrorObject): string => {
   const where = error.instancePath || '(body)';
   const params = error.keyword === 'enum' ? ` ${JSON.stringify(error.params.allowedValues)}` : '';
-  const extra =
-    error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : params;
+  const extra = error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : params;
   return `  ${where} ${error.message ?? error.keyword}${extra}`;
 };
 
@@ -168,8 +165,10 @@ const emptyBodyError = (): ErrorObject => ({
 });
 
 const checkOperation = (state: Loaded, operation: Operation, response: ObservedResponse): void => {
-  const responses = ((state.document.paths as Record<string, Json>)[operation.template]?.[operation.method] as Json)
-    .responses as Record<string, Declared>;
+  const responses = ((state.document.paths as Record<string, Json>)[operation.template]?.[operation.method] as Json).responses as Record<
+    string,
+    Declared
+  >;
   const declared = responses[String(response.status)];
   if (declared) return checkDeclared(state, operation, response, declared);
   if (response.status >= 400) {
@@ -220,7 +219,11 @@ export const createConformance = (): Conformance => {
       const type = (body as { type?: unknown } | null)?.type;
       const pointer = typeof type === 'string' ? webhookSchemaPointers(state).get(type) : undefined;
       if (!pointer) throw new Error(`Webhook type ${JSON.stringify(type)} is not one the reference's webhooks declare.`);
-      runValidator(validatorFor(state, `webhook:${pointer}`, { $ref: `${DOCUMENT_ID}#${pointer}` }), `${String(type)} webhook does not conform to the reference:`, body);
+      runValidator(
+        validatorFor(state, `webhook:${pointer}`, { $ref: `${DOCUMENT_ID}#${pointer}` }),
+        `${String(type)} webhook does not conform to the reference:`,
+        body,
+      );
     },
     report,
     printReport: () => {
@@ -238,12 +241,16 @@ const webhookSchemaPointers = (state: Loaded): Map<string, string> => {
   const schemas = (state.document.components as Json).schemas as Record<string, Json>;
   const pointers = new Map<string, string>();
   for (const [key, item] of Object.entries((state.document.webhooks ?? {}) as Record<string, Json>)) {
-    const schema = (((item.post as Json).requestBody as Json).content as Record<string, { schema: { $ref: string } }>)['application/json']!.schema;
+    const schema = (((item.post as Json).requestBody as Json).content as Record<string, { schema: { $ref: string } }>)['application/json']!
+      .schema;
     const name = schema.$ref.slice('#/components/schemas/'.length);
     for (const part of (schemas[name]?.allOf ?? []) as Json[]) {
       const typeSchema = (part.properties as Record<string, { enum?: string[] }> | undefined)?.['type'];
       for (const type of typeSchema?.enum ?? []) {
-        pointers.set(type, ['', 'webhooks', key, 'post', 'requestBody', 'content', 'application/json', 'schema'].map(escapePointer).join('/'));
+        pointers.set(
+          type,
+          ['', 'webhooks', key, 'post', 'requestBody', 'content', 'application/json', 'schema'].map(escapePointer).join('/'),
+        );
       }
     }
   }

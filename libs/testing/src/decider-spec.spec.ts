@@ -25,11 +25,19 @@ const deposited = (amount: number): Deposited => ({ type: 'Deposited', data: { a
 
 describe('deciderSpec', () => {
   it('passes when the decider yields the expected events', () => {
-    spec.given([deposited(5)]).when(deposit(3)).then([deposited(3)]);
+    spec
+      .given([deposited(5)])
+      .when(deposit(3))
+      .then([deposited(3)]);
   });
 
   it('fails when the events differ', () => {
-    expect(() => spec.given([]).when(deposit(3)).then([deposited(4)])).toThrow();
+    expect(() =>
+      spec
+        .given([])
+        .when(deposit(3))
+        .then([deposited(4)]),
+    ).toThrow();
   });
 
   it('passes thenNothingHappened on no events and fails otherwise', () => {
@@ -38,7 +46,10 @@ describe('deciderSpec', () => {
   });
 
   it('replays the given events before deciding', () => {
-    spec.given([deposited(-1)]).when(deposit(3)).thenThrows((error) => error.code === 'ACCOUNT_CLOSED');
+    spec
+      .given([deposited(-1)])
+      .when(deposit(3))
+      .thenThrows((error) => error.code === 'ACCOUNT_CLOSED');
   });
 
   it('fails thenThrows when nothing was thrown', () => {
@@ -47,9 +58,12 @@ describe('deciderSpec', () => {
 
   it('fails thenThrows when the check returns false or throws', () => {
     const closed = [deposited(-1)];
-    expect(() => spec.given(closed).when(deposit(3)).thenThrows((error) => error.code === 'OTHER')).toThrow(
-      /did not pass the check: DomainError ACCOUNT_CLOSED/,
-    );
+    expect(() =>
+      spec
+        .given(closed)
+        .when(deposit(3))
+        .thenThrows((error) => error.code === 'OTHER'),
+    ).toThrow(/did not pass the check: DomainError ACCOUNT_CLOSED/);
     expect(() =>
       spec
         .given(closed)
@@ -61,6 +75,11 @@ describe('deciderSpec', () => {
   });
 
   it('fails then() when the decider throws', () => {
-    expect(() => spec.given([deposited(-1)]).when(deposit(3)).then([])).toThrow(/closed/);
+    expect(() =>
+      spec
+        .given([deposited(-1)])
+        .when(deposit(3))
+        .then([]),
+    ).toThrow(/closed/);
   });
 });

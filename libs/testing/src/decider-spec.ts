@@ -24,9 +24,7 @@ export type DeciderSpec<C extends Command, E extends Event> = {
   given: (events?: E[]) => DeciderWhen<C, E>;
 };
 
-export const deciderSpec = <State, C extends Command, E extends Event>(
-  decider: DeciderUnderTest<State, C, E>,
-): DeciderSpec<C, E> => ({
+export const deciderSpec = <State, C extends Command, E extends Event>(decider: DeciderUnderTest<State, C, E>): DeciderSpec<C, E> => ({
   given: (events: E[] = []) => ({
     when: (command: C) => {
       // Deciding is deferred until an assertion runs, so thenThrows can observe the throw.

@@ -35,66 +35,77 @@ const probeOnce = (key: string, probe: () => Promise<void>, url: string): Promis
 
 const unreachable = (service: string, url: string, command: string, cause: unknown): Error =>
   new Error(
-    `${service} is not reachable at ${url} (${cause instanceof Error ? cause.message : String(cause)}). ` +
-      `Start it with: ${command}`,
+    `${service} is not reachable at ${url} (${cause instanceof Error ? cause.message : String(cause)}). ` + `Start it with: ${command}`,
   );
 
 export const requirePostgres = (url: string = testUrls.postgresAdmin()): Promise<string> =>
-  probeOnce(`pg:${url}`, async () => {
-    const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-    try {
-      await client.connect();
-      await client.query('SELECT 1');
-    } catch (error) {
-      throw unreachable('PostgreSQL', url, startCommands.postgres, error);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }, url);
+  probeOnce(
+    `pg:${url}`,
+    async () => {
+      const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+      } catch (error) {
+        throw unreachable('PostgreSQL', url, startCommands.postgres, error);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+    url,
+  );
 
 export const requireNats = (url: string = testUrls.nats()): Promise<string> =>
-  probeOnce(`nats:${url}`, async () => {
-    let connection;
-    try {
-      connection = await connectNats({ servers: url, timeout: CONNECT_TIMEOUT_MS, reconnect: false });
-    } catch (error) {
-      throw unreachable('NATS', url, startCommands.nats, error);
-    }
-    try {
-      // The event transport needs JetStream; a server started without -js answers core NATS only.
-      const manager = await connection.jetstreamManager({ timeout: CONNECT_TIMEOUT_MS });
-      await manager.getAccountInfo();
-    } catch (error) {
-      throw unreachable('NATS JetStream', url, `${startCommands.nats} (the server must run with -js)`, error);
-    } finally {
-      await connection.close();
-    }
-  }, url);
+  probeOnce(
+    `nats:${url}`,
+    async () => {
+      let connection;
+      try {
+        connection = await connectNats({ servers: url, timeout: CONNECT_TIMEOUT_MS, reconnect: false });
+      } catch (error) {
+        throw unreachable('NATS', url, startCommands.nats, error);
+      }
+      try {
+        // The event transport needs JetStream; a server started without -js answers core NATS only.
+        const manager = await connection.jetstreamManager({ timeout: CONNECT_TIMEOUT_MS });
+        await manager.getAccountInfo();
+      } catch (error) {
+        throw unreachable('NATS JetStream', url, `${startCommands.nats} (the server must run with -js)`, error);
+      } finally {
+        await connection.close();
+      }
+    },
+    url,
+  );
 
 export const requireRedis = (url: string = testUrls.redis()): Promise<string> =>
-  probeOnce(`redis:${url}`, async () => {
-    const client = new Redis(url, {
-      lazyConnect: true,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      maxRetriesPerRequest: 0,
-      enableOfflineQueue: false,
-      retryStrategy: () => null,
-    });
-    // ioredis reports the real cause (e.g. ECONNREFUSED) only as an event; the rejection just says "closed".
-    let cause: unknown;
-    client.on('error', (error) => {
-      cause = error;
-    });
-    try {
-      await client.connect();
-      await client.ping();
-    } catch (error) {
-      throw unreachable('Redis', url, startCommands.redis, cause ?? error);
-    } finally {
-      // Disconnecting an already ended client arms a 2 s timer that would keep jest alive.
-      if (client.status !== 'end') client.disconnect();
-    }
-  }, url);
+  probeOnce(
+    `redis:${url}`,
+    async () => {
+      const client = new Redis(url, {
+        lazyConnect: true,
+        connectTimeout: CONNECT_TIMEOUT_MS,
+        maxRetriesPerRequest: 0,
+        enableOfflineQueue: false,
+        retryStrategy: () => null,
+      });
+      // ioredis reports the real cause (e.g. ECONNREFUSED) only as an event; the rejection just says "closed".
+      let cause: unknown;
+      client.on('error', (error) => {
+        cause = error;
+      });
+      try {
+        await client.connect();
+        await client.ping();
+      } catch (error) {
+        throw unreachable('Redis', url, startCommands.redis, cause ?? error);
+      } finally {
+        // Disconnecting an already ended client arms a 2 s timer that would keep jest alive.
+        if (client.status !== 'end') client.disconnect();
+      }
+    },
+    url,
+  );
 
 const randomSuffix = (): string => randomBytes(6).toString('hex');
 
@@ -170,7 +181,9 @@ export const useTestDatabase = (): { readonly url: string } => {
 /** Drops every database useTestDatabase made in this run (jest global teardown). */
 export const dropRunDatabases = async (run: string, adminUrl: string = testUrls.postgresAdmin()): Promise<void> => {
   await withAdmin(adminUrl, async (client) => {
-    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`corridor_r${run}\\_%`]);
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
+      `corridor_r${run}\\_%`,
+    ]);
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   });
 };

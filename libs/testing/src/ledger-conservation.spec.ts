@@ -12,8 +12,14 @@ const credited = (accountId: string, amount: string, counterAccountId = fundingR
   type: 'AccountCredited',
   data: { accountId, amount, currency, counterAccountId },
 });
-const held = (accountId: string, amount: string) => ({ type: 'FundsHeld', data: { accountId, amount, currency: 'USD', counterAccountId: payoutRail } });
-const settled = (accountId: string, amount: string) => ({ type: 'HoldSettled', data: { accountId, amount, currency: 'USD', counterAccountId: payoutRail } });
+const held = (accountId: string, amount: string) => ({
+  type: 'FundsHeld',
+  data: { accountId, amount, currency: 'USD', counterAccountId: payoutRail },
+});
+const settled = (accountId: string, amount: string) => ({
+  type: 'HoldSettled',
+  data: { accountId, amount, currency: 'USD', counterAccountId: payoutRail },
+});
 const row = (id: string, available: string, held = '0', currency = 'USD'): LedgerAccountRow => ({ id, currency, available, held });
 
 const events = [opened(alice), opened(bob), credited(alice, '1000'), credited(bob, '500'), held(alice, '300'), settled(alice, '200')];
@@ -38,7 +44,9 @@ describe('findLedgerDiscrepancies', () => {
     ]));
 
   it('reports postings of an internal account that has no read-model row', () =>
-    expect(findLedgerDiscrepancies(events, [row(alice, '700', '100')])).toEqual([`account ${bob}: has postings summing to 500 but no read-model row`]));
+    expect(findLedgerDiscrepancies(events, [row(alice, '700', '100')])).toEqual([
+      `account ${bob}: has postings summing to 500 but no read-model row`,
+    ]));
 
   it('reports a negative balance even when the sum agrees', () =>
     expect(findLedgerDiscrepancies(events, [row(alice, '-100', '900'), row(bob, '500')])).toEqual([

@@ -26,7 +26,8 @@ const systemAccountCurrency = (accountId: string): string | undefined =>
 export const findLedgerDiscrepancies = (events: readonly StoredLedgerEvent[], accounts: readonly LedgerAccountRow[]): string[] => {
   const postings = events.flatMap(postingsOf);
   const rows = new Map(accounts.map((account) => [account.id, account]));
-  const currencyOf = (posting: Posting): string => rows.get(posting.accountId)?.currency ?? systemAccountCurrency(posting.accountId) ?? posting.currency;
+  const currencyOf = (posting: Posting): string =>
+    rows.get(posting.accountId)?.currency ?? systemAccountCurrency(posting.accountId) ?? posting.currency;
   const problems: string[] = [];
   for (const [currency, sum] of sumPostings(postings, currencyOf)) {
     if (sum !== 0n) problems.push(`currency ${currency}: postings sum to ${sum}, expected 0`);
@@ -34,7 +35,11 @@ export const findLedgerDiscrepancies = (events: readonly StoredLedgerEvent[], ac
   const mismatched = new Map<string, string>();
   for (const posting of postings) {
     const held = currencyOf(posting);
-    if (posting.currency !== held) mismatched.set(`${posting.accountId}|${posting.currency}`, `account ${posting.accountId}: holds ${held} but has ${posting.currency} postings`);
+    if (posting.currency !== held)
+      mismatched.set(
+        `${posting.accountId}|${posting.currency}`,
+        `account ${posting.accountId}: holds ${held} but has ${posting.currency} postings`,
+      );
   }
   problems.push(...mismatched.values());
   const perAccount = sumPostings(postings, (posting) => posting.accountId);
@@ -44,9 +49,12 @@ export const findLedgerDiscrepancies = (events: readonly StoredLedgerEvent[], ac
     const expected = perAccount.get(account.id) ?? 0n;
     // Postings move totalBalance (available + held); a hold only shifts money between the two.
     if (available + held !== expected) {
-      problems.push(`account ${account.id} (${account.currency}): expected totalBalance ${expected} from its postings, actual ${available + held}`);
+      problems.push(
+        `account ${account.id} (${account.currency}): expected totalBalance ${expected} from its postings, actual ${available + held}`,
+      );
     }
-    if (available < 0n || held < 0n) problems.push(`account ${account.id} (${account.currency}): negative balance, available ${available}, held ${held}`);
+    if (available < 0n || held < 0n)
+      problems.push(`account ${account.id} (${account.currency}): negative balance, available ${available}, held ${held}`);
   }
   for (const [accountId, sum] of perAccount) {
     if (!accountId.startsWith(SYSTEM_ACCOUNT_PREFIX) && !rows.has(accountId)) {
@@ -75,15 +83,22 @@ export type LedgerSummary = { events: number; accounts: number; postings: number
  * discrepancies when the books do not balance. Returns a summary so a caller can also assert that
  * there was something to check.
  */
-export const assertLedgerConserved = async ({ connectionString, schema = 'accounts' }: LedgerConservationOptions): Promise<LedgerSummary> => {
+export const assertLedgerConserved = async ({
+  connectionString,
+  schema = 'accounts',
+}: LedgerConservationOptions): Promise<LedgerSummary> => {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Schema ${schema} is not a plain SQL identifier.`);
   const client = new Client({ connectionString });
   await client.connect();
   try {
     const events = (
-      await client.query<StoredLedgerEvent>(`SELECT type, data FROM ${schema}.events WHERE stream_id LIKE 'InternalAccount:%' ORDER BY global_position`)
+      await client.query<StoredLedgerEvent>(
+        `SELECT type, data FROM ${schema}.events WHERE stream_id LIKE 'InternalAccount:%' ORDER BY global_position`,
+      )
     ).rows;
-    const accounts = (await client.query<LedgerAccountRow>(`SELECT id, currency, available, held FROM ${schema}.internal_accounts ORDER BY id`)).rows;
+    const accounts = (
+      await client.query<LedgerAccountRow>(`SELECT id, currency, available, held FROM ${schema}.internal_accounts ORDER BY id`)
+    ).rows;
     const problems = findLedgerDiscrepancies(events, accounts);
     if (problems.length > 0) throw new Error(formatLedgerDiscrepancies(problems));
     return { events: events.length, accounts: accounts.length, postings: events.flatMap(postingsOf).length };

@@ -112,7 +112,8 @@ export const projectionRowsContract = (options: ProjectionRowsContractOptions): 
         `INSERT INTO ${options.schema}.${table} (${columns.map((column) => `"${column.column_name}"`).join(', ')}) VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})`,
         values,
       );
-      const rowOf = async (): Promise<unknown> => (await pool.query(`SELECT * FROM ${options.schema}.${table} WHERE "${key}" = $1`, [keyValue])).rows[0];
+      const rowOf = async (): Promise<unknown> =>
+        (await pool.query(`SELECT * FROM ${options.schema}.${table} WHERE "${key}" = $1`, [keyValue])).rows[0];
       const stored = await rowOf();
 
       const plain = await onPlainPool((sql) => projection.rows!.load(sql, [keyValue]));

@@ -85,7 +85,8 @@ export const startTestSmtpServer = async (options: TestSmtpOptions = {}): Promis
     logger: false,
     onAuth(auth, _session, callback) {
       const { credentials } = options;
-      if (!credentials || auth.username !== credentials.user || auth.password !== credentials.pass) return callback(smtpError('Invalid username or password', 535));
+      if (!credentials || auth.username !== credentials.user || auth.password !== credentials.pass)
+        return callback(smtpError('Invalid username or password', 535));
       logins.push(auth.username ?? '');
       return callback(null, { user: auth.username });
     },
@@ -103,8 +104,13 @@ export const startTestSmtpServer = async (options: TestSmtpOptions = {}): Promis
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
         const mailFrom = session.envelope.mailFrom;
-        const mail: ReceivedMail = { envelope: { from: mailFrom ? mailFrom.address : '', to: session.envelope.rcptTo.map((to) => to.address) }, raw, ...parseMail(raw) };
-        if (options.refuseFromHeader?.(mail.headers['from'] ?? '')) return callback(smtpError('Message rejected: Email address is not verified', 554));
+        const mail: ReceivedMail = {
+          envelope: { from: mailFrom ? mailFrom.address : '', to: session.envelope.rcptTo.map((to) => to.address) },
+          raw,
+          ...parseMail(raw),
+        };
+        if (options.refuseFromHeader?.(mail.headers['from'] ?? ''))
+          return callback(smtpError('Message rejected: Email address is not verified', 554));
         received.push(mail);
         for (const waiter of waiting.filter((item) => mail.envelope.to.includes(item.address))) {
           waiting.splice(waiting.indexOf(waiter), 1);
@@ -128,7 +134,15 @@ export const startTestSmtpServer = async (options: TestSmtpOptions = {}): Promis
       const already = received.find((mail) => mail.envelope.to.includes(address));
       if (already) return Promise.resolve(already);
       return new Promise<ReceivedMail>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`No mail to ${address} within ${timeoutMs} ms; received mail to ${received.flatMap((mail) => mail.envelope.to).join(', ') || 'nobody'}.`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `No mail to ${address} within ${timeoutMs} ms; received mail to ${received.flatMap((mail) => mail.envelope.to).join(', ') || 'nobody'}.`,
+              ),
+            ),
+          timeoutMs,
+        );
         waiting.push({ address, resolve: (mail) => (clearTimeout(timer), resolve(mail)) });
       });
     },

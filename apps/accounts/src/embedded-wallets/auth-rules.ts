@@ -5,11 +5,21 @@ import { DomainError } from '@corridor/contracts';
 export type CredentialSummary = { id: string; type: 'OAUTH' | 'EMAIL_OTP' | 'PASSKEY'; credentialId?: string | null };
 
 /** One EMAIL_OTP per account, distinct passkeys; whether the new credential needs the signed retry. */
-export const decideNewCredential = (existing: readonly CredentialSummary[], next: { type: CredentialSummary['type']; credentialId?: string }): { needsSignature: boolean } => {
+export const decideNewCredential = (
+  existing: readonly CredentialSummary[],
+  next: { type: CredentialSummary['type']; credentialId?: string },
+): { needsSignature: boolean } => {
   if (next.type === 'EMAIL_OTP' && existing.some((credential) => credential.type === 'EMAIL_OTP')) {
-    throw new DomainError('EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS', 'validation', 'This account already has an EMAIL_OTP credential; an account has at most one.');
+    throw new DomainError(
+      'EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS',
+      'validation',
+      'This account already has an EMAIL_OTP credential; an account has at most one.',
+    );
   }
-  if (next.type === 'PASSKEY' && existing.some((credential) => credential.type === 'PASSKEY' && credential.credentialId === next.credentialId)) {
+  if (
+    next.type === 'PASSKEY' &&
+    existing.some((credential) => credential.type === 'PASSKEY' && credential.credentialId === next.credentialId)
+  ) {
     throw new DomainError('PASSKEY_CREDENTIAL_ALREADY_EXISTS', 'validation', 'This passkey is already registered on the account.');
   }
   return { needsSignature: existing.length > 0 };
@@ -18,7 +28,12 @@ export const decideNewCredential = (existing: readonly CredentialSummary[], next
 /** The last credential of an account cannot be revoked: the wallet would have no way in. */
 export const decideRevokeCredential = (existing: readonly CredentialSummary[], credentialId: string): void => {
   if (existing.length <= 1 && existing.some((credential) => credential.id === credentialId)) {
-    throw new DomainError('INVALID_INPUT', 'validation', 'This is the account’s last credential; add another credential before revoking it.', { field: 'id' });
+    throw new DomainError(
+      'INVALID_INPUT',
+      'validation',
+      'This is the account’s last credential; add another credential before revoking it.',
+      { field: 'id' },
+    );
   }
 };
 
@@ -51,7 +66,8 @@ export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
  * used Request-Id, another body) guess nothing and do not count, so a client retrying after a lost
  * answer is not locked out.
  */
-export const countsTowardLock = (error: unknown): boolean => error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'WALLET_SIGNATURE_INVALID');
+export const countsTowardLock = (error: unknown): boolean =>
+  error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'WALLET_SIGNATURE_INVALID');
 
 /** 429 RATE_LIMITED with Retry-After while a key (a credential's verify or challenge, a wallet's signatures) is locked. */
 export const refuseWhileLocked = (window: FailureWindow | null, now: Date): void => {
@@ -112,7 +128,12 @@ export const otpCodeFrom = (pick: (below: number) => number, length: number, alp
 export const SANDBOX_OTP = '000000';
 
 /** A code is right when it matches the issued one, unexpired and unused; sandbox platforms also take 000000. */
-export const otpAccepted = (otp: { digestMatches: boolean; expiresAt: Date; usedAt: Date | null } | null, code: string, sandbox: boolean, now: Date): boolean => {
+export const otpAccepted = (
+  otp: { digestMatches: boolean; expiresAt: Date; usedAt: Date | null } | null,
+  code: string,
+  sandbox: boolean,
+  now: Date,
+): boolean => {
   if (!otp || otp.usedAt || otp.expiresAt.getTime() <= now.getTime()) return false;
   return otp.digestMatches || (sandbox && code === SANDBOX_OTP);
 };

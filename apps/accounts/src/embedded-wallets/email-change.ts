@@ -19,7 +19,12 @@ export type EmailChangeRequest = {
 };
 
 const alreadyExists = (email: string): DomainError =>
-  new DomainError('EMAIL_OTP_EMAIL_ALREADY_EXISTS', 'conflict', `${email} is already the address of an EMAIL_OTP credential of another Embedded Wallet of this platform.`, { field: 'email' });
+  new DomainError(
+    'EMAIL_OTP_EMAIL_ALREADY_EXISTS',
+    'conflict',
+    `${email} is already the address of an EMAIL_OTP credential of another Embedded Wallet of this platform.`,
+    { field: 'email' },
+  );
 
 /**
  * Whether the change needs the wallet's signature. A customer without tied EMAIL_OTP credentials,
@@ -42,7 +47,12 @@ export const tiedSet = (credentialIds: readonly string[]): string[] => [...new S
  * leg 1 bound (a credential revoked or added since means the wallet's owner signed for something
  * else), and the address must still be free.
  */
-export const decideEmailSync = (sync: { boundCredentialIds: readonly string[]; currentCredentialIds: readonly string[]; newEmail: string; emailTakenElsewhere: boolean }): void => {
+export const decideEmailSync = (sync: {
+  boundCredentialIds: readonly string[];
+  currentCredentialIds: readonly string[];
+  newEmail: string;
+  emailTakenElsewhere: boolean;
+}): void => {
   const bound = tiedSet(sync.boundCredentialIds);
   const current = tiedSet(sync.currentCredentialIds);
   if (bound.length !== current.length || bound.some((id, index) => id !== current[index])) {
@@ -63,6 +73,10 @@ export const decideEmailSync = (sync: { boundCredentialIds: readonly string[]; c
  */
 export const checkEmailSynced = (expected: number, renamed: number): void => {
   if (renamed !== expected) {
-    throw new DomainError('EMAIL_OTP_CREDENTIAL_SYNC_FAILED', 'failed_dependency', `Only ${renamed} of the wallet’s ${expected} EMAIL_OTP credentials could take the new email; the customer’s email was not changed.`);
+    throw new DomainError(
+      'EMAIL_OTP_CREDENTIAL_SYNC_FAILED',
+      'failed_dependency',
+      `Only ${renamed} of the wallet’s ${expected} EMAIL_OTP credentials could take the new email; the customer’s email was not changed.`,
+    );
   }
 };

@@ -27,7 +27,8 @@ const headersOf = (data: { walletSignature?: string; requestId?: string }) => ({
   ...(data.walletSignature !== undefined ? { walletSignature: data.walletSignature } : {}),
   ...(data.requestId !== undefined ? { requestId: data.requestId } : {}),
 });
-const bodyOf = (body: unknown): Record<string, unknown> => (typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {});
+const bodyOf = (body: unknown): Record<string, unknown> =>
+  typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 const WALLET_FUNDED_OPERATIONS: readonly WalletFundedChangeData['operation'][] = ['CREATE_CARD', 'UPDATE_CARD', 'TRANSFER_OUT'];
 const textsOf = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
@@ -153,14 +154,19 @@ export class EmbeddedWalletsController {
     const body = bodyOf(data.body);
     const privateEnabled = body['privateEnabled'];
     if (privateEnabled === undefined) {
-      throw invalidInput('The update names no field; privateEnabled is the field an internal account lets you change.', { field: 'privateEnabled' });
+      throw invalidInput('The update names no field; privateEnabled is the field an internal account lets you change.', {
+        field: 'privateEnabled',
+      });
     }
     if (typeof privateEnabled !== 'boolean') throw invalidInput('privateEnabled must be true or false.', { field: 'privateEnabled' });
     const row = await this.writer.read(data.accountId, context.platformId);
     if (row.accountType !== 'EMBEDDED_WALLET') {
-      throw invalidInput(`privateEnabled applies only to EMBEDDED_WALLET accounts; ${data.accountId} is ${row.accountType}.`, { field: 'privateEnabled' });
+      throw invalidInput(`privateEnabled applies only to EMBEDDED_WALLET accounts; ${data.accountId} is ${row.accountType}.`, {
+        field: 'privateEnabled',
+      });
     }
-    if (row.privateEnabled === privateEnabled && !data.walletSignature && !data.requestId) return { status: 200, body: renderInternalAccount(row) };
+    if (row.privateEnabled === privateEnabled && !data.walletSignature && !data.requestId)
+      return { status: 200, body: renderInternalAccount(row) };
     return this.wallets.signedByWallet(
       context,
       data.accountId,
@@ -171,7 +177,10 @@ export class EmbeddedWalletsController {
       async (now) => {
         const operationId = `privacy:${context.requestId}`;
         const updated = await this.writer.write(data.accountId, context, (state) =>
-          changeAccountPrivacy({ type: 'ChangeAccountPrivacy', data: { accountId: data.accountId, operationId, privateEnabled }, metadata: { now } }, state),
+          changeAccountPrivacy(
+            { type: 'ChangeAccountPrivacy', data: { accountId: data.accountId, operationId, privateEnabled }, metadata: { now } },
+            state,
+          ),
         );
         return { status: 200, body: renderInternalAccount(updated) };
       },

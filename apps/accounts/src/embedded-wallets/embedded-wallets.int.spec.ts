@@ -40,15 +40,37 @@ beforeAll(async () => {
 afterAll(() => pool?.end());
 
 const newPlatformId = (): string => `Platform:00000000-0000-4000-8000-${String((platforms += 1)).padStart(12, '0')}`;
-const options: WalletOptions = { keyEncryptionKey: randomBytes(32), sessionTtlSeconds: 900, oidcIssuers: [], webAuthn: { rpIds: ['localhost'], origins: ['http://localhost:3000'] }, mailboxSweepSeconds: 60, authFailuresMax: 5, smtp: null, exportSigningKey: null };
+const options: WalletOptions = {
+  keyEncryptionKey: randomBytes(32),
+  sessionTtlSeconds: 900,
+  oidcIssuers: [],
+  webAuthn: { rpIds: ['localhost'], origins: ['http://localhost:3000'] },
+  mailboxSweepSeconds: 60,
+  authFailuresMax: 5,
+  smtp: null,
+  exportSigningKey: null,
+};
 /** A mailer that keeps what it was given, for the port's tests. */
 const recordingMailer = (): OtpMailer & { sent: OtpMail[] } => {
   const sent: OtpMail[] = [];
   return { sent, send: async (mail) => void sent.push(mail) };
 };
 const walletsWith = (mailers: OtpMailers = {}, clock = systemClock): EmbeddedWallets =>
-  new EmbeddedWallets(store, options, clock, mailers, new SandboxMailbox(pool, 'accounts'), new WalletConsents(pool, 'accounts'), new OtpMailMetrics());
-const contextOf = (platformId: string): RequestContext => ({ platformId, actor: { kind: 'token', tokenId: 'ApiToken:1' }, requestId: newId('Request'), correlationId: 'int' });
+  new EmbeddedWallets(
+    store,
+    options,
+    clock,
+    mailers,
+    new SandboxMailbox(pool, 'accounts'),
+    new WalletConsents(pool, 'accounts'),
+    new OtpMailMetrics(),
+  );
+const contextOf = (platformId: string): RequestContext => ({
+  platformId,
+  actor: { kind: 'token', tokenId: 'ApiToken:1' },
+  requestId: newId('Request'),
+  correlationId: 'int',
+});
 
 /** A sandbox platform with wallets, and one wallet with its EMAIL_OTP credential. */
 const newWallet = async (
@@ -61,7 +83,15 @@ const newWallet = async (
   const accountId = newId('InternalAccount');
   const credentialId = newId('AuthMethod');
   await store.upsertCustomer(customerId, platformId, emailOf(customerId));
-  await store.provisionWallet({ accountId, platformId, customerId, sealedMnemonic: 'sealed', credentialId, email: emailOf(customerId), now: new Date() });
+  await store.provisionWallet({
+    accountId,
+    platformId,
+    customerId,
+    sealedMnemonic: 'sealed',
+    credentialId,
+    email: emailOf(customerId),
+    now: new Date(),
+  });
   return { platformId, accountId, customerId, credentialId };
 };
 
@@ -70,7 +100,11 @@ describe('a platform’s environment, whichever event comes first', () => {
   const environments = new Map<string, 'SANDBOX' | 'PRODUCTION'>();
   const lookups: string[] = [];
   const platformService = {
-    request: async (subject: string, _data: unknown, options: { context: { platformId: string } }): Promise<Partial<PlatformConfigWire>> => {
+    request: async (
+      subject: string,
+      _data: unknown,
+      options: { context: { platformId: string } },
+    ): Promise<Partial<PlatformConfigWire>> => {
       lookups.push(subject);
       const environment = environments.get(options.context.platformId);
       if (!environment) throw new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Platform ${options.context.platformId} does not exist.`);
@@ -80,16 +114,22 @@ describe('a platform’s environment, whichever event comes first', () => {
   const unused = {} as never;
   const policy = (): OpenWalletsPolicy => new OpenWalletsPolicy(unused, store, unused, unused, unused, systemClock, platformService);
   const created = (platformId: string, environment: string) => ({ platformId: '', data: { platformId, environment, settings: {} } });
-  const configured = (platformId: string) => ({ platformId, data: { platformId, changes: { embeddedWalletConfig: { appName: 'Early' } } } });
-
-  it.each(['SANDBOX', 'PRODUCTION'] as const)('given PlatformConfigUpdated before PlatformCreated, then the %s environment is stored from the first event on', async (environment) => {
-    const platformId = newPlatformId();
-    environments.set(platformId, environment);
-    await policy().handlePlatformEvent(configured(platformId), 'msg-1');
-    expect(await store.platform(platformId)).toEqual({ platformId, environment, enabled: true, config: { appName: 'Early' } });
-    await policy().handlePlatformEvent(created(platformId, environment), 'msg-2');
-    expect(await store.platform(platformId)).toEqual({ platformId, environment, enabled: true, config: { appName: 'Early' } });
+  const configured = (platformId: string) => ({
+    platformId,
+    data: { platformId, changes: { embeddedWalletConfig: { appName: 'Early' } } },
   });
+
+  it.each(['SANDBOX', 'PRODUCTION'] as const)(
+    'given PlatformConfigUpdated before PlatformCreated, then the %s environment is stored from the first event on',
+    async (environment) => {
+      const platformId = newPlatformId();
+      environments.set(platformId, environment);
+      await policy().handlePlatformEvent(configured(platformId), 'msg-1');
+      expect(await store.platform(platformId)).toEqual({ platformId, environment, enabled: true, config: { appName: 'Early' } });
+      await policy().handlePlatformEvent(created(platformId, environment), 'msg-2');
+      expect(await store.platform(platformId)).toEqual({ platformId, environment, enabled: true, config: { appName: 'Early' } });
+    },
+  );
 
   it('given PlatformCreated first, then the platform service is not asked', async () => {
     const platformId = newPlatformId();
@@ -130,7 +170,10 @@ describe('a credential row of a type no rule knows', () => {
   it('given a stored type other than OAUTH, EMAIL_OTP and PASSKEY, when it is verified, then it fails loudly instead of answering a 400', async () => {
     const wallet = await newWallet();
     const id = newId('AuthMethod');
-    await pool.query(`INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, created_at, updated_at) VALUES ($1, $2, $3, 'SMS', 'phone', now(), now())`, [id, wallet.platformId, wallet.accountId]);
+    await pool.query(
+      `INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, created_at, updated_at) VALUES ($1, $2, $3, 'SMS', 'phone', now(), now())`,
+      [id, wallet.platformId, wallet.accountId],
+    );
     const verified = walletsWith().verify(contextOf(wallet.platformId), id, { type: 'SMS' }, {});
     await expect(verified).rejects.toThrow(`Credential ${id} is stored with type SMS, which no verify handles.`);
     await expect(verified).rejects.not.toBeInstanceOf(DomainError);
@@ -165,7 +208,10 @@ describe('OTP mail through the mail port', () => {
   it('given a production platform and no production mailer, then 503 EMAIL_DELIVERY_UNAVAILABLE and nothing sent', async () => {
     const wallet = await newWallet('PRODUCTION');
     const sandbox = recordingMailer();
-    await expect(walletsWith({ SANDBOX: sandbox }).challenge(contextOf(wallet.platformId), wallet.credentialId, {})).rejects.toMatchObject({ code: 'EMAIL_DELIVERY_UNAVAILABLE', status: 503 });
+    await expect(walletsWith({ SANDBOX: sandbox }).challenge(contextOf(wallet.platformId), wallet.credentialId, {})).rejects.toMatchObject({
+      code: 'EMAIL_DELIVERY_UNAVAILABLE',
+      status: 503,
+    });
     expect(sandbox.sent).toEqual([]);
   });
 
@@ -182,16 +228,36 @@ describe('the sandbox mailbox', () => {
     const wallet = await newWallet();
     const mailbox = new SandboxMailbox(pool, 'accounts');
     const clock = createControllableClock(new Date('2030-01-01T00:00:00Z'));
-    const mail = (otpCode: string, ttlMs: number): OtpMail => ({ platformId: wallet.platformId, accountId: wallet.accountId, to: 'a@example.com', from: { name: 'n', address: null }, replyTo: null, subject: 's', text: 't', html: 'h', otpCode, sentAt: clock.now(), expiresAt: new Date(clock.now().getTime() + ttlMs) });
+    const mail = (otpCode: string, ttlMs: number): OtpMail => ({
+      platformId: wallet.platformId,
+      accountId: wallet.accountId,
+      to: 'a@example.com',
+      from: { name: 'n', address: null },
+      replyTo: null,
+      subject: 's',
+      text: 't',
+      html: 'h',
+      otpCode,
+      sentAt: clock.now(),
+      expiresAt: new Date(clock.now().getTime() + ttlMs),
+    });
     await mailbox.send(mail('111111', 60_000));
     await mailbox.send(mail('222222', 300_000));
     const job = new PurgeSandboxMailboxJob(mailbox, options, clock);
-    const stored = async () => (await pool.query<{ otp_code: string }>('SELECT otp_code FROM accounts.wallet_sandbox_mailbox WHERE account_id = $1 ORDER BY id', [wallet.accountId])).rows.map((row) => row.otp_code);
+    const stored = async () =>
+      (
+        await pool.query<{ otp_code: string }>('SELECT otp_code FROM accounts.wallet_sandbox_mailbox WHERE account_id = $1 ORDER BY id', [
+          wallet.accountId,
+        ])
+      ).rows.map((row) => row.otp_code);
 
     // Other tests' mail may share the table: the counts are at least this account's.
     await job.sweep();
     expect(await stored()).toEqual(['111111', '222222']);
-    expect((await mailbox.inbox(wallet.accountId, wallet.platformId, clock.now())).map((item) => item.otpCode)).toEqual(['222222', '111111']);
+    expect((await mailbox.inbox(wallet.accountId, wallet.platformId, clock.now())).map((item) => item.otpCode)).toEqual([
+      '222222',
+      '111111',
+    ]);
     clock.advance(60_000);
     expect((await mailbox.inbox(wallet.accountId, wallet.platformId, clock.now())).map((item) => item.otpCode)).toEqual(['222222']);
     expect(await job.sweep()).toBeGreaterThanOrEqual(1);
@@ -215,10 +281,29 @@ describe('two revokes racing for a wallet’s last two credentials', () => {
     const wallet = await newWallet();
     const oauthId = newId('AuthMethod');
     const now = new Date();
-    await store.insertCredential({ id: oauthId, platformId: wallet.platformId, accountId: wallet.accountId, type: 'OAUTH', nickname: 'oauth', credentialId: null, identity: { iss: 'i', aud: 'a', sub: 's' }, createdAt: now, updatedAt: now });
+    await store.insertCredential({
+      id: oauthId,
+      platformId: wallet.platformId,
+      accountId: wallet.accountId,
+      type: 'OAUTH',
+      nickname: 'oauth',
+      credentialId: null,
+      identity: { iss: 'i', aud: 'a', sub: 's' },
+      createdAt: now,
+      updatedAt: now,
+    });
     const sessionOf = async (credentialId: string) => {
       const key = generateP256KeyPair();
-      await store.insertSession({ id: newId('Session'), platformId: wallet.platformId, accountId: wallet.accountId, credentialId, publicKey: compressedPublicKey(key.publicKeyHex), createdAt: now, expiresAt: new Date(now.getTime() + 600_000), revokedAt: null });
+      await store.insertSession({
+        id: newId('Session'),
+        platformId: wallet.platformId,
+        accountId: wallet.accountId,
+        credentialId,
+        publicKey: compressedPublicKey(key.publicKeyHex),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + 600_000),
+        revokedAt: null,
+      });
       return key.privateKeyHex;
     };
     return { ...wallet, oauthId, emailKey: await sessionOf(wallet.credentialId), oauthKey: await sessionOf(oauthId) };
@@ -230,13 +315,22 @@ describe('two revokes racing for a wallet’s last two credentials', () => {
     for (let round = 0; round < 30; round += 1) {
       const wallet = await walletWithTwoCredentials();
       const context = contextOf(wallet.platformId);
-      const leg1 = async (credentialId: string) => (await wallets.revokeCredential(context, credentialId, {})).body as unknown as { payloadToSign: string; requestId: string };
+      const leg1 = async (credentialId: string) =>
+        (await wallets.revokeCredential(context, credentialId, {})).body as unknown as { payloadToSign: string; requestId: string };
       const [revokeEmail, revokeOauth] = [await leg1(wallet.credentialId), await leg1(wallet.oauthId)];
       const results = await Promise.allSettled([
-        wallets.revokeCredential(context, wallet.credentialId, { walletSignature: stampOf(wallet.oauthKey, revokeEmail.payloadToSign), requestId: revokeEmail.requestId }),
-        wallets.revokeCredential(context, wallet.oauthId, { walletSignature: stampOf(wallet.emailKey, revokeOauth.payloadToSign), requestId: revokeOauth.requestId }),
+        wallets.revokeCredential(context, wallet.credentialId, {
+          walletSignature: stampOf(wallet.oauthKey, revokeEmail.payloadToSign),
+          requestId: revokeEmail.requestId,
+        }),
+        wallets.revokeCredential(context, wallet.oauthId, {
+          walletSignature: stampOf(wallet.emailKey, revokeOauth.payloadToSign),
+          requestId: revokeOauth.requestId,
+        }),
       ]);
-      const codes = results.map((result) => (result.status === 'fulfilled' ? String(result.value.status) : (result.reason as DomainError).code)).sort();
+      const codes = results
+        .map((result) => (result.status === 'fulfilled' ? String(result.value.status) : (result.reason as DomainError).code))
+        .sort();
       outcomes.push(codes.join(' '));
       expect((await store.credentials(wallet.accountId, wallet.platformId)).length).toBe(1);
       expect(codes.filter((code) => code === '204')).toHaveLength(1);
@@ -273,14 +367,25 @@ describe('a signed request whose change is refused', () => {
     const addOauth = async () => {
       const now = new Date();
       const id = newId('AuthMethod');
-      await store.insertCredential({ id, platformId: wallet.platformId, accountId: wallet.accountId, type: 'OAUTH', nickname: 'oauth', credentialId: null, identity: { iss: 'i', aud: 'a', sub: id }, createdAt: now, updatedAt: now });
+      await store.insertCredential({
+        id,
+        platformId: wallet.platformId,
+        accountId: wallet.accountId,
+        type: 'OAUTH',
+        nickname: 'oauth',
+        credentialId: null,
+        identity: { iss: 'i', aud: 'a', sub: id },
+        createdAt: now,
+        updatedAt: now,
+      });
       return id;
     };
     const oauthId = await addOauth();
     const revokeOauth = (await wallets.revokeCredential(context, oauthId, {})).body as unknown as { requestId: string };
     await pool.query('UPDATE accounts.auth_credentials SET revoked_at = now() WHERE id = $1', [wallet.credentialId]);
     // The sandbox signature: no session is needed to sign, only the pending request.
-    const retry = () => wallets.revokeCredential(context, oauthId, { walletSignature: 'sandbox-valid-signature', requestId: revokeOauth.requestId });
+    const retry = () =>
+      wallets.revokeCredential(context, oauthId, { walletSignature: 'sandbox-valid-signature', requestId: revokeOauth.requestId });
     await expect(retry()).rejects.toMatchObject({ code: 'INVALID_INPUT', status: 400 });
     await addOauth();
     expect((await retry()).status).toBe(204);
@@ -292,13 +397,21 @@ describe('a signed request whose change is refused', () => {
     const wallets = walletsWith();
     const wallet = await newWallet();
     const context = contextOf(wallet.platformId);
-    const first = (await wallets.authorizeEmailChange(context, wallet.customerId, { customerType: 'INDIVIDUAL', email: 'moved@example.com' }, {})).body as unknown as { requestId: string };
-    const authorized = await wallets.authorizeEmailChange(context, wallet.customerId, { customerType: 'INDIVIDUAL', email: 'moved@example.com' }, { walletSignature: 'sandbox-valid-signature', requestId: first.requestId });
+    const first = (
+      await wallets.authorizeEmailChange(context, wallet.customerId, { customerType: 'INDIVIDUAL', email: 'moved@example.com' }, {})
+    ).body as unknown as { requestId: string };
+    const authorized = await wallets.authorizeEmailChange(
+      context,
+      wallet.customerId,
+      { customerType: 'INDIVIDUAL', email: 'moved@example.com' },
+      { walletSignature: 'sandbox-valid-signature', requestId: first.requestId },
+    );
     expect(authorized).toEqual({ status: 200, body: { proceed: true, consumedRequestId: first.requestId } });
     expect(await wallets.releaseSignedRequest(context, first.requestId)).toEqual({ released: true });
     expect(await wallets.releaseSignedRequest(context, first.requestId)).toEqual({ released: false });
     expect(await wallets.releaseSignedRequest(contextOf(newPlatformId()), first.requestId)).toEqual({ released: false });
-    const exported = (await wallets.exportWallet(context, wallet.accountId, { clientPublicKey: generateP256KeyPair().publicKeyHex }, {})).body as unknown as { requestId: string };
+    const exported = (await wallets.exportWallet(context, wallet.accountId, { clientPublicKey: generateP256KeyPair().publicKeyHex }, {}))
+      .body as unknown as { requestId: string };
     await pool.query('UPDATE accounts.wallet_pending_requests SET used_at = now() WHERE request_id = $1', [exported.requestId]);
     expect(await wallets.releaseSignedRequest(context, exported.requestId)).toEqual({ released: false });
   });
@@ -312,7 +425,15 @@ describe('production OTP mail through a real SMTP relay', () => {
 
   beforeAll(async () => {
     relay = await startTestSmtpServer({ refuseRecipient: (address) => refusing.has(address) });
-    smtp = new SmtpMailer({ host: '127.0.0.1', port: relay.port, secure: false, requireTls: false, auth: null, from: { name: '', address: 'otp@corridor.test' }, timeoutMs: 5_000 });
+    smtp = new SmtpMailer({
+      host: '127.0.0.1',
+      port: relay.port,
+      secure: false,
+      requireTls: false,
+      auth: null,
+      from: { name: '', address: 'otp@corridor.test' },
+      timeoutMs: 5_000,
+    });
   });
 
   afterAll(async () => {
@@ -321,14 +442,28 @@ describe('production OTP mail through a real SMTP relay', () => {
   });
 
   const productionWallets = (metrics: OtpMailMetrics): EmbeddedWallets =>
-    new EmbeddedWallets(store, { ...options, exportSigningKey: signer }, systemClock, { SANDBOX: recordingMailer(), PRODUCTION: smtp }, new SandboxMailbox(pool, 'accounts'), new WalletConsents(pool, 'accounts'), metrics);
+    new EmbeddedWallets(
+      store,
+      { ...options, exportSigningKey: signer },
+      systemClock,
+      { SANDBOX: recordingMailer(), PRODUCTION: smtp },
+      new SandboxMailbox(pool, 'accounts'),
+      new WalletConsents(pool, 'accounts'),
+      metrics,
+    );
 
   /** A production wallet whose platform brands its OTP mail. */
   const brandedWallet = async () => {
     // A customer id is no local part (its colon reads as an address group): a real address, as a customer has.
     const email = `wallet.${randomBytes(6).toString('hex')}@example.com`;
     const wallet = await newWallet('PRODUCTION', () => email);
-    const branding = { appName: 'Live Wallet', otpLength: 8, sendFromEmailAddress: 'noreply@live.test', sendFromEmailSenderName: 'Live Notifications', replyToEmailAddress: 'help@live.test' };
+    const branding = {
+      appName: 'Live Wallet',
+      otpLength: 8,
+      sendFromEmailAddress: 'noreply@live.test',
+      sendFromEmailSenderName: 'Live Notifications',
+      replyToEmailAddress: 'help@live.test',
+    };
     await store.upsertPlatform({ platformId: wallet.platformId, environment: 'PRODUCTION', enabled: true, config: branding });
     return { ...wallet, email };
   };
@@ -338,9 +473,14 @@ describe('production OTP mail through a real SMTP relay', () => {
 
   /** The verify body of an EMAIL_OTP: the code and the TEK sealed to the challenge's target, as a client makes it. */
   const verifyBody = async (bundle: string, code: string, tek: { publicKeyHex: string }): Promise<Record<string, unknown>> => {
-    const { targetPublic } = JSON.parse(Buffer.from((JSON.parse(bundle) as { data: string }).data, 'hex').toString()) as { targetPublic: string };
+    const { targetPublic } = JSON.parse(Buffer.from((JSON.parse(bundle) as { data: string }).data, 'hex').toString()) as {
+      targetPublic: string;
+    };
     const sealed = await hpkeSeal(targetPublic, new TextEncoder().encode(JSON.stringify({ otp_code: code, public_key: tek.publicKeyHex })));
-    return { type: 'EMAIL_OTP', encryptedOtpBundle: JSON.stringify({ encappedPublic: toHex(sealed.enc), ciphertext: toHex(sealed.ciphertext) }) };
+    return {
+      type: 'EMAIL_OTP',
+      encryptedOtpBundle: JSON.stringify({ encappedPublic: toHex(sealed.enc), ciphertext: toHex(sealed.ciphertext) }),
+    };
   };
 
   it('given a production platform, when a credential is challenged, then the OTP arrives by SMTP as the platform brands it, and the code read from the mail opens a session', async () => {
@@ -348,11 +488,18 @@ describe('production OTP mail through a real SMTP relay', () => {
     const wallets = productionWallets(metrics);
     const wallet = await brandedWallet();
     const reply = await wallets.challenge(contextOf(wallet.platformId), wallet.credentialId, {});
-    expect(JSON.parse(reply.otpEncryptionTargetBundle!)).toMatchObject({ enclaveQuorumPublic: signer.publicKeyHex, dataSignature: expect.stringMatching(/^30/) });
+    expect(JSON.parse(reply.otpEncryptionTargetBundle!)).toMatchObject({
+      enclaveQuorumPublic: signer.publicKeyHex,
+      dataSignature: expect.stringMatching(/^30/),
+    });
 
     const mail = await relay.mailTo(wallet.email);
     expect(mail.envelope.from).toBe('otp@corridor.test');
-    expect(mail.headers).toMatchObject({ from: 'Live Notifications <noreply@live.test>', 'reply-to': 'help@live.test', subject: 'Live Wallet sign-in code' });
+    expect(mail.headers).toMatchObject({
+      from: 'Live Notifications <noreply@live.test>',
+      'reply-to': 'help@live.test',
+      subject: 'Live Wallet sign-in code',
+    });
     const code = codeIn(mail.text);
     expect(code).toMatch(/^\d{8}$/);
 
@@ -361,9 +508,17 @@ describe('production OTP mail through a real SMTP relay', () => {
     const leg1 = await wallets.verify(contextOf(wallet.platformId), wallet.credentialId, body, {});
     expect(leg1.status).toBe(202);
     const challenge = leg1.body as { payloadToSign: string; requestId: string };
-    const leg2 = await wallets.verify(contextOf(wallet.platformId), wallet.credentialId, body, { walletSignature: stampOf(tek.privateKeyHex, challenge.payloadToSign), requestId: challenge.requestId });
-    expect(leg2).toMatchObject({ status: 200, body: { id: expect.stringMatching(/^Session:/), type: 'EMAIL_OTP', accountId: wallet.accountId } });
-    expect(await metrics.registry.getSingleMetricAsString('corridor_embedded_wallet_otp_mails_total')).toContain('environment="PRODUCTION",outcome="sent",reason=""} 1');
+    const leg2 = await wallets.verify(contextOf(wallet.platformId), wallet.credentialId, body, {
+      walletSignature: stampOf(tek.privateKeyHex, challenge.payloadToSign),
+      requestId: challenge.requestId,
+    });
+    expect(leg2).toMatchObject({
+      status: 200,
+      body: { id: expect.stringMatching(/^Session:/), type: 'EMAIL_OTP', accountId: wallet.accountId },
+    });
+    expect(await metrics.registry.getSingleMetricAsString('corridor_embedded_wallet_otp_mails_total')).toContain(
+      'environment="PRODUCTION",outcome="sent",reason=""} 1',
+    );
   });
 
   it('given a relay that refuses the address, then 503 EMAIL_DELIVERY_FAILED with the reason, counted, and the code mailed before still verifies', async () => {
@@ -380,7 +535,9 @@ describe('production OTP mail through a real SMTP relay', () => {
       message: expect.stringContaining('check the customer'),
       details: { reason: 'recipient' },
     });
-    expect(await metrics.registry.getSingleMetricAsString('corridor_embedded_wallet_otp_mails_total')).toContain('environment="PRODUCTION",outcome="failed",reason="recipient"} 1');
+    expect(await metrics.registry.getSingleMetricAsString('corridor_embedded_wallet_otp_mails_total')).toContain(
+      'environment="PRODUCTION",outcome="failed",reason="recipient"} 1',
+    );
     // The failed send stored nothing: the OTP of the mail that did arrive is still the credential's.
     const body = await verifyBody(first.otpEncryptionTargetBundle!, code, generateP256KeyPair());
     expect((await wallets.verify(contextOf(wallet.platformId), wallet.credentialId, body, {})).status).toBe(202);

@@ -52,7 +52,16 @@ import {
   type OtpMailer,
   type OtpMailers,
 } from './otp-mail';
-import { authenticatePasskey, offersSandboxAssertion, passkeyChallengeOf, type PasskeyAssertion, type PasskeyAttestation, type PasskeyKey, registerPasskey, sandboxAssertionAccepted } from './passkeys';
+import {
+  authenticatePasskey,
+  offersSandboxAssertion,
+  passkeyChallengeOf,
+  type PasskeyAssertion,
+  type PasskeyAttestation,
+  type PasskeyKey,
+  registerPasskey,
+  sandboxAssertionAccepted,
+} from './passkeys';
 import { SandboxMailbox } from './sandbox-mailbox';
 import { type ConsentPlan, consentPlanOf, WALLET_CURRENCY } from './signed-consent';
 import { CHALLENGE_TTL_MS, checkRetry, isFirstLeg, legOf, offersSandboxSignature, type PendingRequest } from './signed-retry';
@@ -104,7 +113,8 @@ type Signed = {
   signerKeys: (pending: PendingRequest, now: Date) => Promise<string[]>;
 };
 
-const notFound = (what: string, id: string): DomainError => new DomainError('REFERENCE_NOT_FOUND', 'not_found', `${what} ${id} does not exist.`);
+const notFound = (what: string, id: string): DomainError =>
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `${what} ${id} does not exist.`);
 const invalidOtp = (): DomainError => new DomainError('UNAUTHORIZED', 'unauthorized', 'Invalid OTP code', { reason: 'Invalid OTP code' });
 
 /**
@@ -144,7 +154,10 @@ export class EmbeddedWallets {
     }
     if (options.exportSigningKey) {
       const enclaveQuorumPublic = options.exportSigningKey.publicKeyHex;
-      this.logger.info({ enclaveQuorumPublic }, 'Production wallet exports and OTP target bundles are signed; clients pin this public key.');
+      this.logger.info(
+        { enclaveQuorumPublic },
+        'Production wallet exports and OTP target bundles are signed; clients pin this public key.',
+      );
     } else {
       this.logger.warn(
         'EMBEDDED_WALLET_EXPORT_SIGNING_KEY is unset: production wallet exports and OTP target bundles carry empty dataSignature and enclaveQuorumPublic.',
@@ -178,8 +191,14 @@ export class EmbeddedWallets {
   }
 
   /** An OIDC token checked against the configured issuers and the reference's claim rules. */
-  private async oidcIdentity(context: RequestContext, token: unknown, now: Date, expect: { identity?: OidcIdentity; nonce?: string } = {}): Promise<{ identity: OidcIdentity; nickname: string }> {
-    if (typeof token !== 'string' || token === '') throw invalidInput('oidcToken is required: an OIDC ID token from a configured issuer.', { field: 'oidcToken' });
+  private async oidcIdentity(
+    context: RequestContext,
+    token: unknown,
+    now: Date,
+    expect: { identity?: OidcIdentity; nonce?: string } = {},
+  ): Promise<{ identity: OidcIdentity; nickname: string }> {
+    if (typeof token !== 'string' || token === '')
+      throw invalidInput('oidcToken is required: an OIDC ID token from a configured issuer.', { field: 'oidcToken' });
     const platform = await this.store.platform(context.platformId);
     const sandbox = platform?.environment === 'SANDBOX';
     const audiences = oidcAudiencesOf(platform?.config, sandbox);
@@ -197,12 +216,18 @@ export class EmbeddedWallets {
   async provision(input: { accountId: string; platformId: string; customerId: string; email: string }): Promise<void> {
     const now = this.clock.now();
     if (await this.store.walletOf(input.accountId, input.platformId)) return;
-    await this.store.provisionWallet({ ...input, sealedMnemonic: sealAtRest(newMnemonic(), this.options.keyEncryptionKey), credentialId: newId('AuthMethod'), now });
+    await this.store.provisionWallet({
+      ...input,
+      sealedMnemonic: sealAtRest(newMnemonic(), this.options.keyEncryptionKey),
+      credentialId: newId('AuthMethod'),
+      now,
+    });
   }
 
   /** The wallet of the asking platform, or 404 (unknown, malformed, other platforms' and non-wallet accounts alike). */
   private async wallet(accountId: unknown, platformId: string): Promise<{ accountId: string; customerId: string }> {
-    if (typeof accountId !== 'string' || !isIdOf('InternalAccount', accountId)) throw notFound('Embedded Wallet account', String(accountId));
+    if (typeof accountId !== 'string' || !isIdOf('InternalAccount', accountId))
+      throw notFound('Embedded Wallet account', String(accountId));
     const wallet = await this.store.walletOf(accountId, platformId);
     if (!wallet) throw notFound('Embedded Wallet account', accountId);
     return wallet;
@@ -233,7 +258,18 @@ export class EmbeddedWallets {
       const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
       const payloadToSign = op.payload(requestId, now);
       await this.store.insertPending(
-        { requestId, platformId: op.context.platformId, accountId: op.accountId, operation: op.operation, targetId: op.targetId, bodyDigest: digest, payloadToSign, expiresAt, usedAt: null, bound: op.bound ?? {} },
+        {
+          requestId,
+          platformId: op.context.platformId,
+          accountId: op.accountId,
+          operation: op.operation,
+          targetId: op.targetId,
+          bodyDigest: digest,
+          payloadToSign,
+          expiresAt,
+          usedAt: null,
+          bound: op.bound ?? {},
+        },
         now,
       );
       return { status: 202, body: { payloadToSign, requestId, expiresAt: expiresAt.toISOString(), ...(op.type ? { type: op.type } : {}) } };
@@ -241,9 +277,22 @@ export class EmbeddedWallets {
     const pending = await this.counted(`signature:${op.accountId}`, now, async () => {
       const found = await this.store.pending(leg.requestId);
       const signerKeys = found ? await op.signerKeys(found, now) : [];
-      const checked = checkRetry({ pending: found, operation: op.operation, targetId: op.targetId, platformId: op.context.platformId, bodyDigest: digest, stamp: leg.stamp, signerKeys, now });
+      const checked = checkRetry({
+        pending: found,
+        operation: op.operation,
+        targetId: op.targetId,
+        platformId: op.context.platformId,
+        bodyDigest: digest,
+        stamp: leg.stamp,
+        signerKeys,
+        now,
+      });
       if (!(await this.store.consumePending(leg.requestId, now))) {
-        throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${leg.requestId} was already used; a requestId completes one request only.`);
+        throw new DomainError(
+          'INVALID_SIGNATURE',
+          'unauthorized',
+          `${leg.requestId} was already used; a requestId completes one request only.`,
+        );
       }
       return checked;
     });
@@ -266,7 +315,11 @@ export class EmbeddedWallets {
     return { data: wallet ? (await this.store.credentials(wallet.accountId, context.platformId)).map(renderCredential) : [] };
   }
 
-  async createCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
+  async createCredential(
+    context: RequestContext,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+  ): Promise<SignedReply<AuthMethodResponseWire>> {
     const type = body['type'];
     if (type === 'PASSKEY') return this.createPasskeyCredential(context, body, headers);
     if (type === 'OAUTH') return this.createOauthCredential(context, body, headers);
@@ -275,15 +328,27 @@ export class EmbeddedWallets {
     const existing = await this.store.credentials(wallet.accountId, context.platformId);
     const { needsSignature } = decideNewCredential(existing, { type });
     const customer = await this.store.customer(wallet.customerId);
-    if (!customer?.email) throw invalidInput('An EMAIL_OTP credential uses the customer’s email, and this customer has none; set it first.', { field: 'type' });
+    if (!customer?.email)
+      throw invalidInput('An EMAIL_OTP credential uses the customer’s email, and this customer has none; set it first.', { field: 'type' });
     const email = customer.email;
     const create = async (now: Date): Promise<SignedReply<AuthMethodResponseWire>> => {
-      const row: CredentialRow = { id: newId('AuthMethod'), platformId: context.platformId, accountId: wallet.accountId, type, nickname: email, credentialId: null, identity: null, createdAt: now, updatedAt: now };
+      const row: CredentialRow = {
+        id: newId('AuthMethod'),
+        platformId: context.platformId,
+        accountId: wallet.accountId,
+        type,
+        nickname: email,
+        credentialId: null,
+        identity: null,
+        createdAt: now,
+        updatedAt: now,
+      };
       try {
         await this.store.insertCredential(row);
       } catch (error) {
         // The unique index on one EMAIL_OTP per account: a concurrent create won.
-        if ((error as { code?: string }).code === '23505') throw new DomainError('EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS', 'validation', 'This account already has an EMAIL_OTP credential.');
+        if ((error as { code?: string }).code === '23505')
+          throw new DomainError('EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS', 'validation', 'This account already has an EMAIL_OTP credential.');
         throw error;
       }
       const otpEncryptionTargetBundle = await this.issueOtp(context, row, now);
@@ -299,7 +364,14 @@ export class EmbeddedWallets {
         body,
         headers,
         type,
-        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_USER_EMAIL', context.platformId, { userId: wallet.accountId, userEmail: email }, now, requestId),
+        payload: (requestId, now) =>
+          activityPayload(
+            'ACTIVITY_TYPE_UPDATE_USER_EMAIL',
+            context.platformId,
+            { userId: wallet.accountId, userEmail: email },
+            now,
+            requestId,
+          ),
         signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
       },
       (_pending, now) => create(now),
@@ -307,7 +379,11 @@ export class EmbeddedWallets {
   }
 
   /** OAUTH: the token is verified on the first call; its identity is bound to the pending request when a signature is needed. */
-  private async createOauthCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
+  private async createOauthCredential(
+    context: RequestContext,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+  ): Promise<SignedReply<AuthMethodResponseWire>> {
     const wallet = await this.wallet(body['accountId'], context.platformId);
     const existing = await this.store.credentials(wallet.accountId, context.platformId);
     const { needsSignature } = decideNewCredential(existing, { type: 'OAUTH' });
@@ -316,7 +392,17 @@ export class EmbeddedWallets {
       if (current.some((credential) => credential.type === 'OAUTH' && JSON.stringify(credential.identity) === JSON.stringify(identity))) {
         throw invalidInput('This OIDC identity (iss, aud, sub) is already an OAUTH credential of the account.', { field: 'oidcToken' });
       }
-      const row: CredentialRow = { id: newId('AuthMethod'), platformId: context.platformId, accountId: wallet.accountId, type: 'OAUTH', nickname, credentialId: null, identity, createdAt: now, updatedAt: now };
+      const row: CredentialRow = {
+        id: newId('AuthMethod'),
+        platformId: context.platformId,
+        accountId: wallet.accountId,
+        type: 'OAUTH',
+        nickname,
+        credentialId: null,
+        identity,
+        createdAt: now,
+        updatedAt: now,
+      };
       await this.store.insertCredential(row);
       return { status: 201, body: renderCredential(row) };
     };
@@ -335,7 +421,13 @@ export class EmbeddedWallets {
           type: 'OAUTH',
           bound: { identity, nickname },
           payload: (requestId, issuedAt) =>
-            activityPayload('ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS', context.platformId, { userId: wallet.accountId, oauthProviders: [{ providerName: identity.iss, oidcToken: '(bound)' }] }, issuedAt, requestId),
+            activityPayload(
+              'ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS',
+              context.platformId,
+              { userId: wallet.accountId, oauthProviders: [{ providerName: identity.iss, oidcToken: '(bound)' }] },
+              issuedAt,
+              requestId,
+            ),
           signerKeys: async () => [],
         },
         async () => {
@@ -361,7 +453,11 @@ export class EmbeddedWallets {
   }
 
   /** PASSKEY: the attestation is verified against the platform-issued challenge on the first call; the key is bound to the pending request. */
-  private async createPasskeyCredential(context: RequestContext, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthMethodResponseWire>> {
+  private async createPasskeyCredential(
+    context: RequestContext,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+  ): Promise<SignedReply<AuthMethodResponseWire>> {
     const wallet = await this.wallet(body['accountId'], context.platformId);
     const attestation = body['attestation'] as PasskeyAttestation;
     const nickname = String(body['nickname'] ?? '');
@@ -369,17 +465,41 @@ export class EmbeddedWallets {
     const existing = await this.store.credentials(wallet.accountId, context.platformId);
     const { needsSignature } = decideNewCredential(existing, { type: 'PASSKEY', credentialId: attestation?.credentialId });
     const create = async (key: PasskeyKey, now: Date): Promise<SignedReply<AuthMethodResponseWire>> => {
-      decideNewCredential(await this.store.credentials(wallet.accountId, context.platformId), { type: 'PASSKEY', credentialId: key.credentialId });
-      const row: CredentialRow = { id: newId('AuthMethod'), platformId: context.platformId, accountId: wallet.accountId, type: 'PASSKEY', nickname, credentialId: key.credentialId, identity: { ...key, registrationChallenge: challenge }, createdAt: now, updatedAt: now };
+      decideNewCredential(await this.store.credentials(wallet.accountId, context.platformId), {
+        type: 'PASSKEY',
+        credentialId: key.credentialId,
+      });
+      const row: CredentialRow = {
+        id: newId('AuthMethod'),
+        platformId: context.platformId,
+        accountId: wallet.accountId,
+        type: 'PASSKEY',
+        nickname,
+        credentialId: key.credentialId,
+        identity: { ...key, registrationChallenge: challenge },
+        createdAt: now,
+        updatedAt: now,
+      };
       try {
         await this.store.insertCredential(row);
       } catch (error) {
-        if ((error as { code?: string }).code === '23505') throw invalidInput('challenge was already used to register a passkey; issue a new one for each registration.', { field: 'challenge' });
+        if ((error as { code?: string }).code === '23505')
+          throw invalidInput('challenge was already used to register a passkey; issue a new one for each registration.', {
+            field: 'challenge',
+          });
         throw error;
       }
       return { status: 201, body: renderCredential(row) };
     };
-    const signedOp = { context, accountId: wallet.accountId, operation: 'CREATE_CREDENTIAL', targetId: wallet.accountId, body, headers, type: 'PASSKEY' as const };
+    const signedOp = {
+      context,
+      accountId: wallet.accountId,
+      operation: 'CREATE_CREDENTIAL',
+      targetId: wallet.accountId,
+      body,
+      headers,
+      type: 'PASSKEY' as const,
+    };
     if (!needsSignature || isFirstLeg(headers)) {
       const key = await registerPasskey(attestation, challenge, this.options.webAuthn);
       if (!needsSignature) return create(key, this.clock.now());
@@ -387,7 +507,14 @@ export class EmbeddedWallets {
         {
           ...signedOp,
           bound: { key },
-          payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2', context.platformId, { userId: wallet.accountId, authenticators: [{ authenticatorName: nickname, credentialId: key.credentialId }] }, now, requestId),
+          payload: (requestId, now) =>
+            activityPayload(
+              'ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2',
+              context.platformId,
+              { userId: wallet.accountId, authenticators: [{ authenticatorName: nickname, credentialId: key.credentialId }] },
+              now,
+              requestId,
+            ),
           signerKeys: async () => [],
         },
         async () => {
@@ -413,14 +540,23 @@ export class EmbeddedWallets {
         body: {},
         headers,
         type: credential.type,
-        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_DELETE_AUTHENTICATORS', context.platformId, { userId: credential.accountId, authenticatorIds: [credential.id] }, now, requestId),
+        payload: (requestId, now) =>
+          activityPayload(
+            'ACTIVITY_TYPE_DELETE_AUTHENTICATORS',
+            context.platformId,
+            { userId: credential.accountId, authenticatorIds: [credential.id] },
+            now,
+            requestId,
+          ),
         // Signed by a session of another credential: a lost device cannot remove the others' way in by itself.
         signerKeys: (_pending, now) => this.activeSessionKeys(credential.accountId, context.platformId, now, credential.id),
       },
       async (_pending, now) => {
         // Decided again under the wallet's lock: the set may have changed between the legs, or a
         // revoke of the other credential may be completing at this very moment.
-        await this.store.revokeCredential(credential.id, credential.accountId, now, (current) => decideRevokeCredential(current, credential.id));
+        await this.store.revokeCredential(credential.id, credential.accountId, now, (current) =>
+          decideRevokeCredential(current, credential.id),
+        );
         return { status: 204 };
       },
     );
@@ -438,7 +574,10 @@ export class EmbeddedWallets {
     const mailer = this.mailers[environment as keyof OtpMailers];
     if (!mailer) {
       this.mailMetrics.mails.inc({ environment, outcome: 'unavailable', reason: 'no_transport' });
-      this.logger.error({ credentialId: credential.id, environment }, 'No mail transport for this platform environment: an OTP challenge answered 503.');
+      this.logger.error(
+        { credentialId: credential.id, environment },
+        'No mail transport for this platform environment: an OTP challenge answered 503.',
+      );
       throw new DomainError(
         'EMAIL_DELIVERY_UNAVAILABLE',
         'unavailable',
@@ -449,7 +588,13 @@ export class EmbeddedWallets {
     const code = otpCodeFrom((below) => randomInt(below), config.otpLength ?? 6, config.alphanumeric ?? false);
     const expiresAt = new Date(now.getTime() + (config.expirationSeconds ?? 300) * 1000);
     const otp = { otpCode: code, sentAt: now, expiresAt };
-    const mail = { platformId: context.platformId, accountId: credential.accountId, to: credential.nickname, ...otp, ...composeOtpMail(config, otp) };
+    const mail = {
+      platformId: context.platformId,
+      accountId: credential.accountId,
+      to: credential.nickname,
+      ...otp,
+      ...composeOtpMail(config, otp),
+    };
     await this.deliverOtp(mailer, mail, credential, environment);
     const target = generateP256KeyPair();
     const salt = randomSalt();
@@ -472,7 +617,9 @@ export class EmbeddedWallets {
       await mailer.send(mail);
     } catch (error) {
       const { reason, detail } =
-        error instanceof MailDeliveryError ? error : { reason: 'other' as const, detail: error instanceof Error ? error.message : String(error) };
+        error instanceof MailDeliveryError
+          ? error
+          : { reason: 'other' as const, detail: error instanceof Error ? error.message : String(error) };
       this.mailMetrics.mails.inc({ environment, outcome: 'failed', reason });
       const where = { credentialId: credential.id, accountId: credential.accountId, environment };
       this.logger.error({ ...where, reason, error: detail }, 'An Embedded Wallet OTP email was not sent: the challenge answered 503.');
@@ -492,49 +639,111 @@ export class EmbeddedWallets {
     const now = this.clock.now();
     await this.store.changeAttempts(`challenge:${credential.id}`, (window) => admitAttempt(window, now, CHALLENGE_POLICY));
     if (credential.type === 'PASSKEY') return this.passkeyChallenge(context, credential, body['clientPublicKey'], now);
-    if (credential.type !== 'EMAIL_OTP') throw invalidInput('OAUTH credentials are not challenged: verify them with a fresh OIDC token.', { field: 'id' });
+    if (credential.type !== 'EMAIL_OTP')
+      throw invalidInput('OAUTH credentials are not challenged: verify them with a fresh OIDC token.', { field: 'id' });
     return { ...renderCredential(credential), otpEncryptionTargetBundle: await this.issueOtp(context, credential, now) };
   }
 
   /** PasskeyAuthChallenge: a pending session creation bound to clientPublicKey; the passkey signs the hex SHA-256 of its payload. */
-  private async passkeyChallenge(context: RequestContext, credential: CredentialRow, clientPublicKey: unknown, now: Date): Promise<AuthMethodResponseWire> {
+  private async passkeyChallenge(
+    context: RequestContext,
+    credential: CredentialRow,
+    clientPublicKey: unknown,
+    now: Date,
+  ): Promise<AuthMethodResponseWire> {
     if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
-      throw invalidInput('clientPublicKey is required for a PASSKEY challenge: an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+      throw invalidInput(
+        'clientPublicKey is required for a PASSKEY challenge: an uncompressed P-256 public key in hex (04 followed by 128 hex digits).',
+        { field: 'clientPublicKey' },
+      );
     }
     const requestId = newId('Request');
     const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
-    const payloadToSign = activityPayload('ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2', context.platformId, { targetPublicKey: clientPublicKey, expirationSeconds: String(this.options.sessionTtlSeconds) }, now, requestId);
+    const payloadToSign = activityPayload(
+      'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2',
+      context.platformId,
+      { targetPublicKey: clientPublicKey, expirationSeconds: String(this.options.sessionTtlSeconds) },
+      now,
+      requestId,
+    );
     await this.store.insertPending(
-      { requestId, platformId: context.platformId, accountId: credential.accountId, operation: 'PASSKEY_SESSION', targetId: credential.id, bodyDigest: '', payloadToSign, expiresAt, usedAt: null, bound: { clientPublicKey } },
+      {
+        requestId,
+        platformId: context.platformId,
+        accountId: credential.accountId,
+        operation: 'PASSKEY_SESSION',
+        targetId: credential.id,
+        bodyDigest: '',
+        payloadToSign,
+        expiresAt,
+        usedAt: null,
+        bound: { clientPublicKey },
+      },
       now,
     );
-    return { ...renderCredential(credential), credentialId: credential.credentialId ?? '', challenge: passkeyChallengeOf(payloadToSign), requestId, expiresAt: expiresAt.toISOString() } as AuthMethodResponseWire;
+    return {
+      ...renderCredential(credential),
+      credentialId: credential.credentialId ?? '',
+      challenge: passkeyChallengeOf(payloadToSign),
+      requestId,
+      expiresAt: expiresAt.toISOString(),
+    } as AuthMethodResponseWire;
   }
 
   /** PASSKEY verify: one call with the challenge's Request-Id; the session key is sealed to the key bound at /challenge. */
-  private async verifyPasskey(context: RequestContext, credential: CredentialRow, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
+  private async verifyPasskey(
+    context: RequestContext,
+    credential: CredentialRow,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+  ): Promise<SignedReply<AuthSessionWire>> {
     const requestId = headers.requestId?.trim();
-    if (!requestId) throw new DomainError('REQUEST_ID_MISSING', 'unauthorized', 'A PASSKEY verify needs the Request-Id header: the requestId of POST /auth/credentials/{id}/challenge.');
+    if (!requestId)
+      throw new DomainError(
+        'REQUEST_ID_MISSING',
+        'unauthorized',
+        'A PASSKEY verify needs the Request-Id header: the requestId of POST /auth/credentials/{id}/challenge.',
+      );
     const now = this.clock.now();
     const pending = await this.counted(`verify:${credential.id}`, now, async () => {
       const found = await this.store.pending(requestId);
-      if (!found || found.platformId !== context.platformId || found.operation !== 'PASSKEY_SESSION' || found.targetId !== credential.id || found.usedAt || found.expiresAt.getTime() <= now.getTime()) {
-        throw new DomainError('INVALID_SIGNATURE', 'unauthorized', 'Request-Id does not name an unused, unexpired passkey challenge of this credential; call /challenge again.');
+      if (
+        !found ||
+        found.platformId !== context.platformId ||
+        found.operation !== 'PASSKEY_SESSION' ||
+        found.targetId !== credential.id ||
+        found.usedAt ||
+        found.expiresAt.getTime() <= now.getTime()
+      ) {
+        throw new DomainError(
+          'INVALID_SIGNATURE',
+          'unauthorized',
+          'Request-Id does not name an unused, unexpired passkey challenge of this credential; call /challenge again.',
+        );
       }
       const key = credential.identity as PasskeyKey;
       const assertion = body['assertion'];
       const sandbox = offersSandboxAssertion(assertion) && (await this.isSandbox(context.platformId));
-      const counter = sandboxAssertionAccepted(assertion, key, sandbox) ? key.counter : await authenticatePasskey(assertion as PasskeyAssertion, passkeyChallengeOf(found.payloadToSign), key, this.options.webAuthn);
-      if (!(await this.store.consumePending(requestId, now))) throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${requestId} was already used; call /challenge again.`);
+      const counter = sandboxAssertionAccepted(assertion, key, sandbox)
+        ? key.counter
+        : await authenticatePasskey(assertion as PasskeyAssertion, passkeyChallengeOf(found.payloadToSign), key, this.options.webAuthn);
+      if (!(await this.store.consumePending(requestId, now)))
+        throw new DomainError('INVALID_SIGNATURE', 'unauthorized', `${requestId} was already used; call /challenge again.`);
       await this.store.updateIdentity(credential.id, { ...credential.identity, counter }, now);
       return found;
     });
     return { status: 200, body: await this.newSealedSession(context, credential, String(pending.bound['clientPublicKey']), now) };
   }
 
-  async verify(context: RequestContext, credentialId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
+  async verify(
+    context: RequestContext,
+    credentialId: string,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+  ): Promise<SignedReply<AuthSessionWire>> {
     const credential = await this.credentialOf(credentialId, context.platformId);
-    if (body['type'] !== credential.type) throw invalidInput(`type must be ${credential.type}, the type of credential ${credential.id}.`, { field: 'type' });
+    if (body['type'] !== credential.type)
+      throw invalidInput(`type must be ${credential.type}, the type of credential ${credential.id}.`, { field: 'type' });
     switch (credential.type) {
       case 'OAUTH':
         return this.verifyOauth(context, credential, body);
@@ -551,9 +760,15 @@ export class EmbeddedWallets {
   }
 
   /** EMAIL_OTP verify: leg 1 opens the bundle and uses the OTP; leg 2, signed by the TEK it named, opens a session keyed by that TEK. */
-  private async verifyEmailOtp(context: RequestContext, credential: CredentialRow, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
+  private async verifyEmailOtp(
+    context: RequestContext,
+    credential: CredentialRow,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+  ): Promise<SignedReply<AuthSessionWire>> {
     const encryptedOtpBundle = body['encryptedOtpBundle'];
-    if (typeof encryptedOtpBundle !== 'string' || encryptedOtpBundle.length === 0) throw invalidInput('encryptedOtpBundle is required: the HPKE-sealed {"otp_code","public_key"}.', { field: 'encryptedOtpBundle' });
+    if (typeof encryptedOtpBundle !== 'string' || encryptedOtpBundle.length === 0)
+      throw invalidInput('encryptedOtpBundle is required: the HPKE-sealed {"otp_code","public_key"}.', { field: 'encryptedOtpBundle' });
     const now = this.clock.now();
     const attemptsKey = `verify:${credential.id}`;
     refuseWhileLocked(await this.store.attempts(attemptsKey), now);
@@ -599,18 +814,34 @@ export class EmbeddedWallets {
   }
 
   /** OAUTH verify: one call; a fresh token of the registered identity with nonce = sha256(clientPublicKey) gives a session key sealed to clientPublicKey. */
-  private async verifyOauth(context: RequestContext, credential: CredentialRow, body: Record<string, unknown>): Promise<SignedReply<AuthSessionWire>> {
+  private async verifyOauth(
+    context: RequestContext,
+    credential: CredentialRow,
+    body: Record<string, unknown>,
+  ): Promise<SignedReply<AuthSessionWire>> {
     const clientPublicKey = body['clientPublicKey'];
     if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
-      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', {
+        field: 'clientPublicKey',
+      });
     }
     const now = this.clock.now();
-    await this.counted(`verify:${credential.id}`, now, () => this.oidcIdentity(context, body['oidcToken'], now, { identity: credential.identity as OidcIdentity, nonce: nonceFor(clientPublicKey) }));
+    await this.counted(`verify:${credential.id}`, now, () =>
+      this.oidcIdentity(context, body['oidcToken'], now, {
+        identity: credential.identity as OidcIdentity,
+        nonce: nonceFor(clientPublicKey),
+      }),
+    );
     return { status: 200, body: await this.newSealedSession(context, credential, clientPublicKey, now) };
   }
 
   /** A fresh session key: its public half kept, its private half sealed to the client and forgotten. */
-  private async newSealedSession(context: RequestContext, credential: CredentialRow, clientPublicKey: string, now: Date): Promise<AuthSessionWire> {
+  private async newSealedSession(
+    context: RequestContext,
+    credential: CredentialRow,
+    clientPublicKey: string,
+    now: Date,
+  ): Promise<AuthSessionWire> {
     const key = generateP256KeyPair();
     const session: SessionRow = {
       id: newId('Session'),
@@ -648,7 +879,15 @@ export class EmbeddedWallets {
     if (!opened) return fail();
     const platform = await this.store.platform(context.platformId);
     const digest = otpDigest(opened.otpCode, otp.otpSalt, this.otpKey);
-    if (!otpAccepted({ digestMatches: sameDigest(digest, otp.otpDigest), expiresAt: otp.expiresAt, usedAt: otp.usedAt }, opened.otpCode, platform?.environment === 'SANDBOX', now)) return fail();
+    if (
+      !otpAccepted(
+        { digestMatches: sameDigest(digest, otp.otpDigest), expiresAt: otp.expiresAt, usedAt: otp.usedAt },
+        opened.otpCode,
+        platform?.environment === 'SANDBOX',
+        now,
+      )
+    )
+      return fail();
     // Single use: the OTP row is consumed whatever code (issued or sandbox) opened it.
     if (!(await this.store.useOtp(credential.id, otp.otpDigest, now))) return fail();
     return compressedPublicKey(opened.publicKey);
@@ -658,9 +897,15 @@ export class EmbeddedWallets {
     const wallet = await this.listedWallet(accountId, context.platformId);
     if (!wallet) return { data: [] };
     const now = this.clock.now();
-    const credentials = new Map((await this.store.credentials(wallet.accountId, context.platformId)).map((credential) => [credential.id, credential]));
+    const credentials = new Map(
+      (await this.store.credentials(wallet.accountId, context.platformId)).map((credential) => [credential.id, credential]),
+    );
     const sessions = (await this.store.sessions(wallet.accountId, context.platformId)).filter((session) => isActive(session, now));
-    return { data: sessions.flatMap((session) => (credentials.has(session.credentialId) ? [renderSession(session, credentials.get(session.credentialId)!)] : [])) };
+    return {
+      data: sessions.flatMap((session) =>
+        credentials.has(session.credentialId) ? [renderSession(session, credentials.get(session.credentialId)!)] : [],
+      ),
+    };
   }
 
   private async activeSession(sessionId: string, platformId: string): Promise<{ session: SessionRow; credential: CredentialRow }> {
@@ -682,7 +927,14 @@ export class EmbeddedWallets {
         body: {},
         headers,
         type: credential.type,
-        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_DELETE_API_KEYS', context.platformId, { userId: session.accountId, apiKeyIds: [session.id] }, now, requestId),
+        payload: (requestId, now) =>
+          activityPayload(
+            'ACTIVITY_TYPE_DELETE_API_KEYS',
+            context.platformId,
+            { userId: session.accountId, apiKeyIds: [session.id] },
+            now,
+            requestId,
+          ),
         // Any active session of the account, the one being revoked included (self-logout).
         signerKeys: (_pending, now) => this.activeSessionKeys(session.accountId, context.platformId, now),
       },
@@ -693,10 +945,17 @@ export class EmbeddedWallets {
     );
   }
 
-  async refreshSession(context: RequestContext, sessionId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<AuthSessionWire>> {
+  async refreshSession(
+    context: RequestContext,
+    sessionId: string,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+  ): Promise<SignedReply<AuthSessionWire>> {
     const clientPublicKey = body['clientPublicKey'];
     if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
-      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', {
+        field: 'clientPublicKey',
+      });
     }
     const { session, credential } = await this.activeSession(sessionId, context.platformId);
     return this.signed(
@@ -708,7 +967,13 @@ export class EmbeddedWallets {
         body: { clientPublicKey: clientPublicKey.toLowerCase() },
         headers,
         payload: (requestId, now) =>
-          activityPayload('ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2', context.platformId, { targetPublicKey: clientPublicKey, expirationSeconds: String(this.options.sessionTtlSeconds) }, now, requestId),
+          activityPayload(
+            'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2',
+            context.platformId,
+            { targetPublicKey: clientPublicKey, expirationSeconds: String(this.options.sessionTtlSeconds) },
+            now,
+            requestId,
+          ),
         // Signed with the current session key, which must still be active.
         signerKeys: async (_pending, now) => (isActive(session, now) ? [session.publicKey] : []),
       },
@@ -746,10 +1011,17 @@ export class EmbeddedWallets {
     );
   }
 
-  async exportWallet(context: RequestContext, accountId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<{ id: string; encryptedWalletCredentials: string }>> {
+  async exportWallet(
+    context: RequestContext,
+    accountId: string,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+  ): Promise<SignedReply<{ id: string; encryptedWalletCredentials: string }>> {
     const clientPublicKey = body['clientPublicKey'];
     if (typeof clientPublicKey !== 'string' || !CLIENT_PUBLIC_KEY_PATTERN.test(clientPublicKey)) {
-      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', { field: 'clientPublicKey' });
+      throw invalidInput('clientPublicKey must be an uncompressed P-256 public key in hex (04 followed by 128 hex digits).', {
+        field: 'clientPublicKey',
+      });
     }
     return this.signedByWallet(
       context,
@@ -780,7 +1052,11 @@ export class EmbeddedWallets {
     const wallet = await this.wallet(accountId, context.platformId);
     const amount = grant === undefined ? undefined : parseMinorUnits(grant.amount, 'grant.amount');
     if (!walletSignature?.trim()) {
-      throw new DomainError('WALLET_SIGNATURE_MISSING', 'unauthorized', 'Executing a quote from an Embedded Wallet needs Grid-Wallet-Signature: a stamp over the quote’s paymentInstructions[].accountOrWalletInfo.payloadToSign.');
+      throw new DomainError(
+        'WALLET_SIGNATURE_MISSING',
+        'unauthorized',
+        'Executing a quote from an Embedded Wallet needs Grid-Wallet-Signature: a stamp over the quote’s paymentInstructions[].accountOrWalletInfo.payloadToSign.',
+      );
     }
     const now = this.clock.now();
     // The reference's sandbox value stands in for the stamp on sandbox platforms (section (f)).
@@ -801,12 +1077,21 @@ export class EmbeddedWallets {
 
   private async checkStamp(context: RequestContext, accountId: string, payloadToSign: string, signature: string, now: Date): Promise<void> {
     const stamp = parseStamp(signature.trim());
-    if (!stamp) throw new DomainError('WALLET_SIGNATURE_MALFORMED', 'unauthorized', 'Grid-Wallet-Signature must be base64url of {"publicKey","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature"}.');
+    if (!stamp)
+      throw new DomainError(
+        'WALLET_SIGNATURE_MALFORMED',
+        'unauthorized',
+        'Grid-Wallet-Signature must be base64url of {"publicKey","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature"}.',
+      );
     // The same counter as the wallet's signed retries: stamps guessed here or there lock both.
     await this.counted(`signature:${accountId}`, now, async () => {
       const signers = await this.activeSessionKeys(accountId, context.platformId, now);
       if (!signers.includes(stamp.publicKey) || !verifyStamp(stamp, payloadToSign)) {
-        throw new DomainError('WALLET_SIGNATURE_INVALID', 'unauthorized', 'The stamp is not a signature over the quote’s payloadToSign by an active session of the source wallet.');
+        throw new DomainError(
+          'WALLET_SIGNATURE_INVALID',
+          'unauthorized',
+          'The stamp is not a signature over the quote’s payloadToSign by an active session of the source wallet.',
+        );
       }
     });
   }
@@ -817,13 +1102,20 @@ export class EmbeddedWallets {
    * leg 2 the credentials take the new email before the customers service changes it
    * (email-change.ts). Any other update proceeds at once.
    */
-  async authorizeEmailChange(context: RequestContext, customerId: string, body: Record<string, unknown>, headers: WalletSignatureHeaders): Promise<SignedReply<WalletAuthorization>> {
+  async authorizeEmailChange(
+    context: RequestContext,
+    customerId: string,
+    body: Record<string, unknown>,
+    headers: WalletSignatureHeaders,
+  ): Promise<SignedReply<WalletAuthorization>> {
     const proceed: SignedReply<WalletAuthorization> = { status: 200, body: { proceed: true } };
     const email = body['email'];
     if (typeof email !== 'string') return proceed;
     const wallet = await this.store.walletOfCustomer(customerId, context.platformId);
     if (!wallet) return proceed;
-    const tied = (await this.store.credentials(wallet.accountId, context.platformId)).filter((credential) => credential.type === 'EMAIL_OTP').map((credential) => credential.id);
+    const tied = (await this.store.credentials(wallet.accountId, context.platformId))
+      .filter((credential) => credential.type === 'EMAIL_OTP')
+      .map((credential) => credential.id);
     const { needsSignature } = decideEmailChange({
       newEmail: email,
       currentEmail: (await this.store.customer(customerId))?.email ?? null,
@@ -841,14 +1133,27 @@ export class EmbeddedWallets {
         body,
         headers,
         bound: { tiedCredentialIds: tiedSet(tied) },
-        payload: (requestId, now) => activityPayload('ACTIVITY_TYPE_UPDATE_USER_EMAIL', context.platformId, { userId: wallet.accountId, userEmail: email }, now, requestId),
+        payload: (requestId, now) =>
+          activityPayload(
+            'ACTIVITY_TYPE_UPDATE_USER_EMAIL',
+            context.platformId,
+            { userId: wallet.accountId, userEmail: email },
+            now,
+            requestId,
+          ),
         signerKeys: (_pending, now) => this.activeSessionKeys(wallet.accountId, context.platformId, now),
       },
       async (pending, now) => {
         const boundCredentialIds = (pending.bound['tiedCredentialIds'] ?? []) as string[];
         await this.store.renameTiedCredentials(
           { accountId: wallet.accountId, platformId: context.platformId, email, now },
-          (current) => decideEmailSync({ boundCredentialIds, currentCredentialIds: current.credentialIds, newEmail: email, emailTakenElsewhere: current.emailTakenElsewhere }),
+          (current) =>
+            decideEmailSync({
+              boundCredentialIds,
+              currentCredentialIds: current.credentialIds,
+              newEmail: email,
+              emailTakenElsewhere: current.emailTakenElsewhere,
+            }),
           checkEmailSynced,
         );
         return { status: 200, body: { proceed: true, consumedRequestId: pending.requestId } };
@@ -947,7 +1252,8 @@ export class EmbeddedWallets {
 
   async sandboxMailbox(context: RequestContext, accountId: unknown): Promise<{ data: SandboxMailWire[] }> {
     const platform = await this.store.platform(context.platformId);
-    if (platform?.environment !== 'SANDBOX') throw new DomainError('FORBIDDEN', 'forbidden', 'The sandbox mailbox exists for sandbox platforms only.');
+    if (platform?.environment !== 'SANDBOX')
+      throw new DomainError('FORBIDDEN', 'forbidden', 'The sandbox mailbox exists for sandbox platforms only.');
     const wallet = await this.wallet(accountId, context.platformId);
     const mail = await this.mailbox.inbox(wallet.accountId, context.platformId, this.clock.now());
     return { data: mail.map((item) => ({ to: item.to, subject: item.subject, otpCode: item.otpCode, sentAt: item.sentAt.toISOString() })) };

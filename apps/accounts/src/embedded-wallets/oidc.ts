@@ -11,7 +11,8 @@ export type OidcIdentity = { iss: string; aud: string; sub: string };
 export const IAT_MAX_AGE_SECONDS = 60;
 export const CLOCK_SKEW_SECONDS = 5;
 
-const unauthorized = (reason: string): DomainError => new DomainError('UNAUTHORIZED', 'unauthorized', `The OIDC token is not accepted: ${reason}.`, { reason });
+const unauthorized = (reason: string): DomainError =>
+  new DomainError('UNAUTHORIZED', 'unauthorized', `The OIDC token is not accepted: ${reason}.`, { reason });
 
 /** sha256(clientPublicKey) as hex: the nonce a verify token must carry, binding it to the session key's recipient. */
 export const nonceFor = (clientPublicKey: string): string => createHash('sha256').update(clientPublicKey).digest('hex');
@@ -49,11 +50,16 @@ export const checkOidcClaims = (claims: JWTPayload, now: Date, expect: ExpectedC
     throw unauthorized('aud must be one of the platform’s OAuth client ids (embeddedWalletConfig.oidcAudiences)');
   if (typeof claims.sub !== 'string' || claims.sub === '') throw unauthorized('sub is missing');
   if (typeof claims.iat !== 'number') throw unauthorized('iat must be a number');
-  if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS || nowSeconds - claims.iat > IAT_MAX_AGE_SECONDS + CLOCK_SKEW_SECONDS) throw unauthorized(`iat must be less than ${IAT_MAX_AGE_SECONDS} s old; fetch a fresh token`);
+  if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS || nowSeconds - claims.iat > IAT_MAX_AGE_SECONDS + CLOCK_SKEW_SECONDS)
+    throw unauthorized(`iat must be less than ${IAT_MAX_AGE_SECONDS} s old; fetch a fresh token`);
   if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds - CLOCK_SKEW_SECONDS) throw unauthorized('the token has expired');
   const identity = { iss: claims.iss, aud, sub: claims.sub };
-  if (expect.nonce !== undefined && claims['nonce'] !== expect.nonce) throw unauthorized('nonce must be the lowercase hex sha256 of clientPublicKey');
-  if (expect.identity && (expect.identity.iss !== identity.iss || expect.identity.aud !== identity.aud || expect.identity.sub !== identity.sub)) {
+  if (expect.nonce !== undefined && claims['nonce'] !== expect.nonce)
+    throw unauthorized('nonce must be the lowercase hex sha256 of clientPublicKey');
+  if (
+    expect.identity &&
+    (expect.identity.iss !== identity.iss || expect.identity.aud !== identity.aud || expect.identity.sub !== identity.sub)
+  ) {
     throw unauthorized('iss, aud and sub must match the OAUTH credential being verified');
   }
   return identity;
@@ -95,7 +101,10 @@ export class OidcVerifier {
       // Not a JWT at all: reported below as an unknown issuer.
     }
     const configured = this.issuers.find((candidate) => candidate.issuer === issuer);
-    if (!configured) throw unauthorized(`the issuer must be one of ${this.issuers.map((candidate) => candidate.issuer).join(', ') || '(none configured)'}`);
+    if (!configured)
+      throw unauthorized(
+        `the issuer must be one of ${this.issuers.map((candidate) => candidate.issuer).join(', ') || '(none configured)'}`,
+      );
     let keySet = this.keySets.get(configured.issuer);
     if (!keySet) {
       keySet = createRemoteJWKSet(new URL(configured.jwksUri));
@@ -103,7 +112,11 @@ export class OidcVerifier {
     }
     try {
       // exp and iat are judged by checkOidcClaims on the service clock; jose checks the signature and issuer here.
-      const { payload } = await jwtVerify(token, keySet, { issuer: configured.issuer, currentDate: now, clockTolerance: CLOCK_SKEW_SECONDS });
+      const { payload } = await jwtVerify(token, keySet, {
+        issuer: configured.issuer,
+        currentDate: now,
+        clockTolerance: CLOCK_SKEW_SECONDS,
+      });
       return payload;
     } catch (error) {
       throw unauthorized(`its signature or claims do not verify (${(error as { code?: string }).code ?? 'invalid'})`);
@@ -124,9 +137,14 @@ export const parseOidcIssuers = (value: string | undefined): OidcIssuer[] => {
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw new Error('EMBEDDED_WALLET_OIDC_ISSUERS must be JSON: [{"issuer": "https://accounts.google.com", "jwksUri": "https://www.googleapis.com/oauth2/v3/certs"}].');
+    throw new Error(
+      'EMBEDDED_WALLET_OIDC_ISSUERS must be JSON: [{"issuer": "https://accounts.google.com", "jwksUri": "https://www.googleapis.com/oauth2/v3/certs"}].',
+    );
   }
-  if (!Array.isArray(parsed) || !parsed.every((item) => typeof item?.issuer === 'string' && typeof item?.jwksUri === 'string' && URL.canParse(item.jwksUri))) {
+  if (
+    !Array.isArray(parsed) ||
+    !parsed.every((item) => typeof item?.issuer === 'string' && typeof item?.jwksUri === 'string' && URL.canParse(item.jwksUri))
+  ) {
     throw new Error('EMBEDDED_WALLET_OIDC_ISSUERS must be a JSON array of {"issuer": string, "jwksUri": URL}.');
   }
   return parsed as OidcIssuer[];

@@ -1,11 +1,21 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { CLOCK, type Clock, eventsStreamName, type PlatformConfigWire, type RequestContext, subjects } from '@corridor/contracts';
 import { ensureEventsStream, EventSourcing } from '@corridor/event-store';
 import { createLogger, createProcessedStore, type ProcessedStore, ServiceClient, startDurableConsumer } from '@corridor/messaging';
 import { currentContext } from '@corridor/telemetry';
 import { connect, type NatsConnection } from 'nats';
 import { AccountWriter } from '../internal-accounts/account-writer';
-import { ACCOUNTS_POLICY_OPTIONS, type AccountsPolicyOptions, internalAccountIdFor } from '../internal-accounts/open-accounts-when-customer-created.policy';
+import {
+  ACCOUNTS_POLICY_OPTIONS,
+  type AccountsPolicyOptions,
+  internalAccountIdFor,
+} from '../internal-accounts/open-accounts-when-customer-created.policy';
 import { openInternalAccount } from '../internal-accounts/open-internal-account';
 import { EmbeddedWallets, WALLET_STORE } from './embedded-wallets.service';
 import { WALLET_CURRENCY } from './signed-consent';
@@ -18,7 +28,8 @@ export const walletAccountIdFor = (customerId: string): string => internalAccoun
 
 const PLATFORM_LOOKUP_TIMEOUT_MS = 5_000;
 
-const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+const asRecord = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
 export type PlatformFacts = { platformId: string; environment: string; enabled: boolean; config: Record<string, unknown> };
@@ -32,7 +43,12 @@ export const platformFacts = (payload: unknown): PlatformFacts | null => {
   if (!platformId) return null;
   const settings = asRecord(data['settings'] ?? data['changes']);
   const config = settings['embeddedWalletConfig'];
-  return { platformId, environment: text(data['environment']) ?? '', enabled: config !== undefined && config !== null, config: asRecord(config) };
+  return {
+    platformId,
+    environment: text(data['environment']) ?? '',
+    enabled: config !== undefined && config !== null,
+    config: asRecord(config),
+  };
 };
 
 /** CustomerCreated / CustomerUpdated: the email an EMAIL_OTP credential is for. */
@@ -75,7 +91,12 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
     this.processed = createProcessedStore({ pool: this.eventSourcing.pool, schema, consumer: 'accounts-open-wallets' });
     const processed = this.processed;
-    const consume = (durable: string, filterSubject: string, handle: (payload: unknown, msgId: string) => Promise<void>, options: { deduplicate: boolean; concurrency?: number }) =>
+    const consume = (
+      durable: string,
+      filterSubject: string,
+      handle: (payload: unknown, msgId: string) => Promise<void>,
+      options: { deduplicate: boolean; concurrency?: number },
+    ) =>
       startDurableConsumer({
         nc: this.nats as NatsConnection,
         stream,
@@ -83,7 +104,10 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
         filterSubject,
         handle: (payload, meta) => handle(payload, meta.msgId),
         ...(options.deduplicate
-          ? { isProcessed: (msgId: string) => processed.isProcessed(`${durable}:${msgId}`), markProcessed: (msgId: string) => processed.markProcessed(`${durable}:${msgId}`) }
+          ? {
+              isProcessed: (msgId: string) => processed.isProcessed(`${durable}:${msgId}`),
+              markProcessed: (msgId: string) => processed.markProcessed(`${durable}:${msgId}`),
+            }
           : {}),
         ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         logger: this.logger,
@@ -92,14 +116,23 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     const onCustomerCreated = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId, { emailChange: false });
     const onCustomerUpdated = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId, { emailChange: true });
     this.consumers = [
-      await consume('accounts-wallets-platform-created', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, onPlatform, { deduplicate: true }),
-      await consume('accounts-wallets-platform-config', `${subjectPrefix}.events.platform.Platform.PlatformConfigUpdated`, onPlatform, { deduplicate: true }),
+      await consume('accounts-wallets-platform-created', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, onPlatform, {
+        deduplicate: true,
+      }),
+      await consume('accounts-wallets-platform-config', `${subjectPrefix}.events.platform.Platform.PlatformConfigUpdated`, onPlatform, {
+        deduplicate: true,
+      }),
       // A customer is created once and every step of its handling is idempotent, so a redelivery
       // needs no processed-message record (two round trips a customer) and creations need no order
       // between them: a burst of new customers is handled many at once.
-      await consume('accounts-wallets-customer-created', `${subjectPrefix}.events.customers.Customer.CustomerCreated`, onCustomerCreated, { deduplicate: false, concurrency: CREATED_CONCURRENCY }),
+      await consume('accounts-wallets-customer-created', `${subjectPrefix}.events.customers.Customer.CustomerCreated`, onCustomerCreated, {
+        deduplicate: false,
+        concurrency: CREATED_CONCURRENCY,
+      }),
       // Updates keep the record and their order: a redelivered older email must not follow a newer one.
-      await consume('accounts-wallets-customer-updated', `${subjectPrefix}.events.customers.Customer.CustomerUpdated`, onCustomerUpdated, { deduplicate: true }),
+      await consume('accounts-wallets-customer-updated', `${subjectPrefix}.events.customers.Customer.CustomerUpdated`, onCustomerUpdated, {
+        deduplicate: true,
+      }),
     ];
   }
 
@@ -118,14 +151,20 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     const facts = platformFacts(payload);
     // A malformed event will never become valid; redelivering it would only loop.
     if (!facts) return this.logger.error({ msgId }, 'Ignoring a platform event without a platformId.');
-    const environment = facts.environment || (await this.store.platform(facts.platformId))?.environment || (await this.environmentOf(facts.platformId, msgId));
+    const environment =
+      facts.environment ||
+      (await this.store.platform(facts.platformId))?.environment ||
+      (await this.environmentOf(facts.platformId, msgId));
     await this.store.upsertPlatform({ ...facts, environment });
     if (!facts.enabled) return;
     // Every customer still without a wallet, not only when the platform was not enabled before: a
     // crash halfway through the customers leaves the rest to this event's redelivery.
     const customers = await this.store.customersWithoutWallet(facts.platformId);
     if (customers.length === 0) return;
-    this.logger.info({ msgId, platformId: facts.platformId, customers: customers.length }, 'Embedded Wallets enabled: opening wallets for existing customers.');
+    this.logger.info(
+      { msgId, platformId: facts.platformId, customers: customers.length },
+      'Embedded Wallets enabled: opening wallets for existing customers.',
+    );
     for (const customer of customers) await this.open(facts.platformId, customer.customerId, customer.email, msgId);
   }
 
@@ -136,8 +175,17 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
    * the lookup fail and the event come again later.
    */
   private async environmentOf(platformId: string, msgId: string): Promise<string> {
-    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-wallets-policy' }, requestId: msgId, correlationId: storyOf(msgId) };
-    const config = await this.client.request<PlatformConfigWire>(subjects.platform.platform.get, {}, { context, timeoutMs: PLATFORM_LOOKUP_TIMEOUT_MS });
+    const context: RequestContext = {
+      platformId,
+      actor: { kind: 'system', name: 'accounts:open-wallets-policy' },
+      requestId: msgId,
+      correlationId: storyOf(msgId),
+    };
+    const config = await this.client.request<PlatformConfigWire>(
+      subjects.platform.platform.get,
+      {},
+      { context, timeoutMs: PLATFORM_LOOKUP_TIMEOUT_MS },
+    );
     return config.environment;
   }
 
@@ -169,11 +217,29 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
 
   private async open(platformId: string, customerId: string, email: string, msgId: string): Promise<void> {
     const accountId = walletAccountIdFor(customerId);
-    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-wallets-policy' }, requestId: msgId, correlationId: storyOf(msgId) };
-    const data = { accountId, platformId, customerId, accountType: 'EMBEDDED_WALLET' as const, currency: WALLET_CURRENCY, status: 'ACTIVE' as const, operationId: `open:${accountId}` };
+    const context: RequestContext = {
+      platformId,
+      actor: { kind: 'system', name: 'accounts:open-wallets-policy' },
+      requestId: msgId,
+      correlationId: storyOf(msgId),
+    };
+    const data = {
+      accountId,
+      platformId,
+      customerId,
+      accountType: 'EMBEDDED_WALLET' as const,
+      currency: WALLET_CURRENCY,
+      status: 'ACTIVE' as const,
+      operationId: `open:${accountId}`,
+    };
     // Keys first, then the account: a wallet the client can list always has its credential.
     await this.wallets.provision({ accountId, platformId, customerId, email });
-    await this.writer.apply(accountId, context, (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state), { assumeNew: true });
+    await this.writer.apply(
+      accountId,
+      context,
+      (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state),
+      { assumeNew: true },
+    );
   }
 }
 

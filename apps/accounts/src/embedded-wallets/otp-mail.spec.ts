@@ -9,10 +9,20 @@ const otp = { otpCode: '48213377', sentAt: new Date('2026-11-27T12:00:00Z'), exp
 describe('composeOtpMail', () => {
   it('given the reference’s example config, then the platform’s sender, reply-to and app name, and the code on a line of its own', () => {
     const mail = composeOtpMail(
-      { appName: 'Acme Wallet', sendFromEmailAddress: 'noreply@acme.com', sendFromEmailSenderName: 'Acme Notifications', replyToEmailAddress: 'support@acme.com', logoUrl: 'https://acme.com/logo.png' },
+      {
+        appName: 'Acme Wallet',
+        sendFromEmailAddress: 'noreply@acme.com',
+        sendFromEmailSenderName: 'Acme Notifications',
+        replyToEmailAddress: 'support@acme.com',
+        logoUrl: 'https://acme.com/logo.png',
+      },
       otp,
     );
-    expect(mail).toMatchObject({ from: { name: 'Acme Notifications', address: 'noreply@acme.com' }, replyTo: 'support@acme.com', subject: 'Acme Wallet sign-in code' });
+    expect(mail).toMatchObject({
+      from: { name: 'Acme Notifications', address: 'noreply@acme.com' },
+      replyTo: 'support@acme.com',
+      subject: 'Acme Wallet sign-in code',
+    });
     expect(mail.text.split('\n')).toContain('48213377');
     expect(mail.text).toContain('It expires in 5 minutes.');
     expect(mail.html).toContain('<img src="https://acme.com/logo.png" alt="Acme Wallet"');
@@ -37,9 +47,12 @@ describe('composeOtpMail', () => {
     expect(mail.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 
-  it.each(['javascript:alert(1)', 'data:image/png;base64,AAAA', '/logo.png', 'not a url'])('given the logo %s, then the mail has no image', (logoUrl) => {
-    expect(composeOtpMail({ logoUrl }, otp).html).not.toContain('<img');
-  });
+  it.each(['javascript:alert(1)', 'data:image/png;base64,AAAA', '/logo.png', 'not a url'])(
+    'given the logo %s, then the mail has no image',
+    (logoUrl) => {
+      expect(composeOtpMail({ logoUrl }, otp).html).not.toContain('<img');
+    },
+  );
 
   it.each([
     [60, '60 seconds'],
@@ -50,8 +63,16 @@ describe('composeOtpMail', () => {
 
 describe('senderOf', () => {
   const config = { from: { name: '', address: 'otp@corridor.test' } };
-  it('given a platform address, then it', () => expect(senderOf({ from: { name: 'Acme', address: 'noreply@acme.com' } }, config)).toEqual({ name: 'Acme', address: 'noreply@acme.com' }));
-  it('given none, then MAIL_FROM under the platform’s name', () => expect(senderOf({ from: { name: 'Notifications', address: null } }, config)).toEqual({ name: 'Notifications', address: 'otp@corridor.test' }));
+  it('given a platform address, then it', () =>
+    expect(senderOf({ from: { name: 'Acme', address: 'noreply@acme.com' } }, config)).toEqual({
+      name: 'Acme',
+      address: 'noreply@acme.com',
+    }));
+  it('given none, then MAIL_FROM under the platform’s name', () =>
+    expect(senderOf({ from: { name: 'Notifications', address: null } }, config)).toEqual({
+      name: 'Notifications',
+      address: 'otp@corridor.test',
+    }));
 });
 
 describe('deliveryFailureOf', () => {
@@ -74,7 +95,13 @@ describe('deliveryFailureOf', () => {
   ])('given nodemailer’s %o, then %s', (fields, reason) => expect(deliveryFailureOf(error(fields)).reason).toBe(reason));
 
   it('given an error that names addresses, then the detail keeps the code and command and drops the addresses', () => {
-    const { detail } = deliveryFailureOf(error({ code: 'EENVELOPE', command: 'RCPT TO', message: "Can't send mail - all recipients were rejected: 550 <jane.doe@example.com>: mailbox unavailable" }));
+    const { detail } = deliveryFailureOf(
+      error({
+        code: 'EENVELOPE',
+        command: 'RCPT TO',
+        message: "Can't send mail - all recipients were rejected: 550 <jane.doe@example.com>: mailbox unavailable",
+      }),
+    );
     expect(detail).toBe("EENVELOPE at RCPT TO: Can't send mail - all recipients were rejected: 550 <address> mailbox unavailable");
   });
 });
@@ -88,5 +115,6 @@ describe('deliveryFailureMessage', () => {
     expect(deliveryFailureMessage('connection', null)).toMatch(/could not be reached.*new code.*SMTP_\*/);
   });
 
-  it('given a refused recipient, then it points at the customer’s email', () => expect(deliveryFailureMessage('recipient', null)).toMatch(/customer's email/));
+  it('given a refused recipient, then it points at the customer’s email', () =>
+    expect(deliveryFailureMessage('recipient', null)).toMatch(/customer's email/));
 });

@@ -9,9 +9,16 @@ import { DomainError } from '@corridor/contracts';
 export type WebAuthnConfig = { rpIds: string[]; origins: string[] };
 export type PasskeyKey = { credentialId: string; publicKey: string; counter: number };
 export type PasskeyAttestation = { credentialId: string; clientDataJson: string; attestationObject: string; transports?: string[] };
-export type PasskeyAssertion = { credentialId: string; clientDataJson: string; authenticatorData: string; signature: string; userHandle?: string };
+export type PasskeyAssertion = {
+  credentialId: string;
+  clientDataJson: string;
+  authenticatorData: string;
+  signature: string;
+  userHandle?: string;
+};
 
-const unauthorized = (reason: string): DomainError => new DomainError('UNAUTHORIZED', 'unauthorized', `The passkey is not accepted: ${reason}.`, { reason });
+const unauthorized = (reason: string): DomainError =>
+  new DomainError('UNAUTHORIZED', 'unauthorized', `The passkey is not accepted: ${reason}.`, { reason });
 
 /**
  * The reference's sandbox assertion signature (section (f)): on a SANDBOX platform an assertion
@@ -21,12 +28,14 @@ const unauthorized = (reason: string): DomainError => new DomainError('UNAUTHORI
 export const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
 
 /** Whether an assertion offers the sandbox signature, so the platform's environment is worth looking up. */
-export const offersSandboxAssertion = (assertion: unknown): boolean => (assertion as { signature?: unknown } | null)?.signature === SANDBOX_PASSKEY_SIGNATURE;
+export const offersSandboxAssertion = (assertion: unknown): boolean =>
+  (assertion as { signature?: unknown } | null)?.signature === SANDBOX_PASSKEY_SIGNATURE;
 
 /** True when the sandbox shortcut stands in for WebAuthn; false when the assertion must be verified for real. */
 export const sandboxAssertionAccepted = (assertion: unknown, key: PasskeyKey, sandbox: boolean): boolean => {
   if (!sandbox || !offersSandboxAssertion(assertion)) return false;
-  if ((assertion as { credentialId?: unknown }).credentialId !== key.credentialId) throw unauthorized('assertion.credentialId is not this credential’s passkey');
+  if ((assertion as { credentialId?: unknown }).credentialId !== key.credentialId)
+    throw unauthorized('assertion.credentialId is not this credential’s passkey');
   return true;
 };
 
@@ -42,7 +51,11 @@ export const registerPasskey = async (attestation: PasskeyAttestation, challenge
         rawId: attestation.credentialId,
         type: 'public-key',
         clientExtensionResults: {},
-        response: { clientDataJSON: attestation.clientDataJson, attestationObject: attestation.attestationObject, ...(attestation.transports ? { transports: attestation.transports as never } : {}) },
+        response: {
+          clientDataJSON: attestation.clientDataJson,
+          attestationObject: attestation.attestationObject,
+          ...(attestation.transports ? { transports: attestation.transports as never } : {}),
+        },
       },
       expectedChallenge: challenge,
       expectedOrigin: config.origins,
@@ -59,7 +72,12 @@ export const registerPasskey = async (attestation: PasskeyAttestation, challenge
 };
 
 /** Verifies an assertion over the challenge (hex string as UTF-8); returns the new signature counter. */
-export const authenticatePasskey = async (assertion: PasskeyAssertion, challengeHex: string, key: PasskeyKey, config: WebAuthnConfig): Promise<number> => {
+export const authenticatePasskey = async (
+  assertion: PasskeyAssertion,
+  challengeHex: string,
+  key: PasskeyKey,
+  config: WebAuthnConfig,
+): Promise<number> => {
   requireRelyingParty(config);
   if (assertion.credentialId !== key.credentialId) throw unauthorized('assertion.credentialId is not this credential’s passkey');
   try {
@@ -106,7 +124,13 @@ const hostOf = (origin: string): string => (URL.canParse(origin) ? new URL(origi
  * machine could then ask their authenticator for an assertion.
  */
 export const parseWebAuthnConfig = (env: NodeJS.ProcessEnv): WebAuthnConfig => {
-  const list = (value: string | undefined) => (value ? value.split(',').map((item) => item.trim()).filter(Boolean) : []);
+  const list = (value: string | undefined) =>
+    value
+      ? value
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean)
+      : [];
   const rpIds = list(env['EMBEDDED_WALLET_WEBAUTHN_RP_IDS']);
   const origins = list(env['EMBEDDED_WALLET_WEBAUTHN_ORIGINS']);
   if (env['NODE_ENV'] !== 'production')

@@ -19,7 +19,8 @@ export const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
 export const offersSandboxSignature = (walletSignature: string | undefined): boolean => walletSignature?.trim() === SANDBOX_SIGNATURE;
 
 /** The sandbox signature counts as a valid stamp on sandbox platforms only. */
-export const sandboxSignatureAccepted = (walletSignature: string | undefined, sandbox: boolean): boolean => sandbox && offersSandboxSignature(walletSignature);
+export const sandboxSignatureAccepted = (walletSignature: string | undefined, sandbox: boolean): boolean =>
+  sandbox && offersSandboxSignature(walletSignature);
 
 /** What leg 1 persisted: the operation, the resource it acts on, the bound body and the payload to sign. */
 export type PendingRequest = {
@@ -53,8 +54,16 @@ export const legOf = (headers: WalletSignatureHeaders, sandbox = false): Leg => 
   const signature = headers.walletSignature?.trim() || undefined;
   const requestId = headers.requestId?.trim() || undefined;
   if (!signature && !requestId) return { leg: 'challenge' };
-  if (!signature) throw unauthorized('WALLET_SIGNATURE_MISSING', 'The signed retry needs a Grid-Wallet-Signature header along with Request-Id: a stamp over payloadToSign made with a session key.');
-  if (!requestId) throw unauthorized('REQUEST_ID_MISSING', 'The signed retry needs the Request-Id header: echo the requestId of the 202 challenge along with Grid-Wallet-Signature.');
+  if (!signature)
+    throw unauthorized(
+      'WALLET_SIGNATURE_MISSING',
+      'The signed retry needs a Grid-Wallet-Signature header along with Request-Id: a stamp over payloadToSign made with a session key.',
+    );
+  if (!requestId)
+    throw unauthorized(
+      'REQUEST_ID_MISSING',
+      'The signed retry needs the Request-Id header: echo the requestId of the 202 challenge along with Grid-Wallet-Signature.',
+    );
   if (sandboxSignatureAccepted(signature, sandbox)) return { leg: 'retry', stamp: SANDBOX_SIGNATURE, requestId };
   const stamp = parseStamp(signature);
   if (!stamp) {
@@ -82,22 +91,41 @@ export type RetryCheck = {
 export const checkRetry = (check: RetryCheck): PendingRequest => {
   const { pending, now } = check;
   if (!pending || pending.platformId !== check.platformId || pending.operation !== check.operation || pending.targetId !== check.targetId) {
-    throw unauthorized('INVALID_SIGNATURE', 'Request-Id does not name a pending challenge of this operation on this resource; start again without the signature headers.');
+    throw unauthorized(
+      'INVALID_SIGNATURE',
+      'Request-Id does not name a pending challenge of this operation on this resource; start again without the signature headers.',
+    );
   }
-  if (pending.usedAt) throw unauthorized('INVALID_SIGNATURE', `${pending.requestId} was already used; a requestId completes one request only. Start again without the signature headers.`);
+  if (pending.usedAt)
+    throw unauthorized(
+      'INVALID_SIGNATURE',
+      `${pending.requestId} was already used; a requestId completes one request only. Start again without the signature headers.`,
+    );
   if (pending.expiresAt.getTime() <= now.getTime()) {
-    throw unauthorized('INVALID_SIGNATURE', `${pending.requestId} expired at ${pending.expiresAt.toISOString()}; start again without the signature headers.`);
+    throw unauthorized(
+      'INVALID_SIGNATURE',
+      `${pending.requestId} expired at ${pending.expiresAt.toISOString()}; start again without the signature headers.`,
+    );
   }
   if (pending.bodyDigest !== check.bodyDigest) {
-    throw unauthorized('WALLET_SIGNATURE_BODY_MISMATCH', 'The retry body differs from the body of the first call; resend exactly the same body with the signature headers.');
+    throw unauthorized(
+      'WALLET_SIGNATURE_BODY_MISMATCH',
+      'The retry body differs from the body of the first call; resend exactly the same body with the signature headers.',
+    );
   }
   // legOf admits the sandbox signature only on sandbox platforms: it stands for a valid stamp of an allowed key.
   if (check.stamp === SANDBOX_SIGNATURE) return pending;
   if (!check.signerKeys.includes(check.stamp.publicKey)) {
-    throw unauthorized('WALLET_SIGNATURE_INVALID', 'The stamp publicKey is not the key of an active session allowed to sign this request (or the TEK of this verification).');
+    throw unauthorized(
+      'WALLET_SIGNATURE_INVALID',
+      'The stamp publicKey is not the key of an active session allowed to sign this request (or the TEK of this verification).',
+    );
   }
   if (!verifyStamp(check.stamp, pending.payloadToSign)) {
-    throw unauthorized('WALLET_SIGNATURE_INVALID', 'The stamp signature does not verify over payloadToSign with its publicKey; sign the exact payloadToSign string.');
+    throw unauthorized(
+      'WALLET_SIGNATURE_INVALID',
+      'The stamp signature does not verify over payloadToSign with its publicKey; sign the exact payloadToSign string.',
+    );
   }
   return pending;
 };

@@ -15,7 +15,10 @@ let relay: TestSmtpServer;
 const mailers: SmtpMailer[] = [];
 
 beforeAll(async () => {
-  relay = await startTestSmtpServer({ credentials, refuseRecipient: (address) => address === refusedRecipient, refuseSender: (address) => address === refusedSender,
+  relay = await startTestSmtpServer({
+    credentials,
+    refuseRecipient: (address) => address === refusedRecipient,
+    refuseSender: (address) => address === refusedSender,
     refuseFromHeader: (from) => from.includes(unverifiedPlatformSender),
   });
 });
@@ -57,7 +60,12 @@ const failureOf = async (mailer: SmtpMailer, mail: OtpMail): Promise<MailDeliver
 
 describe('a mail the relay takes', () => {
   it('given a platform’s sender and branding, then the relay receives it from that sender, the envelope from MAIL_FROM, with the code in the text', async () => {
-    const mail = otpMail({ appName: 'Acme Wallet', sendFromEmailAddress: 'noreply@acme.test', sendFromEmailSenderName: 'Acme Notifications', replyToEmailAddress: 'support@acme.test' });
+    const mail = otpMail({
+      appName: 'Acme Wallet',
+      sendFromEmailAddress: 'noreply@acme.test',
+      sendFromEmailSenderName: 'Acme Notifications',
+      replyToEmailAddress: 'support@acme.test',
+    });
     await mailerWith().send(mail);
     const received = await relay.mailTo(mail.to);
     expect(received.envelope).toEqual({ from: 'otp@corridor.test', to: [mail.to] });

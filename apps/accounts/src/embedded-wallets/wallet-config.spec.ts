@@ -9,34 +9,45 @@ describe('EMBEDDED_WALLET_SESSION_TTL_SECONDS', () => {
     expect(parseEmbeddedWalletConfig({ EMBEDDED_WALLET_SESSION_TTL_SECONDS: '' }).sessionTtlSeconds).toBe(900);
   });
 
-  it('given a whole number of seconds, then that lifetime', () => expect(parseEmbeddedWalletConfig({ EMBEDDED_WALLET_SESSION_TTL_SECONDS: '20' }).sessionTtlSeconds).toBe(20));
+  it('given a whole number of seconds, then that lifetime', () =>
+    expect(parseEmbeddedWalletConfig({ EMBEDDED_WALLET_SESSION_TTL_SECONDS: '20' }).sessionTtlSeconds).toBe(20));
 
   it.each(['0', '-5', '1.5', 'soon'])('given %s, then it refuses to start', (value) => {
-    expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_SESSION_TTL_SECONDS: value })).toThrow(/EMBEDDED_WALLET_SESSION_TTL_SECONDS must be a whole number/);
+    expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_SESSION_TTL_SECONDS: value })).toThrow(
+      /EMBEDDED_WALLET_SESSION_TTL_SECONDS must be a whole number/,
+    );
   });
 });
 
 describe('EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS', () => {
   it('given nothing, then sandbox mail is purged every 60 s', () => expect(parseEmbeddedWalletConfig({}).mailboxSweepSeconds).toBe(60));
-  it('given 0, then it refuses to start', () => expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS: '0' })).toThrow(/whole number/));
+  it('given 0, then it refuses to start', () =>
+    expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_MAILBOX_SWEEP_SECONDS: '0' })).toThrow(/whole number/));
 });
 
 describe('EMBEDDED_WALLET_AUTH_FAILURES_MAX', () => {
   it('given nothing, then five failures lock', () => expect(parseEmbeddedWalletConfig({}).authFailuresMax).toBe(5));
-  it('given a number, then that many', () => expect(parseEmbeddedWalletConfig({ EMBEDDED_WALLET_AUTH_FAILURES_MAX: '1000' }).authFailuresMax).toBe(1000));
-  it('given 0, then it refuses to start', () => expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_AUTH_FAILURES_MAX: '0' })).toThrow(/whole number/));
+  it('given a number, then that many', () =>
+    expect(parseEmbeddedWalletConfig({ EMBEDDED_WALLET_AUTH_FAILURES_MAX: '1000' }).authFailuresMax).toBe(1000));
+  it('given 0, then it refuses to start', () =>
+    expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_AUTH_FAILURES_MAX: '0' })).toThrow(/whole number/));
 });
 
 describe('EMBEDDED_WALLET_KEY_ENCRYPTION_KEY', () => {
-  it('given nothing outside production, then the development key', () => expect(parseWalletKeyEncryptionKey({ NODE_ENV: 'development' })).toHaveLength(32));
+  it('given nothing outside production, then the development key', () =>
+    expect(parseWalletKeyEncryptionKey({ NODE_ENV: 'development' })).toHaveLength(32));
 
   it('given nothing in production, then it refuses to start and says how to generate one', () => {
     expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production' })).toThrow(/required in production.*openssl rand -base64 32/);
   });
 
   it.each(PUBLIC_WALLET_KEY_ENCRYPTION_KEYS)('given the public default %s in production, then it refuses to start', (key) => {
-    expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: key })).toThrow(/publicly known default.*openssl rand -base64 32/);
-    expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: ` ${key}\n` })).toThrow(/publicly known default/);
+    expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: key })).toThrow(
+      /publicly known default.*openssl rand -base64 32/,
+    );
+    expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: ` ${key}\n` })).toThrow(
+      /publicly known default/,
+    );
   });
 
   it.each([
@@ -55,31 +66,56 @@ describe('EMBEDDED_WALLET_KEY_ENCRYPTION_KEY', () => {
 
   it('given a generated key in production, then that key', () => {
     const key = randomBytes(32).toString('base64');
-    expect(parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: key })).toEqual(Buffer.from(key, 'base64'));
+    expect(parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: key })).toEqual(
+      Buffer.from(key, 'base64'),
+    );
   });
 
   it.each([16, 31, 33])('given a key of %i bytes, then it refuses to start', (length) => {
-    expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: randomBytes(length).toString('base64') })).toThrow(/must be 32 bytes/);
+    expect(() =>
+      parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: randomBytes(length).toString('base64') }),
+    ).toThrow(/must be 32 bytes/);
   });
 
   it('given the deploy placeholder, then it refuses to start', () => {
-    expect(() => parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: 'replace-with-openssl-rand-base64-32' })).toThrow(/must be 32 bytes/);
+    expect(() =>
+      parseWalletKeyEncryptionKey({ NODE_ENV: 'production', EMBEDDED_WALLET_KEY_ENCRYPTION_KEY: 'replace-with-openssl-rand-base64-32' }),
+    ).toThrow(/must be 32 bytes/);
   });
 });
 
 describe('SMTP_* and MAIL_FROM', () => {
   const relay = { SMTP_HOST: 'smtp.example.com', MAIL_FROM: 'otp@example.com' };
 
-  it('given no SMTP_HOST, then no relay (production OTP challenges answer 503)', () => expect(parseEmbeddedWalletConfig({}).smtp).toBeNull());
+  it('given no SMTP_HOST, then no relay (production OTP challenges answer 503)', () =>
+    expect(parseEmbeddedWalletConfig({}).smtp).toBeNull());
 
   it('given every variable empty, as compose passes unset ones, then no relay and no signing key', () => {
-    const names = ['SMTP_HOST', 'SMTP_PORT', 'SMTP_SECURE', 'SMTP_REQUIRE_TLS', 'SMTP_USER', 'SMTP_PASSWORD', 'SMTP_TIMEOUT_MS', 'MAIL_FROM', 'EMBEDDED_WALLET_EXPORT_SIGNING_KEY'];
+    const names = [
+      'SMTP_HOST',
+      'SMTP_PORT',
+      'SMTP_SECURE',
+      'SMTP_REQUIRE_TLS',
+      'SMTP_USER',
+      'SMTP_PASSWORD',
+      'SMTP_TIMEOUT_MS',
+      'MAIL_FROM',
+      'EMBEDDED_WALLET_EXPORT_SIGNING_KEY',
+    ];
     const config = parseEmbeddedWalletConfig(Object.fromEntries(names.map((name) => [name, ''])));
     expect([config.smtp, config.exportSigningKey]).toEqual([null, null]);
   });
 
   it('given a host and empty optional settings, then the defaults', () => {
-    const smtp = parseEmbeddedWalletConfig({ ...relay, SMTP_PORT: '', SMTP_SECURE: '', SMTP_REQUIRE_TLS: '', SMTP_USER: '', SMTP_PASSWORD: '', SMTP_TIMEOUT_MS: '' }).smtp;
+    const smtp = parseEmbeddedWalletConfig({
+      ...relay,
+      SMTP_PORT: '',
+      SMTP_SECURE: '',
+      SMTP_REQUIRE_TLS: '',
+      SMTP_USER: '',
+      SMTP_PASSWORD: '',
+      SMTP_TIMEOUT_MS: '',
+    }).smtp;
     expect(smtp).toMatchObject({ port: 587, secure: false, requireTls: true, auth: null, timeoutMs: 10_000 });
   });
 
@@ -97,8 +133,22 @@ describe('SMTP_* and MAIL_FROM', () => {
 
   it('given SMTP_SECURE, then port 465 by default; and every setting as given', () => {
     expect(parseEmbeddedWalletConfig({ ...relay, SMTP_SECURE: 'true' }).smtp).toMatchObject({ secure: true, port: 465 });
-    const smtp = parseEmbeddedWalletConfig({ ...relay, SMTP_PORT: '2525', SMTP_REQUIRE_TLS: 'false', SMTP_USER: 'u', SMTP_PASSWORD: 'p', SMTP_TIMEOUT_MS: '3000', MAIL_FROM: 'Acme <otp@acme.test>' }).smtp;
-    expect(smtp).toMatchObject({ port: 2525, requireTls: false, auth: { user: 'u', pass: 'p' }, from: { name: 'Acme', address: 'otp@acme.test' }, timeoutMs: 3000 });
+    const smtp = parseEmbeddedWalletConfig({
+      ...relay,
+      SMTP_PORT: '2525',
+      SMTP_REQUIRE_TLS: 'false',
+      SMTP_USER: 'u',
+      SMTP_PASSWORD: 'p',
+      SMTP_TIMEOUT_MS: '3000',
+      MAIL_FROM: 'Acme <otp@acme.test>',
+    }).smtp;
+    expect(smtp).toMatchObject({
+      port: 2525,
+      requireTls: false,
+      auth: { user: 'u', pass: 'p' },
+      from: { name: 'Acme', address: 'otp@acme.test' },
+      timeoutMs: 3000,
+    });
   });
 
   it.each([
@@ -109,7 +159,9 @@ describe('SMTP_* and MAIL_FROM', () => {
     [{ SMTP_PORT: '70000' }, /SMTP_PORT must be a port number/],
     [{ SMTP_SECURE: 'yes' }, /SMTP_SECURE must be true or false/],
     [{ SMTP_TIMEOUT_MS: '30000' }, /SMTP_TIMEOUT_MS must be a whole number of milliseconds from 100 to 15000/],
-  ])('given %o, then it refuses to start', (change, message) => expect(() => parseEmbeddedWalletConfig({ ...relay, ...change })).toThrow(message));
+  ])('given %o, then it refuses to start', (change, message) =>
+    expect(() => parseEmbeddedWalletConfig({ ...relay, ...change })).toThrow(message),
+  );
 });
 
 describe('EMBEDDED_WALLET_EXPORT_SIGNING_KEY', () => {
@@ -121,6 +173,8 @@ describe('EMBEDDED_WALLET_EXPORT_SIGNING_KEY', () => {
   });
 
   it.each(['00'.repeat(32), 'abc', 'x'.repeat(64)])('given %s, then it refuses to start and says how to make one', (value) => {
-    expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_EXPORT_SIGNING_KEY: value })).toThrow(/EMBEDDED_WALLET_EXPORT_SIGNING_KEY is not a P-256 private key.*generate one/);
+    expect(() => parseEmbeddedWalletConfig({ EMBEDDED_WALLET_EXPORT_SIGNING_KEY: value })).toThrow(
+      /EMBEDDED_WALLET_EXPORT_SIGNING_KEY is not a P-256 private key.*generate one/,
+    );
   });
 });

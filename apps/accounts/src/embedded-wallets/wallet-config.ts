@@ -53,7 +53,8 @@ export const parseWalletKeyEncryptionKey = (env: NodeJS.ProcessEnv): Buffer => {
   const key = Buffer.from(configured, 'base64');
   if (production && isPublicKey(key))
     throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY is a publicly known default; in production ${GENERATE}.`);
-  if (key.length !== 32) throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY must be 32 bytes in base64; it decodes to ${key.length} bytes (${GENERATE}).`);
+  if (key.length !== 32)
+    throw new Error(`EMBEDDED_WALLET_KEY_ENCRYPTION_KEY must be 32 bytes in base64; it decodes to ${key.length} bytes (${GENERATE}).`);
   return key;
 };
 
@@ -66,8 +67,8 @@ const wholeNumber = (env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 };
 
 const GENERATE_SIGNING_KEY =
-  'generate one with `node -e "const {d}=require(\'crypto\').generateKeyPairSync(\'ec\',{namedCurve:\'P-256\'}).privateKey.export({format:\'jwk\'});' +
-  'console.log(Buffer.from(d,\'base64url\').toString(\'hex\'))"`';
+  "generate one with `node -e \"const {d}=require('crypto').generateKeyPairSync('ec',{namedCurve:'P-256'}).privateKey.export({format:'jwk'});" +
+  "console.log(Buffer.from(d,'base64url').toString('hex'))\"`";
 
 export const parseExportSigningKey = (env: NodeJS.ProcessEnv): BundleSigningKey | null => {
   const configured = env['EMBEDDED_WALLET_EXPORT_SIGNING_KEY']?.trim();

@@ -31,8 +31,16 @@ describe('wallet formats', () => {
   it('opens an OTP bundle sealed to the target bundle, and refuses one sealed to another key', async () => {
     const target = generateP256KeyPair();
     const tek = generateP256KeyPair();
-    const data = JSON.parse(Buffer.from(JSON.parse(otpEncryptionTargetBundle(target.publicKeyHex, 'Platform:1', 'InternalAccount:1', null)).data, 'hex').toString()) as { targetPublic: string };
-    const sealed = await hpkeSeal(data.targetPublic, new TextEncoder().encode(JSON.stringify({ otp_code: '123456', public_key: tek.publicKeyHex })));
+    const data = JSON.parse(
+      Buffer.from(
+        JSON.parse(otpEncryptionTargetBundle(target.publicKeyHex, 'Platform:1', 'InternalAccount:1', null)).data,
+        'hex',
+      ).toString(),
+    ) as { targetPublic: string };
+    const sealed = await hpkeSeal(
+      data.targetPublic,
+      new TextEncoder().encode(JSON.stringify({ otp_code: '123456', public_key: tek.publicKeyHex })),
+    );
     const bundle = JSON.stringify({ encappedPublic: toHex(sealed.enc), ciphertext: toHex(sealed.ciphertext) });
     expect(await openOtpBundle(bundle, target.privateKeyHex)).toEqual({ otpCode: '123456', publicKey: tek.publicKeyHex });
     expect(await openOtpBundle(bundle, generateP256KeyPair().privateKeyHex)).toBeNull();
@@ -45,7 +53,11 @@ describe('wallet formats', () => {
     expect(outer).toMatchObject({ version: 'v1.0.0', dataSignature: '', enclaveQuorumPublic: '' });
     const data = JSON.parse(Buffer.from(outer['data']!, 'hex').toString()) as Record<string, string>;
     expect(p256.ProjectivePoint.fromHex(data['encappedPublic']!)).toBeDefined();
-    const plaintext = await hpkeOpen(client.privateKeyHex, Buffer.from(data['encappedPublic']!, 'hex'), Buffer.from(data['ciphertext']!, 'hex'));
+    const plaintext = await hpkeOpen(
+      client.privateKeyHex,
+      Buffer.from(data['encappedPublic']!, 'hex'),
+      Buffer.from(data['ciphertext']!, 'hex'),
+    );
     expect(new TextDecoder().decode(plaintext)).toBe('abandon ability able');
     expect(data['organizationId']).toBe('Platform:1');
   });
@@ -57,13 +69,20 @@ describe('wallet formats', () => {
     const signer = bundleSigningKeyOf(Buffer.from(jwk.d!, 'base64url').toString('hex'));
     const verifies = (outer: Record<string, string>, data = Buffer.from(outer['data']!, 'hex')): boolean => {
       const point = Buffer.from(outer['enclaveQuorumPublic']!, 'hex');
-      const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') }, format: 'jwk' });
+      const key = createPublicKey({
+        key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') },
+        format: 'jwk',
+      });
       return verify('sha256', data, { key, dsaEncoding: 'der' }, Buffer.from(outer['dataSignature']!, 'hex'));
     };
 
     it('given a signing key, then dataSignature is ECDSA-P256-SHA256 (DER hex) over the data bytes by enclaveQuorumPublic', async () => {
-      const outer = JSON.parse(await exportBundle(generateP256KeyPair().publicKeyHex, 'abandon ability able', 'Platform:1', signer)) as Record<string, string>;
-      expect(outer['enclaveQuorumPublic']).toBe(`04${Buffer.from(jwk.x!, 'base64url').toString('hex')}${Buffer.from(jwk.y!, 'base64url').toString('hex')}`);
+      const outer = JSON.parse(
+        await exportBundle(generateP256KeyPair().publicKeyHex, 'abandon ability able', 'Platform:1', signer),
+      ) as Record<string, string>;
+      expect(outer['enclaveQuorumPublic']).toBe(
+        `04${Buffer.from(jwk.x!, 'base64url').toString('hex')}${Buffer.from(jwk.y!, 'base64url').toString('hex')}`,
+      );
       expect(outer['dataSignature']).toMatch(/^30[0-9a-f]+$/);
       expect(verifies(outer)).toBe(true);
       const altered = Buffer.from(outer['data']!, 'hex');
@@ -72,7 +91,9 @@ describe('wallet formats', () => {
     });
 
     it('given a signing key, then the OTP target bundle is signed the same way', () => {
-      const outer = JSON.parse(otpEncryptionTargetBundle(generateP256KeyPair().publicKeyHex, 'Platform:1', 'InternalAccount:1', signer)) as Record<string, string>;
+      const outer = JSON.parse(
+        otpEncryptionTargetBundle(generateP256KeyPair().publicKeyHex, 'Platform:1', 'InternalAccount:1', signer),
+      ) as Record<string, string>;
       expect(outer['enclaveQuorumPublic']).toBe(signer.publicKeyHex);
       expect(verifies(outer)).toBe(true);
     });

@@ -88,8 +88,7 @@ export const otpEncryptionTargetBundle = (
   organizationId: string,
   userId: string,
   signer: BundleSigningKey | null,
-): string =>
-  bundle({ targetPublic: targetPublicKeyHex, organizationId, userId }, signer);
+): string => bundle({ targetPublic: targetPublicKeyHex, organizationId, userId }, signer);
 
 export type OtpBundlePlaintext = { otpCode: string; publicKey: string };
 
@@ -172,7 +171,13 @@ export const sameDigest = (candidateHex: string, storedHex: string): boolean => 
   const candidate = Buffer.from(candidateHex, 'hex');
   const stored = Buffer.from(storedHex, 'hex');
   // Buffer.from stops at the first character that is not hex, so a partial decode is a mismatch too.
-  if (candidate.length === 0 || candidate.length !== stored.length || candidate.length * 2 !== candidateHex.length || stored.length * 2 !== storedHex.length) return false;
+  if (
+    candidate.length === 0 ||
+    candidate.length !== stored.length ||
+    candidate.length * 2 !== candidateHex.length ||
+    stored.length * 2 !== storedHex.length
+  )
+    return false;
   return timingSafeEqual(candidate, stored);
 };
 
@@ -200,7 +205,9 @@ export const bodyDigest = (body: unknown): string => createHash('sha256').update
 export const canonicalJson = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);

@@ -13,10 +13,17 @@ export type CredentialRow = CredentialSummary & {
   createdAt: Date;
   updatedAt: Date;
 };
-export type OtpRow = { credentialId: string; targetPublic: string; sealedTargetPrivate: string; otpDigest: string; otpSalt: string; expiresAt: Date; usedAt: Date | null };
+export type OtpRow = {
+  credentialId: string;
+  targetPublic: string;
+  sealedTargetPrivate: string;
+  otpDigest: string;
+  otpSalt: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+};
 export type SessionRow = Session & { platformId: string; accountId: string; createdAt: Date };
 export type WalletPlatform = { platformId: string; environment: string; enabled: boolean; config: Record<string, unknown> };
-
 
 const credentialOf = (row: Record<string, any>): CredentialRow => ({
   id: row.id,
@@ -72,7 +79,6 @@ export class WalletStore {
   private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, work);
   }
-
 
   /**
    * Holds the wallet's row until the transaction ends: every change to which credentials an account
@@ -131,7 +137,15 @@ export class WalletStore {
   }
 
   /** The wallet's key and first EMAIL_OTP credential, once: a redelivered event changes nothing. */
-  async provisionWallet(input: { accountId: string; platformId: string; customerId: string; sealedMnemonic: string; credentialId: string; email: string; now: Date }): Promise<void> {
+  async provisionWallet(input: {
+    accountId: string;
+    platformId: string;
+    customerId: string;
+    sealedMnemonic: string;
+    credentialId: string;
+    email: string;
+    now: Date;
+  }): Promise<void> {
     await this.transaction(async (client) => {
       const inserted = await client.query(
         `INSERT INTO ${this.t('wallet_keys')} (account_id, platform_id, customer_id, sealed_mnemonic, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO NOTHING`,
@@ -148,17 +162,26 @@ export class WalletStore {
   }
 
   async sealedMnemonic(accountId: string, platformId: string): Promise<string | null> {
-    const { rows } = await this.pool.query(`SELECT sealed_mnemonic FROM ${this.t('wallet_keys')} WHERE account_id = $1 AND platform_id = $2`, [accountId, platformId]);
+    const { rows } = await this.pool.query(
+      `SELECT sealed_mnemonic FROM ${this.t('wallet_keys')} WHERE account_id = $1 AND platform_id = $2`,
+      [accountId, platformId],
+    );
     return rows[0]?.sealed_mnemonic ?? null;
   }
 
   async walletOf(accountId: string, platformId: string): Promise<{ accountId: string; customerId: string } | null> {
-    const { rows } = await this.pool.query(`SELECT account_id, customer_id FROM ${this.t('wallet_keys')} WHERE account_id = $1 AND platform_id = $2`, [accountId, platformId]);
+    const { rows } = await this.pool.query(
+      `SELECT account_id, customer_id FROM ${this.t('wallet_keys')} WHERE account_id = $1 AND platform_id = $2`,
+      [accountId, platformId],
+    );
     return rows[0] ? { accountId: rows[0].account_id, customerId: rows[0].customer_id } : null;
   }
 
   async walletOfCustomer(customerId: string, platformId: string): Promise<{ accountId: string; customerId: string } | null> {
-    const { rows } = await this.pool.query(`SELECT account_id, customer_id FROM ${this.t('wallet_keys')} WHERE customer_id = $1 AND platform_id = $2`, [customerId, platformId]);
+    const { rows } = await this.pool.query(
+      `SELECT account_id, customer_id FROM ${this.t('wallet_keys')} WHERE customer_id = $1 AND platform_id = $2`,
+      [customerId, platformId],
+    );
     return rows[0] ? { accountId: rows[0].account_id, customerId: rows[0].customer_id } : null;
   }
 
@@ -176,7 +199,12 @@ export class WalletStore {
    * one address at the same instant can both pass; customers may share an email, so no unique
    * index can forbid it.
    */
-  async emailOtpTakenElsewhere(platformId: string, email: string, exceptAccountId: string, client: Pick<Pool, 'query'> = this.pool): Promise<boolean> {
+  async emailOtpTakenElsewhere(
+    platformId: string,
+    email: string,
+    exceptAccountId: string,
+    client: Pick<Pool, 'query'> = this.pool,
+  ): Promise<boolean> {
     const { rows } = await client.query(
       `SELECT 1 FROM ${this.t('auth_credentials')} WHERE platform_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL AND lower(nickname) = lower($2) AND account_id <> $3 LIMIT 1`,
       [platformId, email, exceptAccountId],
@@ -196,10 +224,19 @@ export class WalletStore {
   ): Promise<void> {
     await this.transaction(async (client) => {
       await this.lockWallet(client, input.accountId);
-      const { rows } = await client.query(`SELECT id FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL`, [input.accountId]);
+      const { rows } = await client.query(
+        `SELECT id FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL`,
+        [input.accountId],
+      );
       const credentialIds = rows.map((row) => row.id as string);
-      decide({ credentialIds, emailTakenElsewhere: await this.emailOtpTakenElsewhere(input.platformId, input.email, input.accountId, client) });
-      const renamed = await client.query(`UPDATE ${this.t('auth_credentials')} SET nickname = $2, updated_at = $3 WHERE id = ANY($1) AND revoked_at IS NULL`, [credentialIds, input.email, input.now]);
+      decide({
+        credentialIds,
+        emailTakenElsewhere: await this.emailOtpTakenElsewhere(input.platformId, input.email, input.accountId, client),
+      });
+      const renamed = await client.query(
+        `UPDATE ${this.t('auth_credentials')} SET nickname = $2, updated_at = $3 WHERE id = ANY($1) AND revoked_at IS NULL`,
+        [credentialIds, input.email, input.now],
+      );
       check(credentialIds.length, renamed.rowCount ?? 0);
     });
   }
@@ -213,19 +250,35 @@ export class WalletStore {
   }
 
   async credential(id: string, platformId: string): Promise<CredentialRow | null> {
-    const { rows } = await this.pool.query(`SELECT * FROM ${this.t('auth_credentials')} WHERE id = $1 AND platform_id = $2 AND revoked_at IS NULL`, [id, platformId]);
+    const { rows } = await this.pool.query(
+      `SELECT * FROM ${this.t('auth_credentials')} WHERE id = $1 AND platform_id = $2 AND revoked_at IS NULL`,
+      [id, platformId],
+    );
     return rows[0] ? credentialOf(rows[0]) : null;
   }
 
   async insertCredential(row: CredentialRow): Promise<void> {
     await this.pool.query(
       `INSERT INTO ${this.t('auth_credentials')} (id, platform_id, account_id, type, nickname, credential_id, identity, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-      [row.id, row.platformId, row.accountId, row.type, row.nickname, row.credentialId ?? null, row.identity ? JSON.stringify(row.identity) : null, row.createdAt],
+      [
+        row.id,
+        row.platformId,
+        row.accountId,
+        row.type,
+        row.nickname,
+        row.credentialId ?? null,
+        row.identity ? JSON.stringify(row.identity) : null,
+        row.createdAt,
+      ],
     );
   }
 
   async updateIdentity(id: string, identity: Record<string, unknown>, now: Date): Promise<void> {
-    await this.pool.query(`UPDATE ${this.t('auth_credentials')} SET identity = $2, updated_at = $3 WHERE id = $1`, [id, JSON.stringify(identity), now]);
+    await this.pool.query(`UPDATE ${this.t('auth_credentials')} SET identity = $2, updated_at = $3 WHERE id = $1`, [
+      id,
+      JSON.stringify(identity),
+      now,
+    ]);
   }
 
   /**
@@ -236,10 +289,19 @@ export class WalletStore {
   async revokeCredential(id: string, accountId: string, now: Date, decide: (current: CredentialRow[]) => void): Promise<void> {
     await this.transaction(async (client) => {
       await this.lockWallet(client, accountId);
-      const { rows } = await client.query(`SELECT * FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`, [accountId]);
+      const { rows } = await client.query(
+        `SELECT * FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`,
+        [accountId],
+      );
       decide(rows.map(credentialOf));
-      await client.query(`UPDATE ${this.t('auth_credentials')} SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, now]);
-      await client.query(`UPDATE ${this.t('auth_sessions')} SET revoked_at = $2 WHERE credential_id = $1 AND revoked_at IS NULL`, [id, now]);
+      await client.query(`UPDATE ${this.t('auth_credentials')} SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [
+        id,
+        now,
+      ]);
+      await client.query(`UPDATE ${this.t('auth_sessions')} SET revoked_at = $2 WHERE credential_id = $1 AND revoked_at IS NULL`, [
+        id,
+        now,
+      ]);
     });
   }
 
@@ -257,7 +319,15 @@ export class WalletStore {
     const { rows } = await this.pool.query(`SELECT * FROM ${this.t('auth_otps')} WHERE credential_id = $1`, [credentialId]);
     const row = rows[0];
     return row
-      ? { credentialId: row.credential_id, targetPublic: row.target_public, sealedTargetPrivate: row.sealed_target_private, otpDigest: row.otp_digest, otpSalt: row.otp_salt, expiresAt: row.expires_at, usedAt: row.used_at }
+      ? {
+          credentialId: row.credential_id,
+          targetPublic: row.target_public,
+          sealedTargetPrivate: row.sealed_target_private,
+          otpDigest: row.otp_digest,
+          otpSalt: row.otp_salt,
+          expiresAt: row.expires_at,
+          usedAt: row.used_at,
+        }
       : null;
   }
 
@@ -271,7 +341,10 @@ export class WalletStore {
 
   /** Marks the OTP used; false when another request used it first. */
   async useOtp(credentialId: string, digest: string, now: Date): Promise<boolean> {
-    const result = await this.pool.query(`UPDATE ${this.t('auth_otps')} SET used_at = $3 WHERE credential_id = $1 AND otp_digest = $2 AND used_at IS NULL`, [credentialId, digest, now]);
+    const result = await this.pool.query(
+      `UPDATE ${this.t('auth_otps')} SET used_at = $3 WHERE credential_id = $1 AND otp_digest = $2 AND used_at IS NULL`,
+      [credentialId, digest, now],
+    );
     return result.rowCount === 1;
   }
 
@@ -303,7 +376,18 @@ export class WalletStore {
     await this.pool.query(
       `INSERT INTO ${this.t('wallet_pending_requests')} (request_id, platform_id, account_id, operation, target_id, body_digest, payload_to_sign, bound, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [row.requestId, row.platformId, row.accountId, row.operation, row.targetId, row.bodyDigest, row.payloadToSign, JSON.stringify(row.bound), now, row.expiresAt],
+      [
+        row.requestId,
+        row.platformId,
+        row.accountId,
+        row.operation,
+        row.targetId,
+        row.bodyDigest,
+        row.payloadToSign,
+        JSON.stringify(row.bound),
+        now,
+        row.expiresAt,
+      ],
     );
   }
 
@@ -314,7 +398,10 @@ export class WalletStore {
 
   /** Single use: true for the one retry that consumes the request, false for any later or concurrent one. */
   async consumePending(requestId: string, now: Date): Promise<boolean> {
-    const result = await this.pool.query(`UPDATE ${this.t('wallet_pending_requests')} SET used_at = $2 WHERE request_id = $1 AND used_at IS NULL AND expires_at > $2`, [requestId, now]);
+    const result = await this.pool.query(
+      `UPDATE ${this.t('wallet_pending_requests')} SET used_at = $2 WHERE request_id = $1 AND used_at IS NULL AND expires_at > $2`,
+      [requestId, now],
+    );
     return result.rowCount === 1;
   }
 

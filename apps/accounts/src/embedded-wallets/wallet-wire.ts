@@ -22,5 +22,10 @@ export const renderSession = (session: SessionRow, credential: CredentialRow, en
 });
 
 /** A Turnkey-style activity, the shape of the reference's payloadToSign examples; timestampMs and requestId make each one unique. */
-export const activityPayload = (type: string, organizationId: string, parameters: Record<string, unknown>, now: Date, requestId: string): string =>
-  JSON.stringify({ organizationId, parameters: { ...parameters, requestId }, timestampMs: String(now.getTime()), type });
+export const activityPayload = (
+  type: string,
+  organizationId: string,
+  parameters: Record<string, unknown>,
+  now: Date,
+  requestId: string,
+): string => JSON.stringify({ organizationId, parameters: { ...parameters, requestId }, timestampMs: String(now.getTime()), type });

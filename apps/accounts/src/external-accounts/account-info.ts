@@ -144,7 +144,18 @@ const readSchemaMembers = (raw: Members, rules: AccountTypeRules, path: string):
 const patternWords = (name: string, pattern: string | undefined): string | undefined =>
   name === 'phoneNumber' && pattern !== undefined ? `a phone number in international form matching ${pattern}` : undefined;
 
-const identifierMembers = ['accountNumber', 'iban', 'clabeNumber', 'pixKey', 'vpa', 'address', 'invoice', 'bolt12', 'lightningAddress', 'phoneNumber'];
+const identifierMembers = [
+  'accountNumber',
+  'iban',
+  'clabeNumber',
+  'pixKey',
+  'vpa',
+  'address',
+  'invoice',
+  'bolt12',
+  'lightningAddress',
+  'phoneNumber',
+];
 
 /**
  * The identifier whose last three digits pick sandbox outcomes: account number, IBAN, CLABE, PIX
@@ -158,12 +169,7 @@ export const primaryIdentifierOf = (info: AccountInfo): string => {
 };
 
 export type BeneficiaryVerificationStatus =
-  | 'MATCHED'
-  | 'PARTIAL_MATCH'
-  | 'NOT_MATCHED'
-  | 'UNSUPPORTED'
-  | 'CHECKED_BY_RECEIVING_FI'
-  | 'PENDING';
+  'MATCHED' | 'PARTIAL_MATCH' | 'NOT_MATCHED' | 'UNSUPPORTED' | 'CHECKED_BY_RECEIVING_FI' | 'PENDING';
 
 const sandboxVerificationBySuffix: Readonly<Record<string, BeneficiaryVerificationStatus>> = {
   '102': 'NOT_MATCHED',
@@ -182,10 +188,15 @@ export const sandboxBeneficiaryOutcome = (identifier: string): BeneficiaryVerifi
   const localPart = identifier.split('@')[0] ?? identifier;
   const suffix = localPart.slice(-3);
   if (suffix === '105') {
-    throw new DomainError('INVALID_BANK_ACCOUNT', 'validation', 'accountInfo is refused: the receiving bank reports this account as invalid.', {
-      field: 'accountInfo',
-      problem: 'rejected_by_bank',
-    });
+    throw new DomainError(
+      'INVALID_BANK_ACCOUNT',
+      'validation',
+      'accountInfo is refused: the receiving bank reports this account as invalid.',
+      {
+        field: 'accountInfo',
+        problem: 'rejected_by_bank',
+      },
+    );
   }
   return sandboxVerificationBySuffix[suffix] ?? 'MATCHED';
 };

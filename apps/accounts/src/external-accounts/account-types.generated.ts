@@ -5,2466 +5,1229 @@
 import type { AccountTypeRules } from './account-type-rules';
 
 export const accountTypeRules = {
-  "AED_ACCOUNT": {
-    "required": [
-      "iban"
-    ],
-    "strings": {
-      "iban": {
-        "pattern": "^AE[0-9]{21}$",
-        "minLength": 23,
-        "maxLength": 23
+  AED_ACCOUNT: {
+    required: ['iban'],
+    strings: {
+      iban: {
+        pattern: '^AE[0-9]{21}$',
+        minLength: 23,
+        maxLength: 23,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "address",
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['address', 'fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "BASE_WALLET": {
-    "required": [
-      "address"
-    ],
-    "strings": {
-      "address": {}
+  BASE_WALLET: {
+    required: ['address'],
+    strings: {
+      address: {},
     },
-    "beneficiaryRequired": false
+    beneficiaryRequired: false,
   },
-  "BDT_ACCOUNT": {
-    "required": [
-      "bankName"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  BDT_ACCOUNT: {
+    required: ['bankName'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "branchCode": {
-        "pattern": "^[0-9]{5}$",
-        "minLength": 5,
-        "maxLength": 5
+      branchCode: {
+        pattern: '^[0-9]{5}$',
+        minLength: 5,
+        maxLength: 5,
       },
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "BRL_ACCOUNT": {
-    "required": [
-      "pixKey",
-      "pixKeyType",
-      "taxId"
-    ],
-    "strings": {
-      "pixKey": {
-        "minLength": 1,
-        "maxLength": 77
+  BRL_ACCOUNT: {
+    required: ['pixKey', 'pixKeyType', 'taxId'],
+    strings: {
+      pixKey: {
+        minLength: 1,
+        maxLength: 77,
       },
-      "pixKeyType": {
-        "enum": [
-          "CPF",
-          "CNPJ",
-          "EMAIL",
-          "PHONE",
-          "RANDOM"
-        ]
+      pixKeyType: {
+        enum: ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM'],
       },
-      "taxId": {
-        "pattern": "^[0-9]{11,14}$",
-        "minLength": 11,
-        "maxLength": 14
-      }
+      taxId: {
+        pattern: '^[0-9]{11,14}$',
+        minLength: 11,
+        maxLength: 14,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "BWP_ACCOUNT": {
-    "required": [
-      "phoneNumber",
-      "provider"
-    ],
-    "strings": {
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
+  BWP_ACCOUNT: {
+    required: ['phoneNumber', 'provider'],
+    strings: {
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "provider": {
-        "minLength": 1,
-        "maxLength": 255
-      }
+      provider: {
+        minLength: 1,
+        maxLength: 255,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "CAD_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankCode",
-      "branchCode"
-    ],
-    "strings": {
-      "accountNumber": {
-        "pattern": "^[0-9]{7,12}$",
-        "minLength": 7,
-        "maxLength": 12
+  CAD_ACCOUNT: {
+    required: ['accountNumber', 'bankCode', 'branchCode'],
+    strings: {
+      accountNumber: {
+        pattern: '^[0-9]{7,12}$',
+        minLength: 7,
+        maxLength: 12,
       },
-      "bankCode": {
-        "pattern": "^[0-9]{3}$",
-        "minLength": 3,
-        "maxLength": 3
+      bankCode: {
+        pattern: '^[0-9]{3}$',
+        minLength: 3,
+        maxLength: 3,
       },
-      "branchCode": {
-        "pattern": "^[0-9]{5}$",
-        "minLength": 5,
-        "maxLength": 5
-      }
+      branchCode: {
+        pattern: '^[0-9]{5}$',
+        minLength: 5,
+        maxLength: 5,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber",
-          "registrationNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber', 'registrationNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "CNY_ACCOUNT": {
-    "required": [
-      "bankName"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  CNY_ACCOUNT: {
+    required: ['bankName'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
-      }
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "COP_ACCOUNT": {
-    "required": [
-      "bankName"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  COP_ACCOUNT: {
+    required: ['bankName'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankAccountType": {
-        "enum": [
-          "CHECKING",
-          "SAVINGS"
-        ]
+      bankAccountType: {
+        enum: ['CHECKING', 'SAVINGS'],
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
-      }
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "documentNumber",
-          "documentType",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'documentNumber', 'documentType', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "DKK_ACCOUNT": {
-    "required": [
-      "iban"
-    ],
-    "strings": {
-      "iban": {
-        "pattern": "^DK[0-9]{16}$",
-        "minLength": 18,
-        "maxLength": 18
+  DKK_ACCOUNT: {
+    required: ['iban'],
+    strings: {
+      iban: {
+        pattern: '^DK[0-9]{16}$',
+        minLength: 18,
+        maxLength: 18,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "EGP_ACCOUNT": {
-    "required": [
-      "bankName"
-    ],
-    "strings": {
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+  EGP_ACCOUNT: {
+    required: ['bankName'],
+    strings: {
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "iban": {
-        "pattern": "^EG[0-9]{27}$",
-        "minLength": 29,
-        "maxLength": 29
+      iban: {
+        pattern: '^EG[0-9]{27}$',
+        minLength: 29,
+        maxLength: 29,
       },
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
-      }
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "ETHEREUM_WALLET": {
-    "required": [
-      "address"
-    ],
-    "strings": {
-      "address": {}
+  ETHEREUM_WALLET: {
+    required: ['address'],
+    strings: {
+      address: {},
     },
-    "beneficiaryRequired": false
+    beneficiaryRequired: false,
   },
-  "EUR_ACCOUNT": {
-    "required": [
-      "iban"
-    ],
-    "strings": {
-      "iban": {
-        "pattern": "^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$",
-        "minLength": 15,
-        "maxLength": 34
+  EUR_ACCOUNT: {
+    required: ['iban'],
+    strings: {
+      iban: {
+        pattern: '^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$',
+        minLength: 15,
+        maxLength: 34,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "countryOfResidence",
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['countryOfResidence', 'fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "GBP_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "sortCode"
-    ],
-    "strings": {
-      "accountNumber": {
-        "pattern": "^[0-9]{8}$",
-        "minLength": 8,
-        "maxLength": 8
+  GBP_ACCOUNT: {
+    required: ['accountNumber', 'sortCode'],
+    strings: {
+      accountNumber: {
+        pattern: '^[0-9]{8}$',
+        minLength: 8,
+        maxLength: 8,
       },
-      "sortCode": {
-        "pattern": "^[0-9]{6}$",
-        "minLength": 6,
-        "maxLength": 6
-      }
+      sortCode: {
+        pattern: '^[0-9]{6}$',
+        minLength: 6,
+        maxLength: 6,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "GHS_ACCOUNT": {
-    "required": [
-      "bankName"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  GHS_ACCOUNT: {
+    required: ['bankName'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
-      }
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "GTQ_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankAccountType"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  GTQ_ACCOUNT: {
+    required: ['accountNumber', 'bankAccountType'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankAccountType": {
-        "enum": [
-          "CHECKING",
-          "SAVINGS"
-        ]
-      }
+      bankAccountType: {
+        enum: ['CHECKING', 'SAVINGS'],
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "countryOfResidence",
-          "fullName",
-          "phoneNumber"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['countryOfResidence', 'fullName', 'phoneNumber'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "HKD_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankName",
-      "swiftCode"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  HKD_ACCOUNT: {
+    required: ['accountNumber', 'bankName', 'swiftCode'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "HTG_ACCOUNT": {
-    "required": [
-      "phoneNumber"
-    ],
-    "strings": {
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
-      }
-    },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+  HTG_ACCOUNT: {
+    required: ['phoneNumber'],
+    strings: {
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+    },
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "IDR_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankName",
-      "phoneNumber",
-      "swiftCode"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  IDR_ACCOUNT: {
+    required: ['accountNumber', 'bankName', 'phoneNumber', 'swiftCode'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "phoneNumber": {
-        "pattern": "^\\+62[0-9]{9,12}$",
-        "minLength": 7,
-        "maxLength": 15
+      phoneNumber: {
+        pattern: '^\\+62[0-9]{9,12}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "INR_ACCOUNT": {
-    "required": [
-      "vpa"
-    ],
-    "strings": {
-      "vpa": {
-        "pattern": "^[a-zA-Z0-9.\\-_]+@[a-zA-Z0-9]+$",
-        "minLength": 3,
-        "maxLength": 255
-      }
-    },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+  INR_ACCOUNT: {
+    required: ['vpa'],
+    strings: {
+      vpa: {
+        pattern: '^[a-zA-Z0-9.\\-_]+@[a-zA-Z0-9]+$',
+        minLength: 3,
+        maxLength: 255,
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+    },
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "JMD_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankAccountType",
-      "branchCode"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  JMD_ACCOUNT: {
+    required: ['accountNumber', 'bankAccountType', 'branchCode'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankAccountType": {
-        "enum": [
-          "CHECKING",
-          "SAVINGS"
-        ]
+      bankAccountType: {
+        enum: ['CHECKING', 'SAVINGS'],
       },
-      "branchCode": {
-        "pattern": "^[0-9]{5}$",
-        "minLength": 5,
-        "maxLength": 5
-      }
+      branchCode: {
+        pattern: '^[0-9]{5}$',
+        minLength: 5,
+        maxLength: 5,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "address",
-          "fullName",
-          "phoneNumber"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['address', 'fullName', 'phoneNumber'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "KES_ACCOUNT": {
-    "required": [
-      "phoneNumber",
-      "provider"
-    ],
-    "strings": {
-      "phoneNumber": {
-        "pattern": "^\\+254[0-9]{9}$",
-        "minLength": 7,
-        "maxLength": 15
+  KES_ACCOUNT: {
+    required: ['phoneNumber', 'provider'],
+    strings: {
+      phoneNumber: {
+        pattern: '^\\+254[0-9]{9}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "provider": {
-        "minLength": 1,
-        "maxLength": 255
-      }
+      provider: {
+        minLength: 1,
+        maxLength: 255,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "LIGHTNING": {
-    "required": [],
-    "strings": {
-      "bolt12": {},
-      "invoice": {},
-      "lightningAddress": {}
+  LIGHTNING: {
+    required: [],
+    strings: {
+      bolt12: {},
+      invoice: {},
+      lightningAddress: {},
     },
-    "beneficiaryRequired": false
+    beneficiaryRequired: false,
   },
-  "MWK_ACCOUNT": {
-    "required": [
-      "phoneNumber",
-      "provider"
-    ],
-    "strings": {
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
+  MWK_ACCOUNT: {
+    required: ['phoneNumber', 'provider'],
+    strings: {
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "provider": {
-        "minLength": 1,
-        "maxLength": 255
-      }
+      provider: {
+        minLength: 1,
+        maxLength: 255,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "MXN_ACCOUNT": {
-    "required": [
-      "clabeNumber"
-    ],
-    "strings": {
-      "clabeNumber": {
-        "pattern": "^[0-9]{18}$",
-        "minLength": 18,
-        "maxLength": 18
-      }
-    },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+  MXN_ACCOUNT: {
+    required: ['clabeNumber'],
+    strings: {
+      clabeNumber: {
+        pattern: '^[0-9]{18}$',
+        minLength: 18,
+        maxLength: 18,
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+    },
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "MYR_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankName",
-      "swiftCode"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  MYR_ACCOUNT: {
+    required: ['accountNumber', 'bankName', 'swiftCode'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "NGN_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankName"
-    ],
-    "strings": {
-      "accountNumber": {
-        "pattern": "^[0-9]{10}$",
-        "minLength": 10,
-        "maxLength": 10
+  NGN_ACCOUNT: {
+    required: ['accountNumber', 'bankName'],
+    strings: {
+      accountNumber: {
+        pattern: '^[0-9]{10}$',
+        minLength: 10,
+        maxLength: 10,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
-      }
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "PHP_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankName"
-    ],
-    "strings": {
-      "accountNumber": {
-        "pattern": "^[0-9]{8,16}$",
-        "minLength": 8,
-        "maxLength": 16
+  PHP_ACCOUNT: {
+    required: ['accountNumber', 'bankName'],
+    strings: {
+      accountNumber: {
+        pattern: '^[0-9]{8,16}$',
+        minLength: 8,
+        maxLength: 16,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
-      }
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "PKR_ACCOUNT": {
-    "required": [
-      "bankName"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  PKR_ACCOUNT: {
+    required: ['bankName'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "iban": {
-        "pattern": "^PK[0-9]{2}[A-Z]{4}[0-9]{16}$",
-        "minLength": 24,
-        "maxLength": 24
+      iban: {
+        pattern: '^PK[0-9]{2}[A-Z]{4}[0-9]{16}$',
+        minLength: 24,
+        maxLength: 24,
       },
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
-      }
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "POLYGON_WALLET": {
-    "required": [
-      "address"
-    ],
-    "strings": {
-      "address": {}
+  POLYGON_WALLET: {
+    required: ['address'],
+    strings: {
+      address: {},
     },
-    "beneficiaryRequired": false
+    beneficiaryRequired: false,
   },
-  "RWF_ACCOUNT": {
-    "required": [
-      "phoneNumber",
-      "provider"
-    ],
-    "strings": {
-      "phoneNumber": {
-        "pattern": "^\\+250[0-9]{9}$",
-        "minLength": 7,
-        "maxLength": 15
+  RWF_ACCOUNT: {
+    required: ['phoneNumber', 'provider'],
+    strings: {
+      phoneNumber: {
+        pattern: '^\\+250[0-9]{9}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "provider": {
-        "minLength": 1,
-        "maxLength": 255
-      }
+      provider: {
+        minLength: 1,
+        maxLength: 255,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "SGD_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankName",
-      "swiftCode"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  SGD_ACCOUNT: {
+    required: ['accountNumber', 'bankName', 'swiftCode'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "SLV_ACCOUNT": {
-    "required": [],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  SLV_ACCOUNT: {
+    required: [],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankAccountType": {
-        "enum": [
-          "CHECKING",
-          "SAVINGS"
-        ]
+      bankAccountType: {
+        enum: ['CHECKING', 'SAVINGS'],
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
-      }
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "SOLANA_WALLET": {
-    "required": [
-      "address"
-    ],
-    "strings": {
-      "address": {}
+  SOLANA_WALLET: {
+    required: ['address'],
+    strings: {
+      address: {},
     },
-    "beneficiaryRequired": false
+    beneficiaryRequired: false,
   },
-  "SPARK_WALLET": {
-    "required": [
-      "address"
-    ],
-    "strings": {
-      "address": {}
+  SPARK_WALLET: {
+    required: ['address'],
+    strings: {
+      address: {},
     },
-    "beneficiaryRequired": false
+    beneficiaryRequired: false,
   },
-  "SWIFT_ACCOUNT": {
-    "required": [
-      "bankName",
-      "country",
-      "swiftCode"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  SWIFT_ACCOUNT: {
+    required: ['bankName', 'country', 'swiftCode'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "country": {
-        "pattern": "^[A-Z]{2}$",
-        "minLength": 2,
-        "maxLength": 2
+      country: {
+        pattern: '^[A-Z]{2}$',
+        minLength: 2,
+        maxLength: 2,
       },
-      "iban": {
-        "pattern": "^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$",
-        "minLength": 15,
-        "maxLength": 34
+      iban: {
+        pattern: '^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$',
+        minLength: 15,
+        maxLength: 34,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "THB_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankName",
-      "swiftCode"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  THB_ACCOUNT: {
+    required: ['accountNumber', 'bankName', 'swiftCode'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "TRON_WALLET": {
-    "required": [
-      "address"
-    ],
-    "strings": {
-      "address": {}
+  TRON_WALLET: {
+    required: ['address'],
+    strings: {
+      address: {},
     },
-    "beneficiaryRequired": false
+    beneficiaryRequired: false,
   },
-  "TZS_ACCOUNT": {
-    "required": [
-      "phoneNumber",
-      "provider"
-    ],
-    "strings": {
-      "phoneNumber": {
-        "pattern": "^\\+255[0-9]{9}$",
-        "minLength": 7,
-        "maxLength": 15
+  TZS_ACCOUNT: {
+    required: ['phoneNumber', 'provider'],
+    strings: {
+      phoneNumber: {
+        pattern: '^\\+255[0-9]{9}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "provider": {
-        "minLength": 1,
-        "maxLength": 255
-      }
+      provider: {
+        minLength: 1,
+        maxLength: 255,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "UGX_ACCOUNT": {
-    "required": [
-      "phoneNumber",
-      "provider"
-    ],
-    "strings": {
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
+  UGX_ACCOUNT: {
+    required: ['phoneNumber', 'provider'],
+    strings: {
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "provider": {
-        "minLength": 1,
-        "maxLength": 255
-      }
+      provider: {
+        minLength: 1,
+        maxLength: 255,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "USD_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "routingNumber"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  USD_ACCOUNT: {
+    required: ['accountNumber', 'routingNumber'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "routingNumber": {
-        "pattern": "^[0-9]{9}$",
-        "minLength": 9,
-        "maxLength": 9
-      }
+      routingNumber: {
+        pattern: '^[0-9]{9}$',
+        minLength: 9,
+        maxLength: 9,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "VND_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankName",
-      "swiftCode"
-    ],
-    "strings": {
-      "accountNumber": {
-        "minLength": 1,
-        "maxLength": 34
+  VND_ACCOUNT: {
+    required: ['accountNumber', 'bankName', 'swiftCode'],
+    strings: {
+      accountNumber: {
+        minLength: 1,
+        maxLength: 34,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "swiftCode": {
-        "pattern": "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$",
-        "minLength": 8,
-        "maxLength": 11
-      }
+      swiftCode: {
+        pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+        minLength: 8,
+        maxLength: 11,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "XAF_ACCOUNT": {
-    "required": [
-      "phoneNumber",
-      "provider",
-      "region"
-    ],
-    "strings": {
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
+  XAF_ACCOUNT: {
+    required: ['phoneNumber', 'provider', 'region'],
+    strings: {
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "provider": {
-        "minLength": 1,
-        "maxLength": 255
+      provider: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "region": {
-        "pattern": "^[A-Z]{2}$",
-        "minLength": 2,
-        "maxLength": 2,
-        "enum": [
-          "CM",
-          "CG"
-        ]
-      }
+      region: {
+        pattern: '^[A-Z]{2}$',
+        minLength: 2,
+        maxLength: 2,
+        enum: ['CM', 'CG'],
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "XOF_ACCOUNT": {
-    "required": [
-      "phoneNumber",
-      "provider",
-      "region"
-    ],
-    "strings": {
-      "phoneNumber": {
-        "pattern": "^\\+[0-9]{6,14}$",
-        "minLength": 7,
-        "maxLength": 15
+  XOF_ACCOUNT: {
+    required: ['phoneNumber', 'provider', 'region'],
+    strings: {
+      phoneNumber: {
+        pattern: '^\\+[0-9]{6,14}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "provider": {
-        "minLength": 1,
-        "maxLength": 255
+      provider: {
+        minLength: 1,
+        maxLength: 255,
       },
-      "region": {
-        "pattern": "^[A-Z]{2}$",
-        "minLength": 2,
-        "maxLength": 2,
-        "enum": [
-          "BJ",
-          "CI",
-          "SN",
-          "TG"
-        ]
-      }
+      region: {
+        pattern: '^[A-Z]{2}$',
+        minLength: 2,
+        maxLength: 2,
+        enum: ['BJ', 'CI', 'SN', 'TG'],
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "ZAR_ACCOUNT": {
-    "required": [
-      "accountNumber",
-      "bankName"
-    ],
-    "strings": {
-      "accountNumber": {
-        "pattern": "^[0-9]{9,13}$",
-        "minLength": 9,
-        "maxLength": 13
+  ZAR_ACCOUNT: {
+    required: ['accountNumber', 'bankName'],
+    strings: {
+      accountNumber: {
+        pattern: '^[0-9]{9,13}$',
+        minLength: 9,
+        maxLength: 13,
       },
-      "bankName": {
-        "minLength": 1,
-        "maxLength": 255
-      }
+      bankName: {
+        minLength: 1,
+        maxLength: 255,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
   },
-  "ZMW_ACCOUNT": {
-    "required": [
-      "phoneNumber",
-      "provider"
-    ],
-    "strings": {
-      "phoneNumber": {
-        "pattern": "^\\+260[0-9]{9}$",
-        "minLength": 7,
-        "maxLength": 15
+  ZMW_ACCOUNT: {
+    required: ['phoneNumber', 'provider'],
+    strings: {
+      phoneNumber: {
+        pattern: '^\\+260[0-9]{9}$',
+        minLength: 7,
+        maxLength: 15,
       },
-      "provider": {
-        "minLength": 1,
-        "maxLength": 255
-      }
+      provider: {
+        minLength: 1,
+        maxLength: 255,
+      },
     },
-    "beneficiaryRequired": true,
-    "beneficiary": {
-      "BUSINESS": {
-        "required": [
-          "legalName"
-        ],
-        "fields": [
-          "countryOfResidence",
-          "email",
-          "legalName",
-          "phoneNumber",
-          "registrationNumber",
-          "taxId"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
+    beneficiaryRequired: true,
+    beneficiary: {
+      BUSINESS: {
+        required: ['legalName'],
+        fields: ['countryOfResidence', 'email', 'legalName', 'phoneNumber', 'registrationNumber', 'taxId'],
+        addressRequired: ['country', 'line1', 'postalCode'],
       },
-      "INDIVIDUAL": {
-        "required": [
-          "fullName"
-        ],
-        "fields": [
-          "birthDate",
-          "countryOfResidence",
-          "email",
-          "fullName",
-          "nationality",
-          "phoneNumber"
-        ],
-        "addressRequired": [
-          "country",
-          "line1",
-          "postalCode"
-        ]
-      }
-    }
-  }
+      INDIVIDUAL: {
+        required: ['fullName'],
+        fields: ['birthDate', 'countryOfResidence', 'email', 'fullName', 'nationality', 'phoneNumber'],
+        addressRequired: ['country', 'line1', 'postalCode'],
+      },
+    },
+  },
 } as const satisfies Record<string, AccountTypeRules>;
 
 export const paymentRailsByAccountType: Readonly<Record<string, readonly string[]>> = {
-  "AED_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "BDT_ACCOUNT": [
-    "BANK_TRANSFER",
-    "MOBILE_MONEY"
-  ],
-  "BRL_ACCOUNT": [
-    "PIX"
-  ],
-  "BWP_ACCOUNT": [
-    "MOBILE_MONEY"
-  ],
-  "CAD_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "CNY_ACCOUNT": [
-    "MOBILE_MONEY",
-    "BANK_TRANSFER"
-  ],
-  "COP_ACCOUNT": [
-    "BANK_TRANSFER",
-    "MOBILE_MONEY"
-  ],
-  "DKK_ACCOUNT": [
-    "SEPA",
-    "SEPA_INSTANT"
-  ],
-  "EGP_ACCOUNT": [
-    "BANK_TRANSFER",
-    "MOBILE_MONEY"
-  ],
-  "EUR_ACCOUNT": [
-    "SEPA",
-    "SEPA_INSTANT"
-  ],
-  "GBP_ACCOUNT": [
-    "FASTER_PAYMENTS"
-  ],
-  "GHS_ACCOUNT": [
-    "BANK_TRANSFER",
-    "MOBILE_MONEY"
-  ],
-  "GTQ_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "HKD_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "HTG_ACCOUNT": [
-    "MOBILE_MONEY"
-  ],
-  "IDR_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "INR_ACCOUNT": [
-    "UPI"
-  ],
-  "JMD_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "KES_ACCOUNT": [
-    "MOBILE_MONEY"
-  ],
-  "MWK_ACCOUNT": [
-    "MOBILE_MONEY"
-  ],
-  "MXN_ACCOUNT": [
-    "SPEI"
-  ],
-  "MYR_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "NGN_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "PHP_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "PKR_ACCOUNT": [
-    "BANK_TRANSFER",
-    "MOBILE_MONEY"
-  ],
-  "RWF_ACCOUNT": [
-    "MOBILE_MONEY"
-  ],
-  "SGD_ACCOUNT": [
-    "PAYNOW",
-    "FAST",
-    "BANK_TRANSFER"
-  ],
-  "SLV_ACCOUNT": [
-    "BANK_TRANSFER",
-    "MOBILE_MONEY"
-  ],
-  "SWIFT_ACCOUNT": [
-    "SWIFT"
-  ],
-  "THB_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "TZS_ACCOUNT": [
-    "MOBILE_MONEY"
-  ],
-  "UGX_ACCOUNT": [
-    "MOBILE_MONEY"
-  ],
-  "USD_ACCOUNT": [
-    "ACH",
-    "WIRE",
-    "RTP",
-    "FEDNOW"
-  ],
-  "VND_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "XAF_ACCOUNT": [
-    "MOBILE_MONEY"
-  ],
-  "XOF_ACCOUNT": [
-    "MOBILE_MONEY"
-  ],
-  "ZAR_ACCOUNT": [
-    "BANK_TRANSFER"
-  ],
-  "ZMW_ACCOUNT": [
-    "MOBILE_MONEY"
-  ]
+  AED_ACCOUNT: ['BANK_TRANSFER'],
+  BDT_ACCOUNT: ['BANK_TRANSFER', 'MOBILE_MONEY'],
+  BRL_ACCOUNT: ['PIX'],
+  BWP_ACCOUNT: ['MOBILE_MONEY'],
+  CAD_ACCOUNT: ['BANK_TRANSFER'],
+  CNY_ACCOUNT: ['MOBILE_MONEY', 'BANK_TRANSFER'],
+  COP_ACCOUNT: ['BANK_TRANSFER', 'MOBILE_MONEY'],
+  DKK_ACCOUNT: ['SEPA', 'SEPA_INSTANT'],
+  EGP_ACCOUNT: ['BANK_TRANSFER', 'MOBILE_MONEY'],
+  EUR_ACCOUNT: ['SEPA', 'SEPA_INSTANT'],
+  GBP_ACCOUNT: ['FASTER_PAYMENTS'],
+  GHS_ACCOUNT: ['BANK_TRANSFER', 'MOBILE_MONEY'],
+  GTQ_ACCOUNT: ['BANK_TRANSFER'],
+  HKD_ACCOUNT: ['BANK_TRANSFER'],
+  HTG_ACCOUNT: ['MOBILE_MONEY'],
+  IDR_ACCOUNT: ['BANK_TRANSFER'],
+  INR_ACCOUNT: ['UPI'],
+  JMD_ACCOUNT: ['BANK_TRANSFER'],
+  KES_ACCOUNT: ['MOBILE_MONEY'],
+  MWK_ACCOUNT: ['MOBILE_MONEY'],
+  MXN_ACCOUNT: ['SPEI'],
+  MYR_ACCOUNT: ['BANK_TRANSFER'],
+  NGN_ACCOUNT: ['BANK_TRANSFER'],
+  PHP_ACCOUNT: ['BANK_TRANSFER'],
+  PKR_ACCOUNT: ['BANK_TRANSFER', 'MOBILE_MONEY'],
+  RWF_ACCOUNT: ['MOBILE_MONEY'],
+  SGD_ACCOUNT: ['PAYNOW', 'FAST', 'BANK_TRANSFER'],
+  SLV_ACCOUNT: ['BANK_TRANSFER', 'MOBILE_MONEY'],
+  SWIFT_ACCOUNT: ['SWIFT'],
+  THB_ACCOUNT: ['BANK_TRANSFER'],
+  TZS_ACCOUNT: ['MOBILE_MONEY'],
+  UGX_ACCOUNT: ['MOBILE_MONEY'],
+  USD_ACCOUNT: ['ACH', 'WIRE', 'RTP', 'FEDNOW'],
+  VND_ACCOUNT: ['BANK_TRANSFER'],
+  XAF_ACCOUNT: ['MOBILE_MONEY'],
+  XOF_ACCOUNT: ['MOBILE_MONEY'],
+  ZAR_ACCOUNT: ['BANK_TRANSFER'],
+  ZMW_ACCOUNT: ['MOBILE_MONEY'],
 };

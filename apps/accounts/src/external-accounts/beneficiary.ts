@@ -35,11 +35,7 @@ const addressMembers = ['line1', 'line2', 'city', 'state', 'postalCode', 'countr
  * differs by currency (AED wants an address, EUR a country of residence), so the rules come from
  * the generated table rather than from one fixed shape.
  */
-export const validateBeneficiary = (
-  value: unknown,
-  variants: Readonly<Record<string, BeneficiaryRules>>,
-  path: string,
-): Beneficiary => {
+export const validateBeneficiary = (value: unknown, variants: Readonly<Record<string, BeneficiaryRules>>, path: string): Beneficiary => {
   const members = readObject(value, path);
   const accepted = Object.keys(variants);
   const beneficiaryType = readOptionalString(members, 'beneficiaryType', path);
@@ -59,7 +55,11 @@ export const validateBeneficiary = (
   if (address !== undefined) beneficiary['address'] = address;
   for (const name of rules.required) {
     if (beneficiary[name] === undefined) {
-      throw shapeError(`${path}.${name}`, 'missing', `is required for ${beneficiaryType === 'INDIVIDUAL' ? 'an individual' : 'a business'} beneficiary.`);
+      throw shapeError(
+        `${path}.${name}`,
+        'missing',
+        `is required for ${beneficiaryType === 'INDIVIDUAL' ? 'an individual' : 'a business'} beneficiary.`,
+      );
     }
   }
   // The loop above proved the members the chosen variant requires, which is what the union promises.

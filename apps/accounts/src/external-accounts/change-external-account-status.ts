@@ -24,11 +24,21 @@ export const changeExternalAccountStatus = (command: ChangeExternalAccountStatus
   const account = visibleAccount(state, externalAccountId, platformId);
   if (account.status === to) return [];
   if (!allowedTransitions[account.status].includes(to)) {
-    throw new DomainError('INVALID_STATE_TRANSITION', 'conflict', `External account ${externalAccountId} cannot go from ${account.status} to ${to}.`, {
-      externalAccountId,
-      from: account.status,
-      to,
-    });
+    throw new DomainError(
+      'INVALID_STATE_TRANSITION',
+      'conflict',
+      `External account ${externalAccountId} cannot go from ${account.status} to ${to}.`,
+      {
+        externalAccountId,
+        from: account.status,
+        to,
+      },
+    );
   }
-  return [{ type: 'ExternalAccountStatusChanged', data: { externalAccountId, from: account.status, to, reason, changedAt: command.metadata.now.toISOString() } }];
+  return [
+    {
+      type: 'ExternalAccountStatusChanged',
+      data: { externalAccountId, from: account.status, to, reason, changedAt: command.metadata.now.toISOString() },
+    },
+  ];
 };

@@ -22,8 +22,19 @@ describe('CreateExternalAccount', () => {
 
   it('refuses a bad IBAN checksum, naming the member', () =>
     given([])
-      .when(createCommand({ currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013001', beneficiary: { ...usdRequest.beneficiary, countryOfResidence: 'DE' } } }))
-      .thenThrows((error) => error.status === 400 && error.code === 'INVALID_BANK_ACCOUNT' && error.details?.['field'] === 'accountInfo.iban'));
+      .when(
+        createCommand({
+          currency: 'EUR',
+          accountInfo: {
+            accountType: 'EUR_ACCOUNT',
+            iban: 'DE89370400440532013001',
+            beneficiary: { ...usdRequest.beneficiary, countryOfResidence: 'DE' },
+          },
+        }),
+      )
+      .thenThrows(
+        (error) => error.status === 400 && error.code === 'INVALID_BANK_ACCOUNT' && error.details?.['field'] === 'accountInfo.iban',
+      ));
 
   it('refuses an 8-digit routing number', () =>
     given([])
@@ -58,15 +69,22 @@ describe('CreateExternalAccount under a used Idempotency-Key', () => {
   const other = 'e2'.repeat(32);
 
   it('answers the same request again with the account as it stands', () =>
-    given([created({ requestFingerprint: first })]).when(createCommand({ requestFingerprint: first })).thenNothingHappened());
+    given([created({ requestFingerprint: first })])
+      .when(createCommand({ requestFingerprint: first }))
+      .thenNothingHappened());
 
   it('keeps the fingerprint with the account it records', () =>
-    given([]).when(createCommand({ requestFingerprint: first })).then([created({ requestFingerprint: first })]));
+    given([])
+      .when(createCommand({ requestFingerprint: first }))
+      .then([created({ requestFingerprint: first })]));
 
   it('refuses another request under the key with a 409 naming the account', () =>
     given([created({ requestFingerprint: first })])
       .when(createCommand({ requestFingerprint: other }))
-      .thenThrows((error) => error.status === 409 && error.code === 'CONFLICT' && error.details?.['resourceId'] === created().data['externalAccountId']));
+      .thenThrows(
+        (error) =>
+          error.status === 409 && error.code === 'CONFLICT' && error.details?.['resourceId'] === created().data['externalAccountId'],
+      ));
 
   it('never answers with another customer’s account, whatever the fingerprint', () =>
     given([created({ requestFingerprint: first })])
@@ -74,13 +92,23 @@ describe('CreateExternalAccount under a used Idempotency-Key', () => {
       .thenThrows((error) => error.status === 409));
 
   it('answers a request with a key for an account kept before fingerprints were (same owner)', () =>
-    given([created()]).when(createCommand({ requestFingerprint: other })).thenNothingHappened());
+    given([created()])
+      .when(createCommand({ requestFingerprint: other }))
+      .thenNothingHappened());
 
   it('refuses the platform’s own account to a customer’s request', () =>
-    given([created({ customerId: null })]).when(createCommand({ requestFingerprint: other })).thenThrows((error) => error.status === 409));
+    given([created({ customerId: null })])
+      .when(createCommand({ requestFingerprint: other }))
+      .thenThrows((error) => error.status === 409));
 
   it('refuses a deleted account’s key', () =>
-    given([created({ requestFingerprint: first }), { type: 'ExternalAccountDeleted', data: { externalAccountId: created().data['externalAccountId'] as string, deletedAt: '2026-01-01T00:00:00.000Z' } }])
+    given([
+      created({ requestFingerprint: first }),
+      {
+        type: 'ExternalAccountDeleted',
+        data: { externalAccountId: created().data['externalAccountId'] as string, deletedAt: '2026-01-01T00:00:00.000Z' },
+      },
+    ])
       .when(createCommand({ requestFingerprint: first }))
       .thenThrows((error) => error.status === 409));
 });

@@ -38,21 +38,32 @@ const evmWallets = new Set(['ETHEREUM_WALLET', 'POLYGON_WALLET', 'BASE_WALLET'])
  */
 export const identityKeyOf = (platformId: string, customerId: string | null, currency: string, info: AccountInfo): string => {
   const members = info as Readonly<Record<string, unknown>>;
-  const identifierName = ['accountNumber', 'iban', 'clabeNumber', 'pixKey', 'vpa', 'address', 'invoice', 'bolt12', 'lightningAddress', 'phoneNumber'].find(
-    (name) => typeof members[name] === 'string',
-  );
+  const identifierName = [
+    'accountNumber',
+    'iban',
+    'clabeNumber',
+    'pixKey',
+    'vpa',
+    'address',
+    'invoice',
+    'bolt12',
+    'lightningAddress',
+    'phoneNumber',
+  ].find((name) => typeof members[name] === 'string');
   let identifier = primaryIdentifierOf(info);
   // EVM addresses differ only in their checksum casing; they name the same wallet.
   if (evmWallets.has(info.accountType)) identifier = identifier.toLowerCase();
   const present = bankQualifiers.filter((name) => typeof members[name] === 'string').map((name) => `${name}=${members[name] as string}`);
   const bankName = typeof members['bankName'] === 'string' ? `bankName=${(members['bankName'] as string).toLowerCase()}` : undefined;
-  const qualifiers = identifierName && bankLocalIdentifiers.has(identifierName) ? (present.length > 0 ? present : bankName ? [bankName] : []) : [];
+  const qualifiers =
+    identifierName && bankLocalIdentifiers.has(identifierName) ? (present.length > 0 ? present : bankName ? [bankName] : []) : [];
   const canonical = [platformId, customerId ?? 'PLATFORM', currency, info.accountType, identifier, ...qualifiers].join('|');
   return `ExternalAccountIdentity:${createHash('sha256').update(canonical).digest('hex')}`;
 };
 
 export const createExternalAccount = (command: CreateExternalAccount, state: ExternalAccount): ExternalAccountEvent[] => {
-  const { externalAccountId, platformId, customerId, currency, platformAccountId, defaultUmaDepositAccount, requestFingerprint } = command.data;
+  const { externalAccountId, platformId, customerId, currency, platformAccountId, defaultUmaDepositAccount, requestFingerprint } =
+    command.data;
   // The id is derived from the Idempotency-Key (in the actor's scope): an account under it is this
   // request again, answered as it stands, or another request under a used key, a 409, and never an
   // account of another owner (decision 0028).
@@ -65,7 +76,12 @@ export const createExternalAccount = (command: CreateExternalAccount, state: Ext
     throw invalidInput(`externalAccountId must be an ExternalAccount id, got ${externalAccountId}.`, { field: 'externalAccountId' });
   }
   if (!CURRENCY_CODE.test(currency)) {
-    throw new DomainError('INVALID_CURRENCY', 'validation', `currency must be an ISO 4217 code such as USD, got ${JSON.stringify(currency)}.`, { field: 'currency' });
+    throw new DomainError(
+      'INVALID_CURRENCY',
+      'validation',
+      `currency must be an ISO 4217 code such as USD, got ${JSON.stringify(currency)}.`,
+      { field: 'currency' },
+    );
   }
   if (platformAccountId !== null && (platformAccountId.length === 0 || platformAccountId.length > PLATFORM_ACCOUNT_ID_MAX_LENGTH)) {
     throw invalidInput(`platformAccountId must be 1 to ${PLATFORM_ACCOUNT_ID_MAX_LENGTH} characters long.`, { field: 'platformAccountId' });

@@ -20,19 +20,28 @@ export class CustomerDirectory {
    * reference declares no 404 for this create), so the answer never reveals another tenant's ids.
    */
   async assertUsable(context: RequestContext, customerId: string): Promise<void> {
-    const refused = invalidInput(`customerId ${customerId} does not name a customer of this platform. Create the customer first, or check the id.`, {
-      field: 'customerId',
-    });
+    const refused = invalidInput(
+      `customerId ${customerId} does not name a customer of this platform. Create the customer first, or check the id.`,
+      {
+        field: 'customerId',
+      },
+    );
     if (!isIdOf('Customer', customerId)) throw refused;
     let customer: CustomerWire;
     try {
-      customer = await this.client.request<CustomerWire>(subjects.customers.customer.get, { customerId }, { context, timeoutMs: CUSTOMER_LOOKUP_TIMEOUT_MS });
+      customer = await this.client.request<CustomerWire>(
+        subjects.customers.customer.get,
+        { customerId },
+        { context, timeoutMs: CUSTOMER_LOOKUP_TIMEOUT_MS },
+      );
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) throw refused;
       throw error;
     }
     if (customer.isDeleted) {
-      throw invalidInput(`customerId ${customerId} names a deleted customer; a deleted customer cannot get new external accounts.`, { field: 'customerId' });
+      throw invalidInput(`customerId ${customerId} names a deleted customer; a deleted customer cannot get new external accounts.`, {
+        field: 'customerId',
+      });
     }
   }
 }

@@ -1,7 +1,18 @@
 // Pins down the external-account read model: what GET shows after each event, the default flag
 // coming from the customer's default stream, and the wire form (paymentRails, no customerId for the platform).
 import type { RecordedEvent } from '@corridor/event-store';
-import { at, created, customerId, deleted, externalAccountId, otherExternalAccountId, platformId, statusChanged, verified, walletInfo } from './external-account.fixtures';
+import {
+  at,
+  created,
+  customerId,
+  deleted,
+  externalAccountId,
+  otherExternalAccountId,
+  platformId,
+  statusChanged,
+  verified,
+  walletInfo,
+} from './external-account.fixtures';
 import { evolveExternalAccountView, type ExternalAccountRow, renderExternalAccount } from './external-account-view.projection';
 
 let position = 0n;
@@ -19,12 +30,23 @@ const recorded = (event: { type: string; data: object }): RecordedEvent => {
 };
 const fold = (events: { type: string; data: object }[]): ExternalAccountRow | null =>
   events.map(recorded).reduce<ExternalAccountRow | null>(evolveExternalAccountView, null);
-const assigned = (id = externalAccountId) => ({ type: 'UmaDepositDefaultAssigned', data: { customerId, externalAccountId: id, assignedAt: at } });
-const cleared = (id = externalAccountId) => ({ type: 'UmaDepositDefaultCleared', data: { customerId, externalAccountId: id, replacedBy: otherExternalAccountId, clearedAt: at } });
+const assigned = (id = externalAccountId) => ({
+  type: 'UmaDepositDefaultAssigned',
+  data: { customerId, externalAccountId: id, assignedAt: at },
+});
+const cleared = (id = externalAccountId) => ({
+  type: 'UmaDepositDefaultCleared',
+  data: { customerId, externalAccountId: id, replacedBy: otherExternalAccountId, clearedAt: at },
+});
 
 describe('external account view', () => {
   it('shows an onboarded customer account as the reference ExternalAccount', () => {
-    const row = fold([created({ platformAccountId: 'acct-1', defaultUmaDepositAccount: true }), verified(), statusChanged('PENDING', 'ACTIVE'), assigned()]);
+    const row = fold([
+      created({ platformAccountId: 'acct-1', defaultUmaDepositAccount: true }),
+      verified(),
+      statusChanged('PENDING', 'ACTIVE'),
+      assigned(),
+    ]);
     expect(row && renderExternalAccount(row)).toEqual({
       id: externalAccountId,
       customerId,
@@ -51,7 +73,13 @@ describe('external account view', () => {
 
   it('renders a platform wallet without customerId, verification or rails', () => {
     const row = fold([created({ customerId: null, currency: 'BTC', accountInfo: walletInfo }), statusChanged('PENDING', 'ACTIVE')]);
-    expect(row && renderExternalAccount(row)).toEqual({ id: externalAccountId, status: 'ACTIVE', currency: 'BTC', defaultUmaDepositAccount: false, accountInfo: walletInfo });
+    expect(row && renderExternalAccount(row)).toEqual({
+      id: externalAccountId,
+      status: 'ACTIVE',
+      currency: 'BTC',
+      defaultUmaDepositAccount: false,
+      accountInfo: walletInfo,
+    });
   });
 
   it('keeps a deleted account’s row, marked deleted', () => expect(fold([created(), deleted()])?.isDeleted).toBe(true));

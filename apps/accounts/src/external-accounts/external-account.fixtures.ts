@@ -26,7 +26,10 @@ export const usdInfo: AccountInfo = {
   routingNumber: '011000015',
   beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' },
 };
-export const walletInfo: AccountInfo = { accountType: 'SPARK_WALLET', address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu' };
+export const walletInfo: AccountInfo = {
+  accountType: 'SPARK_WALLET',
+  address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu',
+};
 
 export const createCommand = (data: Partial<CreateExternalAccount['data']> = {}): CreateExternalAccount => ({
   type: 'CreateExternalAccount',
@@ -43,18 +46,41 @@ export const createCommand = (data: Partial<CreateExternalAccount['data']> = {})
   metadata: { now },
 });
 
-export const created = (data: Partial<Extract<ExternalAccountEvent, { type: 'ExternalAccountCreated' }>['data']> = {}): ExternalAccountEvent => {
-  const base = { externalAccountId, platformId, customerId, currency: 'USD', accountInfo: usdInfo, platformAccountId: null, defaultUmaDepositAccount: false, createdAt: at };
+export const created = (
+  data: Partial<Extract<ExternalAccountEvent, { type: 'ExternalAccountCreated' }>['data']> = {},
+): ExternalAccountEvent => {
+  const base = {
+    externalAccountId,
+    platformId,
+    customerId,
+    currency: 'USD',
+    accountInfo: usdInfo,
+    platformAccountId: null,
+    defaultUmaDepositAccount: false,
+    createdAt: at,
+  };
   const merged = { ...base, ...data };
-  return { type: 'ExternalAccountCreated', data: { ...merged, identityKey: data.identityKey ?? identityKeyOf(merged.platformId, merged.customerId, merged.currency, merged.accountInfo) } };
+  return {
+    type: 'ExternalAccountCreated',
+    data: {
+      ...merged,
+      identityKey: data.identityKey ?? identityKeyOf(merged.platformId, merged.customerId, merged.currency, merged.accountInfo),
+    },
+  };
 };
 
-export const verified = (verification: BeneficiaryVerification = { status: 'MATCHED', verifiedData: { fullName: 'Ada Lovelace' } }): ExternalAccountEvent => ({
+export const verified = (
+  verification: BeneficiaryVerification = { status: 'MATCHED', verifiedData: { fullName: 'Ada Lovelace' } },
+): ExternalAccountEvent => ({
   type: 'BeneficiaryVerificationRecorded',
   data: { externalAccountId, ...verification, recordedAt: at },
 });
 
-export const statusChanged = (from: ExternalAccountStatus, to: ExternalAccountStatus, reason = 'SANDBOX_ONBOARDED'): ExternalAccountEvent => ({
+export const statusChanged = (
+  from: ExternalAccountStatus,
+  to: ExternalAccountStatus,
+  reason = 'SANDBOX_ONBOARDED',
+): ExternalAccountEvent => ({
   type: 'ExternalAccountStatusChanged',
   data: { externalAccountId, from, to, reason, changedAt: at },
 });
@@ -67,7 +93,10 @@ export const verifyCommand = (data: Partial<RecordBeneficiaryVerification['data'
   metadata: { now },
 });
 
-export const statusCommand = (to: ExternalAccountStatus, data: Partial<ChangeExternalAccountStatus['data']> = {}): ChangeExternalAccountStatus => ({
+export const statusCommand = (
+  to: ExternalAccountStatus,
+  data: Partial<ChangeExternalAccountStatus['data']> = {},
+): ChangeExternalAccountStatus => ({
   type: 'ChangeExternalAccountStatus',
   data: { externalAccountId, platformId, to, reason: 'OPERATOR', ...data },
   metadata: { now },

@@ -39,7 +39,8 @@ export type ExternalAccountStatusChanged = Event<
 >;
 export type ExternalAccountDeleted = Event<'ExternalAccountDeleted', { externalAccountId: string; deletedAt: string }>;
 
-export type ExternalAccountEvent = ExternalAccountCreated | BeneficiaryVerificationRecorded | ExternalAccountStatusChanged | ExternalAccountDeleted;
+export type ExternalAccountEvent =
+  ExternalAccountCreated | BeneficiaryVerificationRecorded | ExternalAccountStatusChanged | ExternalAccountDeleted;
 
 export type ExistingExternalAccount = {
   externalAccountId: string;
@@ -65,7 +66,18 @@ export const evolveExternalAccount = (state: ExternalAccount, event: ExternalAcc
   if (event.type === 'ExternalAccountCreated') {
     const { externalAccountId, platformId, customerId, currency, accountInfo, identityKey, requestFingerprint } = event.data;
     const fingerprint = requestFingerprint !== undefined ? { requestFingerprint } : {};
-    return { kind: 'Open', externalAccountId, platformId, customerId, currency, accountInfo, identityKey, ...fingerprint, status: 'PENDING', verification: null };
+    return {
+      kind: 'Open',
+      externalAccountId,
+      platformId,
+      customerId,
+      currency,
+      accountInfo,
+      identityKey,
+      ...fingerprint,
+      status: 'PENDING',
+      verification: null,
+    };
   }
   // A recorded event is never refused; one that precedes the creation has nothing to apply to.
   if (state.kind === 'None') return state;
@@ -94,7 +106,11 @@ export const externalAccountNotFound = (externalAccountId: string): DomainError 
   new DomainError('REFERENCE_NOT_FOUND', 'not_found', `External account ${externalAccountId} was not found.`, { externalAccountId });
 
 /** The account as the command's platform may see it, or a 404. */
-export const visibleAccount = (state: ExternalAccount, externalAccountId: string, platformId: string): ExistingExternalAccount & { kind: 'Open' } => {
+export const visibleAccount = (
+  state: ExternalAccount,
+  externalAccountId: string,
+  platformId: string,
+): ExistingExternalAccount & { kind: 'Open' } => {
   if (state.kind !== 'Open' || state.platformId !== platformId) throw externalAccountNotFound(externalAccountId);
   return state;
 };
@@ -104,7 +120,10 @@ export const visibleAccount = (state: ExternalAccount, externalAccountId: string
  * so that several steps (create, record the sandbox verification, activate) land in one append:
  * either all of them are recorded or none is.
  */
-export const decideInSequence = (state: ExternalAccount, decisions: readonly ((current: ExternalAccount) => ExternalAccountEvent[])[]): ExternalAccountEvent[] => {
+export const decideInSequence = (
+  state: ExternalAccount,
+  decisions: readonly ((current: ExternalAccount) => ExternalAccountEvent[])[],
+): ExternalAccountEvent[] => {
   const decided: ExternalAccountEvent[] = [];
   let current = state;
   for (const decide of decisions) {

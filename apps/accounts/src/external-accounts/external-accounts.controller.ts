@@ -53,7 +53,8 @@ const ownerFilter = (owner: ExternalAccountOwnerKind, customerId?: string) =>
 @Controller()
 export class ExternalAccountsController {
   private readonly defaults = new PerKeyQueue(
-    (streamId) => new DomainError('SERVICE_UNAVAILABLE', 'unavailable', `Too many concurrent changes to ${streamId}; retry shortly.`, { streamId }),
+    (streamId) =>
+      new DomainError('SERVICE_UNAVAILABLE', 'unavailable', `Too many concurrent changes to ${streamId}; retry shortly.`, { streamId }),
   );
 
   constructor(
@@ -71,9 +72,15 @@ export class ExternalAccountsController {
   async create(@Payload() request: ServiceRequest<CreateExternalAccountData>): Promise<ExternalAccountWire> {
     const { context, data } = request;
     const customerId = data.owner === 'CUSTOMER' ? (data.customerId ?? null) : null;
-    if (data.owner === 'CUSTOMER' && customerId === null) throw invalidInput('customerId is required for a customer’s external account.', { field: 'customerId' });
+    if (data.owner === 'CUSTOMER' && customerId === null)
+      throw invalidInput('customerId is required for a customer’s external account.', { field: 'customerId' });
     const now = this.clock.now();
-    const externalAccountId = idForRequest('ExternalAccount', idempotencyScopeOf(context), 'create-external-account', context.idempotencyKey);
+    const externalAccountId = idForRequest(
+      'ExternalAccount',
+      idempotencyScopeOf(context),
+      'create-external-account',
+      context.idempotencyKey,
+    );
     const command: CreateExternalAccount = {
       type: 'CreateExternalAccount',
       data: {
@@ -92,14 +99,19 @@ export class ExternalAccountsController {
     // and the decider tells this request again (answered with it) from another one under the key (409).
     const earlier = context.idempotencyKey ? (await this.eventSourcing.store.readStream(externalAccountId)).events : [];
     if (earlier.length > 0) {
-      createExternalAccount(command, (earlier as unknown as ExternalAccountEvent[]).reduce(evolveExternalAccount, initialExternalAccount()));
+      createExternalAccount(
+        command,
+        (earlier as unknown as ExternalAccountEvent[]).reduce(evolveExternalAccount, initialExternalAccount()),
+      );
       await this.eventSourcing.waitForReadModels(earlier);
       return renderExternalAccount(await this.read(context, data.owner, externalAccountId));
     }
     const [created] = createExternalAccount(command, initialExternalAccount()) as [ExternalAccountCreated];
     // Suffix 105 (an account the bank refuses) throws its 400 here, before anything is written.
     const onboarding =
-      data.environment === 'SANDBOX' ? sandboxOnboarding(externalAccountId, context.platformId, sandboxVerificationOf(created.data.accountInfo), now) : [];
+      data.environment === 'SANDBOX'
+        ? sandboxOnboarding(externalAccountId, context.platformId, sandboxVerificationOf(created.data.accountInfo), now)
+        : [];
     if (customerId !== null) await this.customers.assertUsable(context, customerId);
     const { identityKey } = created.data;
     await this.claimIdentity(context, identityKey, externalAccountId);
@@ -109,7 +121,10 @@ export class ExternalAccountsController {
         externalAccountDecider,
         // A twin under the same key that got there first leaves nothing to onboard: this request is
         // answered with its account, or refused.
-        (state) => (state.kind === 'None' ? decideInSequence(state, [(current) => createExternalAccount(command, current), ...onboarding]) : createExternalAccount(command, state)),
+        (state) =>
+          state.kind === 'None'
+            ? decideInSequence(state, [(current) => createExternalAccount(command, current), ...onboarding])
+            : createExternalAccount(command, state),
         context,
         { assumeNew: true },
       );
@@ -150,25 +165,43 @@ export class ExternalAccountsController {
     const { context, data } = request;
     const now = this.clock.now();
     const command = { type: 'DeleteExternalAccount' as const, data: { ...data, platformId: context.platformId }, metadata: { now } };
-    const { state } = await this.eventSourcing.handle(data.externalAccountId, externalAccountDecider, (account) => deleteExternalAccount(command, account), context);
+    const { state } = await this.eventSourcing.handle(
+      data.externalAccountId,
+      externalAccountDecider,
+      (account) => deleteExternalAccount(command, account),
+      context,
+    );
     if (state.kind !== 'Deleted') throw new Error(`Deleting ${data.externalAccountId} left it ${state.kind}.`);
     // The account is gone for clients already; these free what it held. A crash here leaves a
     // claim whose owner is deleted, which claimIdentity treats as free.
     await this.releaseIdentity(context, state.identityKey, data.externalAccountId);
     if (state.customerId !== null) {
-      const clear = { type: 'ClearUmaDepositDefault' as const, data: { customerId: state.customerId, externalAccountId: data.externalAccountId }, metadata: { now } };
+      const clear = {
+        type: 'ClearUmaDepositDefault' as const,
+        data: { customerId: state.customerId, externalAccountId: data.externalAccountId },
+        metadata: { now },
+      };
       await this.changeDefault(state.customerId, context, (current) => clearUmaDepositDefault(clear, current));
     }
     return {};
   }
 
-  private async changeDefault(customerId: string, context: RequestContext, decide: (current: UmaDepositDefault) => UmaDepositDefaultEvent[]): Promise<void> {
+  private async changeDefault(
+    customerId: string,
+    context: RequestContext,
+    decide: (current: UmaDepositDefault) => UmaDepositDefaultEvent[],
+  ): Promise<void> {
     const streamId = umaDepositDefaultStreamId(customerId);
     await this.defaults.run(streamId, () => this.eventSourcing.handle(streamId, umaDepositDefaultDecider, decide, context));
   }
 
   private async read(context: RequestContext, owner: ExternalAccountOwnerKind, externalAccountId: string): Promise<ExternalAccountRow> {
-    const where = { id: externalAccountId, platformId: context.platformId, isDeleted: false, ...ownerFilter(owner) } as FilterQuery<ExternalAccountRow>;
+    const where = {
+      id: externalAccountId,
+      platformId: context.platformId,
+      isDeleted: false,
+      ...ownerFilter(owner),
+    } as FilterQuery<ExternalAccountRow>;
     const row = await this.eventSourcing.em.findOne(ExternalAccountEntity, where);
     if (!row) throw externalAccountNotFound(externalAccountId);
     return row;
@@ -180,7 +213,14 @@ export class ExternalAccountsController {
         key,
         accountIdentityDecider,
         (identity) =>
-          claimAccountIdentity({ type: 'ClaimAccountIdentity', data: { key, externalAccountId, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) }, metadata: {} }, identity),
+          claimAccountIdentity(
+            {
+              type: 'ClaimAccountIdentity',
+              data: { key, externalAccountId, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) },
+              metadata: {},
+            },
+            identity,
+          ),
         context,
         { assumeNew: true },
       );
@@ -209,6 +249,11 @@ export class ExternalAccountsController {
   }
 
   private async releaseIdentity(context: RequestContext, key: string, externalAccountId: string): Promise<void> {
-    await this.eventSourcing.handle(key, accountIdentityDecider, (identity) => releaseAccountIdentity(key, externalAccountId, identity), context);
+    await this.eventSourcing.handle(
+      key,
+      accountIdentityDecider,
+      (identity) => releaseAccountIdentity(key, externalAccountId, identity),
+      context,
+    );
   }
 }

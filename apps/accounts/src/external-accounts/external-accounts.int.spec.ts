@@ -72,7 +72,13 @@ const usd = (accountNumber: string) => ({
 const createFor = (platformId: string, data: Partial<CreateExternalAccountData> & { customerId?: string }) =>
   call<ExternalAccountWire>(
     subjects.accounts.externalAccount.create,
-    { owner: data.customerId ? 'CUSTOMER' : 'PLATFORM', currency: 'USD', accountInfo: usd('000111222333'), environment: 'SANDBOX', ...data },
+    {
+      owner: data.customerId ? 'CUSTOMER' : 'PLATFORM',
+      currency: 'USD',
+      accountInfo: usd('000111222333'),
+      environment: 'SANDBOX',
+      ...data,
+    },
     platformId,
   );
 
@@ -86,7 +92,12 @@ beforeAll(async () => {
   const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn' };
   nats = await connect({ servers: config.natsUrl, name: 'external-accounts-int-spec' });
   serveCustomers();
-  app = await createServiceApp(AppModule.register(config), { service: 'accounts', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  app = await createServiceApp(AppModule.register(config), {
+    service: 'accounts',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   client = app.get(ServiceClient);
 });
@@ -102,7 +113,13 @@ describe('external accounts in the accounts service', () => {
     const platformId = newId('Platform');
     const customerId = newCustomer(platformId);
     const created = await createFor(platformId, { customerId, platformAccountId: 'acct-1' });
-    expect(created).toMatchObject({ customerId, status: 'ACTIVE', beneficiaryVerificationStatus: 'MATCHED', defaultUmaDepositAccount: false, platformAccountId: 'acct-1' });
+    expect(created).toMatchObject({
+      customerId,
+      status: 'ACTIVE',
+      beneficiaryVerificationStatus: 'MATCHED',
+      defaultUmaDepositAccount: false,
+      platformAccountId: 'acct-1',
+    });
     const ref = { owner: 'CUSTOMER', externalAccountId: created.id };
     expect(await call(subjects.accounts.externalAccount.get, ref, platformId)).toEqual(created);
     expect((await listFor(platformId, { customerId })).data).toEqual([created]);
@@ -115,7 +132,12 @@ describe('external accounts in the accounts service', () => {
     const store = createPostgresEventStore({ connectionString: database.url, schema: 'accounts' });
     try {
       const { events } = await store.readStream(created.id);
-      expect(events.map((event) => event.type)).toEqual(['ExternalAccountCreated', 'BeneficiaryVerificationRecorded', 'ExternalAccountStatusChanged', 'ExternalAccountDeleted']);
+      expect(events.map((event) => event.type)).toEqual([
+        'ExternalAccountCreated',
+        'BeneficiaryVerificationRecorded',
+        'ExternalAccountStatusChanged',
+        'ExternalAccountDeleted',
+      ]);
     } finally {
       await store.close();
     }
@@ -127,7 +149,13 @@ describe('external accounts in the accounts service', () => {
     const platformId = newId('Platform');
     const customerId = newCustomer(platformId);
     const replies = await Promise.all(
-      Array.from({ length: 12 }, (_, index) => createFor(platformId, { customerId, defaultUmaDepositAccount: true, accountInfo: usd(`0001112223${String(index).padStart(2, '0')}`) })),
+      Array.from({ length: 12 }, (_, index) =>
+        createFor(platformId, {
+          customerId,
+          defaultUmaDepositAccount: true,
+          accountInfo: usd(`0001112223${String(index).padStart(2, '0')}`),
+        }),
+      ),
     );
     expect(replies).toHaveLength(12);
     const listed = (await listFor(platformId, { customerId })).data;
@@ -143,7 +171,9 @@ describe('external accounts in the accounts service', () => {
   it('lets exactly one of 10 concurrent creates of the same account through; the rest get 409', async () => {
     const platformId = newId('Platform');
     const customerId = newCustomer(platformId);
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => createFor(platformId, { customerId, accountInfo: usd('000999888777') })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () => createFor(platformId, { customerId, accountInfo: usd('000999888777') })),
+    );
     const fulfilled = results.filter((result) => result.status === 'fulfilled');
     const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
     expect(fulfilled).toHaveLength(1);
@@ -168,10 +198,16 @@ describe('external accounts in the accounts service', () => {
     const platformB = newId('Platform');
     const customerOfA = newCustomer(platformA);
     const customerAccount = await createFor(platformA, { customerId: customerOfA });
-    const platformAccount = await createFor(platformA, { currency: 'BTC', accountInfo: { accountType: 'LIGHTNING', lightningAddress: 'ada@example.com' } });
+    const platformAccount = await createFor(platformA, {
+      currency: 'BTC',
+      accountInfo: { accountType: 'LIGHTNING', lightningAddress: 'ada@example.com' },
+    });
     expect(platformAccount).not.toHaveProperty('customerId');
 
-    for (const [owner, externalAccountId] of [['CUSTOMER', customerAccount.id], ['PLATFORM', platformAccount.id]] as const) {
+    for (const [owner, externalAccountId] of [
+      ['CUSTOMER', customerAccount.id],
+      ['PLATFORM', platformAccount.id],
+    ] as const) {
       const ref = { owner, externalAccountId };
       expect((await domainErrorOf(call(subjects.accounts.externalAccount.get, ref, platformB))).status).toBe(404);
       expect((await domainErrorOf(call(subjects.accounts.externalAccount.delete, ref, platformB))).status).toBe(404);

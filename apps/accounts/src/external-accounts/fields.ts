@@ -26,8 +26,7 @@ export const shapeError = (field: string, problem: Problem, message: string): Do
 export const checksumError = (field: string, message: string): DomainError =>
   new DomainError('INVALID_BANK_ACCOUNT', 'validation', `${field} ${message}`, { field, problem: 'checksum' });
 
-export const isObject = (value: unknown): value is Members =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Members => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const readObject = (value: unknown, field: string): Members => {
   if (value === undefined || value === null) throw shapeError(field, 'missing', 'is required.');

@@ -22,7 +22,11 @@ describe('RecordBeneficiaryVerification', () => {
       .thenThrows((error) => error.code === 'INVALID_STATE_TRANSITION'));
 
   it('answers 404 for a deleted account and another platform’s', () => {
-    given([created(), deleted()]).when(verifyCommand()).thenThrows((error) => error.status === 404);
-    given([created()]).when(verifyCommand({ platformId: otherPlatformId })).thenThrows((error) => error.status === 404);
+    given([created(), deleted()])
+      .when(verifyCommand())
+      .thenThrows((error) => error.status === 404);
+    given([created()])
+      .when(verifyCommand({ platformId: otherPlatformId }))
+      .thenThrows((error) => error.status === 404);
   });
 });

@@ -14,12 +14,17 @@ export const recordBeneficiaryVerification = (command: RecordBeneficiaryVerifica
   const account = visibleAccount(state, externalAccountId, platformId);
   // Wallets name no beneficiary, so there is nothing a rail could compare.
   if (!('beneficiary' in account.accountInfo) || account.accountInfo.beneficiary === undefined) {
-    throw new DomainError('INVALID_STATE_TRANSITION', 'conflict', `External account ${externalAccountId} has no beneficiary to verify.`, { externalAccountId });
+    throw new DomainError('INVALID_STATE_TRANSITION', 'conflict', `External account ${externalAccountId} has no beneficiary to verify.`, {
+      externalAccountId,
+    });
   }
   const recorded = account.verification;
   // Rails repeat their answers; the same answer again changes nothing.
   if (recorded && recorded.status === status && recorded.verifiedData?.fullName === verifiedData?.fullName) return [];
   return [
-    { type: 'BeneficiaryVerificationRecorded', data: { externalAccountId, status, verifiedData, recordedAt: command.metadata.now.toISOString() } },
+    {
+      type: 'BeneficiaryVerificationRecorded',
+      data: { externalAccountId, status, verifiedData, recordedAt: command.metadata.now.toISOString() },
+    },
   ];
 };

@@ -16,19 +16,27 @@ describe('sandboxVerificationOf', () => {
     ['106', 'UNSUPPORTED', null],
     ['107', 'CHECKED_BY_RECEIVING_FI', null],
     ['789', 'MATCHED', { fullName: 'Ada Lovelace' }],
-  ])('answers suffix %s with %s', (suffix, status, verifiedData) => expect(sandboxVerificationOf(withSuffix(suffix))).toEqual({ status, verifiedData }));
+  ])('answers suffix %s with %s', (suffix, status, verifiedData) =>
+    expect(sandboxVerificationOf(withSuffix(suffix))).toEqual({ status, verifiedData }),
+  );
 
   it('refuses suffix 105 as an invalid bank account', () => {
     expect(() => sandboxVerificationOf(withSuffix('105'))).toThrow(DomainError);
     try {
       sandboxVerificationOf(withSuffix('105'));
     } catch (error) {
-      expect((error as DomainError).toBody()).toMatchObject({ status: 400, code: 'INVALID_BANK_ACCOUNT', details: { field: 'accountInfo' } });
+      expect((error as DomainError).toBody()).toMatchObject({
+        status: 400,
+        code: 'INVALID_BANK_ACCOUNT',
+        details: { field: 'accountInfo' },
+      });
     }
   });
 
   it('verifies a business by its legal name', () =>
-    expect(sandboxVerificationOf({ ...usdInfo, beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme GmbH' } } as AccountInfo)).toEqual({
+    expect(
+      sandboxVerificationOf({ ...usdInfo, beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme GmbH' } } as AccountInfo),
+    ).toEqual({
       status: 'MATCHED',
       verifiedData: { fullName: 'Acme GmbH' },
     }));
@@ -45,7 +53,10 @@ describe('statusAfterVerification', () => {
   });
 
   it('holds a name mismatch for review and leaves a pending verification pending', () => {
-    expect(statusAfterVerification({ status: 'NOT_MATCHED', verifiedData: null })).toEqual({ to: 'UNDER_REVIEW', reason: 'BENEFICIARY_NOT_MATCHED' });
+    expect(statusAfterVerification({ status: 'NOT_MATCHED', verifiedData: null })).toEqual({
+      to: 'UNDER_REVIEW',
+      reason: 'BENEFICIARY_NOT_MATCHED',
+    });
     expect(statusAfterVerification({ status: 'PENDING', verifiedData: null })).toBeNull();
   });
 });
@@ -61,5 +72,8 @@ describe('sandboxOnboarding in sequence after the creation', () => {
   it('activates a wallet without a verification', () => expect(onboard(walletInfo)).toEqual([statusChanged('PENDING', 'ACTIVE')]));
 
   it('records a mismatch and holds the account for review', () =>
-    expect(onboard(withSuffix('102'))).toEqual([verified({ status: 'NOT_MATCHED', verifiedData: null }), statusChanged('PENDING', 'UNDER_REVIEW', 'BENEFICIARY_NOT_MATCHED')]));
+    expect(onboard(withSuffix('102'))).toEqual([
+      verified({ status: 'NOT_MATCHED', verifiedData: null }),
+      statusChanged('PENDING', 'UNDER_REVIEW', 'BENEFICIARY_NOT_MATCHED'),
+    ]));
 });

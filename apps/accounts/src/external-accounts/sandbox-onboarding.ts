@@ -39,7 +39,9 @@ export const sandboxVerificationOf = (info: AccountInfo): BeneficiaryVerificatio
  * going to the wrong person, so that account waits UNDER_REVIEW; a verification still in progress
  * (104) leaves it PENDING; every other answer, and a wallet, makes it ACTIVE.
  */
-export const statusAfterVerification = (verification: BeneficiaryVerification | null): { to: ExternalAccountStatus; reason: string } | null => {
+export const statusAfterVerification = (
+  verification: BeneficiaryVerification | null,
+): { to: ExternalAccountStatus; reason: string } | null => {
   if (verification === null) return { to: 'ACTIVE', reason: 'SANDBOX_ONBOARDED' };
   switch (verification.status) {
     case 'PENDING':
@@ -61,10 +63,22 @@ export const sandboxOnboarding = (
   const target = statusAfterVerification(verification);
   return [
     ...(verification
-      ? [(state: ExternalAccount) => recordBeneficiaryVerification({ type: 'RecordBeneficiaryVerification', data: { externalAccountId, platformId, ...verification }, metadata: { now } }, state)]
+      ? [
+          (state: ExternalAccount) =>
+            recordBeneficiaryVerification(
+              { type: 'RecordBeneficiaryVerification', data: { externalAccountId, platformId, ...verification }, metadata: { now } },
+              state,
+            ),
+        ]
       : []),
     ...(target
-      ? [(state: ExternalAccount) => changeExternalAccountStatus({ type: 'ChangeExternalAccountStatus', data: { externalAccountId, platformId, ...target }, metadata: { now } }, state)]
+      ? [
+          (state: ExternalAccount) =>
+            changeExternalAccountStatus(
+              { type: 'ChangeExternalAccountStatus', data: { externalAccountId, platformId, ...target }, metadata: { now } },
+              state,
+            ),
+        ]
       : []),
   ];
 };

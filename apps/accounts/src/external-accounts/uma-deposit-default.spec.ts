@@ -11,9 +11,20 @@ import {
   umaDepositDefaultDecider,
 } from './uma-deposit-default';
 
-const assign = (id = externalAccountId): AssignUmaDepositDefault => ({ type: 'AssignUmaDepositDefault', data: { customerId, externalAccountId: id }, metadata: { now } });
-const clear = (id = externalAccountId): ClearUmaDepositDefault => ({ type: 'ClearUmaDepositDefault', data: { customerId, externalAccountId: id }, metadata: { now } });
-const assigned = (id = externalAccountId): UmaDepositDefaultEvent => ({ type: 'UmaDepositDefaultAssigned', data: { customerId, externalAccountId: id, assignedAt: at } });
+const assign = (id = externalAccountId): AssignUmaDepositDefault => ({
+  type: 'AssignUmaDepositDefault',
+  data: { customerId, externalAccountId: id },
+  metadata: { now },
+});
+const clear = (id = externalAccountId): ClearUmaDepositDefault => ({
+  type: 'ClearUmaDepositDefault',
+  data: { customerId, externalAccountId: id },
+  metadata: { now },
+});
+const assigned = (id = externalAccountId): UmaDepositDefaultEvent => ({
+  type: 'UmaDepositDefaultAssigned',
+  data: { customerId, externalAccountId: id, assignedAt: at },
+});
 const cleared = (id: string, replacedBy: string | null): UmaDepositDefaultEvent => ({
   type: 'UmaDepositDefaultCleared',
   data: { customerId, externalAccountId: id, replacedBy, clearedAt: at },
@@ -35,10 +46,18 @@ describe('AssignUmaDepositDefault', () => {
 describe('ClearUmaDepositDefault', () => {
   const { given } = deciderSpec({ decide: clearUmaDepositDefault, ...umaDepositDefaultDecider });
 
-  it('leaves the customer without a default when the default is deleted', () => given([assigned()]).when(clear()).then([cleared(externalAccountId, null)]));
+  it('leaves the customer without a default when the default is deleted', () =>
+    given([assigned()])
+      .when(clear())
+      .then([cleared(externalAccountId, null)]));
 
-  it('does nothing when another account is the default', () => given([assigned(otherExternalAccountId)]).when(clear()).thenNothingHappened());
+  it('does nothing when another account is the default', () =>
+    given([assigned(otherExternalAccountId)])
+      .when(clear())
+      .thenNothingHappened());
 
   it('does nothing after the account was already replaced', () =>
-    given([assigned(), cleared(externalAccountId, otherExternalAccountId), assigned(otherExternalAccountId)]).when(clear()).thenNothingHappened());
+    given([assigned(), cleared(externalAccountId, otherExternalAccountId), assigned(otherExternalAccountId)])
+      .when(clear())
+      .thenNothingHappened());
 });

@@ -6,7 +6,10 @@ import type { Command, Event } from '@corridor/contracts';
 // other, and each change names both the account that loses the flag and the one that gains it.
 // The read model's defaultUmaDepositAccount is projected from this stream alone.
 
-export type UmaDepositDefaultAssigned = Event<'UmaDepositDefaultAssigned', { customerId: string; externalAccountId: string; assignedAt: string }>;
+export type UmaDepositDefaultAssigned = Event<
+  'UmaDepositDefaultAssigned',
+  { customerId: string; externalAccountId: string; assignedAt: string }
+>;
 export type UmaDepositDefaultCleared = Event<
   'UmaDepositDefaultCleared',
   { customerId: string; externalAccountId: string; replacedBy: string | null; clearedAt: string }
@@ -36,7 +39,12 @@ export const assignUmaDepositDefault = (command: AssignUmaDepositDefault, curren
   if (current.externalAccountId === externalAccountId) return [];
   return [
     ...(current.externalAccountId !== null
-      ? [{ type: 'UmaDepositDefaultCleared' as const, data: { customerId, externalAccountId: current.externalAccountId, replacedBy: externalAccountId, clearedAt: at } }]
+      ? [
+          {
+            type: 'UmaDepositDefaultCleared' as const,
+            data: { customerId, externalAccountId: current.externalAccountId, replacedBy: externalAccountId, clearedAt: at },
+          },
+        ]
       : []),
     { type: 'UmaDepositDefaultAssigned', data: { customerId, externalAccountId, assignedAt: at } },
   ];
@@ -46,5 +54,10 @@ export const assignUmaDepositDefault = (command: AssignUmaDepositDefault, curren
 export const clearUmaDepositDefault = (command: ClearUmaDepositDefault, current: UmaDepositDefault): UmaDepositDefaultEvent[] => {
   const { customerId, externalAccountId } = command.data;
   if (current.externalAccountId !== externalAccountId) return [];
-  return [{ type: 'UmaDepositDefaultCleared', data: { customerId, externalAccountId, replacedBy: null, clearedAt: command.metadata.now.toISOString() } }];
+  return [
+    {
+      type: 'UmaDepositDefaultCleared',
+      data: { customerId, externalAccountId, replacedBy: null, clearedAt: command.metadata.now.toISOString() },
+    },
+  ];
 };

@@ -23,7 +23,8 @@ export class UmaDepositTargetsController {
   @MessagePattern(subjects.accounts.umaDeposit.targets)
   async targets(@Payload() request: ServiceRequest<UmaDepositTargetsData>): Promise<UmaDepositTargetsWire> {
     const { customerId } = request.data;
-    if (typeof customerId !== 'string' || customerId.length === 0 || customerId.length > 200) throw invalidInput('customerId must name a customer.', { field: 'customerId' });
+    if (typeof customerId !== 'string' || customerId.length === 0 || customerId.length > 200)
+      throw invalidInput('customerId must name a customer.', { field: 'customerId' });
     const rows = await this.eventSourcing.read<Row>('uma-deposit-targets', UMA_DEPOSIT_TARGETS, [request.context.platformId, customerId]);
     const external = rows.find((row) => row.source === 'EXTERNAL');
     return {

@@ -4,7 +4,14 @@
 // customers service's events, which this spec does not run; the e2e suite (tests/incoming)
 // covers deposits into them.
 import type { INestMicroservice } from '@nestjs/common';
-import { type CustomerWire, type ExternalAccountWire, newId, type RequestContext, subjects, type UmaDepositTargetsWire } from '@corridor/contracts';
+import {
+  type CustomerWire,
+  type ExternalAccountWire,
+  newId,
+  type RequestContext,
+  subjects,
+  type UmaDepositTargetsWire,
+} from '@corridor/contracts';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
 import { deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
@@ -20,7 +27,8 @@ let client: ServiceClient;
 let nats: NatsConnection;
 const customersOf = new Map<string, Set<string>>();
 
-const call = <Reply>(subject: string, data: unknown, platformId: string): Promise<Reply> => client.request<Reply>(subject, data, { context: tokenContext(platformId), timeoutMs: 30_000 });
+const call = <Reply>(subject: string, data: unknown, platformId: string): Promise<Reply> =>
+  client.request<Reply>(subject, data, { context: tokenContext(platformId), timeoutMs: 30_000 });
 
 const newCustomer = (platformId: string): string => {
   const customerId = newId('Customer');
@@ -37,12 +45,18 @@ const create = (platformId: string, customerId: string, accountNumber: string, d
       currency,
       defaultUmaDepositAccount,
       environment: 'SANDBOX',
-      accountInfo: { accountType: 'USD_ACCOUNT', accountNumber, routingNumber: '011000015', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' } },
+      accountInfo: {
+        accountType: 'USD_ACCOUNT',
+        accountNumber,
+        routingNumber: '011000015',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' },
+      },
     },
     platformId,
   );
 
-const targets = (platformId: string, customerId: string) => call<UmaDepositTargetsWire>(subjects.accounts.umaDeposit.targets, { customerId }, platformId);
+const targets = (platformId: string, customerId: string) =>
+  call<UmaDepositTargetsWire>(subjects.accounts.umaDeposit.targets, { customerId }, platformId);
 
 beforeAll(async () => {
   await requireNats();
@@ -60,7 +74,12 @@ beforeAll(async () => {
       message.respond(codec.encode({ id: packet.id, ...reply, isDisposed: true }));
     },
   });
-  app = await createServiceApp(AppModule.register(config), { service: 'accounts', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  app = await createServiceApp(AppModule.register(config), {
+    service: 'accounts',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   client = app.get(ServiceClient);
 });

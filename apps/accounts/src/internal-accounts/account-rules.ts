@@ -28,7 +28,9 @@ export class NeedsRecall extends Error {
     readonly operationIds: readonly string[],
     readonly holdIds: readonly string[],
   ) {
-    super(`The decision needs ids older than the account's window: operations [${operationIds.join(', ')}], holds [${holdIds.join(', ')}].`);
+    super(
+      `The decision needs ids older than the account's window: operations [${operationIds.join(', ')}], holds [${holdIds.join(', ')}].`,
+    );
     this.name = 'NeedsRecall';
   }
 }
@@ -61,14 +63,18 @@ export const isRepeat = (account: OpenAccount, operationId: string, fingerprint:
 
 export const refuseClosed = (account: OpenAccount): void => {
   if (account.status === 'CLOSED') {
-    throw new DomainError('ACCOUNT_CLOSED', 'conflict', `Internal account ${account.accountId} is closed.`, { accountId: account.accountId });
+    throw new DomainError('ACCOUNT_CLOSED', 'conflict', `Internal account ${account.accountId} is closed.`, {
+      accountId: account.accountId,
+    });
   }
 };
 
 /** Money may leave (or be set aside to leave) only an ACTIVE account. */
 export const refuseUnlessSpendable = (account: OpenAccount): void => {
   if (account.status === 'FROZEN') {
-    throw new DomainError('ACCOUNT_FROZEN', 'conflict', `Internal account ${account.accountId} is frozen.`, { accountId: account.accountId });
+    throw new DomainError('ACCOUNT_FROZEN', 'conflict', `Internal account ${account.accountId} is frozen.`, {
+      accountId: account.accountId,
+    });
   }
   if (account.status !== 'ACTIVE') {
     throw new DomainError('ACCOUNT_NOT_ACTIVE', 'conflict', `Internal account ${account.accountId} is ${account.status}.`, {
@@ -80,11 +86,16 @@ export const refuseUnlessSpendable = (account: OpenAccount): void => {
 
 export const checkCurrency = (account: OpenAccount, currency: string): void => {
   if (currency !== account.currency) {
-    throw new DomainError('INVALID_CURRENCY', 'validation', `Internal account ${account.accountId} holds ${account.currency}, not ${currency}.`, {
-      field: 'currency',
-      expected: account.currency,
-      actual: currency,
-    });
+    throw new DomainError(
+      'INVALID_CURRENCY',
+      'validation',
+      `Internal account ${account.accountId} holds ${account.currency}, not ${currency}.`,
+      {
+        field: 'currency',
+        expected: account.currency,
+        actual: currency,
+      },
+    );
   }
 };
 
@@ -96,7 +107,9 @@ export const checkAmount = (amount: bigint, field = 'amount'): void => {
 
 export const checkCounterAccount = (account: OpenAccount, counterAccountId: string): void => {
   if (!isSystemAccountOf(account.currency, counterAccountId)) {
-    throw invalidInput(`counterAccountId must be a ${account.currency} system account, got ${counterAccountId}.`, { field: 'counterAccountId' });
+    throw invalidInput(`counterAccountId must be a ${account.currency} system account, got ${counterAccountId}.`, {
+      field: 'counterAccountId',
+    });
   }
 };
 

@@ -48,19 +48,46 @@ const startReplica = async (): Promise<AccountWriter> => {
 
 const openAccount = async (writer: AccountWriter, platformId: string): Promise<string> => {
   const accountId = newId('InternalAccount');
-  const data = { accountId, platformId, customerId: newId('Customer'), accountType: 'INTERNAL_FIAT' as const, currency: 'USD', status: 'ACTIVE' as const, operationId: `open:${accountId}` };
-  await writer.apply(accountId, tokenContext(platformId), (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: now() } }, state), {
-    assumeNew: true,
-  });
+  const data = {
+    accountId,
+    platformId,
+    customerId: newId('Customer'),
+    accountType: 'INTERNAL_FIAT' as const,
+    currency: 'USD',
+    status: 'ACTIVE' as const,
+    operationId: `open:${accountId}`,
+  };
+  await writer.apply(
+    accountId,
+    tokenContext(platformId),
+    (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: now() } }, state),
+    {
+      assumeNew: true,
+    },
+  );
   return accountId;
 };
 
-const credit = (writer: AccountWriter, accountId: string, context: RequestContext, amount: bigint, operationId: string = randomUUID()): Promise<InternalAccountRow> =>
+const credit = (
+  writer: AccountWriter,
+  accountId: string,
+  context: RequestContext,
+  amount: bigint,
+  operationId: string = randomUUID(),
+): Promise<InternalAccountRow> =>
   writer.write(accountId, context, (state) =>
     creditAccount(
       {
         type: 'CreditAccount',
-        data: { accountId, platformId: context.platformId, operationId, amount, currency: 'USD', cause: { kind: 'FUNDING', id: operationId }, counterAccountId: systemAccountId('FUNDING_RAIL', 'USD') },
+        data: {
+          accountId,
+          platformId: context.platformId,
+          operationId,
+          amount,
+          currency: 'USD',
+          cause: { kind: 'FUNDING', id: operationId },
+          counterAccountId: systemAccountId('FUNDING_RAIL', 'USD'),
+        },
         metadata: { now: now() },
       },
       state,
@@ -131,7 +158,9 @@ describe('AccountWriter', () => {
     const contexts = Array.from({ length: 40 }, () => tokenContext(platformId));
     const rows = await Promise.all(contexts.map((context) => credit(first, accountId, context, 5n)));
     // Each reply shows the balance right after its own credit, so the 40 replies are 5, 10, … 200.
-    expect(rows.map((row) => BigInt(row.available)).sort((a, b) => (a < b ? -1 : 1))).toEqual(contexts.map((_, index) => BigInt(5 * (index + 1))));
+    expect(rows.map((row) => BigInt(row.available)).sort((a, b) => (a < b ? -1 : 1))).toEqual(
+      contexts.map((_, index) => BigInt(5 * (index + 1))),
+    );
     const credits = (await streamOf(accountId)).filter((event) => event.type === 'AccountCredited');
     expect(credits.map((event) => [event.metadata.requestId, event.metadata.correlationId]).sort()).toEqual(
       contexts.map((context) => [context.requestId, context.correlationId]).sort(),
@@ -158,7 +187,9 @@ describe('AccountWriter', () => {
     const accountId = await openAccount(first, platformId);
     await credit(first, accountId, tokenContext(platformId), 30n);
     await hold(second, accountId, platformId, 1n);
-    const results = await Promise.all(Array.from({ length: 60 }, (_, index) => codeOf(hold(index % 2 === 0 ? first : second, accountId, platformId, 1n))));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, index) => codeOf(hold(index % 2 === 0 ? first : second, accountId, platformId, 1n))),
+    );
     expect(results.filter((code) => code === 'none')).toHaveLength(29);
     expect(new Set(results.filter((code) => code !== 'none'))).toEqual(new Set(['INSUFFICIENT_FUNDS']));
     let available = 0n;

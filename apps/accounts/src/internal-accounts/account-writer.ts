@@ -55,14 +55,26 @@ const MAX_RECALL_ROUNDS = 4;
  * with the projection's own evolve), and where its stream ends.
  */
 type Known = { state: InternalAccount; row: InternalAccountRow | null; version: number; position: bigint; snapshotVersion: number };
-type SavedKnown = { state: unknown; row: (Omit<InternalAccountRow, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }) | null; position: string };
+type SavedKnown = {
+  state: unknown;
+  row: (Omit<InternalAccountRow, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }) | null;
+  position: string;
+};
 const empty = (): Known => ({ state: initialInternalAccount(), row: null, version: 0, position: 0n, snapshotVersion: 0 });
 /** A command's result: the row right after its own events, and the position a GET must wait for. */
 type Outcome = { row: InternalAccountRow | null; position: bigint };
-type Pending = { context: RequestContext; decide: Decide; assumeNew: boolean; resolve: (outcome: Outcome) => void; reject: (error: unknown) => void };
+type Pending = {
+  context: RequestContext;
+  decide: Decide;
+  assumeNew: boolean;
+  resolve: (outcome: Outcome) => void;
+  reject: (error: unknown) => void;
+};
 
 const pause = (attempt: number): Promise<void> =>
-  attempt < IMMEDIATE_ATTEMPTS ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_PAUSE_MS, 2 ** (attempt - IMMEDIATE_ATTEMPTS))));
+  attempt < IMMEDIATE_ATTEMPTS
+    ? Promise.resolve()
+    : new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_PAUSE_MS, 2 ** (attempt - IMMEDIATE_ATTEMPTS))));
 
 /**
  * Runs the ledger's commands on each account one after another inside this process, and commits
@@ -119,7 +131,10 @@ export class AccountWriter {
   }
 
   async read(accountId: string, platformId: string): Promise<InternalAccountRow> {
-    const [row] = await this.eventSourcing.read<InternalAccountRowColumns>('internal-account-by-id', INTERNAL_ACCOUNT_BY_ID, [accountId, platformId]);
+    const [row] = await this.eventSourcing.read<InternalAccountRowColumns>('internal-account-by-id', INTERNAL_ACCOUNT_BY_ID, [
+      accountId,
+      platformId,
+    ]);
     if (!row) throw internalAccountNotFound(accountId);
     return fromColumns(row);
   }
@@ -172,7 +187,9 @@ export class AccountWriter {
         }
         // Lost a race to another replica: a 503 only once the budget is spent, never the raw conflict (a 500).
         if (exhausted(attempt)) {
-          this.logger.warn(`Internal account ${accountId}: ${attempt + 1} appends in ${CONFLICT_BUDGET_MS} ms lost to another writer; answering busy.`);
+          this.logger.warn(
+            `Internal account ${accountId}: ${attempt + 1} appends in ${CONFLICT_BUDGET_MS} ms lost to another writer; answering busy.`,
+          );
           this.known.delete(accountId);
           for (const pending of batch) pending.reject(busy(accountId));
           return;
@@ -206,7 +223,9 @@ export class AccountWriter {
   private async decideAndAppend(accountId: string, batch: Pending[], assumeNew: boolean): Promise<(() => void) | null> {
     const { known, fresh } = await this.load(accountId, assumeNew);
     const { decisions, state } = await this.decideBatch(accountId, known, batch);
-    const toAppend = decisions.flatMap(({ pending, events }) => events.map((event) => ({ type: event.type, data: event.data, context: pending.context })));
+    const toAppend = decisions.flatMap(({ pending, events }) =>
+      events.map((event) => ({ type: event.type, data: event.data, context: pending.context })),
+    );
     if (toAppend.length === 0) {
       // Nothing to commit, so no version check will catch a stale memory: look at the tail first.
       if (!fresh && (await this.isStale(accountId, known))) return null;
@@ -227,10 +246,17 @@ export class AccountWriter {
       return { row, position };
     });
     const due = snapshotDue(this.eventSourcing.snapshotEvery, known.snapshotVersion, appended.version);
-    const after: Known = { state, row, version: appended.version, position, snapshotVersion: due ? appended.version : known.snapshotVersion };
+    const after: Known = {
+      state,
+      row,
+      version: appended.version,
+      position,
+      snapshotVersion: due ? appended.version : known.snapshotVersion,
+    };
     this.remember(accountId, after);
     if (due) void this.takeSnapshot(accountId, after);
-    return () => decisions.forEach(({ pending, error }, index) => (error === undefined ? pending.resolve(outcomes[index]!) : pending.reject(error)));
+    return () =>
+      decisions.forEach(({ pending, error }, index) => (error === undefined ? pending.resolve(outcomes[index]!) : pending.reject(error)));
   }
 
   /**
@@ -260,7 +286,9 @@ export class AccountWriter {
       if (operationIds.size + holdIds.size === 0) return { decisions, state };
       if (round >= MAX_RECALL_ROUNDS) {
         // Answered as an error to the callers concerned (never decided without the lookup).
-        this.logger.error(`Internal account ${accountId}: decisions still asked for older ids after ${round} lookups; those commands fail.`);
+        this.logger.error(
+          `Internal account ${accountId}: decisions still asked for older ids after ${round} lookups; those commands fail.`,
+        );
         return { decisions, state };
       }
       recalled = merge(recalled, await this.recall(accountId, [...operationIds], [...holdIds]));
@@ -298,7 +326,9 @@ export class AccountWriter {
     if (assumeNew) return { known: empty(), fresh: false };
     const snapshot = await this.eventSourcing.snapshots.load(accountId, this.snapshotVersionName).catch((error: unknown) => {
       // Only a cache: without it the account is read from its stream.
-      this.logger.warn(`Internal account ${accountId}: its snapshot could not be read (${error instanceof Error ? error.message : String(error)}); reading the whole stream.`);
+      this.logger.warn(
+        `Internal account ${accountId}: its snapshot could not be read (${error instanceof Error ? error.message : String(error)}); reading the whole stream.`,
+      );
       return null;
     });
     if (snapshot) {
@@ -325,7 +355,8 @@ export class AccountWriter {
     const { events, version } = await this.eventSourcing.store.readStream(accountId, { fromPosition: known.version + 1 });
     if (events.length === 0 && version === known.version) return false;
     this.known.delete(accountId);
-    if (version > known.version && events.length === version - known.version) this.remember(accountId, fold(this.evolve, known, events, version));
+    if (version > known.version && events.length === version - known.version)
+      this.remember(accountId, fold(this.evolve, known, events, version));
     return true;
   }
 
@@ -339,7 +370,12 @@ export class AccountWriter {
   }
 }
 
-const fold = (evolve: (state: InternalAccount, event: InternalAccountEvent) => InternalAccount, known: Known, events: RecordedEvent[], version: number): Known => {
+const fold = (
+  evolve: (state: InternalAccount, event: InternalAccountEvent) => InternalAccount,
+  known: Known,
+  events: RecordedEvent[],
+  version: number,
+): Known => {
   let { state, row, position } = known;
   for (const event of events) {
     state = evolve(state, event as unknown as InternalAccountEvent);
@@ -352,7 +388,10 @@ const fold = (evolve: (state: InternalAccount, event: InternalAccountEvent) => I
 const merge = (earlier: Recalled | undefined, later: Recalled): Recalled =>
   earlier === undefined
     ? later
-    : { operations: new Map([...earlier.operations, ...later.operations]), closedHolds: new Map([...earlier.closedHolds, ...later.closedHolds]) };
+    : {
+        operations: new Map([...earlier.operations, ...later.operations]),
+        closedHolds: new Map([...earlier.closedHolds, ...later.closedHolds]),
+      };
 
 const busy = (accountId: string) =>
   new DomainError('SERVICE_UNAVAILABLE', 'unavailable', `Internal account ${accountId} is busy; retry shortly.`, { accountId });

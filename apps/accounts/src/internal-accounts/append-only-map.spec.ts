@@ -17,19 +17,39 @@ describe('AppendOnlyMap', () => {
     const base = AppendOnlyMap.of([['a', 1]]);
     const left = base.with('b', 2);
     const right = base.with('c', 3);
-    expect([...left]).toEqual([['a', 1], ['b', 2]]);
-    expect([...right]).toEqual([['a', 1], ['c', 3]]);
+    expect([...left]).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    expect([...right]).toEqual([
+      ['a', 1],
+      ['c', 3],
+    ]);
     expect([left.has('c'), right.has('b'), base.has('b'), base.has('c')]).toEqual([false, false, false, false]);
     // The branch that copied can keep growing in place, and the original line too.
-    expect([...right.with('d', 4)]).toEqual([['a', 1], ['c', 3], ['d', 4]]);
-    expect([...left.with('e', 5)]).toEqual([['a', 1], ['b', 2], ['e', 5]]);
+    expect([...right.with('d', 4)]).toEqual([
+      ['a', 1],
+      ['c', 3],
+      ['d', 4],
+    ]);
+    expect([...left.with('e', 5)]).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['e', 5],
+    ]);
   });
 
   it('sets a key again in a new version only', () => {
-    const first = AppendOnlyMap.of([['a', 1], ['b', 2]]);
+    const first = AppendOnlyMap.of([
+      ['a', 1],
+      ['b', 2],
+    ]);
     const second = first.with('a', 10);
     expect([first.get('a'), second.get('a'), second.size]).toEqual([1, 10, 2]);
-    expect([...second]).toEqual([['a', 10], ['b', 2]]);
+    expect([...second]).toEqual([
+      ['a', 10],
+      ['b', 2],
+    ]);
   });
 
   it('adds to the newest version without copying what it holds', () => {

@@ -7,14 +7,25 @@ import { credited, debited, held, opened, otherPlatformId, released, statusChang
 const { given } = deciderSpec({ decide: changeAccountStatus, ...internalAccountDecider });
 
 describe('ChangeAccountStatus', () => {
-  it('freezes an active account', () => given([opened()]).when(statusCommand('FROZEN')).then([statusChanged('ACTIVE', 'FROZEN')]));
+  it('freezes an active account', () =>
+    given([opened()])
+      .when(statusCommand('FROZEN'))
+      .then([statusChanged('ACTIVE', 'FROZEN')]));
 
   it('unfreezes a frozen account', () =>
-    given([opened(), statusChanged('ACTIVE', 'FROZEN')]).when(statusCommand('ACTIVE')).then([statusChanged('FROZEN', 'ACTIVE')]));
+    given([opened(), statusChanged('ACTIVE', 'FROZEN')])
+      .when(statusCommand('ACTIVE'))
+      .then([statusChanged('FROZEN', 'ACTIVE')]));
 
-  it('activates a pending account', () => given([opened('PENDING')]).when(statusCommand('ACTIVE')).then([statusChanged('PENDING', 'ACTIVE')]));
+  it('activates a pending account', () =>
+    given([opened('PENDING')])
+      .when(statusCommand('ACTIVE'))
+      .then([statusChanged('PENDING', 'ACTIVE')]));
 
-  it('closes an empty account', () => given([opened()]).when(statusCommand('CLOSED')).then([statusChanged('ACTIVE', 'CLOSED')]));
+  it('closes an empty account', () =>
+    given([opened()])
+      .when(statusCommand('CLOSED'))
+      .then([statusChanged('ACTIVE', 'CLOSED')]));
 
   it('closes an account emptied by a debit and a released hold', () =>
     given([opened(), credited('700'), held('300'), released('300'), debited('700')])
@@ -22,13 +33,19 @@ describe('ChangeAccountStatus', () => {
       .then([statusChanged('ACTIVE', 'CLOSED')]));
 
   it('does nothing when the same change is repeated', () =>
-    given([opened(), statusChanged('ACTIVE', 'FROZEN')]).when(statusCommand('FROZEN')).thenNothingHappened());
+    given([opened(), statusChanged('ACTIVE', 'FROZEN')])
+      .when(statusCommand('FROZEN'))
+      .thenNothingHappened());
 
   it('does nothing when the account already has the status', () =>
-    given([opened(), statusChanged('ACTIVE', 'FROZEN')]).when(statusCommand('FROZEN', { operationId: 'op-freeze-again' })).thenNothingHappened());
+    given([opened(), statusChanged('ACTIVE', 'FROZEN')])
+      .when(statusCommand('FROZEN', { operationId: 'op-freeze-again' }))
+      .thenNothingHappened());
 
   it('does nothing when a close is repeated on the closed account', () =>
-    given([opened(), statusChanged('ACTIVE', 'CLOSED')]).when(statusCommand('CLOSED')).thenNothingHappened());
+    given([opened(), statusChanged('ACTIVE', 'CLOSED')])
+      .when(statusCommand('CLOSED'))
+      .thenNothingHappened());
 
   it('refuses the same operation id with a different status', () =>
     given([opened(), statusChanged('ACTIVE', 'FROZEN')])

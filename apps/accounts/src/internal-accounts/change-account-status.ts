@@ -22,11 +22,21 @@ export const changeAccountStatus = (command: ChangeAccountStatus, state: Interna
   if (account.status === to) return [];
   // Closing with money inside would make that money unreachable while still counted on the ledger.
   if (to === 'CLOSED' && (account.available !== 0n || account.held !== 0n)) {
-    throw new DomainError('ACCOUNT_NOT_EMPTY', 'conflict', `Internal account ${accountId} still holds ${account.available} available and ${account.held} held.`, {
-      accountId,
-      available: account.available.toString(),
-      held: account.held.toString(),
-    });
+    throw new DomainError(
+      'ACCOUNT_NOT_EMPTY',
+      'conflict',
+      `Internal account ${accountId} still holds ${account.available} available and ${account.held} held.`,
+      {
+        accountId,
+        available: account.available.toString(),
+        held: account.held.toString(),
+      },
+    );
   }
-  return [{ type: 'AccountStatusChanged', data: { accountId, operationId, from: account.status, to, changedAt: command.metadata.now.toISOString() } }];
+  return [
+    {
+      type: 'AccountStatusChanged',
+      data: { accountId, operationId, from: account.status, to, changedAt: command.metadata.now.toISOString() },
+    },
+  ];
 };

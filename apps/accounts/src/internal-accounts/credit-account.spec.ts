@@ -10,9 +10,14 @@ describe('CreditAccount', () => {
   it('credits an active account', () => given([opened()]).when(creditCommand()).then([credited()]));
 
   it('credits a frozen account, because the money has already arrived', () =>
-    given([opened(), statusChanged('ACTIVE', 'FROZEN')]).when(creditCommand()).then([credited()]));
+    given([opened(), statusChanged('ACTIVE', 'FROZEN')])
+      .when(creditCommand())
+      .then([credited()]));
 
-  it('credits a pending account', () => given([opened('PENDING')]).when(creditCommand()).then([credited()]));
+  it('credits a pending account', () =>
+    given([opened('PENDING')])
+      .when(creditCommand())
+      .then([credited()]));
 
   it('does nothing when the same operation is repeated', () => given([opened(), credited()]).when(creditCommand()).thenNothingHappened());
 

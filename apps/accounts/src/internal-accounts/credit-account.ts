@@ -19,7 +19,15 @@ export const creditAccount = (command: CreditAccount, state: InternalAccount): I
   return [
     {
       type: 'AccountCredited',
-      data: { accountId, operationId, amount: amount.toString(), currency, cause, counterAccountId, creditedAt: command.metadata.now.toISOString() },
+      data: {
+        accountId,
+        operationId,
+        amount: amount.toString(),
+        currency,
+        cause,
+        counterAccountId,
+        creditedAt: command.metadata.now.toISOString(),
+      },
     },
   ];
 };

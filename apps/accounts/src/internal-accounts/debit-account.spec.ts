@@ -10,7 +10,9 @@ describe('DebitAccount', () => {
   it('debits available funds', () => given([opened(), credited()]).when(debitCommand()).then([debited()]));
 
   it('debits the whole available balance down to zero', () =>
-    given([opened(), credited()]).when(debitCommand({ amount: 1000n })).then([debited('1000')]));
+    given([opened(), credited()])
+      .when(debitCommand({ amount: 1000n }))
+      .then([debited('1000')]));
 
   it('refuses one minor unit beyond the available balance, naming both amounts', () =>
     given([opened(), credited()])
@@ -31,7 +33,9 @@ describe('DebitAccount', () => {
       .thenThrows((error) => error.code === 'INSUFFICIENT_FUNDS'));
 
   it('does nothing when the same operation is repeated, even though the funds are now gone', () =>
-    given([opened(), credited(), debited('1000')]).when(debitCommand({ amount: 1000n })).thenNothingHappened());
+    given([opened(), credited(), debited('1000')])
+      .when(debitCommand({ amount: 1000n }))
+      .thenNothingHappened());
 
   it('refuses the same operation id with a different cause', () =>
     given([opened(), credited(), debited()])
@@ -64,7 +68,9 @@ describe('DebitAccount', () => {
       .thenThrows((error) => error.code === 'INVALID_AMOUNT'));
 
   it('refuses an account that was never opened', () =>
-    given([]).when(debitCommand()).thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
+    given([])
+      .when(debitCommand())
+      .thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
 
   it('answers another platform as if the account did not exist', () =>
     given([opened(), credited()])

@@ -39,7 +39,15 @@ export const debitAccount = (command: DebitAccount, state: InternalAccount): Int
   return [
     {
       type: 'AccountDebited',
-      data: { accountId, operationId, amount: amount.toString(), currency, cause, counterAccountId, debitedAt: command.metadata.now.toISOString() },
+      data: {
+        accountId,
+        operationId,
+        amount: amount.toString(),
+        currency,
+        cause,
+        counterAccountId,
+        debitedAt: command.metadata.now.toISOString(),
+      },
     },
   ];
 };

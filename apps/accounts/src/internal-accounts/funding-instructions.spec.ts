@@ -10,7 +10,8 @@ const accountId = 'InternalAccount:0196f1a0-0000-7000-8000-000000000001';
 const otherAccountId = 'InternalAccount:0196f1a0-0000-7000-8000-000000000002';
 const customerId = 'Customer:0196f1a0-0000-7000-8000-000000000003';
 
-const infoOf = (currency: string, id = accountId) => fundingInstructionsOf({ accountId: id, customerId, currency }).map((instruction) => instruction.accountOrWalletInfo);
+const infoOf = (currency: string, id = accountId) =>
+  fundingInstructionsOf({ accountId: id, customerId, currency }).map((instruction) => instruction.accountOrWalletInfo);
 const only = (currency: string, id = accountId) => {
   const [info, ...rest] = infoOf(currency, id);
   if (!info || rest.length > 0) throw new Error(`Expected one instruction for ${currency}.`);
@@ -34,7 +35,8 @@ describe('fundingInstructionsOf', () => {
     expect(usd['accountNumber']).toMatch(/^[0-9]{12}$/);
     expect(isValidAbaRoutingNumber(String(usd['routingNumber']))).toBe(true);
     // Many accounts, so a check digit that is only sometimes right cannot slip through.
-    for (let index = 0; index < 200; index += 1) expect(isValidAbaRoutingNumber(String(only('USD', newId('InternalAccount'))['routingNumber']))).toBe(true);
+    for (let index = 0; index < 200; index += 1)
+      expect(isValidAbaRoutingNumber(String(only('USD', newId('InternalAccount'))['routingNumber']))).toBe(true);
   });
 
   it('gives EUR a German IBAN whose mod-97 checksum holds', () => {
@@ -46,7 +48,8 @@ describe('fundingInstructionsOf', () => {
   });
 
   it('gives MXN an 18-digit CLABE whose check digit holds', () => {
-    for (let index = 0; index < 200; index += 1) expect(isValidClabe(String(only('MXN', newId('InternalAccount'))['clabeNumber']))).toBe(true);
+    for (let index = 0; index < 200; index += 1)
+      expect(isValidClabe(String(only('MXN', newId('InternalAccount'))['clabeNumber']))).toBe(true);
   });
 
   it('gives crypto currencies deposit addresses instead of bank details', () => {
@@ -78,7 +81,9 @@ describe('fundingInstructionsOf', () => {
       createdAt: '2026-03-01T10:00:00.000Z',
       updatedAt: '2026-03-01T10:00:00.000Z',
     }));
-    expect(() => conformance.check({ method: 'GET', path: '/customers/internal-accounts', status: 200, body: { data, hasMore: false } })).not.toThrow();
+    expect(() =>
+      conformance.check({ method: 'GET', path: '/customers/internal-accounts', status: 200, body: { data, hasMore: false } }),
+    ).not.toThrow();
   });
 });
 

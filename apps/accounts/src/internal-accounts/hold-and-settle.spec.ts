@@ -24,9 +24,11 @@ describe('HoldAndSettle', () => {
       .when(holdAndSettleCommand())
       .thenThrows((error) => error.status >= 400 && error.status < 500));
 
-  it('only settles a hold an earlier request placed', () => given([opened(), credited(), held()]).when(holdAndSettleCommand()).then([settled()]));
+  it('only settles a hold an earlier request placed', () =>
+    given([opened(), credited(), held()]).when(holdAndSettleCommand()).then([settled()]));
 
-  it('does nothing when both were already done', () => given([opened(), credited(), held(), settled()]).when(holdAndSettleCommand()).thenNothingHappened());
+  it('does nothing when both were already done', () =>
+    given([opened(), credited(), held(), settled()]).when(holdAndSettleCommand()).thenNothingHappened());
 
   it('refuses to settle a hold that was released', () =>
     given([opened(), credited(), held(), released()])

@@ -10,7 +10,9 @@ describe('HoldFunds', () => {
   it('holds available funds', () => given([opened(), credited()]).when(holdCommand()).then([held()]));
 
   it('holds exactly the remaining funds', () =>
-    given([opened(), credited(), held('700', 'op-first', 'Hold:first')]).when(holdCommand()).then([held()]));
+    given([opened(), credited(), held('700', 'op-first', 'Hold:first')])
+      .when(holdCommand())
+      .then([held()]));
 
   it('refuses the second of two holds on the last funds', () =>
     given([opened(), credited(), held('1000', 'op-first', 'Hold:first')])

@@ -1,5 +1,13 @@
 import { type Command, DomainError } from '@corridor/contracts';
-import { checkFunds, checkMovement, closedHoldAmount, isRepeat, refuseClosed, refuseUnlessSpendable, requireAccount } from './account-rules';
+import {
+  checkFunds,
+  checkMovement,
+  closedHoldAmount,
+  isRepeat,
+  refuseClosed,
+  refuseUnlessSpendable,
+  requireAccount,
+} from './account-rules';
 import { type Cause, fingerprints, type InternalAccount, type InternalAccountEvent } from './internal-account';
 import { requireWalletConsent, type WalletConsent } from './wallet-consent';
 
@@ -45,7 +53,16 @@ export const holdFunds = (command: HoldFunds, state: InternalAccount): InternalA
   return [
     {
       type: 'FundsHeld',
-      data: { accountId, operationId, holdId, amount: amount.toString(), currency, cause, counterAccountId, heldAt: command.metadata.now.toISOString() },
+      data: {
+        accountId,
+        operationId,
+        holdId,
+        amount: amount.toString(),
+        currency,
+        cause,
+        counterAccountId,
+        heldAt: command.metadata.now.toISOString(),
+      },
     },
   ];
 };

@@ -17,7 +17,14 @@ const recorded = (events: InternalAccountEvent[]): RecordedEvent[] =>
     globalPosition: BigInt(index + 1),
     type: event.type,
     data: { ...event.data },
-    metadata: { platformId, correlationId: 'c', requestId: 'r', actor: { kind: 'system', name: 'test' }, occurredAt: minute(index), schemaVersion: 1 },
+    metadata: {
+      platformId,
+      correlationId: 'c',
+      requestId: 'r',
+      actor: { kind: 'system', name: 'test' },
+      occurredAt: minute(index),
+      schemaVersion: 1,
+    },
   }));
 
 const stream = recorded([opened(), credited('1000'), held('300'), settled('200', '100'), statusChanged('ACTIVE', 'FROZEN')]);

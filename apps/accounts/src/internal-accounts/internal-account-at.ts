@@ -8,7 +8,11 @@ import { evolveInternalAccountView, type InternalAccountRow, renderInternalAccou
  * model's renderer, so a webhook's `data` and a later GET never disagree on shape or arithmetic.
  * Null when the stream has no event at that position or the account is not the platform's.
  */
-export const renderInternalAccountAt = (events: readonly RecordedEvent[], streamPosition: number, platformId: string): InternalAccountWire | null => {
+export const renderInternalAccountAt = (
+  events: readonly RecordedEvent[],
+  streamPosition: number,
+  platformId: string,
+): InternalAccountWire | null => {
   if (!events.some((event) => event.streamPosition === streamPosition)) return null;
   const row = events
     .filter((event) => event.streamPosition <= streamPosition)

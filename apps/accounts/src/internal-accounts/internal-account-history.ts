@@ -17,7 +17,12 @@ export const evolveInternalAccountHistory = (state: InternalAccountHistory, even
   const row = evolveInternalAccountView(previous, event);
   if (!row) return state;
   const { createdAt: _createdAt, updatedAt: changedAt, ...shown } = row;
-  return { ...shown, balance: row.available, totalBalance: (BigInt(row.available) + BigInt(row.held)).toString(), updatedAt: changedAt.toISOString() };
+  return {
+    ...shown,
+    balance: row.available,
+    totalBalance: (BigInt(row.available) + BigInt(row.held)).toString(),
+    updatedAt: changedAt.toISOString(),
+  };
 };
 
 export const internalAccountHistoryDecider = { evolve: evolveInternalAccountHistory, initialState: (): InternalAccountHistory => ({}) };

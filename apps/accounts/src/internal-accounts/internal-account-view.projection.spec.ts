@@ -25,6 +25,8 @@ describe('renderInternalAccount', () => {
 
   it('omits customerId for platform accounts and shows privateEnabled only on embedded wallets', () => {
     expect('customerId' in renderInternalAccount(row({ customerId: null }))).toBe(false);
-    expect(renderInternalAccount(row({ accountType: 'EMBEDDED_WALLET', currency: 'USDB', privateEnabled: true })).privateEnabled).toBe(true);
+    expect(renderInternalAccount(row({ accountType: 'EMBEDDED_WALLET', currency: 'USDB', privateEnabled: true })).privateEnabled).toBe(
+      true,
+    );
   });
 });

@@ -74,7 +74,10 @@ export const fromColumns = (row: InternalAccountRowColumns): InternalAccountRow 
 const plus = (value: string, delta: bigint): string => (BigInt(value) + delta).toString();
 
 /** Applies one balance or status event to an existing row; mirrors evolveInternalAccount's arithmetic. */
-const evolveExisting = (row: InternalAccountRow, event: Exclude<InternalAccountEvent, { type: 'InternalAccountOpened' }>): InternalAccountRow => {
+const evolveExisting = (
+  row: InternalAccountRow,
+  event: Exclude<InternalAccountEvent, { type: 'InternalAccountOpened' }>,
+): InternalAccountRow => {
   switch (event.type) {
     case 'AccountCredited':
       return { ...row, available: plus(row.available, BigInt(event.data.amount)) };
@@ -176,7 +179,16 @@ const internalAccountRows: ProjectionRows<InternalAccountRow> = {
 export const internalAccountViewProjection: Projection<InternalAccountRow> = {
   name: 'internal-accounts',
   version: 2,
-  canHandle: ['InternalAccountOpened', 'AccountCredited', 'AccountDebited', 'FundsHeld', 'HoldSettled', 'HoldReleased', 'AccountStatusChanged', 'AccountPrivacyChanged'],
+  canHandle: [
+    'InternalAccountOpened',
+    'AccountCredited',
+    'AccountDebited',
+    'FundsHeld',
+    'HoldSettled',
+    'HoldReleased',
+    'AccountStatusChanged',
+    'AccountPrivacyChanged',
+  ],
   entity: InternalAccountEntity,
   keyOf: (event) => String(event.data['accountId']),
   evolve: evolveInternalAccountView,

@@ -21,25 +21,62 @@ export const payment: Cause = { kind: 'TRANSACTION', id: 'Transaction:0196f1a0-0
 
 export const openCommand = (data: Partial<OpenInternalAccount['data']> = {}): OpenInternalAccount => ({
   type: 'OpenInternalAccount',
-  data: { accountId, platformId, customerId, accountType: 'INTERNAL_FIAT', currency: 'USD', status: 'ACTIVE', operationId: 'op-open', ...data },
+  data: {
+    accountId,
+    platformId,
+    customerId,
+    accountType: 'INTERNAL_FIAT',
+    currency: 'USD',
+    status: 'ACTIVE',
+    operationId: 'op-open',
+    ...data,
+  },
   metadata: { now },
 });
 
 export const creditCommand = (data: Partial<CreditAccount['data']> = {}): CreditAccount => ({
   type: 'CreditAccount',
-  data: { accountId, platformId, operationId: 'op-credit', amount: 1000n, currency: 'USD', cause: funding, counterAccountId: fundingRail, ...data },
+  data: {
+    accountId,
+    platformId,
+    operationId: 'op-credit',
+    amount: 1000n,
+    currency: 'USD',
+    cause: funding,
+    counterAccountId: fundingRail,
+    ...data,
+  },
   metadata: { now },
 });
 
 export const debitCommand = (data: Partial<DebitAccount['data']> = {}): DebitAccount => ({
   type: 'DebitAccount',
-  data: { accountId, platformId, operationId: 'op-debit', amount: 400n, currency: 'USD', cause: payment, counterAccountId: payoutRail, ...data },
+  data: {
+    accountId,
+    platformId,
+    operationId: 'op-debit',
+    amount: 400n,
+    currency: 'USD',
+    cause: payment,
+    counterAccountId: payoutRail,
+    ...data,
+  },
   metadata: { now },
 });
 
 export const holdCommand = (data: Partial<HoldFunds['data']> = {}): HoldFunds => ({
   type: 'HoldFunds',
-  data: { accountId, platformId, operationId: 'op-hold', holdId, amount: 300n, currency: 'USD', cause: payment, counterAccountId: payoutRail, ...data },
+  data: {
+    accountId,
+    platformId,
+    operationId: 'op-hold',
+    holdId,
+    amount: 300n,
+    currency: 'USD',
+    cause: payment,
+    counterAccountId: payoutRail,
+    ...data,
+  },
   metadata: { now },
 });
 
@@ -55,7 +92,10 @@ export const releaseCommand = (data: Partial<ReleaseHold['data']> = {}): Release
   metadata: { now },
 });
 
-export const statusCommand = (to: ChangeAccountStatus['data']['to'], data: Partial<ChangeAccountStatus['data']> = {}): ChangeAccountStatus => ({
+export const statusCommand = (
+  to: ChangeAccountStatus['data']['to'],
+  data: Partial<ChangeAccountStatus['data']> = {},
+): ChangeAccountStatus => ({
   type: 'ChangeAccountStatus',
   data: { accountId, platformId, operationId: `op-${to.toLowerCase()}`, to, ...data },
   metadata: { now },
@@ -83,13 +123,34 @@ export const held = (amount = '300', operationId = 'op-hold', id = holdId): Inte
 
 export const settled = (amount = '300', releasedAmount = '0', operationId = 'op-settle'): InternalAccountEvent => ({
   type: 'HoldSettled',
-  data: { accountId, operationId, holdId, amount, releasedAmount, currency: 'USD', cause: payment, counterAccountId: payoutRail, settledAt: at },
+  data: {
+    accountId,
+    operationId,
+    holdId,
+    amount,
+    releasedAmount,
+    currency: 'USD',
+    cause: payment,
+    counterAccountId: payoutRail,
+    settledAt: at,
+  },
 });
 
 /** A partial settle that kept the rest of the hold reserved (a card's partial clearing). */
 export const settledKeeping = (amount: string, remainingAmount: string, operationId = 'op-settle'): InternalAccountEvent => ({
   type: 'HoldSettled',
-  data: { accountId, operationId, holdId, amount, releasedAmount: '0', remainingAmount, currency: 'USD', cause: payment, counterAccountId: payoutRail, settledAt: at },
+  data: {
+    accountId,
+    operationId,
+    holdId,
+    amount,
+    releasedAmount: '0',
+    remainingAmount,
+    currency: 'USD',
+    cause: payment,
+    counterAccountId: payoutRail,
+    settledAt: at,
+  },
 });
 
 export const released = (amount = '300', operationId = 'op-release'): InternalAccountEvent => ({
@@ -97,7 +158,11 @@ export const released = (amount = '300', operationId = 'op-release'): InternalAc
   data: { accountId, operationId, holdId, amount, currency: 'USD', cause: payment, releasedAt: at },
 });
 
-export const statusChanged = (from: InternalAccountStatus, to: InternalAccountStatus, operationId = `op-${to.toLowerCase()}`): InternalAccountEvent => ({
+export const statusChanged = (
+  from: InternalAccountStatus,
+  to: InternalAccountStatus,
+  operationId = `op-${to.toLowerCase()}`,
+): InternalAccountEvent => ({
   type: 'AccountStatusChanged',
   data: { accountId, operationId, from, to, changedAt: at },
 });

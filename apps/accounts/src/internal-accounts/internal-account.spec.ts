@@ -39,7 +39,9 @@ describe('postingsOf', () => {
     expect([opened(), held(), released(), statusChanged('ACTIVE', 'FROZEN')].flatMap(postingsOf)).toEqual([]));
 
   it('balances every event to zero', () =>
-    [credited(), debited(), settled('250', '50')].forEach((event) => expect(postingsOf(event).reduce((sum, posting) => sum + posting.amount, 0n)).toBe(0n)));
+    [credited(), debited(), settled('250', '50')].forEach((event) =>
+      expect(postingsOf(event).reduce((sum, posting) => sum + posting.amount, 0n)).toBe(0n),
+    ));
 });
 
 describe('balancesOf', () => {
@@ -47,9 +49,13 @@ describe('balancesOf', () => {
     expect(balancesOf(replay([opened(), credited('1000'), held('300')]))).toEqual({ balance: 700n, totalBalance: 1000n }));
 
   it('returns the rest of a partly settled hold to available', () =>
-    expect(balancesOf(replay([opened(), credited('1000'), held('300'), settled('250', '50')]))).toEqual({ balance: 750n, totalBalance: 750n }));
+    expect(balancesOf(replay([opened(), credited('1000'), held('300'), settled('250', '50')]))).toEqual({
+      balance: 750n,
+      totalBalance: 750n,
+    }));
 
-  it('is zero for an account that does not exist', () => expect(balancesOf(initialInternalAccount())).toEqual({ balance: 0n, totalBalance: 0n }));
+  it('is zero for an account that does not exist', () =>
+    expect(balancesOf(initialInternalAccount())).toEqual({ balance: 0n, totalBalance: 0n }));
 });
 
 /** mulberry32: a tiny deterministic PRNG, so a failing sequence can be replayed from its seed. */
@@ -90,14 +96,16 @@ const randomCommand = (random: () => number, step: number, account: (typeof acco
   if (roll < 0.82 && holdIds.length > 0) {
     const holdId = pick(holdIds);
     const partial = random() < 0.5 ? { amount: BigInt(1 + Math.floor(random() * 10)) } : {};
-    return (s) => settleHold({ type: 'SettleHold', data: { accountId, platformId, operationId, holdId, ...partial }, metadata: { now } }, s);
+    return (s) =>
+      settleHold({ type: 'SettleHold', data: { accountId, platformId, operationId, holdId, ...partial }, metadata: { now } }, s);
   }
   if (roll < 0.94 && holdIds.length > 0) {
     const holdId = pick(holdIds);
     return (s) => releaseHold({ type: 'ReleaseHold', data: { accountId, platformId, operationId, holdId }, metadata: { now } }, s);
   }
   const to = pick(['ACTIVE', 'FROZEN'] as const);
-  return (s) => changeAccountStatus({ type: 'ChangeAccountStatus', data: { accountId, platformId, operationId, to }, metadata: { now } }, s);
+  return (s) =>
+    changeAccountStatus({ type: 'ChangeAccountStatus', data: { accountId, platformId, operationId, to }, metadata: { now } }, s);
 };
 
 const decideOrRefuse = (decide: Decide, state: InternalAccount): InternalAccountEvent[] => {
@@ -122,8 +130,19 @@ describe('the ledger over a seeded random sequence', () => {
     const streams = new Map(accounts.map(({ accountId }) => [accountId, [] as InternalAccountEvent[]]));
     const states = new Map<string, InternalAccount>();
     accounts.forEach(({ accountId, currency }, index) => {
-      const command = { accountId, platformId, customerId: null, accountType: 'INTERNAL_FIAT' as const, currency, status: 'ACTIVE' as const, operationId: `open-${index}` };
-      const events = openInternalAccount({ type: 'OpenInternalAccount', data: command, metadata: { now: new Date(0) } }, initialInternalAccount());
+      const command = {
+        accountId,
+        platformId,
+        customerId: null,
+        accountType: 'INTERNAL_FIAT' as const,
+        currency,
+        status: 'ACTIVE' as const,
+        operationId: `open-${index}`,
+      };
+      const events = openInternalAccount(
+        { type: 'OpenInternalAccount', data: command, metadata: { now: new Date(0) } },
+        initialInternalAccount(),
+      );
       streams.get(accountId)?.push(...events);
       states.set(accountId, replay(events));
     });
@@ -163,5 +182,7 @@ describe('postingsOf on stored events', () => {
     expect(() => postingsOf({ type: 'AccountTeleported', data: {} })).toThrow(/not an internal-account event/));
 
   it('refuses a posting event without its counter account', () =>
-    expect(() => postingsOf({ type: 'AccountCredited', data: { accountId: 'a', currency: 'USD', amount: '1' } })).toThrow(/counterAccountId/));
+    expect(() => postingsOf({ type: 'AccountCredited', data: { accountId: 'a', currency: 'USD', amount: '1' } })).toThrow(
+      /counterAccountId/,
+    ));
 });

@@ -46,7 +46,10 @@ export type FundsHeld = Event<'FundsHeld', Balance & { holdId: string; heldAt: s
  * remainingAmount (absent = 0): what stays reserved after a partial settle that keeps the hold
  * open (a card's partial clearing); the hold closes only when nothing remains.
  */
-export type HoldSettled = Event<'HoldSettled', Balance & { holdId: string; releasedAmount: string; remainingAmount?: string; settledAt: string }>;
+export type HoldSettled = Event<
+  'HoldSettled',
+  Balance & { holdId: string; releasedAmount: string; remainingAmount?: string; settledAt: string }
+>;
 export type HoldReleased = Event<
   'HoldReleased',
   { accountId: string; operationId: string; holdId: string; amount: string; currency: string; cause: Cause; releasedAt: string }
@@ -56,7 +59,10 @@ export type AccountStatusChanged = Event<
   { accountId: string; operationId: string; from: InternalAccountStatus; to: InternalAccountStatus; changedAt: string }
 >;
 /** An Embedded Wallet's privacy setting, changed through the signed retry (apps/accounts/src/embedded-wallets). */
-export type AccountPrivacyChanged = Event<'AccountPrivacyChanged', { accountId: string; operationId: string; privateEnabled: boolean; changedAt: string }>;
+export type AccountPrivacyChanged = Event<
+  'AccountPrivacyChanged',
+  { accountId: string; operationId: string; privateEnabled: boolean; changedAt: string }
+>;
 export type InternalAccountEvent =
   | AccountPrivacyChanged
   | InternalAccountOpened
@@ -114,7 +120,8 @@ export const operationWindowFrom = (env: NodeJS.ProcessEnv = process.env): numbe
   const raw = env['LEDGER_OPERATION_WINDOW'];
   if (raw === undefined || raw === '') return DEFAULT_OPERATION_WINDOW;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`LEDGER_OPERATION_WINDOW must be a whole number of operations (at least 1), got "${raw}".`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`LEDGER_OPERATION_WINDOW must be a whole number of operations (at least 1), got "${raw}".`);
   return value;
 };
 
@@ -125,8 +132,14 @@ export const operationWindowFrom = (env: NodeJS.ProcessEnv = process.env): numbe
 export const fingerprints = {
   open: (platformId: string, customerId: string | null, accountType: string, currency: string, status: string) =>
     ['Open', platformId, customerId ?? '-', accountType, currency, status].join('|'),
-  movement: (verb: 'Credit' | 'Debit' | 'Hold', amount: bigint | string, currency: string, cause: Cause, counterAccountId: string, holdId = '-') =>
-    [verb, holdId, amount.toString(), currency, cause.kind, cause.id, counterAccountId].join('|'),
+  movement: (
+    verb: 'Credit' | 'Debit' | 'Hold',
+    amount: bigint | string,
+    currency: string,
+    cause: Cause,
+    counterAccountId: string,
+    holdId = '-',
+  ) => [verb, holdId, amount.toString(), currency, cause.kind, cause.id, counterAccountId].join('|'),
   settle: (holdId: string, finalAmount: bigint | string, keepRemainder = false) =>
     ['Settle', holdId, finalAmount.toString(), ...(keepRemainder ? ['keep'] : [])].join('|'),
   release: (holdId: string) => ['Release', holdId].join('|'),
@@ -140,7 +153,10 @@ export const fingerprints = {
  * Map (a hand-built state) is taken over once, with the default window.
  */
 const withEntry = <V>(map: ReadonlyMap<string, V>, key: string, value: V): ReadonlyMap<string, V> =>
-  (map instanceof WindowedMap ? (map as WindowedMap<string, V>) : WindowedMap.of(map, Math.max(DEFAULT_OPERATION_WINDOW, map.size))).with(key, value);
+  (map instanceof WindowedMap ? (map as WindowedMap<string, V>) : WindowedMap.of(map, Math.max(DEFAULT_OPERATION_WINDOW, map.size))).with(
+    key,
+    value,
+  );
 
 /** How many keys a window has let go of (0 for a plain Map, which remembers everything). */
 export const forgottenIn = (map: ReadonlyMap<string, unknown>): number => (map instanceof WindowedMap ? map.forgotten : 0);
@@ -192,7 +208,11 @@ const closedAmountOf = (event: InternalAccountEvent): bigint | undefined => {
  * What an account's events say about ids its windows let go of: each operation id's recorded
  * fingerprint and each hold id's closed amount, null for an id none of the events carries.
  */
-export const recallFrom = (events: readonly InternalAccountEvent[], operationIds: readonly string[], holdIds: readonly string[]): Recalled => {
+export const recallFrom = (
+  events: readonly InternalAccountEvent[],
+  operationIds: readonly string[],
+  holdIds: readonly string[],
+): Recalled => {
   const operations = new Map<string, string | null>(operationIds.map((id) => [id, null]));
   const closedHolds = new Map<string, bigint | null>(holdIds.map((id) => [id, null]));
   for (const event of events) {
@@ -278,7 +298,11 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
     case 'AccountStatusChanged':
       return { ...account, status: event.data.to, operations: withOperation(account, event.data.operationId, fingerprintOf(event)) };
     case 'AccountPrivacyChanged':
-      return { ...account, privateEnabled: event.data.privateEnabled, operations: withOperation(account, event.data.operationId, fingerprintOf(event)) };
+      return {
+        ...account,
+        privateEnabled: event.data.privateEnabled,
+        operations: withOperation(account, event.data.operationId, fingerprintOf(event)),
+      };
     default: {
       const unknownEvent: never = event;
       return unknownEvent;
@@ -287,27 +311,29 @@ const evolveOpen = (account: OpenAccount, event: Exclude<InternalAccountEvent, I
 };
 
 /** evolve with the windows of remembered ids set to `window` keys each. */
-export const internalAccountEvolver = (window: number) => (state: InternalAccount, event: InternalAccountEvent): InternalAccount => {
-  if (event.type === 'InternalAccountOpened') {
-    const { accountId, platformId, customerId, accountType, currency, status, operationId } = event.data;
-    return {
-      kind: 'Open',
-      accountId,
-      platformId,
-      customerId,
-      accountType,
-      currency,
-      status,
-      available: 0n,
-      held: 0n,
-      holds: new Map(),
-      closedHolds: WindowedMap.empty(window),
-      operations: WindowedMap.of([[operationId, fingerprints.open(platformId, customerId, accountType, currency, status)]], window),
-    };
-  }
-  // A recorded event is never refused; one that precedes the opening has nothing to apply to.
-  return state.kind === 'None' ? state : evolveOpen(state, event);
-};
+export const internalAccountEvolver =
+  (window: number) =>
+  (state: InternalAccount, event: InternalAccountEvent): InternalAccount => {
+    if (event.type === 'InternalAccountOpened') {
+      const { accountId, platformId, customerId, accountType, currency, status, operationId } = event.data;
+      return {
+        kind: 'Open',
+        accountId,
+        platformId,
+        customerId,
+        accountType,
+        currency,
+        status,
+        available: 0n,
+        held: 0n,
+        holds: new Map(),
+        closedHolds: WindowedMap.empty(window),
+        operations: WindowedMap.of([[operationId, fingerprints.open(platformId, customerId, accountType, currency, status)]], window),
+      };
+    }
+    // A recorded event is never refused; one that precedes the opening has nothing to apply to.
+    return state.kind === 'None' ? state : evolveOpen(state, event);
+  };
 
 export const evolveInternalAccount = internalAccountEvolver(operationWindowFrom());
 
@@ -323,7 +349,9 @@ type SavedAccount =
     });
 
 const savedWindow = <V>(map: ReadonlyMap<string, V>, window: number): SavedWindow<V> =>
-  map instanceof WindowedMap ? (map as WindowedMap<string, V>).toJSON() : { limit: Math.max(window, map.size), forgotten: 0, entries: [...map] };
+  map instanceof WindowedMap
+    ? (map as WindowedMap<string, V>).toJSON()
+    : { limit: Math.max(window, map.size), forgotten: 0, entries: [...map] };
 
 /**
  * The state as a snapshot keeps it (JSON: bigints as decimal strings, maps as entry lists in
@@ -340,7 +368,9 @@ export const internalAccountSnapshot = (window: number) => ({
       available: available.toString(),
       held: held.toString(),
       holds: [...holds].map(([id, hold]) => [id, { ...hold, amount: hold.amount.toString() }]),
-      closedHolds: ((saved) => ({ ...saved, entries: saved.entries.map(([id, amount]): [string, string] => [id, amount.toString()]) }))(savedWindow(closedHolds, window)),
+      closedHolds: ((saved) => ({ ...saved, entries: saved.entries.map(([id, amount]): [string, string] => [id, amount.toString()]) }))(
+        savedWindow(closedHolds, window),
+      ),
       operations: savedWindow(operations, window),
     };
   },
@@ -353,7 +383,10 @@ export const internalAccountSnapshot = (window: number) => ({
       available: BigInt(available),
       held: BigInt(held),
       holds: new Map(holds.map(([id, hold]) => [id, { ...hold, amount: BigInt(hold.amount) }])),
-      closedHolds: WindowedMap.restore({ ...closedHolds, entries: closedHolds.entries.map(([id, amount]) => [id, BigInt(amount)] as [string, bigint]) }),
+      closedHolds: WindowedMap.restore({
+        ...closedHolds,
+        entries: closedHolds.entries.map(([id, amount]) => [id, BigInt(amount)] as [string, bigint]),
+      }),
       operations: WindowedMap.restore(operations),
     };
   },

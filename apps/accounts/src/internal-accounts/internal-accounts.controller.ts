@@ -66,7 +66,10 @@ export class InternalAccountsController {
       ...(currency ? { currency } : {}),
       ...(type ? { accountType: type } : {}),
     } as FilterQuery<InternalAccountRow>;
-    const rows = await this.eventSourcing.em.find(InternalAccountEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: MAX_PLATFORM_ACCOUNTS });
+    const rows = await this.eventSourcing.em.find(InternalAccountEntity, where, {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: MAX_PLATFORM_ACCOUNTS,
+    });
     return { data: rows.map(renderInternalAccount) };
   }
 
@@ -76,7 +79,9 @@ export class InternalAccountsController {
     const { accountId, streamPosition } = request.data;
     if (typeof accountId !== 'string' || !isIdOf('InternalAccount', accountId)) throw internalAccountNotFound(String(accountId));
     if (!Number.isSafeInteger(streamPosition) || streamPosition < 1) {
-      throw invalidInput(`streamPosition must be a positive whole number, got ${JSON.stringify(streamPosition)}.`, { field: 'streamPosition' });
+      throw invalidInput(`streamPosition must be a positive whole number, got ${JSON.stringify(streamPosition)}.`, {
+        field: 'streamPosition',
+      });
     }
     const { events } = await this.eventSourcing.store.readStream(accountId);
     const rendered = renderInternalAccountAt(events, streamPosition, request.context.platformId);
@@ -89,7 +94,10 @@ export class InternalAccountsController {
   async fund(@Payload() request: ServiceRequest<FundInternalAccountData>): Promise<InternalAccountWire> {
     const { context, data } = request;
     if (!Number.isSafeInteger(data.amount) || data.amount <= 0 || data.amount > SANDBOX_FUND_AMOUNT_MAX) {
-      throw invalidInput(`amount must be a whole number of minor units from 1 to ${SANDBOX_FUND_AMOUNT_MAX}, got ${JSON.stringify(data.amount)}.`, { field: 'amount' });
+      throw invalidInput(
+        `amount must be a whole number of minor units from 1 to ${SANDBOX_FUND_AMOUNT_MAX}, got ${JSON.stringify(data.amount)}.`,
+        { field: 'amount' },
+      );
     }
     const amount = BigInt(data.amount);
     // The request id names the funding, so a redelivered NATS request credits once.

@@ -19,7 +19,15 @@ import {
 } from '@corridor/contracts';
 import { createPostgresEventStore } from '@corridor/event-store';
 import { createServiceApp, publishEvent, ServiceClient } from '@corridor/messaging';
-import { assertLedgerConserved, deleteEventsStream, domainErrorOf, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import {
+  assertLedgerConserved,
+  deleteEventsStream,
+  domainErrorOf,
+  requireNats,
+  tokenContext,
+  uniqueSubjectPrefix,
+  useTestDatabase,
+} from '@corridor/testing';
 import { connect, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module';
@@ -40,7 +48,12 @@ const call = <Reply>(subject: string, data: unknown, platformId: string): Promis
   client.request<Reply>(subject, data, { context: tokenContext(platformId), timeoutMs: LONG_REQUEST_MS });
 
 /** Publishes a CustomerCreated integration event shaped as apps/customers/src/integration-events.ts makes it. */
-const publishCustomerCreated = async (platformId: string, customerId: string, currencies: string[], msgId = randomUUID()): Promise<void> => {
+const publishCustomerCreated = async (
+  platformId: string,
+  customerId: string,
+  currencies: string[],
+  msgId = randomUUID(),
+): Promise<void> => {
   const occurredAt = new Date().toISOString();
   const payload = {
     eventId: randomUUID(),
@@ -112,7 +125,12 @@ beforeAll(async () => {
   subjectPrefix = uniqueSubjectPrefix();
   const { healthPort: _healthPort, ...defaults } = loadConfig({});
   const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn' };
-  app = await createServiceApp(AppModule.register(config), { service: 'accounts', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  app = await createServiceApp(AppModule.register(config), {
+    service: 'accounts',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   client = app.get(ServiceClient);
   nats = await connect({ servers: config.natsUrl, name: 'accounts-int-spec' });
@@ -140,7 +158,8 @@ describe('the accounts service', () => {
       ['USDC', 'INTERNAL_CRYPTO', 'ACTIVE', customerId],
     ]);
     expect(accounts.every((account) => account.balance.amount === 0 && account.totalBalance.amount === 0)).toBe(true);
-    for (const account of accounts) expect((await foldStream(account.id)).events.map((event) => event.type)).toEqual(['InternalAccountOpened']);
+    for (const account of accounts)
+      expect((await foldStream(account.id)).events.map((event) => event.type)).toEqual(['InternalAccountOpened']);
   });
 
   it('opens the platform’s own accounts, without a customer, when a platform is created', async () => {
@@ -174,7 +193,15 @@ describe('the accounts service', () => {
       publishEvent(
         nats.jetstream(),
         `${subjectPrefix}.events.platform.Platform.${type}`,
-        { eventId: randomUUID(), type, streamId: platformId, occurredAt: new Date().toISOString(), platformId, correlationId: randomUUID(), data },
+        {
+          eventId: randomUUID(),
+          type,
+          streamId: platformId,
+          occurredAt: new Date().toISOString(),
+          platformId,
+          correlationId: randomUUID(),
+          data,
+        },
         randomUUID(),
       );
     await publishPlatformEvent('PlatformCreated', { platformId, settings: { supportedCurrencies: [{ currencyCode: 'USD' }] } });
@@ -189,39 +216,58 @@ describe('the accounts service', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(listed.map((account) => account.balance.currency.code).sort()).toEqual(['EUR', 'USD', 'USDC']);
-    for (const account of listed) expect((await foldStream(account.id)).events.map((event) => event.type)).toEqual(['InternalAccountOpened']);
+    for (const account of listed)
+      expect((await foldStream(account.id)).events.map((event) => event.type)).toEqual(['InternalAccountOpened']);
   });
 
   it('holds exactly the funded amount under 200 concurrent holds, then settles and releases them', async () => {
     const platformId = newId('Platform');
     const account = await newCustomerAccount(platformId);
-    const funded = await call<InternalAccountWire>(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 50 } satisfies FundInternalAccountData, platformId);
+    const funded = await call<InternalAccountWire>(
+      subjects.accounts.internalAccount.fund,
+      { accountId: account.id, amount: 50 } satisfies FundInternalAccountData,
+      platformId,
+    );
     expect(funded.balance.amount).toBe(50);
 
     const holds = await Promise.allSettled(
       Array.from({ length: 200 }, (_, index) =>
-        call<InternalAccountWire>(subjects.accounts.ledger.hold, {
-          accountId: account.id,
-          operationId: `hold-op-${index}`,
-          holdId: `hold-${index}`,
-          amount: '1',
-          currency: 'USD',
-          cause: { kind: 'TRANSACTION', id: `Transaction:${index}` },
-        } satisfies HoldData, platformId),
+        call<InternalAccountWire>(
+          subjects.accounts.ledger.hold,
+          {
+            accountId: account.id,
+            operationId: `hold-op-${index}`,
+            holdId: `hold-${index}`,
+            amount: '1',
+            currency: 'USD',
+            cause: { kind: 'TRANSACTION', id: `Transaction:${index}` },
+          } satisfies HoldData,
+          platformId,
+        ),
       ),
     );
     const succeeded = holds.flatMap((result, index) => (result.status === 'fulfilled' ? [{ index, reply: result.value }] : []));
     const failures = holds.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
     expect(succeeded).toHaveLength(50);
-    expect(failures.map((error) => (error instanceof DomainError ? error.code : String(error)))).toEqual(Array(150).fill('INSUFFICIENT_FUNDS'));
+    expect(failures.map((error) => (error instanceof DomainError ? error.code : String(error)))).toEqual(
+      Array(150).fill('INSUFFICIENT_FUNDS'),
+    );
     expect(succeeded.every(({ reply }) => reply.balance.amount >= 0)).toBe(true);
     expect((await accountOf(platformId, account.id)).balance.amount).toBe(0);
     expect((await accountOf(platformId, account.id)).totalBalance.amount).toBe(50);
 
     const closing = succeeded.map(({ index }, position) =>
       position % 2 === 0
-        ? call(subjects.accounts.ledger.settle, { accountId: account.id, operationId: `settle-op-${index}`, holdId: `hold-${index}` } satisfies SettleHoldData, platformId)
-        : call(subjects.accounts.ledger.release, { accountId: account.id, operationId: `release-op-${index}`, holdId: `hold-${index}` } satisfies ReleaseHoldData, platformId),
+        ? call(
+            subjects.accounts.ledger.settle,
+            { accountId: account.id, operationId: `settle-op-${index}`, holdId: `hold-${index}` } satisfies SettleHoldData,
+            platformId,
+          )
+        : call(
+            subjects.accounts.ledger.release,
+            { accountId: account.id, operationId: `release-op-${index}`, holdId: `hold-${index}` } satisfies ReleaseHoldData,
+            platformId,
+          ),
     );
     await Promise.all(closing);
     const after = await accountOf(platformId, account.id);
@@ -245,17 +291,32 @@ describe('the accounts service', () => {
     // funds back while other holds are still arriving, so more than 50 holds may win over time.
     const outcomes = await Promise.all(
       Array.from({ length: 200 }, async (_, index) => {
-        const hold: HoldData = { accountId: account.id, operationId: `mix-hold-${index}`, holdId: `mix-${index}`, amount: '1', currency: 'USD', cause: { kind: 'TRANSACTION', id: `Transaction:mix-${index}` } };
+        const hold: HoldData = {
+          accountId: account.id,
+          operationId: `mix-hold-${index}`,
+          holdId: `mix-${index}`,
+          amount: '1',
+          currency: 'USD',
+          cause: { kind: 'TRANSACTION', id: `Transaction:mix-${index}` },
+        };
         try {
           await call(subjects.accounts.ledger.hold, hold, platformId);
         } catch (error) {
           return error instanceof DomainError ? error.code : String(error);
         }
         if (index % 2 === 0) {
-          await call(subjects.accounts.ledger.settle, { accountId: account.id, operationId: `mix-settle-${index}`, holdId: `mix-${index}` } satisfies SettleHoldData, platformId);
+          await call(
+            subjects.accounts.ledger.settle,
+            { accountId: account.id, operationId: `mix-settle-${index}`, holdId: `mix-${index}` } satisfies SettleHoldData,
+            platformId,
+          );
           return 'SETTLED';
         }
-        await call(subjects.accounts.ledger.release, { accountId: account.id, operationId: `mix-release-${index}`, holdId: `mix-${index}` } satisfies ReleaseHoldData, platformId);
+        await call(
+          subjects.accounts.ledger.release,
+          { accountId: account.id, operationId: `mix-release-${index}`, holdId: `mix-${index}` } satisfies ReleaseHoldData,
+          platformId,
+        );
         return 'RELEASED';
       }),
     );
@@ -276,7 +337,13 @@ describe('the accounts service', () => {
   it('credits once for a repeated operationId', async () => {
     const platformId = newId('Platform');
     const account = await newCustomerAccount(platformId);
-    const credit: CreditData = { accountId: account.id, operationId: 'credit-once', amount: '700', currency: 'USD', cause: { kind: 'FUNDING', id: 'Funding:1' } };
+    const credit: CreditData = {
+      accountId: account.id,
+      operationId: 'credit-once',
+      amount: '700',
+      currency: 'USD',
+      cause: { kind: 'FUNDING', id: 'Funding:1' },
+    };
     const replies = await Promise.all([1, 2, 3].map(() => call<InternalAccountWire>(subjects.accounts.ledger.credit, credit, platformId)));
     const again = await call<InternalAccountWire>(subjects.accounts.ledger.credit, credit, platformId);
     expect([...replies, again].map((reply) => reply.balance.amount)).toEqual([700, 700, 700, 700]);
@@ -286,7 +353,11 @@ describe('the accounts service', () => {
   it('holds and settles at once in one request when asked to (an instant rail), once however often asked, and refuses both when funds are short', async () => {
     const platformId = newId('Platform');
     const account = await newCustomerAccount(platformId);
-    await call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 500 } satisfies FundInternalAccountData, platformId);
+    await call(
+      subjects.accounts.internalAccount.fund,
+      { accountId: account.id, amount: 500 } satisfies FundInternalAccountData,
+      platformId,
+    );
     const hold: HoldData = {
       accountId: account.id,
       operationId: 'instant-hold',
@@ -298,7 +369,11 @@ describe('the accounts service', () => {
     };
     const replies = await Promise.all([1, 2].map(() => call<InternalAccountWire>(subjects.accounts.ledger.hold, hold, platformId)));
     // The same settle asked for on its own afterwards (as after a crash) changes nothing.
-    await call(subjects.accounts.ledger.settle, { accountId: account.id, operationId: 'instant-settle', holdId: 'instant' } satisfies SettleHoldData, platformId);
+    await call(
+      subjects.accounts.ledger.settle,
+      { accountId: account.id, operationId: 'instant-settle', holdId: 'instant' } satisfies SettleHoldData,
+      platformId,
+    );
     expect(replies.map((reply) => [reply.balance.amount, reply.totalBalance.amount])).toEqual([
       [200, 200],
       [200, 200],
@@ -307,7 +382,13 @@ describe('the accounts service', () => {
     const moved = events.filter((event) => event.type === 'FundsHeld' || event.type === 'HoldSettled');
     expect(moved.map((event) => event.type)).toEqual(['FundsHeld', 'HoldSettled']);
     expect(state.kind === 'Open' && [state.available, state.held]).toEqual([200n, 0n]);
-    const short = await domainErrorOf(call(subjects.accounts.ledger.hold, { ...hold, operationId: 'instant-hold-2', holdId: 'instant-2', settleOperationId: 'instant-settle-2' }, platformId));
+    const short = await domainErrorOf(
+      call(
+        subjects.accounts.ledger.hold,
+        { ...hold, operationId: 'instant-hold-2', holdId: 'instant-2', settleOperationId: 'instant-settle-2' },
+        platformId,
+      ),
+    );
     expect([short.code, short.status]).toEqual(['INSUFFICIENT_FUNDS', 400]);
     expect((await foldStream(account.id)).events).toHaveLength(events.length);
   });
@@ -316,7 +397,11 @@ describe('the accounts service', () => {
     const platformId = newId('Platform');
     const account = await newCustomerAccount(platformId);
     const error = await domainErrorOf(
-      call(subjects.accounts.ledger.credit, { accountId: account.id, operationId: 'bad', amount: '1.5', currency: 'USD', cause: { kind: 'FUNDING', id: 'x' } }, platformId),
+      call(
+        subjects.accounts.ledger.credit,
+        { accountId: account.id, operationId: 'bad', amount: '1.5', currency: 'USD', cause: { kind: 'FUNDING', id: 'x' } },
+        platformId,
+      ),
     );
     expect([error.code, error.status, error.details?.['field']]).toEqual(['INVALID_INPUT', 400, 'amount']);
     const fund = await domainErrorOf(call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 0.5 }, platformId));
@@ -329,14 +414,29 @@ describe('the accounts service', () => {
     const account = await newCustomerAccount(owner);
     await call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 10 }, owner);
     const hold = await domainErrorOf(
-      call(subjects.accounts.ledger.hold, { accountId: account.id, operationId: 'steal', holdId: 'steal', amount: '1', currency: 'USD', cause: { kind: 'TRANSACTION', id: 't' } }, stranger),
+      call(
+        subjects.accounts.ledger.hold,
+        {
+          accountId: account.id,
+          operationId: 'steal',
+          holdId: 'steal',
+          amount: '1',
+          currency: 'USD',
+          cause: { kind: 'TRANSACTION', id: 't' },
+        },
+        stranger,
+      ),
     );
     expect([hold.code, hold.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
     const fund = await domainErrorOf(call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 10 }, stranger));
     expect(fund.code).toBe('REFERENCE_NOT_FOUND');
-    const update = await domainErrorOf(call(subjects.accounts.embeddedWallet.updateAccount, { accountId: account.id, body: { privateEnabled: true } }, stranger));
+    const update = await domainErrorOf(
+      call(subjects.accounts.embeddedWallet.updateAccount, { accountId: account.id, body: { privateEnabled: true } }, stranger),
+    );
     expect(update.code).toBe('REFERENCE_NOT_FOUND');
-    const renderAt = await domainErrorOf(call(subjects.accounts.internalAccount.renderAt, { accountId: account.id, streamPosition: 1 }, stranger));
+    const renderAt = await domainErrorOf(
+      call(subjects.accounts.internalAccount.renderAt, { accountId: account.id, streamPosition: 1 }, stranger),
+    );
     expect([renderAt.code, renderAt.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
     const get = await domainErrorOf(call(subjects.accounts.internalAccount.get, { accountId: account.id }, stranger));
     expect([get.code, get.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
@@ -354,13 +454,32 @@ describe('rendering an account as of a stream position', () => {
   it('gives the balance after each event, dated by that event', async () => {
     const platformId = newId('Platform');
     const account = await newCustomerAccount(platformId);
-    await call(subjects.accounts.internalAccount.fund, { accountId: account.id, amount: 1000 } satisfies FundInternalAccountData, platformId);
-    const hold: HoldData = { accountId: account.id, operationId: 'render-hold', holdId: 'render-hold', amount: '300', currency: 'USD', cause: { kind: 'TRANSACTION', id: 'Transaction:r' } };
+    await call(
+      subjects.accounts.internalAccount.fund,
+      { accountId: account.id, amount: 1000 } satisfies FundInternalAccountData,
+      platformId,
+    );
+    const hold: HoldData = {
+      accountId: account.id,
+      operationId: 'render-hold',
+      holdId: 'render-hold',
+      amount: '300',
+      currency: 'USD',
+      cause: { kind: 'TRANSACTION', id: 'Transaction:r' },
+    };
     await call(subjects.accounts.ledger.hold, hold, platformId);
-    await call(subjects.accounts.ledger.settle, { accountId: account.id, operationId: 'render-settle', holdId: 'render-hold', amount: '200' } satisfies SettleHoldData, platformId);
+    await call(
+      subjects.accounts.ledger.settle,
+      { accountId: account.id, operationId: 'render-settle', holdId: 'render-hold', amount: '200' } satisfies SettleHoldData,
+      platformId,
+    );
 
     const renderAt = (streamPosition: number) =>
-      call<InternalAccountWire>(subjects.accounts.internalAccount.renderAt, { accountId: account.id, streamPosition } satisfies RenderInternalAccountAtData, platformId);
+      call<InternalAccountWire>(
+        subjects.accounts.internalAccount.renderAt,
+        { accountId: account.id, streamPosition } satisfies RenderInternalAccountAtData,
+        platformId,
+      );
     const rendered = await Promise.all([1, 2, 3, 4].map(renderAt));
     expect(rendered.map((wire) => [wire.balance.amount, wire.totalBalance.amount])).toEqual([
       [0, 0],

@@ -19,7 +19,9 @@ describe('ledger input', () => {
   });
 
   it('posts each cause against its system account by default', () => {
-    expect(['FUNDING', 'TRANSACTION', 'CARD_SETTLEMENT', 'TRANSFER', 'ADJUSTMENT'].map((kind) => defaultCounterAccount(kind as never, 'EUR'))).toEqual([
+    expect(
+      ['FUNDING', 'TRANSACTION', 'CARD_SETTLEMENT', 'TRANSFER', 'ADJUSTMENT'].map((kind) => defaultCounterAccount(kind as never, 'EUR')),
+    ).toEqual([
       'SystemAccount:FUNDING_RAIL:EUR',
       'SystemAccount:PAYOUT_RAIL:EUR',
       'SystemAccount:PAYOUT_RAIL:EUR',

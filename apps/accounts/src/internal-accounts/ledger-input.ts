@@ -28,11 +28,15 @@ const counterKinds: Record<LedgerCauseKind, SystemAccountKind> = {
 
 export const defaultCounterAccount = (kind: LedgerCauseKind, currency: string): string => {
   const counter = counterKinds[kind];
-  if (!counter) throw invalidInput(`cause.kind must be one of ${Object.keys(counterKinds).join(', ')}, got ${JSON.stringify(kind)}.`, { field: 'cause.kind' });
+  if (!counter)
+    throw invalidInput(`cause.kind must be one of ${Object.keys(counterKinds).join(', ')}, got ${JSON.stringify(kind)}.`, {
+      field: 'cause.kind',
+    });
   return systemAccountId(counter, currency);
 };
 
 export const requireText = (value: unknown, field: string): string => {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 200) throw invalidInput(`${field} must be a non-empty string of at most 200 characters.`, { field });
+  if (typeof value !== 'string' || value.length === 0 || value.length > 200)
+    throw invalidInput(`${field} must be a non-empty string of at most 200 characters.`, { field });
   return value;
 };

@@ -3,7 +3,8 @@ import { ledgerOutcomeOf } from './ledger-outcome';
 
 describe('ledgerOutcomeOf', () => {
   it.each(['AccountCredited', 'AccountDebited', 'FundsHeld', 'HoldSettled', 'HoldReleased'])('counts %s', (type) =>
-    expect(ledgerOutcomeOf({ type })).toEqual({ kind: 'ledger_operation', outcome: type }));
+    expect(ledgerOutcomeOf({ type })).toEqual({ kind: 'ledger_operation', outcome: type }),
+  );
 
   it('counts nothing for a change that moves no money', () => expect(ledgerOutcomeOf({ type: 'AccountStatusChanged' })).toBeNull());
 });

@@ -33,7 +33,8 @@ type Consent = WalletConsent | null | undefined;
 const movementOf = (request: ServiceRequest<DebitData>) => {
   const { data, context } = request;
   const currency = requireText(data.currency, 'currency');
-  if (typeof data.cause !== 'object' || data.cause === null) throw invalidInput('cause must name the kind and id of what moves the money.', { field: 'cause' });
+  if (typeof data.cause !== 'object' || data.cause === null)
+    throw invalidInput('cause must name the kind and id of what moves the money.', { field: 'cause' });
   const cause = { kind: data.cause.kind, id: requireText(data.cause.id, 'cause.id') };
   return {
     accountId: requireText(data.accountId, 'accountId'),
@@ -87,8 +88,11 @@ export class LedgerController {
   @MessagePattern(subjects.accounts.ledger.debit)
   async debit(@Payload() request: ServiceRequest<DebitData>): Promise<InternalAccountWire> {
     const data = movementOf(request);
-    const row = await this.writeConsented(data.accountId, request.context, (consent) => (state) =>
-      debitAccount({ type: 'DebitAccount', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state),
+    const row = await this.writeConsented(
+      data.accountId,
+      request.context,
+      (consent) => (state) =>
+        debitAccount({ type: 'DebitAccount', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state),
     );
     return renderInternalAccount(row);
   }
@@ -97,14 +101,18 @@ export class LedgerController {
   async hold(@Payload() request: ServiceRequest<HoldData>): Promise<InternalAccountWire> {
     const data = { ...movementOf(request), holdId: requireText(request.data.holdId, 'holdId') };
     // An instant rail's hold settles in the same append (one request instead of a hold and a settle).
-    const settleOperationId = request.data.settleOperationId === undefined ? undefined : requireText(request.data.settleOperationId, 'settleOperationId');
-    const row = await this.writeConsented(data.accountId, request.context, (consent) => (state) =>
-      settleOperationId === undefined
-        ? holdFunds({ type: 'HoldFunds', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state)
-        : holdAndSettle(
-            { type: 'HoldAndSettle', data: { ...data, consent, settleOperationId }, metadata: { now: this.clock.now() } },
-            state,
-          ),
+    const settleOperationId =
+      request.data.settleOperationId === undefined ? undefined : requireText(request.data.settleOperationId, 'settleOperationId');
+    const row = await this.writeConsented(
+      data.accountId,
+      request.context,
+      (consent) => (state) =>
+        settleOperationId === undefined
+          ? holdFunds({ type: 'HoldFunds', data: { ...data, consent }, metadata: { now: this.clock.now() } }, state)
+          : holdAndSettle(
+              { type: 'HoldAndSettle', data: { ...data, consent, settleOperationId }, metadata: { now: this.clock.now() } },
+              state,
+            ),
     );
     return renderInternalAccount(row);
   }

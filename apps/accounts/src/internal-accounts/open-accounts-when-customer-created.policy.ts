@@ -1,4 +1,10 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { CLOCK, type Clock, eventsStreamName, isSupportedCurrency, type RequestContext } from '@corridor/contracts';
 import { ensureEventsStream } from '@corridor/event-store';
 import { createLogger, type NatsAuth, startDurableConsumer } from '@corridor/messaging';
@@ -21,17 +27,26 @@ const CRYPTO_CURRENCIES: ReadonlySet<string> = new Set(['BTC', 'USDC', 'USDB']);
  * The same owner and currency always give the same account id, so a redelivered event opens
  * nothing new: the decider sees the account already opened by that exact request and decides nothing.
  */
-export const internalAccountIdFor = (ownerId: string, currency: string): string => `InternalAccount:${uuidv5(`${ownerId}:${currency}`, ACCOUNT_ID_NAMESPACE)}`;
+export const internalAccountIdFor = (ownerId: string, currency: string): string =>
+  `InternalAccount:${uuidv5(`${ownerId}:${currency}`, ACCOUNT_ID_NAMESPACE)}`;
 
-export const accountTypeFor = (currency: string): InternalAccountType => (CRYPTO_CURRENCIES.has(currency) ? 'INTERNAL_CRYPTO' : 'INTERNAL_FIAT');
+export const accountTypeFor = (currency: string): InternalAccountType =>
+  CRYPTO_CURRENCIES.has(currency) ? 'INTERNAL_CRYPTO' : 'INTERNAL_FIAT';
 
-export type AccountsToOpen = { platformId: string; customerId: string | null; currencies: string[]; eventId: string; correlationId: string };
+export type AccountsToOpen = {
+  platformId: string;
+  customerId: string | null;
+  currencies: string[];
+  eventId: string;
+  correlationId: string;
+};
 
 const NOTHING_TO_OPEN: AccountsToOpen = { platformId: '', customerId: null, currencies: [], eventId: '', correlationId: '' };
 
 type Envelope = { eventId?: unknown; platformId?: unknown; correlationId?: unknown; data?: Record<string, unknown> };
 
-const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+const asRecord = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 /**
  * The owning platform: the event's own data first, because the envelope's platformId is the
  * request context's, and the request that creates a platform comes from no platform at all (its
@@ -39,7 +54,8 @@ const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 
  */
 const platformIdOf = (event: Envelope, data: Record<string, unknown>): unknown =>
   typeof data['platformId'] === 'string' && data['platformId'] !== '' ? data['platformId'] : event.platformId;
-const stringsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+const stringsOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 
 /** Reads a CustomerCreated integration event; null when it lacks what an account needs. */
 export const fromCustomerCreated = (payload: unknown, msgId: string): AccountsToOpen | null => {
@@ -62,7 +78,13 @@ export const fromPlatformCreated = (payload: unknown, msgId: string): AccountsTo
   const supported = asRecord(data['settings'])['supportedCurrencies'];
   const currencies = Array.isArray(supported) ? stringsOf(supported.map((entry) => asRecord(entry)['currencyCode'])) : [];
   const eventId = typeof event.eventId === 'string' ? event.eventId : msgId;
-  return { platformId, customerId: null, currencies, eventId, correlationId: typeof event.correlationId === 'string' ? event.correlationId : eventId };
+  return {
+    platformId,
+    customerId: null,
+    currencies,
+    eventId,
+    correlationId: typeof event.correlationId === 'string' ? event.correlationId : eventId,
+  };
 };
 
 /**
@@ -132,8 +154,16 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
     this.consumers = [
       await consume('accounts-open-customer-accounts', `${subjectPrefix}.events.customers.Customer.CustomerCreated`, fromCustomerCreated),
       await consume('accounts-open-platform-accounts', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, fromPlatformCreated),
-      await consume('accounts-open-customer-currency-accounts', `${subjectPrefix}.events.customers.Customer.CustomerUpdated`, ignoreUnrelated(fromCustomerUpdated)),
-      await consume('accounts-open-platform-currency-accounts', `${subjectPrefix}.events.platform.Platform.PlatformConfigUpdated`, ignoreUnrelated(fromPlatformConfigUpdated)),
+      await consume(
+        'accounts-open-customer-currency-accounts',
+        `${subjectPrefix}.events.customers.Customer.CustomerUpdated`,
+        ignoreUnrelated(fromCustomerUpdated),
+      ),
+      await consume(
+        'accounts-open-platform-currency-accounts',
+        `${subjectPrefix}.events.platform.Platform.PlatformConfigUpdated`,
+        ignoreUnrelated(fromPlatformConfigUpdated),
+      ),
     ];
   }
 
@@ -163,7 +193,12 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
    */
   async openAccounts(request: AccountsToOpen, msgId: string): Promise<string[]> {
     const { platformId, customerId, eventId, correlationId } = request;
-    const context: RequestContext = { platformId, actor: { kind: 'system', name: 'accounts:open-accounts-policy' }, requestId: eventId, correlationId };
+    const context: RequestContext = {
+      platformId,
+      actor: { kind: 'system', name: 'accounts:open-accounts-policy' },
+      requestId: eventId,
+      correlationId,
+    };
     const currencies = [...new Set(request.currencies)].filter((currency) => {
       if (isSupportedCurrency(currency)) return true;
       this.logger.warn({ msgId, currency }, 'Skipping a currency the ledger does not hold.');
@@ -172,8 +207,21 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
     return Promise.all(
       currencies.map(async (currency) => {
         const accountId = internalAccountIdFor(customerId ?? platformId, currency);
-        const data = { accountId, platformId, customerId, accountType: accountTypeFor(currency), currency, status: 'ACTIVE' as const, operationId: `open:${accountId}` };
-        await this.writer.apply(accountId, context, (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state), { assumeNew: true });
+        const data = {
+          accountId,
+          platformId,
+          customerId,
+          accountType: accountTypeFor(currency),
+          currency,
+          status: 'ACTIVE' as const,
+          operationId: `open:${accountId}`,
+        };
+        await this.writer.apply(
+          accountId,
+          context,
+          (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state),
+          { assumeNew: true },
+        );
         return accountId;
       }),
     );

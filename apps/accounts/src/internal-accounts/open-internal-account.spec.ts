@@ -15,7 +15,16 @@ describe('OpenInternalAccount', () => {
       .then([
         {
           type: 'InternalAccountOpened',
-          data: { accountId, platformId, customerId: null, accountType: 'INTERNAL_FIAT', currency: 'USD', status: 'PENDING', operationId: 'op-open', openedAt: at },
+          data: {
+            accountId,
+            platformId,
+            customerId: null,
+            accountType: 'INTERNAL_FIAT',
+            currency: 'USD',
+            status: 'PENDING',
+            operationId: 'op-open',
+            openedAt: at,
+          },
         },
       ]));
 

@@ -25,7 +25,8 @@ export const openInternalAccount = (command: OpenInternalAccount, state: Interna
     if (state.platformId === platformId && recorded === fingerprints.open(platformId, customerId, accountType, currency, status)) return [];
     throw new DomainError('CONFLICT', 'conflict', `Internal account ${accountId} already exists.`, { accountId });
   }
-  if (!isIdOf('InternalAccount', accountId)) throw invalidInput(`accountId must be an InternalAccount id, got ${accountId}.`, { field: 'accountId' });
+  if (!isIdOf('InternalAccount', accountId))
+    throw invalidInput(`accountId must be an InternalAccount id, got ${accountId}.`, { field: 'accountId' });
   if (!isSupportedCurrency(currency)) {
     throw new DomainError('INVALID_CURRENCY', 'validation', `${currency} is not a supported currency.`, { field: 'currency' });
   }

@@ -65,17 +65,44 @@ const countReads = (eventSourcing: EventSourcing): { from: number; events: numbe
 
 const openAccount = async (writer: AccountWriter, platformId: string): Promise<string> => {
   const accountId = newId('InternalAccount');
-  const data = { accountId, platformId, customerId: newId('Customer'), accountType: 'INTERNAL_FIAT' as const, currency: 'USD', status: 'ACTIVE' as const, operationId: `open:${accountId}` };
-  await writer.apply(accountId, tokenContext(platformId), (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: now() } }, state), { assumeNew: true });
+  const data = {
+    accountId,
+    platformId,
+    customerId: newId('Customer'),
+    accountType: 'INTERNAL_FIAT' as const,
+    currency: 'USD',
+    status: 'ACTIVE' as const,
+    operationId: `open:${accountId}`,
+  };
+  await writer.apply(
+    accountId,
+    tokenContext(platformId),
+    (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: now() } }, state),
+    { assumeNew: true },
+  );
   return accountId;
 };
 
-const credit = (writer: AccountWriter, accountId: string, context: RequestContext, amount: bigint, operationId: string): Promise<InternalAccountRow> =>
+const credit = (
+  writer: AccountWriter,
+  accountId: string,
+  context: RequestContext,
+  amount: bigint,
+  operationId: string,
+): Promise<InternalAccountRow> =>
   writer.write(accountId, context, (state) =>
     creditAccount(
       {
         type: 'CreditAccount',
-        data: { accountId, platformId: context.platformId, operationId, amount, currency: 'USD', cause: { kind: 'FUNDING', id: operationId }, counterAccountId: systemAccountId('FUNDING_RAIL', 'USD') },
+        data: {
+          accountId,
+          platformId: context.platformId,
+          operationId,
+          amount,
+          currency: 'USD',
+          cause: { kind: 'FUNDING', id: operationId },
+          counterAccountId: systemAccountId('FUNDING_RAIL', 'USD'),
+        },
         metadata: { now: now() },
       },
       state,
@@ -103,7 +130,8 @@ const codeOf = async (promise: Promise<unknown>): Promise<string> => {
   }
 };
 
-const versionOf = async (eventSourcing: EventSourcing, accountId: string): Promise<number> => (await eventSourcing.store.readStream(accountId)).version;
+const versionOf = async (eventSourcing: EventSourcing, accountId: string): Promise<number> =>
+  (await eventSourcing.store.readStream(accountId)).version;
 
 let first: { writer: AccountWriter; eventSourcing: EventSourcing };
 
@@ -118,7 +146,10 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const replica of replicas) await replica.close();
   await deleteEventsStream(subjectPrefix);
-  for (const [key, value] of [['LEDGER_OPERATION_WINDOW', saved.window], ['SNAPSHOT_EVERY', saved.every]] as const) {
+  for (const [key, value] of [
+    ['LEDGER_OPERATION_WINDOW', saved.window],
+    ['SNAPSHOT_EVERY', saved.every],
+  ] as const) {
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;
   }
@@ -161,23 +192,42 @@ describe('The ledger operation window and snapshots (W = 5, a snapshot every 4 e
     const accountId = await openAccount(first.writer, platformId);
     await credit(first.writer, accountId, context, 100n, 'fund');
     const holdId = newId('Hold');
-    await first.writer.write(accountId, context, (state) => holdFunds({ type: 'HoldFunds', data: holdData(accountId, platformId, holdId, 'hold-1'), metadata: { now: now() } }, state));
     await first.writer.write(accountId, context, (state) =>
-      releaseHold({ type: 'ReleaseHold', data: { accountId, platformId, operationId: 'release-1', holdId }, metadata: { now: now() } }, state),
+      holdFunds({ type: 'HoldFunds', data: holdData(accountId, platformId, holdId, 'hold-1'), metadata: { now: now() } }, state),
+    );
+    await first.writer.write(accountId, context, (state) =>
+      releaseHold(
+        { type: 'ReleaseHold', data: { accountId, platformId, operationId: 'release-1', holdId }, metadata: { now: now() } },
+        state,
+      ),
     );
     for (let index = 0; index < 6; index += 1) {
       const other = newId('Hold');
-      await first.writer.write(accountId, context, (state) => holdFunds({ type: 'HoldFunds', data: holdData(accountId, platformId, other, `hold-x${index}`), metadata: { now: now() } }, state));
       await first.writer.write(accountId, context, (state) =>
-        releaseHold({ type: 'ReleaseHold', data: { accountId, platformId, operationId: `release-x${index}`, holdId: other }, metadata: { now: now() } }, state),
+        holdFunds({ type: 'HoldFunds', data: holdData(accountId, platformId, other, `hold-x${index}`), metadata: { now: now() } }, state),
+      );
+      await first.writer.write(accountId, context, (state) =>
+        releaseHold(
+          {
+            type: 'ReleaseHold',
+            data: { accountId, platformId, operationId: `release-x${index}`, holdId: other },
+            metadata: { now: now() },
+          },
+          state,
+        ),
       );
     }
     const version = await versionOf(first.eventSourcing, accountId);
-    const reuse = first.writer.write(accountId, context, (state) => holdFunds({ type: 'HoldFunds', data: holdData(accountId, platformId, holdId, 'hold-again'), metadata: { now: now() } }, state));
+    const reuse = first.writer.write(accountId, context, (state) =>
+      holdFunds({ type: 'HoldFunds', data: holdData(accountId, platformId, holdId, 'hold-again'), metadata: { now: now() } }, state),
+    );
     expect(await codeOf(reuse)).toBe('HOLD_EXISTS');
     // The release replayed long after: answered, the balance as it was.
     const again = await first.writer.write(accountId, context, (state) =>
-      releaseHold({ type: 'ReleaseHold', data: { accountId, platformId, operationId: 'release-1', holdId }, metadata: { now: now() } }, state),
+      releaseHold(
+        { type: 'ReleaseHold', data: { accountId, platformId, operationId: 'release-1', holdId }, metadata: { now: now() } },
+        state,
+      ),
     );
     expect([again.available, again.held]).toEqual(['100', '0']);
     expect(await versionOf(first.eventSourcing, accountId)).toBe(version);
@@ -192,7 +242,11 @@ describe('The ledger operation window and snapshots (W = 5, a snapshot every 4 e
     const deadline = Date.now() + 5_000;
     let snapshotVersion = 0;
     while (Date.now() < deadline) {
-      const [row] = await first.eventSourcing.read<{ version: number }>('test-snapshot', 'SELECT version FROM accounts.snapshots WHERE stream_id = $1', [accountId]);
+      const [row] = await first.eventSourcing.read<{ version: number }>(
+        'test-snapshot',
+        'SELECT version FROM accounts.snapshots WHERE stream_id = $1',
+        [accountId],
+      );
       snapshotVersion = row?.version ?? 0;
       if (snapshotVersion >= 8) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -235,10 +289,16 @@ if (kurrentUrl) {
       expect(await cold.writer.read(accountId, platformId)).toMatchObject({ available: '107' });
       expect(await versionOf(replica.eventSourcing, accountId)).toBe(9);
       expect(replica.eventSourcing.eventStoreChoice.kind).toBe('kurrentdb');
-      const [inPostgres] = await replica.eventSourcing.read<{ count: string }>('test-pg-events', 'SELECT count(*) FROM accounts.events WHERE stream_id = $1', [accountId]);
+      const [inPostgres] = await replica.eventSourcing.read<{ count: string }>(
+        'test-pg-events',
+        'SELECT count(*) FROM accounts.events WHERE stream_id = $1',
+        [accountId],
+      );
       expect(inPostgres?.count).toBe('0');
     });
   });
 } else {
-  console.warn('The ledger on KurrentDB NOT RUN: EVENTSTORE_URL is not set. Set EVENTSTORE_URL=kurrentdb://127.0.0.1:2113?tls=false to run it.');
+  console.warn(
+    'The ledger on KurrentDB NOT RUN: EVENTSTORE_URL is not set. Set EVENTSTORE_URL=kurrentdb://127.0.0.1:2113?tls=false to run it.',
+  );
 }

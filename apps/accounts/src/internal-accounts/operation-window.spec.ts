@@ -24,14 +24,31 @@ const WINDOW = 3;
 const evolve = internalAccountEvolver(WINDOW);
 const fold = (events: InternalAccountEvent[]): InternalAccount => events.reduce(evolve, initialInternalAccount());
 const recalling = (recalled: Recalled | undefined) => ({
-  credit: deciderSpec({ decide: (command: CreditAccount, state: InternalAccount) => creditAccount(command, withRecalled(state, recalled)), evolve, initialState: initialInternalAccount }).given,
-  hold: deciderSpec({ decide: (command: HoldFunds, state: InternalAccount) => holdFunds(command, withRecalled(state, recalled)), evolve, initialState: initialInternalAccount }).given,
-  settle: deciderSpec({ decide: (command: SettleHold, state: InternalAccount) => settleHold(command, withRecalled(state, recalled)), evolve, initialState: initialInternalAccount }).given,
+  credit: deciderSpec({
+    decide: (command: CreditAccount, state: InternalAccount) => creditAccount(command, withRecalled(state, recalled)),
+    evolve,
+    initialState: initialInternalAccount,
+  }).given,
+  hold: deciderSpec({
+    decide: (command: HoldFunds, state: InternalAccount) => holdFunds(command, withRecalled(state, recalled)),
+    evolve,
+    initialState: initialInternalAccount,
+  }).given,
+  settle: deciderSpec({
+    decide: (command: SettleHold, state: InternalAccount) => settleHold(command, withRecalled(state, recalled)),
+    evolve,
+    initialState: initialInternalAccount,
+  }).given,
 });
 const { credit: given } = recalling(undefined);
-const recalled = (operations: [string, string | null][], closedHolds: [string, bigint | null][] = []): Recalled => ({ operations: new Map(operations), closedHolds: new Map(closedHolds) });
-const asksFor = (operationIds: string[], holdIds: string[] = []) => (error: unknown) =>
-  error instanceof NeedsRecall && JSON.stringify([error.operationIds, error.holdIds]) === JSON.stringify([operationIds, holdIds]);
+const recalled = (operations: [string, string | null][], closedHolds: [string, bigint | null][] = []): Recalled => ({
+  operations: new Map(operations),
+  closedHolds: new Map(closedHolds),
+});
+const asksFor =
+  (operationIds: string[], holdIds: string[] = []) =>
+  (error: unknown) =>
+    error instanceof NeedsRecall && JSON.stringify([error.operationIds, error.holdIds]) === JSON.stringify([operationIds, holdIds]);
 
 // op-open, op-1, op-2, op-3: the window of 3 holds op-1..op-3 and has let op-open go.
 const full = [opened(), credited('10', 'op-1'), credited('20', 'op-2'), credited('30', 'op-3')];
@@ -43,10 +60,15 @@ describe('The operation window (W = 3)', () => {
     expect(state.available).toBe(100n);
   });
 
-  it('answers a repeat of the oldest id still inside the window from the state', () => given(full).when(creditCommand({ operationId: 'op-1', amount: 10n })).thenNothingHappened());
+  it('answers a repeat of the oldest id still inside the window from the state', () =>
+    given(full)
+      .when(creditCommand({ operationId: 'op-1', amount: 10n }))
+      .thenNothingHappened());
 
   it('decides a new operation on an account that has forgotten nothing without asking', () =>
-    given([opened(), credited('10', 'op-1')]).when(creditCommand({ operationId: 'op-9', amount: 5n })).then([credited('5', 'op-9')]));
+    given([opened(), credited('10', 'op-1')])
+      .when(creditCommand({ operationId: 'op-9', amount: 5n }))
+      .then([credited('5', 'op-9')]));
 
   it('asks for an id one past the window instead of applying it again', () => {
     const decide = () => creditAccount(creditCommand({ operationId: 'op-1', amount: 10n }), fold([...full, credited('40', 'op-4')]));
@@ -63,7 +85,10 @@ describe('The operation window (W = 3)', () => {
   it('answers a recalled repeat with nothing, and a recalled clash with a conflict', () => {
     const fingerprint = fingerprintOf(credited('10', 'op-1'));
     const events = [...full, credited('40', 'op-4')];
-    recalling(recalled([['op-1', fingerprint]])).credit(events).when(creditCommand({ operationId: 'op-1', amount: 10n })).thenNothingHappened();
+    recalling(recalled([['op-1', fingerprint]]))
+      .credit(events)
+      .when(creditCommand({ operationId: 'op-1', amount: 10n }))
+      .thenNothingHappened();
     recalling(recalled([['op-1', fingerprint]]))
       .credit(events)
       .when(creditCommand({ operationId: 'op-1', amount: 11n }))
@@ -71,7 +96,10 @@ describe('The operation window (W = 3)', () => {
   });
 
   it('applies an operation the recall says the account never saw', () =>
-    recalling(recalled([['op-new', null]])).credit(full).when(creditCommand({ operationId: 'op-new', amount: 5n })).then([credited('5', 'op-new')]));
+    recalling(recalled([['op-new', null]]))
+      .credit(full)
+      .when(creditCommand({ operationId: 'op-new', amount: 5n }))
+      .then([credited('5', 'op-new')]));
 
   it('asks for a closed hold older than the window before reusing its id, and refuses the reuse once recalled', () => {
     // Window 3 of closed holds: hold-0 closed first, then three more pushed it out.
@@ -83,7 +111,10 @@ describe('The operation window (W = 3)', () => {
     const state = fold(events) as OpenAccount;
     expect([...state.closedHolds.keys()]).toEqual(['hold-1', 'hold-2', 'hold-3']);
     const reuse = holdCommand({ operationId: 'op-again', holdId: 'hold-0', amount: 5n });
-    recalling(recalled([['op-again', null]])).hold(events).when(reuse).thenThrows(asksFor([], ['hold-0']));
+    recalling(recalled([['op-again', null]]))
+      .hold(events)
+      .when(reuse)
+      .thenThrows(asksFor([], ['hold-0']));
     recalling(recalled([['op-again', null]], [['hold-0', 1n]]))
       .hold(events)
       .when(reuse)
@@ -91,18 +122,40 @@ describe('The operation window (W = 3)', () => {
   });
 
   it('answers a settle retry that left out the amount from the recalled hold', () => {
-    const events = [opened(), credited('1000', 'op-fund'), held('300'), settleEvent(), credited('1', 'op-a'), credited('1', 'op-b'), credited('1', 'op-c')];
+    const events = [
+      opened(),
+      credited('1000', 'op-fund'),
+      held('300'),
+      settleEvent(),
+      credited('1', 'op-a'),
+      credited('1', 'op-b'),
+      credited('1', 'op-c'),
+    ];
     const state = fold(events) as OpenAccount;
     expect(state.operations.has('op-settle')).toBe(false);
     expect(() => closedHoldAmount(state, holdId)).not.toThrow();
-    recalling(recalled([['op-settle', fingerprintOf(events[3]!)]])).settle(events).when(settleCommand()).thenNothingHappened();
+    recalling(recalled([['op-settle', fingerprintOf(events[3]!)]]))
+      .settle(events)
+      .when(settleCommand())
+      .thenNothingHappened();
   });
 
   it('recalls from the events what evolve remembered', () => {
     const events = [...full, held('5', 'op-h', 'hold-x'), settleEvent('hold-x', '5', 'op-s')];
     const recall = recallFrom(events, ['op-2', 'op-s', 'op-none'], ['hold-x', 'hold-none']);
-    expect(recall.operations).toEqual(new Map([['op-2', fingerprintOf(credited('20', 'op-2'))], ['op-s', fingerprintOf(events[5]!)], ['op-none', null]]));
-    expect(recall.closedHolds).toEqual(new Map([['hold-x', 5n], ['hold-none', null]]));
+    expect(recall.operations).toEqual(
+      new Map([
+        ['op-2', fingerprintOf(credited('20', 'op-2'))],
+        ['op-s', fingerprintOf(events[5]!)],
+        ['op-none', null],
+      ]),
+    );
+    expect(recall.closedHolds).toEqual(
+      new Map([
+        ['hold-x', 5n],
+        ['hold-none', null],
+      ]),
+    );
   });
 
   it('snapshots to JSON and back to the state a full fold gives, window included', () => {
@@ -121,6 +174,16 @@ describe('The operation window (W = 3)', () => {
 function settleEvent(id = holdId, amount = '300', operationId = 'op-settle'): InternalAccountEvent {
   return {
     type: 'HoldSettled',
-    data: { accountId: opened().data.accountId as string, operationId, holdId: id, amount, releasedAmount: '0', currency: 'USD', cause: { kind: 'TRANSACTION', id: 'Transaction:x' }, counterAccountId: 'SystemAccount:PAYOUT_RAIL:USD', settledAt: '2026-03-01T10:00:00.000Z' },
+    data: {
+      accountId: opened().data.accountId as string,
+      operationId,
+      holdId: id,
+      amount,
+      releasedAmount: '0',
+      currency: 'USD',
+      cause: { kind: 'TRANSACTION', id: 'Transaction:x' },
+      counterAccountId: 'SystemAccount:PAYOUT_RAIL:USD',
+      settledAt: '2026-03-01T10:00:00.000Z',
+    },
   } as InternalAccountEvent;
 }

@@ -11,9 +11,14 @@ describe('ReleaseHold', () => {
   it('releases a hold', () => given(funded).when(releaseCommand()).then([released()]));
 
   it('releases on a frozen account, because the money stays in the account', () =>
-    given([...funded, statusChanged('ACTIVE', 'FROZEN')]).when(releaseCommand()).then([released()]));
+    given([...funded, statusChanged('ACTIVE', 'FROZEN')])
+      .when(releaseCommand())
+      .then([released()]));
 
-  it('does nothing when the same release is repeated', () => given([...funded, released()]).when(releaseCommand()).thenNothingHappened());
+  it('does nothing when the same release is repeated', () =>
+    given([...funded, released()])
+      .when(releaseCommand())
+      .thenNothingHappened());
 
   it('refuses the same operation id for another hold', () =>
     given([...funded, released()])
@@ -31,7 +36,9 @@ describe('ReleaseHold', () => {
       .thenThrows((error) => error.code === 'HOLD_ALREADY_CLOSED'));
 
   it('refuses an account that was never opened', () =>
-    given([]).when(releaseCommand()).thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
+    given([])
+      .when(releaseCommand())
+      .thenThrows((error) => error.code === 'REFERENCE_NOT_FOUND'));
 
   it('answers another platform as if the account did not exist', () =>
     given(funded)

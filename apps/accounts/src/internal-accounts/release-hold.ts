@@ -3,7 +3,11 @@ import { isRepeat, refuseClosed, requireAccount } from './account-rules';
 import { fingerprints, type InternalAccount, type InternalAccountEvent } from './internal-account';
 import { requireOpenHold } from './settle-hold';
 
-export type ReleaseHold = Command<'ReleaseHold', { accountId: string; platformId: string; operationId: string; holdId: string }, { now: Date }>;
+export type ReleaseHold = Command<
+  'ReleaseHold',
+  { accountId: string; platformId: string; operationId: string; holdId: string },
+  { now: Date }
+>;
 
 export const releaseHold = (command: ReleaseHold, state: InternalAccount): InternalAccountEvent[] => {
   const { accountId, platformId, operationId, holdId } = command.data;

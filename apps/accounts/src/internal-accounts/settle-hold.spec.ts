@@ -1,7 +1,17 @@
 // Pins down settling a reservation: the held money leaves, in full or for less with the rest released.
 import { deciderSpec } from '@corridor/testing';
 import { internalAccountDecider } from './internal-account';
-import { credited, held, opened, otherPlatformId, released, settleCommand, settled, settledKeeping, statusChanged } from './internal-account.fixtures';
+import {
+  credited,
+  held,
+  opened,
+  otherPlatformId,
+  released,
+  settleCommand,
+  settled,
+  settledKeeping,
+  statusChanged,
+} from './internal-account.fixtures';
 import { settleHold } from './settle-hold';
 
 const { given } = deciderSpec({ decide: settleHold, ...internalAccountDecider });
@@ -11,7 +21,9 @@ describe('SettleHold', () => {
   it('settles the whole hold', () => given(funded).when(settleCommand()).then([settled()]));
 
   it('settles for a smaller final amount and releases the rest', () =>
-    given(funded).when(settleCommand({ amount: 250n })).then([settled('250', '50')]));
+    given(funded)
+      .when(settleCommand({ amount: 250n }))
+      .then([settled('250', '50')]));
 
   it('settles part of the hold and keeps the rest reserved when asked to (a card’s partial clearing)', () =>
     given(funded)
@@ -39,15 +51,24 @@ describe('SettleHold', () => {
       .thenThrows((error) => error.code === 'INVALID_AMOUNT'));
 
   it('settles on a frozen account, because the money was committed to the payment', () =>
-    given([...funded, statusChanged('ACTIVE', 'FROZEN')]).when(settleCommand()).then([settled()]));
+    given([...funded, statusChanged('ACTIVE', 'FROZEN')])
+      .when(settleCommand())
+      .then([settled()]));
 
-  it('does nothing when the same settle is repeated', () => given([...funded, settled()]).when(settleCommand()).thenNothingHappened());
+  it('does nothing when the same settle is repeated', () =>
+    given([...funded, settled()])
+      .when(settleCommand())
+      .thenNothingHappened());
 
   it('treats a repeat that states the full amount as the same settle', () =>
-    given([...funded, settled()]).when(settleCommand({ amount: 300n })).thenNothingHappened());
+    given([...funded, settled()])
+      .when(settleCommand({ amount: 300n }))
+      .thenNothingHappened());
 
   it('does nothing when a partial settle is repeated', () =>
-    given([...funded, settled('250', '50')]).when(settleCommand({ amount: 250n })).thenNothingHappened());
+    given([...funded, settled('250', '50')])
+      .when(settleCommand({ amount: 250n }))
+      .thenNothingHappened());
 
   it('refuses the same operation id with a different amount', () =>
     given([...funded, settled('250', '50')])

@@ -34,7 +34,9 @@ export const settleHold = (command: SettleHold, state: InternalAccount): Interna
   const { accountId, platformId, operationId, holdId, amount } = command.data;
   const keepRemainder = command.data.keepRemainder === true;
   if (keepRemainder && amount === undefined) {
-    throw new DomainError('INVALID_AMOUNT', 'validation', 'A settle that keeps the rest of the hold must name the amount it settles.', { field: 'amount' });
+    throw new DomainError('INVALID_AMOUNT', 'validation', 'A settle that keeps the rest of the hold must name the amount it settles.', {
+      field: 'amount',
+    });
   }
   const account = requireAccount(state, accountId, platformId);
   const finalAmount = amount ?? originalAmountOf(account, holdId);
@@ -60,7 +62,9 @@ export const settleHold = (command: SettleHold, state: InternalAccount): Interna
         operationId,
         holdId,
         amount: settled.toString(),
-        ...(keepRemainder ? { releasedAmount: '0', remainingAmount: (hold.amount - settled).toString() } : { releasedAmount: (hold.amount - settled).toString() }),
+        ...(keepRemainder
+          ? { releasedAmount: '0', remainingAmount: (hold.amount - settled).toString() }
+          : { releasedAmount: (hold.amount - settled).toString() }),
         currency: account.currency,
         cause: hold.cause,
         counterAccountId: hold.counterAccountId,

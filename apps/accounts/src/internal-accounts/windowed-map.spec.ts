@@ -4,7 +4,11 @@ describe('WindowedMap', () => {
   it('remembers exactly the last `limit` keys and counts the rest as forgotten', () => {
     let map = WindowedMap.empty<string, number>(3);
     for (const [index, key] of ['a', 'b', 'c'].entries()) map = map.with(key, index);
-    expect([...map]).toEqual([['a', 0], ['b', 1], ['c', 2]]);
+    expect([...map]).toEqual([
+      ['a', 0],
+      ['b', 1],
+      ['c', 2],
+    ]);
     expect(map.forgotten).toBe(0);
     const four = map.with('d', 3);
     expect([...four.keys()]).toEqual(['b', 'c', 'd']);
@@ -36,17 +40,35 @@ describe('WindowedMap', () => {
   });
 
   it('branches off an older version without changing what either version sees', () => {
-    const base = WindowedMap.of<string, number>([['a', 1], ['b', 2]], 2);
+    const base = WindowedMap.of<string, number>(
+      [
+        ['a', 1],
+        ['b', 2],
+      ],
+      2,
+    );
     const newer = base.with('c', 3);
     const branch = base.with('x', 9);
-    expect([...newer]).toEqual([['b', 2], ['c', 3]]);
-    expect([...branch]).toEqual([['b', 2], ['x', 9]]);
-    expect([...base]).toEqual([['a', 1], ['b', 2]]);
+    expect([...newer]).toEqual([
+      ['b', 2],
+      ['c', 3],
+    ]);
+    expect([...branch]).toEqual([
+      ['b', 2],
+      ['x', 9],
+    ]);
+    expect([...base]).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
     expect(branch.forgotten).toBe(1);
   });
 
   it('restores the version it saved, forgotten count included', () => {
-    const map = WindowedMap.of<string, number>(['a', 'b', 'c', 'd', 'e'].map((key, index) => [key, index] as const), 3);
+    const map = WindowedMap.of<string, number>(
+      ['a', 'b', 'c', 'd', 'e'].map((key, index) => [key, index] as const),
+      3,
+    );
     const restored = WindowedMap.restore<string, number>(JSON.parse(JSON.stringify(map)));
     expect([...restored]).toEqual([...map]);
     expect([restored.forgotten, restored.total, restored.limit]).toEqual([2, 5, 3]);
@@ -54,13 +76,27 @@ describe('WindowedMap', () => {
   });
 
   it('shares the same addition made again on an older version instead of copying', () => {
-    const base = WindowedMap.of<string, number>([['a', 1], ['b', 2]], 5);
+    const base = WindowedMap.of<string, number>(
+      [
+        ['a', 1],
+        ['b', 2],
+      ],
+      5,
+    );
     const first = base.with('c', 3);
     const again = base.with('c', 3);
     expect((again as unknown as { shared: unknown }).shared).toBe((first as unknown as { shared: unknown }).shared);
     expect([...again]).toEqual([...first]);
     // A different value at that ordinal is a real branch.
-    expect([...base.with('c', 4)]).toEqual([['a', 1], ['b', 2], ['c', 4]]);
-    expect([...first]).toEqual([['a', 1], ['b', 2], ['c', 3]]);
+    expect([...base.with('c', 4)]).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['c', 4],
+    ]);
+    expect([...first]).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
   });
 });

@@ -97,7 +97,9 @@ export class WindowedMap<K, V> implements ReadonlyMap<K, V> {
 
   private check(): void {
     if (this.start < this.shared.floor) {
-      throw new Error(`A WindowedMap version ${this.shared.next - this.total} additions behind the newest was read after its entries were dropped.`);
+      throw new Error(
+        `A WindowedMap version ${this.shared.next - this.total} additions behind the newest was read after its entries were dropped.`,
+      );
     }
   }
 

@@ -1,6 +1,18 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { currentContext } from '@corridor/telemetry';
-import { CLOCK, type Clock, DomainError, type ExecuteQuoteData, newUuid, type QuoteWire, type RequestContext, subjects, type TransactionWire, type TransferInData, type TransferOutData } from '@corridor/contracts';
+import {
+  CLOCK,
+  type Clock,
+  DomainError,
+  type ExecuteQuoteData,
+  newUuid,
+  type QuoteWire,
+  type RequestContext,
+  subjects,
+  type TransactionWire,
+  type TransferInData,
+  type TransferOutData,
+} from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { AGENT_OPTIONS, type AgentOptions } from '../agents/agent-options';
 import { AgentParties } from '../parties';
@@ -31,7 +43,10 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
   private readonly logger = new Logger('ActionExecutor');
   private readonly sweeper = new PeriodicSweep(
     () => this.resumeDue(),
-    (error) => this.logger.error(`Agent action sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    (error) =>
+      this.logger.error(
+        `Agent action sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      ),
   );
 
   constructor(
@@ -63,7 +78,11 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
     const now = () => this.clock.now();
     try {
       const { transaction, quote } = await this.perform(action.action, context);
-      const command = { type: 'RecordExecution' as const, data: { actionId, transaction, ...(quote ? { quote } : {}) }, metadata: { now: now() } };
+      const command = {
+        type: 'RecordExecution' as const,
+        data: { actionId, transaction, ...(quote ? { quote } : {}) },
+        metadata: { now: now() },
+      };
       return { action: await this.record(actionId, context, (state) => recordExecution(command, state)) };
     } catch (error) {
       if (!(error instanceof DomainError) || error.status >= 500) throw error;
@@ -82,32 +101,55 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
       case 'EXECUTE_QUOTE': {
         let quote = await this.parties.quote(context, request.quoteId);
         if (quote.status === 'PENDING') {
-          const data: ExecuteQuoteData = { quoteId: request.quoteId, ...(request.walletSignature !== undefined ? { walletSignature: request.walletSignature } : {}) };
-          quote = await this.parties.request<QuoteWire>(subjects.payments.quote.execute, data, context, PAYMENTS_TIMEOUT_MS).catch(async (error: unknown) => {
-            // Executed by an earlier attempt of this action, or expired meanwhile: the quote says which.
-            if (error instanceof DomainError && error.status === 409) return this.parties.quote(context, request.quoteId);
-            throw error;
-          });
+          const data: ExecuteQuoteData = {
+            quoteId: request.quoteId,
+            ...(request.walletSignature !== undefined ? { walletSignature: request.walletSignature } : {}),
+          };
+          quote = await this.parties
+            .request<QuoteWire>(subjects.payments.quote.execute, data, context, PAYMENTS_TIMEOUT_MS)
+            .catch(async (error: unknown) => {
+              // Executed by an earlier attempt of this action, or expired meanwhile: the quote says which.
+              if (error instanceof DomainError && error.status === 409) return this.parties.quote(context, request.quoteId);
+              throw error;
+            });
         }
         if (quote.status === 'PENDING' || quote.status === 'EXPIRED') {
-          throw new DomainError('CONFLICT', 'conflict', `Quote ${quote.id} expired at ${quote.expiresAt} before the action was executed.`, { quoteId: quote.id });
+          throw new DomainError('CONFLICT', 'conflict', `Quote ${quote.id} expired at ${quote.expiresAt} before the action was executed.`, {
+            quoteId: quote.id,
+          });
         }
-        const transaction = await this.parties.request<TransactionWire>(subjects.payments.transaction.get, { transactionId: quote.transactionId }, context);
+        const transaction = await this.parties.request<TransactionWire>(
+          subjects.payments.transaction.get,
+          { transactionId: quote.transactionId },
+          context,
+        );
         return { transaction, quote };
       }
       case 'TRANSFER_OUT': {
         const data: TransferOutData = {
           source: { accountId: request.sourceAccountId },
-          destination: { accountId: request.destinationAccountId, ...(request.paymentRail !== undefined ? { paymentRail: request.paymentRail } : {}) },
+          destination: {
+            accountId: request.destinationAccountId,
+            ...(request.paymentRail !== undefined ? { paymentRail: request.paymentRail } : {}),
+          },
           amount: String(request.amount),
           idempotencyKey: action.id,
           ...(request.transactionId !== undefined ? { transactionId: request.transactionId } : {}),
         };
-        return { transaction: await this.parties.request<TransactionWire>(subjects.payments.transfer.out, data, context, PAYMENTS_TIMEOUT_MS) };
+        return {
+          transaction: await this.parties.request<TransactionWire>(subjects.payments.transfer.out, data, context, PAYMENTS_TIMEOUT_MS),
+        };
       }
       case 'TRANSFER_IN': {
-        const data: TransferInData = { source: { accountId: request.sourceAccountId }, destination: { accountId: request.destinationAccountId }, amount: String(request.amount), idempotencyKey: action.id };
-        return { transaction: await this.parties.request<TransactionWire>(subjects.payments.transfer.in, data, context, PAYMENTS_TIMEOUT_MS) };
+        const data: TransferInData = {
+          source: { accountId: request.sourceAccountId },
+          destination: { accountId: request.destinationAccountId },
+          amount: String(request.amount),
+          idempotencyKey: action.id,
+        };
+        return {
+          transaction: await this.parties.request<TransactionWire>(subjects.payments.transfer.in, data, context, PAYMENTS_TIMEOUT_MS),
+        };
       }
       default: {
         const unhandled: never = request;
@@ -118,7 +160,10 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
 
   private async load(actionId: string): Promise<Action> {
     const { events } = await this.eventSourcing.store.readStream(actionId);
-    return events.reduce<Action>((state, event) => actionDecider.evolve(state, event as unknown as ActionEvent), actionDecider.initialState());
+    return events.reduce<Action>(
+      (state, event) => actionDecider.evolve(state, event as unknown as ActionEvent),
+      actionDecider.initialState(),
+    );
   }
 
   private async record(actionId: string, context: RequestContext, decide: (state: Action) => ActionEvent[]): Promise<ActionView> {
@@ -140,14 +185,20 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
       // One action payments cannot answer for now must not hold back the others.
       await this.execute(id, platformId).then(
         () => (resumed += 1),
-        (error: unknown) => this.logger.warn(`Agent action ${id} could not be executed; the next sweep retries: ${error instanceof Error ? error.message : String(error)}`),
+        (error: unknown) =>
+          this.logger.warn(
+            `Agent action ${id} could not be executed; the next sweep retries: ${error instanceof Error ? error.message : String(error)}`,
+          ),
       );
     }
     for (const { actionId, status } of await this.usage.unreleased(new Date(now.getTime() - ORPHAN_AFTER_MS), SWEEP_BATCH)) {
       // No row: the request reserved usage and died before recording its action — unless the stream
       // exists and only the read model is behind, in which case the next sweep sees its status.
       if (status === null && (await this.eventSourcing.store.readStream(actionId)).version > 0) continue;
-      if (await this.usage.release(actionId)) this.logger.warn(`Released the usage reserved for agent action ${actionId} (${status ?? 'never recorded'}), which its request had not given back.`);
+      if (await this.usage.release(actionId))
+        this.logger.warn(
+          `Released the usage reserved for agent action ${actionId} (${status ?? 'never recorded'}), which its request had not given back.`,
+        );
     }
     return resumed;
   }
@@ -157,5 +208,11 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
 const executionContext = (platformId: string, action: ActionView): RequestContext => {
   const requestId = newUuid();
   // The approval (or submit) request's story when it runs the action; a sweep's resumption names the action.
-  return { platformId, actor: { kind: 'agent', agentId: action.agentId }, requestId, correlationId: currentContext()?.correlationId ?? action.id, idempotencyKey: action.id };
+  return {
+    platformId,
+    actor: { kind: 'agent', agentId: action.agentId },
+    requestId,
+    correlationId: currentContext()?.correlationId ?? action.id,
+    idempotencyKey: action.id,
+  };
 };

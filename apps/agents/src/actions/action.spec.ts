@@ -2,7 +2,19 @@
 // these events — or a 409 for anything but a pending action.
 import { deciderSpec } from '@corridor/testing';
 import type { TransactionWire } from '@corridor/contracts';
-import { type ActionEvent, type ActionView, actionDecider, approveAction, failureReasonOf, recordExecution, recordFailure, rejectAction, renderAction, submitAction, WALLET_SESSION_EXPIRED } from './action';
+import {
+  type ActionEvent,
+  type ActionView,
+  actionDecider,
+  approveAction,
+  failureReasonOf,
+  recordExecution,
+  recordFailure,
+  rejectAction,
+  renderAction,
+  submitAction,
+  WALLET_SESSION_EXPIRED,
+} from './action';
 
 const now = new Date('2026-03-01T10:00:00.000Z');
 const later = new Date('2026-03-01T10:05:00.000Z');
@@ -18,19 +30,29 @@ const base = {
   transferDetails: { amount: 100, currency: 'USD', sourceAccountId: 'InternalAccount:s', destinationAccountId: 'ExternalAccount:d' },
   charge: '100',
 };
-const pending: ActionView = { ...base, status: 'PENDING_APPROVAL', executionDue: false, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+const pending: ActionView = {
+  ...base,
+  status: 'PENDING_APPROVAL',
+  executionDue: false,
+  createdAt: now.toISOString(),
+  updatedAt: now.toISOString(),
+};
 const submittedPending: ActionEvent = { type: 'AgentActionSubmitted', data: { action: pending } };
 const transaction = { id: 'Transaction:t', status: 'PROCESSING' } as unknown as TransactionWire;
 const spec = (decide: unknown) => deciderSpec({ ...actionDecider, decide: decide as never });
 
 describe('submitAction', () => {
   it('holds an action that needs approval, with nothing due', () => {
-    spec(submitAction).given().when({ type: 'SubmitAction', data: { action: base, approvalRequired: true }, metadata: { now } } as never).then([submittedPending]);
+    spec(submitAction)
+      .given()
+      .when({ type: 'SubmitAction', data: { action: base, approvalRequired: true }, metadata: { now } } as never)
+      .then([submittedPending]);
   });
   it('approves at once an action that does not, with its execution due', () => {
-    spec(submitAction).given().when({ type: 'SubmitAction', data: { action: base, approvalRequired: false }, metadata: { now } } as never).then([
-      { type: 'AgentActionSubmitted', data: { action: { ...pending, status: 'APPROVED', executionDue: true } } },
-    ]);
+    spec(submitAction)
+      .given()
+      .when({ type: 'SubmitAction', data: { action: base, approvalRequired: false }, metadata: { now } } as never)
+      .then([{ type: 'AgentActionSubmitted', data: { action: { ...pending, status: 'APPROVED', executionDue: true } } }]);
   });
 });
 
@@ -38,16 +60,32 @@ describe('submitAction', () => {
 // submission again or another request under a used key.
 describe('submitAction under a used Idempotency-Key', () => {
   const first = 'a1'.repeat(32);
-  const submitted = (fingerprint?: string): ActionEvent => ({ type: 'AgentActionSubmitted', data: { action: { ...pending, ...(fingerprint ? { requestFingerprint: fingerprint } : {}) } } });
-  const submit = (data: Partial<typeof base> & { requestFingerprint?: string }) => ({ type: 'SubmitAction', data: { action: { ...base, ...data }, approvalRequired: true }, metadata: { now } }) as never;
+  const submitted = (fingerprint?: string): ActionEvent => ({
+    type: 'AgentActionSubmitted',
+    data: { action: { ...pending, ...(fingerprint ? { requestFingerprint: fingerprint } : {}) } },
+  });
+  const submit = (data: Partial<typeof base> & { requestFingerprint?: string }) =>
+    ({ type: 'SubmitAction', data: { action: { ...base, ...data }, approvalRequired: true }, metadata: { now } }) as never;
 
   it('answers the same submission again with nothing new, whatever the action became', () => {
-    spec(submitAction).given([submitted(first)]).when(submit({ requestFingerprint: first })).thenNothingHappened();
-    const approved: ActionEvent = { type: 'AgentActionApproved', data: { action: { ...pending, requestFingerprint: first, status: 'APPROVED', executionDue: true } } };
-    spec(submitAction).given([submitted(first), approved]).when(submit({ requestFingerprint: first })).thenNothingHappened();
+    spec(submitAction)
+      .given([submitted(first)])
+      .when(submit({ requestFingerprint: first }))
+      .thenNothingHappened();
+    const approved: ActionEvent = {
+      type: 'AgentActionApproved',
+      data: { action: { ...pending, requestFingerprint: first, status: 'APPROVED', executionDue: true } },
+    };
+    spec(submitAction)
+      .given([submitted(first), approved])
+      .when(submit({ requestFingerprint: first }))
+      .thenNothingHappened();
   });
   it('keeps the fingerprint with the action it records', () => {
-    spec(submitAction).given().when(submit({ requestFingerprint: first })).then([submitted(first)]);
+    spec(submitAction)
+      .given()
+      .when(submit({ requestFingerprint: first }))
+      .then([submitted(first)]);
   });
   it('refuses another request under the same key with a 409 naming the action', () => {
     spec(submitAction)
@@ -56,61 +94,118 @@ describe('submitAction under a used Idempotency-Key', () => {
       .thenThrows((error) => error.status === 409 && error.details?.['resourceId'] === ids.actionId);
   });
   it("refuses another agent's submission under the action's id", () => {
-    spec(submitAction).given([submitted(first)]).when(submit({ agentId: 'Agent:other', requestFingerprint: first })).thenThrows((error) => error.status === 409);
+    spec(submitAction)
+      .given([submitted(first)])
+      .when(submit({ agentId: 'Agent:other', requestFingerprint: first }))
+      .thenThrows((error) => error.status === 409);
   });
   it('refuses a submission without a key whose id names an action', () => {
-    spec(submitAction).given([submitted(first)]).when(submit({})).thenThrows((error) => error.status === 409);
+    spec(submitAction)
+      .given([submitted(first)])
+      .when(submit({}))
+      .thenThrows((error) => error.status === 409);
   });
 });
 
 describe('approve and reject', () => {
   const approve = { type: 'ApproveAction', data: ids, metadata: { now: later } } as never;
-  const reject = (reason?: string) => ({ type: 'RejectAction', data: { ...ids, ...(reason ? { reason } : {}) }, metadata: { now: later } }) as never;
-  const approved: ActionEvent = { type: 'AgentActionApproved', data: { action: { ...pending, status: 'APPROVED', executionDue: true, updatedAt: later.toISOString() } } };
+  const reject = (reason?: string) =>
+    ({ type: 'RejectAction', data: { ...ids, ...(reason ? { reason } : {}) }, metadata: { now: later } }) as never;
+  const approved: ActionEvent = {
+    type: 'AgentActionApproved',
+    data: { action: { ...pending, status: 'APPROVED', executionDue: true, updatedAt: later.toISOString() } },
+  };
 
   it('approving makes the execution due', () => {
     spec(approveAction).given([submittedPending]).when(approve).then([approved]);
   });
   it('rejecting records the reason and executes nothing', () => {
-    spec(rejectAction).given([submittedPending]).when(reject('too much')).then([
-      { type: 'AgentActionRejected', data: { action: { ...pending, status: 'REJECTED', rejectionReason: 'too much', updatedAt: later.toISOString() } } },
-    ]);
+    spec(rejectAction)
+      .given([submittedPending])
+      .when(reject('too much'))
+      .then([
+        {
+          type: 'AgentActionRejected',
+          data: { action: { ...pending, status: 'REJECTED', rejectionReason: 'too much', updatedAt: later.toISOString() } },
+        },
+      ]);
   });
   it.each([
     ['approve an approved action', approveAction, approve],
     ['reject an approved action', rejectAction, reject()],
   ])('409 to %s', (_name, decide, command) => {
-    spec(decide).given([submittedPending, approved]).when(command).thenThrows((error) => error.status === 409);
+    spec(decide)
+      .given([submittedPending, approved])
+      .when(command)
+      .thenThrows((error) => error.status === 409);
   });
   it('409 to approve a rejected or failed action', () => {
     const rejected: ActionEvent = { type: 'AgentActionRejected', data: { action: { ...pending, status: 'REJECTED' } } };
-    spec(approveAction).given([submittedPending, rejected]).when(approve).thenThrows((error) => error.status === 409);
+    spec(approveAction)
+      .given([submittedPending, rejected])
+      .when(approve)
+      .thenThrows((error) => error.status === 409);
     const failed: ActionEvent = { type: 'AgentActionFailed', data: { action: { ...pending, status: 'FAILED' } } };
-    spec(approveAction).given([submittedPending, failed]).when(approve).thenThrows((error) => error.status === 409);
+    spec(approveAction)
+      .given([submittedPending, failed])
+      .when(approve)
+      .thenThrows((error) => error.status === 409);
   });
   it("404 for another agent's or platform's action", () => {
-    spec(approveAction).given([submittedPending]).when({ type: 'ApproveAction', data: { ...ids, agentId: 'Agent:other' }, metadata: { now } } as never).thenThrows((error) => error.status === 404);
-    spec(approveAction).given([submittedPending]).when({ type: 'ApproveAction', data: { ...ids, platformId: 'Platform:other' }, metadata: { now } } as never).thenThrows((error) => error.status === 404);
+    spec(approveAction)
+      .given([submittedPending])
+      .when({ type: 'ApproveAction', data: { ...ids, agentId: 'Agent:other' }, metadata: { now } } as never)
+      .thenThrows((error) => error.status === 404);
+    spec(approveAction)
+      .given([submittedPending])
+      .when({ type: 'ApproveAction', data: { ...ids, platformId: 'Platform:other' }, metadata: { now } } as never)
+      .thenThrows((error) => error.status === 404);
   });
 
   describe('execution is recorded once', () => {
     it('records the transaction of a due action', () => {
-      spec(recordExecution).given([submittedPending, approved]).when({ type: 'RecordExecution', data: { actionId: ids.actionId, transaction }, metadata: { now: later } } as never).then([
-        { type: 'AgentActionExecuted', data: { action: { ...pending, status: 'APPROVED', executionDue: false, transaction, updatedAt: later.toISOString() } } },
-      ]);
+      spec(recordExecution)
+        .given([submittedPending, approved])
+        .when({ type: 'RecordExecution', data: { actionId: ids.actionId, transaction }, metadata: { now: later } } as never)
+        .then([
+          {
+            type: 'AgentActionExecuted',
+            data: { action: { ...pending, status: 'APPROVED', executionDue: false, transaction, updatedAt: later.toISOString() } },
+          },
+        ]);
     });
     it('a second answer (a resumed execution) records nothing', () => {
-      const executed: ActionEvent = { type: 'AgentActionExecuted', data: { action: { ...pending, status: 'APPROVED', executionDue: false, transaction } } };
-      spec(recordExecution).given([submittedPending, approved, executed]).when({ type: 'RecordExecution', data: { actionId: ids.actionId, transaction }, metadata: { now } } as never).thenNothingHappened();
-      spec(recordFailure).given([submittedPending, approved, executed]).when({ type: 'RecordFailure', data: { actionId: ids.actionId, reason: 'x' }, metadata: { now } } as never).thenNothingHappened();
+      const executed: ActionEvent = {
+        type: 'AgentActionExecuted',
+        data: { action: { ...pending, status: 'APPROVED', executionDue: false, transaction } },
+      };
+      spec(recordExecution)
+        .given([submittedPending, approved, executed])
+        .when({ type: 'RecordExecution', data: { actionId: ids.actionId, transaction }, metadata: { now } } as never)
+        .thenNothingHappened();
+      spec(recordFailure)
+        .given([submittedPending, approved, executed])
+        .when({ type: 'RecordFailure', data: { actionId: ids.actionId, reason: 'x' }, metadata: { now } } as never)
+        .thenNothingHappened();
     });
     it('a refusal fails a due action', () => {
-      spec(recordFailure).given([submittedPending, approved]).when({ type: 'RecordFailure', data: { actionId: ids.actionId, reason: 'QUOTE_EXPIRED' }, metadata: { now: later } } as never).then([
-        { type: 'AgentActionFailed', data: { action: { ...pending, status: 'FAILED', failureReason: 'QUOTE_EXPIRED', executionDue: false, updatedAt: later.toISOString() } } },
-      ]);
+      spec(recordFailure)
+        .given([submittedPending, approved])
+        .when({ type: 'RecordFailure', data: { actionId: ids.actionId, reason: 'QUOTE_EXPIRED' }, metadata: { now: later } } as never)
+        .then([
+          {
+            type: 'AgentActionFailed',
+            data: {
+              action: { ...pending, status: 'FAILED', failureReason: 'QUOTE_EXPIRED', executionDue: false, updatedAt: later.toISOString() },
+            },
+          },
+        ]);
     });
     it('nothing is recorded for a pending action', () => {
-      spec(recordExecution).given([submittedPending]).when({ type: 'RecordExecution', data: { actionId: ids.actionId, transaction }, metadata: { now } } as never).thenNothingHappened();
+      spec(recordExecution)
+        .given([submittedPending])
+        .when({ type: 'RecordExecution', data: { actionId: ids.actionId, transaction }, metadata: { now } } as never)
+        .thenNothingHappened();
     });
   });
 });
@@ -122,8 +217,12 @@ describe('renderAction', () => {
     expect(renderAction({ ...pending, status: 'REJECTED', rejectionReason: 'no' })).toHaveProperty('rejectionReason', 'no');
     expect(renderAction(pending)).not.toHaveProperty('charge');
   });
-  it("never shows the request, so a wallet stamp carried for execution stays off the wire (and out of the webhook)", () => {
-    const walletQuote: ActionView = { ...pending, type: 'EXECUTE_QUOTE', request: { kind: 'EXECUTE_QUOTE', quoteId: 'Quote:q', walletSignature: 'stamp' } };
+  it('never shows the request, so a wallet stamp carried for execution stays off the wire (and out of the webhook)', () => {
+    const walletQuote: ActionView = {
+      ...pending,
+      type: 'EXECUTE_QUOTE',
+      request: { kind: 'EXECUTE_QUOTE', quoteId: 'Quote:q', walletSignature: 'stamp' },
+    };
     expect(JSON.stringify(renderAction(walletQuote))).not.toContain('stamp');
   });
 });

@@ -71,7 +71,13 @@ export type AgentActionRejected = Event<'AgentActionRejected', { action: ActionV
 export type AgentActionExecuted = Event<'AgentActionExecuted', { action: ActionView }>;
 export type AgentActionFailed = Event<'AgentActionFailed', { action: ActionView }>;
 export type ActionEvent = AgentActionSubmitted | AgentActionApproved | AgentActionRejected | AgentActionExecuted | AgentActionFailed;
-export const actionEventTypes: readonly ActionEvent['type'][] = ['AgentActionSubmitted', 'AgentActionApproved', 'AgentActionRejected', 'AgentActionExecuted', 'AgentActionFailed'];
+export const actionEventTypes: readonly ActionEvent['type'][] = [
+  'AgentActionSubmitted',
+  'AgentActionApproved',
+  'AgentActionRejected',
+  'AgentActionExecuted',
+  'AgentActionFailed',
+];
 
 export type Action = { kind: 'None' } | { kind: 'Exists'; action: ActionView };
 
@@ -94,18 +100,27 @@ export const actionDecider = {
 };
 
 export const actionNotFound = (actionId: string): DomainError =>
-  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Agent action ${String(actionId).slice(0, 80)} was not found.`, { actionId: String(actionId).slice(0, 80) });
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Agent action ${String(actionId).slice(0, 80)} was not found.`, {
+    actionId: String(actionId).slice(0, 80),
+  });
 
 type At = { now: Date };
 
-export type SubmitAction = Command<'SubmitAction', { action: Omit<ActionView, 'status' | 'executionDue' | 'createdAt' | 'updatedAt'>; approvalRequired: boolean }, At>;
+export type SubmitAction = Command<
+  'SubmitAction',
+  { action: Omit<ActionView, 'status' | 'executionDue' | 'createdAt' | 'updatedAt'>; approvalRequired: boolean },
+  At
+>;
 
 /**
  * An action id is derived from the agent's Idempotency-Key, so an existing action under it is either
  * this submission again (a retry after a lost answer: answered with the action as it stands) or
  * another request under a used key: a 409, whatever state the action is in.
  */
-export const requireSameSubmission = (existing: ActionView, submitted: { agentId: string; requestFingerprint?: string | undefined }): void => {
+export const requireSameSubmission = (
+  existing: ActionView,
+  submitted: { agentId: string; requestFingerprint?: string | undefined },
+): void => {
   if (existing.agentId !== submitted.agentId) throw idempotencyConflict(existing.id);
   requireSameRequest(existing.requestFingerprint, submitted.requestFingerprint, existing.id);
 };
@@ -117,19 +132,31 @@ export const submitAction = (command: SubmitAction, state: Action): ActionEvent[
   }
   const at = command.metadata.now.toISOString();
   const { approvalRequired } = command.data;
-  const action: ActionView = { ...command.data.action, status: approvalRequired ? 'PENDING_APPROVAL' : 'APPROVED', executionDue: !approvalRequired, createdAt: at, updatedAt: at };
+  const action: ActionView = {
+    ...command.data.action,
+    status: approvalRequired ? 'PENDING_APPROVAL' : 'APPROVED',
+    executionDue: !approvalRequired,
+    createdAt: at,
+    updatedAt: at,
+  };
   return [{ type: 'AgentActionSubmitted', data: { action } }];
 };
 
 /** The action of this agent of this platform; anything else is a 404, never a 403 that leaks it. */
 const existing = (state: Action, ids: { actionId: string; agentId: string; platformId: string }): ActionView => {
-  if (state.kind !== 'Exists' || state.action.platformId !== ids.platformId || state.action.agentId !== ids.agentId) throw actionNotFound(ids.actionId);
+  if (state.kind !== 'Exists' || state.action.platformId !== ids.platformId || state.action.agentId !== ids.agentId)
+    throw actionNotFound(ids.actionId);
   return state.action;
 };
 
 const requirePending = (action: ActionView, verb: string): void => {
   if (action.status !== 'PENDING_APPROVAL') {
-    throw new DomainError('CONFLICT', 'conflict', `Agent action ${action.id} is ${action.status}; only a PENDING_APPROVAL action can be ${verb}.`, { status: action.status });
+    throw new DomainError(
+      'CONFLICT',
+      'conflict',
+      `Agent action ${action.id} is ${action.status}; only a PENDING_APPROVAL action can be ${verb}.`,
+      { status: action.status },
+    );
   }
 };
 
@@ -137,7 +164,12 @@ export type ApproveAction = Command<'ApproveAction', { actionId: string; agentId
 export const approveAction = (command: ApproveAction, state: Action): ActionEvent[] => {
   const action = existing(state, command.data);
   requirePending(action, 'approved');
-  return [{ type: 'AgentActionApproved', data: { action: { ...action, status: 'APPROVED', executionDue: true, updatedAt: command.metadata.now.toISOString() } } }];
+  return [
+    {
+      type: 'AgentActionApproved',
+      data: { action: { ...action, status: 'APPROVED', executionDue: true, updatedAt: command.metadata.now.toISOString() } },
+    },
+  ];
 };
 
 export type RejectAction = Command<'RejectAction', { actionId: string; agentId: string; platformId: string; reason?: string }, At>;
@@ -145,7 +177,19 @@ export const rejectAction = (command: RejectAction, state: Action): ActionEvent[
   const action = existing(state, command.data);
   requirePending(action, 'rejected');
   const { reason } = command.data;
-  return [{ type: 'AgentActionRejected', data: { action: { ...action, status: 'REJECTED', ...(reason !== undefined ? { rejectionReason: reason } : {}), updatedAt: command.metadata.now.toISOString() } } }];
+  return [
+    {
+      type: 'AgentActionRejected',
+      data: {
+        action: {
+          ...action,
+          status: 'REJECTED',
+          ...(reason !== undefined ? { rejectionReason: reason } : {}),
+          updatedAt: command.metadata.now.toISOString(),
+        },
+      },
+    },
+  ];
 };
 
 /** payments answered: the action carries its transaction (and the quote as it is now). Only once. */
@@ -153,14 +197,40 @@ export type RecordExecution = Command<'RecordExecution', { actionId: string; tra
 export const recordExecution = (command: RecordExecution, state: Action): ActionEvent[] => {
   if (state.kind !== 'Exists' || !state.action.executionDue) return [];
   const { transaction, quote } = command.data;
-  return [{ type: 'AgentActionExecuted', data: { action: { ...state.action, transaction, ...(quote ? { quote } : {}), executionDue: false, updatedAt: command.metadata.now.toISOString() } } }];
+  return [
+    {
+      type: 'AgentActionExecuted',
+      data: {
+        action: {
+          ...state.action,
+          transaction,
+          ...(quote ? { quote } : {}),
+          executionDue: false,
+          updatedAt: command.metadata.now.toISOString(),
+        },
+      },
+    },
+  ];
 };
 
 /** payments refused (quote expired, funds short, account closed…): FAILED, and the caller releases the usage. Only once. */
 export type RecordFailure = Command<'RecordFailure', { actionId: string; reason: string }, At>;
 export const recordFailure = (command: RecordFailure, state: Action): ActionEvent[] => {
   if (state.kind !== 'Exists' || !state.action.executionDue) return [];
-  return [{ type: 'AgentActionFailed', data: { action: { ...state.action, status: 'FAILED', failureReason: command.data.reason, executionDue: false, updatedAt: command.metadata.now.toISOString() } } }];
+  return [
+    {
+      type: 'AgentActionFailed',
+      data: {
+        action: {
+          ...state.action,
+          status: 'FAILED',
+          failureReason: command.data.reason,
+          executionDue: false,
+          updatedAt: command.metadata.now.toISOString(),
+        },
+      },
+    },
+  ];
 };
 
 /** The failure reason of an Embedded Wallet quote whose stamp payments refused when the action executed. */
@@ -173,7 +243,9 @@ export const WALLET_SESSION_EXPIRED = 'WALLET_SESSION_EXPIRED';
  * which accounts does not tell apart. The reason names that instead of a signature fault.
  */
 export const failureReasonOf = (request: ActionRequest, code: string): string =>
-  request.kind === 'EXECUTE_QUOTE' && request.walletSignature !== undefined && code.startsWith('WALLET_SIGNATURE_') ? WALLET_SESSION_EXPIRED : code;
+  request.kind === 'EXECUTE_QUOTE' && request.walletSignature !== undefined && code.startsWith('WALLET_SIGNATURE_')
+    ? WALLET_SESSION_EXPIRED
+    : code;
 
 export const renderAction = (action: ActionView): AgentActionWire => ({
   id: action.id,
@@ -184,7 +256,9 @@ export const renderAction = (action: ActionView): AgentActionWire => ({
   type: action.type,
   ...(action.quote ? { quote: action.quote } : {}),
   ...(action.transferDetails ? { transferDetails: action.transferDetails } : {}),
-  ...(action.transaction && action.status !== 'PENDING_APPROVAL' && action.status !== 'REJECTED' ? { transaction: action.transaction } : {}),
+  ...(action.transaction && action.status !== 'PENDING_APPROVAL' && action.status !== 'REJECTED'
+    ? { transaction: action.transaction }
+    : {}),
   ...(action.rejectionReason !== undefined && action.status === 'REJECTED' ? { rejectionReason: action.rejectionReason } : {}),
   createdAt: action.createdAt,
   updatedAt: action.updatedAt,

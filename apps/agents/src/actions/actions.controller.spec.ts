@@ -18,10 +18,22 @@ const agent = {
   isPaused: false,
   isConnected: true,
   deleted: false,
-  policy: { permissions: ['CREATE_TRANSFERS'], defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 1_000 } },
+  policy: {
+    permissions: ['CREATE_TRANSFERS'],
+    defaultExecutionMode: 'AUTO',
+    spendingLimits: { currency: 'USD', perTransactionLimit: 1_000 },
+  },
 } as unknown as AgentView;
-const context: RequestContext = { platformId: 'Platform:p', actor: { kind: 'agent', agentId: 'Agent:a' }, requestId: 'r', correlationId: 'c' };
-const request: ServiceRequest<AgentTransferData> = { context, data: { source: { accountId: 'InternalAccount:s' }, destination: { accountId: 'ExternalAccount:d' }, amount: 100 } };
+const context: RequestContext = {
+  platformId: 'Platform:p',
+  actor: { kind: 'agent', agentId: 'Agent:a' },
+  requestId: 'r',
+  correlationId: 'c',
+};
+const request: ServiceRequest<AgentTransferData> = {
+  context,
+  data: { source: { accountId: 'InternalAccount:s' }, destination: { accountId: 'ExternalAccount:d' }, amount: 100 },
+};
 
 const controllerWith = (fakes: { append: () => Promise<never>; release: () => Promise<boolean> }) => {
   const released: string[] = [];
@@ -31,7 +43,8 @@ const controllerWith = (fakes: { append: () => Promise<never>; release: () => Pr
     externalAccount: async () => ({ id: 'ExternalAccount:d', customerId: agent.customerId, currency: 'USD' }),
   } as unknown as AgentParties;
   const usage = {
-    reserve: async (_agentId: string, _actionId: string, _now: Date, decide: (usage: unknown) => unknown) => decide({ dailyCount: 0, dailySpend: 0n, monthlySpend: 0n }),
+    reserve: async (_agentId: string, _actionId: string, _now: Date, decide: (usage: unknown) => unknown) =>
+      decide({ dailyCount: 0, dailySpend: 0n, monthlySpend: 0n }),
     release: async (actionId: string) => {
       released.push(actionId);
       return fakes.release();
@@ -59,7 +72,10 @@ describe('ActionsController: an action that could not be recorded', () => {
   });
 
   it('still answers with the append error when giving the reservation back fails too', async () => {
-    const { controller, released } = controllerWith({ append: () => Promise.reject(appendFailed), release: () => Promise.reject(new Error('The pool is closed.')) });
+    const { controller, released } = controllerWith({
+      append: () => Promise.reject(appendFailed),
+      release: () => Promise.reject(new Error('The pool is closed.')),
+    });
     await expect(controller.transferOut(request)).rejects.toBe(appendFailed);
     expect(released).toHaveLength(1);
   });

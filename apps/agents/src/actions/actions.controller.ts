@@ -40,7 +40,18 @@ import { filters, pageOf } from '../list';
 import { AgentParties } from '../parties';
 import { currenciesToConvertInto, evaluateSpend, type Rates } from '../policy/evaluate-policy';
 import { UsageLedger } from '../usage/usage-ledger';
-import { type ActionEvent, type ActionRequest, actionDecider, actionNotFound, type ActionView, approveAction, rejectAction, renderAction, requireSameSubmission, submitAction } from './action';
+import {
+  type ActionEvent,
+  type ActionRequest,
+  actionDecider,
+  actionNotFound,
+  type ActionView,
+  approveAction,
+  rejectAction,
+  renderAction,
+  requireSameSubmission,
+  submitAction,
+} from './action';
 import { ActionExecutor } from './action-executor';
 import { ActionEntity } from './action-view.projection';
 import { walletStampTargetOf } from './wallet-stamp';
@@ -60,7 +71,12 @@ type Submission = {
 const logger = createLogger('agents:actions');
 
 const accountNotFound = (field: string, accountId: unknown) =>
-  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `${field} ${String(accountId).slice(0, 80)} is not an account of this agent's customer.`, { field });
+  new DomainError(
+    'REFERENCE_NOT_FOUND',
+    'not_found',
+    `${field} ${String(accountId).slice(0, 80)} is not an account of this agent's customer.`,
+    { field },
+  );
 
 /**
  * The agent's money-moving routes (execute a quote, transfer out, transfer in) as AgentActions, the
@@ -85,11 +101,26 @@ export class ActionsController {
     const { context, data } = request;
     return this.submit(context, 'executeQuote', async (agent) => {
       const quoteId = data.quoteId;
-      const own = isIdOf('Quote', quoteId) ? await this.eventSourcing.em.findOne(AgentQuoteEntity, { quoteId, agentId: agent.id, platformId: context.platformId }) : null;
-      if (!own) throw new DomainError('QUOTE_NOT_FOUND', 'not_found', `Quote ${String(quoteId).slice(0, 80)} was not found among the quotes this agent created.`, { quoteId: String(quoteId).slice(0, 80) });
+      const own = isIdOf('Quote', quoteId)
+        ? await this.eventSourcing.em.findOne(AgentQuoteEntity, { quoteId, agentId: agent.id, platformId: context.platformId })
+        : null;
+      if (!own)
+        throw new DomainError(
+          'QUOTE_NOT_FOUND',
+          'not_found',
+          `Quote ${String(quoteId).slice(0, 80)} was not found among the quotes this agent created.`,
+          { quoteId: String(quoteId).slice(0, 80) },
+        );
       const quote = await this.parties.quote(context, quoteId);
-      if (quote.status !== 'PENDING') throw new DomainError('CONFLICT', 'conflict', `Quote ${quoteId} is ${quote.status}; only a PENDING quote can be executed.`, { quoteId, status: quote.status });
-      if (quote.source.sourceType !== 'ACCOUNT') throw invalidInput(`Quote ${quoteId} is funded in real time; an agent executes only quotes paid from an internal account.`, { field: 'quoteId' });
+      if (quote.status !== 'PENDING')
+        throw new DomainError('CONFLICT', 'conflict', `Quote ${quoteId} is ${quote.status}; only a PENDING quote can be executed.`, {
+          quoteId,
+          status: quote.status,
+        });
+      if (quote.source.sourceType !== 'ACCOUNT')
+        throw invalidInput(`Quote ${quoteId} is funded in real time; an agent executes only quotes paid from an internal account.`, {
+          field: 'quoteId',
+        });
       // Before any usage is reserved or action recorded: a missing or bad stamp changes nothing.
       const wallet = walletStampTargetOf(quote);
       if (wallet) await this.parties.verifyWalletStamp(context, wallet, data.walletSignature);
@@ -199,13 +230,30 @@ export class ActionsController {
   async transferIn(@Payload() request: ServiceRequest<AgentTransferData>): Promise<AgentActionWire> {
     const { context, data } = request;
     return this.submit(context, 'transferIn', async (agent) => {
-      const [source, destination] = await Promise.all([this.parties.externalAccount(context, data.source?.accountId), this.parties.internalAccount(context, data.destination?.accountId)]);
+      const [source, destination] = await Promise.all([
+        this.parties.externalAccount(context, data.source?.accountId),
+        this.parties.internalAccount(context, data.destination?.accountId),
+      ]);
       if (!source || source.customerId !== agent.customerId) throw accountNotFound('source.accountId', data.source?.accountId);
-      if (!destination || destination.customerId !== agent.customerId) throw accountNotFound('destination.accountId', data.destination?.accountId);
+      if (!destination || destination.customerId !== agent.customerId)
+        throw accountNotFound('destination.accountId', data.destination?.accountId);
       const currency = destination.balance.currency.code;
-      if (source.currency !== currency) throw new DomainError('INVALID_CURRENCY', 'validation', `source.accountId holds ${source.currency} and destination.accountId ${currency}; a transfer moves one currency.`, { field: 'source.accountId' });
+      if (source.currency !== currency)
+        throw new DomainError(
+          'INVALID_CURRENCY',
+          'validation',
+          `source.accountId holds ${source.currency} and destination.accountId ${currency}; a transfer moves one currency.`,
+          { field: 'source.accountId' },
+        );
       const amount = requireAmount(data.amount);
-      return { route: 'transferIn', permission: 'CREATE_TRANSFERS', accountId: destination.id, amount, currency, request: { kind: 'TRANSFER_IN', sourceAccountId: source.id, destinationAccountId: destination.id, amount: Number(amount) } };
+      return {
+        route: 'transferIn',
+        permission: 'CREATE_TRANSFERS',
+        accountId: destination.id,
+        amount,
+        currency,
+        request: { kind: 'TRANSFER_IN', sourceAccountId: source.id, destinationAccountId: destination.id, amount: Number(amount) },
+      };
     });
   }
 
@@ -225,7 +273,11 @@ export class ActionsController {
   async reject(@Payload() request: ServiceRequest<RejectAgentActionData>): Promise<AgentActionWire> {
     const { context, data } = request;
     const ids = this.ids(context, data);
-    const command = { type: 'RejectAction' as const, data: { ...ids, ...(data.reason !== undefined ? { reason: data.reason } : {}) }, metadata: { now: this.clock.now() } };
+    const command = {
+      type: 'RejectAction' as const,
+      data: { ...ids, ...(data.reason !== undefined ? { reason: data.reason } : {}) },
+      metadata: { now: this.clock.now() },
+    };
     const { state } = await this.eventSourcing.handle(ids.actionId, actionDecider, (current) => rejectAction(command, current), context);
     if (state.kind !== 'Exists') throw actionNotFound(ids.actionId);
     await this.usage.release(ids.actionId);
@@ -241,7 +293,14 @@ export class ActionsController {
     where.equal('customer_id', data.customerId);
     where.compare('created_at', '>=', data.startDate);
     where.compare('created_at', '<=', data.endDate);
-    return pageOf<{ id: string; action: ActionView; created_at: Date }, AgentActionWire>(this.eventSourcing, `${this.options.schema}.agent_actions`, 'action', where, data, (row) => renderAction(row.action));
+    return pageOf<{ id: string; action: ActionView; created_at: Date }, AgentActionWire>(
+      this.eventSourcing,
+      `${this.options.schema}.agent_actions`,
+      'action',
+      where,
+      data,
+      (row) => renderAction(row.action),
+    );
   }
 
   @MessagePattern(subjects.agents.me.listActions)
@@ -251,14 +310,27 @@ export class ActionsController {
     const where = filters(context.platformId);
     where.equal('agent_id', agent.id);
     where.equal('status', data.status);
-    return pageOf<{ id: string; action: ActionView; created_at: Date }, AgentActionWire>(this.eventSourcing, `${this.options.schema}.agent_actions`, 'action', where, data, (row) => renderAction(row.action));
+    return pageOf<{ id: string; action: ActionView; created_at: Date }, AgentActionWire>(
+      this.eventSourcing,
+      `${this.options.schema}.agent_actions`,
+      'action',
+      where,
+      data,
+      (row) => renderAction(row.action),
+    );
   }
 
   @MessagePattern(subjects.agents.me.getAction)
   async getOwn(@Payload() request: ServiceRequest<AgentActionGetData>): Promise<AgentActionWire> {
     const { context, data } = request;
     const agent = await this.acting.authorize(context, 'getAction');
-    const row = isIdOf('AgentAction', data.actionId) ? await this.eventSourcing.em.findOne(ActionEntity, { id: data.actionId, agentId: agent.id, platformId: context.platformId }, { fields: ['action'] }) : null;
+    const row = isIdOf('AgentAction', data.actionId)
+      ? await this.eventSourcing.em.findOne(
+          ActionEntity,
+          { id: data.actionId, agentId: agent.id, platformId: context.platformId },
+          { fields: ['action'] },
+        )
+      : null;
     if (!row) throw actionNotFound(data.actionId);
     return renderAction(row.action);
   }
@@ -268,7 +340,11 @@ export class ActionsController {
     return { actionId: data.actionId, agentId: String(data.agentId), platformId: context.platformId };
   }
 
-  private async submit(context: RequestContext, route: AgentRoute, gather: (agent: AgentView) => Promise<Submission>): Promise<AgentActionWire> {
+  private async submit(
+    context: RequestContext,
+    route: AgentRoute,
+    gather: (agent: AgentView) => Promise<Submission>,
+  ): Promise<AgentActionWire> {
     const agent = await this.acting.authorize(context, route);
     const [customer, submission] = await Promise.all([this.parties.customer(context, agent.customerId), gather(agent)]);
     return this.record(context, route, agent, customer, submission);
@@ -283,7 +359,8 @@ export class ActionsController {
     submission: Submission,
   ): Promise<AgentActionWire> {
     const rates: Record<string, Awaited<ReturnType<AgentParties['rate']>>> = {};
-    for (const currency of currenciesToConvertInto(agent.policy, submission.currency)) rates[currency] = await this.parties.rate(context, submission.currency, currency);
+    for (const currency of currenciesToConvertInto(agent.policy, submission.currency))
+      rates[currency] = await this.parties.rate(context, submission.currency, currency);
     // Derived from the Idempotency-Key: a retry after an answer that never arrived (a 503 while
     // payments was slow, a replica killed) finds the action the first attempt recorded and resumes
     // it, instead of reserving and moving the money a second time; another request under the key is a 409.
@@ -297,9 +374,26 @@ export class ActionsController {
     // An earlier attempt that reserved and died before recording the action: give its reservation back first.
     if (context.idempotencyKey) await this.usage.release(actionId);
     const now = this.clock.now();
-    const spend = { permission: submission.permission, accountId: submission.accountId, amount: submission.amount, currency: submission.currency };
-    const decision = await this.usage.reserve(agent.id, actionId, now, (usage) => evaluateSpend(agent.policy, spend, usage, rates as Rates));
-    const details = submission.request.kind === 'EXECUTE_QUOTE' ? {} : { transferDetails: { amount: submission.request.amount, currency: submission.currency, sourceAccountId: submission.request.sourceAccountId, destinationAccountId: submission.request.destinationAccountId } };
+    const spend = {
+      permission: submission.permission,
+      accountId: submission.accountId,
+      amount: submission.amount,
+      currency: submission.currency,
+    };
+    const decision = await this.usage.reserve(agent.id, actionId, now, (usage) =>
+      evaluateSpend(agent.policy, spend, usage, rates as Rates),
+    );
+    const details =
+      submission.request.kind === 'EXECUTE_QUOTE'
+        ? {}
+        : {
+            transferDetails: {
+              amount: submission.request.amount,
+              currency: submission.currency,
+              sourceAccountId: submission.request.sourceAccountId,
+              destinationAccountId: submission.request.destinationAccountId,
+            },
+          };
     const command = {
       type: 'SubmitAction' as const,
       data: {
@@ -326,12 +420,14 @@ export class ActionsController {
       // The action was not recorded: give its reservation back. If that fails too, the agent still
       // hears why the action was not recorded, and the reservation, now without an action, is
       // released by the executor's sweep once it is two minutes old.
-      await this.usage.release(actionId).catch((releaseError: unknown) =>
-        logger.error(
-          { agentId: agent.id, actionId, cause: error instanceof Error ? error.message : String(error), err: releaseError },
-          'Could not give back the usage reserved for an agent action that was not recorded; the sweep releases it after two minutes.',
-        ),
-      );
+      await this.usage
+        .release(actionId)
+        .catch((releaseError: unknown) =>
+          logger.error(
+            { agentId: agent.id, actionId, cause: error instanceof Error ? error.message : String(error), err: releaseError },
+            'Could not give back the usage reserved for an agent action that was not recorded; the sweep releases it after two minutes.',
+          ),
+        );
       throw error;
     }
     const { action, refusal } = await this.executor.execute(actionId, context.platformId);
@@ -347,7 +443,11 @@ export class ActionsController {
    * a retry that straddles the change looks there too and takes the action found only when it is
    * this agent's. (That look-up can go once no retry can straddle it: keys are kept 24 h.)
    */
-  private async actionIdFor(context: RequestContext, route: AgentRoute, agentId: string): Promise<{ actionId: string; earlier?: ActionView }> {
+  private async actionIdFor(
+    context: RequestContext,
+    route: AgentRoute,
+    agentId: string,
+  ): Promise<{ actionId: string; earlier?: ActionView }> {
     const operation = `agent-${route}`;
     const actionId = idForRequest('AgentAction', idempotencyScopeOf(context), operation, context.idempotencyKey);
     if (!context.idempotencyKey) return { actionId };
@@ -360,14 +460,20 @@ export class ActionsController {
 
   private async recorded(actionId: string): Promise<ActionView | undefined> {
     const { events } = await this.eventSourcing.store.readStream(actionId);
-    const state = events.reduce((current, event) => actionDecider.evolve(current, event as unknown as ActionEvent), actionDecider.initialState());
+    const state = events.reduce(
+      (current, event) => actionDecider.evolve(current, event as unknown as ActionEvent),
+      actionDecider.initialState(),
+    );
     return state.kind === 'Exists' ? state.action : undefined;
   }
 }
 
 const requireAmount = (amount: unknown): bigint => {
   if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1 || amount > TRANSFER_AMOUNT_MAX) {
-    throw invalidInput('amount must be a whole number of minor units above 0: an agent names the amount it moves, so its policy can be applied.', { field: 'amount' });
+    throw invalidInput(
+      'amount must be a whole number of minor units above 0: an agent names the amount it moves, so its policy can be applied.',
+      { field: 'amount' },
+    );
   }
   return BigInt(amount);
 };

@@ -16,7 +16,11 @@ export class ActingAgent {
 
   async authorize(context: RequestContext, route: AgentRoute): Promise<AgentView> {
     if (context.actor.kind !== 'agent') throw agentTokenRefused('This route takes an agent token.');
-    const row = await this.eventSourcing.em.findOne(AgentEntity, { id: context.actor.agentId, platformId: context.platformId }, { fields: ['agent'] });
+    const row = await this.eventSourcing.em.findOne(
+      AgentEntity,
+      { id: context.actor.agentId, platformId: context.platformId },
+      { fields: ['agent'] },
+    );
     return authorizeAgentRoute(row?.agent, route);
   }
 }

@@ -15,7 +15,8 @@ export const agentQuoteDecider = {
   evolve: (_state: AgentQuote, event: AgentQuoteCreated): AgentQuote => ({ kind: 'Exists', agentId: event.data.agentId }),
 };
 
-export const recordAgentQuote = (data: AgentQuoteCreated['data'], state: AgentQuote): AgentQuoteCreated[] => (state.kind === 'Exists' ? [] : [{ type: 'AgentQuoteCreated', data }]);
+export const recordAgentQuote = (data: AgentQuoteCreated['data'], state: AgentQuote): AgentQuoteCreated[] =>
+  state.kind === 'Exists' ? [] : [{ type: 'AgentQuoteCreated', data }];
 
 export type AgentQuoteRow = { quoteId: string; agentId: string; platformId: string };
 

@@ -64,7 +64,14 @@ export type AgentDeviceCodeIssued = Event<'AgentDeviceCodeIssued', { agent: Agen
 export type AgentConnected = Event<'AgentConnected', { agent: AgentView }>;
 export type AgentDeleted = Event<'AgentDeleted', { agent: AgentView }>;
 export type AgentEvent = AgentCreated | AgentUpdated | AgentPolicyUpdated | AgentDeviceCodeIssued | AgentConnected | AgentDeleted;
-export const agentEventTypes: readonly AgentEvent['type'][] = ['AgentCreated', 'AgentUpdated', 'AgentPolicyUpdated', 'AgentDeviceCodeIssued', 'AgentConnected', 'AgentDeleted'];
+export const agentEventTypes: readonly AgentEvent['type'][] = [
+  'AgentCreated',
+  'AgentUpdated',
+  'AgentPolicyUpdated',
+  'AgentDeviceCodeIssued',
+  'AgentConnected',
+  'AgentDeleted',
+];
 
 export type Agent = { kind: 'None' } | { kind: 'Exists'; agent: AgentView; requestFingerprint?: string };
 
@@ -91,7 +98,9 @@ export const agentDecider = {
 };
 
 export const agentNotFound = (agentId: string): DomainError =>
-  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Agent ${String(agentId).slice(0, 80)} was not found.`, { agentId: String(agentId).slice(0, 80) });
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Agent ${String(agentId).slice(0, 80)} was not found.`, {
+    agentId: String(agentId).slice(0, 80),
+  });
 
 /** A live agent of this platform; a deleted one is gone (404) like one that never was. */
 const existing = (state: Agent, agentId: string, platformId: string): AgentView => {
@@ -143,14 +152,20 @@ export const createAgent = (command: CreateAgent, state: Agent): AgentEvent[] =>
     createdAt: at,
     updatedAt: at,
   };
-  return [{ type: 'AgentCreated', data: { agent, ...(data.requestFingerprint !== undefined ? { requestFingerprint: data.requestFingerprint } : {}) } }];
+  return [
+    {
+      type: 'AgentCreated',
+      data: { agent, ...(data.requestFingerprint !== undefined ? { requestFingerprint: data.requestFingerprint } : {}) },
+    },
+  ];
 };
 
 export type UpdateAgent = Command<'UpdateAgent', { agentId: string; platformId: string; name?: string; isPaused?: boolean }, At>;
 export const updateAgent = (command: UpdateAgent, state: Agent): AgentEvent[] => {
   const { data, metadata } = command;
   const agent = existing(state, data.agentId, data.platformId);
-  if (data.name === undefined && data.isPaused === undefined) throw invalidInput('Send at least one of name and isPaused.', { field: 'body' });
+  if (data.name === undefined && data.isPaused === undefined)
+    throw invalidInput('Send at least one of name and isPaused.', { field: 'body' });
   const name = data.name?.trim() ?? agent.name;
   if (name.length === 0) throw invalidInput('name must not be blank.', { field: 'name' });
   const isPaused = data.isPaused ?? agent.isPaused;
@@ -177,7 +192,12 @@ export const updateAgentPolicy = (command: UpdateAgentPolicy, state: Agent): Age
 export type DeleteAgent = Command<'DeleteAgent', { agentId: string; platformId: string }, At>;
 export const deleteAgent = (command: DeleteAgent, state: Agent): AgentEvent[] => {
   const agent = existing(state, command.data.agentId, command.data.platformId);
-  return [{ type: 'AgentDeleted', data: { agent: { ...agent, deleted: true, isConnected: false, updatedAt: command.metadata.now.toISOString() } } }];
+  return [
+    {
+      type: 'AgentDeleted',
+      data: { agent: { ...agent, deleted: true, isConnected: false, updatedAt: command.metadata.now.toISOString() } },
+    },
+  ];
 };
 
 /** A new device code replaces the current one, so an older unredeemed code can no longer be redeemed. */
@@ -191,7 +211,12 @@ export const issueDeviceCode = (command: IssueDeviceCode, state: Agent): AgentEv
   const { data, metadata } = command;
   const agent = existing(state, data.agentId, data.platformId);
   if (agent.isConnected) {
-    throw new DomainError('CONFLICT', 'conflict', `Agent ${agent.id} is already connected: its device code was redeemed. Delete the agent and create a new one to install it elsewhere.`, { agentId: agent.id });
+    throw new DomainError(
+      'CONFLICT',
+      'conflict',
+      `Agent ${agent.id} is already connected: its device code was redeemed. Delete the agent and create a new one to install it elsewhere.`,
+      { agentId: agent.id },
+    );
   }
   requireGrantable(data.grantorPermissions, agent.policy, 'issue a device code for an agent');
   const deviceCode: DeviceCode = { ...data.deviceCode, issuerPermissions: data.grantorPermissions };
@@ -207,12 +232,14 @@ export const issueDeviceCode = (command: IssueDeviceCode, state: Agent): AgentEv
 export type RedeemDeviceCode = Command<'RedeemDeviceCode', { agentId: string; code: string; tokenHash: string }, At>;
 export const redeemDeviceCode = (command: RedeemDeviceCode, state: Agent): AgentEvent[] => {
   const { data, metadata } = command;
-  const invalid = (why: string) => new DomainError('INVALID_INPUT', 'validation', `Device code ${data.code.slice(0, 40)} ${why}`, { field: 'code' });
+  const invalid = (why: string) =>
+    new DomainError('INVALID_INPUT', 'validation', `Device code ${data.code.slice(0, 40)} ${why}`, { field: 'code' });
   if (state.kind !== 'Exists' || state.agent.deleted) throw invalid('belongs to no agent any more.');
   const { agent } = state;
   if (agent.deviceCode.code !== data.code) throw invalid('was replaced by a newer code; redeem the newest one.');
   if (agent.deviceCode.redeemed) throw invalid('was already redeemed; a code works once.');
-  if (metadata.now.getTime() >= Date.parse(agent.deviceCode.expiresAt)) throw invalid(`expired at ${agent.deviceCode.expiresAt}; ask the platform for a new one.`);
+  if (metadata.now.getTime() >= Date.parse(agent.deviceCode.expiresAt))
+    throw invalid(`expired at ${agent.deviceCode.expiresAt}; ask the platform for a new one.`);
   // The policy may have gained money permissions since the code was issued: the code's issuer could not grant those.
   const missing = ungrantableAgentPermissions(agent.deviceCode.issuerPermissions ?? LEGACY_ISSUER, agent.policy.permissions);
   if (missing.length > 0) {
@@ -225,11 +252,22 @@ export const redeemDeviceCode = (command: RedeemDeviceCode, state: Agent): Agent
       { requiredPermission: missing[0], requiredPermissions: missing },
     );
   }
-  const connected: AgentView = { ...agent, isConnected: true, deviceCode: { ...agent.deviceCode, redeemed: true }, tokenHash: data.tokenHash, updatedAt: metadata.now.toISOString() };
+  const connected: AgentView = {
+    ...agent,
+    isConnected: true,
+    deviceCode: { ...agent.deviceCode, redeemed: true },
+    tokenHash: data.tokenHash,
+    updatedAt: metadata.now.toISOString(),
+  };
   return [{ type: 'AgentConnected', data: { agent: connected } }];
 };
 
-export const renderDeviceCode = (agent: AgentView): AgentDeviceCodeWire => ({ code: agent.deviceCode.code, agentId: agent.id, expiresAt: agent.deviceCode.expiresAt, redeemed: agent.deviceCode.redeemed });
+export const renderDeviceCode = (agent: AgentView): AgentDeviceCodeWire => ({
+  code: agent.deviceCode.code,
+  agentId: agent.id,
+  expiresAt: agent.deviceCode.expiresAt,
+  redeemed: agent.deviceCode.redeemed,
+});
 
 export const renderAgent = (agent: AgentView, usage: AgentUsageWire): AgentWire => ({
   id: agent.id,

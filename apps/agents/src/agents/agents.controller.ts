@@ -63,10 +63,15 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 
 const newDeviceCode = (now: Date, ttlSeconds: number): DeviceCode => {
   const group = () => Array.from({ length: CODE_GROUP_LENGTH }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
-  return { code: ['AGENT', ...Array.from({ length: CODE_GROUPS }, group)].join('-'), expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(), redeemed: false };
+  return {
+    code: ['AGENT', ...Array.from({ length: CODE_GROUPS }, group)].join('-'),
+    expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
+    redeemed: false,
+  };
 };
 
-const deviceCodeNotFound = (code: string) => new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Device code ${String(code).slice(0, 40)} was not found.`, { field: 'code' });
+const deviceCodeNotFound = (code: string) =>
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Device code ${String(code).slice(0, 40)} was not found.`, { field: 'code' });
 
 /**
  * The platform's agent management (POST/GET/PATCH/DELETE /agents…, device codes) and the agent's
@@ -107,11 +112,15 @@ export class AgentsController {
         policy,
         deviceCode,
         grantorPermissions,
-        ...(context.idempotencyKey !== undefined && context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
+        ...(context.idempotencyKey !== undefined && context.requestFingerprint !== undefined
+          ? { requestFingerprint: context.requestFingerprint }
+          : {}),
       },
       metadata: { now },
     };
-    const { state } = await this.eventSourcing.handle(agentId, agentDecider, (current) => createAgent(command, current), context, { assumeNew: true });
+    const { state } = await this.eventSourcing.handle(agentId, agentDecider, (current) => createAgent(command, current), context, {
+      assumeNew: true,
+    });
     const agent = this.exists(state, agentId);
     return { agent: await this.render(agent), deviceCode: renderDeviceCode(agent) };
   }
@@ -134,7 +143,14 @@ export class AgentsController {
     where.compare('updated_at', '>=', data.updatedAfter);
     where.compare('updated_at', '<=', data.updatedBefore);
     const now = this.clock.now();
-    const page = await pageOf<{ id: string; agent: AgentView; created_at: Date }, AgentView>(this.eventSourcing, `${this.options.schema}.agents`, 'agent', where, data, (row) => row.agent);
+    const page = await pageOf<{ id: string; agent: AgentView; created_at: Date }, AgentView>(
+      this.eventSourcing,
+      `${this.options.schema}.agents`,
+      'agent',
+      where,
+      data,
+      (row) => row.agent,
+    );
     return { ...page, data: await Promise.all(page.data.map((agent) => this.render(agent, now))) };
   }
 
@@ -142,7 +158,16 @@ export class AgentsController {
   async update(@Payload() request: ServiceRequest<UpdateAgentData>): Promise<AgentWire> {
     const { context, data } = request;
     await this.read(context, data.agentId);
-    const command = { type: 'UpdateAgent' as const, data: { agentId: data.agentId, platformId: context.platformId, ...(data.name !== undefined ? { name: data.name } : {}), ...(data.isPaused !== undefined ? { isPaused: data.isPaused } : {}) }, metadata: { now: this.clock.now() } };
+    const command = {
+      type: 'UpdateAgent' as const,
+      data: {
+        agentId: data.agentId,
+        platformId: context.platformId,
+        ...(data.name !== undefined ? { name: data.name } : {}),
+        ...(data.isPaused !== undefined ? { isPaused: data.isPaused } : {}),
+      },
+      metadata: { now: this.clock.now() },
+    };
     const { state } = await this.eventSourcing.handle(data.agentId, agentDecider, (current) => updateAgent(command, current), context);
     return this.render(this.exists(state, data.agentId));
   }
@@ -154,7 +179,12 @@ export class AgentsController {
     const grantorPermissions = grantorPermissionsOf(data);
     const update = { agentId: data.agentId, platformId: context.platformId, update: data.policy, grantorPermissions };
     const command = { type: 'UpdateAgentPolicy' as const, data: update, metadata: { now: this.clock.now() } };
-    const { state } = await this.eventSourcing.handle(data.agentId, agentDecider, (current) => updateAgentPolicy(command, current), context);
+    const { state } = await this.eventSourcing.handle(
+      data.agentId,
+      agentDecider,
+      (current) => updateAgentPolicy(command, current),
+      context,
+    );
     return this.render(this.exists(state, data.agentId));
   }
 
@@ -162,7 +192,11 @@ export class AgentsController {
   async remove(@Payload() request: ServiceRequest<AgentIdData>): Promise<{ deleted: true }> {
     const { context, data } = request;
     await this.read(context, data.agentId);
-    const command = { type: 'DeleteAgent' as const, data: { agentId: data.agentId, platformId: context.platformId }, metadata: { now: this.clock.now() } };
+    const command = {
+      type: 'DeleteAgent' as const,
+      data: { agentId: data.agentId, platformId: context.platformId },
+      metadata: { now: this.clock.now() },
+    };
     // handle() waits for the read model, where the token hash is cleared: the token is dead when this answers.
     await this.eventSourcing.handle(data.agentId, agentDecider, (current) => deleteAgent(command, current), context);
     return { deleted: true };
@@ -186,7 +220,11 @@ export class AgentsController {
     const { context, data } = request;
     const row = await this.eventSourcing.em.findOne(DeviceCodeEntity, { code: String(data.code), platformId: context.platformId });
     if (!row) throw deviceCodeNotFound(data.code);
-    const agent = await this.eventSourcing.em.findOne(AgentEntity, { id: row.agentId, platformId: context.platformId }, { fields: ['agent'] });
+    const agent = await this.eventSourcing.em.findOne(
+      AgentEntity,
+      { id: row.agentId, platformId: context.platformId },
+      { fields: ['agent'] },
+    );
     if (!agent || agent.agent.deleted) throw deviceCodeNotFound(data.code);
     const current = agent.agent.deviceCode;
     return { code: row.code, redeemed: current.code === row.code && current.redeemed };
@@ -203,8 +241,15 @@ export class AgentsController {
     const row = await this.eventSourcing.em.findOne(DeviceCodeEntity, { code: String(data.code) });
     if (!row) throw deviceCodeNotFound(data.code);
     const accessToken = `cat_${randomBytes(32).toString('hex')}`;
-    const command = { type: 'RedeemDeviceCode' as const, data: { agentId: row.agentId, code: row.code, tokenHash: hashToken(accessToken) }, metadata: { now: this.clock.now() } };
-    const { state, events } = await this.eventSourcing.handle(row.agentId, agentDecider, (current) => redeemDeviceCode(command, current), { ...context, platformId: row.platformId });
+    const command = {
+      type: 'RedeemDeviceCode' as const,
+      data: { agentId: row.agentId, code: row.code, tokenHash: hashToken(accessToken) },
+      metadata: { now: this.clock.now() },
+    };
+    const { state, events } = await this.eventSourcing.handle(row.agentId, agentDecider, (current) => redeemDeviceCode(command, current), {
+      ...context,
+      platformId: row.platformId,
+    });
     if (events.length === 0 || state.kind !== 'Exists') throw new Error(`Redeeming ${row.code} recorded nothing.`);
     return { agentId: state.agent.id, agentName: state.agent.name, accessToken, policy: state.agent.policy };
   }

@@ -29,7 +29,10 @@ describe('authorizeAgentRoute', () => {
     const accepted: readonly AgentPermission[] | null = agentRoutePermissions[route];
     const run = () => authorizeAgentRoute(agent([permission]), route);
     if (accepted === null || accepted.includes(permission)) expect(run().id).toBe('Agent:a');
-    else expect(run).toThrow(expect.objectContaining({ status: 403, code: 'FORBIDDEN', details: { requiredPermission: accepted.join(' or ') } }));
+    else
+      expect(run).toThrow(
+        expect.objectContaining({ status: 403, code: 'FORBIDDEN', details: { requiredPermission: accepted.join(' or ') } }),
+      );
   });
 
   it('a quote is read by an agent that may create quotes or only execute them (issue 15: quotes need CREATE_QUOTES / EXECUTE_QUOTES)', () => {
@@ -53,7 +56,9 @@ describe('authorizeAgentRoute', () => {
   });
 
   it.each(routes)('a deleted agent is refused 401 on %s', (route) => {
-    expect(() => authorizeAgentRoute(agent([...agentPermissions], { deleted: true }), route)).toThrow(expect.objectContaining({ status: 401, code: 'UNAUTHORIZED' }));
+    expect(() => authorizeAgentRoute(agent([...agentPermissions], { deleted: true }), route)).toThrow(
+      expect.objectContaining({ status: 401, code: 'UNAUTHORIZED' }),
+    );
     expect(() => authorizeAgentRoute(undefined, route)).toThrow(expect.objectContaining({ status: 401 }));
   });
 });

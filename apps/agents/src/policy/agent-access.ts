@@ -8,12 +8,22 @@ import { requirePermission } from './evaluate-policy';
 // route's permission must be in the policy (403). Amounts are evaluate-policy.ts's.
 
 export const agentTokenRefused = (why: string): DomainError =>
-  new DomainError('UNAUTHORIZED', 'unauthorized', `${why} Send Authorization: Bearer <accessToken> from POST /agents/device-codes/{code}/redeem.`);
+  new DomainError(
+    'UNAUTHORIZED',
+    'unauthorized',
+    `${why} Send Authorization: Bearer <accessToken> from POST /agents/device-codes/{code}/redeem.`,
+  );
 
 export const authorizeAgentRoute = (agent: AgentView | undefined, route: AgentRoute): AgentView => {
-  if (!agent || agent.deleted || !agent.isConnected) throw agentTokenRefused('This agent token is no longer valid (the agent was deleted).');
+  if (!agent || agent.deleted || !agent.isConnected)
+    throw agentTokenRefused('This agent token is no longer valid (the agent was deleted).');
   if (agent.isPaused && !agentReadRoutes.includes(route)) {
-    throw new DomainError('FORBIDDEN', 'forbidden', `Agent ${agent.id} is paused: it can read but not act until the platform resumes it (PATCH /agents/{agentId} with isPaused false).`, { agentId: agent.id, isPaused: true });
+    throw new DomainError(
+      'FORBIDDEN',
+      'forbidden',
+      `Agent ${agent.id} is paused: it can read but not act until the platform resumes it (PATCH /agents/{agentId} with isPaused false).`,
+      { agentId: agent.id, isPaused: true },
+    );
   }
   requirePermission(agent.policy, agentRoutePermissions[route]);
   return agent;

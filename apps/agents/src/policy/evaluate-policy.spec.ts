@@ -2,7 +2,16 @@
 // waits for approval, or is refused with the limit it hit. Every limit is checked at its
 // boundary: exactly the limit passes, one minor unit over is refused.
 import type { AgentPolicy, DomainError } from '@corridor/contracts';
-import { convert, currenciesToConvertInto, evaluateSpend, rateFromQuoteRate, type Rates, requirePermission, type SpendRequest, type UsageCounters } from './evaluate-policy';
+import {
+  convert,
+  currenciesToConvertInto,
+  evaluateSpend,
+  rateFromQuoteRate,
+  type Rates,
+  requirePermission,
+  type SpendRequest,
+  type UsageCounters,
+} from './evaluate-policy';
 
 const ACCOUNT = 'InternalAccount:019542f5-b3e7-1d02-0000-000000000001';
 const OTHER = 'InternalAccount:019542f5-b3e7-1d02-0000-000000000002';
@@ -14,7 +23,13 @@ const policy = (overrides: Partial<AgentPolicy> = {}): AgentPolicy => ({
   ...overrides,
 });
 const fresh: UsageCounters = { dailyCount: 0, dailySpend: 0n, monthlySpend: 0n };
-const request = (amount: bigint, overrides: Partial<SpendRequest> = {}): SpendRequest => ({ permission: 'CREATE_TRANSFERS', accountId: ACCOUNT, amount, currency: 'USD', ...overrides });
+const request = (amount: bigint, overrides: Partial<SpendRequest> = {}): SpendRequest => ({
+  permission: 'CREATE_TRANSFERS',
+  accountId: ACCOUNT,
+  amount,
+  currency: 'USD',
+  ...overrides,
+});
 // 1 EUR = 1.25 USD: USD minor units = ceil(EUR minor × 5 / 4).
 const eurToUsd: Rates = { USD: { numerator: 5n, denominator: 4n } };
 
@@ -75,36 +90,51 @@ describe('evaluateSpend', () => {
 
   it('a null daily or monthly limit, or no daily count, limits nothing', () => {
     const unlimited = policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 50_000, dailyLimit: null, monthlyLimit: null } });
-    expect(evaluateSpend(unlimited, request(50_000n), { dailyCount: 1_000, dailySpend: 10n ** 12n, monthlySpend: 10n ** 13n }, {}).charge).toBe(50_000n);
+    expect(
+      evaluateSpend(unlimited, request(50_000n), { dailyCount: 1_000, dailySpend: 10n ** 12n, monthlySpend: 10n ** 13n }, {}).charge,
+    ).toBe(50_000n);
   });
 
   describe('currency conversion at the evaluation-time rate, rounded up', () => {
     it('charges the converted amount in the policy currency', () => {
-      expect(evaluateSpend(policy(), request(40_000n, { currency: 'EUR' }), fresh, eurToUsd)).toEqual({ executionMode: 'AUTO', charge: 50_000n });
+      expect(evaluateSpend(policy(), request(40_000n, { currency: 'EUR' }), fresh, eurToUsd)).toEqual({
+        executionMode: 'AUTO',
+        charge: 50_000n,
+      });
     });
     it('exactly the per-transaction limit after conversion passes; one minor unit over is refused', () => {
       expect(evaluateSpend(policy(), request(40_000n, { currency: 'EUR' }), fresh, eurToUsd).charge).toBe(50_000n);
       // 40001 EUR cents = 50001.25 USD cents, rounded up to 50002: over.
-      expect(refusal(() => evaluateSpend(policy(), request(40_001n, { currency: 'EUR' }), fresh, eurToUsd))).toMatchObject({ details: { limit: 'perTransactionLimit' } });
+      expect(refusal(() => evaluateSpend(policy(), request(40_001n, { currency: 'EUR' }), fresh, eurToUsd))).toMatchObject({
+        details: { limit: 'perTransactionLimit' },
+      });
     });
     it('rounds a fraction of a minor unit up, so conversion never lets an agent past a limit', () => {
       expect(convert(1n, 'EUR', 'USD', eurToUsd)).toBe(2n);
       expect(convert(4n, 'EUR', 'USD', eurToUsd)).toBe(5n);
     });
     it('daily limit reached exactly through a converted amount passes; one unit more is refused', () => {
-      expect(evaluateSpend(policy(), request(40_000n, { currency: 'EUR' }), { ...fresh, dailySpend: 50_000n }, eurToUsd).charge).toBe(50_000n);
-      expect(refusal(() => evaluateSpend(policy(), request(40_000n, { currency: 'EUR' }), { ...fresh, dailySpend: 50_001n }, eurToUsd))).toMatchObject({ details: { limit: 'dailyLimit' } });
+      expect(evaluateSpend(policy(), request(40_000n, { currency: 'EUR' }), { ...fresh, dailySpend: 50_000n }, eurToUsd).charge).toBe(
+        50_000n,
+      );
+      expect(
+        refusal(() => evaluateSpend(policy(), request(40_000n, { currency: 'EUR' }), { ...fresh, dailySpend: 50_001n }, eurToUsd)),
+      ).toMatchObject({ details: { limit: 'dailyLimit' } });
     });
     it('monthly limit reached exactly through a converted amount passes; one unit more is refused', () => {
       // 8000 EUR cents are 10000 USD cents: with 290000 spent this month that is exactly the 300000 limit.
       const spent = { ...fresh, monthlySpend: 290_000n };
       expect(evaluateSpend(policy(), request(8_000n, { currency: 'EUR' }), spent, eurToUsd).charge).toBe(10_000n);
-      expect(refusal(() => evaluateSpend(policy(), request(8_000n, { currency: 'EUR' }), { ...fresh, monthlySpend: 290_001n }, eurToUsd))).toMatchObject({
+      expect(
+        refusal(() => evaluateSpend(policy(), request(8_000n, { currency: 'EUR' }), { ...fresh, monthlySpend: 290_001n }, eurToUsd)),
+      ).toMatchObject({
         code: 'VELOCITY_LIMIT_EXCEEDED',
         details: { limit: 'monthlyLimit', monthlyLimit: 300_000 },
       });
       // One EUR cent more is 10002 USD cents (10001.25 rounded up): over the month's limit too.
-      expect(refusal(() => evaluateSpend(policy(), request(8_001n, { currency: 'EUR' }), spent, eurToUsd))).toMatchObject({ details: { limit: 'monthlyLimit' } });
+      expect(refusal(() => evaluateSpend(policy(), request(8_001n, { currency: 'EUR' }), spent, eurToUsd))).toMatchObject({
+        details: { limit: 'monthlyLimit' },
+      });
     });
     it("an account rule's per-transaction limit compares the converted amount, at its boundary", () => {
       const ruled = policy({ accountRestrictions: { accountRules: [{ accountId: ACCOUNT, perTransactionLimit: 10_000 }] } });
@@ -131,16 +161,23 @@ describe('evaluateSpend', () => {
 
   describe('execution mode', () => {
     it('APPROVAL_REQUIRED holds every action for the platform', () => {
-      expect(evaluateSpend(policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }), request(1n), fresh, {}).executionMode).toBe('APPROVAL_REQUIRED');
+      expect(evaluateSpend(policy({ defaultExecutionMode: 'APPROVAL_REQUIRED' }), request(1n), fresh, {}).executionMode).toBe(
+        'APPROVAL_REQUIRED',
+      );
     });
     it.each([
       ['exactly the threshold runs at once', 20_000n, 'AUTO'],
       ['one minor unit above the threshold waits for approval', 20_001n, 'APPROVAL_REQUIRED'],
     ])('threshold: %s', (_name, amount, mode) => {
-      expect(evaluateSpend(policy({ approvalThresholds: { currency: 'USD', amount: 20_000 } }), request(amount), fresh, {}).executionMode).toBe(mode);
+      expect(
+        evaluateSpend(policy({ approvalThresholds: { currency: 'USD', amount: 20_000 } }), request(amount), fresh, {}).executionMode,
+      ).toBe(mode);
     });
     it('a threshold in another currency compares the converted amount', () => {
-      const thresholdInUsd = policy({ spendingLimits: { currency: 'EUR', perTransactionLimit: 100_000 }, approvalThresholds: { currency: 'USD', amount: 50_000 } });
+      const thresholdInUsd = policy({
+        spendingLimits: { currency: 'EUR', perTransactionLimit: 100_000 },
+        approvalThresholds: { currency: 'USD', amount: 50_000 },
+      });
       expect(evaluateSpend(thresholdInUsd, request(40_000n, { currency: 'EUR' }), fresh, eurToUsd).executionMode).toBe('AUTO');
       expect(evaluateSpend(thresholdInUsd, request(40_001n, { currency: 'EUR' }), fresh, eurToUsd).executionMode).toBe('APPROVAL_REQUIRED');
     });
@@ -152,14 +189,21 @@ describe('evaluateSpend', () => {
   describe('account restrictions', () => {
     it('allowedAccountIds refuses any other account; null allows all', () => {
       const restricted = policy({ accountRestrictions: { allowedAccountIds: [OTHER] } });
-      expect(refusal(() => evaluateSpend(restricted, request(1n), fresh, {}))).toMatchObject({ code: 'FORBIDDEN', details: { accountId: ACCOUNT } });
+      expect(refusal(() => evaluateSpend(restricted, request(1n), fresh, {}))).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { accountId: ACCOUNT },
+      });
       expect(evaluateSpend(restricted, request(1n, { accountId: OTHER }), fresh, {}).executionMode).toBe('AUTO');
-      expect(evaluateSpend(policy({ accountRestrictions: { allowedAccountIds: null } }), request(1n), fresh, {}).executionMode).toBe('AUTO');
+      expect(evaluateSpend(policy({ accountRestrictions: { allowedAccountIds: null } }), request(1n), fresh, {}).executionMode).toBe(
+        'AUTO',
+      );
     });
     it("an account rule's per-transaction limit overrides the policy's, at its boundary", () => {
       const ruled = policy({ accountRestrictions: { accountRules: [{ accountId: ACCOUNT, perTransactionLimit: 10_000 }] } });
       expect(evaluateSpend(ruled, request(10_000n), fresh, {}).charge).toBe(10_000n);
-      expect(refusal(() => evaluateSpend(ruled, request(10_001n), fresh, {}))).toMatchObject({ details: { limit: 'perTransactionLimit', perTransactionLimit: 10_000 } });
+      expect(refusal(() => evaluateSpend(ruled, request(10_001n), fresh, {}))).toMatchObject({
+        details: { limit: 'perTransactionLimit', perTransactionLimit: 10_000 },
+      });
       // The rule's account only: another account keeps the policy's limit.
       expect(evaluateSpend(ruled, request(50_000n, { accountId: OTHER }), fresh, {}).charge).toBe(50_000n);
     });
@@ -172,14 +216,21 @@ describe('evaluateSpend', () => {
       const strict = policy({ accountRestrictions: { accountRules: [{ accountId: ACCOUNT, executionMode: 'APPROVAL_REQUIRED' }] } });
       expect(evaluateSpend(strict, request(1n), fresh, {}).executionMode).toBe('APPROVAL_REQUIRED');
       expect(evaluateSpend(strict, request(1n, { accountId: OTHER }), fresh, {}).executionMode).toBe('AUTO');
-      const relaxed = policy({ defaultExecutionMode: 'APPROVAL_REQUIRED', accountRestrictions: { accountRules: [{ accountId: ACCOUNT, executionMode: 'AUTO' }] } });
+      const relaxed = policy({
+        defaultExecutionMode: 'APPROVAL_REQUIRED',
+        accountRestrictions: { accountRules: [{ accountId: ACCOUNT, executionMode: 'AUTO' }] },
+      });
       expect(evaluateSpend(relaxed, request(1n), fresh, {}).executionMode).toBe('AUTO');
     });
   });
 
   it('checks in a fixed order: permission before account before amounts', () => {
     const everythingWrong = policy({ permissions: [], accountRestrictions: { allowedAccountIds: [OTHER] } });
-    expect(refusal(() => evaluateSpend(everythingWrong, request(10n ** 9n), { dailyCount: 99, dailySpend: 10n ** 9n, monthlySpend: 10n ** 9n }, {})).details).toEqual({ requiredPermission: 'CREATE_TRANSFERS' });
+    expect(
+      refusal(() =>
+        evaluateSpend(everythingWrong, request(10n ** 9n), { dailyCount: 99, dailySpend: 10n ** 9n, monthlySpend: 10n ** 9n }, {}),
+      ).details,
+    ).toEqual({ requiredPermission: 'CREATE_TRANSFERS' });
   });
 });
 
@@ -187,7 +238,11 @@ describe('requirePermission', () => {
   it('passes a route that needs nothing, or a granted permission; refuses a missing one', () => {
     expect(() => requirePermission(policy(), null)).not.toThrow();
     expect(() => requirePermission(policy(), ['EXECUTE_QUOTES'])).not.toThrow();
-    expect(refusal(() => requirePermission(policy(), ['MANAGE_EXTERNAL_ACCOUNTS']))).toMatchObject({ code: 'FORBIDDEN', status: 403, details: { requiredPermission: 'MANAGE_EXTERNAL_ACCOUNTS' } });
+    expect(refusal(() => requirePermission(policy(), ['MANAGE_EXTERNAL_ACCOUNTS']))).toMatchObject({
+      code: 'FORBIDDEN',
+      status: 403,
+      details: { requiredPermission: 'MANAGE_EXTERNAL_ACCOUNTS' },
+    });
   });
   it('passes a route that accepts several when any one of them is granted; refuses naming them all', () => {
     expect(() => requirePermission(policy({ permissions: ['EXECUTE_QUOTES'] }), ['CREATE_QUOTES', 'EXECUTE_QUOTES'])).not.toThrow();

@@ -36,12 +36,14 @@ export type SpendDecision = {
 };
 
 const forbidden = (message: string, details: Record<string, unknown>) => new DomainError('FORBIDDEN', 'forbidden', message, details);
-const velocity = (message: string, details: Record<string, unknown>) => new DomainError('VELOCITY_LIMIT_EXCEEDED', 'forbidden', message, details);
+const velocity = (message: string, details: Record<string, unknown>) =>
+  new DomainError('VELOCITY_LIMIT_EXCEEDED', 'forbidden', message, details);
 
 export const convert = (amount: bigint, from: string, to: string, rates: Rates): bigint => {
   if (from === to) return amount;
   const rate = rates[to];
-  if (!rate) throw new DomainError('INTERNAL_ERROR', 'internal', `No exchange rate from ${from} to ${to} was fetched to evaluate the agent policy.`);
+  if (!rate)
+    throw new DomainError('INTERNAL_ERROR', 'internal', `No exchange rate from ${from} to ${to} was fetched to evaluate the agent policy.`);
   return (amount * rate.numerator + rate.denominator - 1n) / rate.denominator;
 };
 
@@ -64,33 +66,56 @@ export const rateFromQuoteRate = (exchangeRate: string, from: string, to: string
 export const evaluateSpend = (policy: AgentPolicy, request: SpendRequest, usage: UsageCounters, rates: Rates): SpendDecision => {
   const { spendingLimits: limits } = policy;
   if (!policy.permissions.includes(request.permission)) {
-    throw forbidden(`The agent's policy does not grant ${request.permission}, which this operation needs.`, { requiredPermission: request.permission });
+    throw forbidden(`The agent's policy does not grant ${request.permission}, which this operation needs.`, {
+      requiredPermission: request.permission,
+    });
   }
   const allowed = policy.accountRestrictions?.allowedAccountIds;
   if (allowed && !allowed.includes(request.accountId)) {
-    throw forbidden(`The agent's policy does not allow account ${request.accountId} (accountRestrictions.allowedAccountIds).`, { accountId: request.accountId });
+    throw forbidden(`The agent's policy does not allow account ${request.accountId} (accountRestrictions.allowedAccountIds).`, {
+      accountId: request.accountId,
+    });
   }
   const rule = policy.accountRestrictions?.accountRules?.find((candidate) => candidate.accountId === request.accountId);
   const charge = convert(request.amount, request.currency, limits.currency, rates);
   const perTransaction = rule?.perTransactionLimit ?? limits.perTransactionLimit;
   const inPolicy = (value: bigint) => `${value} ${limits.currency} minor units`;
   if (charge > BigInt(perTransaction)) {
-    const which = rule?.perTransactionLimit != null ? `the per-transaction limit of account ${request.accountId}` : 'the per-transaction limit';
-    throw forbidden(`This request is ${inPolicy(charge)}, above ${which} of ${inPolicy(BigInt(perTransaction))}.`, { limit: 'perTransactionLimit', amount: Number(charge), perTransactionLimit: perTransaction });
+    const which =
+      rule?.perTransactionLimit != null ? `the per-transaction limit of account ${request.accountId}` : 'the per-transaction limit';
+    throw forbidden(`This request is ${inPolicy(charge)}, above ${which} of ${inPolicy(BigInt(perTransaction))}.`, {
+      limit: 'perTransactionLimit',
+      amount: Number(charge),
+      perTransactionLimit: perTransaction,
+    });
   }
   if (limits.dailyTransactionLimit !== undefined && usage.dailyCount + 1 > limits.dailyTransactionLimit) {
-    throw velocity(`The agent has made ${usage.dailyCount} of its ${limits.dailyTransactionLimit} transactions allowed today (dailyTransactionLimit).`, { limit: 'dailyTransactionLimit', dailyTransactionLimit: limits.dailyTransactionLimit });
+    throw velocity(
+      `The agent has made ${usage.dailyCount} of its ${limits.dailyTransactionLimit} transactions allowed today (dailyTransactionLimit).`,
+      { limit: 'dailyTransactionLimit', dailyTransactionLimit: limits.dailyTransactionLimit },
+    );
   }
   if (limits.dailyLimit != null && usage.dailySpend + charge > BigInt(limits.dailyLimit)) {
-    throw velocity(`This request (${inPolicy(charge)}) would bring today's spend to ${inPolicy(usage.dailySpend + charge)}, above the daily limit of ${inPolicy(BigInt(limits.dailyLimit))}.`, { limit: 'dailyLimit', dailyLimit: limits.dailyLimit });
+    throw velocity(
+      `This request (${inPolicy(charge)}) would bring today's spend to ${inPolicy(usage.dailySpend + charge)}, above the daily limit of ${inPolicy(BigInt(limits.dailyLimit))}.`,
+      { limit: 'dailyLimit', dailyLimit: limits.dailyLimit },
+    );
   }
   if (limits.monthlyLimit != null && usage.monthlySpend + charge > BigInt(limits.monthlyLimit)) {
-    throw velocity(`This request (${inPolicy(charge)}) would bring this month's spend to ${inPolicy(usage.monthlySpend + charge)}, above the monthly limit of ${inPolicy(BigInt(limits.monthlyLimit))}.`, { limit: 'monthlyLimit', monthlyLimit: limits.monthlyLimit });
+    throw velocity(
+      `This request (${inPolicy(charge)}) would bring this month's spend to ${inPolicy(usage.monthlySpend + charge)}, above the monthly limit of ${inPolicy(BigInt(limits.monthlyLimit))}.`,
+      { limit: 'monthlyLimit', monthlyLimit: limits.monthlyLimit },
+    );
   }
   return { executionMode: executionModeOf(policy, request, rule?.executionMode, rates), charge };
 };
 
-const executionModeOf = (policy: AgentPolicy, request: SpendRequest, ruleMode: AgentExecutionMode | undefined, rates: Rates): AgentExecutionMode => {
+const executionModeOf = (
+  policy: AgentPolicy,
+  request: SpendRequest,
+  ruleMode: AgentExecutionMode | undefined,
+  rates: Rates,
+): AgentExecutionMode => {
   const mode = ruleMode ?? policy.defaultExecutionMode;
   const threshold = policy.approvalThresholds;
   if (mode === 'APPROVAL_REQUIRED' || threshold?.amount == null) return mode;
@@ -100,11 +125,18 @@ const executionModeOf = (policy: AgentPolicy, request: SpendRequest, ruleMode: A
 
 /** The currencies a request in `currency` must be converted into for this policy. */
 export const currenciesToConvertInto = (policy: AgentPolicy, currency: string): string[] =>
-  [...new Set([policy.spendingLimits.currency, ...(policy.approvalThresholds?.amount != null ? [policy.approvalThresholds.currency ?? policy.spendingLimits.currency] : [])])].filter((code) => code !== currency);
+  [
+    ...new Set([
+      policy.spendingLimits.currency,
+      ...(policy.approvalThresholds?.amount != null ? [policy.approvalThresholds.currency ?? policy.spendingLimits.currency] : []),
+    ]),
+  ].filter((code) => code !== currency);
 
 /** A policy granting none of the permissions a route accepts is refused the operation (403), whatever its amount. */
 export const requirePermission = (policy: AgentPolicy, accepted: readonly AgentPermission[] | null): void => {
   if (accepted !== null && !accepted.some((permission) => policy.permissions.includes(permission))) {
-    throw forbidden(`The agent's policy does not grant ${accepted.join(' or ')}, which this operation needs.`, { requiredPermission: accepted.join(' or ') });
+    throw forbidden(`The agent's policy does not grant ${accepted.join(' or ')}, which this operation needs.`, {
+      requiredPermission: accepted.join(' or '),
+    });
   }
 };

@@ -18,12 +18,21 @@ describe('applyPolicyUpdate', () => {
     expect(applyPolicyUpdate(current, { permissions: ['EXECUTE_QUOTES'] }).permissions).toEqual(['EXECUTE_QUOTES']);
   });
   it('merges spending limits member by member; null removes daily and monthly limits', () => {
-    expect(applyPolicyUpdate(current, { spendingLimits: { perTransactionLimit: 1, dailyLimit: null, monthlyLimit: null } }).spendingLimits).toEqual({
-      currency: 'USD', perTransactionLimit: 1, dailyLimit: null, dailyTransactionLimit: 5, monthlyLimit: null,
+    expect(
+      applyPolicyUpdate(current, { spendingLimits: { perTransactionLimit: 1, dailyLimit: null, monthlyLimit: null } }).spendingLimits,
+    ).toEqual({
+      currency: 'USD',
+      perTransactionLimit: 1,
+      dailyLimit: null,
+      dailyTransactionLimit: 5,
+      monthlyLimit: null,
     });
   });
   it('replaces thresholds and restrictions when given', () => {
-    const next = applyPolicyUpdate(current, { approvalThresholds: { amount: null }, accountRestrictions: { allowedAccountIds: ['InternalAccount:x'] } });
+    const next = applyPolicyUpdate(current, {
+      approvalThresholds: { amount: null },
+      accountRestrictions: { allowedAccountIds: ['InternalAccount:x'] },
+    });
     expect(next.approvalThresholds).toEqual({ amount: null });
     expect(next.accountRestrictions).toEqual({ allowedAccountIds: ['InternalAccount:x'] });
   });
@@ -31,9 +40,17 @@ describe('applyPolicyUpdate', () => {
 
 describe('validatePolicy', () => {
   it.each([
-    ['an unknown currency', { ...current, spendingLimits: { ...current.spendingLimits, currency: 'XXX' } }, 'policy.spendingLimits.currency'],
+    [
+      'an unknown currency',
+      { ...current, spendingLimits: { ...current.spendingLimits, currency: 'XXX' } },
+      'policy.spendingLimits.currency',
+    ],
     ['a negative limit', { ...current, spendingLimits: { ...current.spendingLimits, dailyLimit: -1 } }, 'policy.spendingLimits.dailyLimit'],
-    ['a fractional limit', { ...current, spendingLimits: { ...current.spendingLimits, perTransactionLimit: 1.5 } }, 'policy.spendingLimits.perTransactionLimit'],
+    [
+      'a fractional limit',
+      { ...current, spendingLimits: { ...current.spendingLimits, perTransactionLimit: 1.5 } },
+      'policy.spendingLimits.perTransactionLimit',
+    ],
     ['a threshold amount without its currency', { ...current, approvalThresholds: { amount: 5 } }, 'policy.approvalThresholds.currency'],
   ])('refuses %s with a 400 naming the field', (_name, policy, field) => {
     expect(() => validatePolicy(policy as AgentPolicy)).toThrow(expect.objectContaining({ status: 400, details: { field } }));

@@ -16,19 +16,31 @@ const requireAmount = (value: unknown, field: string, nullable: boolean): void =
 
 export const validatePolicy = (policy: AgentPolicy): AgentPolicy => {
   const limits = policy.spendingLimits;
-  if (!isSupportedCurrency(limits.currency)) throw invalidInput(`policy.spendingLimits.currency ${JSON.stringify(limits.currency)} is not a currency Corridor knows; use a code such as USD.`, { field: 'policy.spendingLimits.currency' });
+  if (!isSupportedCurrency(limits.currency))
+    throw invalidInput(
+      `policy.spendingLimits.currency ${JSON.stringify(limits.currency)} is not a currency Corridor knows; use a code such as USD.`,
+      { field: 'policy.spendingLimits.currency' },
+    );
   requireAmount(limits.perTransactionLimit, 'policy.spendingLimits.perTransactionLimit', false);
-  if (limits.perTransactionLimit === undefined) throw invalidInput('policy.spendingLimits.perTransactionLimit is required.', { field: 'policy.spendingLimits.perTransactionLimit' });
+  if (limits.perTransactionLimit === undefined)
+    throw invalidInput('policy.spendingLimits.perTransactionLimit is required.', { field: 'policy.spendingLimits.perTransactionLimit' });
   requireAmount(limits.dailyLimit, 'policy.spendingLimits.dailyLimit', true);
   requireAmount(limits.monthlyLimit, 'policy.spendingLimits.monthlyLimit', true);
   requireAmount(limits.dailyTransactionLimit, 'policy.spendingLimits.dailyTransactionLimit', false);
   const threshold = policy.approvalThresholds;
   if (threshold) {
     requireAmount(threshold.amount, 'policy.approvalThresholds.amount', true);
-    if (threshold.amount != null && threshold.currency === undefined) throw invalidInput('policy.approvalThresholds.currency is required when amount is set.', { field: 'policy.approvalThresholds.currency' });
-    if (threshold.currency !== undefined && !isSupportedCurrency(threshold.currency)) throw invalidInput(`policy.approvalThresholds.currency ${JSON.stringify(threshold.currency)} is not a currency Corridor knows.`, { field: 'policy.approvalThresholds.currency' });
+    if (threshold.amount != null && threshold.currency === undefined)
+      throw invalidInput('policy.approvalThresholds.currency is required when amount is set.', {
+        field: 'policy.approvalThresholds.currency',
+      });
+    if (threshold.currency !== undefined && !isSupportedCurrency(threshold.currency))
+      throw invalidInput(`policy.approvalThresholds.currency ${JSON.stringify(threshold.currency)} is not a currency Corridor knows.`, {
+        field: 'policy.approvalThresholds.currency',
+      });
   }
-  for (const [index, rule] of (policy.accountRestrictions?.accountRules ?? []).entries()) requireAmount(rule.perTransactionLimit, `policy.accountRestrictions.accountRules[${index}].perTransactionLimit`, true);
+  for (const [index, rule] of (policy.accountRestrictions?.accountRules ?? []).entries())
+    requireAmount(rule.perTransactionLimit, `policy.accountRestrictions.accountRules[${index}].perTransactionLimit`, true);
   return { ...policy, permissions: [...new Set(policy.permissions)] };
 };
 
@@ -42,8 +54,16 @@ export const applyPolicyUpdate = (current: AgentPolicy, update: AgentPolicyUpdat
     permissions: update.permissions ?? current.permissions,
     defaultExecutionMode: update.defaultExecutionMode ?? current.defaultExecutionMode,
     spendingLimits: limits,
-    ...(update.accountRestrictions !== undefined ? { accountRestrictions: update.accountRestrictions } : current.accountRestrictions !== undefined ? { accountRestrictions: current.accountRestrictions } : {}),
-    ...(update.approvalThresholds !== undefined ? { approvalThresholds: update.approvalThresholds } : current.approvalThresholds !== undefined ? { approvalThresholds: current.approvalThresholds } : {}),
+    ...(update.accountRestrictions !== undefined
+      ? { accountRestrictions: update.accountRestrictions }
+      : current.accountRestrictions !== undefined
+        ? { accountRestrictions: current.accountRestrictions }
+        : {}),
+    ...(update.approvalThresholds !== undefined
+      ? { approvalThresholds: update.approvalThresholds }
+      : current.approvalThresholds !== undefined
+        ? { approvalThresholds: current.approvalThresholds }
+        : {}),
   };
   return validatePolicy(next);
 };

@@ -8,7 +8,11 @@ describe('usage', () => {
   });
   it('shows the next reset date and month', () => {
     expect(renderUsage({ dailyCount: 1, dailySpend: 5n, monthlySpend: 7n }, new Date('2026-12-31T10:00:00Z'))).toEqual({
-      dailyTransactionCount: 1, dailySpend: 5, dailyResetDate: '2027-01-01', monthlySpend: 7, monthlyResetMonth: '2027-01',
+      dailyTransactionCount: 1,
+      dailySpend: 5,
+      dailyResetDate: '2027-01-01',
+      monthlySpend: 7,
+      monthlyResetMonth: '2027-01',
     });
     expect(periodOf(new Date('2026-12-31T10:00:00Z'))).toEqual({ day: '2026-12-31', month: '2026-12' });
   });

@@ -28,7 +28,12 @@ beforeAll(async () => {
   subjectPrefix = uniqueSubjectPrefix();
   const { healthPort: _healthPort, ...defaults } = loadConfig({});
   const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', executionSweepSeconds: 3_600 };
-  app = await createServiceApp(AppModule.register(config, clock), { service: 'agents', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  app = await createServiceApp(AppModule.register(config, clock), {
+    service: 'agents',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
 });
 
@@ -42,7 +47,9 @@ describe('UsageLedger', () => {
     const ledger = app.get(UsageLedger);
     const now = new Date('2026-03-10T12:00:00.000Z');
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 50 }, (_, index) => ledger.reserve('Agent:concurrent', `AgentAction:c-${index}`, now, (usage) => evaluateSpend(policy, spend, usage, {}))),
+      Array.from({ length: 50 }, (_, index) =>
+        ledger.reserve('Agent:concurrent', `AgentAction:c-${index}`, now, (usage) => evaluateSpend(policy, spend, usage, {})),
+      ),
     );
     const passed = outcomes.filter((outcome) => outcome.status === 'fulfilled');
     const refused = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
@@ -56,7 +63,11 @@ describe('UsageLedger', () => {
     const now = new Date('2026-03-11T12:00:00.000Z');
     await ledger.reserve('Agent:release', 'AgentAction:r-1', now, (usage) => evaluateSpend(policy, spend, usage, {}));
     await ledger.reserve('Agent:release', 'AgentAction:r-2', now, (usage) => evaluateSpend(policy, spend, usage, {}));
-    await expect(ledger.reserve('Agent:release', 'AgentAction:r-3', now, () => { throw new Error('refused'); })).rejects.toThrow('refused');
+    await expect(
+      ledger.reserve('Agent:release', 'AgentAction:r-3', now, () => {
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
     expect(await ledger.release('AgentAction:r-1')).toBe(true);
     expect(await ledger.release('AgentAction:r-1')).toBe(false);
     expect(await ledger.release('AgentAction:r-3')).toBe(false);
@@ -67,7 +78,9 @@ describe('UsageLedger', () => {
     const ledger = app.get(UsageLedger);
     const now = new Date('2026-03-12T12:00:00.000Z');
     await ledger.reserve('Agent:retry', 'AgentAction:retry-1', now, (usage) => evaluateSpend(policy, spend, usage, {}));
-    await expect(ledger.reserve('Agent:retry', 'AgentAction:retry-1', now, (usage) => evaluateSpend(policy, spend, usage, {}))).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(
+      ledger.reserve('Agent:retry', 'AgentAction:retry-1', now, (usage) => evaluateSpend(policy, spend, usage, {})),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await ledger.read('Agent:retry', now)).toEqual({ dailyCount: 1, dailySpend: 700n, monthlySpend: 700n });
     expect(await ledger.release('AgentAction:retry-1')).toBe(true);
     await ledger.reserve('Agent:retry', 'AgentAction:retry-1', now, (usage) => evaluateSpend(policy, spend, usage, {}));
@@ -80,8 +93,11 @@ describe('UsageLedger', () => {
     const ledger = app.get(UsageLedger);
     const lastMoment = new Date('2026-03-12T23:59:59.999Z');
     const nextDay = new Date('2026-03-13T00:00:00.000Z');
-    for (let index = 0; index < 14; index += 1) await ledger.reserve('Agent:midnight', `AgentAction:m-${index}`, lastMoment, (usage) => evaluateSpend(policy, spend, usage, {}));
-    await expect(ledger.reserve('Agent:midnight', 'AgentAction:m-over', lastMoment, (usage) => evaluateSpend(policy, spend, usage, {}))).rejects.toMatchObject({ code: 'VELOCITY_LIMIT_EXCEEDED' });
+    for (let index = 0; index < 14; index += 1)
+      await ledger.reserve('Agent:midnight', `AgentAction:m-${index}`, lastMoment, (usage) => evaluateSpend(policy, spend, usage, {}));
+    await expect(
+      ledger.reserve('Agent:midnight', 'AgentAction:m-over', lastMoment, (usage) => evaluateSpend(policy, spend, usage, {})),
+    ).rejects.toMatchObject({ code: 'VELOCITY_LIMIT_EXCEEDED' });
     await ledger.reserve('Agent:midnight', 'AgentAction:m-next', nextDay, (usage) => evaluateSpend(policy, spend, usage, {}));
     expect(await ledger.read('Agent:midnight', nextDay)).toEqual({ dailyCount: 1, dailySpend: 700n, monthlySpend: 10_500n });
   });
@@ -89,7 +105,9 @@ describe('UsageLedger', () => {
   it('the executor sweep gives back a reservation whose action was never recorded, once it is two minutes old', async () => {
     const ledger = app.get(UsageLedger);
     const reservedAt = clock.now();
-    await ledger.reserve('Agent:orphan', 'AgentAction:019542f5-b3e7-1d02-0000-00000000dead', reservedAt, (usage) => evaluateSpend(policy, spend, usage, {}));
+    await ledger.reserve('Agent:orphan', 'AgentAction:019542f5-b3e7-1d02-0000-00000000dead', reservedAt, (usage) =>
+      evaluateSpend(policy, spend, usage, {}),
+    );
     clock.advance(60_000);
     await app.get(ActionExecutor).sweep();
     expect((await ledger.read('Agent:orphan', reservedAt)).dailyCount).toBe(1);

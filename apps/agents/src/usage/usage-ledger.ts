@@ -27,8 +27,16 @@ export class UsageLedger {
 
   async read(agentId: string, now: Date): Promise<UsageCounters> {
     const { day, month } = periodOf(now);
-    const [daily] = await this.eventSourcing.read<{ transaction_count: number; spend: string }>('agents-usage-daily', `SELECT transaction_count, spend FROM ${this.schema}.agent_usage_daily WHERE agent_id = $1 AND day = $2`, [agentId, day]);
-    const [monthly] = await this.eventSourcing.read<{ spend: string }>('agents-usage-monthly', `SELECT spend FROM ${this.schema}.agent_usage_monthly WHERE agent_id = $1 AND month = $2`, [agentId, month]);
+    const [daily] = await this.eventSourcing.read<{ transaction_count: number; spend: string }>(
+      'agents-usage-daily',
+      `SELECT transaction_count, spend FROM ${this.schema}.agent_usage_daily WHERE agent_id = $1 AND day = $2`,
+      [agentId, day],
+    );
+    const [monthly] = await this.eventSourcing.read<{ spend: string }>(
+      'agents-usage-monthly',
+      `SELECT spend FROM ${this.schema}.agent_usage_monthly WHERE agent_id = $1 AND month = $2`,
+      [agentId, month],
+    );
     return { dailyCount: daily?.transaction_count ?? 0, dailySpend: BigInt(daily?.spend ?? 0), monthlySpend: BigInt(monthly?.spend ?? 0) };
   }
 
@@ -39,15 +47,33 @@ export class UsageLedger {
     return this.transaction(async (client) => {
       await client.query(`INSERT INTO ${s}.agent_usage_daily (agent_id, day) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [agentId, day]);
       await client.query(`INSERT INTO ${s}.agent_usage_monthly (agent_id, month) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [agentId, month]);
-      const daily = await client.query<{ transaction_count: number; spend: string }>(`SELECT transaction_count, spend FROM ${s}.agent_usage_daily WHERE agent_id = $1 AND day = $2 FOR UPDATE`, [agentId, day]);
-      const monthly = await client.query<{ spend: string }>(`SELECT spend FROM ${s}.agent_usage_monthly WHERE agent_id = $1 AND month = $2 FOR UPDATE`, [agentId, month]);
+      const daily = await client.query<{ transaction_count: number; spend: string }>(
+        `SELECT transaction_count, spend FROM ${s}.agent_usage_daily WHERE agent_id = $1 AND day = $2 FOR UPDATE`,
+        [agentId, day],
+      );
+      const monthly = await client.query<{ spend: string }>(
+        `SELECT spend FROM ${s}.agent_usage_monthly WHERE agent_id = $1 AND month = $2 FOR UPDATE`,
+        [agentId, month],
+      );
       const [today] = daily.rows;
       const [thisMonth] = monthly.rows;
-      if (!today || !thisMonth) throw new Error(`The usage rows of agent ${agentId} for ${day} were not found right after they were ensured.`);
-      const decision = decide({ dailyCount: today.transaction_count, dailySpend: BigInt(today.spend), monthlySpend: BigInt(thisMonth.spend) });
+      if (!today || !thisMonth)
+        throw new Error(`The usage rows of agent ${agentId} for ${day} were not found right after they were ensured.`);
+      const decision = decide({
+        dailyCount: today.transaction_count,
+        dailySpend: BigInt(today.spend),
+        monthlySpend: BigInt(thisMonth.spend),
+      });
       const charge = decision.charge.toString();
-      await client.query(`UPDATE ${s}.agent_usage_daily SET transaction_count = transaction_count + 1, spend = spend + $3 WHERE agent_id = $1 AND day = $2`, [agentId, day, charge]);
-      await client.query(`UPDATE ${s}.agent_usage_monthly SET spend = spend + $3 WHERE agent_id = $1 AND month = $2`, [agentId, month, charge]);
+      await client.query(
+        `UPDATE ${s}.agent_usage_daily SET transaction_count = transaction_count + 1, spend = spend + $3 WHERE agent_id = $1 AND day = $2`,
+        [agentId, day, charge],
+      );
+      await client.query(`UPDATE ${s}.agent_usage_monthly SET spend = spend + $3 WHERE agent_id = $1 AND month = $2`, [
+        agentId,
+        month,
+        charge,
+      ]);
       // A retried request reserves again under the same action id once its earlier reservation was given back.
       const reserved = await client.query(
         `INSERT INTO ${s}.agent_usage_reservations (action_id, agent_id, day, month, amount, reserved_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -55,7 +81,10 @@ export class UsageLedger {
         [actionId, agentId, day, month, charge, now],
       );
       // Held by another attempt of the same request still in flight: roll back, so nothing is counted twice.
-      if (reserved.rowCount === 0) throw new DomainError('CONFLICT', 'conflict', 'This request is still being processed under its Idempotency-Key; retry shortly.', { actionId });
+      if (reserved.rowCount === 0)
+        throw new DomainError('CONFLICT', 'conflict', 'This request is still being processed under its Idempotency-Key; retry shortly.', {
+          actionId,
+        });
       return decision;
     });
   }
@@ -70,8 +99,15 @@ export class UsageLedger {
       );
       const reservation = rows[0];
       if (!reservation) return false;
-      await client.query(`UPDATE ${s}.agent_usage_daily SET transaction_count = greatest(transaction_count - 1, 0), spend = greatest(spend - $3, 0) WHERE agent_id = $1 AND day = $2`, [reservation.agent_id, reservation.day, reservation.amount]);
-      await client.query(`UPDATE ${s}.agent_usage_monthly SET spend = greatest(spend - $3, 0) WHERE agent_id = $1 AND month = $2`, [reservation.agent_id, reservation.month, reservation.amount]);
+      await client.query(
+        `UPDATE ${s}.agent_usage_daily SET transaction_count = greatest(transaction_count - 1, 0), spend = greatest(spend - $3, 0) WHERE agent_id = $1 AND day = $2`,
+        [reservation.agent_id, reservation.day, reservation.amount],
+      );
+      await client.query(`UPDATE ${s}.agent_usage_monthly SET spend = greatest(spend - $3, 0) WHERE agent_id = $1 AND month = $2`, [
+        reservation.agent_id,
+        reservation.month,
+        reservation.amount,
+      ]);
       await client.query(`UPDATE ${s}.agent_usage_reservations SET released = true WHERE action_id = $1`, [actionId]);
       return true;
     });

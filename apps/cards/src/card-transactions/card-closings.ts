@@ -1,5 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type CardTransactionWire, cardTransactionSubjects, newUuid, type RequestContext, type SimulateCardClearingData } from '@corridor/contracts';
+import {
+  type CardTransactionWire,
+  cardTransactionSubjects,
+  newUuid,
+  type RequestContext,
+  type SimulateCardClearingData,
+} from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { CARD_TRANSACTION_OPTIONS, type CardTransactionOptions } from './card-transaction-options';
@@ -32,7 +38,10 @@ export class CardClosings implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly logger = new Logger('CardClosings');
   private readonly sweeper = new PeriodicSweep(
     () => this.expireOpen(),
-    (error) => this.logger.error(`Closed-card sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    (error) =>
+      this.logger.error(
+        `Closed-card sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      ),
   );
 
   constructor(
@@ -51,16 +60,25 @@ export class CardClosings implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** Expires the open authorizations of closed cards (all, or one card's); returns how many it expired. */
   async expireOpen(cardId?: string): Promise<number> {
-    const open = await this.eventSourcing.read<{ id: string; platform_id: string; card_id: string }>('open-on-closed-cards', OPEN_ON_CLOSED_CARDS, [cardId ?? null]);
+    const open = await this.eventSourcing.read<{ id: string; platform_id: string; card_id: string }>(
+      'open-on-closed-cards',
+      OPEN_ON_CLOSED_CARDS,
+      [cardId ?? null],
+    );
     let expired = 0;
     for (const row of open) {
       const data: SimulateCardClearingData = { cardId: row.card_id, cardTransactionId: row.id, amount: '0' };
       try {
-        await this.client.request<CardTransactionWire>(cardTransactionSubjects.clear, data, { context: systemContext(row.platform_id), timeoutMs: EXPIRY_TIMEOUT_MS });
+        await this.client.request<CardTransactionWire>(cardTransactionSubjects.clear, data, {
+          context: systemContext(row.platform_id),
+          timeoutMs: EXPIRY_TIMEOUT_MS,
+        });
         expired += 1;
       } catch (error) {
         // One transaction that cannot be expired now must not hold back the others; the sweep retries it.
-        this.logger.warn(`Card transaction ${row.id} of closed card ${row.card_id} could not be expired; the next sweep retries: ${String(error)}`);
+        this.logger.warn(
+          `Card transaction ${row.id} of closed card ${row.card_id} could not be expired; the next sweep retries: ${String(error)}`,
+        );
       }
     }
     return expired;

@@ -6,7 +6,15 @@ import type { INestMicroservice } from '@nestjs/common';
 import { cardTransactionSubjects, type CardTransactionWire, DomainError } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { createControllableClock, deleteEventsStream, domainErrorOf, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import {
+  createControllableClock,
+  deleteEventsStream,
+  domainErrorOf,
+  requireNats,
+  tokenContext,
+  uniqueSubjectPrefix,
+  useTestDatabase,
+} from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { CardPullTimer } from './card-pull-timer';
@@ -21,10 +29,22 @@ let count = 0;
 
 const startApp = async (): Promise<INestMicroservice> => {
   const { healthPort: _healthPort, ...defaults } = loadConfig({});
-  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', provisioningSweepSeconds: 3_600 };
+  const config = {
+    ...defaults,
+    healthPort: 0,
+    databaseUrl: database.url,
+    subjectPrefix,
+    logLevel: 'warn',
+    provisioningSweepSeconds: 3_600,
+  };
   // Sweeps far apart: the test runs each sweep itself, at the clock's time.
   process.env['CARD_PULL_SWEEP_SECONDS'] = '3600';
-  const app = await createServiceApp(AppModule.register(config, clock), { service: 'cards', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  const app = await createServiceApp(AppModule.register(config, clock), {
+    service: 'cards',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   return app;
 };
@@ -38,7 +58,11 @@ const authorizeWith = async (app: INestMicroservice, descriptor: string): Promis
     cardTransactionDecider,
     (state) =>
       authorizeCardTransaction(
-        { type: 'AuthorizeCardTransaction', data: { cardTransactionId, card, accountId: 'InternalAccount:a1', amount: 1250n, currency: 'USD', merchant: { descriptor } }, metadata: { now: clock.now() } },
+        {
+          type: 'AuthorizeCardTransaction',
+          data: { cardTransactionId, card, accountId: 'InternalAccount:a1', amount: 1250n, currency: 'USD', merchant: { descriptor } },
+          metadata: { now: clock.now() },
+        },
         state,
       ),
     tokenContext(platformId),
@@ -47,7 +71,13 @@ const authorizeWith = async (app: INestMicroservice, descriptor: string): Promis
 };
 
 const get = (app: INestMicroservice, cardTransactionId: string, platform = platformId): Promise<CardTransactionWire> =>
-  app.get(ServiceClient).request<CardTransactionWire>(cardTransactionSubjects.get, { cardTransactionId }, { context: tokenContext(platform), timeoutMs: 30_000 });
+  app
+    .get(ServiceClient)
+    .request<CardTransactionWire>(
+      cardTransactionSubjects.get,
+      { cardTransactionId },
+      { context: tokenContext(platform), timeoutMs: 30_000 },
+    );
 
 const sweep = async (app: INestMicroservice): Promise<number> => {
   const appended = await app.get(CardPullTimer).sweep();
@@ -79,7 +109,11 @@ it('confirms a 005 pull on the sweep 30 s after the authorization, not before; a
     clock.advance(1);
     expect(await sweep(app)).toBe(1);
     const confirmed = await get(app, delayed);
-    expect(confirmed).toMatchObject({ status: 'AUTHORIZED', pullSummary: { count: 1, totalAmount: 1250, pendingCount: 0 }, lastEventAt: clock.now().toISOString() });
+    expect(confirmed).toMatchObject({
+      status: 'AUTHORIZED',
+      pullSummary: { count: 1, totalAmount: 1250, pendingCount: 0 },
+      lastEventAt: clock.now().toISOString(),
+    });
     expect(await sweep(app)).toBe(0);
   } finally {
     await app.close();

@@ -26,7 +26,10 @@ export class CardPullTimer implements OnApplicationBootstrap, OnApplicationShutd
   private readonly logger = new Logger('CardPullTimer');
   private readonly sweeper = new PeriodicSweep(
     () => this.confirmDue(),
-    (error) => this.logger.error(`Card pull sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    (error) =>
+      this.logger.error(
+        `Card pull sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      ),
   );
 
   constructor(
@@ -54,7 +57,8 @@ export class CardPullTimer implements OnApplicationBootstrap, OnApplicationShutd
     const { events } = await this.eventSourcing.handle(
       cardTransactionId,
       cardTransactionDecider,
-      (current: CardTransaction): CardTransactionEvent[] => confirmPendingPull({ type: 'ConfirmPendingPull', data: { cardTransactionId }, metadata: { now } }, current),
+      (current: CardTransaction): CardTransactionEvent[] =>
+        confirmPendingPull({ type: 'ConfirmPendingPull', data: { cardTransactionId }, metadata: { now } }, current),
       systemContext(platformId),
       { skipProjectionWait: true },
     );

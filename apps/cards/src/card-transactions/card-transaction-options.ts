@@ -11,6 +11,7 @@ export const loadCardTransactionOptions = (env: NodeJS.ProcessEnv = process.env)
   const value = env['CARD_PULL_SWEEP_SECONDS'];
   if (value === undefined || value === '') return { pullSweepSeconds: 1 };
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3_600) throw new Error(`CARD_PULL_SWEEP_SECONDS must be a whole number of seconds from 1 to 3600, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3_600)
+    throw new Error(`CARD_PULL_SWEEP_SECONDS must be a whole number of seconds from 1 to 3600, got "${value}".`);
   return { pullSweepSeconds: parsed };
 };

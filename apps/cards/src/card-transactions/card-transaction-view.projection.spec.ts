@@ -20,14 +20,32 @@ const recorded = (event: CardTransactionEvent): RecordedEvent => {
     globalPosition: position,
     type: event.type,
     data: event.data as unknown as Record<string, unknown>,
-    metadata: { platformId: 'Platform:p1', correlationId: 'c', requestId: 'r', actor: { kind: 'system', name: 'test' }, occurredAt: at, schemaVersion: 1 },
+    metadata: {
+      platformId: 'Platform:p1',
+      correlationId: 'c',
+      requestId: 'r',
+      actor: { kind: 'system', name: 'test' },
+      occurredAt: at,
+      schemaVersion: 1,
+    },
   };
 };
 
 const authorized = (extra: Record<string, unknown> = {}): CardTransactionEvent =>
   ({
     type: 'CardTransactionAuthorized',
-    data: { cardTransactionId: id, cardId: 'Card:c1', platformId: 'Platform:p1', accountId: 'InternalAccount:a1', currency: 'USD', amount: '1000', merchant: { descriptor: 'SHOP' }, pullStatus: 'CONFIRMED', authorizedAt: at, ...extra },
+    data: {
+      cardTransactionId: id,
+      cardId: 'Card:c1',
+      platformId: 'Platform:p1',
+      accountId: 'InternalAccount:a1',
+      currency: 'USD',
+      amount: '1000',
+      merchant: { descriptor: 'SHOP' },
+      pullStatus: 'CONFIRMED',
+      authorizedAt: at,
+      ...extra,
+    },
   }) as CardTransactionEvent;
 
 /** Folds the events into a row (through a JSON round trip after each, as the jsonb column does). */
@@ -49,13 +67,25 @@ const lives: [string, CardTransactionEvent[]][] = [
     'partially then fully settled, with a post-hoc pull, then partly returned',
     [
       authorized(),
-      { type: 'ClearingPosted', data: { cardTransactionId: id, clearing: 1, amount: '400', fromHold: '400', holdRemaining: '600', postedAt: later } },
-      { type: 'ClearingPosted', data: { cardTransactionId: id, clearing: 2, amount: '900', fromHold: '600', holdRemaining: '0', postedAt: later } },
+      {
+        type: 'ClearingPosted',
+        data: { cardTransactionId: id, clearing: 1, amount: '400', fromHold: '400', holdRemaining: '600', postedAt: later },
+      },
+      {
+        type: 'ClearingPosted',
+        data: { cardTransactionId: id, clearing: 2, amount: '900', fromHold: '600', holdRemaining: '0', postedAt: later },
+      },
       { type: 'PostHocPullPosted', data: { cardTransactionId: id, clearing: 2, amount: '300', status: 'CONFIRMED', postedAt: later } },
       { type: 'CardRefunded', data: { cardTransactionId: id, refund: 1, refundId: 'CardRefund:r1', amount: '500', refundedAt: later } },
     ],
   ],
-  ['expired on a clearing of 0', [authorized(), { type: 'AuthorizationExpired', data: { cardTransactionId: id, clearing: 1, releasedAmount: '1000', expiredAt: later } }]],
+  [
+    'expired on a clearing of 0',
+    [
+      authorized(),
+      { type: 'AuthorizationExpired', data: { cardTransactionId: id, clearing: 1, releasedAmount: '1000', expiredAt: later } },
+    ],
+  ],
   ['pull confirmation failed (006)', [authorized(), { type: 'PullConfirmationFailed', data: { cardTransactionId: id, failedAt: at } }]],
 ];
 
@@ -63,13 +93,24 @@ describe('card_transactions read model', () => {
   it.each(lives)('renders what the stream renders: %s', (_name, events) => {
     const row = rowAfter(events)!;
     expect(renderCardTransaction(loadCardTransaction(row.state))).toEqual(rendered(events));
-    expect(row).toMatchObject({ id, platformId: 'Platform:p1', cardId: 'Card:c1', status: rendered(events).status, dueAt: null, createdAt: new Date(at) });
+    expect(row).toMatchObject({
+      id,
+      platformId: 'Platform:p1',
+      cardId: 'Card:c1',
+      status: rendered(events).status,
+      dueAt: null,
+      createdAt: new Date(at),
+    });
   });
 
   it('keeps the delayed pull due while PENDING and clears the timer when it confirms', () => {
     const pending = [authorized({ pullStatus: 'PENDING', pullDueAt: '2026-05-08T14:30:30.000Z' })];
     expect(rowAfter(pending)!.dueAt).toEqual(new Date('2026-05-08T14:30:30.000Z'));
-    expect(renderCardTransaction(loadCardTransaction(rowAfter(pending)!.state)).pullSummary).toEqual({ count: 1, totalAmount: 1000, pendingCount: 1 });
+    expect(renderCardTransaction(loadCardTransaction(rowAfter(pending)!.state)).pullSummary).toEqual({
+      count: 1,
+      totalAmount: 1000,
+      pendingCount: 1,
+    });
     const confirmed = [...pending, { type: 'PullConfirmed', data: { cardTransactionId: id, confirmedAt: later } } as CardTransactionEvent];
     const row = rowAfter(confirmed)!;
     expect(row.dueAt).toBeNull();

@@ -16,7 +16,10 @@ import {
 // CardPullTimer sweeps the rows that fell due on the service clock.
 
 /** OpenCardTransaction with every bigint as a decimal string: what the jsonb column holds. */
-export type StoredCardTransaction = Omit<OpenCardTransaction, 'authorizedAmount' | 'holdRemaining' | 'pulls' | 'settlements' | 'refunds'> & {
+export type StoredCardTransaction = Omit<
+  OpenCardTransaction,
+  'authorizedAmount' | 'holdRemaining' | 'pulls' | 'settlements' | 'refunds'
+> & {
   authorizedAmount: string;
   holdRemaining: string;
   pulls: { amount: string; status: PullStatus }[];

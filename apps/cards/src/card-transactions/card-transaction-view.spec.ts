@@ -8,10 +8,21 @@ const at = '2026-05-08T14:30:00.000Z';
 const after = '2026-05-08T15:00:00.000Z';
 const usd = { code: 'USD' };
 
-const stateOf = (events: CardTransactionEvent[]): OpenCardTransaction => events.reduce(evolveCardTransaction, initialCardTransaction()) as OpenCardTransaction;
+const stateOf = (events: CardTransactionEvent[]): OpenCardTransaction =>
+  events.reduce(evolveCardTransaction, initialCardTransaction()) as OpenCardTransaction;
 const authorized = (pullStatus: 'PENDING' | 'CONFIRMED' = 'CONFIRMED'): CardTransactionEvent => ({
   type: 'CardTransactionAuthorized',
-  data: { cardTransactionId: id, cardId: 'Card:c', platformId: 'Platform:p', accountId: 'InternalAccount:a', currency: 'USD', amount: '1000', merchant: { descriptor: 'CAFE', mcc: '5814' }, pullStatus, authorizedAt: at },
+  data: {
+    cardTransactionId: id,
+    cardId: 'Card:c',
+    platformId: 'Platform:p',
+    accountId: 'InternalAccount:a',
+    currency: 'USD',
+    amount: '1000',
+    merchant: { descriptor: 'CAFE', mcc: '5814' },
+    pullStatus,
+    authorizedAt: at,
+  },
 });
 
 describe('renderCardTransaction', () => {
@@ -32,13 +43,17 @@ describe('renderCardTransaction', () => {
       updatedAt: at,
     }));
 
-  it('counts a pending pull', () => expect(renderCardTransaction(stateOf([authorized('PENDING')])).pullSummary).toEqual({ count: 1, totalAmount: 1000, pendingCount: 1 }));
+  it('counts a pending pull', () =>
+    expect(renderCardTransaction(stateOf([authorized('PENDING')])).pullSummary).toEqual({ count: 1, totalAmount: 1000, pendingCount: 1 }));
 
   it('sums an over-authorized clearing, its post-hoc pull and a partial return', () => {
     const wire = renderCardTransaction(
       stateOf([
         authorized(),
-        { type: 'ClearingPosted', data: { cardTransactionId: id, clearing: 1, amount: '1500', fromHold: '1000', holdRemaining: '0', postedAt: after } },
+        {
+          type: 'ClearingPosted',
+          data: { cardTransactionId: id, clearing: 1, amount: '1500', fromHold: '1000', holdRemaining: '0', postedAt: after },
+        },
         { type: 'PostHocPullPosted', data: { cardTransactionId: id, clearing: 1, amount: '500', status: 'CONFIRMED', postedAt: after } },
         { type: 'CardRefunded', data: { cardTransactionId: id, refund: 1, refundId: 'CardRefund:r1', amount: '200', refundedAt: after } },
       ]),

@@ -44,7 +44,11 @@ const planOn = (before: CardTransactionEvent[], amount: bigint): ClearingPlan =>
   }
   return { clearing: 1, amount, fromHold: amount, holdRemaining: 0n, release: 0n, postHocPull: 0n };
 };
-const clear = (amount: bigint, postHocPull?: ClearCardTransaction['data']['postHocPull'], before: CardTransactionEvent[] = [authorized()]): ClearCardTransaction => ({
+const clear = (
+  amount: bigint,
+  postHocPull?: ClearCardTransaction['data']['postHocPull'],
+  before: CardTransactionEvent[] = [authorized()],
+): ClearCardTransaction => ({
   type: 'ClearCardTransaction',
   data: { cardTransactionId: id, platformId, cardId, plan: planOn(before, amount), ...(postHocPull ? { postHocPull } : {}) },
   metadata: { now: later },
@@ -55,10 +59,22 @@ const giveBack = (amount: bigint, refund = 1): ReturnCardTransaction => ({
   metadata: { now: later },
 });
 
-const authorized = (descriptor = merchant.descriptor, extra: Partial<CardTransactionEvent['data']> = {}): CardTransactionEvent => ({
-  type: 'CardTransactionAuthorized',
-  data: { cardTransactionId: id, cardId, platformId, accountId, currency: 'USD', amount: '1000', merchant: { descriptor }, pullStatus: 'CONFIRMED', authorizedAt: now.toISOString(), ...extra },
-} as CardTransactionEvent);
+const authorized = (descriptor = merchant.descriptor, extra: Partial<CardTransactionEvent['data']> = {}): CardTransactionEvent =>
+  ({
+    type: 'CardTransactionAuthorized',
+    data: {
+      cardTransactionId: id,
+      cardId,
+      platformId,
+      accountId,
+      currency: 'USD',
+      amount: '1000',
+      merchant: { descriptor },
+      pullStatus: 'CONFIRMED',
+      authorizedAt: now.toISOString(),
+      ...extra,
+    },
+  }) as CardTransactionEvent;
 const posted = (clearing: number, amount: string, fromHold: string, holdRemaining: string): CardTransactionEvent => ({
   type: 'ClearingPosted',
   data: { cardTransactionId: id, clearing, amount, fromHold, holdRemaining, postedAt: later.toISOString() },
@@ -75,10 +91,14 @@ const statusAfter = (events: CardTransactionEvent[]) => {
 };
 
 describe('screenAuthorization', () => {
-  it('lets an active card in its own currency through', () => expect(() => screenAuthorization(card, { currency: 'USD', merchant })).not.toThrow());
+  it('lets an active card in its own currency through', () =>
+    expect(() => screenAuthorization(card, { currency: 'USD', merchant })).not.toThrow());
 
   it.each(['FROZEN', 'CLOSED', 'PENDING_ISSUE'])('declines a %s card with CARD_PAUSED', (state) =>
-    expect(() => screenAuthorization({ ...card, state }, { currency: 'USD', merchant })).toThrow(expect.objectContaining({ code: 'CARD_PAUSED', status: 400 }) as Error));
+    expect(() => screenAuthorization({ ...card, state }, { currency: 'USD', merchant })).toThrow(
+      expect.objectContaining({ code: 'CARD_PAUSED', status: 400 }) as Error,
+    ),
+  );
 
   it('declines descriptor suffix 002 with INSUFFICIENT_FUNDS', () =>
     expect(() => screenAuthorization(card, { currency: 'USD', merchant: { descriptor: 'AMAZON RETAIL US-002' } })).toThrow(
@@ -86,10 +106,14 @@ describe('screenAuthorization', () => {
     ));
 
   it('declines descriptor suffix 003 with CARD_PAUSED even on an active card', () =>
-    expect(() => screenAuthorization(card, { currency: 'USD', merchant: { descriptor: 'SHOP-003' } })).toThrow(expect.objectContaining({ code: 'CARD_PAUSED' }) as Error));
+    expect(() => screenAuthorization(card, { currency: 'USD', merchant: { descriptor: 'SHOP-003' } })).toThrow(
+      expect.objectContaining({ code: 'CARD_PAUSED' }) as Error,
+    ));
 
   it('refuses a currency other than the card’s as bad input, not a decline', () =>
-    expect(() => screenAuthorization(card, { currency: 'EUR', merchant })).toThrow(expect.objectContaining({ code: 'INVALID_CURRENCY' }) as Error));
+    expect(() => screenAuthorization(card, { currency: 'EUR', merchant })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CURRENCY' }) as Error,
+    ));
 });
 
 describe('AuthorizeCardTransaction', () => {
@@ -114,7 +138,10 @@ describe('AuthorizeCardTransaction', () => {
       .when(authorize({ amount: 999n }))
       .thenThrows((error) => error.code === 'CONFLICT' && error.status === 409));
 
-  it('refuses a non-positive amount', () => given([]).when(authorize({ amount: 0n })).thenThrows((error) => error.code === 'INVALID_AMOUNT'));
+  it('refuses a non-positive amount', () =>
+    given([])
+      .when(authorize({ amount: 0n }))
+      .thenThrows((error) => error.code === 'INVALID_AMOUNT'));
 
   it('is AUTHORIZED with one pull of the whole amount', () => {
     const state = stateAfter([authorized()]);
@@ -122,15 +149,27 @@ describe('AuthorizeCardTransaction', () => {
   });
 
   it('is EXCEPTION after suffix 006', () =>
-    expect(statusAfter([authorized('GAS-006'), { type: 'PullConfirmationFailed', data: { cardTransactionId: id, failedAt: now.toISOString() } }])).toBe('EXCEPTION'));
+    expect(
+      statusAfter([
+        authorized('GAS-006'),
+        { type: 'PullConfirmationFailed', data: { cardTransactionId: id, failedAt: now.toISOString() } },
+      ]),
+    ).toBe('EXCEPTION'));
 });
 
 describe('ConfirmPendingPull', () => {
   const { given } = deciderSpec({ decide: confirmPendingPull, ...cardTransactionDecider });
   const pending = authorized('HOTEL-005', { pullStatus: 'PENDING', pullDueAt: '2026-05-08T14:30:30.000Z' });
-  const confirmAt = (at: Date): ConfirmPendingPull => ({ type: 'ConfirmPendingPull', data: { cardTransactionId: id }, metadata: { now: at } });
+  const confirmAt = (at: Date): ConfirmPendingPull => ({
+    type: 'ConfirmPendingPull',
+    data: { cardTransactionId: id },
+    metadata: { now: at },
+  });
 
-  it('does nothing before 30 s have passed', () => given([pending]).when(confirmAt(new Date('2026-05-08T14:30:29.999Z'))).thenNothingHappened());
+  it('does nothing before 30 s have passed', () =>
+    given([pending])
+      .when(confirmAt(new Date('2026-05-08T14:30:29.999Z')))
+      .thenNothingHappened());
 
   it('confirms the pull once 30 s have passed', () =>
     given([pending])
@@ -138,7 +177,9 @@ describe('ConfirmPendingPull', () => {
       .then([{ type: 'PullConfirmed', data: { cardTransactionId: id, confirmedAt: '2026-05-08T14:30:30.000Z' } }]));
 
   it('does nothing once confirmed', () =>
-    given([pending, { type: 'PullConfirmed', data: { cardTransactionId: id, confirmedAt: later.toISOString() } }]).when(confirmAt(later)).thenNothingHappened());
+    given([pending, { type: 'PullConfirmed', data: { cardTransactionId: id, confirmedAt: later.toISOString() } }])
+      .when(confirmAt(later))
+      .thenNothingHappened());
 
   it('does nothing for a pull that never waited', () => given([authorized()]).when(confirmAt(later)).thenNothingHappened());
 });
@@ -147,35 +188,65 @@ describe('ClearCardTransaction', () => {
   const { given } = deciderSpec({ decide: clearCardTransaction, ...cardTransactionDecider });
 
   it('settles the whole hold: SETTLED', () => {
-    given([authorized()]).when(clear(1000n)).then([posted(1, '1000', '1000', '0')]);
+    given([authorized()])
+      .when(clear(1000n))
+      .then([posted(1, '1000', '1000', '0')]);
     expect(statusAfter([authorized(), posted(1, '1000', '1000', '0')])).toBe('SETTLED');
   });
 
   it('settles part of the hold and keeps the rest: PARTIALLY_SETTLED, then SETTLED by the next clearing', () => {
-    given([authorized()]).when(clear(400n)).then([posted(1, '400', '400', '600')]);
+    given([authorized()])
+      .when(clear(400n))
+      .then([posted(1, '400', '400', '600')]);
     expect(statusAfter([authorized(), posted(1, '400', '400', '600')])).toBe('PARTIALLY_SETTLED');
-    given([authorized(), posted(1, '400', '400', '600')]).when(clear(600n, undefined, [authorized(), posted(1, '400', '400', '600')])).then([posted(2, '600', '600', '0')]);
+    given([authorized(), posted(1, '400', '400', '600')])
+      .when(clear(600n, undefined, [authorized(), posted(1, '400', '400', '600')]))
+      .then([posted(2, '600', '600', '0')]);
   });
 
   it('pulls what a clearing exceeds the hold by, after the fact: a second pull, SETTLED', () => {
-    const pull: CardTransactionEvent = { type: 'PostHocPullPosted', data: { cardTransactionId: id, clearing: 1, amount: '500', status: 'CONFIRMED', postedAt: later.toISOString() } };
-    given([authorized()]).when(clear(1500n, { status: 'CONFIRMED' })).then([posted(1, '1500', '1000', '0'), pull]);
-    expect(stateAfter([authorized(), posted(1, '1500', '1000', '0'), pull])).toMatchObject({ status: 'SETTLED', settlements: [1500n], pulls: [{ amount: 1000n }, { amount: 500n, status: 'CONFIRMED' }] });
+    const pull: CardTransactionEvent = {
+      type: 'PostHocPullPosted',
+      data: { cardTransactionId: id, clearing: 1, amount: '500', status: 'CONFIRMED', postedAt: later.toISOString() },
+    };
+    given([authorized()])
+      .when(clear(1500n, { status: 'CONFIRMED' }))
+      .then([posted(1, '1500', '1000', '0'), pull]);
+    expect(stateAfter([authorized(), posted(1, '1500', '1000', '0'), pull])).toMatchObject({
+      status: 'SETTLED',
+      settlements: [1500n],
+      pulls: [{ amount: 1000n }, { amount: 500n, status: 'CONFIRMED' }],
+    });
   });
 
   it('turns EXCEPTION when the post-hoc pull fails: the network settled, the funding source did not pay', () => {
     const pull: CardTransactionEvent = {
       type: 'PostHocPullPosted',
-      data: { cardTransactionId: id, clearing: 1, amount: '500', status: 'FAILED', reason: 'INSUFFICIENT_FUNDS', postedAt: later.toISOString() },
+      data: {
+        cardTransactionId: id,
+        clearing: 1,
+        amount: '500',
+        status: 'FAILED',
+        reason: 'INSUFFICIENT_FUNDS',
+        postedAt: later.toISOString(),
+      },
     };
-    given([authorized()]).when(clear(1500n, { status: 'FAILED', reason: 'INSUFFICIENT_FUNDS' })).then([posted(1, '1500', '1000', '0'), pull]);
+    given([authorized()])
+      .when(clear(1500n, { status: 'FAILED', reason: 'INSUFFICIENT_FUNDS' }))
+      .then([posted(1, '1500', '1000', '0'), pull]);
     expect(statusAfter([authorized(), posted(1, '1500', '1000', '0'), pull])).toBe('EXCEPTION');
   });
 
-  it('insists on the post-hoc pull’s outcome when the clearing exceeds the hold', () => given([authorized()]).when(clear(1500n)).thenThrows((error) => error instanceof RangeError));
+  it('insists on the post-hoc pull’s outcome when the clearing exceeds the hold', () =>
+    given([authorized()])
+      .when(clear(1500n))
+      .thenThrows((error) => error instanceof RangeError));
 
   it('expires the authorization on a clearing of 0, releasing the whole hold', () => {
-    const expired: CardTransactionEvent = { type: 'AuthorizationExpired', data: { cardTransactionId: id, clearing: 1, releasedAmount: '1000', expiredAt: later.toISOString() } };
+    const expired: CardTransactionEvent = {
+      type: 'AuthorizationExpired',
+      data: { cardTransactionId: id, clearing: 1, releasedAmount: '1000', expiredAt: later.toISOString() },
+    };
     given([authorized()]).when(clear(0n)).then([expired]);
     expect(stateAfter([authorized(), expired])).toMatchObject({ status: 'SETTLED', holdRemaining: 0n, settlements: [] });
   });
@@ -183,15 +254,24 @@ describe('ClearCardTransaction', () => {
   it('closes a partially settled transaction on a clearing of 0, releasing what is left', () =>
     given([authorized(), posted(1, '400', '400', '600')])
       .when(clear(0n, undefined, [authorized(), posted(1, '400', '400', '600')]))
-      .then([{ type: 'AuthorizationExpired', data: { cardTransactionId: id, clearing: 2, releasedAmount: '600', expiredAt: later.toISOString() } }]));
+      .then([
+        {
+          type: 'AuthorizationExpired',
+          data: { cardTransactionId: id, clearing: 2, releasedAmount: '600', expiredAt: later.toISOString() },
+        },
+      ]));
 
   it.each([
     ['SETTLED', [posted(1, '1000', '1000', '0')]],
-    ['EXCEPTION', [{ type: 'PullConfirmationFailed', data: { cardTransactionId: id, failedAt: now.toISOString() } } as CardTransactionEvent]],
+    [
+      'EXCEPTION',
+      [{ type: 'PullConfirmationFailed', data: { cardTransactionId: id, failedAt: now.toISOString() } } as CardTransactionEvent],
+    ],
   ])('refuses to clear a %s transaction', (_status, events) =>
     given([authorized(), ...events])
       .when(clear(10n))
-      .thenThrows((error) => error.code === 'INVALID_STATE_TRANSITION' && error.status === 409));
+      .thenThrows((error) => error.code === 'INVALID_STATE_TRANSITION' && error.status === 409),
+  );
 
   it('answers another platform as if the transaction did not exist', () =>
     given([authorized()])
@@ -203,7 +283,10 @@ describe('ClearCardTransaction', () => {
       .when({ ...clear(10n), data: { ...clear(10n).data, cardId: 'Card:other' } })
       .thenThrows((error) => error.code === 'TRANSACTION_NOT_FOUND'));
 
-  it('answers an unknown transaction as not found', () => given([]).when(clear(10n)).thenThrows((error) => error.code === 'TRANSACTION_NOT_FOUND'));
+  it('answers an unknown transaction as not found', () =>
+    given([])
+      .when(clear(10n))
+      .thenThrows((error) => error.code === 'TRANSACTION_NOT_FOUND'));
 
   it('refuses a clearing that an identical request recorded first: one ClearingPosted, as the ledger settled once (409)', () =>
     given([authorized(), posted(1, '400', '400', '600')])
@@ -223,13 +306,23 @@ describe('ReturnCardTransaction', () => {
   const settled = [authorized(), posted(1, '1000', '1000', '0')];
 
   it('refunds part: stays SETTLED with the refund counted', () => {
-    given(settled).when(giveBack(300n)).then([refunded(1, '300')]);
-    expect(stateAfter([...settled, refunded(1, '300')])).toMatchObject({ status: 'SETTLED', refunds: [{ refundId: 'CardRefund:r1', amount: 300n }] });
+    given(settled)
+      .when(giveBack(300n))
+      .then([refunded(1, '300')]);
+    expect(stateAfter([...settled, refunded(1, '300')])).toMatchObject({
+      status: 'SETTLED',
+      refunds: [{ refundId: 'CardRefund:r1', amount: 300n }],
+    });
   });
 
   it('refunds the rest: REFUNDED, each return its own child refund', () => {
-    given([...settled, refunded(1, '300')]).when(giveBack(700n, 2)).then([refunded(2, '700')]);
-    expect(stateAfter([...settled, refunded(1, '300'), refunded(2, '700')])).toMatchObject({ status: 'REFUNDED', refunds: [{ amount: 300n }, { amount: 700n }] });
+    given([...settled, refunded(1, '300')])
+      .when(giveBack(700n, 2))
+      .then([refunded(2, '700')]);
+    expect(stateAfter([...settled, refunded(1, '300'), refunded(2, '700')])).toMatchObject({
+      status: 'REFUNDED',
+      refunds: [{ amount: 300n }, { amount: 700n }],
+    });
   });
 
   it('refunds in full at once: REFUNDED', () => expect(statusAfter([...settled, refunded(1, '1000')])).toBe('REFUNDED'));
@@ -238,7 +331,10 @@ describe('ReturnCardTransaction', () => {
     // Authorize 1000, clear 400 (600 still held), return the 400: the 600 must stay clearable or releasable.
     const partly = [authorized(), posted(1, '400', '400', '600'), refunded(1, '400')];
     expect(stateAfter(partly)).toMatchObject({ status: 'PARTIALLY_SETTLED', holdRemaining: 600n });
-    const expired: CardTransactionEvent = { type: 'AuthorizationExpired', data: { cardTransactionId: id, clearing: 2, releasedAmount: '600', expiredAt: later.toISOString() } };
+    const expired: CardTransactionEvent = {
+      type: 'AuthorizationExpired',
+      data: { cardTransactionId: id, clearing: 2, releasedAmount: '600', expiredAt: later.toISOString() },
+    };
     expect(stateAfter([...partly, expired])).toMatchObject({ status: 'REFUNDED', holdRemaining: 0n });
   });
 
@@ -248,7 +344,9 @@ describe('ReturnCardTransaction', () => {
       .thenThrows((error) => error.code === 'INVALID_AMOUNT' && error.details?.['netSettled'] === '700'));
 
   it('refunds against what a partially settled transaction has cleared so far', () =>
-    given([authorized(), posted(1, '400', '400', '600')]).when(giveBack(400n)).then([refunded(1, '400')]));
+    given([authorized(), posted(1, '400', '400', '600')])
+      .when(giveBack(400n))
+      .then([refunded(1, '400')]));
 
   it('refuses a transaction with nothing settled', () =>
     given([authorized()])

@@ -66,10 +66,19 @@ export type ClearingPosted = Event<
     postedAt: string;
   }
 >;
-export type PostHocPullPosted = Event<'PostHocPullPosted', { cardTransactionId: string; clearing: number; amount: Amount; status: 'CONFIRMED' | 'FAILED'; reason?: string; postedAt: string }>;
+export type PostHocPullPosted = Event<
+  'PostHocPullPosted',
+  { cardTransactionId: string; clearing: number; amount: Amount; status: 'CONFIRMED' | 'FAILED'; reason?: string; postedAt: string }
+>;
 /** A clearing of 0: the authorization expired with nothing (more) to clear, and the hold was released. */
-export type AuthorizationExpired = Event<'AuthorizationExpired', { cardTransactionId: string; clearing: number; releasedAmount: Amount; expiredAt: string }>;
-export type CardRefunded = Event<'CardRefunded', { cardTransactionId: string; refund: number; refundId: string; amount: Amount; refundedAt: string }>;
+export type AuthorizationExpired = Event<
+  'AuthorizationExpired',
+  { cardTransactionId: string; clearing: number; releasedAmount: Amount; expiredAt: string }
+>;
+export type CardRefunded = Event<
+  'CardRefunded',
+  { cardTransactionId: string; refund: number; refundId: string; amount: Amount; refundedAt: string }
+>;
 
 export type CardTransactionEvent =
   | CardTransactionAuthorized
@@ -133,7 +142,8 @@ const settledStatus = (next: OpenCardTransaction): CardTransactionStatus => {
   return next.refunds.length > 0 && netSettled(next) === 0n ? 'REFUNDED' : 'SETTLED';
 };
 
-const withPull = (pulls: readonly Pull[], index: number, status: PullStatus): Pull[] => pulls.map((pull, at) => (at === index ? { ...pull, status } : pull));
+const withPull = (pulls: readonly Pull[], index: number, status: PullStatus): Pull[] =>
+  pulls.map((pull, at) => (at === index ? { ...pull, status } : pull));
 
 const evolveOpen = (state: OpenCardTransaction, event: Exclude<CardTransactionEvent, CardTransactionAuthorized>): OpenCardTransaction => {
   switch (event.type) {
@@ -168,7 +178,10 @@ const evolveOpen = (state: OpenCardTransaction, event: Exclude<CardTransactionEv
       return { ...next, status: settledStatus(next) };
     }
     case 'CardRefunded': {
-      const refunds = [...state.refunds, { refundId: event.data.refundId, amount: BigInt(event.data.amount), refundedAt: event.data.refundedAt }];
+      const refunds = [
+        ...state.refunds,
+        { refundId: event.data.refundId, amount: BigInt(event.data.amount), refundedAt: event.data.refundedAt },
+      ];
       const next = { ...state, refunds, lastEventAt: event.data.refundedAt };
       return { ...next, status: settledStatus(next) };
     }
@@ -239,7 +252,12 @@ export const declined = (reason: DeclineReason, cardId: string): DomainError =>
  */
 export const screenAuthorization = (card: CardForAuthorization, request: { currency: string; merchant: CardMerchant }): void => {
   if (request.currency !== card.currency) {
-    throw new DomainError('INVALID_CURRENCY', 'validation', `Card ${card.id} spends ${card.currency}; the authorization is in ${request.currency}.`, { field: 'currency' });
+    throw new DomainError(
+      'INVALID_CURRENCY',
+      'validation',
+      `Card ${card.id} spends ${card.currency}; the authorization is in ${request.currency}.`,
+      { field: 'currency' },
+    );
   }
   if (card.state !== 'ACTIVE') throw declined('CARD_PAUSED', card.id);
   const sandboxDecline = sandboxDeclineOf(request.merchant.descriptor);
@@ -265,7 +283,12 @@ export type AuthorizeCardTransaction = Command<
 const notFound = (cardTransactionId: string): DomainError =>
   new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Card transaction ${cardTransactionId} does not exist.`, { cardTransactionId });
 
-export const requireCardTransaction = (state: CardTransaction, cardTransactionId: string, platformId: string, cardId: string): OpenCardTransaction => {
+export const requireCardTransaction = (
+  state: CardTransaction,
+  cardTransactionId: string,
+  platformId: string,
+  cardId: string,
+): OpenCardTransaction => {
   // Another platform's transaction, or another card's, is answered as if it did not exist.
   if (state.kind === 'None' || state.platformId !== platformId || state.cardId !== cardId) throw notFound(cardTransactionId);
   return state;
@@ -276,7 +299,9 @@ export const authorizeCardTransaction = (command: AuthorizeCardTransaction, stat
   if (state.kind === 'Open') {
     // The same authorization retried (same id from the same Idempotency-Key) is answered as it stands.
     if (state.accountId === accountId && state.authorizedAmount === amount && state.merchant.descriptor === merchant.descriptor) return [];
-    throw new DomainError('CONFLICT', 'conflict', `Card transaction ${cardTransactionId} already exists with different terms.`, { cardTransactionId });
+    throw new DomainError('CONFLICT', 'conflict', `Card transaction ${cardTransactionId} already exists with different terms.`, {
+      cardTransactionId,
+    });
   }
   if (amount <= 0n) throw new DomainError('INVALID_AMOUNT', 'validation', 'amount must be at least 1 minor unit.', { field: 'amount' });
   const now = command.metadata.now;
@@ -385,10 +410,15 @@ const requireClearingPlan = (transaction: OpenCardTransaction, plan: ClearingPla
   const current = planClearing(transaction, plan.amount);
   if (plan.clearing <= transaction.clearings) throw stepTaken(transaction.id, 'clearing', plan.clearing);
   if (!sameClearingPlan(current, plan)) {
-    throw new DomainError('CONFLICT', 'conflict', `Card transaction ${transaction.id} changed while clearing ${plan.clearing} was being posted; send the clearing again.`, {
-      cardTransactionId: transaction.id,
-      clearing: plan.clearing,
-    });
+    throw new DomainError(
+      'CONFLICT',
+      'conflict',
+      `Card transaction ${transaction.id} changed while clearing ${plan.clearing} was being posted; send the clearing again.`,
+      {
+        cardTransactionId: transaction.id,
+        clearing: plan.clearing,
+      },
+    );
   }
 };
 
@@ -399,14 +429,29 @@ export const clearCardTransaction = (command: ClearCardTransaction, state: CardT
   const amount = plan.amount;
   const at = command.metadata.now.toISOString();
   if (plan.amount === 0n) {
-    return [{ type: 'AuthorizationExpired', data: { cardTransactionId, clearing: plan.clearing, releasedAmount: plan.release.toString(), expiredAt: at } }];
+    return [
+      {
+        type: 'AuthorizationExpired',
+        data: { cardTransactionId, clearing: plan.clearing, releasedAmount: plan.release.toString(), expiredAt: at },
+      },
+    ];
   }
   const posted: ClearingPosted = {
     type: 'ClearingPosted',
-    data: { cardTransactionId, clearing: plan.clearing, amount: amount.toString(), fromHold: plan.fromHold.toString(), holdRemaining: plan.holdRemaining.toString(), postedAt: at },
+    data: {
+      cardTransactionId,
+      clearing: plan.clearing,
+      amount: amount.toString(),
+      fromHold: plan.fromHold.toString(),
+      holdRemaining: plan.holdRemaining.toString(),
+      postedAt: at,
+    },
   };
   if (plan.postHocPull === 0n) return [posted];
-  if (postHocPull === undefined) throw new RangeError(`Clearing ${plan.clearing} of ${cardTransactionId} needs a post-hoc pull of ${plan.postHocPull}; its outcome is missing.`);
+  if (postHocPull === undefined)
+    throw new RangeError(
+      `Clearing ${plan.clearing} of ${cardTransactionId} needs a post-hoc pull of ${plan.postHocPull}; its outcome is missing.`,
+    );
   return [
     posted,
     {
@@ -436,11 +481,16 @@ export const planRefund = (state: OpenCardTransaction, amount: bigint): RefundPl
   }
   const net = netSettled(state);
   if (amount <= 0n || amount > net) {
-    throw new DomainError('INVALID_AMOUNT', 'validation', `amount must be from 1 to the net settled amount ${net} (settled minus already returned); got ${amount}.`, {
-      field: 'amount',
-      netSettled: net.toString(),
-      requested: amount.toString(),
-    });
+    throw new DomainError(
+      'INVALID_AMOUNT',
+      'validation',
+      `amount must be from 1 to the net settled amount ${net} (settled minus already returned); got ${amount}.`,
+      {
+        field: 'amount',
+        netSettled: net.toString(),
+        requested: amount.toString(),
+      },
+    );
   }
   return { refund: state.refunds.length + 1, amount };
 };
@@ -458,5 +508,16 @@ export const returnCardTransaction = (command: ReturnCardTransaction, state: Car
   if (plan.refund <= transaction.refunds.length) throw stepTaken(cardTransactionId, 'return', plan.refund);
   const current = planRefund(transaction, plan.amount);
   if (current.refund !== plan.refund) throw stepTaken(cardTransactionId, 'return', current.refund);
-  return [{ type: 'CardRefunded', data: { cardTransactionId, refund: plan.refund, refundId, amount: plan.amount.toString(), refundedAt: command.metadata.now.toISOString() } }];
+  return [
+    {
+      type: 'CardRefunded',
+      data: {
+        cardTransactionId,
+        refund: plan.refund,
+        refundId,
+        amount: plan.amount.toString(),
+        refundedAt: command.metadata.now.toISOString(),
+      },
+    },
+  ];
 };

@@ -69,7 +69,9 @@ const parseAmount = (value: unknown, minimum: bigint): bigint => {
  * platform simulates card activity (sandbox), so its key's scope is the platform (decision 0028).
  */
 export const cardTransactionIdFor = (platformId: string, cardId: string, idempotencyKey: string | undefined): string =>
-  idempotencyKey === undefined ? newId('CardTransaction') : `CardTransaction:${uuidv5(`${platformId}\n${cardId}\n${idempotencyKey}`, CARD_TRANSACTION_ID_NAMESPACE)}`;
+  idempotencyKey === undefined
+    ? newId('CardTransaction')
+    : `CardTransaction:${uuidv5(`${platformId}\n${cardId}\n${idempotencyKey}`, CARD_TRANSACTION_ID_NAMESPACE)}`;
 
 const refundIdOf = (cardTransactionId: string, refund: number): string =>
   `CardRefund:${uuidv5(`${cardTransactionId}\n${refund}`, CARD_TRANSACTION_ID_NAMESPACE)}`;
@@ -96,15 +98,24 @@ export class CardTransactionsController {
     const { context, data } = request;
     const amount = parseAmount(data.amount, 1n);
     const card = await this.requireCard(data.cardId, context);
-    const merchant = { descriptor: data.merchant.descriptor, ...(data.merchant.mcc ? { mcc: data.merchant.mcc } : {}), ...(data.merchant.country ? { country: data.merchant.country } : {}) };
+    const merchant = {
+      descriptor: data.merchant.descriptor,
+      ...(data.merchant.mcc ? { mcc: data.merchant.mcc } : {}),
+      ...(data.merchant.country ? { country: data.merchant.country } : {}),
+    };
     const cardTransactionId = cardTransactionIdFor(context.platformId, card.id, data.idempotencyKey);
     const existing = await this.load(cardTransactionId);
-    if (existing.kind === 'Open') return renderCardTransaction(requireCardTransaction(existing, cardTransactionId, context.platformId, card.id));
+    if (existing.kind === 'Open')
+      return renderCardTransaction(requireCardTransaction(existing, cardTransactionId, context.platformId, card.id));
     screenAuthorization(card, { currency: data.currency, merchant });
     const accountId = await this.holdOnFirstSource(context, card, cardTransactionId, amount);
     const state = await this.decide(cardTransactionId, context, (current) =>
       authorizeCardTransaction(
-        { type: 'AuthorizeCardTransaction', data: { cardTransactionId, card, accountId, amount, currency: card.currency, merchant }, metadata: { now: this.clock.now() } },
+        {
+          type: 'AuthorizeCardTransaction',
+          data: { cardTransactionId, card, accountId, amount, currency: card.currency, merchant },
+          metadata: { now: this.clock.now() },
+        },
         current,
       ),
     );
@@ -121,13 +132,23 @@ export class CardTransactionsController {
     const id = transaction.id;
     const ledger = { accountId: transaction.accountId, holdId: holdIdOf(id) };
     if (plan.release > 0n) {
-      await this.ledger<ReleaseHoldData>(subjects.accounts.ledger.release, { ...ledger, operationId: operationIds.release(id, plan.clearing) }, context);
+      await this.ledger<ReleaseHoldData>(
+        subjects.accounts.ledger.release,
+        { ...ledger, operationId: operationIds.release(id, plan.clearing) },
+        context,
+      );
     }
     if (plan.fromHold > 0n) {
-      const settle: SettleHoldData = { ...ledger, operationId: operationIds.settle(id, plan.clearing), amount: plan.fromHold.toString(), keepRemainder: true };
+      const settle: SettleHoldData = {
+        ...ledger,
+        operationId: operationIds.settle(id, plan.clearing),
+        amount: plan.fromHold.toString(),
+        keepRemainder: true,
+      };
       await this.ledger(subjects.accounts.ledger.settle, settle, context);
     }
-    const postHocPull = plan.postHocPull > 0n ? await this.pullAfterTheFact(transaction, plan.clearing, plan.postHocPull, context) : undefined;
+    const postHocPull =
+      plan.postHocPull > 0n ? await this.pullAfterTheFact(transaction, plan.clearing, plan.postHocPull, context) : undefined;
     const state = await this.decide(id, context, (current) =>
       clearCardTransaction(
         {
@@ -160,7 +181,11 @@ export class CardTransactionsController {
     const refundId = refundIdOf(id, plan.refund);
     const state = await this.decide(id, context, (current) =>
       returnCardTransaction(
-        { type: 'ReturnCardTransaction', data: { cardTransactionId: id, platformId: context.platformId, cardId: card.id, refundId, plan }, metadata: { now: this.clock.now() } },
+        {
+          type: 'ReturnCardTransaction',
+          data: { cardTransactionId: id, platformId: context.platformId, cardId: card.id, refundId, plan },
+          metadata: { now: this.clock.now() },
+        },
         current,
       ),
     );
@@ -176,9 +201,14 @@ export class CardTransactionsController {
     const { cardTransactionId } = request.data;
     const row =
       typeof cardTransactionId === 'string' && cardTransactionId.length > 0
-        ? await this.eventSourcing.em.findOne(CardTransactionEntity, { id: cardTransactionId, platformId: request.context.platformId }, { fields: ['state'] })
+        ? await this.eventSourcing.em.findOne(
+            CardTransactionEntity,
+            { id: cardTransactionId, platformId: request.context.platformId },
+            { fields: ['state'] },
+          )
         : null;
-    if (!row) throw new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Card transaction ${String(cardTransactionId)} does not exist.`, {});
+    if (!row)
+      throw new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Card transaction ${String(cardTransactionId)} does not exist.`, {});
     return renderCardTransaction(loadCardTransaction(row.state));
   }
 
@@ -191,21 +221,32 @@ export class CardTransactionsController {
 
   /** The transaction as it stands, with a delayed pull confirmed if its time has come. */
   private async current(cardTransactionId: unknown, context: RequestContext, cardId: string): Promise<OpenCardTransaction> {
-    if (typeof cardTransactionId !== 'string' || cardTransactionId.length === 0) throw invalidInput('cardTransactionId must name a card transaction.', { field: 'cardTransactionId' });
+    if (typeof cardTransactionId !== 'string' || cardTransactionId.length === 0)
+      throw invalidInput('cardTransactionId must name a card transaction.', { field: 'cardTransactionId' });
     const state = requireCardTransaction(await this.load(cardTransactionId), cardTransactionId, context.platformId, cardId);
     return this.confirmDuePull(state, context);
   }
 
   private async confirmDuePull(state: OpenCardTransaction, context: RequestContext): Promise<OpenCardTransaction> {
     if (state.pullDueAt === undefined || this.clock.now().getTime() < Date.parse(state.pullDueAt)) return state;
-    return this.decide(state.id, context, (current) => confirmPendingPull({ type: 'ConfirmPendingPull', data: { cardTransactionId: state.id }, metadata: { now: this.clock.now() } }, current));
+    return this.decide(state.id, context, (current) =>
+      confirmPendingPull(
+        { type: 'ConfirmPendingPull', data: { cardTransactionId: state.id }, metadata: { now: this.clock.now() } },
+        current,
+      ),
+    );
   }
 
   /**
    * Holds on the card's funding sources in order, the first that can cover the amount. The hold's
    * operation id is the same on every source, so a retry after a crash finds the hold it placed.
    */
-  private async holdOnFirstSource(context: RequestContext, card: CardForTransactions, cardTransactionId: string, amount: bigint): Promise<string> {
+  private async holdOnFirstSource(
+    context: RequestContext,
+    card: CardForTransactions,
+    cardTransactionId: string,
+    amount: bigint,
+  ): Promise<string> {
     for (const accountId of card.fundingSources) {
       const hold: HoldData = {
         accountId,
@@ -256,10 +297,17 @@ export class CardTransactionsController {
 
   private async load(cardTransactionId: string): Promise<CardTransaction> {
     const { events } = await this.eventSourcing.store.readStream(cardTransactionId);
-    return events.reduce((state, event) => cardTransactionDecider.evolve(state, event as unknown as CardTransactionEvent), cardTransactionDecider.initialState());
+    return events.reduce(
+      (state, event) => cardTransactionDecider.evolve(state, event as unknown as CardTransactionEvent),
+      cardTransactionDecider.initialState(),
+    );
   }
 
-  private async decide(cardTransactionId: string, context: RequestContext, decide: (state: CardTransaction) => CardTransactionEvent[]): Promise<OpenCardTransaction> {
+  private async decide(
+    cardTransactionId: string,
+    context: RequestContext,
+    decide: (state: CardTransaction) => CardTransactionEvent[],
+  ): Promise<OpenCardTransaction> {
     const { state } = await this.eventSourcing.handle(cardTransactionId, cardTransactionDecider, decide, context);
     if (state.kind === 'None') throw new RangeError(`Card transaction ${cardTransactionId} has no events after a decision.`);
     return state;

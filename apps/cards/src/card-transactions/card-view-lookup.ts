@@ -9,8 +9,18 @@ export class CardViewLookup implements CardLookup {
   constructor(private readonly eventSourcing: EventSourcing) {}
 
   async get(cardId: string, platformId: string): Promise<CardForTransactions | undefined> {
-    const row = await this.eventSourcing.em.findOne(CardEntity, { id: cardId, platformId }, { fields: ['id', 'platformId', 'state', 'fundingSources', 'card'] });
+    const row = await this.eventSourcing.em.findOne(
+      CardEntity,
+      { id: cardId, platformId },
+      { fields: ['id', 'platformId', 'state', 'fundingSources', 'card'] },
+    );
     if (!row) return undefined;
-    return { id: row.id, platformId: row.platformId, state: row.state, fundingSources: row.fundingSources, currency: row.card.currency ?? '' };
+    return {
+      id: row.id,
+      platformId: row.platformId,
+      state: row.state,
+      fundingSources: row.fundingSources,
+      currency: row.card.currency ?? '',
+    };
   }
 }

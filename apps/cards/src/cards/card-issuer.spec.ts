@@ -19,16 +19,24 @@ describe('sandbox issuer', () => {
   });
 
   it('001 stays pending and asks not to be checked again', async () => {
-    await expect(sandboxIssuer.provisioningStatus(request('card-001'), after(3_600_000))).resolves.toEqual({ status: 'PENDING', checkAgainAt: null });
+    await expect(sandboxIssuer.provisioningStatus(request('card-001'), after(3_600_000))).resolves.toEqual({
+      status: 'PENDING',
+      checkAgainAt: null,
+    });
   });
 
   it('002 is rejected', async () => {
     await expect(sandboxIssuer.provisioningStatus(request('card-002'), requestedAt)).resolves.toEqual({ status: 'REJECTED' });
-    await expect(sandboxIssuer.provisioningStatus(request(undefined, 'Customer:01950000-0000-7000-8000-000000000002'), requestedAt)).resolves.toEqual({ status: 'REJECTED' });
+    await expect(
+      sandboxIssuer.provisioningStatus(request(undefined, 'Customer:01950000-0000-7000-8000-000000000002'), requestedAt),
+    ).resolves.toEqual({ status: 'REJECTED' });
   });
 
   it('005 activates 30 s after the request, not before', async () => {
-    await expect(sandboxIssuer.provisioningStatus(request('card-005'), after(29_999))).resolves.toEqual({ status: 'PENDING', checkAgainAt: after(30_000) });
+    await expect(sandboxIssuer.provisioningStatus(request('card-005'), after(29_999))).resolves.toEqual({
+      status: 'PENDING',
+      checkAgainAt: after(30_000),
+    });
     await expect(sandboxIssuer.provisioningStatus(request('card-005'), after(30_000))).resolves.toEqual({ status: 'ACTIVE' });
   });
 
@@ -41,6 +49,12 @@ describe('sandbox issuer', () => {
     expect(sandboxLast4('005')).toBe('4005');
     expect(sandboxLast4('abc')).toMatch(/^\d{4}$/);
     expect(sandboxLast4('abc')).toBe(sandboxLast4('abc'));
-    await expect(sandboxIssuer.requestCard(request('card-123'))).resolves.toEqual({ issuerRef: 'sandbox_card_0000000000c1', brand: 'VISA', last4: '4123', expMonth: 3, expYear: 2029 });
+    await expect(sandboxIssuer.requestCard(request('card-123'))).resolves.toEqual({
+      issuerRef: 'sandbox_card_0000000000c1',
+      brand: 'VISA',
+      last4: '4123',
+      expMonth: 3,
+      expYear: 2029,
+    });
   });
 });

@@ -15,13 +15,18 @@ export type IssueRequest = {
   requestedAt: Date;
 };
 
-export type IssuedCard = { issuerRef: string; brand: CardBrandWire; last4: string; expMonth: number; expYear: number; panEmbedUrl?: string };
+export type IssuedCard = {
+  issuerRef: string;
+  brand: CardBrandWire;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  panEmbedUrl?: string;
+};
 
 export type ProvisioningStatus =
   /** checkAgainAt null: the issuer will not finish on its own (it stays PENDING_ISSUE). */
-  | { status: 'PENDING'; checkAgainAt: Date | null }
-  | { status: 'ACTIVE' }
-  | { status: 'REJECTED' };
+  { status: 'PENDING'; checkAgainAt: Date | null } | { status: 'ACTIVE' } | { status: 'REJECTED' };
 
 export type CardIssuer = {
   requestCard(request: IssueRequest): Promise<IssuedCard>;
@@ -34,7 +39,8 @@ export const CARD_ISSUER = 'CARD_ISSUER';
 export const SANDBOX_ACTIVATION_DELAY_MS = 30_000;
 
 /** The last three characters of platformCardId, or of cardholderId when it was omitted (the reference's rule). */
-export const issuanceSuffix = (request: Pick<IssueRequest, 'platformCardId' | 'cardholderId'>): string => (request.platformCardId ?? request.cardholderId).slice(-3);
+export const issuanceSuffix = (request: Pick<IssueRequest, 'platformCardId' | 'cardholderId'>): string =>
+  (request.platformCardId ?? request.cardholderId).slice(-3);
 
 /** Four digits fixed by the suffix: `4` and the suffix when it is three digits, else digits of its hash. */
 export const sandboxLast4 = (suffix: string): string => {
@@ -63,7 +69,9 @@ export const sandboxIssuer: CardIssuer = {
         return Promise.resolve({ status: 'REJECTED' });
       case '005': {
         const activatesAt = new Date(request.requestedAt.getTime() + SANDBOX_ACTIVATION_DELAY_MS);
-        return Promise.resolve(now.getTime() >= activatesAt.getTime() ? { status: 'ACTIVE' } : { status: 'PENDING', checkAgainAt: activatesAt });
+        return Promise.resolve(
+          now.getTime() >= activatesAt.getTime() ? { status: 'ACTIVE' } : { status: 'PENDING', checkAgainAt: activatesAt },
+        );
       }
       default:
         return Promise.resolve({ status: 'ACTIVE' });

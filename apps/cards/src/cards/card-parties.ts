@@ -16,12 +16,20 @@ export class CardParties {
 
   /** The cardholder: a customer of this platform, not deleted; 404 otherwise (the customers service's USER_NOT_FOUND). */
   async cardholder(context: RequestContext, cardholderId: string): Promise<CustomerWire> {
-    const notFound = () => new DomainError('USER_NOT_FOUND', 'not_found', `Cardholder ${String(cardholderId).slice(0, 80)} is not a customer of this platform.`, { field: 'cardholderId' });
+    const notFound = () =>
+      new DomainError(
+        'USER_NOT_FOUND',
+        'not_found',
+        `Cardholder ${String(cardholderId).slice(0, 80)} is not a customer of this platform.`,
+        { field: 'cardholderId' },
+      );
     if (!isIdOf('Customer', cardholderId)) throw notFound();
-    const customer = await this.client.request<CustomerWire>(subjects.customers.customer.get, { customerId: cardholderId }, { context, timeoutMs: LOOKUP_TIMEOUT_MS }).catch((error: unknown) => {
-      if (error instanceof DomainError && error.status === 404) throw notFound();
-      throw error;
-    });
+    const customer = await this.client
+      .request<CustomerWire>(subjects.customers.customer.get, { customerId: cardholderId }, { context, timeoutMs: LOOKUP_TIMEOUT_MS })
+      .catch((error: unknown) => {
+        if (error instanceof DomainError && error.status === 404) throw notFound();
+        throw error;
+      });
     if (customer.isDeleted) throw notFound();
     return customer;
   }
@@ -34,8 +42,18 @@ export class CardParties {
   private async fundingSource(context: RequestContext, accountId: string): Promise<FundingSourceFacts> {
     if (!isIdOf('InternalAccount', accountId)) return { accountId, found: false };
     try {
-      const account = await this.client.request<InternalAccountWire>(subjects.accounts.internalAccount.get, { accountId }, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
-      return { accountId, found: true, ...(account.customerId !== undefined ? { customerId: account.customerId } : {}), status: account.status, currency: account.balance.currency.code };
+      const account = await this.client.request<InternalAccountWire>(
+        subjects.accounts.internalAccount.get,
+        { accountId },
+        { context, timeoutMs: LOOKUP_TIMEOUT_MS },
+      );
+      return {
+        accountId,
+        found: true,
+        ...(account.customerId !== undefined ? { customerId: account.customerId } : {}),
+        status: account.status,
+        currency: account.balance.currency.code,
+      };
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) return { accountId, found: false };
       throw error;

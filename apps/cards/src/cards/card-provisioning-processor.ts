@@ -35,7 +35,10 @@ export class CardProvisioningProcessor implements OnApplicationBootstrap, OnAppl
   private readonly logger = new Logger('CardProvisioningProcessor');
   private readonly sweeper = new PeriodicSweep(
     () => this.provisionDue(),
-    (error) => this.logger.error(`Card provisioning sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    (error) =>
+      this.logger.error(
+        `Card provisioning sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      ),
   );
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -56,7 +59,9 @@ export class CardProvisioningProcessor implements OnApplicationBootstrap, OnAppl
 
   /** Checks one card in the background (right after its issue); a failure is left to the sweep. */
   kick(cardId: string, platformId: string): void {
-    const step = this.provision(cardId, platformId).catch((error: unknown) => this.logger.warn(`Card ${cardId} provisioning will be retried by the sweep: ${String(error)}`));
+    const step = this.provision(cardId, platformId).catch((error: unknown) =>
+      this.logger.warn(`Card ${cardId} provisioning will be retried by the sweep: ${String(error)}`),
+    );
     this.inFlight.add(step);
     void step.finally(() => this.inFlight.delete(step));
   }
@@ -70,11 +75,26 @@ export class CardProvisioningProcessor implements OnApplicationBootstrap, OnAppl
   async provision(cardId: string, platformId: string): Promise<number> {
     const now = this.clock.now();
     const stored = await this.eventSourcing.store.readStream(cardId);
-    const state = stored.events.reduce<Card>((current, event) => cardDecider.evolve(current, event as unknown as CardEvent), cardDecider.initialState());
-    if (state.kind !== 'Exists' || state.card.state !== 'PENDING_ISSUE' || state.provisioningCheckAt === null || now.getTime() < Date.parse(state.provisioningCheckAt)) return 0;
+    const state = stored.events.reduce<Card>(
+      (current, event) => cardDecider.evolve(current, event as unknown as CardEvent),
+      cardDecider.initialState(),
+    );
+    if (
+      state.kind !== 'Exists' ||
+      state.card.state !== 'PENDING_ISSUE' ||
+      state.provisioningCheckAt === null ||
+      now.getTime() < Date.parse(state.provisioningCheckAt)
+    )
+      return 0;
     const issuer = await this.issuer.provisioningStatus(issueRequestOf(state.card), now);
     const command: ProvisionCard = { type: 'ProvisionCard', data: { cardId, issuer }, metadata: { now } };
-    const { events } = await this.eventSourcing.handle(cardId, cardDecider, (current) => provisionCard(command, current), systemContext(platformId), { skipProjectionWait: true });
+    const { events } = await this.eventSourcing.handle(
+      cardId,
+      cardDecider,
+      (current) => provisionCard(command, current),
+      systemContext(platformId),
+      { skipProjectionWait: true },
+    );
     return events.length;
   }
 

@@ -6,7 +6,14 @@ import type { INestMicroservice } from '@nestjs/common';
 import { type CardWire, subjects } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { createControllableClock, deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import {
+  createControllableClock,
+  deleteEventsStream,
+  requireNats,
+  tokenContext,
+  uniqueSubjectPrefix,
+  useTestDatabase,
+} from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { cardDecider } from './card';
@@ -23,8 +30,20 @@ let cardCount = 0;
 const startApp = async (): Promise<INestMicroservice> => {
   const { healthPort: _healthPort, ...defaults } = loadConfig({});
   // Sweeps far apart: the test runs each sweep itself, at the clock's time.
-  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', provisioningSweepSeconds: 3_600 };
-  const app = await createServiceApp(AppModule.register(config, clock), { service: 'cards', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  const config = {
+    ...defaults,
+    healthPort: 0,
+    databaseUrl: database.url,
+    subjectPrefix,
+    logLevel: 'warn',
+    provisioningSweepSeconds: 3_600,
+  };
+  const app = await createServiceApp(AppModule.register(config, clock), {
+    service: 'cards',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   return app;
 };
@@ -41,7 +60,11 @@ const issueWith = async (app: INestMicroservice, platformCardId: string): Promis
 };
 
 const stateOf = async (app: INestMicroservice, cardId: string): Promise<string> =>
-  (await app.get(ServiceClient).request<CardWire>(subjects.cards.card.get, { cardId }, { context: tokenContext(platformId), timeoutMs: 30_000 })).state;
+  (
+    await app
+      .get(ServiceClient)
+      .request<CardWire>(subjects.cards.card.get, { cardId }, { context: tokenContext(platformId), timeoutMs: 30_000 })
+  ).state;
 
 const sweep = async (app: INestMicroservice): Promise<void> => {
   await app.get(CardProvisioningProcessor).sweep();

@@ -25,7 +25,13 @@ export const evolveCardProvisioning = (row: CardProvisioningRow | null, recorded
     case 'CardIssued':
     case 'CardProvisioningDeferred': {
       const checkAt = event.data.provisioningCheckAt;
-      return { id: card.id, platformId: card.platformId, state: card.state, dueAt: checkAt === null ? null : new Date(checkAt), updatedAt: at };
+      return {
+        id: card.id,
+        platformId: card.platformId,
+        state: card.state,
+        dueAt: checkAt === null ? null : new Date(checkAt),
+        updatedAt: at,
+      };
     }
     default:
       // Any other event ends provisioning (or happens after it): the sweep no longer looks at the card.

@@ -58,14 +58,27 @@ export const card = (overrides: Partial<CardView> = {}): CardView => ({
 });
 
 export const cardIssued = (checkAt: string | null = issuedAt): CardEvent =>
-  checkAt === issuedAt ? { type: 'CardIssued', data: { card: card(), provisioningCheckAt: issuedAt } } : { type: 'CardProvisioningDeferred', data: { card: card(), provisioningCheckAt: checkAt } };
+  checkAt === issuedAt
+    ? { type: 'CardIssued', data: { card: card(), provisioningCheckAt: issuedAt } }
+    : { type: 'CardProvisioningDeferred', data: { card: card(), provisioningCheckAt: checkAt } };
 export const cardActivated = (): CardEvent => ({ type: 'CardActivated', data: { card: card({ state: 'ACTIVE', updatedAt: issuedAt }) } });
 export const cardFrozen = (): CardEvent => ({ type: 'CardFrozen', data: { card: card({ state: 'FROZEN', updatedAt: issuedAt }) } });
 export const cardClosed = (): CardEvent => ({
   type: 'CardClosed',
-  data: { card: card({ state: 'CLOSED', stateReason: 'CLOSED_BY_PLATFORM', fundingSources: [], detachedFundingSources: [accountA], updatedAt: issuedAt }) },
+  data: {
+    card: card({
+      state: 'CLOSED',
+      stateReason: 'CLOSED_BY_PLATFORM',
+      fundingSources: [],
+      detachedFundingSources: [accountA],
+      updatedAt: issuedAt,
+    }),
+  },
 });
-export const cardRejected = (): CardEvent => ({ type: 'CardIssueRejected', data: { card: card({ state: 'CLOSED', stateReason: 'ISSUER_REJECTED' }) } });
+export const cardRejected = (): CardEvent => ({
+  type: 'CardIssueRejected',
+  data: { card: card({ state: 'CLOSED', stateReason: 'ISSUER_REJECTED' }) },
+});
 
 export const updateCommand = (data: Partial<UpdateCard['data']> = {}): UpdateCard => ({
   type: 'UpdateCard',

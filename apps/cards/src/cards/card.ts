@@ -1,4 +1,12 @@
-import { type CardBrandWire, type CardFormWire, type CardStateReasonWire, type CardStateWire, type CardWire, DomainError, type Event } from '@corridor/contracts';
+import {
+  type CardBrandWire,
+  type CardFormWire,
+  type CardStateReasonWire,
+  type CardStateWire,
+  type CardWire,
+  DomainError,
+  type Event,
+} from '@corridor/contracts';
 
 // The Card aggregate: one stream per card, stream id = the card id (`Card:<uuid>`). Every event
 // carries the card as it is after the event, so the read model, the integration events and the
@@ -47,7 +55,15 @@ export type CardUnfrozen = Event<'CardUnfrozen', { card: CardView }>;
 export type CardClosed = Event<'CardClosed', { card: CardView }>;
 export type CardFundingSourcesReplaced = Event<'CardFundingSourcesReplaced', { card: CardView; previous: string[] }>;
 
-export type CardEvent = CardIssued | CardProvisioningDeferred | CardActivated | CardIssueRejected | CardFrozen | CardUnfrozen | CardClosed | CardFundingSourcesReplaced;
+export type CardEvent =
+  | CardIssued
+  | CardProvisioningDeferred
+  | CardActivated
+  | CardIssueRejected
+  | CardFrozen
+  | CardUnfrozen
+  | CardClosed
+  | CardFundingSourcesReplaced;
 
 export const cardEventTypes: readonly CardEvent['type'][] = [
   'CardIssued',
@@ -61,7 +77,13 @@ export const cardEventTypes: readonly CardEvent['type'][] = [
 ];
 
 /** Events after which the card's state differs from before (CARD.STATE_CHANGE). */
-export const stateChangeEventTypes: readonly CardEvent['type'][] = ['CardActivated', 'CardIssueRejected', 'CardFrozen', 'CardUnfrozen', 'CardClosed'];
+export const stateChangeEventTypes: readonly CardEvent['type'][] = [
+  'CardActivated',
+  'CardIssueRejected',
+  'CardFrozen',
+  'CardUnfrozen',
+  'CardClosed',
+];
 
 export type Card = { kind: 'None' } | { kind: 'Exists'; card: CardView; provisioningCheckAt: string | null };
 
@@ -89,7 +111,8 @@ export const cardDecider = {
 };
 
 // The reference has no card-specific 404 code; REFERENCE_NOT_FOUND is its generic one.
-export const cardNotFound = (cardId: string): DomainError => new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Card ${cardId.slice(0, 80)} was not found.`, { cardId: cardId.slice(0, 80) });
+export const cardNotFound = (cardId: string): DomainError =>
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Card ${cardId.slice(0, 80)} was not found.`, { cardId: cardId.slice(0, 80) });
 
 /** The reference's Card: the view without what only Corridor keeps (platform, detached sources). */
 export const renderCard = (card: CardView): CardWire => ({

@@ -71,7 +71,10 @@ export class CardsController {
     const cardId = signedId ?? idForRequest('Card', idempotencyScopeOf(context), 'create-card', context.idempotencyKey);
     const earlier = context.idempotencyKey ? await this.issuedEarlier(context, cardId) : undefined;
     if (earlier) return renderCard(earlier);
-    const [cardholder, sources] = await Promise.all([this.parties.cardholder(context, data.cardholderId), this.parties.fundingSources(context, data.fundingSources ?? [])]);
+    const [cardholder, sources] = await Promise.all([
+      this.parties.cardholder(context, data.cardholderId),
+      this.parties.fundingSources(context, data.fundingSources ?? []),
+    ]);
     const now = this.clock.now();
     const platformCardId = data.platformCardId ?? `card_${randomBytes(8).toString('hex')}`;
     const command = (issued: IssuedCard): IssueCard => ({
@@ -96,8 +99,15 @@ export class CardsController {
     const key = platformCardIdKey(context.platformId, platformCardId);
     await this.claim(context, key, cardId, `platformCardId ${platformCardId} is already used by another card of this platform.`);
     try {
-      const issued = await this.issuer.requestCard({ cardId, cardholderId: cardholder.id, ...(data.platformCardId !== undefined ? { platformCardId: data.platformCardId } : {}), requestedAt: now });
-      const { state } = await this.eventSourcing.handle(cardId, cardDecider, (current) => issueCard(command(issued), current), context, { assumeNew: true });
+      const issued = await this.issuer.requestCard({
+        cardId,
+        cardholderId: cardholder.id,
+        ...(data.platformCardId !== undefined ? { platformCardId: data.platformCardId } : {}),
+        requestedAt: now,
+      });
+      const { state } = await this.eventSourcing.handle(cardId, cardDecider, (current) => issueCard(command(issued), current), context, {
+        assumeNew: true,
+      });
       if (state.kind !== 'Exists') throw new Error(`Issuing ${cardId} recorded no CardIssued event.`);
       this.processor.kick(cardId, context.platformId);
       return renderCard(state.card);
@@ -124,7 +134,10 @@ export class CardsController {
 
   private async stored(cardId: string): Promise<{ state: Card; events: RecordedEvent[] }> {
     const { events } = await this.eventSourcing.store.readStream(cardId);
-    return { state: events.reduce((card, event) => cardDecider.evolve(card, event as unknown as CardEvent), cardDecider.initialState()), events };
+    return {
+      state: events.reduce((card, event) => cardDecider.evolve(card, event as unknown as CardEvent), cardDecider.initialState()),
+      events,
+    };
   }
 
   @MessagePattern(subjects.cards.card.get)
@@ -171,7 +184,9 @@ export class CardsController {
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     const direction = sortOrder === 'asc' ? 'ASC' : 'DESC';
     const values = [...filters.values];
-    const keyset = after ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, $${values.push(after.id)}::text)` : '';
+    const keyset = after
+      ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, $${values.push(after.id)}::text)`
+      : '';
     const pageSql = `SELECT id, card, created_at FROM cards.cards WHERE ${filters.where}${keyset} ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.push(limit + 1)}`;
     const countSql = `SELECT count(*) AS count FROM cards.cards WHERE ${filters.where}`;
     const [rows, [count]] = await Promise.all([
@@ -198,7 +213,15 @@ export class CardsController {
       this.eventSourcing.handle(
         key,
         uniqueValueDecider,
-        (value) => claimUniqueValue({ type: 'ClaimUniqueValue', data: { key, ownerId, conflictCode: 'CONFLICT', conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) }, metadata: {} }, value),
+        (value) =>
+          claimUniqueValue(
+            {
+              type: 'ClaimUniqueValue',
+              data: { key, ownerId, conflictCode: 'CONFLICT', conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) },
+              metadata: {},
+            },
+            value,
+          ),
         context,
         { assumeNew: true },
       );
@@ -212,7 +235,8 @@ export class CardsController {
       const claimed = events.at(-1);
       const owner = claimed?.data['ownerId'];
       const ageMs = claimed ? this.clock.now().getTime() - Date.parse(claimed.metadata.occurredAt) : 0;
-      if (typeof owner !== 'string' || ageMs < ABANDONED_CLAIM_AGE_MS || (await this.eventSourcing.store.readStream(owner)).version > 0) throw error;
+      if (typeof owner !== 'string' || ageMs < ABANDONED_CLAIM_AGE_MS || (await this.eventSourcing.store.readStream(owner)).version > 0)
+        throw error;
       await claimWith(owner);
     }
   }

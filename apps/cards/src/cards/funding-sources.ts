@@ -33,7 +33,11 @@ const reasonText: Readonly<Record<IneligibleReason, string>> = {
 };
 
 export const ineligible = (field: string, accountId: string, reason: IneligibleReason, extra = ''): DomainError =>
-  new DomainError('FUNDING_SOURCE_INELIGIBLE', 'validation', `${field}: ${accountId} ${reasonText[reason]}${extra}.`, { field, accountId, reason });
+  new DomainError('FUNDING_SOURCE_INELIGIBLE', 'validation', `${field}: ${accountId} ${reasonText[reason]}${extra}.`, {
+    field,
+    accountId,
+    reason,
+  });
 
 /** The reference's funding-source suffix magic (sandbox issuer; the only issuer, decision 0015). */
 export const suffixReason = (accountId: string): IneligibleReason | null => {
@@ -54,7 +58,8 @@ export const eligibleCurrencyOf = (
   rules: { cardholderId: string; eligibleCurrencies: readonly string[]; cardCurrency?: string },
 ): string => {
   if (requested.length === 0) throw invalidInput(`${field} must list at least one internal account id.`, { field });
-  if (requested.length > FUNDING_SOURCES_MAX) throw invalidInput(`${field} lists ${requested.length} accounts; at most ${FUNDING_SOURCES_MAX}.`, { field });
+  if (requested.length > FUNDING_SOURCES_MAX)
+    throw invalidInput(`${field} lists ${requested.length} accounts; at most ${FUNDING_SOURCES_MAX}.`, { field });
   const seen = new Set<string>();
   let currency = rules.cardCurrency;
   for (const accountId of requested) {
@@ -68,9 +73,20 @@ export const eligibleCurrencyOf = (
     if (fact.status !== 'ACTIVE') throw ineligible(field, accountId, 'ACCOUNT_NOT_ACTIVE', ` (it is ${fact.status})`);
     const accountCurrency = fact.currency ?? '';
     if (!rules.eligibleCurrencies.includes(accountCurrency)) {
-      throw ineligible(field, accountId, 'CURRENCY_NOT_CARD_ELIGIBLE', ` (${accountCurrency}; eligible: ${rules.eligibleCurrencies.join(', ')})`);
+      throw ineligible(
+        field,
+        accountId,
+        'CURRENCY_NOT_CARD_ELIGIBLE',
+        ` (${accountCurrency}; eligible: ${rules.eligibleCurrencies.join(', ')})`,
+      );
     }
-    if (currency !== undefined && accountCurrency !== currency) throw ineligible(field, accountId, 'CURRENCY_MISMATCH', ` (${accountCurrency}, not ${currency}); every source of a card shares one currency`);
+    if (currency !== undefined && accountCurrency !== currency)
+      throw ineligible(
+        field,
+        accountId,
+        'CURRENCY_MISMATCH',
+        ` (${accountCurrency}, not ${currency}); every source of a card shares one currency`,
+      );
     currency = accountCurrency;
   }
   return currency as string;

@@ -8,11 +8,15 @@ import { accountA, accountB, card, cardIssued, cardholderId, issueCommand, issue
 import { type IssueCard, issueCard } from './issue-card';
 
 const spec = deciderSpec<Card, IssueCard, CardEvent>({ decide: issueCard, ...cardDecider });
-const refusedWith = (code: string, reason?: string) => (error: DomainError) => error instanceof DomainError && error.code === code && (reason === undefined || error.details?.['reason'] === reason);
+const refusedWith = (code: string, reason?: string) => (error: DomainError) =>
+  error instanceof DomainError && error.code === code && (reason === undefined || error.details?.['reason'] === reason);
 
 describe('IssueCard', () => {
   it('issues a PENDING_ISSUE card in the sources’ currency, checked by the issuer at once', () =>
-    spec.given([]).when(issueCommand()).then([{ type: 'CardIssued', data: { card: card(), provisioningCheckAt: issuedAt } }]));
+    spec
+      .given([])
+      .when(issueCommand())
+      .then([{ type: 'CardIssued', data: { card: card(), provisioningCheckAt: issuedAt } }]));
 
   it('keeps the sources in the order given', () =>
     spec
@@ -24,24 +28,48 @@ describe('IssueCard', () => {
     spec
       .given([])
       .when(issueCommand({ requestedPlatformCardId: undefined as unknown as string, platformCardId: 'card_generated' }))
-      .then([{ type: 'CardIssued', data: { card: card({ platformCardId: 'card_generated', platformCardIdGenerated: true }), provisioningCheckAt: issuedAt } }]));
+      .then([
+        {
+          type: 'CardIssued',
+          data: { card: card({ platformCardId: 'card_generated', platformCardIdGenerated: true }), provisioningCheckAt: issuedAt },
+        },
+      ]));
 
   describe('under a used Idempotency-Key (the card id is derived from it)', () => {
     const first = 'c1'.repeat(32);
-    const issuedUnderKey: CardEvent = { type: 'CardIssued', data: { card: card({ requestFingerprint: first }), provisioningCheckAt: issuedAt } };
+    const issuedUnderKey: CardEvent = {
+      type: 'CardIssued',
+      data: { card: card({ requestFingerprint: first }), provisioningCheckAt: issuedAt },
+    };
 
-    it('keeps the request’s fingerprint with the card', () => spec.given([]).when(issueCommand({ requestFingerprint: first })).then([issuedUnderKey]));
-    it('does nothing when the same request comes again', () => spec.given([issuedUnderKey]).when(issueCommand({ requestFingerprint: first })).thenNothingHappened());
+    it('keeps the request’s fingerprint with the card', () =>
+      spec
+        .given([])
+        .when(issueCommand({ requestFingerprint: first }))
+        .then([issuedUnderKey]));
+    it('does nothing when the same request comes again', () =>
+      spec
+        .given([issuedUnderKey])
+        .when(issueCommand({ requestFingerprint: first }))
+        .thenNothingHappened());
     it('refuses another request under the key with a 409 naming the card', () =>
       spec
         .given([issuedUnderKey])
         .when(issueCommand({ requestFingerprint: 'd2'.repeat(32), platformCardId: 'other' }))
         .thenThrows((error) => error.status === 409 && error.details?.['resourceId'] === card().id));
-    it('refuses a request without a key whose id names a card', () => spec.given([cardIssued()]).when(issueCommand()).thenThrows((error) => error.status === 409));
+    it('refuses a request without a key whose id names a card', () =>
+      spec
+        .given([cardIssued()])
+        .when(issueCommand())
+        .thenThrows((error) => error.status === 409));
   });
 
   it.each(['UNVERIFIED', 'PENDING', 'REJECTED', undefined] as const)('refuses a cardholder whose KYC is %s', (kycStatus) =>
-    spec.given([]).when(issueCommand({ cardholderKycStatus: kycStatus })).thenThrows(refusedWith('CARDHOLDER_KYC_NOT_APPROVED')));
+    spec
+      .given([])
+      .when(issueCommand({ cardholderKycStatus: kycStatus }))
+      .thenThrows(refusedWith('CARDHOLDER_KYC_NOT_APPROVED')),
+  );
 
   it.each([
     ['not found on this platform', source(accountA, { found: false }), 'NOT_FOUND'],
@@ -51,26 +79,42 @@ describe('IssueCard', () => {
     ['CLOSED', source(accountA, { status: 'CLOSED' }), 'ACCOUNT_NOT_ACTIVE'],
     ['in EUR', source(accountA, { currency: 'EUR' }), 'CURRENCY_NOT_CARD_ELIGIBLE'],
   ])('refuses a funding source %s', (_label, fact, reason) =>
-    spec.given([]).when(issueCommand({ sources: [fact] })).thenThrows(refusedWith('FUNDING_SOURCE_INELIGIBLE', reason)));
+    spec
+      .given([])
+      .when(issueCommand({ sources: [fact] }))
+      .thenThrows(refusedWith('FUNDING_SOURCE_INELIGIBLE', reason)),
+  );
 
   it.each([
     ['002', 'INSUFFICIENT_BALANCE'],
     ['003', 'ACCOUNT_CLOSED'],
   ])('refuses a funding source whose id ends %s (sandbox magic)', (suffix, reason) => {
     const magic = `InternalAccount:01950000-0000-7000-8000-000000000${suffix}`;
-    spec.given([]).when(issueCommand({ fundingSources: [magic], sources: [source(magic)] })).thenThrows(refusedWith('FUNDING_SOURCE_INELIGIBLE', reason));
+    spec
+      .given([])
+      .when(issueCommand({ fundingSources: [magic], sources: [source(magic)] }))
+      .thenThrows(refusedWith('FUNDING_SOURCE_INELIGIBLE', reason));
   });
 
   it('refuses sources in two currencies, naming the second', () =>
     spec
       .given([])
       .when(issueCommand({ fundingSources: [accountA, accountB], sources: [source(accountA), source(accountB, { currency: 'USDB' })] }))
-      .thenThrows((error) => refusedWith('FUNDING_SOURCE_INELIGIBLE', 'CURRENCY_MISMATCH')(error) && error.details?.['accountId'] === accountB));
+      .thenThrows(
+        (error) => refusedWith('FUNDING_SOURCE_INELIGIBLE', 'CURRENCY_MISMATCH')(error) && error.details?.['accountId'] === accountB,
+      ));
 
   it('refuses a source listed twice', () =>
-    spec.given([]).when(issueCommand({ fundingSources: [accountA, accountA] })).thenThrows(refusedWith('FUNDING_SOURCE_INELIGIBLE', 'DUPLICATE')));
+    spec
+      .given([])
+      .when(issueCommand({ fundingSources: [accountA, accountA] }))
+      .thenThrows(refusedWith('FUNDING_SOURCE_INELIGIBLE', 'DUPLICATE')));
 
-  it('refuses an empty list of sources', () => spec.given([]).when(issueCommand({ fundingSources: [] })).thenThrows(refusedWith('INVALID_INPUT')));
+  it('refuses an empty list of sources', () =>
+    spec
+      .given([])
+      .when(issueCommand({ fundingSources: [] }))
+      .thenThrows(refusedWith('INVALID_INPUT')));
 
   it('issues on a USDB source when USDB is eligible', () =>
     spec

@@ -51,7 +51,10 @@ export const issueCard = (command: IssueCard, state: Card): CardEvent[] => {
       { field: 'cardholderId', kycStatus: data.cardholderKycStatus ?? 'UNVERIFIED' },
     );
   }
-  const currency = eligibleCurrencyOf('fundingSources', data.fundingSources, data.sources, { cardholderId: data.cardholderId, eligibleCurrencies: metadata.eligibleCurrencies });
+  const currency = eligibleCurrencyOf('fundingSources', data.fundingSources, data.sources, {
+    cardholderId: data.cardholderId,
+    eligibleCurrencies: metadata.eligibleCurrencies,
+  });
   const at = metadata.now.toISOString();
   const card: CardView = {
     id: data.cardId,

@@ -8,12 +8,19 @@ import type { ProvisioningStatus } from './card-issuer';
 import { type ProvisionCard, provisionCard } from './provision-card';
 
 const spec = deciderSpec<Card, ProvisionCard, CardEvent>({ decide: provisionCard, ...cardDecider });
-const at = (iso: string, issuer: ProvisioningStatus): ProvisionCard => ({ type: 'ProvisionCard', data: { cardId: card().id, issuer }, metadata: { now: new Date(iso) } });
+const at = (iso: string, issuer: ProvisioningStatus): ProvisionCard => ({
+  type: 'ProvisionCard',
+  data: { cardId: card().id, issuer },
+  metadata: { now: new Date(iso) },
+});
 const in30s = '2026-03-01T10:00:30.000Z';
 
 describe('ProvisionCard', () => {
   it('activates a card the issuer provisioned', () =>
-    spec.given([cardIssued()]).when(at(later, { status: 'ACTIVE' })).then([{ type: 'CardActivated', data: { card: card({ state: 'ACTIVE', updatedAt: later }) } }]));
+    spec
+      .given([cardIssued()])
+      .when(at(later, { status: 'ACTIVE' }))
+      .then([{ type: 'CardActivated', data: { card: card({ state: 'ACTIVE', updatedAt: later }) } }]));
 
   it('closes a card the issuer rejected, ISSUER_REJECTED', () =>
     spec
@@ -34,19 +41,43 @@ describe('ProvisionCard', () => {
       .then([{ type: 'CardProvisioningDeferred', data: { card: card(), provisioningCheckAt: null } }]));
 
   it('does nothing before the check is due', () =>
-    spec.given([cardIssued(), cardIssued(in30s)]).when(at('2026-03-01T10:00:29.999Z', { status: 'ACTIVE' })).thenNothingHappened());
+    spec
+      .given([cardIssued(), cardIssued(in30s)])
+      .when(at('2026-03-01T10:00:29.999Z', { status: 'ACTIVE' }))
+      .thenNothingHappened());
 
   it('activates at the due instant', () =>
-    spec.given([cardIssued(), cardIssued(in30s)]).when(at(in30s, { status: 'ACTIVE' })).then([{ type: 'CardActivated', data: { card: card({ state: 'ACTIVE', updatedAt: in30s }) } }]));
+    spec
+      .given([cardIssued(), cardIssued(in30s)])
+      .when(at(in30s, { status: 'ACTIVE' }))
+      .then([{ type: 'CardActivated', data: { card: card({ state: 'ACTIVE', updatedAt: in30s }) } }]));
 
   it('does nothing for a card no longer checked, already provisioned, or unknown', () => {
-    spec.given([cardIssued(), cardIssued(null)]).when(at(later, { status: 'ACTIVE' })).thenNothingHappened();
-    spec.given([cardIssued(), cardActivated()]).when(at(later, { status: 'ACTIVE' })).thenNothingHappened();
-    spec.given([cardIssued(), cardActivated(), cardFrozen()]).when(at(later, { status: 'REJECTED' })).thenNothingHappened();
-    spec.given([cardIssued(), cardRejected()]).when(at(later, { status: 'ACTIVE' })).thenNothingHappened();
-    spec.given([]).when(at(later, { status: 'ACTIVE' })).thenNothingHappened();
+    spec
+      .given([cardIssued(), cardIssued(null)])
+      .when(at(later, { status: 'ACTIVE' }))
+      .thenNothingHappened();
+    spec
+      .given([cardIssued(), cardActivated()])
+      .when(at(later, { status: 'ACTIVE' }))
+      .thenNothingHappened();
+    spec
+      .given([cardIssued(), cardActivated(), cardFrozen()])
+      .when(at(later, { status: 'REJECTED' }))
+      .thenNothingHappened();
+    spec
+      .given([cardIssued(), cardRejected()])
+      .when(at(later, { status: 'ACTIVE' }))
+      .thenNothingHappened();
+    spec
+      .given([])
+      .when(at(later, { status: 'ACTIVE' }))
+      .thenNothingHappened();
   });
 
   it('does nothing when the issuer repeats the same plan', () =>
-    spec.given([cardIssued(), cardIssued(in30s)]).when(at(in30s, { status: 'PENDING', checkAgainAt: new Date(in30s) })).thenNothingHappened());
+    spec
+      .given([cardIssued(), cardIssued(in30s)])
+      .when(at(in30s, { status: 'PENDING', checkAgainAt: new Date(in30s) }))
+      .thenNothingHappened());
 });

@@ -19,7 +19,9 @@ export const provisionCard = (command: ProvisionCard, state: Card): CardEvent[] 
     case 'ACTIVE':
       return [{ type: 'CardActivated', data: { card: { ...state.card, state: 'ACTIVE', stateReason: null, updatedAt: at } } }];
     case 'REJECTED':
-      return [{ type: 'CardIssueRejected', data: { card: { ...state.card, state: 'CLOSED', stateReason: 'ISSUER_REJECTED', updatedAt: at } } }];
+      return [
+        { type: 'CardIssueRejected', data: { card: { ...state.card, state: 'CLOSED', stateReason: 'ISSUER_REJECTED', updatedAt: at } } },
+      ];
     case 'PENDING': {
       const checkAt = issuer.checkAgainAt === null ? null : issuer.checkAgainAt.toISOString();
       if (checkAt === state.provisioningCheckAt) return [];

@@ -21,16 +21,23 @@ import {
 import { type UpdateCard, updateCard } from './update-card';
 
 const spec = deciderSpec<Card, UpdateCard, CardEvent>({ decide: updateCard, ...cardDecider });
-const refusedWith = (code: string, reason?: string) => (error: DomainError) => error instanceof DomainError && error.code === code && (reason === undefined || error.details?.['reason'] === reason);
+const refusedWith = (code: string, reason?: string) => (error: DomainError) =>
+  error instanceof DomainError && error.code === code && (reason === undefined || error.details?.['reason'] === reason);
 const active = [cardIssued(), cardActivated()];
 const frozen = [...active, cardFrozen()];
 
 describe('UpdateCard: state', () => {
   it('freezes an ACTIVE card', () =>
-    spec.given(active).when(updateCommand({ state: 'FROZEN' })).then([{ type: 'CardFrozen', data: { card: card({ state: 'FROZEN', updatedAt: later }) } }]));
+    spec
+      .given(active)
+      .when(updateCommand({ state: 'FROZEN' }))
+      .then([{ type: 'CardFrozen', data: { card: card({ state: 'FROZEN', updatedAt: later }) } }]));
 
   it('unfreezes a FROZEN card', () =>
-    spec.given(frozen).when(updateCommand({ state: 'ACTIVE' })).then([{ type: 'CardUnfrozen', data: { card: card({ state: 'ACTIVE', updatedAt: later }) } }]));
+    spec
+      .given(frozen)
+      .when(updateCommand({ state: 'ACTIVE' }))
+      .then([{ type: 'CardUnfrozen', data: { card: card({ state: 'ACTIVE', updatedAt: later }) } }]));
 
   it.each([
     ['ACTIVE', active],
@@ -42,35 +49,66 @@ describe('UpdateCard: state', () => {
       .then([
         {
           type: 'CardClosed',
-          data: { card: card({ state: 'CLOSED', stateReason: 'CLOSED_BY_PLATFORM', fundingSources: [], detachedFundingSources: [accountA], updatedAt: later }) },
+          data: {
+            card: card({
+              state: 'CLOSED',
+              stateReason: 'CLOSED_BY_PLATFORM',
+              fundingSources: [],
+              detachedFundingSources: [accountA],
+              updatedAt: later,
+            }),
+          },
         },
-      ]));
+      ]),
+  );
 
   it.each(['ACTIVE', 'FROZEN', 'CLOSED'] as const)('refuses %s on a PENDING_ISSUE card (INVALID_STATE_TRANSITION)', (state) =>
-    spec.given([cardIssued()]).when(updateCommand({ state })).thenThrows(refusedWith('INVALID_STATE_TRANSITION')));
+    spec.given([cardIssued()]).when(updateCommand({ state })).thenThrows(refusedWith('INVALID_STATE_TRANSITION')),
+  );
 
   it('does nothing when asked for the state the card is in', () => {
-    spec.given(active).when(updateCommand({ state: 'ACTIVE' })).thenNothingHappened();
-    spec.given(frozen).when(updateCommand({ state: 'FROZEN' })).thenNothingHappened();
+    spec
+      .given(active)
+      .when(updateCommand({ state: 'ACTIVE' }))
+      .thenNothingHappened();
+    spec
+      .given(frozen)
+      .when(updateCommand({ state: 'FROZEN' }))
+      .thenNothingHappened();
   });
 
   it.each([
     ['closed by the platform', cardClosed()],
     ['rejected by the issuer', cardRejected()],
   ])('refuses closing a card %s again (CARD_ALREADY_CLOSED)', (_label, closed) =>
-    spec.given([cardIssued(), closed]).when(updateCommand({ state: 'CLOSED' })).thenThrows(refusedWith('CARD_ALREADY_CLOSED')));
+    spec
+      .given([cardIssued(), closed])
+      .when(updateCommand({ state: 'CLOSED' }))
+      .thenThrows(refusedWith('CARD_ALREADY_CLOSED')),
+  );
 
   it.each([
     ['ACTIVE', { state: 'ACTIVE' as const }],
     ['FROZEN', { state: 'FROZEN' as const }],
     ['new sources', { fundingSources: [accountB], sources: [source(accountB)] }],
   ])('refuses any other change to a closed card: %s (CARD_NOT_MUTABLE)', (_label, change) =>
-    spec.given([...active, cardClosed()]).when(updateCommand(change)).thenThrows(refusedWith('CARD_NOT_MUTABLE')));
+    spec
+      .given([...active, cardClosed()])
+      .when(updateCommand(change))
+      .thenThrows(refusedWith('CARD_NOT_MUTABLE')),
+  );
 
   it('refuses a card of another platform as not found', () =>
-    spec.given(active).when(updateCommand({ platformId: 'Platform:other', state: 'FROZEN' })).thenThrows(refusedWith('REFERENCE_NOT_FOUND')));
+    spec
+      .given(active)
+      .when(updateCommand({ platformId: 'Platform:other', state: 'FROZEN' }))
+      .thenThrows(refusedWith('REFERENCE_NOT_FOUND')));
 
-  it('refuses an unknown card as not found', () => spec.given([]).when(updateCommand({ state: 'FROZEN' })).thenThrows(refusedWith('REFERENCE_NOT_FOUND')));
+  it('refuses an unknown card as not found', () =>
+    spec
+      .given([])
+      .when(updateCommand({ state: 'FROZEN' }))
+      .thenThrows(refusedWith('REFERENCE_NOT_FOUND')));
 });
 
 describe('UpdateCard: funding sources', () => {
@@ -95,10 +133,16 @@ describe('UpdateCard: funding sources', () => {
     spec
       .given(active)
       .when(updateCommand({ state: 'FROZEN', fundingSources: [accountB], sources: [source(accountB)] }))
-      .then([{ type: 'CardFrozen', data: { card: card({ state: 'FROZEN', updatedAt: later }) } }, replaced([accountB], [accountA], card({ state: 'FROZEN' }))]));
+      .then([
+        { type: 'CardFrozen', data: { card: card({ state: 'FROZEN', updatedAt: later }) } },
+        replaced([accountB], [accountA], card({ state: 'FROZEN' })),
+      ]));
 
   it('does nothing when the sources are the same, in the same order', () =>
-    spec.given(active).when(updateCommand({ fundingSources: [accountA], sources: [source(accountA)] })).thenNothingHappened());
+    spec
+      .given(active)
+      .when(updateCommand({ fundingSources: [accountA], sources: [source(accountA)] }))
+      .thenNothingHappened());
 
   it('refuses a source in another currency than the card’s', () =>
     spec
@@ -112,7 +156,11 @@ describe('UpdateCard: funding sources', () => {
       .when(updateCommand({ fundingSources: [accountB], sources: [source(accountB, { status: 'FROZEN' })] }))
       .thenThrows(refusedWith('FUNDING_SOURCE_INELIGIBLE', 'ACCOUNT_NOT_ACTIVE')));
 
-  it('refuses an empty list', () => spec.given(active).when(updateCommand({ fundingSources: [] })).thenThrows(refusedWith('INVALID_INPUT')));
+  it('refuses an empty list', () =>
+    spec
+      .given(active)
+      .when(updateCommand({ fundingSources: [] }))
+      .thenThrows(refusedWith('INVALID_INPUT')));
 
   it('refuses sources together with state CLOSED', () =>
     spec
@@ -122,4 +170,3 @@ describe('UpdateCard: funding sources', () => {
 
   it('refuses a request that changes nothing', () => spec.given(active).when(updateCommand({})).thenThrows(refusedWith('INVALID_INPUT')));
 });
-

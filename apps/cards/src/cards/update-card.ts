@@ -21,7 +21,8 @@ export type UpdateCard = Command<
   { now: Date; eligibleCurrencies: readonly string[] }
 >;
 
-const sameList = (left: readonly string[], right: readonly string[]): boolean => left.length === right.length && left.every((value, index) => value === right[index]);
+const sameList = (left: readonly string[], right: readonly string[]): boolean =>
+  left.length === right.length && left.every((value, index) => value === right[index]);
 
 export const updateCard = (command: UpdateCard, state: Card): CardEvent[] => {
   const { data, metadata } = command;
@@ -30,12 +31,19 @@ export const updateCard = (command: UpdateCard, state: Card): CardEvent[] => {
     throw invalidInput('Send state, fundingSources or both; the request changes nothing.', { field: 'state' });
   }
   if (data.state === 'CLOSED' && data.fundingSources !== undefined) {
-    throw invalidInput('fundingSources cannot be sent with state CLOSED: closing a card detaches its sources.', { field: 'fundingSources' });
+    throw invalidInput('fundingSources cannot be sent with state CLOSED: closing a card detaches its sources.', {
+      field: 'fundingSources',
+    });
   }
   const card = state.card;
   if (card.state === 'CLOSED') {
-    if (data.state === 'CLOSED') throw new DomainError('CARD_ALREADY_CLOSED', 'conflict', `Card ${card.id} is already CLOSED (${card.stateReason ?? 'no reason'}).`, { cardId: card.id });
-    throw new DomainError('CARD_NOT_MUTABLE', 'conflict', `Card ${card.id} is CLOSED; a closed card cannot be changed.`, { cardId: card.id });
+    if (data.state === 'CLOSED')
+      throw new DomainError('CARD_ALREADY_CLOSED', 'conflict', `Card ${card.id} is already CLOSED (${card.stateReason ?? 'no reason'}).`, {
+        cardId: card.id,
+      });
+    throw new DomainError('CARD_NOT_MUTABLE', 'conflict', `Card ${card.id} is CLOSED; a closed card cannot be changed.`, {
+      cardId: card.id,
+    });
   }
   const at = metadata.now.toISOString();
   const events: CardEvent[] = [];
@@ -52,7 +60,10 @@ export const updateCard = (command: UpdateCard, state: Card): CardEvent[] => {
       cardCurrency: card.currency,
     });
     if (!sameList(current.fundingSources, data.fundingSources)) {
-      events.push({ type: 'CardFundingSourcesReplaced', data: { card: { ...current, fundingSources: [...data.fundingSources], updatedAt: at }, previous: current.fundingSources } });
+      events.push({
+        type: 'CardFundingSourcesReplaced',
+        data: { card: { ...current, fundingSources: [...data.fundingSources], updatedAt: at }, previous: current.fundingSources },
+      });
     }
   }
   return events;
@@ -60,11 +71,16 @@ export const updateCard = (command: UpdateCard, state: Card): CardEvent[] => {
 
 const moveState = (card: CardView, target: CardTargetState, at: string): CardEvent => {
   const refuse = (): never => {
-    throw new DomainError('INVALID_STATE_TRANSITION', 'conflict', `Card ${card.id} cannot move from ${card.state} to ${target}; allowed: ACTIVE ⇄ FROZEN, ACTIVE | FROZEN → CLOSED.`, {
-      cardId: card.id,
-      from: card.state,
-      to: target,
-    });
+    throw new DomainError(
+      'INVALID_STATE_TRANSITION',
+      'conflict',
+      `Card ${card.id} cannot move from ${card.state} to ${target}; allowed: ACTIVE ⇄ FROZEN, ACTIVE | FROZEN → CLOSED.`,
+      {
+        cardId: card.id,
+        from: card.state,
+        to: target,
+      },
+    );
   };
   if (card.state !== 'ACTIVE' && card.state !== 'FROZEN') return refuse();
   switch (target) {
@@ -75,7 +91,16 @@ const moveState = (card: CardView, target: CardTargetState, at: string): CardEve
     case 'CLOSED':
       return {
         type: 'CardClosed',
-        data: { card: { ...card, state: 'CLOSED', stateReason: 'CLOSED_BY_PLATFORM', fundingSources: [], detachedFundingSources: card.fundingSources, updatedAt: at } },
+        data: {
+          card: {
+            ...card,
+            state: 'CLOSED',
+            stateReason: 'CLOSED_BY_PLATFORM',
+            fundingSources: [],
+            detachedFundingSources: card.fundingSources,
+            updatedAt: at,
+          },
+        },
       };
     default:
       return refuse();

@@ -5,7 +5,16 @@ import { deciderSpec } from '@corridor/testing';
 import { customerDecider } from '../customers/customer';
 import { customerId, individualCreated, otherPlatformId, platformId } from '../customers/customer.fixtures';
 import { addBeneficialOwner } from './add-beneficial-owner';
-import { addedAt, addOwnerCommand, businessCreated, createOwnerRequest, ownerAdded, ownerId, personalInfo, secondOwnerId } from './beneficial-owner.fixtures';
+import {
+  addedAt,
+  addOwnerCommand,
+  businessCreated,
+  createOwnerRequest,
+  ownerAdded,
+  ownerId,
+  personalInfo,
+  secondOwnerId,
+} from './beneficial-owner.fixtures';
 
 const { given } = deciderSpec({ decide: addBeneficialOwner, ...customerDecider });
 
@@ -16,7 +25,16 @@ describe('AddBeneficialOwner', () => {
       .then([
         {
           type: 'BeneficialOwnerAdded',
-          data: { customerId, platformId, beneficialOwnerId: ownerId, roles: ['UBO', 'CONTROL_PERSON'], ownershipPercentage: 60, personalInfo: personalInfo(), kycStatus: 'REJECTED', addedAt },
+          data: {
+            customerId,
+            platformId,
+            beneficialOwnerId: ownerId,
+            roles: ['UBO', 'CONTROL_PERSON'],
+            ownershipPercentage: 60,
+            personalInfo: personalInfo(),
+            kycStatus: 'REJECTED',
+            addedAt,
+          },
         },
       ]));
 
@@ -30,7 +48,11 @@ describe('AddBeneficialOwner', () => {
       .when(addOwnerCommand(createOwnerRequest({ ownershipPercentage: 41 }), { id: secondOwnerId }))
       .thenThrows((error) => {
         expect(error).toBeInstanceOf(DomainError);
-        expect(error).toMatchObject({ code: 'INVALID_INPUT', status: 400, details: { field: 'ownershipPercentage', allocatedPercent: 60, availablePercent: 40 } });
+        expect(error).toMatchObject({
+          code: 'INVALID_INPUT',
+          status: 400,
+          details: { field: 'ownershipPercentage', allocatedPercent: 60, availablePercent: 40 },
+        });
       }));
 
   it('refuses an individual customer with 400 naming customerId', () =>

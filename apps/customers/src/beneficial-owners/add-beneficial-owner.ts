@@ -1,4 +1,11 @@
-import { type Command, type CreateBeneficialOwnerData, DomainError, invalidInput, type KycStatus, requireSameRequest } from '@corridor/contracts';
+import {
+  type Command,
+  type CreateBeneficialOwnerData,
+  DomainError,
+  invalidInput,
+  type KycStatus,
+  requireSameRequest,
+} from '@corridor/contracts';
 import type { Customer, CustomerEvent, ExistingCustomer } from '../customers/customer';
 import { requireLiveCustomer } from '../customers/update-customer';
 import { type BeneficialOwner, totalOwnership } from './beneficial-owner';
@@ -24,7 +31,9 @@ const MAX_OWNERSHIP_PERCENT = 100;
 export const requireBusiness = (customer: Customer, customerId: string, platformId: string): ExistingCustomer => {
   const existing = requireLiveCustomer(customer, customerId, platformId);
   if (existing.customerType !== 'BUSINESS') {
-    throw invalidInput(`Customer ${customerId} is an INDIVIDUAL customer; beneficial owners belong to BUSINESS customers.`, { field: 'customerId' });
+    throw invalidInput(`Customer ${customerId} is an INDIVIDUAL customer; beneficial owners belong to BUSINESS customers.`, {
+      field: 'customerId',
+    });
   }
   return existing;
 };
@@ -57,7 +66,12 @@ export const addBeneficialOwner = (command: AddBeneficialOwner, customer: Custom
     return [];
   }
   if (business.beneficialOwners.length >= MAX_BENEFICIAL_OWNERS) {
-    throw new DomainError('INVALID_INPUT', 'validation', `Customer ${request.customerId} already has ${MAX_BENEFICIAL_OWNERS} beneficial owners, the most one business may have.`, { field: 'customerId' });
+    throw new DomainError(
+      'INVALID_INPUT',
+      'validation',
+      `Customer ${request.customerId} already has ${MAX_BENEFICIAL_OWNERS} beneficial owners, the most one business may have.`,
+      { field: 'customerId' },
+    );
   }
   checkBirthDate(request.personalInfo.birthDate, command.metadata.now);
   checkOwnershipTotal(business.beneficialOwners, request.ownershipPercentage);

@@ -82,4 +82,5 @@ export const renderBeneficialOwner = (owner: BeneficialOwner, customerId: string
   updatedAt: owner.updatedAt,
 });
 
-export const renderBeneficialOwnerRow = (row: BeneficialOwnerRow): BeneficialOwnerWire => renderBeneficialOwner(toOwner(row), row.customerId);
+export const renderBeneficialOwnerRow = (row: BeneficialOwnerRow): BeneficialOwnerWire =>
+  renderBeneficialOwner(toOwner(row), row.customerId);

@@ -37,7 +37,14 @@ export const businessCreated = (businessInfo: Record<string, unknown> = {}, extr
 });
 
 export const ownerAdded = (
-  options: { id?: string; percentage?: number; roles?: string[]; kycStatus?: KycStatus; info?: Partial<BeneficialOwnerPersonalInfoWire>; requestFingerprint?: string } = {},
+  options: {
+    id?: string;
+    percentage?: number;
+    roles?: string[];
+    kycStatus?: KycStatus;
+    info?: Partial<BeneficialOwnerPersonalInfoWire>;
+    requestFingerprint?: string;
+  } = {},
 ): CustomerEvent => ({
   type: 'BeneficialOwnerAdded',
   data: {

@@ -42,7 +42,11 @@ export type BeneficialOwnerKycStatusChanged = Event<
 >;
 export type BeneficialOwnerEvent = BeneficialOwnerAdded | BeneficialOwnerUpdated | BeneficialOwnerKycStatusChanged;
 
-export const beneficialOwnerEventTypes: readonly BeneficialOwnerEvent['type'][] = ['BeneficialOwnerAdded', 'BeneficialOwnerUpdated', 'BeneficialOwnerKycStatusChanged'];
+export const beneficialOwnerEventTypes: readonly BeneficialOwnerEvent['type'][] = [
+  'BeneficialOwnerAdded',
+  'BeneficialOwnerUpdated',
+  'BeneficialOwnerKycStatusChanged',
+];
 
 export const applyOwnerChanges = (owner: BeneficialOwner, changes: BeneficialOwnerChanges, updatedAt: string): BeneficialOwner => ({
   ...owner,
@@ -59,13 +63,22 @@ export const evolveOwners = (owners: readonly BeneficialOwner[], event: Benefici
       const { beneficialOwnerId, roles, ownershipPercentage, personalInfo, kycStatus, requestFingerprint, addedAt } = event.data;
       if (owners.some((owner) => owner.beneficialOwnerId === beneficialOwnerId)) return [...owners];
       const fingerprint = requestFingerprint !== undefined ? { requestFingerprint } : {};
-      return [...owners, { beneficialOwnerId, roles, ownershipPercentage, personalInfo, kycStatus, ...fingerprint, createdAt: addedAt, updatedAt: addedAt }];
+      return [
+        ...owners,
+        { beneficialOwnerId, roles, ownershipPercentage, personalInfo, kycStatus, ...fingerprint, createdAt: addedAt, updatedAt: addedAt },
+      ];
     }
     case 'BeneficialOwnerUpdated':
-      return owners.map((owner) => (owner.beneficialOwnerId === event.data.beneficialOwnerId ? applyOwnerChanges(owner, event.data.changes, event.data.updatedAt) : owner));
+      return owners.map((owner) =>
+        owner.beneficialOwnerId === event.data.beneficialOwnerId
+          ? applyOwnerChanges(owner, event.data.changes, event.data.updatedAt)
+          : owner,
+      );
     case 'BeneficialOwnerKycStatusChanged':
       return owners.map((owner) =>
-        owner.beneficialOwnerId === event.data.beneficialOwnerId ? { ...owner, kycStatus: event.data.to, updatedAt: event.data.changedAt } : owner,
+        owner.beneficialOwnerId === event.data.beneficialOwnerId
+          ? { ...owner, kycStatus: event.data.to, updatedAt: event.data.changedAt }
+          : owner,
       );
     default: {
       const unknownEvent: never = event;
@@ -74,4 +87,5 @@ export const evolveOwners = (owners: readonly BeneficialOwner[], event: Benefici
   }
 };
 
-export const totalOwnership = (owners: readonly BeneficialOwner[]): number => owners.reduce((sum, owner) => sum + owner.ownershipPercentage, 0);
+export const totalOwnership = (owners: readonly BeneficialOwner[]): number =>
+  owners.reduce((sum, owner) => sum + owner.ownershipPercentage, 0);

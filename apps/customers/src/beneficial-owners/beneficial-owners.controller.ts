@@ -30,7 +30,11 @@ import { ownerNotFound, updateBeneficialOwner } from './update-beneficial-owner'
  * still loses is told to retry rather than failing as an internal error.
  */
 const busy = (customerId: string) =>
-  new DomainError('CONFLICT', 'conflict', `Customer ${customerId} was being changed by other requests at the same moment; retry the request.`);
+  new DomainError(
+    'CONFLICT',
+    'conflict',
+    `Customer ${customerId} was being changed by other requests at the same moment; retry the request.`,
+  );
 
 @Controller()
 export class BeneficialOwnersController {
@@ -48,14 +52,21 @@ export class BeneficialOwnersController {
     // A new owner goes through KYC automatically; the screening is recorded with the owner.
     const kycStatus = await this.providers[settings.environment].screenPerson(data.personalInfo);
     // Derived from the Idempotency-Key: a retry after a lost answer finds the owner the first attempt added.
-    const beneficialOwnerId = idForRequest('BeneficialOwner', idempotencyScopeOf(context), 'create-beneficial-owner', context.idempotencyKey);
+    const beneficialOwnerId = idForRequest(
+      'BeneficialOwner',
+      idempotencyScopeOf(context),
+      'create-beneficial-owner',
+      context.idempotencyKey,
+    );
     const fingerprint = context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {};
     const command = {
       type: 'AddBeneficialOwner' as const,
       data: { beneficialOwnerId, platformId: context.platformId, request: data, kycStatus, ...fingerprint },
       metadata: { now: this.clock.now() },
     };
-    await this.write(data.customerId, () => this.eventSourcing.handle(data.customerId, customerDecider, (customer) => addBeneficialOwner(command, customer), context));
+    await this.write(data.customerId, () =>
+      this.eventSourcing.handle(data.customerId, customerDecider, (customer) => addBeneficialOwner(command, customer), context),
+    );
     return this.read(context, beneficialOwnerId);
   }
 
@@ -71,14 +82,25 @@ export class BeneficialOwnersController {
     const { personalInfo } = data.patch;
     // Changed personal details are screened again, on the owner as they will be after the patch.
     const kycStatus = personalInfo
-      ? await this.providers[(await this.platformSettings.get(context)).environment].screenPerson({ ...current.personalInfo, ...personalInfo })
+      ? await this.providers[(await this.platformSettings.get(context)).environment].screenPerson({
+          ...current.personalInfo,
+          ...personalInfo,
+        })
       : undefined;
     const command = {
       type: 'UpdateBeneficialOwner' as const,
-      data: { beneficialOwnerId: data.beneficialOwnerId, customerId: current.customerId, platformId: context.platformId, patch: data.patch, ...(kycStatus ? { kycStatus } : {}) },
+      data: {
+        beneficialOwnerId: data.beneficialOwnerId,
+        customerId: current.customerId,
+        platformId: context.platformId,
+        patch: data.patch,
+        ...(kycStatus ? { kycStatus } : {}),
+      },
       metadata: { now: this.clock.now() },
     };
-    await this.write(current.customerId, () => this.eventSourcing.handle(current.customerId, customerDecider, (customer) => updateBeneficialOwner(command, customer), context));
+    await this.write(current.customerId, () =>
+      this.eventSourcing.handle(current.customerId, customerDecider, (customer) => updateBeneficialOwner(command, customer), context),
+    );
     return this.read(context, data.beneficialOwnerId);
   }
 
@@ -87,7 +109,13 @@ export class BeneficialOwnersController {
     const { customerId, limit, cursor } = request.data;
     // Scoped by platform: another platform's business lists nothing, exactly like an unknown one.
     const where = { platformId: request.context.platformId, customerId };
-    return findPage(this.eventSourcing.em, BeneficialOwnerEntity, where, { limit, ...(cursor ? { cursor } : {}) }, renderBeneficialOwnerRow);
+    return findPage(
+      this.eventSourcing.em,
+      BeneficialOwnerEntity,
+      where,
+      { limit, ...(cursor ? { cursor } : {}) },
+      renderBeneficialOwnerRow,
+    );
   }
 
   private async write<T>(customerId: string, run: () => Promise<T>): Promise<T> {

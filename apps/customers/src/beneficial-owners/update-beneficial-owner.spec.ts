@@ -10,7 +10,10 @@ import { type UpdateBeneficialOwner, updateBeneficialOwner } from './update-bene
 const { given } = deciderSpec({ decide: updateBeneficialOwner, ...customerDecider });
 const changedAt = later.toISOString();
 
-const patch = (changes: BeneficialOwnerChanges, options: { id?: string; kycStatus?: KycStatus; platformId?: string } = {}): UpdateBeneficialOwner => ({
+const patch = (
+  changes: BeneficialOwnerChanges,
+  options: { id?: string; kycStatus?: KycStatus; platformId?: string } = {},
+): UpdateBeneficialOwner => ({
   type: 'UpdateBeneficialOwner',
   data: {
     beneficialOwnerId: options.id ?? ownerId,
@@ -26,19 +29,38 @@ describe('UpdateBeneficialOwner', () => {
   it('raises an owner’s share up to what the other owners leave', () =>
     given([businessCreated(), ownerAdded({ percentage: 60 }), ownerAdded({ id: secondOwnerId, percentage: 30 })])
       .when(patch({ ownershipPercentage: 70 }))
-      .then([{ type: 'BeneficialOwnerUpdated', data: { customerId, platformId, beneficialOwnerId: ownerId, changes: { ownershipPercentage: 70 }, updatedAt: changedAt } }]));
+      .then([
+        {
+          type: 'BeneficialOwnerUpdated',
+          data: { customerId, platformId, beneficialOwnerId: ownerId, changes: { ownershipPercentage: 70 }, updatedAt: changedAt },
+        },
+      ]));
 
   it('refuses a share that would take the total above 100%', () =>
     given([businessCreated(), ownerAdded({ percentage: 60 }), ownerAdded({ id: secondOwnerId, percentage: 30 })])
       .when(patch({ ownershipPercentage: 71 }))
-      .thenThrows((error) => expect(error).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'ownershipPercentage', availablePercent: 70 } })));
+      .thenThrows((error) =>
+        expect(error).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'ownershipPercentage', availablePercent: 70 } }),
+      ));
 
   it('records the new screening when personal details change the outcome', () =>
     given([businessCreated(), ownerAdded({ kycStatus: 'REJECTED', info: { lastName: 'Smith002' } })])
       .when(patch({ personalInfo: { lastName: 'Smith' } }, { kycStatus: 'APPROVED' }))
       .then([
-        { type: 'BeneficialOwnerUpdated', data: { customerId, platformId, beneficialOwnerId: ownerId, changes: { personalInfo: { lastName: 'Smith' } }, updatedAt: changedAt } },
-        { type: 'BeneficialOwnerKycStatusChanged', data: { customerId, platformId, beneficialOwnerId: ownerId, from: 'REJECTED', to: 'APPROVED', changedAt } },
+        {
+          type: 'BeneficialOwnerUpdated',
+          data: {
+            customerId,
+            platformId,
+            beneficialOwnerId: ownerId,
+            changes: { personalInfo: { lastName: 'Smith' } },
+            updatedAt: changedAt,
+          },
+        },
+        {
+          type: 'BeneficialOwnerKycStatusChanged',
+          data: { customerId, platformId, beneficialOwnerId: ownerId, from: 'REJECTED', to: 'APPROVED', changedAt },
+        },
       ]));
 
   it('does nothing when the patch changes nothing', () =>

@@ -23,9 +23,12 @@ export const ownerNotFound = (beneficialOwnerId: string) =>
 const checkNoNulls = (patch: BeneficialOwnerChanges): void => {
   const nulls = [
     ...Object.keys(patch).filter((name) => (patch as Record<string, unknown>)[name] === null),
-    ...Object.keys(patch.personalInfo ?? {}).filter((name) => (patch.personalInfo as Record<string, unknown>)[name] === null).map((name) => `personalInfo.${name}`),
+    ...Object.keys(patch.personalInfo ?? {})
+      .filter((name) => (patch.personalInfo as Record<string, unknown>)[name] === null)
+      .map((name) => `personalInfo.${name}`),
   ];
-  if (nulls.length > 0) throw invalidInput(`${nulls.join(', ')} cannot be null. Leave a member out to keep its value.`, { field: nulls[0], fields: nulls });
+  if (nulls.length > 0)
+    throw invalidInput(`${nulls.join(', ')} cannot be null. Leave a member out to keep its value.`, { field: nulls[0], fields: nulls });
 };
 
 export const updateBeneficialOwner = (command: UpdateBeneficialOwner, customer: Customer): CustomerEvent[] => {
@@ -36,7 +39,10 @@ export const updateBeneficialOwner = (command: UpdateBeneficialOwner, customer: 
   if (!owner) throw ownerNotFound(beneficialOwnerId);
   checkBirthDate(patch.personalInfo?.birthDate, command.metadata.now);
   if (patch.ownershipPercentage !== undefined) {
-    checkOwnershipTotal(business.beneficialOwners.filter((other) => other !== owner), patch.ownershipPercentage);
+    checkOwnershipTotal(
+      business.beneficialOwners.filter((other) => other !== owner),
+      patch.ownershipPercentage,
+    );
   }
 
   const at = command.metadata.now.toISOString();
@@ -47,7 +53,10 @@ export const updateBeneficialOwner = (command: UpdateBeneficialOwner, customer: 
     events.push({ type: 'BeneficialOwnerUpdated', data: { customerId, platformId, beneficialOwnerId, changes, updatedAt: at } });
   }
   if (kycStatus !== undefined && kycStatus !== owner.kycStatus && events.length > 0) {
-    events.push({ type: 'BeneficialOwnerKycStatusChanged', data: { customerId, platformId, beneficialOwnerId, from: owner.kycStatus, to: kycStatus, changedAt: at } });
+    events.push({
+      type: 'BeneficialOwnerKycStatusChanged',
+      data: { customerId, platformId, beneficialOwnerId, from: owner.kycStatus, to: kycStatus, changedAt: at },
+    });
   }
   return events;
 };

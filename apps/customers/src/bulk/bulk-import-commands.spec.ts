@@ -27,10 +27,14 @@ const given = deciderSpec<BulkImport, BulkCommand, BulkImportEvent>({
   ...bulkImportDecider,
   decide: (command, state) => {
     switch (command.type) {
-      case 'AcceptBulkImport': return acceptBulkImport(command, state);
-      case 'StartBulkImport': return startBulkImport(command, state);
-      case 'RecordBulkImportProgress': return recordBulkImportProgress(command, state);
-      case 'FinishBulkImport': return finishBulkImport(command, state);
+      case 'AcceptBulkImport':
+        return acceptBulkImport(command, state);
+      case 'StartBulkImport':
+        return startBulkImport(command, state);
+      case 'RecordBulkImportProgress':
+        return recordBulkImportProgress(command, state);
+      case 'FinishBulkImport':
+        return finishBulkImport(command, state);
     }
   },
 }).given;
@@ -38,16 +42,28 @@ const given = deciderSpec<BulkImport, BulkCommand, BulkImportEvent>({
 const accept: AcceptBulkImport = { type: 'AcceptBulkImport', data: { jobId, platformId, blobKey, sha256, size: 120 }, metadata: { now } };
 const start = (total: number): StartBulkImport => ({ type: 'StartBulkImport', data: { jobId, total }, metadata: { now } });
 const progress = (processed: number, successful: number, failed: number, errors: BulkImportErrorWire[] = []): RecordBulkImportProgress => ({
-  type: 'RecordBulkImportProgress', data: { jobId, processed, successful, failed, errors }, metadata: { now },
+  type: 'RecordBulkImportProgress',
+  data: { jobId, processed, successful, failed, errors },
+  metadata: { now },
 });
-const finish = (failureReason?: string): FinishBulkImport => ({ type: 'FinishBulkImport', data: { jobId, ...(failureReason ? { failureReason } : {}) }, metadata: { now } });
+const finish = (failureReason?: string): FinishBulkImport => ({
+  type: 'FinishBulkImport',
+  data: { jobId, ...(failureReason ? { failureReason } : {}) },
+  metadata: { now },
+});
 
 const accepted: BulkImportEvent = { type: 'BulkImportAccepted', data: { jobId, platformId, blobKey, sha256, size: 120, acceptedAt: at } };
 const started = (total: number): BulkImportEvent => ({ type: 'BulkImportStarted', data: { jobId, platformId, total, startedAt: at } });
 const progressed = (processed: number, successful: number, failed: number, errors: BulkImportErrorWire[] = []): BulkImportEvent => ({
-  type: 'BulkImportProgressed', data: { jobId, platformId, processed, successful, failed, errors, updatedAt: at },
+  type: 'BulkImportProgressed',
+  data: { jobId, platformId, processed, successful, failed, errors, updatedAt: at },
 });
-const rowError: BulkImportErrorWire = { correlationId: 'row_2', code: 'INVALID_INPUT', message: 'Row 2: fullName is required.', details: { row: 2 } };
+const rowError: BulkImportErrorWire = {
+  correlationId: 'row_2',
+  code: 'INVALID_INPUT',
+  message: 'Row 2: fullName is required.',
+  details: { row: 2 },
+};
 
 describe('the job id', () => {
   it('is the same for the same platform and content, and differs for another platform or another file', () => {
@@ -62,37 +78,74 @@ describe('AcceptBulkImport', () => {
   it('records a new job', () => given().when(accept).then([accepted]));
   it('records nothing for the same file again, whatever state its job is in', () => {
     given([accepted]).when(accept).thenNothingHappened();
-    given([accepted, started(3), progressed(3, 3, 0), { type: 'BulkImportCompleted', data: { jobId, platformId, completedAt: at } }]).when(accept).thenNothingHappened();
+    given([accepted, started(3), progressed(3, 3, 0), { type: 'BulkImportCompleted', data: { jobId, platformId, completedAt: at } }])
+      .when(accept)
+      .thenNothingHappened();
   });
 });
 
 describe('StartBulkImport', () => {
-  it('starts a pending job with the file’s row count', () => given([accepted]).when(start(10_000)).then([started(10_000)]));
-  it('keeps the first count when a retried worker counts again', () => given([accepted, started(10_000)]).when(start(10_000)).thenNothingHappened());
-  it('refuses a job that does not exist', () => given().when(start(1)).thenThrows((error) => expect(error.code).toBe('BULK_UPLOAD_JOB_NOT_FOUND')));
+  it('starts a pending job with the file’s row count', () =>
+    given([accepted])
+      .when(start(10_000))
+      .then([started(10_000)]));
+  it('keeps the first count when a retried worker counts again', () =>
+    given([accepted, started(10_000)])
+      .when(start(10_000))
+      .thenNothingHappened());
+  it('refuses a job that does not exist', () =>
+    given()
+      .when(start(1))
+      .thenThrows((error) => expect(error.code).toBe('BULK_UPLOAD_JOB_NOT_FOUND')));
 });
 
 describe('RecordBulkImportProgress', () => {
   it('records cumulative counters with the batch’s row errors', () =>
-    given([accepted, started(4)]).when(progress(2, 1, 1, [rowError])).then([progressed(2, 1, 1, [rowError])]));
+    given([accepted, started(4)])
+      .when(progress(2, 1, 1, [rowError]))
+      .then([progressed(2, 1, 1, [rowError])]));
   it('ignores a batch at or below what is recorded (a re-run of a recorded batch)', () =>
-    given([accepted, started(4), progressed(2, 1, 1, [rowError])]).when(progress(2, 1, 1, [rowError])).thenNothingHappened());
-  it('refuses counters that do not add up', () => given([accepted, started(4)]).when(progress(2, 2, 1)).thenThrows());
+    given([accepted, started(4), progressed(2, 1, 1, [rowError])])
+      .when(progress(2, 1, 1, [rowError]))
+      .thenNothingHappened());
+  it('refuses counters that do not add up', () =>
+    given([accepted, started(4)])
+      .when(progress(2, 2, 1))
+      .thenThrows());
   it('refuses progress before the job started and after it ended', () => {
-    given([accepted]).when(progress(1, 1, 0)).thenThrows((error) => expect(error.code).toBe('CONFLICT'));
-    given([accepted, started(1), progressed(1, 1, 0), { type: 'BulkImportCompleted', data: { jobId, platformId, completedAt: at } }]).when(progress(2, 2, 0)).thenThrows((error) => expect(error.code).toBe('CONFLICT'));
+    given([accepted])
+      .when(progress(1, 1, 0))
+      .thenThrows((error) => expect(error.code).toBe('CONFLICT'));
+    given([accepted, started(1), progressed(1, 1, 0), { type: 'BulkImportCompleted', data: { jobId, platformId, completedAt: at } }])
+      .when(progress(2, 2, 0))
+      .thenThrows((error) => expect(error.code).toBe('CONFLICT'));
   });
 });
 
 describe('FinishBulkImport', () => {
   it('completes a job with at least one imported row, row errors or not', () =>
-    given([accepted, started(4), progressed(4, 3, 1, [rowError])]).when(finish()).then([{ type: 'BulkImportCompleted', data: { jobId, platformId, completedAt: at } }]));
+    given([accepted, started(4), progressed(4, 3, 1, [rowError])])
+      .when(finish())
+      .then([{ type: 'BulkImportCompleted', data: { jobId, platformId, completedAt: at } }]));
   it('completes a file without data rows', () =>
-    given([accepted, started(0)]).when(finish()).then([{ type: 'BulkImportCompleted', data: { jobId, platformId, completedAt: at } }]));
+    given([accepted, started(0)])
+      .when(finish())
+      .then([{ type: 'BulkImportCompleted', data: { jobId, platformId, completedAt: at } }]));
   it('fails a job whose every row was refused', () =>
-    given([accepted, started(2), progressed(2, 0, 2)]).when(finish()).then([{ type: 'BulkImportFailed', data: { jobId, platformId, reason: 'Every row of the file was refused; see errors.', completedAt: at } }]));
+    given([accepted, started(2), progressed(2, 0, 2)])
+      .when(finish())
+      .then([
+        {
+          type: 'BulkImportFailed',
+          data: { jobId, platformId, reason: 'Every row of the file was refused; see errors.', completedAt: at },
+        },
+      ]));
   it('fails a job whose file is unusable, even before it started', () =>
-    given([accepted]).when(finish('Invalid Closing Quote')).then([{ type: 'BulkImportFailed', data: { jobId, platformId, reason: 'Invalid Closing Quote', completedAt: at } }]));
+    given([accepted])
+      .when(finish('Invalid Closing Quote'))
+      .then([{ type: 'BulkImportFailed', data: { jobId, platformId, reason: 'Invalid Closing Quote', completedAt: at } }]));
   it('records the end once', () =>
-    given([accepted, started(1), progressed(1, 1, 0), { type: 'BulkImportCompleted', data: { jobId, platformId, completedAt: at } }]).when(finish('late')).thenNothingHappened());
+    given([accepted, started(1), progressed(1, 1, 0), { type: 'BulkImportCompleted', data: { jobId, platformId, completedAt: at } }])
+      .when(finish('late'))
+      .thenNothingHappened());
 });

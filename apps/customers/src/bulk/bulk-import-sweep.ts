@@ -17,7 +17,12 @@ export type SweepOutcome = {
   unfinished: number;
 };
 
-export const sweepBulkImports = (unfinished: readonly UnfinishedImport[], queued: ReadonlySet<string>, now: Date, stuckAfterMs: number): SweepOutcome => ({
+export const sweepBulkImports = (
+  unfinished: readonly UnfinishedImport[],
+  queued: ReadonlySet<string>,
+  now: Date,
+  stuckAfterMs: number,
+): SweepOutcome => ({
   requeue: unfinished.filter((job) => !queued.has(job.id)).map((job) => job.id),
   stuck: unfinished
     .map((job) => ({ id: job.id, status: job.status, idleMs: now.getTime() - job.updatedAt.getTime() }))

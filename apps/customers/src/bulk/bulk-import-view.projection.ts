@@ -46,7 +46,19 @@ export const evolveBulkImportView = (row: BulkImportRow | null, recorded: Record
   if (event.type === 'BulkImportAccepted') {
     const { jobId, platformId, acceptedAt } = event.data;
     const at = new Date(acceptedAt);
-    return { id: jobId, platformId, status: 'PENDING', total: 0, processed: 0, successful: 0, failed: 0, errors: [], createdAt: at, updatedAt: at, completedAt: null };
+    return {
+      id: jobId,
+      platformId,
+      status: 'PENDING',
+      total: 0,
+      processed: 0,
+      successful: 0,
+      failed: 0,
+      errors: [],
+      createdAt: at,
+      updatedAt: at,
+      completedAt: null,
+    };
   }
   // Every other event follows the acceptance in the same stream.
   if (!row) return row;
@@ -94,7 +106,11 @@ export const renderBulkImport = (row: BulkImportRow): BulkImportJobWire => ({
 });
 
 /** The job as GET showed it right after the event at `streamPosition` (webhook payloads); null for another platform's job. */
-export const renderBulkImportAt = (events: readonly RecordedEvent[], streamPosition: number, platformId: string): BulkImportJobWire | null => {
+export const renderBulkImportAt = (
+  events: readonly RecordedEvent[],
+  streamPosition: number,
+  platformId: string,
+): BulkImportJobWire | null => {
   const row = events.filter((event) => event.streamPosition <= streamPosition).reduce<BulkImportRow | null>(evolveBulkImportView, null);
   return row && row.platformId === platformId ? renderBulkImport(row) : null;
 };

@@ -46,17 +46,41 @@ class SandboxPlatform {
     if (request.context.platformId === unanswered) throw new Error('The platform store is unreachable.');
     const at = '2026-01-01T00:00:00.000Z';
     return {
-      id: 'PlatformConfig:1', platformId, environment: 'SANDBOX', umaDomain: 'int.sandbox.uma.money', proxyUmaSubdomain: 'int',
-      supportedCurrencies: [{ currencyCode: 'USD' } as never], isRegulatedFinancialInstitution: false, createdAt: at, updatedAt: at,
+      id: 'PlatformConfig:1',
+      platformId,
+      environment: 'SANDBOX',
+      umaDomain: 'int.sandbox.uma.money',
+      proxyUmaSubdomain: 'int',
+      supportedCurrencies: [{ currencyCode: 'USD' } as never],
+      isRegulatedFinancialInstitution: false,
+      createdAt: at,
+      updatedAt: at,
     };
   }
 }
 @Module({ controllers: [SandboxPlatform] })
 class SandboxPlatformModule {}
 
-const header = ['umaAddress', 'platformCustomerId', 'customerType', 'fullName', 'birthDate', 'addressLine1', 'city', 'state', 'postalCode', 'country'];
-const line = (run: string, n: number) => `$p${n}.${run}@int.example.com,p-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,Springfield,IL,62701,US`;
-const context = (jobId: string): RequestContext => ({ platformId, actor: { kind: 'system', name: 'int-spec' }, requestId: `${jobId}-spec`, correlationId: jobId });
+const header = [
+  'umaAddress',
+  'platformCustomerId',
+  'customerType',
+  'fullName',
+  'birthDate',
+  'addressLine1',
+  'city',
+  'state',
+  'postalCode',
+  'country',
+];
+const line = (run: string, n: number) =>
+  `$p${n}.${run}@int.example.com,p-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,Springfield,IL,62701,US`;
+const context = (jobId: string): RequestContext => ({
+  platformId,
+  actor: { kind: 'system', name: 'int-spec' },
+  requestId: `${jobId}-spec`,
+  correlationId: jobId,
+});
 
 /** Reads until `done` holds or the bound passes (a wait for the worker, not a timing assertion). */
 const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> => {
@@ -68,20 +92,48 @@ const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean
   }
 };
 
-const customersOf = async (run: string) => (await eventSourcing.em.find(CustomerEntity, { platformId, platformCustomerId: { $like: `p-${run}-%` } })).length;
+const customersOf = async (run: string) =>
+  (await eventSourcing.em.find(CustomerEntity, { platformId, platformCustomerId: { $like: `p-${run}-%` } })).length;
 const streamLength = async (streamId: string) => (await eventSourcing.store.readStream(streamId)).events.length;
 const jobState = async (jobId: string): Promise<BulkImport> =>
-  (await eventSourcing.store.readStream(jobId)).events.reduce((state, event) => bulkImportDecider.evolve(state, event as never), bulkImportDecider.initialState());
+  (await eventSourcing.store.readStream(jobId)).events.reduce(
+    (state, event) => bulkImportDecider.evolve(state, event as never),
+    bulkImportDecider.initialState(),
+  );
 
 beforeAll(async () => {
   await Promise.all([requireNats(), requireRedis()]);
   blobDirectory = await mkdtemp(join(tmpdir(), 'corridor-bulk-int-'));
   const subjectPrefix = uniqueSubjectPrefix();
   const base = loadConfig({ BLOB_DIR: blobDirectory });
-  const config = { ...base, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', bulkImport: { ...base.bulkImport, redisKeyPrefix: uniqueRedisPrefix(), batchRows: 10, batchesInFlight: 3, attempts: 2, sweepIntervalMs: 0 } };
-  platform = await createServiceApp(SandboxPlatformModule, { service: 'platform', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  const config = {
+    ...base,
+    healthPort: 0,
+    databaseUrl: database.url,
+    subjectPrefix,
+    logLevel: 'warn',
+    bulkImport: {
+      ...base.bulkImport,
+      redisKeyPrefix: uniqueRedisPrefix(),
+      batchRows: 10,
+      batchesInFlight: 3,
+      attempts: 2,
+      sweepIntervalMs: 0,
+    },
+  };
+  platform = await createServiceApp(SandboxPlatformModule, {
+    service: 'platform',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await platform.listen();
-  customers = await createServiceApp(AppModule.register(config), { service: 'customers', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  customers = await createServiceApp(AppModule.register(config), {
+    service: 'customers',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await customers.listen();
   eventSourcing = customers.get(EventSourcing);
   blobs = customers.get<BlobStore>(BLOB_STORE);
@@ -122,10 +174,17 @@ describe('a batch written twice', () => {
     const twin = parseRow(header, line(run, 2).replace(`p-${run}-2`, `p-${run}-1`).split(','), 2);
     if (!first.ok || !twin.ok) throw new Error('rows must parse');
     const current = await settings.get(context(jobId));
-    const refused = await createCustomersInBatch(eventSourcing, job, [
-      { rowNumber: 1, correlationId: first.correlationId, body: first.body },
-      { rowNumber: 2, correlationId: twin.correlationId, body: twin.body },
-    ], current, clock.now(), context(jobId));
+    const refused = await createCustomersInBatch(
+      eventSourcing,
+      job,
+      [
+        { rowNumber: 1, correlationId: first.correlationId, body: first.body },
+        { rowNumber: 2, correlationId: twin.correlationId, body: twin.body },
+      ],
+      current,
+      clock.now(),
+      context(jobId),
+    );
     expect([...refused.keys()]).toEqual([2]);
     expect(refused.get(2)).toMatchObject({ correlationId: `p-${run}-1`, code: 'CONFLICT', details: { row: 2 } });
     // The twin's UMA address was claimed and released: free for anyone.
@@ -142,38 +201,94 @@ describe('a job re-run after a crash mid-file', () => {
     const stored = await blobs.put(`bulk-imports/int/${run}.csv`, Readable.from([Buffer.from(csv)]));
     const jobId = bulkImportJobId(platformId, stored.sha256);
     const now = clock.now();
-    const decide = (decision: (state: BulkImport) => never[] | ReturnType<typeof acceptBulkImport>) => eventSourcing.handle(jobId, bulkImportDecider, decision, context(jobId));
-    await decide((state) => acceptBulkImport({ type: 'AcceptBulkImport', data: { jobId, platformId, blobKey: stored.key, sha256: stored.sha256, size: stored.size }, metadata: { now } }, state));
+    const decide = (decision: (state: BulkImport) => never[] | ReturnType<typeof acceptBulkImport>) =>
+      eventSourcing.handle(jobId, bulkImportDecider, decision, context(jobId));
+    await decide((state) =>
+      acceptBulkImport(
+        {
+          type: 'AcceptBulkImport',
+          data: { jobId, platformId, blobKey: stored.key, sha256: stored.sha256, size: stored.size },
+          metadata: { now },
+        },
+        state,
+      ),
+    );
     await decide((state) => startBulkImport({ type: 'StartBulkImport', data: { jobId, total }, metadata: { now } }, state));
     const job = await jobState(jobId);
     if (job.status !== 'PROCESSING') throw new Error(`expected PROCESSING, got ${job.status}`);
 
     // What the crashed run got done: rows 1–10 recorded as progress, rows 11–20 written but not recorded.
-    const batchOf = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => {
-      const parsed = parseRow(header, line(run, from + index).split(','), from + index);
-      if (!parsed.ok) throw new Error(parsed.error.message);
-      return { rowNumber: from + index, correlationId: parsed.correlationId, body: parsed.body };
-    });
+    const batchOf = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, index) => {
+        const parsed = parseRow(header, line(run, from + index).split(','), from + index);
+        if (!parsed.ok) throw new Error(parsed.error.message);
+        return { rowNumber: from + index, correlationId: parsed.correlationId, body: parsed.body };
+      });
     const current = await settings.get(context(jobId));
     const batchJob = { jobId, platformId, acceptedAt: job.acceptedAt };
     await createCustomersInBatch(eventSourcing, batchJob, batchOf(1, 10), current, now, context(jobId));
-    await decide((state) => recordBulkImportProgress({ type: 'RecordBulkImportProgress', data: { jobId, processed: 10, successful: 10, failed: 0, errors: [] }, metadata: { now } }, state));
+    await decide((state) =>
+      recordBulkImportProgress(
+        { type: 'RecordBulkImportProgress', data: { jobId, processed: 10, successful: 10, failed: 0, errors: [] }, metadata: { now } },
+        state,
+      ),
+    );
     await createCustomersInBatch(eventSourcing, batchJob, batchOf(11, 20), current, now, context(jobId));
 
-    const ended = await runBulkImport({ eventSourcing, blobs, clock, logger: createLogger('bulk-int', { level: 'warn' }), settingsOf: (asked) => settings.get(asked), batchRows: 10, batchesInFlight: 3, maxRows: 1_000 }, jobId);
+    const ended = await runBulkImport(
+      {
+        eventSourcing,
+        blobs,
+        clock,
+        logger: createLogger('bulk-int', { level: 'warn' }),
+        settingsOf: (asked) => settings.get(asked),
+        batchRows: 10,
+        batchesInFlight: 3,
+        maxRows: 1_000,
+      },
+      jobId,
+    );
 
     expect(ended).toMatchObject({ status: 'COMPLETED', progress: { total, processed: total, successful: total, failed: 0 } });
     expect(await customersOf(run)).toBe(total);
-    const progress = (await eventSourcing.store.readStream(jobId)).events.filter((event) => event.type === 'BulkImportProgressed').map((event) => event.data['processed']);
+    const progress = (await eventSourcing.store.readStream(jobId)).events
+      .filter((event) => event.type === 'BulkImportProgressed')
+      .map((event) => event.data['processed']);
     expect(progress).toEqual([10, 20, 30, 35]);
     // A second run of the ended job changes nothing.
     const length = await streamLength(jobId);
-    await runBulkImport({ eventSourcing, blobs, clock, logger: createLogger('bulk-int', { level: 'warn' }), settingsOf: (asked) => settings.get(asked), batchRows: 10, batchesInFlight: 3, maxRows: 1_000 }, jobId);
+    await runBulkImport(
+      {
+        eventSourcing,
+        blobs,
+        clock,
+        logger: createLogger('bulk-int', { level: 'warn' }),
+        settingsOf: (asked) => settings.get(asked),
+        batchRows: 10,
+        batchesInFlight: 3,
+        maxRows: 1_000,
+      },
+      jobId,
+    );
     expect(await streamLength(jobId)).toBe(length);
   });
 
   it('leaves a job of another database on the queue instead of dropping it', async () => {
-    await expect(runBulkImport({ eventSourcing, blobs, clock, logger: createLogger('bulk-int', { level: 'warn' }), settingsOf: (asked) => settings.get(asked), batchRows: 10, batchesInFlight: 3, maxRows: 1_000 }, bulkImportJobId(platformId, 'elsewhere'))).rejects.toThrow('not in this service');
+    await expect(
+      runBulkImport(
+        {
+          eventSourcing,
+          blobs,
+          clock,
+          logger: createLogger('bulk-int', { level: 'warn' }),
+          settingsOf: (asked) => settings.get(asked),
+          batchRows: 10,
+          batchesInFlight: 3,
+          maxRows: 1_000,
+        },
+        bulkImportJobId(platformId, 'elsewhere'),
+      ),
+    ).rejects.toThrow('not in this service');
   });
 });
 
@@ -183,7 +298,12 @@ const acceptedFile = async (run: string, total: number, owner = platformId): Pro
   const stored = await blobs.put(`bulk-imports/int/${run}.csv`, Readable.from([Buffer.from(csv)]));
   const jobId = bulkImportJobId(owner, stored.sha256);
   const data = { jobId, platformId: owner, blobKey: stored.key, sha256: stored.sha256, size: stored.size };
-  await eventSourcing.handle(jobId, bulkImportDecider, (state) => acceptBulkImport({ type: 'AcceptBulkImport', data, metadata: { now: clock.now() } }, state), { ...context(jobId), platformId: owner });
+  await eventSourcing.handle(
+    jobId,
+    bulkImportDecider,
+    (state) => acceptBulkImport({ type: 'AcceptBulkImport', data, metadata: { now: clock.now() } }, state),
+    { ...context(jobId), platformId: owner },
+  );
   await eventSourcing.projections.waitFor(await eventSourcing.store.headPosition());
   return jobId;
 };
@@ -194,7 +314,11 @@ describe('the sweep', () => {
     const jobId = await acceptedFile(run, 12);
     const swept = await queue.sweep();
     expect(swept.requeue).toContain(jobId);
-    const ended = await eventually(() => jobState(jobId), (state) => state.status === 'COMPLETED' || state.status === 'FAILED', 30_000);
+    const ended = await eventually(
+      () => jobState(jobId),
+      (state) => state.status === 'COMPLETED' || state.status === 'FAILED',
+      30_000,
+    );
     expect(ended).toMatchObject({ status: 'COMPLETED', progress: { processed: 12, successful: 12 } });
     expect(await customersOf(run)).toBe(12);
     expect(queue.lastSweep?.requeuedTotal).toBeGreaterThanOrEqual(1);
@@ -215,12 +339,21 @@ describe('a job whose every run fails', () => {
     const run = newId('x').slice(-8);
     const jobId = await acceptedFile(run, 2, unanswered);
     await queue.enqueue(jobId);
-    const ended = await eventually(() => jobState(jobId), (state) => state.status === 'FAILED' || state.status === 'COMPLETED', 30_000);
+    const ended = await eventually(
+      () => jobState(jobId),
+      (state) => state.status === 'FAILED' || state.status === 'COMPLETED',
+      30_000,
+    );
     expect(ended.status).toBe('FAILED');
     const failed = (await eventSourcing.store.readStream(jobId)).events.find((event) => event.type === 'BulkImportFailed');
     expect(failed?.data['reason']).toEqual(expect.stringContaining('The import failed 2 times'));
     // Counted once the failure is recorded, so just after the event the test saw.
-    expect(await eventually(() => queue.metrics.registry.metrics(), (text) => /failed_after_retries_total 1/.test(text))).toMatch(/corridor_bulk_imports_failed_after_retries_total 1/);
+    expect(
+      await eventually(
+        () => queue.metrics.registry.metrics(),
+        (text) => /failed_after_retries_total 1/.test(text),
+      ),
+    ).toMatch(/corridor_bulk_imports_failed_after_retries_total 1/);
   });
 });
 
@@ -228,7 +361,19 @@ describe('a file with more rows than BULK_IMPORT_MAX_ROWS', () => {
   it('fails as a whole before any row is imported, saying how to split it', async () => {
     const run = newId('x').slice(-8);
     const jobId = await acceptedFile(run, 6);
-    const ended = await runBulkImport({ eventSourcing, blobs, clock, logger: createLogger('bulk-int', { level: 'warn' }), settingsOf: (asked) => settings.get(asked), batchRows: 10, batchesInFlight: 3, maxRows: 5 }, jobId);
+    const ended = await runBulkImport(
+      {
+        eventSourcing,
+        blobs,
+        clock,
+        logger: createLogger('bulk-int', { level: 'warn' }),
+        settingsOf: (asked) => settings.get(asked),
+        batchRows: 10,
+        batchesInFlight: 3,
+        maxRows: 5,
+      },
+      jobId,
+    );
     expect(ended.status).toBe('FAILED');
     const failed = (await eventSourcing.store.readStream(jobId)).events.find((event) => event.type === 'BulkImportFailed');
     expect(failed?.data['reason']).toContain('more than 5 rows; split it');

@@ -118,7 +118,12 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
     const { jobId } = job.data;
     const fallback = { requestId: jobId, correlationId: jobId, causationId: jobId };
     const span = { name: 'bulk-import run', kind: SpanKind.CONSUMER, attributes: { 'corridor.job.id': jobId } };
-    return continueFromCarrier((name) => carried[name], fallback, span, () => this.runOnce(deps, job));
+    return continueFromCarrier(
+      (name) => carried[name],
+      fallback,
+      span,
+      () => this.runOnce(deps, job),
+    );
   }
 
   private async runOnce(deps: BulkImportDependencies, job: Job<JobData>): Promise<void> {
@@ -131,7 +136,11 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
       // attemptsMade counts the runs that failed before this one.
       if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
       const lastError = error instanceof Error ? error.message : String(error);
-      const ended = await failBulkImportForGood(deps, jobId, `The import failed ${job.attemptsMade + 1} times; the last error was: ${lastError}`);
+      const ended = await failBulkImportForGood(
+        deps,
+        jobId,
+        `The import failed ${job.attemptsMade + 1} times; the last error was: ${lastError}`,
+      );
       // A job this database does not know is another deployment's (shared Redis prefix): nothing to record.
       if (!ended) throw error;
       this.logger.error({ jobId, err: error, status: ended.status }, 'Bulk import failed on its last attempt; recorded as failed.');
@@ -150,7 +159,11 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
     const queue = this.queue;
     const rows = await this.eventSourcing.em
       .fork()
-      .find(BulkImportEntity, { status: { $in: ['PENDING', 'PROCESSING'] } }, { fields: ['id', 'status', 'updatedAt'], orderBy: { createdAt: 'asc' }, limit: SWEEP_BATCH });
+      .find(
+        BulkImportEntity,
+        { status: { $in: ['PENDING', 'PROCESSING'] } },
+        { fields: ['id', 'status', 'updatedAt'], orderBy: { createdAt: 'asc' }, limit: SWEEP_BATCH },
+      );
     const unfinished = rows.map((row) => ({ id: row.id, status: row.status, updatedAt: row.updatedAt }) as UnfinishedImport);
     const queuedIds = await Promise.all(unfinished.map(async ({ id }) => ((await queue.getJob(queueJobIdOf(id))) ? [id] : [])));
     const outcome = sweepBulkImports(unfinished, new Set(queuedIds.flat()), this.clock.now(), this.options.stuckAfterMs);
@@ -181,13 +194,17 @@ export class BulkImportQueue implements OnApplicationBootstrap, OnApplicationShu
   /** Queues a job's import; a job already queued or running under its id is not queued twice. */
   async enqueue(jobId: string): Promise<void> {
     if (!this.queue) throw new Error('BulkImportQueue used before the application bootstrapped.');
-    await this.queue.add('import', { jobId, context: contextCarrier() }, {
-      jobId: queueJobIdOf(jobId),
-      attempts: this.options.attempts,
-      backoff: { type: 'exponential', delay: 1_000 },
-      removeOnComplete: true,
-      removeOnFail: true,
-    });
+    await this.queue.add(
+      'import',
+      { jobId, context: contextCarrier() },
+      {
+        jobId: queueJobIdOf(jobId),
+        attempts: this.options.attempts,
+        backoff: { type: 'exponential', delay: 1_000 },
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    );
   }
 }
 

@@ -14,14 +14,28 @@ export type BulkImportStarted = Event<'BulkImportStarted', { jobId: string; plat
 /** Counters are totals so far (not deltas), so a reader needs only the last one; errors are this batch's. */
 export type BulkImportProgressed = Event<
   'BulkImportProgressed',
-  { jobId: string; platformId: string; processed: number; successful: number; failed: number; errors: BulkImportErrorWire[]; updatedAt: string }
+  {
+    jobId: string;
+    platformId: string;
+    processed: number;
+    successful: number;
+    failed: number;
+    errors: BulkImportErrorWire[];
+    updatedAt: string;
+  }
 >;
 export type BulkImportCompleted = Event<'BulkImportCompleted', { jobId: string; platformId: string; completedAt: string }>;
 /** The file as a whole could not be imported (unreadable, or not one row succeeded). */
 export type BulkImportFailed = Event<'BulkImportFailed', { jobId: string; platformId: string; reason: string; completedAt: string }>;
 
 export type BulkImportEvent = BulkImportAccepted | BulkImportStarted | BulkImportProgressed | BulkImportCompleted | BulkImportFailed;
-export const bulkImportEventTypes: readonly BulkImportEvent['type'][] = ['BulkImportAccepted', 'BulkImportStarted', 'BulkImportProgressed', 'BulkImportCompleted', 'BulkImportFailed'];
+export const bulkImportEventTypes: readonly BulkImportEvent['type'][] = [
+  'BulkImportAccepted',
+  'BulkImportStarted',
+  'BulkImportProgressed',
+  'BulkImportCompleted',
+  'BulkImportFailed',
+];
 
 type Known = { jobId: string; platformId: string; blobKey: string; sha256: string; acceptedAt: string; progress: BulkImportProgressWire };
 export type BulkImport =
@@ -67,7 +81,8 @@ const JOB_ID_NAMESPACE = '6f1c54a2-4f0e-4b8e-9d53-2b7a0c3e9a11';
  * The job of a platform's file: the same content uploaded again by the same platform is the same
  * job, so a re-upload can never import the rows twice (docs/decisions/0012).
  */
-export const bulkImportJobId = (platformId: string, sha256: string): string => `Job:${uuidv5(`${platformId}\n${sha256}`, JOB_ID_NAMESPACE)}`;
+export const bulkImportJobId = (platformId: string, sha256: string): string =>
+  `Job:${uuidv5(`${platformId}\n${sha256}`, JOB_ID_NAMESPACE)}`;
 
 /** BullMQ forbids ':' in custom job ids. */
 export const queueJobIdOf = (jobId: string): string => jobId.replace('Job:', 'job-');

@@ -45,10 +45,19 @@ export class BulkImportsController {
     if (!header) throw invalidInput('The file is empty; its first line must name the columns.', { field: 'file' });
     checkHeader(header);
     const jobId = bulkImportJobId(context.platformId, data.sha256);
-    const command = { type: 'AcceptBulkImport' as const, data: { jobId, platformId: context.platformId, ...data }, metadata: { now: this.clock.now() } };
+    const command = {
+      type: 'AcceptBulkImport' as const,
+      data: { jobId, platformId: context.platformId, ...data },
+      metadata: { now: this.clock.now() },
+    };
     const { state, events } = await this.eventSourcing.handle(jobId, bulkImportDecider, (job) => acceptBulkImport(command, job), context);
     if (state.status === 'COMPLETED' || state.status === 'FAILED') {
-      throw new DomainError('CONFLICT', 'conflict', `This file was imported before as bulk upload job ${jobId} (${state.status}); see GET /customers/bulk/jobs/${jobId}. Upload a changed file to import again.`, { jobId });
+      throw new DomainError(
+        'CONFLICT',
+        'conflict',
+        `This file was imported before as bulk upload job ${jobId} (${state.status}); see GET /customers/bulk/jobs/${jobId}. Upload a changed file to import again.`,
+        { jobId },
+      );
     }
     if (state.status === 'None') throw new Error(`Accepting ${jobId} left it without events.`);
     // Queued on every upload of an unfinished job: the queue keeps one per job id, and this puts back one whose queueing was lost.

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { type BulkImportErrorWire, type CreateCustomerData, DomainError, type RequestContext, claimUniqueValue, releaseUniqueValue, uniqueValueDecider } from '@corridor/contracts';
+import {
+  type BulkImportErrorWire,
+  type CreateCustomerData,
+  DomainError,
+  type RequestContext,
+  claimUniqueValue,
+  releaseUniqueValue,
+  uniqueValueDecider,
+} from '@corridor/contracts';
 import { type EventSourcing, type NewEvent, isWrongExpectedVersionError } from '@corridor/event-store';
 import { createCustomer } from '../customers/create-customer';
 import { customerDecider } from '../customers/customer';
@@ -31,7 +39,12 @@ export const rowCustomerId = (job: BatchJob, rowNumber: number): string => {
   return `Customer:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 };
 
-type Decided = BatchRow & { customerId: string; context: RequestContext; events: NewEvent[]; keys: { key: string; conflictCode: string; conflictMessage: string }[] };
+type Decided = BatchRow & {
+  customerId: string;
+  context: RequestContext;
+  events: NewEvent[];
+  keys: { key: string; conflictCode: string; conflictMessage: string }[];
+};
 
 const rowError = (row: BatchRow, error: DomainError): BulkImportErrorWire => ({
   correlationId: row.correlationId,
@@ -55,7 +68,11 @@ export const createCustomersInBatch = async (
     const customerId = rowCustomerId(job, row.rowNumber);
     const platformCustomerId = row.body.platformCustomerId ?? '';
     const umaAddress = row.body.umaAddress ?? '';
-    const command = { type: 'CreateCustomer' as const, data: { customerId, platformId: job.platformId, request: row.body, platformCustomerId, umaAddress, settings }, metadata: { now } };
+    const command = {
+      type: 'CreateCustomer' as const,
+      data: { customerId, platformId: job.platformId, request: row.body, platformCustomerId, umaAddress, settings },
+      metadata: { now },
+    };
     try {
       const events = createCustomer(command, customerDecider.initialState());
       decided.push({
@@ -64,8 +81,16 @@ export const createCustomersInBatch = async (
         context: { ...jobContext, requestId: rowRequestId(job.jobId, row.rowNumber) },
         events,
         keys: [
-          { key: platformCustomerIdKey(job.platformId, platformCustomerId), conflictCode: 'CONFLICT', conflictMessage: `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.` },
-          { key: umaKey(umaAddress), conflictCode: 'UMA_ADDRESS_EXISTS', conflictMessage: `The UMA address ${umaAddress} is already taken.` },
+          {
+            key: platformCustomerIdKey(job.platformId, platformCustomerId),
+            conflictCode: 'CONFLICT',
+            conflictMessage: `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.`,
+          },
+          {
+            key: umaKey(umaAddress),
+            conflictCode: 'UMA_ADDRESS_EXISTS',
+            conflictMessage: `The UMA address ${umaAddress} is already taken.`,
+          },
         ],
       });
     } catch (error) {
@@ -86,32 +111,71 @@ export const createCustomersInBatch = async (
     }
   }
 
-  const metadataOf = (context: RequestContext) => ({ platformId: context.platformId, correlationId: context.correlationId, requestId: context.requestId, actor: context.actor });
-  const claimEvent = (key: string, ownerId: string, context: RequestContext): NewEvent => ({ type: 'UniqueValueClaimed', data: { key, ownerId }, metadata: metadataOf(context) });
+  const metadataOf = (context: RequestContext) => ({
+    platformId: context.platformId,
+    correlationId: context.correlationId,
+    requestId: context.requestId,
+    actor: context.actor,
+  });
+  const claimEvent = (key: string, ownerId: string, context: RequestContext): NewEvent => ({
+    type: 'UniqueValueClaimed',
+    data: { key, ownerId },
+    metadata: metadataOf(context),
+  });
 
   /** One claim through the decider: nothing if the value is already this row's, the conflict if another customer's. */
   const claimOne = async (row: Decided, claim: Decided['keys'][number]): Promise<void> => {
-    await eventSourcing.handle(claim.key, uniqueValueDecider, (value) =>
-      claimUniqueValue({ type: 'ClaimUniqueValue', data: { key: claim.key, ownerId: row.customerId, conflictCode: claim.conflictCode, conflictMessage: claim.conflictMessage }, metadata: {} }, value),
-    row.context, { assumeNew: true });
+    await eventSourcing.handle(
+      claim.key,
+      uniqueValueDecider,
+      (value) =>
+        claimUniqueValue(
+          {
+            type: 'ClaimUniqueValue',
+            data: { key: claim.key, ownerId: row.customerId, conflictCode: claim.conflictCode, conflictMessage: claim.conflictMessage },
+            metadata: {},
+          },
+          value,
+        ),
+      row.context,
+      { assumeNew: true },
+    );
   };
 
   /** Claims a row's values one by one (after a conflict, or for a row that shares a value with an earlier one). */
   const claimAlone = async (row: Decided, alreadyClaimed: ReadonlySet<string>): Promise<boolean> => {
-    const outcomes = await Promise.allSettled(row.keys.map((claim) => (alreadyClaimed.has(claim.key) ? Promise.resolve() : claimOne(row, claim))));
+    const outcomes = await Promise.allSettled(
+      row.keys.map((claim) => (alreadyClaimed.has(claim.key) ? Promise.resolve() : claimOne(row, claim))),
+    );
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (!failure) return true;
     if (!(failure.reason instanceof DomainError)) throw failure.reason;
     // Give back what this row did get, so a refused row reserves nothing (as POST /customers does).
-    await Promise.all(row.keys.map(({ key }) => eventSourcing.handle(key, uniqueValueDecider, (value) => releaseUniqueValue(key, row.customerId, value), row.context)));
+    await Promise.all(
+      row.keys.map(({ key }) =>
+        eventSourcing.handle(key, uniqueValueDecider, (value) => releaseUniqueValue(key, row.customerId, value), row.context),
+      ),
+    );
     refused.set(row.rowNumber, rowError(row, failure.reason));
     return false;
   };
 
   // Every claim of the batch in one statement. A stream that exists already (a value taken, released,
   // or this row's own claim from an earlier run) makes the store answer stream by stream.
-  const claimAppends = together.flatMap((row) => row.keys.map(({ key }) => ({ row, key, append: { streamId: key, events: [claimEvent(key, row.customerId, row.context)], expectedVersion: 0 } })));
-  const claimResults = claimAppends.length > 0 ? await eventSourcing.store.appendToStreams(claimAppends.map(({ append }) => append), { metadata: metadataOf(jobContext) }) : [];
+  const claimAppends = together.flatMap((row) =>
+    row.keys.map(({ key }) => ({
+      row,
+      key,
+      append: { streamId: key, events: [claimEvent(key, row.customerId, row.context)], expectedVersion: 0 },
+    })),
+  );
+  const claimResults =
+    claimAppends.length > 0
+      ? await eventSourcing.store.appendToStreams(
+          claimAppends.map(({ append }) => append),
+          { metadata: metadataOf(jobContext) },
+        )
+      : [];
   const claimedKeys = new Map<Decided, Set<string>>();
   claimAppends.forEach(({ row, key }, index) => {
     if (isWrongExpectedVersionError(claimResults[index])) return;
@@ -129,7 +193,15 @@ export const createCustomersInBatch = async (
   // Every customer in one statement. A customer stream that exists already can only be this row's
   // (its id is derived from the job and the row): an earlier run created it.
   if (claimed.length > 0) {
-    const appends = claimed.map((row) => ({ streamId: row.customerId, events: row.events.map((event) => ({ type: event.type, data: event.data as Record<string, unknown>, metadata: metadataOf(row.context) })), expectedVersion: 0 }));
+    const appends = claimed.map((row) => ({
+      streamId: row.customerId,
+      events: row.events.map((event) => ({
+        type: event.type,
+        data: event.data as Record<string, unknown>,
+        metadata: metadataOf(row.context),
+      })),
+      expectedVersion: 0,
+    }));
     await eventSourcing.store.appendToStreams(appends, { metadata: metadataOf(jobContext) });
   }
   return refused;

@@ -7,8 +7,7 @@ import type { BlobStore } from '@corridor/blob-store';
 /** A record longer than this is a broken file (an unclosed quote swallowing the rest), not a customer. */
 export const MAX_RECORD_BYTES = 64 * 1024;
 
-const parser = (): Parser =>
-  parse({ bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_BYTES });
+const parser = (): Parser => parse({ bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_BYTES });
 
 /** The file's records, header first, each an array of fields; the blob stream is closed when the caller stops early. */
 export async function* csvRecords(blobs: BlobStore, key: string): AsyncGenerator<string[]> {

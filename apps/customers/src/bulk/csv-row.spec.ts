@@ -3,7 +3,26 @@
 import { DomainError } from '@corridor/contracts';
 import { CSV_CELL_MAX_CHARS, checkHeader, parseRow } from './csv-row';
 
-const header = ['umaAddress', 'platformCustomerId', 'customerType', 'fullName', 'birthDate', 'addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country', 'email', 'businessLegalName', 'businessTaxId', 'businessIncorporatedOn', 'businessRegistrationNumber', 'platformAccountId', 'description'];
+const header = [
+  'umaAddress',
+  'platformCustomerId',
+  'customerType',
+  'fullName',
+  'birthDate',
+  'addressLine1',
+  'addressLine2',
+  'city',
+  'state',
+  'postalCode',
+  'country',
+  'email',
+  'businessLegalName',
+  'businessTaxId',
+  'businessIncorporatedOn',
+  'businessRegistrationNumber',
+  'platformAccountId',
+  'description',
+];
 const row = (values: Record<string, string>) => header.map((name) => values[name] ?? '');
 const address = { addressLine1: '1 Main St', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' };
 
@@ -33,7 +52,21 @@ describe('checkHeader', () => {
 
 describe('parseRow', () => {
   it('maps an individual row to the create body, adding the $ the reference example leaves out', () => {
-    const parsed = parseRow(header, row({ umaAddress: 'John.Doe@uma.domain.com', platformCustomerId: 'customer123', customerType: 'INDIVIDUAL', fullName: 'John Doe', birthDate: '1990-01-15', email: 'john@example.com', ...address, addressLine2: 'Apt 4', platformAccountId: 'acct-1' }), 1);
+    const parsed = parseRow(
+      header,
+      row({
+        umaAddress: 'John.Doe@uma.domain.com',
+        platformCustomerId: 'customer123',
+        customerType: 'INDIVIDUAL',
+        fullName: 'John Doe',
+        birthDate: '1990-01-15',
+        email: 'john@example.com',
+        ...address,
+        addressLine2: 'Apt 4',
+        platformAccountId: 'acct-1',
+      }),
+      1,
+    );
     expect(parsed).toEqual({
       ok: true,
       correlationId: 'customer123',
@@ -50,22 +83,65 @@ describe('parseRow', () => {
   });
 
   it('maps a business row to businessInfo', () => {
-    const parsed = parseRow(header, row({ umaAddress: '$acme@uma.domain.com', platformCustomerId: 'biz456', customerType: 'BUSINESS', businessLegalName: 'Acme, Inc.', businessTaxId: '12-3456789', businessIncorporatedOn: '2015-06-01', businessRegistrationNumber: 'R-1', ...address }), 2);
-    expect(parsed).toMatchObject({ ok: true, body: { customerType: 'BUSINESS', businessInfo: { legalName: 'Acme, Inc.', taxId: '12-3456789', incorporatedOn: '2015-06-01', registrationNumber: 'R-1' } } });
+    const parsed = parseRow(
+      header,
+      row({
+        umaAddress: '$acme@uma.domain.com',
+        platformCustomerId: 'biz456',
+        customerType: 'BUSINESS',
+        businessLegalName: 'Acme, Inc.',
+        businessTaxId: '12-3456789',
+        businessIncorporatedOn: '2015-06-01',
+        businessRegistrationNumber: 'R-1',
+        ...address,
+      }),
+      2,
+    );
+    expect(parsed).toMatchObject({
+      ok: true,
+      body: {
+        customerType: 'BUSINESS',
+        businessInfo: { legalName: 'Acme, Inc.', taxId: '12-3456789', incorporatedOn: '2015-06-01', registrationNumber: 'R-1' },
+      },
+    });
   });
 
   it('names every problem of a row by column', () => {
-    const parsed = parseRow(header, row({ umaAddress: 'not an address', platformCustomerId: 'c1', customerType: 'INDIVIDUAL', birthDate: '1990-02-30', ...address, country: 'USA', email: 'nope', businessTaxId: '1' }), 7);
+    const parsed = parseRow(
+      header,
+      row({
+        umaAddress: 'not an address',
+        platformCustomerId: 'c1',
+        customerType: 'INDIVIDUAL',
+        birthDate: '1990-02-30',
+        ...address,
+        country: 'USA',
+        email: 'nope',
+        businessTaxId: '1',
+      }),
+      7,
+    );
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.error.correlationId).toBe('c1');
     expect(parsed.error.code).toBe('INVALID_INPUT');
-    expect((parsed.error.details as { problems: { column: string }[] }).problems.map((problem) => problem.column)).toEqual(['umaAddress', 'country', 'fullName', 'birthDate', 'email', 'businessTaxId']);
+    expect((parsed.error.details as { problems: { column: string }[] }).problems.map((problem) => problem.column)).toEqual([
+      'umaAddress',
+      'country',
+      'fullName',
+      'birthDate',
+      'email',
+      'businessTaxId',
+    ]);
     expect(parsed.error.message).toMatch(/^Row 7: /);
   });
 
   it('accepts a business row without businessTaxId and businessIncorporatedOn, which the reference does not require', () => {
-    const parsed = parseRow(header, row({ umaAddress: '$a@b.com', platformCustomerId: 'b1', customerType: 'BUSINESS', businessLegalName: 'Acme', ...address }), 3);
+    const parsed = parseRow(
+      header,
+      row({ umaAddress: '$a@b.com', platformCustomerId: 'b1', customerType: 'BUSINESS', businessLegalName: 'Acme', ...address }),
+      3,
+    );
     expect(parsed).toMatchObject({ ok: true, body: { customerType: 'BUSINESS', businessInfo: { legalName: 'Acme' } } });
     expect(parsed.ok && parsed.body.businessInfo).toEqual({ legalName: 'Acme' });
   });
@@ -74,7 +150,11 @@ describe('parseRow', () => {
     const bare = parseRow(header, row({ umaAddress: '$a@b.com', platformCustomerId: 'b2', customerType: 'BUSINESS', ...address }), 4);
     expect(bare).toMatchObject({ ok: true, body: { customerType: 'BUSINESS' } });
     expect(bare.ok && 'businessInfo' in bare.body).toBe(false);
-    const orphan = parseRow(header, row({ umaAddress: '$a@b.com', platformCustomerId: 'b3', customerType: 'BUSINESS', businessTaxId: '12-3', ...address }), 5);
+    const orphan = parseRow(
+      header,
+      row({ umaAddress: '$a@b.com', platformCustomerId: 'b3', customerType: 'BUSINESS', businessTaxId: '12-3', ...address }),
+      5,
+    );
     expect(orphan).toMatchObject({ ok: false, error: { message: 'Row 5: businessLegalName is required with businessTaxId.' } });
   });
 
@@ -87,8 +167,14 @@ describe('parseRow', () => {
     ].map((line) => line.split(','));
     const exampleHeader = example[0]!;
     expect(() => checkHeader(exampleHeader)).not.toThrow();
-    expect(parseRow(exampleHeader, example[1]!, 1)).toMatchObject({ ok: true, body: { customerType: 'INDIVIDUAL', umaAddress: '$john.doe@uma.domain.com', fullName: 'John Doe' } });
-    expect(parseRow(exampleHeader, example[2]!, 2)).toMatchObject({ ok: true, body: { customerType: 'BUSINESS', umaAddress: '$acme@uma.domain.com', address: { line1: '400 Commerce Way' } } });
+    expect(parseRow(exampleHeader, example[1]!, 1)).toMatchObject({
+      ok: true,
+      body: { customerType: 'INDIVIDUAL', umaAddress: '$john.doe@uma.domain.com', fullName: 'John Doe' },
+    });
+    expect(parseRow(exampleHeader, example[2]!, 2)).toMatchObject({
+      ok: true,
+      body: { customerType: 'BUSINESS', umaAddress: '$acme@uma.domain.com', address: { line1: '400 Commerce Way' } },
+    });
   });
 
   it('uses row_<n> when the row has no platformCustomerId, and refuses an unknown customerType', () => {
@@ -98,12 +184,25 @@ describe('parseRow', () => {
   });
 
   it('reads the cells a short row leaves out as empty, and refuses a row longer than the header', () => {
-    expect(parseRow(header, ['$a@b.com', 'c4'], 4)).toMatchObject({ ok: false, error: { correlationId: 'c4', message: expect.stringContaining('customerType is required') } });
-    expect(parseRow(header, [...row({ platformCustomerId: 'c5' }), 'extra'], 5)).toMatchObject({ ok: false, error: { correlationId: 'c5', message: expect.stringContaining('has 19 fields where the header names only 18') } });
+    expect(parseRow(header, ['$a@b.com', 'c4'], 4)).toMatchObject({
+      ok: false,
+      error: { correlationId: 'c4', message: expect.stringContaining('customerType is required') },
+    });
+    expect(parseRow(header, [...row({ platformCustomerId: 'c5' }), 'extra'], 5)).toMatchObject({
+      ok: false,
+      error: { correlationId: 'c5', message: expect.stringContaining('has 19 fields where the header names only 18') },
+    });
   });
 
   describe('hostile cells', () => {
-    const individual = { umaAddress: '$hostile@uma.domain.com', platformCustomerId: 'hostile-1', customerType: 'INDIVIDUAL', fullName: 'Hostile', birthDate: '1990-01-15', ...address };
+    const individual = {
+      umaAddress: '$hostile@uma.domain.com',
+      platformCustomerId: 'hostile-1',
+      customerType: 'INDIVIDUAL',
+      fullName: 'Hostile',
+      birthDate: '1990-01-15',
+      ...address,
+    };
     // The shape recheck found for the old email pattern: quadratic in the cell's length.
     const attackEmail = `a@${'.a'.repeat(15_000)}`;
     const patternInputs = (run: () => void): string[] => {
@@ -122,14 +221,30 @@ describe('parseRow', () => {
       let parsed: ReturnType<typeof parseRow> | undefined;
       const inputs = patternInputs(() => (parsed = parseRow(header, row({ ...individual, email: attackEmail }), 3)));
       expect(inputs.filter((input) => input.length > 255)).toEqual([]);
-      expect(parsed).toMatchObject({ ok: false, error: { correlationId: 'hostile-1', details: { row: 3, problems: [{ column: 'email', message: `email is 30002 characters; a cell holds at most ${CSV_CELL_MAX_CHARS}` }] } } });
+      expect(parsed).toMatchObject({
+        ok: false,
+        error: {
+          correlationId: 'hostile-1',
+          details: {
+            row: 3,
+            problems: [{ column: 'email', message: `email is 30002 characters; a cell holds at most ${CSV_CELL_MAX_CHARS}` }],
+          },
+        },
+      });
       expect(JSON.stringify(parsed).length).toBeLessThan(1_000);
     });
 
     it('runs no pattern on a cell longer than its column allows, and quotes a cut value', () => {
       const long = 'x'.repeat(300);
       let parsed: ReturnType<typeof parseRow> | undefined;
-      const inputs = patternInputs(() => (parsed = parseRow(header, row({ ...individual, email: `${long}@example.com`, umaAddress: `$${long}@uma.com`, country: long, birthDate: long }), 4)));
+      const inputs = patternInputs(
+        () =>
+          (parsed = parseRow(
+            header,
+            row({ ...individual, email: `${long}@example.com`, umaAddress: `$${long}@uma.com`, country: long, birthDate: long }),
+            4,
+          )),
+      );
       expect(inputs.filter((input) => input.length > 255)).toEqual([]);
       expect(parsed).toMatchObject({ ok: false });
       const messages = parsed && !parsed.ok ? parsed.error.message : '';
@@ -141,7 +256,10 @@ describe('parseRow', () => {
 
     it('still tells a mistyped email within the limit, quoting a long value cut to 64 characters', () => {
       const parsed = parseRow(header, row({ ...individual, email: `${'b'.repeat(100)}@nowhere` }), 5);
-      expect(parsed).toMatchObject({ ok: false, error: { message: expect.stringContaining(`email must be an email address, got "${'b'.repeat(64)}"… (108 characters)`) } });
+      expect(parsed).toMatchObject({
+        ok: false,
+        error: { message: expect.stringContaining(`email must be an email address, got "${'b'.repeat(64)}"… (108 characters)`) },
+      });
     });
   });
 });

@@ -1,4 +1,10 @@
-import { type BulkImportErrorWire, type CreateCustomerData, EMAIL_ADDRESS_MAX_LENGTH, invalidInput, isEmailAddress } from '@corridor/contracts';
+import {
+  type BulkImportErrorWire,
+  type CreateCustomerData,
+  EMAIL_ADDRESS_MAX_LENGTH,
+  invalidInput,
+  isEmailAddress,
+} from '@corridor/contracts';
 
 // The reference's CSV columns and how one row becomes the body of POST /customers. The gateway
 // validates that body with class-validator DTOs; a row never passes through the gateway, so the
@@ -27,7 +33,9 @@ const QUOTED_CHARS_MAX = 64;
 
 /** A value as an error message quotes it, cut to QUOTED_CHARS_MAX characters with its full length named. */
 export const quoted = (value: string): string =>
-  value.length <= QUOTED_CHARS_MAX ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, QUOTED_CHARS_MAX))}… (${value.length} characters)`;
+  value.length <= QUOTED_CHARS_MAX
+    ? JSON.stringify(value)
+    : `${JSON.stringify(value.slice(0, QUOTED_CHARS_MAX))}… (${value.length} characters)`;
 
 /** Refuses a header the rows cannot be read by: a missing required column, an unknown or repeated one. */
 export const checkHeader = (header: readonly string[]): void => {
@@ -41,11 +49,14 @@ export const checkHeader = (header: readonly string[]): void => {
     ...(repeated.length > 0 ? [`repeated column${repeated.length > 1 ? 's' : ''} ${[...new Set(repeated)].join(', ')}`] : []),
   ];
   if (problems.length > 0) {
-    throw invalidInput(`The CSV header has ${problems.join('; ')}. The first line must name the columns, among: ${csvColumns.join(', ')}.`, {
-      field: 'file',
-      ...(missing.length > 0 ? { missingColumns: missing } : {}),
-      ...(unknown.length > 0 ? { unknownColumns: unknown.slice(0, 10).map((name) => name.slice(0, QUOTED_CHARS_MAX)) } : {}),
-    });
+    throw invalidInput(
+      `The CSV header has ${problems.join('; ')}. The first line must name the columns, among: ${csvColumns.join(', ')}.`,
+      {
+        field: 'file',
+        ...(missing.length > 0 ? { missingColumns: missing } : {}),
+        ...(unknown.length > 0 ? { unknownColumns: unknown.slice(0, 10).map((name) => name.slice(0, QUOTED_CHARS_MAX)) } : {}),
+      },
+    );
   }
 };
 
@@ -82,7 +93,12 @@ export const parseRow = (header: readonly string[], fields: readonly string[], r
   const correlationId = platformCustomerId ?? `row_${rowNumber}`;
   const refuse = (problems: { column?: string; message: string }[]): ParsedRow => ({
     ok: false,
-    error: { correlationId, code: 'INVALID_INPUT', message: `Row ${rowNumber}: ${problems.map((problem) => problem.message).join('; ')}.`, details: { row: rowNumber, problems } },
+    error: {
+      correlationId,
+      code: 'INVALID_INPUT',
+      message: `Row ${rowNumber}: ${problems.map((problem) => problem.message).join('; ')}.`,
+      details: { row: rowNumber, problems },
+    },
   });
   // A row may stop before the header's last columns (the reference's own example does): the cells
   // it leaves out are empty. More fields than columns cannot be placed, so such a row is refused.
@@ -104,7 +120,8 @@ export const parseRow = (header: readonly string[], fields: readonly string[], r
   /** A text cell that must also pass `test`, which runs only on a value within the column's length. */
   const matching = (name: string, needed: boolean, test: (value: string) => boolean, expected: string, max = 255): string | undefined => {
     const value = text(name, { needed, max });
-    if (value !== undefined && value.length <= max && !test(value)) problems.push({ column: name, message: `${name} must be ${expected}, got ${quoted(value)}` });
+    if (value !== undefined && value.length <= max && !test(value))
+      problems.push({ column: name, message: `${name} must be ${expected}, got ${quoted(value)}` });
     return value;
   };
 
@@ -115,7 +132,13 @@ export const parseRow = (header: readonly string[], fields: readonly string[], r
   const umaAddress = rawUma === undefined ? undefined : (rawUma.startsWith('$') ? rawUma : `$${rawUma}`).toLowerCase();
   const customerType = cell('customerType');
   if (customerType !== 'INDIVIDUAL' && customerType !== 'BUSINESS') {
-    problems.push({ column: 'customerType', message: customerType === undefined ? 'customerType is required (INDIVIDUAL or BUSINESS)' : `customerType must be INDIVIDUAL or BUSINESS, got ${quoted(customerType)}` });
+    problems.push({
+      column: 'customerType',
+      message:
+        customerType === undefined
+          ? 'customerType is required (INDIVIDUAL or BUSINESS)'
+          : `customerType must be INDIVIDUAL or BUSINESS, got ${quoted(customerType)}`,
+    });
     return refuse(problems);
   }
 
@@ -125,15 +148,31 @@ export const parseRow = (header: readonly string[], fields: readonly string[], r
   const state = text('state', { needed: true });
   const postalCode = text('postalCode', { needed: true, max: 32 });
   const country = matching('country', true, (value) => COUNTRY_CODE.test(value), 'an ISO 3166-1 alpha-2 country code such as US');
-  const address = { line1: line1 ?? '', ...(line2 ? { line2 } : {}), ...(city ? { city } : {}), ...(state ? { state } : {}), postalCode: postalCode ?? '', country: country ?? '' };
+  const address = {
+    line1: line1 ?? '',
+    ...(line2 ? { line2 } : {}),
+    ...(city ? { city } : {}),
+    ...(state ? { state } : {}),
+    postalCode: postalCode ?? '',
+    country: country ?? '',
+  };
 
   let body: CreateCustomerData;
   if (customerType === 'INDIVIDUAL') {
     const fullName = text('fullName', { needed: true });
     const birthDate = matching('birthDate', true, isCalendarDate, 'a calendar date in the form YYYY-MM-DD');
     const email = matching('email', false, isEmailAddress, 'an email address', EMAIL_ADDRESS_MAX_LENGTH);
-    for (const column of businessColumns) if (cell(column) !== undefined) problems.push({ column, message: `${column} is for BUSINESS rows` });
-    body = { customerType, platformCustomerId: platformCustomerId ?? '', umaAddress: umaAddress ?? '', ...(fullName ? { fullName } : {}), ...(birthDate ? { birthDate } : {}), ...(email ? { email } : {}), address };
+    for (const column of businessColumns)
+      if (cell(column) !== undefined) problems.push({ column, message: `${column} is for BUSINESS rows` });
+    body = {
+      customerType,
+      platformCustomerId: platformCustomerId ?? '',
+      umaAddress: umaAddress ?? '',
+      ...(fullName ? { fullName } : {}),
+      ...(birthDate ? { birthDate } : {}),
+      ...(email ? { email } : {}),
+      address,
+    };
   } else {
     // Like POST /customers, which takes a business without businessInfo: the reference's example
     // business row has no legal name. businessInfo needs one, so the other business cells need it too.
@@ -142,15 +181,30 @@ export const parseRow = (header: readonly string[], fields: readonly string[], r
     const incorporatedOn = matching('businessIncorporatedOn', false, isCalendarDate, 'a calendar date in the form YYYY-MM-DD');
     const registrationNumber = text('businessRegistrationNumber', { needed: false });
     if (legalName === undefined) {
-      const given = (['businessTaxId', 'businessIncorporatedOn', 'businessRegistrationNumber'] as const).filter((column) => cell(column) !== undefined);
-      if (given.length > 0) problems.push({ column: 'businessLegalName', message: `businessLegalName is required with ${given.join(', ')}` });
+      const given = (['businessTaxId', 'businessIncorporatedOn', 'businessRegistrationNumber'] as const).filter(
+        (column) => cell(column) !== undefined,
+      );
+      if (given.length > 0)
+        problems.push({ column: 'businessLegalName', message: `businessLegalName is required with ${given.join(', ')}` });
     }
-    for (const column of individualColumns) if (cell(column) !== undefined) problems.push({ column, message: `${column} is for INDIVIDUAL rows` });
+    for (const column of individualColumns)
+      if (cell(column) !== undefined) problems.push({ column, message: `${column} is for INDIVIDUAL rows` });
     const businessInfo =
       legalName === undefined
         ? undefined
-        : { legalName, ...(taxId ? { taxId } : {}), ...(incorporatedOn ? { incorporatedOn } : {}), ...(registrationNumber ? { registrationNumber } : {}) };
-    body = { customerType, platformCustomerId: platformCustomerId ?? '', umaAddress: umaAddress ?? '', address, ...(businessInfo ? { businessInfo } : {}) };
+        : {
+            legalName,
+            ...(taxId ? { taxId } : {}),
+            ...(incorporatedOn ? { incorporatedOn } : {}),
+            ...(registrationNumber ? { registrationNumber } : {}),
+          };
+    body = {
+      customerType,
+      platformCustomerId: platformCustomerId ?? '',
+      umaAddress: umaAddress ?? '',
+      address,
+      ...(businessInfo ? { businessInfo } : {}),
+    };
   }
   if (problems.length > 0) return refuse(problems);
   return { ok: true, correlationId, body };

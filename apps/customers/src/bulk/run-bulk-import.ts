@@ -42,11 +42,15 @@ export type BulkImportDependencies = {
 export const PARSE_SLICE_ROWS = 50;
 
 /** The rows of a batch parsed in slices, yielding to the event loop after each (docs/decisions/0024). */
-export const parseRowsInSlices = async (header: readonly string[], rows: readonly { rowNumber: number; fields: string[] }[]): Promise<{ row: number; parsed: ParsedRow }[]> => {
+export const parseRowsInSlices = async (
+  header: readonly string[],
+  rows: readonly { rowNumber: number; fields: string[] }[],
+): Promise<{ row: number; parsed: ParsedRow }[]> => {
   const parsed: { row: number; parsed: ParsedRow }[] = [];
   for (let start = 0; start < rows.length; start += PARSE_SLICE_ROWS) {
     if (start > 0) await nextTurn();
-    for (const { rowNumber, fields } of rows.slice(start, start + PARSE_SLICE_ROWS)) parsed.push({ row: rowNumber, parsed: parseRow(header, fields, rowNumber) });
+    for (const { rowNumber, fields } of rows.slice(start, start + PARSE_SLICE_ROWS))
+      parsed.push({ row: rowNumber, parsed: parseRow(header, fields, rowNumber) });
   }
   return parsed;
 };
@@ -74,7 +78,10 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
   const context = contextOf(job, `${jobId}-worker`);
   const decide = async (decision: (state: BulkImport) => BulkImportEvent[]): Promise<BulkImport> =>
     (await eventSourcing.handle(jobId, bulkImportDecider, decision, context)).state;
-  const fail = (reason: string) => decide((state) => finishBulkImport({ type: 'FinishBulkImport', data: { jobId, failureReason: reason }, metadata: { now: clock.now() } }, state));
+  const fail = (reason: string) =>
+    decide((state) =>
+      finishBulkImport({ type: 'FinishBulkImport', data: { jobId, failureReason: reason }, metadata: { now: clock.now() } }, state),
+    );
 
   let header: string[] | undefined;
   const inFlight: Promise<void>[] = [];
@@ -82,8 +89,13 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
     if (job.status === 'PENDING') {
       // Counted first, so progress.total is the file's row count from the first progress on.
       const total = await countRows(blobs, job.blobKey, deps.maxRows);
-      if (total > deps.maxRows) return await fail(`The file has more than ${deps.maxRows} rows; split it into files of at most ${deps.maxRows} rows and upload each.`);
-      job = await decide((state) => startBulkImport({ type: 'StartBulkImport', data: { jobId, total }, metadata: { now: clock.now() } }, state));
+      if (total > deps.maxRows)
+        return await fail(
+          `The file has more than ${deps.maxRows} rows; split it into files of at most ${deps.maxRows} rows and upload each.`,
+        );
+      job = await decide((state) =>
+        startBulkImport({ type: 'StartBulkImport', data: { jobId, total }, metadata: { now: clock.now() } }, state),
+      );
     }
     if (job.status !== 'PROCESSING') return job;
     let { processed, successful, failed } = job.progress;
@@ -99,19 +111,26 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
       const rows = batch;
       batch = [];
       const parsed = await parseRowsInSlices(header, rows);
-      const valid = parsed.flatMap(({ row, parsed: result }) => (result.ok ? [{ rowNumber: row, correlationId: result.correlationId, body: result.body }] : []));
-      const created = deps.settingsOf(context).then((settings) => createCustomersInBatch(eventSourcing, batchJob, valid, settings, clock.now(), context));
+      const valid = parsed.flatMap(({ row, parsed: result }) =>
+        result.ok ? [{ rowNumber: row, correlationId: result.correlationId, body: result.body }] : [],
+      );
+      const created = deps
+        .settingsOf(context)
+        .then((settings) => createCustomersInBatch(eventSourcing, batchJob, valid, settings, clock.now(), context));
       const before = recorded;
       recorded = (async () => {
         const refused = await created;
         await before;
         // In file order: the rows the CSV rules refused and those the customer's command refused.
-        const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : refused.get(row) ?? []));
+        const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : (refused.get(row) ?? [])));
         processed += rows.length;
         failed += errors.length;
         successful += rows.length - errors.length;
         job = await decide((state) =>
-          recordBulkImportProgress({ type: 'RecordBulkImportProgress', data: { jobId, processed, successful, failed, errors }, metadata: { now: clock.now() } }, state),
+          recordBulkImportProgress(
+            { type: 'RecordBulkImportProgress', data: { jobId, processed, successful, failed, errors }, metadata: { now: clock.now() } },
+            state,
+          ),
         );
       })();
       // Awaited below or at the end; meanwhile a failure must not count as unhandled.
@@ -152,7 +171,11 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
  * instead of a job that stays PROCESSING once its queue entry is gone. Nothing to record for a job
  * this database does not know.
  */
-export const failBulkImportForGood = async (deps: Pick<BulkImportDependencies, 'eventSourcing' | 'clock'>, jobId: string, reason: string): Promise<BulkImport | undefined> => {
+export const failBulkImportForGood = async (
+  deps: Pick<BulkImportDependencies, 'eventSourcing' | 'clock'>,
+  jobId: string,
+  reason: string,
+): Promise<BulkImport | undefined> => {
   const { events } = await deps.eventSourcing.store.readStream(jobId);
   const job = (events as unknown as BulkImportEvent[]).reduce(bulkImportDecider.evolve, bulkImportDecider.initialState());
   if (job.status === 'None') return undefined;

@@ -13,12 +13,17 @@ describe('CreateCustomer', () => {
       .when(createCommand({ customerType: 'INDIVIDUAL', region: 'US', fullName: 'Alice Doe' }))
       .then([
         individualCreated(),
-        { type: 'CustomerVerificationStatusChanged', data: { customerId, platformId, customerType: 'INDIVIDUAL', from: null, to: 'APPROVED', changedAt: createdAt } },
+        {
+          type: 'CustomerVerificationStatusChanged',
+          data: { customerId, platformId, customerType: 'INDIVIDUAL', from: null, to: 'APPROVED', changedAt: createdAt },
+        },
       ]));
 
   it('leaves a business UNVERIFIED and announces no status', () =>
     given([])
-      .when(createCommand({ customerType: 'BUSINESS', businessInfo: { legalName: 'Acme', incorporatedOn: '2020-01-01', taxId: '12-3456789' } }))
+      .when(
+        createCommand({ customerType: 'BUSINESS', businessInfo: { legalName: 'Acme', incorporatedOn: '2020-01-01', taxId: '12-3456789' } }),
+      )
       .then([
         {
           type: 'CustomerCreated',
@@ -70,7 +75,10 @@ describe('CreateCustomer', () => {
             createdAt,
           },
         },
-        { type: 'CustomerVerificationStatusChanged', data: { customerId, platformId, customerType: 'INDIVIDUAL', from: null, to: 'PENDING', changedAt: createdAt } },
+        {
+          type: 'CustomerVerificationStatusChanged',
+          data: { customerId, platformId, customerType: 'INDIVIDUAL', from: null, to: 'PENDING', changedAt: createdAt },
+        },
       ]));
 
   it('refuses kycStatus from a platform that is not a regulated institution', () =>
@@ -97,16 +105,22 @@ describe('CreateCustomer', () => {
 describe('requireSameCreate (a create retried under its Idempotency-Key, decision 0028)', () => {
   const fingerprint = 'f'.repeat(64);
   const command = createCommand({ customerType: 'INDIVIDUAL', fullName: 'Alice' });
-  const [created] = createCustomer({ ...command, data: { ...command.data, requestFingerprint: fingerprint } }, customerDecider.initialState());
+  const [created] = createCustomer(
+    { ...command, data: { ...command.data, requestFingerprint: fingerprint } },
+    customerDecider.initialState(),
+  );
   const data = (created as Extract<typeof created, { type: 'CustomerCreated' }>).data;
 
   it('keeps the fingerprint in CustomerCreated', () => expect(data.requestFingerprint).toBe(fingerprint));
-  it('lets the same request through', () => expect(() => requireSameCreate(data, false, { platformId, requestFingerprint: fingerprint })).not.toThrow());
+  it('lets the same request through', () =>
+    expect(() => requireSameCreate(data, false, { platformId, requestFingerprint: fingerprint })).not.toThrow());
   it.each([
     ['another request under the key', { platformId, requestFingerprint: 'e'.repeat(64) }, false],
     ['another platform', { platformId: 'Platform:other', requestFingerprint: fingerprint }, false],
     ['a customer deleted since', { platformId, requestFingerprint: fingerprint }, true],
   ])('refuses %s with a 409 naming the key', (_case, request, deleted) => {
-    expect(() => requireSameCreate(data, deleted, request)).toThrow(expect.objectContaining({ status: 409, details: { field: 'Idempotency-Key', resourceId: customerId } }) as Error);
+    expect(() => requireSameCreate(data, deleted, request)).toThrow(
+      expect.objectContaining({ status: 409, details: { field: 'Idempotency-Key', resourceId: customerId } }) as Error,
+    );
   });
 });

@@ -55,7 +55,9 @@ export const checkNoNulls = (fields: Record<string, unknown>): void => {
 /** A platform that runs its own KYC (a regulated institution) may state the outcome; others cannot. */
 export const checkStatusWrite = (status: KycStatus | undefined, settings: PlatformSettings, field: string): void => {
   if (status !== undefined && !settings.isRegulatedFinancialInstitution) {
-    throw invalidInput(`${field} is decided by verification. Submit the customer with POST /verifications instead of setting it.`, { field });
+    throw invalidInput(`${field} is decided by verification. Submit the customer with POST /verifications instead of setting it.`, {
+      field,
+    });
   }
 };
 
@@ -72,7 +74,11 @@ export const createCustomer = (command: CreateCustomer, customer: Customer): Cus
   if (customer.status !== 'None') throw new DomainError('CONFLICT', 'conflict', `Customer ${customerId} already exists.`);
   checkNoNulls(request as Record<string, unknown>);
   checkTypeFields(request.customerType, request as Record<string, unknown>);
-  checkStatusWrite(request.customerType === 'INDIVIDUAL' ? request.kycStatus : request.kybStatus, settings, request.customerType === 'INDIVIDUAL' ? 'kycStatus' : 'kybStatus');
+  checkStatusWrite(
+    request.customerType === 'INDIVIDUAL' ? request.kycStatus : request.kybStatus,
+    settings,
+    request.customerType === 'INDIVIDUAL' ? 'kycStatus' : 'kybStatus',
+  );
   const currencies = request.currencies ? [...new Set(request.currencies)] : inferCurrencies(request.region, settings);
   checkCurrencies(currencies, settings);
 

@@ -12,13 +12,26 @@ const recorded = (events: CustomerEvent[]): RecordedEvent[] =>
     globalPosition: BigInt(index + 1),
     type: event.type,
     data: event.data as Record<string, unknown>,
-    metadata: { platformId, correlationId: 'c', requestId: 'r', actor: { kind: 'system', name: 'test' }, occurredAt: createdAt, schemaVersion: 1 },
+    metadata: {
+      platformId,
+      correlationId: 'c',
+      requestId: 'r',
+      actor: { kind: 'system', name: 'test' },
+      occurredAt: createdAt,
+      schemaVersion: 1,
+    },
   }));
 
 const pendingThenRejected = (): CustomerEvent[] => [
   individualCreated(),
-  { type: 'CustomerVerificationStatusChanged', data: { customerId, platformId, customerType: 'INDIVIDUAL', from: 'APPROVED', to: 'PENDING', changedAt: '2026-03-02T00:00:00.000Z' } },
-  { type: 'CustomerVerificationStatusChanged', data: { customerId, platformId, customerType: 'INDIVIDUAL', from: 'PENDING', to: 'REJECTED', changedAt: '2026-03-03T00:00:00.000Z' } },
+  {
+    type: 'CustomerVerificationStatusChanged',
+    data: { customerId, platformId, customerType: 'INDIVIDUAL', from: 'APPROVED', to: 'PENDING', changedAt: '2026-03-02T00:00:00.000Z' },
+  },
+  {
+    type: 'CustomerVerificationStatusChanged',
+    data: { customerId, platformId, customerType: 'INDIVIDUAL', from: 'PENDING', to: 'REJECTED', changedAt: '2026-03-03T00:00:00.000Z' },
+  },
 ];
 
 describe('renderCustomerAt', () => {

@@ -7,7 +7,14 @@ import { evolveCustomerView, renderCustomer } from './customer-view.projection';
 
 let position = 0n;
 const recorded = (event: CustomerEvent): RecordedEvent =>
-  ({ ...event, eventId: `e${++position}`, streamId: customerId, streamPosition: Number(position), globalPosition: position, metadata: {} }) as unknown as RecordedEvent;
+  ({
+    ...event,
+    eventId: `e${++position}`,
+    streamId: customerId,
+    streamPosition: Number(position),
+    globalPosition: position,
+    metadata: {},
+  }) as unknown as RecordedEvent;
 const fold = (...events: CustomerEvent[]) => events.map(recorded).reduce(evolveCustomerView, null);
 const updated = (changes: Record<string, unknown>): CustomerEvent =>
   ({ type: 'CustomerUpdated', data: { customerId, platformId, changes, updatedAt: '2026-03-02T00:00:00.000Z' } }) as CustomerEvent;
@@ -31,7 +38,11 @@ describe('customer view', () => {
 
   it('applies updates to the profile and the filter columns', () => {
     const row = fold(individualCreated(), updated({ umaAddress: '$new@acme.sandbox.uma.money', currencies: ['USD', 'EUR'] }))!;
-    expect(row).toMatchObject({ umaAddress: '$new@acme.sandbox.uma.money', currencies: ['USD', 'EUR'], updatedAt: new Date('2026-03-02T00:00:00.000Z') });
+    expect(row).toMatchObject({
+      umaAddress: '$new@acme.sandbox.uma.money',
+      currencies: ['USD', 'EUR'],
+      updatedAt: new Date('2026-03-02T00:00:00.000Z'),
+    });
   });
 
   it('marks a deleted customer without dropping the row', () => {

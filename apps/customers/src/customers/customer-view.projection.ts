@@ -139,7 +139,8 @@ export const customerViewProjection: Projection<CustomerRow> = {
 };
 
 export const renderCustomer = (row: CustomerRow): CustomerWire => {
-  const { platformCustomerId, umaAddress, region, currencies, email, fullName, birthDate, nationality, address, businessInfo } = row.profile;
+  const { platformCustomerId, umaAddress, region, currencies, email, fullName, birthDate, nationality, address, businessInfo } =
+    row.profile;
   const individual = row.customerType === 'INDIVIDUAL';
   return {
     id: row.id,

@@ -26,7 +26,10 @@ export const createCommand = (request: CreateCustomerData, settings: PlatformSet
   metadata: { now: new Date(createdAt) },
 });
 
-export const updateCommand = (patch: UpdateCustomerData['patch'], options: { platformId?: string; settings?: PlatformSettings } = {}): UpdateCustomer => ({
+export const updateCommand = (
+  patch: UpdateCustomerData['patch'],
+  options: { platformId?: string; settings?: PlatformSettings } = {},
+): UpdateCustomer => ({
   type: 'UpdateCustomer',
   data: { platformId: options.platformId ?? platformId, request: { customerId, patch }, settings: options.settings ?? sandbox },
   metadata: { now: later },
@@ -38,7 +41,13 @@ export const individualCreated = (): CustomerEvent => ({
     customerId,
     platformId,
     customerType: 'INDIVIDUAL',
-    profile: { platformCustomerId: 'pc-1', umaAddress: '$alice@acme.sandbox.uma.money', region: 'US', currencies: ['USD'], fullName: 'Alice Doe' },
+    profile: {
+      platformCustomerId: 'pc-1',
+      umaAddress: '$alice@acme.sandbox.uma.money',
+      region: 'US',
+      currencies: ['USD'],
+      fullName: 'Alice Doe',
+    },
     verificationStatus: 'APPROVED',
     createdAt,
   },

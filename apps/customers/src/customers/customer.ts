@@ -35,11 +35,22 @@ export type CustomerCreated = Event<
     requestFingerprint?: string;
   }
 >;
-export type CustomerUpdated = Event<'CustomerUpdated', { customerId: string; platformId: string; changes: ProfileChanges; updatedAt: string }>;
+export type CustomerUpdated = Event<
+  'CustomerUpdated',
+  { customerId: string; platformId: string; changes: ProfileChanges; updatedAt: string }
+>;
 /** KYC for individuals, KYB for businesses; announced separately because webhooks follow it. */
 export type CustomerVerificationStatusChanged = Event<
   'CustomerVerificationStatusChanged',
-  { customerId: string; platformId: string; customerType: CustomerType; from: KycStatus | null; to: KycStatus; changedAt: string; verificationId?: string }
+  {
+    customerId: string;
+    platformId: string;
+    customerType: CustomerType;
+    from: KycStatus | null;
+    to: KycStatus;
+    changedAt: string;
+    verificationId?: string;
+  }
 >;
 export type CustomerDeleted = Event<'CustomerDeleted', { customerId: string; platformId: string; deletedAt: string }>;
 export type CustomerEvent =
@@ -84,7 +95,19 @@ export const evolveCustomer = (state: Customer, event: CustomerEvent): Customer 
   switch (event.type) {
     case 'CustomerCreated': {
       const { customerId, platformId, customerType, profile, verificationStatus, createdAt } = event.data;
-      return { status: 'Active', customerId, platformId, customerType, profile, verificationStatus, createdAt, updatedAt: createdAt, beneficialOwners: [], documents: [], kycLinks: [] };
+      return {
+        status: 'Active',
+        customerId,
+        platformId,
+        customerType,
+        profile,
+        verificationStatus,
+        createdAt,
+        updatedAt: createdAt,
+        beneficialOwners: [],
+        documents: [],
+        kycLinks: [],
+      };
     }
     case 'CustomerUpdated':
       if (state.status === 'None') return state;

@@ -27,8 +27,19 @@ beforeAll(async () => {
   await requireNats();
   const subjectPrefix = uniqueSubjectPrefix();
   // A Redis prefix of its own: the bulk-import worker this app starts must not meet other runs' jobs.
-  const config = { ...loadConfig({ REDIS_KEY_PREFIX: uniqueRedisPrefix() }), healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn' };
-  app = await createServiceApp(AppModule.register(config), { service: 'customers', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  const config = {
+    ...loadConfig({ REDIS_KEY_PREFIX: uniqueRedisPrefix() }),
+    healthPort: 0,
+    databaseUrl: database.url,
+    subjectPrefix,
+    logLevel: 'warn',
+  };
+  app = await createServiceApp(AppModule.register(config), {
+    service: 'customers',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   client = app.get(ServiceClient);
   const store = createPostgresEventStore({ connectionString: database.url, schema: 'customers' });
@@ -38,10 +49,30 @@ beforeAll(async () => {
     [
       {
         type: 'CustomerCreated',
-        data: { customerId, platformId, customerType: 'BUSINESS', profile: { platformCustomerId: 'b-1', umaAddress: '$b1@x.uma.money', currencies: ['USD'] }, verificationStatus: 'UNVERIFIED', createdAt: '2026-01-01T00:00:00.000Z' },
+        data: {
+          customerId,
+          platformId,
+          customerType: 'BUSINESS',
+          profile: { platformCustomerId: 'b-1', umaAddress: '$b1@x.uma.money', currencies: ['USD'] },
+          verificationStatus: 'UNVERIFIED',
+          createdAt: '2026-01-01T00:00:00.000Z',
+        },
       },
-      { type: 'CustomerVerificationStatusChanged', data: { customerId, platformId, customerType: 'BUSINESS', from: 'UNVERIFIED', to: 'PENDING', changedAt: '2026-01-02T00:00:00.000Z' } },
-      { type: 'CustomerVerificationStatusChanged', data: { customerId, platformId, customerType: 'BUSINESS', from: 'PENDING', to: 'APPROVED', changedAt: '2026-01-03T00:00:00.000Z' } },
+      {
+        type: 'CustomerVerificationStatusChanged',
+        data: {
+          customerId,
+          platformId,
+          customerType: 'BUSINESS',
+          from: 'UNVERIFIED',
+          to: 'PENDING',
+          changedAt: '2026-01-02T00:00:00.000Z',
+        },
+      },
+      {
+        type: 'CustomerVerificationStatusChanged',
+        data: { customerId, platformId, customerType: 'BUSINESS', from: 'PENDING', to: 'APPROVED', changedAt: '2026-01-03T00:00:00.000Z' },
+      },
     ],
     { expectedVersion: 0, metadata },
   );
@@ -60,6 +91,9 @@ it('answers with the customer as it was after the requested event', async () => 
 });
 
 it("answers 404 for another platform's customer and for a position that does not exist", async () => {
-  await expect(renderAt({ customerId, streamPosition: 2 }, newId('Platform'))).rejects.toMatchObject({ code: 'USER_NOT_FOUND', status: 404 });
+  await expect(renderAt({ customerId, streamPosition: 2 }, newId('Platform'))).rejects.toMatchObject({
+    code: 'USER_NOT_FOUND',
+    status: 404,
+  });
   await expect(renderAt({ customerId, streamPosition: 9 })).rejects.toBeInstanceOf(DomainError);
 });

@@ -29,7 +29,15 @@ import { randomBytes } from 'node:crypto';
 import { createCustomer, requireSameCreate } from './create-customer';
 import { renderCustomerAt } from './customer-at';
 import { type CustomerCreated, customerDecider } from './customer';
-import { CUSTOMER_BY_ID, CustomerEntity, type CustomerRow, type CustomerRowColumns, evolveCustomerView, fromColumns, renderCustomer } from './customer-view.projection';
+import {
+  CUSTOMER_BY_ID,
+  CustomerEntity,
+  type CustomerRow,
+  type CustomerRowColumns,
+  evolveCustomerView,
+  fromColumns,
+  renderCustomer,
+} from './customer-view.projection';
 import { deleteCustomer } from './delete-customer';
 import type { PlatformSettings } from './platform-settings';
 import { PlatformSettingsCache } from './platform-settings.cache';
@@ -42,8 +50,8 @@ const ABANDONED_CLAIM_AGE_MS = 60_000;
 const OPEN_ACCOUNTS_TIMEOUT_MS = 4_000;
 
 export const umaKey = (umaAddress: string) => `UmaAddress:${umaAddress.toLowerCase()}`;
-export const platformCustomerIdKey = (platformId: string, platformCustomerId: string) => `PlatformCustomerId:${platformId}:${platformCustomerId}`;
-
+export const platformCustomerIdKey = (platformId: string, platformCustomerId: string) =>
+  `PlatformCustomerId:${platformId}:${platformCustomerId}`;
 
 @Controller()
 export class CustomersController {
@@ -67,7 +75,10 @@ export class CustomersController {
     if (earlier) return earlier;
     const platformCustomerId = data.platformCustomerId ?? randomBytes(8).toString('hex');
     const umaAddress = data.umaAddress ?? `$${platformCustomerId.toLowerCase().replace(/[^a-z0-9._-]/g, '')}@${settings.umaDomain}`;
-    const fingerprint = context.idempotencyKey !== undefined && context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {};
+    const fingerprint =
+      context.idempotencyKey !== undefined && context.requestFingerprint !== undefined
+        ? { requestFingerprint: context.requestFingerprint }
+        : {};
     const command = {
       type: 'CreateCustomer' as const,
       data: { customerId, platformId: context.platformId, request: data, platformCustomerId, umaAddress, settings, ...fingerprint },
@@ -76,8 +87,20 @@ export class CustomersController {
     // Decide once before claiming, so invalid input never reserves an address or id.
     createCustomer(command, customerDecider.initialState());
     const claims = await Promise.allSettled([
-      this.claim(context, platformCustomerIdKey(context.platformId, platformCustomerId), customerId, 'CONFLICT', `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.`),
-      this.claim(context, umaKey(umaAddress), customerId, 'UMA_ADDRESS_EXISTS', `The UMA address ${umaAddress} is already taken. Choose another or omit umaAddress to get a generated one.`),
+      this.claim(
+        context,
+        platformCustomerIdKey(context.platformId, platformCustomerId),
+        customerId,
+        'CONFLICT',
+        `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.`,
+      ),
+      this.claim(
+        context,
+        umaKey(umaAddress),
+        customerId,
+        'UMA_ADDRESS_EXISTS',
+        `The UMA address ${umaAddress} is already taken. Choose another or omit umaAddress to get a generated one.`,
+      ),
     ]);
     const refused = claims.find((claim): claim is PromiseRejectedResult => claim.status === 'rejected');
     if (refused) {
@@ -88,7 +111,13 @@ export class CustomersController {
       ]);
       throw refused.reason;
     }
-    const { events } = await this.eventSourcing.handle(customerId, customerDecider, (customer) => createCustomer(command, customer), context, { assumeNew: true });
+    const { events } = await this.eventSourcing.handle(
+      customerId,
+      customerDecider,
+      (customer) => createCustomer(command, customer),
+      context,
+      { assumeNew: true },
+    );
     // The row the projection wrote from these same events, folded here by its own pure evolve:
     // identical to what a GET returns, without reading it back.
     const row = events.reduce(evolveCustomerView, null);
@@ -147,7 +176,20 @@ export class CustomersController {
 
   @MessagePattern(subjects.customers.customer.list)
   list(@Payload() request: ServiceRequest<ListCustomersData>): Promise<Page<CustomerWire>> {
-    const { platformCustomerId, customerType, createdAfter, createdBefore, updatedAfter, updatedBefore, region, currency, umaAddress, isIncludingDeleted, limit, cursor } = request.data;
+    const {
+      platformCustomerId,
+      customerType,
+      createdAfter,
+      createdBefore,
+      updatedAfter,
+      updatedBefore,
+      region,
+      currency,
+      umaAddress,
+      isIncludingDeleted,
+      limit,
+      cursor,
+    } = request.data;
     const where: FilterQuery<CustomerRow> = {
       platformId: request.context.platformId,
       ...(isIncludingDeleted ? {} : { isDeleted: false }),
@@ -169,11 +211,21 @@ export class CustomersController {
 
   private async updateWith(request: ServiceRequest<UpdateCustomerData>, settings: PlatformSettings): Promise<CustomerWire> {
     const { context, data } = request;
-    const command = { type: 'UpdateCustomer' as const, data: { platformId: context.platformId, request: data, settings }, metadata: { now: this.clock.now() } };
+    const command = {
+      type: 'UpdateCustomer' as const,
+      data: { platformId: context.platformId, request: data, settings },
+      metadata: { now: this.clock.now() },
+    };
     const current = await this.eventSourcing.em.findOne(CustomerEntity, { id: data.customerId, platformId: context.platformId });
     const newAddress = data.patch.umaAddress && current && data.patch.umaAddress !== current.umaAddress ? data.patch.umaAddress : undefined;
     if (newAddress) {
-      await this.claim(context, umaKey(newAddress), data.customerId, 'UMA_ADDRESS_EXISTS', `The UMA address ${newAddress} is already taken.`);
+      await this.claim(
+        context,
+        umaKey(newAddress),
+        data.customerId,
+        'UMA_ADDRESS_EXISTS',
+        `The UMA address ${newAddress} is already taken.`,
+      );
     }
     await this.eventSourcing.handle(data.customerId, customerDecider, (customer) => updateCustomer(command, customer), context);
     if (newAddress && current) await this.release(context, umaKey(current.umaAddress), data.customerId);
@@ -183,11 +235,21 @@ export class CustomersController {
   @MessagePattern(subjects.customers.customer.delete)
   async delete(@Payload() request: ServiceRequest<CustomerIdData>): Promise<CustomerWire> {
     const { context, data } = request;
-    const command = { type: 'DeleteCustomer' as const, data: { customerId: data.customerId, platformId: context.platformId }, metadata: { now: this.clock.now() } };
-    const { state } = await this.eventSourcing.handle(data.customerId, customerDecider, (customer) => deleteCustomer(command, customer), context);
+    const command = {
+      type: 'DeleteCustomer' as const,
+      data: { customerId: data.customerId, platformId: context.platformId },
+      metadata: { now: this.clock.now() },
+    };
+    const { state } = await this.eventSourcing.handle(
+      data.customerId,
+      customerDecider,
+      (customer) => deleteCustomer(command, customer),
+      context,
+    );
     // The platformCustomerId becomes free for a new customer; the UMA address stays reserved so
     // payments addressed to a deleted customer can never reach someone else.
-    if (state.status !== 'None') await this.release(context, platformCustomerIdKey(context.platformId, state.profile.platformCustomerId), data.customerId);
+    if (state.status !== 'None')
+      await this.release(context, platformCustomerIdKey(context.platformId, state.profile.platformCustomerId), data.customerId);
     return this.read(context, data.customerId);
   }
 
@@ -232,9 +294,21 @@ export class CustomersController {
 
   private async claim(context: RequestContext, key: string, ownerId: string, conflictCode: string, conflictMessage: string): Promise<void> {
     const claimWith = (abandonedOwnerId?: string) =>
-      this.eventSourcing.handle(key, uniqueValueDecider, (value) =>
-        claimUniqueValue({ type: 'ClaimUniqueValue', data: { key, ownerId, conflictCode, conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) }, metadata: {} }, value),
-      context, { assumeNew: true });
+      this.eventSourcing.handle(
+        key,
+        uniqueValueDecider,
+        (value) =>
+          claimUniqueValue(
+            {
+              type: 'ClaimUniqueValue',
+              data: { key, ownerId, conflictCode, conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) },
+              metadata: {},
+            },
+            value,
+          ),
+        context,
+        { assumeNew: true },
+      );
     try {
       await claimWith();
     } catch (error) {
@@ -245,7 +319,8 @@ export class CustomersController {
       const claimed = events.at(-1);
       const owner = claimed?.data['ownerId'];
       const ageMs = claimed ? this.clock.now().getTime() - Date.parse(claimed.metadata.occurredAt) : 0;
-      if (typeof owner !== 'string' || ageMs < ABANDONED_CLAIM_AGE_MS || (await this.eventSourcing.store.readStream(owner)).version > 0) throw error;
+      if (typeof owner !== 'string' || ageMs < ABANDONED_CLAIM_AGE_MS || (await this.eventSourcing.store.readStream(owner)).version > 0)
+        throw error;
       await claimWith(owner);
     }
   }

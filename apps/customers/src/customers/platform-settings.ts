@@ -12,8 +12,26 @@ export type PlatformSettings = {
 
 // Each region's home currency, used to infer `currencies` when the platform leaves them out.
 const homeCurrencyOfRegion: Readonly<Record<string, string>> = {
-  US: 'USD', MX: 'MXN', GB: 'GBP', BR: 'BRL', IN: 'INR', NG: 'NGN', PH: 'PHP', CA: 'CAD', AE: 'AED',
-  DE: 'EUR', FR: 'EUR', ES: 'EUR', IT: 'EUR', NL: 'EUR', BE: 'EUR', PT: 'EUR', IE: 'EUR', AT: 'EUR', FI: 'EUR', GR: 'EUR',
+  US: 'USD',
+  MX: 'MXN',
+  GB: 'GBP',
+  BR: 'BRL',
+  IN: 'INR',
+  NG: 'NGN',
+  PH: 'PHP',
+  CA: 'CAD',
+  AE: 'AED',
+  DE: 'EUR',
+  FR: 'EUR',
+  ES: 'EUR',
+  IT: 'EUR',
+  NL: 'EUR',
+  BE: 'EUR',
+  PT: 'EUR',
+  IE: 'EUR',
+  AT: 'EUR',
+  FI: 'EUR',
+  GR: 'EUR',
 };
 
 export const inferCurrencies = (region: string | undefined, settings: PlatformSettings): string[] => {

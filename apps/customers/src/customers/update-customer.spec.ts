@@ -8,22 +8,36 @@ import { deleteCustomer } from './delete-customer';
 
 const given = deciderSpec({ decide: updateCustomer, ...customerDecider }).given;
 const givenDelete = deciderSpec({ decide: deleteCustomer, ...customerDecider }).given;
-const deleteCommand = (onPlatform = platformId) => ({ type: 'DeleteCustomer' as const, data: { customerId, platformId: onPlatform }, metadata: { now: later } });
+const deleteCommand = (onPlatform = platformId) => ({
+  type: 'DeleteCustomer' as const,
+  data: { customerId, platformId: onPlatform },
+  metadata: { now: later },
+});
 
 describe('UpdateCustomer', () => {
   it('records the changed members only', () =>
     given([individualCreated()])
       .when(updateCommand({ customerType: 'INDIVIDUAL', email: 'alice@example.com', fullName: undefined }))
-      .then([{ type: 'CustomerUpdated', data: { customerId, platformId, changes: { email: 'alice@example.com' }, updatedAt: later.toISOString() } }]));
+      .then([
+        {
+          type: 'CustomerUpdated',
+          data: { customerId, platformId, changes: { email: 'alice@example.com' }, updatedAt: later.toISOString() },
+        },
+      ]));
 
   it('does nothing when nothing changes', () =>
-    given([individualCreated()]).when(updateCommand({ customerType: 'INDIVIDUAL', fullName: 'Alice Doe' })).thenNothingHappened());
+    given([individualCreated()])
+      .when(updateCommand({ customerType: 'INDIVIDUAL', fullName: 'Alice Doe' }))
+      .thenNothingHappened());
 
   it('records a status stated by a regulated platform', () =>
     given([individualCreated()])
       .when(updateCommand({ customerType: 'INDIVIDUAL', kycStatus: 'REJECTED' }, { settings: regulated }))
       .then([
-        { type: 'CustomerVerificationStatusChanged', data: { customerId, platformId, customerType: 'INDIVIDUAL', from: 'APPROVED', to: 'REJECTED', changedAt: later.toISOString() } },
+        {
+          type: 'CustomerVerificationStatusChanged',
+          data: { customerId, platformId, customerType: 'INDIVIDUAL', from: 'APPROVED', to: 'REJECTED', changedAt: later.toISOString() },
+        },
       ]));
 
   it('refuses null members, which would erase required values', () =>
@@ -49,14 +63,22 @@ describe('UpdateCustomer', () => {
 
 describe('DeleteCustomer', () => {
   it('soft-deletes a live customer', () =>
-    givenDelete([individualCreated()]).when(deleteCommand()).then([{ type: 'CustomerDeleted', data: { customerId, platformId, deletedAt: later.toISOString() } }]));
+    givenDelete([individualCreated()])
+      .when(deleteCommand())
+      .then([{ type: 'CustomerDeleted', data: { customerId, platformId, deletedAt: later.toISOString() } }]));
 
   it('answers 410 when deleting twice', () =>
-    givenDelete([individualCreated(), deleted()]).when(deleteCommand()).thenThrows((error) => error.code === 'CUSTOMER_DELETED'));
+    givenDelete([individualCreated(), deleted()])
+      .when(deleteCommand())
+      .thenThrows((error) => error.code === 'CUSTOMER_DELETED'));
 
   it('answers 404 for another platform', () =>
-    givenDelete([individualCreated()]).when(deleteCommand(otherPlatformId)).thenThrows((error) => error.code === 'USER_NOT_FOUND'));
+    givenDelete([individualCreated()])
+      .when(deleteCommand(otherPlatformId))
+      .thenThrows((error) => error.code === 'USER_NOT_FOUND'));
 
   it('answers 404 for a customer that never existed', () =>
-    givenDelete([]).when(deleteCommand()).thenThrows((error) => error.code === 'USER_NOT_FOUND'));
+    givenDelete([])
+      .when(deleteCommand())
+      .thenThrows((error) => error.code === 'USER_NOT_FOUND'));
 });

@@ -26,7 +26,9 @@ export const updateCustomer = (command: UpdateCustomer, customer: Customer): Cus
   checkNoNulls(request.patch as Record<string, unknown>);
   const { customerType, kycStatus, kybStatus, ...fields } = request.patch;
   if (customerType !== existing.customerType) {
-    throw invalidInput(`customerType is ${existing.customerType} for this customer and cannot change to ${customerType}.`, { field: 'customerType' });
+    throw invalidInput(`customerType is ${existing.customerType} for this customer and cannot change to ${customerType}.`, {
+      field: 'customerType',
+    });
   }
   checkTypeFields(customerType, request.patch as Record<string, unknown>);
   const statedStatus = customerType === 'INDIVIDUAL' ? kycStatus : kybStatus;

@@ -9,7 +9,16 @@ const recorded = (event: { type: string; data: object }): RecordedEvent => event
 const replacedAt = '2026-03-02T09:00:00.000Z';
 const replaced = recorded({
   type: 'DocumentReplaced',
-  data: { customerId, platformId, documentId, documentHolder: customerId, metadata: metadata({ documentType: 'PASSPORT', side: 'BACK' }), file: { ...storedFile('documents/second'), fileName: 'new.png', contentType: 'image/png' }, previousBlobKey: 'documents/first', replacedAt },
+  data: {
+    customerId,
+    platformId,
+    documentId,
+    documentHolder: customerId,
+    metadata: metadata({ documentType: 'PASSPORT', side: 'BACK' }),
+    file: { ...storedFile('documents/second'), fileName: 'new.png', contentType: 'image/png' },
+    previousBlobKey: 'documents/first',
+    replacedAt,
+  },
 });
 
 describe('documents read model', () => {
@@ -29,13 +38,27 @@ describe('documents read model', () => {
 
   it('keeps the created date through a replacement and takes the new file and metadata', () => {
     const row = evolveDocumentView(evolveDocumentView(null, recorded(documentUploaded())), replaced)!;
-    expect(renderDocument(row)).toMatchObject({ documentType: 'PASSPORT', side: 'BACK', fileName: 'new.png', createdAt: uploadedAt, updatedAt: replacedAt });
+    expect(renderDocument(row)).toMatchObject({
+      documentType: 'PASSPORT',
+      side: 'BACK',
+      fileName: 'new.png',
+      createdAt: uploadedAt,
+      updatedAt: replacedAt,
+    });
     expect(row.blobKey).toBe('documents/second');
   });
 
   it('removes the row on deletion, and ignores a replacement of a document it never saw', () => {
     const row = evolveDocumentView(null, recorded(documentUploaded()));
-    expect(evolveDocumentView(row, recorded({ type: 'DocumentDeleted', data: { customerId, platformId, documentId, documentHolder: customerId, blobKey: 'documents/first', deletedAt: replacedAt } }))).toBeNull();
+    expect(
+      evolveDocumentView(
+        row,
+        recorded({
+          type: 'DocumentDeleted',
+          data: { customerId, platformId, documentId, documentHolder: customerId, blobKey: 'documents/first', deletedAt: replacedAt },
+        }),
+      ),
+    ).toBeNull();
     expect(evolveDocumentView(null, replaced)).toBeNull();
   });
 });

@@ -5,10 +5,23 @@ import type { DeleteDocument, ReplaceDocument, UploadDocument } from './upload-d
 
 export const documentId = 'Document:0196f1a0-0000-7000-8000-0000000000d1';
 export const uploadedAt = '2026-03-01T10:45:00.000Z';
-export const metadata = (overrides: Partial<DocumentMetadata> = {}): DocumentMetadata => ({ documentType: 'CERTIFICATE_OF_INCORPORATION', country: 'US', ...overrides });
-export const storedFile = (blobKey = 'documents/first'): StoredDocumentFile => ({ blobKey, fileName: 'incorporation.pdf', size: 2048, sha256: 'ab'.repeat(32), contentType: 'application/pdf' });
+export const metadata = (overrides: Partial<DocumentMetadata> = {}): DocumentMetadata => ({
+  documentType: 'CERTIFICATE_OF_INCORPORATION',
+  country: 'US',
+  ...overrides,
+});
+export const storedFile = (blobKey = 'documents/first'): StoredDocumentFile => ({
+  blobKey,
+  fileName: 'incorporation.pdf',
+  size: 2048,
+  sha256: 'ab'.repeat(32),
+  contentType: 'application/pdf',
+});
 
-export const uploadCommand = (documentHolder: string, options: { platformId?: string; id?: string; requestFingerprint?: string; blobKey?: string } = {}): UploadDocument => ({
+export const uploadCommand = (
+  documentHolder: string,
+  options: { platformId?: string; id?: string; requestFingerprint?: string; blobKey?: string } = {},
+): UploadDocument => ({
   type: 'UploadDocument',
   data: {
     documentId: options.id ?? documentId,
@@ -23,7 +36,13 @@ export const uploadCommand = (documentHolder: string, options: { platformId?: st
 });
 export const replaceCommand = (blobKey: string, options: { platformId?: string } = {}): ReplaceDocument => ({
   type: 'ReplaceDocument',
-  data: { documentId, customerId, platformId: options.platformId ?? platformId, metadata: metadata({ documentType: 'ARTICLES_OF_INCORPORATION' }), file: storedFile(blobKey) },
+  data: {
+    documentId,
+    customerId,
+    platformId: options.platformId ?? platformId,
+    metadata: metadata({ documentType: 'ARTICLES_OF_INCORPORATION' }),
+    file: storedFile(blobKey),
+  },
   metadata: { now: later },
 });
 export const deleteCommand = (options: { platformId?: string } = {}): DeleteDocument => ({
@@ -34,13 +53,38 @@ export const deleteCommand = (options: { platformId?: string } = {}): DeleteDocu
 
 export const documentUploaded = (documentHolder: string = customerId, requestFingerprint?: string): CustomerEvent => ({
   type: 'DocumentUploaded',
-  data: { customerId, platformId, documentId, documentHolder, metadata: metadata(), file: storedFile(), ...(requestFingerprint !== undefined ? { requestFingerprint } : {}), uploadedAt },
+  data: {
+    customerId,
+    platformId,
+    documentId,
+    documentHolder,
+    metadata: metadata(),
+    file: storedFile(),
+    ...(requestFingerprint !== undefined ? { requestFingerprint } : {}),
+    uploadedAt,
+  },
 });
 export const sentToProvider = (): CustomerEvent => ({
   type: 'VerificationSubmitted',
-  data: { customerId, platformId, verificationId: 'Verification:0196f1a0-0000-7000-8000-0000000000e1', customerType: 'BUSINESS', verificationStatus: 'IN_PROGRESS', errors: [], submittedAt: uploadedAt },
+  data: {
+    customerId,
+    platformId,
+    verificationId: 'Verification:0196f1a0-0000-7000-8000-0000000000e1',
+    customerType: 'BUSINESS',
+    verificationStatus: 'IN_PROGRESS',
+    errors: [],
+    submittedAt: uploadedAt,
+  },
 });
 export const sentBackForErrors = (): CustomerEvent => ({
   type: 'VerificationSubmitted',
-  data: { customerId, platformId, verificationId: 'Verification:0196f1a0-0000-7000-8000-0000000000e2', customerType: 'BUSINESS', verificationStatus: 'RESOLVE_ERRORS', errors: [], submittedAt: uploadedAt },
+  data: {
+    customerId,
+    platformId,
+    verificationId: 'Verification:0196f1a0-0000-7000-8000-0000000000e2',
+    customerType: 'BUSINESS',
+    verificationStatus: 'RESOLVE_ERRORS',
+    errors: [],
+    submittedAt: uploadedAt,
+  },
 });

@@ -36,9 +36,21 @@ export type DocumentUploaded = Event<
 /** A new file and metadata for the same document (typically after a rejection); it is not submitted until the next verification. */
 export type DocumentReplaced = Event<
   'DocumentReplaced',
-  { customerId: string; platformId: string; documentId: string; documentHolder: string; metadata: DocumentMetadata; file: StoredDocumentFile; previousBlobKey: string; replacedAt: string }
+  {
+    customerId: string;
+    platformId: string;
+    documentId: string;
+    documentHolder: string;
+    metadata: DocumentMetadata;
+    file: StoredDocumentFile;
+    previousBlobKey: string;
+    replacedAt: string;
+  }
 >;
-export type DocumentDeleted = Event<'DocumentDeleted', { customerId: string; platformId: string; documentId: string; documentHolder: string; blobKey: string; deletedAt: string }>;
+export type DocumentDeleted = Event<
+  'DocumentDeleted',
+  { customerId: string; platformId: string; documentId: string; documentHolder: string; blobKey: string; deletedAt: string }
+>;
 export type DocumentEvent = DocumentUploaded | DocumentReplaced | DocumentDeleted;
 
 export const documentEventTypes: readonly DocumentEvent['type'][] = ['DocumentUploaded', 'DocumentReplaced', 'DocumentDeleted'];
@@ -50,7 +62,10 @@ export const evolveDocuments = (documents: readonly DocumentOnRecord[], event: D
       const { documentId, documentHolder, metadata, file, requestFingerprint, uploadedAt } = event.data;
       if (documents.some((document) => document.documentId === documentId)) return [...documents];
       const fingerprint = requestFingerprint !== undefined ? { requestFingerprint } : {};
-      return [...documents, { documentId, documentHolder, metadata, file, submitted: false, ...fingerprint, createdAt: uploadedAt, updatedAt: uploadedAt }];
+      return [
+        ...documents,
+        { documentId, documentHolder, metadata, file, submitted: false, ...fingerprint, createdAt: uploadedAt, updatedAt: uploadedAt },
+      ];
     }
     case 'DocumentReplaced':
       return documents.map((document) =>
@@ -68,4 +83,5 @@ export const evolveDocuments = (documents: readonly DocumentOnRecord[], event: D
 };
 
 /** Every document on file when a verification goes to the provider is part of that submission. */
-export const markSubmitted = (documents: readonly DocumentOnRecord[]): DocumentOnRecord[] => documents.map((document) => ({ ...document, submitted: true }));
+export const markSubmitted = (documents: readonly DocumentOnRecord[]): DocumentOnRecord[] =>
+  documents.map((document) => ({ ...document, submitted: true }));

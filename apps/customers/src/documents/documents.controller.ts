@@ -25,7 +25,11 @@ import { DocumentEntity, type DocumentRow, renderDocument } from './document-vie
 import { deleteDocument, documentNotFound, holderNotFound, replaceDocument, uploadDocument } from './upload-document';
 
 const busy = (customerId: string) =>
-  new DomainError('CONFLICT', 'conflict', `Customer ${customerId} was being changed by other requests at the same moment; retry the request.`);
+  new DomainError(
+    'CONFLICT',
+    'conflict',
+    `Customer ${customerId} was being changed by other requests at the same moment; retry the request.`,
+  );
 
 /**
  * Documents are appended to their holder's customer stream. The file is already in the blob store
@@ -51,10 +55,20 @@ export class DocumentsController {
     const fingerprint = context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {};
     const command = {
       type: 'UploadDocument' as const,
-      data: { documentId, customerId, platformId: context.platformId, documentHolder: data.documentHolder, metadata: data.metadata, file: data.file, ...fingerprint },
+      data: {
+        documentId,
+        customerId,
+        platformId: context.platformId,
+        documentHolder: data.documentHolder,
+        metadata: data.metadata,
+        file: data.file,
+        ...fingerprint,
+      },
       metadata: { now: this.clock.now() },
     };
-    const { events } = await this.write(customerId, () => this.eventSourcing.handle(customerId, customerDecider, (customer) => uploadDocument(command, customer), context));
+    const { events } = await this.write(customerId, () =>
+      this.eventSourcing.handle(customerId, customerDecider, (customer) => uploadDocument(command, customer), context),
+    );
     // A retry recorded nothing: the document keeps the first attempt's file, and this attempt's copy goes.
     if (events.length === 0) await this.discard(data.file.blobKey);
     return renderDocument(await this.row(context, documentId));
@@ -66,7 +80,13 @@ export class DocumentsController {
     const current = await this.row(context, data.documentId);
     const command = {
       type: 'ReplaceDocument' as const,
-      data: { documentId: data.documentId, customerId: current.customerId, platformId: context.platformId, metadata: data.metadata, file: data.file },
+      data: {
+        documentId: data.documentId,
+        customerId: current.customerId,
+        platformId: context.platformId,
+        metadata: data.metadata,
+        file: data.file,
+      },
       metadata: { now: this.clock.now() },
     };
     const { events } = await this.write(current.customerId, () =>
@@ -80,7 +100,11 @@ export class DocumentsController {
   async delete(@Payload() request: ServiceRequest<DocumentIdData>): Promise<{ deleted: true }> {
     const { context, data } = request;
     const current = await this.row(context, data.documentId);
-    const command = { type: 'DeleteDocument' as const, data: { documentId: data.documentId, customerId: current.customerId, platformId: context.platformId }, metadata: { now: this.clock.now() } };
+    const command = {
+      type: 'DeleteDocument' as const,
+      data: { documentId: data.documentId, customerId: current.customerId, platformId: context.platformId },
+      metadata: { now: this.clock.now() },
+    };
     const { events } = await this.write(current.customerId, () =>
       this.eventSourcing.handle(current.customerId, customerDecider, (customer) => deleteDocument(command, customer), context),
     );

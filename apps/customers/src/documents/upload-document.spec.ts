@@ -5,7 +5,17 @@ import { deciderSpec } from '@corridor/testing';
 import { customerDecider } from '../customers/customer';
 import { customerId, deleted, later, otherPlatformId, platformId } from '../customers/customer.fixtures';
 import { businessCreated, ownerAdded, ownerId, secondOwnerId } from '../beneficial-owners/beneficial-owner.fixtures';
-import { deleteCommand, documentId, documentUploaded, metadata, replaceCommand, sentBackForErrors, sentToProvider, storedFile, uploadCommand } from './document.fixtures';
+import {
+  deleteCommand,
+  documentId,
+  documentUploaded,
+  metadata,
+  replaceCommand,
+  sentBackForErrors,
+  sentToProvider,
+  storedFile,
+  uploadCommand,
+} from './document.fixtures';
 import { deleteDocument, replaceDocument, uploadDocument } from './upload-document';
 
 const at = later.toISOString();
@@ -16,17 +26,34 @@ describe('UploadDocument', () => {
   it('records a document of the customer itself, with the file the gateway stored', () =>
     given([businessCreated()])
       .when(uploadCommand(customerId))
-      .then([{ type: 'DocumentUploaded', data: { customerId, platformId, documentId, documentHolder: customerId, metadata: metadata(), file: storedFile(), uploadedAt: at } }]));
+      .then([
+        {
+          type: 'DocumentUploaded',
+          data: {
+            customerId,
+            platformId,
+            documentId,
+            documentHolder: customerId,
+            metadata: metadata(),
+            file: storedFile(),
+            uploadedAt: at,
+          },
+        },
+      ]));
 
   it('records a document of one of the business’s owners in the business’s stream', () =>
     given([businessCreated(), ownerAdded()])
       .when(uploadCommand(ownerId))
-      .then([expect.objectContaining({ type: 'DocumentUploaded', data: expect.objectContaining({ documentHolder: ownerId, customerId }) })]));
+      .then([
+        expect.objectContaining({ type: 'DocumentUploaded', data: expect.objectContaining({ documentHolder: ownerId, customerId }) }),
+      ]));
 
   it('refuses an owner the business does not have with 404 naming documentHolder', () =>
     given([businessCreated(), ownerAdded()])
       .when(uploadCommand(secondOwnerId))
-      .thenThrows((error) => expect(error).toMatchObject({ code: 'REFERENCE_NOT_FOUND', status: 404, details: { field: 'documentHolder' } })));
+      .thenThrows((error) =>
+        expect(error).toMatchObject({ code: 'REFERENCE_NOT_FOUND', status: 404, details: { field: 'documentHolder' } }),
+      ));
 
   it('refuses another platform’s customer exactly like an unknown one (404)', () =>
     given([businessCreated()])
@@ -87,9 +114,7 @@ describe('ReplaceDocument', () => {
       ]));
 
   it('records nothing when the same replacement is retried', () =>
-    given([businessCreated(), documentUploaded()])
-      .when(replaceCommand('documents/first'))
-      .then([]));
+    given([businessCreated(), documentUploaded()]).when(replaceCommand('documents/first')).then([]));
 
   it('is 404 for a document that is not on file, or of another platform', () => {
     given([businessCreated()])
@@ -107,7 +132,12 @@ describe('DeleteDocument', () => {
   it('deletes a document no verification has sent to the provider, naming its file', () =>
     given([businessCreated(), documentUploaded(), sentBackForErrors()])
       .when(deleteCommand())
-      .then([{ type: 'DocumentDeleted', data: { customerId, platformId, documentId, documentHolder: customerId, blobKey: 'documents/first', deletedAt: at } }]));
+      .then([
+        {
+          type: 'DocumentDeleted',
+          data: { customerId, platformId, documentId, documentHolder: customerId, blobKey: 'documents/first', deletedAt: at },
+        },
+      ]));
 
   it('refuses (409) a document that went to the provider with a verification', () =>
     given([businessCreated(), documentUploaded(), sentToProvider()])
@@ -119,13 +149,32 @@ describe('DeleteDocument', () => {
       businessCreated(),
       documentUploaded(),
       sentToProvider(),
-      { type: 'DocumentReplaced', data: { customerId, platformId, documentId, documentHolder: customerId, metadata: metadata(), file: storedFile('documents/second'), previousBlobKey: 'documents/first', replacedAt: at } },
+      {
+        type: 'DocumentReplaced',
+        data: {
+          customerId,
+          platformId,
+          documentId,
+          documentHolder: customerId,
+          metadata: metadata(),
+          file: storedFile('documents/second'),
+          previousBlobKey: 'documents/first',
+          replacedAt: at,
+        },
+      },
     ])
       .when(deleteCommand())
       .then([expect.objectContaining({ type: 'DocumentDeleted', data: expect.objectContaining({ blobKey: 'documents/second' }) })]));
 
   it('is 404 once deleted, and for another platform', () => {
-    given([businessCreated(), documentUploaded(), { type: 'DocumentDeleted', data: { customerId, platformId, documentId, documentHolder: customerId, blobKey: 'documents/first', deletedAt: at } }])
+    given([
+      businessCreated(),
+      documentUploaded(),
+      {
+        type: 'DocumentDeleted',
+        data: { customerId, platformId, documentId, documentHolder: customerId, blobKey: 'documents/first', deletedAt: at },
+      },
+    ])
       .when(deleteCommand())
       .thenThrows((error) => expect(error).toMatchObject({ status: 404 }));
     given([businessCreated(), documentUploaded()])

@@ -8,31 +8,51 @@ export type IssueKycLink = Command<
   { linkId: string; customerId: string; platformId: string; tokenHash: string; expiresAt: string; redirectUri?: string },
   { now: Date }
 >;
-export type CompleteKycLink = Command<'CompleteKycLink', { customerId: string; platformId: string; tokenHash: string; decision: KycLinkDecision }, { now: Date }>;
+export type CompleteKycLink = Command<
+  'CompleteKycLink',
+  { customerId: string; platformId: string; tokenHash: string; decision: KycLinkDecision },
+  { now: Date }
+>;
 
 /** Unused, unexpired links a customer may have at once; each call makes a new one, so a runaway client is stopped here. */
 export const MAX_OPEN_KYC_LINKS = 10;
 
-const isOpen = (link: { usedAt?: string; expiresAt: string }, now: Date): boolean => !link.usedAt && Date.parse(link.expiresAt) > now.getTime();
+const isOpen = (link: { usedAt?: string; expiresAt: string }, now: Date): boolean =>
+  !link.usedAt && Date.parse(link.expiresAt) > now.getTime();
 
 export const issueKycLink = (command: IssueKycLink, customer: Customer): CustomerEvent[] => {
   const { linkId, customerId, platformId, tokenHash, expiresAt, redirectUri } = command.data;
   const existing = requireLiveCustomer(customer, customerId, platformId);
   if (existing.kycLinks.some((link) => link.linkId === linkId)) return [];
   if (existing.kycLinks.filter((link) => isOpen(link, command.metadata.now)).length >= MAX_OPEN_KYC_LINKS) {
-    throw new DomainError('CONFLICT', 'conflict', `Customer ${customerId} already has ${MAX_OPEN_KYC_LINKS} unused KYC links that have not expired; use one of them, or wait until they expire.`, {
-      openLinks: MAX_OPEN_KYC_LINKS,
-    });
+    throw new DomainError(
+      'CONFLICT',
+      'conflict',
+      `Customer ${customerId} already has ${MAX_OPEN_KYC_LINKS} unused KYC links that have not expired; use one of them, or wait until they expire.`,
+      {
+        openLinks: MAX_OPEN_KYC_LINKS,
+      },
+    );
   }
   return [
     {
       type: 'KycLinkIssued',
-      data: { customerId, platformId, customerType: existing.customerType, linkId, tokenHash, expiresAt, ...(redirectUri ? { redirectUri } : {}), issuedAt: command.metadata.now.toISOString() },
+      data: {
+        customerId,
+        platformId,
+        customerType: existing.customerType,
+        linkId,
+        tokenHash,
+        expiresAt,
+        ...(redirectUri ? { redirectUri } : {}),
+        issuedAt: command.metadata.now.toISOString(),
+      },
     },
   ];
 };
 
-export const kycLinkNotFound = () => new DomainError('REFERENCE_NOT_FOUND', 'not_found', 'This KYC link does not exist. Ask the platform for a new one.');
+export const kycLinkNotFound = () =>
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', 'This KYC link does not exist. Ask the platform for a new one.');
 
 const outcomeOf: Readonly<Record<KycLinkDecision, DecidedStatus & KycStatus>> = { APPROVE: 'APPROVED', REJECT: 'REJECTED' };
 
@@ -47,16 +67,22 @@ export const completeKycLink = (command: CompleteKycLink, customer: Customer): C
   const existing = requireLiveCustomer(customer, customerId, platformId);
   const link = existing.kycLinks.find((item) => item.tokenHash === tokenHash);
   if (!link) throw kycLinkNotFound();
-  if (link.usedAt) throw new DomainError('CONFLICT', 'conflict', 'This KYC link was already used; a link works once. Ask the platform for a new one.', { usedAt: link.usedAt });
+  if (link.usedAt)
+    throw new DomainError('CONFLICT', 'conflict', 'This KYC link was already used; a link works once. Ask the platform for a new one.', {
+      usedAt: link.usedAt,
+    });
   const now = command.metadata.now;
   if (Date.parse(link.expiresAt) <= now.getTime()) {
-    throw new DomainError('CONFLICT', 'conflict', `This KYC link expired at ${link.expiresAt}. Ask the platform for a new one.`, { expiresAt: link.expiresAt });
+    throw new DomainError('CONFLICT', 'conflict', `This KYC link expired at ${link.expiresAt}. Ask the platform for a new one.`, {
+      expiresAt: link.expiresAt,
+    });
   }
   const at = now.toISOString();
   const outcome = outcomeOf[decision];
   const events: CustomerEvent[] = [{ type: 'KycLinkUsed', data: { customerId, platformId, linkId: link.linkId, decision, usedAt: at } }];
   const latest = existing.latestVerification;
-  const waiting = latest && (latest.verificationStatus === 'IN_PROGRESS' || latest.verificationStatus === 'PENDING_MANUAL_REVIEW') ? latest : undefined;
+  const waiting =
+    latest && (latest.verificationStatus === 'IN_PROGRESS' || latest.verificationStatus === 'PENDING_MANUAL_REVIEW') ? latest : undefined;
   if (waiting) {
     events.push({
       type: 'VerificationDecided',
@@ -66,7 +92,10 @@ export const completeKycLink = (command: CompleteKycLink, customer: Customer): C
         verificationId: waiting.verificationId,
         customerType: existing.customerType,
         verificationStatus: outcome,
-        errors: outcome === 'REJECTED' ? [{ resourceId: customerId, type: 'APPLICANT_REJECTED', reason: 'The customer was rejected in the hosted KYC flow' }] : [],
+        errors:
+          outcome === 'REJECTED'
+            ? [{ resourceId: customerId, type: 'APPLICANT_REJECTED', reason: 'The customer was rejected in the hosted KYC flow' }]
+            : [],
         decidedAt: at,
       },
     });
@@ -74,7 +103,15 @@ export const completeKycLink = (command: CompleteKycLink, customer: Customer): C
   if (existing.verificationStatus !== outcome) {
     events.push({
       type: 'CustomerVerificationStatusChanged',
-      data: { customerId, platformId, customerType: existing.customerType, from: existing.verificationStatus, to: outcome, changedAt: at, ...(waiting ? { verificationId: waiting.verificationId } : {}) },
+      data: {
+        customerId,
+        platformId,
+        customerType: existing.customerType,
+        from: existing.verificationStatus,
+        to: outcome,
+        changedAt: at,
+        ...(waiting ? { verificationId: waiting.verificationId } : {}),
+      },
     });
   }
   return events;

@@ -37,7 +37,17 @@ export const evolveKycLinkView = (row: KycLinkRow | null, recorded: RecordedEven
   switch (event.type) {
     case 'KycLinkIssued': {
       const { linkId, tokenHash, customerId, customerType, platformId, expiresAt, redirectUri } = event.data;
-      return { id: linkId, tokenHash, customerId, customerType, platformId, expiresAt: new Date(expiresAt), redirectUri: redirectUri ?? null, usedAt: null, decision: null };
+      return {
+        id: linkId,
+        tokenHash,
+        customerId,
+        customerType,
+        platformId,
+        expiresAt: new Date(expiresAt),
+        redirectUri: redirectUri ?? null,
+        usedAt: null,
+        decision: null,
+      };
     }
     case 'KycLinkUsed':
       if (!row) return row;

@@ -5,13 +5,32 @@ import type { CustomerType, Event, KycLinkDecision } from '@corridor/contracts';
 // KycLinkIssued with the SHA-256 of the token (never the token), using it appends KycLinkUsed. Both
 // are decided on the customer's version, so of two uses racing each other exactly one is recorded.
 
-export type KycLinkOnRecord = { linkId: string; tokenHash: string; expiresAt: string; redirectUri?: string; usedAt?: string; decision?: KycLinkDecision };
+export type KycLinkOnRecord = {
+  linkId: string;
+  tokenHash: string;
+  expiresAt: string;
+  redirectUri?: string;
+  usedAt?: string;
+  decision?: KycLinkDecision;
+};
 
 export type KycLinkIssued = Event<
   'KycLinkIssued',
-  { customerId: string; platformId: string; customerType: CustomerType; linkId: string; tokenHash: string; expiresAt: string; redirectUri?: string; issuedAt: string }
+  {
+    customerId: string;
+    platformId: string;
+    customerType: CustomerType;
+    linkId: string;
+    tokenHash: string;
+    expiresAt: string;
+    redirectUri?: string;
+    issuedAt: string;
+  }
 >;
-export type KycLinkUsed = Event<'KycLinkUsed', { customerId: string; platformId: string; linkId: string; decision: KycLinkDecision; usedAt: string }>;
+export type KycLinkUsed = Event<
+  'KycLinkUsed',
+  { customerId: string; platformId: string; linkId: string; decision: KycLinkDecision; usedAt: string }
+>;
 export type KycLinkEvent = KycLinkIssued | KycLinkUsed;
 
 export const kycLinkEventTypes: readonly KycLinkEvent['type'][] = ['KycLinkIssued', 'KycLinkUsed'];
@@ -26,7 +45,9 @@ export const evolveKycLinks = (links: readonly KycLinkOnRecord[], event: KycLink
       return [...links, { linkId, tokenHash, expiresAt, ...(redirectUri ? { redirectUri } : {}) }];
     }
     case 'KycLinkUsed':
-      return links.map((link) => (link.linkId === event.data.linkId ? { ...link, usedAt: event.data.usedAt, decision: event.data.decision } : link));
+      return links.map((link) =>
+        link.linkId === event.data.linkId ? { ...link, usedAt: event.data.usedAt, decision: event.data.decision } : link,
+      );
     default: {
       const unknownEvent: never = event;
       return unknownEvent;

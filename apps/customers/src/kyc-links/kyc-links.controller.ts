@@ -26,7 +26,11 @@ import { KycLinkEntity, type KycLinkRow, renderKycLinkPage } from './kyc-link-vi
 export const KYC_LINK_TTL_MS = 60 * 60 * 1000;
 
 const busy = (customerId: string) =>
-  new DomainError('CONFLICT', 'conflict', `Customer ${customerId} was being changed by other requests at the same moment; retry the request.`);
+  new DomainError(
+    'CONFLICT',
+    'conflict',
+    `Customer ${customerId} was being changed by other requests at the same moment; retry the request.`,
+  );
 
 /**
  * Hosted KYC links (decision 0011). The token is 32 random bytes, shown once to the platform and
@@ -47,19 +51,33 @@ export class KycLinksController {
     const { context, data } = request;
     const settings = await this.platformSettings.get(context);
     if (settings.environment !== 'SANDBOX') {
-      throw new DomainError('FORBIDDEN', 'forbidden', 'Hosted KYC links need a KYC provider, and none is configured for production platforms in this deployment; submit customers with POST /verifications instead.', {
-        environment: settings.environment,
-      });
+      throw new DomainError(
+        'FORBIDDEN',
+        'forbidden',
+        'Hosted KYC links need a KYC provider, and none is configured for production platforms in this deployment; submit customers with POST /verifications instead.',
+        {
+          environment: settings.environment,
+        },
+      );
     }
     const token = randomBytes(32).toString('base64url');
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + KYC_LINK_TTL_MS).toISOString();
     const command = {
       type: 'IssueKycLink' as const,
-      data: { linkId: newId('KycLink'), customerId: data.customerId, platformId: context.platformId, tokenHash: hashToken(token), expiresAt, ...(data.redirectUri ? { redirectUri: data.redirectUri } : {}) },
+      data: {
+        linkId: newId('KycLink'),
+        customerId: data.customerId,
+        platformId: context.platformId,
+        tokenHash: hashToken(token),
+        expiresAt,
+        ...(data.redirectUri ? { redirectUri: data.redirectUri } : {}),
+      },
       metadata: { now },
     };
-    await this.write(data.customerId, () => this.eventSourcing.handle(data.customerId, customerDecider, (customer) => issueKycLink(command, customer), context));
+    await this.write(data.customerId, () =>
+      this.eventSourcing.handle(data.customerId, customerDecider, (customer) => issueKycLink(command, customer), context),
+    );
     return { token, expiresAt, provider: 'SUMSUB' };
   }
 
@@ -75,13 +93,25 @@ export class KycLinksController {
     const row = await this.find(data.token);
     // The page's request has no API token: it acts for the platform that issued the link.
     const context = { ...request.context, platformId: row.platformId };
-    const command = { type: 'CompleteKycLink' as const, data: { customerId: row.customerId, platformId: row.platformId, tokenHash: row.tokenHash, decision: data.decision }, metadata: { now: this.clock.now() } };
-    const { state } = await this.write(row.customerId, () => this.eventSourcing.handle(row.customerId, customerDecider, (customer) => completeKycLink(command, customer), context));
-    return { ...(row.redirectUri ? { redirectUri: row.redirectUri } : {}), kycStatus: state.status === 'None' ? 'UNKNOWN' : state.verificationStatus };
+    const command = {
+      type: 'CompleteKycLink' as const,
+      data: { customerId: row.customerId, platformId: row.platformId, tokenHash: row.tokenHash, decision: data.decision },
+      metadata: { now: this.clock.now() },
+    };
+    const { state } = await this.write(row.customerId, () =>
+      this.eventSourcing.handle(row.customerId, customerDecider, (customer) => completeKycLink(command, customer), context),
+    );
+    return {
+      ...(row.redirectUri ? { redirectUri: row.redirectUri } : {}),
+      kycStatus: state.status === 'None' ? 'UNKNOWN' : state.verificationStatus,
+    };
   }
 
   private async find(token: string): Promise<KycLinkRow> {
-    const row = typeof token === 'string' && token.length > 0 ? await this.eventSourcing.em.findOne(KycLinkEntity, { tokenHash: hashToken(token) }) : null;
+    const row =
+      typeof token === 'string' && token.length > 0
+        ? await this.eventSourcing.em.findOne(KycLinkEntity, { tokenHash: hashToken(token) })
+        : null;
     if (!row) throw kycLinkNotFound();
     return row;
   }

@@ -20,7 +20,10 @@ export const submitVerification = (command: SubmitVerification, customer: Custom
   const existing = requireLiveCustomer(customer, customerId, platformId);
   if (existing.latestVerification && isAwaitingOutcome(existing.latestVerification.verificationStatus)) return [];
   // The documents are those recorded in the same stream, as of the version this is decided on (decision 0011).
-  const documents: DocumentOnFile[] = (existing.documents ?? []).map((document) => ({ documentHolder: document.documentHolder, documentType: document.metadata.documentType }));
+  const documents: DocumentOnFile[] = (existing.documents ?? []).map((document) => ({
+    documentHolder: document.documentHolder,
+    documentType: document.metadata.documentType,
+  }));
   const errors = verificationErrors(existing, command.metadata.now, documents);
   return [
     {
@@ -44,7 +47,11 @@ export type RecordVerificationOutcome = Command<
   { now: Date }
 >;
 
-const customerStatusOf: Readonly<Record<DecidedStatus, KycStatus>> = { APPROVED: 'APPROVED', REJECTED: 'REJECTED', PENDING_MANUAL_REVIEW: 'PENDING' };
+const customerStatusOf: Readonly<Record<DecidedStatus, KycStatus>> = {
+  APPROVED: 'APPROVED',
+  REJECTED: 'REJECTED',
+  PENDING_MANUAL_REVIEW: 'PENDING',
+};
 
 /** The provider's outcome, and the customer's kycStatus/kybStatus following it in the same commit. */
 export const recordVerificationOutcome = (command: RecordVerificationOutcome, customer: Customer): CustomerEvent[] => {
@@ -65,7 +72,10 @@ export const recordVerificationOutcome = (command: RecordVerificationOutcome, cu
         verificationId,
         customerType: existing.customerType,
         verificationStatus: outcome,
-        errors: outcome === 'REJECTED' ? [{ resourceId: customerId, type: 'APPLICANT_REJECTED', reason: 'The verification provider rejected this customer' }] : [],
+        errors:
+          outcome === 'REJECTED'
+            ? [{ resourceId: customerId, type: 'APPLICANT_REJECTED', reason: 'The verification provider rejected this customer' }]
+            : [],
         decidedAt: at,
       },
     },
@@ -74,7 +84,15 @@ export const recordVerificationOutcome = (command: RecordVerificationOutcome, cu
   if (to !== existing.verificationStatus) {
     events.push({
       type: 'CustomerVerificationStatusChanged',
-      data: { customerId, platformId, customerType: existing.customerType, from: existing.verificationStatus, to, changedAt: at, verificationId },
+      data: {
+        customerId,
+        platformId,
+        customerType: existing.customerType,
+        from: existing.verificationStatus,
+        to,
+        changedAt: at,
+        verificationId,
+      },
     });
   }
   return events;

@@ -6,7 +6,8 @@ import { individualCreated } from '../customers/customer.fixtures';
 import { businessCreated, personalInfo } from '../beneficial-owners/beneficial-owner.fixtures';
 import { manualReviewProvider, sandboxVerificationProvider } from './verification-provider';
 
-const customerOf = (event: CustomerEvent): ExistingCustomer => customerDecider.evolve(customerDecider.initialState(), event) as ExistingCustomer;
+const customerOf = (event: CustomerEvent): ExistingCustomer =>
+  customerDecider.evolve(customerDecider.initialState(), event) as ExistingCustomer;
 
 describe('sandbox provider', () => {
   it.each([
@@ -33,7 +34,9 @@ describe('sandbox provider', () => {
 
 describe('production without a KYC vendor', () => {
   it('sends every complete customer and every new owner to manual review', async () => {
-    await expect(manualReviewProvider.verify(customerOf(businessCreated({ registrationNumber: 'X-003' })))).resolves.toBe('PENDING_MANUAL_REVIEW');
+    await expect(manualReviewProvider.verify(customerOf(businessCreated({ registrationNumber: 'X-003' })))).resolves.toBe(
+      'PENDING_MANUAL_REVIEW',
+    );
     await expect(manualReviewProvider.screenPerson(personalInfo())).resolves.toBe('PENDING');
   });
 });

@@ -27,9 +27,14 @@ const bySuffix = <T>(value: string | undefined, outcomes: { '001': T; '002': T; 
 export const sandboxVerificationProvider: VerificationProvider = {
   verify: async (customer) =>
     customer.customerType === 'BUSINESS'
-      ? bySuffix<DecidedStatus>(customer.profile.businessInfo?.registrationNumber, { '001': 'PENDING_MANUAL_REVIEW', '002': 'REJECTED', otherwise: 'APPROVED' })
+      ? bySuffix<DecidedStatus>(customer.profile.businessInfo?.registrationNumber, {
+          '001': 'PENDING_MANUAL_REVIEW',
+          '002': 'REJECTED',
+          otherwise: 'APPROVED',
+        })
       : 'APPROVED',
-  screenPerson: async (personalInfo) => bySuffix<KycStatus>(personalInfo.lastName, { '001': 'PENDING', '002': 'REJECTED', otherwise: 'APPROVED' }),
+  screenPerson: async (personalInfo) =>
+    bySuffix<KycStatus>(personalInfo.lastName, { '001': 'PENDING', '002': 'REJECTED', otherwise: 'APPROVED' }),
 };
 
 /**
@@ -43,4 +48,7 @@ export const manualReviewProvider: VerificationProvider = {
 
 export const VERIFICATION_PROVIDERS = 'VERIFICATION_PROVIDERS';
 export type VerificationProviders = Readonly<Record<PlatformEnvironment, VerificationProvider>>;
-export const defaultVerificationProviders: VerificationProviders = { SANDBOX: sandboxVerificationProvider, PRODUCTION: manualReviewProvider };
+export const defaultVerificationProviders: VerificationProviders = {
+  SANDBOX: sandboxVerificationProvider,
+  PRODUCTION: manualReviewProvider,
+};

@@ -17,20 +17,32 @@ const companyDocuments: DocumentOnFile[] = [
   { documentHolder: customerId, documentType: 'SHAREHOLDER_REGISTER' },
   { documentHolder: customerId, documentType: 'UTILITY_BILL' },
 ];
-const completeBusiness = () => businessCreated({ countriesOfOperation: ['US'] }, { address: { line1: '1 Market St', postalCode: '94105', country: 'US' } });
+const completeBusiness = () =>
+  businessCreated({ countriesOfOperation: ['US'] }, { address: { line1: '1 Market St', postalCode: '94105', country: 'US' } });
 const fieldsOf = (errors: { field?: string; type: string }[]) => errors.map((error) => error.field ?? error.type);
 
 describe('what an individual needs', () => {
   it('names every missing field as a dot path on the customer', () => {
     const errors = verificationErrors(customerOf(individualCreated()), now, []);
     expect(errors.every((error) => error.resourceId === customerId && error.type === 'MISSING_FIELD')).toBe(true);
-    expect(fieldsOf(errors)).toEqual(['customer.birthDate', 'customer.nationality', 'customer.address.line1', 'customer.address.postalCode', 'customer.address.country']);
+    expect(fieldsOf(errors)).toEqual([
+      'customer.birthDate',
+      'customer.nationality',
+      'customer.address.line1',
+      'customer.address.postalCode',
+      'customer.address.country',
+    ]);
   });
 
   it('needs nothing more once name, birth date, nationality and address are on file (no document for KYC)', () => {
     const complete = customerOf(individualCreated(), {
       type: 'CustomerUpdated',
-      data: { customerId, platformId: '', changes: { birthDate: '1990-01-15', nationality: 'US', address: { line1: '1 Main St', postalCode: '62701', country: 'US' } }, updatedAt: now.toISOString() },
+      data: {
+        customerId,
+        platformId: '',
+        changes: { birthDate: '1990-01-15', nationality: 'US', address: { line1: '1 Main St', postalCode: '62701', country: 'US' } },
+        updatedAt: now.toISOString(),
+      },
     });
     expect(verificationErrors(complete, now, [])).toEqual([]);
   });
@@ -39,9 +51,16 @@ describe('what an individual needs', () => {
     const withBirthDate = (birthDate: string) =>
       customerOf(individualCreated(), {
         type: 'CustomerUpdated',
-        data: { customerId, platformId: '', changes: { birthDate, nationality: 'US', address: { line1: 'x', postalCode: '1', country: 'US' } }, updatedAt: now.toISOString() },
+        data: {
+          customerId,
+          platformId: '',
+          changes: { birthDate, nationality: 'US', address: { line1: 'x', postalCode: '1', country: 'US' } },
+          updatedAt: now.toISOString(),
+        },
       });
-    expect(verificationErrors(withBirthDate('2008-03-03'), now, [])).toEqual([expect.objectContaining({ type: 'INVALID_FIELD', field: 'customer.birthDate' })]);
+    expect(verificationErrors(withBirthDate('2008-03-03'), now, [])).toEqual([
+      expect.objectContaining({ type: 'INVALID_FIELD', field: 'customer.birthDate' }),
+    ]);
     expect(verificationErrors(withBirthDate('2008-03-02'), now, [])).toEqual([]);
     expect(ageInYears('2008-03-02', now)).toBe(18);
   });
@@ -67,7 +86,13 @@ describe('what a business needs', () => {
   });
 
   it('asks for the tax id and incorporation date a CSV-imported business may lack', () => {
-    const imported = customerOf(businessCreated({ taxId: undefined, incorporatedOn: undefined, countriesOfOperation: ['US'] }, { address: { line1: '1 Market St', postalCode: '94105', country: 'US' } }), ownerAdded());
+    const imported = customerOf(
+      businessCreated(
+        { taxId: undefined, incorporatedOn: undefined, countriesOfOperation: ['US'] },
+        { address: { line1: '1 Market St', postalCode: '94105', country: 'US' } },
+      ),
+      ownerAdded(),
+    );
     const errors = verificationErrors(imported, now, companyDocuments);
     expect(errors).toEqual([
       expect.objectContaining({ type: 'MISSING_FIELD', field: 'customer.businessInfo.taxId', resourceId: customerId }),
@@ -81,19 +106,31 @@ describe('what a business needs', () => {
 
   it('asks for a control person when no owner has a control role', () => {
     const errors = verificationErrors(customerOf(completeBusiness(), ownerAdded({ roles: ['UBO'] })), now, companyDocuments);
-    expect(errors).toEqual([expect.objectContaining({ type: 'MISSING_BENEFICIAL_OWNER', reason: expect.stringContaining('control person') })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ type: 'MISSING_BENEFICIAL_OWNER', reason: expect.stringContaining('control person') }),
+    ]);
   });
 
   it('names owner problems on the owner: UBO role at 25%, US id type, a non-US identity document, a rejected screening', () => {
     const customer = customerOf(
       completeBusiness(),
       ownerAdded({ percentage: 25, roles: ['CONTROL_PERSON'], info: { idType: 'EIN' } }),
-      ownerAdded({ id: secondOwnerId, percentage: 10, roles: ['DIRECTOR'], kycStatus: 'REJECTED', info: { nationality: 'MX', idType: 'NON_US_TAX_ID' } }),
+      ownerAdded({
+        id: secondOwnerId,
+        percentage: 10,
+        roles: ['DIRECTOR'],
+        kycStatus: 'REJECTED',
+        info: { nationality: 'MX', idType: 'NON_US_TAX_ID' },
+      }),
     );
     expect(verificationErrors(customer, now, companyDocuments)).toEqual([
       expect.objectContaining({ resourceId: ownerId, type: 'INVALID_FIELD', field: 'roles' }),
       expect.objectContaining({ resourceId: ownerId, type: 'INVALID_FIELD', field: 'personalInfo.idType' }),
-      expect.objectContaining({ resourceId: secondOwnerId, type: 'MISSING_IDENTITY_DOCUMENT', acceptedDocumentTypes: ['PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID'] }),
+      expect.objectContaining({
+        resourceId: secondOwnerId,
+        type: 'MISSING_IDENTITY_DOCUMENT',
+        acceptedDocumentTypes: ['PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID'],
+      }),
       expect.objectContaining({ resourceId: secondOwnerId, type: 'APPLICANT_REJECTED' }),
     ]);
   });

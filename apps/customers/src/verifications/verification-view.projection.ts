@@ -33,12 +33,25 @@ export const evolveVerificationView = (row: VerificationRow | null, recorded: Re
   switch (event.type) {
     case 'VerificationSubmitted': {
       const { verificationId, customerId, platformId, verificationStatus, errors, submittedAt } = event.data;
-      return { id: verificationId, customerId, platformId, verificationStatus, errors, createdAt: new Date(submittedAt), updatedAt: new Date(submittedAt) };
+      return {
+        id: verificationId,
+        customerId,
+        platformId,
+        verificationStatus,
+        errors,
+        createdAt: new Date(submittedAt),
+        updatedAt: new Date(submittedAt),
+      };
     }
     case 'VerificationDecided':
       // An outcome for a verification the view never saw cannot occur within one stream; skip it.
       if (!row) return row;
-      return { ...row, verificationStatus: event.data.verificationStatus, errors: event.data.errors, updatedAt: new Date(event.data.decidedAt) };
+      return {
+        ...row,
+        verificationStatus: event.data.verificationStatus,
+        errors: event.data.errors,
+        updatedAt: new Date(event.data.decidedAt),
+      };
     default:
       return row;
   }
@@ -67,7 +80,12 @@ export const renderVerification = (row: VerificationRow): VerificationWire => ({
  * of its customer's stream (webhook payloads); null when that event is not this verification's or
  * the customer is not the platform's.
  */
-export const renderVerificationAt = (events: readonly RecordedEvent[], streamPosition: number, verificationId: string, platformId: string): VerificationWire | null => {
+export const renderVerificationAt = (
+  events: readonly RecordedEvent[],
+  streamPosition: number,
+  verificationId: string,
+  platformId: string,
+): VerificationWire | null => {
   const target = events.find((event) => event.streamPosition === streamPosition);
   if (!target || target.data['verificationId'] !== verificationId) return null;
   const row = events

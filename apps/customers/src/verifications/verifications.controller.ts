@@ -23,7 +23,8 @@ import { recordVerificationOutcome, submitVerification } from './submit-verifica
 import { VERIFICATION_PROVIDERS, type VerificationProviders } from './verification-provider';
 import { renderVerification, renderVerificationAt, VerificationEntity, type VerificationRow } from './verification-view.projection';
 
-const notFound = (verificationId: string) => new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Verification ${verificationId} was not found.`);
+const notFound = (verificationId: string) =>
+  new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Verification ${verificationId} was not found.`);
 
 @Controller()
 export class VerificationsController {
@@ -49,14 +50,23 @@ export class VerificationsController {
       data: { verificationId: newId('Verification'), customerId, platformId },
       metadata: { now: this.clock.now() },
     };
-    const { state } = await this.eventSourcing.handle(customerId, customerDecider, (customer) => submitVerification(command, customer), context);
+    const { state } = await this.eventSourcing.handle(
+      customerId,
+      customerDecider,
+      (customer) => submitVerification(command, customer),
+      context,
+    );
     const latest = state.status === 'None' ? undefined : state.latestVerification;
     if (state.status === 'None' || !latest) throw new Error(`Submitting ${customerId} recorded no verification.`);
     if (latest.verificationStatus === 'IN_PROGRESS') {
       const settings = await this.platformSettings.get(context);
       const outcome = await this.providers[settings.environment].verify(state);
       if (outcome !== 'IN_PROGRESS') {
-        const decided = { type: 'RecordVerificationOutcome' as const, data: { verificationId: latest.verificationId, customerId, platformId, outcome }, metadata: { now: this.clock.now() } };
+        const decided = {
+          type: 'RecordVerificationOutcome' as const,
+          data: { verificationId: latest.verificationId, customerId, platformId, outcome },
+          metadata: { now: this.clock.now() },
+        };
         await this.eventSourcing.handle(customerId, customerDecider, (customer) => recordVerificationOutcome(decided, customer), context);
       }
     }

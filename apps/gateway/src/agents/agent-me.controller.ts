@@ -25,7 +25,13 @@ import { IdPipe } from '../http/validation';
 import { QuoteRequest, QuoteRequestPipe } from '../payments/payments.dto';
 import { ServiceCall } from '../service-call';
 import { AgentAuthGuard } from './agent-auth.guard';
-import { AgentExternalAccountsQuery, AgentInternalAccountsQuery, AgentTransactionsQuery, AgentTransferRequest, ListOwnActionsQuery } from './agents.dto';
+import {
+  AgentExternalAccountsQuery,
+  AgentInternalAccountsQuery,
+  AgentTransactionsQuery,
+  AgentTransferRequest,
+  ListOwnActionsQuery,
+} from './agents.dto';
 import { ReferenceOperation } from '../http/openapi/operation';
 
 const quoteId = new IdPipe('Quote', 'QUOTE_NOT_FOUND', 'Quote');
@@ -38,7 +44,10 @@ export const AGENT_ACTION_TIMEOUT_MS = 25_000;
 
 const transferOf = (body: AgentTransferRequest): AgentTransferData => ({
   source: { accountId: body.source.accountId },
-  destination: { accountId: body.destination.accountId, ...(body.destination.paymentRail !== undefined ? { paymentRail: body.destination.paymentRail } : {}) },
+  destination: {
+    accountId: body.destination.accountId,
+    ...(body.destination.paymentRail !== undefined ? { paymentRail: body.destination.paymentRail } : {}),
+  },
   amount: body.amount,
 });
 
@@ -91,7 +100,11 @@ export class AgentMeController {
   @ReferenceOperation('agentExecuteQuote', { signature: 'signedCall' })
   @Post('quotes/:quoteId/execute')
   @HttpCode(200)
-  execute(@Param('quoteId', quoteId) id: string, @Headers('grid-wallet-signature') walletSignature: string | undefined, @Ctx() context: RequestContext): Promise<AgentActionWire> {
+  execute(
+    @Param('quoteId', quoteId) id: string,
+    @Headers('grid-wallet-signature') walletSignature: string | undefined,
+    @Ctx() context: RequestContext,
+  ): Promise<AgentActionWire> {
     // Grid-Wallet-Signature: the customer's stamp for a quote from an Embedded Wallet (ignored for other sources).
     const data: AgentExecuteQuoteData = { quoteId: id, ...(typeof walletSignature === 'string' ? { walletSignature } : {}) };
     return this.call.request(subjects.agents.me.executeQuote, data, context, AGENT_ACTION_TIMEOUT_MS);

@@ -1,4 +1,17 @@
-import { Body, Controller, createParamDecorator, Delete, type ExecutionContext, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  createParamDecorator,
+  Delete,
+  type ExecutionContext,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+} from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import {
@@ -28,7 +41,14 @@ import { correlationIdOf } from '../http/request-id';
 import { IdPipe, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { AGENT_ACTION_TIMEOUT_MS } from './agent-me.controller';
-import { AgentActionRejectRequest, AgentCreateRequest, AgentPolicyUpdateRequest, AgentUpdateRequest, ListAgentsQuery, ListApprovalsQuery } from './agents.dto';
+import {
+  AgentActionRejectRequest,
+  AgentCreateRequest,
+  AgentPolicyUpdateRequest,
+  AgentUpdateRequest,
+  ListAgentsQuery,
+  ListApprovalsQuery,
+} from './agents.dto';
 import { ReferenceOperation } from '../http/openapi/operation';
 
 const agentId = new IdPipe('Agent', 'REFERENCE_NOT_FOUND', 'Agent');
@@ -87,7 +107,11 @@ export class AgentsController {
   @RequiresPermission('VIEW')
   approvals(@Query() query: ListApprovalsQuery, @Ctx() context: RequestContext): Promise<Page<AgentActionWire>> {
     const { limit: _limit, cursor: _cursor, ...filters } = query;
-    return this.call.request(subjects.agents.action.listApprovals, { ...defined(filters), ...pageOf(query) } satisfies ListAgentApprovalsData, context);
+    return this.call.request(
+      subjects.agents.action.listApprovals,
+      { ...defined(filters), ...pageOf(query) } satisfies ListAgentApprovalsData,
+      context,
+    );
   }
 
   @ReferenceOperation('getAgentDeviceCodeStatus')
@@ -160,7 +184,11 @@ export class AgentsController {
   @Post(':agentId/actions/:actionId/approve')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
-  approve(@Param('agentId', agentId) agent: string, @Param('actionId', actionId) action: string, @Ctx() context: RequestContext): Promise<AgentActionWire> {
+  approve(
+    @Param('agentId', agentId) agent: string,
+    @Param('actionId', actionId) action: string,
+    @Ctx() context: RequestContext,
+  ): Promise<AgentActionWire> {
     return this.call.request(subjects.agents.action.approve, { agentId: agent, actionId: action }, context, AGENT_ACTION_TIMEOUT_MS);
   }
 
@@ -175,6 +203,10 @@ export class AgentsController {
     @OptionalBody(AgentActionRejectRequest) body: AgentActionRejectRequest,
     @Ctx() context: RequestContext,
   ): Promise<AgentActionWire> {
-    return this.call.request(subjects.agents.action.reject, { agentId: agent, actionId: action, ...defined({ ...body }) } satisfies RejectAgentActionData, context);
+    return this.call.request(
+      subjects.agents.action.reject,
+      { agentId: agent, actionId: action, ...defined({ ...body }) } satisfies RejectAgentActionData,
+      context,
+    );
   }
 }

@@ -1,13 +1,26 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthMethodWire, type AuthSessionWire, type RequestContext, type SandboxMailWire, type SignedReply, subjects } from '@corridor/contracts';
+import {
+  type AuthMethodWire,
+  type AuthSessionWire,
+  type RequestContext,
+  type SandboxMailWire,
+  type SignedReply,
+  subjects,
+} from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { SandboxOnlyGuard } from '../auth/sandbox-only';
 import { DiscriminatedBodyPipe, IdPipe, OptionalBody } from '../http/validation';
 import { ServiceCall } from '../service-call';
-import { AccountIdQuery, AuthCredentialChallengeRequest, AuthSessionRefreshRequest, credentialCreateVariants, credentialVerifyVariants } from './auth-credentials.dto';
+import {
+  AccountIdQuery,
+  AuthCredentialChallengeRequest,
+  AuthSessionRefreshRequest,
+  credentialCreateVariants,
+  credentialVerifyVariants,
+} from './auth-credentials.dto';
 import { answer, walletHeaders } from './signed-reply';
 import { ExtensionOperation, ReferenceOperation } from '../http/openapi/operation';
 
@@ -53,8 +66,20 @@ export class AuthCredentialsController {
   @Delete('auth/credentials/:id')
   @HttpCode(204)
   @RequiresPermission('MANAGE')
-  async revoke(@Param('id', credentialId) id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Ctx() context: RequestContext): Promise<unknown> {
-    return answer(reply, await this.call.request<SignedReply<unknown>>(subjects.accounts.embeddedWallet.revokeCredential, { credentialId: id, ...walletHeaders(request) }, context));
+  async revoke(
+    @Param('id', credentialId) id: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    return answer(
+      reply,
+      await this.call.request<SignedReply<unknown>>(
+        subjects.accounts.embeddedWallet.revokeCredential,
+        { credentialId: id, ...walletHeaders(request) },
+        context,
+      ),
+    );
   }
 
   @ReferenceOperation('challengeAuthCredential')
@@ -67,7 +92,12 @@ export class AuthCredentialsController {
     @OptionalBody(AuthCredentialChallengeRequest) body: AuthCredentialChallengeRequest,
     @Ctx() context: RequestContext,
   ): Promise<unknown> {
-    return this.call.request(subjects.accounts.embeddedWallet.challengeCredential, { credentialId: id, body: { ...body } }, context, MAIL_SENDING_TIMEOUT_MS);
+    return this.call.request(
+      subjects.accounts.embeddedWallet.challengeCredential,
+      { credentialId: id, body: { ...body } },
+      context,
+      MAIL_SENDING_TIMEOUT_MS,
+    );
   }
 
   @ReferenceOperation('verifyAuthCredential', { signature: 'signedRetry' })
@@ -81,7 +111,11 @@ export class AuthCredentialsController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Ctx() context: RequestContext,
   ): Promise<unknown> {
-    const result = await this.call.request<SignedReply<AuthSessionWire>>(subjects.accounts.embeddedWallet.verifyCredential, { credentialId: id, body: { ...body }, ...walletHeaders(request) }, context);
+    const result = await this.call.request<SignedReply<AuthSessionWire>>(
+      subjects.accounts.embeddedWallet.verifyCredential,
+      { credentialId: id, body: { ...body }, ...walletHeaders(request) },
+      context,
+    );
     return answer(reply, result);
   }
 
@@ -96,8 +130,20 @@ export class AuthCredentialsController {
   @Delete('auth/sessions/:id')
   @HttpCode(204)
   @RequiresPermission('MANAGE')
-  async revokeSession(@Param('id', sessionId) id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Ctx() context: RequestContext): Promise<unknown> {
-    return answer(reply, await this.call.request<SignedReply<unknown>>(subjects.accounts.embeddedWallet.revokeSession, { sessionId: id, ...walletHeaders(request) }, context));
+  async revokeSession(
+    @Param('id', sessionId) id: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() context: RequestContext,
+  ): Promise<unknown> {
+    return answer(
+      reply,
+      await this.call.request<SignedReply<unknown>>(
+        subjects.accounts.embeddedWallet.revokeSession,
+        { sessionId: id, ...walletHeaders(request) },
+        context,
+      ),
+    );
   }
 
   @ReferenceOperation('refreshAuthSession', { signature: 'signedRetry' })
@@ -110,7 +156,14 @@ export class AuthCredentialsController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Ctx() context: RequestContext,
   ): Promise<unknown> {
-    return answer(reply, await this.call.request<SignedReply<AuthSessionWire>>(subjects.accounts.embeddedWallet.refreshSession, { sessionId: id, body: { ...body }, ...walletHeaders(request) }, context));
+    return answer(
+      reply,
+      await this.call.request<SignedReply<AuthSessionWire>>(
+        subjects.accounts.embeddedWallet.refreshSession,
+        { sessionId: id, body: { ...body }, ...walletHeaders(request) },
+        context,
+      ),
+    );
   }
 
   /** Not a reference operation: the sandbox's outgoing OTP mail, for developers and tests (decision 0017). */

@@ -43,10 +43,18 @@ export class PasskeyCredentialCreateRequest extends CredentialBase {
   @ApiProperty({ type: PasskeyAttestation }) @IsObject() @ValidateNested() @Type(() => PasskeyAttestation) attestation: PasskeyAttestation;
 }
 
-export const credentialCreateVariants = { EMAIL_OTP: EmailOtpCredentialCreateRequest, OAUTH: OauthCredentialCreateRequest, PASSKEY: PasskeyCredentialCreateRequest };
+export const credentialCreateVariants = {
+  EMAIL_OTP: EmailOtpCredentialCreateRequest,
+  OAUTH: OauthCredentialCreateRequest,
+  PASSKEY: PasskeyCredentialCreateRequest,
+};
 
 export class AuthCredentialChallengeRequest {
-  @ApiPropertyOptional() @Optional() @IsString({ message: keyMessage }) @Matches(CLIENT_PUBLIC_KEY_PATTERN, { message: keyMessage }) clientPublicKey?: string;
+  @ApiPropertyOptional()
+  @Optional()
+  @IsString({ message: keyMessage })
+  @Matches(CLIENT_PUBLIC_KEY_PATTERN, { message: keyMessage })
+  clientPublicKey?: string;
 }
 
 class VerifyBase {

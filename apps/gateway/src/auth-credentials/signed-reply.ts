@@ -1,5 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { givesSignedRequestBack, type ReleaseSignedRequestData, type RequestContext, type SignedReply, subjects, type WalletAuthorization, type WalletSignatureHeaders } from '@corridor/contracts';
+import {
+  givesSignedRequestBack,
+  type ReleaseSignedRequestData,
+  type RequestContext,
+  type SignedReply,
+  subjects,
+  type WalletAuthorization,
+  type WalletSignatureHeaders,
+} from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
 import { markProvisional } from '../idempotency/provisional';
 import type { ServiceCall } from '../service-call';
@@ -33,7 +41,12 @@ const logger = createLogger('gateway:signed-retry');
  * may send the same signed retry again instead of starting over; a failure to give it back is
  * logged and the refusal still answered.
  */
-export const applyAuthorized = async <T>(call: ServiceCall, context: RequestContext, authorization: WalletAuthorization | undefined, apply: () => Promise<T>): Promise<T> => {
+export const applyAuthorized = async <T>(
+  call: ServiceCall,
+  context: RequestContext,
+  authorization: WalletAuthorization | undefined,
+  apply: () => Promise<T>,
+): Promise<T> => {
   try {
     return await apply();
   } catch (error) {
@@ -41,7 +54,12 @@ export const applyAuthorized = async <T>(call: ServiceCall, context: RequestCont
     if (requestId && givesSignedRequestBack(error)) {
       await call
         .request(subjects.accounts.embeddedWallet.releaseSignedRequest, { requestId } satisfies ReleaseSignedRequestData, context)
-        .catch((releaseError: unknown) => logger.error({ err: releaseError, requestId }, 'Could not give back a signed request whose change was refused; the caller must start the signed retry again.'));
+        .catch((releaseError: unknown) =>
+          logger.error(
+            { err: releaseError, requestId },
+            'Could not give back a signed request whose change was refused; the caller must start the signed retry again.',
+          ),
+        );
     }
     throw error;
   }

@@ -18,7 +18,11 @@ export const AGENT_TOKEN_VERIFIER = 'AGENT_TOKEN_VERIFIER';
 
 export const agentTokensRefusedOnPlatformRoutes: AgentTokenVerifier = {
   verify: async () => {
-    throw new DomainError('UNAUTHORIZED', 'unauthorized', 'A Bearer token is an agent token and works only on /agents/me routes. Platform routes take Authorization: Basic base64(clientId:clientSecret) of an API token.');
+    throw new DomainError(
+      'UNAUTHORIZED',
+      'unauthorized',
+      'A Bearer token is an agent token and works only on /agents/me routes. Platform routes take Authorization: Basic base64(clientId:clientSecret) of an API token.',
+    );
   },
 };
 
@@ -35,7 +39,12 @@ export class AgentTokens {
   ) {}
 
   async verify(authorization: string | undefined, ids: TraceIds): Promise<VerifiedAgent> {
-    const refuse = (why: string) => new DomainError('UNAUTHORIZED', 'unauthorized', `${why} Send Authorization: Bearer <accessToken> from POST /agents/device-codes/{code}/redeem; platform credentials (Basic) do not work on /agents/me routes.`);
+    const refuse = (why: string) =>
+      new DomainError(
+        'UNAUTHORIZED',
+        'unauthorized',
+        `${why} Send Authorization: Bearer <accessToken> from POST /agents/device-codes/{code}/redeem; platform credentials (Basic) do not work on /agents/me routes.`,
+      );
     if (!authorization) throw refuse('No credentials were sent.');
     const [scheme, token, ...rest] = authorization.trim().split(/\s+/);
     if (scheme?.toLowerCase() !== 'bearer') throw refuse(`The ${String(scheme).slice(0, 20)} scheme does not work on agent routes.`);

@@ -12,8 +12,13 @@ export class SandboxOnlyGuard implements CanActivate {
   canActivate(host: ExecutionContext): boolean {
     const credential = host.switchToHttp().getRequest<AuthenticatedRequest>().corridor?.credential;
     if (credential?.environment === 'SANDBOX') return true;
-    throw new DomainError('FORBIDDEN', 'forbidden', 'This sandbox operation is available to sandbox platforms only; this token belongs to a production platform.', {
-      environment: credential?.environment ?? 'unknown',
-    });
+    throw new DomainError(
+      'FORBIDDEN',
+      'forbidden',
+      'This sandbox operation is available to sandbox platforms only; this token belongs to a production platform.',
+      {
+        environment: credential?.environment ?? 'unknown',
+      },
+    );
   }
 }

@@ -1,6 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
-import { type BeneficialOwnerWire, type CreateBeneficialOwnerData, type Page, type RequestContext, subjects, type UpdateBeneficialOwnerData } from '@corridor/contracts';
+import {
+  type BeneficialOwnerWire,
+  type CreateBeneficialOwnerData,
+  type Page,
+  type RequestContext,
+  subjects,
+  type UpdateBeneficialOwnerData,
+} from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { pageOf } from '../http/list-query';
@@ -42,7 +49,11 @@ export class BeneficialOwnersController {
   @ReferenceOperation('updateBeneficialOwner')
   @Patch(':beneficialOwnerId')
   @RequiresPermission('MANAGE')
-  update(@Param('beneficialOwnerId', beneficialOwnerId) id: string, @Body() body: BeneficialOwnerUpdateRequest, @Ctx() context: RequestContext): Promise<BeneficialOwnerWire> {
+  update(
+    @Param('beneficialOwnerId', beneficialOwnerId) id: string,
+    @Body() body: BeneficialOwnerUpdateRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<BeneficialOwnerWire> {
     const data: UpdateBeneficialOwnerData = { beneficialOwnerId: id, patch: body };
     return this.call.request(subjects.customers.beneficialOwner.update, data, context);
   }

@@ -25,8 +25,7 @@ export const BULK_CSV_MAX_BYTES = 256 * 1024 * 1024;
 
 const jobId = new IdPipe('Job', 'BULK_UPLOAD_JOB_NOT_FOUND', 'Bulk upload job');
 
-const multipartOnly = () =>
-  invalidInput('Send the CSV as multipart/form-data with the file in a part named "file".', { field: 'file' });
+const multipartOnly = () => invalidInput('Send the CSV as multipart/form-data with the file in a part named "file".', { field: 'file' });
 
 /**
  * Bulk customer import (docs/decisions/0012). The upload streams into the blob store (never whole
@@ -58,12 +57,19 @@ export class BulkImportsController {
       throw invalidInput(`The CSV must be in a part named "file", not "${file.fieldname}".`, { field: 'file' });
     }
     const key = `bulk-imports/${context.platformId.replace(/[^A-Za-z0-9_-]/g, '_')}/${newUuid()}.csv`;
-    const stored = await this.blobs.put(key, file.file, { maxBytes: BULK_CSV_MAX_BYTES, contentType: 'text/csv' }).catch((error: unknown) => {
-      if (error instanceof BlobTooLargeError) {
-        throw new DomainError('PAYLOAD_TOO_LARGE', 'payload_too_large', `The file is larger than ${BULK_CSV_MAX_BYTES} bytes; split it into smaller files.`, { field: 'file', maxBytes: BULK_CSV_MAX_BYTES });
-      }
-      throw error;
-    });
+    const stored = await this.blobs
+      .put(key, file.file, { maxBytes: BULK_CSV_MAX_BYTES, contentType: 'text/csv' })
+      .catch((error: unknown) => {
+        if (error instanceof BlobTooLargeError) {
+          throw new DomainError(
+            'PAYLOAD_TOO_LARGE',
+            'payload_too_large',
+            `The file is larger than ${BULK_CSV_MAX_BYTES} bytes; split it into smaller files.`,
+            { field: 'file', maxBytes: BULK_CSV_MAX_BYTES },
+          );
+        }
+        throw error;
+      });
     try {
       if (stored.size === 0) throw invalidInput('The file is empty; its first line must name the columns.', { field: 'file' });
       const data: CreateBulkImportData = { blobKey: key, sha256: stored.sha256, size: stored.size };
@@ -73,7 +79,8 @@ export class BulkImportsController {
       return reply.accepted;
     } catch (error) {
       // A refusal recorded no job for this copy. After an outage the job may exist and need it, so it stays.
-      if (error instanceof DomainError && error.status < 500) await this.blobs.delete(key).catch((deleteError: unknown) => orphaned(key, deleteError));
+      if (error instanceof DomainError && error.status < 500)
+        await this.blobs.delete(key).catch((deleteError: unknown) => orphaned(key, deleteError));
       throw error;
     }
   }
@@ -88,4 +95,5 @@ export class BulkImportsController {
 
 const logger = createLogger('gateway:bulk-imports');
 /** A copy nobody needs that could not be deleted: harmless to the import, but an operator may want to clean it. */
-const orphaned = (key: string, error: unknown): void => logger.warn({ err: error, blobKey: key }, 'Could not delete an unneeded CSV upload; it stays in the blob store.');
+const orphaned = (key: string, error: unknown): void =>
+  logger.warn({ err: error, blobKey: key }, 'Could not delete an unneeded CSV upload; it stays in the blob store.');

@@ -45,7 +45,11 @@ export class CardSimulatorsController {
       cardId: id,
       amount: String(body.amount),
       currency: body.currency.code,
-      merchant: { descriptor: merchant.descriptor, ...(merchant.mcc !== undefined ? { mcc: merchant.mcc } : {}), ...(merchant.country !== undefined ? { country: merchant.country } : {}) },
+      merchant: {
+        descriptor: merchant.descriptor,
+        ...(merchant.mcc !== undefined ? { mcc: merchant.mcc } : {}),
+        ...(merchant.country !== undefined ? { country: merchant.country } : {}),
+      },
       ...(typeof key === 'string' && key.length > 0 ? { idempotencyKey: key } : {}),
     };
     return this.call.request(cardTransactionSubjects.authorize, data, context);
@@ -56,7 +60,11 @@ export class CardSimulatorsController {
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
   @UseGuards(SandboxOnlyGuard)
-  clear(@Param('id', cardId) id: string, @Body() body: SandboxCardClearingRequest, @Ctx() context: RequestContext): Promise<CardTransactionWire> {
+  clear(
+    @Param('id', cardId) id: string,
+    @Body() body: SandboxCardClearingRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<CardTransactionWire> {
     const data: SimulateCardClearingData = { cardId: id, cardTransactionId: body.cardTransactionId, amount: String(body.amount) };
     return this.call.request(cardTransactionSubjects.clear, data, context);
   }
@@ -66,7 +74,11 @@ export class CardSimulatorsController {
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
   @UseGuards(SandboxOnlyGuard)
-  giveBack(@Param('id', cardId) id: string, @Body() body: SandboxCardReturnRequest, @Ctx() context: RequestContext): Promise<CardTransactionWire> {
+  giveBack(
+    @Param('id', cardId) id: string,
+    @Body() body: SandboxCardReturnRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<CardTransactionWire> {
     const data: SimulateCardReturnData = { cardId: id, cardTransactionId: body.cardTransactionId, amount: String(body.amount) };
     return this.call.request(cardTransactionSubjects.return, data, context);
   }

@@ -1,7 +1,18 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type CardWire, type CreateCardData, type ListCardsData, type Page, type RequestContext, type SignedReply, subjects, type UpdateCardData, type WalletAuthorization, type WalletFundedChangeData } from '@corridor/contracts';
+import {
+  type CardWire,
+  type CreateCardData,
+  type ListCardsData,
+  type Page,
+  type RequestContext,
+  type SignedReply,
+  subjects,
+  type UpdateCardData,
+  type WalletAuthorization,
+  type WalletFundedChangeData,
+} from '@corridor/contracts';
 import { answer, applyAuthorized, walletHeaders } from '../auth-credentials/signed-reply';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
@@ -110,8 +121,14 @@ export class CardsController {
       body: defined({ ...body }),
       ...walletHeaders(request),
     };
-    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(subjects.accounts.embeddedWallet.walletFundedChange, data, context);
+    const wallet = await this.call.request<SignedReply<WalletAuthorization>>(
+      subjects.accounts.embeddedWallet.walletFundedChange,
+      data,
+      context,
+    );
     if (wallet.status === 202) return answer(reply, wallet);
-    return applyAuthorized(this.call, context, wallet.body, () => this.call.request<CardWire>(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context));
+    return applyAuthorized(this.call, context, wallet.body, () =>
+      this.call.request<CardWire>(subjects.cards.card.update, { cardId: id, ...defined({ ...body }) } satisfies UpdateCardData, context),
+    );
   }
 }

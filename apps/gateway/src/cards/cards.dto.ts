@@ -30,7 +30,12 @@ export class CardCreateRequest {
   @IsIn(['VIRTUAL'], { message: 'form must be VIRTUAL' })
   form: 'VIRTUAL';
 
-  @ApiProperty({ type: [String], minItems: 1, maxItems: FUNDING_SOURCES_MAX, example: ['InternalAccount:019542f5-b3e7-1d02-0000-000000000002'] })
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: FUNDING_SOURCES_MAX,
+    example: ['InternalAccount:019542f5-b3e7-1d02-0000-000000000002'],
+  })
   @IsArray({ message: sourcesMessage })
   @ArrayMinSize(1, { message: sourcesMessage })
   @ArrayMaxSize(FUNDING_SOURCES_MAX, { message: sourcesMessage })
@@ -57,10 +62,21 @@ export class CardUpdateRequest {
 
 class CardFilters {
   @ApiPropertyOptional() @Optional() @IsString() @MinLength(1) @MaxLength(255) cardholderId?: string;
-  @ApiPropertyOptional({ description: 'Cards whose fundingSources contain this internal account id.' }) @Optional() @IsString() @MinLength(1) @MaxLength(255) accountId?: string;
+  @ApiPropertyOptional({ description: 'Cards whose fundingSources contain this internal account id.' })
+  @Optional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  accountId?: string;
   @ApiPropertyOptional() @Optional() @IsString() @MinLength(1) @MaxLength(255) platformCardId?: string;
-  @ApiPropertyOptional({ enum: cardStates }) @Optional() @IsIn(cardStates, { message: `state must be one of ${cardStates.join(', ')}` }) state?: CardStateWire;
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' }) @Optional() @IsIn(['asc', 'desc'], { message: 'sortOrder must be asc or desc' }) sortOrder?: 'asc' | 'desc';
+  @ApiPropertyOptional({ enum: cardStates })
+  @Optional()
+  @IsIn(cardStates, { message: `state must be one of ${cardStates.join(', ')}` })
+  state?: CardStateWire;
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
+  @Optional()
+  @IsIn(['asc', 'desc'], { message: 'sortOrder must be asc or desc' })
+  sortOrder?: 'asc' | 'desc';
 }
 
 export class ListCardsQuery extends IntersectionType(CardFilters, PageQuery) {}

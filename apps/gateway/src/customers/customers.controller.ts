@@ -1,6 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, type Type, Req, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { type CreateCustomerData, type CustomerWire, type Page, type RequestContext, subjects, type UpdateCustomerData, type CustomerEmailChangeData, type SignedReply, type WalletAuthorization } from '@corridor/contracts';
+import {
+  type CreateCustomerData,
+  type CustomerWire,
+  type Page,
+  type RequestContext,
+  subjects,
+  type UpdateCustomerData,
+  type CustomerEmailChangeData,
+  type SignedReply,
+  type WalletAuthorization,
+} from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
@@ -20,13 +30,26 @@ import {
 import { ReferenceOperation } from '../http/openapi/operation';
 
 const customerId = new IdPipe('Customer', 'USER_NOT_FOUND', 'Customer');
-const createBody = new DiscriminatedBodyPipe('customerType', { INDIVIDUAL: IndividualCustomerCreateRequest, BUSINESS: BusinessCustomerCreateRequest });
-const updateBody = new DiscriminatedBodyPipe('customerType', { INDIVIDUAL: IndividualCustomerUpdateRequest, BUSINESS: BusinessCustomerUpdateRequest });
-const oneOf = (...models: Type<object>[]) => ({ schema: { oneOf: models.map((model) => ({ $ref: getSchemaPath(model) })), discriminator: { propertyName: 'customerType' } } });
+const createBody = new DiscriminatedBodyPipe('customerType', {
+  INDIVIDUAL: IndividualCustomerCreateRequest,
+  BUSINESS: BusinessCustomerCreateRequest,
+});
+const updateBody = new DiscriminatedBodyPipe('customerType', {
+  INDIVIDUAL: IndividualCustomerUpdateRequest,
+  BUSINESS: BusinessCustomerUpdateRequest,
+});
+const oneOf = (...models: Type<object>[]) => ({
+  schema: { oneOf: models.map((model) => ({ $ref: getSchemaPath(model) })), discriminator: { propertyName: 'customerType' } },
+});
 
 @ApiTags('Customers')
 @ApiBasicAuth()
-@ApiExtraModels(IndividualCustomerCreateRequest, BusinessCustomerCreateRequest, IndividualCustomerUpdateRequest, BusinessCustomerUpdateRequest)
+@ApiExtraModels(
+  IndividualCustomerCreateRequest,
+  BusinessCustomerCreateRequest,
+  IndividualCustomerUpdateRequest,
+  BusinessCustomerUpdateRequest,
+)
 @Controller('customers')
 export class CustomersController {
   constructor(private readonly call: ServiceCall) {}
@@ -45,7 +68,11 @@ export class CustomersController {
   @RequiresPermission('VIEW')
   list(@Query() query: ListCustomersQuery, @Ctx() context: RequestContext): Promise<Page<CustomerWire>> {
     const { limit: _limit, cursor: _cursor, isIncludingDeleted, ...filters } = query;
-    const data = { ...defined(filters), ...(isIncludingDeleted !== undefined ? { isIncludingDeleted: isIncludingDeleted === 'true' } : {}), ...pageOf(query) };
+    const data = {
+      ...defined(filters),
+      ...(isIncludingDeleted !== undefined ? { isIncludingDeleted: isIncludingDeleted === 'true' } : {}),
+      ...pageOf(query),
+    };
     return this.call.request(subjects.customers.customer.list, data, context);
   }
 
@@ -79,7 +106,9 @@ export class CustomersController {
       authorization = wallet.body;
     }
     const data: UpdateCustomerData = { customerId: id, patch: body };
-    return applyAuthorized(this.call, context, authorization, () => this.call.request<CustomerWire>(subjects.customers.customer.update, data, context));
+    return applyAuthorized(this.call, context, authorization, () =>
+      this.call.request<CustomerWire>(subjects.customers.customer.update, data, context),
+    );
   }
 
   @ReferenceOperation('deleteCustomerById')

@@ -51,12 +51,21 @@ afterAll(async () => {
 describe('receiveDocument', () => {
   it('streams the file to the store and reads fields sent before and after it', async () => {
     const app = await appWith(store);
-    const body = await multipartBody([['documentType', 'PASSPORT'], ['file', new Blob([PDF]), '../../etc/scan.pdf'], ['country', 'US']]);
+    const body = await multipartBody([
+      ['documentType', 'PASSPORT'],
+      ['file', new Blob([PDF]), '../../etc/scan.pdf'],
+      ['country', 'US'],
+    ]);
     const reply = await app.inject({ method: 'POST', url: '/upload', ...body });
     expect(reply.statusCode).toBe(200);
     const result = reply.json();
     expect(result.fields).toEqual({ documentType: 'PASSPORT', country: 'US' });
-    expect(result.file).toMatchObject({ fileName: 'scan.pdf', size: PDF.length, contentType: 'application/pdf', blobKey: expect.stringMatching(/^documents\/[0-9a-f-]{36}$/) });
+    expect(result.file).toMatchObject({
+      fileName: 'scan.pdf',
+      size: PDF.length,
+      contentType: 'application/pdf',
+      blobKey: expect.stringMatching(/^documents\/[0-9a-f-]{36}$/),
+    });
     expect(await readdir(join(root, 'documents'))).toContain(result.file.blobKey.split('/')[1]);
     await app.close();
   });
@@ -64,7 +73,10 @@ describe('receiveDocument', () => {
   it('answers 413 past 10 MB and keeps nothing', async () => {
     const app = await appWith(store);
     const before = await readdir(join(root, 'documents')).catch(() => []);
-    const body = await multipartBody([['file', new Blob([PDF, Buffer.alloc(MAX_DOCUMENT_BYTES)]), 'big.pdf'], ['country', 'US']]);
+    const body = await multipartBody([
+      ['file', new Blob([PDF, Buffer.alloc(MAX_DOCUMENT_BYTES)]), 'big.pdf'],
+      ['country', 'US'],
+    ]);
     const reply = await app.inject({ method: 'POST', url: '/upload', ...body });
     expect(reply.statusCode).toBe(413);
     expect(reply.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { field: 'file' } });
@@ -73,7 +85,11 @@ describe('receiveDocument', () => {
   });
 
   it('answers 503 when the store fails, and 400 for a file that is not a PDF, JPEG or PNG', async () => {
-    const broken: BlobStore = { put: async () => Promise.reject(new Error('ENOSPC: no space left on device')), get: async () => Promise.reject(new Error('x')), delete: async () => undefined };
+    const broken: BlobStore = {
+      put: async () => Promise.reject(new Error('ENOSPC: no space left on device')),
+      get: async () => Promise.reject(new Error('x')),
+      delete: async () => undefined,
+    };
     const app = await appWith(broken);
     const reply = await app.inject({ method: 'POST', url: '/upload', ...(await multipartBody([['file', new Blob([PDF]), 'a.pdf']])) });
     expect(reply.statusCode).toBe(503);
@@ -82,7 +98,11 @@ describe('receiveDocument', () => {
 
     const real = await appWith(store);
     const before = await readdir(join(root, 'documents')).catch(() => []);
-    const text = await real.inject({ method: 'POST', url: '/upload', ...(await multipartBody([['file', new Blob(['GIF89a not allowed']), 'a.png']])) });
+    const text = await real.inject({
+      method: 'POST',
+      url: '/upload',
+      ...(await multipartBody([['file', new Blob(['GIF89a not allowed']), 'a.png']])),
+    });
     expect(text.statusCode).toBe(400);
     expect(await readdir(join(root, 'documents')).catch(() => [])).toEqual(before);
     await real.close();
@@ -91,7 +111,10 @@ describe('receiveDocument', () => {
   it('after a refused command removes the file; after a timeout keeps it, since the command may still land', async () => {
     const stored = async () => {
       const blob = await store.put(`documents/discard-${Math.random().toString(36).slice(2)}`, Readable.from([PDF]));
-      return { fields: {}, file: { blobKey: blob.key, fileName: 'a.pdf', size: blob.size, sha256: blob.sha256, contentType: 'application/pdf' as const } };
+      return {
+        fields: {},
+        file: { blobKey: blob.key, fileName: 'a.pdf', size: blob.size, sha256: blob.sha256, contentType: 'application/pdf' as const },
+      };
     };
     const refused = await stored();
     await discardUpload(store, refused, new DomainError('REFERENCE_NOT_FOUND', 'not_found', 'no holder'));

@@ -19,7 +19,12 @@ describe('sniffDocumentType', () => {
 
 describe('documentMetadataOf', () => {
   it('takes the reference fields and leaves out the absent ones', () => {
-    expect(documentMetadataOf({ documentType: 'PASSPORT', country: 'FR', side: 'BACK', documentNumber: 'X1' }, [])).toEqual({ documentType: 'PASSPORT', country: 'FR', side: 'BACK', documentNumber: 'X1' });
+    expect(documentMetadataOf({ documentType: 'PASSPORT', country: 'FR', side: 'BACK', documentNumber: 'X1' }, [])).toEqual({
+      documentType: 'PASSPORT',
+      country: 'FR',
+      side: 'BACK',
+      documentNumber: 'X1',
+    });
   });
 
   it.each<[Record<string, string>, string]>([
@@ -32,11 +37,15 @@ describe('documentMetadataOf', () => {
     [{ documentType: 'PASSPORT', country: 'US', issuingAuthority: 'x'.repeat(256) }, 'issuingAuthority'],
     [{ documentType: 'PASSPORT', country: 'US', colour: 'red' }, 'colour'],
   ])('refuses %j naming %s', (fields, field) => {
-    expect(() => documentMetadataOf(fields, [])).toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field }) }));
+    expect(() => documentMetadataOf(fields, [])).toThrow(
+      expect.objectContaining({ status: 400, details: expect.objectContaining({ field }) }),
+    );
   });
 
   it('refuses documentHolder on a replacement, where it cannot change', () => {
-    expect(() => documentMetadataOf({ documentType: 'PASSPORT', country: 'US', documentHolder: 'Customer:x' }, [])).toThrow(/documentHolder/);
+    expect(() => documentMetadataOf({ documentType: 'PASSPORT', country: 'US', documentHolder: 'Customer:x' }, [])).toThrow(
+      /documentHolder/,
+    );
   });
 });
 
@@ -44,8 +53,12 @@ describe('documentHolderOf', () => {
   it('takes a Customer or BeneficialOwner id and refuses anything else', () => {
     const customer = 'Customer:0196f1a0-0000-7000-8000-000000000001';
     expect(documentHolderOf({ documentHolder: customer })).toBe(customer);
-    expect(documentHolderOf({ documentHolder: 'BeneficialOwner:0196f1a0-0000-7000-8000-000000000001' })).toBe('BeneficialOwner:0196f1a0-0000-7000-8000-000000000001');
+    expect(documentHolderOf({ documentHolder: 'BeneficialOwner:0196f1a0-0000-7000-8000-000000000001' })).toBe(
+      'BeneficialOwner:0196f1a0-0000-7000-8000-000000000001',
+    );
     expect(() => documentHolderOf({})).toThrow(/documentHolder is required/);
-    expect(() => documentHolderOf({ documentHolder: 'Platform:0196f1a0-0000-7000-8000-000000000001' })).toThrow(/Customer or BeneficialOwner/);
+    expect(() => documentHolderOf({ documentHolder: 'Platform:0196f1a0-0000-7000-8000-000000000001' })).toThrow(
+      /Customer or BeneficialOwner/,
+    );
   });
 });

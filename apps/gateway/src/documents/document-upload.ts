@@ -36,10 +36,15 @@ export const sniffDocumentType = (head: Buffer): DocumentContentType | undefined
 export type DocumentUpload = { fields: Record<string, string>; file: StoredDocumentFile };
 
 const tooLarge = () =>
-  new DomainError('PAYLOAD_TOO_LARGE', 'payload_too_large', `The file is larger than ${MAX_DOCUMENT_BYTES} bytes (10 MB), the most a document may be.`, {
-    field: 'file',
-    maxBytes: MAX_DOCUMENT_BYTES,
-  });
+  new DomainError(
+    'PAYLOAD_TOO_LARGE',
+    'payload_too_large',
+    `The file is larger than ${MAX_DOCUMENT_BYTES} bytes (10 MB), the most a document may be.`,
+    {
+      field: 'file',
+      maxBytes: MAX_DOCUMENT_BYTES,
+    },
+  );
 
 /**
  * A failed put: the client's doing when the body broke off or ran over (400/413), the store's
@@ -49,8 +54,13 @@ const storeFailure = (error: unknown): unknown => {
   if (error instanceof BlobTooLargeError) return tooLarge();
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && code.startsWith('FST_')) return error;
-  if (/terminated early|aborted|premature close/i.test((error as Error).message ?? '')) return invalidInput('The upload ended before the file was complete; send it again.', { field: 'file' });
-  return new DomainError('SERVICE_UNAVAILABLE', 'unavailable', 'The document store could not take the file just now; retry the upload later.');
+  if (/terminated early|aborted|premature close/i.test((error as Error).message ?? ''))
+    return invalidInput('The upload ended before the file was complete; send it again.', { field: 'file' });
+  return new DomainError(
+    'SERVICE_UNAVAILABLE',
+    'unavailable',
+    'The document store could not take the file just now; retry the upload later.',
+  );
 };
 
 /** Multipart parser failures (limits, a malformed body) as the client's error, never a 500. */
@@ -59,15 +69,21 @@ const multipartError = (error: unknown): DomainError => {
   const code = (error as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge();
   if (code === 'FST_FILES_LIMIT') return invalidInput('Send exactly one file, in the field named file.', { field: 'file' });
-  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') return invalidInput('The form has more fields than a document upload takes.');
-  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return invalidInput('Content-Type must be multipart/form-data.', { field: 'Content-Type' });
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
+    return invalidInput('The form has more fields than a document upload takes.');
+  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE')
+    return invalidInput('Content-Type must be multipart/form-data.', { field: 'Content-Type' });
   return invalidInput(`The multipart body could not be read: ${(error as Error).message ?? String(error)}.`);
 };
 
 const cleanFileName = (name: string | undefined): string => {
   // Only a name to show back: no path, no control characters.
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  const cleaned = [...base].filter((character) => character.charCodeAt(0) > 0x1f && character.charCodeAt(0) !== 0x7f).join('').trim().slice(0, MAX_FILE_NAME);
+  const cleaned = [...base]
+    .filter((character) => character.charCodeAt(0) > 0x1f && character.charCodeAt(0) !== 0x7f)
+    .join('')
+    .trim()
+    .slice(0, MAX_FILE_NAME);
   return cleaned || 'document';
 };
 
@@ -84,14 +100,17 @@ export const receiveDocument = async (request: FastifyRequest, blobs: BlobStore)
       if (part.type === 'field') {
         const value = String(part.value);
         // PostgreSQL text cannot hold NUL; refused here rather than failing in a service.
-        if (value.includes('\u0000')) problem ??= invalidInput(`${part.fieldname} must not contain NUL characters.`, { field: part.fieldname });
+        if (value.includes('\u0000'))
+          problem ??= invalidInput(`${part.fieldname} must not contain NUL characters.`, { field: part.fieldname });
         if (part.fieldname in fields) problem ??= invalidInput(`${part.fieldname} was sent more than once.`, { field: part.fieldname });
         fields[part.fieldname] = value;
         continue;
       }
       const file = part as MultipartFile;
       if (file.fieldname !== 'file' || stored) {
-        problem ??= invalidInput(`The file must be sent in the field named file, once; got a file in "${file.fieldname}".`, { field: 'file' });
+        problem ??= invalidInput(`The file must be sent in the field named file, once; got a file in "${file.fieldname}".`, {
+          field: 'file',
+        });
         await drain(file);
         continue;
       }
@@ -104,14 +123,18 @@ export const receiveDocument = async (request: FastifyRequest, blobs: BlobStore)
       if (file.file.truncated) problem ??= tooLarge();
     }
     if (problem) throw problem;
-    if (!stored) throw invalidInput('A document needs its file: send it as multipart/form-data in the field named file.', { field: 'file' });
+    if (!stored)
+      throw invalidInput('A document needs its file: send it as multipart/form-data in the field named file.', { field: 'file' });
     if (stored.size === 0) throw invalidInput('The file is empty.', { field: 'file' });
     const contentType = sniffDocumentType(stored.head);
     if (!contentType) {
-      throw invalidInput('The file must be a PDF, JPEG or PNG; its content is none of these (the type is read from the content, not the file name).', {
-        field: 'file',
-        acceptedTypes: ['application/pdf', 'image/jpeg', 'image/png'],
-      });
+      throw invalidInput(
+        'The file must be a PDF, JPEG or PNG; its content is none of these (the type is read from the content, not the file name).',
+        {
+          field: 'file',
+          acceptedTypes: ['application/pdf', 'image/jpeg', 'image/png'],
+        },
+      );
     }
     return { fields, file: { blobKey: stored.key, fileName: stored.fileName, size: stored.size, sha256: stored.sha256, contentType } };
   } catch (error) {
@@ -145,11 +168,18 @@ export const discardUpload = async (blobs: BlobStore, upload: DocumentUpload, er
 export const withUploadFingerprint = (context: RequestContext, request: FastifyRequest, upload: DocumentUpload): RequestContext =>
   context.idempotencyKey === undefined
     ? context
-    : { ...context, requestFingerprint: requestFingerprint(request.method, request.url, { ...upload.fields, file: { sha256: upload.file.sha256, fileName: upload.file.fileName } }) };
+    : {
+        ...context,
+        requestFingerprint: requestFingerprint(request.method, request.url, {
+          ...upload.fields,
+          file: { sha256: upload.file.sha256, fileName: upload.file.fileName },
+        }),
+      };
 
 const logger = createLogger('gateway:documents');
 /** A refused upload whose file could not be deleted: an orphan in the blob store, never a document without its file. */
-const orphaned = (key: string, error: unknown): void => logger.warn({ err: error, blobKey: key }, 'Could not delete the file of a refused upload; it stays in the blob store.');
+const orphaned = (key: string, error: unknown): void =>
+  logger.warn({ err: error, blobKey: key }, 'Could not delete the file of a refused upload; it stays in the blob store.');
 
 const text = (fields: Record<string, string>, name: string, max: number): string | undefined => {
   const value = fields[name];
@@ -162,15 +192,21 @@ const text = (fields: Record<string, string>, name: string, max: number): string
 export const documentMetadataOf = (fields: Record<string, string>, allowed: readonly string[]): DocumentMetadata => {
   const known = new Set(['documentType', 'side', 'country', 'documentNumber', 'issuingAuthority', ...allowed]);
   const unknown = Object.keys(fields).filter((name) => !known.has(name));
-  if (unknown.length > 0) throw invalidInput(`Unknown form field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}.`, { field: unknown[0], unknownFields: unknown });
+  if (unknown.length > 0)
+    throw invalidInput(`Unknown form field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}.`, {
+      field: unknown[0],
+      unknownFields: unknown,
+    });
   const { documentType, side, country } = fields;
   if (documentType === undefined) throw invalidInput('documentType is required.', { field: 'documentType' });
   if (!(documentTypes as readonly string[]).includes(documentType)) {
     throw invalidInput(`documentType must be one of ${documentTypes.join(', ')}.`, { field: 'documentType' });
   }
-  if (country === undefined) throw invalidInput('country is required: the ISO 3166-1 alpha-2 code of the issuing country, such as US.', { field: 'country' });
+  if (country === undefined)
+    throw invalidInput('country is required: the ISO 3166-1 alpha-2 code of the issuing country, such as US.', { field: 'country' });
   if (!COUNTRY.test(country)) throw invalidInput('country must be an ISO 3166-1 alpha-2 country code such as US.', { field: 'country' });
-  if (side !== undefined && !(documentSides as readonly string[]).includes(side)) throw invalidInput(`side must be one of ${documentSides.join(', ')}.`, { field: 'side' });
+  if (side !== undefined && !(documentSides as readonly string[]).includes(side))
+    throw invalidInput(`side must be one of ${documentSides.join(', ')}.`, { field: 'side' });
   const documentNumber = text(fields, 'documentNumber', 64);
   const issuingAuthority = text(fields, 'issuingAuthority', 255);
   return {
@@ -185,9 +221,12 @@ export const documentMetadataOf = (fields: Record<string, string>, allowed: read
 /** A holder is a customer or a beneficial owner; anything else cannot name one. */
 export const documentHolderOf = (fields: Record<string, string>): string => {
   const holder = fields['documentHolder'];
-  if (holder === undefined) throw invalidInput('documentHolder is required: the id of a customer or a beneficial owner.', { field: 'documentHolder' });
+  if (holder === undefined)
+    throw invalidInput('documentHolder is required: the id of a customer or a beneficial owner.', { field: 'documentHolder' });
   if (!isIdOf('Customer', holder) && !isIdOf('BeneficialOwner', holder)) {
-    throw invalidInput('documentHolder must be a Customer or BeneficialOwner id such as Customer:019542f5-b3e7-7d02-8000-000000000001.', { field: 'documentHolder' });
+    throw invalidInput('documentHolder must be a Customer or BeneficialOwner id such as Customer:019542f5-b3e7-7d02-8000-000000000001.', {
+      field: 'documentHolder',
+    });
   }
   return holder;
 };

@@ -2,7 +2,17 @@ import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req
 import { ApiBasicAuth, ApiBody, ApiConsumes, ApiPropertyOptional, ApiTags, IntersectionType } from '@nestjs/swagger';
 import { ValidateBy } from 'class-validator';
 import { BLOB_STORE, type BlobStore } from '@corridor/blob-store';
-import { documentSides, documentTypes, type DocumentWire, isIdOf, type Page, type ReplaceDocumentData, type RequestContext, subjects, type UploadDocumentData } from '@corridor/contracts';
+import {
+  documentSides,
+  documentTypes,
+  type DocumentWire,
+  isIdOf,
+  type Page,
+  type ReplaceDocumentData,
+  type RequestContext,
+  subjects,
+  type UploadDocumentData,
+} from '@corridor/contracts';
 import type { FastifyRequest } from 'fastify';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
@@ -70,7 +80,11 @@ export class DocumentsController {
   async upload(@Req() request: FastifyRequest, @Ctx() context: RequestContext): Promise<DocumentWire> {
     const upload = await receiveDocument(request, this.blobs);
     try {
-      const data: UploadDocumentData = { documentHolder: documentHolderOf(upload.fields), metadata: documentMetadataOf(upload.fields, ['documentHolder']), file: upload.file };
+      const data: UploadDocumentData = {
+        documentHolder: documentHolderOf(upload.fields),
+        metadata: documentMetadataOf(upload.fields, ['documentHolder']),
+        file: upload.file,
+      };
       return await this.call.request(subjects.customers.document.upload, data, withUploadFingerprint(context, request, upload));
     } catch (error) {
       await discardUpload(this.blobs, upload, error);
@@ -83,7 +97,11 @@ export class DocumentsController {
   @RequiresPermission('MANAGE')
   @ApiConsumes('multipart/form-data')
   @ApiBody(documentForm(false))
-  async replace(@Param('documentId', documentId) id: string, @Req() request: FastifyRequest, @Ctx() context: RequestContext): Promise<DocumentWire> {
+  async replace(
+    @Param('documentId', documentId) id: string,
+    @Req() request: FastifyRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<DocumentWire> {
     const upload = await receiveDocument(request, this.blobs);
     try {
       const data: ReplaceDocumentData = { documentId: id, metadata: documentMetadataOf(upload.fields, []), file: upload.file };
@@ -98,7 +116,11 @@ export class DocumentsController {
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListDocumentsQuery, @Ctx() context: RequestContext): Promise<Page<DocumentWire>> {
-    return this.call.request(subjects.customers.document.list, { ...(query.documentHolder ? { documentHolder: query.documentHolder } : {}), ...pageOf(query) }, context);
+    return this.call.request(
+      subjects.customers.document.list,
+      { ...(query.documentHolder ? { documentHolder: query.documentHolder } : {}), ...pageOf(query) },
+      context,
+    );
   }
 
   @ReferenceOperation('getDocument')

@@ -1,6 +1,15 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type AgentWire, eventStoreServices, eventsListSubject, type ListStoredEventsData, type Page, type RequestContext, type StoredEventWire, subjects } from '@corridor/contracts';
+import {
+  type AgentWire,
+  eventStoreServices,
+  eventsListSubject,
+  type ListStoredEventsData,
+  type Page,
+  type RequestContext,
+  type StoredEventWire,
+  subjects,
+} from '@corridor/contracts';
 import { AgentAuthGuard } from '../agents/agent-auth.guard';
 import { PublicRoute, RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
@@ -14,7 +23,9 @@ const EXTENSION = 'Extension beyond the reference API (Corridor): ';
 
 /** Asks every service for its page of the platform's events and merges them; a service that does not answer fails the request. */
 const listEverywhere = async (call: ServiceCall, data: ListStoredEventsData, context: RequestContext): Promise<Page<StoredEventWire>> => {
-  const pages = await Promise.all(eventStoreServices.map((service) => call.request<Page<StoredEventWire>>(eventsListSubject(service), data, context)));
+  const pages = await Promise.all(
+    eventStoreServices.map((service) => call.request<Page<StoredEventWire>>(eventsListSubject(service), data, context)),
+  );
   return mergePages(pages, data.limit);
 };
 

@@ -1,13 +1,25 @@
 import { decodeCursor, type Page, type StoredEventWire } from '@corridor/contracts';
 import { mergePages } from './merge-pages';
 
-const event = (id: string, occurredAt: string, service = 'payments'): StoredEventWire => ({ id, type: 'T', resourceId: 'R', service, occurredAt, correlationId: null, causationId: null, data: {} });
+const event = (id: string, occurredAt: string, service = 'payments'): StoredEventWire => ({
+  id,
+  type: 'T',
+  resourceId: 'R',
+  service,
+  occurredAt,
+  correlationId: null,
+  causationId: null,
+  data: {},
+});
 const page = (data: StoredEventWire[], hasMore = false, totalCount = data.length): Page<StoredEventWire> => ({ data, hasMore, totalCount });
 
 describe('mergePages', () => {
   it('given each service’s newest events, answers the newest of all, with a cursor at the last one shown', () => {
     const merged = mergePages(
-      [page([event('b', '2026-01-01T00:00:03.000Z'), event('a', '2026-01-01T00:00:01.000Z')], true, 5), page([event('c', '2026-01-01T00:00:02.000Z', 'accounts')], false, 1)],
+      [
+        page([event('b', '2026-01-01T00:00:03.000Z'), event('a', '2026-01-01T00:00:01.000Z')], true, 5),
+        page([event('c', '2026-01-01T00:00:02.000Z', 'accounts')], false, 1),
+      ],
       2,
     );
     expect(merged.data.map((item) => item.id)).toEqual(['b', 'c']);

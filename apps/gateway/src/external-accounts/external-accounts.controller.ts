@@ -42,7 +42,11 @@ export class CustomerExternalAccountsController {
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
-  create(@Body() body: ExternalAccountCreateRequest, @Environment() environment: PlatformEnvironment, @Ctx() context: RequestContext): Promise<ExternalAccountWire> {
+  create(
+    @Body() body: ExternalAccountCreateRequest,
+    @Environment() environment: PlatformEnvironment,
+    @Ctx() context: RequestContext,
+  ): Promise<ExternalAccountWire> {
     const data: CreateExternalAccountData = { ...body, owner: body.customerId === undefined ? 'PLATFORM' : 'CUSTOMER', environment };
     return this.call.request(subjects.accounts.externalAccount.create, data, context);
   }
@@ -51,7 +55,11 @@ export class CustomerExternalAccountsController {
   @Get()
   @RequiresPermission('VIEW')
   list(@Query() query: ListCustomerExternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<ExternalAccountWire>> {
-    const data: ListExternalAccountsData = { owner: 'CUSTOMER', ...defined({ customerId: query.customerId, currency: query.currency }), ...pageOf(query) };
+    const data: ListExternalAccountsData = {
+      owner: 'CUSTOMER',
+      ...defined({ customerId: query.customerId, currency: query.currency }),
+      ...pageOf(query),
+    };
     return this.call.request(subjects.accounts.externalAccount.list, data, context);
   }
 
@@ -59,7 +67,11 @@ export class CustomerExternalAccountsController {
   @Get(':externalAccountId')
   @RequiresPermission('VIEW')
   get(@Param('externalAccountId', externalAccountId) id: string, @Ctx() context: RequestContext): Promise<ExternalAccountWire> {
-    return this.call.request(subjects.accounts.externalAccount.get, { owner: 'CUSTOMER', externalAccountId: id } satisfies ExternalAccountIdData, context);
+    return this.call.request(
+      subjects.accounts.externalAccount.get,
+      { owner: 'CUSTOMER', externalAccountId: id } satisfies ExternalAccountIdData,
+      context,
+    );
   }
 
   @ReferenceOperation('deleteCustomerExternalAccountById')
@@ -67,7 +79,11 @@ export class CustomerExternalAccountsController {
   @HttpCode(204)
   @RequiresPermission('MANAGE')
   async delete(@Param('externalAccountId', externalAccountId) id: string, @Ctx() context: RequestContext): Promise<void> {
-    await this.call.request(subjects.accounts.externalAccount.delete, { owner: 'CUSTOMER', externalAccountId: id } satisfies ExternalAccountIdData, context);
+    await this.call.request(
+      subjects.accounts.externalAccount.delete,
+      { owner: 'CUSTOMER', externalAccountId: id } satisfies ExternalAccountIdData,
+      context,
+    );
   }
 }
 
@@ -81,7 +97,11 @@ export class PlatformExternalAccountsController {
   @Post()
   @HttpCode(201)
   @RequiresPermission('MANAGE')
-  create(@Body() body: PlatformExternalAccountCreateRequest, @Environment() environment: PlatformEnvironment, @Ctx() context: RequestContext): Promise<ExternalAccountWire> {
+  create(
+    @Body() body: PlatformExternalAccountCreateRequest,
+    @Environment() environment: PlatformEnvironment,
+    @Ctx() context: RequestContext,
+  ): Promise<ExternalAccountWire> {
     const data: CreateExternalAccountData = { ...body, owner: 'PLATFORM', environment };
     return this.call.request(subjects.accounts.externalAccount.create, data, context);
   }
@@ -98,7 +118,11 @@ export class PlatformExternalAccountsController {
   @Get(':externalAccountId')
   @RequiresPermission('VIEW')
   get(@Param('externalAccountId', externalAccountId) id: string, @Ctx() context: RequestContext): Promise<ExternalAccountWire> {
-    return this.call.request(subjects.accounts.externalAccount.get, { owner: 'PLATFORM', externalAccountId: id } satisfies ExternalAccountIdData, context);
+    return this.call.request(
+      subjects.accounts.externalAccount.get,
+      { owner: 'PLATFORM', externalAccountId: id } satisfies ExternalAccountIdData,
+      context,
+    );
   }
 
   @ReferenceOperation('deletePlatformExternalAccountById')
@@ -106,6 +130,10 @@ export class PlatformExternalAccountsController {
   @HttpCode(204)
   @RequiresPermission('MANAGE')
   async delete(@Param('externalAccountId', externalAccountId) id: string, @Ctx() context: RequestContext): Promise<void> {
-    await this.call.request(subjects.accounts.externalAccount.delete, { owner: 'PLATFORM', externalAccountId: id } satisfies ExternalAccountIdData, context);
+    await this.call.request(
+      subjects.accounts.externalAccount.delete,
+      { owner: 'PLATFORM', externalAccountId: id } satisfies ExternalAccountIdData,
+      context,
+    );
   }
 }

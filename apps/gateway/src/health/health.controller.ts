@@ -9,9 +9,21 @@ import { ExtensionOperation } from '../http/openapi/operation';
 
 const PING_TIMEOUT_MS = 1_000;
 const REDIS_TIMEOUT_MS = 500;
-const pings = { platform: subjects.platform.health, customers: subjects.customers.health, accounts: subjects.accounts.health, payments: subjects.payments.health, webhooks: subjects.webhooks.health, cards: subjects.cards.health, agents: subjects.agents.health } as const;
+const pings = {
+  platform: subjects.platform.health,
+  customers: subjects.customers.health,
+  accounts: subjects.accounts.health,
+  payments: subjects.payments.health,
+  webhooks: subjects.webhooks.health,
+  cards: subjects.cards.health,
+  agents: subjects.agents.health,
+} as const;
 
-export type HealthReport = { status: 'ok' | 'degraded'; services: Record<keyof typeof pings, 'ok' | 'unavailable'>; redis: 'ok' | 'unavailable' };
+export type HealthReport = {
+  status: 'ok' | 'degraded';
+  services: Record<keyof typeof pings, 'ok' | 'unavailable'>;
+  redis: 'ok' | 'unavailable';
+};
 
 // live and ready are the orchestrator's probes, outside the API's base path; GET /health is also served under it.
 @ApiTags('Health')

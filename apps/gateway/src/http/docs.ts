@@ -37,7 +37,10 @@ export function setupDocs(app: NestFastifyApplication): void {
   fastify.get('/docs/yaml', async (_request, reply) => reply.type('text/yaml; charset=utf-8').send(yaml));
   fastify.get<{ Params: { asset: string } }>('/docs/:asset', async (request, reply) => {
     const type = Object.prototype.hasOwnProperty.call(UI_ASSETS, request.params.asset) ? UI_ASSETS[request.params.asset] : undefined;
-    if (!type) return reply.status(404).send({ status: 404, code: 'REFERENCE_NOT_FOUND', message: `There is no documentation asset ${request.params.asset}.` });
+    if (!type)
+      return reply
+        .status(404)
+        .send({ status: 404, code: 'REFERENCE_NOT_FOUND', message: `There is no documentation asset ${request.params.asset}.` });
     return reply.type(type).send(await readFile(join(assets, request.params.asset)));
   });
 }

@@ -18,7 +18,10 @@ export class ErrorFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const error = toHttpError(exception, { method: request.method, url: request.url }, this.routes);
     if (error.unexpected) {
-      this.logger.error({ err: exception, requestId: request.id, method: request.method, url: request.url }, 'Unexpected error while handling a request.');
+      this.logger.error(
+        { err: exception, requestId: request.id, method: request.method, url: request.url },
+        'Unexpected error while handling a request.',
+      );
     }
     if (reply.sent) return;
     void reply

@@ -21,17 +21,27 @@ export function notFoundError(request: RequestLine, routes: RouteTable): HttpErr
   if (VERSION_SEGMENT.test(version) && version !== API_VERSION) {
     const supported = SUPPORTED_VERSIONS.join(', ');
     return {
-      body: new DomainError('REFERENCE_NOT_FOUND', 'not_found', `API version ${version} is not supported. Use /${API_VERSION}; supported versions: ${supported}.`, {
-        supportedVersions: SUPPORTED_VERSIONS,
-      }).toBody(),
+      body: new DomainError(
+        'REFERENCE_NOT_FOUND',
+        'not_found',
+        `API version ${version} is not supported. Use /${API_VERSION}; supported versions: ${supported}.`,
+        {
+          supportedVersions: SUPPORTED_VERSIONS,
+        },
+      ).toBody(),
     };
   }
   const allowed = routes.methodsFor(path);
   if (allowed.length > 0) {
     return {
-      body: new DomainError('METHOD_NOT_ALLOWED', 'method_not_allowed', `${request.method} is not supported on ${path}. Allowed: ${allowed.join(', ')}.`, {
-        allowedMethods: allowed,
-      }).toBody(),
+      body: new DomainError(
+        'METHOD_NOT_ALLOWED',
+        'method_not_allowed',
+        `${request.method} is not supported on ${path}. Allowed: ${allowed.join(', ')}.`,
+        {
+          allowedMethods: allowed,
+        },
+      ).toBody(),
       headers: { allow: allowed.join(', ') },
     };
   }
@@ -47,7 +57,11 @@ export function notFoundError(request: RequestLine, routes: RouteTable): HttpErr
     };
   }
   return {
-    body: new DomainError('REFERENCE_NOT_FOUND', 'not_found', `There is no route ${request.method} ${path}. Paths start with /${API_VERSION}.`).toBody(),
+    body: new DomainError(
+      'REFERENCE_NOT_FOUND',
+      'not_found',
+      `There is no route ${request.method} ${path}. Paths start with /${API_VERSION}.`,
+    ).toBody(),
   };
 }
 
@@ -88,7 +102,11 @@ export function toHttpError(exception: unknown, request: RequestLine, routes: Ro
     return { body: fromHttpException(exception) };
   }
   return {
-    body: new DomainError('INTERNAL_ERROR', 'internal', 'An unexpected error occurred. It has been logged; retry later or contact support with the X-Request-Id.').toBody(),
+    body: new DomainError(
+      'INTERNAL_ERROR',
+      'internal',
+      'An unexpected error occurred. It has been logged; retry later or contact support with the X-Request-Id.',
+    ).toBody(),
     unexpected: true,
   };
 }

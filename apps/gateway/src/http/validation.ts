@@ -1,4 +1,13 @@
-import { type ArgumentMetadata, createParamDecorator, type ExecutionContext, Injectable, type PipeTransform, type Type, ValidationPipe, type ValidationError } from '@nestjs/common';
+import {
+  type ArgumentMetadata,
+  createParamDecorator,
+  type ExecutionContext,
+  Injectable,
+  type PipeTransform,
+  type Type,
+  ValidationPipe,
+  type ValidationError,
+} from '@nestjs/common';
 import { ValidateIf } from 'class-validator';
 import { DomainError, invalidInput, isIdOf } from '@corridor/contracts';
 
@@ -65,7 +74,9 @@ export class InputShapePipe implements PipeTransform {
  */
 export const OptionalBody = (metatype: Type<object>): ParameterDecorator => bodyAsSent(new OptionalBodyPipe(metatype));
 
-const bodyAsSent = createParamDecorator((_data: unknown, host: ExecutionContext): unknown => host.switchToHttp().getRequest<{ body?: unknown }>().body);
+const bodyAsSent = createParamDecorator(
+  (_data: unknown, host: ExecutionContext): unknown => host.switchToHttp().getRequest<{ body?: unknown }>().body,
+);
 
 class OptionalBodyPipe implements PipeTransform {
   private readonly shape = new InputShapePipe();
@@ -93,7 +104,9 @@ export class DiscriminatedBodyPipe implements PipeTransform {
     const variant = typeof tag === 'string' && Object.prototype.hasOwnProperty.call(this.variants, tag) ? this.variants[tag] : undefined;
     if (!variant) {
       const allowed = Object.keys(this.variants).join(', ');
-      throw invalidFields([{ field: this.discriminator, problem: `${this.discriminator} must be one of the following values: ${allowed}` }]);
+      throw invalidFields([
+        { field: this.discriminator, problem: `${this.discriminator} must be one of the following values: ${allowed}` },
+      ]);
     }
     return this.validation.transform(value, { ...metadata, metatype: variant });
   }
@@ -111,7 +124,11 @@ export class IdPipe implements PipeTransform<unknown, string> {
 
   transform(value: unknown): string {
     if (isIdOf(this.type, value)) return value;
-    throw new DomainError(this.notFoundCode, 'not_found', `${this.label} ${shown(value)} was not found. Ids look like ${this.type}:<uuid>.`);
+    throw new DomainError(
+      this.notFoundCode,
+      'not_found',
+      `${this.label} ${shown(value)} was not found. Ids look like ${this.type}:<uuid>.`,
+    );
   }
 }
 

@@ -1,5 +1,12 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
-import { DomainError, type ErrorBody, idempotencyScopeKey, idempotencyScopeOf, invalidInput, requestFingerprint } from '@corridor/contracts';
+import {
+  DomainError,
+  type ErrorBody,
+  idempotencyScopeKey,
+  idempotencyScopeOf,
+  invalidInput,
+  requestFingerprint,
+} from '@corridor/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, from, map, type Observable, of, switchMap, throwError } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/request-context';
@@ -17,7 +24,8 @@ const ACCEPTABLE_KEY = /^[\x21-\x7e]{1,255}$/;
 // credential or wallet stamp, which headers carry and the key's fingerprint does not) or a 429
 // refused the caller before anything was decided: in all of these the key is released so the
 // client can retry, correct the body or sign the request, under the same key.
-const isReplayable = (body: ErrorBody): boolean => body.status < 500 && body.status !== 401 && body.status !== 429 && body.code !== 'INVALID_INPUT';
+const isReplayable = (body: ErrorBody): boolean =>
+  body.status < 500 && body.status !== 401 && body.status !== 429 && body.code !== 'INVALID_INPUT';
 
 /**
  * Idempotency-Key on POST: the first outcome for a key, in its actor's scope (the platform, or one
@@ -59,7 +67,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
           // When the record cannot be written the reply still goes out (the command is done), and the log
           // says that a retry under this key will not be recognised as one until the claim expires.
           switchMap((body) => from(this.recordSuccess(reply, scope, key, fingerprint, body)).pipe(map(() => body))),
-          catchError((error: unknown) => from(this.recordFailure(error, request, scope, key, fingerprint)).pipe(switchMap(() => throwError(() => error)))),
+          catchError((error: unknown) =>
+            from(this.recordFailure(error, request, scope, key, fingerprint)).pipe(switchMap(() => throwError(() => error))),
+          ),
         );
       }),
     );
@@ -68,7 +78,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async recordSuccess(reply: FastifyReply, scope: string, key: string, fingerprint: string, body: unknown): Promise<void> {
     const provisional = isProvisional(reply);
     if (provisional) this.metrics.idempotency.inc({ outcome: 'released' });
-    const recorded = provisional ? this.store.release(scope, key) : this.store.complete(scope, key, fingerprint, { status: reply.statusCode, body });
+    const recorded = provisional
+      ? this.store.release(scope, key)
+      : this.store.complete(scope, key, fingerprint, { status: reply.statusCode, body });
     await recorded.catch((error: unknown) => this.unrecorded(key, error));
   }
 
@@ -78,12 +90,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // The client gets the command's own error either way; a record that could not be written is logged.
     const replayable = isReplayable(body);
     if (!replayable) this.metrics.idempotency.inc({ outcome: 'released' });
-    await (replayable ? this.store.complete(scope, key, fingerprint, outcome) : this.store.release(scope, key)).catch((recordError: unknown) => this.unrecorded(key, recordError));
+    await (replayable ? this.store.complete(scope, key, fingerprint, outcome) : this.store.release(scope, key)).catch(
+      (recordError: unknown) => this.unrecorded(key, recordError),
+    );
   }
 
   private unrecorded(key: string, error: unknown): void {
     this.metrics.idempotency.inc({ outcome: 'unrecorded' });
-    logger.warn({ err: error, idempotencyKey: key }, 'Could not record the outcome under this Idempotency-Key; a retry waits for the claim to expire instead of replaying it.');
+    logger.warn(
+      { err: error, idempotencyKey: key },
+      'Could not record the outcome under this Idempotency-Key; a retry waits for the claim to expire instead of replaying it.',
+    );
   }
 }
 

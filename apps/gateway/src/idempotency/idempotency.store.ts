@@ -14,7 +14,11 @@ const POLL_INTERVAL_MS = 25;
 const MAX_CLAIM_ATTEMPTS = 3;
 
 const unavailable = () =>
-  new DomainError('SERVICE_UNAVAILABLE', 'unavailable', 'Idempotency records are unavailable; retry shortly with the same Idempotency-Key.');
+  new DomainError(
+    'SERVICE_UNAVAILABLE',
+    'unavailable',
+    'Idempotency records are unavailable; retry shortly with the same Idempotency-Key.',
+  );
 
 const conflict = (message: string) => new DomainError('CONFLICT', 'conflict', message);
 
@@ -40,7 +44,9 @@ export class IdempotencyStore {
     const redisKey = this.redis.key('idem', scope, key);
     const deadline = Date.now() + this.config.requestTimeoutMs + 2_000;
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt += 1) {
-      const claimed = await this.guard(() => this.redis.client.set(redisKey, JSON.stringify({ fingerprint }), 'PX', this.pendingTtlMs, 'NX'));
+      const claimed = await this.guard(() =>
+        this.redis.client.set(redisKey, JSON.stringify({ fingerprint }), 'PX', this.pendingTtlMs, 'NX'),
+      );
       if (claimed === 'OK') return { kind: 'claimed' };
       const existing = await this.waitForOutcome(redisKey, fingerprint, deadline);
       if (existing) return { kind: 'replay', outcome: existing };
@@ -64,7 +70,9 @@ export class IdempotencyStore {
       if (raw === null) return undefined;
       const record = JSON.parse(raw) as Record;
       if (record.fingerprint !== fingerprint) {
-        throw conflict('This Idempotency-Key was already used with a different request. Use a new key for a new request, or send the first request again unchanged.');
+        throw conflict(
+          'This Idempotency-Key was already used with a different request. Use a new key for a new request, or send the first request again unchanged.',
+        );
       }
       if (record.outcome) return record.outcome;
       if (Date.now() > deadline) throw conflict('A request with this Idempotency-Key is still being processed. Retry shortly.');

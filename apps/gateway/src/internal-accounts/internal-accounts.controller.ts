@@ -39,16 +39,30 @@ export class InternalAccountsController {
   @ReferenceOperation('listCustomerInternalAccounts')
   @Get('customers/internal-accounts')
   @RequiresPermission('VIEW')
-  listCustomerAccounts(@Query() query: ListCustomerInternalAccountsQuery, @Ctx() context: RequestContext): Promise<Page<InternalAccountWire>> {
+  listCustomerAccounts(
+    @Query() query: ListCustomerInternalAccountsQuery,
+    @Ctx() context: RequestContext,
+  ): Promise<Page<InternalAccountWire>> {
     const { limit: _limit, cursor: _cursor, ...filters } = query;
-    return this.call.request(subjects.accounts.internalAccount.list, { ...defined(filters), ...pageOf(query) } satisfies ListInternalAccountsData, context);
+    return this.call.request(
+      subjects.accounts.internalAccount.list,
+      { ...defined(filters), ...pageOf(query) } satisfies ListInternalAccountsData,
+      context,
+    );
   }
 
   @ReferenceOperation('listPlatformInternalAccounts')
   @Get('platform/internal-accounts')
   @RequiresPermission('VIEW')
-  listPlatformAccounts(@Query() query: ListPlatformInternalAccountsQuery, @Ctx() context: RequestContext): Promise<{ data: InternalAccountWire[] }> {
-    return this.call.request(subjects.accounts.internalAccount.listPlatform, defined({ ...query }) satisfies ListPlatformInternalAccountsData, context);
+  listPlatformAccounts(
+    @Query() query: ListPlatformInternalAccountsQuery,
+    @Ctx() context: RequestContext,
+  ): Promise<{ data: InternalAccountWire[] }> {
+    return this.call.request(
+      subjects.accounts.internalAccount.listPlatform,
+      defined({ ...query }) satisfies ListPlatformInternalAccountsData,
+      context,
+    );
   }
 
   @ReferenceOperation('updateInternalAccount', { signature: 'signedRetry' })
@@ -63,7 +77,10 @@ export class InternalAccountsController {
   ): Promise<unknown> {
     // privateEnabled changes take the Embedded Wallet signed retry (202, then a stamped retry).
     const data = { accountId: id, body: defined({ ...body }), ...walletHeaders(request) };
-    return answer(reply, await this.call.request<SignedReply<InternalAccountWire>>(subjects.accounts.embeddedWallet.updateAccount, data, context));
+    return answer(
+      reply,
+      await this.call.request<SignedReply<InternalAccountWire>>(subjects.accounts.embeddedWallet.updateAccount, data, context),
+    );
   }
 
   @ReferenceOperation('exportInternalAccount', { signature: 'signedRetry' })
@@ -87,7 +104,15 @@ export class InternalAccountsController {
   @RequiresPermission('TRANSACT')
   @UseGuards(SandboxOnlyGuard)
   @ApiTags('Sandbox')
-  fund(@Param('accountId', internalAccountId) id: string, @Body() body: SandboxFundRequest, @Ctx() context: RequestContext): Promise<InternalAccountWire> {
-    return this.call.request(subjects.accounts.internalAccount.fund, { accountId: id, amount: body.amount } satisfies FundInternalAccountData, context);
+  fund(
+    @Param('accountId', internalAccountId) id: string,
+    @Body() body: SandboxFundRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<InternalAccountWire> {
+    return this.call.request(
+      subjects.accounts.internalAccount.fund,
+      { accountId: id, amount: body.amount } satisfies FundInternalAccountData,
+      context,
+    );
   }
 }

@@ -5,7 +5,10 @@ import type { KycLinkPage } from '@corridor/contracts';
 // verification waiting in PENDING_MANUAL_REVIEW) the way a real customer's outcome would.
 
 const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character] ?? character);
+  text.replace(
+    /[&<>"']/g,
+    (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character] ?? character,
+  );
 
 const layout = (title: string, body: string): string => `<!doctype html>
 <html lang="en">
@@ -42,7 +45,8 @@ export const openPage = (page: KycLinkPage, action: string): string =>
   );
 
 /** Shown when there is nowhere to send the customer back to, or the link cannot be used. */
-export const messagePage = (title: string, message: string): string => layout(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n`);
+export const messagePage = (title: string, message: string): string =>
+  layout(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n`);
 
 /** Where the customer goes after deciding: the platform's redirectUri with the outcome added. */
 export const redirectTarget = (redirectUri: string, kycStatus: string): string => {

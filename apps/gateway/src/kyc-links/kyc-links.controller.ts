@@ -30,7 +30,10 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 export class KycLinkCreateRequest {
   @ApiPropertyOptional({ format: 'uri', example: 'https://app.example.com/onboarding/completed' })
   @Optional()
-  @IsUrl({ protocols: ['https', 'http'], require_protocol: true, require_tld: false }, { message: 'redirectUri must be an absolute https:// (or http:// for local development) URI' })
+  @IsUrl(
+    { protocols: ['https', 'http'], require_protocol: true, require_tld: false },
+    { message: 'redirectUri must be an absolute https:// (or http:// for local development) URI' },
+  )
   @MaxLength(2048)
   redirectUri?: string;
 }
@@ -59,7 +62,12 @@ export class KycLinksController {
     const data: CreateKycLinkData = { customerId: id, ...(body.redirectUri ? { redirectUri: body.redirectUri } : {}) };
     const issued = await this.call.request<KycLinkIssued>(subjects.customers.kycLink.create, data, context);
     const base = this.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
-    return { kycUrl: `${base}/${API_VERSION}/kyc/${issued.token}`, expiresAt: issued.expiresAt, provider: issued.provider, token: issued.token };
+    return {
+      kycUrl: `${base}/${API_VERSION}/kyc/${issued.token}`,
+      expiresAt: issued.expiresAt,
+      provider: issued.provider,
+      token: issued.token,
+    };
   }
 }
 
@@ -78,9 +86,19 @@ export class KycLinkPageController {
   @PublicRoute()
   async show(@Param('token') token: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     try {
-      const page = await this.call.request<KycLinkPage>(subjects.customers.kycLink.page, { token: requireToken(token) }, pageContext(request));
+      const page = await this.call.request<KycLinkPage>(
+        subjects.customers.kycLink.page,
+        { token: requireToken(token) },
+        pageContext(request),
+      );
       if (page.state === 'OPEN') return html(reply, 200, openPage(page, `/${API_VERSION}/kyc/${token}`));
-      return html(reply, 409, page.state === 'USED' ? messagePage('Link already used', 'This verification link was already used; a link works once. Ask for a new one.') : messagePage('Link expired', 'This verification link has expired. Ask for a new one.'));
+      return html(
+        reply,
+        409,
+        page.state === 'USED'
+          ? messagePage('Link already used', 'This verification link was already used; a link works once. Ask for a new one.')
+          : messagePage('Link expired', 'This verification link has expired. Ask for a new one.'),
+      );
     } catch (error) {
       return html(reply, statusOf(error), failurePage(error));
     }
@@ -91,7 +109,8 @@ export class KycLinkPageController {
   async decide(@Param('token') token: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     try {
       const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-      if (mediaType !== 'application/x-www-form-urlencoded') throw invalidInput('Send the page’s form: Content-Type must be application/x-www-form-urlencoded.', { field: 'Content-Type' });
+      if (mediaType !== 'application/x-www-form-urlencoded')
+        throw invalidInput('Send the page’s form: Content-Type must be application/x-www-form-urlencoded.', { field: 'Content-Type' });
       const decision = (request.body as Record<string, unknown> | undefined)?.['decision'];
       if (decision !== 'APPROVE' && decision !== 'REJECT') throw invalidInput('decision must be APPROVE or REJECT.', { field: 'decision' });
       const data: CompleteKycLinkData = { token: requireToken(token), decision };
@@ -100,7 +119,11 @@ export class KycLinkPageController {
         void reply.status(303).header('location', redirectTarget(done.redirectUri, done.kycStatus)).header('cache-control', 'no-store');
         return void reply.send();
       }
-      return html(reply, 200, messagePage(decision === 'APPROVE' ? 'Verification approved' : 'Verification rejected', 'You can close this page.'));
+      return html(
+        reply,
+        200,
+        messagePage(decision === 'APPROVE' ? 'Verification approved' : 'Verification rejected', 'You can close this page.'),
+      );
     } catch (error) {
       return html(reply, statusOf(error), failurePage(error));
     }
@@ -108,7 +131,8 @@ export class KycLinkPageController {
 }
 
 const requireToken = (token: string): string => {
-  if (!TOKEN.test(token)) throw new DomainError('REFERENCE_NOT_FOUND', 'not_found', 'This KYC link does not exist. Ask the platform for a new one.');
+  if (!TOKEN.test(token))
+    throw new DomainError('REFERENCE_NOT_FOUND', 'not_found', 'This KYC link does not exist. Ask the platform for a new one.');
   return token;
 };
 
@@ -120,12 +144,18 @@ const pageContext = (request: FastifyRequest): RequestContext => ({
 });
 
 const failurePage = (error: unknown): string => {
-  if (!(error instanceof DomainError)) return messagePage('Something went wrong', 'The verification could not be completed; try again in a moment.');
+  if (!(error instanceof DomainError))
+    return messagePage('Something went wrong', 'The verification could not be completed; try again in a moment.');
   if (error.status === 404) return messagePage('Link not found', error.message);
   if (error.status === 409) return messagePage('Link cannot be used', error.message);
   return messagePage('Request refused', error.message);
 };
 
 const html = (reply: FastifyReply, status: number, body: string): void => {
-  void reply.status(status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').header('x-frame-options', 'DENY').send(body);
+  void reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('x-frame-options', 'DENY')
+    .send(body);
 };

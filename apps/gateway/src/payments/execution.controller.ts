@@ -1,7 +1,14 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards, Headers } from '@nestjs/common';
 import { ApiBasicAuth, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { type ExecuteQuoteData, type QuoteWire, type RequestContext, type SandboxSendData, subjects, type TransactionWire } from '@corridor/contracts';
+import {
+  type ExecuteQuoteData,
+  type QuoteWire,
+  type RequestContext,
+  type SandboxSendData,
+  subjects,
+  type TransactionWire,
+} from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { SandboxOnlyGuard } from '../auth/sandbox-only';
@@ -46,7 +53,11 @@ export class QuoteExecutionController {
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
   @ApiTags('Cross-Currency Transfers')
-  execute(@Param('quoteId', quoteId) id: string, @Headers('grid-wallet-signature') walletSignature: string | undefined, @Ctx() context: RequestContext): Promise<QuoteWire> {
+  execute(
+    @Param('quoteId', quoteId) id: string,
+    @Headers('grid-wallet-signature') walletSignature: string | undefined,
+    @Ctx() context: RequestContext,
+  ): Promise<QuoteWire> {
     // Grid-Wallet-Signature: the single signed call of an Embedded Wallet source (ignored for other sources).
     const data: ExecuteQuoteData = { quoteId: id, ...(typeof walletSignature === 'string' ? { walletSignature } : {}) };
     return this.call.request(subjects.payments.quote.execute, data, context);
@@ -59,7 +70,11 @@ export class QuoteExecutionController {
   @UseGuards(SandboxOnlyGuard)
   @ApiTags('Sandbox')
   send(@Body() body: SandboxSendRequest, @Ctx() context: RequestContext): Promise<TransactionWire> {
-    const data: SandboxSendData = { quoteId: body.quoteId, currencyCode: body.currencyCode, ...(body.currencyAmount !== undefined ? { currencyAmount: String(body.currencyAmount) } : {}) };
+    const data: SandboxSendData = {
+      quoteId: body.quoteId,
+      currencyCode: body.currencyCode,
+      ...(body.currencyAmount !== undefined ? { currencyAmount: String(body.currencyAmount) } : {}),
+    };
     return this.call.request(subjects.payments.sandbox.send, data, context);
   }
 }

@@ -1,6 +1,13 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiTags } from '@nestjs/swagger';
-import { type ApproveIncomingPaymentData, type IncomingTransactionWire, type RejectIncomingPaymentData, type RequestContext, type SandboxUmaReceiveData, subjects } from '@corridor/contracts';
+import {
+  type ApproveIncomingPaymentData,
+  type IncomingTransactionWire,
+  type RejectIncomingPaymentData,
+  type RequestContext,
+  type SandboxUmaReceiveData,
+  subjects,
+} from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { SandboxOnlyGuard } from '../auth/sandbox-only';
@@ -51,7 +58,11 @@ export class IncomingPaymentsController {
   @RequiresPermission('TRANSACT')
   @ApiTags('Transactions')
   @ApiBody({ type: RejectPaymentRequest, required: false })
-  reject(@Param('transactionId', transactionId) id: string, @OptionalBody(RejectPaymentRequest) body: RejectPaymentRequest, @Ctx() context: RequestContext): Promise<IncomingTransactionWire> {
+  reject(
+    @Param('transactionId', transactionId) id: string,
+    @OptionalBody(RejectPaymentRequest) body: RejectPaymentRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<IncomingTransactionWire> {
     const { reason } = body;
     const data: RejectIncomingPaymentData = { transactionId: id, ...(reason !== undefined ? { reason } : {}) };
     return this.call.request(subjects.payments.incoming.reject, data, context);

@@ -11,9 +11,21 @@ const amountMessage = `receivingCurrencyAmount must be a whole number of minor u
 
 export class SandboxUmaReceiveRequest {
   @ApiProperty({ example: '$success.usd@sandbox.uma.money' }) @IsString() @MinLength(1) @MaxLength(255) senderUmaAddress: string;
-  @ApiPropertyOptional({ example: '$alice@acme.uma.money' }) @Optional() @IsString() @MinLength(1) @MaxLength(255) receiverUmaAddress?: string;
-  @ApiPropertyOptional({ example: 'Customer:019542f5-b3e7-1d02-0000-000000000001' }) @Optional() @IsString() @MinLength(1) @MaxLength(128) customerId?: string;
-  @ApiProperty({ example: 'USD' }) @Matches(CURRENCY_CODE, { message: 'receivingCurrencyCode must be a currency code in capitals, such as USD' }) receivingCurrencyCode: string;
+  @ApiPropertyOptional({ example: '$alice@acme.uma.money' })
+  @Optional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  receiverUmaAddress?: string;
+  @ApiPropertyOptional({ example: 'Customer:019542f5-b3e7-1d02-0000-000000000001' })
+  @Optional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(128)
+  customerId?: string;
+  @ApiProperty({ example: 'USD' })
+  @Matches(CURRENCY_CODE, { message: 'receivingCurrencyCode must be a currency code in capitals, such as USD' })
+  receivingCurrencyCode: string;
   @ApiProperty({ example: 1000, minimum: 1 })
   @IsInt({ message: amountMessage })
   @Min(1, { message: amountMessage })
@@ -34,7 +46,10 @@ export class ApprovePaymentRequest {
     name: 'isBoundedInfo',
     validator: {
       validate: (value) =>
-        typeof value === 'object' && value !== null && Object.keys(value).length <= MAX_INFO_KEYS && JSON.stringify(value).length <= MAX_INFO_CHARACTERS,
+        typeof value === 'object' &&
+        value !== null &&
+        Object.keys(value).length <= MAX_INFO_KEYS &&
+        JSON.stringify(value).length <= MAX_INFO_CHARACTERS,
       defaultMessage: () => infoMessage,
     },
   })

@@ -36,7 +36,10 @@ export class ExchangeRatesController {
   @RequiresPermission('VIEW')
   list(@Query() query: ExchangeRatesQuery, @Ctx() context: RequestContext): Promise<{ data: ExchangeRateWire[] }> {
     const { destinationCurrency, ...rest } = query;
-    const data: ListExchangeRatesData = defined({ ...rest, ...(destinationCurrency !== undefined ? { destinationCurrencies: destinationCurrency } : {}) });
+    const data: ListExchangeRatesData = defined({
+      ...rest,
+      ...(destinationCurrency !== undefined ? { destinationCurrencies: destinationCurrency } : {}),
+    });
     return this.call.request(subjects.payments.exchangeRate.list, data, context);
   }
 }
@@ -75,13 +78,25 @@ export class TransactionsController {
   @RequiresPermission('VIEW')
   list(@Query() query: ListTransactionsQuery, @Ctx() context: RequestContext): Promise<Page<TransactionWire>> {
     const { limit: _limit, cursor: _cursor, ...filters } = query;
-    return this.call.request(subjects.payments.transaction.list, { ...defined(filters), ...pageOf(query) } satisfies ListTransactionsData, context);
+    return this.call.request(
+      subjects.payments.transaction.list,
+      { ...defined(filters), ...pageOf(query) } satisfies ListTransactionsData,
+      context,
+    );
   }
 
   @ReferenceOperation('getTransactionById')
   @Get(':transactionId')
   @RequiresPermission('VIEW')
-  get(@Param('transactionId', transactionId) id: string, @Query() query: TransactionAsOfQuery, @Ctx() context: RequestContext): Promise<TransactionWire> {
-    return this.call.request(subjects.payments.transaction.get, { transactionId: id, ...defined(query) } satisfies TransactionIdData, context);
+  get(
+    @Param('transactionId', transactionId) id: string,
+    @Query() query: TransactionAsOfQuery,
+    @Ctx() context: RequestContext,
+  ): Promise<TransactionWire> {
+    return this.call.request(
+      subjects.payments.transaction.get,
+      { transactionId: id, ...defined(query) } satisfies TransactionIdData,
+      context,
+    );
   }
 }

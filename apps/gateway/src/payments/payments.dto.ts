@@ -1,7 +1,22 @@
 import { type ArgumentMetadata, type PipeTransform, type Type as ClassType } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { plainToInstance, Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsObject, IsString, Matches, Max, MaxLength, Min, MinLength, validate } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsObject,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  validate,
+} from 'class-validator';
 import { LOCKED_CURRENCY_AMOUNT_MAX, purposesOfPayment, type CreateQuoteData, type PurposeOfPayment } from '@corridor/contracts';
 import { CURRENCY_CODE } from '../customers/customer.dto';
 import { PageQuery } from '../http/list-query';
@@ -13,7 +28,31 @@ import { createValidationPipe, fieldProblems, invalidFields, Optional } from '..
 
 const currencyMessage = (name: string) => `${name} must be a currency code in capitals, such as USD`;
 const lockedAmountMessage = `lockedCurrencyAmount must be a whole number of minor units from 1 to ${LOCKED_CURRENCY_AMOUNT_MAX}`;
-const paymentRails = ['ACH', 'ACH_COLOMBIA', 'BANK_TRANSFER', 'BRE_B', 'CIPS', 'FAST', 'FASTER_PAYMENTS', 'FEDNOW', 'INSTAPAY', 'MOBILE_MONEY', 'NEFT', 'PAYNOW', 'PESONET', 'PIX', 'RTGS', 'RTP', 'SEPA', 'SEPA_INSTANT', 'SPEI', 'SWIFT', 'UNIONPAY', 'UPI', 'WIRE'];
+const paymentRails = [
+  'ACH',
+  'ACH_COLOMBIA',
+  'BANK_TRANSFER',
+  'BRE_B',
+  'CIPS',
+  'FAST',
+  'FASTER_PAYMENTS',
+  'FEDNOW',
+  'INSTAPAY',
+  'MOBILE_MONEY',
+  'NEFT',
+  'PAYNOW',
+  'PESONET',
+  'PIX',
+  'RTGS',
+  'RTP',
+  'SEPA',
+  'SEPA_INSTANT',
+  'SPEI',
+  'SWIFT',
+  'UNIONPAY',
+  'UPI',
+  'WIRE',
+];
 const cryptoNetworks = ['SOLANA', 'ETHEREUM', 'BASE', 'POLYGON', 'SPARK', 'LIGHTNING', 'BITCOIN'];
 const ID_MAX = 128;
 
@@ -23,7 +62,11 @@ export class ExchangeRatesQuery {
   @Matches(CURRENCY_CODE, { message: currencyMessage('sourceCurrency') })
   sourceCurrency?: string;
 
-  @ApiPropertyOptional({ type: [String], example: ['INR'], description: 'Repeat for several: ?destinationCurrency=INR&destinationCurrency=GBP' })
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['INR'],
+    description: 'Repeat for several: ?destinationCurrency=INR&destinationCurrency=GBP',
+  })
   @Optional()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value))
   @IsArray({ message: 'destinationCurrency must be one or more currency codes' })
@@ -44,22 +87,60 @@ const dateMessage = (name: string) => `${name} must be an RFC 3339 date-time suc
 class TransactionFilters {
   @ApiPropertyOptional() @Optional() @IsString() @MaxLength(ID_MAX) customerId?: string;
   @ApiPropertyOptional() @Optional() @IsString() @MaxLength(255) platformCustomerId?: string;
-  @ApiPropertyOptional({ enum: statuses }) @Optional() @IsIn(statuses, { message: `status must be one of ${statuses.join(', ')}` }) status?: string;
-  @ApiPropertyOptional({ enum: ['INCOMING', 'OUTGOING'] }) @Optional() @IsIn(['INCOMING', 'OUTGOING'], { message: 'type must be INCOMING or OUTGOING' }) type?: 'INCOMING' | 'OUTGOING';
-  @ApiPropertyOptional({ format: 'date-time' }) @Optional() @IsISO8601({ strict: true }, { message: dateMessage('startDate') }) startDate?: string;
-  @ApiPropertyOptional({ format: 'date-time' }) @Optional() @IsISO8601({ strict: true }, { message: dateMessage('endDate') }) endDate?: string;
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' }) @Optional() @IsIn(['asc', 'desc'], { message: 'sortOrder must be asc or desc' }) sortOrder?: 'asc' | 'desc';
-  @ApiPropertyOptional({ description: 'An account id (or UMA address) on either side.' }) @Optional() @IsString() @MinLength(1) @MaxLength(255) accountIdentifier?: string;
-  @ApiPropertyOptional({ description: 'The source account id.' }) @Optional() @IsString() @MinLength(1) @MaxLength(255) senderAccountIdentifier?: string;
-  @ApiPropertyOptional({ description: 'The destination account id or UMA address.' }) @Optional() @IsString() @MinLength(1) @MaxLength(255) receiverAccountIdentifier?: string;
-  @ApiPropertyOptional({ description: 'The reference the money travels with (reconciliationInstructions or payment instructions).' }) @Optional() @IsString() @MinLength(1) @MaxLength(255) reference?: string;
+  @ApiPropertyOptional({ enum: statuses })
+  @Optional()
+  @IsIn(statuses, { message: `status must be one of ${statuses.join(', ')}` })
+  status?: string;
+  @ApiPropertyOptional({ enum: ['INCOMING', 'OUTGOING'] })
+  @Optional()
+  @IsIn(['INCOMING', 'OUTGOING'], { message: 'type must be INCOMING or OUTGOING' })
+  type?: 'INCOMING' | 'OUTGOING';
+  @ApiPropertyOptional({ format: 'date-time' })
+  @Optional()
+  @IsISO8601({ strict: true }, { message: dateMessage('startDate') })
+  startDate?: string;
+  @ApiPropertyOptional({ format: 'date-time' })
+  @Optional()
+  @IsISO8601({ strict: true }, { message: dateMessage('endDate') })
+  endDate?: string;
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
+  @Optional()
+  @IsIn(['asc', 'desc'], { message: 'sortOrder must be asc or desc' })
+  sortOrder?: 'asc' | 'desc';
+  @ApiPropertyOptional({ description: 'An account id (or UMA address) on either side.' })
+  @Optional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  accountIdentifier?: string;
+  @ApiPropertyOptional({ description: 'The source account id.' })
+  @Optional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  senderAccountIdentifier?: string;
+  @ApiPropertyOptional({ description: 'The destination account id or UMA address.' })
+  @Optional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  receiverAccountIdentifier?: string;
+  @ApiPropertyOptional({ description: 'The reference the money travels with (reconciliationInstructions or payment instructions).' })
+  @Optional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  reference?: string;
 }
 
 export class ListTransactionsQuery extends IntersectionType(TransactionFilters, PageQuery) {}
 
 /** Extension: the transaction as it stood at a past time (folded from its events), for finding out when something changed. */
 export class TransactionAsOfQuery {
-  @ApiPropertyOptional({ format: 'date-time', description: 'Corridor extension: the transaction as it stood at this time, folded from its events (decision 0037).' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Corridor extension: the transaction as it stood at this time, folded from its events (decision 0037).',
+  })
   @Optional()
   @IsISO8601({ strict: true }, { message: dateMessage('asOf') })
   asOf?: string;
@@ -67,7 +148,11 @@ export class TransactionAsOfQuery {
 
 class AccountQuoteSource {
   @ApiProperty({ enum: ['ACCOUNT'] }) @IsIn(['ACCOUNT']) sourceType: 'ACCOUNT';
-  @ApiProperty({ example: 'InternalAccount:e85dcbd6-dced-4ec4-b756-3c3a9ea3d965' }) @IsString() @MinLength(1) @MaxLength(ID_MAX) accountId: string;
+  @ApiProperty({ example: 'InternalAccount:e85dcbd6-dced-4ec4-b756-3c3a9ea3d965' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(ID_MAX)
+  accountId: string;
   @ApiPropertyOptional() @Optional() @IsString() @MaxLength(ID_MAX) customerId?: string;
 }
 
@@ -75,13 +160,23 @@ class RealtimeFundingQuoteSource {
   @ApiProperty({ enum: ['REALTIME_FUNDING'] }) @IsIn(['REALTIME_FUNDING']) sourceType: 'REALTIME_FUNDING';
   @ApiProperty({ example: 'USD' }) @Matches(CURRENCY_CODE, { message: currencyMessage('currency') }) currency: string;
   @ApiPropertyOptional() @Optional() @IsString() @MaxLength(ID_MAX) customerId?: string;
-  @ApiPropertyOptional({ enum: cryptoNetworks }) @Optional() @IsIn(cryptoNetworks, { message: `cryptoNetwork must be one of ${cryptoNetworks.join(', ')}` }) cryptoNetwork?: string;
+  @ApiPropertyOptional({ enum: cryptoNetworks })
+  @Optional()
+  @IsIn(cryptoNetworks, { message: `cryptoNetwork must be one of ${cryptoNetworks.join(', ')}` })
+  cryptoNetwork?: string;
 }
 
 class AccountDestination {
   @ApiProperty({ enum: ['ACCOUNT'] }) @IsIn(['ACCOUNT']) destinationType: 'ACCOUNT';
-  @ApiProperty({ example: 'ExternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123' }) @IsString() @MinLength(1) @MaxLength(ID_MAX) accountId: string;
-  @ApiPropertyOptional({ enum: paymentRails }) @Optional() @IsIn(paymentRails, { message: `paymentRail must be one of ${paymentRails.join(', ')}` }) paymentRail?: string;
+  @ApiProperty({ example: 'ExternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(ID_MAX)
+  accountId: string;
+  @ApiPropertyOptional({ enum: paymentRails })
+  @Optional()
+  @IsIn(paymentRails, { message: `paymentRail must be one of ${paymentRails.join(', ')}` })
+  paymentRail?: string;
 }
 
 class UmaAddressDestination {
@@ -91,24 +186,41 @@ class UmaAddressDestination {
 }
 
 export class QuoteRequest {
-  @ApiProperty({ description: 'ACCOUNT (an internal account) or REALTIME_FUNDING, by sourceType.' }) @IsObject({ message: 'source must be an object with a sourceType' }) source: Record<string, unknown>;
+  @ApiProperty({ description: 'ACCOUNT (an internal account) or REALTIME_FUNDING, by sourceType.' })
+  @IsObject({ message: 'source must be an object with a sourceType' })
+  source: Record<string, unknown>;
   @ApiProperty({ description: 'ACCOUNT (internal or external account) or UMA_ADDRESS, by destinationType.' })
   @IsObject({ message: 'destination must be an object with a destinationType' })
   destination: Record<string, unknown>;
-  @ApiProperty({ enum: ['SENDING', 'RECEIVING'] }) @IsIn(['SENDING', 'RECEIVING'], { message: 'lockedCurrencySide must be SENDING or RECEIVING' }) lockedCurrencySide: 'SENDING' | 'RECEIVING';
+  @ApiProperty({ enum: ['SENDING', 'RECEIVING'] })
+  @IsIn(['SENDING', 'RECEIVING'], { message: 'lockedCurrencySide must be SENDING or RECEIVING' })
+  lockedCurrencySide: 'SENDING' | 'RECEIVING';
   @ApiProperty({ type: 'integer', minimum: 1, maximum: LOCKED_CURRENCY_AMOUNT_MAX, example: 10000 })
   @IsInt({ message: lockedAmountMessage })
   @Min(1, { message: lockedAmountMessage })
   @Max(LOCKED_CURRENCY_AMOUNT_MAX, { message: lockedAmountMessage })
   lockedCurrencyAmount: number;
-  @ApiPropertyOptional({ description: 'From GET /receiver/uma/{address} or GET /receiver/external-account/{id}; needed to pay an UMA address outside the sandbox.' }) @Optional() @IsString() @MaxLength(ID_MAX) lookupId?: string;
+  @ApiPropertyOptional({
+    description:
+      'From GET /receiver/uma/{address} or GET /receiver/external-account/{id}; needed to pay an UMA address outside the sandbox.',
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(ID_MAX)
+  lookupId?: string;
   @ApiPropertyOptional({ default: false, description: 'Only false for now: execution arrives with the next payments release.' })
   @Optional()
   @IsBoolean({ message: 'immediatelyExecute must be true or false' })
   immediatelyExecute?: boolean;
   @ApiPropertyOptional() @Optional() @IsString() @MaxLength(1024) description?: string;
-  @ApiPropertyOptional({ enum: purposesOfPayment }) @Optional() @IsIn(purposesOfPayment, { message: `purposeOfPayment must be one of ${purposesOfPayment.join(', ')}` }) purposeOfPayment?: PurposeOfPayment;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject({ message: 'senderCustomerInfo must be an object' }) senderCustomerInfo?: Record<string, unknown>;
+  @ApiPropertyOptional({ enum: purposesOfPayment })
+  @Optional()
+  @IsIn(purposesOfPayment, { message: `purposeOfPayment must be one of ${purposesOfPayment.join(', ')}` })
+  purposeOfPayment?: PurposeOfPayment;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @Optional()
+  @IsObject({ message: 'senderCustomerInfo must be an object' })
+  senderCustomerInfo?: Record<string, unknown>;
 }
 
 const sourceVariants: Record<string, ClassType<object>> = { ACCOUNT: AccountQuoteSource, REALTIME_FUNDING: RealtimeFundingQuoteSource };
@@ -127,11 +239,24 @@ export class QuoteRequestPipe implements PipeTransform<unknown, Promise<CreateQu
     return { ...optional, source, destination, lockedCurrencyAmount: String(lockedCurrencyAmount) } as CreateQuoteData;
   }
 
-  private async variant<T>(value: Record<string, unknown>, field: string, discriminator: string, variants: Record<string, ClassType<object>>): Promise<T> {
+  private async variant<T>(
+    value: Record<string, unknown>,
+    field: string,
+    discriminator: string,
+    variants: Record<string, ClassType<object>>,
+  ): Promise<T> {
     const tag = value[discriminator];
     const variant = typeof tag === 'string' && Object.prototype.hasOwnProperty.call(variants, tag) ? variants[tag] : undefined;
-    if (!variant) throw invalidFields([{ field: `${field}.${discriminator}`, problem: `${field}.${discriminator} must be one of ${Object.keys(variants).join(', ')}` }]);
-    const errors = await validate(plainToInstance(variant, value), { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: false } });
+    if (!variant)
+      throw invalidFields([
+        { field: `${field}.${discriminator}`, problem: `${field}.${discriminator} must be one of ${Object.keys(variants).join(', ')}` },
+      ]);
+    const errors = await validate(plainToInstance(variant, value), {
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      validationError: { target: false, value: false },
+    });
     if (errors.length > 0) throw invalidFields(fieldProblems(errors, field));
     return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
   }

@@ -1,6 +1,12 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
-import { type PlatformConfigWire, type RequestContext, subjects, type UpdateConfigData, type WebhookSigningKeyWire } from '@corridor/contracts';
+import {
+  type PlatformConfigWire,
+  type RequestContext,
+  subjects,
+  type UpdateConfigData,
+  type WebhookSigningKeyWire,
+} from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { ServiceCall } from '../service-call';
@@ -28,8 +34,14 @@ export class ConfigController {
   }
 
   /** Extension: the PEM public key that verifies this platform's webhooks (X-Grid-Signature). */
-  private async withWebhookKey(config: Promise<PlatformConfigWire>, context: RequestContext): Promise<PlatformConfigWire & { webhookPublicKey: string }> {
-    const [wire, key] = await Promise.all([config, this.call.request<WebhookSigningKeyWire>(subjects.webhooks.signingKey.get, {}, context)]);
+  private async withWebhookKey(
+    config: Promise<PlatformConfigWire>,
+    context: RequestContext,
+  ): Promise<PlatformConfigWire & { webhookPublicKey: string }> {
+    const [wire, key] = await Promise.all([
+      config,
+      this.call.request<WebhookSigningKeyWire>(subjects.webhooks.signingKey.get, {}, context),
+    ]);
     return { ...wire, webhookPublicKey: key.publicKey };
   }
 }

@@ -19,9 +19,26 @@ import {
 import { Clearable, Optional } from '../http/validation';
 
 const customerInfoFieldNames = [
-  'FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'PHONE_NUMBER', 'EMAIL', 'POSTAL_ADDRESS', 'TAX_ID', 'REGISTRATION_NUMBER', 'USER_TYPE',
-  'COUNTRY_OF_RESIDENCE', 'ACCOUNT_IDENTIFIER', 'FI_LEGAL_ENTITY_NAME', 'FI_ADDRESS', 'PURPOSE_OF_PAYMENT', 'ULTIMATE_INSTITUTION_COUNTRY',
-  'IDENTIFIER', 'BUSINESS_TYPE', 'COMPANY_LEGAL_NAME', 'ID_TYPE', 'ID_NUMBER',
+  'FULL_NAME',
+  'BIRTH_DATE',
+  'NATIONALITY',
+  'PHONE_NUMBER',
+  'EMAIL',
+  'POSTAL_ADDRESS',
+  'TAX_ID',
+  'REGISTRATION_NUMBER',
+  'USER_TYPE',
+  'COUNTRY_OF_RESIDENCE',
+  'ACCOUNT_IDENTIFIER',
+  'FI_LEGAL_ENTITY_NAME',
+  'FI_ADDRESS',
+  'PURPOSE_OF_PAYMENT',
+  'ULTIMATE_INSTITUTION_COUNTRY',
+  'IDENTIFIER',
+  'BUSINESS_TYPE',
+  'COMPANY_LEGAL_NAME',
+  'ID_TYPE',
+  'ID_NUMBER',
 ] as const;
 const transactionTypes = ['INCOMING', 'OUTGOING'] as const;
 const httpUrl = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };

@@ -49,7 +49,12 @@ class FallbackLimiter extends RateLimiterMemory {
 export type LimiterOptions = { name: string; points: number; durationSeconds: number };
 
 /** A fixed-window counter per key in Redis, shared by every gateway replica, insured by a per-process one. */
-export const redisLimiter = (redis: RedisConnection, options: LimiterOptions, metrics: GatewayMetrics, logger: Logger): RateLimiterRedis => {
+export const redisLimiter = (
+  redis: RedisConnection,
+  options: LimiterOptions,
+  metrics: GatewayMetrics,
+  logger: Logger,
+): RateLimiterRedis => {
   const window = { points: options.points, duration: options.durationSeconds };
   return new RateLimiterRedis({
     storeClient: redis.client,

@@ -60,7 +60,10 @@ export class TransfersController {
   ): Promise<unknown> {
     const data: TransferOutData = {
       source: { accountId: body.source.accountId },
-      destination: { accountId: body.destination.accountId, ...(body.destination.paymentRail !== undefined ? { paymentRail: body.destination.paymentRail } : {}) },
+      destination: {
+        accountId: body.destination.accountId,
+        ...(body.destination.paymentRail !== undefined ? { paymentRail: body.destination.paymentRail } : {}),
+      },
       ...amountOf(body),
     };
     const consent: WalletFundedChangeData = {
@@ -95,8 +98,17 @@ export class TransfersController {
       'amount is optional in the wire format, but a transfer-in without one is a 400 INVALID_INPUT naming amount: Corridor cannot see the balance of the external account it pulls from, ' +
       'so there is no whole balance to pull. Give amount in minor units.',
   })
-  transferIn(@Body() body: TransferInRequest, @Headers('idempotency-key') key: string | undefined, @Ctx() context: RequestContext): Promise<TransactionWire> {
-    const data: TransferInData = { source: { accountId: body.source.accountId }, destination: { accountId: body.destination.accountId }, ...amountOf(body), ...withKey(key) };
+  transferIn(
+    @Body() body: TransferInRequest,
+    @Headers('idempotency-key') key: string | undefined,
+    @Ctx() context: RequestContext,
+  ): Promise<TransactionWire> {
+    const data: TransferInData = {
+      source: { accountId: body.source.accountId },
+      destination: { accountId: body.destination.accountId },
+      ...amountOf(body),
+      ...withKey(key),
+    };
     return this.call.request(subjects.payments.transfer.in, data, context);
   }
 }
@@ -119,7 +131,10 @@ export class TransactionReceiptsController {
     @Ctx() context: RequestContext,
   ): Promise<TransactionWire | IncomingTransactionWire> {
     const { receiptDeliveryConfirmedAt } = body;
-    const data: ConfirmReceiptData = { transactionId: id, ...(receiptDeliveryConfirmedAt !== undefined ? { receiptDeliveryConfirmedAt } : {}) };
+    const data: ConfirmReceiptData = {
+      transactionId: id,
+      ...(receiptDeliveryConfirmedAt !== undefined ? { receiptDeliveryConfirmedAt } : {}),
+    };
     return this.call.request(subjects.payments.transaction.confirm, data, context);
   }
 }

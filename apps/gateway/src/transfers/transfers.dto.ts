@@ -9,7 +9,31 @@ import { Optional } from '../http/validation';
 
 const ID_MAX = 128;
 const amountMessage = `amount must be a whole number of minor units from 1 to ${TRANSFER_AMOUNT_MAX}`;
-const paymentRails = ['ACH', 'ACH_COLOMBIA', 'BANK_TRANSFER', 'BRE_B', 'CIPS', 'FAST', 'FASTER_PAYMENTS', 'FEDNOW', 'INSTAPAY', 'MOBILE_MONEY', 'NEFT', 'PAYNOW', 'PESONET', 'PIX', 'RTGS', 'RTP', 'SEPA', 'SEPA_INSTANT', 'SPEI', 'SWIFT', 'UNIONPAY', 'UPI', 'WIRE'];
+const paymentRails = [
+  'ACH',
+  'ACH_COLOMBIA',
+  'BANK_TRANSFER',
+  'BRE_B',
+  'CIPS',
+  'FAST',
+  'FASTER_PAYMENTS',
+  'FEDNOW',
+  'INSTAPAY',
+  'MOBILE_MONEY',
+  'NEFT',
+  'PAYNOW',
+  'PESONET',
+  'PIX',
+  'RTGS',
+  'RTP',
+  'SEPA',
+  'SEPA_INSTANT',
+  'SPEI',
+  'SWIFT',
+  'UNIONPAY',
+  'UPI',
+  'WIRE',
+];
 
 class AccountReference {
   @ApiProperty({ example: 'InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123' })
@@ -28,7 +52,13 @@ class ExternalAccountDestination extends AccountReference {
 
 const amountProperty = (description: string): PropertyDecorator => {
   const decorators = [
-    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: TRANSFER_AMOUNT_MAX, example: 12550, description: `Minor units of the accounts’ currency. ${description}` }),
+    ApiPropertyOptional({
+      type: 'integer',
+      minimum: 1,
+      maximum: TRANSFER_AMOUNT_MAX,
+      example: 12550,
+      description: `Minor units of the accounts’ currency. ${description}`,
+    }),
     Optional(),
     IsInt({ message: amountMessage }),
     Min(1, { message: amountMessage }),
@@ -67,7 +97,9 @@ export class TransferInRequest {
   @Type(() => AccountReference)
   destination: AccountReference;
 
-  @amountProperty('Optional in the wire format, yet required here: Corridor cannot see the external account’s balance, so a transfer-in without it is a 400.')
+  @amountProperty(
+    'Optional in the wire format, yet required here: Corridor cannot see the external account’s balance, so a transfer-in without it is a 400.',
+  )
   amount?: number;
 }
 

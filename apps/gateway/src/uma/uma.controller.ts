@@ -49,8 +49,15 @@ export class ReceiverLookupsController {
   @ReferenceOperation('lookupUma')
   @Get('uma/:receiverUmaAddress')
   @RequiresPermission('VIEW')
-  @ApiOperation({ summary: 'Look up an UMA address: the currencies it accepts, estimates, limits and payer data', description: LOOKUP_SENDER_NOTE })
-  uma(@Param('receiverUmaAddress', umaAddress) receiverUmaAddress: string, @Query() query: LookupQuery, @Ctx() context: RequestContext): Promise<ReceiverUmaLookupWire> {
+  @ApiOperation({
+    summary: 'Look up an UMA address: the currencies it accepts, estimates, limits and payer data',
+    description: LOOKUP_SENDER_NOTE,
+  })
+  uma(
+    @Param('receiverUmaAddress', umaAddress) receiverUmaAddress: string,
+    @Query() query: LookupQuery,
+    @Ctx() context: RequestContext,
+  ): Promise<ReceiverUmaLookupWire> {
     return this.call.request(subjects.payments.lookup.uma, defined({ receiverUmaAddress, ...query }) satisfies LookupUmaData, context);
   }
 
@@ -58,8 +65,16 @@ export class ReceiverLookupsController {
   @Get('external-account/:accountId')
   @RequiresPermission('VIEW')
   @ApiOperation({ summary: 'Look up an external account: its currency, estimate and limits', description: LOOKUP_SENDER_NOTE })
-  externalAccount(@Param('accountId', externalAccountId) accountId: string, @Query() query: LookupQuery, @Ctx() context: RequestContext): Promise<ReceiverExternalAccountLookupWire> {
-    return this.call.request(subjects.payments.lookup.externalAccount, defined({ accountId, ...query }) satisfies LookupExternalAccountData, context);
+  externalAccount(
+    @Param('accountId', externalAccountId) accountId: string,
+    @Query() query: LookupQuery,
+    @Ctx() context: RequestContext,
+  ): Promise<ReceiverExternalAccountLookupWire> {
+    return this.call.request(
+      subjects.payments.lookup.externalAccount,
+      defined({ accountId, ...query }) satisfies LookupExternalAccountData,
+      context,
+    );
   }
 }
 
@@ -74,7 +89,11 @@ export class UmaProvidersController {
   @RequiresPermission('VIEW')
   list(@Query() query: ListUmaProvidersQuery, @Ctx() context: RequestContext): Promise<Page<UmaProviderWire>> {
     const { limit: _limit, cursor: _cursor, ...filters } = query;
-    return this.call.request(subjects.payments.umaProvider.list, { ...defined(filters), ...pageOf(query) } satisfies ListUmaProvidersData, context);
+    return this.call.request(
+      subjects.payments.umaProvider.list,
+      { ...defined(filters), ...pageOf(query) } satisfies ListUmaProvidersData,
+      context,
+    );
   }
 }
 
@@ -135,8 +154,16 @@ export class InvitationsController {
   @Post(':invitationCode/claim')
   @HttpCode(200)
   @RequiresPermission('TRANSACT')
-  claim(@Param('invitationCode', invitationCode) code: string, @Body() body: ClaimInvitationRequest, @Ctx() context: RequestContext): Promise<InvitationWire> {
-    return this.call.request(subjects.payments.invitation.claim, { code, inviteeUma: body.inviteeUma } satisfies ClaimInvitationData, context);
+  claim(
+    @Param('invitationCode', invitationCode) code: string,
+    @Body() body: ClaimInvitationRequest,
+    @Ctx() context: RequestContext,
+  ): Promise<InvitationWire> {
+    return this.call.request(
+      subjects.payments.invitation.claim,
+      { code, inviteeUma: body.inviteeUma } satisfies ClaimInvitationData,
+      context,
+    );
   }
 
   @ReferenceOperation('cancelInvitation')

@@ -19,13 +19,19 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 /** Both optional; what a lookup does without them is said in LOOKUP_SENDER_NOTE (the routes' /docs description). */
 export class LookupQuery {
-  @ApiPropertyOptional({ description: 'UMA address of the sender. Optional, like customerId; if given it must be well-formed.', example: '$alice@acme.example' })
+  @ApiPropertyOptional({
+    description: 'UMA address of the sender. Optional, like customerId; if given it must be well-formed.',
+    example: '$alice@acme.example',
+  })
   @Optional()
   @IsString({ message: umaMessage('senderUmaAddress') })
   @MaxLength(UMA_ADDRESS_MAX_LENGTH, { message: umaMessage('senderUmaAddress') })
   senderUmaAddress?: string;
 
-  @ApiPropertyOptional({ description: 'The sending customer. Optional, like senderUmaAddress; if given it must be a live customer of this platform.', example: 'Customer:019542f5-b3e7-1d02-0000-000000000001' })
+  @ApiPropertyOptional({
+    description: 'The sending customer. Optional, like senderUmaAddress; if given it must be a live customer of this platform.',
+    example: 'Customer:019542f5-b3e7-1d02-0000-000000000001',
+  })
   @Optional()
   @IsString()
   @MaxLength(128)
@@ -40,14 +46,23 @@ export const LOOKUP_SENDER_NOTE =
 const booleanText = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 class UmaProviderFilters {
-  @ApiPropertyOptional({ example: 'US' }) @Optional() @Matches(COUNTRY_CODE, { message: countryMessage('countryCode') }) countryCode?: string;
-  @ApiPropertyOptional({ example: 'USD' }) @Optional() @Matches(CURRENCY_CODE, { message: currencyMessage('currencyCode') }) currencyCode?: string;
+  @ApiPropertyOptional({ example: 'US' })
+  @Optional()
+  @Matches(COUNTRY_CODE, { message: countryMessage('countryCode') })
+  countryCode?: string;
+  @ApiPropertyOptional({ example: 'USD' })
+  @Optional()
+  @Matches(CURRENCY_CODE, { message: currencyMessage('currencyCode') })
+  currencyCode?: string;
   @ApiPropertyOptional({ description: 'Include providers off your allowlist (default true).' })
   @Optional()
   @Transform(booleanText)
   @IsBoolean({ message: 'hasBlockedProviders must be true or false' })
   hasBlockedProviders?: boolean;
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' }) @Optional() @IsIn(['asc', 'desc'], { message: 'sortOrder must be asc or desc' }) sortOrder?: 'asc' | 'desc';
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
+  @Optional()
+  @IsIn(['asc', 'desc'], { message: 'sortOrder must be asc or desc' })
+  sortOrder?: 'asc' | 'desc';
 }
 
 export class ListUmaProvidersQuery extends IntersectionType(UmaProviderFilters, PageQuery) {}
@@ -60,15 +75,25 @@ export class DiscoveriesQuery {
 const amountMessage = (name: string) => `${name} must be a whole number of minor units from 1 to ${MAX_SAFE}`;
 
 export class EstimateWithdrawalFeeRequest {
-  @ApiProperty({ example: 'InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123' }) @IsString() @MinLength(1) @MaxLength(128) internalAccountId: string;
+  @ApiProperty({ example: 'InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(128)
+  internalAccountId: string;
   @ApiProperty({ example: 'USDC' }) @Matches(CURRENCY_CODE, { message: currencyMessage('currency') }) currency: string;
-  @ApiProperty({ enum: cryptoNetworks }) @IsIn(cryptoNetworks, { message: `cryptoNetwork must be one of ${cryptoNetworks.join(', ')}` }) cryptoNetwork: string;
+  @ApiProperty({ enum: cryptoNetworks })
+  @IsIn(cryptoNetworks, { message: `cryptoNetwork must be one of ${cryptoNetworks.join(', ')}` })
+  cryptoNetwork: string;
   @ApiProperty({ type: 'integer', minimum: 1, example: 1000000 })
   @IsInt({ message: amountMessage('amount') })
   @Min(1, { message: amountMessage('amount') })
   @Max(MAX_SAFE, { message: amountMessage('amount') })
   amount: number;
-  @ApiProperty({ example: '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU' }) @IsString() @MinLength(1) @MaxLength(2048) destinationAddress: string;
+  @ApiProperty({ example: '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(2048)
+  destinationAddress: string;
 }
 
 export class CreateInvitationRequest {
@@ -100,7 +125,11 @@ export class ClaimInvitationRequest {
 export class InvitationCodePipe implements PipeTransform<unknown, string> {
   transform(value: unknown): string {
     if (typeof value === 'string' && /^[0-9a-z]{4,32}$/.test(value)) return value;
-    throw new DomainError('INVITATION_NOT_FOUND', 'not_found', `Invitation ${String(value).slice(0, 64)} was not found. Codes are the lower-case letters and digits of the invitation's url.`);
+    throw new DomainError(
+      'INVITATION_NOT_FOUND',
+      'not_found',
+      `Invitation ${String(value).slice(0, 64)} was not found. Codes are the lower-case letters and digits of the invitation's url.`,
+    );
   }
 }
 
@@ -108,7 +137,11 @@ export class InvitationCodePipe implements PipeTransform<unknown, string> {
 export class UmaAddressPathPipe implements PipeTransform<unknown, string> {
   transform(value: unknown): string {
     if (typeof value === 'string' && value.length <= UMA_ADDRESS_MAX_LENGTH) return value;
-    throw new DomainError('INVALID_UMA_ADDRESS', 'validation', `receiverUmaAddress must be an UMA address like $alice@example.com of at most ${UMA_ADDRESS_MAX_LENGTH} characters.`, { field: 'receiverUmaAddress' });
+    throw new DomainError(
+      'INVALID_UMA_ADDRESS',
+      'validation',
+      `receiverUmaAddress must be an UMA address like $alice@example.com of at most ${UMA_ADDRESS_MAX_LENGTH} characters.`,
+      { field: 'receiverUmaAddress' },
+    );
   }
 }
-

@@ -14,7 +14,8 @@ export class VerificationRequest {
 class VerificationFilters {
   @ApiPropertyOptional() @Optional() @IsIdOf('Customer', 'customerId') customerId?: string;
   @ApiPropertyOptional({ enum: verificationStatuses })
-  @Optional() @IsIn(verificationStatuses, { message: `verificationStatus must be one of ${verificationStatuses.join(', ')}` })
+  @Optional()
+  @IsIn(verificationStatuses, { message: `verificationStatus must be one of ${verificationStatuses.join(', ')}` })
   verificationStatus?: (typeof verificationStatuses)[number];
 }
 

@@ -1,6 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBasicAuth, ApiTags } from '@nestjs/swagger';
-import { type ListVerificationsData, type Page, type RequestContext, subjects, type SubmitVerificationData, type VerificationWire } from '@corridor/contracts';
+import {
+  type ListVerificationsData,
+  type Page,
+  type RequestContext,
+  subjects,
+  type SubmitVerificationData,
+  type VerificationWire,
+} from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { defined, pageOf } from '../http/list-query';
@@ -23,7 +30,11 @@ export class VerificationsController {
   @HttpCode(200)
   @RequiresPermission('MANAGE')
   submit(@Body() body: VerificationRequest, @Ctx() context: RequestContext): Promise<VerificationWire> {
-    return this.call.request(subjects.customers.verification.submit, { customerId: body.customerId } satisfies SubmitVerificationData, context);
+    return this.call.request(
+      subjects.customers.verification.submit,
+      { customerId: body.customerId } satisfies SubmitVerificationData,
+      context,
+    );
   }
 
   @ReferenceOperation('listVerifications')

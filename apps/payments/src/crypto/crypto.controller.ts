@@ -1,6 +1,15 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { DomainError, type EstimateWithdrawalFeeData, type InternalAccountWire, invalidInput, isIdOf, type ServiceRequest, subjects, type WithdrawalFeeEstimateWire } from '@corridor/contracts';
+import {
+  DomainError,
+  type EstimateWithdrawalFeeData,
+  type InternalAccountWire,
+  invalidInput,
+  isIdOf,
+  type ServiceRequest,
+  subjects,
+  type WithdrawalFeeEstimateWire,
+} from '@corridor/contracts';
 import { ServiceClient } from '@corridor/messaging';
 import { feeTermsFor } from '../exchange-rates/fee-schedule';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
@@ -18,13 +27,27 @@ export class CryptoController {
   async estimate(@Payload() request: ServiceRequest<EstimateWithdrawalFeeData>): Promise<WithdrawalFeeEstimateWire> {
     const { context, data } = request;
     if (!isIdOf('InternalAccount', data.internalAccountId)) {
-      throw new DomainError('REFERENCE_NOT_FOUND', 'not_found', `Internal account ${String(data.internalAccountId).slice(0, 80)} was not found. Ids look like InternalAccount:<uuid>.`, { field: 'internalAccountId' });
+      throw new DomainError(
+        'REFERENCE_NOT_FOUND',
+        'not_found',
+        `Internal account ${String(data.internalAccountId).slice(0, 80)} was not found. Ids look like InternalAccount:<uuid>.`,
+        { field: 'internalAccountId' },
+      );
     }
     if (!/^\d{1,16}$/.test(data.amount)) throw invalidInput('amount must be a whole number of minor units.', { field: 'amount' });
-    const account = await this.client.request<InternalAccountWire>(subjects.accounts.internalAccount.get, { accountId: data.internalAccountId }, { context, timeoutMs: 5_000 });
+    const account = await this.client.request<InternalAccountWire>(
+      subjects.accounts.internalAccount.get,
+      { accountId: data.internalAccountId },
+      { context, timeoutMs: 5_000 },
+    );
     return estimateWithdrawalFee(
       { id: account.id, currency: account.balance.currency.code, status: account.status },
-      { currency: data.currency, cryptoNetwork: data.cryptoNetwork, amount: BigInt(data.amount), destinationAddress: data.destinationAddress },
+      {
+        currency: data.currency,
+        cryptoNetwork: data.cryptoNetwork,
+        amount: BigInt(data.amount),
+        destinationAddress: data.destinationAddress,
+      },
       feeTermsFor(this.options.feeSchedules, context.platformId, data.currency),
     );
   }

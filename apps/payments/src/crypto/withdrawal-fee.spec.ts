@@ -8,7 +8,13 @@ import { estimateWithdrawalFee } from './withdrawal-fee';
 const fees = (currency: string) => feeTermsFor({ default: defaultFeeSchedule, platforms: {} }, 'Platform:p', currency);
 const usdc = { id: 'InternalAccount:a', currency: 'USDC', status: 'ACTIVE' };
 const solana = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
-const request = (overrides: Partial<Parameters<typeof estimateWithdrawalFee>[1]> = {}) => ({ currency: 'USDC', cryptoNetwork: 'SOLANA', amount: 5_000_000n, destinationAddress: solana, ...overrides });
+const request = (overrides: Partial<Parameters<typeof estimateWithdrawalFee>[1]> = {}) => ({
+  currency: 'USDC',
+  cryptoNetwork: 'SOLANA',
+  amount: 5_000_000n,
+  destinationAddress: solana,
+  ...overrides,
+});
 
 const fieldOf = (run: () => unknown): [string, unknown] => {
   try {
@@ -22,9 +28,21 @@ const fieldOf = (run: () => unknown): [string, unknown] => {
 
 describe('estimateWithdrawalFee', () => {
   it('adds the network fee and the application fee (0.10 USDC + 0.3 %, rounded up) in USDC', () => {
-    expect(estimateWithdrawalFee(usdc, request(), fees('USDC'))).toEqual({ networkFee: 1_000, networkFeeAsset: 'USDC', applicationFee: 115_000, totalFee: 116_000, netAmount: 4_884_000 });
+    expect(estimateWithdrawalFee(usdc, request(), fees('USDC'))).toEqual({
+      networkFee: 1_000,
+      networkFeeAsset: 'USDC',
+      applicationFee: 115_000,
+      totalFee: 116_000,
+      netAmount: 4_884_000,
+    });
     // 0.3 % of 333 333 is 999.999 → 1 000.
-    expect(estimateWithdrawalFee(usdc, request({ amount: 333_333n, cryptoNetwork: 'BASE', destinationAddress: `0x${'ab'.repeat(20)}` }), fees('USDC')).applicationFee).toBe(101_000);
+    expect(
+      estimateWithdrawalFee(
+        usdc,
+        request({ amount: 333_333n, cryptoNetwork: 'BASE', destinationAddress: `0x${'ab'.repeat(20)}` }),
+        fees('USDC'),
+      ).applicationFee,
+    ).toBe(101_000);
   });
 
   it.each([
@@ -35,7 +53,11 @@ describe('estimateWithdrawalFee', () => {
     ['an amount the fees take whole', request({ amount: 101_000n }), ['AMOUNT_OUT_OF_RANGE', 'amount']],
   ])('refuses %s', (_case, input, expected) => expect(fieldOf(() => estimateWithdrawalFee(usdc, input, fees('USDC')))).toEqual(expected));
 
-  it('refuses an account that is not ACTIVE', () => expect(fieldOf(() => estimateWithdrawalFee({ ...usdc, status: 'FROZEN' }, request(), fees('USDC')))).toEqual(['INVALID_INPUT', 'internalAccountId']));
+  it('refuses an account that is not ACTIVE', () =>
+    expect(fieldOf(() => estimateWithdrawalFee({ ...usdc, status: 'FROZEN' }, request(), fees('USDC')))).toEqual([
+      'INVALID_INPUT',
+      'internalAccountId',
+    ]));
 });
 
 describe('cryptoAddressProblem', () => {

@@ -1,6 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { type DiscoveryWire, type ListDiscoveriesData, type ListUmaProvidersData, type Page, type ServiceRequest, subjects, type UmaProviderWire } from '@corridor/contracts';
+import {
+  type DiscoveryWire,
+  type ListDiscoveriesData,
+  type ListUmaProvidersData,
+  type Page,
+  type ServiceRequest,
+  subjects,
+  type UmaProviderWire,
+} from '@corridor/contracts';
 import { listUmaProviders } from '../uma/uma-directory';
 import { listDiscoveries } from './discoveries';
 

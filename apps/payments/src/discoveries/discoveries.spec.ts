@@ -9,7 +9,11 @@ describe('listDiscoveries', () => {
     expect(listDiscoveries({ country: 'PH', currency: 'EUR' }).data).toEqual([]);
     const all = listDiscoveries({}).data;
     expect(all.length).toBeGreaterThan(philippines.length);
-    expect(listDiscoveries({ currency: 'EUR' }).data.map((institution) => institution.country).sort()).toEqual(['DE', 'ES', 'FR']);
+    expect(
+      listDiscoveries({ currency: 'EUR' })
+        .data.map((institution) => institution.country)
+        .sort(),
+    ).toEqual(['DE', 'ES', 'FR']);
   });
 
   it('refuses a currency it does not pay out in', () => {

@@ -34,9 +34,16 @@ const institutions: readonly DiscoveryWire[] = (
 /** With country and/or currency, the institutions matching both; with neither, all of them. */
 export const listDiscoveries = (query: ListDiscoveriesData, table: readonly DiscoveryWire[] = institutions): { data: DiscoveryWire[] } => {
   if (query.currency !== undefined && !isSupportedCurrency(query.currency)) {
-    throw invalidInput(`currency ${JSON.stringify(query.currency)} is not a currency Corridor pays out in; use a code such as PHP, MXN or EUR.`, { field: 'currency' });
+    throw invalidInput(
+      `currency ${JSON.stringify(query.currency)} is not a currency Corridor pays out in; use a code such as PHP, MXN or EUR.`,
+      { field: 'currency' },
+    );
   }
   return {
-    data: table.filter((institution) => (query.country === undefined || institution.country === query.country) && (query.currency === undefined || institution.currency === query.currency)),
+    data: table.filter(
+      (institution) =>
+        (query.country === undefined || institution.country === query.country) &&
+        (query.currency === undefined || institution.currency === query.currency),
+    ),
   };
 };

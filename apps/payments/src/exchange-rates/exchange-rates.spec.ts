@@ -47,7 +47,11 @@ describe('listExchangeRates', () => {
   });
 
   it('takes several destinations and a sending amount', () => {
-    const rates = listExchangeRates(snapshot, fees, { sourceCurrency: 'EUR', destinationCurrencies: ['INR', 'GBP'], sendingAmount: '250000' });
+    const rates = listExchangeRates(snapshot, fees, {
+      sourceCurrency: 'EUR',
+      destinationCurrencies: ['INR', 'GBP'],
+      sendingAmount: '250000',
+    });
     expect(rates.map((rate) => [rate.destinationCurrency.code, rate.sendingAmount])).toEqual([
       ['GBP', 250_000],
       ['INR', 250_000],
@@ -86,12 +90,14 @@ describe('fee schedules', () => {
     expect(feeTermsFor(schedules, 'Platform:b', 'USD')).toEqual({ fixedFee: 10n, variableFeeRate: parseDecimal('0.0030') });
   });
 
-  it.each(['{', JSON.stringify({ default: { fixedFees: { USD: -1 }, variableFeeBps: 0 } }), JSON.stringify({ default: { fixedFees: {}, variableFeeBps: 10_000 } }), JSON.stringify({ default: { fixedFees: { XXX: 1 }, variableFeeBps: 1 } })])(
-    'refuses the bad schedule %s at startup',
-    (json) => {
-      expect(() => parseFeeSchedules(json)).toThrow(/PAYMENTS_FEE_SCHEDULE/);
-    },
-  );
+  it.each([
+    '{',
+    JSON.stringify({ default: { fixedFees: { USD: -1 }, variableFeeBps: 0 } }),
+    JSON.stringify({ default: { fixedFees: {}, variableFeeBps: 10_000 } }),
+    JSON.stringify({ default: { fixedFees: { XXX: 1 }, variableFeeBps: 1 } }),
+  ])('refuses the bad schedule %s at startup', (json) => {
+    expect(() => parseFeeSchedules(json)).toThrow(/PAYMENTS_FEE_SCHEDULE/);
+  });
 });
 
 describe('ExchangeRateCache', () => {

@@ -35,7 +35,10 @@ const BPS = 10_000;
 
 export const feeTermsFor = (schedules: FeeSchedules, platformId: string, currency: string): FeeTerms => {
   const schedule = schedules.platforms[platformId] ?? schedules.default;
-  return { fixedFee: schedule.fixedFees[currency] ?? 0n, variableFeeRate: { numerator: BigInt(schedule.variableFeeBps), denominator: BigInt(BPS) } };
+  return {
+    fixedFee: schedule.fixedFees[currency] ?? 0n,
+    variableFeeRate: { numerator: BigInt(schedule.variableFeeBps), denominator: BigInt(BPS) },
+  };
 };
 
 const parseSchedule = (value: unknown, where: string): FeeSchedule => {
@@ -48,7 +51,8 @@ const parseSchedule = (value: unknown, where: string): FeeSchedule => {
   const parsed = Object.fromEntries(
     Object.entries(fixedFees).map(([code, fee]) => {
       if (!currencies[code]) throw new Error(`${where}.fixedFees.${code} is not a supported currency.`);
-      if (!Number.isSafeInteger(fee) || (fee as number) < 0) throw new Error(`${where}.fixedFees.${code} must be a whole number of minor units, 0 or more.`);
+      if (!Number.isSafeInteger(fee) || (fee as number) < 0)
+        throw new Error(`${where}.fixedFees.${code} must be a whole number of minor units, 0 or more.`);
       return [code, BigInt(fee as number)];
     }),
   );
@@ -68,7 +72,10 @@ export const parseFeeSchedules = (json: string | undefined): FeeSchedules => {
   return {
     default: fallback === undefined ? defaultFeeSchedule : parseSchedule(fallback, 'PAYMENTS_FEE_SCHEDULE.default'),
     platforms: Object.fromEntries(
-      Object.entries((platforms ?? {}) as Record<string, unknown>).map(([platformId, schedule]) => [platformId, parseSchedule(schedule, `PAYMENTS_FEE_SCHEDULE.platforms.${platformId}`)]),
+      Object.entries((platforms ?? {}) as Record<string, unknown>).map(([platformId, schedule]) => [
+        platformId,
+        parseSchedule(schedule, `PAYMENTS_FEE_SCHEDULE.platforms.${platformId}`),
+      ]),
     ),
   };
 };

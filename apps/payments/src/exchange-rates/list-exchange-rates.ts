@@ -1,4 +1,12 @@
-import { DomainError, type ExchangeRateWire, currencyOf, decimalToNumber, invalidInput, isSupportedCurrency, minorUnitsToNumber } from '@corridor/contracts';
+import {
+  DomainError,
+  type ExchangeRateWire,
+  currencyOf,
+  decimalToNumber,
+  invalidInput,
+  isSupportedCurrency,
+  minorUnitsToNumber,
+} from '@corridor/contracts';
 import { exchangeRateOf, priceQuote, variableFeeOf } from '../quotes/quote-math';
 import type { FeeTerms } from './fee-schedule';
 import type { RateSnapshot } from './rate-provider';
@@ -14,13 +22,19 @@ export const DEFAULT_SENDING_AMOUNT = 10_000n;
 export type ExchangeRateFilters = { sourceCurrency?: string; destinationCurrencies?: string[]; sendingAmount?: string };
 
 const requireCurrency = (code: string, field: string): string => {
-  if (!isSupportedCurrency(code)) throw invalidInput(`${field} ${JSON.stringify(code)} is not a currency Corridor exchanges; use a code such as USD, EUR or BTC.`, { field });
+  if (!isSupportedCurrency(code))
+    throw invalidInput(`${field} ${JSON.stringify(code)} is not a currency Corridor exchanges; use a code such as USD, EUR or BTC.`, {
+      field,
+    });
   return code;
 };
 
 const parseSendingAmount = (text: string | undefined): bigint => {
   if (text === undefined) return DEFAULT_SENDING_AMOUNT;
-  if (!/^\d{1,16}$/.test(text)) throw invalidInput(`sendingAmount must be a whole number of minor units, 0 or more, got ${JSON.stringify(text)}.`, { field: 'sendingAmount' });
+  if (!/^\d{1,16}$/.test(text))
+    throw invalidInput(`sendingAmount must be a whole number of minor units, 0 or more, got ${JSON.stringify(text)}.`, {
+      field: 'sendingAmount',
+    });
   return BigInt(text);
 };
 
@@ -28,21 +42,34 @@ const parseSendingAmount = (text: string | undefined): bigint => {
  * With sourceCurrency given, a sendingAmount above its maximum is refused (400 AMOUNT_OUT_OF_RANGE);
  * without it, source currencies whose maximum is below the amount are left out of the list.
  */
-export const listExchangeRates = (snapshot: RateSnapshot, feesOf: (currency: string) => FeeTerms, filters: ExchangeRateFilters): ExchangeRateWire[] => {
+export const listExchangeRates = (
+  snapshot: RateSnapshot,
+  feesOf: (currency: string) => FeeTerms,
+  filters: ExchangeRateFilters,
+): ExchangeRateWire[] => {
   const source = filters.sourceCurrency === undefined ? undefined : requireCurrency(filters.sourceCurrency, 'sourceCurrency');
   const destinations = filters.destinationCurrencies?.map((code) => requireCurrency(code, 'destinationCurrency'));
   const sendingAmount = parseSendingAmount(filters.sendingAmount);
   if (source !== undefined) {
     const limits = sandboxSendingLimits[source];
     if (limits && sendingAmount > limits.max) {
-      throw new DomainError('AMOUNT_OUT_OF_RANGE', 'validation', `sendingAmount ${sendingAmount} is above the most ${source} a payment can send, ${limits.max} minor units.`, {
-        field: 'sendingAmount',
-        maxSendingAmount: Number(limits.max),
-      });
+      throw new DomainError(
+        'AMOUNT_OUT_OF_RANGE',
+        'validation',
+        `sendingAmount ${sendingAmount} is above the most ${source} a payment can send, ${limits.max} minor units.`,
+        {
+          field: 'sendingAmount',
+          maxSendingAmount: Number(limits.max),
+        },
+      );
     }
   }
-  const sources = snapshot.currencies.filter((code) => (source === undefined || code === source) && sendingAmount <= (sandboxSendingLimits[code]?.max ?? -1n));
-  const targets = snapshot.currencies.filter((code) => sandboxPayoutRails[code] !== undefined && (destinations === undefined || destinations.includes(code)));
+  const sources = snapshot.currencies.filter(
+    (code) => (source === undefined || code === source) && sendingAmount <= (sandboxSendingLimits[code]?.max ?? -1n),
+  );
+  const targets = snapshot.currencies.filter(
+    (code) => sandboxPayoutRails[code] !== undefined && (destinations === undefined || destinations.includes(code)),
+  );
   return sources.flatMap((from) =>
     targets
       .filter((to) => to !== from)
@@ -50,7 +77,12 @@ export const listExchangeRates = (snapshot: RateSnapshot, feesOf: (currency: str
         const sending = currencyOf(from);
         const receiving = currencyOf(to);
         const fees = feesOf(from);
-        const legs = { sendingDecimals: sending.decimals, receivingDecimals: receiving.decimals, sendingMinorToMsat: snapshot.minorToMsat(from), msatToReceivingMinor: snapshot.msatToMinor(to) };
+        const legs = {
+          sendingDecimals: sending.decimals,
+          receivingDecimals: receiving.decimals,
+          sendingMinorToMsat: snapshot.minorToMsat(from),
+          msatToReceivingMinor: snapshot.msatToMinor(to),
+        };
         const priced = priceQuote({ lockedCurrencySide: 'SENDING', lockedCurrencyAmount: sendingAmount, ...legs, ...fees });
         // An amount the fees take whole (or zero) still shows the rate and the fees; it just delivers nothing.
         const receivingAmount = priced.kind === 'Priced' ? priced.totalReceivingAmount : 0n;

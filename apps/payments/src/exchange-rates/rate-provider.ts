@@ -36,7 +36,10 @@ export const snapshotOf = (prices: Record<string, string>, updatedAt: Date): Rat
     const currency = currencies[code];
     if (!price || !currency) throw new RangeError(`No rate for ${code}.`);
     // USD per minor unit ÷ USD per mSAT.
-    return multiply({ numerator: price.numerator, denominator: price.denominator * 10n ** BigInt(currency.decimals) }, { numerator: MSAT_PER_BTC * btc.denominator, denominator: btc.numerator });
+    return multiply(
+      { numerator: price.numerator, denominator: price.denominator * 10n ** BigInt(currency.decimals) },
+      { numerator: MSAT_PER_BTC * btc.denominator, denominator: btc.numerator },
+    );
   };
   return { updatedAt, currencies: known, minorToMsat, msatToMinor: (code) => invert(minorToMsat(code)) };
 };

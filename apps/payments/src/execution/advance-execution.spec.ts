@@ -11,7 +11,12 @@ const spec = deciderSpec<Transaction, AdvanceExecution, TransactionEvent>({ deci
 
 /** What a client sees of each event: type, status, failureReason, refund status and reason. */
 const visible = (events: TransactionEvent[]) =>
-  events.map((event) => [event.type, event.data.transaction.status, event.data.transaction.failureReason ?? '-', event.data.transaction.refund ? `${event.data.transaction.refund.status}/${event.data.transaction.refund.reason}` : '-']);
+  events.map((event) => [
+    event.type,
+    event.data.transaction.status,
+    event.data.transaction.failureReason ?? '-',
+    event.data.transaction.refund ? `${event.data.transaction.refund.status}/${event.data.transaction.refund.reason}` : '-',
+  ]);
 
 const executed = (rail: RailOutcome) => run(quoted, execute(rail));
 const atRail = (rail: RailOutcome) => run(executed(rail), advance('HOLD', held, at(2_000)));
@@ -30,7 +35,10 @@ describe('AdvanceExecution', () => {
       .then([
         expect.objectContaining({
           type: 'PaymentFailed',
-          data: expect.objectContaining({ transaction: expect.objectContaining({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' }), execution: expect.objectContaining({ step: 'DONE' }) }),
+          data: expect.objectContaining({
+            transaction: expect.objectContaining({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' }),
+            execution: expect.objectContaining({ step: 'DONE' }),
+          }),
         }),
       ]));
 
@@ -47,9 +55,17 @@ describe('AdvanceExecution', () => {
   it('003 long payment: still PROCESSING a moment before six minutes, COMPLETED at them', () => {
     const events = atRail('LONG_PAYMENT');
     expect(stateOf(events)).toMatchObject({ execution: { step: 'AWAIT_RAIL', dueAt: '2026-03-01T10:06:02.000Z' } });
-    spec.given(events).when(advance('AWAIT_RAIL', { kind: 'DUE' }, at(361_999))).thenNothingHappened();
-    spec.given(events).when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(361_999))).thenNothingHappened();
-    expect(visible(advanceExecution(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(362_000)), stateOf(events)))).toEqual([['PaymentCompleted', 'COMPLETED', '-', '-']]);
+    spec
+      .given(events)
+      .when(advance('AWAIT_RAIL', { kind: 'DUE' }, at(361_999)))
+      .thenNothingHappened();
+    spec
+      .given(events)
+      .when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(361_999)))
+      .thenNothingHappened();
+    expect(visible(advanceExecution(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(362_000)), stateOf(events)))).toEqual([
+      ['PaymentCompleted', 'COMPLETED', '-', '-'],
+    ]);
   });
 
   it.each([
@@ -65,13 +81,28 @@ describe('AdvanceExecution', () => {
       ['PaymentRefundStarted', 'FAILED', reason, 'PENDING/TRANSACTION_FAILED'],
       ['PaymentRefundCompleted', 'FAILED', reason, 'COMPLETED/TRANSACTION_FAILED'],
     ]);
-    expect(stateOf(events)).toMatchObject({ transaction: { refund: { reference: expect.stringMatching(/^REFUND-/), initiatedAt: '2026-03-01T10:00:02.000Z', settledAt: '2026-03-01T10:00:02.100Z' } }, execution: { step: 'DONE' } });
+    expect(stateOf(events)).toMatchObject({
+      transaction: {
+        refund: {
+          reference: expect.stringMatching(/^REFUND-/),
+          initiatedAt: '2026-03-01T10:00:02.000Z',
+          settledAt: '2026-03-01T10:00:02.100Z',
+        },
+      },
+      execution: { step: 'DONE' },
+    });
   });
 
   it('005 returned: COMPLETED, settled, then at the return FAILED → REFUND_PENDING → REFUND_COMPLETED, credited back', () => {
     const completed = run(atRail('RETURNED'), advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(2_000)));
-    expect(stateOf(completed)).toMatchObject({ transaction: { status: 'COMPLETED' }, execution: { step: 'AWAIT_RETURN', dueAt: '2026-03-01T10:01:02.000Z' } });
-    spec.given(completed).when(advance('AWAIT_RETURN', { kind: 'DUE' }, at(61_999))).thenNothingHappened();
+    expect(stateOf(completed)).toMatchObject({
+      transaction: { status: 'COMPLETED' },
+      execution: { step: 'AWAIT_RETURN', dueAt: '2026-03-01T10:01:02.000Z' },
+    });
+    spec
+      .given(completed)
+      .when(advance('AWAIT_RETURN', { kind: 'DUE' }, at(61_999)))
+      .thenNothingHappened();
     const events = run(completed, advance('AWAIT_RETURN', { kind: 'DUE' }, at(62_000)));
     expect(stateOf(events)).toMatchObject({ execution: { step: 'REFUND', refundMethod: 'CREDIT_BACK' } });
     expect(visible(run(events, advance('REFUND', { kind: 'REFUNDED' }, at(62_000))).slice(quoted.length + 2))).toEqual([
@@ -104,13 +135,28 @@ describe('AdvanceExecution', () => {
 
   it('records a step once: repeating it, or completing a step the payment is not at, changes nothing', () => {
     const events = atRail('SUCCESS');
-    spec.given(events).when(advance('HOLD', held, at(3_000))).thenNothingHappened();
-    spec.given(events).when(advance('REFUND', { kind: 'REFUNDED' }, at(3_000))).thenNothingHappened();
-    spec.given(quoted).when(advance('HOLD', held, at(3_000))).thenNothingHappened();
+    spec
+      .given(events)
+      .when(advance('HOLD', held, at(3_000)))
+      .thenNothingHappened();
+    spec
+      .given(events)
+      .when(advance('REFUND', { kind: 'REFUNDED' }, at(3_000)))
+      .thenNothingHappened();
+    spec
+      .given(quoted)
+      .when(advance('HOLD', held, at(3_000)))
+      .thenNothingHappened();
   });
 
   it('refuses a result that cannot end the step (a programming error, not a client’s): a completing payout must be settled, a failing one not', () => {
-    spec.given(atRail('SUCCESS')).when(advance('AWAIT_RAIL', { kind: 'DUE' }, at(3_000))).thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
-    spec.given(atRail('EXECUTION_FAILED')).when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(3_000))).thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
+    spec
+      .given(atRail('SUCCESS'))
+      .when(advance('AWAIT_RAIL', { kind: 'DUE' }, at(3_000)))
+      .thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
+    spec
+      .given(atRail('EXECUTION_FAILED'))
+      .when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(3_000)))
+      .thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
   });
 });

@@ -23,7 +23,11 @@ export type StepResult =
   /** REFUND: the refund's ledger operation is done (or needed none). */
   | { kind: 'REFUNDED' };
 
-export type AdvanceExecution = Command<'AdvanceExecution', { transactionId: string; step: ExecutionStep; result: StepResult }, { now: Date; delays: RailDelays }>;
+export type AdvanceExecution = Command<
+  'AdvanceExecution',
+  { transactionId: string; step: ExecutionStep; result: StepResult },
+  { now: Date; delays: RailDelays }
+>;
 
 type Quoted = Extract<Transaction, { kind: 'Quoted' }>;
 
@@ -45,11 +49,34 @@ export const advanceExecution = (command: AdvanceExecution, state: Transaction):
     case 'HOLD': {
       if (result.kind === 'HELD') {
         const atRail = next({ step: 'AWAIT_RAIL', dueAt: later(now, railDelayOf(execution.rail, delays)) });
-        return [{ type: 'PaymentFundsHeld', data: { transactionId, at, holdId: result.holdId, amount: result.amount, currency: result.currency, transaction: record({}), execution: atRail } }];
+        return [
+          {
+            type: 'PaymentFundsHeld',
+            data: {
+              transactionId,
+              at,
+              holdId: result.holdId,
+              amount: result.amount,
+              currency: result.currency,
+              transaction: record({}),
+              execution: atRail,
+            },
+          },
+        ];
       }
       if (result.kind === 'REFUSED') {
         // Nothing was taken, so nothing is refunded.
-        return [{ type: 'PaymentFailed', data: { transactionId, at, transaction: record({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' }), execution: next({ step: 'DONE' }) } }];
+        return [
+          {
+            type: 'PaymentFailed',
+            data: {
+              transactionId,
+              at,
+              transaction: record({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' }),
+              execution: next({ step: 'DONE' }),
+            },
+          },
+        ];
       }
       break;
     }
@@ -58,17 +85,37 @@ export const advanceExecution = (command: AdvanceExecution, state: Transaction):
       const failure = railFailureOf(rail);
       if (result.kind === 'SETTLED' && rail !== 'CANCELLED' && !failure) {
         const after = rail === 'RETURNED' ? next({ step: 'AWAIT_RETURN', dueAt: later(now, delays.returnMs) }) : next({ step: 'DONE' });
-        return [{ type: 'PaymentCompleted', data: { transactionId, at, transaction: record({ status: 'COMPLETED', settledAt: at }), execution: after } }];
+        return [
+          {
+            type: 'PaymentCompleted',
+            data: { transactionId, at, transaction: record({ status: 'COMPLETED', settledAt: at }), execution: after },
+          },
+        ];
       }
       if (result.kind !== 'DUE') break;
       if (rail === 'CANCELLED') return refund(state, execution, at, 'USER_CANCELLATION', heldRefund(execution), null);
-      if (failure) return refund(state, execution, at, 'TRANSACTION_FAILED', rail === 'PAYOUT_AND_REFUND_FAILED' && execution.funding === 'ACCOUNT' ? 'SETTLE_TO_RAIL' : heldRefund(execution), failure);
+      if (failure)
+        return refund(
+          state,
+          execution,
+          at,
+          'TRANSACTION_FAILED',
+          rail === 'PAYOUT_AND_REFUND_FAILED' && execution.funding === 'ACCOUNT' ? 'SETTLE_TO_RAIL' : heldRefund(execution),
+          failure,
+        );
       break;
     }
     case 'AWAIT_RETURN': {
       if (result.kind !== 'DUE') break;
       // The receiving bank sent the payment back: COMPLETED → FAILED, and the returned funds go back to the source.
-      return refund(state, execution, at, 'TRANSACTION_FAILED', execution.funding === 'ACCOUNT' ? 'CREDIT_BACK' : 'OUTSIDE_LEDGER', 'COUNTERPARTY_POST_TX_FAILED');
+      return refund(
+        state,
+        execution,
+        at,
+        'TRANSACTION_FAILED',
+        execution.funding === 'ACCOUNT' ? 'CREDIT_BACK' : 'OUTSIDE_LEDGER',
+        'COUNTERPARTY_POST_TX_FAILED',
+      );
     }
     case 'REFUND': {
       if (result.kind !== 'REFUNDED') break;
@@ -76,20 +123,35 @@ export const advanceExecution = (command: AdvanceExecution, state: Transaction):
       if (!refunded) break;
       const done = next({ step: 'DONE' });
       if (execution.refundMethod === 'SETTLE_TO_RAIL') {
-        return [{ type: 'PaymentRefundFailed', data: { transactionId, at, transaction: record({ refund: { ...refunded, status: 'FAILED' } }), execution: done } }];
+        return [
+          {
+            type: 'PaymentRefundFailed',
+            data: { transactionId, at, transaction: record({ refund: { ...refunded, status: 'FAILED' } }), execution: done },
+          },
+        ];
       }
       const completedRefund = record({ refund: { ...refunded, status: 'COMPLETED', settledAt: at } });
-      const events: ExecutionEvent[] = [{ type: 'PaymentRefundCompleted', data: { transactionId, at, transaction: completedRefund, execution: done } }];
+      const events: ExecutionEvent[] = [
+        { type: 'PaymentRefundCompleted', data: { transactionId, at, transaction: completedRefund, execution: done } },
+      ];
       // A cancellation, once refunded, is resolved: the reference's REFUND_COMPLETED → COMPLETED.
       if (refunded.reason === 'USER_CANCELLATION') {
-        events.push({ type: 'PaymentCompleted', data: { transactionId, at, transaction: { ...completedRefund, status: 'COMPLETED' }, execution: done } });
+        events.push({
+          type: 'PaymentCompleted',
+          data: { transactionId, at, transaction: { ...completedRefund, status: 'COMPLETED' }, execution: done },
+        });
       }
       return events;
     }
     case 'DONE':
       return [];
   }
-  throw new DomainError('INVALID_STATE_TRANSITION', 'conflict', `Step ${step} of transaction ${transactionId} cannot end with ${result.kind}.`, { step, result: result.kind });
+  throw new DomainError(
+    'INVALID_STATE_TRANSITION',
+    'conflict',
+    `Step ${step} of transaction ${transactionId} cannot end with ${result.kind}.`,
+    { step, result: result.kind },
+  );
 };
 
 const heldRefund = (execution: ExecutionState): RefundMethod => (execution.funding === 'ACCOUNT' ? 'RELEASE_HOLD' : 'OUTSIDE_LEDGER');
@@ -98,11 +160,23 @@ const heldRefund = (execution: ExecutionState): RefundMethod => (execution.fundi
  * The reference's refund sequence: FAILED (when there is a failure reason) → REFUND_PENDING, in
  * one append; the processor then moves the money and records REFUND_COMPLETED or REFUND_FAILED.
  */
-const refund = (state: Quoted, current: ExecutionState, at: string, reason: RefundReason, refundMethod: RefundMethod, failure: OutgoingFailureReason | null): ExecutionEvent[] => {
+const refund = (
+  state: Quoted,
+  current: ExecutionState,
+  at: string,
+  reason: RefundReason,
+  refundMethod: RefundMethod,
+  failure: OutgoingFailureReason | null,
+): ExecutionEvent[] => {
   const transactionId = state.transaction.id;
   const execution: ExecutionState = { ...current, step: 'REFUND', dueAt: at, refundMethod };
-  const failed: TransactionRecord = failure ? { ...state.transaction, status: 'FAILED', failureReason: failure, updatedAt: at } : { ...state.transaction, updatedAt: at };
-  const pending: TransactionRecord = { ...failed, refund: { reference: refundReferenceOf(transactionId), initiatedAt: at, status: 'PENDING', reason } };
+  const failed: TransactionRecord = failure
+    ? { ...state.transaction, status: 'FAILED', failureReason: failure, updatedAt: at }
+    : { ...state.transaction, updatedAt: at };
+  const pending: TransactionRecord = {
+    ...failed,
+    refund: { reference: refundReferenceOf(transactionId), initiatedAt: at, status: 'PENDING', reason },
+  };
   return [
     ...(failure ? [{ type: 'PaymentFailed' as const, data: { transactionId, at, transaction: failed, execution } }] : []),
     { type: 'PaymentRefundStarted', data: { transactionId, at, transaction: pending, execution } },

@@ -37,13 +37,20 @@ describe('ExecuteQuote', () => {
     spec.given(run(quoted, execute())).when(execute()).thenThrows(refusedWith('CONFLICT', 409)));
 
   it('refuses a quote whose payment already ended (COMPLETED, FAILED)', () => {
-    const failed = run(quoted, execute(), { type: 'AdvanceExecution', data: { transactionId, step: 'HOLD', result: { kind: 'REFUSED', reason: 'INSUFFICIENT_FUNDS' } }, metadata: { now: at(2_000), delays: execute().metadata.delays } });
+    const failed = run(quoted, execute(), {
+      type: 'AdvanceExecution',
+      data: { transactionId, step: 'HOLD', result: { kind: 'REFUSED', reason: 'INSUFFICIENT_FUNDS' } },
+      metadata: { now: at(2_000), delays: execute().metadata.delays },
+    });
     expect(stateOf(failed)).toMatchObject({ transaction: { status: 'FAILED' } });
     spec.given(failed).when(execute()).thenThrows(refusedWith('CONFLICT', 409));
   });
 
   it('refuses an EXPIRED quote with 409 CONFLICT', () => {
-    const expired = [...quoted, ...expireQuote({ type: 'ExpireQuote', data: { transactionId }, metadata: { now: at(300_000) } }, stateOf(quoted))];
+    const expired = [
+      ...quoted,
+      ...expireQuote({ type: 'ExpireQuote', data: { transactionId }, metadata: { now: at(300_000) } }, stateOf(quoted)),
+    ];
     spec
       .given(expired)
       .when(execute('SUCCESS', at(301_000)))
@@ -54,13 +61,19 @@ describe('ExecuteQuote', () => {
   });
 
   it('refuses a quote at its expiresAt even before the sweep expired it, and executes it a millisecond before', () => {
-    spec.given(quoted).when(execute('SUCCESS', at(300_000))).thenThrows(refusedWith('CONFLICT', 409));
+    spec
+      .given(quoted)
+      .when(execute('SUCCESS', at(300_000)))
+      .thenThrows(refusedWith('CONFLICT', 409));
     expect(executeQuote(execute('SUCCESS', at(299_999)), stateOf(quoted)).map((event) => event.type)).toEqual(['PaymentExecutionStarted']);
   });
 
-  it('records the executing agent as the transaction\'s agentId (decision 0016)', () => {
+  it("records the executing agent as the transaction's agentId (decision 0016)", () => {
     const command = execute('SUCCESS');
-    const [started] = executeQuote({ ...command, data: { ...command.data, agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000001' } }, stateOf(quoted));
+    const [started] = executeQuote(
+      { ...command, data: { ...command.data, agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000001' } },
+      stateOf(quoted),
+    );
     expect((started?.data as { transaction: { agentId?: string } }).transaction.agentId).toBe('Agent:019542f5-b3e7-1d02-0000-000000000001');
     expect((executeQuote(command, stateOf(quoted))[0]?.data as { transaction: object }).transaction).not.toHaveProperty('agentId');
   });
@@ -71,19 +84,35 @@ describe('ExecuteQuote', () => {
     spec.given(realtimeQuoted).when(execute()).thenThrows(refusedWith('INVALID_INPUT', 400)));
 
   it('refuses real-time funds for a quote paid from an account', () =>
-    spec.given(quoted).when(execute('SUCCESS', at(1_000), { funding: 'REALTIME', fundedAmount: '100000' })).thenThrows(refusedWith('INVALID_INPUT', 400)));
+    spec
+      .given(quoted)
+      .when(execute('SUCCESS', at(1_000), { funding: 'REALTIME', fundedAmount: '100000' }))
+      .thenThrows(refusedWith('INVALID_INPUT', 400)));
 
   it('starts a REALTIME_FUNDING payment at the rail when the quoted amount arrives (nothing to hold)', () => {
-    const [event] = executeQuote(execute('LONG_PAYMENT', at(1_000), { funding: 'REALTIME', fundedAmount: '100000' }), stateOf(realtimeQuoted));
+    const [event] = executeQuote(
+      execute('LONG_PAYMENT', at(1_000), { funding: 'REALTIME', fundedAmount: '100000' }),
+      stateOf(realtimeQuoted),
+    );
     expect(event).toMatchObject({
       type: 'PaymentExecutionStarted',
-      data: { transaction: { status: 'PROCESSING' }, execution: { step: 'AWAIT_RAIL', funding: 'REALTIME', dueAt: '2026-03-01T10:06:01.000Z' } },
+      data: {
+        transaction: { status: 'PROCESSING' },
+        execution: { step: 'AWAIT_RAIL', funding: 'REALTIME', dueAt: '2026-03-01T10:06:01.000Z' },
+      },
     });
   });
 
   it('fails a REALTIME_FUNDING payment whose funds do not match the quote with FUNDING_AMOUNT_MISMATCH, and refunds them', () => {
     const events = executeQuote(execute('SUCCESS', at(1_000), { funding: 'REALTIME', fundedAmount: '99999' }), stateOf(realtimeQuoted));
-    expect(events.map((event) => [event.type, event.data.transaction.status, event.data.transaction.failureReason, event.data.transaction.refund?.status])).toEqual([
+    expect(
+      events.map((event) => [
+        event.type,
+        event.data.transaction.status,
+        event.data.transaction.failureReason,
+        event.data.transaction.refund?.status,
+      ]),
+    ).toEqual([
       ['PaymentExecutionStarted', 'PROCESSING', undefined, undefined],
       ['PaymentFailed', 'FAILED', 'FUNDING_AMOUNT_MISMATCH', undefined],
       ['PaymentRefundStarted', 'FAILED', 'FUNDING_AMOUNT_MISMATCH', 'PENDING'],

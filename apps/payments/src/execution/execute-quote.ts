@@ -27,7 +27,8 @@ export type ExecuteQuote = Command<
   { now: Date; delays: RailDelays }
 >;
 
-export const quoteConflict = (message: string, details: Record<string, unknown>): DomainError => new DomainError('CONFLICT', 'conflict', message, details);
+export const quoteConflict = (message: string, details: Record<string, unknown>): DomainError =>
+  new DomainError('CONFLICT', 'conflict', message, details);
 
 export const refundReferenceOf = (transactionId: string): string => `REFUND-${transactionId.slice(transactionId.indexOf(':') + 1)}`;
 
@@ -39,26 +40,43 @@ export const executeQuote = (command: ExecuteQuote, state: Transaction): Transac
   const { quote, transaction } = state;
   const details = { quoteId: quote.quoteId, transactionId, status: transaction.status };
   if (transaction.status === 'EXPIRED' || (transaction.status === 'PENDING' && now.getTime() >= Date.parse(quote.expiresAt))) {
-    throw quoteConflict(`Quote ${quote.quoteId} expired at ${quote.expiresAt} and can no longer be executed; create a new quote.`, { ...details, status: 'EXPIRED', expiresAt: quote.expiresAt });
+    throw quoteConflict(`Quote ${quote.quoteId} expired at ${quote.expiresAt} and can no longer be executed; create a new quote.`, {
+      ...details,
+      status: 'EXPIRED',
+      expiresAt: quote.expiresAt,
+    });
   }
   if (transaction.status !== 'PENDING') {
     throw quoteConflict(`Quote ${quote.quoteId} was already executed; its transaction ${transactionId} is ${transaction.status}.`, details);
   }
   const realtime = quote.source.sourceType === 'REALTIME_FUNDING';
   if (funding === 'ACCOUNT' && realtime) {
-    throw invalidInput(`Quote ${quote.quoteId} is funded in real time: it executes when the funds in its paymentInstructions arrive, not on request.`, { field: 'quoteId' });
+    throw invalidInput(
+      `Quote ${quote.quoteId} is funded in real time: it executes when the funds in its paymentInstructions arrive, not on request.`,
+      { field: 'quoteId' },
+    );
   }
   if (funding === 'REALTIME' && !realtime) {
-    throw invalidInput(`Quote ${quote.quoteId} is paid from an internal account: execute it with POST /quotes/{quoteId}/execute.`, { field: 'quoteId' });
+    throw invalidInput(`Quote ${quote.quoteId} is paid from an internal account: execute it with POST /quotes/{quoteId}/execute.`, {
+      field: 'quoteId',
+    });
   }
 
   const at = now.toISOString();
-  const processing: TransactionRecord = { ...transaction, status: 'PROCESSING', ...(agentId !== undefined ? { agentId } : {}), updatedAt: at };
+  const processing: TransactionRecord = {
+    ...transaction,
+    status: 'PROCESSING',
+    ...(agentId !== undefined ? { agentId } : {}),
+    updatedAt: at,
+  };
   const execution: ExecutionState =
     funding === 'ACCOUNT'
       ? { step: 'HOLD', dueAt: at, funding, rail }
       : { step: 'AWAIT_RAIL', dueAt: new Date(now.getTime() + railDelayOf(rail, delays)).toISOString(), funding, rail };
-  const started: PaymentExecutionStarted = { type: 'PaymentExecutionStarted', data: { transactionId, quoteId: quote.quoteId, at, transaction: processing, execution } };
+  const started: PaymentExecutionStarted = {
+    type: 'PaymentExecutionStarted',
+    data: { transactionId, quoteId: quote.quoteId, at, transaction: processing, execution },
+  };
   if (funding === 'ACCOUNT' || fundedAmount === undefined || fundedAmount === quote.totalSendingAmount) return [started];
 
   // The wrong amount arrived: the payment fails and the funds go back the way they came.
@@ -67,7 +85,15 @@ export const executeQuote = (command: ExecuteQuote, state: Transaction): Transac
   const failed: PaymentFailed = { type: 'PaymentFailed', data: { transactionId, at, transaction: failedRecord, execution: refunding } };
   const refundStarted: PaymentRefundStarted = {
     type: 'PaymentRefundStarted',
-    data: { transactionId, at, transaction: { ...failedRecord, refund: { reference: refundReferenceOf(transactionId), initiatedAt: at, status: 'PENDING', reason: 'TRANSACTION_FAILED' } }, execution: refunding },
+    data: {
+      transactionId,
+      at,
+      transaction: {
+        ...failedRecord,
+        refund: { reference: refundReferenceOf(transactionId), initiatedAt: at, status: 'PENDING', reason: 'TRANSACTION_FAILED' },
+      },
+      execution: refunding,
+    },
   };
   return [{ ...started, data: { ...started.data, execution: refunding } }, failed, refundStarted];
 };

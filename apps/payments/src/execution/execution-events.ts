@@ -70,6 +70,14 @@ export const executionEventTypes: readonly ExecutionEvent['type'][] = [
 ];
 
 /** The events that change what a client sees of the transaction (each is an OUTGOING_PAYMENT.* webhook). */
-export const executionStatusChanges: readonly ExecutionEvent['type'][] = ['PaymentExecutionStarted', 'PaymentCompleted', 'PaymentFailed', 'PaymentRefundStarted', 'PaymentRefundCompleted', 'PaymentRefundFailed'];
+export const executionStatusChanges: readonly ExecutionEvent['type'][] = [
+  'PaymentExecutionStarted',
+  'PaymentCompleted',
+  'PaymentFailed',
+  'PaymentRefundStarted',
+  'PaymentRefundCompleted',
+  'PaymentRefundFailed',
+];
 
-export const isExecutionEvent = (event: { type: string }): event is ExecutionEvent => (executionEventTypes as readonly string[]).includes(event.type);
+export const isExecutionEvent = (event: { type: string }): event is ExecutionEvent =>
+  (executionEventTypes as readonly string[]).includes(event.type);

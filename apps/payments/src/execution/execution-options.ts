@@ -11,7 +11,8 @@ export const EXECUTION_OPTIONS = 'EXECUTION_OPTIONS';
 const milliseconds = (name: string, value: string | undefined, fallback: number, min: number): number => {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > 86_400_000) throw new Error(`${name} must be a whole number of milliseconds from ${min} to 86400000, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > 86_400_000)
+    throw new Error(`${name} must be a whole number of milliseconds from ${min} to 86400000, got "${value}".`);
   return parsed;
 };
 

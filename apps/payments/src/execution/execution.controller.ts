@@ -56,15 +56,27 @@ export class ExecutionController {
     const row = await this.quoteOf(request.context, quoteId);
     const { terms } = row;
     if (terms.source.sourceType !== 'REALTIME_FUNDING') {
-      throw invalidInput(`Quote ${quoteId} is paid from an internal account, not by real-time funding: execute it with POST /quotes/{quoteId}/execute.`, { field: 'quoteId' });
+      throw invalidInput(
+        `Quote ${quoteId} is paid from an internal account, not by real-time funding: execute it with POST /quotes/{quoteId}/execute.`,
+        { field: 'quoteId' },
+      );
     }
     if (currencyCode !== terms.sendingCurrency) {
-      throw invalidInput(`currencyCode must be ${terms.sendingCurrency}, the currency quote ${quoteId} is funded in; got ${JSON.stringify(currencyCode)}.`, { field: 'currencyCode' });
+      throw invalidInput(
+        `currencyCode must be ${terms.sendingCurrency}, the currency quote ${quoteId} is funded in; got ${JSON.stringify(currencyCode)}.`,
+        { field: 'currencyCode' },
+      );
     }
-    if (currencyAmount !== undefined && (typeof currencyAmount !== 'string' || !MINOR_UNITS.test(currencyAmount) || BigInt(currencyAmount) <= 0n)) {
+    if (
+      currencyAmount !== undefined &&
+      (typeof currencyAmount !== 'string' || !MINOR_UNITS.test(currencyAmount) || BigInt(currencyAmount) <= 0n)
+    ) {
       throw invalidInput('currencyAmount must be a whole number of minor units above 0.', { field: 'currencyAmount' });
     }
-    const state = await this.start(row, request.context, { funding: 'REALTIME', fundedAmount: currencyAmount === undefined ? terms.totalSendingAmount : BigInt(currencyAmount).toString() });
+    const state = await this.start(row, request.context, {
+      funding: 'REALTIME',
+      fundedAmount: currencyAmount === undefined ? terms.totalSendingAmount : BigInt(currencyAmount).toString(),
+    });
     return toTransactionWire(state.transaction);
   }
 
@@ -94,7 +106,11 @@ export class ExecutionController {
   private async quoteOf(context: RequestContext, quoteId: unknown) {
     if (typeof quoteId !== 'string' || !isIdOf('Quote', quoteId)) throw quoteNotFound(String(quoteId));
     // A prepared statement: on every execute, so without MikroORM's per-query work.
-    const [row] = await this.eventSourcing.read<{ transaction_id: string; expires_at: Date; terms: QuoteRow['terms'] }>('execution-quote-by-id', QUOTE_BY_ID, [quoteId, context.platformId]);
+    const [row] = await this.eventSourcing.read<{ transaction_id: string; expires_at: Date; terms: QuoteRow['terms'] }>(
+      'execution-quote-by-id',
+      QUOTE_BY_ID,
+      [quoteId, context.platformId],
+    );
     if (!row) throw quoteNotFound(quoteId);
     return { transactionId: row.transaction_id, expiresAt: new Date(row.expires_at), terms: row.terms };
   }
@@ -122,7 +138,11 @@ export class ExecutionController {
         (current) => {
           const rail = current.kind === 'Quoted' ? railOutcomeOfQuote(current.quote) : 'SUCCESS';
           const agent = context.actor.kind === 'agent' ? { agentId: context.actor.agentId } : {};
-          const command: ExecuteQuote = { type: 'ExecuteQuote', data: { transactionId, rail, ...how, ...agent }, metadata: { now, delays: this.options.delays } };
+          const command: ExecuteQuote = {
+            type: 'ExecuteQuote',
+            data: { transactionId, rail, ...how, ...agent },
+            metadata: { now, delays: this.options.delays },
+          };
           return executeQuote(command, current);
         },
         context,

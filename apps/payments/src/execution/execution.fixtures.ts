@@ -21,7 +21,11 @@ export const realtimeQuoted: TransactionEvent[] = createQuote(
   transactionDecider.initialState(),
 );
 
-export const execute = (rail: RailOutcome = 'SUCCESS', when: Date = at(1_000), extra: Partial<ExecuteQuote['data']> = {}): ExecuteQuote => ({
+export const execute = (
+  rail: RailOutcome = 'SUCCESS',
+  when: Date = at(1_000),
+  extra: Partial<ExecuteQuote['data']> = {},
+): ExecuteQuote => ({
   type: 'ExecuteQuote',
   data: { transactionId, funding: 'ACCOUNT', rail, ...extra },
   metadata: { now: when, delays },
@@ -35,7 +39,8 @@ export const advance = (step: ExecutionStep, result: StepResult, when: Date): Ad
 
 export const held: StepResult = { kind: 'HELD', holdId: transactionId, amount: '100000', currency: 'USD' };
 
-export const stateOf = (events: TransactionEvent[]): Transaction => events.reduce(transactionDecider.evolve, transactionDecider.initialState());
+export const stateOf = (events: TransactionEvent[]): Transaction =>
+  events.reduce(transactionDecider.evolve, transactionDecider.initialState());
 
 /** Applies commands in order, each on the state the previous ones left; returns every event. */
 export const run = (given: TransactionEvent[], ...commands: (ExecuteQuote | AdvanceExecution)[]): TransactionEvent[] =>

@@ -7,7 +7,15 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { type CreateQuoteData, newId, type QuoteWire, type SandboxSendData, subjects, type TransactionWire } from '@corridor/contracts';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { createControllableClock, deleteEventsStream, domainErrorOf, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import {
+  createControllableClock,
+  deleteEventsStream,
+  domainErrorOf,
+  requireNats,
+  tokenContext,
+  uniqueSubjectPrefix,
+  useTestDatabase,
+} from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { EventSourcing } from '@corridor/event-store';
@@ -22,7 +30,8 @@ let subjectPrefix: string;
 let app: INestMicroservice;
 let client: ServiceClient;
 
-const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> => client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
+const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> =>
+  client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
 const quoteTo = (umaAddress: string): Promise<QuoteWire> =>
   call<QuoteWire>(subjects.payments.quote.create, {
     source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
@@ -30,7 +39,12 @@ const quoteTo = (umaAddress: string): Promise<QuoteWire> =>
     lockedCurrencySide: 'SENDING',
     lockedCurrencyAmount: '10000',
   } satisfies CreateQuoteData);
-const send = (quoteId: string, currencyAmount?: string) => call<TransactionWire>(subjects.payments.sandbox.send, { quoteId, currencyCode: 'USD', ...(currencyAmount ? { currencyAmount } : {}) } satisfies SandboxSendData);
+const send = (quoteId: string, currencyAmount?: string) =>
+  call<TransactionWire>(subjects.payments.sandbox.send, {
+    quoteId,
+    currencyCode: 'USD',
+    ...(currencyAmount ? { currencyAmount } : {}),
+  } satisfies SandboxSendData);
 
 /** The processor records its steps without waiting for read models: read until the transaction shows the expected state (bounded). */
 const transactionOnceIt = async (transactionId: string, done: (transaction: TransactionWire) => boolean): Promise<TransactionWire> => {
@@ -46,8 +60,20 @@ beforeAll(async () => {
   subjectPrefix = uniqueSubjectPrefix();
   const { healthPort: _healthPort, ...defaults } = loadConfig({});
   // Sweeps far beyond the test: the test runs each sweep itself, at the clock's time.
-  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', execution: { ...defaults.execution, sweepMs: 86_400_000 } };
-  app = await createServiceApp(AppModule.register(config, clock), { service: 'payments', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  const config = {
+    ...defaults,
+    healthPort: 0,
+    databaseUrl: database.url,
+    subjectPrefix,
+    logLevel: 'warn',
+    execution: { ...defaults.execution, sweepMs: 86_400_000 },
+  };
+  app = await createServiceApp(AppModule.register(config, clock), {
+    service: 'payments',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   client = app.get(ServiceClient);
 });
@@ -65,7 +91,9 @@ describe('execution with the rail on the service clock', () => {
 
     clock.advance(359_999);
     expect(await processor.sweep()).toBe(0);
-    expect((await call<TransactionWire>(subjects.payments.transaction.get, { transactionId: quote.transactionId })).status).toBe('PROCESSING');
+    expect((await call<TransactionWire>(subjects.payments.transaction.get, { transactionId: quote.transactionId })).status).toBe(
+      'PROCESSING',
+    );
 
     clock.advance(1);
     expect(await processor.sweep()).toBe(1);
@@ -74,7 +102,11 @@ describe('execution with the rail on the service clock', () => {
     expect((await call<QuoteWire>(subjects.payments.quote.get, { quoteId: quote.id })).status).toBe('COMPLETED');
     // Done: once the timer row shows it, later sweeps find nothing.
     const eventSourcing = app.get(EventSourcing);
-    for (let attempt = 0; attempt < 100 && (await eventSourcing.em.findOne(PaymentExecutionEntity, { transactionId: quote.transactionId }))?.step !== 'DONE'; attempt += 1) {
+    for (
+      let attempt = 0;
+      attempt < 100 && (await eventSourcing.em.findOne(PaymentExecutionEntity, { transactionId: quote.transactionId }))?.step !== 'DONE';
+      attempt += 1
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     clock.advance(60_000);
@@ -85,7 +117,11 @@ describe('execution with the rail on the service clock', () => {
     const quote = await quoteTo('$fail.compliance.eur@sandbox.uma.money');
     await send(quote.id);
     const failed = await transactionOnceIt(quote.transactionId, (transaction) => transaction.refund?.status === 'COMPLETED');
-    expect(failed).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } });
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'QUOTE_EXECUTION_FAILED',
+      refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+    });
   });
 
   it('refuses a second send (409) and another platform’s quote (404)', async () => {
@@ -93,6 +129,8 @@ describe('execution with the rail on the service clock', () => {
     await send(quote.id);
     expect((await domainErrorOf(send(quote.id))).code).toBe('CONFLICT');
     const other = await quoteTo('$success.eur@sandbox.uma.money');
-    expect((await domainErrorOf(call(subjects.payments.sandbox.send, { quoteId: other.id, currencyCode: 'USD' }, newId('Platform')))).code).toBe('QUOTE_NOT_FOUND');
+    expect(
+      (await domainErrorOf(call(subjects.payments.sandbox.send, { quoteId: other.id, currencyCode: 'USD' }, newId('Platform')))).code,
+    ).toBe('QUOTE_NOT_FOUND');
   });
 });

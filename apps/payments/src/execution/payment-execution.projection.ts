@@ -38,7 +38,16 @@ const paymentExecutionRows: ProjectionRows<PaymentExecutionRow> = {
       [keys],
     );
     return new Map(
-      rows.map((row) => [row.transaction_id, { transactionId: row.transaction_id, platformId: row.platform_id, step: row.step, dueAt: new Date(row.due_at), updatedAt: new Date(row.updated_at) }]),
+      rows.map((row) => [
+        row.transaction_id,
+        {
+          transactionId: row.transaction_id,
+          platformId: row.platform_id,
+          step: row.step,
+          dueAt: new Date(row.due_at),
+          updatedAt: new Date(row.updated_at),
+        },
+      ]),
     );
   },
   save: async (sql, { upserts, deletes }) => {
@@ -56,7 +65,8 @@ const paymentExecutionRows: ProjectionRows<PaymentExecutionRow> = {
         ],
       );
     }
-    if (deletes.length > 0) await sql.query(`DELETE FROM ${sql.schema}.payment_executions WHERE transaction_id = ANY($1::text[])`, [deletes]);
+    if (deletes.length > 0)
+      await sql.query(`DELETE FROM ${sql.schema}.payment_executions WHERE transaction_id = ANY($1::text[])`, [deletes]);
   },
 };
 

@@ -2,10 +2,13 @@
 import { paymentOutcomeOf } from './payment-outcome';
 
 describe('paymentOutcomeOf', () => {
-  it('counts a completed payment', () => expect(paymentOutcomeOf({ type: 'PaymentCompleted', data: {} })).toEqual({ kind: 'payment', outcome: 'COMPLETED' }));
+  it('counts a completed payment', () =>
+    expect(paymentOutcomeOf({ type: 'PaymentCompleted', data: {} })).toEqual({ kind: 'payment', outcome: 'COMPLETED' }));
 
   it('counts a failed payment with its failure reason', () =>
-    expect(paymentOutcomeOf({ type: 'PaymentFailed', data: { transaction: { status: 'FAILED', failureReason: 'INSUFFICIENT_BALANCE' } } })).toEqual({
+    expect(
+      paymentOutcomeOf({ type: 'PaymentFailed', data: { transaction: { status: 'FAILED', failureReason: 'INSUFFICIENT_BALANCE' } } }),
+    ).toEqual({
       kind: 'payment',
       outcome: 'FAILED',
       reason: 'INSUFFICIENT_BALANCE',

@@ -5,5 +5,9 @@ export const paymentOutcomeOf = (event: Pick<RecordedEvent, 'type' | 'data'>): B
   if (event.type === 'PaymentCompleted') return { kind: 'payment', outcome: 'COMPLETED' };
   if (event.type !== 'PaymentFailed') return null;
   const transaction = (event.data['transaction'] ?? {}) as { failureReason?: unknown };
-  return { kind: 'payment', outcome: 'FAILED', reason: typeof transaction.failureReason === 'string' ? transaction.failureReason : 'UNKNOWN' };
+  return {
+    kind: 'payment',
+    outcome: 'FAILED',
+    reason: typeof transaction.failureReason === 'string' ? transaction.failureReason : 'UNKNOWN',
+  };
 };

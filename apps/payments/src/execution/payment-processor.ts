@@ -58,7 +58,9 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
 
   onApplicationBootstrap(): void {
     this.sweeper.start(this.options.sweepMs);
-    void this.sweep().catch((error: unknown) => this.logger.warn(`First sweep after start failed; the periodic sweep retries: ${String(error)}`));
+    void this.sweep().catch((error: unknown) =>
+      this.logger.warn(`First sweep after start failed; the periodic sweep retries: ${String(error)}`),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -82,7 +84,9 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
       return current;
     }
     const drive = this.drive(transactionId, platformId, known, firstStepDone)
-      .catch((error: unknown) => this.logger.warn(`Payment ${transactionId} stopped at a step and will be retried by the sweep: ${String(error)}`))
+      .catch((error: unknown) =>
+        this.logger.warn(`Payment ${transactionId} stopped at a step and will be retried by the sweep: ${String(error)}`),
+      )
       .finally(() => {
         this.running.delete(transactionId);
         if (this.again.delete(transactionId) && !this.stopped) void this.kick(transactionId, platformId);
@@ -135,7 +139,12 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
    * so the state after each step is known before it is stored. A crash before the append repeats
    * the steps' ledger operations on restart, which the accounts service applies once.
    */
-  private async drive(transactionId: string, platformId: string, known: Transaction | undefined, firstStepDone?: () => void): Promise<void> {
+  private async drive(
+    transactionId: string,
+    platformId: string,
+    known: Transaction | undefined,
+    firstStepDone?: () => void,
+  ): Promise<void> {
     try {
       await this.driveSteps(transactionId, platformId, known, firstStepDone);
     } finally {
@@ -148,14 +157,25 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
    * (a sweep, a restart) the one its stream's last event recorded, with that event as the cause.
    * Every ledger request, event and log line of the drive then carries the HTTP request's correlation.
    */
-  private async driveSteps(transactionId: string, platformId: string, known: Transaction | undefined, firstStepDone?: () => void): Promise<void> {
+  private async driveSteps(
+    transactionId: string,
+    platformId: string,
+    known: Transaction | undefined,
+    firstStepDone?: () => void,
+  ): Promise<void> {
     const loaded = known ? { state: known, origin: undefined } : await this.load(transactionId);
     const ids = driveContext(platformId, transactionId, loaded.origin ?? currentContext());
     const context: RequestContext = { platformId, actor: { kind: 'system', name: 'payment-execution' }, ...ids };
     await runWithContext(ids, () => this.runSteps(transactionId, platformId, loaded.state, context, firstStepDone));
   }
 
-  private async runSteps(transactionId: string, platformId: string, loaded: Transaction, context: RequestContext, firstStepDone?: () => void): Promise<void> {
+  private async runSteps(
+    transactionId: string,
+    platformId: string,
+    loaded: Transaction,
+    context: RequestContext,
+    firstStepDone?: () => void,
+  ): Promise<void> {
     let state = loaded;
     const done: AdvanceExecution[] = [];
     // Ledger operations this drive already did ahead of their step (an instant rail's settle, done with the hold).
@@ -179,7 +199,11 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
       } finally {
         if (steps === 0) firstStepDone?.();
       }
-      const command: AdvanceExecution = { type: 'AdvanceExecution', data: { transactionId, step: state.execution.step, result }, metadata: { now: this.clock.now(), delays: this.options.delays } };
+      const command: AdvanceExecution = {
+        type: 'AdvanceExecution',
+        data: { transactionId, step: state.execution.step, result },
+        metadata: { now: this.clock.now(), delays: this.options.delays },
+      };
       state = advanceExecution(command, state).reduce(transactionDecider.evolve, state);
       done.push(command);
     }
@@ -230,7 +254,8 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
     switch (execution.step) {
       case 'HOLD': {
         // An instant rail whose payout completes settles the hold at once: one ledger request for both.
-        const settlesAtOnce = railDelayOf(execution.rail, this.options.delays) === 0 && execution.rail !== 'CANCELLED' && !railFailureOf(execution.rail);
+        const settlesAtOnce =
+          railDelayOf(execution.rail, this.options.delays) === 0 && execution.rail !== 'CANCELLED' && !railFailureOf(execution.rail);
         const settleOperationId = settlesAtOnce ? `${transactionId}:settle` : undefined;
         const result = await this.hold(transaction, context, settleOperationId);
         if (settleOperationId !== undefined && result.kind === 'HELD') doneAhead.add(settleOperationId);
@@ -242,7 +267,12 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
         // Failed and cancelled payouts give the money back in the REFUND step; a completed one takes it now.
         if (execution.rail === 'CANCELLED' || railFailureOf(execution.rail)) return { kind: 'DUE' };
         // Settled with the hold in this drive, or (after a crash, or by the sweep) asked again: the operation id makes a repeat a no-op.
-        if (execution.funding === 'ACCOUNT' && !doneAhead.has(`${transactionId}:settle`)) await this.ledger(subjects.accounts.ledger.settle, { accountId: sourceAccountOf(transaction), operationId: `${transactionId}:settle`, holdId: transactionId }, context);
+        if (execution.funding === 'ACCOUNT' && !doneAhead.has(`${transactionId}:settle`))
+          await this.ledger(
+            subjects.accounts.ledger.settle,
+            { accountId: sourceAccountOf(transaction), operationId: `${transactionId}:settle`, holdId: transactionId },
+            context,
+          );
         const destination = transaction.destination;
         if (destination.destinationType === 'ACCOUNT' && isInternal(destination.accountId)) {
           await this.ledger(
@@ -264,14 +294,22 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
         const accountId = execution.funding === 'ACCOUNT' ? sourceAccountOf(transaction) : '';
         switch (execution.refundMethod) {
           case 'RELEASE_HOLD':
-            await this.ledger(subjects.accounts.ledger.release, { accountId, operationId: `${transactionId}:release`, holdId: transactionId }, context).catch((error: unknown) => {
+            await this.ledger(
+              subjects.accounts.ledger.release,
+              { accountId, operationId: `${transactionId}:release`, holdId: transactionId },
+              context,
+            ).catch((error: unknown) => {
               // Nothing was held (the hold never reached the ledger): nothing to give back.
               if (!(error instanceof DomainError && error.code === 'HOLD_NOT_FOUND')) throw error;
             });
             break;
           case 'SETTLE_TO_RAIL':
             // 007: the payout left and the rail failed to return it; the funds stay with the rail.
-            await this.ledger(subjects.accounts.ledger.settle, { accountId, operationId: `${transactionId}:settle`, holdId: transactionId }, context);
+            await this.ledger(
+              subjects.accounts.ledger.settle,
+              { accountId, operationId: `${transactionId}:settle`, holdId: transactionId },
+              context,
+            );
             break;
           case 'CREDIT_BACK':
             await this.ledger(

@@ -23,7 +23,16 @@ export type RailOutcome =
   /** $fail.compliance…@sandbox.uma.money */
   | 'COMPLIANCE_FAILED';
 
-export const railOutcomes: readonly RailOutcome[] = ['SUCCESS', 'EXECUTION_FAILED', 'LONG_PAYMENT', 'DELIVERY_FAILED', 'RETURNED', 'CANCELLED', 'PAYOUT_AND_REFUND_FAILED', 'COMPLIANCE_FAILED'];
+export const railOutcomes: readonly RailOutcome[] = [
+  'SUCCESS',
+  'EXECUTION_FAILED',
+  'LONG_PAYMENT',
+  'DELIVERY_FAILED',
+  'RETURNED',
+  'CANCELLED',
+  'PAYOUT_AND_REFUND_FAILED',
+  'COMPLIANCE_FAILED',
+];
 
 const bySuffix: Readonly<Record<string, RailOutcome>> = {
   '002': 'EXECUTION_FAILED',
@@ -49,7 +58,18 @@ export const railOutcomeOfUmaAddress = (umaAddress: string): RailOutcome => {
 };
 
 /** The identifier whose suffix picks the outcome, in the order the reference lists them (as the accounts service reads it). */
-const identifierMembers = ['accountNumber', 'iban', 'clabeNumber', 'pixKey', 'vpa', 'address', 'invoice', 'bolt12', 'lightningAddress', 'phoneNumber'];
+const identifierMembers = [
+  'accountNumber',
+  'iban',
+  'clabeNumber',
+  'pixKey',
+  'vpa',
+  'address',
+  'invoice',
+  'bolt12',
+  'lightningAddress',
+  'phoneNumber',
+];
 
 export const primaryIdentifierOf = (accountInfo: Readonly<Record<string, unknown>>): string => {
   const name = identifierMembers.find((member) => typeof accountInfo[member] === 'string');
@@ -68,7 +88,8 @@ export type RailDelays = {
 
 export const defaultRailDelays: RailDelays = { instantMs: 0, longPaymentMs: 360_000, returnMs: 60_000 };
 
-export const railDelayOf = (outcome: RailOutcome, delays: RailDelays): number => (outcome === 'LONG_PAYMENT' ? delays.longPaymentMs : delays.instantMs);
+export const railDelayOf = (outcome: RailOutcome, delays: RailDelays): number =>
+  outcome === 'LONG_PAYMENT' ? delays.longPaymentMs : delays.instantMs;
 
 /** The failure reason the rail reports for an outcome that fails; null for one that does not. */
 export const railFailureOf = (outcome: RailOutcome): OutgoingFailureReason | null => {
@@ -85,7 +106,10 @@ export const railFailureOf = (outcome: RailOutcome): OutgoingFailureReason | nul
 };
 
 /** The outcome for a quote's destination: an internal account always succeeds. */
-export const railOutcomeOfQuote = (quote: { destination: { destinationType: string; accountId?: string; umaAddress?: string }; payoutIdentifier?: string }): RailOutcome => {
+export const railOutcomeOfQuote = (quote: {
+  destination: { destinationType: string; accountId?: string; umaAddress?: string };
+  payoutIdentifier?: string;
+}): RailOutcome => {
   const { destination } = quote;
   if (destination.destinationType === 'UMA_ADDRESS') return railOutcomeOfUmaAddress(destination.umaAddress ?? '');
   return quote.payoutIdentifier === undefined ? 'SUCCESS' : railOutcomeOfIdentifier(quote.payoutIdentifier);

@@ -28,15 +28,25 @@ export const notPendingApproval = (transactionId: string, status: string) =>
     { transactionId, status },
   );
 
-const notFound = (transactionId: string) => new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
+const notFound = (transactionId: string) =>
+  new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
 
-const change = (transaction: IncomingTransactionRecord, now: Date, changes: Partial<IncomingTransactionRecord>): IncomingTransactionRecord => ({
+const change = (
+  transaction: IncomingTransactionRecord,
+  now: Date,
+  changes: Partial<IncomingTransactionRecord>,
+): IncomingTransactionRecord => ({
   ...transaction,
   ...changes,
   updatedAt: now.toISOString(),
 });
 
-const failed = (transaction: IncomingTransactionRecord, now: Date, failureReason: IncomingFailureReason, detail: string): IncomingPaymentEvent => ({
+const failed = (
+  transaction: IncomingTransactionRecord,
+  now: Date,
+  failureReason: IncomingFailureReason,
+  detail: string,
+): IncomingPaymentEvent => ({
   type: 'IncomingPaymentFailed',
   data: { transaction: change(transaction, now, { status: 'FAILED', failureReason }), detail },
 });
@@ -86,17 +96,37 @@ export const answerIncomingApproval = (command: AnswerIncomingApproval, state: I
   if (noEndpoint === true) return [approved(transaction, now, 'AUTO', settleRetrySeconds)];
   const body = parseBody(responseBody);
   const approvalDueAt = new Date(now.getTime() + approvalWindowSeconds * 1000).toISOString();
-  if (statusCode === 202) return [{ type: 'IncomingPaymentDeferred', data: { transaction: change(transaction, now, {}), answer: 202, approvalDueAt } }];
+  if (statusCode === 202)
+    return [{ type: 'IncomingPaymentDeferred', data: { transaction: change(transaction, now, {}), answer: 202, approvalDueAt } }];
   if (statusCode !== undefined && statusCode >= 200 && statusCode < 300) {
     const info = body['receiverCustomerInfo'];
-    return [approved(transaction, now, 'WEBHOOK', settleRetrySeconds, typeof info === 'object' && info !== null ? (info as Record<string, unknown>) : undefined)];
+    return [
+      approved(
+        transaction,
+        now,
+        'WEBHOOK',
+        settleRetrySeconds,
+        typeof info === 'object' && info !== null ? (info as Record<string, unknown>) : undefined,
+      ),
+    ];
   }
   if (statusCode === 403) {
     const reason = typeof body['reason'] === 'string' ? body['reason'].slice(0, 200) : undefined;
-    return [{ type: 'IncomingPaymentRejected', data: { transaction: change(transaction, now, { status: 'REJECTED' }), rejectedBy: 'WEBHOOK', ...(reason !== undefined ? { reason } : {}) } }];
+    return [
+      {
+        type: 'IncomingPaymentRejected',
+        data: {
+          transaction: change(transaction, now, { status: 'REJECTED' }),
+          rejectedBy: 'WEBHOOK',
+          ...(reason !== undefined ? { reason } : {}),
+        },
+      },
+    ];
   }
   if (statusCode === 422) {
-    const asked = Array.isArray(body['requiredFields']) ? body['requiredFields'].filter((field): field is string => typeof field === 'string').slice(0, 50) : [];
+    const asked = Array.isArray(body['requiredFields'])
+      ? body['requiredFields'].filter((field): field is string => typeof field === 'string').slice(0, 50)
+      : [];
     const missing = asked.filter((field) => sender.profile[field] === undefined);
     if (asked.length === 0 || missing.length > 0) {
       const what = asked.length === 0 ? 'named no requiredFields' : `asked for ${missing.join(', ')}, which the sender does not provide`;
@@ -121,7 +151,13 @@ export const answerIncomingApproval = (command: AnswerIncomingApproval, state: I
 
 export type DecideIncomingPayment = Command<
   'DecideIncomingPayment',
-  { transactionId: string; platformId: string; decision: 'APPROVE' | 'REJECT'; receiverCustomerInfo?: Record<string, unknown>; reason?: string },
+  {
+    transactionId: string;
+    platformId: string;
+    decision: 'APPROVE' | 'REJECT';
+    receiverCustomerInfo?: Record<string, unknown>;
+    reason?: string;
+  },
   ApprovalTimings
 >;
 
@@ -135,7 +171,16 @@ export const decideIncomingPayment = (command: DecideIncomingPayment, state: Inc
     throw notPendingApproval(transactionId, state.phase === 'AWAITING_PLATFORM' ? 'past its approval window' : transaction.status);
   }
   if (decision === 'APPROVE') return [approved(transaction, now, 'PLATFORM', settleRetrySeconds, receiverCustomerInfo)];
-  return [{ type: 'IncomingPaymentRejected', data: { transaction: change(transaction, now, { status: 'REJECTED' }), rejectedBy: 'PLATFORM', ...(reason !== undefined ? { reason } : {}) } }];
+  return [
+    {
+      type: 'IncomingPaymentRejected',
+      data: {
+        transaction: change(transaction, now, { status: 'REJECTED' }),
+        rejectedBy: 'PLATFORM',
+        ...(reason !== undefined ? { reason } : {}),
+      },
+    },
+  ];
 };
 
 export type ExpireIncomingApproval = Command<'ExpireIncomingApproval', { transactionId: string }, { now: Date }>;
@@ -145,15 +190,33 @@ export const expireIncomingApproval = (command: ExpireIncomingApproval, state: I
   const { now } = command.metadata;
   if (state.kind !== 'Received' || state.dueAt === null || now.getTime() < Date.parse(state.dueAt)) return [];
   if (state.phase === 'AWAITING_WEBHOOK') {
-    return [failed(state.transaction, now, 'PAYMENT_APPROVAL_WEBHOOK_ERROR', 'No answer of the approval webhook was reported before its deadline.')];
+    return [
+      failed(
+        state.transaction,
+        now,
+        'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+        'No answer of the approval webhook was reported before its deadline.',
+      ),
+    ];
   }
   if (state.phase === 'AWAITING_PLATFORM') {
-    return [failed(state.transaction, now, 'PAYMENT_APPROVAL_TIMED_OUT', 'The platform neither approved nor rejected the payment within the approval window.')];
+    return [
+      failed(
+        state.transaction,
+        now,
+        'PAYMENT_APPROVAL_TIMED_OUT',
+        'The platform neither approved nor rejected the payment within the approval window.',
+      ),
+    ];
   }
   return [];
 };
 
-export type SettleIncomingPayment = Command<'SettleIncomingPayment', { transactionId: string; outcome: 'DEPOSITED' | 'REFUSED'; detail?: string }, { now: Date }>;
+export type SettleIncomingPayment = Command<
+  'SettleIncomingPayment',
+  { transactionId: string; outcome: 'DEPOSITED' | 'REFUSED'; detail?: string },
+  { now: Date }
+>;
 
 /** After the deposit: COMPLETED when it was made, FAILED OFFRAMP_FAILED when the destination refused it. */
 export const settleIncomingPayment = (command: SettleIncomingPayment, state: IncomingPayment): IncomingPaymentEvent[] => {
@@ -162,8 +225,12 @@ export const settleIncomingPayment = (command: SettleIncomingPayment, state: Inc
   if (command.data.outcome === 'REFUSED') {
     // Nothing was credited; the sender's funds go back to it.
     const transaction = change(state.transaction, now, { status: 'REFUNDED', failureReason: 'OFFRAMP_FAILED' });
-    return [{ type: 'IncomingPaymentRefunded', data: { transaction, detail: command.data.detail ?? 'The deposit account refused the payment.' } }];
+    return [
+      { type: 'IncomingPaymentRefunded', data: { transaction, detail: command.data.detail ?? 'The deposit account refused the payment.' } },
+    ];
   }
   const at = now.toISOString();
-  return [{ type: 'IncomingPaymentCompleted', data: { transaction: change(state.transaction, now, { status: 'COMPLETED', settledAt: at }) } }];
+  return [
+    { type: 'IncomingPaymentCompleted', data: { transaction: change(state.transaction, now, { status: 'COMPLETED', settledAt: at }) } },
+  ];
 };

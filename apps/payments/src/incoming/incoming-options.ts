@@ -15,7 +15,8 @@ export const INCOMING_OPTIONS = 'INCOMING_OPTIONS';
 const whole = (name: string, value: string | undefined, fallback: number, max: number): number => {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) throw new Error(`${name} must be a whole number from 1 to ${max}, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > max)
+    throw new Error(`${name} must be a whole number from 1 to ${max}, got "${value}".`);
   return parsed;
 };
 

@@ -46,27 +46,48 @@ const receiveCommand = (overrides: Partial<ReceiveIncomingPayment['data']> = {})
 });
 
 const received = receiveIncomingPayment(receiveCommand(), incomingPaymentDecider.initialState());
-const [createdEvent, pendingEvent] = received as [Extract<IncomingPaymentEvent, { type: 'IncomingPaymentCreated' }>, Extract<IncomingPaymentEvent, { type: 'IncomingPaymentPending' }>];
+const [createdEvent, pendingEvent] = received as [
+  Extract<IncomingPaymentEvent, { type: 'IncomingPaymentCreated' }>,
+  Extract<IncomingPaymentEvent, { type: 'IncomingPaymentPending' }>,
+];
 const pendingTx = pendingEvent.data.transaction;
 const timings = (at: Date) => ({ now: at, approvalWindowSeconds: 5, settleRetrySeconds: 10 });
 const answer = (statusCode: number | undefined, body?: unknown, at = later(1)): AnswerIncomingApproval => ({
   type: 'AnswerIncomingApproval',
-  data: { transactionId, platformId, ...(statusCode !== undefined ? { statusCode } : { error: 'ECONNREFUSED' }), ...(body !== undefined ? { responseBody: JSON.stringify(body) } : {}) },
+  data: {
+    transactionId,
+    platformId,
+    ...(statusCode !== undefined ? { statusCode } : { error: 'ECONNREFUSED' }),
+    ...(body !== undefined ? { responseBody: JSON.stringify(body) } : {}),
+  },
   metadata: timings(at),
 });
-const fold = (events: IncomingPaymentEvent[]): IncomingPayment => events.reduce(incomingPaymentDecider.evolve, incomingPaymentDecider.initialState());
+const fold = (events: IncomingPaymentEvent[]): IncomingPayment =>
+  events.reduce(incomingPaymentDecider.evolve, incomingPaymentDecider.initialState());
 const deferred = [...received, ...answerIncomingApproval(answer(202), fold(received))];
 
 describe('ReceiveIncomingPayment', () => {
-  const spec = deciderSpec<IncomingPayment, ReceiveIncomingPayment, IncomingPaymentEvent>({ decide: receiveIncomingPayment, ...incomingPaymentDecider });
+  const spec = deciderSpec<IncomingPayment, ReceiveIncomingPayment, IncomingPaymentEvent>({
+    decide: receiveIncomingPayment,
+    ...incomingPaymentDecider,
+  });
 
   it('is CREATED, then PENDING with reconciliation instructions; fees in the receiving currency on top of the amount received', () => {
-    expect(createdEvent.data.transaction).toMatchObject({ status: 'CREATED', type: 'INCOMING', receivedAmount: { value: '1000', currency: 'USD' }, fees: '14' });
+    expect(createdEvent.data.transaction).toMatchObject({
+      status: 'CREATED',
+      type: 'INCOMING',
+      receivedAmount: { value: '1000', currency: 'USD' },
+      fees: '14',
+    });
     expect(createdEvent.data.transaction.reconciliationInstructions).toBeUndefined();
     // G = ceil(1010 / 0.997) = 1014; V = ceil(1014 × 0.003) = 4; G − 14 = 1000.
     expect(createdEvent.data.grossAmount).toBe('1014');
     expect(pendingTx).toMatchObject({ status: 'PENDING', reconciliationInstructions: { reference: 'UMA-0000000000A3' } });
-    expect(pendingTx.rateDetails).toMatchObject({ serviceApiFixedFee: '10', serviceApiVariableFeeRate: '0.003', serviceApiVariableFeeAmount: '4' });
+    expect(pendingTx.rateDetails).toMatchObject({
+      serviceApiFixedFee: '10',
+      serviceApiVariableFeeRate: '0.003',
+      serviceApiVariableFeeAmount: '4',
+    });
     expect(Number(pendingTx.rateDetails.serviceApiMultiplier)).toBeGreaterThan(0);
     expect(pendingTx.counterpartyInformation).toEqual({ FULL_NAME: 'Sandbox Sender', BIRTH_DATE: '1985-06-15', NATIONALITY: 'US' });
     expect(pendingEvent.data.webhookAnswerDueAt).toBe('2026-03-01T10:01:00.000Z');
@@ -81,7 +102,8 @@ describe('ReceiveIncomingPayment', () => {
       .when(receiveCommand({ amount }))
       .thenThrows((error) => {
         expect([error.code, error.status, error.details?.['field']]).toEqual(['AMOUNT_OUT_OF_RANGE', 400, 'receivingCurrencyAmount']);
-      }));
+      }),
+  );
 
   it('refuses a currency no rate prices', () =>
     spec
@@ -89,7 +111,11 @@ describe('ReceiveIncomingPayment', () => {
       .when(receiveCommand({ msatToReceivingMinor: null }))
       .thenThrows((error) => expect(error.code).toBe('INVALID_CURRENCY')));
 
-  it('refuses a transaction id already used', () => spec.given(received).when(receiveCommand()).thenThrows((error) => expect(error.status).toBe(409)));
+  it('refuses a transaction id already used', () =>
+    spec
+      .given(received)
+      .when(receiveCommand())
+      .thenThrows((error) => expect(error.status).toBe(409)));
 
   it('approves at once, with nobody to ask, when the platform has no webhook endpoint: PENDING then PROCESSING (approvedBy AUTO)', () =>
     spec
@@ -106,7 +132,10 @@ describe('ReceiveIncomingPayment', () => {
 });
 
 describe('AnswerIncomingApproval (the approval hook)', () => {
-  const spec = deciderSpec<IncomingPayment, AnswerIncomingApproval, IncomingPaymentEvent>({ decide: answerIncomingApproval, ...incomingPaymentDecider });
+  const spec = deciderSpec<IncomingPayment, AnswerIncomingApproval, IncomingPaymentEvent>({
+    decide: answerIncomingApproval,
+    ...incomingPaymentDecider,
+  });
 
   it('200 approves: PROCESSING, with the receiver data kept', () =>
     spec
@@ -115,7 +144,12 @@ describe('AnswerIncomingApproval (the approval hook)', () => {
       .then([
         {
           type: 'IncomingPaymentApproved',
-          data: { transaction: { ...pendingTx, status: 'PROCESSING', updatedAt: '2026-03-01T10:00:01.000Z' }, approvedBy: 'WEBHOOK', receiverCustomerInfo: { FULL_NAME: 'Payee' }, settleDueAt: '2026-03-01T10:00:11.000Z' },
+          data: {
+            transaction: { ...pendingTx, status: 'PROCESSING', updatedAt: '2026-03-01T10:00:01.000Z' },
+            approvedBy: 'WEBHOOK',
+            receiverCustomerInfo: { FULL_NAME: 'Payee' },
+            settleDueAt: '2026-03-01T10:00:11.000Z',
+          },
         },
       ]));
 
@@ -123,13 +157,31 @@ describe('AnswerIncomingApproval (the approval hook)', () => {
     spec
       .given(received)
       .when(answer(403, { code: 'FORBIDDEN', reason: 'RESTRICTED_JURISDICTION' }))
-      .then([{ type: 'IncomingPaymentRejected', data: { transaction: { ...pendingTx, status: 'REJECTED', updatedAt: '2026-03-01T10:00:01.000Z' }, rejectedBy: 'WEBHOOK', reason: 'RESTRICTED_JURISDICTION' } }]));
+      .then([
+        {
+          type: 'IncomingPaymentRejected',
+          data: {
+            transaction: { ...pendingTx, status: 'REJECTED', updatedAt: '2026-03-01T10:00:01.000Z' },
+            rejectedBy: 'WEBHOOK',
+            reason: 'RESTRICTED_JURISDICTION',
+          },
+        },
+      ]));
 
   it('202 defers for the approval window', () =>
     spec
       .given(received)
       .when(answer(202))
-      .then([{ type: 'IncomingPaymentDeferred', data: { transaction: { ...pendingTx, updatedAt: '2026-03-01T10:00:01.000Z' }, answer: 202, approvalDueAt: '2026-03-01T10:00:06.000Z' } }]));
+      .then([
+        {
+          type: 'IncomingPaymentDeferred',
+          data: {
+            transaction: { ...pendingTx, updatedAt: '2026-03-01T10:00:01.000Z' },
+            answer: 202,
+            approvalDueAt: '2026-03-01T10:00:06.000Z',
+          },
+        },
+      ]));
 
   it('422 for fields the sender has: they join counterpartyInformation and the platform decides in the window', () =>
     spec
@@ -139,7 +191,11 @@ describe('AnswerIncomingApproval (the approval hook)', () => {
         {
           type: 'IncomingPaymentDeferred',
           data: {
-            transaction: { ...pendingTx, counterpartyInformation: { ...pendingTx.counterpartyInformation, TAX_ID: '123-45-6789', EMAIL: 'sender@sandbox.uma.money' }, updatedAt: '2026-03-01T10:00:01.000Z' },
+            transaction: {
+              ...pendingTx,
+              counterpartyInformation: { ...pendingTx.counterpartyInformation, TAX_ID: '123-45-6789', EMAIL: 'sender@sandbox.uma.money' },
+              updatedAt: '2026-03-01T10:00:01.000Z',
+            },
             answer: 422,
             requiredFields: ['TAX_ID', 'EMAIL'],
             approvalDueAt: '2026-03-01T10:00:06.000Z',
@@ -152,12 +208,18 @@ describe('AnswerIncomingApproval (the approval hook)', () => {
     ['no fields at all', { code: 'X' }],
   ])('422 naming %s fails MISSING_MANDATORY_PAYEE_DATA', (_what, body) => {
     const [event] = answerIncomingApproval(answer(422, body), fold(received));
-    expect(event).toMatchObject({ type: 'IncomingPaymentFailed', data: { transaction: { status: 'FAILED', failureReason: 'MISSING_MANDATORY_PAYEE_DATA' } } });
+    expect(event).toMatchObject({
+      type: 'IncomingPaymentFailed',
+      data: { transaction: { status: 'FAILED', failureReason: 'MISSING_MANDATORY_PAYEE_DATA' } },
+    });
   });
 
   it.each([[500], [404], [301], [undefined]])('answer %s fails PAYMENT_APPROVAL_WEBHOOK_ERROR', (status) => {
     const [event] = answerIncomingApproval(answer(status), fold(received));
-    expect(event).toMatchObject({ type: 'IncomingPaymentFailed', data: { transaction: { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' } } });
+    expect(event).toMatchObject({
+      type: 'IncomingPaymentFailed',
+      data: { transaction: { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' } },
+    });
   });
 
   it('a hook that found no endpoint (cleared since the payment arrived) approves: nobody can answer it', () =>
@@ -177,7 +239,10 @@ describe('AnswerIncomingApproval (the approval hook)', () => {
 
   it('only the first answer counts', () => spec.given(deferred).when(answer(200)).thenNothingHappened());
   it('a report of no endpoint after the first answer changes nothing', () =>
-    spec.given(deferred).when({ ...answer(undefined), data: { transactionId, platformId, noEndpoint: true } }).thenNothingHappened());
+    spec
+      .given(deferred)
+      .when({ ...answer(undefined), data: { transactionId, platformId, noEndpoint: true } })
+      .thenNothingHappened());
 
   it('another platform’s report finds no payment', () =>
     spec
@@ -187,69 +252,125 @@ describe('AnswerIncomingApproval (the approval hook)', () => {
 });
 
 describe('DecideIncomingPayment (approve / reject)', () => {
-  const spec = deciderSpec<IncomingPayment, DecideIncomingPayment, IncomingPaymentEvent>({ decide: decideIncomingPayment, ...incomingPaymentDecider });
+  const spec = deciderSpec<IncomingPayment, DecideIncomingPayment, IncomingPaymentEvent>({
+    decide: decideIncomingPayment,
+    ...incomingPaymentDecider,
+  });
   const decide = (decision: 'APPROVE' | 'REJECT', at: Date, platform = platformId): DecideIncomingPayment => ({
     type: 'DecideIncomingPayment',
     data: { transactionId, platformId: platform, decision, ...(decision === 'REJECT' ? { reason: 'NO' } : {}) },
     metadata: timings(at),
   });
-  const isNotPending = (error: DomainError) => expect([error.code, error.status]).toEqual(['TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', 409]);
+  const isNotPending = (error: DomainError) =>
+    expect([error.code, error.status]).toEqual(['TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', 409]);
 
   it('approves a deferred payment within the window', () => {
     const [event] = decideIncomingPayment(decide('APPROVE', later(5.999)), fold(deferred));
-    expect(event).toMatchObject({ type: 'IncomingPaymentApproved', data: { approvedBy: 'PLATFORM', transaction: { status: 'PROCESSING' } } });
+    expect(event).toMatchObject({
+      type: 'IncomingPaymentApproved',
+      data: { approvedBy: 'PLATFORM', transaction: { status: 'PROCESSING' } },
+    });
   });
 
   it('rejects a deferred payment within the window', () => {
     const [event] = decideIncomingPayment(decide('REJECT', later(2)), fold(deferred));
-    expect(event).toMatchObject({ type: 'IncomingPaymentRejected', data: { rejectedBy: 'PLATFORM', reason: 'NO', transaction: { status: 'REJECTED' } } });
+    expect(event).toMatchObject({
+      type: 'IncomingPaymentRejected',
+      data: { rejectedBy: 'PLATFORM', reason: 'NO', transaction: { status: 'REJECTED' } },
+    });
   });
 
-  it('refuses once the window has passed', () => spec.given(deferred).when(decide('APPROVE', later(6))).thenThrows(isNotPending));
-  it('refuses before the hook was answered', () => spec.given(received).when(decide('APPROVE', later(1))).thenThrows(isNotPending));
+  it('refuses once the window has passed', () =>
+    spec
+      .given(deferred)
+      .when(decide('APPROVE', later(6)))
+      .thenThrows(isNotPending));
+  it('refuses before the hook was answered', () =>
+    spec
+      .given(received)
+      .when(decide('APPROVE', later(1)))
+      .thenThrows(isNotPending));
   it('refuses a payment already approved', () => {
     const approved = [...deferred, ...decideIncomingPayment(decide('APPROVE', later(2)), fold(deferred))];
-    spec.given(approved).when(decide('REJECT', later(3))).thenThrows(isNotPending);
+    spec
+      .given(approved)
+      .when(decide('REJECT', later(3)))
+      .thenThrows(isNotPending);
   });
-  it('answers 404 to another platform', () => spec.given(deferred).when(decide('APPROVE', later(2), 'Platform:other')).thenThrows((error) => expect(error.status).toBe(404)));
+  it('answers 404 to another platform', () =>
+    spec
+      .given(deferred)
+      .when(decide('APPROVE', later(2), 'Platform:other'))
+      .thenThrows((error) => expect(error.status).toBe(404)));
 });
 
 describe('ExpireIncomingApproval (the timers)', () => {
-  const spec = deciderSpec<IncomingPayment, ExpireIncomingApproval, IncomingPaymentEvent>({ decide: expireIncomingApproval, ...incomingPaymentDecider });
+  const spec = deciderSpec<IncomingPayment, ExpireIncomingApproval, IncomingPaymentEvent>({
+    decide: expireIncomingApproval,
+    ...incomingPaymentDecider,
+  });
   const at = (when: Date): ExpireIncomingApproval => ({ type: 'ExpireIncomingApproval', data: { transactionId }, metadata: { now: when } });
 
   it('fails a deferred payment PAYMENT_APPROVAL_TIMED_OUT at the end of its window, not before', () => {
-    spec.given(deferred).when(at(later(5.999))).thenNothingHappened();
+    spec
+      .given(deferred)
+      .when(at(later(5.999)))
+      .thenNothingHappened();
     const [event] = expireIncomingApproval(at(later(6)), fold(deferred));
-    expect(event).toMatchObject({ type: 'IncomingPaymentFailed', data: { transaction: { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' } } });
+    expect(event).toMatchObject({
+      type: 'IncomingPaymentFailed',
+      data: { transaction: { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' } },
+    });
   });
 
   it('fails an unanswered hook PAYMENT_APPROVAL_WEBHOOK_ERROR at its deadline', () => {
-    spec.given(received).when(at(later(59))).thenNothingHappened();
+    spec
+      .given(received)
+      .when(at(later(59)))
+      .thenNothingHappened();
     const [event] = expireIncomingApproval(at(later(60)), fold(received));
     expect(event).toMatchObject({ data: { transaction: { failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' } } });
   });
 
   it('does nothing to a finished payment', () => {
     const failed = [...deferred, ...expireIncomingApproval(at(later(6)), fold(deferred))];
-    spec.given(failed).when(at(later(100))).thenNothingHappened();
+    spec
+      .given(failed)
+      .when(at(later(100)))
+      .thenNothingHappened();
   });
 });
 
 describe('SettleIncomingPayment', () => {
-  const spec = deciderSpec<IncomingPayment, SettleIncomingPayment, IncomingPaymentEvent>({ decide: settleIncomingPayment, ...incomingPaymentDecider });
+  const spec = deciderSpec<IncomingPayment, SettleIncomingPayment, IncomingPaymentEvent>({
+    decide: settleIncomingPayment,
+    ...incomingPaymentDecider,
+  });
   const approved = [...received, ...answerIncomingApproval(answer(200), fold(received))];
-  const settle = (outcome: 'DEPOSITED' | 'REFUSED'): SettleIncomingPayment => ({ type: 'SettleIncomingPayment', data: { transactionId, outcome, detail: 'closed' }, metadata: { now: later(2) } });
+  const settle = (outcome: 'DEPOSITED' | 'REFUSED'): SettleIncomingPayment => ({
+    type: 'SettleIncomingPayment',
+    data: { transactionId, outcome, detail: 'closed' },
+    metadata: { now: later(2) },
+  });
 
   it('completes a deposited payment with settledAt', () => {
     const [event] = settleIncomingPayment(settle('DEPOSITED'), fold(approved));
-    expect(event).toMatchObject({ type: 'IncomingPaymentCompleted', data: { transaction: { status: 'COMPLETED', settledAt: '2026-03-01T10:00:02.000Z' } } });
+    expect(event).toMatchObject({
+      type: 'IncomingPaymentCompleted',
+      data: { transaction: { status: 'COMPLETED', settledAt: '2026-03-01T10:00:02.000Z' } },
+    });
   });
 
   it('refunds a refused deposit: REFUNDED with OFFRAMP_FAILED, and the payment is done', () => {
     const [event] = settleIncomingPayment(settle('REFUSED'), fold(approved));
-    expect(event).toMatchObject({ type: 'IncomingPaymentRefunded', data: { transaction: { status: 'REFUNDED', failureReason: 'OFFRAMP_FAILED' } } });
-    spec.given([...approved, event as IncomingPaymentEvent]).when(settle('REFUSED')).thenNothingHappened();
+    expect(event).toMatchObject({
+      type: 'IncomingPaymentRefunded',
+      data: { transaction: { status: 'REFUNDED', failureReason: 'OFFRAMP_FAILED' } },
+    });
+    spec
+      .given([...approved, event as IncomingPaymentEvent])
+      .when(settle('REFUSED'))
+      .thenNothingHappened();
   });
 
   it('does nothing twice, nor to a payment not yet approved', () => {
@@ -270,5 +391,6 @@ describe('sandbox senders', () => {
     expect(() => resolveSandboxSender(address)).toThrow(expect.objectContaining({ code }));
   });
 
-  it('takes the currency from the address', () => expect(resolveSandboxSender('$pending.long.mxn@sandbox.uma.money')).toMatchObject({ currency: 'MXN' }));
+  it('takes the currency from the address', () =>
+    expect(resolveSandboxSender('$pending.long.mxn@sandbox.uma.money')).toMatchObject({ currency: 'MXN' }));
 });

@@ -23,9 +23,15 @@ export type Decider = 'WEBHOOK' | 'PLATFORM' | 'AUTO';
 type WithTransaction = { transaction: IncomingTransactionRecord };
 
 /** requestFingerprint: the receive's, under an Idempotency-Key (decision 0028); a retry must match it. */
-export type IncomingPaymentCreated = Event<'IncomingPaymentCreated', WithTransaction & { deposit: Deposit; sender: SenderRecord; grossAmount: string; requestFingerprint?: string }>;
+export type IncomingPaymentCreated = Event<
+  'IncomingPaymentCreated',
+  WithTransaction & { deposit: Deposit; sender: SenderRecord; grossAmount: string; requestFingerprint?: string }
+>;
 export type IncomingPaymentPending = Event<'IncomingPaymentPending', WithTransaction & { webhookAnswerDueAt: string }>;
-export type IncomingPaymentDeferred = Event<'IncomingPaymentDeferred', WithTransaction & { answer: 202 | 422; requiredFields?: string[]; approvalDueAt: string }>;
+export type IncomingPaymentDeferred = Event<
+  'IncomingPaymentDeferred',
+  WithTransaction & { answer: 202 | 422; requiredFields?: string[]; approvalDueAt: string }
+>;
 export type IncomingPaymentApproved = Event<
   'IncomingPaymentApproved',
   WithTransaction & { approvedBy: Decider; receiverCustomerInfo?: Record<string, unknown>; settleDueAt: string }
@@ -64,13 +70,23 @@ export const incomingPaymentEventTypes: readonly IncomingPaymentEvent['type'][] 
  * changes the record only, never the phase, so it is not one of incomingPaymentEventTypes (the
  * timer's projection has nothing to do with it).
  */
-export type IncomingReceiptDeliveryConfirmed = Event<'ReceiptDeliveryConfirmed', WithTransaction & { transactionId: string; receiptDeliveryConfirmedAt: string }>;
+export type IncomingReceiptDeliveryConfirmed = Event<
+  'ReceiptDeliveryConfirmed',
+  WithTransaction & { transactionId: string; receiptDeliveryConfirmedAt: string }
+>;
 /** Everything an incoming payment's stream can hold. */
 export type IncomingPaymentStreamEvent = IncomingPaymentEvent | IncomingReceiptDeliveryConfirmed;
 
 export type IncomingPayment =
   | { kind: 'None' }
-  | { kind: 'Received'; transaction: IncomingTransactionRecord; deposit: Deposit; sender: SenderRecord; phase: IncomingPhase; dueAt: string | null };
+  | {
+      kind: 'Received';
+      transaction: IncomingTransactionRecord;
+      deposit: Deposit;
+      sender: SenderRecord;
+      phase: IncomingPhase;
+      dueAt: string | null;
+    };
 
 export const initialIncomingPayment = (): IncomingPayment => ({ kind: 'None' });
 
@@ -99,7 +115,13 @@ export const phaseAfter = (event: IncomingPaymentEvent): { phase: IncomingPhase;
 
 export const evolveIncomingPayment = (state: IncomingPayment, event: IncomingPaymentStreamEvent): IncomingPayment => {
   if (event.type === 'IncomingPaymentCreated') {
-    return { kind: 'Received', transaction: event.data.transaction, deposit: event.data.deposit, sender: event.data.sender, ...phaseAfter(event) };
+    return {
+      kind: 'Received',
+      transaction: event.data.transaction,
+      deposit: event.data.deposit,
+      sender: event.data.sender,
+      ...phaseAfter(event),
+    };
   }
   if (state.kind !== 'Received') return state;
   if (event.type === 'ReceiptDeliveryConfirmed') return { ...state, transaction: event.data.transaction };

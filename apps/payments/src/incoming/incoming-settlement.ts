@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, type Clock, type CreditData, DomainError, type ExternalAccountWire, type RequestContext, subjects } from '@corridor/contracts';
+import {
+  CLOCK,
+  type Clock,
+  type CreditData,
+  DomainError,
+  type ExternalAccountWire,
+  type RequestContext,
+  subjects,
+} from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { sandboxRailOutcome } from '../transfers/sandbox-rail';
@@ -59,7 +67,15 @@ export class IncomingSettlement {
     const { state: after } = await this.eventSourcing.handle(
       transaction.id,
       incomingPaymentDecider,
-      (current) => settleIncomingPayment({ type: 'SettleIncomingPayment', data: { transactionId: transaction.id, outcome, ...(detail !== undefined ? { detail } : {}) }, metadata: { now: this.clock.now() } }, current),
+      (current) =>
+        settleIncomingPayment(
+          {
+            type: 'SettleIncomingPayment',
+            data: { transactionId: transaction.id, outcome, ...(detail !== undefined ? { detail } : {}) },
+            metadata: { now: this.clock.now() },
+          },
+          current,
+        ),
       context,
     );
     return after;
@@ -68,7 +84,11 @@ export class IncomingSettlement {
   /** Why the sandbox rail refuses a payout to this external account, or null when it pays. */
   private async payoutRefusal(externalAccountId: string, context: RequestContext): Promise<string | null> {
     try {
-      const account = await this.client.request<ExternalAccountWire>(subjects.accounts.externalAccount.get, { owner: 'CUSTOMER', externalAccountId }, { context, timeoutMs: CREDIT_TIMEOUT_MS });
+      const account = await this.client.request<ExternalAccountWire>(
+        subjects.accounts.externalAccount.get,
+        { owner: 'CUSTOMER', externalAccountId },
+        { context, timeoutMs: CREDIT_TIMEOUT_MS },
+      );
       const outcome = sandboxRailOutcome(account.accountInfo as unknown as Record<string, unknown>);
       return outcome === 'SUCCEEDS' ? null : `The payout to ${externalAccountId} failed on the rail: ${outcome}.`;
     } catch (error) {

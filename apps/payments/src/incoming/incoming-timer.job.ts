@@ -55,9 +55,19 @@ export class IncomingTimerJob implements OnApplicationBootstrap, OnApplicationSh
     let changed = 0;
     for (const { id, platformId, phase } of due) {
       const requestId = newUuid();
-      const context: RequestContext = { platformId, actor: { kind: 'system', name: 'incoming-timer' }, requestId, correlationId: requestId };
+      const context: RequestContext = {
+        platformId,
+        actor: { kind: 'system', name: 'incoming-timer' },
+        requestId,
+        correlationId: requestId,
+      };
       try {
-        const { state, events } = await this.eventSourcing.handle(id, incomingPaymentDecider, (current) => expireIncomingApproval({ type: 'ExpireIncomingApproval', data: { transactionId: id }, metadata: { now } }, current), context);
+        const { state, events } = await this.eventSourcing.handle(
+          id,
+          incomingPaymentDecider,
+          (current) => expireIncomingApproval({ type: 'ExpireIncomingApproval', data: { transactionId: id }, metadata: { now } }, current),
+          context,
+        );
         changed += events.length;
         if (phase === 'SETTLING') {
           const after = await this.settlement.settle(state, context);

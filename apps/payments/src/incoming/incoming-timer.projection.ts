@@ -31,7 +31,13 @@ export const evolveIncomingTimer = (row: IncomingTimerRow | null, recorded: Reco
   const event = recorded as unknown as IncomingPaymentEvent;
   const { transaction } = event.data;
   const { phase, dueAt } = phaseAfter(event);
-  return { id: transaction.id, platformId: transaction.platformId, phase, dueAt: dueAt === null ? null : new Date(dueAt), updatedAt: new Date(transaction.updatedAt) };
+  return {
+    id: transaction.id,
+    platformId: transaction.platformId,
+    phase,
+    dueAt: dueAt === null ? null : new Date(dueAt),
+    updatedAt: new Date(transaction.updatedAt),
+  };
 };
 
 /** Plain SQL for the rows (see transaction-view.rows.ts): one SELECT and one upsert per batch. */
@@ -41,7 +47,18 @@ const incomingTimerRows: ProjectionRows<IncomingTimerRow> = {
       `SELECT id, platform_id, phase, due_at, updated_at FROM ${sql.schema}.incoming_payment_timers WHERE id = ANY($1::text[])`,
       [keys],
     );
-    return new Map(rows.map((row) => [row.id, { id: row.id, platformId: row.platform_id, phase: row.phase, dueAt: row.due_at === null ? null : new Date(row.due_at), updatedAt: new Date(row.updated_at) }]));
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        {
+          id: row.id,
+          platformId: row.platform_id,
+          phase: row.phase,
+          dueAt: row.due_at === null ? null : new Date(row.due_at),
+          updatedAt: new Date(row.updated_at),
+        },
+      ]),
+    );
   },
   save: async (sql, { upserts, deletes }) => {
     if (upserts.length > 0) {

@@ -41,7 +41,8 @@ import { invalidUmaAddress, resolveSandboxSender, UMA_ADDRESS } from './sandbox-
 const LOOKUP_TIMEOUT_MS = 5_000;
 
 const userNotFound = (message: string, field: string) => new DomainError('USER_NOT_FOUND', 'not_found', message, { field });
-const transactionNotFound = (transactionId: string) => new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
+const transactionNotFound = (transactionId: string) =>
+  new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
 
 const rendered = (state: IncomingPayment): IncomingTransactionWire => {
   if (state.kind !== 'Received') throw new Error('An incoming payment command left no payment.');
@@ -71,12 +72,21 @@ export class IncomingController {
   @MessagePattern(subjects.payments.incoming.receive)
   async receive(@Payload() request: ServiceRequest<SandboxUmaReceiveData>): Promise<IncomingTransactionWire> {
     const { context, data } = request;
-    if (typeof data.receivingCurrencyAmount !== 'string' || !/^\d{1,16}$/.test(data.receivingCurrencyAmount) || BigInt(data.receivingCurrencyAmount) < 1n) {
+    if (
+      typeof data.receivingCurrencyAmount !== 'string' ||
+      !/^\d{1,16}$/.test(data.receivingCurrencyAmount) ||
+      BigInt(data.receivingCurrencyAmount) < 1n
+    ) {
       throw invalidInput('receivingCurrencyAmount must be a whole number of minor units, 1 or more.', { field: 'receivingCurrencyAmount' });
     }
     const currency = data.receivingCurrencyCode;
     if (!isSupportedCurrency(currency)) {
-      throw new DomainError('INVALID_CURRENCY', 'validation', `receivingCurrencyCode ${JSON.stringify(currency)} is not a currency Corridor receives.`, { field: 'receivingCurrencyCode' });
+      throw new DomainError(
+        'INVALID_CURRENCY',
+        'validation',
+        `receivingCurrencyCode ${JSON.stringify(currency)} is not a currency Corridor receives.`,
+        { field: 'receivingCurrencyCode' },
+      );
     }
     const sender = resolveSandboxSender(String(data.senderUmaAddress));
     // The receiver's own refusal (unknown, deleted, another platform's) wins over the other look-ups'.
@@ -99,7 +109,9 @@ export class IncomingController {
         msatToReceivingMinor: snapshot.currencies.includes(currency) ? snapshot.msatToMinor(currency) : null,
         limits: sandboxSendingLimits[currency] ?? { min: 1n, max: 0n },
         approvalHook: hook.value,
-        ...(context.idempotencyKey !== undefined && context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
+        ...(context.idempotencyKey !== undefined && context.requestFingerprint !== undefined
+          ? { requestFingerprint: context.requestFingerprint }
+          : {}),
       },
       metadata: {
         now: this.clock.now(),
@@ -107,10 +119,16 @@ export class IncomingController {
         settleRetrySeconds: this.incoming.settleRetrySeconds,
       },
     };
-    const { state, events, replayed } = await this.eventSourcing.handle(transactionId, incomingPaymentDecider, (current) => receiveIncomingPayment(command, current), context, {
-      assumeNew: true,
-      commandId: `sandbox-uma-receive:${transactionId}`,
-    });
+    const { state, events, replayed } = await this.eventSourcing.handle(
+      transactionId,
+      incomingPaymentDecider,
+      (current) => receiveIncomingPayment(command, current),
+      context,
+      {
+        assumeNew: true,
+        commandId: `sandbox-uma-receive:${transactionId}`,
+      },
+    );
     if (replayed) requireSameReceive(events, transactionId, context.requestFingerprint);
     // Approved already when the platform has no hook to ask: the deposit is made before the answer.
     return rendered(await this.settleOrLeave(state, context));
@@ -177,7 +195,10 @@ export class IncomingController {
   @MessagePattern(subjects.payments.incoming.approve)
   approve(@Payload() request: ServiceRequest<ApproveIncomingPaymentData>): Promise<IncomingTransactionWire> {
     const { transactionId, receiverCustomerInfo } = request.data;
-    return this.decide(request.context, transactionId, { decision: 'APPROVE', ...(receiverCustomerInfo !== undefined ? { receiverCustomerInfo } : {}) });
+    return this.decide(request.context, transactionId, {
+      decision: 'APPROVE',
+      ...(receiverCustomerInfo !== undefined ? { receiverCustomerInfo } : {}),
+    });
   }
 
   @MessagePattern(subjects.payments.incoming.reject)
@@ -193,14 +214,22 @@ export class IncomingController {
   ): Promise<IncomingTransactionWire> {
     if (!isIdOf('Transaction', transactionId)) throw transactionNotFound(String(transactionId));
     // Another platform's transaction is unknown here; an outgoing one is not a payment awaiting approval.
-    const row = await this.eventSourcing.em.findOne(TransactionEntity, { id: transactionId, platformId: context.platformId }, { fields: ['type', 'status'] });
+    const row = await this.eventSourcing.em.findOne(
+      TransactionEntity,
+      { id: transactionId, platformId: context.platformId },
+      { fields: ['type', 'status'] },
+    );
     if (!row) throw transactionNotFound(transactionId);
     if (row.type !== 'INCOMING') throw notPendingApproval(transactionId, row.status);
     const timings = this.timings();
     const { state } = await this.eventSourcing.handle(
       transactionId,
       incomingPaymentDecider,
-      (current) => decideIncomingPayment({ type: 'DecideIncomingPayment', data: { transactionId, platformId: context.platformId, ...decision }, metadata: timings }, current),
+      (current) =>
+        decideIncomingPayment(
+          { type: 'DecideIncomingPayment', data: { transactionId, platformId: context.platformId, ...decision }, metadata: timings },
+          current,
+        ),
       context,
     );
     return rendered(await this.settleOrLeave(state, context));
@@ -214,13 +243,20 @@ export class IncomingController {
     try {
       return await this.settlement.settle(state, context);
     } catch (error) {
-      this.logger.warn({ err: error, transactionId: state.kind === 'Received' ? state.transaction.id : undefined }, 'The deposit could not be made now; the sweep retries it.');
+      this.logger.warn(
+        { err: error, transactionId: state.kind === 'Received' ? state.transaction.id : undefined },
+        'The deposit could not be made now; the sweep retries it.',
+      );
       return state;
     }
   }
 
   private timings() {
-    return { now: this.clock.now(), approvalWindowSeconds: this.incoming.approvalWindowSeconds, settleRetrySeconds: this.incoming.settleRetrySeconds };
+    return {
+      now: this.clock.now(),
+      approvalWindowSeconds: this.incoming.approvalWindowSeconds,
+      settleRetrySeconds: this.incoming.settleRetrySeconds,
+    };
   }
 
   /** The receiving customer, by id or by UMA address (both: they must agree). */
@@ -229,29 +265,46 @@ export class IncomingController {
     if (customerId === undefined && receiverUmaAddress === undefined) {
       throw invalidInput('Name the receiver with receiverUmaAddress or customerId.', { field: 'receiverUmaAddress' });
     }
-    if (receiverUmaAddress !== undefined && !UMA_ADDRESS.test(receiverUmaAddress)) throw invalidUmaAddress('receiverUmaAddress', receiverUmaAddress);
+    if (receiverUmaAddress !== undefined && !UMA_ADDRESS.test(receiverUmaAddress))
+      throw invalidUmaAddress('receiverUmaAddress', receiverUmaAddress);
     let customer: CustomerWire;
     if (customerId !== undefined) {
       const missing = userNotFound(`customerId ${customerId} does not name a customer of this platform.`, 'customerId');
       if (!isIdOf('Customer', customerId)) throw missing;
       customer = await this.lookup<CustomerWire>(context, subjects.customers.customer.get, { customerId }, missing);
       if (receiverUmaAddress !== undefined && customer.umaAddress !== receiverUmaAddress) {
-        throw invalidInput(`receiverUmaAddress ${receiverUmaAddress} is not the UMA address of ${customerId}; send one of the two, or both naming the same customer.`, { field: 'receiverUmaAddress' });
+        throw invalidInput(
+          `receiverUmaAddress ${receiverUmaAddress} is not the UMA address of ${customerId}; send one of the two, or both naming the same customer.`,
+          { field: 'receiverUmaAddress' },
+        );
       }
     } else {
       const address = receiverUmaAddress as string;
-      const page = await this.client.request<Page<CustomerWire>>(subjects.customers.customer.list, { umaAddress: address, limit: 1 }, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
+      const page = await this.client.request<Page<CustomerWire>>(
+        subjects.customers.customer.list,
+        { umaAddress: address, limit: 1 },
+        { context, timeoutMs: LOOKUP_TIMEOUT_MS },
+      );
       const found = page.data[0];
-      if (!found || found.umaAddress !== address) throw userNotFound(`No customer of this platform has the UMA address ${address}.`, 'receiverUmaAddress');
+      if (!found || found.umaAddress !== address)
+        throw userNotFound(`No customer of this platform has the UMA address ${address}.`, 'receiverUmaAddress');
       customer = found;
     }
-    if (customer.isDeleted) throw userNotFound(`Customer ${customer.id} was deleted and cannot receive payments.`, customerId !== undefined ? 'customerId' : 'receiverUmaAddress');
+    if (customer.isDeleted)
+      throw userNotFound(
+        `Customer ${customer.id} was deleted and cannot receive payments.`,
+        customerId !== undefined ? 'customerId' : 'receiverUmaAddress',
+      );
     return customer;
   }
 
   /** Spec rules 3–4: the customer's default UMA deposit external account, else their internal account in the currency. */
   private async depositOf(context: RequestContext, customerId: string, currency: string): Promise<Deposit> {
-    const targets = await this.client.request<UmaDepositTargetsWire>(subjects.accounts.umaDeposit.targets, { customerId } satisfies UmaDepositTargetsData, { context, timeoutMs: LOOKUP_TIMEOUT_MS });
+    const targets = await this.client.request<UmaDepositTargetsWire>(
+      subjects.accounts.umaDeposit.targets,
+      { customerId } satisfies UmaDepositTargetsData,
+      { context, timeoutMs: LOOKUP_TIMEOUT_MS },
+    );
     const fallback = targets.defaultExternalAccount;
     if (fallback) {
       if (fallback.currency !== currency) {
@@ -262,15 +315,23 @@ export class IncomingController {
           { field: 'receivingCurrencyCode', depositAccountId: fallback.id, depositCurrency: fallback.currency },
         );
       }
-      if (fallback.status === 'INACTIVE') throw invalidInput(`The default UMA deposit account ${fallback.id} of customer ${customerId} is INACTIVE and cannot receive.`, { field: 'customerId' });
+      if (fallback.status === 'INACTIVE')
+        throw invalidInput(`The default UMA deposit account ${fallback.id} of customer ${customerId} is INACTIVE and cannot receive.`, {
+          field: 'customerId',
+        });
       return { kind: 'EXTERNAL_ACCOUNT', accountId: fallback.id, currency };
     }
     const account = targets.internalAccounts.find((candidate) => candidate.currency === currency);
     if (!account) {
       const held = [...new Set(targets.internalAccounts.map((candidate) => candidate.currency))].join(', ') || 'none';
-      throw new DomainError('INVALID_CURRENCY', 'validation', `Customer ${customerId} has no internal account in ${currency} to receive into (accounts in: ${held}).`, {
-        field: 'receivingCurrencyCode',
-      });
+      throw new DomainError(
+        'INVALID_CURRENCY',
+        'validation',
+        `Customer ${customerId} has no internal account in ${currency} to receive into (accounts in: ${held}).`,
+        {
+          field: 'receivingCurrencyCode',
+        },
+      );
     }
     return { kind: 'INTERNAL_ACCOUNT', accountId: account.id, currency };
   }

@@ -1,4 +1,10 @@
-import { type Command, DomainError, type IncomingRateDetailsRecord, type IncomingTransactionRecord, requireSameRequest } from '@corridor/contracts';
+import {
+  type Command,
+  DomainError,
+  type IncomingRateDetailsRecord,
+  type IncomingTransactionRecord,
+  requireSameRequest,
+} from '@corridor/contracts';
 import type { FeeTerms } from '../exchange-rates/fee-schedule';
 import { multiply, priceQuote, type Ratio, toDecimalString } from '../quotes/quote-math';
 import { approved } from './incoming-approval';
@@ -41,20 +47,41 @@ export type ReceiveIncomingPayment = Command<
 
 const IDENTITY: Ratio = { numerator: 1n, denominator: 1n };
 
-export const reconciliationReferenceOf = (transactionId: string): string => `UMA-${transactionId.replace(/-/g, '').slice(-12).toUpperCase()}`;
+export const reconciliationReferenceOf = (transactionId: string): string =>
+  `UMA-${transactionId.replace(/-/g, '').slice(-12).toUpperCase()}`;
 
 export const receiveIncomingPayment = (command: ReceiveIncomingPayment, state: IncomingPayment): IncomingPaymentEvent[] => {
-  const { transactionId, platformId, customer, sender, deposit, amount, fees, msatToReceivingMinor, limits, approvalHook, requestFingerprint } = command.data;
+  const {
+    transactionId,
+    platformId,
+    customer,
+    sender,
+    deposit,
+    amount,
+    fees,
+    msatToReceivingMinor,
+    limits,
+    approvalHook,
+    requestFingerprint,
+  } = command.data;
   const { now, webhookAnswerSeconds, settleRetrySeconds } = command.metadata;
   if (state.kind !== 'None') throw new DomainError('CONFLICT', 'conflict', `Transaction ${transactionId} already exists.`);
   const currency = deposit.currency;
-  if (!msatToReceivingMinor) throw new DomainError('INVALID_CURRENCY', 'validation', `${currency} cannot be received over UMA: no exchange rate prices it.`, { field: 'receivingCurrencyCode' });
-  if (amount < limits.min || amount > limits.max) {
-    throw new DomainError('AMOUNT_OUT_OF_RANGE', 'validation', `receivingCurrencyAmount must be from ${limits.min} to ${limits.max} minor units of ${currency}, got ${amount}.`, {
-      field: 'receivingCurrencyAmount',
-      minAmount: Number(limits.min),
-      maxAmount: Number(limits.max),
+  if (!msatToReceivingMinor)
+    throw new DomainError('INVALID_CURRENCY', 'validation', `${currency} cannot be received over UMA: no exchange rate prices it.`, {
+      field: 'receivingCurrencyCode',
     });
+  if (amount < limits.min || amount > limits.max) {
+    throw new DomainError(
+      'AMOUNT_OUT_OF_RANGE',
+      'validation',
+      `receivingCurrencyAmount must be from ${limits.min} to ${limits.max} minor units of ${currency}, got ${amount}.`,
+      {
+        field: 'receivingCurrencyAmount',
+        minAmount: Number(limits.min),
+        maxAmount: Number(limits.max),
+      },
+    );
   }
   const price = priceQuote({
     lockedCurrencySide: 'RECEIVING',
@@ -69,7 +96,9 @@ export const receiveIncomingPayment = (command: ReceiveIncomingPayment, state: I
   if (price.kind !== 'Priced') throw new Error(`Pricing ${amount} ${currency} was refused: ${price.reason}.`);
   const rate = fees.variableFeeRate;
   const rateDetails: IncomingRateDetailsRecord = {
-    serviceApiMultiplier: toDecimalString(multiply(msatToReceivingMinor, { numerator: rate.denominator - rate.numerator, denominator: rate.denominator })),
+    serviceApiMultiplier: toDecimalString(
+      multiply(msatToReceivingMinor, { numerator: rate.denominator - rate.numerator, denominator: rate.denominator }),
+    ),
     serviceApiFixedFee: price.fixedFee.toString(),
     serviceApiVariableFeeRate: toDecimalString(rate),
     serviceApiVariableFeeAmount: price.variableFeeAmount.toString(),
@@ -91,13 +120,26 @@ export const receiveIncomingPayment = (command: ReceiveIncomingPayment, state: I
     createdAt: at,
     updatedAt: at,
   };
-  const pending: IncomingTransactionRecord = { ...created, status: 'PENDING', reconciliationInstructions: { reference: reconciliationReferenceOf(transactionId) } };
+  const pending: IncomingTransactionRecord = {
+    ...created,
+    status: 'PENDING',
+    reconciliationInstructions: { reference: reconciliationReferenceOf(transactionId) },
+  };
   return [
     {
       type: 'IncomingPaymentCreated',
-      data: { transaction: created, deposit, sender, grossAmount: price.totalSendingAmount.toString(), ...(requestFingerprint !== undefined ? { requestFingerprint } : {}) },
+      data: {
+        transaction: created,
+        deposit,
+        sender,
+        grossAmount: price.totalSendingAmount.toString(),
+        ...(requestFingerprint !== undefined ? { requestFingerprint } : {}),
+      },
     },
-    { type: 'IncomingPaymentPending', data: { transaction: pending, webhookAnswerDueAt: new Date(now.getTime() + webhookAnswerSeconds * 1000).toISOString() } },
+    {
+      type: 'IncomingPaymentPending',
+      data: { transaction: pending, webhookAnswerDueAt: new Date(now.getTime() + webhookAnswerSeconds * 1000).toISOString() },
+    },
     ...(approvalHook ? [] : [approved(pending, now, 'AUTO', settleRetrySeconds)]),
   ];
 };
@@ -106,7 +148,11 @@ export const receiveIncomingPayment = (command: ReceiveIncomingPayment, state: I
  * A receive retried under its Idempotency-Key is answered from the payment its first attempt made
  * (the command id replays it): only for the same request; another one under the key is a 409.
  */
-export const requireSameReceive = (recorded: readonly { type: string; data: Record<string, unknown> }[], transactionId: string, requestFingerprint: string | undefined): void => {
+export const requireSameReceive = (
+  recorded: readonly { type: string; data: Record<string, unknown> }[],
+  transactionId: string,
+  requestFingerprint: string | undefined,
+): void => {
   const created = recorded.find((event) => event.type === 'IncomingPaymentCreated');
   const stored = created?.data['requestFingerprint'];
   requireSameRequest(typeof stored === 'string' ? stored : undefined, requestFingerprint, transactionId);

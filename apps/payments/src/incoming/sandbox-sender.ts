@@ -35,7 +35,12 @@ const profileOf = (umaAddress: string): Record<string, string> => ({
 });
 
 export const invalidUmaAddress = (field: string, value: string) =>
-  new DomainError('INVALID_UMA_ADDRESS', 'validation', `${field} must be an UMA address like $alice@example.com, got ${JSON.stringify(value.slice(0, 80))}.`, { field });
+  new DomainError(
+    'INVALID_UMA_ADDRESS',
+    'validation',
+    `${field} must be an UMA address like $alice@example.com, got ${JSON.stringify(value.slice(0, 80))}.`,
+    { field },
+  );
 
 /** Parses and checks a sandbox sender; refuses anything the simulator cannot pay from. */
 export const resolveSandboxSender = (umaAddress: string): SenderRecord => {
@@ -43,21 +48,38 @@ export const resolveSandboxSender = (umaAddress: string): SenderRecord => {
   if (!match) throw invalidUmaAddress('senderUmaAddress', umaAddress);
   const [, user = '', domain = ''] = match;
   if (domain.toLowerCase() !== SANDBOX_UMA_DOMAIN) {
-    throw new DomainError('SENDER_NOT_ACCEPTED', 'validation', `senderUmaAddress must be a sandbox sender such as $success.usd@${SANDBOX_UMA_DOMAIN}; ${umaAddress} is not one.`, {
-      field: 'senderUmaAddress',
-    });
+    throw new DomainError(
+      'SENDER_NOT_ACCEPTED',
+      'validation',
+      `senderUmaAddress must be a sandbox sender such as $success.usd@${SANDBOX_UMA_DOMAIN}; ${umaAddress} is not one.`,
+      {
+        field: 'senderUmaAddress',
+      },
+    );
   }
   const sandbox = SANDBOX_USER.exec(user.toLowerCase());
   const currency = sandbox?.[2]?.toUpperCase();
   if (!sandbox || !currency || !isSupportedCurrency(currency) || sandbox[1] === 'non.existent') {
-    throw new DomainError('SENDER_NOT_ACCEPTED', 'validation', `No sandbox sender answers at ${umaAddress}; use $success.<currency>@${SANDBOX_UMA_DOMAIN}.`, { field: 'senderUmaAddress' });
+    throw new DomainError(
+      'SENDER_NOT_ACCEPTED',
+      'validation',
+      `No sandbox sender answers at ${umaAddress}; use $success.<currency>@${SANDBOX_UMA_DOMAIN}.`,
+      { field: 'senderUmaAddress' },
+    );
   }
   if (sandbox[1] === 'fail.compliance') {
-    throw new DomainError('SENDER_NOT_ACCEPTED', 'validation', `${umaAddress} fails the sender compliance check, so no payment is made from it.`, { field: 'senderUmaAddress' });
+    throw new DomainError(
+      'SENDER_NOT_ACCEPTED',
+      'validation',
+      `${umaAddress} fails the sender compliance check, so no payment is made from it.`,
+      { field: 'senderUmaAddress' },
+    );
   }
   return { umaAddress, currency, profile: profileOf(umaAddress) };
 };
 
 /** What travels with every payment. */
 export const sharedCounterpartyInformation = (sender: SenderRecord): Record<string, string> =>
-  Object.fromEntries(SHARED_FIELDS.filter((name) => sender.profile[name] !== undefined).map((name) => [name, sender.profile[name] as string]));
+  Object.fromEntries(
+    SHARED_FIELDS.filter((name) => sender.profile[name] !== undefined).map((name) => [name, sender.profile[name] as string]),
+  );

@@ -3,7 +3,15 @@ import type { Projection, RecordedEvent } from '@corridor/event-store';
 import type { InvitationEvent, InvitationView } from './invitation';
 
 /** One row per invitation, keyed by its code; the status shown is computed on read (EXPIRED). */
-export type InvitationRow = { id: string; platformId: string; status: string; invitation: InvitationView; createdAt: Date; expiresAt: Date; updatedAt: Date };
+export type InvitationRow = {
+  id: string;
+  platformId: string;
+  status: string;
+  invitation: InvitationView;
+  createdAt: Date;
+  expiresAt: Date;
+  updatedAt: Date;
+};
 
 export const InvitationEntity = new EntitySchema<InvitationRow>({
   name: 'InvitationRow',

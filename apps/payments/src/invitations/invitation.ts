@@ -1,4 +1,13 @@
-import { type AmountJson, type Command, DomainError, type InvitationStatus, type InvitationWire, invalidInput, requireSameRequest, toWireAmount } from '@corridor/contracts';
+import {
+  type AmountJson,
+  type Command,
+  DomainError,
+  type InvitationStatus,
+  type InvitationWire,
+  invalidInput,
+  requireSameRequest,
+  toWireAmount,
+} from '@corridor/contracts';
 
 // The Invitation aggregate: one stream per invitation, stream id `Invitation:<code>` (the code is
 // the invitation's only public id, and appending the first event at version 0 is what makes it
@@ -64,12 +73,17 @@ export type CreateInvitation = Command<
 export type ClaimInvitation = Command<'ClaimInvitation', { code: string; inviteeUma: string; platformId: string }, { now: Date }>;
 export type CancelInvitation = Command<'CancelInvitation', { code: string; platformId: string }, { now: Date }>;
 
-export const invitationNotFound = (code: string): DomainError => new DomainError('INVITATION_NOT_FOUND', 'not_found', `Invitation ${code.slice(0, 64)} was not found.`, { invitationCode: code.slice(0, 64) });
+export const invitationNotFound = (code: string): DomainError =>
+  new DomainError('INVITATION_NOT_FOUND', 'not_found', `Invitation ${code.slice(0, 64)} was not found.`, {
+    invitationCode: code.slice(0, 64),
+  });
 
-export const isExpired = (invitation: InvitationView, now: Date): boolean => invitation.status === 'PENDING' && now.getTime() >= Date.parse(invitation.expiresAt);
+export const isExpired = (invitation: InvitationView, now: Date): boolean =>
+  invitation.status === 'PENDING' && now.getTime() >= Date.parse(invitation.expiresAt);
 
 /** A random code that names an invitation already (50 random bits drawn twice): the caller draws another. */
-export const codeTaken = (code: string): DomainError => new DomainError('CONFLICT', 'conflict', `Invitation ${code} already exists.`, { reason: 'CODE_TAKEN' });
+export const codeTaken = (code: string): DomainError =>
+  new DomainError('CONFLICT', 'conflict', `Invitation ${code} already exists.`, { reason: 'CODE_TAKEN' });
 
 export const createInvitation = (command: CreateInvitation, state: Invitation): InvitationEvent[] => {
   const { code, platformId, url, inviterUma, inviterCustomerId, firstName, amountToSend, expiresAt, requestFingerprint } = command.data;
@@ -85,13 +99,22 @@ export const createInvitation = (command: CreateInvitation, state: Invitation): 
   let expiry = new Date(now.getTime() + ttlSeconds * 1000);
   if (expiresAt !== undefined) {
     expiry = new Date(expiresAt);
-    if (Number.isNaN(expiry.getTime())) throw invalidInput('expiresAt must be an RFC 3339 date-time such as 2025-10-13T00:00:00Z.', { field: 'expiresAt' });
-    if (expiry.getTime() <= now.getTime()) throw invalidInput(`expiresAt must be in the future; it is ${now.toISOString()} now.`, { field: 'expiresAt' });
-    if (expiry.getTime() - now.getTime() > MAX_EXPIRY_MS) throw invalidInput('expiresAt must be within a year from now.', { field: 'expiresAt' });
+    if (Number.isNaN(expiry.getTime()))
+      throw invalidInput('expiresAt must be an RFC 3339 date-time such as 2025-10-13T00:00:00Z.', { field: 'expiresAt' });
+    if (expiry.getTime() <= now.getTime())
+      throw invalidInput(`expiresAt must be in the future; it is ${now.toISOString()} now.`, { field: 'expiresAt' });
+    if (expiry.getTime() - now.getTime() > MAX_EXPIRY_MS)
+      throw invalidInput('expiresAt must be within a year from now.', { field: 'expiresAt' });
   }
   if (amountToSend !== undefined) {
     const value = /^\d{1,16}$/.test(amountToSend.value) ? BigInt(amountToSend.value) : -1n;
-    if (value < 1n || value > MAX_SAFE) throw new DomainError('AMOUNT_OUT_OF_RANGE', 'validation', `amountToSend must be a whole number of minor units from 1 to ${MAX_SAFE}.`, { field: 'amountToSend' });
+    if (value < 1n || value > MAX_SAFE)
+      throw new DomainError(
+        'AMOUNT_OUT_OF_RANGE',
+        'validation',
+        `amountToSend must be a whole number of minor units from 1 to ${MAX_SAFE}.`,
+        { field: 'amountToSend' },
+      );
   }
   const invitation: InvitationView = {
     code,
@@ -111,9 +134,21 @@ export const createInvitation = (command: CreateInvitation, state: Invitation): 
 
 /** Why a PENDING-only operation cannot proceed: already claimed, cancelled or expired (all 400). */
 const refuseUnlessPending = (invitation: InvitationView, now: Date, action: string): void => {
-  if (invitation.status === 'CLAIMED') throw new DomainError('INVITATION_ALREADY_CLAIMED', 'validation', `Invitation ${invitation.code} was already claimed at ${invitation.claimedAt}; it cannot be ${action}.`);
-  if (invitation.status === 'CANCELLED') throw new DomainError('INVITATION_CANCELLED', 'validation', `Invitation ${invitation.code} was cancelled; it cannot be ${action}.`);
-  if (isExpired(invitation, now)) throw new DomainError('EXPIRED', 'validation', `Invitation ${invitation.code} expired at ${invitation.expiresAt}; it cannot be ${action}.`, { expiresAt: invitation.expiresAt });
+  if (invitation.status === 'CLAIMED')
+    throw new DomainError(
+      'INVITATION_ALREADY_CLAIMED',
+      'validation',
+      `Invitation ${invitation.code} was already claimed at ${invitation.claimedAt}; it cannot be ${action}.`,
+    );
+  if (invitation.status === 'CANCELLED')
+    throw new DomainError('INVITATION_CANCELLED', 'validation', `Invitation ${invitation.code} was cancelled; it cannot be ${action}.`);
+  if (isExpired(invitation, now))
+    throw new DomainError(
+      'EXPIRED',
+      'validation',
+      `Invitation ${invitation.code} expired at ${invitation.expiresAt}; it cannot be ${action}.`,
+      { expiresAt: invitation.expiresAt },
+    );
 };
 
 export const claimInvitation = (command: ClaimInvitation, state: Invitation): InvitationEvent[] => {
@@ -122,8 +157,14 @@ export const claimInvitation = (command: ClaimInvitation, state: Invitation): In
   if (state.kind === 'None') throw invitationNotFound(code);
   const { invitation } = state;
   refuseUnlessPending(invitation, now, 'claimed');
-  if (inviteeUma.toLowerCase() === invitation.inviterUma.toLowerCase()) throw invalidInput('inviteeUma is the inviter’s own address; an invitation is claimed by someone else.', { field: 'inviteeUma' });
-  return [{ type: 'InvitationClaimed', data: { invitation: { ...invitation, status: 'CLAIMED', inviteeUma, claimedAt: now.toISOString(), claimedByPlatformId: platformId } } }];
+  if (inviteeUma.toLowerCase() === invitation.inviterUma.toLowerCase())
+    throw invalidInput('inviteeUma is the inviter’s own address; an invitation is claimed by someone else.', { field: 'inviteeUma' });
+  return [
+    {
+      type: 'InvitationClaimed',
+      data: { invitation: { ...invitation, status: 'CLAIMED', inviteeUma, claimedAt: now.toISOString(), claimedByPlatformId: platformId } },
+    },
+  ];
 };
 
 export const cancelInvitation = (command: CancelInvitation, state: Invitation): InvitationEvent[] => {
@@ -131,7 +172,8 @@ export const cancelInvitation = (command: CancelInvitation, state: Invitation): 
   const { now } = command.metadata;
   if (state.kind === 'None') throw invitationNotFound(code);
   const { invitation } = state;
-  if (invitation.platformId !== platformId) throw new DomainError('FORBIDDEN', 'forbidden', `Only the platform that created invitation ${code} can cancel it.`);
+  if (invitation.platformId !== platformId)
+    throw new DomainError('FORBIDDEN', 'forbidden', `Only the platform that created invitation ${code} can cancel it.`);
   refuseUnlessPending(invitation, now, 'cancelled');
   return [{ type: 'InvitationCancelled', data: { invitation: { ...invitation, status: 'CANCELLED', cancelledAt: now.toISOString() } } }];
 };
@@ -147,5 +189,7 @@ export const renderInvitation = (invitation: InvitationView, now: Date): Invitat
   ...(invitation.claimedAt !== undefined ? { claimedAt: invitation.claimedAt } : {}),
   ...(invitation.inviteeUma !== undefined ? { inviteeUma: invitation.inviteeUma } : {}),
   ...(invitation.firstName !== undefined ? { firstName: invitation.firstName } : {}),
-  ...(invitation.amountToSend !== undefined ? { amountToSend: toWireAmount({ value: BigInt(invitation.amountToSend.value), currency: invitation.amountToSend.currency }) } : {}),
+  ...(invitation.amountToSend !== undefined
+    ? { amountToSend: toWireAmount({ value: BigInt(invitation.amountToSend.value), currency: invitation.amountToSend.currency }) }
+    : {}),
 });

@@ -53,7 +53,8 @@ export const INVITATION_CODE = /^[0-9a-z]{4,32}$/;
 export const newInvitationCode = (): string => [...randomBytes(CODE_LENGTH)].map((byte) => CODE_ALPHABET[byte % 32]).join('');
 
 /** The stream where an Idempotency-Key's invitation code is claimed, in the key's actor scope. */
-const codeClaimKey = (context: RequestContext): string => idForRequest('InvitationKey', idempotencyScopeOf(context), 'create-invitation', context.idempotencyKey);
+const codeClaimKey = (context: RequestContext): string =>
+  idForRequest('InvitationKey', idempotencyScopeOf(context), 'create-invitation', context.idempotencyKey);
 
 /**
  * POST /invitations, GET /invitations/{code}, POST …/claim, POST …/cancel. The code is the
@@ -97,7 +98,13 @@ export class InvitationsController {
     for (let attempt = 0; ; attempt += 1) {
       const { code, drawn } = await this.codeFor(context);
       try {
-        const { state } = await this.eventSourcing.handle(invitationStreamId(code), invitationDecider, (current) => createInvitation(commandFor(code), current), context, { assumeNew: true });
+        const { state } = await this.eventSourcing.handle(
+          invitationStreamId(code),
+          invitationDecider,
+          (current) => createInvitation(commandFor(code), current),
+          context,
+          { assumeNew: true },
+        );
         if (state.kind !== 'Exists') throw new Error(`Invitation ${code} was not created.`);
         return renderInvitation(state.invitation, now);
       } catch (error) {
@@ -119,9 +126,15 @@ export class InvitationsController {
     const claimed = await this.claimedCode(claimKey);
     if (claimed) return { code: claimed, drawn: false };
     const code = newInvitationCode();
-    const claim = { type: 'ClaimUniqueValue' as const, data: { key: claimKey, ownerId: code, conflictCode: 'CONFLICT', conflictMessage: 'claimed by a twin' }, metadata: {} };
+    const claim = {
+      type: 'ClaimUniqueValue' as const,
+      data: { key: claimKey, ownerId: code, conflictCode: 'CONFLICT', conflictMessage: 'claimed by a twin' },
+      metadata: {},
+    };
     try {
-      await this.eventSourcing.handle(claimKey, uniqueValueDecider, (value) => claimUniqueValue(claim, value), context, { assumeNew: true });
+      await this.eventSourcing.handle(claimKey, uniqueValueDecider, (value) => claimUniqueValue(claim, value), context, {
+        assumeNew: true,
+      });
       return { code, drawn: true };
     } catch (error) {
       // A twin under the same key claimed first: its code is this request's too.
@@ -133,7 +146,12 @@ export class InvitationsController {
 
   private async claimedCode(claimKey: string): Promise<string | undefined> {
     const { events } = await this.eventSourcing.store.readStream(claimKey);
-    return events.reduce((value, event) => uniqueValueDecider.evolve(value, event as unknown as UniqueValueEvent), uniqueValueDecider.initialState()).ownerId ?? undefined;
+    return (
+      events.reduce(
+        (value, event) => uniqueValueDecider.evolve(value, event as unknown as UniqueValueEvent),
+        uniqueValueDecider.initialState(),
+      ).ownerId ?? undefined
+    );
   }
 
   private async releaseCode(context: RequestContext, code: string): Promise<void> {
@@ -155,7 +173,11 @@ export class InvitationsController {
     const { context, data } = request;
     if (!isUmaAddress(data.inviteeUma)) throw invalidUmaAddress('inviteeUma', data.inviteeUma);
     const now = this.clock.now();
-    const command: ClaimInvitation = { type: 'ClaimInvitation', data: { code: String(data.code), inviteeUma: data.inviteeUma, platformId: context.platformId }, metadata: { now } };
+    const command: ClaimInvitation = {
+      type: 'ClaimInvitation',
+      data: { code: String(data.code), inviteeUma: data.inviteeUma, platformId: context.platformId },
+      metadata: { now },
+    };
     return this.run(context, command.data.code, (state) => claimInvitation(command, state), now);
   }
 
@@ -163,7 +185,11 @@ export class InvitationsController {
   async cancel(@Payload() request: ServiceRequest<InvitationCodeData>): Promise<InvitationWire> {
     const { context, data } = request;
     const now = this.clock.now();
-    const command: CancelInvitation = { type: 'CancelInvitation', data: { code: String(data.code), platformId: context.platformId }, metadata: { now } };
+    const command: CancelInvitation = {
+      type: 'CancelInvitation',
+      data: { code: String(data.code), platformId: context.platformId },
+      metadata: { now },
+    };
     return this.run(context, command.data.code, (state) => cancelInvitation(command, state), now);
   }
 
@@ -172,20 +198,36 @@ export class InvitationsController {
    * platform's id (the stream is that platform's), which is also where INVITATION.CLAIMED goes;
    * the actor stays the caller's.
    */
-  private async run(context: RequestContext, code: string, decide: (state: Invitation) => InvitationEvent[], now: Date): Promise<InvitationWire> {
+  private async run(
+    context: RequestContext,
+    code: string,
+    decide: (state: Invitation) => InvitationEvent[],
+    now: Date,
+  ): Promise<InvitationWire> {
     if (!INVITATION_CODE.test(code)) throw invitationNotFound(code);
     const row = await this.eventSourcing.em.findOne(InvitationEntity, { id: code }, { fields: ['platformId'] });
     if (!row) throw invitationNotFound(code);
-    const { state } = await this.eventSourcing.handle(invitationStreamId(code), invitationDecider, decide, { ...context, platformId: row.platformId });
+    const { state } = await this.eventSourcing.handle(invitationStreamId(code), invitationDecider, decide, {
+      ...context,
+      platformId: row.platformId,
+    });
     if (state.kind !== 'Exists') throw invitationNotFound(code);
     return renderInvitation(state.invitation, now);
   }
 
   /** The customer of this platform whose UMA address this is; a 400 naming inviterUma otherwise. */
   private async customerAt(context: RequestContext, umaAddress: string): Promise<CustomerWire> {
-    const page = await this.client.request<Page<CustomerWire>>(subjects.customers.customer.list, { umaAddress, limit: 1 }, { context, timeoutMs: CALL_TIMEOUT_MS });
+    const page = await this.client.request<Page<CustomerWire>>(
+      subjects.customers.customer.list,
+      { umaAddress, limit: 1 },
+      { context, timeoutMs: CALL_TIMEOUT_MS },
+    );
     const customer = page.data.find((candidate) => candidate.umaAddress.toLowerCase() === umaAddress.toLowerCase() && !candidate.isDeleted);
-    if (!customer) throw invalidInput(`inviterUma ${umaAddress} is not the UMA address of a customer of this platform; an invitation is created from one of your customers.`, { field: 'inviterUma' });
+    if (!customer)
+      throw invalidInput(
+        `inviterUma ${umaAddress} is not the UMA address of a customer of this platform; an invitation is created from one of your customers.`,
+        { field: 'inviterUma' },
+      );
     return customer;
   }
 }

@@ -4,9 +4,22 @@ import { DomainError } from '@corridor/contracts';
 import { deciderSpec } from '@corridor/testing';
 import { type TransactionEvent, transactionDecider } from '../transactions/transaction';
 import { type CreateQuote, createQuote } from './create-quote';
-import { accountQuoteRequest, createQuoteCommand, customerId, destinationAccountId, legsOf, platformId, quoteId, sourceAccountId, transactionId } from './quote.fixtures';
+import {
+  accountQuoteRequest,
+  createQuoteCommand,
+  customerId,
+  destinationAccountId,
+  legsOf,
+  platformId,
+  quoteId,
+  sourceAccountId,
+  transactionId,
+} from './quote.fixtures';
 
-const spec = deciderSpec<ReturnType<typeof transactionDecider.initialState>, CreateQuote, TransactionEvent>({ decide: createQuote, ...transactionDecider });
+const spec = deciderSpec<ReturnType<typeof transactionDecider.initialState>, CreateQuote, TransactionEvent>({
+  decide: createQuote,
+  ...transactionDecider,
+});
 
 const refusedWith = (code: string, field: string) => (error: DomainError) => {
   expect(error).toBeInstanceOf(DomainError);
@@ -76,13 +89,21 @@ describe('CreateQuote', () => {
   });
 
   it('locks the receiving side: the receiver gets exactly the locked amount', () => {
-    const command = createQuoteCommand({ request: accountQuoteRequest({ lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: '92305' }) });
+    const command = createQuoteCommand({
+      request: accountQuoteRequest({ lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: '92305' }),
+    });
     const [event] = createQuote(command, transactionDecider.initialState()) as [Extract<TransactionEvent, { type: 'QuoteCreated' }>];
-    expect([event.data.quote.totalReceivingAmount, event.data.quote.totalSendingAmount, event.data.quote.feesIncluded]).toEqual(['92305', '100000', '310']);
+    expect([event.data.quote.totalReceivingAmount, event.data.quote.totalSendingAmount, event.data.quote.feesIncluded]).toEqual([
+      '92305',
+      '100000',
+      '310',
+    ]);
   });
 
   it('names the platform as the customer of its own payment', () => {
-    const command = createQuoteCommand({ source: { sourceType: 'ACCOUNT', accountId: sourceAccountId, currency: 'USD', customerId: null, platformCustomerId: null } });
+    const command = createQuoteCommand({
+      source: { sourceType: 'ACCOUNT', accountId: sourceAccountId, currency: 'USD', customerId: null, platformCustomerId: null },
+    });
     const [event] = createQuote(command, transactionDecider.initialState()) as [Extract<TransactionEvent, { type: 'QuoteCreated' }>];
     expect([event.data.transaction.customerId, event.data.transaction.platformCustomerId]).toEqual([platformId, platformId]);
   });
@@ -94,7 +115,10 @@ describe('CreateQuote', () => {
     });
     const [event] = createQuote(command, transactionDecider.initialState()) as [Extract<TransactionEvent, { type: 'QuoteCreated' }>];
     const [instruction] = event.data.quote.paymentInstructions ?? [];
-    expect(instruction?.accountOrWalletInfo).toMatchObject({ accountType: 'USD_ACCOUNT', reference: expect.stringMatching(/^CRD[0-9A-F]{16}$/) });
+    expect(instruction?.accountOrWalletInfo).toMatchObject({
+      accountType: 'USD_ACCOUNT',
+      reference: expect.stringMatching(/^CRD[0-9A-F]{16}$/),
+    });
     expect(instruction?.instructionsNotes).toContain('Send exactly 100000 minor units of USD');
     expect(event.data.transaction.source).toEqual({ sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId });
     expect(event.data.transaction.paymentInstructions).toEqual(event.data.quote.paymentInstructions);
@@ -109,7 +133,9 @@ describe('CreateQuote', () => {
         request: accountQuoteRequest({ lockedCurrencyAmount: '5000000' }),
       });
     const [event] = createQuote(usdc('BASE'), transactionDecider.initialState()) as [Extract<TransactionEvent, { type: 'QuoteCreated' }>];
-    expect(event.data.quote.paymentInstructions?.map((instruction) => instruction.accountOrWalletInfo.accountType)).toEqual(['BASE_WALLET']);
+    expect(event.data.quote.paymentInstructions?.map((instruction) => instruction.accountOrWalletInfo.accountType)).toEqual([
+      'BASE_WALLET',
+    ]);
     spec.given([]).when(usdc('ETHEREUM')).thenThrows(refusedWith('INVALID_INPUT', 'source.cryptoNetwork'));
   });
 
@@ -127,29 +153,45 @@ describe('CreateQuote', () => {
       .given([])
       .when(
         createQuoteCommand({
-          request: accountQuoteRequest({ source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId }, immediatelyExecute: true }),
+          request: accountQuoteRequest({
+            source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId },
+            immediatelyExecute: true,
+          }),
           source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId, platformCustomerId: 'crm-42' },
         }),
       )
       .thenThrows(refusedWith('INVALID_INPUT', 'immediatelyExecute')));
 
   it('takes immediatelyExecute on a quote paid from an account (the controller executes it in the same append)', () => {
-    const events = createQuote(createQuoteCommand({ request: accountQuoteRequest({ immediatelyExecute: true }) }), transactionDecider.initialState());
+    const events = createQuote(
+      createQuoteCommand({ request: accountQuoteRequest({ immediatelyExecute: true }) }),
+      transactionDecider.initialState(),
+    );
     expect(events.map((event) => event.type)).toEqual(['QuoteCreated']);
   });
 
-  it('refuses a corridor the rate table does not price', () => spec.given([]).when(createQuoteCommand({ legs: null })).thenThrows(refusedWith('INVALID_INPUT', 'destination')));
+  it('refuses a corridor the rate table does not price', () =>
+    spec
+      .given([])
+      .when(createQuoteCommand({ legs: null }))
+      .thenThrows(refusedWith('INVALID_INPUT', 'destination')));
 
   it.each([
     ['below the least a payment sends', '99'],
     ['above the most a payment sends', '1000000001'],
   ])('refuses a sending amount %s', (_case, amount) =>
-    spec.given([]).when(createQuoteCommand({ request: accountQuoteRequest({ lockedCurrencyAmount: amount }) })).thenThrows(refusedWith('AMOUNT_OUT_OF_RANGE', 'lockedCurrencyAmount')));
+    spec
+      .given([])
+      .when(createQuoteCommand({ request: accountQuoteRequest({ lockedCurrencyAmount: amount }) }))
+      .thenThrows(refusedWith('AMOUNT_OUT_OF_RANGE', 'lockedCurrencyAmount')),
+  );
 
   it('refuses a receiving amount that would cost more than the most a payment sends', () =>
     spec
       .given([])
-      .when(createQuoteCommand({ request: accountQuoteRequest({ lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: '9000000000000000' }) }))
+      .when(
+        createQuoteCommand({ request: accountQuoteRequest({ lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: '9000000000000000' }) }),
+      )
       .thenThrows(refusedWith('AMOUNT_OUT_OF_RANGE', 'lockedCurrencyAmount')));
 
   it('refuses an amount the fees take whole', () =>
@@ -159,10 +201,16 @@ describe('CreateQuote', () => {
       .thenThrows(refusedWith('AMOUNT_OUT_OF_RANGE', 'lockedCurrencyAmount')));
 
   it('refuses a zero amount', () =>
-    spec.given([]).when(createQuoteCommand({ request: accountQuoteRequest({ lockedCurrencyAmount: '0' }) })).thenThrows(refusedWith('INVALID_INPUT', 'lockedCurrencyAmount')));
+    spec
+      .given([])
+      .when(createQuoteCommand({ request: accountQuoteRequest({ lockedCurrencyAmount: '0' }) }))
+      .thenThrows(refusedWith('INVALID_INPUT', 'lockedCurrencyAmount')));
 
   it('never creates a transaction twice under one id', () => {
     const created = createQuote(createQuoteCommand(), transactionDecider.initialState());
-    spec.given(created).when(createQuoteCommand()).thenThrows((error) => expect(error.code).toBe('CONFLICT'));
+    spec
+      .given(created)
+      .when(createQuoteCommand())
+      .thenThrows((error) => expect(error.code).toBe('CONFLICT'));
   });
 });

@@ -67,15 +67,26 @@ const fundingWallets: Readonly<Record<string, Readonly<Record<string, string>>>>
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-const outOfRange = (message: string, details: Record<string, unknown> = {}) => new DomainError('AMOUNT_OUT_OF_RANGE', 'validation', message, { field: 'lockedCurrencyAmount', ...details });
+const outOfRange = (message: string, details: Record<string, unknown> = {}) =>
+  new DomainError('AMOUNT_OUT_OF_RANGE', 'validation', message, { field: 'lockedCurrencyAmount', ...details });
 
 /** Instructions to fund a REALTIME_FUNDING quote, keyed by the quote so the funds can be matched to it. */
-const realtimeFundingInstructions = (quoteId: string, source: ResolvedSource, amount: bigint, expiresAt: string): PaymentInstructionsWire[] => {
+const realtimeFundingInstructions = (
+  quoteId: string,
+  source: ResolvedSource,
+  amount: bigint,
+  expiresAt: string,
+): PaymentInstructionsWire[] => {
   const wallets = fundingWallets[source.currency];
   const all = fundingInstructionsOf({ accountId: quoteId, customerId: source.customerId, currency: source.currency });
-  const chosen = wallets ? all.filter((instruction) => instruction.accountOrWalletInfo.accountType === wallets[source.cryptoNetwork ?? '']) : all;
+  const chosen = wallets
+    ? all.filter((instruction) => instruction.accountOrWalletInfo.accountType === wallets[source.cryptoNetwork ?? ''])
+    : all;
   if (chosen.length === 0) {
-    throw invalidInput(`Real-time funding in ${source.currency} is not offered: no payment instructions can be given for it. Fund from an internal account instead.`, { field: 'source.currency' });
+    throw invalidInput(
+      `Real-time funding in ${source.currency} is not offered: no payment instructions can be given for it. Fund from an internal account instead.`,
+      { field: 'source.currency' },
+    );
   }
   const payWith = wallets ? `to this address on ${source.cryptoNetwork}` : `quoting the reference ${fundingReferenceOf(quoteId)}`;
   return chosen.map((instruction) => ({
@@ -88,7 +99,15 @@ const realtimeFundingInstructions = (quoteId: string, source: ResolvedSource, am
  * An Embedded Wallet source: the payload the wallet's session key must stamp to execute the quote
  * (POST /quotes/{id}/execute with Grid-Wallet-Signature), Turnkey activity JSON naming the quote.
  */
-const walletSigningInstructions = (quoteId: string, platformId: string, source: ResolvedSource, amount: bigint, receivingCurrency: string, now: Date, expiresAt: string): PaymentInstructionsWire[] => [
+const walletSigningInstructions = (
+  quoteId: string,
+  platformId: string,
+  source: ResolvedSource,
+  amount: bigint,
+  receivingCurrency: string,
+  now: Date,
+  expiresAt: string,
+): PaymentInstructionsWire[] => [
   {
     accountOrWalletInfo: {
       accountType: 'EMBEDDED_WALLET',
@@ -118,9 +137,16 @@ const checkRequest = (command: CreateQuote): void => {
     );
   }
   if (request.immediatelyExecute === true && source.sourceType === 'REALTIME_FUNDING') {
-    throw invalidInput('immediatelyExecute cannot apply to a REALTIME_FUNDING quote: it executes when its funds arrive. Leave immediatelyExecute out.', { field: 'immediatelyExecute' });
+    throw invalidInput(
+      'immediatelyExecute cannot apply to a REALTIME_FUNDING quote: it executes when its funds arrive. Leave immediatelyExecute out.',
+      { field: 'immediatelyExecute' },
+    );
   }
-  if (source.sourceType === 'REALTIME_FUNDING' && fundingWallets[source.currency] && !fundingWallets[source.currency]?.[source.cryptoNetwork ?? '']) {
+  if (
+    source.sourceType === 'REALTIME_FUNDING' &&
+    fundingWallets[source.currency] &&
+    !fundingWallets[source.currency]?.[source.cryptoNetwork ?? '']
+  ) {
     const networks = Object.keys(fundingWallets[source.currency] ?? {}).join(' or ');
     throw invalidInput(`source.cryptoNetwork must be ${networks} to fund in ${source.currency}.`, { field: 'source.cryptoNetwork' });
   }
@@ -131,7 +157,8 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
   const { now, ttlSeconds } = command.metadata;
   if (state.kind !== 'None') throw new DomainError('CONFLICT', 'conflict', `Transaction ${transactionId} already exists.`);
   checkRequest(command);
-  if (!legs) throw invalidInput(`No exchange rate is available from ${source.currency} to ${destination.currency}.`, { field: 'destination' });
+  if (!legs)
+    throw invalidInput(`No exchange rate is available from ${source.currency} to ${destination.currency}.`, { field: 'destination' });
 
   const lockedCurrencyAmount = BigInt(request.lockedCurrencyAmount);
   const price = priceQuote({ lockedCurrencySide: request.lockedCurrencySide, lockedCurrencyAmount, ...legs, ...fees });
@@ -140,9 +167,14 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
       case 'NOT_POSITIVE':
         throw invalidInput(`lockedCurrencyAmount must be more than 0, got ${lockedCurrencyAmount}.`, { field: 'lockedCurrencyAmount' });
       case 'FEES_EXCEED_AMOUNT':
-        throw outOfRange(`lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency} does not cover the fees of ${price.feesIncluded}; send more.`, { feesIncluded: Number(price.feesIncluded) });
+        throw outOfRange(
+          `lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency} does not cover the fees of ${price.feesIncluded}; send more.`,
+          { feesIncluded: Number(price.feesIncluded) },
+        );
       case 'RECEIVES_NOTHING':
-        throw outOfRange(`lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency}, after fees, is worth less than one minor unit of ${destination.currency}; send more.`);
+        throw outOfRange(
+          `lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency}, after fees, is worth less than one minor unit of ${destination.currency}; send more.`,
+        );
     }
   }
   const sending = price.totalSendingAmount;
@@ -198,12 +230,18 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
     ...(request.lookupId !== undefined ? { lookupId: request.lookupId } : {}),
     ...(request.purposeOfPayment !== undefined ? { purposeOfPayment: request.purposeOfPayment } : {}),
     ...(request.senderCustomerInfo !== undefined ? { senderCustomerInfo: request.senderCustomerInfo } : {}),
-    ...(destination.destinationType === 'ACCOUNT' && destination.payoutIdentifier !== undefined ? { payoutIdentifier: destination.payoutIdentifier } : {}),
+    ...(destination.destinationType === 'ACCOUNT' && destination.payoutIdentifier !== undefined
+      ? { payoutIdentifier: destination.payoutIdentifier }
+      : {}),
   };
   const transactionSource: TransactionSourceRecord =
     source.sourceType === 'ACCOUNT'
       ? { sourceType: 'ACCOUNT', accountId: source.accountId ?? '', currency: source.currency }
-      : { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId !== null ? { customerId: source.customerId } : {}) };
+      : {
+          sourceType: 'REALTIME_FUNDING',
+          currency: source.currency,
+          ...(source.customerId !== null ? { customerId: source.customerId } : {}),
+        };
   const transactionDestination: TransactionDestinationRecord =
     destination.destinationType === 'ACCOUNT'
       ? { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency }
@@ -230,7 +268,10 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
     updatedAt: createdAt,
   };
   const fingerprint = command.data.requestFingerprint;
-  const created: QuoteCreated = { type: 'QuoteCreated', data: { quote, transaction, ...(fingerprint !== undefined ? { requestFingerprint: fingerprint } : {}) } };
+  const created: QuoteCreated = {
+    type: 'QuoteCreated',
+    data: { quote, transaction, ...(fingerprint !== undefined ? { requestFingerprint: fingerprint } : {}) },
+  };
   return [created];
 };
 
@@ -238,7 +279,11 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
  * A quote retried under its Idempotency-Key is answered from what its first attempt made (the
  * command id replays it): only for the same request; another one under the key is a 409.
  */
-export const requireSameQuoteRequest = (recorded: readonly { type: string; data: Record<string, unknown> }[], quoteId: string, requestFingerprint: string | undefined): void => {
+export const requireSameQuoteRequest = (
+  recorded: readonly { type: string; data: Record<string, unknown> }[],
+  quoteId: string,
+  requestFingerprint: string | undefined,
+): void => {
   const created = recorded.find((event) => event.type === 'QuoteCreated');
   const stored = created?.data['requestFingerprint'];
   requireSameRequest(typeof stored === 'string' ? stored : undefined, requestFingerprint, quoteId);

@@ -6,7 +6,10 @@ import { createQuote } from './create-quote';
 import { type ExpireQuote, expireQuote } from './expire-quote';
 import { createQuoteCommand, quoteId, transactionId } from './quote.fixtures';
 
-const spec = deciderSpec<ReturnType<typeof transactionDecider.initialState>, ExpireQuote, TransactionEvent>({ decide: expireQuote, ...transactionDecider });
+const spec = deciderSpec<ReturnType<typeof transactionDecider.initialState>, ExpireQuote, TransactionEvent>({
+  decide: expireQuote,
+  ...transactionDecider,
+});
 const created = createQuote(createQuoteCommand(), transactionDecider.initialState());
 const at = (iso: string): ExpireQuote => ({ type: 'ExpireQuote', data: { transactionId }, metadata: { now: new Date(iso) } });
 
@@ -23,7 +26,12 @@ describe('ExpireQuote', () => {
             quoteId,
             transactionId,
             expiredAt: '2026-03-01T10:05:00.000Z',
-            transaction: { ...quoteCreated.data.transaction, status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED', updatedAt: '2026-03-01T10:05:00.000Z' },
+            transaction: {
+              ...quoteCreated.data.transaction,
+              status: 'EXPIRED',
+              failureReason: 'QUOTE_EXPIRED',
+              updatedAt: '2026-03-01T10:05:00.000Z',
+            },
           },
         },
       ]);
@@ -32,8 +40,14 @@ describe('ExpireQuote', () => {
   it('does nothing a millisecond before expiry', () => spec.given(created).when(at('2026-03-01T10:04:59.999Z')).thenNothingHappened());
 
   it('does nothing to a quote already expired', () => {
-    const expired = expireQuote(at('2026-03-01T10:06:00.000Z'), created.reduce(transactionDecider.evolve, transactionDecider.initialState()));
-    spec.given([...created, ...expired]).when(at('2026-03-01T10:07:00.000Z')).thenNothingHappened();
+    const expired = expireQuote(
+      at('2026-03-01T10:06:00.000Z'),
+      created.reduce(transactionDecider.evolve, transactionDecider.initialState()),
+    );
+    spec
+      .given([...created, ...expired])
+      .when(at('2026-03-01T10:07:00.000Z'))
+      .thenNothingHappened();
   });
 
   it('refuses an unknown transaction', () =>

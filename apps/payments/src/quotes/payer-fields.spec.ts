@@ -1,7 +1,13 @@
 // Payer fields a receiving institution needs: per corridor, satisfied by the profile or by
 // senderCustomerInfo, every missing one named at once, and senderCustomerInfo's own shape.
 import type { CustomerWire, DomainError } from '@corridor/contracts';
-import { checkPayerFields, checkSenderCustomerInfo, requiredPayerFields, sandboxRequiredPayerFields, withCorridorPayerFields } from './payer-fields';
+import {
+  checkPayerFields,
+  checkSenderCustomerInfo,
+  requiredPayerFields,
+  sandboxRequiredPayerFields,
+  withCorridorPayerFields,
+} from './payer-fields';
 
 const customer = (overrides: Partial<CustomerWire> = {}): CustomerWire => ({
   id: 'Customer:01950000-0000-7000-8000-000000000002',
@@ -35,19 +41,34 @@ describe('sandboxRequiredPayerFields', () => {
 describe('checkPayerFields', () => {
   const strict = sandboxRequiredPayerFields('USD', 'INR');
 
-  it('takes what the profile holds', () => expect(() => checkPayerFields(strict, customer({ birthDate: '1990-01-01', nationality: 'GB' }), undefined)).not.toThrow());
+  it('takes what the profile holds', () =>
+    expect(() => checkPayerFields(strict, customer({ birthDate: '1990-01-01', nationality: 'GB' }), undefined)).not.toThrow());
 
   it('takes senderCustomerInfo for what the profile lacks', () =>
     expect(() => checkPayerFields(strict, customer(), { BIRTH_DATE: '1990-01-01', NATIONALITY: 'GB' })).not.toThrow());
 
   it('names every missing field at once with MISSING_MANDATORY_USER_INFO', () => {
     const error = errorOf(() => checkPayerFields(strict, customer(), { NATIONALITY: '  ' }));
-    expect([error.code, error.status, error.details?.['missing']]).toEqual(['MISSING_MANDATORY_USER_INFO', 400, ['BIRTH_DATE', 'NATIONALITY']]);
+    expect([error.code, error.status, error.details?.['missing']]).toEqual([
+      'MISSING_MANDATORY_USER_INFO',
+      400,
+      ['BIRTH_DATE', 'NATIONALITY'],
+    ]);
     expect(error.message).toContain('senderCustomerInfo.BIRTH_DATE');
   });
 
   it('takes a business’s legal name as its full name', () =>
-    expect(() => checkPayerFields(['FULL_NAME'], customer({ customerType: 'BUSINESS', fullName: undefined as unknown as string, businessInfo: { legalName: 'Acme', incorporatedOn: '2020-01-01', taxId: '1' } }), undefined)).not.toThrow());
+    expect(() =>
+      checkPayerFields(
+        ['FULL_NAME'],
+        customer({
+          customerType: 'BUSINESS',
+          fullName: undefined as unknown as string,
+          businessInfo: { legalName: 'Acme', incorporatedOn: '2020-01-01', taxId: '1' },
+        }),
+        undefined,
+      ),
+    ).not.toThrow());
 });
 
 describe('checkSenderCustomerInfo', () => {
@@ -68,7 +89,11 @@ describe('a cited receiver lookup', () => {
   ];
 
   it('adds what the receiver made mandatory to the corridor’s fields, and nothing it left optional', () => {
-    expect(requiredPayerFields(['FULL_NAME', 'BIRTH_DATE'], [{ name: 'EMAIL', mandatory: true }, ...receiverFields])).toEqual(['FULL_NAME', 'BIRTH_DATE', 'EMAIL']);
+    expect(requiredPayerFields(['FULL_NAME', 'BIRTH_DATE'], [{ name: 'EMAIL', mandatory: true }, ...receiverFields])).toEqual([
+      'FULL_NAME',
+      'BIRTH_DATE',
+      'EMAIL',
+    ]);
     expect(requiredPayerFields([], receiverFields)).toEqual(['FULL_NAME']);
   });
 

@@ -37,7 +37,9 @@ export type CustomerInfoField = (typeof customerInfoFieldNames)[number];
  * corridors). A same-currency payment (e.g. to the sender's own bank account) needs nothing.
  */
 export const corridorPayerFields = (receivingCurrency: string): CustomerInfoField[] =>
-  receivingCurrency === 'INR' || receivingCurrency === 'NGN' || receivingCurrency === 'PHP' ? ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY'] : ['FULL_NAME'];
+  receivingCurrency === 'INR' || receivingCurrency === 'NGN' || receivingCurrency === 'PHP'
+    ? ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY']
+    : ['FULL_NAME'];
 
 export const sandboxRequiredPayerFields = (sendingCurrency: string, receivingCurrency: string): CustomerInfoField[] =>
   sendingCurrency === receivingCurrency ? [] : corridorPayerFields(receivingCurrency);
@@ -45,7 +47,10 @@ export const sandboxRequiredPayerFields = (sendingCurrency: string, receivingCur
 const isCustomerInfoField = (name: string): name is CustomerInfoField => (customerInfoFieldNames as readonly string[]).includes(name);
 
 /** A receiver's payer data fields with those its currencies' corridors require made mandatory: a lookup states everything a quote will check. */
-export const withCorridorPayerFields = (fields: readonly { name: string; mandatory: boolean }[], currencies: readonly string[]): { name: string; mandatory: boolean }[] => {
+export const withCorridorPayerFields = (
+  fields: readonly { name: string; mandatory: boolean }[],
+  currencies: readonly string[],
+): { name: string; mandatory: boolean }[] => {
   const required = new Set<string>(currencies.flatMap(corridorPayerFields));
   const merged = fields.map((field) => (required.has(field.name) ? { ...field, mandatory: true } : field));
   for (const name of required) if (!merged.some((field) => field.name === name)) merged.push({ name, mandatory: true });
@@ -53,8 +58,17 @@ export const withCorridorPayerFields = (fields: readonly { name: string; mandato
 };
 
 /** What a quote must know about its payer: the corridor's fields (for a customer's payment) and what a cited lookup's receiver made mandatory. */
-export const requiredPayerFields = (corridor: CustomerInfoField[], lookupFields: readonly { name: string; mandatory: boolean }[] = []): CustomerInfoField[] => [
-  ...new Set([...corridor, ...lookupFields.filter((field) => field.mandatory).map((field) => field.name).filter(isCustomerInfoField)]),
+export const requiredPayerFields = (
+  corridor: CustomerInfoField[],
+  lookupFields: readonly { name: string; mandatory: boolean }[] = [],
+): CustomerInfoField[] => [
+  ...new Set([
+    ...corridor,
+    ...lookupFields
+      .filter((field) => field.mandatory)
+      .map((field) => field.name)
+      .filter(isCustomerInfoField),
+  ]),
 ];
 
 /** What the sending customer's profile already says, by payer field. */
@@ -78,8 +92,10 @@ const present = (value: unknown): boolean =>
 export const checkSenderCustomerInfo = (info: Record<string, unknown> | undefined): void => {
   for (const [key, value] of Object.entries(info ?? {})) {
     const field = `senderCustomerInfo.${key}`;
-    if (!(customerInfoFieldNames as readonly string[]).includes(key)) throw invalidInput(`${field} is not a payer field; the keys are ${customerInfoFieldNames.join(', ')}.`, { field });
-    if (!present(value) || (typeof value !== 'string' && key !== 'POSTAL_ADDRESS')) throw invalidInput(`${field} must be non-empty text.`, { field });
+    if (!(customerInfoFieldNames as readonly string[]).includes(key))
+      throw invalidInput(`${field} is not a payer field; the keys are ${customerInfoFieldNames.join(', ')}.`, { field });
+    if (!present(value) || (typeof value !== 'string' && key !== 'POSTAL_ADDRESS'))
+      throw invalidInput(`${field} must be non-empty text.`, { field });
   }
 };
 
@@ -88,7 +104,11 @@ export const checkSenderCustomerInfo = (info: Record<string, unknown> | undefine
  * listing every missing field, so one retry with senderCustomerInfo can fix them all. A platform's
  * own payment has no customer profile; it is not checked (the platform is the known payer).
  */
-export const checkPayerFields = (required: CustomerInfoField[], customer: CustomerWire | null, info: Record<string, unknown> | undefined): void => {
+export const checkPayerFields = (
+  required: CustomerInfoField[],
+  customer: CustomerWire | null,
+  info: Record<string, unknown> | undefined,
+): void => {
   if (required.length === 0) return;
   const known = customer === null ? {} : profileFields(customer);
   const missing = required.filter((name) => !present(info?.[name]) && !present(known[name]));

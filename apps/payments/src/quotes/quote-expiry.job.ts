@@ -45,13 +45,22 @@ export class QuoteExpiryJob implements OnApplicationBootstrap, OnApplicationShut
 
   private async expireDue(): Promise<number> {
     const now = this.clock.now();
-    const due = await this.eventSourcing.em.find(QuoteEntity, { status: 'PENDING', expiresAt: { $lte: now } }, { orderBy: { expiresAt: 'asc' }, limit: SWEEP_BATCH, fields: ['transactionId', 'platformId'] });
+    const due = await this.eventSourcing.em.find(
+      QuoteEntity,
+      { status: 'PENDING', expiresAt: { $lte: now } },
+      { orderBy: { expiresAt: 'asc' }, limit: SWEEP_BATCH, fields: ['transactionId', 'platformId'] },
+    );
     let expired = 0;
     for (const { transactionId, platformId } of due) {
       const requestId = newUuid();
       const command: ExpireQuote = { type: 'ExpireQuote', data: { transactionId }, metadata: { now } };
       const context = { platformId, actor: { kind: 'system' as const, name: 'quote-expiry' }, requestId, correlationId: requestId };
-      const { events } = await this.eventSourcing.handle(transactionId, transactionDecider, (state) => expireQuote(command, state), context);
+      const { events } = await this.eventSourcing.handle(
+        transactionId,
+        transactionDecider,
+        (state) => expireQuote(command, state),
+        context,
+      );
       expired += events.length;
     }
     return expired;

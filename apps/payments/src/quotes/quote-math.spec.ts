@@ -44,18 +44,35 @@ describe('priceQuote with the sending side locked', () => {
 
   it('rounds the variable fee up and the receiving amount down', () => {
     // 100 001 × 0.003 = 300.003 → 301; (100 001 − 501) × 0.92 = 91 540.00 → 91 540.
-    expect(priced(example({ lockedCurrencyAmount: 100_001n }))).toMatchObject({ variableFeeAmount: 301n, feesIncluded: 501n, totalReceivingAmount: 91_540n });
+    expect(priced(example({ lockedCurrencyAmount: 100_001n }))).toMatchObject({
+      variableFeeAmount: 301n,
+      feesIncluded: 501n,
+      totalReceivingAmount: 91_540n,
+    });
     // (100 003 − 501) × 0.92 = 91 541.84 → 91 541.
     expect(priced(example({ lockedCurrencyAmount: 100_003n })).totalReceivingAmount).toBe(91_541n);
   });
 
   it('charges no fee when the schedule has none', () => {
-    expect(priced(example({ fixedFee: 0n, variableFeeRate: r(0n, 1n) }))).toMatchObject({ feesIncluded: 0n, convertedAmount: 100_000n, totalReceivingAmount: 92_000n, serviceApiVariableFeeRate: '0' });
+    expect(priced(example({ fixedFee: 0n, variableFeeRate: r(0n, 1n) }))).toMatchObject({
+      feesIncluded: 0n,
+      convertedAmount: 100_000n,
+      totalReceivingAmount: 92_000n,
+      serviceApiVariableFeeRate: '0',
+    });
   });
 
   it('refuses an amount the fees take entirely', () => {
-    expect(priceQuote(example({ lockedCurrencyAmount: 201n }))).toEqual({ kind: 'Refused', reason: 'FEES_EXCEED_AMOUNT', feesIncluded: 201n });
-    expect(priceQuote(example({ lockedCurrencyAmount: 1n }))).toEqual({ kind: 'Refused', reason: 'FEES_EXCEED_AMOUNT', feesIncluded: 201n });
+    expect(priceQuote(example({ lockedCurrencyAmount: 201n }))).toEqual({
+      kind: 'Refused',
+      reason: 'FEES_EXCEED_AMOUNT',
+      feesIncluded: 201n,
+    });
+    expect(priceQuote(example({ lockedCurrencyAmount: 1n }))).toEqual({
+      kind: 'Refused',
+      reason: 'FEES_EXCEED_AMOUNT',
+      feesIncluded: 201n,
+    });
   });
 
   it('refuses an amount that converts to less than one receiving minor unit', () => {
@@ -67,7 +84,9 @@ describe('priceQuote with the sending side locked', () => {
   });
 
   it('keeps the maximum locked amount exact, beyond what a JSON number holds', () => {
-    const result = priced(example({ lockedCurrencyAmount: 9_000_000_000_000_000n, sendingMinorToMsat: r(1_000n, 1n), msatToReceivingMinor: r(1n, 1n) }));
+    const result = priced(
+      example({ lockedCurrencyAmount: 9_000_000_000_000_000n, sendingMinorToMsat: r(1_000n, 1n), msatToReceivingMinor: r(1n, 1n) }),
+    );
     expect(result.feesIncluded).toBe(200n + 27_000_000_000_000n);
     expect(result.totalReceivingAmount).toBe((9_000_000_000_000_000n - 27_000_000_000_200n) * 1_000n);
   });
@@ -91,14 +110,23 @@ describe('priceQuote with the receiving side locked', () => {
   });
 
   it('prices the smallest receiving amount', () => {
-    expect(priced(example({ lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: 1n }))).toMatchObject({ totalSendingAmount: 203n, totalReceivingAmount: 1n, feesIncluded: 201n, convertedAmount: 2n });
+    expect(priced(example({ lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: 1n }))).toMatchObject({
+      totalSendingAmount: 203n,
+      totalReceivingAmount: 1n,
+      feesIncluded: 201n,
+      convertedAmount: 2n,
+    });
   });
 
   it('prices the maximum receiving amount exactly', () => {
     const result = priced(example({ lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: 9_000_000_000_000_000n }));
     expect(result.totalReceivingAmount).toBe(9_000_000_000_000_000n);
-    expect(priced(example({ lockedCurrencyAmount: result.totalSendingAmount })).totalReceivingAmount).toBeGreaterThanOrEqual(9_000_000_000_000_000n);
-    expect(priced(example({ lockedCurrencyAmount: result.totalSendingAmount - 1n })).totalReceivingAmount).toBeLessThan(9_000_000_000_000_000n);
+    expect(priced(example({ lockedCurrencyAmount: result.totalSendingAmount })).totalReceivingAmount).toBeGreaterThanOrEqual(
+      9_000_000_000_000_000n,
+    );
+    expect(priced(example({ lockedCurrencyAmount: result.totalSendingAmount - 1n })).totalReceivingAmount).toBeLessThan(
+      9_000_000_000_000_000n,
+    );
   });
 });
 
@@ -166,15 +194,26 @@ describe('no money is created, on many generated quotes', () => {
       const { sendingMinorToMsat: toMsat, msatToReceivingMinor: fromMsat } = input;
       const context = JSON.stringify(input, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
       // R ≤ N × M, checked without division.
-      expect({ context, ok: result.totalReceivingAmount * toMsat.denominator * fromMsat.denominator <= result.convertedAmount * toMsat.numerator * fromMsat.numerator }).toEqual({ context, ok: true });
+      expect({
+        context,
+        ok:
+          result.totalReceivingAmount * toMsat.denominator * fromMsat.denominator <=
+          result.convertedAmount * toMsat.numerator * fromMsat.numerator,
+      }).toEqual({ context, ok: true });
       expect(result.feesIncluded).toBe(input.fixedFee + (result.totalSendingAmount * input.variableFeeRate.numerator + 9_999n) / 10_000n);
       expect(result.convertedAmount + result.feesIncluded).toBe(result.totalSendingAmount);
       if (input.lockedCurrencySide === 'RECEIVING') {
         expect(result.totalReceivingAmount).toBe(input.lockedCurrencyAmount);
         const atLeast = priceQuote({ ...input, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: result.totalSendingAmount });
-        expect({ context, enough: atLeast.kind === 'Priced' && atLeast.totalReceivingAmount >= input.lockedCurrencyAmount }).toEqual({ context, enough: true });
+        expect({ context, enough: atLeast.kind === 'Priced' && atLeast.totalReceivingAmount >= input.lockedCurrencyAmount }).toEqual({
+          context,
+          enough: true,
+        });
         const oneLess = priceQuote({ ...input, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: result.totalSendingAmount - 1n });
-        expect({ context, short: oneLess.kind === 'Refused' || oneLess.totalReceivingAmount < input.lockedCurrencyAmount }).toEqual({ context, short: true });
+        expect({ context, short: oneLess.kind === 'Refused' || oneLess.totalReceivingAmount < input.lockedCurrencyAmount }).toEqual({
+          context,
+          short: true,
+        });
       }
     }
   });
@@ -183,7 +222,10 @@ describe('no money is created, on many generated quotes', () => {
 describe('refusals and guards', () => {
   it.each([0n, -1n, -9_000_000_000_000_000n])('refuses a locked amount of %s on either side', (amount) => {
     expect(priceQuote(example({ lockedCurrencyAmount: amount }))).toEqual({ kind: 'Refused', reason: 'NOT_POSITIVE' });
-    expect(priceQuote(example({ lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: amount }))).toEqual({ kind: 'Refused', reason: 'NOT_POSITIVE' });
+    expect(priceQuote(example({ lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: amount }))).toEqual({
+      kind: 'Refused',
+      reason: 'NOT_POSITIVE',
+    });
   });
 
   it('treats a fee schedule outside its bounds as a programming error', () => {

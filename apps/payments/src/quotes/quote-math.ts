@@ -138,9 +138,13 @@ const assertInput = (input: QuoteMathInput): void => {
 };
 
 /** Sending major units per receiving major unit = 10^receivingDecimals / (M × 10^sendingDecimals), as a decimal. */
-export const exchangeRateOf = (input: Pick<QuoteMathInput, 'sendingMinorToMsat' | 'msatToReceivingMinor' | 'sendingDecimals' | 'receivingDecimals'>): string => {
+export const exchangeRateOf = (
+  input: Pick<QuoteMathInput, 'sendingMinorToMsat' | 'msatToReceivingMinor' | 'sendingDecimals' | 'receivingDecimals'>,
+): string => {
   const perSendingMinor = multiply(input.sendingMinorToMsat, input.msatToReceivingMinor);
-  return toDecimalString(ratio(perSendingMinor.denominator * pow10(input.receivingDecimals), perSendingMinor.numerator * pow10(input.sendingDecimals)));
+  return toDecimalString(
+    ratio(perSendingMinor.denominator * pow10(input.receivingDecimals), perSendingMinor.numerator * pow10(input.sendingDecimals)),
+  );
 };
 
 export const priceQuote = (input: QuoteMathInput): QuoteMathResult => {

@@ -45,7 +45,9 @@ export class QuoteParties {
   async citedLookup(context: RequestContext, request: Pick<CreateQuoteData, 'lookupId'>): Promise<ReceiverLookupRecord | null> {
     const { lookupId } = request;
     if (lookupId === undefined) return null;
-    const row = isIdOf('Lookup', lookupId) ? await this.eventSourcing.em.findOne(LookupEntity, { id: lookupId, platformId: context.platformId }) : null;
+    const row = isIdOf('Lookup', lookupId)
+      ? await this.eventSourcing.em.findOne(LookupEntity, { id: lookupId, platformId: context.platformId })
+      : null;
     return usableLookup(row?.record ?? null, { lookupId, platformId: context.platformId, now: this.clock.now() });
   }
 
@@ -62,9 +64,15 @@ export class QuoteParties {
     return { source: resolved.source, payer: resolved.customer };
   }
 
-  private async resolveSource(context: RequestContext, source: QuoteSourceData): Promise<{ source: ResolvedSource; customer: CustomerWire | null }> {
+  private async resolveSource(
+    context: RequestContext,
+    source: QuoteSourceData,
+  ): Promise<{ source: ResolvedSource; customer: CustomerWire | null }> {
     if (source.sourceType === 'REALTIME_FUNDING') {
-      if (!isSupportedCurrency(source.currency)) throw invalidInput(`source.currency ${JSON.stringify(source.currency)} is not a currency Corridor exchanges.`, { field: 'source.currency' });
+      if (!isSupportedCurrency(source.currency))
+        throw invalidInput(`source.currency ${JSON.stringify(source.currency)} is not a currency Corridor exchanges.`, {
+          field: 'source.currency',
+        });
       const customer = source.customerId === undefined ? null : await this.customer(context, source.customerId, 'source.customerId');
       return {
         source: {
@@ -78,16 +86,32 @@ export class QuoteParties {
       };
     }
     if (isIdOf('ExternalAccount', source.accountId)) {
-      throw invalidInput('source.accountId must be an internal account: pulling funds from an external account arrives with transfers.', { field: 'source.accountId' });
+      throw invalidInput('source.accountId must be an internal account: pulling funds from an external account arrives with transfers.', {
+        field: 'source.accountId',
+      });
     }
-    const account = await this.lookup<InternalAccountWire>(context, subjects.accounts.internalAccount.get, { accountId: source.accountId }, 'source.accountId', `source.accountId ${source.accountId} is not an internal account of this platform.`);
-    if (account.status !== 'ACTIVE') throw invalidInput(`source.accountId ${account.id} is ${account.status}; only an ACTIVE account can send.`, { field: 'source.accountId' });
+    const account = await this.lookup<InternalAccountWire>(
+      context,
+      subjects.accounts.internalAccount.get,
+      { accountId: source.accountId },
+      'source.accountId',
+      `source.accountId ${source.accountId} is not an internal account of this platform.`,
+    );
+    if (account.status !== 'ACTIVE')
+      throw invalidInput(`source.accountId ${account.id} is ${account.status}; only an ACTIVE account can send.`, {
+        field: 'source.accountId',
+      });
     if (account.customerId !== undefined && source.customerId !== undefined && source.customerId !== account.customerId) {
-      throw invalidInput(`source.customerId must be the account's owner, ${account.customerId}, or be left out.`, { field: 'source.customerId' });
+      throw invalidInput(`source.customerId must be the account's owner, ${account.customerId}, or be left out.`, {
+        field: 'source.customerId',
+      });
     }
     // A platform (FBO) account may send on behalf of a customer named in source.customerId.
     const customerId = account.customerId ?? source.customerId;
-    const customer = customerId === undefined ? null : await this.customer(context, customerId, account.customerId ? 'source.accountId' : 'source.customerId');
+    const customer =
+      customerId === undefined
+        ? null
+        : await this.customer(context, customerId, account.customerId ? 'source.accountId' : 'source.customerId');
     return {
       source: {
         sourceType: 'ACCOUNT',
@@ -102,7 +126,11 @@ export class QuoteParties {
   }
 
   /** lookup: the receiver lookup the quote cites (citedLookup), which the destination must match. */
-  async destination(context: RequestContext, destination: QuoteDestinationData, lookup: ReceiverLookupRecord | null = null): Promise<ResolvedDestination> {
+  async destination(
+    context: RequestContext,
+    destination: QuoteDestinationData,
+    lookup: ReceiverLookupRecord | null = null,
+  ): Promise<ResolvedDestination> {
     if (destination.destinationType === 'UMA_ADDRESS') {
       if (lookup) {
         resolveUmaDestination(destination.umaAddress, undefined, { lookedUp: true });
@@ -111,25 +139,49 @@ export class QuoteParties {
       return { destinationType: 'UMA_ADDRESS', ...resolveUmaDestination(destination.umaAddress, destination.currency) };
     }
     if (lookup && !isIdOf('ExternalAccount', destination.accountId)) {
-      throw invalidInput('lookupId is for paying an UMA address or an external account; leave it out when paying an internal account.', { field: 'lookupId' });
+      throw invalidInput('lookupId is for paying an UMA address or an external account; leave it out when paying an internal account.', {
+        field: 'lookupId',
+      });
     }
     const { accountId } = destination;
     const unknown = `destination.accountId ${accountId} is not an internal or external account of this platform.`;
     if (isIdOf('InternalAccount', accountId)) {
-      const account = await this.lookup<InternalAccountWire>(context, subjects.accounts.internalAccount.get, { accountId }, 'destination.accountId', unknown);
-      if (account.status === 'CLOSED') throw invalidInput(`destination.accountId ${accountId} is CLOSED and cannot receive.`, { field: 'destination.accountId' });
+      const account = await this.lookup<InternalAccountWire>(
+        context,
+        subjects.accounts.internalAccount.get,
+        { accountId },
+        'destination.accountId',
+        unknown,
+      );
+      if (account.status === 'CLOSED')
+        throw invalidInput(`destination.accountId ${accountId} is CLOSED and cannot receive.`, { field: 'destination.accountId' });
       return { destinationType: 'ACCOUNT', accountId, currency: account.balance.currency.code };
     }
-    if (!isIdOf('ExternalAccount', accountId)) throw invalidInput(`${unknown} Account ids look like InternalAccount:<uuid> or ExternalAccount:<uuid>.`, { field: 'destination.accountId' });
+    if (!isIdOf('ExternalAccount', accountId))
+      throw invalidInput(`${unknown} Account ids look like InternalAccount:<uuid> or ExternalAccount:<uuid>.`, {
+        field: 'destination.accountId',
+      });
     const account =
-      (await this.lookup<ExternalAccountWire>(context, subjects.accounts.externalAccount.get, { owner: 'CUSTOMER', externalAccountId: accountId }, 'destination.accountId', unknown).catch(
-        (error: unknown) => {
-          if (error instanceof DomainError && error.code === 'INVALID_INPUT') return null;
-          throw error;
-        },
-      )) ?? (await this.lookup<ExternalAccountWire>(context, subjects.accounts.externalAccount.get, { owner: 'PLATFORM', externalAccountId: accountId }, 'destination.accountId', unknown));
+      (await this.lookup<ExternalAccountWire>(
+        context,
+        subjects.accounts.externalAccount.get,
+        { owner: 'CUSTOMER', externalAccountId: accountId },
+        'destination.accountId',
+        unknown,
+      ).catch((error: unknown) => {
+        if (error instanceof DomainError && error.code === 'INVALID_INPUT') return null;
+        throw error;
+      })) ??
+      (await this.lookup<ExternalAccountWire>(
+        context,
+        subjects.accounts.externalAccount.get,
+        { owner: 'PLATFORM', externalAccountId: accountId },
+        'destination.accountId',
+        unknown,
+      ));
     if (lookup) checkAccountLookup(lookup, accountId, account.currency);
-    if (account.status === 'INACTIVE') throw invalidInput(`destination.accountId ${accountId} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
+    if (account.status === 'INACTIVE')
+      throw invalidInput(`destination.accountId ${accountId} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
     const payoutIdentifier = primaryIdentifierOf(account.accountInfo);
     return { destinationType: 'ACCOUNT', accountId, currency: account.currency, ...(payoutIdentifier ? { payoutIdentifier } : {}) };
   }

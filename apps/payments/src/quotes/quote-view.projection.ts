@@ -1,5 +1,12 @@
 import { EntitySchema } from '@mikro-orm/core';
-import { currencyOf, decimalToNumber, minorUnitsToNumber, type OutgoingTransactionStatus, type QuoteWire, toRateDetailsWire } from '@corridor/contracts';
+import {
+  currencyOf,
+  decimalToNumber,
+  minorUnitsToNumber,
+  type OutgoingTransactionStatus,
+  type QuoteWire,
+  toRateDetailsWire,
+} from '@corridor/contracts';
 import type { Projection, ProjectionRows, RecordedEvent } from '@corridor/event-store';
 import type { QuoteTerms, TransactionEvent } from '../transactions/transaction';
 import { executionStatusChanges } from '../execution/execution-events';
@@ -61,7 +68,16 @@ export const evolveQuoteView = (row: QuoteRow | null, recorded: RecordedEvent): 
   }
 };
 
-type QuoteColumns = { id: string; platform_id: string; transaction_id: string; status: OutgoingTransactionStatus; terms: QuoteTerms; created_at: Date; expires_at: Date; updated_at: Date };
+type QuoteColumns = {
+  id: string;
+  platform_id: string;
+  transaction_id: string;
+  status: OutgoingTransactionStatus;
+  terms: QuoteTerms;
+  created_at: Date;
+  expires_at: Date;
+  updated_at: Date;
+};
 
 /** Plain SQL for the rows (see transaction-view.rows.ts): one SELECT and one upsert per batch, no MikroORM unit of work. */
 const quoteViewRows: ProjectionRows<QuoteRow> = {
@@ -115,7 +131,11 @@ export const quoteViewProjection: Projection<QuoteRow> = {
   canHandle: ['QuoteCreated', 'QuoteExpired', ...executionStatusChanges],
   entity: QuoteEntity,
   keyOf: (event) =>
-    String(event.type === 'QuoteCreated' ? (event.data['quote'] as QuoteTerms).quoteId : (event.data['quoteId'] ?? (event.data['transaction'] as { quoteId?: string } | undefined)?.quoteId)),
+    String(
+      event.type === 'QuoteCreated'
+        ? (event.data['quote'] as QuoteTerms).quoteId
+        : (event.data['quoteId'] ?? (event.data['transaction'] as { quoteId?: string } | undefined)?.quoteId),
+    ),
   evolve: evolveQuoteView,
   rows: quoteViewRows,
 };

@@ -1,6 +1,20 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { CLOCK, type Clock, type CreateQuoteData, currencyOf, DomainError, idForRequest, idempotencyScopeOf, invalidInput, isIdOf, type QuoteIdData, type QuoteWire, type ServiceRequest, subjects } from '@corridor/contracts';
+import {
+  CLOCK,
+  type Clock,
+  type CreateQuoteData,
+  currencyOf,
+  DomainError,
+  idForRequest,
+  idempotencyScopeOf,
+  invalidInput,
+  isIdOf,
+  type QuoteIdData,
+  type QuoteWire,
+  type ServiceRequest,
+  subjects,
+} from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { feeTermsFor } from '../exchange-rates/fee-schedule';
 import { ExchangeRateCache } from '../exchange-rates/rate-provider';
@@ -17,7 +31,8 @@ import { QuoteParties } from './quote-parties';
 import { QuoteEntity, renderQuote } from './quote-view.projection';
 import { receivingLimitsOf } from '../uma/lookup-for-quote';
 
-export const quoteNotFound = (quoteId: string): DomainError => new DomainError('QUOTE_NOT_FOUND', 'not_found', `Quote ${quoteId} was not found.`, { quoteId });
+export const quoteNotFound = (quoteId: string): DomainError =>
+  new DomainError('QUOTE_NOT_FOUND', 'not_found', `Quote ${quoteId} was not found.`, { quoteId });
 
 @Controller()
 export class QuotesController {
@@ -77,7 +92,9 @@ export class QuotesController {
         fees: feeTermsFor(this.options.feeSchedules, context.platformId, source.currency),
         sendingLimits: sandboxSendingLimits[source.currency] ?? { min: 1n, max: 0n },
         ...(receivingLimits ? { receivingLimits } : {}),
-        ...(context.idempotencyKey !== undefined && context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
+        ...(context.idempotencyKey !== undefined && context.requestFingerprint !== undefined
+          ? { requestFingerprint: context.requestFingerprint }
+          : {}),
       },
       metadata: { now: this.clock.now(), ttlSeconds: this.options.quoteTtlSeconds },
     };
@@ -94,7 +111,10 @@ export class QuotesController {
       };
       return [...created, ...executeQuote(execute, quoted)];
     };
-    const { state, events, replayed } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, { assumeNew: true, commandId: `create-quote:${transactionId}` });
+    const { state, events, replayed } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, {
+      assumeNew: true,
+      commandId: `create-quote:${transactionId}`,
+    });
     if (replayed) {
       requireSameQuoteRequest(events, quoteId, context.requestFingerprint);
       return this.read(context.platformId, quoteId);

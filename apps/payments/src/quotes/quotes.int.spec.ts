@@ -7,7 +7,15 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { type CreateQuoteData, newId, type QuoteWire, subjects, type TransactionWire } from '@corridor/contracts';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { createControllableClock, deleteEventsStream, domainErrorOf, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import {
+  createControllableClock,
+  deleteEventsStream,
+  domainErrorOf,
+  requireNats,
+  tokenContext,
+  uniqueSubjectPrefix,
+  useTestDatabase,
+} from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { QuoteExpiryJob } from './quote-expiry.job';
@@ -21,7 +29,8 @@ let subjectPrefix: string;
 let app: INestMicroservice;
 let client: ServiceClient;
 
-const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> => client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
+const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> =>
+  client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
 const request: CreateQuoteData = {
   source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
   destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' },
@@ -35,7 +44,12 @@ beforeAll(async () => {
   const { healthPort: _healthPort, ...defaults } = loadConfig({});
   // A sweep interval far beyond the test: the test runs each sweep itself, at the clock's time.
   const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', expirySweepSeconds: 86_400 };
-  app = await createServiceApp(AppModule.register(config, clock), { service: 'payments', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  app = await createServiceApp(AppModule.register(config, clock), {
+    service: 'payments',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   client = app.get(ServiceClient);
 });
@@ -71,8 +85,14 @@ describe('quotes over NATS', () => {
   it('keeps each platform’s quotes and transactions to itself', async () => {
     const quote = await call<QuoteWire>(subjects.payments.quote.create, request);
     expect((await domainErrorOf(call(subjects.payments.quote.get, { quoteId: quote.id }, strangerId))).code).toBe('QUOTE_NOT_FOUND');
-    expect((await domainErrorOf(call(subjects.payments.transaction.get, { transactionId: quote.transactionId }, strangerId))).code).toBe('TRANSACTION_NOT_FOUND');
-    const page = await call<{ data: TransactionWire[]; totalCount: number }>(subjects.payments.transaction.list, { limit: 100 }, strangerId);
+    expect((await domainErrorOf(call(subjects.payments.transaction.get, { transactionId: quote.transactionId }, strangerId))).code).toBe(
+      'TRANSACTION_NOT_FOUND',
+    );
+    const page = await call<{ data: TransactionWire[]; totalCount: number }>(
+      subjects.payments.transaction.list,
+      { limit: 100 },
+      strangerId,
+    );
     expect(page).toMatchObject({ data: [], totalCount: 0 });
   });
 });

@@ -23,10 +23,13 @@ describe('resolveUmaDestination', () => {
     expect(resolveUmaDestination(address, currency)).toEqual({ umaAddress: address, currency });
   });
 
-  it.each(['success.eur@sandbox.uma.money', '$@sandbox.uma.money', '$a b@sandbox.uma.money', '$name@localhost', '$name'])('refuses the malformed address %j', (address) => {
-    const error = refusal(() => resolveUmaDestination(address, undefined));
-    expect([error.code, error.status, error.details?.['field']]).toEqual(['INVALID_UMA_ADDRESS', 400, 'destination.umaAddress']);
-  });
+  it.each(['success.eur@sandbox.uma.money', '$@sandbox.uma.money', '$a b@sandbox.uma.money', '$name@localhost', '$name'])(
+    'refuses the malformed address %j',
+    (address) => {
+      const error = refusal(() => resolveUmaDestination(address, undefined));
+      expect([error.code, error.status, error.details?.['field']]).toEqual(['INVALID_UMA_ADDRESS', 400, 'destination.umaAddress']);
+    },
+  );
 
   it('answers that nobody receives at the sandbox non-existent address', () => {
     const error = refusal(() => resolveUmaDestination('$non.existent.usd@sandbox.uma.money', undefined));

@@ -12,19 +12,31 @@ const SANDBOX_USER = /^(success|pending\.long|fail\.compliance|non\.existent)\.(
 export type UmaDestination = { umaAddress: string; currency: string };
 
 /** lookedUp: the quote cites a receiver lookup, which vouches for the receiver; only the address's shape is checked here. */
-export const resolveUmaDestination = (umaAddress: string, requestedCurrency: string | undefined, options: { lookedUp?: boolean } = {}): UmaDestination => {
+export const resolveUmaDestination = (
+  umaAddress: string,
+  requestedCurrency: string | undefined,
+  options: { lookedUp?: boolean } = {},
+): UmaDestination => {
   const parts = parseUmaAddress(umaAddress);
   if (!parts) {
-    throw new DomainError('INVALID_UMA_ADDRESS', 'validation', `destination.umaAddress must look like $name@domain.com, got ${JSON.stringify(umaAddress.slice(0, 80))}.`, {
-      field: 'destination.umaAddress',
-    });
+    throw new DomainError(
+      'INVALID_UMA_ADDRESS',
+      'validation',
+      `destination.umaAddress must look like $name@domain.com, got ${JSON.stringify(umaAddress.slice(0, 80))}.`,
+      {
+        field: 'destination.umaAddress',
+      },
+    );
   }
   const { user, domain } = parts;
   if (options.lookedUp) return { umaAddress, currency: requestedCurrency ?? '' };
   if (domain.toLowerCase() !== SANDBOX_UMA_DOMAIN) {
-    throw invalidInput(`Paying ${umaAddress} needs a receiver lookup: call GET /receiver/uma/{receiverUmaAddress} and pass its lookupId with the quote. Only sandbox addresses such as $success.eur@${SANDBOX_UMA_DOMAIN} can be quoted without one.`, {
-      field: 'destination.umaAddress',
-    });
+    throw invalidInput(
+      `Paying ${umaAddress} needs a receiver lookup: call GET /receiver/uma/{receiverUmaAddress} and pass its lookupId with the quote. Only sandbox addresses such as $success.eur@${SANDBOX_UMA_DOMAIN} can be quoted without one.`,
+      {
+        field: 'destination.umaAddress',
+      },
+    );
   }
   const sandbox = SANDBOX_USER.exec(user.toLowerCase());
   const currency = sandbox?.[2]?.toUpperCase();
@@ -32,7 +44,10 @@ export const resolveUmaDestination = (umaAddress: string, requestedCurrency: str
     throw new DomainError('INVALID_RECEIVER', 'validation', `No receiver answers at ${umaAddress}.`, { field: 'destination.umaAddress' });
   }
   if (requestedCurrency !== undefined && requestedCurrency !== currency) {
-    throw invalidInput(`${umaAddress} receives ${currency}, not ${requestedCurrency}. Leave destination.currency out or set it to ${currency}.`, { field: 'destination.currency' });
+    throw invalidInput(
+      `${umaAddress} receives ${currency}, not ${requestedCurrency}. Leave destination.currency out or set it to ${currency}.`,
+      { field: 'destination.currency' },
+    );
   }
   return { umaAddress, currency };
 };

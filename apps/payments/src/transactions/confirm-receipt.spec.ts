@@ -27,7 +27,11 @@ describe('ConfirmReceipt', () => {
     const [event] = confirmReceipt(confirm('2026-03-01T12:00:00.000Z'), stateOf(created));
     expect(event).toMatchObject({
       type: 'ReceiptDeliveryConfirmed',
-      data: { transactionId, receiptDeliveryConfirmedAt: '2026-03-01T12:00:00.000Z', transaction: { receiptDeliveryConfirmedAt: '2026-03-01T12:00:00.000Z', updatedAt: '2026-03-01T12:00:00.000Z' } },
+      data: {
+        transactionId,
+        receiptDeliveryConfirmedAt: '2026-03-01T12:00:00.000Z',
+        transaction: { receiptDeliveryConfirmedAt: '2026-03-01T12:00:00.000Z', updatedAt: '2026-03-01T12:00:00.000Z' },
+      },
     });
   });
 
@@ -40,7 +44,10 @@ describe('ConfirmReceipt', () => {
 
   it('does nothing when the same time is confirmed again', () => {
     const first = confirmReceipt(confirm('2026-03-01T12:00:00.000Z', '2026-03-01T11:00:00Z'), stateOf(created));
-    spec.given([...created, ...first]).when(confirm('2026-03-01T14:00:00.000Z', '2026-03-01T11:00:00.000Z')).thenNothingHappened();
+    spec
+      .given([...created, ...first])
+      .when(confirm('2026-03-01T14:00:00.000Z', '2026-03-01T11:00:00.000Z'))
+      .thenNothingHappened();
   });
 
   it('refuses an unknown transaction with a 404', () =>
@@ -75,7 +82,10 @@ describe('ConfirmReceipt on an incoming payment (its own stream, issue 22)', () 
     },
     incomingPaymentDecider.initialState(),
   );
-  const incomingSpec = deciderSpec<IncomingPayment, ConfirmReceipt, IncomingPaymentStreamEvent>({ decide: confirmIncomingReceipt, ...incomingPaymentDecider });
+  const incomingSpec = deciderSpec<IncomingPayment, ConfirmReceipt, IncomingPaymentStreamEvent>({
+    decide: confirmIncomingReceipt,
+    ...incomingPaymentDecider,
+  });
   const confirmIncoming = (now: string, at?: string): ConfirmReceipt => ({
     type: 'ConfirmReceipt',
     data: { transactionId: incomingId, ...(at !== undefined ? { receiptDeliveryConfirmedAt: at } : {}) },
@@ -86,14 +96,31 @@ describe('ConfirmReceipt on an incoming payment (its own stream, issue 22)', () 
     const before = receivedEvents.reduce<IncomingPayment>(incomingPaymentDecider.evolve, incomingPaymentDecider.initialState());
     const events = confirmIncomingReceipt(confirmIncoming('2026-03-01T12:00:00.000Z'), before);
     expect(events).toMatchObject([
-      { type: 'ReceiptDeliveryConfirmed', data: { transactionId: incomingId, receiptDeliveryConfirmedAt: '2026-03-01T12:00:00.000Z', transaction: { type: 'INCOMING', receiptDeliveryConfirmedAt: '2026-03-01T12:00:00.000Z' } } },
+      {
+        type: 'ReceiptDeliveryConfirmed',
+        data: {
+          transactionId: incomingId,
+          receiptDeliveryConfirmedAt: '2026-03-01T12:00:00.000Z',
+          transaction: { type: 'INCOMING', receiptDeliveryConfirmedAt: '2026-03-01T12:00:00.000Z' },
+        },
+      },
     ]);
     const after = events.reduce<IncomingPayment>(incomingPaymentDecider.evolve, before);
-    expect(after).toMatchObject({ kind: 'Received', phase: before.kind === 'Received' ? before.phase : 'none', transaction: { receiptDeliveryConfirmedAt: '2026-03-01T12:00:00.000Z' } });
+    expect(after).toMatchObject({
+      kind: 'Received',
+      phase: before.kind === 'Received' ? before.phase : 'none',
+      transaction: { receiptDeliveryConfirmedAt: '2026-03-01T12:00:00.000Z' },
+    });
   });
 
   it('does nothing when the same time is confirmed again', () => {
-    const first = confirmIncomingReceipt(confirmIncoming('2026-03-01T12:00:00.000Z', '2026-03-01T11:00:00Z'), receivedEvents.reduce<IncomingPayment>(incomingPaymentDecider.evolve, incomingPaymentDecider.initialState()));
-    incomingSpec.given([...receivedEvents, ...first]).when(confirmIncoming('2026-03-01T14:00:00.000Z', '2026-03-01T11:00:00.000Z')).thenNothingHappened();
+    const first = confirmIncomingReceipt(
+      confirmIncoming('2026-03-01T12:00:00.000Z', '2026-03-01T11:00:00Z'),
+      receivedEvents.reduce<IncomingPayment>(incomingPaymentDecider.evolve, incomingPaymentDecider.initialState()),
+    );
+    incomingSpec
+      .given([...receivedEvents, ...first])
+      .when(confirmIncoming('2026-03-01T14:00:00.000Z', '2026-03-01T11:00:00.000Z'))
+      .thenNothingHappened();
   });
 });

@@ -15,9 +15,13 @@ const notFound = (transactionId: string): DomainError =>
   new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
 
 /** The confirmation time to record, or null when the record already has it. */
-const confirmationOf = (command: ConfirmReceipt, record: { receiptDeliveryConfirmedAt?: string }): { confirmedAt: string; now: string } | null => {
+const confirmationOf = (
+  command: ConfirmReceipt,
+  record: { receiptDeliveryConfirmedAt?: string },
+): { confirmedAt: string; now: string } | null => {
   const now = command.metadata.now.toISOString();
-  const confirmedAt = command.data.receiptDeliveryConfirmedAt === undefined ? now : new Date(command.data.receiptDeliveryConfirmedAt).toISOString();
+  const confirmedAt =
+    command.data.receiptDeliveryConfirmedAt === undefined ? now : new Date(command.data.receiptDeliveryConfirmedAt).toISOString();
   return record.receiptDeliveryConfirmedAt === confirmedAt ? null : { confirmedAt, now };
 };
 
@@ -30,7 +34,11 @@ export const confirmReceipt = (command: ConfirmReceipt, state: Transaction): Tra
   return [
     {
       type: 'ReceiptDeliveryConfirmed',
-      data: { transactionId, receiptDeliveryConfirmedAt: confirmedAt, transaction: { ...state.transaction, receiptDeliveryConfirmedAt: confirmedAt, updatedAt: now } },
+      data: {
+        transactionId,
+        receiptDeliveryConfirmedAt: confirmedAt,
+        transaction: { ...state.transaction, receiptDeliveryConfirmedAt: confirmedAt, updatedAt: now },
+      },
     },
   ];
 };
@@ -44,7 +52,11 @@ export const confirmIncomingReceipt = (command: ConfirmReceipt, state: IncomingP
   return [
     {
       type: 'ReceiptDeliveryConfirmed',
-      data: { transactionId, receiptDeliveryConfirmedAt: confirmedAt, transaction: { ...state.transaction, receiptDeliveryConfirmedAt: confirmedAt, updatedAt: now } },
+      data: {
+        transactionId,
+        receiptDeliveryConfirmedAt: confirmedAt,
+        transaction: { ...state.transaction, receiptDeliveryConfirmedAt: confirmedAt, updatedAt: now },
+      },
     },
   ];
 };

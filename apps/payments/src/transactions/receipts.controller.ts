@@ -34,19 +34,42 @@ export class ReceiptsController {
     const { context, data } = request;
     const { transactionId, receiptDeliveryConfirmedAt } = data;
     if (!isIdOf('Transaction', transactionId)) throw transactionNotFound(String(transactionId));
-    if (receiptDeliveryConfirmedAt !== undefined && (typeof receiptDeliveryConfirmedAt !== 'string' || Number.isNaN(Date.parse(receiptDeliveryConfirmedAt)))) {
-      throw invalidInput('receiptDeliveryConfirmedAt must be an RFC 3339 date-time such as 2025-10-13T12:00:00Z.', { field: 'receiptDeliveryConfirmedAt' });
+    if (
+      receiptDeliveryConfirmedAt !== undefined &&
+      (typeof receiptDeliveryConfirmedAt !== 'string' || Number.isNaN(Date.parse(receiptDeliveryConfirmedAt)))
+    ) {
+      throw invalidInput('receiptDeliveryConfirmedAt must be an RFC 3339 date-time such as 2025-10-13T12:00:00Z.', {
+        field: 'receiptDeliveryConfirmedAt',
+      });
     }
-    const owned = await this.eventSourcing.em.findOne(TransactionEntity, { id: transactionId, platformId: context.platformId }, { fields: ['id', 'record'] });
+    const owned = await this.eventSourcing.em.findOne(
+      TransactionEntity,
+      { id: transactionId, platformId: context.platformId },
+      { fields: ['id', 'record'] },
+    );
     if (!owned) throw transactionNotFound(transactionId);
-    const command: ConfirmReceipt = { type: 'ConfirmReceipt', data: { transactionId, ...(receiptDeliveryConfirmedAt !== undefined ? { receiptDeliveryConfirmedAt } : {}) }, metadata: { now: this.clock.now() } };
+    const command: ConfirmReceipt = {
+      type: 'ConfirmReceipt',
+      data: { transactionId, ...(receiptDeliveryConfirmedAt !== undefined ? { receiptDeliveryConfirmedAt } : {}) },
+      metadata: { now: this.clock.now() },
+    };
     // An UMA payment received has a stream of its own aggregate (a transfer-in, INCOMING too, does not).
     if (isUmaIncomingRecord(owned.record)) {
-      const { state } = await this.eventSourcing.handle(transactionId, incomingPaymentDecider, (current) => confirmIncomingReceipt(command, current), context);
+      const { state } = await this.eventSourcing.handle(
+        transactionId,
+        incomingPaymentDecider,
+        (current) => confirmIncomingReceipt(command, current),
+        context,
+      );
       if (state.kind === 'None') throw transactionNotFound(transactionId);
       return toIncomingTransactionWire(state.transaction);
     }
-    const { state } = await this.eventSourcing.handle(transactionId, transactionDecider, (current) => confirmReceipt(command, current), context);
+    const { state } = await this.eventSourcing.handle(
+      transactionId,
+      transactionDecider,
+      (current) => confirmReceipt(command, current),
+      context,
+    );
     if (state.kind === 'None') throw transactionNotFound(transactionId);
     return toTransactionWire(state.transaction);
   }

@@ -25,7 +25,14 @@ const event = (position: number, occurredAt: string, data: Record<string, unknow
   globalPosition: BigInt(position),
   type: 'Any',
   data,
-  metadata: { platformId: 'Platform:a', correlationId: 'c', requestId: 'r', actor: { kind: 'system', name: 'test' }, occurredAt, schemaVersion: 1 },
+  metadata: {
+    platformId: 'Platform:a',
+    correlationId: 'c',
+    requestId: 'r',
+    actor: { kind: 'system', name: 'test' },
+    occurredAt,
+    schemaVersion: 1,
+  },
 });
 
 const stream = [

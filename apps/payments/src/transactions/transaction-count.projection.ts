@@ -29,7 +29,10 @@ export const evolveTransactionCount = (row: TransactionCountRow | null, recorded
 /** Plain SQL for the rows (see transaction-view.rows.ts), so a batch of payment events needs no MikroORM unit of work. */
 const transactionCountRows: ProjectionRows<TransactionCountRow> = {
   load: async (sql, keys) => {
-    const rows = await sql.query<{ platform_id: string; count: string }>(`SELECT platform_id, count::text AS count FROM ${sql.schema}.transaction_counts WHERE platform_id = ANY($1::text[])`, [keys]);
+    const rows = await sql.query<{ platform_id: string; count: string }>(
+      `SELECT platform_id, count::text AS count FROM ${sql.schema}.transaction_counts WHERE platform_id = ANY($1::text[])`,
+      [keys],
+    );
     return new Map(rows.map((row) => [row.platform_id, { platformId: row.platform_id, count: row.count }]));
   },
   save: async (sql, { upserts, deletes }) => {

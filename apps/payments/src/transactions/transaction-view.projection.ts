@@ -1,5 +1,11 @@
 import { EntitySchema } from '@mikro-orm/core';
-import { type AnyTransactionRecord, isUmaIncomingRecord, type IncomingTransactionStatus, type OutgoingTransactionStatus, type TransactionType } from '@corridor/contracts';
+import {
+  type AnyTransactionRecord,
+  isUmaIncomingRecord,
+  type IncomingTransactionStatus,
+  type OutgoingTransactionStatus,
+  type TransactionType,
+} from '@corridor/contracts';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
 import { incomingPaymentEventTypes } from '../incoming/incoming-payment';
 import { receiptEventTypes, transferEventTypes } from './transfer-events';
@@ -47,10 +53,19 @@ export const TransactionEntity = new EntitySchema<TransactionRow>({
  * account ids on either side (an UMA address for an UMA destination) and the reference the money
  * travels with (reconciliationInstructions, else the real-time funding instructions' reference).
  */
-export const accountsAndReferenceOf = (record: AnyTransactionRecord): Pick<TransactionRow, 'sourceAccount' | 'destinationAccount' | 'reference'> => {
+export const accountsAndReferenceOf = (
+  record: AnyTransactionRecord,
+): Pick<TransactionRow, 'sourceAccount' | 'destinationAccount' | 'reference'> => {
   // An incoming UMA payment has no source account: its sender is an UMA address outside Corridor.
-  if (isUmaIncomingRecord(record)) return { sourceAccount: null, destinationAccount: record.destination.accountId, reference: record.reconciliationInstructions?.reference ?? null };
-  const instructed = record.paymentInstructions?.map((instructions) => instructions.accountOrWalletInfo['reference']).find((reference) => typeof reference === 'string');
+  if (isUmaIncomingRecord(record))
+    return {
+      sourceAccount: null,
+      destinationAccount: record.destination.accountId,
+      reference: record.reconciliationInstructions?.reference ?? null,
+    };
+  const instructed = record.paymentInstructions
+    ?.map((instructions) => instructions.accountOrWalletInfo['reference'])
+    .find((reference) => typeof reference === 'string');
   return {
     sourceAccount: record.source.sourceType === 'ACCOUNT' ? record.source.accountId : null,
     destinationAccount: record.destination.destinationType === 'ACCOUNT' ? record.destination.accountId : record.destination.umaAddress,
@@ -79,7 +94,14 @@ export const evolveTransactionView = (_row: TransactionRow | null, recorded: Rec
 export const transactionViewProjection: Projection<TransactionRow> = {
   name: 'transactions',
   version: 4,
-  canHandle: ['QuoteCreated', 'QuoteExpired', ...executionStatusChanges, ...transferEventTypes, ...receiptEventTypes, ...incomingPaymentEventTypes],
+  canHandle: [
+    'QuoteCreated',
+    'QuoteExpired',
+    ...executionStatusChanges,
+    ...transferEventTypes,
+    ...receiptEventTypes,
+    ...incomingPaymentEventTypes,
+  ],
   entity: TransactionEntity,
   keyOf: (event) => String((event.data['transaction'] as AnyTransactionRecord).id),
   evolve: evolveTransactionView,

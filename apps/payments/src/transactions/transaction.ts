@@ -46,8 +46,14 @@ export type QuoteTerms = {
   payoutIdentifier?: string;
 };
 
-export type QuoteCreated = { type: 'QuoteCreated'; data: { quote: QuoteTerms; transaction: TransactionRecord; requestFingerprint?: string } };
-export type QuoteExpired = { type: 'QuoteExpired'; data: { quoteId: string; transactionId: string; expiredAt: string; transaction: TransactionRecord } };
+export type QuoteCreated = {
+  type: 'QuoteCreated';
+  data: { quote: QuoteTerms; transaction: TransactionRecord; requestFingerprint?: string };
+};
+export type QuoteExpired = {
+  type: 'QuoteExpired';
+  data: { quoteId: string; transactionId: string; expiredAt: string; transaction: TransactionRecord };
+};
 export type TransactionEvent = QuoteCreated | QuoteExpired | ExecutionEvent | TransferEvent | ReceiptDeliveryConfirmed;
 
 /** `execution`: the payment's process state once executed (../execution/execution-events.ts). */

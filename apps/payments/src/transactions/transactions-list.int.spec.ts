@@ -6,7 +6,14 @@ import type { INestMicroservice } from '@nestjs/common';
 import { newId, type Page, subjects, type TransactionWire } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { createControllableClock, deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import {
+  createControllableClock,
+  deleteEventsStream,
+  requireNats,
+  tokenContext,
+  uniqueSubjectPrefix,
+  useTestDatabase,
+} from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { createTransfer } from '../transfers/create-transfer';
@@ -24,13 +31,24 @@ let app: INestMicroservice;
 
 const open = async (platform: string, internalAccountId: string): Promise<string> => {
   const transactionId = newId('Transaction');
-  const command = createTransferCommand({ transactionId, platformId: platform, internalAccountId, holdId: transactionId, fingerprint: transactionId }, clock.now().toISOString());
-  await app.get(EventSourcing).handle(transactionId, transactionDecider, (state) => createTransfer(command, state), tokenContext(platform), { assumeNew: true });
+  const command = createTransferCommand(
+    { transactionId, platformId: platform, internalAccountId, holdId: transactionId, fingerprint: transactionId },
+    clock.now().toISOString(),
+  );
+  await app
+    .get(EventSourcing)
+    .handle(transactionId, transactionDecider, (state) => createTransfer(command, state), tokenContext(platform), { assumeNew: true });
   return transactionId;
 };
 
 const list = (data: Record<string, unknown>, platform = platformId) =>
-  app.get(ServiceClient).request<Page<TransactionWire>>(subjects.payments.transaction.list, { limit: 10, ...data }, { context: tokenContext(platform), timeoutMs: 30_000 });
+  app
+    .get(ServiceClient)
+    .request<Page<TransactionWire>>(
+      subjects.payments.transaction.list,
+      { limit: 10, ...data },
+      { context: tokenContext(platform), timeoutMs: 30_000 },
+    );
 
 const walk = async (data: Record<string, unknown>): Promise<string[]> => {
   const seen: string[] = [];
@@ -52,8 +70,21 @@ beforeAll(async () => {
   await requireNats();
   subjectPrefix = uniqueSubjectPrefix();
   const { healthPort: _healthPort, ...defaults } = loadConfig({});
-  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', transferSweepSeconds: 86_400, expirySweepSeconds: 86_400 };
-  app = await createServiceApp(AppModule.register(config, clock), { service: 'payments', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  const config = {
+    ...defaults,
+    healthPort: 0,
+    databaseUrl: database.url,
+    subjectPrefix,
+    logLevel: 'warn',
+    transferSweepSeconds: 86_400,
+    expirySweepSeconds: 86_400,
+  };
+  app = await createServiceApp(AppModule.register(config, clock), {
+    service: 'payments',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   for (let index = 0; index < 25; index += 1) mine.push(await open(platformId, index % 5 === 0 ? accountB : accountA));
   for (let index = 0; index < 3; index += 1) await open(strangerId, accountA);

@@ -1,7 +1,21 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { createHash } from 'node:crypto';
-import { type AnyTransactionRecord, decodeCursor, DomainError, type IncomingTransactionWire, isIdOf, type ListTransactionsData, type Page, type ServiceRequest, subjects, toAnyTransactionWire, toPage, type TransactionIdData, type TransactionWire } from '@corridor/contracts';
+import {
+  type AnyTransactionRecord,
+  decodeCursor,
+  DomainError,
+  type IncomingTransactionWire,
+  isIdOf,
+  type ListTransactionsData,
+  type Page,
+  type ServiceRequest,
+  subjects,
+  toAnyTransactionWire,
+  toPage,
+  type TransactionIdData,
+  type TransactionWire,
+} from '@corridor/contracts';
 import { EventSourcing, type RecordedEvent } from '@corridor/event-store';
 import { evolveTransactionView, TransactionEntity, type TransactionRow } from './transaction-view.projection';
 
@@ -49,10 +63,16 @@ export class TransactionsController {
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     const direction = sortOrder === 'asc' ? 'ASC' : 'DESC';
     const values = [...filters.values];
-    const keyset = after ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, $${values.push(after.id)}::text)` : '';
+    const keyset = after
+      ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, $${values.push(after.id)}::text)`
+      : '';
     const pageSql = `SELECT id, record, created_at FROM payments.transactions WHERE ${filters.where}${keyset} ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.push(limit + 1)}`;
     const [rows, totalCount] = await Promise.all([
-      this.eventSourcing.read<{ id: string; record: AnyTransactionRecord; created_at: Date }>(statementName('transactions-page', pageSql), pageSql, values),
+      this.eventSourcing.read<{ id: string; record: AnyTransactionRecord; created_at: Date }>(
+        statementName('transactions-page', pageSql),
+        pageSql,
+        values,
+      ),
       this.count(request.context.platformId, filters),
     ]);
     return toPage(
@@ -104,4 +124,6 @@ const statementName = (prefix: string, sql: string): string => `${prefix}-${crea
 
 /** The transaction view after every event that occurred at or before `at` (null: none had). */
 export const foldTransactionAsOf = (events: RecordedEvent[], at: Date): TransactionRow | null =>
-  events.filter((event) => new Date(event.metadata.occurredAt).getTime() <= at.getTime()).reduce<TransactionRow | null>(evolveTransactionView, null);
+  events
+    .filter((event) => new Date(event.metadata.occurredAt).getTime() <= at.getTime())
+    .reduce<TransactionRow | null>(evolveTransactionView, null);

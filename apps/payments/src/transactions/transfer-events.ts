@@ -33,7 +33,10 @@ export type TransferTerms = {
 
 export type TransferCreated = { type: 'TransferCreated'; data: { transfer: TransferTerms; transaction: TransactionRecord } };
 /** Handed to the rail: the transaction is PROCESSING; dueAt is when it is looked at again. */
-export type TransferSubmitted = { type: 'TransferSubmitted'; data: { transactionId: string; submittedAt: string; dueAt: string; transaction: TransactionRecord } };
+export type TransferSubmitted = {
+  type: 'TransferSubmitted';
+  data: { transactionId: string; submittedAt: string; dueAt: string; transaction: TransactionRecord };
+};
 /** The rail delivered: transfer-out settled its hold, transfer-in credited the internal account. */
 export type TransferCompleted = { type: 'TransferCompleted'; data: { transactionId: string; transaction: TransactionRecord } };
 /** The rail refused or gave up: transfer-out released its hold; transfer-in credited nothing. */
@@ -42,9 +45,15 @@ export type TransferCompleted = { type: 'TransferCompleted'; data: { transaction
  * longer held (the hold was given back after a failed create and a retry reopened the transfer).
  */
 export type TransferFailure = Exclude<RailOutcome, 'SUCCEEDS'> | 'HOLD_RELEASED';
-export type TransferFailed = { type: 'TransferFailed'; data: { transactionId: string; railFailure: TransferFailure; transaction: TransactionRecord } };
+export type TransferFailed = {
+  type: 'TransferFailed';
+  data: { transactionId: string; railFailure: TransferFailure; transaction: TransactionRecord };
+};
 /** POST /transactions/{id}/confirm: the platform delivered the receipt (any transaction, quote or transfer). */
-export type ReceiptDeliveryConfirmed = { type: 'ReceiptDeliveryConfirmed'; data: { transactionId: string; receiptDeliveryConfirmedAt: string; transaction: TransactionRecord } };
+export type ReceiptDeliveryConfirmed = {
+  type: 'ReceiptDeliveryConfirmed';
+  data: { transactionId: string; receiptDeliveryConfirmedAt: string; transaction: TransactionRecord };
+};
 
 export type TransferEvent = TransferCreated | TransferSubmitted | TransferCompleted | TransferFailed;
 

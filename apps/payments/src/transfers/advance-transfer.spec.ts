@@ -9,8 +9,13 @@ import { createTransfer } from './create-transfer';
 import { createdAt, createTransferCommand, transactionId } from './transfer.fixtures';
 
 const spec = deciderSpec<Transaction, AdvanceTransfer, TransactionEvent>({ decide: advanceTransfer, ...transactionDecider });
-const at = (iso: string): AdvanceTransfer => ({ type: 'AdvanceTransfer', data: { transactionId }, metadata: { now: new Date(iso), pendingSeconds: 30 } });
-const created = (outcome: RailOutcome = 'SUCCEEDS', direction: 'OUT' | 'IN' = 'OUT') => createTransfer(createTransferCommand({ outcome, direction }), transactionDecider.initialState());
+const at = (iso: string): AdvanceTransfer => ({
+  type: 'AdvanceTransfer',
+  data: { transactionId },
+  metadata: { now: new Date(iso), pendingSeconds: 30 },
+});
+const created = (outcome: RailOutcome = 'SUCCEEDS', direction: 'OUT' | 'IN' = 'OUT') =>
+  createTransfer(createTransferCommand({ outcome, direction }), transactionDecider.initialState());
 const stateOf = (events: TransactionEvent[]): Transaction => events.reduce(transactionDecider.evolve, transactionDecider.initialState());
 const record = (events: TransactionEvent[]) => {
   const state = stateOf(events);
@@ -48,12 +53,31 @@ describe('AdvanceTransfer', () => {
     const given = created('PENDING_THEN_FAILS');
     const submitted = advanceTransfer(at(createdAt), stateOf(given));
     expect(submitted).toEqual([
-      { type: 'TransferSubmitted', data: { transactionId, submittedAt: createdAt, dueAt: '2026-03-01T10:00:30.000Z', transaction: { ...record(given), status: 'PROCESSING' } } },
+      {
+        type: 'TransferSubmitted',
+        data: {
+          transactionId,
+          submittedAt: createdAt,
+          dueAt: '2026-03-01T10:00:30.000Z',
+          transaction: { ...record(given), status: 'PROCESSING' },
+        },
+      },
     ]);
-    spec.given([...given, ...submitted]).when(at('2026-03-01T10:00:29.999Z')).thenNothingHappened();
+    spec
+      .given([...given, ...submitted])
+      .when(at('2026-03-01T10:00:29.999Z'))
+      .thenNothingHappened();
     const failed = advanceTransfer(at('2026-03-01T10:00:30.000Z'), stateOf([...given, ...submitted]));
-    expect(failed).toMatchObject([{ type: 'TransferFailed', data: { railFailure: 'PENDING_THEN_FAILS', transaction: { status: 'FAILED', failureReason: 'COUNTERPARTY_POST_TX_FAILED' } } }]);
-    spec.given([...given, ...submitted, ...failed]).when(at('2026-03-01T11:00:00.000Z')).thenNothingHappened();
+    expect(failed).toMatchObject([
+      {
+        type: 'TransferFailed',
+        data: { railFailure: 'PENDING_THEN_FAILS', transaction: { status: 'FAILED', failureReason: 'COUNTERPARTY_POST_TX_FAILED' } },
+      },
+    ]);
+    spec
+      .given([...given, ...submitted, ...failed])
+      .when(at('2026-03-01T11:00:00.000Z'))
+      .thenNothingHappened();
   });
 
   it('leaves a finished transfer alone however often it is swept', () => {
@@ -66,7 +90,10 @@ describe('AdvanceTransfer', () => {
     const given = created();
     const released: AdvanceTransfer = { ...at(later), data: { transactionId, holdReleased: true } };
     expect(advanceTransfer(released, stateOf(given))).toMatchObject([
-      { type: 'TransferFailed', data: { railFailure: 'HOLD_RELEASED', transaction: { status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' } } },
+      {
+        type: 'TransferFailed',
+        data: { railFailure: 'HOLD_RELEASED', transaction: { status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' } },
+      },
     ]);
     const finished = [...given, ...advanceTransfer(at(later), stateOf(given))];
     spec.given(finished).when(released).thenNothingHappened();

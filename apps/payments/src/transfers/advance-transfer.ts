@@ -29,7 +29,9 @@ export type AdvanceTransfer = Command<
  * (transfer-in) is always QUOTE_EXECUTION_FAILED, the one incoming reason about executing a payment.
  */
 export const failureReasonOf = (direction: TransferDirection, failure: TransferFailure): OutgoingFailureReason | IncomingFailureReason =>
-  direction === 'IN' || failure === 'INSUFFICIENT_FUNDS' || failure === 'ACCOUNT_CLOSED' || failure === 'HOLD_RELEASED' ? 'QUOTE_EXECUTION_FAILED' : 'COUNTERPARTY_POST_TX_FAILED';
+  direction === 'IN' || failure === 'INSUFFICIENT_FUNDS' || failure === 'ACCOUNT_CLOSED' || failure === 'HOLD_RELEASED'
+    ? 'QUOTE_EXECUTION_FAILED'
+    : 'COUNTERPARTY_POST_TX_FAILED';
 
 export const advanceTransfer = (command: AdvanceTransfer, state: Transaction): TransactionEvent[] => {
   if (state.kind !== 'Transfer') return [];
@@ -39,17 +41,31 @@ export const advanceTransfer = (command: AdvanceTransfer, state: Transaction): T
   if (now.getTime() < Date.parse(state.dueAt)) return [];
   const fail = (railFailure: TransferFailure, from: typeof transaction): TransferFailed => ({
     type: 'TransferFailed',
-    data: { transactionId: transaction.id, railFailure, transaction: { ...from, status: 'FAILED', failureReason: failureReasonOf(transfer.direction, railFailure), updatedAt: at } },
+    data: {
+      transactionId: transaction.id,
+      railFailure,
+      transaction: { ...from, status: 'FAILED', failureReason: failureReasonOf(transfer.direction, railFailure), updatedAt: at },
+    },
   });
-  if (command.data.holdReleased && (transaction.status === 'PENDING' || transaction.status === 'PROCESSING')) return [fail('HOLD_RELEASED', transaction)];
+  if (command.data.holdReleased && (transaction.status === 'PENDING' || transaction.status === 'PROCESSING'))
+    return [fail('HOLD_RELEASED', transaction)];
   if (transaction.status === 'PENDING') {
     const waits = transfer.outcome === 'PENDING_THEN_FAILS';
     const dueAt = waits ? new Date(now.getTime() + command.metadata.pendingSeconds * 1000).toISOString() : at;
     const processing = { ...transaction, status: 'PROCESSING' as const, updatedAt: at };
-    const submitted: TransactionEvent = { type: 'TransferSubmitted', data: { transactionId: transaction.id, submittedAt: at, dueAt, transaction: processing } };
+    const submitted: TransactionEvent = {
+      type: 'TransferSubmitted',
+      data: { transactionId: transaction.id, submittedAt: at, dueAt, transaction: processing },
+    };
     if (waits) return [submitted];
     if (transfer.outcome === 'SUCCEEDS') {
-      return [submitted, { type: 'TransferCompleted', data: { transactionId: transaction.id, transaction: { ...processing, status: 'COMPLETED', settledAt: at } } }];
+      return [
+        submitted,
+        {
+          type: 'TransferCompleted',
+          data: { transactionId: transaction.id, transaction: { ...processing, status: 'COMPLETED', settledAt: at } },
+        },
+      ];
     }
     return [submitted, fail(transfer.outcome, processing)];
   }

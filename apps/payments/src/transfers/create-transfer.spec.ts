@@ -4,15 +4,30 @@ import { DomainError, TRANSFER_AMOUNT_MAX } from '@corridor/contracts';
 import { deciderSpec } from '@corridor/testing';
 import { type TransactionEvent, transactionDecider } from '../transactions/transaction';
 import { amountToTransfer, type CreateTransfer, createTransfer, type TransferAmountQuestion } from './create-transfer';
-import { createdAt, createTransferCommand, customerId, externalAccountId, internalAccountId, platformId, transactionId, transferTerms } from './transfer.fixtures';
+import {
+  createdAt,
+  createTransferCommand,
+  customerId,
+  externalAccountId,
+  internalAccountId,
+  platformId,
+  transactionId,
+  transferTerms,
+} from './transfer.fixtures';
 
-const spec = deciderSpec<ReturnType<typeof transactionDecider.initialState>, CreateTransfer, TransactionEvent>({ decide: createTransfer, ...transactionDecider });
+const spec = deciderSpec<ReturnType<typeof transactionDecider.initialState>, CreateTransfer, TransactionEvent>({
+  decide: createTransfer,
+  ...transactionDecider,
+});
 const opened = (command = createTransferCommand()) => createTransfer(command, transactionDecider.initialState());
 
 describe('CreateTransfer', () => {
   it("records the requesting agent as the transaction's agentId (decision 0016)", () => {
     const command = createTransferCommand();
-    const [created] = createTransfer({ ...command, data: { ...command.data, agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000001' } }, transactionDecider.initialState());
+    const [created] = createTransfer(
+      { ...command, data: { ...command.data, agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000001' } },
+      transactionDecider.initialState(),
+    );
     expect((created?.data as { transaction: { agentId?: string } }).transaction.agentId).toBe('Agent:019542f5-b3e7-1d02-0000-000000000001');
     expect((opened()[0]?.data as { transaction: object }).transaction).not.toHaveProperty('agentId');
   });
@@ -74,7 +89,8 @@ describe('CreateTransfer', () => {
 // What a transfer moves when the request leaves amount out (the reference makes it optional).
 describe('the amount a transfer moves', () => {
   const given = (available: bigint, direction: TransferAmountQuestion['direction'] = 'OUT') => ({
-    whenAsked: (requested: bigint | undefined) => () => amountToTransfer({ direction, requested, internalAccountId, currency: 'USD', available }),
+    whenAsked: (requested: bigint | undefined) => () =>
+      amountToTransfer({ direction, requested, internalAccountId, currency: 'USD', available }),
   });
   const refusal = (ask: () => bigint): DomainError => {
     try {
@@ -97,7 +113,11 @@ describe('the amount a transfer moves', () => {
 
   it('given nothing available, a transfer-out without an amount is a 400 saying how to fund the account, never a zero-amount transfer', () => {
     const error = refusal(given(0n).whenAsked(undefined));
-    expect([error.code, error.status, error.details]).toEqual(['INVALID_AMOUNT', 400, { field: 'amount', reason: 'NO_AVAILABLE_BALANCE', accountId: internalAccountId, available: '0' }]);
+    expect([error.code, error.status, error.details]).toEqual([
+      'INVALID_AMOUNT',
+      400,
+      { field: 'amount', reason: 'NO_AVAILABLE_BALANCE', accountId: internalAccountId, available: '0' },
+    ]);
     expect(error.message).toContain('Fund the account first');
   });
 

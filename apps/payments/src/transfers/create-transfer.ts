@@ -1,4 +1,12 @@
-import { type Command, DomainError, idempotencyConflict, invalidInput, requireSameRequest, TRANSFER_AMOUNT_MAX, type TransactionRecord } from '@corridor/contracts';
+import {
+  type Command,
+  DomainError,
+  idempotencyConflict,
+  invalidInput,
+  requireSameRequest,
+  TRANSFER_AMOUNT_MAX,
+  type TransactionRecord,
+} from '@corridor/contracts';
 import type { Transaction, TransactionEvent } from '../transactions/transaction';
 import type { TransferCreated, TransferDirection, TransferTerms } from '../transactions/transfer-events';
 
@@ -41,7 +49,10 @@ export const createTransfer = (command: CreateTransfer, state: Transaction): Tra
     customerId,
     platformCustomerId,
     source: transfer.direction === 'OUT' ? internal : { sourceType: 'ACCOUNT', ...external },
-    destination: transfer.direction === 'OUT' ? { destinationType: 'ACCOUNT', ...external } : { destinationType: 'ACCOUNT', accountId: internal.accountId, currency: internal.currency },
+    destination:
+      transfer.direction === 'OUT'
+        ? { destinationType: 'ACCOUNT', ...external }
+        : { destinationType: 'ACCOUNT', accountId: internal.accountId, currency: internal.currency },
     sentAmount: amount,
     receivedAmount: amount,
     exchangeRate: '1',

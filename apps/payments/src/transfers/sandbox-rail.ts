@@ -5,7 +5,18 @@ import type { RailOutcome } from '../transactions/transfer-events';
 // accounts service's order of preference (account number, IBAN, CLABE, PIX key, wallet address …);
 // services share only libs, so the list is repeated here.
 
-const identifierMembers = ['accountNumber', 'iban', 'clabeNumber', 'pixKey', 'vpa', 'address', 'invoice', 'bolt12', 'lightningAddress', 'phoneNumber'];
+const identifierMembers = [
+  'accountNumber',
+  'iban',
+  'clabeNumber',
+  'pixKey',
+  'vpa',
+  'address',
+  'invoice',
+  'bolt12',
+  'lightningAddress',
+  'phoneNumber',
+];
 
 const outcomesBySuffix: Readonly<Record<string, RailOutcome>> = {
   '002': 'INSUFFICIENT_FUNDS',

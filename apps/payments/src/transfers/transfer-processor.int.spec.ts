@@ -9,7 +9,14 @@ import { connect, JSONCodec, type NatsConnection } from 'nats';
 import { newId, subjects, type TransactionWire } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { createControllableClock, deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import {
+  createControllableClock,
+  deleteEventsStream,
+  requireNats,
+  tokenContext,
+  uniqueSubjectPrefix,
+  useTestDatabase,
+} from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { transactionDecider } from '../transactions/transaction';
@@ -32,8 +39,22 @@ const releasedHolds = new Set<string>();
 const startApp = async (): Promise<INestMicroservice> => {
   const { healthPort: _healthPort, ...defaults } = loadConfig({});
   // Sweeps far apart: the test runs each sweep itself, at the clock's time.
-  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', transferSweepSeconds: 86_400, transferPendingSeconds: 30, expirySweepSeconds: 86_400 };
-  const app = await createServiceApp(AppModule.register(config, clock), { service: 'payments', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  const config = {
+    ...defaults,
+    healthPort: 0,
+    databaseUrl: database.url,
+    subjectPrefix,
+    logLevel: 'warn',
+    transferSweepSeconds: 86_400,
+    transferPendingSeconds: 30,
+    expirySweepSeconds: 86_400,
+  };
+  const app = await createServiceApp(AppModule.register(config, clock), {
+    service: 'payments',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   return app;
 };
@@ -42,12 +63,20 @@ const startApp = async (): Promise<INestMicroservice> => {
 const openTransfer = async (app: INestMicroservice, outcome: RailOutcome): Promise<string> => {
   const transactionId = newId('Transaction');
   const command = createTransferCommand({ transactionId, platformId, outcome, holdId: transactionId }, clock.now().toISOString());
-  await app.get(EventSourcing).handle(transactionId, transactionDecider, (state) => createTransfer(command, state), tokenContext(platformId), { assumeNew: true });
+  await app
+    .get(EventSourcing)
+    .handle(transactionId, transactionDecider, (state) => createTransfer(command, state), tokenContext(platformId), { assumeNew: true });
   return transactionId;
 };
 
 const statusOf = async (app: INestMicroservice, transactionId: string): Promise<TransactionWire> =>
-  app.get(ServiceClient).request<TransactionWire>(subjects.payments.transaction.get, { transactionId }, { context: tokenContext(platformId), timeoutMs: 30_000 });
+  app
+    .get(ServiceClient)
+    .request<TransactionWire>(
+      subjects.payments.transaction.get,
+      { transactionId },
+      { context: tokenContext(platformId), timeoutMs: 30_000 },
+    );
 
 beforeAll(async () => {
   await requireNats();
@@ -60,7 +89,12 @@ beforeAll(async () => {
         ledgerCalls.push({ subject, data: packet.data.data });
         const holdId = String(packet.data.data['holdId']);
         if (subject === subjects.accounts.ledger.settle && releasedHolds.has(holdId)) {
-          const err = { status: 409, code: 'HOLD_ALREADY_CLOSED', message: `Hold ${holdId} was already settled or released.`, details: { holdId } };
+          const err = {
+            status: 409,
+            code: 'HOLD_ALREADY_CLOSED',
+            message: `Hold ${holdId} was already settled or released.`,
+            details: { holdId },
+          };
           message.respond(codec.encode({ id: packet.id, err, isDisposed: true }));
           return;
         }
@@ -95,7 +129,10 @@ describe('the transfer timer', () => {
       expect(await app.get(TransferProcessor).sweep()).toBe(1);
       expect(await statusOf(app, transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'COUNTERPARTY_POST_TX_FAILED' });
       expect(ledgerCalls.filter((call) => call.data['holdId'] === transactionId)).toEqual([
-        { subject: subjects.accounts.ledger.release, data: expect.objectContaining({ operationId: `${transactionId}:release`, holdId: transactionId }) },
+        {
+          subject: subjects.accounts.ledger.release,
+          data: expect.objectContaining({ operationId: `${transactionId}:release`, holdId: transactionId }),
+        },
       ]);
       expect(await app.get(TransferProcessor).sweep()).toBe(0);
     } finally {
@@ -108,12 +145,17 @@ describe('the transfer timer', () => {
     try {
       const transactionId = await openTransfer(app, 'SUCCEEDS');
       const processor = app.get(TransferProcessor);
-      const [first, second] = await Promise.all([processor.advance(transactionId, platformId), processor.advance(transactionId, platformId)]);
+      const [first, second] = await Promise.all([
+        processor.advance(transactionId, platformId),
+        processor.advance(transactionId, platformId),
+      ]);
       expect(first + second).toBe(2);
       expect(await statusOf(app, transactionId)).toMatchObject({ status: 'COMPLETED', settledAt: '2026-03-01T10:01:29.999Z' });
       const settles = ledgerCalls.filter((call) => call.data['holdId'] === transactionId);
       // Both racers may ask the ledger (it is idempotent by the operation id); only one settle operation exists.
-      expect(new Set(settles.map((call) => `${call.subject} ${String(call.data['operationId'])}`))).toEqual(new Set([`${subjects.accounts.ledger.settle} ${transactionId}:settle`]));
+      expect(new Set(settles.map((call) => `${call.subject} ${String(call.data['operationId'])}`))).toEqual(
+        new Set([`${subjects.accounts.ledger.settle} ${transactionId}:settle`]),
+      );
       expect(await processor.sweep()).toBe(0);
     } finally {
       await app.close();

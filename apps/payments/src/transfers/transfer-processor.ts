@@ -1,5 +1,15 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CLOCK, type Clock, type CreditData, DomainError, newUuid, type ReleaseHoldData, type RequestContext, type SettleHoldData, subjects } from '@corridor/contracts';
+import {
+  CLOCK,
+  type Clock,
+  type CreditData,
+  DomainError,
+  newUuid,
+  type ReleaseHoldData,
+  type RequestContext,
+  type SettleHoldData,
+  subjects,
+} from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { type Transaction, type TransactionEvent, transactionDecider } from '../transactions/transaction';
@@ -29,7 +39,10 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
   private readonly logger = new Logger('TransferProcessor');
   private readonly sweeper = new PeriodicSweep(
     () => this.advanceDue(),
-    (error) => this.logger.error(`Transfer sweep failed; the next sweep tries again: ${error instanceof Error ? error.stack ?? error.message : String(error)}`),
+    (error) =>
+      this.logger.error(
+        `Transfer sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      ),
   );
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -50,7 +63,9 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
 
   /** Advances one transfer in the background (right after it is created); a failure is left to the sweep. */
   kick(transactionId: string, platformId: string): void {
-    const step = this.advance(transactionId, platformId).catch((error: unknown) => this.logger.warn(`Transfer ${transactionId} will be retried by the sweep: ${String(error)}`));
+    const step = this.advance(transactionId, platformId).catch((error: unknown) =>
+      this.logger.warn(`Transfer ${transactionId} will be retried by the sweep: ${String(error)}`),
+    );
     this.inFlight.add(step);
     void step.finally(() => this.inFlight.delete(step));
   }
@@ -62,18 +77,33 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
 
   /** One step of one transfer at the clock's time; returns how many events it appended. */
   async advance(transactionId: string, platformId: string): Promise<number> {
-    const command: AdvanceTransfer = { type: 'AdvanceTransfer', data: { transactionId }, metadata: { now: this.clock.now(), pendingSeconds: this.options.pendingSeconds } };
+    const command: AdvanceTransfer = {
+      type: 'AdvanceTransfer',
+      data: { transactionId },
+      metadata: { now: this.clock.now(), pendingSeconds: this.options.pendingSeconds },
+    };
     const stored = await this.eventSourcing.store.readStream(transactionId);
     // The transfer's story (the request that created it) goes on, caused by its last recorded event.
     const last = stored.events[stored.events.length - 1];
-    const context: RequestContext = { ...systemContext(platformId, 'transfer-rail'), ...(last ? { correlationId: last.metadata.correlationId, causationId: last.eventId } : {}) };
-    const state = stored.events.reduce<Transaction>((current, event) => transactionDecider.evolve(current, event as unknown as TransactionEvent), transactionDecider.initialState());
+    const context: RequestContext = {
+      ...systemContext(platformId, 'transfer-rail'),
+      ...(last ? { correlationId: last.metadata.correlationId, causationId: last.eventId } : {}),
+    };
+    const state = stored.events.reduce<Transaction>(
+      (current, event) => transactionDecider.evolve(current, event as unknown as TransactionEvent),
+      transactionDecider.initialState(),
+    );
     const decided = advanceTransfer(command, state);
     if (decided.length === 0) return 0;
     const moved = await this.moveMoney(state, ledgerStepOf(state, decided), context);
     // Nothing is held to settle: the transfer fails instead of completing (and moves nothing).
     const step: AdvanceTransfer = moved === 'hold-released' ? { ...command, data: { ...command.data, holdReleased: true } } : command;
-    const { events } = await this.eventSourcing.handle(transactionId, transactionDecider, (current) => advanceTransfer(step, current), context);
+    const { events } = await this.eventSourcing.handle(
+      transactionId,
+      transactionDecider,
+      (current) => advanceTransfer(step, current),
+      context,
+    );
     return events.length;
   }
 
@@ -98,21 +128,31 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
   private async moveMoney(state: Transaction, step: LedgerStep, context: RequestContext): Promise<'moved' | 'hold-released'> {
     if (state.kind !== 'Transfer' || step === 'none') return 'moved';
     const { transfer } = state;
-    const request = <Reply>(subject: string, data: unknown) => this.client.request<Reply>(subject, data, { context, timeoutMs: LEDGER_TIMEOUT_MS });
+    const request = <Reply>(subject: string, data: unknown) =>
+      this.client.request<Reply>(subject, data, { context, timeoutMs: LEDGER_TIMEOUT_MS });
     const holdId = transfer.holdId ?? transfer.transactionId;
     switch (step) {
       case 'settle-hold':
         try {
-          await request(subjects.accounts.ledger.settle, { accountId: transfer.internalAccountId, operationId: `${transfer.transactionId}:settle`, holdId } satisfies SettleHoldData);
+          await request(subjects.accounts.ledger.settle, {
+            accountId: transfer.internalAccountId,
+            operationId: `${transfer.transactionId}:settle`,
+            holdId,
+          } satisfies SettleHoldData);
         } catch (error) {
           // Settling is only ever asked once the rail delivered, so a closed or missing hold was
           // released (the create failed after holding, and a retry under the same key reopened it).
-          if (error instanceof DomainError && (error.code === 'HOLD_ALREADY_CLOSED' || error.code === 'HOLD_NOT_FOUND')) return 'hold-released';
+          if (error instanceof DomainError && (error.code === 'HOLD_ALREADY_CLOSED' || error.code === 'HOLD_NOT_FOUND'))
+            return 'hold-released';
           throw error;
         }
         return 'moved';
       case 'release-hold':
-        await request(subjects.accounts.ledger.release, { accountId: transfer.internalAccountId, operationId: `${transfer.transactionId}:release`, holdId } satisfies ReleaseHoldData);
+        await request(subjects.accounts.ledger.release, {
+          accountId: transfer.internalAccountId,
+          operationId: `${transfer.transactionId}:release`,
+          holdId,
+        } satisfies ReleaseHoldData);
         return 'moved';
       case 'credit':
         await request(subjects.accounts.ledger.credit, {

@@ -33,10 +33,24 @@ export const evolveTransferTimer = (row: TransferTimerRow | null, recorded: Reco
       const { transfer, transaction } = event.data;
       // Due at once: the rail is asked right after the reply, and by the sweep if that is lost.
       const at = new Date(transfer.createdAt);
-      return { id: transfer.transactionId, platformId: transfer.platformId, direction: transfer.direction, status: transaction.status, dueAt: at, updatedAt: at };
+      return {
+        id: transfer.transactionId,
+        platformId: transfer.platformId,
+        direction: transfer.direction,
+        status: transaction.status,
+        dueAt: at,
+        updatedAt: at,
+      };
     }
     case 'TransferSubmitted':
-      return row && { ...row, status: event.data.transaction.status, dueAt: new Date(event.data.dueAt), updatedAt: new Date(event.data.submittedAt) };
+      return (
+        row && {
+          ...row,
+          status: event.data.transaction.status,
+          dueAt: new Date(event.data.dueAt),
+          updatedAt: new Date(event.data.submittedAt),
+        }
+      );
     case 'TransferCompleted':
     case 'TransferFailed':
       return row && { ...row, status: event.data.transaction.status, updatedAt: new Date(event.data.transaction.updatedAt) };

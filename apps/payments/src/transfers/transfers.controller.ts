@@ -52,7 +52,9 @@ const parseAmount = (value: unknown): bigint => {
  * across the deploy finds the transfer it already made instead of moving the money again.
  */
 export const transferIdFor = (platformId: string, direction: TransferDirection, idempotencyKey: string | undefined): string =>
-  idempotencyKey === undefined ? newId('Transaction') : `Transaction:${uuidv5(`${platformId}\n${direction}\n${idempotencyKey}`, TRANSFER_ID_NAMESPACE)}`;
+  idempotencyKey === undefined
+    ? newId('Transaction')
+    : `Transaction:${uuidv5(`${platformId}\n${direction}\n${idempotencyKey}`, TRANSFER_ID_NAMESPACE)}`;
 
 /** The counterparty as the external account's beneficiary names it (the reference's counterpartyInformation keys). */
 export const counterpartyOf = (account: ExternalAccountWire): Record<string, string> => {
@@ -88,8 +90,12 @@ export class TransfersController {
       this.parties.internalAccount(context, data.source?.accountId, 'source.accountId'),
       this.parties.externalAccount(context, data.destination?.accountId, 'destination.accountId'),
     ]);
-    if (source.status !== 'ACTIVE') throw invalidInput(`source.accountId ${source.id} is ${source.status}; only an ACTIVE account can send.`, { field: 'source.accountId' });
-    if (destination.status === 'INACTIVE') throw invalidInput(`destination.accountId ${destination.id} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
+    if (source.status !== 'ACTIVE')
+      throw invalidInput(`source.accountId ${source.id} is ${source.status}; only an ACTIVE account can send.`, {
+        field: 'source.accountId',
+      });
+    if (destination.status === 'INACTIVE')
+      throw invalidInput(`destination.accountId ${destination.id} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
     this.checkPair(source, destination, 'destination.accountId');
     // A transfer an Embedded Wallet's owner signed for takes the id their consent names: the ledger
     // holds wallet money only for it (decision 0020). Any other is named by its Idempotency-Key.
@@ -102,7 +108,13 @@ export class TransfersController {
     const amount =
       earlier !== undefined
         ? BigInt(earlier.amount)
-        : amountToTransfer({ direction: 'OUT', requested, internalAccountId: source.id, currency: destination.currency, available: BigInt(source.balance.amount) });
+        : amountToTransfer({
+            direction: 'OUT',
+            requested,
+            internalAccountId: source.id,
+            currency: destination.currency,
+            available: BigInt(source.balance.amount),
+          });
     const transfer: Omit<TransferTerms, 'createdAt'> = {
       transactionId,
       platformId: context.platformId,
@@ -115,7 +127,10 @@ export class TransfersController {
       fingerprint: JSON.stringify(['OUT', source.id, destination.id, requested?.toString() ?? WHOLE_AVAILABLE_BALANCE]),
       holdId: transactionId,
     };
-    return this.open(context, transfer, { ...(await this.parties.owner(context, source)), counterpartyInformation: counterpartyOf(destination) });
+    return this.open(context, transfer, {
+      ...(await this.parties.owner(context, source)),
+      counterpartyInformation: counterpartyOf(destination),
+    });
   }
 
   /**
@@ -131,18 +146,31 @@ export class TransfersController {
       this.parties.externalAccount(context, data.source?.accountId, 'source.accountId'),
       this.parties.internalAccount(context, data.destination?.accountId, 'destination.accountId'),
     ]);
-    if (destination.status === 'CLOSED') throw invalidInput(`destination.accountId ${destination.id} is CLOSED and cannot receive.`, { field: 'destination.accountId' });
-    if (source.status === 'INACTIVE') throw invalidInput(`source.accountId ${source.id} is INACTIVE and cannot be pulled from.`, { field: 'source.accountId' });
+    if (destination.status === 'CLOSED')
+      throw invalidInput(`destination.accountId ${destination.id} is CLOSED and cannot receive.`, { field: 'destination.accountId' });
+    if (source.status === 'INACTIVE')
+      throw invalidInput(`source.accountId ${source.id} is INACTIVE and cannot be pulled from.`, { field: 'source.accountId' });
     this.checkPair(destination, source, 'source.accountId');
     if (!canPull(source.accountInfo)) {
       throw new DomainError(
         'INVALID_INPUT',
         'validation',
         `source.accountId ${source.id} cannot be pulled from (only accounts on the ACH rail can). To fund ${destination.id}, send money to its fundingPaymentInstructions (GET /customers/internal-accounts or GET /platform/internal-accounts).`,
-        { field: 'source.accountId', reason: 'NOT_PULLABLE', internalAccountId: destination.id, fundingPaymentInstructions: destination.fundingPaymentInstructions },
+        {
+          field: 'source.accountId',
+          reason: 'NOT_PULLABLE',
+          internalAccountId: destination.id,
+          fundingPaymentInstructions: destination.fundingPaymentInstructions,
+        },
       );
     }
-    const amount = amountToTransfer({ direction: 'IN', requested, internalAccountId: destination.id, currency: source.currency, available: BigInt(destination.balance.amount) });
+    const amount = amountToTransfer({
+      direction: 'IN',
+      requested,
+      internalAccountId: destination.id,
+      currency: source.currency,
+      available: BigInt(destination.balance.amount),
+    });
     const transactionId = transferIdFor(context.platformId, 'IN', data.idempotencyKey);
     const transfer: Omit<TransferTerms, 'createdAt'> = {
       transactionId,
@@ -155,7 +183,10 @@ export class TransfersController {
       outcome: sandboxRailOutcome(source.accountInfo),
       fingerprint: JSON.stringify(['IN', source.id, destination.id, amount.toString()]),
     };
-    return this.open(context, transfer, { ...(await this.parties.owner(context, destination)), counterpartyInformation: counterpartyOf(source) });
+    return this.open(context, transfer, {
+      ...(await this.parties.owner(context, destination)),
+      counterpartyInformation: counterpartyOf(source),
+    });
   }
 
   /** Same currency, same owner: a customer's internal account with that customer's external account, a platform's with the platform's. */
@@ -170,30 +201,51 @@ export class TransfersController {
       );
     }
     if (!ownedBySame(internal, external)) {
-      throw invalidInput(`${externalField} ${external.id} does not belong to the owner of ${internal.id}; a transfer moves money between one owner's own accounts.`, { field: externalField });
+      throw invalidInput(
+        `${externalField} ${external.id} does not belong to the owner of ${internal.id}; a transfer moves money between one owner's own accounts.`,
+        { field: externalField },
+      );
     }
   }
 
   /** Hold (transfer-out), then open the stream; an existing stream under the same id is the retry's answer. */
-  private async open(context: RequestContext, transfer: Omit<TransferTerms, 'createdAt'>, owner: TransferOwner & { counterpartyInformation: Record<string, string> }): Promise<TransactionWire> {
+  private async open(
+    context: RequestContext,
+    transfer: Omit<TransferTerms, 'createdAt'>,
+    owner: TransferOwner & { counterpartyInformation: Record<string, string> },
+  ): Promise<TransactionWire> {
     const agent = context.actor.kind === 'agent' ? { agentId: context.actor.agentId } : {};
     const command: CreateTransfer = { type: 'CreateTransfer', data: { transfer, ...owner, ...agent }, metadata: { now: this.clock.now() } };
     const existing = await this.eventSourcing.store.readStream(transfer.transactionId);
     if (existing.events.length > 0) {
       // A retry: the decider answers with the stored transfer, or refuses a different request.
-      const { state } = await this.eventSourcing.handle(transfer.transactionId, transactionDecider, (current) => createTransfer(command, current), context);
+      const { state } = await this.eventSourcing.handle(
+        transfer.transactionId,
+        transactionDecider,
+        (current) => createTransfer(command, current),
+        context,
+      );
       return toTransactionWire(this.transactionOf(state));
     }
     if (transfer.direction === 'OUT') await this.hold(context, transfer);
     try {
-      const { state, events } = await this.eventSourcing.handle(transfer.transactionId, transactionDecider, (current) => createTransfer(command, current), context, { assumeNew: true });
+      const { state, events } = await this.eventSourcing.handle(
+        transfer.transactionId,
+        transactionDecider,
+        (current) => createTransfer(command, current),
+        context,
+        { assumeNew: true },
+      );
       if (events.length > 0) this.processor.kick(transfer.transactionId, context.platformId);
       return toTransactionWire(this.transactionOf(state));
     } catch (error) {
       // The hold stands but no transaction names it: give the money back. When the stream exists
       // (a twin under the same key won, or the append went through before the error) the hold is
       // the stream's and stays.
-      const written = await this.eventSourcing.store.readStream(transfer.transactionId).then((stream) => stream.events.length > 0, () => true);
+      const written = await this.eventSourcing.store.readStream(transfer.transactionId).then(
+        (stream) => stream.events.length > 0,
+        () => true,
+      );
       if (transfer.direction === 'OUT' && !written) {
         await this.release(context, transfer).catch((releaseError: unknown) =>
           // Nothing retries this: the hold stays on the account until someone releases it by hand.
@@ -218,7 +270,10 @@ export class TransfersController {
   /** The terms of the transfer already opened under this id (a retry), if any. */
   private async earlierTransfer(transactionId: string): Promise<TransferTerms | undefined> {
     const stored = await this.eventSourcing.store.readStream(transactionId);
-    const state = stored.events.reduce<Transaction>((current, event) => transactionDecider.evolve(current, event as unknown as TransactionEvent), transactionDecider.initialState());
+    const state = stored.events.reduce<Transaction>(
+      (current, event) => transactionDecider.evolve(current, event as unknown as TransactionEvent),
+      transactionDecider.initialState(),
+    );
     return state.kind === 'Transfer' ? state.transfer : undefined;
   }
 
@@ -241,14 +296,22 @@ export class TransfersController {
     } catch (error) {
       // The reference has no insufficient-funds code for this route: INVALID_AMOUNT, with the reason and figures in details.
       if (error instanceof DomainError && error.code === 'INSUFFICIENT_FUNDS') {
-        throw new DomainError('INVALID_AMOUNT', 'validation', `${error.message} Nothing was transferred.`, { ...error.details, field: 'amount', reason: 'INSUFFICIENT_FUNDS' });
+        throw new DomainError('INVALID_AMOUNT', 'validation', `${error.message} Nothing was transferred.`, {
+          ...error.details,
+          field: 'amount',
+          reason: 'INSUFFICIENT_FUNDS',
+        });
       }
       throw error;
     }
   }
 
   private async release(context: RequestContext, transfer: Omit<TransferTerms, 'createdAt'>): Promise<void> {
-    const data: ReleaseHoldData = { accountId: transfer.internalAccountId, operationId: `${transfer.transactionId}:release`, holdId: transfer.holdId ?? transfer.transactionId };
+    const data: ReleaseHoldData = {
+      accountId: transfer.internalAccountId,
+      operationId: `${transfer.transactionId}:release`,
+      holdId: transfer.holdId ?? transfer.transactionId,
+    };
     await this.client.request(subjects.accounts.ledger.release, data, { context, timeoutMs: LEDGER_TIMEOUT_MS });
   }
 }

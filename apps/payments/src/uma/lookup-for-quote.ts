@@ -11,10 +11,16 @@ export type QuoteLookupContext = { lookupId: string; platformId: string; now: Da
 
 export const usableLookup = (record: ReceiverLookupRecord | null, context: QuoteLookupContext): ReceiverLookupRecord => {
   if (!record || record.platformId !== context.platformId) {
-    throw invalidInput(`lookupId ${context.lookupId} is not a lookup of this platform. Look the receiver up first (GET /receiver/uma/{address} or GET /receiver/external-account/{id}) and pass its lookupId.`, { field: 'lookupId' });
+    throw invalidInput(
+      `lookupId ${context.lookupId} is not a lookup of this platform. Look the receiver up first (GET /receiver/uma/{address} or GET /receiver/external-account/{id}) and pass its lookupId.`,
+      { field: 'lookupId' },
+    );
   }
   if (context.now.getTime() >= Date.parse(record.expiresAt)) {
-    throw invalidInput(`lookupId ${context.lookupId} expired at ${record.expiresAt}; look the receiver up again.`, { field: 'lookupId', expiredAt: record.expiresAt });
+    throw invalidInput(`lookupId ${context.lookupId} expired at ${record.expiresAt}; look the receiver up again.`, {
+      field: 'lookupId',
+      expiredAt: record.expiresAt,
+    });
   }
   return record;
 };
@@ -22,7 +28,8 @@ export const usableLookup = (record: ReceiverLookupRecord | null, context: Quote
 const currencyFrom = (record: ReceiverLookupRecord, requested: string | undefined, field: string): string => {
   const supported = record.supportedCurrencies.map((preference) => preference.code);
   if (requested !== undefined) {
-    if (!supported.includes(requested)) throw invalidInput(`The receiver of lookup ${record.lookupId} accepts ${supported.join(', ')}, not ${requested}.`, { field });
+    if (!supported.includes(requested))
+      throw invalidInput(`The receiver of lookup ${record.lookupId} accepts ${supported.join(', ')}, not ${requested}.`, { field });
     return requested;
   }
   if (supported.length > 1) throw invalidInput(`The receiver accepts ${supported.join(', ')}: set ${field} to one of them.`, { field });
@@ -30,9 +37,16 @@ const currencyFrom = (record: ReceiverLookupRecord, requested: string | undefine
 };
 
 /** The UMA destination a lookup vouches for, in the currency the quote asks (or the only one offered). */
-export const umaDestinationFromLookup = (record: ReceiverLookupRecord, umaAddress: string, requestedCurrency: string | undefined): { umaAddress: string; currency: string } => {
+export const umaDestinationFromLookup = (
+  record: ReceiverLookupRecord,
+  umaAddress: string,
+  requestedCurrency: string | undefined,
+): { umaAddress: string; currency: string } => {
   if (record.kind !== 'UMA' || record.receiverUmaAddress?.toLowerCase() !== umaAddress.toLowerCase()) {
-    throw invalidInput(`lookupId ${record.lookupId} is a lookup of ${record.receiverUmaAddress ?? record.accountId}, not of ${umaAddress}.`, { field: 'lookupId' });
+    throw invalidInput(
+      `lookupId ${record.lookupId} is a lookup of ${record.receiverUmaAddress ?? record.accountId}, not of ${umaAddress}.`,
+      { field: 'lookupId' },
+    );
   }
   return { umaAddress, currency: currencyFrom(record, requestedCurrency, 'destination.currency') };
 };
@@ -40,7 +54,10 @@ export const umaDestinationFromLookup = (record: ReceiverLookupRecord, umaAddres
 /** An external account destination must be the one the lookup was of, in a currency it supports. */
 export const checkAccountLookup = (record: ReceiverLookupRecord, accountId: string, currency: string): void => {
   if (record.kind !== 'EXTERNAL_ACCOUNT' || record.accountId !== accountId) {
-    throw invalidInput(`lookupId ${record.lookupId} is a lookup of ${record.receiverUmaAddress ?? record.accountId}, not of ${accountId}.`, { field: 'lookupId' });
+    throw invalidInput(
+      `lookupId ${record.lookupId} is a lookup of ${record.receiverUmaAddress ?? record.accountId}, not of ${accountId}.`,
+      { field: 'lookupId' },
+    );
   }
   currencyFrom(record, currency, 'destination.accountId');
 };

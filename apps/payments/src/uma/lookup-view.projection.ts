@@ -21,7 +21,13 @@ export const evolveLookupView = (row: LookupRow | null, recorded: RecordedEvent)
   const event = recorded as unknown as ReceiverLookupEvent;
   if (event.type !== 'ReceiverLookedUp') return row;
   const { lookup } = event.data;
-  return { id: lookup.lookupId, platformId: lookup.platformId, record: lookup, createdAt: new Date(lookup.createdAt), expiresAt: new Date(lookup.expiresAt) };
+  return {
+    id: lookup.lookupId,
+    platformId: lookup.platformId,
+    record: lookup,
+    createdAt: new Date(lookup.createdAt),
+    expiresAt: new Date(lookup.expiresAt),
+  };
 };
 
 export const lookupViewProjection: Projection<LookupRow> = {

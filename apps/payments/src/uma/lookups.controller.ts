@@ -51,18 +51,29 @@ export class LookupsController {
     if (!isUmaAddress(data.receiverUmaAddress)) throw invalidUmaAddress('receiverUmaAddress', data.receiverUmaAddress);
     const sender = await this.sender(context, data);
     const receiver = umaReceiverAt(data.receiverUmaAddress);
-    const record = await this.record(context, { kind: 'UMA', receiverUmaAddress: data.receiverUmaAddress, ...sender }, receiver.currencies, receiver.requiredPayerDataFields);
+    const record = await this.record(
+      context,
+      { kind: 'UMA', receiverUmaAddress: data.receiverUmaAddress, ...sender },
+      receiver.currencies,
+      receiver.requiredPayerDataFields,
+    );
     return { receiverUmaAddress: data.receiverUmaAddress, ...this.render(record) };
   }
 
   @MessagePattern(subjects.payments.lookup.externalAccount)
   async externalAccount(@Payload() request: ServiceRequest<LookupExternalAccountData>): Promise<ReceiverExternalAccountLookupWire> {
     const { context, data } = request;
-    const notFound = new DomainError('REFERENCE_NOT_FOUND', 'not_found', `External account ${String(data.accountId).slice(0, 80)} was not found.`, { accountId: data.accountId });
+    const notFound = new DomainError(
+      'REFERENCE_NOT_FOUND',
+      'not_found',
+      `External account ${String(data.accountId).slice(0, 80)} was not found.`,
+      { accountId: data.accountId },
+    );
     if (!isIdOf('ExternalAccount', data.accountId)) throw notFound;
     const sender = await this.sender(context, data);
     const account = await this.externalAccountOf(context, data.accountId);
-    if (account.status === 'INACTIVE') throw invalidInput(`External account ${account.id} is INACTIVE and cannot receive.`, { field: 'accountId' });
+    if (account.status === 'INACTIVE')
+      throw invalidInput(`External account ${account.id} is INACTIVE and cannot receive.`, { field: 'accountId' });
     const record = await this.record(context, { kind: 'EXTERNAL_ACCOUNT', accountId: account.id, ...sender }, [account.currency], []);
     return { accountId: account.id, ...this.render(record) };
   }
@@ -82,18 +93,26 @@ export class LookupsController {
     if (customerId !== undefined) {
       const message = `customerId ${String(customerId).slice(0, 80)} does not name a customer of this platform.`;
       if (!isIdOf('Customer', customerId)) throw invalidInput(message, { field: 'customerId' });
-      const customer = await this.client.request<CustomerWire>(subjects.customers.customer.get, { customerId }, { context, timeoutMs: CALL_TIMEOUT_MS }).catch((error: unknown) => {
-        if (error instanceof DomainError && error.status === 404) throw invalidInput(message, { field: 'customerId' });
-        throw error;
-      });
-      if (customer.isDeleted) throw invalidInput(`customerId ${customerId} names a deleted customer, who cannot send payments.`, { field: 'customerId' });
+      const customer = await this.client
+        .request<CustomerWire>(subjects.customers.customer.get, { customerId }, { context, timeoutMs: CALL_TIMEOUT_MS })
+        .catch((error: unknown) => {
+          if (error instanceof DomainError && error.status === 404) throw invalidInput(message, { field: 'customerId' });
+          throw error;
+        });
+      if (customer.isDeleted)
+        throw invalidInput(`customerId ${customerId} names a deleted customer, who cannot send payments.`, { field: 'customerId' });
     }
     return { ...(senderUmaAddress !== undefined ? { senderUmaAddress } : {}), ...(customerId !== undefined ? { customerId } : {}) };
   }
 
   /** A customer's or the platform's own external account; another platform's is not found. */
   private async externalAccountOf(context: RequestContext, externalAccountId: string): Promise<ExternalAccountWire> {
-    const get = (owner: 'CUSTOMER' | 'PLATFORM') => this.client.request<ExternalAccountWire>(subjects.accounts.externalAccount.get, { owner, externalAccountId }, { context, timeoutMs: CALL_TIMEOUT_MS });
+    const get = (owner: 'CUSTOMER' | 'PLATFORM') =>
+      this.client.request<ExternalAccountWire>(
+        subjects.accounts.externalAccount.get,
+        { owner, externalAccountId },
+        { context, timeoutMs: CALL_TIMEOUT_MS },
+      );
     try {
       return await get('CUSTOMER');
     } catch (error) {
@@ -112,17 +131,34 @@ export class LookupsController {
     const snapshot = await this.rates.current();
     const command: RecordLookup = {
       type: 'RecordLookup',
-      data: { lookup: { lookupId, platformId: context.platformId, ...target, supportedCurrencies: currencyPreferencesOf(snapshot, currencies), requiredPayerDataFields } },
+      data: {
+        lookup: {
+          lookupId,
+          platformId: context.platformId,
+          ...target,
+          supportedCurrencies: currencyPreferencesOf(snapshot, currencies),
+          requiredPayerDataFields,
+        },
+      },
       metadata: { now: this.clock.now(), ttlSeconds: this.options.lookupTtlSeconds },
     };
-    const { state } = await this.eventSourcing.handle(lookupId, receiverLookupDecider, (current) => recordLookup(command, current), context, { assumeNew: true });
+    const { state } = await this.eventSourcing.handle(
+      lookupId,
+      receiverLookupDecider,
+      (current) => recordLookup(command, current),
+      context,
+      { assumeNew: true },
+    );
     if (state.kind !== 'Recorded') throw new Error(`Lookup ${lookupId} was not recorded.`);
     return state.lookup;
   }
 
   /** The receiver's own payer data fields plus those its currencies' corridors require: all a quote will ask for. */
   private render(record: ReceiverLookupRecord) {
-    const fields = withCorridorPayerFields(record.requiredPayerDataFields, record.supportedCurrencies.map((preference) => preference.code));
+    const fields = withCorridorPayerFields(
+      record.requiredPayerDataFields,
+      record.supportedCurrencies.map((preference) => preference.code),
+    );
     return {
       lookupId: record.lookupId,
       supportedCurrencies: record.supportedCurrencies.map(toCurrencyPreferenceWire),

@@ -6,7 +6,15 @@ import type { INestMicroservice } from '@nestjs/common';
 import { type CreateQuoteData, newId, type QuoteWire, type ReceiverUmaLookupWire, subjects } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { createControllableClock, deleteEventsStream, domainErrorOf, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import {
+  createControllableClock,
+  deleteEventsStream,
+  domainErrorOf,
+  requireNats,
+  tokenContext,
+  uniqueSubjectPrefix,
+  useTestDatabase,
+} from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { LookupEntity } from './lookup-view.projection';
@@ -20,12 +28,20 @@ let subjectPrefix: string;
 let app: INestMicroservice;
 let client: ServiceClient;
 
-const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> => client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
-const lookup = (receiverUmaAddress: string, platform = platformId) => call<ReceiverUmaLookupWire>(subjects.payments.lookup.uma, { receiverUmaAddress, senderUmaAddress: '$alice@acme.example' }, platform);
+const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> =>
+  client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
+const lookup = (receiverUmaAddress: string, platform = platformId) =>
+  call<ReceiverUmaLookupWire>(subjects.payments.lookup.uma, { receiverUmaAddress, senderUmaAddress: '$alice@acme.example' }, platform);
 const quote = (umaAddress: string, extra: Partial<CreateQuoteData>, platform = platformId) =>
   call<QuoteWire>(
     subjects.payments.quote.create,
-    { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: '10000', ...extra } satisfies CreateQuoteData,
+    {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: '10000',
+      ...extra,
+    } satisfies CreateQuoteData,
     platform,
   );
 
@@ -34,7 +50,12 @@ beforeAll(async () => {
   subjectPrefix = uniqueSubjectPrefix();
   const { healthPort: _healthPort, ...defaults } = loadConfig({ RECEIVER_LOOKUP_TTL_SECONDS: '120' });
   const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', expirySweepSeconds: 86_400 };
-  app = await createServiceApp(AppModule.register(config, clock), { service: 'payments', natsUrl: config.natsUrl, subjectPrefix, logLevel: 'warn' });
+  app = await createServiceApp(AppModule.register(config, clock), {
+    service: 'payments',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    logLevel: 'warn',
+  });
   await app.listen();
   client = app.get(ServiceClient);
 });
@@ -71,7 +92,12 @@ describe('receiver lookups over NATS', () => {
     expect(withoutLookup.message).toContain('GET /receiver/uma/');
     const found = await lookup('$ana@andespay.example');
     expect(found.requiredPayerDataFields).toContainEqual({ name: 'FULL_NAME', mandatory: true });
-    const missing = await domainErrorOf(quote('$ana@andespay.example', { lookupId: found.lookupId, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$ana@andespay.example', currency: 'BRL' } }));
+    const missing = await domainErrorOf(
+      quote('$ana@andespay.example', {
+        lookupId: found.lookupId,
+        destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$ana@andespay.example', currency: 'BRL' },
+      }),
+    );
     expect(missing.code).toBe('MISSING_MANDATORY_USER_INFO');
     const quoted = await quote('$ana@andespay.example', {
       lookupId: found.lookupId,
@@ -87,7 +113,10 @@ describe('receiver lookups over NATS', () => {
     const before = await eventSourcing.em.count(LookupEntity, {});
     await eventSourcing.projections.rebuild('receiver-lookups');
     expect(await eventSourcing.em.count(LookupEntity, {})).toBe(before);
-    const quoted = await quote('$success.usd@sandbox.uma.money', { lookupId: found.lookupId, source: { sourceType: 'REALTIME_FUNDING', currency: 'EUR' } });
+    const quoted = await quote('$success.usd@sandbox.uma.money', {
+      lookupId: found.lookupId,
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'EUR' },
+    });
     expect(quoted.receivingCurrency.code).toBe('USD');
   });
 });

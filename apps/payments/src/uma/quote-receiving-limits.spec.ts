@@ -5,7 +5,10 @@ import { accountQuoteRequest, createQuoteCommand } from '../quotes/quote.fixture
 import { transactionDecider } from '../transactions/transaction';
 
 const decide = (receivingLimits: { min: bigint; max: bigint }, lockedCurrencyAmount = '100000') =>
-  createQuote(createQuoteCommand({ receivingLimits, request: accountQuoteRequest({ lockedCurrencyAmount }) }), transactionDecider.initialState());
+  createQuote(
+    createQuoteCommand({ receivingLimits, request: accountQuoteRequest({ lockedCurrencyAmount }) }),
+    transactionDecider.initialState(),
+  );
 
 describe('CreateQuote with the receiving limits of a lookup', () => {
   it('quotes an amount the receiver accepts, at either bound', () => {
@@ -16,6 +19,15 @@ describe('CreateQuote with the receiving limits of a lookup', () => {
     ['below', { min: 92_306n, max: 1_000_000n }],
     ['above', { min: 100n, max: 92_304n }],
   ])('refuses a receiving amount %s them with 400 AMOUNT_OUT_OF_RANGE naming the bounds', (_case, limits) => {
-    expect(() => decide(limits)).toThrow(expect.objectContaining({ code: 'AMOUNT_OUT_OF_RANGE', details: expect.objectContaining({ field: 'lockedCurrencyAmount', minReceivingAmount: Number(limits.min), maxReceivingAmount: Number(limits.max) }) }));
+    expect(() => decide(limits)).toThrow(
+      expect.objectContaining({
+        code: 'AMOUNT_OUT_OF_RANGE',
+        details: expect.objectContaining({
+          field: 'lockedCurrencyAmount',
+          minReceivingAmount: Number(limits.min),
+          maxReceivingAmount: Number(limits.max),
+        }),
+      }),
+    );
   });
 });

@@ -25,7 +25,11 @@ export type ReceiverLookupEvent = ReceiverLookedUp;
 
 export type ReceiverLookup = { kind: 'None' } | { kind: 'Recorded'; lookup: ReceiverLookupRecord };
 
-export type RecordLookup = Command<'RecordLookup', { lookup: Omit<ReceiverLookupRecord, 'createdAt' | 'expiresAt'> }, { now: Date; ttlSeconds: number }>;
+export type RecordLookup = Command<
+  'RecordLookup',
+  { lookup: Omit<ReceiverLookupRecord, 'createdAt' | 'expiresAt'> },
+  { now: Date; ttlSeconds: number }
+>;
 
 export const receiverLookupDecider = {
   initialState: (): ReceiverLookup => ({ kind: 'None' }),
@@ -36,8 +40,15 @@ export const recordLookup = (command: RecordLookup, state: ReceiverLookup): Rece
   const { lookup } = command.data;
   if (state.kind !== 'None') throw new DomainError('CONFLICT', 'conflict', `Lookup ${lookup.lookupId} already exists.`);
   if (lookup.supportedCurrencies.length === 0) {
-    throw new DomainError('UMA_NOT_FOUND', 'not_found', `The receiver accepts no currency this deployment can send; it cannot be paid.`, { lookupId: lookup.lookupId });
+    throw new DomainError('UMA_NOT_FOUND', 'not_found', `The receiver accepts no currency this deployment can send; it cannot be paid.`, {
+      lookupId: lookup.lookupId,
+    });
   }
   const { now, ttlSeconds } = command.metadata;
-  return [{ type: 'ReceiverLookedUp', data: { lookup: { ...lookup, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString() } } }];
+  return [
+    {
+      type: 'ReceiverLookedUp',
+      data: { lookup: { ...lookup, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString() } },
+    },
+  ];
 };

@@ -15,7 +15,12 @@ export const ESTIMATE_BASE_CURRENCY = 'USD';
  */
 export const currencyPreferencesOf = (snapshot: RateSnapshot, codes: readonly string[]): CurrencyPreferenceRecord[] =>
   codes
-    .filter((code) => snapshot.currencies.includes(code) && snapshot.currencies.includes(ESTIMATE_BASE_CURRENCY) && sandboxSendingLimits[code] !== undefined)
+    .filter(
+      (code) =>
+        snapshot.currencies.includes(code) &&
+        snapshot.currencies.includes(ESTIMATE_BASE_CURRENCY) &&
+        sandboxSendingLimits[code] !== undefined,
+    )
     .map((code) => {
       const limits = sandboxSendingLimits[code] ?? { min: 1n, max: 1n };
       const estimatedExchangeRate =

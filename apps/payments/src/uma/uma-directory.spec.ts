@@ -26,10 +26,13 @@ describe('umaReceiverAt', () => {
     ['$Success.EUR@Sandbox.UMA.money', 'EUR'],
   ])('answers for the sandbox user %s in %s', (address, currency) => expect(umaReceiverAt(address).currencies).toEqual([currency]));
 
-  it.each(['$non.existent.usd@sandbox.uma.money', '$someone@sandbox.uma.money', '$success.xyz@sandbox.uma.money', '$a@nowhere.example'])('finds nobody at %s (404 UMA_NOT_FOUND)', (address) => {
-    const error = refused(() => umaReceiverAt(address));
-    expect([error.code, error.status]).toEqual(['UMA_NOT_FOUND', 404]);
-  });
+  it.each(['$non.existent.usd@sandbox.uma.money', '$someone@sandbox.uma.money', '$success.xyz@sandbox.uma.money', '$a@nowhere.example'])(
+    'finds nobody at %s (404 UMA_NOT_FOUND)',
+    (address) => {
+      const error = refused(() => umaReceiverAt(address));
+      expect([error.code, error.status]).toEqual(['UMA_NOT_FOUND', 404]);
+    },
+  );
 
   it('answers for any user of a directory provider, in its currencies, asking for the payer’s name', () => {
     expect(umaReceiverAt('$anyone@thames.example')).toEqual({
@@ -41,7 +44,8 @@ describe('umaReceiverAt', () => {
     });
   });
 
-  it('refuses a malformed address with 400 INVALID_UMA_ADDRESS', () => expect(refused(() => umaReceiverAt('alice@thames.example')).code).toBe('INVALID_UMA_ADDRESS'));
+  it('refuses a malformed address with 400 INVALID_UMA_ADDRESS', () =>
+    expect(refused(() => umaReceiverAt('alice@thames.example')).code).toBe('INVALID_UMA_ADDRESS'));
 });
 
 describe('currencyPreferencesOf', () => {

@@ -1,16 +1,16 @@
 import type { Event, PlatformConfigWire, PlatformEnvironment, UpdateConfigData } from '@corridor/contracts';
 
 /** The configuration a platform can change (PATCH /config), plus what only Corridor sets. */
-export type PlatformSettings = Pick<PlatformConfigWire, 'umaDomain' | 'proxyUmaSubdomain' | 'webhookEndpoint' | 'supportedCurrencies' | 'isRegulatedFinancialInstitution' | 'embeddedWalletConfig'>;
+export type PlatformSettings = Pick<
+  PlatformConfigWire,
+  'umaDomain' | 'proxyUmaSubdomain' | 'webhookEndpoint' | 'supportedCurrencies' | 'isRegulatedFinancialInstitution' | 'embeddedWalletConfig'
+>;
 
 export type PlatformCreated = Event<
   'PlatformCreated',
   { platformId: string; configId: string; name: string; environment: PlatformEnvironment; settings: PlatformSettings; createdAt: string }
 >;
-export type PlatformConfigUpdated = Event<
-  'PlatformConfigUpdated',
-  { platformId: string; changes: UpdateConfigData; updatedAt: string }
->;
+export type PlatformConfigUpdated = Event<'PlatformConfigUpdated', { platformId: string; changes: UpdateConfigData; updatedAt: string }>;
 export type PlatformEvent = PlatformCreated | PlatformConfigUpdated;
 
 export type Platform =

@@ -40,7 +40,13 @@ export class PlatformsController {
     const slug = platformId.slice(-12);
     const data = { platformId, configId: newId('PlatformConfig'), name, environment, settings: defaultSettings(slug, umaDomain) };
     const now = this.clock.now();
-    await this.eventSourcing.handle(platformId, platformDecider, (platform) => createPlatform({ type: 'CreatePlatform', data, metadata: { now } }, platform), request.context, { assumeNew: true });
+    await this.eventSourcing.handle(
+      platformId,
+      platformDecider,
+      (platform) => createPlatform({ type: 'CreatePlatform', data, metadata: { now } }, platform),
+      request.context,
+      { assumeNew: true },
+    );
     const context = { ...request.context, platformId };
     // The operator's bootstrap grants everything; the cap still applies (an empty platform is far below it).
     const all: Permission[] = ['VIEW', 'TRANSACT', 'MANAGE'];

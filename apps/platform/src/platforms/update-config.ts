@@ -8,16 +8,23 @@ const checkCurrencies = (changes: UpdateConfigData): void => {
   for (const [index, currency] of (changes.supportedCurrencies ?? []).entries()) {
     const field = `supportedCurrencies[${index}]`;
     if (!isSupportedCurrency(currency.currencyCode)) {
-      throw new DomainError('INVALID_CURRENCY', 'validation', `${field}.currencyCode ${currency.currencyCode} is not a currency Corridor supports.`, {
-        field: `${field}.currencyCode`,
-      });
+      throw new DomainError(
+        'INVALID_CURRENCY',
+        'validation',
+        `${field}.currencyCode ${currency.currencyCode} is not a currency Corridor supports.`,
+        {
+          field: `${field}.currencyCode`,
+        },
+      );
     }
     if (seen.has(currency.currencyCode)) {
       throw new DomainError('INVALID_INPUT', 'validation', `${currency.currencyCode} is listed twice in supportedCurrencies.`, { field });
     }
     seen.add(currency.currencyCode);
     if (currency.minAmount > currency.maxAmount) {
-      throw new DomainError('INVALID_INPUT', 'validation', `${field}.minAmount must not exceed maxAmount.`, { field: `${field}.minAmount` });
+      throw new DomainError('INVALID_INPUT', 'validation', `${field}.minAmount must not exceed maxAmount.`, {
+        field: `${field}.minAmount`,
+      });
     }
   }
 };

@@ -1,13 +1,19 @@
 import { DomainError } from '@corridor/contracts';
 import { checkWebhookEndpoint, type ResolveHost } from './webhook-target';
 
-const resolvingTo = (...addresses: string[]): ResolveHost => async () => addresses;
+const resolvingTo =
+  (...addresses: string[]): ResolveHost =>
+  async () =>
+    addresses;
 const notResolving: ResolveHost = async (hostname) => {
   throw new Error(`getaddrinfo ENOTFOUND ${hostname}`);
 };
 
 const refusal = async (endpoint: string, resolve: ResolveHost): Promise<DomainError> => {
-  const error = await checkWebhookEndpoint(endpoint, resolve).then(() => undefined, (caught: unknown) => caught);
+  const error = await checkWebhookEndpoint(endpoint, resolve).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   if (!(error instanceof DomainError)) throw new Error(`${endpoint} was not refused`);
   return error;
 };
@@ -26,7 +32,12 @@ describe('checkWebhookEndpoint', () => {
     ['http://[::ffff:a9fe:a9fe]/latest', 'webhookEndpoint [::ffff:a9fe:a9fe] is the cloud metadata address'],
   ])('refuses the literal %s without resolving anything', async (endpoint, message) => {
     const error = await refusal(endpoint, notResolving);
-    expect(error.toBody()).toEqual({ status: 400, code: 'INVALID_INPUT', message: expect.stringContaining(message), details: { field: 'webhookEndpoint' } });
+    expect(error.toBody()).toEqual({
+      status: 400,
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining(message),
+      details: { field: 'webhookEndpoint' },
+    });
     expect(error.message).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true');
   });
 

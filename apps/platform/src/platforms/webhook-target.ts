@@ -51,7 +51,8 @@ export const checkWebhookEndpoint = async (endpoint: string, resolve: ResolveHos
           'Configure a host name that resolves in public DNS, then set webhookEndpoint again.',
       );
     }
-    if (addresses.length === 0) throw refuse(`webhookEndpoint host ${hostname} resolves to no address. Configure a host name that resolves in public DNS.`);
+    if (addresses.length === 0)
+      throw refuse(`webhookEndpoint host ${hostname} resolves to no address. Configure a host name that resolves in public DNS.`);
   }
   const refused = refusedWebhookAddressOf(addresses);
   if (refused) throw refuse(webhookTargetRefusalMessage(hostname, refused));

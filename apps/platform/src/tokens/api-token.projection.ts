@@ -35,7 +35,16 @@ export const evolveApiToken = (row: ApiTokenRow | null, recorded: RecordedEvent)
   switch (event.type) {
     case 'TokenCreated': {
       const { tokenId, platformId, name, permissions, clientId, secretHash, createdAt } = event.data;
-      return { id: tokenId, platformId, name, permissions, clientId, secretHash, createdAt: new Date(createdAt), updatedAt: new Date(createdAt) };
+      return {
+        id: tokenId,
+        platformId,
+        name,
+        permissions,
+        clientId,
+        secretHash,
+        createdAt: new Date(createdAt),
+        updatedAt: new Date(createdAt),
+      };
     }
     case 'TokenDeleted':
       // A deleted token leaves the read model at once: the credential check must stop matching it.

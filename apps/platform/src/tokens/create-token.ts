@@ -31,7 +31,10 @@ export type CreateToken = Command<
  * retry after a lost answer: nothing new) or another request under a used key, a 409 (decision
  * 0028). A token deleted since is no answer to a retry either: its key is used.
  */
-export const requireSameToken = (token: Exclude<Token, { status: 'None' }>, request: { platformId: string; requestFingerprint?: string | undefined }): void => {
+export const requireSameToken = (
+  token: Exclude<Token, { status: 'None' }>,
+  request: { platformId: string; requestFingerprint?: string | undefined },
+): void => {
   if (token.status !== 'Active' || token.platformId !== request.platformId) throw idempotencyConflict(token.tokenId);
   requireSameRequest(token.requestFingerprint, request.requestFingerprint, token.tokenId);
 };
@@ -44,14 +47,25 @@ export const createToken = (command: CreateToken, token: Token): TokenEvent[] =>
   }
   const permissions = [...new Set(command.data.permissions)];
   if (permissions.length === 0) {
-    throw new DomainError('INVALID_INPUT', 'validation', 'A token needs at least one permission: VIEW, TRANSACT or MANAGE.', { field: 'permissions' });
+    throw new DomainError('INVALID_INPUT', 'validation', 'A token needs at least one permission: VIEW, TRANSACT or MANAGE.', {
+      field: 'permissions',
+    });
   }
   const missing = ungrantablePermissions(command.data.grantorPermissions, permissions);
   if (missing.length > 0) throw grantRefused(missing, `create a token with ${permissions.join(', ')}`);
   return [
     {
       type: 'TokenCreated',
-      data: { tokenId, platformId, name: name.trim(), permissions, clientId, secretHash, ...(requestFingerprint !== undefined ? { requestFingerprint } : {}), createdAt: command.metadata.now.toISOString() },
+      data: {
+        tokenId,
+        platformId,
+        name: name.trim(),
+        permissions,
+        clientId,
+        secretHash,
+        ...(requestFingerprint !== undefined ? { requestFingerprint } : {}),
+        createdAt: command.metadata.now.toISOString(),
+      },
     },
   ];
 };

@@ -6,9 +6,7 @@ const SCRYPT: ScryptOptions = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }
 const KEY_LENGTH_BYTES = 32;
 
 const derive = (secret: string, salt: Buffer): Promise<Buffer> =>
-  new Promise((resolve, reject) =>
-    scrypt(secret, salt, KEY_LENGTH_BYTES, SCRYPT, (error, key) => (error ? reject(error) : resolve(key))),
-  );
+  new Promise((resolve, reject) => scrypt(secret, salt, KEY_LENGTH_BYTES, SCRYPT, (error, key) => (error ? reject(error) : resolve(key))));
 
 export const newClientId = (): string => randomBytes(16).toString('hex');
 export const newClientSecret = (): string => randomBytes(24).toString('hex');

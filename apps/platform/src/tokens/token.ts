@@ -19,7 +19,15 @@ export type TokenEvent = TokenCreated | TokenDeleted;
 
 export type Token =
   | { status: 'None' }
-  | { status: 'Active' | 'Deleted'; tokenId: string; platformId: string; name: string; permissions: Permission[]; clientId: string; requestFingerprint?: string };
+  | {
+      status: 'Active' | 'Deleted';
+      tokenId: string;
+      platformId: string;
+      name: string;
+      permissions: Permission[];
+      clientId: string;
+      requestFingerprint?: string;
+    };
 
 export const initialToken = (): Token => ({ status: 'None' });
 
@@ -27,7 +35,15 @@ export const evolveToken = (state: Token, event: TokenEvent): Token => {
   switch (event.type) {
     case 'TokenCreated': {
       const { tokenId, platformId, name, permissions, clientId, requestFingerprint } = event.data;
-      return { status: 'Active', tokenId, platformId, name, permissions, clientId, ...(requestFingerprint !== undefined ? { requestFingerprint } : {}) };
+      return {
+        status: 'Active',
+        tokenId,
+        platformId,
+        name,
+        permissions,
+        clientId,
+        ...(requestFingerprint !== undefined ? { requestFingerprint } : {}),
+      };
     }
     case 'TokenDeleted':
       return state.status === 'None' ? state : { ...state, status: 'Deleted' };

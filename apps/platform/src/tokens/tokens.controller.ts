@@ -65,7 +65,13 @@ export class TokensController {
       ...timeRange('createdAt', createdAfter, createdBefore),
       ...timeRange('updatedAt', updatedAfter, updatedBefore),
     };
-    return findPage<ApiTokenRow, ApiTokenWire>(this.eventSourcing.em, ApiTokenEntity, where, { limit, ...(cursor ? { cursor } : {}) }, renderApiToken);
+    return findPage<ApiTokenRow, ApiTokenWire>(
+      this.eventSourcing.em,
+      ApiTokenEntity,
+      where,
+      { limit, ...(cursor ? { cursor } : {}) },
+      renderApiToken,
+    );
   }
 
   @MessagePattern(subjects.platform.token.delete)
@@ -87,7 +93,11 @@ export class TokensController {
   @MessagePattern(subjects.platform.auth.verify)
   async verify(@Payload() request: ServiceRequest<VerifyCredentialData>): Promise<VerifiedCredential> {
     const { clientId, clientSecret } = request.data;
-    const unauthorized = new DomainError('UNAUTHORIZED', 'unauthorized', 'The API credentials are not valid. Use the token clientId and clientSecret as Basic auth.');
+    const unauthorized = new DomainError(
+      'UNAUTHORIZED',
+      'unauthorized',
+      'The API credentials are not valid. Use the token clientId and clientSecret as Basic auth.',
+    );
     if (typeof clientId !== 'string' || typeof clientSecret !== 'string') throw unauthorized;
     const dummyHash = await this.dummyHash;
     const deps: VerifierDeps = { findToken: (id) => this.findToken(id), checkSecret: verifySecret, dummyHash, gate: this.gate };

@@ -18,15 +18,26 @@ const create = (permissions: Permissions, grantorPermissions: Permissions = all)
   data: { ...data, permissions, grantorPermissions },
   metadata: { now },
 });
-const remove = (onPlatform = platformId): DeleteToken => ({ type: 'DeleteToken', data: { tokenId, platformId: onPlatform }, metadata: { now } });
+const remove = (onPlatform = platformId): DeleteToken => ({
+  type: 'DeleteToken',
+  data: { tokenId, platformId: onPlatform },
+  metadata: { now },
+});
 
 describe('CreateToken', () => {
   const given = deciderSpec({ decide: createToken, ...tokenDecider }).given;
   it('creates a token with its permissions once each', () =>
-    given([]).when(create(['VIEW', 'VIEW'])).then([created]));
-  it('refuses a token without permissions', () => given([]).when(create([])).thenThrows((error) => error.code === 'INVALID_INPUT'));
+    given([])
+      .when(create(['VIEW', 'VIEW']))
+      .then([created]));
+  it('refuses a token without permissions', () =>
+    given([])
+      .when(create([]))
+      .thenThrows((error) => error.code === 'INVALID_INPUT'));
   it('refuses a MANAGE-only grantor a TRANSACT token (403 naming TRANSACT)', () =>
-    given([]).when(create(['VIEW', 'TRANSACT'], ['MANAGE'])).thenThrows((error) => error.status === 403 && /TRANSACT/.test(error.message)));
+    given([])
+      .when(create(['VIEW', 'TRANSACT'], ['MANAGE']))
+      .thenThrows((error) => error.status === 403 && /TRANSACT/.test(error.message)));
   it('lets a MANAGE-only grantor create a VIEW and MANAGE token', () =>
     given([])
       .when(create(['VIEW', 'MANAGE'], ['MANAGE']))
@@ -39,25 +50,38 @@ describe('CreateToken', () => {
       data: { ...data, permissions, grantorPermissions: all, ...(fingerprint ? { requestFingerprint: fingerprint } : {}) },
       metadata: { now },
     });
-    const createdUnderKey: TokenEvent = { type: 'TokenCreated', data: { ...data, requestFingerprint: first, createdAt: now.toISOString() } };
+    const createdUnderKey: TokenEvent = {
+      type: 'TokenCreated',
+      data: { ...data, requestFingerprint: first, createdAt: now.toISOString() },
+    };
 
     it('keeps the request’s fingerprint with the token', () => given([]).when(underKey(first)).then([createdUnderKey]));
     it('does nothing when the same request comes again', () => given([createdUnderKey]).when(underKey(first)).thenNothingHappened());
     it('refuses another request under the key with a 409 naming the token', () =>
-      given([createdUnderKey]).when(underKey('b2'.repeat(32), ['MANAGE'])).thenThrows((error) => error.status === 409 && error.details?.['resourceId'] === tokenId));
+      given([createdUnderKey])
+        .when(underKey('b2'.repeat(32), ['MANAGE']))
+        .thenThrows((error) => error.status === 409 && error.details?.['resourceId'] === tokenId));
     it('refuses the key of a token deleted since', () =>
-      given([createdUnderKey, { type: 'TokenDeleted', data: { tokenId, platformId, deletedAt: now.toISOString() } }]).when(underKey(first)).thenThrows((error) => error.status === 409));
+      given([createdUnderKey, { type: 'TokenDeleted', data: { tokenId, platformId, deletedAt: now.toISOString() } }])
+        .when(underKey(first))
+        .thenThrows((error) => error.status === 409));
   });
 });
 
 describe('DeleteToken', () => {
   const given = deciderSpec({ decide: deleteToken, ...tokenDecider }).given;
   it('deletes a live token', () =>
-    given([created]).when(remove()).then([{ type: 'TokenDeleted', data: { tokenId, platformId, deletedAt: now.toISOString() } }]));
+    given([created])
+      .when(remove())
+      .then([{ type: 'TokenDeleted', data: { tokenId, platformId, deletedAt: now.toISOString() } }]));
   it('answers TOKEN_NOT_FOUND for another platform', () =>
-    given([created]).when(remove('Platform:other')).thenThrows((error) => error.code === 'TOKEN_NOT_FOUND' && error.status === 404));
+    given([created])
+      .when(remove('Platform:other'))
+      .thenThrows((error) => error.code === 'TOKEN_NOT_FOUND' && error.status === 404));
   it('answers TOKEN_NOT_FOUND when deleted twice', () =>
-    given([created, { type: 'TokenDeleted', data: { tokenId, platformId, deletedAt: now.toISOString() } }]).when(remove()).thenThrows((error) => error.code === 'TOKEN_NOT_FOUND'));
+    given([created, { type: 'TokenDeleted', data: { tokenId, platformId, deletedAt: now.toISOString() } }])
+      .when(remove())
+      .thenThrows((error) => error.code === 'TOKEN_NOT_FOUND'));
 });
 
 describe('client secrets', () => {

@@ -43,7 +43,10 @@ export class ApprovalReporter implements OnApplicationShutdown {
       } catch (error) {
         // A refusal (the payment is unknown to payments) will not change on retry.
         if ((error instanceof DomainError && error.status < 500) || attempt >= ATTEMPTS) {
-          this.logger.warn({ err: error, transactionId: data.transactionId }, 'The approval answer could not be reported; the payment fails at its deadline.');
+          this.logger.warn(
+            { err: error, transactionId: data.transactionId },
+            'The approval answer could not be reported; the payment fails at its deadline.',
+          );
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));

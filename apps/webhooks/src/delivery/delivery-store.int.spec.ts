@@ -27,13 +27,28 @@ afterAll(async () => {
 const pending = async (platformId: string, resourceId: string, positions: number[]): Promise<string[]> => {
   const rows: NewDelivery[] = positions.map((streamPosition) => {
     sequence += 1;
-    return { id: `Webhook:${platformId}-${resourceId}-${sequence}`, eventId: `event-${platformId}-${sequence}`, platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId, streamPosition, body: '{}', retried: true, occurredAt: now.toISOString() };
+    return {
+      id: `Webhook:${platformId}-${resourceId}-${sequence}`,
+      eventId: `event-${platformId}-${sequence}`,
+      platformId,
+      type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+      resourceId,
+      streamPosition,
+      body: '{}',
+      retried: true,
+      occurredAt: now.toISOString(),
+    };
   });
   await inTransaction(pool, (client) => insertDeliveries(client, rows, now));
   return rows.map((row) => row.id);
 };
 
-const delivered = (id: string, attempt = 1) => ({ id, attempt: { attempt, at: now, url: 'http://127.0.0.1:1/hook', statusCode: 200, latencyMs: 3 }, outcome: { status: 'DELIVERED' as const }, now });
+const delivered = (id: string, attempt = 1) => ({
+  id,
+  attempt: { attempt, at: now, url: 'http://127.0.0.1:1/hook', statusCode: 200, latencyMs: 3 },
+  outcome: { status: 'DELIVERED' as const },
+  now,
+});
 
 it('claims each due head of a batch once, and only the first pending webhook of a resource', async () => {
   const [a1, a2] = await pending('P1', 'A', [2, 3]);
@@ -61,16 +76,34 @@ it('records a batch of attempts in one statement and tells which resources have 
   const recorded = await recordAttempts(pool, [
     delivered(a1!),
     delivered(b1!),
-    { id: c1!, attempt: { attempt: 1, at: now, url: 'http://127.0.0.1:1/hook', latencyMs: 1, error: 'ECONNREFUSED' }, outcome: { status: 'PENDING', nextAttemptAt: retryAt }, now },
+    {
+      id: c1!,
+      attempt: { attempt: 1, at: now, url: 'http://127.0.0.1:1/hook', latencyMs: 1, error: 'ECONNREFUSED' },
+      outcome: { status: 'PENDING', nextAttemptAt: retryAt },
+      now,
+    },
   ]);
   expect(Object.fromEntries(recorded.map((row) => [row.id, row.morePending]))).toEqual({ [a1!]: true, [b1!]: false, [c1!]: false });
-  expect(await listAttempts(pool, a1!)).toEqual([{ attempt: 1, at: now.toISOString(), url: 'http://127.0.0.1:1/hook', statusCode: 200, latencyMs: 3 }]);
-  expect(await listAttempts(pool, c1!)).toEqual([{ attempt: 1, at: now.toISOString(), url: 'http://127.0.0.1:1/hook', latencyMs: 1, error: 'ECONNREFUSED' }]);
-  const rows = (await pool.query<{ id: string; status: string; lease_until: Date | null; next_attempt_at: Date; delivered_at: Date | null }>('SELECT id, status, lease_until, next_attempt_at, delivered_at FROM webhooks.deliveries WHERE id = ANY($1)', [[a1, b1, c1]])).rows;
+  expect(await listAttempts(pool, a1!)).toEqual([
+    { attempt: 1, at: now.toISOString(), url: 'http://127.0.0.1:1/hook', statusCode: 200, latencyMs: 3 },
+  ]);
+  expect(await listAttempts(pool, c1!)).toEqual([
+    { attempt: 1, at: now.toISOString(), url: 'http://127.0.0.1:1/hook', latencyMs: 1, error: 'ECONNREFUSED' },
+  ]);
+  const rows = (
+    await pool.query<{ id: string; status: string; lease_until: Date | null; next_attempt_at: Date; delivered_at: Date | null }>(
+      'SELECT id, status, lease_until, next_attempt_at, delivered_at FROM webhooks.deliveries WHERE id = ANY($1)',
+      [[a1, b1, c1]],
+    )
+  ).rows;
   expect(rows.find((row) => row.id === a1)).toMatchObject({ status: 'DELIVERED', lease_until: null, delivered_at: now });
   expect(rows.find((row) => row.id === c1)).toMatchObject({ status: 'PENDING', lease_until: null, next_attempt_at: retryAt });
   // Next heads: A's second webhook is due now; C's head is waiting for its retry time; B has none.
-  const heads = await nextHeads(pool, now, [{ platformId: 'P3', resourceId: 'A' }, { platformId: 'P3', resourceId: 'B' }, { platformId: 'P3', resourceId: 'C' }]);
+  const heads = await nextHeads(pool, now, [
+    { platformId: 'P3', resourceId: 'A' },
+    { platformId: 'P3', resourceId: 'B' },
+    { platformId: 'P3', resourceId: 'C' },
+  ]);
   expect(heads.map((head) => head.id)).toEqual([a2]);
   expect((await nextHeads(pool, retryAt, [{ platformId: 'P3', resourceId: 'C' }])).map((head) => head.id)).toEqual([c1]);
 });

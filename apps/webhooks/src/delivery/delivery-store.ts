@@ -1,6 +1,14 @@
 import { inTransaction } from '@corridor/event-store';
 import type { Pool, PoolClient } from 'pg';
-import { decodeCursor, type Page, toPage, type WebhookAttemptWire, type WebhookDeliveryStatus, type WebhookDeliveryWire, type WebhookType } from '@corridor/contracts';
+import {
+  decodeCursor,
+  type Page,
+  toPage,
+  type WebhookAttemptWire,
+  type WebhookDeliveryStatus,
+  type WebhookDeliveryWire,
+  type WebhookType,
+} from '@corridor/contracts';
 import { APPROVAL_HOOK } from '../kinds/incoming-payment';
 
 // SQL of the delivery log. Times written here come from the injected Clock (passed in as `now`),
@@ -61,7 +69,19 @@ export const insertDeliveries = async (client: PoolClient, rows: NewDelivery[], 
      ON CONFLICT (event_id, platform_id) DO NOTHING
      RETURNING id`,
     [
-      JSON.stringify(rows.map((row) => ({ id: row.id, event_id: row.eventId, platform_id: row.platformId, type: row.type, resource_id: row.resourceId, stream_position: row.streamPosition, body: row.body, retried: row.retried, occurred_at: row.occurredAt }))),
+      JSON.stringify(
+        rows.map((row) => ({
+          id: row.id,
+          event_id: row.eventId,
+          platform_id: row.platformId,
+          type: row.type,
+          resource_id: row.resourceId,
+          stream_position: row.streamPosition,
+          body: row.body,
+          retried: row.retried,
+          occurred_at: row.occurredAt,
+        })),
+      ),
       now,
     ],
   );
@@ -176,7 +196,12 @@ export const recordAttempts = async (pool: Pool, finished: FinishedAttempt[]): P
       ),
     ],
   );
-  return result.rows.map((row) => ({ id: row.id, platformId: row.platform_id, resourceId: row.resource_id, morePending: row.more_pending }));
+  return result.rows.map((row) => ({
+    id: row.id,
+    platformId: row.platform_id,
+    resourceId: row.resource_id,
+    morePending: row.more_pending,
+  }));
 };
 
 export const renderDelivery = (row: DeliveryRow): WebhookDeliveryWire => ({
@@ -209,19 +234,31 @@ export const listDeliveries = async (
     const position = decodeCursor(page.cursor);
     where.push(`(created_at, id) > ($${values.push(position.createdAt)}::timestamptz, $${values.push(position.id)})`);
   }
-  const rows = await pool.query<DeliveryRow>(`SELECT * FROM webhooks.deliveries WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT $${values.push(page.limit + 1)}`, values);
+  const rows = await pool.query<DeliveryRow>(
+    `SELECT * FROM webhooks.deliveries WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT $${values.push(page.limit + 1)}`,
+    values,
+  );
   const count = await pool.query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE ${filterSql}`, filterValues);
-  return toPage(rows.rows.map((row) => ({ ...row, createdAt: row.created_at })), page.limit, Number(count.rows[0]?.count ?? 0), renderDelivery);
+  return toPage(
+    rows.rows.map((row) => ({ ...row, createdAt: row.created_at })),
+    page.limit,
+    Number(count.rows[0]?.count ?? 0),
+    renderDelivery,
+  );
 };
 
 export const findDelivery = async (pool: Pool, platformId: string, id: string): Promise<DeliveryRow | null> =>
   (await pool.query<DeliveryRow>('SELECT * FROM webhooks.deliveries WHERE id = $1 AND platform_id = $2', [id, platformId])).rows[0] ?? null;
 
 export const listAttempts = async (pool: Pool, id: string): Promise<WebhookAttemptWire[]> => {
-  const result = await pool.query<{ attempt: number; at: Date; url: string; status_code: number | null; latency_ms: number; error: string | null }>(
-    'SELECT * FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
-    [id],
-  );
+  const result = await pool.query<{
+    attempt: number;
+    at: Date;
+    url: string;
+    status_code: number | null;
+    latency_ms: number;
+    error: string | null;
+  }>('SELECT * FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY attempt', [id]);
   return result.rows.map((row) => ({
     attempt: row.attempt,
     at: row.at.toISOString(),
@@ -236,7 +273,12 @@ export const listAttempts = async (pool: Pool, id: string): Promise<WebhookAttem
  * Puts finished deliveries back in line with a fresh retry window. The same webhook id and body go
  * out again; a receiver that already has it answers 409, which counts as delivered.
  */
-export const requeueDeliveries = async (pool: Pool, platformId: string, selection: { ids?: string[]; from?: string; to?: string; resourceId?: string }, now: Date): Promise<string[]> => {
+export const requeueDeliveries = async (
+  pool: Pool,
+  platformId: string,
+  selection: { ids?: string[]; from?: string; to?: string; resourceId?: string },
+  now: Date,
+): Promise<string[]> => {
   const where = [`platform_id = $1`, `status <> 'PENDING'`];
   const values: unknown[] = [platformId, now];
   if (selection.ids) where.push(`id = ANY($${values.push(selection.ids)})`);
@@ -255,12 +297,32 @@ export const pendingCount = async (pool: Pool): Promise<number> =>
   Number((await pool.query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE status = 'PENDING'`)).rows[0]?.count ?? 0);
 
 /** A TEST sent synchronously (POST /sandbox/webhooks/test) is logged like any delivery, already finished. */
-export const recordSentTest = async (pool: Pool, delivery: NewDelivery, attempt: AttemptRecord, delivered: boolean, now: Date): Promise<void> => {
+export const recordSentTest = async (
+  pool: Pool,
+  delivery: NewDelivery,
+  attempt: AttemptRecord,
+  delivered: boolean,
+  now: Date,
+): Promise<void> => {
   await inTransaction(pool, async (client) => {
     await client.query(
       `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, attempt_count, next_attempt_at, last_status_code, occurred_at, created_at, first_attempt_at, delivered_at, failed_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8, 1, $9, $10, $11, $9, $9, $12, $13)`,
-      [delivery.id, delivery.eventId, delivery.platformId, delivery.type, delivery.resourceId, delivery.streamPosition, delivery.body, delivered ? 'DELIVERED' : 'FAILED', now, attempt.statusCode ?? null, delivery.occurredAt, delivered ? now : null, delivered ? null : now],
+      [
+        delivery.id,
+        delivery.eventId,
+        delivery.platformId,
+        delivery.type,
+        delivery.resourceId,
+        delivery.streamPosition,
+        delivery.body,
+        delivered ? 'DELIVERED' : 'FAILED',
+        now,
+        attempt.statusCode ?? null,
+        delivery.occurredAt,
+        delivered ? now : null,
+        delivered ? null : now,
+      ],
     );
     await client.query(
       `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error) VALUES ($1, 1, $2, $3, $4, $5, $6)`,

@@ -6,9 +6,25 @@
 // against an endpoint that never answers), and the metrics. The receivers listen on loopback, so
 // the service runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true unless a test says otherwise.
 import type { INestMicroservice } from '@nestjs/common';
-import { type InternalAccountWire, newId, type Page, type RequestContext, subjects, type WebhookAttemptWire, type WebhookDeliveryWire } from '@corridor/contracts';
+import {
+  type InternalAccountWire,
+  newId,
+  type Page,
+  type RequestContext,
+  subjects,
+  type WebhookAttemptWire,
+  type WebhookDeliveryWire,
+} from '@corridor/contracts';
 import { createServiceApp, publishEvent, ServiceClient } from '@corridor/messaging';
-import { createControllableClock, createConformance, requireNats, requireRedis, uniqueRedisPrefix, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import {
+  createControllableClock,
+  createConformance,
+  requireNats,
+  requireRedis,
+  uniqueRedisPrefix,
+  uniqueSubjectPrefix,
+  useTestDatabase,
+} from '@corridor/testing';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -47,11 +63,28 @@ const freePort = (): Promise<number> =>
     });
   });
 
-const contextOf = (platformId: string): RequestContext => ({ platformId, actor: { kind: 'system', name: 'test' }, requestId: randomUUID(), correlationId: randomUUID() });
+const contextOf = (platformId: string): RequestContext => ({
+  platformId,
+  actor: { kind: 'system', name: 'test' },
+  requestId: randomUUID(),
+  correlationId: randomUUID(),
+});
 const deliveriesOf = async (platformId: string, filter: { resourceId?: string; webhookId?: string }) =>
-  (await client.request<Page<WebhookDeliveryWire>>(subjects.webhooks.delivery.list, { ...filter, limit: 100 }, { context: contextOf(platformId) })).data;
+  (
+    await client.request<Page<WebhookDeliveryWire>>(
+      subjects.webhooks.delivery.list,
+      { ...filter, limit: 100 },
+      { context: contextOf(platformId) },
+    )
+  ).data;
 const attemptsOf = async (platformId: string, webhookId: string) =>
-  (await client.request<{ data: WebhookAttemptWire[] }>(subjects.webhooks.delivery.attempts, { webhookId }, { context: contextOf(platformId) })).data;
+  (
+    await client.request<{ data: WebhookAttemptWire[] }>(
+      subjects.webhooks.delivery.attempts,
+      { webhookId },
+      { context: contextOf(platformId) },
+    )
+  ).data;
 
 /** Waits (bounded) for something the service does asynchronously; the assertion follows it. */
 const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => {
@@ -64,7 +97,16 @@ const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, wha
   }
 };
 
-const publish = (service: string, aggregate: string, type: string, streamId: string, streamPosition: number, platformId: string, data: Record<string, unknown> = {}, eventId = uuidv7()) =>
+const publish = (
+  service: string,
+  aggregate: string,
+  type: string,
+  streamId: string,
+  streamPosition: number,
+  platformId: string,
+  data: Record<string, unknown> = {},
+  eventId = uuidv7(),
+) =>
   publishEvent(
     nats.jetstream(),
     `${subjectPrefix}.events.${service}.${aggregate}.${type}`,
@@ -74,13 +116,22 @@ const publish = (service: string, aggregate: string, type: string, streamId: str
 
 const newPlatform = async (endpoint: string): Promise<string> => {
   const platformId = newId('Platform');
-  await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, { platformId, environment: 'SANDBOX', settings: { webhookEndpoint: endpoint } });
+  await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, {
+    platformId,
+    environment: 'SANDBOX',
+    settings: { webhookEndpoint: endpoint },
+  });
   // The automatic TEST of a configured endpoint is the sign the platform is known.
-  await until(() => deliveriesOf(platformId, { resourceId: platformId }), (rows) => rows.some((row) => row.status !== 'PENDING'), 'the platform TEST');
+  await until(
+    () => deliveriesOf(platformId, { resourceId: platformId }),
+    (rows) => rows.some((row) => row.status !== 'PENDING'),
+    'the platform TEST',
+  );
   return platformId;
 };
 
-const credit = (platformId: string, accountId: string, position: number, eventId?: string) => publish('accounts', 'InternalAccount', 'AccountCredited', accountId, position, platformId, { accountId }, eventId);
+const credit = (platformId: string, accountId: string, position: number, eventId?: string) =>
+  publish('accounts', 'InternalAccount', 'AccountCredited', accountId, position, platformId, { accountId }, eventId);
 
 /** Moves the clock to the delivery's next attempt and lets the dispatcher send it. */
 const advanceToNextAttempt = async (platformId: string, webhookId: string): Promise<void> => {
@@ -117,7 +168,16 @@ beforeAll(async () => {
       const packet = codec.decode(message.data) as { id: string; data: { data: { accountId: string; streamPosition: number } } };
       const { accountId, streamPosition } = packet.data.data;
       const usd = { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 };
-      const wire: InternalAccountWire = { id: accountId, type: 'INTERNAL_FIAT', status: 'ACTIVE', balance: { amount: streamPosition, currency: usd } as never, totalBalance: { amount: streamPosition, currency: usd } as never, fundingPaymentInstructions: [], createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' };
+      const wire: InternalAccountWire = {
+        id: accountId,
+        type: 'INTERNAL_FIAT',
+        status: 'ACTIVE',
+        balance: { amount: streamPosition, currency: usd } as never,
+        totalBalance: { amount: streamPosition, currency: usd } as never,
+        fundingPaymentInstructions: [],
+        createdAt: '2026-01-01T00:00:00Z',
+        updatedAt: '2026-01-01T00:00:00Z',
+      };
       message.respond(codec.encode({ id: packet.id, response: wire, isDisposed: true }));
     },
   });
@@ -125,7 +185,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; type: string; data: { id?: string; balance?: { amount: number } } };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        id: string;
+        type: string;
+        data: { id?: string; balance?: { amount: number } };
+      };
       conformance.checkWebhook(body);
       hits.push({ id: body.id, type: body.type, resourceId: body.data.id ?? '', balance: body.data.balance?.amount ?? 0, at: clock.now() });
       const statuses = script.get(body.id) ?? [];
@@ -134,7 +198,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  app = await createServiceApp(AppModule.register(config, { clock }), { service: 'webhooks', natsUrl: config.natsUrl, subjectPrefix, healthPort, logLevel: 'error' });
+  app = await createServiceApp(AppModule.register(config, { clock }), {
+    service: 'webhooks',
+    natsUrl: config.natsUrl,
+    subjectPrefix,
+    healthPort,
+    logLevel: 'error',
+  });
   await app.listen();
   client = app.get(ServiceClient);
   dispatcher = app.get(Dispatcher);
@@ -154,12 +224,24 @@ it('retries 500, 500, 500 then stops at the 200: four sends with growing gaps on
   const webhookId = webhookIdFor(eventId, platformId);
   script.set(webhookId, [500, 500, 500]);
   await credit(platformId, accountId, 2, eventId);
-  await until(() => deliveriesOf(platformId, { webhookId }), (rows) => rows.length === 1, 'the delivery row');
+  await until(
+    () => deliveriesOf(platformId, { webhookId }),
+    (rows) => rows.length === 1,
+    'the delivery row',
+  );
   for (let sent = 1; sent < 4; sent += 1) {
-    await until(() => attemptsOf(platformId, webhookId), (attempts) => attempts.length === sent, `attempt ${sent}`);
+    await until(
+      () => attemptsOf(platformId, webhookId),
+      (attempts) => attempts.length === sent,
+      `attempt ${sent}`,
+    );
     await advanceToNextAttempt(platformId, webhookId);
   }
-  const attempts = await until(() => attemptsOf(platformId, webhookId), (rows) => rows.length === 4, 'the fourth attempt');
+  const attempts = await until(
+    () => attemptsOf(platformId, webhookId),
+    (rows) => rows.length === 4,
+    'the fourth attempt',
+  );
   expect(attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 500, 200]);
   const times = attempts.map((attempt) => Date.parse(attempt.at));
   const gaps = times.slice(1).map((time, index) => time - times[index]!);
@@ -176,7 +258,11 @@ it('stops at a 409: the receiver already has it, so it counts as delivered', asy
   const webhookId = webhookIdFor(eventId, platformId);
   script.set(webhookId, [409]);
   await credit(platformId, accountId, 2, eventId);
-  const [row] = await until(() => deliveriesOf(platformId, { webhookId }), (rows) => rows[0]?.status === 'DELIVERED', 'the 409 delivery');
+  const [row] = await until(
+    () => deliveriesOf(platformId, { webhookId }),
+    (rows) => rows[0]?.status === 'DELIVERED',
+    'the 409 delivery',
+  );
   expect(row).toMatchObject({ attemptCount: 1, lastStatusCode: 409 });
   clock.advance(60 * 60 * 1000);
   await dispatcher.tick();
@@ -186,19 +272,39 @@ it('stops at a 409: the receiver already has it, so it counts as delivered', asy
 it('records FAILED, row and every attempt kept, when the receiver is down for the whole 7 days', async () => {
   const closedPort = await freePort();
   const platformId = newId('Platform');
-  await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, { platformId, environment: 'SANDBOX', settings: { webhookEndpoint: `http://127.0.0.1:${closedPort}/down` } });
+  await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, {
+    platformId,
+    environment: 'SANDBOX',
+    settings: { webhookEndpoint: `http://127.0.0.1:${closedPort}/down` },
+  });
   const accountId = newId('InternalAccount');
   await credit(platformId, accountId, 2);
-  const [first] = await until(() => deliveriesOf(platformId, { resourceId: accountId }), (rows) => rows.length === 1, 'the delivery row');
+  const [first] = await until(
+    () => deliveriesOf(platformId, { resourceId: accountId }),
+    (rows) => rows.length === 1,
+    'the delivery row',
+  );
   const webhookId = first!.webhookId;
   // The attempt log is written in the same transaction as the row's next attempt time, so a new
   // log entry means the row is ready for the clock to move to its next attempt.
-  let recorded = (await until(() => attemptsOf(platformId, webhookId), (attempts) => attempts.length === 1, 'the first attempt')).length;
+  let recorded = (
+    await until(
+      () => attemptsOf(platformId, webhookId),
+      (attempts) => attempts.length === 1,
+      'the first attempt',
+    )
+  ).length;
   for (let guard = 0; guard < 1_000; guard += 1) {
     const [row] = await deliveriesOf(platformId, { webhookId });
     if (row!.status === 'FAILED') break;
     await advanceToNextAttempt(platformId, webhookId);
-    recorded = (await until(() => attemptsOf(platformId, webhookId), (attempts) => attempts.length > recorded, 'the next attempt')).length;
+    recorded = (
+      await until(
+        () => attemptsOf(platformId, webhookId),
+        (attempts) => attempts.length > recorded,
+        'the next attempt',
+      )
+    ).length;
   }
   const [row] = await deliveriesOf(platformId, { webhookId });
   expect(row).toMatchObject({ status: 'FAILED', retried: true });
@@ -221,12 +327,24 @@ it('keeps per-resource order: a later webhook waits while an earlier one of the 
   await credit(platformId, slow, 3);
   await credit(platformId, slow, 4);
   await credit(platformId, other, 2);
-  await until(async () => hits.filter((hit) => hit.resourceId === other).length, (count) => count === 1, 'the other resource');
-  await until(() => deliveriesOf(platformId, { resourceId: slow }), (rows) => rows.length === 3 && rows.some((row) => row.attemptCount === 1), 'the first attempt of the slow resource');
+  await until(
+    async () => hits.filter((hit) => hit.resourceId === other).length,
+    (count) => count === 1,
+    'the other resource',
+  );
+  await until(
+    () => deliveriesOf(platformId, { resourceId: slow }),
+    (rows) => rows.length === 3 && rows.some((row) => row.attemptCount === 1),
+    'the first attempt of the slow resource',
+  );
   // Everything after the failed first webhook of `slow` is held back.
   expect(hits.filter((hit) => hit.resourceId === slow).map((hit) => hit.balance)).toEqual([2]);
   await advanceToNextAttempt(platformId, webhookIdFor(firstEvent, platformId));
-  await until(async () => hits.filter((hit) => hit.resourceId === slow).length, (count) => count === 4, 'the slow resource to drain');
+  await until(
+    async () => hits.filter((hit) => hit.resourceId === slow).length,
+    (count) => count === 4,
+    'the slow resource to drain',
+  );
   expect(hits.filter((hit) => hit.resourceId === slow).map((hit) => hit.balance)).toEqual([2, 2, 3, 4]);
 });
 
@@ -235,10 +353,18 @@ it('makes one delivery of an event published again after its job is finished and
   const accountId = newId('InternalAccount');
   const eventId = uuidv7();
   await credit(platformId, accountId, 2, eventId);
-  await until(() => deliveriesOf(platformId, { resourceId: accountId }), (rows) => rows[0]?.status === 'DELIVERED', 'the delivery');
+  await until(
+    () => deliveriesOf(platformId, { resourceId: accountId }),
+    (rows) => rows[0]?.status === 'DELIVERED',
+    'the delivery',
+  );
   await credit(platformId, accountId, 2, eventId);
   await credit(platformId, accountId, 3);
-  await until(() => deliveriesOf(platformId, { resourceId: accountId }), (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'), 'the later event');
+  await until(
+    () => deliveriesOf(platformId, { resourceId: accountId }),
+    (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+    'the later event',
+  );
   expect(hits.filter((hit) => hit.resourceId === accountId).map((hit) => hit.balance)).toEqual([2, 3]);
 });
 
@@ -256,10 +382,18 @@ describe('a deployment without WEBHOOK_ALLOW_PRIVATE_TARGETS', () => {
     const platformId = newId('Platform');
     const settings = { webhookEndpoint: receiverUrl };
     await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, { platformId, environment, settings });
-    const [test] = await until(() => deliveriesOf(platformId, { resourceId: platformId }), (rows) => rows[0]?.status === 'FAILED', 'TEST');
+    const [test] = await until(
+      () => deliveriesOf(platformId, { resourceId: platformId }),
+      (rows) => rows[0]?.status === 'FAILED',
+      'TEST',
+    );
     const accountId = newId('InternalAccount');
     await credit(platformId, accountId, 2);
-    const [row] = await until(() => deliveriesOf(platformId, { resourceId: accountId }), (rows) => rows[0]?.attemptCount === 1, 'attempt');
+    const [row] = await until(
+      () => deliveriesOf(platformId, { resourceId: accountId }),
+      (rows) => rows[0]?.attemptCount === 1,
+      'attempt',
+    );
     // A retried kind keeps its schedule (the platform may fix its endpoint); the TEST is never retried.
     expect(row).toMatchObject({ status: 'PENDING', retried: true });
     for (const webhookId of [test!.webhookId, row!.webhookId]) {
@@ -302,7 +436,11 @@ describe('fairness', () => {
     const honest = await newPlatform(receiverUrl);
     // Six resources of the hostile platform besides its TEST, so seven deliveries could go at once; then one of the honest platform.
     for (let index = 0; index < 6; index += 1) await credit(hostile, newId('InternalAccount'), 2);
-    await until(async () => held.size, (size) => size === 2, 'the hostile endpoint to hold its cap');
+    await until(
+      async () => held.size,
+      (size) => size === 2,
+      'the hostile endpoint to hold its cap',
+    );
     const honestAccount = newId('InternalAccount');
     await credit(honest, honestAccount, 2);
     const honestHits = async () => hits.filter((hit) => hit.resourceId === honestAccount).length;
@@ -311,9 +449,17 @@ describe('fairness', () => {
     expect(held.size).toBe(2);
     // Timeouts in a row open the circuit: the deliveries still parked are then recorded as not sent, without a request.
     const open = `corridor_webhook_circuit_state{platform_id="${hostile}",state="OPEN"} 1`;
-    const text = await until(async () => (await fetch(metricsUrl)).text(), (body) => body.includes(open), 'the open circuit in /metrics');
+    const text = await until(
+      async () => (await fetch(metricsUrl)).text(),
+      (body) => body.includes(open),
+      'the open circuit in /metrics',
+    );
     expect(text).toMatch(/corridor_webhook_circuit_transitions_total\{state="OPEN"\} [1-9]/);
-    const rows = await until(() => deliveriesOf(hostile, {}), (all) => all.length === 7, 'every hostile delivery');
+    const rows = await until(
+      () => deliveriesOf(hostile, {}),
+      (all) => all.length === 7,
+      'every hostile delivery',
+    );
     const attemptsOfEach = () => Promise.all(rows.map((row) => attemptsOf(hostile, row.webhookId)));
     const attempts = await until(attemptsOfEach, (lists) => lists.every((list) => list.length === 1), 'one recorded attempt of each');
     const errors = attempts.map(([attempt]) => attempt?.error ?? '');

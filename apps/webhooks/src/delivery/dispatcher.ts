@@ -8,7 +8,17 @@ import type { WebhooksServiceConfig } from '../config';
 import { WebhookMetrics } from '../metrics';
 import { signatureHeader } from '../signing/signing-key';
 import { SigningKeys } from '../signing/signing-keys';
-import { type Claimed, claimDeliveries, type DueDelivery, dueHeads, type FinishedAttempt, nextHeads, type Outcome, type Recorded, recordAttempts } from './delivery-store';
+import {
+  type Claimed,
+  claimDeliveries,
+  type DueDelivery,
+  dueHeads,
+  type FinishedAttempt,
+  nextHeads,
+  type Outcome,
+  type Recorded,
+  recordAttempts,
+} from './delivery-store';
 import { APPROVAL_HOOK } from '../kinds/incoming-payment';
 import { ApprovalReporter } from './approval-report';
 import { Circuits } from './circuits';
@@ -172,7 +182,10 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       lane.worker.on('error', (error) => this.logger.warn({ err: error, lane: lane.name }, 'Worker error.'));
     }
     if (this.config.tickIntervalMs > 0) {
-      this.timer = setInterval(() => void this.tick().catch((error: unknown) => this.logger.warn({ err: error }, 'Tick failed.')), this.config.tickIntervalMs);
+      this.timer = setInterval(
+        () => void this.tick().catch((error: unknown) => this.logger.warn({ err: error }, 'Tick failed.')),
+        this.config.tickIntervalMs,
+      );
     }
   }
 
@@ -283,7 +296,12 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const now = this.clock.now();
     try {
       const leaseUntil = new Date(now.getTime() + this.config.requestTimeoutMs + LEASE_MARGIN_MS);
-      claimed = await claimDeliveries(this.pool, admitted.map(({ id }) => id), now, leaseUntil);
+      claimed = await claimDeliveries(
+        this.pool,
+        admitted.map(({ id }) => id),
+        now,
+        leaseUntil,
+      );
     } finally {
       const taken = new Set(claimed.map((row) => row.id));
       const untaken = admitted.filter(({ id }) => !taken.has(id));
@@ -351,11 +369,21 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     }
     const windowStart = claimed.first_attempt_at ?? now;
     const step = nextStep({ result, retried: claimed.retried, attemptsMade: claimed.attempt_count, windowStart, now: this.clock.now() });
-    const outcome: Outcome = step.kind === 'retry' ? { status: 'PENDING', nextAttemptAt: step.at } : { status: step.kind === 'delivered' ? 'DELIVERED' : 'FAILED' };
+    const outcome: Outcome =
+      step.kind === 'retry'
+        ? { status: 'PENDING', nextAttemptAt: step.at }
+        : { status: step.kind === 'delivered' ? 'DELIVERED' : 'FAILED' };
     const url = claimed.webhook_endpoint ?? '';
     await this.record({
       id: claimed.id,
-      attempt: { attempt: claimed.attempt_count, at: now, url, latencyMs: result.latencyMs, ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}), ...(result.error ? { error: result.error } : {}) },
+      attempt: {
+        attempt: claimed.attempt_count,
+        at: now,
+        url,
+        latencyMs: result.latencyMs,
+        ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
+        ...(result.error ? { error: result.error } : {}),
+      },
       outcome,
       now: this.clock.now(),
     });
@@ -391,7 +419,10 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const ticksBefore = this.offers;
     let recorded: Recorded[];
     try {
-      recorded = await recordAttempts(this.pool, batch.map((waiting) => waiting.finished));
+      recorded = await recordAttempts(
+        this.pool,
+        batch.map((waiting) => waiting.finished),
+      );
     } catch (error) {
       for (const waiting of batch) waiting.done(error);
       return;
@@ -401,7 +432,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     // skipped when the resource had nothing else pending, unless new deliveries were written
     // meanwhile (their offer may have run before these attempts were committed).
     const newDeliveries = this.offers !== ticksBefore;
-    const finished = new Set(batch.filter((waiting) => waiting.finished.outcome.status !== 'PENDING').map((waiting) => waiting.finished.id));
+    const finished = new Set(
+      batch.filter((waiting) => waiting.finished.outcome.status !== 'PENDING').map((waiting) => waiting.finished.id),
+    );
     const freed = recorded.filter((row) => finished.has(row.id) && (row.morePending || newDeliveries));
     if (freed.length > 0) {
       void nextHeads(this.pool, this.clock.now(), freed)

@@ -1,5 +1,11 @@
 import { continueFromCarrier, SpanKind } from '@corridor/telemetry';
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { AckPolicy, connect, DeliverPolicy, JSONCodec, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 import type { Pool } from 'pg';
 import { CLOCK, type Clock, DomainError, eventsStreamName, type RequestContext } from '@corridor/contracts';
@@ -28,7 +34,13 @@ export const parseEnvelope = (subject: string, subjectPrefix: string, payload: u
   const parts = subject.slice(subjectPrefix.length + 1).split('.');
   const event = payload as Partial<IntegrationEventEnvelope> | null;
   if (parts[0] !== 'events' || parts.length !== 4 || !event) return null;
-  if (typeof event.eventId !== 'string' || typeof event.platformId !== 'string' || typeof event.streamId !== 'string' || typeof event.type !== 'string') return null;
+  if (
+    typeof event.eventId !== 'string' ||
+    typeof event.platformId !== 'string' ||
+    typeof event.streamId !== 'string' ||
+    typeof event.type !== 'string'
+  )
+    return null;
   return {
     service: parts[1] ?? '',
     aggregate: parts[2] ?? '',
@@ -105,7 +117,14 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
     const jsm = await this.nats.jetstreamManager();
     const existing = await jsm.consumers.info(stream, CONSUMER).catch(() => undefined);
     if (!existing) {
-      await jsm.consumers.add(stream, { durable_name: CONSUMER, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: filterSubject, ack_wait: 30_000_000_000, max_ack_pending: 10_000 });
+      await jsm.consumers.add(stream, {
+        durable_name: CONSUMER,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: filterSubject,
+        ack_wait: 30_000_000_000,
+        max_ack_pending: 10_000,
+      });
     }
     const consumer = await this.nats.jetstream().consumers.get(stream, CONSUMER);
     this.messages = await consumer.consume({ max_messages: 512 });
@@ -186,7 +205,17 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
       if (!item.planned || item.data === undefined) continue;
       const event = item.event as IntegrationEventEnvelope;
       const id = webhookIdFor(event.eventId, event.platformId);
-      rows.push({ id, eventId: event.eventId, platformId: event.platformId, type: item.planned.type, resourceId: item.planned.resourceId, streamPosition: event.streamPosition, body: renderWebhookBody(id, item.planned.type, event.occurredAt, item.data), retried: item.planned.retried, occurredAt: event.occurredAt });
+      rows.push({
+        id,
+        eventId: event.eventId,
+        platformId: event.platformId,
+        type: item.planned.type,
+        resourceId: item.planned.resourceId,
+        streamPosition: event.streamPosition,
+        body: renderWebhookBody(id, item.planned.type, event.occurredAt, item.data),
+        retried: item.planned.retried,
+        occurredAt: event.occurredAt,
+      });
     }
     await this.write(fresh, platforms, created, rows, now);
     for (const message of batch) message.ack();
@@ -197,7 +226,10 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
     const candidates = items.filter((item) => item.event);
     if (candidates.length === 0) return [];
     const ids = candidates.map((item) => (item.event as IntegrationEventEnvelope).eventId);
-    const done = await this.pool.query<{ msg_id: string }>(`SELECT msg_id FROM webhooks.processed_messages WHERE consumer = $1 AND msg_id = ANY($2)`, [CONSUMER, ids]);
+    const done = await this.pool.query<{ msg_id: string }>(
+      `SELECT msg_id FROM webhooks.processed_messages WHERE consumer = $1 AND msg_id = ANY($2)`,
+      [CONSUMER, ids],
+    );
     const processed = new Set(done.rows.map((row) => row.msg_id));
     const seen = new Set<string>();
     return candidates.filter((item) => {
@@ -210,12 +242,17 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async platformStates(items: Item[]): Promise<Map<string, PlatformState>> {
     const ids = [...new Set(items.map((item) => (item.event as IntegrationEventEnvelope).platformId))];
-    const result = await this.pool.query<{ platform_id: string; webhook_endpoint: string | null; environment: string | null; endpoint_position: number }>(
-      'SELECT platform_id, webhook_endpoint, environment, endpoint_position FROM webhooks.platforms WHERE platform_id = ANY($1)',
-      [ids],
-    );
+    const result = await this.pool.query<{
+      platform_id: string;
+      webhook_endpoint: string | null;
+      environment: string | null;
+      endpoint_position: number;
+    }>('SELECT platform_id, webhook_endpoint, environment, endpoint_position FROM webhooks.platforms WHERE platform_id = ANY($1)', [ids]);
     return new Map(
-      result.rows.map((row) => [row.platform_id, { endpoint: row.webhook_endpoint, environment: row.environment, known: true, endpointPosition: row.endpoint_position }]),
+      result.rows.map((row) => [
+        row.platform_id,
+        { endpoint: row.webhook_endpoint, environment: row.environment, known: true, endpointPosition: row.endpoint_position },
+      ]),
     );
   }
 
@@ -232,17 +269,34 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
     // Each webhook continues its event's story: its trace (the outbox's traceparent in the headers), its ids in the log lines.
     const read = (name: string) => item.message.headers?.get(name) || undefined;
     const span = { name: `webhook render ${planned.type}`, kind: SpanKind.CONSUMER, attributes: { 'messaging.message.id': event.eventId } };
-    await continueFromCarrier(read, { requestId: event.eventId, correlationId, causationId: event.eventId, platformId: event.platformId }, span, async () => {
-      if ('inline' in planned.render) {
-        item.data = planned.render.inline;
-        return;
-      }
-      const context: RequestContext = { platformId: event.platformId, actor: { kind: 'system', name: 'webhooks' }, requestId: event.eventId, correlationId, causationId: event.eventId };
-      await this.renderWithRetries(item, planned.type, planned.render, context, batch);
-    });
+    await continueFromCarrier(
+      read,
+      { requestId: event.eventId, correlationId, causationId: event.eventId, platformId: event.platformId },
+      span,
+      async () => {
+        if ('inline' in planned.render) {
+          item.data = planned.render.inline;
+          return;
+        }
+        const context: RequestContext = {
+          platformId: event.platformId,
+          actor: { kind: 'system', name: 'webhooks' },
+          requestId: event.eventId,
+          correlationId,
+          causationId: event.eventId,
+        };
+        await this.renderWithRetries(item, planned.type, planned.render, context, batch);
+      },
+    );
   }
 
-  private async renderWithRetries(item: Item, type: string, source: { subject: string; request: Record<string, unknown> }, context: RequestContext, batch: JsMsg[]): Promise<void> {
+  private async renderWithRetries(
+    item: Item,
+    type: string,
+    source: { subject: string; request: Record<string, unknown> },
+    context: RequestContext,
+    batch: JsMsg[],
+  ): Promise<void> {
     const event = item.event as IntegrationEventEnvelope;
     for (let failures = 0; ; failures += 1) {
       try {
@@ -250,7 +304,10 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
         return;
       } catch (error) {
         if (error instanceof DomainError && error.status < 500) {
-          this.logger.error({ err: error, eventId: event.eventId, type }, 'The owning service refused to render the resource; no webhook for this event.');
+          this.logger.error(
+            { err: error, eventId: event.eventId, type },
+            'The owning service refused to render the resource; no webhook for this event.',
+          );
           return;
         }
         if (!this.running) throw error;
@@ -261,10 +318,20 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
     }
   }
 
-  private async write(items: Item[], platforms: Map<string, PlatformState>, created: string[], rows: NewDelivery[], now: Date): Promise<void> {
+  private async write(
+    items: Item[],
+    platforms: Map<string, PlatformState>,
+    created: string[],
+    rows: NewDelivery[],
+    now: Date,
+  ): Promise<void> {
     if (items.length === 0) return;
     await inTransaction(this.pool, async (client) => {
-      const touched = new Set(items.filter((item) => (item.event as IntegrationEventEnvelope).service === 'platform').map((item) => (item.event as IntegrationEventEnvelope).platformId));
+      const touched = new Set(
+        items
+          .filter((item) => (item.event as IntegrationEventEnvelope).service === 'platform')
+          .map((item) => (item.event as IntegrationEventEnvelope).platformId),
+      );
       for (const platformId of touched) {
         const state = platforms.get(platformId);
         if (!state?.known) continue;

@@ -18,7 +18,13 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({ method: request.method ?? '', body: Buffer.concat(chunks).toString('utf8'), signature: request.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined, contentType: request.headers['content-type'], socket: request.socket });
+      received.push({
+        method: request.method ?? '',
+        body: Buffer.concat(chunks).toString('utf8'),
+        signature: request.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined,
+        contentType: request.headers['content-type'],
+        socket: request.socket,
+      });
       answer(request, response);
     });
   });
@@ -82,11 +88,17 @@ it('gives an error result for an endpoint that is not an http(s) URL', async () 
 });
 
 describe('a publicOnly policy (every platform, unless the deployment opts in to private targets)', () => {
-  const resolvingTo = (...addresses: string[]): ResolveHost => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  const resolvingTo =
+    (...addresses: string[]): ResolveHost =>
+    async () =>
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   const port = () => new URL(base).port;
 
   it('refuses, without sending, a host that resolves to a loopback address now (DNS rebinding)', async () => {
-    const result = await postWebhook(`http://receiver.test:${port()}/hook`, '{}', 's', 2_000, { publicOnly: true, resolve: resolvingTo('93.184.215.14', '127.0.0.1') });
+    const result = await postWebhook(`http://receiver.test:${port()}/hook`, '{}', 's', 2_000, {
+      publicOnly: true,
+      resolve: resolvingTo('93.184.215.14', '127.0.0.1'),
+    });
     expect(result.statusCode).toBeUndefined();
     expect(result.error).toMatch(/^refused: webhookEndpoint receiver\.test resolves to 127\.0\.0\.1, which is a loopback address/);
     expect(received).toHaveLength(0);
@@ -94,9 +106,15 @@ describe('a publicOnly policy (every platform, unless the deployment opts in to 
 
   it('refuses literal private, link-local and mapped addresses, and names the cloud metadata address', async () => {
     const policy = { publicOnly: true, resolve: resolvingTo() };
-    expect((await postWebhook(`${base}/hook`, '{}', 's', 2_000, policy)).error).toMatch(/^refused: webhookEndpoint 127\.0\.0\.1 is a loopback address/);
-    expect((await postWebhook('http://169.254.169.254/latest/meta-data', '{}', 's', 2_000, policy)).error).toMatch(/is the cloud metadata address/);
-    expect((await postWebhook('http://[::ffff:10.0.0.1]/hook', '{}', 's', 2_000, policy)).error).toMatch(/is a private address \(10\.0\.0\.0\/8\)/);
+    expect((await postWebhook(`${base}/hook`, '{}', 's', 2_000, policy)).error).toMatch(
+      /^refused: webhookEndpoint 127\.0\.0\.1 is a loopback address/,
+    );
+    expect((await postWebhook('http://169.254.169.254/latest/meta-data', '{}', 's', 2_000, policy)).error).toMatch(
+      /is the cloud metadata address/,
+    );
+    expect((await postWebhook('http://[::ffff:10.0.0.1]/hook', '{}', 's', 2_000, policy)).error).toMatch(
+      /is a private address \(10\.0\.0\.0\/8\)/,
+    );
     expect((await postWebhook('http://[fd00::1]/hook', '{}', 's', 2_000, policy)).error).toMatch(/unique-local/);
     expect(received).toHaveLength(0);
   });
@@ -108,20 +126,29 @@ describe('a publicOnly policy (every platform, unless the deployment opts in to 
     expect((await postWebhook('http://gone.test/hook', '{}', 's', 2_000, { publicOnly: true, resolve: failing })).error).toBe(
       'refused: webhookEndpoint host gone.test does not resolve (ENOTFOUND), so it cannot be checked for a public address.',
     );
-    expect((await postWebhook('http://empty.test/hook', '{}', 's', 2_000, { publicOnly: true, resolve: resolvingTo() })).error).toBe('refused: webhookEndpoint host empty.test resolves to no address.');
+    expect((await postWebhook('http://empty.test/hook', '{}', 's', 2_000, { publicOnly: true, resolve: resolvingTo() })).error).toBe(
+      'refused: webhookEndpoint host empty.test resolves to no address.',
+    );
   });
 
   it('counts a look-up that never answers against the deadline', async () => {
-    const result = await postWebhook('http://slow.test/hook', '{}', 's', 200, { publicOnly: true, resolve: () => new Promise(() => undefined) });
+    const result = await postWebhook('http://slow.test/hook', '{}', 's', 200, {
+      publicOnly: true,
+      resolve: () => new Promise(() => undefined),
+    });
     expect(result.error).toBe('refused: webhookEndpoint host slow.test was not resolved within 200 ms.');
   });
 
   it('connects to the address it checked: the pinned look-up answers for a name no DNS knows', async () => {
     const status = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest(`http://receiver.test:${port()}/hook`, { method: 'POST', lookup: pinnedLookup([{ address: '127.0.0.1', family: 4 }]) }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const request = httpRequest(
+        `http://receiver.test:${port()}/hook`,
+        { method: 'POST', lookup: pinnedLookup([{ address: '127.0.0.1', family: 4 }]) },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       request.on('error', reject);
       request.end('{"pinned":true}');
     });

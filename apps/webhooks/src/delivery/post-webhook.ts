@@ -66,7 +66,9 @@ const checkedTarget = async (hostname: string, resolve: ResolveHost): Promise<{ 
     try {
       addresses = await resolve(hostname);
     } catch (error) {
-      return { refusal: `${REFUSED_TARGET} webhookEndpoint host ${hostname} does not resolve (${(error as NodeJS.ErrnoException).code ?? String(error)}), so it cannot be checked for a public address.` };
+      return {
+        refusal: `${REFUSED_TARGET} webhookEndpoint host ${hostname} does not resolve (${(error as NodeJS.ErrnoException).code ?? String(error)}), so it cannot be checked for a public address.`,
+      };
     }
     if (addresses.length === 0) return { refusal: `${REFUSED_TARGET} webhookEndpoint host ${hostname} resolves to no address.` };
   }
@@ -76,18 +78,26 @@ const checkedTarget = async (hostname: string, resolve: ResolveHost): Promise<{ 
 };
 
 /** A `lookup` for one request that answers with addresses already resolved (and checked), whatever it is asked. */
-export const pinnedLookup = (addresses: LookupAddress[]): LookupFunction => (_hostname, options, callback) => {
-  // With autoSelectFamily (the default since Node 20) the socket asks for every address.
-  if (options.all) (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, addresses);
-  else callback(null, addresses[0]!.address, addresses[0]!.family);
-};
+export const pinnedLookup =
+  (addresses: LookupAddress[]): LookupFunction =>
+  (_hostname, options, callback) => {
+    // With autoSelectFamily (the default since Node 20) the socket asks for every address.
+    if (options.all) (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, addresses);
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  };
 
 /**
  * One signed POST with an explicit timeout; never throws, a network failure is a result too.
  * Redirects are not followed (a 3xx is the receiver's answer). With a publicOnly policy the host
  * is resolved here and the request refused (not sent) unless every address is public.
  */
-export const postWebhook = async (url: string, body: string, signature: string, timeoutMs: number, policy?: TargetPolicy): Promise<PostResult> => {
+export const postWebhook = async (
+  url: string,
+  body: string,
+  signature: string,
+  timeoutMs: number,
+  policy?: TargetPolicy,
+): Promise<PostResult> => {
   const started = performance.now();
   let target: URL;
   try {
@@ -95,14 +105,18 @@ export const postWebhook = async (url: string, body: string, signature: string, 
   } catch {
     return { error: `not a URL: ${url}`, latencyMs: 0 };
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return { error: `unsupported protocol ${target.protocol}`, latencyMs: 0 };
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    return { error: `unsupported protocol ${target.protocol}`, latencyMs: 0 };
   let lookup: LookupFunction | undefined;
   const publicOnly = policy?.publicOnly === true;
   if (policy && publicOnly) {
     // The look-up counts against the same deadline as the exchange.
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<{ refusal: string }>((resolve) => {
-      timer = setTimeout(() => resolve({ refusal: `${REFUSED_TARGET} webhookEndpoint host ${target.hostname} was not resolved within ${timeoutMs} ms.` }), timeoutMs);
+      timer = setTimeout(
+        () => resolve({ refusal: `${REFUSED_TARGET} webhookEndpoint host ${target.hostname} was not resolved within ${timeoutMs} ms.` }),
+        timeoutMs,
+      );
     });
     const checked = await Promise.race([checkedTarget(target.hostname, policy.resolve), late]).finally(() => clearTimeout(timer));
     if ('refusal' in checked) return { error: checked.refusal, latencyMs: performance.now() - started };

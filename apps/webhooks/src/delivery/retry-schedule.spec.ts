@@ -17,24 +17,36 @@ describe('retryDelayMs', () => {
 describe('nextStep', () => {
   it('counts 2xx and 409 as delivered', () => {
     for (const statusCode of [200, 202, 204, 409]) {
-      expect(nextStep({ result: { statusCode }, retried: true, attemptsMade: 1, windowStart: start, now: start })).toEqual({ kind: 'delivered' });
+      expect(nextStep({ result: { statusCode }, retried: true, attemptsMade: 1, windowStart: start, now: start })).toEqual({
+        kind: 'delivered',
+      });
     }
   });
 
   it('schedules a retry after a 500, a 401 or no answer at all', () => {
     for (const result of [{ statusCode: 500 }, { statusCode: 401 }, {}]) {
-      expect(nextStep({ result, retried: true, attemptsMade: 2, windowStart: start, now: at(10_000) })).toEqual({ kind: 'retry', at: at(30_000) });
+      expect(nextStep({ result, retried: true, attemptsMade: 2, windowStart: start, now: at(10_000) })).toEqual({
+        kind: 'retry',
+        at: at(30_000),
+      });
     }
   });
 
   it('fails at once a webhook that is never retried (TEST, in-flow approval)', () => {
-    expect(nextStep({ result: { statusCode: 500 }, retried: false, attemptsMade: 1, windowStart: start, now: start })).toEqual({ kind: 'failed' });
+    expect(nextStep({ result: { statusCode: 500 }, retried: false, attemptsMade: 1, windowStart: start, now: start })).toEqual({
+      kind: 'failed',
+    });
   });
 
   it('gives up when the next attempt would fall after the 7-day window', () => {
     const lastInside = at(RETRY_WINDOW_MS - MAX_RETRY_DELAY_MS);
-    expect(nextStep({ result: {}, retried: true, attemptsMade: 300, windowStart: start, now: lastInside })).toEqual({ kind: 'retry', at: at(RETRY_WINDOW_MS) });
-    expect(nextStep({ result: {}, retried: true, attemptsMade: 301, windowStart: start, now: at(RETRY_WINDOW_MS - MAX_RETRY_DELAY_MS + 1) })).toEqual({ kind: 'failed' });
+    expect(nextStep({ result: {}, retried: true, attemptsMade: 300, windowStart: start, now: lastInside })).toEqual({
+      kind: 'retry',
+      at: at(RETRY_WINDOW_MS),
+    });
+    expect(
+      nextStep({ result: {}, retried: true, attemptsMade: 301, windowStart: start, now: at(RETRY_WINDOW_MS - MAX_RETRY_DELAY_MS + 1) }),
+    ).toEqual({ kind: 'failed' });
   });
 
   it('makes roughly the reference number of attempts over the window when nothing answers', () => {

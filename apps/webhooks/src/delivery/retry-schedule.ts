@@ -18,7 +18,13 @@ export type NextStep = { kind: 'delivered' } | { kind: 'failed' } | { kind: 'ret
 export const isAcknowledged = (statusCode: number | undefined): boolean =>
   statusCode !== undefined && ((statusCode >= 200 && statusCode < 300) || statusCode === 409);
 
-export const nextStep = (input: { result: AttemptResult; retried: boolean; attemptsMade: number; windowStart: Date; now: Date }): NextStep => {
+export const nextStep = (input: {
+  result: AttemptResult;
+  retried: boolean;
+  attemptsMade: number;
+  windowStart: Date;
+  now: Date;
+}): NextStep => {
   if (isAcknowledged(input.result.statusCode)) return { kind: 'delivered' };
   if (!input.retried) return { kind: 'failed' };
   const at = new Date(input.now.getTime() + retryDelayMs(input.attemptsMade));

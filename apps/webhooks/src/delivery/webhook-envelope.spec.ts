@@ -21,5 +21,10 @@ describe('webhookIdFor', () => {
 });
 
 it('renders the reference envelope {id, type, timestamp, data}', () => {
-  expect(JSON.parse(renderWebhookBody('Webhook:x', 'TEST', '2026-01-01T00:00:00.000Z', {}))).toEqual({ id: 'Webhook:x', type: 'TEST', timestamp: '2026-01-01T00:00:00.000Z', data: {} });
+  expect(JSON.parse(renderWebhookBody('Webhook:x', 'TEST', '2026-01-01T00:00:00.000Z', {}))).toEqual({
+    id: 'Webhook:x',
+    type: 'TEST',
+    timestamp: '2026-01-01T00:00:00.000Z',
+    data: {},
+  });
 });

@@ -11,7 +11,12 @@ const action = {
   platformCustomerId: 'user-a1b2c3',
   status: 'PENDING_APPROVAL',
   type: 'TRANSFER_OUT',
-  transferDetails: { amount: 50_000, currency: 'USD', sourceAccountId: 'InternalAccount:019542f5-b3e7-1d02-0000-000000000001', destinationAccountId: 'ExternalAccount:019542f5-b3e7-1d02-0000-000000000002' },
+  transferDetails: {
+    amount: 50_000,
+    currency: 'USD',
+    sourceAccountId: 'InternalAccount:019542f5-b3e7-1d02-0000-000000000001',
+    destinationAccountId: 'ExternalAccount:019542f5-b3e7-1d02-0000-000000000002',
+  },
   createdAt: '2026-03-01T10:00:00.000Z',
   updatedAt: '2026-03-01T10:00:00.000Z',
 };
@@ -36,13 +41,19 @@ describe('agent-action webhook', () => {
 
   it('plans nothing for an action that runs at once, for later changes, or for other services', () => {
     expect(kind.plan(event({ data: { action: { ...action, status: 'APPROVED' } } }))).toBeNull();
-    for (const type of ['AgentActionApproved', 'AgentActionRejected', 'AgentActionExecuted', 'AgentActionFailed']) expect(kind.plan(event({ type }))).toBeNull();
+    for (const type of ['AgentActionApproved', 'AgentActionRejected', 'AgentActionExecuted', 'AgentActionFailed'])
+      expect(kind.plan(event({ type }))).toBeNull();
     expect(kind.plan(event({ service: 'payments' }))).toBeNull();
   });
 
   it('sends a payload the reference AgentActionWebhook accepts', () => {
     const conformance = createConformance();
-    const webhook = (data: Record<string, unknown>) => ({ id: 'Webhook:019542f5-b3e7-1d02-0000-000000000020', type: 'AGENT_ACTION.PENDING_APPROVAL', timestamp: '2026-03-01T10:00:01Z', data });
+    const webhook = (data: Record<string, unknown>) => ({
+      id: 'Webhook:019542f5-b3e7-1d02-0000-000000000020',
+      type: 'AGENT_ACTION.PENDING_APPROVAL',
+      timestamp: '2026-03-01T10:00:01Z',
+      data,
+    });
     expect(() => conformance.checkWebhook(webhook(action))).not.toThrow();
     expect(() => conformance.checkWebhook(webhook({ ...action, status: 'NOT_A_STATUS' }))).toThrow();
   });

@@ -5,7 +5,16 @@ import { kind } from './bulk-upload';
 
 const jobId = 'Job:0196f1a0-0000-5000-8000-0000000000b1';
 const event = (type: string, overrides: Partial<IntegrationEventEnvelope> = {}): IntegrationEventEnvelope => ({
-  service: 'customers', aggregate: 'Job', eventId: 'e1', type, streamId: jobId, streamPosition: 7, occurredAt: '2026-01-01T00:00:00.000Z', platformId: 'Platform:p', data: { jobId }, ...overrides,
+  service: 'customers',
+  aggregate: 'Job',
+  eventId: 'e1',
+  type,
+  streamId: jobId,
+  streamPosition: 7,
+  occurredAt: '2026-01-01T00:00:00.000Z',
+  platformId: 'Platform:p',
+  data: { jobId },
+  ...overrides,
 });
 
 describe('the bulk-upload webhook kind', () => {

@@ -37,13 +37,20 @@ const event = (overrides: Partial<IntegrationEventEnvelope>): IntegrationEventEn
 });
 
 describe('card webhooks', () => {
-  it.each(['CardActivated', 'CardIssueRejected', 'CardFrozen', 'CardUnfrozen', 'CardClosed'])('plans CARD.STATE_CHANGE for %s with the card', (type) => {
-    expect(stateChange.plan(event({ type }))).toEqual({ type: 'CARD.STATE_CHANGE', resourceId: card.id, render: { inline: card } });
-    expect(fundingSourceChange.plan(event({ type }))).toBeNull();
-  });
+  it.each(['CardActivated', 'CardIssueRejected', 'CardFrozen', 'CardUnfrozen', 'CardClosed'])(
+    'plans CARD.STATE_CHANGE for %s with the card',
+    (type) => {
+      expect(stateChange.plan(event({ type }))).toEqual({ type: 'CARD.STATE_CHANGE', resourceId: card.id, render: { inline: card } });
+      expect(fundingSourceChange.plan(event({ type }))).toBeNull();
+    },
+  );
 
   it('plans CARD.FUNDING_SOURCE_CHANGE for replaced sources', () => {
-    expect(fundingSourceChange.plan(event({ type: 'CardFundingSourcesReplaced' }))).toEqual({ type: 'CARD.FUNDING_SOURCE_CHANGE', resourceId: card.id, render: { inline: card } });
+    expect(fundingSourceChange.plan(event({ type: 'CardFundingSourcesReplaced' }))).toEqual({
+      type: 'CARD.FUNDING_SOURCE_CHANGE',
+      resourceId: card.id,
+      render: { inline: card },
+    });
     expect(stateChange.plan(event({ type: 'CardFundingSourcesReplaced' }))).toBeNull();
   });
 
@@ -55,9 +62,18 @@ describe('card webhooks', () => {
 
   it('sends payloads the reference webhook schemas accept', () => {
     const conformance = createConformance();
-    const webhook = (type: string, data: Record<string, unknown> = card) => ({ id: 'Webhook:019542f5-b3e7-1d02-0000-000000000020', type, timestamp: '2026-03-01T10:00:01Z', data });
+    const webhook = (type: string, data: Record<string, unknown> = card) => ({
+      id: 'Webhook:019542f5-b3e7-1d02-0000-000000000020',
+      type,
+      timestamp: '2026-03-01T10:00:01Z',
+      data,
+    });
     expect(() => conformance.checkWebhook(webhook('CARD.STATE_CHANGE'))).not.toThrow();
-    expect(() => conformance.checkWebhook(webhook('CARD.STATE_CHANGE', { ...card, state: 'CLOSED', stateReason: 'CLOSED_BY_PLATFORM', fundingSources: [] }))).not.toThrow();
+    expect(() =>
+      conformance.checkWebhook(
+        webhook('CARD.STATE_CHANGE', { ...card, state: 'CLOSED', stateReason: 'CLOSED_BY_PLATFORM', fundingSources: [] }),
+      ),
+    ).not.toThrow();
     expect(() => conformance.checkWebhook(webhook('CARD.FUNDING_SOURCE_CHANGE'))).not.toThrow();
   });
 });

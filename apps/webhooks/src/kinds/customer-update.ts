@@ -8,7 +8,14 @@ const suffixes: Readonly<Record<string, string>> = { APPROVED: 'APPROVED', REJEC
 
 export const kind: WebhookKind = {
   name: 'customer-update',
-  types: ['CUSTOMER.KYC_APPROVED', 'CUSTOMER.KYC_REJECTED', 'CUSTOMER.KYC_PENDING', 'CUSTOMER.KYB_APPROVED', 'CUSTOMER.KYB_REJECTED', 'CUSTOMER.KYB_PENDING'],
+  types: [
+    'CUSTOMER.KYC_APPROVED',
+    'CUSTOMER.KYC_REJECTED',
+    'CUSTOMER.KYC_PENDING',
+    'CUSTOMER.KYB_APPROVED',
+    'CUSTOMER.KYB_REJECTED',
+    'CUSTOMER.KYB_PENDING',
+  ],
   plan(event) {
     if (event.service !== 'customers' || event.type !== 'CustomerVerificationStatusChanged') return null;
     const suffix = suffixes[String(event.data['to'])];
@@ -17,7 +24,10 @@ export const kind: WebhookKind = {
     return {
       type: `CUSTOMER.${family}_${suffix}` as WebhookType,
       resourceId: event.streamId,
-      render: { subject: subjects.customers.customer.renderAt, request: { customerId: event.streamId, streamPosition: event.streamPosition } },
+      render: {
+        subject: subjects.customers.customer.renderAt,
+        request: { customerId: event.streamId, streamPosition: event.streamPosition },
+      },
     };
   },
   retried: () => true,

@@ -1,4 +1,9 @@
-import { type IncomingPaymentWebhookDataWire, type IncomingTransactionRecord, toIncomingTransactionWire, type WebhookType } from '@corridor/contracts';
+import {
+  type IncomingPaymentWebhookDataWire,
+  type IncomingTransactionRecord,
+  toIncomingTransactionWire,
+  type WebhookType,
+} from '@corridor/contracts';
 import type { WebhookKind } from '../webhook-kind';
 
 // INCOMING_PAYMENT.PENDING / COMPLETED / FAILED from the payments service's incoming payment

@@ -10,12 +10,19 @@ export const kind: WebhookKind = {
   types: ['INTERNAL_ACCOUNT.BALANCE_UPDATED', 'INTERNAL_ACCOUNT.STATUS_UPDATED'],
   plan(event) {
     if (event.service !== 'accounts' || event.aggregate !== 'InternalAccount') return null;
-    const type = balanceEvents.has(event.type) ? 'INTERNAL_ACCOUNT.BALANCE_UPDATED' : event.type === 'AccountStatusChanged' ? 'INTERNAL_ACCOUNT.STATUS_UPDATED' : null;
+    const type = balanceEvents.has(event.type)
+      ? 'INTERNAL_ACCOUNT.BALANCE_UPDATED'
+      : event.type === 'AccountStatusChanged'
+        ? 'INTERNAL_ACCOUNT.STATUS_UPDATED'
+        : null;
     if (!type) return null;
     return {
       type,
       resourceId: event.streamId,
-      render: { subject: subjects.accounts.internalAccount.renderAt, request: { accountId: event.streamId, streamPosition: event.streamPosition } },
+      render: {
+        subject: subjects.accounts.internalAccount.renderAt,
+        request: { accountId: event.streamId, streamPosition: event.streamPosition },
+      },
     };
   },
   retried: () => true,

@@ -16,7 +16,11 @@ const event = (overrides: Partial<IntegrationEventEnvelope>): IntegrationEventEn
 
 describe('invitation-claimed', () => {
   it('plans INVITATION.CLAIMED with the invitation the event carries', () => {
-    expect(kind.plan(event({}))).toEqual({ type: 'INVITATION.CLAIMED', resourceId: 'Invitation:abc123defg', render: { inline: { code: 'abc123defg', status: 'CLAIMED' } } });
+    expect(kind.plan(event({}))).toEqual({
+      type: 'INVITATION.CLAIMED',
+      resourceId: 'Invitation:abc123defg',
+      render: { inline: { code: 'abc123defg', status: 'CLAIMED' } },
+    });
   });
 
   it('plans nothing for creation, cancellation or other services', () => {

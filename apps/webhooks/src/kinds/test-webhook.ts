@@ -7,7 +7,12 @@ export const kind: WebhookKind = {
   types: ['TEST'],
   plan(event) {
     if (event.service !== 'platform' || event.aggregate !== 'Platform') return null;
-    const source = event.type === 'PlatformCreated' ? event.data['settings'] : event.type === 'PlatformConfigUpdated' ? event.data['changes'] : undefined;
+    const source =
+      event.type === 'PlatformCreated'
+        ? event.data['settings']
+        : event.type === 'PlatformConfigUpdated'
+          ? event.data['changes']
+          : undefined;
     const endpoint = (source as { webhookEndpoint?: unknown } | undefined)?.webhookEndpoint;
     if (typeof endpoint !== 'string' || endpoint === '') return null;
     return { type: 'TEST', resourceId: event.platformId, render: { inline: {} } };

@@ -9,7 +9,13 @@ const announced: ReadonlySet<string> = new Set(['APPROVED', 'REJECTED', 'RESOLVE
 
 export const kind: WebhookKind = {
   name: 'verification-update',
-  types: ['VERIFICATION.APPROVED', 'VERIFICATION.REJECTED', 'VERIFICATION.RESOLVE_ERRORS', 'VERIFICATION.IN_PROGRESS', 'VERIFICATION.PENDING_MANUAL_REVIEW'],
+  types: [
+    'VERIFICATION.APPROVED',
+    'VERIFICATION.REJECTED',
+    'VERIFICATION.RESOLVE_ERRORS',
+    'VERIFICATION.IN_PROGRESS',
+    'VERIFICATION.PENDING_MANUAL_REVIEW',
+  ],
   plan(event) {
     if (event.service !== 'customers' || (event.type !== 'VerificationSubmitted' && event.type !== 'VerificationDecided')) return null;
     const status = String(event.data['verificationStatus']);

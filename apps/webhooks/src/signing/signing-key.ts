@@ -1,4 +1,14 @@
-import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  verify,
+} from 'node:crypto';
 
 // X-Grid-Signature of the reference: {"v":"1","s":"<base64 DER ECDSA P-256 SHA-256 over the raw body>"}.
 // Private keys rest encrypted with AES-256-GCM under the service's key-encryption key.
@@ -46,5 +56,10 @@ export const verifySignatureHeader = (body: string | Buffer, header: string, pub
     return false;
   }
   if (parsed.v !== '1' || typeof parsed.s !== 'string') return false;
-  return verify('sha256', typeof body === 'string' ? Buffer.from(body) : body, createPublicKey(publicKeyPem), Buffer.from(parsed.s, 'base64'));
+  return verify(
+    'sha256',
+    typeof body === 'string' ? Buffer.from(body) : body,
+    createPublicKey(publicKeyPem),
+    Buffer.from(parsed.s, 'base64'),
+  );
 };

@@ -27,7 +27,8 @@ export class SigningKeys {
   }
 
   async active(platformId: string, now: Date): Promise<KeyRow> {
-    const read = () => this.pool.query<KeyRow>(`SELECT * FROM webhooks.signing_keys WHERE platform_id = $1 AND status = 'ACTIVE'`, [platformId]);
+    const read = () =>
+      this.pool.query<KeyRow>(`SELECT * FROM webhooks.signing_keys WHERE platform_id = $1 AND status = 'ACTIVE'`, [platformId]);
     let row = (await read()).rows[0];
     if (!row) {
       await this.insert(this.pool, platformId, now);
@@ -53,7 +54,10 @@ export class SigningKeys {
   /** Retires the ACTIVE key (kept, never deleted) and makes a new one, in one transaction. */
   async rotate(platformId: string, now: Date): Promise<WebhookSigningKeyWire> {
     await inTransaction(this.pool, async (client) => {
-      await client.query(`UPDATE webhooks.signing_keys SET status = 'RETIRED', retired_at = $2 WHERE platform_id = $1 AND status = 'ACTIVE'`, [platformId, now]);
+      await client.query(
+        `UPDATE webhooks.signing_keys SET status = 'RETIRED', retired_at = $2 WHERE platform_id = $1 AND status = 'ACTIVE'`,
+        [platformId, now],
+      );
       await this.insert(client, platformId, now);
     });
     this.cache.delete(platformId);
