@@ -14,49 +14,22 @@ export type ConfirmReceipt = Command<'ConfirmReceipt', { transactionId: string; 
 const notFound = (transactionId: string): DomainError =>
   new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
 
-/** The confirmation time to record, or null when the record already has it. */
-const confirmationOf = (
+/** The one rule for both stream kinds: the event to record with the record as confirmed, or none when it already is. */
+const confirmed = <Record extends { receiptDeliveryConfirmedAt?: string }>(
   command: ConfirmReceipt,
-  record: { receiptDeliveryConfirmedAt?: string },
-): { confirmedAt: string; now: string } | null => {
+  state: { kind: 'None' } | { kind: string; transaction: Record },
+): { type: 'ReceiptDeliveryConfirmed'; data: { transactionId: string; receiptDeliveryConfirmedAt: string; transaction: Record } }[] => {
+  const { transactionId } = command.data;
+  if (state.kind === 'None' || !('transaction' in state)) throw notFound(transactionId);
   const now = command.metadata.now.toISOString();
-  const confirmedAt =
-    command.data.receiptDeliveryConfirmedAt === undefined ? now : new Date(command.data.receiptDeliveryConfirmedAt).toISOString();
-  return record.receiptDeliveryConfirmedAt === confirmedAt ? null : { confirmedAt, now };
+  const requested = command.data.receiptDeliveryConfirmedAt;
+  const confirmedAt = requested === undefined ? now : new Date(requested).toISOString();
+  if (state.transaction.receiptDeliveryConfirmedAt === confirmedAt) return [];
+  const transaction = { ...state.transaction, receiptDeliveryConfirmedAt: confirmedAt, updatedAt: now };
+  return [{ type: 'ReceiptDeliveryConfirmed', data: { transactionId, receiptDeliveryConfirmedAt: confirmedAt, transaction } }];
 };
 
-export const confirmReceipt = (command: ConfirmReceipt, state: Transaction): TransactionEvent[] => {
-  const { transactionId } = command.data;
-  if (state.kind === 'None') throw notFound(transactionId);
-  const confirmation = confirmationOf(command, state.transaction);
-  if (!confirmation) return [];
-  const { confirmedAt, now } = confirmation;
-  return [
-    {
-      type: 'ReceiptDeliveryConfirmed',
-      data: {
-        transactionId,
-        receiptDeliveryConfirmedAt: confirmedAt,
-        transaction: { ...state.transaction, receiptDeliveryConfirmedAt: confirmedAt, updatedAt: now },
-      },
-    },
-  ];
-};
+export const confirmReceipt = (command: ConfirmReceipt, state: Transaction): TransactionEvent[] => confirmed(command, state);
 
-export const confirmIncomingReceipt = (command: ConfirmReceipt, state: IncomingPayment): IncomingReceiptDeliveryConfirmed[] => {
-  const { transactionId } = command.data;
-  if (state.kind === 'None') throw notFound(transactionId);
-  const confirmation = confirmationOf(command, state.transaction);
-  if (!confirmation) return [];
-  const { confirmedAt, now } = confirmation;
-  return [
-    {
-      type: 'ReceiptDeliveryConfirmed',
-      data: {
-        transactionId,
-        receiptDeliveryConfirmedAt: confirmedAt,
-        transaction: { ...state.transaction, receiptDeliveryConfirmedAt: confirmedAt, updatedAt: now },
-      },
-    },
-  ];
-};
+export const confirmIncomingReceipt = (command: ConfirmReceipt, state: IncomingPayment): IncomingReceiptDeliveryConfirmed[] =>
+  confirmed(command, state);
