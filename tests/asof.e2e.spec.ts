@@ -37,8 +37,9 @@ const customerAccounts = (customer: Customer, currency: string) =>
 
 /** [available, total] of the one account a list answers. */
 const balancesIn = (accounts: Account[]): [number, number] => {
-  expect(accounts).toHaveLength(1);
-  return [accounts[0]!.balance.amount, accounts[0]!.totalBalance.amount];
+  const [account, ...others] = accounts;
+  if (!account || others.length > 0) throw new Error(`Expected one account, got ${JSON.stringify(accounts)}.`);
+  return [account.balance.amount, account.totalBalance.amount];
 };
 
 /** When the ledger recorded an event of this type on the account (GET /events, decision 0037). */
@@ -56,7 +57,7 @@ beforeAll(async () => {
   platformB = (await stack.createPlatform()).token as Credentials;
   alice = await pay.newCustomer(platformA, ['USD']);
   bob = await pay.newCustomer(platformA, ['USD']);
-}, 180_000);
+}, 360_000);
 
 afterAll(async () => {
   api?.saveReport();
@@ -96,15 +97,17 @@ describe('internal accounts', () => {
   }, 120_000);
 
   it('answers the platform’s own accounts as of a time too, and none before they were opened', async () => {
-    const [account] = await accountsOf(platformA, '/platform/internal-accounts?currency=USD');
-    const funded = await api.call('POST', `/sandbox/internal-accounts/${account!.id}/fund`, { auth: platformA, body: { amount: 900 } });
+    const [usd] = await accountsOf(platformA, '/platform/internal-accounts?currency=USD');
+    const fund = (amount: number) =>
+      api.call('POST', `/sandbox/internal-accounts/${usd?.id ?? 'none'}/fund`, { auth: platformA, body: { amount } });
+    const funded = await fund(900);
     expect(funded.status).toBe(200);
     const seen = await eventually(
       async () => balancesIn(await accountsOf(platformA, '/platform/internal-accounts?currency=USD')),
       ([available]) => available === funded.body.balance.amount,
     );
     const t = await instant();
-    expect((await api.call('POST', `/sandbox/internal-accounts/${account!.id}/fund`, { auth: platformA, body: { amount: 40 } })).status).toBe(200);
+    expect((await fund(40)).status).toBe(200);
     await eventually(
       async () => balancesIn(await accountsOf(platformA, '/platform/internal-accounts?currency=USD')),
       ([available]) => available === seen[0] + 40,
@@ -137,7 +140,12 @@ describe('quotes, cards and customers', () => {
   it('answers a card as it stood before it was frozen', async () => {
     const issued = await api.call('POST', '/cards', {
       auth: platformA,
-      body: { cardholderId: alice.customerId, platformCardId: `asof-${Date.now()}`, form: 'VIRTUAL', fundingSources: [pay.accountIn(alice, 'USD')] },
+      body: {
+        cardholderId: alice.customerId,
+        platformCardId: `asof-${Date.now()}`,
+        form: 'VIRTUAL',
+        fundingSources: [pay.accountIn(alice, 'USD')],
+      },
     });
     expect(issued.status).toBe(201);
     const path = `/cards/${issued.body.id as string}`;
@@ -158,7 +166,10 @@ describe('quotes, cards and customers', () => {
     const path = `/customers/${bob.customerId}`;
     const old = (await get(platformA, path)).body;
     const t = await instant();
-    const updated = await api.call('PATCH', path, { auth: platformA, body: { customerType: 'INDIVIDUAL', email: 'bob.later@example.com' } });
+    const updated = await api.call('PATCH', path, {
+      auth: platformA,
+      body: { customerType: 'INDIVIDUAL', email: 'bob.later@example.com' },
+    });
     expect(updated.status).toBe(200);
 
     expect((await get(platformA, path, t)).body).toEqual(old);
@@ -228,6 +239,10 @@ it('refuses a time that is no time with a 400 naming asOf, on every route that t
   for (const path of paths) {
     const reply = await get(platformA, path, 'yesterday');
     expect([path, reply.status]).toEqual([path, 400]);
-    expect(reply.body).toMatchObject({ status: 400, code: expect.any(String), message: expect.stringContaining('asOf must be an RFC 3339 date-time') });
+    expect(reply.body).toMatchObject({
+      status: 400,
+      code: expect.any(String),
+      message: expect.stringContaining('asOf must be an RFC 3339 date-time'),
+    });
   }
 });

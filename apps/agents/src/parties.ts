@@ -98,7 +98,11 @@ export class AgentParties {
 
   /** asOf: the quote as it stood then (decision 0039); payments answers 404 before it existed. */
   async quote(context: RequestContext, quoteId: string, asOf?: string): Promise<QuoteWire> {
-    return this.request<QuoteWire>(subjects.payments.quote.get, { quoteId, ...(asOf !== undefined ? { asOf } : {}) } satisfies QuoteIdData, context);
+    return this.request<QuoteWire>(
+      subjects.payments.quote.get,
+      { quoteId, ...(asOf !== undefined ? { asOf } : {}) } satisfies QuoteIdData,
+      context,
+    );
   }
 
   /** The stamp of a wallet-sourced quote, checked by accounts as payments checks it on execute: a refusal is accounts' 401 (WALLET_SIGNATURE_*). */

@@ -21,4 +21,6 @@ export const foldAsOf = <Row>(
   at: Date,
   evolve: (row: Row | null, event: RecordedEvent) => Row | null,
 ): Row | null =>
-  events.filter((event) => Date.parse(event.metadata.occurredAt) <= at.getTime()).reduce<Row | null>((row, event) => evolve(row, event), null);
+  events
+    .filter((event) => Date.parse(event.metadata.occurredAt) <= at.getTime())
+    .reduce<Row | null>((row, event) => evolve(row, event), null);

@@ -20,6 +20,13 @@ export const recordedEvents = (
       globalPosition: BigInt(index + 1),
       type: event.type,
       data: { ...event.data } as Record<string, unknown>,
-      metadata: { platformId, correlationId: 'c', requestId: 'r', actor: { kind: 'system', name: 'test' }, occurredAt: at, schemaVersion: 1 },
+      metadata: {
+        platformId,
+        correlationId: 'c',
+        requestId: 'r',
+        actor: { kind: 'system', name: 'test' },
+        occurredAt: at,
+        schemaVersion: 1,
+      },
     };
   });

@@ -91,7 +91,8 @@ export class InternalAccountsController {
       rows.map(async (row) => {
         const { events } = await this.eventSourcing.store.readStream(row.id);
         const account = renderInternalAccountAsOf(events, at, row.platformId);
-        if (!account) throw new Error(`Internal account ${row.id} is listed as opened by ${at.toISOString()} but its stream says otherwise.`);
+        if (!account)
+          throw new Error(`Internal account ${row.id} is listed as opened by ${at.toISOString()} but its stream says otherwise.`);
         return account;
       }),
     );

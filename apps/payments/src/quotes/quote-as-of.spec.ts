@@ -11,7 +11,12 @@ const expired = expireQuote(
   { type: 'ExpireQuote', data: { transactionId }, metadata: { now: new Date('2026-03-01T10:05:00.000Z') } },
   created.reduce(transactionDecider.evolve, transactionDecider.initialState()),
 );
-const stream = recordedEvents(transactionId, platformId, [...created, ...expired], ['2026-03-01T10:00:00.000Z', '2026-03-01T10:05:00.000Z']);
+const stream = recordedEvents(
+  transactionId,
+  platformId,
+  [...created, ...expired],
+  ['2026-03-01T10:00:00.000Z', '2026-03-01T10:05:00.000Z'],
+);
 const at = (iso: string, quote = quoteId, platform = platformId) => quoteAsOf(stream, new Date(iso), quote, platform);
 
 describe('quoteAsOf', () => {
