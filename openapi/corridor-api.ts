@@ -11558,6 +11558,8 @@ export interface operations {
     agentListInternalAccounts: {
         parameters: {
             query?: {
+                /** @description Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds them). */
+                asOf?: string;
                 currency?: string;
                 /** @description nextCursor of the previous page, unchanged. */
                 cursor?: string;
@@ -11712,7 +11714,10 @@ export interface operations {
     };
     agentGetQuote: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds them). */
+                asOf?: string;
+            };
             header?: never;
             path: {
                 quoteId: string;
@@ -13345,7 +13350,10 @@ export interface operations {
     };
     getCardById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds them). */
+                asOf?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -13955,7 +13963,10 @@ export interface operations {
     };
     getCustomerById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds them). */
+                asOf?: string;
+            };
             header?: never;
             path: {
                 customerId: string;
@@ -14680,6 +14691,8 @@ export interface operations {
     listCustomerInternalAccounts: {
         parameters: {
             query?: {
+                /** @description Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds them). */
+                asOf?: string;
                 currency?: string;
                 /** @description nextCursor of the previous page, unchanged. */
                 cursor?: string;
@@ -16150,6 +16163,8 @@ export interface operations {
     listPlatformInternalAccounts: {
         parameters: {
             query?: {
+                /** @description Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds them). */
+                asOf?: string;
                 currency?: string;
                 type?: "INTERNAL_FIAT" | "INTERNAL_CRYPTO" | "EMBEDDED_WALLET";
             };
@@ -16348,7 +16363,10 @@ export interface operations {
     };
     getQuoteById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds them). */
+                asOf?: string;
+            };
             header?: never;
             path: {
                 quoteId: string;
@@ -17722,7 +17740,7 @@ export interface operations {
     getTransactionById: {
         parameters: {
             query?: {
-                /** @description Corridor extension: the transaction as it stood at this time, folded from its events (decision 0037). */
+                /** @description Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds them). */
                 asOf?: string;
             };
             header?: never;

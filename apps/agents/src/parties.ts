@@ -7,6 +7,7 @@ import {
   type InternalAccountWire,
   isIdOf,
   type ListExchangeRatesData,
+  type QuoteIdData,
   type QuoteWire,
   type RequestContext,
   subjects,
@@ -95,8 +96,13 @@ export class AgentParties {
     });
   }
 
-  async quote(context: RequestContext, quoteId: string): Promise<QuoteWire> {
-    return this.request<QuoteWire>(subjects.payments.quote.get, { quoteId }, context);
+  /** asOf: the quote as it stood then (decision 0039); payments answers 404 before it existed. */
+  async quote(context: RequestContext, quoteId: string, asOf?: string): Promise<QuoteWire> {
+    return this.request<QuoteWire>(
+      subjects.payments.quote.get,
+      { quoteId, ...(asOf !== undefined ? { asOf } : {}) } satisfies QuoteIdData,
+      context,
+    );
   }
 
   /** The stamp of a wallet-sourced quote, checked by accounts as payments checks it on execute: a refusal is accounts' 401 (WALLET_SIGNATURE_*). */

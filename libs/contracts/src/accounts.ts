@@ -70,8 +70,10 @@ export type ListInternalAccountsData = {
   type?: InternalAccountTypeWire;
   limit: number;
   cursor?: string;
+  /** A Corridor extension (decision 0039): the accounts opened by then, each with the ledger's balance at that time. */
+  asOf?: string;
 };
-export type ListPlatformInternalAccountsData = { currency?: string; type?: InternalAccountTypeWire };
+export type ListPlatformInternalAccountsData = { currency?: string; type?: InternalAccountTypeWire; asOf?: string };
 export type FundInternalAccountData = { accountId: string; amount: number };
 /**
  * What a new customer needs before POST /customers may answer (decision 0027): an ACTIVE internal

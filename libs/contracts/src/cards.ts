@@ -42,7 +42,8 @@ export type CreateCardData = {
   fundingSources: string[];
   cardId?: string;
 };
-export type CardIdData = { cardId: string };
+/** asOf (a Corridor extension, decision 0039): the card as it stood at that time, folded from its events. */
+export type CardIdData = { cardId: string; asOf?: string };
 export type UpdateCardData = { cardId: string; state?: CardTargetState; fundingSources?: string[] };
 export type ListCardsData = {
   cardholderId?: string;

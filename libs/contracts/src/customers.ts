@@ -55,7 +55,8 @@ export type UpdateCustomerData = {
   };
 };
 
-export type CustomerIdData = { customerId: string };
+/** asOf (a Corridor extension, decision 0039, GET only): the customer as it stood at that time, folded from its events. */
+export type CustomerIdData = { customerId: string; asOf?: string };
 
 export type ListCustomersData = {
   platformCustomerId?: string;

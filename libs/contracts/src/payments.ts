@@ -72,7 +72,8 @@ export type CreateQuoteData = {
   senderCustomerInfo?: Record<string, unknown>;
 };
 
-export type QuoteIdData = { quoteId: string };
+/** asOf (a Corridor extension, decision 0039): the quote as it stood at that time, folded from its transaction's events. */
+export type QuoteIdData = { quoteId: string; asOf?: string };
 /** asOf (GET /transactions/{id}?asOf=, a Corridor extension): the transaction as it stood at that time, folded from its events. */
 export type TransactionIdData = { transactionId: string; asOf?: string };
 

@@ -66,6 +66,7 @@ export {
   type BusinessOutcome,
   connectionBudget,
 } from './event-sourcing.module';
+export { asOfTime, foldAsOf } from './as-of';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
 export { inTransaction } from './transaction';

@@ -6,3 +6,4 @@ export * from './ledger-conservation';
 export * from './service-calls';
 export * from './projection-rows-contract';
 export * from './smtp';
+export * from './recorded-events';

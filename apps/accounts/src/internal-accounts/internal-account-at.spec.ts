@@ -1,7 +1,7 @@
 // Pins down rendering an account as of one event: balances and status after exactly that event,
 // updatedAt from that event, nothing for a position the stream lacks or another platform's account.
 import type { RecordedEvent } from '@corridor/event-store';
-import { renderInternalAccountAt } from './internal-account-at';
+import { renderInternalAccountAsOf, renderInternalAccountAt } from './internal-account-at';
 import { credited, held, opened, otherPlatformId, platformId, settled, statusChanged } from './internal-account.fixtures';
 import type { InternalAccountEvent } from './internal-account';
 import { evolveInternalAccountView, renderInternalAccount } from './internal-account-view.projection';
@@ -54,4 +54,28 @@ describe('renderInternalAccountAt', () => {
   it('renders nothing for a position the stream does not have', () => expect([at(0), at(6)]).toEqual([null, null]));
 
   it('renders nothing for another platform', () => expect(at(2, otherPlatformId)).toBeNull());
+});
+
+describe('renderInternalAccountAsOf', () => {
+  // The same stream, one event a minute from 10:00: opened, +1000, hold 300, settle 200 (100 back), frozen.
+  const asOf = (iso: string, platform = platformId) => renderInternalAccountAsOf(stream, new Date(iso), platform);
+
+  it('given credits, a hold and its settlement, answers the ledger balance at each time, the bound included', () =>
+    expect(
+      ['2026-03-01T10:01:00.000Z', '2026-03-01T10:02:59.999Z', '2026-03-01T10:03:00.000Z', '2026-03-01T10:04:30.000Z'].map((iso) => [
+        asOf(iso)?.balance.amount,
+        asOf(iso)?.totalBalance.amount,
+        asOf(iso)?.status,
+      ]),
+    ).toEqual([
+      [1000, 1000, 'ACTIVE'],
+      [700, 1000, 'ACTIVE'],
+      [800, 800, 'ACTIVE'],
+      [800, 800, 'FROZEN'],
+    ]));
+
+  it('answers nothing before the account was opened, or for another platform', () => {
+    expect(asOf('2026-03-01T09:59:59.999Z')).toBeNull();
+    expect(asOf('2026-03-01T10:02:00.000Z', otherPlatformId)).toBeNull();
+  });
 });

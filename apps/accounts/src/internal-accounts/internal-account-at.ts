@@ -1,5 +1,5 @@
 import type { InternalAccountWire } from '@corridor/contracts';
-import type { RecordedEvent } from '@corridor/event-store';
+import { foldAsOf, type RecordedEvent } from '@corridor/event-store';
 import { evolveInternalAccountView, type InternalAccountRow, renderInternalAccount } from './internal-account-view.projection';
 
 /**
@@ -17,5 +17,16 @@ export const renderInternalAccountAt = (
   const row = events
     .filter((event) => event.streamPosition <= streamPosition)
     .reduce<InternalAccountRow | null>((state, event) => evolveInternalAccountView(state, event), null);
+  return row && row.platformId === platformId ? renderInternalAccount(row) : null;
+};
+
+/**
+ * An account as the ledger saw it at `at` (GET .../internal-accounts?asOf=, decision 0039): every
+ * event of its stream that occurred by then (credits, debits, holds, settlements, releases, status
+ * changes) folded by the read model's evolve, so the balance is the ledger's at that moment, not
+ * today's row. Null before the account was opened or when it is another platform's.
+ */
+export const renderInternalAccountAsOf = (events: readonly RecordedEvent[], at: Date, platformId: string): InternalAccountWire | null => {
+  const row = foldAsOf<InternalAccountRow>(events, at, evolveInternalAccountView);
   return row && row.platformId === platformId ? renderInternalAccount(row) : null;
 };

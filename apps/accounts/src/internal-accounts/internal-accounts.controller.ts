@@ -17,12 +17,12 @@ import {
   SANDBOX_FUND_AMOUNT_MAX,
   isIdOf,
 } from '@corridor/contracts';
-import { EventSourcing, findPage } from '@corridor/event-store';
+import { asOfTime, EventSourcing, findPage } from '@corridor/event-store';
 import { internalAccountNotFound } from './account-rules';
 import { AccountWriter } from './account-writer';
 import { creditAccount } from './credit-account';
 import { systemAccountId } from './internal-account';
-import { renderInternalAccountAt } from './internal-account-at';
+import { renderInternalAccountAsOf, renderInternalAccountAt } from './internal-account-at';
 import { InternalAccountEntity, type InternalAccountRow, renderInternalAccount } from './internal-account-view.projection';
 
 /** A platform's own accounts are few (one per supported currency), so that list is not paged; this bounds it anyway. */
@@ -45,32 +45,57 @@ export class InternalAccountsController {
   }
 
   @MessagePattern(subjects.accounts.internalAccount.list)
-  list(@Payload() request: ServiceRequest<ListInternalAccountsData>): Promise<Page<InternalAccountWire>> {
-    const { customerId, currency, type, limit, cursor } = request.data;
+  async list(@Payload() request: ServiceRequest<ListInternalAccountsData>): Promise<Page<InternalAccountWire>> {
+    const { customerId, currency, type, limit, cursor, asOf } = request.data;
+    const at = asOf === undefined ? undefined : asOfTime(asOf);
     // This is the customers' list: the platform's own accounts (no customer) appear only in listPlatform.
     const where = {
       platformId: request.context.platformId,
       customerId: customerId ?? { $ne: null },
       ...(currency ? { currency } : {}),
       ...(type ? { accountType: type } : {}),
+      ...(at ? { createdAt: { $lte: at } } : {}),
     } as FilterQuery<InternalAccountRow>;
-    return findPage(this.eventSourcing.em, InternalAccountEntity, where, { limit, ...(cursor ? { cursor } : {}) }, renderInternalAccount);
+    const paging = { limit, ...(cursor ? { cursor } : {}) };
+    if (!at) return findPage(this.eventSourcing.em, InternalAccountEntity, where, paging, renderInternalAccount);
+    // As of a past time: the accounts opened by then, in the same order and pages, each as the ledger saw it then.
+    const page = await findPage(this.eventSourcing.em, InternalAccountEntity, where, paging, (row) => row);
+    return { ...page, data: await this.accountsAsOf(page.data, at) };
   }
 
   @MessagePattern(subjects.accounts.internalAccount.listPlatform)
   async listPlatform(@Payload() request: ServiceRequest<ListPlatformInternalAccountsData>): Promise<{ data: InternalAccountWire[] }> {
-    const { currency, type } = request.data;
+    const { currency, type, asOf } = request.data;
+    const at = asOf === undefined ? undefined : asOfTime(asOf);
     const where = {
       platformId: request.context.platformId,
       customerId: null,
       ...(currency ? { currency } : {}),
       ...(type ? { accountType: type } : {}),
+      ...(at ? { createdAt: { $lte: at } } : {}),
     } as FilterQuery<InternalAccountRow>;
     const rows = await this.eventSourcing.em.find(InternalAccountEntity, where, {
       orderBy: { createdAt: 'desc', id: 'desc' },
       limit: MAX_PLATFORM_ACCOUNTS,
     });
-    return { data: rows.map(renderInternalAccount) };
+    return { data: at ? await this.accountsAsOf(rows, at) : rows.map(renderInternalAccount) };
+  }
+
+  /**
+   * Each account as the ledger saw it at `at`, folded from its stream (decision 0039). The rows
+   * were opened by then, so a fold that finds nothing means the read model and the stream disagree:
+   * that fails the request rather than drop the account from the answer.
+   */
+  private accountsAsOf(rows: readonly InternalAccountRow[], at: Date): Promise<InternalAccountWire[]> {
+    return Promise.all(
+      rows.map(async (row) => {
+        const { events } = await this.eventSourcing.store.readStream(row.id);
+        const account = renderInternalAccountAsOf(events, at, row.platformId);
+        if (!account)
+          throw new Error(`Internal account ${row.id} is listed as opened by ${at.toISOString()} but its stream says otherwise.`);
+        return account;
+      }),
+    );
   }
 
   /** The account as it was right after one event of its stream, for webhook payloads. */

@@ -12,6 +12,7 @@ import {
   type ListInternalAccountsData,
   type ListTransactionsData,
   type Page,
+  type QuoteIdData,
   type QuoteWire,
   type RequestContext,
   type ServiceRequest,
@@ -87,14 +88,14 @@ export class AgentResourcesController {
   }
 
   @MessagePattern(subjects.agents.me.getQuote)
-  async getQuote(@Payload() request: ServiceRequest<{ quoteId: string }>): Promise<QuoteWire> {
+  async getQuote(@Payload() request: ServiceRequest<QuoteIdData>): Promise<QuoteWire> {
     const { context, data } = request;
     const agent = await this.acting.authorize(context, 'getQuote');
     const own = isIdOf('Quote', data.quoteId)
       ? await this.eventSourcing.em.findOne(AgentQuoteEntity, { quoteId: data.quoteId, agentId: agent.id, platformId: context.platformId })
       : null;
     if (!own) throw quoteNotFound(data.quoteId);
-    return this.parties.quote(context, data.quoteId);
+    return this.parties.quote(context, data.quoteId, data.asOf);
   }
 
   @MessagePattern(subjects.agents.me.listTransactions)

@@ -23,13 +23,14 @@ import {
   releaseUniqueValue,
   uniqueValueDecider,
 } from '@corridor/contracts';
-import { EventSourcing, type RecordedEvent } from '@corridor/event-store';
+import { asOfTime, EventSourcing, type RecordedEvent } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
 import { type Card, cardDecider, type CardEvent, cardNotFound, type CardView, renderCard } from './card';
 import { CARD_ISSUER, type CardIssuer, type IssuedCard } from './card-issuer';
 import { CARD_OPTIONS, type CardOptions } from './card-options';
 import { CardParties } from './card-parties';
 import { CardProvisioningProcessor } from './card-provisioning-processor';
+import { cardAsOf } from './card-as-of';
 import { CardEntity } from './card-view.projection';
 import { type IssueCard, issueCard, requireSameIssue } from './issue-card';
 import { CardClosings } from '../card-transactions/card-closings';
@@ -142,7 +143,18 @@ export class CardsController {
 
   @MessagePattern(subjects.cards.card.get)
   async get(@Payload() request: ServiceRequest<CardIdData>): Promise<CardWire> {
-    return renderCard(await this.read(request.context, request.data.cardId));
+    const { cardId, asOf } = request.data;
+    if (asOf !== undefined) return this.readAsOf(request.context, cardId, asOfTime(asOf));
+    return renderCard(await this.read(request.context, cardId));
+  }
+
+  /** The card as it stood at `at` (decision 0039), folded from its stream; before its issue or another platform's: 404. */
+  private async readAsOf(context: RequestContext, cardId: string, at: Date): Promise<CardWire> {
+    if (!isIdOf('Card', cardId)) throw cardNotFound(String(cardId));
+    const { events } = await this.eventSourcing.store.readStream(cardId);
+    const card = cardAsOf(events, at, context.platformId);
+    if (!card) throw cardNotFound(cardId);
+    return card;
   }
 
   @MessagePattern(subjects.cards.card.update)

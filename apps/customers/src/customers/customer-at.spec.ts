@@ -1,6 +1,7 @@
 // Pins down the customer a webhook carries: the state right after the announced event, not now.
 import type { RecordedEvent } from '@corridor/event-store';
-import { renderCustomerAt } from './customer-at';
+import { recordedEvents } from '@corridor/testing';
+import { renderCustomerAsOf, renderCustomerAt } from './customer-at';
 import { createdAt, customerId, individualCreated, otherPlatformId, platformId } from './customer.fixtures';
 import type { CustomerEvent } from './customer';
 
@@ -50,5 +51,24 @@ describe('renderCustomerAt', () => {
 
   it("refuses another platform's customer", () => {
     expect(renderCustomerAt(recorded(pendingThenRejected()), 1, otherPlatformId)).toBeNull();
+  });
+});
+
+describe('renderCustomerAsOf', () => {
+  const renamed: CustomerEvent = {
+    type: 'CustomerUpdated',
+    data: { customerId, platformId, changes: { fullName: 'Alice Smith' }, updatedAt: '2026-03-01T12:00:00.000Z' },
+  };
+  const stream = recordedEvents(customerId, platformId, [individualCreated(), renamed], [createdAt, '2026-03-01T12:00:00.000Z']);
+  const at = (iso: string, platform = platformId) => renderCustomerAsOf(stream, new Date(iso), platform);
+
+  it('given a customer renamed later, answers the old name until the update occurred and the new one from it', () => {
+    expect(at('2026-03-01T11:59:59.999Z')).toMatchObject({ id: customerId, fullName: 'Alice Doe', updatedAt: createdAt });
+    expect(at('2026-03-01T12:00:00.000Z')).toMatchObject({ fullName: 'Alice Smith', updatedAt: '2026-03-01T12:00:00.000Z' });
+  });
+
+  it('answers nothing before the customer was created, or for another platform', () => {
+    expect(at('2026-03-01T09:59:59.999Z')).toBeNull();
+    expect(at('2026-03-01T11:00:00.000Z', otherPlatformId)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import type { CustomerWire } from '@corridor/contracts';
-import type { RecordedEvent } from '@corridor/event-store';
+import { foldAsOf, type RecordedEvent } from '@corridor/event-store';
 import { type CustomerRow, evolveCustomerView, renderCustomer } from './customer-view.projection';
 
 /**
@@ -13,5 +13,15 @@ export const renderCustomerAt = (events: readonly RecordedEvent[], streamPositio
   const row = events
     .filter((event) => event.streamPosition <= streamPosition)
     .reduce<CustomerRow | null>((state, event) => evolveCustomerView(state, event), null);
+  return row && row.platformId === platformId ? renderCustomer(row) : null;
+};
+
+/**
+ * GET /customers/{id}?asOf= (decision 0039): the customer as GET showed it at `at`, its stream's
+ * events that occurred by then folded by the read model's evolve. Null before it was created or
+ * when it is another platform's: both answer like an unknown id.
+ */
+export const renderCustomerAsOf = (events: readonly RecordedEvent[], at: Date, platformId: string): CustomerWire | null => {
+  const row = foldAsOf<CustomerRow>(events, at, evolveCustomerView);
   return row && row.platformId === platformId ? renderCustomer(row) : null;
 };

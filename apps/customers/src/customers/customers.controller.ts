@@ -23,11 +23,11 @@ import {
   releaseUniqueValue,
   uniqueValueDecider,
 } from '@corridor/contracts';
-import { EventSourcing, findPage, timeRange } from '@corridor/event-store';
+import { asOfTime, EventSourcing, findPage, timeRange } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { randomBytes } from 'node:crypto';
 import { createCustomer, requireSameCreate } from './create-customer';
-import { renderCustomerAt } from './customer-at';
+import { renderCustomerAsOf, renderCustomerAt } from './customer-at';
 import { type CustomerCreated, customerDecider } from './customer';
 import {
   CUSTOMER_BY_ID,
@@ -160,7 +160,17 @@ export class CustomersController {
 
   @MessagePattern(subjects.customers.customer.get)
   get(@Payload() request: ServiceRequest<CustomerIdData>): Promise<CustomerWire> {
-    return this.read(request.context, request.data.customerId);
+    const { customerId, asOf } = request.data;
+    if (asOf !== undefined) return this.readAsOf(request.context, customerId, asOfTime(asOf));
+    return this.read(request.context, customerId);
+  }
+
+  /** The customer as it stood at `at` (decision 0039), folded from its (short) stream; before its creation or another platform's: 404. */
+  private async readAsOf(context: RequestContext, customerId: string, at: Date): Promise<CustomerWire> {
+    const { events } = await this.eventSourcing.store.readStream(customerId);
+    const customer = renderCustomerAsOf(events, at, context.platformId);
+    if (!customer) throw notFound(customerId);
+    return customer;
   }
 
   /** The webhooks service renders a customer as it was right after the event it announces. */

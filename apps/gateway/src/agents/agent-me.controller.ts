@@ -10,6 +10,7 @@ import {
   type ExternalAccountWire,
   type InternalAccountWire,
   type Page,
+  type QuoteIdData,
   type QuoteWire,
   type RequestContext,
   type SignedReply,
@@ -20,7 +21,7 @@ import { answer, walletHeaders } from '../auth-credentials/signed-reply';
 import { PublicRoute } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
 import { ExternalAccountCreateRequest } from '../external-accounts/external-account.dto';
-import { defined, pageOf } from '../http/list-query';
+import { AsOfQuery, defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { QuoteRequest, QuoteRequestPipe } from '../payments/payments.dto';
 import { ServiceCall } from '../service-call';
@@ -93,8 +94,8 @@ export class AgentMeController {
 
   @ReferenceOperation('agentGetQuote')
   @Get('quotes/:quoteId')
-  quote(@Param('quoteId', quoteId) id: string, @Ctx() context: RequestContext): Promise<QuoteWire> {
-    return this.call.request(subjects.agents.me.getQuote, { quoteId: id }, context);
+  quote(@Param('quoteId', quoteId) id: string, @Query() query: AsOfQuery, @Ctx() context: RequestContext): Promise<QuoteWire> {
+    return this.call.request(subjects.agents.me.getQuote, { quoteId: id, ...defined(query) } satisfies QuoteIdData, context);
   }
 
   @ReferenceOperation('agentExecuteQuote', { signature: 'signedCall' })

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
+  type CardIdData,
   type CardWire,
   type CreateCardData,
   type ListCardsData,
@@ -16,7 +17,7 @@ import {
 import { answer, applyAuthorized, walletHeaders } from '../auth-credentials/signed-reply';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
-import { defined, pageOf } from '../http/list-query';
+import { AsOfQuery, defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import { CardCreateRequest, CardUpdateRequest, ListCardsQuery } from './cards.dto';
@@ -86,8 +87,8 @@ export class CardsController {
   @ReferenceOperation('getCardById')
   @Get(':id')
   @RequiresPermission('VIEW')
-  get(@Param('id', cardId) id: string, @Ctx() context: RequestContext): Promise<CardWire> {
-    return this.call.request(subjects.cards.card.get, { cardId: id }, context);
+  get(@Param('id', cardId) id: string, @Query() query: AsOfQuery, @Ctx() context: RequestContext): Promise<CardWire> {
+    return this.call.request(subjects.cards.card.get, { cardId: id, ...defined(query) } satisfies CardIdData, context);
   }
 
   @ReferenceOperation('updateCardById', { signature: 'signedRetry' })

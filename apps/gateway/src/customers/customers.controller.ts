@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, typ
 import { ApiBasicAuth, ApiBody, ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import {
   type CreateCustomerData,
+  type CustomerIdData,
   type CustomerWire,
   type Page,
   type RequestContext,
@@ -13,7 +14,7 @@ import {
 } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
-import { defined, pageOf } from '../http/list-query';
+import { AsOfQuery, defined, pageOf } from '../http/list-query';
 import { DiscriminatedBodyPipe, IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -79,8 +80,8 @@ export class CustomersController {
   @ReferenceOperation('getCustomerById')
   @Get(':customerId')
   @RequiresPermission('VIEW')
-  get(@Param('customerId', customerId) id: string, @Ctx() context: RequestContext): Promise<CustomerWire> {
-    return this.call.request(subjects.customers.customer.get, { customerId: id }, context);
+  get(@Param('customerId', customerId) id: string, @Query() query: AsOfQuery, @Ctx() context: RequestContext): Promise<CustomerWire> {
+    return this.call.request(subjects.customers.customer.get, { customerId: id, ...defined(query) } satisfies CustomerIdData, context);
   }
 
   @ReferenceOperation('updateCustomerById', { signature: 'signedRetry' })

@@ -48,6 +48,21 @@ export class DateRangeQuery {
   updatedBefore?: string;
 }
 
+/**
+ * A Corridor extension on reads (decisions 0037 and 0039): the resource as it stood at a past time,
+ * folded from its stored events; before it existed it is a 404 like an unknown id.
+ */
+export class AsOfQuery {
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds them).',
+  })
+  @Optional()
+  @IsISO8601({ strict: true }, { message: dateMessage('asOf') })
+  asOf?: string;
+}
+
 /** Drops absent members so the NATS payload carries only what the client sent. */
 export const defined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swag
 import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { type InternalAccountTypeWire, SANDBOX_FUND_AMOUNT_MAX } from '@corridor/contracts';
 import { CURRENCY_CODE } from '../customers/customer.dto';
-import { PageQuery } from '../http/list-query';
+import { AsOfQuery, PageQuery } from '../http/list-query';
 import { Optional } from '../http/validation';
 
 // Query and body shapes of the internal-account routes, with the reference's bounds.
@@ -25,8 +25,8 @@ class CustomerFilter {
   customerId?: string;
 }
 
-export class ListCustomerInternalAccountsQuery extends IntersectionType(AccountFilters, CustomerFilter, PageQuery) {}
-export class ListPlatformInternalAccountsQuery extends AccountFilters {}
+export class ListCustomerInternalAccountsQuery extends IntersectionType(AccountFilters, CustomerFilter, PageQuery, AsOfQuery) {}
+export class ListPlatformInternalAccountsQuery extends IntersectionType(AccountFilters, AsOfQuery) {}
 
 export class InternalAccountUpdateRequest {
   @ApiPropertyOptional({ description: 'Wallet privacy of an EMBEDDED_WALLET account.' })

@@ -15,10 +15,10 @@ import {
 } from '@corridor/contracts';
 import { RequiresPermission } from '../auth/permissions';
 import { Ctx } from '../auth/request-context';
-import { defined, pageOf } from '../http/list-query';
+import { AsOfQuery, defined, pageOf } from '../http/list-query';
 import { IdPipe } from '../http/validation';
 import { ServiceCall } from '../service-call';
-import { ExchangeRatesQuery, ListTransactionsQuery, QuoteRequest, QuoteRequestPipe, TransactionAsOfQuery } from './payments.dto';
+import { ExchangeRatesQuery, ListTransactionsQuery, QuoteRequest, QuoteRequestPipe } from './payments.dto';
 import { ReferenceOperation } from '../http/openapi/operation';
 
 const quoteId = new IdPipe('Quote', 'QUOTE_NOT_FOUND', 'Quote');
@@ -62,8 +62,8 @@ export class QuotesController {
   @ReferenceOperation('getQuoteById')
   @Get(':quoteId')
   @RequiresPermission('VIEW')
-  get(@Param('quoteId', quoteId) id: string, @Ctx() context: RequestContext): Promise<QuoteWire> {
-    return this.call.request(subjects.payments.quote.get, { quoteId: id } satisfies QuoteIdData, context);
+  get(@Param('quoteId', quoteId) id: string, @Query() query: AsOfQuery, @Ctx() context: RequestContext): Promise<QuoteWire> {
+    return this.call.request(subjects.payments.quote.get, { quoteId: id, ...defined(query) } satisfies QuoteIdData, context);
   }
 }
 
@@ -90,7 +90,7 @@ export class TransactionsController {
   @RequiresPermission('VIEW')
   get(
     @Param('transactionId', transactionId) id: string,
-    @Query() query: TransactionAsOfQuery,
+    @Query() query: AsOfQuery,
     @Ctx() context: RequestContext,
   ): Promise<TransactionWire> {
     return this.call.request(

@@ -135,17 +135,6 @@ class TransactionFilters {
 
 export class ListTransactionsQuery extends IntersectionType(TransactionFilters, PageQuery) {}
 
-/** Extension: the transaction as it stood at a past time (folded from its events), for finding out when something changed. */
-export class TransactionAsOfQuery {
-  @ApiPropertyOptional({
-    format: 'date-time',
-    description: 'Corridor extension: the transaction as it stood at this time, folded from its events (decision 0037).',
-  })
-  @Optional()
-  @IsISO8601({ strict: true }, { message: dateMessage('asOf') })
-  asOf?: string;
-}
-
 class AccountQuoteSource {
   @ApiProperty({ enum: ['ACCOUNT'] }) @IsIn(['ACCOUNT']) sourceType: 'ACCOUNT';
   @ApiProperty({ example: 'InternalAccount:e85dcbd6-dced-4ec4-b756-3c3a9ea3d965' })

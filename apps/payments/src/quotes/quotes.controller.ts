@@ -15,7 +15,7 @@ import {
   type ServiceRequest,
   subjects,
 } from '@corridor/contracts';
-import { EventSourcing } from '@corridor/event-store';
+import { asOfTime, EventSourcing } from '@corridor/event-store';
 import { feeTermsFor } from '../exchange-rates/fee-schedule';
 import { ExchangeRateCache } from '../exchange-rates/rate-provider';
 import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
@@ -28,6 +28,7 @@ import { transactionDecider } from '../transactions/transaction';
 import { type CreateQuote, createQuote, requireSameQuoteRequest } from './create-quote';
 import { checkPayerFields, checkSenderCustomerInfo, requiredPayerFields, sandboxRequiredPayerFields } from './payer-fields';
 import { QuoteParties } from './quote-parties';
+import { quoteAsOf } from './quote-as-of';
 import { QuoteEntity, renderQuote } from './quote-view.projection';
 import { receivingLimitsOf } from '../uma/lookup-for-quote';
 
@@ -129,7 +130,18 @@ export class QuotesController {
   async get(@Payload() request: ServiceRequest<QuoteIdData>): Promise<QuoteWire> {
     const { quoteId } = request.data;
     if (!isIdOf('Quote', quoteId)) throw quoteNotFound(String(quoteId));
+    if (request.data.asOf !== undefined) return this.readAsOf(request.context.platformId, quoteId, asOfTime(request.data.asOf));
     return this.read(request.context.platformId, quoteId);
+  }
+
+  /** The quote as it stood at `at` (decision 0039): the read model names its transaction, whose stream is folded up to then. */
+  private async readAsOf(platformId: string, quoteId: string, at: Date): Promise<QuoteWire> {
+    const row = await this.eventSourcing.em.findOne(QuoteEntity, { id: quoteId, platformId }, { fields: ['transactionId'] });
+    if (!row) throw quoteNotFound(quoteId);
+    const { events } = await this.eventSourcing.store.readStream(row.transactionId);
+    const quote = quoteAsOf(events, at, quoteId, platformId);
+    if (!quote) throw quoteNotFound(quoteId);
+    return quote;
   }
 
   private async read(platformId: string, quoteId: string): Promise<QuoteWire> {

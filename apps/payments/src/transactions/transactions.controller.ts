@@ -16,7 +16,7 @@ import {
   type TransactionIdData,
   type TransactionWire,
 } from '@corridor/contracts';
-import { EventSourcing, type RecordedEvent } from '@corridor/event-store';
+import { asOfTime, EventSourcing, foldAsOf, type RecordedEvent } from '@corridor/event-store';
 import { evolveTransactionView, TransactionEntity, type TransactionRow } from './transaction-view.projection';
 
 export const transactionNotFound = (transactionId: string): DomainError =>
@@ -43,7 +43,7 @@ export class TransactionsController {
    */
   private async asOf(transactionId: string, platformId: string, asOf: string): Promise<TransactionWire | IncomingTransactionWire> {
     const { events } = await this.eventSourcing.store.readStream(transactionId);
-    const row = foldTransactionAsOf(events, new Date(asOf));
+    const row = foldTransactionAsOf(events, asOfTime(asOf));
     if (!row || row.platformId !== platformId) throw transactionNotFound(transactionId);
     return toAnyTransactionWire(row.record);
   }
@@ -124,6 +124,4 @@ const statementName = (prefix: string, sql: string): string => `${prefix}-${crea
 
 /** The transaction view after every event that occurred at or before `at` (null: none had). */
 export const foldTransactionAsOf = (events: RecordedEvent[], at: Date): TransactionRow | null =>
-  events
-    .filter((event) => new Date(event.metadata.occurredAt).getTime() <= at.getTime())
-    .reduce<TransactionRow | null>(evolveTransactionView, null);
+  foldAsOf<TransactionRow>(events, at, evolveTransactionView);
