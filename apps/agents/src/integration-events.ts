@@ -1,5 +1,5 @@
 import { type IntegrationEvent, integrationEvent, type RecordedEvent } from '@corridor/event-store';
-import { type ActionView, renderAction } from './actions/action';
+import { type ActionView, renderAction, upcastAction } from './actions/action';
 import { actionEventTypes } from './actions/action';
 
 // Every change of an agent action leaves as events.agents.AgentAction.<EventType> with {action}:
@@ -10,5 +10,5 @@ const published = new Set<string>(actionEventTypes);
 
 export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null =>
   published.has(event.type)
-    ? integrationEvent('agents', 'AgentAction', event, { action: renderAction(event.data['action'] as ActionView) })
+    ? integrationEvent('agents', 'AgentAction', event, { action: renderAction(upcastAction(event.data['action'] as ActionView)) })
     : null;

@@ -87,7 +87,7 @@ import {
 } from './wallet-crypto';
 import type { EmbeddedWalletConfig } from './wallet-config';
 import type { CredentialRow, SessionRow, WalletStore } from './wallet-store';
-import { parseMinorUnits } from '../internal-accounts/ledger-input';
+import { parseLedgerAmount } from '../internal-accounts/ledger-input';
 import { WalletConsents } from '../internal-accounts/wallet-consents';
 
 export const WALLET_STORE = 'WALLET_STORE';
@@ -1050,7 +1050,7 @@ export class EmbeddedWallets {
   async verifyStamp(context: RequestContext, data: VerifyWalletStampData): Promise<{ verified: true }> {
     const { accountId, payloadToSign, walletSignature, grant } = data;
     const wallet = await this.wallet(accountId, context.platformId);
-    const amount = grant === undefined ? undefined : parseMinorUnits(grant.amount, 'grant.amount');
+    const amount = grant === undefined ? undefined : parseLedgerAmount(grant.amount, 'grant.amount');
     if (!walletSignature?.trim()) {
       throw new DomainError(
         'WALLET_SIGNATURE_MISSING',

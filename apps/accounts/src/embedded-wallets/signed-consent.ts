@@ -1,5 +1,5 @@
 import { invalidInput, type WalletFundedChangeData } from '@corridor/contracts';
-import { parseMinorUnits } from '../internal-accounts/ledger-input';
+import { parseLedgerAmount } from '../internal-accounts/ledger-input';
 
 // What an Embedded Wallet's owner signs for when wallet money is about to be committed outside a
 // quote (decision 0020), decided on leg 1 of the signed retry and kept with the pending request: the
@@ -29,7 +29,7 @@ const transferAmountOf = (body: Record<string, unknown>): string => {
     throw invalidInput('amount is required for a transfer out of an Embedded Wallet: its owner signs for the amount that leaves.', {
       field,
     });
-  const amount = parseMinorUnits(body[field], field);
+  const amount = parseLedgerAmount(body[field], field);
   if (amount <= 0n) throw invalidInput('amount must be a whole number of minor units above 0.', { field });
   return amount.toString();
 };

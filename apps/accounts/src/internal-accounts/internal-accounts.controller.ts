@@ -11,6 +11,7 @@ import {
   type ListInternalAccountsData,
   type ListPlatformInternalAccountsData,
   type Page,
+  parseMinorUnits,
   type ServiceRequest,
   subjects,
   type RenderInternalAccountAtData,
@@ -118,13 +119,7 @@ export class InternalAccountsController {
   @MessagePattern(subjects.accounts.internalAccount.fund)
   async fund(@Payload() request: ServiceRequest<FundInternalAccountData>): Promise<InternalAccountWire> {
     const { context, data } = request;
-    if (!Number.isSafeInteger(data.amount) || data.amount <= 0 || data.amount > SANDBOX_FUND_AMOUNT_MAX) {
-      throw invalidInput(
-        `amount must be a whole number of minor units from 1 to ${SANDBOX_FUND_AMOUNT_MAX}, got ${JSON.stringify(data.amount)}.`,
-        { field: 'amount' },
-      );
-    }
-    const amount = BigInt(data.amount);
+    const amount = parseMinorUnits(data.amount, { field: 'amount', min: 1n, max: BigInt(SANDBOX_FUND_AMOUNT_MAX), type: 'number' });
     // The request id names the funding, so a redelivered NATS request credits once.
     const operationId = `sandbox-fund:${context.requestId}`;
     const row = await this.writer.write(data.accountId, context, (state) => {

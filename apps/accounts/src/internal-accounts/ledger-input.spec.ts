@@ -1,16 +1,16 @@
 import { DomainError } from '@corridor/contracts';
-import { defaultCounterAccount, parseMinorUnits } from './ledger-input';
+import { defaultCounterAccount, parseLedgerAmount } from './ledger-input';
 
 describe('ledger input', () => {
   it('parses decimal strings of minor units exactly, beyond the safe integer range', () => {
-    expect(parseMinorUnits('123456789012345678901234567890')).toBe(123456789012345678901234567890n);
-    expect(parseMinorUnits('-5')).toBe(-5n);
+    expect(parseLedgerAmount('123456789012345678901234567890')).toBe(123456789012345678901234567890n);
+    expect(parseLedgerAmount('-5')).toBe(-5n);
   });
 
-  it.each([['1.5'], ['1e3'], [''], [' 1'], [12], [null], ['0x10']])('refuses %p with a 400 naming amount', (value) => {
+  it.each([['1.5'], ['1e3'], [''], [' 1'], [12], [null], ['0x10'], ['1'.repeat(40)]])('refuses %p with a 400 naming amount', (value) => {
     let caught: unknown;
     try {
-      parseMinorUnits(value);
+      parseLedgerAmount(value);
     } catch (error) {
       caught = error;
     }

@@ -1,17 +1,17 @@
-import { invalidInput, type LedgerCauseKind } from '@corridor/contracts';
+import { invalidInput, type LedgerCauseKind, parseMinorUnits } from '@corridor/contracts';
 import { type SystemAccountKind, systemAccountId } from './internal-account';
 
 // Pure parsing of what callers send over NATS into the deciders' terms.
 
-const MINOR_UNITS = /^-?[0-9]{1,39}$/;
+/** The ledger's widest amount, 39 digits. */
+const LEDGER_AMOUNT_MAX = 10n ** 39n - 1n;
 
-/** Amounts travel as decimal strings of minor units; anything else (a float, "1e3", a number) is refused. */
-export const parseMinorUnits = (value: unknown, field = 'amount'): bigint => {
-  if (typeof value !== 'string' || !MINOR_UNITS.test(value)) {
-    throw invalidInput(`${field} must be a decimal string of whole minor units, got ${JSON.stringify(value)}.`, { field });
-  }
-  return BigInt(value);
-};
+/**
+ * Amounts travel between services as decimal strings of minor units, signed and up to 39 digits: the
+ * ledger's rules, not the parser, refuse a non-positive amount with their own codes.
+ */
+export const parseLedgerAmount = (value: unknown, field = 'amount'): bigint =>
+  parseMinorUnits(value, { field, min: -LEDGER_AMOUNT_MAX, max: LEDGER_AMOUNT_MAX });
 
 /**
  * The system account a movement posts against when the caller names none. Adjustments are the

@@ -21,7 +21,7 @@ import { debitAccount } from './debit-account';
 import { holdAndSettle } from './hold-and-settle';
 import { holdFunds } from './hold-funds';
 import { renderInternalAccount } from './internal-account-view.projection';
-import { defaultCounterAccount, parseMinorUnits, requireText } from './ledger-input';
+import { defaultCounterAccount, parseLedgerAmount, requireText } from './ledger-input';
 import { releaseHold } from './release-hold';
 import { settleHold } from './settle-hold';
 import { NeedsConsent, type WalletConsent } from './wallet-consent';
@@ -40,7 +40,7 @@ const movementOf = (request: ServiceRequest<DebitData>) => {
     accountId: requireText(data.accountId, 'accountId'),
     platformId: context.platformId,
     operationId: requireText(data.operationId, 'operationId'),
-    amount: parseMinorUnits(data.amount),
+    amount: parseLedgerAmount(data.amount),
     currency,
     cause,
     counterAccountId: data.counterAccountId ?? defaultCounterAccount(cause.kind, currency),
@@ -125,7 +125,7 @@ export class LedgerController {
       platformId: context.platformId,
       operationId: requireText(data.operationId, 'operationId'),
       holdId: requireText(data.holdId, 'holdId'),
-      ...(data.amount !== undefined ? { amount: parseMinorUnits(data.amount) } : {}),
+      ...(data.amount !== undefined ? { amount: parseLedgerAmount(data.amount) } : {}),
       ...(data.keepRemainder === true ? { keepRemainder: true } : {}),
     };
     const row = await this.writer.write(command.accountId, context, (state) =>

@@ -132,7 +132,7 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
             accountId: request.destinationAccountId,
             ...(request.paymentRail !== undefined ? { paymentRail: request.paymentRail } : {}),
           },
-          amount: String(request.amount),
+          amount: request.amount,
           idempotencyKey: action.id,
           ...(request.transactionId !== undefined ? { transactionId: request.transactionId } : {}),
         };
@@ -144,7 +144,7 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
         const data: TransferInData = {
           source: { accountId: request.sourceAccountId },
           destination: { accountId: request.destinationAccountId },
-          amount: String(request.amount),
+          amount: request.amount,
           idempotencyKey: action.id,
         };
         return {

@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
-import { type ActionEvent, actionEventTypes, type ActionView } from './action';
+import { type ActionEvent, actionEventTypes, type ActionView, upcastAction } from './action';
 
 /** One row per agent action: the action, its status, and whether its execution is due (the executor's timer). */
 export type ActionRow = {
@@ -32,7 +32,7 @@ export const ActionEntity = new EntitySchema<ActionRow>({
 });
 
 export const evolveActionView = (_row: ActionRow | null, recorded: RecordedEvent): ActionRow | null => {
-  const { action } = (recorded as unknown as ActionEvent).data;
+  const action = upcastAction((recorded as unknown as ActionEvent).data.action);
   return {
     id: action.id,
     platformId: action.platformId,
@@ -48,7 +48,8 @@ export const evolveActionView = (_row: ActionRow | null, recorded: RecordedEvent
 
 export const actionViewProjection: Projection<ActionRow> = {
   name: 'agent_actions',
-  version: 1,
+  // 2: amounts stored as decimal strings; the rebuild lifts the rows written with numbers.
+  version: 2,
   canHandle: [...actionEventTypes],
   entity: ActionEntity,
   keyOf: (event) => String((event.data['action'] as ActionView).id),

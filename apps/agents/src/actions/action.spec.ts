@@ -12,6 +12,7 @@ import {
   recordFailure,
   rejectAction,
   renderAction,
+  upcastAction,
   submitAction,
   WALLET_SESSION_EXPIRED,
 } from './action';
@@ -26,8 +27,13 @@ const base = {
   customerId: 'Customer:c',
   platformCustomerId: 'cust-1',
   type: 'TRANSFER_OUT' as const,
-  request: { kind: 'TRANSFER_OUT' as const, sourceAccountId: 'InternalAccount:s', destinationAccountId: 'ExternalAccount:d', amount: 100 },
-  transferDetails: { amount: 100, currency: 'USD', sourceAccountId: 'InternalAccount:s', destinationAccountId: 'ExternalAccount:d' },
+  request: {
+    kind: 'TRANSFER_OUT' as const,
+    sourceAccountId: 'InternalAccount:s',
+    destinationAccountId: 'ExternalAccount:d',
+    amount: '100',
+  },
+  transferDetails: { amount: '100', currency: 'USD', sourceAccountId: 'InternalAccount:s', destinationAccountId: 'ExternalAccount:d' },
   charge: '100',
 };
 const pending: ActionView = {
@@ -90,7 +96,7 @@ describe('submitAction under a used Idempotency-Key', () => {
   it('refuses another request under the same key with a 409 naming the action', () => {
     spec(submitAction)
       .given([submitted(first)])
-      .when(submit({ requestFingerprint: 'b2'.repeat(32), request: { ...base.request, amount: 999 } }))
+      .when(submit({ requestFingerprint: 'b2'.repeat(32), request: { ...base.request, amount: '999' } }))
       .thenThrows((error) => error.status === 409 && error.details?.['resourceId'] === ids.actionId);
   });
   it("refuses another agent's submission under the action's id", () => {
@@ -236,5 +242,31 @@ describe('failureReasonOf', () => {
     expect(failureReasonOf(walletQuote, 'CONFLICT')).toBe('CONFLICT');
     expect(failureReasonOf({ kind: 'EXECUTE_QUOTE', quoteId: 'Quote:q' }, 'WALLET_SIGNATURE_MISSING')).toBe('WALLET_SIGNATURE_MISSING');
     expect(failureReasonOf(base.request, 'INSUFFICIENT_BALANCE')).toBe('INSUFFICIENT_BALANCE');
+  });
+});
+
+// Actions stored before money became decimal strings carry JSON numbers; every read lifts them.
+describe('upcastAction', () => {
+  const stored = {
+    ...pending,
+    request: { ...base.request, amount: 100 },
+    transferDetails: { ...base.transferDetails, amount: 100 },
+  } as unknown as ActionView;
+
+  it('given an action stored with number amounts, when the stream is folded, then its amounts are decimal strings', () => {
+    const state = actionDecider.evolve(actionDecider.initialState(), { type: 'AgentActionSubmitted', data: { action: stored } });
+    expect(state).toEqual({ kind: 'Exists', action: pending });
+  });
+
+  it('given an action stored with strings or without a transfer, then it is read unchanged', () => {
+    expect(upcastAction(pending)).toEqual(pending);
+    const quote = { ...pending, type: 'EXECUTE_QUOTE' as const, request: { kind: 'EXECUTE_QUOTE' as const, quoteId: 'Quote:q' } };
+    const { transferDetails: _none, ...withoutDetails } = quote;
+    expect(upcastAction(withoutDetails)).toBe(withoutDetails);
+  });
+
+  it('given either form, the wire shows the JSON integer the reference declares', () => {
+    expect(renderAction(upcastAction(stored)).transferDetails?.amount).toBe(100);
+    expect(renderAction(pending).transferDetails?.amount).toBe(100);
   });
 });

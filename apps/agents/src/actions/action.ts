@@ -10,6 +10,7 @@ import {
   type QuoteWire,
   requireSameRequest,
   type TransactionWire,
+  toWireMinorUnits,
 } from '@corridor/contracts';
 
 // The AgentAction aggregate: one stream per action (`AgentAction:<uuid>`), every event carrying the
@@ -37,10 +38,14 @@ export type ActionRequest =
       kind: 'TRANSFER_OUT' | 'TRANSFER_IN';
       sourceAccountId: string;
       destinationAccountId: string;
-      amount: number;
+      /** Minor units as a decimal string, as every stream stores money. */
+      amount: string;
       paymentRail?: string;
       transactionId?: string;
     };
+
+/** AgentTransferDetails as the stream keeps it: the amount a decimal string of minor units. */
+export type StoredTransferDetails = Omit<AgentTransferDetails, 'amount'> & { amount: string };
 
 export type ActionView = {
   id: string;
@@ -52,7 +57,7 @@ export type ActionView = {
   status: AgentActionStatus;
   request: ActionRequest;
   quote?: QuoteWire;
-  transferDetails?: AgentTransferDetails;
+  transferDetails?: StoredTransferDetails;
   transaction?: TransactionWire;
   rejectionReason?: string;
   failureReason?: string;
@@ -81,6 +86,25 @@ export const actionEventTypes: readonly ActionEvent['type'][] = [
 
 export type Action = { kind: 'None' } | { kind: 'Exists'; action: ActionView };
 
+const decimalOf = (amount: string | number): string => (typeof amount === 'number' ? BigInt(amount).toString() : amount);
+
+/**
+ * Events written before money was stored as decimal strings carry the transfer's amount as a JSON
+ * number (always a safe integer: the controller refused anything else). Every read of an action's
+ * stream (this decider, the read model, the integration events) lifts such an action to strings.
+ */
+export const upcastAction = (action: ActionView): ActionView => {
+  const { request, transferDetails } = action;
+  if (request.kind === 'EXECUTE_QUOTE' && transferDetails === undefined) return action;
+  return {
+    ...action,
+    ...(request.kind !== 'EXECUTE_QUOTE' ? { request: { ...request, amount: decimalOf(request.amount as string | number) } } : {}),
+    ...(transferDetails !== undefined
+      ? { transferDetails: { ...transferDetails, amount: decimalOf(transferDetails.amount as string | number) } }
+      : {}),
+  };
+};
+
 export const actionDecider = {
   initialState: (): Action => ({ kind: 'None' }),
   evolve: (_state: Action, event: ActionEvent): Action => {
@@ -90,7 +114,7 @@ export const actionDecider = {
       case 'AgentActionRejected':
       case 'AgentActionExecuted':
       case 'AgentActionFailed':
-        return { kind: 'Exists', action: event.data.action };
+        return { kind: 'Exists', action: upcastAction(event.data.action) };
       default: {
         const unhandled: never = event;
         return unhandled;
@@ -255,7 +279,9 @@ export const renderAction = (action: ActionView): AgentActionWire => ({
   status: action.status,
   type: action.type,
   ...(action.quote ? { quote: action.quote } : {}),
-  ...(action.transferDetails ? { transferDetails: action.transferDetails } : {}),
+  ...(action.transferDetails
+    ? { transferDetails: { ...action.transferDetails, amount: toWireMinorUnits(BigInt(action.transferDetails.amount)) } }
+    : {}),
   ...(action.transaction && action.status !== 'PENDING_APPROVAL' && action.status !== 'REJECTED'
     ? { transaction: action.transaction }
     : {}),

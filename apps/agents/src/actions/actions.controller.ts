@@ -18,6 +18,7 @@ import {
   isIdOf,
   type ListAgentApprovalsData,
   type Page,
+  parseMinorUnits,
   type QuoteWire,
   type RejectAgentActionData,
   type CustomerWire,
@@ -193,7 +194,7 @@ export class ActionsController {
         kind: 'TRANSFER_OUT',
         sourceAccountId: source.id,
         destinationAccountId: destination.id,
-        amount: Number(amount),
+        amount: amount.toString(),
         ...paymentRail,
         ...(transactionId ? { transactionId } : {}),
       },
@@ -252,7 +253,7 @@ export class ActionsController {
         accountId: destination.id,
         amount,
         currency,
-        request: { kind: 'TRANSFER_IN', sourceAccountId: source.id, destinationAccountId: destination.id, amount: Number(amount) },
+        request: { kind: 'TRANSFER_IN', sourceAccountId: source.id, destinationAccountId: destination.id, amount: amount.toString() },
       };
     });
   }
@@ -468,12 +469,6 @@ export class ActionsController {
   }
 }
 
-const requireAmount = (amount: unknown): bigint => {
-  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1 || amount > TRANSFER_AMOUNT_MAX) {
-    throw invalidInput(
-      'amount must be a whole number of minor units above 0: an agent names the amount it moves, so its policy can be applied.',
-      { field: 'amount' },
-    );
-  }
-  return BigInt(amount);
-};
+/** An agent names the amount it moves (a JSON integer, as the reference's body has it), so its policy can be applied. */
+const requireAmount = (amount: unknown): bigint =>
+  parseMinorUnits(amount, { field: 'amount', min: 1n, max: BigInt(TRANSFER_AMOUNT_MAX), type: 'number' });

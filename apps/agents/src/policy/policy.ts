@@ -1,17 +1,16 @@
-import { type AgentPolicy, type AgentPolicyUpdate, invalidInput, isSupportedCurrency } from '@corridor/contracts';
+import { type AgentPolicy, type AgentPolicyUpdate, invalidInput, isSupportedCurrency, parseMinorUnits } from '@corridor/contracts';
 
 // The rules a policy must meet beyond its shape (the gateway's DTOs check the shape), and the
 // partial update of PATCH /agents/{id}/policy: omitted members keep their values, permissions
 // replace the list, spendingLimits merge member by member (null removes a daily or monthly limit),
 // accountRestrictions and approvalThresholds replace what was there.
 
-const AMOUNT_MAX = 9_000_000_000_000_000;
+const AMOUNT_MAX = 9_000_000_000_000_000n;
 
+/** Limits arrive as the reference's JSON integers; null removes a daily or monthly limit where it may. */
 const requireAmount = (value: unknown, field: string, nullable: boolean): void => {
   if (value === undefined || (nullable && value === null)) return;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > AMOUNT_MAX) {
-    throw invalidInput(`${field} must be a whole number of minor units from 0 to ${AMOUNT_MAX}${nullable ? ', or null' : ''}.`, { field });
-  }
+  parseMinorUnits(value, { field, min: 0n, max: AMOUNT_MAX, type: 'number' });
 };
 
 export const validatePolicy = (policy: AgentPolicy): AgentPolicy => {

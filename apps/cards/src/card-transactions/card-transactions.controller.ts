@@ -14,6 +14,7 @@ import {
   type InternalAccountWire,
   invalidInput,
   newId,
+  parseMinorUnits,
   type ReleaseHoldData,
   type RequestContext,
   type ServiceRequest,
@@ -56,14 +57,6 @@ const CARD_TRANSACTION_ID_NAMESPACE = '5b2f0c1e-8d4a-5e3b-9f6c-2a7d1e4b8c90';
 const CANNOT_PAY = new Set(['INSUFFICIENT_FUNDS', 'ACCOUNT_FROZEN', 'ACCOUNT_NOT_ACTIVE', 'ACCOUNT_CLOSED', 'WALLET_CONSENT_REQUIRED']);
 const AMOUNT_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
-const parseAmount = (value: unknown, minimum: bigint): bigint => {
-  const message = `amount must be a whole number of minor units from ${minimum} to ${AMOUNT_MAX}.`;
-  if (typeof value !== 'string' || !/^\d{1,16}$/.test(value)) throw invalidInput(message, { field: 'amount' });
-  const amount = BigInt(value);
-  if (amount < minimum || amount > AMOUNT_MAX) throw invalidInput(message, { field: 'amount' });
-  return amount;
-};
-
 /**
  * The same Idempotency-Key names the same transaction, so a retry cannot hold twice. Only a
  * platform simulates card activity (sandbox), so its key's scope is the platform (decision 0028).
@@ -96,7 +89,7 @@ export class CardTransactionsController {
   @MessagePattern(cardTransactionSubjects.authorize)
   async authorize(@Payload() request: ServiceRequest<SimulateCardAuthorizationData>): Promise<CardTransactionWire> {
     const { context, data } = request;
-    const amount = parseAmount(data.amount, 1n);
+    const amount = parseMinorUnits(data.amount, { field: 'amount', min: 1n, max: AMOUNT_MAX });
     const card = await this.requireCard(data.cardId, context);
     const merchant = {
       descriptor: data.merchant.descriptor,
@@ -125,7 +118,7 @@ export class CardTransactionsController {
   @MessagePattern(cardTransactionSubjects.clear)
   async clear(@Payload() request: ServiceRequest<SimulateCardClearingData>): Promise<CardTransactionWire> {
     const { context, data } = request;
-    const amount = parseAmount(data.amount, 0n);
+    const amount = parseMinorUnits(data.amount, { field: 'amount', min: 0n, max: AMOUNT_MAX });
     const card = await this.requireCard(data.cardId, context);
     const transaction = await this.current(data.cardTransactionId, context, card.id);
     const plan = planClearing(transaction, amount);
@@ -165,7 +158,7 @@ export class CardTransactionsController {
   @MessagePattern(cardTransactionSubjects.return)
   async giveBack(@Payload() request: ServiceRequest<SimulateCardReturnData>): Promise<CardTransactionWire> {
     const { context, data } = request;
-    const amount = parseAmount(data.amount, 1n);
+    const amount = parseMinorUnits(data.amount, { field: 'amount', min: 1n, max: AMOUNT_MAX });
     const card = await this.requireCard(data.cardId, context);
     const transaction = await this.current(data.cardTransactionId, context, card.id);
     const plan = planRefund(transaction, amount);

@@ -8,8 +8,8 @@ import {
   ValidationPipe,
   type ValidationError,
 } from '@nestjs/common';
-import { ValidateIf } from 'class-validator';
-import { DomainError, invalidInput, isIdOf } from '@corridor/contracts';
+import { ValidateBy, ValidateIf } from 'class-validator';
+import { DomainError, invalidInput, isIdOf, type MinorUnitsRule, parseMinorUnits } from '@corridor/contracts';
 
 export type FieldProblem = { field: string; problem: string };
 
@@ -140,3 +140,24 @@ export const Optional = (): PropertyDecorator => ValidateIf((_object, value) => 
 
 /** "May be left out, or null to clear it": for the few fields a platform may unset. */
 export const Clearable = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined && value !== null);
+
+/** What parseMinorUnits says is wrong with an amount, without its closing full stop; undefined when it reads. */
+const minorUnitsProblem = (value: unknown, rule: MinorUnitsRule): string | undefined => {
+  try {
+    parseMinorUnits(value, rule);
+    return undefined;
+  } catch (error) {
+    if (error instanceof DomainError) return error.message.replace(/\.$/, '');
+    throw error;
+  }
+};
+
+/** An amount the gateway takes as text (a query parameter, which a JS number could round), read by the one parser of amounts. */
+export const IsMinorUnits = (rule: MinorUnitsRule): PropertyDecorator =>
+  ValidateBy({
+    name: 'isMinorUnits',
+    validator: {
+      validate: (value) => minorUnitsProblem(value, rule) === undefined,
+      defaultMessage: (args) => minorUnitsProblem(args?.value, rule) ?? `${rule.field} is invalid`,
+    },
+  });

@@ -17,10 +17,16 @@ import {
   MinLength,
   validate,
 } from 'class-validator';
-import { LOCKED_CURRENCY_AMOUNT_MAX, purposesOfPayment, type CreateQuoteData, type PurposeOfPayment } from '@corridor/contracts';
+import {
+  LOCKED_CURRENCY_AMOUNT_MAX,
+  MINOR_UNITS_MAX,
+  purposesOfPayment,
+  type CreateQuoteData,
+  type PurposeOfPayment,
+} from '@corridor/contracts';
 import { CURRENCY_CODE } from '../customers/customer.dto';
 import { PageQuery } from '../http/list-query';
-import { createValidationPipe, fieldProblems, invalidFields, Optional } from '../http/validation';
+import { createValidationPipe, fieldProblems, invalidFields, IsMinorUnits, Optional } from '../http/validation';
 
 // Query and body shapes of exchange rates, quotes and transactions, with the reference's bounds.
 // The quote body's source and destination are oneOfs told apart by sourceType / destinationType;
@@ -77,7 +83,7 @@ export class ExchangeRatesQuery {
   /** Kept as text: a JSON number or a JS number could round it. */
   @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 10000, description: 'Minor units of the source currency.' })
   @Optional()
-  @Matches(/^\d{1,16}$/, { message: 'sendingAmount must be a whole number of minor units, 0 or more' })
+  @IsMinorUnits({ field: 'sendingAmount', min: 0n, max: MINOR_UNITS_MAX })
   sendingAmount?: string;
 }
 

@@ -4,8 +4,9 @@ import {
   DomainError,
   type EstimateWithdrawalFeeData,
   type InternalAccountWire,
-  invalidInput,
   isIdOf,
+  MINOR_UNITS_MAX,
+  parseMinorUnits,
   type ServiceRequest,
   subjects,
   type WithdrawalFeeEstimateWire,
@@ -34,7 +35,7 @@ export class CryptoController {
         { field: 'internalAccountId' },
       );
     }
-    if (!/^\d{1,16}$/.test(data.amount)) throw invalidInput('amount must be a whole number of minor units.', { field: 'amount' });
+    const amount = parseMinorUnits(data.amount, { field: 'amount', min: 0n, max: MINOR_UNITS_MAX });
     const account = await this.client.request<InternalAccountWire>(
       subjects.accounts.internalAccount.get,
       { accountId: data.internalAccountId },
@@ -45,7 +46,7 @@ export class CryptoController {
       {
         currency: data.currency,
         cryptoNetwork: data.cryptoNetwork,
-        amount: BigInt(data.amount),
+        amount,
         destinationAddress: data.destinationAddress,
       },
       feeTermsFor(this.options.feeSchedules, context.platformId, data.currency),

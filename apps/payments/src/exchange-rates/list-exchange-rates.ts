@@ -5,7 +5,9 @@ import {
   decimalToNumber,
   invalidInput,
   isSupportedCurrency,
+  MINOR_UNITS_MAX,
   minorUnitsToNumber,
+  parseMinorUnits,
 } from '@corridor/contracts';
 import { exchangeRateOf, priceQuote, variableFeeOf } from '../quotes/quote-math';
 import type { FeeTerms } from './fee-schedule';
@@ -31,11 +33,7 @@ const requireCurrency = (code: string, field: string): string => {
 
 const parseSendingAmount = (text: string | undefined): bigint => {
   if (text === undefined) return DEFAULT_SENDING_AMOUNT;
-  if (!/^\d{1,16}$/.test(text))
-    throw invalidInput(`sendingAmount must be a whole number of minor units, 0 or more, got ${JSON.stringify(text)}.`, {
-      field: 'sendingAmount',
-    });
-  return BigInt(text);
+  return parseMinorUnits(text, { field: 'sendingAmount', min: 0n, max: MINOR_UNITS_MAX });
 };
 
 /**

@@ -7,6 +7,8 @@ import {
   type ExecuteQuoteData,
   invalidInput,
   isIdOf,
+  MINOR_UNITS_MAX,
+  parseMinorUnits,
   type QuoteWire,
   type RequestContext,
   type SandboxSendData,
@@ -27,7 +29,6 @@ import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
 import { EXECUTE_HOLD_WAIT_MS, PaymentProcessor } from './payment-processor';
 import { railOutcomeOfQuote } from './sandbox-rail';
 
-const MINOR_UNITS = /^[0-9]{1,16}$/;
 const WALLET_STAMP_TIMEOUT_MS = 5_000;
 const QUOTE_BY_ID = 'SELECT transaction_id, expires_at, terms FROM payments.quotes WHERE id = $1 AND platform_id = $2';
 
@@ -67,15 +68,13 @@ export class ExecutionController {
         { field: 'currencyCode' },
       );
     }
-    if (
-      currencyAmount !== undefined &&
-      (typeof currencyAmount !== 'string' || !MINOR_UNITS.test(currencyAmount) || BigInt(currencyAmount) <= 0n)
-    ) {
-      throw invalidInput('currencyAmount must be a whole number of minor units above 0.', { field: 'currencyAmount' });
-    }
+    const funded =
+      currencyAmount === undefined
+        ? undefined
+        : parseMinorUnits(currencyAmount, { field: 'currencyAmount', min: 1n, max: MINOR_UNITS_MAX });
     const state = await this.start(row, request.context, {
       funding: 'REALTIME',
-      fundedAmount: currencyAmount === undefined ? terms.totalSendingAmount : BigInt(currencyAmount).toString(),
+      fundedAmount: funded === undefined ? terms.totalSendingAmount : funded.toString(),
     });
     return toTransactionWire(state.transaction);
   }

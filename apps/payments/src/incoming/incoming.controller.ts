@@ -13,7 +13,9 @@ import {
   isSupportedCurrency,
   idForRequest,
   idempotencyScopeOf,
+  MINOR_UNITS_MAX,
   type Page,
+  parseMinorUnits,
   type PlatformConfigWire,
   type UmaDepositTargetsData,
   type UmaDepositTargetsWire,
@@ -72,13 +74,7 @@ export class IncomingController {
   @MessagePattern(subjects.payments.incoming.receive)
   async receive(@Payload() request: ServiceRequest<SandboxUmaReceiveData>): Promise<IncomingTransactionWire> {
     const { context, data } = request;
-    if (
-      typeof data.receivingCurrencyAmount !== 'string' ||
-      !/^\d{1,16}$/.test(data.receivingCurrencyAmount) ||
-      BigInt(data.receivingCurrencyAmount) < 1n
-    ) {
-      throw invalidInput('receivingCurrencyAmount must be a whole number of minor units, 1 or more.', { field: 'receivingCurrencyAmount' });
-    }
+    const amount = parseMinorUnits(data.receivingCurrencyAmount, { field: 'receivingCurrencyAmount', min: 1n, max: MINOR_UNITS_MAX });
     const currency = data.receivingCurrencyCode;
     if (!isSupportedCurrency(currency)) {
       throw new DomainError(
@@ -104,7 +100,7 @@ export class IncomingController {
         customer: { customerId: customer.id, platformCustomerId: customer.platformCustomerId },
         sender,
         deposit,
-        amount: BigInt(data.receivingCurrencyAmount),
+        amount,
         fees: feeTermsFor(this.options.feeSchedules, context.platformId, currency),
         msatToReceivingMinor: snapshot.currencies.includes(currency) ? snapshot.msatToMinor(currency) : null,
         limits: sandboxSendingLimits[currency] ?? { min: 1n, max: 0n },

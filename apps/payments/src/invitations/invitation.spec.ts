@@ -69,7 +69,7 @@ describe('CreateInvitation', () => {
 
   it('keeps a given expiry, first name and amount', () => {
     const [event] = createInvitation(
-      create({ expiresAt: '2026-03-02T00:00:00Z', firstName: 'Bob', amountToSend: { value: '2500', currency: 'USD' } }),
+      create({ expiresAt: '2026-03-02T00:00:00Z', firstName: 'Bob', amountToSend: { value: 2500n, currency: 'USD' } }),
       invitationDecider.initialState(),
     );
     expect(event?.data.invitation).toMatchObject({
@@ -94,7 +94,7 @@ describe('CreateInvitation', () => {
   it('refuses a zero amount', () =>
     creating
       .given([])
-      .when(create({ amountToSend: { value: '0', currency: 'USD' } }))
+      .when(create({ amountToSend: { value: 0n, currency: 'USD' } }))
       .thenThrows(code('AMOUNT_OUT_OF_RANGE')));
 
   it('never creates one code twice', () =>

@@ -1,4 +1,5 @@
 import {
+  type Amount,
   type AmountJson,
   type Command,
   DomainError,
@@ -6,6 +7,8 @@ import {
   type InvitationWire,
   invalidInput,
   requireSameRequest,
+  parseAmount,
+  serializeAmount,
   toWireAmount,
 } from '@corridor/contracts';
 
@@ -63,7 +66,8 @@ export type CreateInvitation = Command<
     inviterUma: string;
     inviterCustomerId: string;
     firstName?: string;
-    amountToSend?: AmountJson;
+    /** Parsed at the edge (parseMinorUnits); the range is this rule's. */
+    amountToSend?: Amount;
     expiresAt?: string;
     /** The request's fingerprint, when it has an Idempotency-Key (its code is then the one the key's claim names). */
     requestFingerprint?: string;
@@ -107,8 +111,7 @@ export const createInvitation = (command: CreateInvitation, state: Invitation): 
       throw invalidInput('expiresAt must be within a year from now.', { field: 'expiresAt' });
   }
   if (amountToSend !== undefined) {
-    const value = /^\d{1,16}$/.test(amountToSend.value) ? BigInt(amountToSend.value) : -1n;
-    if (value < 1n || value > MAX_SAFE)
+    if (amountToSend.value < 1n || amountToSend.value > MAX_SAFE)
       throw new DomainError(
         'AMOUNT_OUT_OF_RANGE',
         'validation',
@@ -126,7 +129,7 @@ export const createInvitation = (command: CreateInvitation, state: Invitation): 
     createdAt: now.toISOString(),
     expiresAt: expiry.toISOString(),
     ...(firstName !== undefined ? { firstName } : {}),
-    ...(amountToSend !== undefined ? { amountToSend } : {}),
+    ...(amountToSend !== undefined ? { amountToSend: serializeAmount(amountToSend) } : {}),
     ...(requestFingerprint !== undefined ? { requestFingerprint } : {}),
   };
   return [{ type: 'InvitationCreated', data: { invitation } }];
@@ -189,7 +192,5 @@ export const renderInvitation = (invitation: InvitationView, now: Date): Invitat
   ...(invitation.claimedAt !== undefined ? { claimedAt: invitation.claimedAt } : {}),
   ...(invitation.inviteeUma !== undefined ? { inviteeUma: invitation.inviteeUma } : {}),
   ...(invitation.firstName !== undefined ? { firstName: invitation.firstName } : {}),
-  ...(invitation.amountToSend !== undefined
-    ? { amountToSend: toWireAmount({ value: BigInt(invitation.amountToSend.value), currency: invitation.amountToSend.currency }) }
-    : {}),
+  ...(invitation.amountToSend !== undefined ? { amountToSend: toWireAmount(parseAmount(invitation.amountToSend)) } : {}),
 });

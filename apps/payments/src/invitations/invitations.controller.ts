@@ -17,7 +17,9 @@ import {
   invalidUmaAddress,
   isSupportedCurrency,
   isUmaAddress,
+  MINOR_UNITS_MAX,
   type Page,
+  parseMinorUnits,
   type RequestContext,
   type ServiceRequest,
   releaseUniqueValue,
@@ -78,6 +80,10 @@ export class InvitationsController {
     const inviter = await this.customerAt(context, data.inviterUma);
     const currency = inviter.currencies?.find(isSupportedCurrency) ?? 'USD';
     const now = this.clock.now();
+    const amountToSend =
+      data.amountToSend === undefined
+        ? undefined
+        : parseMinorUnits(data.amountToSend, { field: 'amountToSend', min: 0n, max: MINOR_UNITS_MAX });
     const commandFor = (code: string): CreateInvitation => ({
       type: 'CreateInvitation',
       data: {
@@ -87,7 +93,7 @@ export class InvitationsController {
         inviterUma: inviter.umaAddress,
         inviterCustomerId: inviter.id,
         ...(data.firstName !== undefined ? { firstName: data.firstName } : {}),
-        ...(data.amountToSend !== undefined ? { amountToSend: { value: data.amountToSend, currency } } : {}),
+        ...(amountToSend !== undefined ? { amountToSend: { value: amountToSend, currency } } : {}),
         ...(data.expiresAt !== undefined ? { expiresAt: data.expiresAt } : {}),
         ...(context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
       },

@@ -8,8 +8,9 @@ import {
   DomainError,
   idForRequest,
   idempotencyScopeOf,
-  invalidInput,
   isIdOf,
+  MINOR_UNITS_MAX,
+  parseMinorUnits,
   type QuoteIdData,
   type QuoteWire,
   type ServiceRequest,
@@ -51,9 +52,7 @@ export class QuotesController {
   @MessagePattern(subjects.payments.quote.create)
   async create(@Payload() request: ServiceRequest<CreateQuoteData>): Promise<QuoteWire> {
     const { context, data } = request;
-    if (typeof data.lockedCurrencyAmount !== 'string' || !/^\d{1,16}$/.test(data.lockedCurrencyAmount)) {
-      throw invalidInput('lockedCurrencyAmount must be a whole number of minor units.', { field: 'lockedCurrencyAmount' });
-    }
+    parseMinorUnits(data.lockedCurrencyAmount, { field: 'lockedCurrencyAmount', min: 0n, max: MINOR_UNITS_MAX });
     checkSenderCustomerInfo(data.senderCustomerInfo);
     const lookup = await this.parties.citedLookup(context, data);
     const [{ source, payer }, destination, snapshot] = await Promise.all([

@@ -9,8 +9,10 @@ import {
   type HoldData,
   type InternalAccountWire,
   invalidInput,
+  type MinorUnitsRule,
   newId,
   isIdOf,
+  parseMinorUnits,
   type ReleaseHoldData,
   type RequestContext,
   type ServiceRequest,
@@ -34,13 +36,7 @@ const LEDGER_TIMEOUT_MS = 10_000;
 /** Namespace of transfer ids derived from Idempotency-Keys (uuid v5). */
 const TRANSFER_ID_NAMESPACE = '0f6f4d1e-3b1a-5c2e-9d7a-6b0c4e2f8a13';
 
-const parseAmount = (value: unknown): bigint => {
-  const message = `amount must be a whole number of minor units from 1 to ${TRANSFER_AMOUNT_MAX}.`;
-  if (typeof value !== 'string' || !/^\d{1,16}$/.test(value)) throw invalidInput(message, { field: 'amount' });
-  const amount = BigInt(value);
-  if (amount < 1n || amount > BigInt(TRANSFER_AMOUNT_MAX)) throw invalidInput(message, { field: 'amount' });
-  return amount;
-};
+const TRANSFER_AMOUNT: MinorUnitsRule = { field: 'amount', min: 1n, max: BigInt(TRANSFER_AMOUNT_MAX) };
 
 /**
  * The transfer's id: derived from the Idempotency-Key when the request has one, so a retry (or a
@@ -85,7 +81,7 @@ export class TransfersController {
   @MessagePattern(subjects.payments.transfer.out)
   async transferOut(@Payload() request: ServiceRequest<TransferOutData>): Promise<TransactionWire> {
     const { context, data } = request;
-    const requested = data.amount === undefined ? undefined : parseAmount(data.amount);
+    const requested = data.amount === undefined ? undefined : parseMinorUnits(data.amount, TRANSFER_AMOUNT);
     const [source, destination] = await Promise.all([
       this.parties.internalAccount(context, data.source?.accountId, 'source.accountId'),
       this.parties.externalAccount(context, data.destination?.accountId, 'destination.accountId'),
@@ -141,7 +137,7 @@ export class TransfersController {
   @MessagePattern(subjects.payments.transfer.in)
   async transferIn(@Payload() request: ServiceRequest<TransferInData>): Promise<TransactionWire> {
     const { context, data } = request;
-    const requested = data.amount === undefined ? undefined : parseAmount(data.amount);
+    const requested = data.amount === undefined ? undefined : parseMinorUnits(data.amount, TRANSFER_AMOUNT);
     const [source, destination] = await Promise.all([
       this.parties.externalAccount(context, data.source?.accountId, 'source.accountId'),
       this.parties.internalAccount(context, data.destination?.accountId, 'destination.accountId'),
