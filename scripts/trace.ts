@@ -85,9 +85,10 @@ const main = async (): Promise<void> => {
   );
   // Each service is read where its events are (EVENT_STORE_<SERVICE> / EVENT_STORE, as the services choose).
   const plan = readerPlan(schemas);
-  const readers: TraceReader[] = [await PostgresTraceReader.connect(databaseUrl(), plan.postgres)];
-  if (plan.kurrentdb) readers.push(KurrentTraceReader.connect(plan.kurrentdb.url, plan.kurrentdb.prefixes));
-  const reader = readers.length === 1 ? readers[0]! : combineReaders(readers);
+  const postgres: TraceReader = await PostgresTraceReader.connect(databaseUrl(), plan.postgres);
+  const reader = plan.kurrentdb
+    ? combineReaders([postgres, KurrentTraceReader.connect(plan.kurrentdb.url, plan.kurrentdb.prefixes)])
+    : postgres;
   try {
     const trace = await collectTrace(reader, options.id, options.window);
     if (trace.events.length === 0)

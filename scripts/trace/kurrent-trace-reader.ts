@@ -71,8 +71,9 @@ export class KurrentTraceReader implements TraceReader {
     for await (const resolved of this.client.readAll({ fromPosition: START, filter, direction: FORWARDS })) {
       const stored = resolved.event as KurrentRecorded | undefined;
       const service = stored && !stored.type.startsWith('$') ? serviceOfStream(this.prefixes, stored.streamId) : undefined;
-      if (!stored || !service || (counts.get(service) ?? 0) >= limit) continue;
-      const event = toTracedEvent(service, toStoredEvent(this.prefixes[service]!, stored, resolved.commitPosition));
+      const prefix = service === undefined ? undefined : this.prefixes[service];
+      if (!stored || service === undefined || prefix === undefined || (counts.get(service) ?? 0) >= limit) continue;
+      const event = toTracedEvent(service, toStoredEvent(prefix, stored, resolved.commitPosition));
       if (!matches(event)) continue;
       found.push(event);
       counts.set(service, (counts.get(service) ?? 0) + 1);
@@ -81,8 +82,7 @@ export class KurrentTraceReader implements TraceReader {
     return found;
   }
 
-  private async readStream(service: string, streamId: string): Promise<TracedEvent[]> {
-    const prefix = this.prefixes[service]!;
+  private async readStream(service: string, prefix: string, streamId: string): Promise<TracedEvent[]> {
     const events: TracedEvent[] = [];
     try {
       for await (const resolved of this.client.readStream(prefix + streamId, { fromRevision: START, direction: FORWARDS })) {
@@ -97,9 +97,9 @@ export class KurrentTraceReader implements TraceReader {
 
   async eventsOfStreams(streamIds: string[], window: TimeWindow): Promise<TracedEvent[]> {
     const found: TracedEvent[] = [];
-    for (const service of this.services)
+    for (const [service, prefix] of Object.entries(this.prefixes))
       for (const streamId of streamIds)
-        found.push(...(await this.readStream(service, streamId)).filter((event) => inWindow(window, event)));
+        found.push(...(await this.readStream(service, prefix, streamId)).filter((event) => inWindow(window, event)));
     return found;
   }
 
