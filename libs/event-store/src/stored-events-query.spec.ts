@@ -1,5 +1,7 @@
 import { storedEventsWhere } from './postgres-event-store';
-import { storedEventsFilterOf, toStoredEventWire } from './stored-events-query';
+import { decodeCursor, encodeCursor } from '@corridor/contracts';
+import { listStoredEvents, storedEventsFilterOf, toStoredEventWire } from './stored-events-query';
+import type { EventStore, RecordedEvent } from './types';
 
 describe('storedEventsFilterOf', () => {
   it('always carries the asking platform, and each filter the request names', () => {
@@ -75,5 +77,49 @@ describe('toStoredEventWire', () => {
       causationId: null,
       data: { customerId: 'Customer:1' },
     });
+  });
+});
+
+describe('listStoredEvents', () => {
+  const recorded = (id: string, occurredAt: string): RecordedEvent => ({
+    eventId: id,
+    streamId: 'Customer:1',
+    streamPosition: 1,
+    globalPosition: 1n,
+    type: 'CustomerCreated',
+    data: {},
+    metadata: {
+      platformId: 'Platform:a',
+      correlationId: 'c',
+      requestId: 'r',
+      actor: { kind: 'token', tokenId: 'ApiToken:t' },
+      occurredAt,
+      schemaVersion: 1,
+    },
+  });
+
+  it("asks the service's own store (whichever adapter it is) for limit + 1 after the cursor, and pages its answer", async () => {
+    const listEvents = jest.fn<ReturnType<EventStore['listEvents']>, Parameters<EventStore['listEvents']>>().mockResolvedValue({
+      events: [
+        recorded('e3', '2026-01-01T00:00:03.000Z'),
+        recorded('e2', '2026-01-01T00:00:02.000Z'),
+        recorded('e1', '2026-01-01T00:00:01.000Z'),
+      ],
+      totalCount: 7,
+    });
+    const store = { listEvents } as unknown as EventStore;
+    const cursor = encodeCursor({ createdAt: '2026-01-01T00:00:04.000Z', id: 'e4' });
+    const page = await listStoredEvents(store, 'customers', 'Platform:a', { limit: 2, cursor, type: 'CustomerCreated' });
+    expect(listEvents).toHaveBeenCalledWith(
+      { platformId: 'Platform:a', type: 'CustomerCreated' },
+      { before: { occurredAt: '2026-01-01T00:00:04.000Z', eventId: 'e4' }, limit: 3 },
+    );
+    expect(page.data.map((event) => [event.id, event.service])).toEqual([
+      ['e3', 'customers'],
+      ['e2', 'customers'],
+    ]);
+    expect(page.hasMore).toBe(true);
+    expect(page.totalCount).toBe(7);
+    expect(decodeCursor(page.nextCursor!)).toEqual({ createdAt: '2026-01-01T00:00:02.000Z', id: 'e2' });
   });
 });
