@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createPostgresEventStore } from '@corridor/event-store';
+import { type AppendMetadata, createPostgresEventStore } from '@corridor/event-store';
 import { uniqueRedisPrefix, uniqueSubjectPrefix } from '@corridor/testing';
 import { basic } from '../tests/support/api';
 import { freePort } from '../tests/support/stack';
@@ -150,9 +150,19 @@ export const measureBareHop = async (seconds = CEILING_SECONDS): Promise<NonNull
 };
 
 /** Bare appends: `writers` loops, each appending one event at a time to its own stream at a known version. */
-export const measureAppend = async (databaseUrl: string, writers: number, seconds = CEILING_SECONDS): Promise<Rate> => {
-  const store = createPostgresEventStore({ connectionString: databaseUrl, schema: 'bench_append_ceiling', poolSize: writers + 1 });
-  const metadata = {
+export const measureAppend = async (
+  databaseUrl: string,
+  writers: number,
+  seconds = CEILING_SECONDS,
+  // bench/event-metadata.ts appends with other metadata, in a schema of its own.
+  own: { schema?: string; metadata?: AppendMetadata } = {},
+): Promise<Rate> => {
+  const store = createPostgresEventStore({
+    connectionString: databaseUrl,
+    schema: own.schema ?? 'bench_append_ceiling',
+    poolSize: writers + 1,
+  });
+  const metadata = own.metadata ?? {
     platformId: 'Platform:bench',
     correlationId: randomUUID(),
     requestId: randomUUID(),

@@ -1,6 +1,8 @@
 import { collectTrace, MAX_EVENTS, type Trace } from './trace/collect-trace';
+import { KurrentTraceReader } from './trace/kurrent-trace-reader';
 import { PostgresTraceReader } from './trace/postgres-trace-reader';
-import type { TimeWindow } from './trace/trace-reader';
+import type { TimeWindow, TraceReader } from './trace/trace-reader';
+import { combineReaders, readerPlan } from './trace/trace-readers';
 import { buildTree, describeAttempt, flatten, jsonLines, summarize, type TraceNode } from './trace/trace-tree';
 import { databaseUrl, services } from './services';
 
@@ -81,7 +83,12 @@ const main = async (): Promise<void> => {
       .filter(([, info]) => info.eventStore !== false)
       .map(([name, info]) => [name, info.schema]),
   );
-  const reader = await PostgresTraceReader.connect(databaseUrl(), schemas);
+  // Each service is read where its events are (EVENT_STORE_<SERVICE> / EVENT_STORE, as the services choose).
+  const plan = readerPlan(schemas);
+  const postgres: TraceReader = await PostgresTraceReader.connect(databaseUrl(), plan.postgres);
+  const reader = plan.kurrentdb
+    ? combineReaders([postgres, KurrentTraceReader.connect(plan.kurrentdb.url, plan.kurrentdb.prefixes)])
+    : postgres;
   try {
     const trace = await collectTrace(reader, options.id, options.window);
     if (trace.events.length === 0)

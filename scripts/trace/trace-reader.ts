@@ -1,6 +1,6 @@
-// The port the trace tool reads through. The PostgreSQL reader is the one that exists today; a
-// KurrentDB reader would answer the same questions from $all (or a correlation projection) without
-// the tree-building and printing knowing the difference.
+// The port the trace tool reads through: PostgresTraceReader for the services on PostgreSQL (and
+// the webhook delivery log), KurrentTraceReader for those on KurrentDB, put together by
+// combineReaders (trace-readers.ts); the tree-building and printing do not know the difference.
 
 /** One stored event as the trace shows it: from which service's store, with its trace ids. */
 export type TracedEvent = {

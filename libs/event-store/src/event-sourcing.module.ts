@@ -454,7 +454,7 @@ export class EventSourcingModule {
       global: true,
       providers: [{ provide: 'EVENT_SOURCING_OPTIONS', useValue: options }, EventSourcing],
       // Every service with a store answers GET /events for it (stored-events-query.ts).
-      controllers: [storedEventsController(options.service, options.schema, EventSourcing)],
+      controllers: [storedEventsController(options.service, EventSourcing)],
       exports: [EventSourcing],
     };
   }

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type AppendMetadata, type EventStore, type RecordedEvent, type Upcasters, WrongExpectedVersionError } from './types';
+import {
+  type AppendMetadata,
+  type EventStore,
+  type RecordedEvent,
+  type StoredEventsFilter,
+  type StoredEventsKey,
+  type Upcasters,
+  WrongExpectedVersionError,
+} from './types';
 
 // The behaviour every EventStore adapter must share; each adapter's spec runs this suite against
 // a real server. Streams get random ids so tests in one store never see each other's streams.
@@ -250,6 +258,76 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       expect((await store.findInStream(streamId, { itemId: ['i'] })).map((event) => event.data)).toEqual([
         { itemId: 'i', name: 'old', locale: 'en' },
       ]);
+    });
+
+    it("lists one platform's stored events newest first on (occurredAt, id), filtered, counted and paged by key", async () => {
+      const [platformId, otherPlatform] = [`Platform:${randomUUID()}`, `Platform:${randomUUID()}`];
+      const [streamA, streamB, streamC, owner] = [newStreamId(), newStreamId(), newStreamId(), `Owner:${randomUUID()}`];
+      const at = (second: number) => `2001-02-03T04:05:0${second}.000Z`;
+      const own = (second: number, correlationId: string, platform = platformId) => ({
+        metadata: contractMetadata({ platformId: platform, correlationId, occurredAt: at(second) }),
+      });
+      const metadata = contractMetadata({ platformId });
+      await store.appendToStream(
+        streamA,
+        [
+          { type: 'ItemCreated', data: { ownerId: owner }, ...own(1, 'c1') },
+          { type: 'ItemPriced', data: { n: 2 }, ...own(2, 'c1') },
+        ],
+        { expectedVersion: 0, metadata },
+      );
+      await store.appendToStream(streamB, [{ type: 'ItemCreated', data: { note: `${owner}2` }, ...own(2, 'c2') }], {
+        expectedVersion: 0,
+        metadata,
+      });
+      await store.appendToStream(owner, [{ type: 'ItemCreated', data: {}, ...own(3, 'c2') }], { expectedVersion: 0, metadata });
+      await store.appendToStream(streamC, [{ type: 'ItemCreated', data: { ownerId: owner }, ...own(3, 'c1', otherPlatform) }], {
+        expectedVersion: 0,
+        metadata,
+      });
+      await store.appendToStream(
+        newStreamId(),
+        [{ type: 'ItemRenamed', data: { itemId: 'i', title: 'old' }, schemaVersion: 1, ...own(0, 'c3') }],
+        { expectedVersion: 0, metadata },
+      );
+      const everything = (await Promise.all([streamA, streamB, owner].map(async (id) => (await store.readStream(id)).events))).flat();
+      const renamed = (await store.listEvents({ platformId, type: 'ItemRenamed' }, { limit: 5 })).events;
+      const key = (event: RecordedEvent) => `${event.metadata.occurredAt} ${event.eventId}`;
+      const newest = [...everything, ...renamed].sort((a, b) => (key(a) < key(b) ? 1 : -1));
+      const list = (filter: Omit<StoredEventsFilter, 'platformId'>, limit = 10) => store.listEvents({ platformId, ...filter }, { limit });
+      const ids = async (filter: Omit<StoredEventsFilter, 'platformId'>) => {
+        const { events, totalCount } = await list(filter);
+        return { types: events.map((event) => `${event.streamId === owner ? 'owner' : event.streamId}:${event.type}`), totalCount };
+      };
+
+      expect(await list({})).toEqual({ events: newest, totalCount: 5 });
+      // Upcast like every other read path.
+      expect(renamed.map((event) => event.data)).toEqual([{ itemId: 'i', name: 'old', locale: 'en' }]);
+      expect(await ids({ resourceId: streamA })).toEqual({ types: [`${streamA}:ItemPriced`, `${streamA}:ItemCreated`], totalCount: 2 });
+      expect((await list({ correlationId: 'c1' })).events.map(key)).toEqual(newest.filter((event) => event.streamId === streamA).map(key));
+      expect((await list({ type: 'ItemCreated' })).totalCount).toBe(3);
+      expect((await list({ occurredFrom: at(2), occurredTo: at(2) })).events.map(key)).toEqual(
+        newest.filter((event) => event.metadata.occurredAt === at(2)).map(key),
+      );
+      // The stream itself, or the id as a whole string in the data ("<owner>2" is another id).
+      expect(await ids({ mentioning: owner })).toEqual({ types: ['owner:ItemCreated', `${streamA}:ItemCreated`], totalCount: 2 });
+      expect(await list({ resourceId: newStreamId() })).toEqual({ events: [], totalCount: 0 });
+      expect((await store.listEvents({ platformId: otherPlatform }, { limit: 10 })).events.map((event) => event.streamId)).toEqual([
+        streamC,
+      ]);
+
+      const pages: RecordedEvent[][] = [];
+      let before: StoredEventsKey | undefined;
+      for (let round = 0; round < 5; round += 1) {
+        const { events, totalCount } = await store.listEvents({ platformId }, { ...(before ? { before } : {}), limit: 2 });
+        expect(totalCount).toBe(5);
+        if (events.length === 0) break;
+        pages.push(events);
+        const last = events[events.length - 1]!;
+        before = { occurredAt: last.metadata.occurredAt, eventId: last.eventId };
+      }
+      expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
+      expect(pages.flat()).toEqual(newest);
     });
 
     it("keeps each service's streams to itself on a shared server", async () => {

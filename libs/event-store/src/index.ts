@@ -12,7 +12,7 @@ export {
 } from './types';
 export { createPostgresEventStore, type PostgresEventStoreOptions } from './postgres-event-store';
 export { ensureEventStoreSchema } from './postgres-schema';
-export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb-event-store';
+export { createKurrentDbEventStore, type KurrentDbEventStoreOptions, type KurrentRecorded, toStoredEvent } from './kurrentdb-event-store';
 export { copyEvents, copyGroups, type CopyEventsOptions, type CopyEventsResult } from './copy-events';
 export {
   createServiceEventStore,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ANY, KurrentDBClient, NO_STREAM } from '@kurrent/kurrentdb-client';
+import { ANY, KurrentDBClient, NO_STREAM, StreamNotFoundError } from '@kurrent/kurrentdb-client';
 import { contractMetadata, eventStoreContract } from './event-store.contract';
 import { createKurrentDbEventStore, toStreamState } from './kurrentdb-event-store';
 import type { EventStore } from './types';
@@ -62,6 +62,65 @@ describe('KurrentDB append result', () => {
     const sent = client.appendToStream.mock.calls[0][1] as { id: string; metadata: unknown }[];
     expect(appended.events.map((event) => [event.eventId, event.metadata])).toEqual(sent.map((event) => [event.id, event.metadata]));
     expect(appended.events[0]!.metadata).toEqual({ ...metadata, schemaVersion: 1 });
+    await store.close();
+  });
+});
+
+describe('KurrentDB stored-events listing', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  const stored = (streamId: string, revision: bigint, commit: bigint, occurredAt: string, platformId = 'Platform:a') => ({
+    event: {
+      streamId,
+      id: `0190c0de-0000-7000-8000-${String(commit).padStart(12, '0')}`,
+      revision,
+      type: 'A',
+      data: { n: Number(commit) },
+      metadata: { ...contractMetadata({ platformId }), occurredAt, schemaVersion: 1 },
+      position: { commit, prepare: commit },
+    },
+  });
+
+  it("reads the service's category of $all (filtered by the server) and answers one page, newest first, without the prefix", async () => {
+    // A client double, as above: what the adapter asks the server and how it shapes what comes back.
+    const all = [
+      stored('payments-Transaction:1', 0n, 10n, '2026-01-01T00:00:01.000Z'),
+      { event: { ...stored('$stats', 0n, 11n, '2026-01-01T00:00:09.000Z').event, type: '$statsCollected' } },
+      stored('payments-Transaction:2', 0n, 12n, '2026-01-01T00:00:03.000Z'),
+      stored('payments-Transaction:1', 1n, 13n, '2026-01-01T00:00:02.000Z'),
+      stored('payments-Transaction:3', 0n, 14n, '2026-01-01T00:00:05.000Z', 'Platform:b'),
+    ];
+    const readAll = jest.fn(async function* () {
+      yield* all;
+    });
+    const client = { readAll, readStream: jest.fn(), dispose: jest.fn().mockResolvedValue(undefined) };
+    jest.spyOn(KurrentDBClient, 'connectionString').mockReturnValue(client as unknown as KurrentDBClient);
+    const store = createKurrentDbEventStore({ connectionString: 'kurrentdb://double:2113?tls=false', streamPrefix: 'payments-' });
+    const { events, totalCount } = await store.listEvents({ platformId: 'Platform:a' }, { limit: 2 });
+    expect(readAll).toHaveBeenCalledWith(expect.objectContaining({ filter: expect.objectContaining({ prefixes: ['payments-'] }) }));
+    expect(totalCount).toBe(3);
+    expect(events.map((event) => [event.streamId, event.streamPosition, event.globalPosition, event.metadata.occurredAt])).toEqual([
+      ['Transaction:2', 1, 12n, '2026-01-01T00:00:03.000Z'],
+      ['Transaction:1', 2, 13n, '2026-01-01T00:00:02.000Z'],
+    ]);
+    await store.close();
+  });
+
+  it('reads only the named stream for a resource, and an unknown one is an empty page', async () => {
+    const readStream = jest.fn(async function* (name: string) {
+      if (name !== 'payments-Transaction:1') throw new StreamNotFoundError({ metadata: new Map() } as never, name);
+      yield stored('payments-Transaction:1', 0n, 10n, '2026-01-01T00:00:01.000Z');
+    });
+    const client = { readAll: jest.fn(), readStream, dispose: jest.fn().mockResolvedValue(undefined) };
+    jest.spyOn(KurrentDBClient, 'connectionString').mockReturnValue(client as unknown as KurrentDBClient);
+    const store = createKurrentDbEventStore({ connectionString: 'kurrentdb://double:2113?tls=false', streamPrefix: 'payments-' });
+    const found = await store.listEvents({ platformId: 'Platform:a', resourceId: 'Transaction:1' }, { limit: 5 });
+    expect(found.events.map((event) => event.streamId)).toEqual(['Transaction:1']);
+    expect(await store.listEvents({ platformId: 'Platform:a', resourceId: 'Transaction:9' }, { limit: 5 })).toEqual({
+      events: [],
+      totalCount: 0,
+    });
+    expect(client.readAll).not.toHaveBeenCalled();
     await store.close();
   });
 });

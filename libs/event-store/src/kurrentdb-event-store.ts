@@ -14,6 +14,7 @@ import {
   type AppendStreamState,
 } from '@kurrent/kurrentdb-client';
 import { v7 as uuidv7 } from 'uuid';
+import { storedEventsPage } from './stored-events-page';
 import {
   type EventMetadata,
   type EventStore,
@@ -26,7 +27,7 @@ import {
 
 export type KurrentDbEventStoreOptions = { connectionString: string; upcasters?: Upcasters; streamPrefix?: string };
 
-type KurrentRecorded = {
+export type KurrentRecorded = {
   streamId: string;
   id: string;
   revision: bigint;
@@ -47,6 +48,17 @@ export const toStreamState = (expectedVersion: number | 'any'): AppendStreamStat
 /** nextExpectedRevision is the 0-based revision of the stream's last event (-1: no stream). */
 const versionAfter = (nextExpectedRevision: bigint): number => (nextExpectedRevision < 0n ? 0 : Number(nextExpectedRevision) + 1);
 
+/** A KurrentDB event as the port records it, before upcasting: the service's prefix taken off its stream. */
+export const toStoredEvent = (prefix: string, event: KurrentRecorded, commitPosition?: bigint): RecordedEvent => ({
+  eventId: event.id,
+  streamId: event.streamId.slice(prefix.length),
+  streamPosition: Number(event.revision) + 1,
+  globalPosition: commitPosition ?? event.position?.commit ?? 0n,
+  type: event.type,
+  data: event.data as Record<string, unknown>,
+  metadata: event.metadata as EventMetadata,
+});
+
 const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /**
@@ -58,18 +70,14 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
   const prefix = options.streamPrefix ?? '';
 
   const toRecorded = (event: KurrentRecorded, commitPosition?: bigint): RecordedEvent =>
-    upcast(
-      {
-        eventId: event.id,
-        streamId: event.streamId.slice(prefix.length),
-        streamPosition: Number(event.revision) + 1,
-        globalPosition: commitPosition ?? event.position?.commit ?? 0n,
-        type: event.type,
-        data: event.data as Record<string, unknown>,
-        metadata: event.metadata as EventMetadata,
-      },
-      options.upcasters,
-    );
+    upcast(toStoredEvent(prefix, event, commitPosition), options.upcasters);
+
+  /** The events a listing scans: one stream when it names the resource, else the service's category of $all. */
+  const listed = (resourceId: string | undefined): AsyncIterable<{ event?: unknown; commitPosition?: bigint }> => {
+    if (resourceId !== undefined) return client.readStream(prefix + resourceId, { fromRevision: START, direction: FORWARDS });
+    const filter = prefix ? streamNameFilter({ prefixes: [prefix] }) : excludeSystemEvents();
+    return client.readAll({ fromPosition: START, filter, direction: FORWARDS });
+  };
 
   const readStream: EventStore['readStream'] = async (streamId, readOptions) => {
     const from = Math.max(1, readOptions?.fromPosition ?? 1);
@@ -166,6 +174,23 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
         if (!(error instanceof StreamNotFoundError)) throw error;
       }
       return found;
+    },
+
+    async listEvents(filter, page) {
+      // KurrentDB has no index over metadata: the service's events (or the one stream) are read,
+      // matched as stored, counted, and only the newest page is kept (stored-events-page.ts).
+      const gathered = storedEventsPage(filter, page);
+      try {
+        for await (const resolved of listed(filter.resourceId)) {
+          const event = resolved.event as KurrentRecorded | undefined;
+          if (!event || event.type.startsWith('$')) continue;
+          gathered.offer(toStoredEvent(prefix, event, resolved.commitPosition));
+        }
+      } catch (error) {
+        if (!(error instanceof StreamNotFoundError)) throw error;
+      }
+      const { events, totalCount } = gathered.result();
+      return { events: events.map((event) => upcast(event, options.upcasters)), totalCount };
     },
 
     async appendToStreams(appends, { metadata }) {

@@ -10,6 +10,7 @@ import {
   type ExpectedVersion,
   type NewEvent,
   type RecordedEvent,
+  type StoredEventsFilter,
   type Upcasters,
   WrongExpectedVersionError,
   toEventMetadata,
@@ -74,6 +75,26 @@ const ANY_VERSION_ATTEMPTS = 5;
 const MAX_READ_LIMIT = 10_000;
 /** A data field findInStream may name: it goes into the SQL text as a literal. */
 const DATA_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/**
+ * The WHERE clause of a stored-events listing and its values: the platform always, then each
+ * filter given. occurredAt is compared as the stored ISO 8601 UTC string.
+ */
+export const storedEventsWhere = (filter: StoredEventsFilter): { where: string; values: unknown[] } => {
+  const values: unknown[] = [filter.platformId];
+  const parts = [`metadata->>'platformId' = $1`];
+  const add = (sql: (parameter: string) => string, value: unknown): void => {
+    values.push(value);
+    parts.push(sql(`$${values.length}`));
+  };
+  if (filter.resourceId !== undefined) add((p) => `stream_id = ${p}`, filter.resourceId);
+  if (filter.correlationId !== undefined) add((p) => `metadata->>'correlationId' = ${p}`, filter.correlationId);
+  if (filter.type !== undefined) add((p) => `type = ${p}`, filter.type);
+  if (filter.occurredFrom !== undefined) add((p) => `metadata->>'occurredAt' >= ${p}`, filter.occurredFrom);
+  if (filter.occurredTo !== undefined) add((p) => `metadata->>'occurredAt' <= ${p}`, filter.occurredTo);
+  if (filter.mentioning !== undefined) add((p) => `(stream_id = ${p} OR strpos(data::text, '"' || ${p} || '"') > 0)`, filter.mentioning);
+  return { where: parts.join(' AND '), values };
+};
 
 const toRecorded = (row: EventRow): RecordedEvent => ({
   eventId: row.event_id,
@@ -299,6 +320,23 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
         `corridor_find_${schema}_${fields.map(([field]) => field).join('_')}`,
       );
       return upcastAll(rows.map(toRecorded));
+    },
+
+    async listEvents(filter, { before, limit }) {
+      // COLLATE "C": code-point order, the order the gateway merges the services' pages in.
+      const { where, values } = storedEventsWhere(filter);
+      const keyset = before
+        ? ` AND (metadata->>'occurredAt' COLLATE "C", event_id::text COLLATE "C") < ($${values.length + 1}, $${values.length + 2})`
+        : '';
+      const order = `ORDER BY metadata->>'occurredAt' COLLATE "C" DESC, event_id::text COLLATE "C" DESC`;
+      const [rows, count] = await Promise.all([
+        query<EventRow>(`SELECT ${COLUMNS} FROM ${table} WHERE ${where}${keyset} ${order} LIMIT ${Math.max(0, Math.floor(limit))}`, [
+          ...values,
+          ...(before ? [before.occurredAt, before.eventId] : []),
+        ]),
+        query<{ count: string }>(`SELECT count(*) FROM ${table} WHERE ${where}`, values),
+      ]);
+      return { events: upcastAll(rows.map(toRecorded)), totalCount: Number(count[0]?.count ?? 0) };
     },
 
     async readAll({ after, limit }) {

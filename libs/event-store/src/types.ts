@@ -55,6 +55,26 @@ export class WrongExpectedVersionError extends Error {
 export const isWrongExpectedVersionError = (error: unknown): error is WrongExpectedVersionError =>
   error instanceof WrongExpectedVersionError;
 
+/**
+ * Which stored events a listing wants (GET /events, docs/decisions/0037). The platform is not
+ * optional: a listing is always one platform's events.
+ */
+export type StoredEventsFilter = {
+  platformId: string;
+  /** The stream, which in Corridor is the resource's id. */
+  resourceId?: string;
+  correlationId?: string;
+  type?: string;
+  /** Inclusive bounds on metadata.occurredAt, ISO 8601 UTC with milliseconds (the stored form). */
+  occurredFrom?: string;
+  occurredTo?: string;
+  /** Only events of this stream or whose data names this id as a whole JSON string (an agent's customer). */
+  mentioning?: string;
+};
+
+/** Where a page of stored events starts: strictly older than this (occurredAt, eventId) in code-point order. */
+export type StoredEventsKey = { occurredAt: string; eventId: string };
+
 export interface EventStore {
   /** version = position of the last event, 0 when the stream does not exist. Upcasters applied. */
   readStream(streamId: string, options?: { fromPosition?: number }): Promise<{ events: RecordedEvent[]; version: number }>;
@@ -85,6 +105,15 @@ export interface EventStore {
    * operation and hold ids) without reading the stream into memory where the adapter can index it.
    */
   findInStream(streamId: string, dataEquals: Record<string, readonly string[]>): Promise<RecordedEvent[]>;
+  /**
+   * One page of the stored events that match the filter, newest first on (occurredAt, eventId)
+   * compared by code point, strictly before `before` when given, at most `limit`, upcast; and how
+   * many events match the filter in all (ignoring `before` and `limit`).
+   */
+  listEvents(
+    filter: StoredEventsFilter,
+    page: { before?: StoredEventsKey; limit: number },
+  ): Promise<{ events: RecordedEvent[]; totalCount: number }>;
   /** Highest globalPosition that readAll can currently return (0n when empty). */
   headPosition(): Promise<bigint>;
   close(): Promise<void>;
