@@ -68,6 +68,7 @@ export {
 } from './event-sourcing.module';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
+export { resumedContext } from './resume-story';
 export { inTransaction } from './transaction';
 export {
   DEFAULT_SNAPSHOT_EVERY,
