@@ -118,7 +118,7 @@ type LaneRuntime = {
  */
 @Injectable()
 export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = createLogger('webhooks:dispatcher');
+  private readonly logger: ReturnType<typeof createLogger>;
   private connections: IORedis[] = [];
   private timer?: NodeJS.Timeout;
   private ticking?: Promise<void>;
@@ -142,6 +142,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly metrics: WebhookMetrics,
     private readonly approvals: ApprovalReporter,
   ) {
+    // At the service's LOG_LEVEL: each attempt's line (debug) is the outgoing webhooks' access log.
+    this.logger = createLogger('webhooks:dispatcher', { level: config.logLevel });
     const lane = (name: Lane, concurrency: number, perPlatform: number): LaneRuntime => {
       return { name, concurrency, perPlatform, slots: new Slots(concurrency), inFlight: new Map(), parked: new Map() };
     };
