@@ -30,9 +30,10 @@ export const storedEventsFilter = (platformId: string, data: ListStoredEventsDat
   if (data.resourceId !== undefined) add((p) => `stream_id = ${p}`, data.resourceId);
   if (data.correlationId !== undefined) add((p) => `metadata->>'correlationId' = ${p}`, data.correlationId);
   if (data.type !== undefined) add((p) => `type = ${p}`, data.type);
-  // occurredAt is stored as an ISO 8601 UTC string, so the bounds are normalised to the same form.
-  if (data.startDate !== undefined) add((p) => `metadata->>'occurredAt' >= ${p}`, new Date(data.startDate).toISOString());
-  if (data.endDate !== undefined) add((p) => `metadata->>'occurredAt' <= ${p}`, new Date(data.endDate).toISOString());
+  // occurredAt is stored as an ISO 8601 UTC string, so the bounds are normalised to the same form and
+  // compared in the order (and collation) of the events_occurred index, like the keyset below.
+  if (data.startDate !== undefined) add((p) => `metadata->>'occurredAt' COLLATE "C" >= ${p}`, new Date(data.startDate).toISOString());
+  if (data.endDate !== undefined) add((p) => `metadata->>'occurredAt' COLLATE "C" <= ${p}`, new Date(data.endDate).toISOString());
   if (data.customerId !== undefined) add((p) => `(stream_id = ${p} OR strpos(data::text, '"' || ${p} || '"') > 0)`, data.customerId);
   return { where: parts.join(' AND '), values };
 };
