@@ -56,6 +56,7 @@ const printNode = (node: TraceNode): void => {
   );
   for (const delivery of node.deliveries) {
     console.log(`${pad}↳ ${bold(`webhook ${delivery.type}`)} ${delivery.id} ${delivery.status} after ${delivery.attemptCount} attempt(s)`);
+    console.log(dim(`${pad}    correlation ${delivery.correlationId ?? '-'}  causation ${delivery.causationId ?? '-'}`));
     for (const attempt of delivery.attempts) console.log(dim(`${pad}    ${describeAttempt(attempt)} → ${attempt.url}`));
   }
 };

@@ -142,6 +142,38 @@ it("keeps the execute request's correlation in every event the execution appende
   for (const event of ledger) expect(event.metadata).toMatchObject({ correlationId: CORRELATION_ID, causationId: expect.any(String) });
 });
 
+it("gives each webhook attempt the story of the event that caused it: stored with the delivery, in the attempt's log line and span", async () => {
+  const client = new Client({ connectionString: stack.database.url });
+  await client.connect();
+  let rows: { id: string; event_id: string; type: string; correlation_id: string | null; causation_id: string | null }[] = [];
+  try {
+    const result = await client.query(
+      `SELECT id, event_id, type, correlation_id, causation_id FROM webhooks.deliveries WHERE resource_id = $1 AND status = 'DELIVERED'`,
+      [transactionId],
+    );
+    rows = result.rows;
+  } finally {
+    await client.end();
+  }
+  // The execution's webhooks (PROCESSING, COMPLETED) come from events the execute request began.
+  const completed = rows.find((row) => row.type === 'OUTGOING_PAYMENT.COMPLETED');
+  expect(completed).toMatchObject({ correlation_id: CORRELATION_ID, causation_id: completed?.event_id });
+  const attempt = stack.logs.webhooks
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find((line) => line['msg'] === 'Webhook attempt.' && line['webhookId'] === completed?.id);
+  expect(attempt).toMatchObject({ correlationId: CORRELATION_ID, causationId: completed?.event_id, statusCode: 200 });
+  // The attempt's span is a child of the render of its event, in the payment's trace.
+  const all = spans();
+  const attemptSpan = all.find(
+    (span) => span.name === 'webhook attempt OUTGOING_PAYMENT.COMPLETED' && span.attributes['corridor.webhook.id'] === completed?.id,
+  );
+  const render = all.find((span) => span.spanId === attemptSpan?.parentSpanId);
+  expect(render).toMatchObject({ service: 'webhooks', name: 'webhook render OUTGOING_PAYMENT.COMPLETED', traceId: attemptSpan?.traceId });
+});
+
 it('writes one access-log line for the request, and its correlation id in a log line of each service it touched', () => {
   const lines = (app: 'gateway' | 'payments' | 'accounts') =>
     stack.logs[app]

@@ -41,6 +41,7 @@ type Line = {
   occurredAt: string;
   correlationId: string | null;
   causationId: string | null;
+  eventId: string;
   data: Record<string, unknown>;
 };
 
@@ -94,6 +95,11 @@ it('traces a cross-currency payment by its transaction id through payments, acco
     service: 'webhooks',
     data: { status: 'DELIVERED', attempts: [expect.objectContaining({ attempt: 1, statusCode: 200, url: receiver.url })] },
   });
+  // Each webhook's attempts keep the story of the event that caused them: its correlation, the event as the cause.
+  for (const delivery of deliveries) {
+    const cause = events.find((line) => line.eventId === delivery.eventId);
+    expect(delivery).toMatchObject({ correlationId: cause?.correlationId, causationId: delivery.eventId });
+  }
 
   // The same story from other ids a person may have at hand.
   const fromQuote = await trace(quoted.body.id);
@@ -110,7 +116,9 @@ it('traces a cross-currency payment by its transaction id through payments, acco
   mkdirSync(join(__dirname, '../tmp'), { recursive: true });
   writeFileSync(join(__dirname, '../tmp/trace-sample.txt'), stdout);
   expect(stdout).toContain(`found as stream ${transactionId}`);
-  expect(stdout).toMatch(/↳ webhook OUTGOING_PAYMENT\.COMPLETED Webhook:\S+ DELIVERED after 1 attempt\(s\)\n.*#1 \S+ 200 in \d+ ms/);
+  expect(stdout).toMatch(
+    /↳ webhook OUTGOING_PAYMENT\.COMPLETED Webhook:\S+ DELIVERED after 1 attempt\(s\)\n.*correlation \S+ {2}causation \S+\n.*#1 \S+ 200 in \d+ ms/,
+  );
 }, 120_000);
 
 it('answers GET /transactions/{id}?asOf= with the transaction as it stood then, folded from its events', async () => {

@@ -24,6 +24,8 @@ type DeliveryRow = {
   attempt_count: number;
   occurred_at: Date;
   created_at: Date;
+  correlation_id?: string | null;
+  causation_id?: string | null;
 };
 type AttemptRow = {
   delivery_id: string;
@@ -169,6 +171,8 @@ export class PostgresTraceReader implements TraceReader {
       attemptCount: row.attempt_count,
       occurredAt: row.occurred_at.toISOString(),
       createdAt: row.created_at.toISOString(),
+      correlationId: row.correlation_id ?? null,
+      causationId: row.causation_id ?? null,
       attempts: attempts.rows
         .filter((attempt) => attempt.delivery_id === row.id)
         .map((attempt) => ({

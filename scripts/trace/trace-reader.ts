@@ -40,6 +40,9 @@ export type TracedDelivery = {
   attemptCount: number;
   occurredAt: string;
   createdAt: string;
+  /** The story the delivery keeps for its attempts (its event's correlation, its cause); null on rows from before it was kept. */
+  correlationId: string | null;
+  causationId: string | null;
   attempts: TracedAttempt[];
 };
 

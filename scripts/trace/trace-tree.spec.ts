@@ -27,6 +27,8 @@ const delivery = (eventId: string): TracedDelivery => ({
   attemptCount: 2,
   occurredAt: '2026-01-01T00:00:03.000Z',
   createdAt: '2026-01-01T00:00:03.100Z',
+  correlationId: 'corr',
+  causationId: eventId,
   attempts: [
     { attempt: 1, at: '2026-01-01T00:00:03.200Z', url: 'https://a', statusCode: 500, latencyMs: 12, error: null },
     { attempt: 2, at: '2026-01-01T00:00:04.200Z', url: 'https://a', statusCode: 200, latencyMs: 9, error: null },
@@ -101,6 +103,7 @@ describe('the trace tree', () => {
         kind: 'delivery',
         service: 'webhooks',
         type: 'OUTGOING_PAYMENT.COMPLETED',
+        correlationId: 'corr',
         causationId: 'done',
         data: expect.objectContaining({ status: 'DELIVERED', attemptCount: 2 }),
       }),

@@ -118,8 +118,9 @@ export const jsonLines = (roots: TraceNode[]): Record<string, unknown>[] =>
       position: null,
       type: delivery.type,
       occurredAt: delivery.createdAt,
-      correlationId: event.correlationId,
-      causationId: event.eventId,
+      // As the delivery row keeps them for its attempts (null on a row from before they were kept).
+      correlationId: delivery.correlationId,
+      causationId: delivery.causationId,
       eventId: delivery.eventId,
       depth: node.depth + 1,
       parentEventId: event.eventId,

@@ -65,6 +65,7 @@ const deliveryHtml = (delivery: TraceNode['deliveries'][number]): string => {
   return `<div class="delivery ${escapeHtml(delivery.status)}" data-type="${escapeHtml(delivery.type)}">
 <span class="service">webhooks</span> ↳ webhook <b>${escapeHtml(delivery.type)}</b>
  ${idLink(delivery.id)} <b>${escapeHtml(delivery.status)}</b> after ${delivery.attemptCount} attempt(s)
+ <div class="ids">correlation ${idLink(delivery.correlationId)} · causation ${idLink(delivery.causationId)}</div>
  <table><tr><th>attempt</th><th>url</th></tr>${attempts || '<tr><td colspan="2">no attempt yet</td></tr>'}</table></div>`;
 };
 

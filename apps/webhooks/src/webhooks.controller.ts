@@ -21,6 +21,7 @@ import {
   type WebhookSigningKeyWire,
 } from '@corridor/contracts';
 import { ServiceClient } from '@corridor/messaging';
+import { traceCarrier } from '@corridor/telemetry';
 import type { WebhooksServiceConfig } from './config';
 import { findDelivery, listAttempts, listDeliveries, recordSentTest, renderDelivery, requeueDeliveries } from './delivery/delivery-store';
 import { Dispatcher, WEBHOOKS_CONFIG, WEBHOOKS_POOL } from './delivery/dispatcher';
@@ -81,6 +82,8 @@ export class WebhooksController {
         body,
         retried: false,
         occurredAt: now.toISOString(),
+        // A TEST has no event: the request that sent it is its story and its cause.
+        story: { correlationId: request.context.correlationId, causationId: request.context.requestId, ...traceCarrier() },
       },
       {
         attempt: 1,

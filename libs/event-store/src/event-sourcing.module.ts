@@ -17,6 +17,7 @@ import { currentContext, traceCarrier } from '@corridor/telemetry';
 import type { Logger } from './logger';
 import { handleCommand } from './command-handler';
 import { createServiceEventStore, describeEventStore, type EventStoreChoice, eventStoreChoiceFrom } from './store-selection';
+import { resumedContext } from './resume-story';
 import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './types';
 import { ProjectionRunner, type Projection } from './projection-runner';
 import { OutboxRelay, ensureEventsStream } from './outbox-relay';
@@ -334,6 +335,15 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     if (!skipProjectionWait) await this.waitForReadModels(result.events);
     if (result.events.length > 0) this.relay?.nudge();
     return result;
+  }
+
+  /**
+   * The context a timer or sweep acts on one stream in: its story's correlation, caused by the
+   * stream's last event (resume-story.ts). Costs one read of the stream.
+   */
+  async resumeStory(streamId: string, context: RequestContext): Promise<RequestContext> {
+    const { events } = await this.store.readStream(streamId);
+    return resumedContext(context, events[events.length - 1]);
   }
 
   /**

@@ -69,6 +69,7 @@ export {
 export { asOfTime, foldAsOf } from './as-of';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
+export { resumedContext } from './resume-story';
 export { inTransaction } from './transaction';
 export {
   DEFAULT_SNAPSHOT_EVERY,

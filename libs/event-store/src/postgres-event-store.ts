@@ -78,7 +78,7 @@ const DATA_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
  * The WHERE clause of a stored-events listing and its values: the platform always, then each
- * filter given. occurredAt is compared as the stored ISO 8601 UTC string.
+ * filter given. occurredAt is compared as the stored ISO 8601 UTC string, in the collation of the events_platform_occurred index.
  */
 export const storedEventsWhere = (filter: StoredEventsFilter): { where: string; values: unknown[] } => {
   const values: unknown[] = [filter.platformId];
@@ -90,8 +90,8 @@ export const storedEventsWhere = (filter: StoredEventsFilter): { where: string; 
   if (filter.resourceId !== undefined) add((p) => `stream_id = ${p}`, filter.resourceId);
   if (filter.correlationId !== undefined) add((p) => `metadata->>'correlationId' = ${p}`, filter.correlationId);
   if (filter.type !== undefined) add((p) => `type = ${p}`, filter.type);
-  if (filter.occurredFrom !== undefined) add((p) => `metadata->>'occurredAt' >= ${p}`, filter.occurredFrom);
-  if (filter.occurredTo !== undefined) add((p) => `metadata->>'occurredAt' <= ${p}`, filter.occurredTo);
+  if (filter.occurredFrom !== undefined) add((p) => `metadata->>'occurredAt' COLLATE "C" >= ${p}`, filter.occurredFrom);
+  if (filter.occurredTo !== undefined) add((p) => `metadata->>'occurredAt' COLLATE "C" <= ${p}`, filter.occurredTo);
   if (filter.mentioning !== undefined) add((p) => `(stream_id = ${p} OR strpos(data::text, '"' || ${p} || '"') > 0)`, filter.mentioning);
   return { where: parts.join(' AND '), values };
 };

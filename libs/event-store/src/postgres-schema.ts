@@ -22,6 +22,13 @@ CREATE TABLE IF NOT EXISTS ${s}.events (
   created_at timestamptz NOT NULL DEFAULT now(),
   CONSTRAINT events_stream_position_unique UNIQUE (stream_id, stream_position)
 );
+-- GET /events and npm run trace (decision 0037, amendment): a story by its correlation, and a
+-- platform's events newest first on (occurredAt, id), the expressions written exactly as
+-- stored-events-query.ts writes them (collation included) so the planner matches them.
+-- On a large table an operator creates them CONCURRENTLY beforehand; these then do nothing.
+CREATE INDEX IF NOT EXISTS events_correlation ON ${s}.events ((metadata->>'correlationId'));
+CREATE INDEX IF NOT EXISTS events_platform_occurred
+  ON ${s}.events ((metadata->>'platformId'), (metadata->>'occurredAt' COLLATE "C"), (event_id::text COLLATE "C"));
 -- The whole append in one statement (see appendOnce in postgres-event-store.ts). p_expected -1
 -- means any version. The lock is session-level so it can be released before the commit.
 CREATE OR REPLACE FUNCTION ${s}.append_events(

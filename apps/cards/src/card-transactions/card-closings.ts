@@ -66,13 +66,15 @@ export class CardClosings implements OnApplicationBootstrap, OnApplicationShutdo
       [cardId ?? null],
     );
     let expired = 0;
+    // Each expiry goes on with the story of its card's close (the PATCH's correlation), caused by the card's last event.
+    const stories = new Map<string, Promise<RequestContext>>();
     for (const row of open) {
       const data: SimulateCardClearingData = { cardId: row.card_id, cardTransactionId: row.id, amount: '0' };
       try {
-        await this.client.request<CardTransactionWire>(cardTransactionSubjects.clear, data, {
-          context: systemContext(row.platform_id),
-          timeoutMs: EXPIRY_TIMEOUT_MS,
-        });
+        const story = stories.get(row.card_id) ?? this.eventSourcing.resumeStory(row.card_id, systemContext(row.platform_id));
+        stories.set(row.card_id, story);
+        const context = await story;
+        await this.client.request<CardTransactionWire>(cardTransactionSubjects.clear, data, { context, timeoutMs: EXPIRY_TIMEOUT_MS });
         expired += 1;
       } catch (error) {
         // One transaction that cannot be expired now must not hold back the others; the sweep retries it.

@@ -115,6 +115,11 @@ it('confirms a 005 pull on the sweep 30 s after the authorization, not before; a
       lastEventAt: clock.now().toISOString(),
     });
     expect(await sweep(app)).toBe(0);
+    // The confirmation goes on with the authorization's story, caused by its last event (decision 0029).
+    const events = (await app.get(EventSourcing).store.readStream(delayed)).events;
+    const [authorized, pullConfirmed] = [events[events.length - 2], events[events.length - 1]];
+    expect(pullConfirmed?.type).toBe('PullConfirmed');
+    expect(pullConfirmed?.metadata).toMatchObject({ correlationId: authorized?.metadata.correlationId, causationId: authorized?.eventId });
   } finally {
     await app.close();
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, newUuid, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
+import { runWithContext } from '@corridor/telemetry';
 import { type CardTransaction, cardTransactionDecider, type CardTransactionEvent, confirmPendingPull } from './card-transaction';
 import { CARD_TRANSACTION_OPTIONS, type CardTransactionOptions } from './card-transaction-options';
 import { CardTransactionEntity } from './card-transaction-view.projection';
@@ -54,13 +55,17 @@ export class CardPullTimer implements OnApplicationBootstrap, OnApplicationShutd
   /** Confirms one transaction's pull if it is due at the clock's time; returns how many events it appended. */
   async confirm(cardTransactionId: string, platformId: string): Promise<number> {
     const now = this.clock.now();
-    const { events } = await this.eventSourcing.handle(
-      cardTransactionId,
-      cardTransactionDecider,
-      (current: CardTransaction): CardTransactionEvent[] =>
-        confirmPendingPull({ type: 'ConfirmPendingPull', data: { cardTransactionId }, metadata: { now } }, current),
-      systemContext(platformId),
-      { skipProjectionWait: true },
+    // The confirmation goes on with the transaction's story (the authorization's correlation), caused by its last event.
+    const context = await this.eventSourcing.resumeStory(cardTransactionId, systemContext(platformId));
+    const { events } = await runWithContext(context, () =>
+      this.eventSourcing.handle(
+        cardTransactionId,
+        cardTransactionDecider,
+        (current: CardTransaction): CardTransactionEvent[] =>
+          confirmPendingPull({ type: 'ConfirmPendingPull', data: { cardTransactionId }, metadata: { now } }, current),
+        context,
+        { skipProjectionWait: true },
+      ),
     );
     return events.length;
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, newUuid, type RequestContext } from '@corridor/contracts';
-import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
+import { EventSourcing, PeriodicSweep, resumedContext } from '@corridor/event-store';
+import { runWithContext } from '@corridor/telemetry';
 import { type Card, type CardEvent, cardDecider, type CardView } from './card';
 import { CARD_ISSUER, type CardIssuer, type IssueRequest } from './card-issuer';
 import { CARD_OPTIONS, type CardOptions } from './card-options';
@@ -88,12 +89,10 @@ export class CardProvisioningProcessor implements OnApplicationBootstrap, OnAppl
       return 0;
     const issuer = await this.issuer.provisioningStatus(issueRequestOf(state.card), now);
     const command: ProvisionCard = { type: 'ProvisionCard', data: { cardId, issuer }, metadata: { now } };
-    const { events } = await this.eventSourcing.handle(
-      cardId,
-      cardDecider,
-      (current) => provisionCard(command, current),
-      systemContext(platformId),
-      { skipProjectionWait: true },
+    // The check goes on with the card's story (the issue request's correlation), caused by its last event.
+    const context = resumedContext(systemContext(platformId), stored.events[stored.events.length - 1]);
+    const { events } = await runWithContext(context, () =>
+      this.eventSourcing.handle(cardId, cardDecider, (current) => provisionCard(command, current), context, { skipProjectionWait: true }),
     );
     return events.length;
   }

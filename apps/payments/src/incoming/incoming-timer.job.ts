@@ -2,9 +2,10 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { CLOCK, type Clock, newUuid, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
+import { runWithContext } from '@corridor/telemetry';
 import { expireIncomingApproval } from './incoming-approval';
 import { INCOMING_OPTIONS, type IncomingOptions } from './incoming-options';
-import { incomingPaymentDecider } from './incoming-payment';
+import { type IncomingPhase, incomingPaymentDecider } from './incoming-payment';
 import { IncomingSettlement } from './incoming-settlement';
 import { IncomingTimerEntity } from './incoming-timer.projection';
 
@@ -55,28 +56,27 @@ export class IncomingTimerJob implements OnApplicationBootstrap, OnApplicationSh
     let changed = 0;
     for (const { id, platformId, phase } of due) {
       const requestId = newUuid();
-      const context: RequestContext = {
-        platformId,
-        actor: { kind: 'system', name: 'incoming-timer' },
-        requestId,
-        correlationId: requestId,
-      };
+      const tick: RequestContext = { platformId, actor: { kind: 'system', name: 'incoming-timer' }, requestId, correlationId: requestId };
       try {
-        const { state, events } = await this.eventSourcing.handle(
-          id,
-          incomingPaymentDecider,
-          (current) => expireIncomingApproval({ type: 'ExpireIncomingApproval', data: { transactionId: id }, metadata: { now } }, current),
-          context,
-        );
-        changed += events.length;
-        if (phase === 'SETTLING') {
-          const after = await this.settlement.settle(state, context);
-          if (after !== state) changed += 1;
-        }
+        // The timer goes on with the payment's story (its correlation), caused by its last event.
+        const context = await this.eventSourcing.resumeStory(id, tick);
+        changed += await runWithContext(context, () => this.handleOne(id, phase, now, context));
       } catch (error) {
         this.logger.warn({ err: error, transactionId: id }, 'An incoming payment timer could not be handled; the next sweep retries it.');
       }
     }
     return changed;
+  }
+
+  private async handleOne(id: string, phase: IncomingPhase, now: Date, context: RequestContext): Promise<number> {
+    const { state, events } = await this.eventSourcing.handle(
+      id,
+      incomingPaymentDecider,
+      (current) => expireIncomingApproval({ type: 'ExpireIncomingApproval', data: { transactionId: id }, metadata: { now } }, current),
+      context,
+    );
+    if (phase !== 'SETTLING') return events.length;
+    const after = await this.settlement.settle(state, context);
+    return events.length + (after !== state ? 1 : 0);
   }
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CLOCK, type Clock, newUuid } from '@corridor/contracts';
+import { CLOCK, type Clock, newUuid, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
+import { runWithContext } from '@corridor/telemetry';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { transactionDecider } from '../transactions/transaction';
 import { type ExpireQuote, expireQuote } from './expire-quote';
@@ -54,12 +55,11 @@ export class QuoteExpiryJob implements OnApplicationBootstrap, OnApplicationShut
     for (const { transactionId, platformId } of due) {
       const requestId = newUuid();
       const command: ExpireQuote = { type: 'ExpireQuote', data: { transactionId }, metadata: { now } };
-      const context = { platformId, actor: { kind: 'system' as const, name: 'quote-expiry' }, requestId, correlationId: requestId };
-      const { events } = await this.eventSourcing.handle(
-        transactionId,
-        transactionDecider,
-        (state) => expireQuote(command, state),
-        context,
+      // The expiry goes on with the quote's story (its create request's correlation), caused by its last event.
+      const tick: RequestContext = { platformId, actor: { kind: 'system', name: 'quote-expiry' }, requestId, correlationId: requestId };
+      const context = await this.eventSourcing.resumeStory(transactionId, tick);
+      const { events } = await runWithContext(context, () =>
+        this.eventSourcing.handle(transactionId, transactionDecider, (state) => expireQuote(command, state), context),
       );
       expired += events.length;
     }

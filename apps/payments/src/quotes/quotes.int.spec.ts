@@ -6,6 +6,7 @@
 // to end in tests/payments.e2e.spec.ts.
 import type { INestMicroservice } from '@nestjs/common';
 import { type CreateQuoteData, newId, type QuoteWire, subjects, type TransactionWire } from '@corridor/contracts';
+import { EventSourcing } from '@corridor/event-store';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
 import {
   createControllableClock,
@@ -80,6 +81,22 @@ describe('quotes over NATS', () => {
     });
     clock.advance(60_000);
     expect(await sweeper.sweep()).toBe(0);
+  });
+
+  it("expires a quote in its create request's story, caused by the quote's last event (decision 0029)", async () => {
+    const create = tokenContext(platformId);
+    const quote = await client.request<QuoteWire>(subjects.payments.quote.create, request, { context: create, timeoutMs: 30_000 });
+    const store = app.get(EventSourcing).store;
+    const before = (await store.readStream(quote.transactionId)).events;
+    const quoteLast = before[before.length - 1];
+    expect(quoteLast?.metadata.correlationId).toBe(create.correlationId);
+
+    clock.advance(300_000);
+    await app.get(QuoteExpiryJob).sweep();
+    const expiry = (await store.readStream(quote.transactionId)).events.slice(before.length);
+    expect(expiry.map((event) => event.type)).toEqual(['QuoteExpired']);
+    expect(expiry[0]?.metadata).toMatchObject({ correlationId: create.correlationId, causationId: quoteLast?.eventId });
+    expect(expiry[0]?.metadata.actor).toEqual({ kind: 'system', name: 'quote-expiry' });
   });
 
   it('keeps each platform’s quotes and transactions to itself', async () => {

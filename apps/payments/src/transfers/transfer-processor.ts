@@ -10,7 +10,7 @@ import {
   type SettleHoldData,
   subjects,
 } from '@corridor/contracts';
-import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
+import { EventSourcing, PeriodicSweep, resumedContext } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { type Transaction, type TransactionEvent, transactionDecider } from '../transactions/transaction';
 import { type AdvanceTransfer, advanceTransfer, type LedgerStep, ledgerStepOf } from './advance-transfer';
@@ -84,11 +84,7 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
     };
     const stored = await this.eventSourcing.store.readStream(transactionId);
     // The transfer's story (the request that created it) goes on, caused by its last recorded event.
-    const last = stored.events[stored.events.length - 1];
-    const context: RequestContext = {
-      ...systemContext(platformId, 'transfer-rail'),
-      ...(last ? { correlationId: last.metadata.correlationId, causationId: last.eventId } : {}),
-    };
+    const context = resumedContext(systemContext(platformId, 'transfer-rail'), stored.events[stored.events.length - 1]);
     const state = stored.events.reduce<Transaction>(
       (current, event) => transactionDecider.evolve(current, event as unknown as TransactionEvent),
       transactionDecider.initialState(),

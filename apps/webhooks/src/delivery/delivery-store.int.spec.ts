@@ -37,6 +37,7 @@ const pending = async (platformId: string, resourceId: string, positions: number
       body: '{}',
       retried: true,
       occurredAt: now.toISOString(),
+      story: { correlationId: `story-${platformId}`, causationId: `event-${platformId}-${sequence}` },
     };
   });
   await inTransaction(pool, (client) => insertDeliveries(client, rows, now));
@@ -56,6 +57,12 @@ it('claims each due head of a batch once, and only the first pending webhook of 
   const claimed = await claimDeliveries(pool, [a2!, a1!, b1!], now, lease);
   expect(claimed.map((row) => row.id).sort()).toEqual([a1, b1].sort());
   expect(claimed.every((row) => row.attempt_count === 1)).toBe(true);
+  // An attempt takes its webhook's story from the claimed row.
+  expect(claimed.find((row) => row.id === a1)).toMatchObject({
+    correlation_id: 'story-P1',
+    causation_id: expect.stringMatching(/^event-P1-/),
+    traceparent: null,
+  });
   // Offered again (a duplicate job): leased, so nothing to claim.
   expect(await claimDeliveries(pool, [a1!, a2!, b1!], now, lease)).toEqual([]);
 });

@@ -24,7 +24,11 @@ export type NewDelivery = {
   body: string;
   retried: boolean;
   occurredAt: string;
+  /** The story the webhook is part of: its event's correlation, its cause, and the planning work's W3C trace context. */
+  story: DeliveryStory;
 };
+
+export type DeliveryStory = { correlationId: string; causationId: string; traceparent?: string; tracestate?: string };
 
 export type DeliveryRow = {
   id: string;
@@ -43,6 +47,11 @@ export type DeliveryRow = {
   first_attempt_at: Date | null;
   delivered_at: Date | null;
   failed_at: Date | null;
+  /** NULL on rows written before the story was kept (migration 003). */
+  correlation_id: string | null;
+  causation_id: string | null;
+  traceparent: string | null;
+  tracestate: string | null;
 };
 
 export type DueDelivery = { id: string; platformId: string; resourceId: string; type: WebhookType; attemptCount: number };
@@ -59,13 +68,23 @@ const dueDeliveryOf = (row: DueRow): DueDelivery => ({
 /** Platforms the tick leaves out, per lane: each already has as many deliveries as it may in flight, or parked. */
 export type BusyPlatforms = { ordinary: string[]; approval: string[] };
 
+const storyColumns = (story: DeliveryStory) => ({
+  correlation_id: story.correlationId,
+  causation_id: story.causationId,
+  traceparent: story.traceparent ?? null,
+  tracestate: story.tracestate ?? null,
+});
+
 /** Inserts each (event, platform) once; returns the ids actually inserted. */
 export const insertDeliveries = async (client: PoolClient, rows: NewDelivery[], now: Date): Promise<string[]> => {
   if (rows.length === 0) return [];
   const result = await client.query<{ id: string }>(
-    `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, next_attempt_at, occurred_at, created_at)
-     SELECT r.id, r.event_id, r.platform_id, r.type, r.resource_id, r.stream_position, r.body, r.retried, 'PENDING', $2, r.occurred_at, $2
-       FROM jsonb_to_recordset($1::jsonb) AS r(id text, event_id text, platform_id text, type text, resource_id text, stream_position bigint, body text, retried boolean, occurred_at timestamptz)
+    `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, next_attempt_at, occurred_at, created_at,
+         correlation_id, causation_id, traceparent, tracestate)
+     SELECT r.id, r.event_id, r.platform_id, r.type, r.resource_id, r.stream_position, r.body, r.retried, 'PENDING', $2, r.occurred_at, $2,
+         r.correlation_id, r.causation_id, r.traceparent, r.tracestate
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, event_id text, platform_id text, type text, resource_id text, stream_position bigint, body text, retried boolean, occurred_at timestamptz,
+         correlation_id text, causation_id text, traceparent text, tracestate text)
      ON CONFLICT (event_id, platform_id) DO NOTHING
      RETURNING id`,
     [
@@ -80,6 +99,7 @@ export const insertDeliveries = async (client: PoolClient, rows: NewDelivery[], 
           body: row.body,
           retried: row.retried,
           occurred_at: row.occurredAt,
+          ...storyColumns(row.story),
         })),
       ),
       now,
@@ -306,8 +326,9 @@ export const recordSentTest = async (
 ): Promise<void> => {
   await inTransaction(pool, async (client) => {
     await client.query(
-      `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, attempt_count, next_attempt_at, last_status_code, occurred_at, created_at, first_attempt_at, delivered_at, failed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8, 1, $9, $10, $11, $9, $9, $12, $13)`,
+      `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, attempt_count, next_attempt_at, last_status_code, occurred_at, created_at, first_attempt_at, delivered_at, failed_at,
+         correlation_id, causation_id, traceparent, tracestate)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8, 1, $9, $10, $11, $9, $9, $12, $13, $14, $15, $16, $17)`,
       [
         delivery.id,
         delivery.eventId,
@@ -322,6 +343,10 @@ export const recordSentTest = async (
         delivery.occurredAt,
         delivered ? now : null,
         delivered ? null : now,
+        delivery.story.correlationId,
+        delivery.story.causationId,
+        delivery.story.traceparent ?? null,
+        delivery.story.tracestate ?? null,
       ],
     );
     await client.query(

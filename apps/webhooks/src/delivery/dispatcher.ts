@@ -4,6 +4,7 @@ import IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { ALLOW_PRIVATE_WEBHOOK_TARGETS_ENV, CLOCK, type Clock, type WebhookType } from '@corridor/contracts';
 import { createLogger } from '@corridor/messaging';
+import { type Carrier, CAUSATION_ID_HEADER, continueFromCarrier, CORRELATION_ID_HEADER, SpanKind } from '@corridor/telemetry';
 import type { WebhooksServiceConfig } from '../config';
 import { WebhookMetrics } from '../metrics';
 import { signatureHeader } from '../signing/signing-key';
@@ -47,6 +48,19 @@ const PARKED_MAX = 1_000;
  * job is pending is not enqueued twice by this process.
  */
 export const attemptKeyOf = (deliveryId: string, attemptCount: number): string => `${deliveryId}#${attemptCount + 1}`;
+
+/**
+ * What a delivery row keeps of its story, as the carrier an attempt restores (a row from before
+ * migration 003 has none: its attempts start a correlation of their own, the delivery id).
+ */
+export const storyCarrier = (row: Pick<Claimed, 'correlation_id' | 'causation_id' | 'traceparent' | 'tracestate'>): Carrier => {
+  const carrier: Carrier = {};
+  if (row.correlation_id) carrier[CORRELATION_ID_HEADER] = row.correlation_id;
+  if (row.causation_id) carrier[CAUSATION_ID_HEADER] = row.causation_id;
+  if (row.traceparent) carrier['traceparent'] = row.traceparent;
+  if (row.tracestate) carrier['tracestate'] = row.tracestate;
+  return carrier;
+};
 
 /** A counting semaphore, first come first served. */
 class Slots {
@@ -104,7 +118,7 @@ type LaneRuntime = {
  */
 @Injectable()
 export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = createLogger('webhooks:dispatcher');
+  private readonly logger: ReturnType<typeof createLogger>;
   private connections: IORedis[] = [];
   private timer?: NodeJS.Timeout;
   private ticking?: Promise<void>;
@@ -128,6 +142,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly metrics: WebhookMetrics,
     private readonly approvals: ApprovalReporter,
   ) {
+    // At the service's LOG_LEVEL: each attempt's line (debug) is the outgoing webhooks' access log.
+    this.logger = createLogger('webhooks:dispatcher', { level: config.logLevel });
     const lane = (name: Lane, concurrency: number, perPlatform: number): LaneRuntime => {
       return { name, concurrency, perPlatform, slots: new Slots(concurrency), inFlight: new Map(), parked: new Map() };
     };
@@ -358,7 +374,22 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     this.metrics.inFlight.inc({ lane: lane.name }, change);
   }
 
-  private async attempt(lane: LaneRuntime, claimed: Claimed, counted: string, now: Date): Promise<void> {
+  /**
+   * Each attempt goes on with its webhook's story, kept on the delivery row when the event was
+   * taken in: the event's correlation in the attempt's log lines, and its span under the intake's.
+   */
+  private attempt(lane: LaneRuntime, claimed: Claimed, counted: string, now: Date): Promise<void> {
+    const story = storyCarrier(claimed);
+    const attributes = { 'corridor.webhook.id': claimed.id, 'corridor.webhook.attempt': claimed.attempt_count };
+    return continueFromCarrier(
+      (name) => story[name],
+      { requestId: `${claimed.id}#${claimed.attempt_count}`, correlationId: claimed.id, platformId: claimed.platform_id },
+      { name: `webhook attempt ${claimed.type}`, kind: SpanKind.INTERNAL, attributes },
+      () => this.attemptInStory(lane, claimed, counted, now),
+    );
+  }
+
+  private async attemptInStory(lane: LaneRuntime, claimed: Claimed, counted: string, now: Date): Promise<void> {
     let result: PostResult;
     try {
       result = await this.send(claimed, now);
@@ -387,6 +418,16 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       outcome,
       now: this.clock.now(),
     });
+    this.logger.debug(
+      {
+        webhookId: claimed.id,
+        attempt: claimed.attempt_count,
+        statusCode: result.statusCode,
+        latencyMs: result.latencyMs,
+        next: step.kind,
+      },
+      'Webhook attempt.',
+    );
     this.observe(claimed.type, step.kind, result, claimed.occurred_at);
     // The approval hook's one attempt decides the payment: its answer goes back to payments.
     if (claimed.type === APPROVAL_HOOK && step.kind !== 'retry') {

@@ -1,4 +1,4 @@
-import { continueFromCarrier, SpanKind } from '@corridor/telemetry';
+import { continueFromCarrier, currentContext, SpanKind, traceCarrier } from '@corridor/telemetry';
 import {
   Inject,
   Injectable,
@@ -14,7 +14,7 @@ import { createLogger, ServiceClient } from '@corridor/messaging';
 import type { WebhooksServiceConfig } from '../config';
 import { SigningKeys } from '../signing/signing-keys';
 import { type IntegrationEventEnvelope, loadKinds, type Planned, planWebhook, type WebhookKind } from '../webhook-kind';
-import { insertDeliveries, type NewDelivery } from './delivery-store';
+import { type DeliveryStory, insertDeliveries, type NewDelivery } from './delivery-store';
 import { Dispatcher, WEBHOOKS_CONFIG, WEBHOOKS_POOL } from './dispatcher';
 import { renderWebhookBody, webhookIdFor } from './webhook-envelope';
 
@@ -79,7 +79,7 @@ export const applyPlatformEvent = (state: PlatformState, event: IntegrationEvent
   return state;
 };
 
-type Item = { message: JsMsg; event: IntegrationEventEnvelope | null; planned: Planned | null; data?: unknown };
+type Item = { message: JsMsg; event: IntegrationEventEnvelope | null; planned: Planned | null; data?: unknown; story?: DeliveryStory };
 
 /**
  * One durable JetStream consumer on every integration event. Each batch is rendered, then written
@@ -215,6 +215,7 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
         body: renderWebhookBody(id, item.planned.type, event.occurredAt, item.data),
         retried: item.planned.retried,
         occurredAt: event.occurredAt,
+        story: item.story ?? { correlationId: event.correlationId ?? event.eventId, causationId: event.eventId },
       });
     }
     await this.write(fresh, platforms, created, rows, now);
@@ -274,6 +275,8 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
       { requestId: event.eventId, correlationId, causationId: event.eventId, platformId: event.platformId },
       span,
       async () => {
+        // Kept with the delivery, so each later attempt (a BullMQ job) logs and traces in this story.
+        item.story = { correlationId: currentContext()?.correlationId ?? correlationId, causationId: event.eventId, ...traceCarrier() };
         if ('inline' in planned.render) {
           item.data = planned.render.inline;
           return;
