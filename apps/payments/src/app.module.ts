@@ -36,6 +36,7 @@ import { transactionCountProjection } from './transactions/transaction-count.pro
 import { transferTimerProjection } from './transfers/transfer-timer.projection';
 import { TRANSFER_OPTIONS, type TransferOptions } from './transfers/transfer-options';
 import { TransferParties } from './transfers/transfer-parties';
+import { TransferOpener } from './transfers/open-transfer';
 import { TransferProcessor } from './transfers/transfer-processor';
 import { TransfersController } from './transfers/transfers.controller';
 
@@ -118,6 +119,7 @@ export class AppModule {
         { provide: TRANSFER_OPTIONS, useValue: transferOptions },
         TransferParties,
         TransferProcessor,
+        TransferOpener,
         { provide: EXECUTION_OPTIONS, useValue: config.execution },
         PaymentProcessor,
       ],

@@ -55,6 +55,7 @@ import {
 } from './action';
 import { ActionExecutor } from './action-executor';
 import { ActionEntity } from './action-view.projection';
+import { judgeAgentTransfer } from './transfer-pair';
 import { walletStampTargetOf } from './wallet-stamp';
 
 /** What an agent asks for, with the facts the policy is evaluated on. */
@@ -70,14 +71,6 @@ type Submission = {
 };
 
 const logger = createLogger('agents:actions');
-
-const accountNotFound = (field: string, accountId: unknown) =>
-  new DomainError(
-    'REFERENCE_NOT_FOUND',
-    'not_found',
-    `${field} ${String(accountId).slice(0, 80)} is not an account of this agent's customer.`,
-    { field },
-  );
 
 /**
  * The agent's money-moving routes (execute a quote, transfer out, transfer in) as AgentActions, the
@@ -161,21 +154,13 @@ export class ActionsController {
     data: AgentTransferData,
     agent: AgentView,
   ): Promise<Submission | { challenge: SignedReply<never> }> {
-    const [source, destination] = await Promise.all([
+    const [internal, external] = await Promise.all([
       this.parties.internalAccount(context, data.source?.accountId),
       this.parties.externalAccount(context, data.destination?.accountId),
     ]);
-    if (!source || source.customerId !== agent.customerId) throw accountNotFound('source.accountId', data.source?.accountId);
-    if (!destination || destination.customerId !== agent.customerId)
-      throw accountNotFound('destination.accountId', data.destination?.accountId);
-    const currency = source.balance.currency.code;
-    if (destination.currency !== currency)
-      throw new DomainError(
-        'INVALID_CURRENCY',
-        'validation',
-        `destination.accountId holds ${destination.currency} and source.accountId ${currency}; a transfer moves one currency.`,
-        { field: 'destination.accountId' },
-      );
+    const requested = { source: data.source?.accountId, destination: data.destination?.accountId };
+    const pair = judgeAgentTransfer({ direction: 'OUT', customerId: agent.customerId, internal, external, requested });
+    const [source, destination, currency] = [pair.internal, pair.external, pair.currency];
     const amount = requireAmount(data.amount);
     const paymentRail = data.destination.paymentRail !== undefined ? { paymentRail: data.destination.paymentRail } : {};
     const consent =
@@ -231,21 +216,13 @@ export class ActionsController {
   async transferIn(@Payload() request: ServiceRequest<AgentTransferData>): Promise<AgentActionWire> {
     const { context, data } = request;
     return this.submit(context, 'transferIn', async (agent) => {
-      const [source, destination] = await Promise.all([
+      const [external, internal] = await Promise.all([
         this.parties.externalAccount(context, data.source?.accountId),
         this.parties.internalAccount(context, data.destination?.accountId),
       ]);
-      if (!source || source.customerId !== agent.customerId) throw accountNotFound('source.accountId', data.source?.accountId);
-      if (!destination || destination.customerId !== agent.customerId)
-        throw accountNotFound('destination.accountId', data.destination?.accountId);
-      const currency = destination.balance.currency.code;
-      if (source.currency !== currency)
-        throw new DomainError(
-          'INVALID_CURRENCY',
-          'validation',
-          `source.accountId holds ${source.currency} and destination.accountId ${currency}; a transfer moves one currency.`,
-          { field: 'source.accountId' },
-        );
+      const requested = { source: data.source?.accountId, destination: data.destination?.accountId };
+      const pair = judgeAgentTransfer({ direction: 'IN', customerId: agent.customerId, internal, external, requested });
+      const [source, destination, currency] = [pair.external, pair.internal, pair.currency];
       const amount = requireAmount(data.amount);
       return {
         route: 'transferIn',

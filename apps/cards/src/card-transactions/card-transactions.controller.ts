@@ -10,7 +10,6 @@ import {
   type DebitData,
   DomainError,
   type GetCardTransactionData,
-  type HoldData,
   type InternalAccountWire,
   invalidInput,
   newId,
@@ -34,7 +33,6 @@ import {
   type CardTransactionEvent,
   clearCardTransaction,
   confirmPendingPull,
-  declined,
   holdIdOf,
   type OpenCardTransaction,
   operationIds,
@@ -42,19 +40,14 @@ import {
   planRefund,
   requireCardTransaction,
   returnCardTransaction,
-  screenAuthorization,
 } from './card-transaction';
 import { renderCardTransaction } from './card-transaction-view';
 import { CardTransactionEntity, loadCardTransaction } from './card-transaction-view.projection';
+import { type AuthorizationPlan, cannotPay, nextHold, planAuthorization } from './plan-authorization';
 
 const LEDGER_TIMEOUT_MS = 10_000;
 /** Namespace of card-transaction ids derived from Idempotency-Keys (uuid v5). */
 const CARD_TRANSACTION_ID_NAMESPACE = '5b2f0c1e-8d4a-5e3b-9f6c-2a7d1e4b8c90';
-/**
- * Refusals that mean "this funding source cannot pay": the authorization tries the next one. An
- * Embedded Wallet without its owner's consent to fund this card (decision 0020) cannot pay either.
- */
-const CANNOT_PAY = new Set(['INSUFFICIENT_FUNDS', 'ACCOUNT_FROZEN', 'ACCOUNT_NOT_ACTIVE', 'ACCOUNT_CLOSED', 'WALLET_CONSENT_REQUIRED']);
 const AMOUNT_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
@@ -100,8 +93,8 @@ export class CardTransactionsController {
     const existing = await this.load(cardTransactionId);
     if (existing.kind === 'Open')
       return renderCardTransaction(requireCardTransaction(existing, cardTransactionId, context.platformId, card.id));
-    screenAuthorization(card, { currency: data.currency, merchant });
-    const accountId = await this.holdOnFirstSource(context, card, cardTransactionId, amount);
+    const plan = planAuthorization(card, { cardTransactionId, amount, currency: data.currency, merchant });
+    const accountId = await this.holdOnFirstSource(context, plan);
     const state = await this.decide(cardTransactionId, context, (current) =>
       authorizeCardTransaction(
         {
@@ -230,34 +223,17 @@ export class CardTransactionsController {
     );
   }
 
-  /**
-   * Holds on the card's funding sources in order, the first that can cover the amount. The hold's
-   * operation id is the same on every source, so a retry after a crash finds the hold it placed.
-   */
-  private async holdOnFirstSource(
-    context: RequestContext,
-    card: CardForTransactions,
-    cardTransactionId: string,
-    amount: bigint,
-  ): Promise<string> {
-    for (const accountId of card.fundingSources) {
-      const hold: HoldData = {
-        accountId,
-        operationId: operationIds.hold(cardTransactionId),
-        holdId: holdIdOf(cardTransactionId),
-        amount: amount.toString(),
-        currency: card.currency,
-        cause: cause(cardTransactionId),
-        cardId: card.id,
-      };
+  /** Asks each funding source of the plan for its hold in turn; returns the account that took it (planAuthorization says which next). */
+  private async holdOnFirstSource(context: RequestContext, plan: AuthorizationPlan): Promise<string> {
+    for (let refused = 0; ; refused += 1) {
+      const hold = nextHold(plan, refused);
       try {
         await this.ledger(subjects.accounts.ledger.hold, hold, context);
-        return accountId;
+        return hold.accountId;
       } catch (error) {
-        if (!(error instanceof DomainError) || !CANNOT_PAY.has(error.code)) throw error;
+        if (!cannotPay(error)) throw error;
       }
     }
-    throw declined('INSUFFICIENT_FUNDS', card.id);
   }
 
   /** Debits what a clearing exceeds the hold by; a refusal for funds is the EXCEPTION path, not an error. */
@@ -279,7 +255,7 @@ export class CardTransactionsController {
       await this.ledger(subjects.accounts.ledger.debit, debit, context);
       return { status: 'CONFIRMED' };
     } catch (error) {
-      if (error instanceof DomainError && CANNOT_PAY.has(error.code)) return { status: 'FAILED', reason: error.code };
+      if (cannotPay(error)) return { status: 'FAILED', reason: error.code };
       throw error;
     }
   }

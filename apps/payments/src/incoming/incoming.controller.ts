@@ -35,14 +35,19 @@ import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { TransactionEntity } from '../transactions/transaction-view.projection';
 import { answerIncomingApproval, decideIncomingPayment, notPendingApproval } from './incoming-approval';
 import { INCOMING_OPTIONS, type IncomingOptions } from './incoming-options';
-import { type Deposit, type IncomingPayment, incomingPaymentDecider } from './incoming-payment';
+import { type IncomingPayment, incomingPaymentDecider } from './incoming-payment';
 import { IncomingSettlement } from './incoming-settlement';
-import { type ReceiveIncomingPayment, receiveIncomingPayment, requireSameReceive } from './receive-incoming-payment';
+import {
+  acceptReceiver,
+  type ReceiveIncomingPayment,
+  receiveIncomingPayment,
+  requireSameReceive,
+  userNotFound,
+} from './receive-incoming-payment';
 import { invalidUmaAddress, resolveSandboxSender, UMA_ADDRESS } from './sandbox-sender';
 
 const LOOKUP_TIMEOUT_MS = 5_000;
 
-const userNotFound = (message: string, field: string) => new DomainError('USER_NOT_FOUND', 'not_found', message, { field });
 const transactionNotFound = (transactionId: string) =>
   new DomainError('TRANSACTION_NOT_FOUND', 'not_found', `Transaction ${transactionId} was not found.`, { transactionId });
 
@@ -86,10 +91,10 @@ export class IncomingController {
     }
     const sender = resolveSandboxSender(String(data.senderUmaAddress));
     // The receiver's own refusal (unknown, deleted, another platform's) wins over the other look-ups'.
-    const [gathered, hook] = await Promise.allSettled([this.receiverAndDeposit(context, data, currency), this.hasApprovalHook(context)]);
+    const [gathered, hook] = await Promise.allSettled([this.receiverAndDeposit(context, data), this.hasApprovalHook(context)]);
     if (gathered.status === 'rejected') throw gathered.reason;
     if (hook.status === 'rejected') throw hook.reason;
-    const [customer, deposit, snapshot] = gathered.value;
+    const [customer, depositTargets, snapshot] = gathered.value;
     // From the Idempotency-Key: a retry after an answer that never arrived finds the first attempt's payment.
     const transactionId = idForRequest('Transaction', idempotencyScopeOf(context), 'sandbox-uma-receive', context.idempotencyKey);
     const command: ReceiveIncomingPayment = {
@@ -99,7 +104,8 @@ export class IncomingController {
         platformId: context.platformId,
         customer: { customerId: customer.id, platformCustomerId: customer.platformCustomerId },
         sender,
-        deposit,
+        currency,
+        depositTargets,
         amount,
         fees: feeTermsFor(this.options.feeSchedules, context.platformId, currency),
         msatToReceivingMinor: snapshot.currencies.includes(currency) ? snapshot.msatToMinor(currency) : null,
@@ -130,20 +136,23 @@ export class IncomingController {
     return rendered(await this.settleOrLeave(state, context));
   }
 
-  /** The receiver, where to deposit and the rates: by customerId all at once; by UMA address the customer first. */
+  /** The receiver, the accounts it could be paid into and the rates: by customerId all at once; by UMA address the customer first. */
   private async receiverAndDeposit(
     context: RequestContext,
     data: SandboxUmaReceiveData,
-    currency: string,
-  ): Promise<[CustomerWire, Deposit, RateSnapshot]> {
+  ): Promise<[CustomerWire, UmaDepositTargetsWire, RateSnapshot]> {
     if (data.customerId !== undefined && isIdOf('Customer', data.customerId)) {
-      const lookups = [this.receiver(context, data), this.depositOf(context, data.customerId, currency), this.rates.current()];
+      const lookups = [this.receiver(context, data), this.depositTargetsOf(context, data.customerId), this.rates.current()];
       const settled = await Promise.allSettled(lookups);
       for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
-      return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as [CustomerWire, Deposit, RateSnapshot];
+      return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as [
+        CustomerWire,
+        UmaDepositTargetsWire,
+        RateSnapshot,
+      ];
     }
     const found = await this.receiver(context, data);
-    return [found, await this.depositOf(context, found.id, currency), await this.rates.current()];
+    return [found, await this.depositTargetsOf(context, found.id), await this.rates.current()];
   }
 
   /** Whether the platform has a webhookEndpoint, i.e. an INCOMING_PAYMENT.PENDING approval hook to ask. */
@@ -255,7 +264,7 @@ export class IncomingController {
     };
   }
 
-  /** The receiving customer, by id or by UMA address (both: they must agree). */
+  /** The receiving customer, by id or by UMA address (both: they must agree, acceptReceiver). */
   private async receiver(context: RequestContext, data: SandboxUmaReceiveData): Promise<CustomerWire> {
     const { customerId, receiverUmaAddress } = data;
     if (customerId === undefined && receiverUmaAddress === undefined) {
@@ -263,73 +272,38 @@ export class IncomingController {
     }
     if (receiverUmaAddress !== undefined && !UMA_ADDRESS.test(receiverUmaAddress))
       throw invalidUmaAddress('receiverUmaAddress', receiverUmaAddress);
-    let customer: CustomerWire;
-    if (customerId !== undefined) {
-      const missing = userNotFound(`customerId ${customerId} does not name a customer of this platform.`, 'customerId');
-      if (!isIdOf('Customer', customerId)) throw missing;
-      customer = await this.lookup<CustomerWire>(context, subjects.customers.customer.get, { customerId }, missing);
-      if (receiverUmaAddress !== undefined && customer.umaAddress !== receiverUmaAddress) {
-        throw invalidInput(
-          `receiverUmaAddress ${receiverUmaAddress} is not the UMA address of ${customerId}; send one of the two, or both naming the same customer.`,
-          { field: 'receiverUmaAddress' },
-        );
-      }
-    } else {
-      const address = receiverUmaAddress as string;
-      const page = await this.client.request<Page<CustomerWire>>(
-        subjects.customers.customer.list,
-        { umaAddress: address, limit: 1 },
-        { context, timeoutMs: LOOKUP_TIMEOUT_MS },
-      );
-      const found = page.data[0];
-      if (!found || found.umaAddress !== address)
-        throw userNotFound(`No customer of this platform has the UMA address ${address}.`, 'receiverUmaAddress');
-      customer = found;
-    }
-    if (customer.isDeleted)
-      throw userNotFound(
-        `Customer ${customer.id} was deleted and cannot receive payments.`,
-        customerId !== undefined ? 'customerId' : 'receiverUmaAddress',
-      );
-    return customer;
+    const customer =
+      customerId !== undefined
+        ? await this.customerById(context, customerId)
+        : await this.customerByAddress(context, receiverUmaAddress as string);
+    return acceptReceiver(data, customer);
   }
 
-  /** Spec rules 3–4: the customer's default UMA deposit external account, else their internal account in the currency. */
-  private async depositOf(context: RequestContext, customerId: string, currency: string): Promise<Deposit> {
-    const targets = await this.client.request<UmaDepositTargetsWire>(
+  private async customerById(context: RequestContext, customerId: string): Promise<CustomerWire> {
+    const missing = userNotFound(`customerId ${customerId} does not name a customer of this platform.`, 'customerId');
+    if (!isIdOf('Customer', customerId)) throw missing;
+    return this.lookup<CustomerWire>(context, subjects.customers.customer.get, { customerId }, missing);
+  }
+
+  private async customerByAddress(context: RequestContext, address: string): Promise<CustomerWire> {
+    const page = await this.client.request<Page<CustomerWire>>(
+      subjects.customers.customer.list,
+      { umaAddress: address, limit: 1 },
+      { context, timeoutMs: LOOKUP_TIMEOUT_MS },
+    );
+    const found = page.data[0];
+    if (!found || found.umaAddress !== address)
+      throw userNotFound(`No customer of this platform has the UMA address ${address}.`, 'receiverUmaAddress');
+    return found;
+  }
+
+  /** The accounts an incoming payment could be deposited into; receiveIncomingPayment's chooseDeposit picks one (spec rules 3–4). */
+  private depositTargetsOf(context: RequestContext, customerId: string): Promise<UmaDepositTargetsWire> {
+    return this.client.request<UmaDepositTargetsWire>(
       subjects.accounts.umaDeposit.targets,
       { customerId } satisfies UmaDepositTargetsData,
       { context, timeoutMs: LOOKUP_TIMEOUT_MS },
     );
-    const fallback = targets.defaultExternalAccount;
-    if (fallback) {
-      if (fallback.currency !== currency) {
-        throw new DomainError(
-          'INVALID_CURRENCY',
-          'validation',
-          `Customer ${customerId} receives UMA payments into their default deposit account ${fallback.id}, which holds ${fallback.currency}; receive in ${fallback.currency} or change the default.`,
-          { field: 'receivingCurrencyCode', depositAccountId: fallback.id, depositCurrency: fallback.currency },
-        );
-      }
-      if (fallback.status === 'INACTIVE')
-        throw invalidInput(`The default UMA deposit account ${fallback.id} of customer ${customerId} is INACTIVE and cannot receive.`, {
-          field: 'customerId',
-        });
-      return { kind: 'EXTERNAL_ACCOUNT', accountId: fallback.id, currency };
-    }
-    const account = targets.internalAccounts.find((candidate) => candidate.currency === currency);
-    if (!account) {
-      const held = [...new Set(targets.internalAccounts.map((candidate) => candidate.currency))].join(', ') || 'none';
-      throw new DomainError(
-        'INVALID_CURRENCY',
-        'validation',
-        `Customer ${customerId} has no internal account in ${currency} to receive into (accounts in: ${held}).`,
-        {
-          field: 'receivingCurrencyCode',
-        },
-      );
-    }
-    return { kind: 'INTERNAL_ACCOUNT', accountId: account.id, currency };
   }
 
   /** A 404 of the owning service becomes the caller's 404 naming the field. */

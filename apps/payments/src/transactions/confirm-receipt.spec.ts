@@ -71,7 +71,11 @@ describe('ConfirmReceipt on an incoming payment (its own stream, issue 22)', () 
         platformId: 'Platform:0190f000-0000-7000-8000-000000000001',
         customer: { customerId: 'Customer:0190f000-0000-7000-8000-000000000006', platformCustomerId: 'crm-7' },
         sender: resolveSandboxSender('$success.eur@sandbox.uma.money'),
-        deposit: { kind: 'INTERNAL_ACCOUNT', accountId: 'InternalAccount:0190f000-0000-7000-8000-000000000004', currency: 'USD' },
+        currency: 'USD',
+        depositTargets: {
+          defaultExternalAccount: null,
+          internalAccounts: [{ id: 'InternalAccount:0190f000-0000-7000-8000-000000000004', currency: 'USD', status: 'ACTIVE' }],
+        },
         amount: 1000n,
         fees: { fixedFee: 10n, variableFeeRate: parseDecimal('0.003') },
         msatToReceivingMinor: snapshot.msatToMinor('USD'),

@@ -32,7 +32,7 @@ let app: INestMicroservice;
 const open = async (platform: string, internalAccountId: string): Promise<string> => {
   const transactionId = newId('Transaction');
   const command = createTransferCommand(
-    { transactionId, platformId: platform, internalAccountId, holdId: transactionId, fingerprint: transactionId },
+    { transactionId, platformId: platform, internal: { id: internalAccountId } },
     clock.now().toISOString(),
   );
   await app

@@ -1,4 +1,5 @@
-// Opening a transfer: one PENDING transaction with the whole record; the same request again (a
+// Opening a transfer: the accounts' status, one currency and one owner, a pullable source for a
+// transfer-in, then one PENDING transaction with the whole record; the same request again (a
 // retry under the same Idempotency-Key) is a no-op; a different request under that key is a 409.
 import { DomainError, TRANSFER_AMOUNT_MAX } from '@corridor/contracts';
 import { deciderSpec } from '@corridor/testing';
@@ -9,9 +10,11 @@ import {
   createTransferCommand,
   customerId,
   externalAccountId,
+  internalAccount,
   internalAccountId,
   platformId,
   transactionId,
+  type TransferFactsOverrides,
   transferTerms,
 } from './transfer.fixtures';
 
@@ -40,7 +43,7 @@ describe('CreateTransfer', () => {
         {
           type: 'TransferCreated',
           data: {
-            transfer: { ...transferTerms(), createdAt },
+            transfer: { ...transferTerms('OUT'), createdAt },
             transaction: {
               id: transactionId,
               platformId,
@@ -63,7 +66,7 @@ describe('CreateTransfer', () => {
       ]));
 
   it('opens a transfer-in as an INCOMING transaction from the external account into the internal one', () => {
-    const [event] = opened(createTransferCommand({ direction: 'IN', fingerprint: 'in' }));
+    const [event] = opened(createTransferCommand({ direction: 'IN' }));
     expect(event?.type).toBe('TransferCreated');
     const transaction = (event as Extract<TransactionEvent, { type: 'TransferCreated' }>).data.transaction;
     expect([transaction.type, transaction.source, transaction.destination]).toEqual([
@@ -79,11 +82,106 @@ describe('CreateTransfer', () => {
   it('refuses a different request under the same key with a 409, naming the transfer it created', () =>
     spec
       .given(opened())
-      .when(createTransferCommand({ amount: '1', fingerprint: 'another' }))
+      .when(createTransferCommand({ requested: 1n }))
       .thenThrows((error) => {
         expect(error).toBeInstanceOf(DomainError);
         expect([error.code, error.status, error.details?.['resourceId']]).toEqual(['CONFLICT', 409, transactionId]);
       }));
+});
+
+// Who may take part in a transfer, judged over the accounts as their services answer, before
+// anything is held; the first rule broken is the one the caller hears.
+describe('CreateTransfer: the parties', () => {
+  const refused = (overrides: TransferFactsOverrides, code: string, details: Record<string, unknown>) =>
+    spec
+      .given([])
+      .when(createTransferCommand(overrides))
+      .thenThrows((error) => {
+        expect(error).toBeInstanceOf(DomainError);
+        expect([error.code, error.status, error.details]).toEqual([code, 400, details]);
+      });
+
+  it.each(['PENDING', 'FROZEN', 'CLOSED'] as const)(
+    'refuses a transfer-out from a %s internal account, naming source.accountId',
+    (status) => refused({ internal: { status } }, 'INVALID_INPUT', { field: 'source.accountId' }),
+  );
+
+  it('refuses a transfer-out to an INACTIVE external account and lets a PENDING one receive', () => {
+    refused({ external: { status: 'INACTIVE' } }, 'INVALID_INPUT', { field: 'destination.accountId' });
+    expect(opened(createTransferCommand({ external: { status: 'PENDING' } }))).toHaveLength(1);
+  });
+
+  it('refuses a transfer-in into a CLOSED internal account and lets a FROZEN one receive', () => {
+    refused({ direction: 'IN', internal: { status: 'CLOSED' } }, 'INVALID_INPUT', { field: 'destination.accountId' });
+    expect(opened(createTransferCommand({ direction: 'IN', internal: { status: 'FROZEN' } }))).toHaveLength(1);
+  });
+
+  it('refuses a transfer-in from an INACTIVE external account, naming source.accountId', () =>
+    refused({ direction: 'IN', external: { status: 'INACTIVE' } }, 'INVALID_INPUT', { field: 'source.accountId' }));
+
+  it('refuses two currencies with INVALID_CURRENCY on the external account: a transfer moves one currency', () => {
+    refused({ external: { currency: 'EUR' } }, 'INVALID_CURRENCY', { field: 'destination.accountId' });
+    refused({ direction: 'IN', external: { currency: 'EUR' } }, 'INVALID_CURRENCY', { field: 'source.accountId' });
+  });
+
+  it("refuses another owner's external account, and a platform's internal account with a customer's external one", () => {
+    refused({ external: { customerId: 'Customer:01950000-0000-7000-8000-0000000000ff' } }, 'INVALID_INPUT', {
+      field: 'destination.accountId',
+    });
+    refused({ direction: 'IN', internal: { customerId: undefined } }, 'INVALID_INPUT', { field: 'source.accountId' });
+  });
+
+  it("opens a platform's transfer between its own accounts (neither names a customer)", () =>
+    expect(opened(createTransferCommand({ internal: { customerId: undefined }, external: { customerId: undefined } }))).toHaveLength(1));
+
+  it("refuses a transfer-in from an account off the ACH rail, pointing at the internal account's funding instructions", () => {
+    const fundingPaymentInstructions = [{ instructionsNotes: 'wire here' }] as never;
+    refused(
+      { direction: 'IN', internal: { fundingPaymentInstructions }, external: { accountInfo: { paymentRails: ['SEPA'] } } },
+      'INVALID_INPUT',
+      {
+        field: 'source.accountId',
+        reason: 'NOT_PULLABLE',
+        internalAccountId,
+        fundingPaymentInstructions,
+      },
+    );
+  });
+
+  it('judges status before the pair, and the pair before the pull and the amount', () => {
+    refused({ internal: { status: 'FROZEN' }, external: { currency: 'EUR' } }, 'INVALID_INPUT', { field: 'source.accountId' });
+    refused({ direction: 'IN', external: { currency: 'EUR', accountInfo: {} }, requested: undefined }, 'INVALID_CURRENCY', {
+      field: 'source.accountId',
+    });
+  });
+
+  it('refuses a retry under the same key once the account can no longer take part (the rules come before the stream)', () =>
+    spec
+      .given(opened())
+      .when(createTransferCommand({ internal: { status: 'CLOSED' } }))
+      .thenThrows((error) => expect([error.code, error.details]).toEqual(['INVALID_INPUT', { field: 'source.accountId' }])));
+
+  it("names the counterparty as the external account's beneficiary does", () => {
+    const [event] = opened(createTransferCommand({ external: { accountInfo: { beneficiary: { fullName: 'Ada Lovelace' } } } }));
+    expect((event as Extract<TransactionEvent, { type: 'TransferCreated' }>).data.transaction.counterpartyInformation).toEqual({
+      FULL_NAME: 'Ada Lovelace',
+    });
+  });
+
+  it('a retry of a transfer-out without an amount moves what the first attempt moved, not the balance left now', () => {
+    const first = opened(createTransferCommand({ requested: undefined }));
+    expect((first[0] as Extract<TransactionEvent, { type: 'TransferCreated' }>).data.transfer.amount).toBe('20000');
+    spec
+      .given(first)
+      .when(
+        createTransferCommand({
+          requested: undefined,
+          earlierAmount: 20_000n,
+          internal: { balance: { ...internalAccount().balance, amount: 0 } },
+        }),
+      )
+      .thenNothingHappened();
+  });
 });
 
 // What a transfer moves when the request leaves amount out (the reference makes it optional).

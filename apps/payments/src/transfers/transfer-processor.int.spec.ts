@@ -62,7 +62,7 @@ const startApp = async (): Promise<INestMicroservice> => {
 /** Opens a transfer's stream as the controller does after the hold (the parties' lookups need the accounts service). */
 const openTransfer = async (app: INestMicroservice, outcome: RailOutcome): Promise<string> => {
   const transactionId = newId('Transaction');
-  const command = createTransferCommand({ transactionId, platformId, outcome, holdId: transactionId }, clock.now().toISOString());
+  const command = createTransferCommand({ transactionId, platformId, outcome }, clock.now().toISOString());
   await app
     .get(EventSourcing)
     .handle(transactionId, transactionDecider, (state) => createTransfer(command, state), tokenContext(platformId), { assumeNew: true });
