@@ -66,6 +66,7 @@ export {
   type BusinessOutcome,
   connectionBudget,
 } from './event-sourcing.module';
+export { eventSourcingForService, type EventSourcedServiceConfig, type ServiceEventSourcingParts } from './service-event-sourcing';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
 export { inTransaction } from './transaction';
