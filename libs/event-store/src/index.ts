@@ -67,6 +67,7 @@ export {
   connectionBudget,
 } from './event-sourcing.module';
 export { eventSourcingForService, type EventSourcedServiceConfig, type ServiceEventSourcingParts } from './service-event-sourcing';
+export { uniqueValueHolder } from './unique-value-holder';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
 export { inTransaction } from './transaction';
