@@ -68,6 +68,7 @@ export {
 } from './event-sourcing.module';
 export { eventSourcingForService, type EventSourcedServiceConfig, type ServiceEventSourcingParts } from './service-event-sourcing';
 export { uniqueValueHolder } from './unique-value-holder';
+export { foldEvents, type Evolver } from './fold-events';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
 export { inTransaction } from './transaction';

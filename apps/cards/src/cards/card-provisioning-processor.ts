@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, newUuid, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
-import { type Card, type CardEvent, cardDecider, type CardView } from './card';
+import { cardDecider, type CardView } from './card';
 import { CARD_ISSUER, type CardIssuer, type IssueRequest } from './card-issuer';
 import { CARD_OPTIONS, type CardOptions } from './card-options';
 import { CardProvisioningEntity } from './card-provisioning.projection';
@@ -74,11 +74,7 @@ export class CardProvisioningProcessor implements OnApplicationBootstrap, OnAppl
   /** One check of one card at the clock's time; returns how many events it appended. */
   async provision(cardId: string, platformId: string): Promise<number> {
     const now = this.clock.now();
-    const stored = await this.eventSourcing.store.readStream(cardId);
-    const state = stored.events.reduce<Card>(
-      (current, event) => cardDecider.evolve(current, event as unknown as CardEvent),
-      cardDecider.initialState(),
-    );
+    const { state } = await this.eventSourcing.load(cardId, cardDecider);
     if (
       state.kind !== 'Exists' ||
       state.card.state !== 'PENDING_ISSUE' ||
