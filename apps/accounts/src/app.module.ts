@@ -1,9 +1,9 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { ledgerOutcomeOf } from './internal-accounts/ledger-outcome';
 import { join } from 'node:path';
 import { CLOCK, OBSERVABILITY, type Observability, systemClock } from '@corridor/contracts';
-import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
-import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
+import { EventSourcing, eventSourcingForService } from '@corridor/event-store';
+import { MessagingModule, createLogger, observedPart } from '@corridor/messaging';
 import type { AccountsServiceConfig } from './config';
 import { CustomerDirectory } from './external-accounts/customer-directory';
 import { ExternalAccountsController } from './external-accounts/external-accounts.controller';
@@ -28,6 +28,42 @@ import { LedgerController } from './internal-accounts/ledger.controller';
 import { ACCOUNTS_POLICY_OPTIONS, OpenAccountsPolicy } from './internal-accounts/open-accounts-when-customer-created.policy';
 import { WalletConsents } from './internal-accounts/wallet-consents';
 
+/** Embedded Wallet credentials and sessions (DESIGN.md §2) on the process's one pool, and the mail port their one-time codes go out by. */
+const embeddedWalletProviders = (config: AccountsServiceConfig): Provider[] => [
+  {
+    provide: WALLET_STORE,
+    useFactory: (eventSourcing: EventSourcing) => new WalletStore(eventSourcing.pool, config.schema),
+    inject: [EventSourcing],
+  },
+  { provide: WALLET_OPTIONS, useValue: config.embeddedWallets },
+  // The mail port: sandbox platforms' mail goes to the mailbox, production platforms' to the SMTP relay when one is configured.
+  {
+    provide: SandboxMailbox,
+    useFactory: (eventSourcing: EventSourcing) => new SandboxMailbox(eventSourcing.pool, config.schema),
+    inject: [EventSourcing],
+  },
+  { provide: SmtpMailer, useFactory: () => (config.embeddedWallets.smtp ? new SmtpMailer(config.embeddedWallets.smtp) : null) },
+  {
+    provide: OTP_MAILERS,
+    useFactory: (mailbox: SandboxMailbox, smtp: SmtpMailer | null): OtpMailers => ({
+      SANDBOX: mailbox,
+      ...(smtp ? { PRODUCTION: smtp } : {}),
+    }),
+    inject: [SandboxMailbox, SmtpMailer],
+  },
+  OtpMailMetrics,
+  {
+    provide: 'OTP_MAIL_METRICS_SOURCE',
+    inject: [{ token: OBSERVABILITY, optional: true }, OtpMailMetrics],
+    useFactory: (observability: Observability | undefined, metrics: OtpMailMetrics) => observability?.addMetrics(metrics.registry),
+  },
+  observedPart(
+    'mail',
+    [SmtpMailer],
+    (smtp: SmtpMailer | null) => () => smtp?.health() ?? { status: 'ok', transport: 'none', production: 'no SMTP_HOST: 503' },
+  ),
+];
+
 @Module({})
 export class AppModule {
   static register(config: AccountsServiceConfig): DynamicModule {
@@ -40,16 +76,10 @@ export class AppModule {
           subjectPrefix: config.subjectPrefix,
           name: 'accounts',
         }),
-        EventSourcingModule.forRoot({
+        eventSourcingForService(config, {
           service: 'accounts',
           logger: createLogger('accounts', { level: config.logLevel }),
           outcomeOf: ledgerOutcomeOf,
-          poolSize: config.databasePoolSize,
-          connectionString: config.databaseUrl,
-          schema: config.schema,
-          natsUrl: config.natsUrl,
-          natsAuth: config.natsAuth,
-          subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [internalAccountViewProjection, externalAccountViewProjection],
           toIntegrationEvent,
@@ -84,46 +114,11 @@ export class AppModule {
         },
         OpenAccountsPolicy,
         CustomerDirectory,
-        // Embedded Wallet credentials and sessions (DESIGN.md §2), on the process's one pool.
-        {
-          provide: WALLET_STORE,
-          useFactory: (eventSourcing: EventSourcing) => new WalletStore(eventSourcing.pool, config.schema),
-          inject: [EventSourcing],
-        },
-        { provide: WALLET_OPTIONS, useValue: config.embeddedWallets },
-        // The mail port: sandbox platforms' mail goes to the mailbox, production platforms' to the SMTP relay when one is configured.
-        {
-          provide: SandboxMailbox,
-          useFactory: (eventSourcing: EventSourcing) => new SandboxMailbox(eventSourcing.pool, config.schema),
-          inject: [EventSourcing],
-        },
-        { provide: SmtpMailer, useFactory: () => (config.embeddedWallets.smtp ? new SmtpMailer(config.embeddedWallets.smtp) : null) },
-        {
-          provide: OTP_MAILERS,
-          useFactory: (mailbox: SandboxMailbox, smtp: SmtpMailer | null): OtpMailers => ({
-            SANDBOX: mailbox,
-            ...(smtp ? { PRODUCTION: smtp } : {}),
-          }),
-          inject: [SandboxMailbox, SmtpMailer],
-        },
-        OtpMailMetrics,
-        {
-          provide: 'OTP_MAIL_METRICS_SOURCE',
-          inject: [{ token: OBSERVABILITY, optional: true }, OtpMailMetrics],
-          useFactory: (observability: Observability | undefined, metrics: OtpMailMetrics) => observability?.addMetrics(metrics.registry),
-        },
-        observedPart(
-          'mail',
-          [SmtpMailer],
-          (smtp: SmtpMailer | null) => () => smtp?.health() ?? { status: 'ok', transport: 'none', production: 'no SMTP_HOST: 503' },
-        ),
+        ...embeddedWalletProviders(config),
         PurgeSandboxMailboxJob,
         EmbeddedWallets,
         OpenWalletsPolicy,
         EndCardConsentsWhenCardChangesPolicy,
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
-          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
-        ),
       ],
     };
   }

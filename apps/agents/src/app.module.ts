@@ -2,8 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { actionOutcomeOf } from './actions/action-outcome';
 import { join } from 'node:path';
 import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
-import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
-import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
+import { eventSourcingForService } from '@corridor/event-store';
+import { MessagingModule, createLogger } from '@corridor/messaging';
 import { ActionExecutor } from './actions/action-executor';
 import { actionViewProjection } from './actions/action-view.projection';
 import { ActionsController } from './actions/actions.controller';
@@ -36,16 +36,10 @@ export class AppModule {
           subjectPrefix: config.subjectPrefix,
           name: 'agents',
         }),
-        EventSourcingModule.forRoot({
+        eventSourcingForService(config, {
           service: 'agents',
           logger: createLogger('agents', { level: config.logLevel }),
           outcomeOf: actionOutcomeOf,
-          poolSize: config.databasePoolSize,
-          connectionString: config.databaseUrl,
-          schema: config.schema,
-          natsUrl: config.natsUrl,
-          natsAuth: config.natsAuth,
-          subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [agentViewProjection, deviceCodeProjection, actionViewProjection, agentQuoteProjection],
           toIntegrationEvent,
@@ -59,9 +53,6 @@ export class AppModule {
         ActingAgent,
         UsageLedger,
         ActionExecutor,
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
-          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
-        ),
       ],
     };
   }

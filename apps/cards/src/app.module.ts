@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
-import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
-import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
+import { eventSourcingForService } from '@corridor/event-store';
+import { MessagingModule, createLogger } from '@corridor/messaging';
 import { CARD_ISSUER, type CardIssuer, sandboxIssuer } from './cards/card-issuer';
 import { CARD_OPTIONS, type CardOptions } from './cards/card-options';
 import { CardParties } from './cards/card-parties';
@@ -27,15 +27,9 @@ export class AppModule {
       module: AppModule,
       imports: [
         MessagingModule.forRoot({ natsUrl: config.natsUrl, natsAuth: config.natsAuth, subjectPrefix: config.subjectPrefix, name: 'cards' }),
-        EventSourcingModule.forRoot({
+        eventSourcingForService(config, {
           service: 'cards',
           logger: createLogger('cards', { level: config.logLevel }),
-          poolSize: config.databasePoolSize,
-          connectionString: config.databaseUrl,
-          schema: config.schema,
-          natsUrl: config.natsUrl,
-          natsAuth: config.natsAuth,
-          subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [cardViewProjection, cardProvisioningProjection, ...cardTransactionProjections],
           toIntegrationEvent,
@@ -49,9 +43,6 @@ export class AppModule {
         { provide: CARD_OPTIONS, useValue: options },
         CardParties,
         CardProvisioningProcessor,
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
-          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
-        ),
       ],
     };
   }

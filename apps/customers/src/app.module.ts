@@ -2,8 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { BLOB_STORE, createBlobStore } from '@corridor/blob-store';
 import { CLOCK, OBSERVABILITY, type Observability, systemClock } from '@corridor/contracts';
-import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
-import { MessagingModule, createLogger, observedPart, postgresHealth, redisHealth } from '@corridor/messaging';
+import { eventSourcingForService } from '@corridor/event-store';
+import { MessagingModule, createLogger, observedPart, redisHealth } from '@corridor/messaging';
 import type { CustomersServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
 import { CustomersController } from './customers/customers.controller';
@@ -35,15 +35,9 @@ export class AppModule {
           subjectPrefix: config.subjectPrefix,
           name: 'customers',
         }),
-        EventSourcingModule.forRoot({
+        eventSourcingForService(config, {
           service: 'customers',
           logger: createLogger('customers', { level: config.logLevel }),
-          poolSize: config.databasePoolSize,
-          connectionString: config.databaseUrl,
-          schema: config.schema,
-          natsUrl: config.natsUrl,
-          natsAuth: config.natsAuth,
-          subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [
             customerViewProjection,
@@ -71,9 +65,6 @@ export class AppModule {
         PlatformSettingsCache,
         { provide: BULK_IMPORT_OPTIONS, useValue: config.bulkImport },
         BulkImportQueue,
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
-          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
-        ),
         observedPart('redis', [BulkImportQueue], (queue: BulkImportQueue) => redisHealth(() => queue.redis)),
         // A stuck import (no progress for BULK_IMPORT_STUCK_AFTER_MS) shows as degraded here and on GET /metrics.
         observedPart('bulk-imports', [BulkImportQueue], (queue: BulkImportQueue) => () => bulkImportsHealth(queue.lastSweep)),

@@ -2,8 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { paymentOutcomeOf } from './execution/payment-outcome';
 import { join } from 'node:path';
 import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
-import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
-import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
+import { eventSourcingForService } from '@corridor/event-store';
+import { MessagingModule, createLogger } from '@corridor/messaging';
 import type { PaymentsServiceConfig } from './config';
 import { ExchangeRatesController } from './exchange-rates/exchange-rates.controller';
 import { ExchangeRateCache, RATE_CACHE_OPTIONS, RATE_PROVIDER, sandboxRateProvider } from './exchange-rates/rate-provider';
@@ -40,6 +40,18 @@ import { TransferOpener } from './transfers/open-transfer';
 import { TransferProcessor } from './transfers/transfer-processor';
 import { TransfersController } from './transfers/transfers.controller';
 
+/** Payments' read models, each rebuildable from the store. */
+const projections = [
+  quoteViewProjection,
+  transactionViewProjection,
+  lookupViewProjection,
+  invitationViewProjection,
+  incomingTimerProjection,
+  transferTimerProjection,
+  transactionCountProjection,
+  paymentExecutionProjection,
+];
+
 @Module({})
 export class AppModule {
   /** clock: the system clock in production; tests pass one they can move. */
@@ -64,27 +76,12 @@ export class AppModule {
           subjectPrefix: config.subjectPrefix,
           name: 'payments',
         }),
-        EventSourcingModule.forRoot({
+        eventSourcingForService(config, {
           service: 'payments',
           logger: createLogger('payments', { level: config.logLevel }),
           outcomeOf: paymentOutcomeOf,
-          poolSize: config.databasePoolSize,
-          connectionString: config.databaseUrl,
-          schema: config.schema,
-          natsUrl: config.natsUrl,
-          natsAuth: config.natsAuth,
-          subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
-          projections: [
-            quoteViewProjection,
-            transactionViewProjection,
-            lookupViewProjection,
-            invitationViewProjection,
-            incomingTimerProjection,
-            transferTimerProjection,
-            transactionCountProjection,
-            paymentExecutionProjection,
-          ],
+          projections,
           toIntegrationEvent,
         }),
       ],
@@ -103,9 +100,6 @@ export class AppModule {
       ],
       providers: [
         { provide: CLOCK, useValue: clock },
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
-          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
-        ),
         { provide: PAYMENTS_OPTIONS, useValue: options },
         { provide: UMA_OPTIONS, useValue: umaOptions },
         { provide: RATE_PROVIDER, useValue: sandboxRateProvider },

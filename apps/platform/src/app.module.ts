@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { CLOCK, systemClock } from '@corridor/contracts';
-import { EventSourcingModule, EventSourcing } from '@corridor/event-store';
-import { MessagingModule, createLogger, observedPart, postgresHealth } from '@corridor/messaging';
+import { eventSourcingForService } from '@corridor/event-store';
+import { MessagingModule, createLogger } from '@corridor/messaging';
 import { OBSERVABILITY, type Observability } from '@corridor/contracts';
 import type { PlatformServiceConfig } from './config';
 import { toIntegrationEvent } from './integration-events';
@@ -27,15 +27,9 @@ export class AppModule {
           subjectPrefix: config.subjectPrefix,
           name: 'platform',
         }),
-        EventSourcingModule.forRoot({
+        eventSourcingForService(config, {
           service: 'platform',
           logger: createLogger('platform', { level: config.logLevel }),
-          poolSize: config.databasePoolSize,
-          connectionString: config.databaseUrl,
-          schema: config.schema,
-          natsUrl: config.natsUrl,
-          natsAuth: config.natsAuth,
-          subjectPrefix: config.subjectPrefix,
           migrationsDirectory: join(__dirname, 'migrations'),
           projections: [platformViewProjection, apiTokenProjection],
           toIntegrationEvent,
@@ -64,9 +58,6 @@ export class AppModule {
           useFactory: (observability: Observability | undefined, metrics: PlatformAuthMetrics) =>
             observability?.addMetrics(metrics.registry),
         },
-        observedPart('postgres', [EventSourcing], (eventSourcing: EventSourcing) =>
-          postgresHealth(() => eventSourcing.em.getConnection().execute('SELECT 1')),
-        ),
         {
           provide: WEBHOOK_TARGETS,
           useValue: { allowPrivate: config.allowPrivateWebhookTargets, resolve: resolveWithDns } satisfies WebhookTargets,

@@ -23,6 +23,7 @@ import { ProjectionRunner, type Projection } from './projection-runner';
 import { OutboxRelay, ensureEventsStream } from './outbox-relay';
 import { countOpenDeadLetters, parseOutboxMaxAttempts } from './outbox-dead-letters';
 import { migrate } from './migrate';
+import { type Evolver, foldEvents } from './fold-events';
 import { storedEventsController } from './stored-events-query';
 import { ensureEventStoreSchema } from './postgres-schema';
 import { createPostgresSnapshotStore, type SnapshotCodec, snapshotEveryFrom, type SnapshotStore } from './snapshot-store';
@@ -305,6 +306,18 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
    */
   async read<Row>(name: string, text: string, values: unknown[]): Promise<Row[]> {
     return (await this.pool.query({ name, text, values })).rows as Row[];
+  }
+
+  /**
+   * A stream's state from all its events (no snapshot, so `events` is the whole stream), for a
+   * driver that looks before it commands: a sweep or processor deciding whether a stream is due.
+   */
+  async load<State, E extends Event>(
+    streamId: string,
+    decider: Evolver<State, E>,
+  ): Promise<{ state: State; events: RecordedEvent[]; version: number }> {
+    const { events, version } = await this.store.readStream(streamId);
+    return { state: foldEvents(decider, events), events, version };
   }
 
   /**

@@ -67,6 +67,9 @@ export {
   connectionBudget,
 } from './event-sourcing.module';
 export { asOfTime, foldAsOf } from './as-of';
+export { eventSourcingForService, type EventSourcedServiceConfig, type ServiceEventSourcingParts } from './service-event-sourcing';
+export { uniqueValueHolder } from './unique-value-holder';
+export { foldEvents, type Evolver } from './fold-events';
 export { findPage, timeRange } from './find-page';
 export { PeriodicSweep } from './periodic-sweep';
 export { resumedContext } from './resume-story';

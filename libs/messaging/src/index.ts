@@ -4,6 +4,7 @@ export { PrefixedServerNats, PrefixedClientNats, prefixSubject } from './prefixe
 export { createServiceApp, runService, RpcErrorFilter, type ServiceAppOptions } from './service-app';
 export { ServiceClient, MessagingModule, MESSAGING_OPTIONS, type MessagingOptions, type RequestOptions } from './service-client';
 export { publishEvent, startDurableConsumer, type DurableConsumerOptions, type MessageMeta } from './jetstream';
+export { consumeEvents, type EventConsumerOptions, type EventConsumerScope } from './event-consumers';
 export { createProcessedStore, type ProcessedStore, type ProcessedStoreOptions } from './processed-store';
 export { parseServiceConfig, type ServiceConfig } from './service-config';
 export { consumerMetrics } from './jetstream';

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { CLOCK, type Clock, eventsStreamName, type PlatformConfigWire, type RequestContext, subjects } from '@corridor/contracts';
 import { ensureEventsStream, EventSourcing } from '@corridor/event-store';
-import { createLogger, createProcessedStore, type ProcessedStore, ServiceClient, startDurableConsumer } from '@corridor/messaging';
+import { consumeEvents, createLogger, createProcessedStore, type ProcessedStore, ServiceClient } from '@corridor/messaging';
 import { currentContext } from '@corridor/telemetry';
 import { connect, type NatsConnection } from 'nats';
 import { AccountWriter } from '../internal-accounts/account-writer';
@@ -90,47 +90,25 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     const stream = eventsStreamName(subjectPrefix);
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
     this.processed = createProcessedStore({ pool: this.eventSourcing.pool, schema, consumer: 'accounts-open-wallets' });
-    const processed = this.processed;
-    const consume = (
-      durable: string,
-      filterSubject: string,
-      handle: (payload: unknown, msgId: string) => Promise<void>,
-      options: { deduplicate: boolean; concurrency?: number },
-    ) =>
-      startDurableConsumer({
-        nc: this.nats as NatsConnection,
-        stream,
-        durable,
-        filterSubject,
-        handle: (payload, meta) => handle(payload, meta.msgId),
-        ...(options.deduplicate
-          ? {
-              isProcessed: (msgId: string) => processed.isProcessed(`${durable}:${msgId}`),
-              markProcessed: (msgId: string) => processed.markProcessed(`${durable}:${msgId}`),
-            }
-          : {}),
-        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-        logger: this.logger,
-      });
+    const scope = { nc: this.nats, stream, subjectPrefix, logger: this.logger, processed: this.processed };
     const onPlatform = (payload: unknown, msgId: string) => this.handlePlatformEvent(payload, msgId);
     const onCustomerCreated = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId, { emailChange: false });
     const onCustomerUpdated = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId, { emailChange: true });
     this.consumers = [
-      await consume('accounts-wallets-platform-created', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, onPlatform, {
+      await consumeEvents(scope, 'accounts-wallets-platform-created', 'platform.Platform.PlatformCreated', onPlatform, {
         deduplicate: true,
       }),
-      await consume('accounts-wallets-platform-config', `${subjectPrefix}.events.platform.Platform.PlatformConfigUpdated`, onPlatform, {
+      await consumeEvents(scope, 'accounts-wallets-platform-config', 'platform.Platform.PlatformConfigUpdated', onPlatform, {
         deduplicate: true,
       }),
       // A customer is created once and every step of its handling is idempotent, so a redelivery
       // needs no processed-message record (two round trips a customer) and creations need no order
       // between them: a burst of new customers is handled many at once.
-      await consume('accounts-wallets-customer-created', `${subjectPrefix}.events.customers.Customer.CustomerCreated`, onCustomerCreated, {
-        deduplicate: false,
+      await consumeEvents(scope, 'accounts-wallets-customer-created', 'customers.Customer.CustomerCreated', onCustomerCreated, {
         concurrency: CREATED_CONCURRENCY,
       }),
       // Updates keep the record and their order: a redelivered older email must not follow a newer one.
-      await consume('accounts-wallets-customer-updated', `${subjectPrefix}.events.customers.Customer.CustomerUpdated`, onCustomerUpdated, {
+      await consumeEvents(scope, 'accounts-wallets-customer-updated', 'customers.Customer.CustomerUpdated', onCustomerUpdated, {
         deduplicate: true,
       }),
     ];

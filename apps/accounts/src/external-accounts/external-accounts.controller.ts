@@ -2,6 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { FilterQuery } from '@mikro-orm/core';
 import {
+  claimUnique,
   CLOCK,
   type Clock,
   type CreateExternalAccountData,
@@ -43,9 +44,6 @@ import {
   type UmaDepositDefaultEvent,
   umaDepositDefaultStreamId,
 } from './uma-deposit-default';
-
-/** A claim older than any request could take whose account never appeared was left by a create that died. */
-const ABANDONED_CLAIM_AGE_MS = 60_000;
 
 const ownerFilter = (owner: ExternalAccountOwnerKind, customerId?: string) =>
   owner === 'PLATFORM' ? { customerId: null } : { customerId: customerId ?? { $ne: null } };
@@ -208,44 +206,39 @@ export class ExternalAccountsController {
   }
 
   private async claimIdentity(context: RequestContext, key: string, externalAccountId: string): Promise<void> {
-    const claim = (abandonedOwnerId?: string) =>
-      this.eventSourcing.handle(
-        key,
-        accountIdentityDecider,
-        (identity) =>
-          claimAccountIdentity(
-            {
-              type: 'ClaimAccountIdentity',
-              data: { key, externalAccountId, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) },
-              metadata: {},
-            },
-            identity,
-          ),
-        context,
-        { assumeNew: true },
-      );
-    try {
-      await claim();
-    } catch (error) {
-      if (!(error instanceof DomainError) || error.code !== 'CONFLICT') throw error;
-      const owner = error.details?.['existingExternalAccountId'];
-      if (typeof owner !== 'string' || !(await this.isAbandoned(key, owner))) throw error;
-      await claim(owner);
-    }
-  }
-
-  /**
-   * A claim's owner is gone when it was deleted (and the delete died before releasing), or when it
-   * never came to exist and the claim is older than any create could still be running.
-   */
-  private async isAbandoned(key: string, ownerId: string): Promise<boolean> {
-    const owner = (await this.eventSourcing.store.readStream(ownerId)).events.reduce(
-      (state, event) => evolveExternalAccount(state, event as never),
-      initialExternalAccount(),
-    );
-    if (owner.kind !== 'None') return owner.kind === 'Deleted';
-    const claimed = (await this.eventSourcing.store.readStream(key)).events.at(-1);
-    return claimed !== undefined && this.clock.now().getTime() - Date.parse(claimed.metadata.occurredAt) >= ABANDONED_CLAIM_AGE_MS;
+    await claimUnique({
+      conflictCode: 'CONFLICT',
+      claim: (abandonedOwnerId) =>
+        this.eventSourcing.handle(
+          key,
+          accountIdentityDecider,
+          (identity) =>
+            claimAccountIdentity(
+              {
+                type: 'ClaimAccountIdentity',
+                data: { key, externalAccountId, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) },
+                metadata: {},
+              },
+              identity,
+            ),
+          context,
+          { assumeNew: true },
+        ),
+      holderOf: async (refusal) => {
+        const ownerId = refusal.details?.['existingExternalAccountId'];
+        const claimed = (await this.eventSourcing.store.readStream(key)).events.at(-1);
+        return typeof ownerId === 'string' && claimed ? { ownerId, claimedAt: claimed.metadata.occurredAt } : undefined;
+      },
+      // A claim's owner is gone when it was deleted (and the delete died before releasing), or when it never came to exist.
+      holderState: async (ownerId) => {
+        const owner = (await this.eventSourcing.store.readStream(ownerId)).events.reduce(
+          (state, event) => evolveExternalAccount(state, event as never),
+          initialExternalAccount(),
+        );
+        return owner.kind === 'None' ? 'missing' : owner.kind === 'Deleted' ? 'deleted' : 'exists';
+      },
+      now: () => this.clock.now(),
+    });
   }
 
   private async releaseIdentity(context: RequestContext, key: string, externalAccountId: string): Promise<void> {

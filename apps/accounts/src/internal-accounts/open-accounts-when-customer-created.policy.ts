@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { CLOCK, type Clock, eventsStreamName, isSupportedCurrency, type RequestContext } from '@corridor/contracts';
 import { ensureEventsStream } from '@corridor/event-store';
-import { createLogger, type NatsAuth, startDurableConsumer } from '@corridor/messaging';
+import { consumeEvents, createLogger, type NatsAuth } from '@corridor/messaging';
 import { connect, type NatsConnection } from 'nats';
 import { v5 as uuidv5 } from 'uuid';
 import { AccountWriter } from './account-writer';
@@ -136,32 +136,21 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
     // No processed-message record: opening is idempotent by construction (the account id derives
     // from owner and currency, and the decider decides nothing for an account already opened), so a
     // redelivered event costs one decision instead of two round trips on every event.
-    const consume = (durable: string, filterSubject: string, read: (payload: unknown, msgId: string) => AccountsToOpen | null) =>
-      startDurableConsumer({
-        nc: this.nats as NatsConnection,
-        stream,
-        durable,
-        filterSubject,
-        handle: (payload, meta) => this.open(read(payload, meta.msgId), meta.msgId),
-        // Opening is commutative as well as idempotent, so events need no order between them; many
-        // at once share the writer's appends and one read-model wait instead of one each.
-        concurrency: OPEN_CONCURRENCY,
-        logger: this.logger,
-      });
+    const scope = { nc: this.nats, stream, subjectPrefix, logger: this.logger };
+    // Opening is commutative as well as idempotent, so events need no order between them; many
+    // at once share the writer's appends and one read-model wait instead of one each.
+    const consume = (durable: string, event: string, read: (payload: unknown, msgId: string) => AccountsToOpen | null) =>
+      consumeEvents(scope, durable, event, (payload, msgId) => this.open(read(payload, msgId), msgId), { concurrency: OPEN_CONCURRENCY });
     // An update without currencies is not malformed, just not this policy's business.
     const ignoreUnrelated = (read: (payload: unknown, msgId: string) => AccountsToOpen | null) => (payload: unknown, msgId: string) =>
       read(payload, msgId) ?? NOTHING_TO_OPEN;
     this.consumers = [
-      await consume('accounts-open-customer-accounts', `${subjectPrefix}.events.customers.Customer.CustomerCreated`, fromCustomerCreated),
-      await consume('accounts-open-platform-accounts', `${subjectPrefix}.events.platform.Platform.PlatformCreated`, fromPlatformCreated),
-      await consume(
-        'accounts-open-customer-currency-accounts',
-        `${subjectPrefix}.events.customers.Customer.CustomerUpdated`,
-        ignoreUnrelated(fromCustomerUpdated),
-      ),
+      await consume('accounts-open-customer-accounts', 'customers.Customer.CustomerCreated', fromCustomerCreated),
+      await consume('accounts-open-platform-accounts', 'platform.Platform.PlatformCreated', fromPlatformCreated),
+      await consume('accounts-open-customer-currency-accounts', 'customers.Customer.CustomerUpdated', ignoreUnrelated(fromCustomerUpdated)),
       await consume(
         'accounts-open-platform-currency-accounts',
-        `${subjectPrefix}.events.platform.Platform.PlatformConfigUpdated`,
+        'platform.Platform.PlatformConfigUpdated',
         ignoreUnrelated(fromPlatformConfigUpdated),
       ),
     ];

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { CLOCK, type Clock, newUuid, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep, resumedContext } from '@corridor/event-store';
 import { runWithContext } from '@corridor/telemetry';
-import { type Card, type CardEvent, cardDecider, type CardView } from './card';
+import { cardDecider, type CardView } from './card';
 import { CARD_ISSUER, type CardIssuer, type IssueRequest } from './card-issuer';
 import { CARD_OPTIONS, type CardOptions } from './card-options';
 import { CardProvisioningEntity } from './card-provisioning.projection';
@@ -75,11 +75,7 @@ export class CardProvisioningProcessor implements OnApplicationBootstrap, OnAppl
   /** One check of one card at the clock's time; returns how many events it appended. */
   async provision(cardId: string, platformId: string): Promise<number> {
     const now = this.clock.now();
-    const stored = await this.eventSourcing.store.readStream(cardId);
-    const state = stored.events.reduce<Card>(
-      (current, event) => cardDecider.evolve(current, event as unknown as CardEvent),
-      cardDecider.initialState(),
-    );
+    const { state, events: recorded } = await this.eventSourcing.load(cardId, cardDecider);
     if (
       state.kind !== 'Exists' ||
       state.card.state !== 'PENDING_ISSUE' ||
@@ -90,7 +86,7 @@ export class CardProvisioningProcessor implements OnApplicationBootstrap, OnAppl
     const issuer = await this.issuer.provisioningStatus(issueRequestOf(state.card), now);
     const command: ProvisionCard = { type: 'ProvisionCard', data: { cardId, issuer }, metadata: { now } };
     // The check goes on with the card's story (the issue request's correlation), caused by its last event.
-    const context = resumedContext(systemContext(platformId), stored.events[stored.events.length - 1]);
+    const context = resumedContext(systemContext(platformId), recorded[recorded.length - 1]);
     const { events } = await runWithContext(context, () =>
       this.eventSourcing.handle(cardId, cardDecider, (current) => provisionCard(command, current), context, { skipProjectionWait: true }),
     );

@@ -8,7 +8,6 @@ import {
   type Clock,
   type CreateCardData,
   decodeCursor,
-  DomainError,
   idempotencyScopeOf,
   idForRequest,
   isIdOf,
@@ -19,11 +18,12 @@ import {
   subjects,
   toPage,
   type UpdateCardData,
+  claimUnique,
   claimUniqueValue,
   releaseUniqueValue,
   uniqueValueDecider,
 } from '@corridor/contracts';
-import { asOfTime, EventSourcing, type RecordedEvent } from '@corridor/event-store';
+import { asOfTime, EventSourcing, type RecordedEvent, uniqueValueHolder } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
 import { type Card, cardDecider, type CardEvent, cardNotFound, type CardView, renderCard } from './card';
 import { CARD_ISSUER, type CardIssuer, type IssuedCard } from './card-issuer';
@@ -35,9 +35,6 @@ import { CardEntity } from './card-view.projection';
 import { type IssueCard, issueCard, requireSameIssue } from './issue-card';
 import { CardClosings } from '../card-transactions/card-closings';
 import { type UpdateCard, updateCard } from './update-card';
-
-/** A claim older than any request could take belongs to an issue that died before its card existed (decision 0002). */
-const ABANDONED_CLAIM_AGE_MS = 60_000;
 
 export const platformCardIdKey = (platformId: string, platformCardId: string): string => `PlatformCardId:${platformId}:${platformCardId}`;
 
@@ -221,36 +218,29 @@ export class CardsController {
   }
 
   private async claim(context: RequestContext, key: string, ownerId: string, conflictMessage: string): Promise<void> {
-    const claimWith = (abandonedOwnerId?: string) =>
-      this.eventSourcing.handle(
-        key,
-        uniqueValueDecider,
-        (value) =>
-          claimUniqueValue(
-            {
-              type: 'ClaimUniqueValue',
-              data: { key, ownerId, conflictCode: 'CONFLICT', conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) },
-              metadata: {},
-            },
-            value,
-          ),
-        context,
-        { assumeNew: true },
-      );
-    try {
-      await claimWith();
-    } catch (error) {
-      if (!(error instanceof DomainError) || error.code !== 'CONFLICT') throw error;
-      // The owner may be an issue that died between its claim and its card. Only a claim older than
-      // any request could take is treated so, or an issue still in flight would lose its value.
-      const { events } = await this.eventSourcing.store.readStream(key);
-      const claimed = events.at(-1);
-      const owner = claimed?.data['ownerId'];
-      const ageMs = claimed ? this.clock.now().getTime() - Date.parse(claimed.metadata.occurredAt) : 0;
-      if (typeof owner !== 'string' || ageMs < ABANDONED_CLAIM_AGE_MS || (await this.eventSourcing.store.readStream(owner)).version > 0)
-        throw error;
-      await claimWith(owner);
-    }
+    await claimUnique({
+      conflictCode: 'CONFLICT',
+      claim: (abandonedOwnerId) =>
+        this.eventSourcing.handle(
+          key,
+          uniqueValueDecider,
+          (value) =>
+            claimUniqueValue(
+              {
+                type: 'ClaimUniqueValue',
+                data: { key, ownerId, conflictCode: 'CONFLICT', conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) },
+                metadata: {},
+              },
+              value,
+            ),
+          context,
+          { assumeNew: true },
+        ),
+      // The owner may be an issue that died between its claim and its card.
+      holderOf: () => uniqueValueHolder(this.eventSourcing.store, key),
+      holderState: async (holderId) => ((await this.eventSourcing.store.readStream(holderId)).version > 0 ? 'exists' : 'missing'),
+      now: () => this.clock.now(),
+    });
   }
 
   private async release(context: RequestContext, key: string, ownerId: string): Promise<void> {

@@ -63,8 +63,36 @@ export const createCustomersInBatch = async (
   jobContext: RequestContext,
 ): Promise<Map<number, BulkImportErrorWire>> => {
   const refused = new Map<number, BulkImportErrorWire>();
-  const decided: Decided[] = [];
-  for (const row of rows) {
+  const decided = decideRows(job, rows, settings, now, jobContext, refused);
+  const { together, alone } = splitBySharedValues(decided);
+  const claimed = await claimValues(eventSourcing, together, alone, jobContext, refused);
+  // Every customer in one statement. A customer stream that exists already can only be this row's
+  // (its id is derived from the job and the row): an earlier run created it.
+  if (claimed.length > 0) {
+    const appends = claimed.map((row) => ({
+      streamId: row.customerId,
+      events: row.events.map((event) => ({
+        type: event.type,
+        data: event.data as Record<string, unknown>,
+        metadata: metadataOf(row.context),
+      })),
+      expectedVersion: 0,
+    }));
+    await eventSourcing.store.appendToStreams(appends, { metadata: metadataOf(jobContext) });
+  }
+  return refused;
+};
+
+/** Each row through createCustomer, as POST /customers decides it; a refused row goes to `refused`. */
+const decideRows = (
+  job: BatchJob,
+  rows: readonly BatchRow[],
+  settings: PlatformSettings,
+  now: Date,
+  jobContext: RequestContext,
+  refused: Map<number, BulkImportErrorWire>,
+): Decided[] =>
+  rows.flatMap((row) => {
     const customerId = rowCustomerId(job, row.rowNumber);
     const platformCustomerId = row.body.platformCustomerId ?? '';
     const umaAddress = row.body.umaAddress ?? '';
@@ -75,31 +103,30 @@ export const createCustomersInBatch = async (
     };
     try {
       const events = createCustomer(command, customerDecider.initialState());
-      decided.push({
-        ...row,
-        customerId,
-        context: { ...jobContext, requestId: rowRequestId(job.jobId, row.rowNumber) },
-        events,
-        keys: [
-          {
-            key: platformCustomerIdKey(job.platformId, platformCustomerId),
-            conflictCode: 'CONFLICT',
-            conflictMessage: `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.`,
-          },
-          {
-            key: umaKey(umaAddress),
-            conflictCode: 'UMA_ADDRESS_EXISTS',
-            conflictMessage: `The UMA address ${umaAddress} is already taken.`,
-          },
-        ],
-      });
+      const context = { ...jobContext, requestId: rowRequestId(job.jobId, row.rowNumber) };
+      return [{ ...row, customerId, context, events, keys: valuesToClaim(job.platformId, platformCustomerId, umaAddress) }];
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       refused.set(row.rowNumber, rowError(row, error));
+      return [];
     }
-  }
+  });
 
-  // A value two rows of this batch both want goes to the first; the later row goes one at a time, after.
+const valuesToClaim = (platformId: string, platformCustomerId: string, umaAddress: string): Decided['keys'] => [
+  {
+    key: platformCustomerIdKey(platformId, platformCustomerId),
+    conflictCode: 'CONFLICT',
+    conflictMessage: `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.`,
+  },
+  {
+    key: umaKey(umaAddress),
+    conflictCode: 'UMA_ADDRESS_EXISTS',
+    conflictMessage: `The UMA address ${umaAddress} is already taken.`,
+  },
+];
+
+/** A value two rows of this batch both want goes to the first; the later row goes one at a time, after. */
+const splitBySharedValues = (decided: readonly Decided[]): { together: Decided[]; alone: Decided[] } => {
   const wanted = new Set<string>();
   const together: Decided[] = [];
   const alone: Decided[] = [];
@@ -110,58 +137,52 @@ export const createCustomersInBatch = async (
       together.push(row);
     }
   }
+  return { together, alone };
+};
 
-  const metadataOf = (context: RequestContext) => ({
-    platformId: context.platformId,
-    correlationId: context.correlationId,
-    requestId: context.requestId,
-    actor: context.actor,
-  });
-  const claimEvent = (key: string, ownerId: string, context: RequestContext): NewEvent => ({
-    type: 'UniqueValueClaimed',
-    data: { key, ownerId },
-    metadata: metadataOf(context),
-  });
+const metadataOf = (context: RequestContext) => ({
+  platformId: context.platformId,
+  correlationId: context.correlationId,
+  requestId: context.requestId,
+  actor: context.actor,
+});
 
-  /** One claim through the decider: nothing if the value is already this row's, the conflict if another customer's. */
-  const claimOne = async (row: Decided, claim: Decided['keys'][number]): Promise<void> => {
-    await eventSourcing.handle(
-      claim.key,
-      uniqueValueDecider,
-      (value) =>
-        claimUniqueValue(
-          {
-            type: 'ClaimUniqueValue',
-            data: { key: claim.key, ownerId: row.customerId, conflictCode: claim.conflictCode, conflictMessage: claim.conflictMessage },
-            metadata: {},
-          },
-          value,
-        ),
-      row.context,
-      { assumeNew: true },
-    );
-  };
+const claimEvent = (key: string, ownerId: string, context: RequestContext): NewEvent => ({
+  type: 'UniqueValueClaimed',
+  data: { key, ownerId },
+  metadata: metadataOf(context),
+});
 
-  /** Claims a row's values one by one (after a conflict, or for a row that shares a value with an earlier one). */
-  const claimAlone = async (row: Decided, alreadyClaimed: ReadonlySet<string>): Promise<boolean> => {
-    const outcomes = await Promise.allSettled(
-      row.keys.map((claim) => (alreadyClaimed.has(claim.key) ? Promise.resolve() : claimOne(row, claim))),
-    );
-    const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    if (!failure) return true;
-    if (!(failure.reason instanceof DomainError)) throw failure.reason;
-    // Give back what this row did get, so a refused row reserves nothing (as POST /customers does).
-    await Promise.all(
-      row.keys.map(({ key }) =>
-        eventSourcing.handle(key, uniqueValueDecider, (value) => releaseUniqueValue(key, row.customerId, value), row.context),
-      ),
-    );
-    refused.set(row.rowNumber, rowError(row, failure.reason));
-    return false;
-  };
+/**
+ * Claims the rows' values: the rows that share none together in one statement, then one by one
+ * each row that met a taken value or shares one with an earlier row. Answers the rows that hold all their values.
+ */
+const claimValues = async (
+  eventSourcing: EventSourcing,
+  together: readonly Decided[],
+  alone: readonly Decided[],
+  jobContext: RequestContext,
+  refused: Map<number, BulkImportErrorWire>,
+): Promise<Decided[]> => {
+  const claimedKeys = await claimTogether(eventSourcing, together, jobContext);
+  const claimed: Decided[] = [];
+  for (const row of together) {
+    const keys = claimedKeys.get(row) ?? new Set<string>();
+    if (keys.size === row.keys.length || (await claimAlone(eventSourcing, row, keys, refused))) claimed.push(row);
+  }
+  for (const row of alone) if (await claimAlone(eventSourcing, row, new Set(), refused)) claimed.push(row);
+  return claimed;
+};
 
-  // Every claim of the batch in one statement. A stream that exists already (a value taken, released,
-  // or this row's own claim from an earlier run) makes the store answer stream by stream.
+/**
+ * Every claim of the batch in one statement. A stream that exists already (a value taken, released,
+ * or this row's own claim from an earlier run) makes the store answer stream by stream.
+ */
+const claimTogether = async (
+  eventSourcing: EventSourcing,
+  together: readonly Decided[],
+  jobContext: RequestContext,
+): Promise<Map<Decided, Set<string>>> => {
   const claimAppends = together.flatMap((row) =>
     row.keys.map(({ key }) => ({
       row,
@@ -183,26 +204,47 @@ export const createCustomersInBatch = async (
     keys.add(key);
     claimedKeys.set(row, keys);
   });
-  const claimed: Decided[] = [];
-  for (const row of together) {
-    const keys = claimedKeys.get(row) ?? new Set<string>();
-    if (keys.size === row.keys.length || (await claimAlone(row, keys))) claimed.push(row);
-  }
-  for (const row of alone) if (await claimAlone(row, new Set())) claimed.push(row);
+  return claimedKeys;
+};
 
-  // Every customer in one statement. A customer stream that exists already can only be this row's
-  // (its id is derived from the job and the row): an earlier run created it.
-  if (claimed.length > 0) {
-    const appends = claimed.map((row) => ({
-      streamId: row.customerId,
-      events: row.events.map((event) => ({
-        type: event.type,
-        data: event.data as Record<string, unknown>,
-        metadata: metadataOf(row.context),
-      })),
-      expectedVersion: 0,
-    }));
-    await eventSourcing.store.appendToStreams(appends, { metadata: metadataOf(jobContext) });
-  }
-  return refused;
+/** One claim through the decider: nothing if the value is already this row's, the conflict if another customer's. */
+const claimOne = async (eventSourcing: EventSourcing, row: Decided, claim: Decided['keys'][number]): Promise<void> => {
+  await eventSourcing.handle(
+    claim.key,
+    uniqueValueDecider,
+    (value) =>
+      claimUniqueValue(
+        {
+          type: 'ClaimUniqueValue',
+          data: { key: claim.key, ownerId: row.customerId, conflictCode: claim.conflictCode, conflictMessage: claim.conflictMessage },
+          metadata: {},
+        },
+        value,
+      ),
+    row.context,
+    { assumeNew: true },
+  );
+};
+
+/** Claims a row's values one by one (after a conflict, or for a row that shares a value with an earlier one). */
+const claimAlone = async (
+  eventSourcing: EventSourcing,
+  row: Decided,
+  alreadyClaimed: ReadonlySet<string>,
+  refused: Map<number, BulkImportErrorWire>,
+): Promise<boolean> => {
+  const outcomes = await Promise.allSettled(
+    row.keys.map((claim) => (alreadyClaimed.has(claim.key) ? Promise.resolve() : claimOne(eventSourcing, row, claim))),
+  );
+  const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (!failure) return true;
+  if (!(failure.reason instanceof DomainError)) throw failure.reason;
+  // Give back what this row did get, so a refused row reserves nothing (as POST /customers does).
+  await Promise.all(
+    row.keys.map(({ key }) =>
+      eventSourcing.handle(key, uniqueValueDecider, (value) => releaseUniqueValue(key, row.customerId, value), row.context),
+    ),
+  );
+  refused.set(row.rowNumber, rowError(row, failure.reason));
+  return false;
 };

@@ -83,12 +83,42 @@ export type ParsedRow = { ok: true; correlationId: string; body: CreateCustomerD
  * row's error with every problem found. The correlation id is the row's platformCustomerId, or
  * `row_<n>` when the row has none.
  */
-export const parseRow = (header: readonly string[], fields: readonly string[], rowNumber: number): ParsedRow => {
+type Problem = { column: string; message: string };
+
+/** Reads one row's cells by column name, collecting every problem instead of stopping at the first. */
+const rowReader = (header: readonly string[], fields: readonly string[]) => {
+  const problems: Problem[] = [];
   const cell = (name: string): string | undefined => {
     const index = header.indexOf(name);
     const value = index >= 0 ? fields[index]?.trim() : undefined;
     return value === undefined || value === '' ? undefined : value;
   };
+  const text = (name: string, { needed, max = 255 }: { needed: boolean; max?: number }): string | undefined => {
+    const value = cell(name);
+    if (value === undefined) {
+      if (needed) problems.push({ column: name, message: `${name} is required` });
+    } else if (value.length > max) problems.push({ column: name, message: `${name} must be at most ${max} characters` });
+    return value;
+  };
+  /** A text cell that must also pass `test`, which runs only on a value within the column's length. */
+  const matching = (name: string, needed: boolean, test: (value: string) => boolean, expected: string, max = 255): string | undefined => {
+    const value = text(name, { needed, max });
+    if (value !== undefined && value.length <= max && !test(value))
+      problems.push({ column: name, message: `${name} must be ${expected}, got ${quoted(value)}` });
+    return value;
+  };
+  /** Cells of the other customer type's columns are refused, not dropped in silence. */
+  const refuseColumns = (columns: readonly string[], belongsTo: string) => {
+    for (const column of columns) if (cell(column) !== undefined) problems.push({ column, message: `${column} is for ${belongsTo} rows` });
+  };
+  return { problems, cell, text, matching, refuseColumns };
+};
+
+type RowReader = ReturnType<typeof rowReader>;
+
+export const parseRow = (header: readonly string[], fields: readonly string[], rowNumber: number): ParsedRow => {
+  const reader = rowReader(header, fields);
+  const { problems, cell, text, matching } = reader;
   const platformCustomerId = cell('platformCustomerId');
   const correlationId = platformCustomerId ?? `row_${rowNumber}`;
   const refuse = (problems: { column?: string; message: string }[]): ParsedRow => ({
@@ -109,22 +139,6 @@ export const parseRow = (header: readonly string[], fields: readonly string[], r
   const oversized = oversizedCells(header, fields);
   if (oversized.length > 0) return refuse(oversized);
 
-  const problems: { column: string; message: string }[] = [];
-  const text = (name: string, { needed, max = 255 }: { needed: boolean; max?: number }): string | undefined => {
-    const value = cell(name);
-    if (value === undefined) {
-      if (needed) problems.push({ column: name, message: `${name} is required` });
-    } else if (value.length > max) problems.push({ column: name, message: `${name} must be at most ${max} characters` });
-    return value;
-  };
-  /** A text cell that must also pass `test`, which runs only on a value within the column's length. */
-  const matching = (name: string, needed: boolean, test: (value: string) => boolean, expected: string, max = 255): string | undefined => {
-    const value = text(name, { needed, max });
-    if (value !== undefined && value.length <= max && !test(value))
-      problems.push({ column: name, message: `${name} must be ${expected}, got ${quoted(value)}` });
-    return value;
-  };
-
   text('platformCustomerId', { needed: true });
   // The reference's own example omits the leading '$'; UMA addresses are case-insensitive.
   const isUmaAddress = (value: string) => UMA_ADDRESS.test((value.startsWith('$') ? value : `$${value}`).toLowerCase());
@@ -141,14 +155,22 @@ export const parseRow = (header: readonly string[], fields: readonly string[], r
     });
     return refuse(problems);
   }
+  const common = { platformCustomerId: platformCustomerId ?? '', umaAddress: umaAddress ?? '', address: readAddress(reader) };
+  const body = customerType === 'INDIVIDUAL' ? individualBody(reader, common) : businessBody(reader, common);
+  if (problems.length > 0) return refuse(problems);
+  return { ok: true, correlationId, body };
+};
 
+type CommonCells = { platformCustomerId: string; umaAddress: string; address: CreateCustomerData['address'] };
+
+const readAddress = ({ text, matching }: RowReader): CommonCells['address'] => {
   const line1 = text('addressLine1', { needed: true });
   const line2 = text('addressLine2', { needed: false });
   const city = text('city', { needed: true });
   const state = text('state', { needed: true });
   const postalCode = text('postalCode', { needed: true, max: 32 });
   const country = matching('country', true, (value) => COUNTRY_CODE.test(value), 'an ISO 3166-1 alpha-2 country code such as US');
-  const address = {
+  return {
     line1: line1 ?? '',
     ...(line2 ? { line2 } : {}),
     ...(city ? { city } : {}),
@@ -156,56 +178,52 @@ export const parseRow = (header: readonly string[], fields: readonly string[], r
     postalCode: postalCode ?? '',
     country: country ?? '',
   };
+};
 
-  let body: CreateCustomerData;
-  if (customerType === 'INDIVIDUAL') {
-    const fullName = text('fullName', { needed: true });
-    const birthDate = matching('birthDate', true, isCalendarDate, 'a calendar date in the form YYYY-MM-DD');
-    const email = matching('email', false, isEmailAddress, 'an email address', EMAIL_ADDRESS_MAX_LENGTH);
-    for (const column of businessColumns)
-      if (cell(column) !== undefined) problems.push({ column, message: `${column} is for BUSINESS rows` });
-    body = {
-      customerType,
-      platformCustomerId: platformCustomerId ?? '',
-      umaAddress: umaAddress ?? '',
-      ...(fullName ? { fullName } : {}),
-      ...(birthDate ? { birthDate } : {}),
-      ...(email ? { email } : {}),
-      address,
-    };
-  } else {
-    // Like POST /customers, which takes a business without businessInfo: the reference's example
-    // business row has no legal name. businessInfo needs one, so the other business cells need it too.
-    const legalName = text('businessLegalName', { needed: false });
-    const taxId = text('businessTaxId', { needed: false, max: 64 });
-    const incorporatedOn = matching('businessIncorporatedOn', false, isCalendarDate, 'a calendar date in the form YYYY-MM-DD');
-    const registrationNumber = text('businessRegistrationNumber', { needed: false });
-    if (legalName === undefined) {
-      const given = (['businessTaxId', 'businessIncorporatedOn', 'businessRegistrationNumber'] as const).filter(
-        (column) => cell(column) !== undefined,
-      );
-      if (given.length > 0)
-        problems.push({ column: 'businessLegalName', message: `businessLegalName is required with ${given.join(', ')}` });
-    }
-    for (const column of individualColumns)
-      if (cell(column) !== undefined) problems.push({ column, message: `${column} is for INDIVIDUAL rows` });
-    const businessInfo =
-      legalName === undefined
-        ? undefined
-        : {
-            legalName,
-            ...(taxId ? { taxId } : {}),
-            ...(incorporatedOn ? { incorporatedOn } : {}),
-            ...(registrationNumber ? { registrationNumber } : {}),
-          };
-    body = {
-      customerType,
-      platformCustomerId: platformCustomerId ?? '',
-      umaAddress: umaAddress ?? '',
-      address,
-      ...(businessInfo ? { businessInfo } : {}),
-    };
+const individualBody = ({ text, matching, refuseColumns }: RowReader, common: CommonCells): CreateCustomerData => {
+  const fullName = text('fullName', { needed: true });
+  const birthDate = matching('birthDate', true, isCalendarDate, 'a calendar date in the form YYYY-MM-DD');
+  const email = matching('email', false, isEmailAddress, 'an email address', EMAIL_ADDRESS_MAX_LENGTH);
+  refuseColumns(businessColumns, 'BUSINESS');
+  return {
+    customerType: 'INDIVIDUAL',
+    platformCustomerId: common.platformCustomerId,
+    umaAddress: common.umaAddress,
+    ...(fullName ? { fullName } : {}),
+    ...(birthDate ? { birthDate } : {}),
+    ...(email ? { email } : {}),
+    address: common.address,
+  };
+};
+
+const businessBody = ({ problems, cell, text, matching, refuseColumns }: RowReader, common: CommonCells): CreateCustomerData => {
+  // Like POST /customers, which takes a business without businessInfo: the reference's example
+  // business row has no legal name. businessInfo needs one, so the other business cells need it too.
+  const legalName = text('businessLegalName', { needed: false });
+  const taxId = text('businessTaxId', { needed: false, max: 64 });
+  const incorporatedOn = matching('businessIncorporatedOn', false, isCalendarDate, 'a calendar date in the form YYYY-MM-DD');
+  const registrationNumber = text('businessRegistrationNumber', { needed: false });
+  if (legalName === undefined) {
+    const given = (['businessTaxId', 'businessIncorporatedOn', 'businessRegistrationNumber'] as const).filter(
+      (column) => cell(column) !== undefined,
+    );
+    if (given.length > 0) problems.push({ column: 'businessLegalName', message: `businessLegalName is required with ${given.join(', ')}` });
   }
-  if (problems.length > 0) return refuse(problems);
-  return { ok: true, correlationId, body };
+  refuseColumns(individualColumns, 'INDIVIDUAL');
+  const businessInfo =
+    legalName === undefined
+      ? undefined
+      : {
+          legalName,
+          ...(taxId ? { taxId } : {}),
+          ...(incorporatedOn ? { incorporatedOn } : {}),
+          ...(registrationNumber ? { registrationNumber } : {}),
+        };
+  return {
+    customerType: 'BUSINESS',
+    platformCustomerId: common.platformCustomerId,
+    umaAddress: common.umaAddress,
+    address: common.address,
+    ...(businessInfo ? { businessInfo } : {}),
+  };
 };

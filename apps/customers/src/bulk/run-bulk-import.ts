@@ -65,6 +65,13 @@ const contextOf = (job: { jobId: string; platformId: string }, requestId: string
 
 const isTransient = (error: unknown): boolean => !(error instanceof DomainError) || error.status >= 500;
 
+type Decide = (decision: (state: BulkImport) => BulkImportEvent[]) => Promise<BulkImport>;
+type ProcessingJob = Extract<BulkImport, { status: 'PROCESSING' }>;
+type RowFields = { rowNumber: number; fields: string[] };
+
+/** What one run shares between its steps: the job as it started, its context, and the batches still writing. */
+type ImportRun = { deps: BulkImportDependencies; job: ProcessingJob; context: RequestContext; decide: Decide; inFlight: Promise<void>[] };
+
 export const runBulkImport = async (deps: BulkImportDependencies, jobId: string): Promise<BulkImport> => {
   const { eventSourcing, blobs, clock, logger } = deps;
   const load = async (): Promise<BulkImport> => {
@@ -76,14 +83,12 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
   if (job.status === 'None') throw new Error(`Bulk import job ${jobId} is not in this service's event store; check REDIS_KEY_PREFIX.`);
   if (job.status === 'COMPLETED' || job.status === 'FAILED') return job;
   const context = contextOf(job, `${jobId}-worker`);
-  const decide = async (decision: (state: BulkImport) => BulkImportEvent[]): Promise<BulkImport> =>
-    (await eventSourcing.handle(jobId, bulkImportDecider, decision, context)).state;
+  const decide: Decide = async (decision) => (await eventSourcing.handle(jobId, bulkImportDecider, decision, context)).state;
   const fail = (reason: string) =>
     decide((state) =>
       finishBulkImport({ type: 'FinishBulkImport', data: { jobId, failureReason: reason }, metadata: { now: clock.now() } }, state),
     );
 
-  let header: string[] | undefined;
   const inFlight: Promise<void>[] = [];
   try {
     if (job.status === 'PENDING') {
@@ -98,61 +103,7 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
       );
     }
     if (job.status !== 'PROCESSING') return job;
-    let { processed, successful, failed } = job.progress;
-    const batchJob = { jobId, platformId: job.platformId, acceptedAt: job.acceptedAt };
-    let rowNumber = 0;
-    let batch: { rowNumber: number; fields: string[] }[] = [];
-    // Batches in flight: each is written as soon as it is read; its progress is recorded after its
-    // rows are in the store and after the batch before it was recorded, so progress stays in file order.
-    let recorded: Promise<void> = Promise.resolve();
-
-    const flush = async (header: readonly string[]): Promise<void> => {
-      if (batch.length === 0) return;
-      const rows = batch;
-      batch = [];
-      const parsed = await parseRowsInSlices(header, rows);
-      const valid = parsed.flatMap(({ row, parsed: result }) =>
-        result.ok ? [{ rowNumber: row, correlationId: result.correlationId, body: result.body }] : [],
-      );
-      const created = deps
-        .settingsOf(context)
-        .then((settings) => createCustomersInBatch(eventSourcing, batchJob, valid, settings, clock.now(), context));
-      const before = recorded;
-      recorded = (async () => {
-        const refused = await created;
-        await before;
-        // In file order: the rows the CSV rules refused and those the customer's command refused.
-        const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : (refused.get(row) ?? [])));
-        processed += rows.length;
-        failed += errors.length;
-        successful += rows.length - errors.length;
-        job = await decide((state) =>
-          recordBulkImportProgress(
-            { type: 'RecordBulkImportProgress', data: { jobId, processed, successful, failed, errors }, metadata: { now: clock.now() } },
-            state,
-          ),
-        );
-      })();
-      // Awaited below or at the end; meanwhile a failure must not count as unhandled.
-      recorded.catch(() => undefined);
-      inFlight.push(recorded);
-      if (inFlight.length >= deps.batchesInFlight) await inFlight.shift();
-    };
-
-    for await (const record of csvRecords(blobs, job.blobKey)) {
-      if (!header) {
-        header = record.map((name) => name.trim());
-        checkHeader(header);
-        continue;
-      }
-      rowNumber += 1;
-      // Rows up to the recorded count were decided by an earlier run of this job.
-      if (rowNumber <= processed) continue;
-      batch.push({ rowNumber, fields: record });
-      if (batch.length >= deps.batchRows) await flush(header);
-    }
-    if (header) await flush(header);
-    await recorded;
+    await importRows({ deps, job, context, decide, inFlight });
     return await decide((state) => finishBulkImport({ type: 'FinishBulkImport', data: { jobId }, metadata: { now: clock.now() } }, state));
   } catch (error) {
     // Nothing of this run may still be writing when the job is retried or ended.
@@ -163,6 +114,74 @@ export const runBulkImport = async (deps: BulkImportDependencies, jobId: string)
     logger.warn({ jobId, reason }, 'Bulk import failed.');
     return fail(reason);
   }
+};
+
+/** Reads the file after the rows an earlier run recorded, in batches of batchRows; resolves once every batch's progress is recorded. */
+const importRows = async (run: ImportRun): Promise<void> => {
+  const { deps, job } = run;
+  const writer = batchWriter(run);
+  let header: string[] | undefined;
+  let rowNumber = 0;
+  let batch: RowFields[] = [];
+  for await (const record of csvRecords(deps.blobs, job.blobKey)) {
+    if (!header) {
+      header = record.map((name) => name.trim());
+      checkHeader(header);
+      continue;
+    }
+    rowNumber += 1;
+    // Rows up to the recorded count were decided by an earlier run of this job.
+    if (rowNumber <= job.progress.processed) continue;
+    batch.push({ rowNumber, fields: record });
+    if (batch.length >= deps.batchRows) {
+      await writer.write(header, batch);
+      batch = [];
+    }
+  }
+  if (header && batch.length > 0) await writer.write(header, batch);
+  await writer.recorded();
+};
+
+/**
+ * Batches in flight: each is written as soon as it is read; its progress is recorded after its
+ * rows are in the store and after the batch before it was recorded, so progress stays in file order.
+ */
+const batchWriter = ({ deps, job, context, decide, inFlight }: ImportRun) => {
+  const { eventSourcing, clock } = deps;
+  const { jobId } = job;
+  let { processed, successful, failed } = job.progress;
+  const batchJob = { jobId, platformId: job.platformId, acceptedAt: job.acceptedAt };
+  let recorded: Promise<void> = Promise.resolve();
+  const write = async (header: readonly string[], rows: readonly RowFields[]): Promise<void> => {
+    const parsed = await parseRowsInSlices(header, rows);
+    const valid = parsed.flatMap(({ row, parsed: result }) =>
+      result.ok ? [{ rowNumber: row, correlationId: result.correlationId, body: result.body }] : [],
+    );
+    const created = deps
+      .settingsOf(context)
+      .then((settings) => createCustomersInBatch(eventSourcing, batchJob, valid, settings, clock.now(), context));
+    const before = recorded;
+    recorded = (async () => {
+      const refused = await created;
+      await before;
+      // In file order: the rows the CSV rules refused and those the customer's command refused.
+      const errors = parsed.flatMap(({ row, parsed: result }) => (!result.ok ? [result.error] : (refused.get(row) ?? [])));
+      processed += rows.length;
+      failed += errors.length;
+      successful += rows.length - errors.length;
+      await decide((state) =>
+        recordBulkImportProgress(
+          { type: 'RecordBulkImportProgress', data: { jobId, processed, successful, failed, errors }, metadata: { now: clock.now() } },
+          state,
+        ),
+      );
+    })();
+    // Awaited below or at the end; meanwhile a failure must not count as unhandled.
+    recorded.catch(() => undefined);
+    inFlight.push(recorded);
+    if (inFlight.length >= deps.batchesInFlight) await inFlight.shift();
+  };
+  return { write, recorded: () => recorded };
 };
 
 /**

@@ -19,11 +19,12 @@ import {
   type UpdateCustomerData,
   idForRequest,
   idempotencyScopeOf,
+  claimUnique,
   claimUniqueValue,
   releaseUniqueValue,
   uniqueValueDecider,
 } from '@corridor/contracts';
-import { asOfTime, EventSourcing, findPage, timeRange } from '@corridor/event-store';
+import { asOfTime, EventSourcing, findPage, timeRange, uniqueValueHolder } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { randomBytes } from 'node:crypto';
 import { createCustomer, requireSameCreate } from './create-customer';
@@ -45,7 +46,6 @@ import { updateCustomer } from './update-customer';
 
 const notFound = (customerId: string) => new DomainError('USER_NOT_FOUND', 'not_found', `Customer ${customerId} was not found.`);
 
-const ABANDONED_CLAIM_AGE_MS = 60_000;
 /** Inside the gateway's 5 s request timeout, so a slow accounts service is a 503 of ours, not a gateway timeout. */
 const OPEN_ACCOUNTS_TIMEOUT_MS = 4_000;
 
@@ -303,36 +303,29 @@ export class CustomersController {
   }
 
   private async claim(context: RequestContext, key: string, ownerId: string, conflictCode: string, conflictMessage: string): Promise<void> {
-    const claimWith = (abandonedOwnerId?: string) =>
-      this.eventSourcing.handle(
-        key,
-        uniqueValueDecider,
-        (value) =>
-          claimUniqueValue(
-            {
-              type: 'ClaimUniqueValue',
-              data: { key, ownerId, conflictCode, conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) },
-              metadata: {},
-            },
-            value,
-          ),
-        context,
-        { assumeNew: true },
-      );
-    try {
-      await claimWith();
-    } catch (error) {
-      if (!(error instanceof DomainError) || error.code !== conflictCode) throw error;
-      // The owner may be a create that died between its claim and its first event. Only a claim older
-      // than any request could take is treated so, or a create still in flight would lose its value.
-      const { events } = await this.eventSourcing.store.readStream(key);
-      const claimed = events.at(-1);
-      const owner = claimed?.data['ownerId'];
-      const ageMs = claimed ? this.clock.now().getTime() - Date.parse(claimed.metadata.occurredAt) : 0;
-      if (typeof owner !== 'string' || ageMs < ABANDONED_CLAIM_AGE_MS || (await this.eventSourcing.store.readStream(owner)).version > 0)
-        throw error;
-      await claimWith(owner);
-    }
+    await claimUnique({
+      conflictCode,
+      claim: (abandonedOwnerId) =>
+        this.eventSourcing.handle(
+          key,
+          uniqueValueDecider,
+          (value) =>
+            claimUniqueValue(
+              {
+                type: 'ClaimUniqueValue',
+                data: { key, ownerId, conflictCode, conflictMessage, ...(abandonedOwnerId ? { abandonedOwnerId } : {}) },
+                metadata: {},
+              },
+              value,
+            ),
+          context,
+          { assumeNew: true },
+        ),
+      // The owner may be a create that died between its claim and its first event.
+      holderOf: () => uniqueValueHolder(this.eventSourcing.store, key),
+      holderState: async (holderId) => ((await this.eventSourcing.store.readStream(holderId)).version > 0 ? 'exists' : 'missing'),
+      now: () => this.clock.now(),
+    });
   }
 
   private async release(context: RequestContext, key: string, ownerId: string): Promise<void> {

@@ -241,8 +241,7 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async load(transactionId: string): Promise<{ state: Transaction; origin: DriveOrigin | undefined }> {
-    const { events } = await this.eventSourcing.store.readStream(transactionId);
-    const state = events.reduce((current, event) => transactionDecider.evolve(current, event as never), transactionDecider.initialState());
+    const { state, events } = await this.eventSourcing.load(transactionId, transactionDecider);
     const last = events[events.length - 1];
     return { state, origin: last && { correlationId: last.metadata.correlationId, causationId: last.eventId } };
   }

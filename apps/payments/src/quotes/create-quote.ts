@@ -13,7 +13,7 @@ import {
 } from '@corridor/contracts';
 import type { FeeTerms } from '../exchange-rates/fee-schedule';
 import type { QuoteCreated, QuoteTerms, Transaction, TransactionEvent } from '../transactions/transaction';
-import { priceQuote, type Ratio } from './quote-math';
+import { type PricedQuote, priceQuote, type Ratio } from './quote-math';
 
 // Creating a quote creates its transaction (PENDING) in the same event. Everything looked up
 // elsewhere (the source and destination accounts, the rates, the platform's fees) arrives in the
@@ -153,30 +153,44 @@ const checkRequest = (command: CreateQuote): void => {
 };
 
 export const createQuote = (command: CreateQuote, state: Transaction): TransactionEvent[] => {
-  const { quoteId, transactionId, platformId, request, source, destination, legs, fees, sendingLimits } = command.data;
-  const { now, ttlSeconds } = command.metadata;
+  const { transactionId, requestFingerprint } = command.data;
   if (state.kind !== 'None') throw new DomainError('CONFLICT', 'conflict', `Transaction ${transactionId} already exists.`);
   checkRequest(command);
+  const price = priceRequest(command);
+  checkLimits(command, price);
+  const created: QuoteCreated = {
+    type: 'QuoteCreated',
+    data: { ...quoteRecords(command, price), ...(requestFingerprint !== undefined ? { requestFingerprint } : {}) },
+  };
+  return [created];
+};
+
+/** The quote's price at the command's rates and fees; a request the rates cannot price, or that prices to nothing, is refused. */
+const priceRequest = (command: CreateQuote): PricedQuote => {
+  const { request, source, destination, legs, fees } = command.data;
   if (!legs)
     throw invalidInput(`No exchange rate is available from ${source.currency} to ${destination.currency}.`, { field: 'destination' });
-
   const lockedCurrencyAmount = BigInt(request.lockedCurrencyAmount);
   const price = priceQuote({ lockedCurrencySide: request.lockedCurrencySide, lockedCurrencyAmount, ...legs, ...fees });
-  if (price.kind === 'Refused') {
-    switch (price.reason) {
-      case 'NOT_POSITIVE':
-        throw invalidInput(`lockedCurrencyAmount must be more than 0, got ${lockedCurrencyAmount}.`, { field: 'lockedCurrencyAmount' });
-      case 'FEES_EXCEED_AMOUNT':
-        throw outOfRange(
-          `lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency} does not cover the fees of ${price.feesIncluded}; send more.`,
-          { feesIncluded: Number(price.feesIncluded) },
-        );
-      case 'RECEIVES_NOTHING':
-        throw outOfRange(
-          `lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency}, after fees, is worth less than one minor unit of ${destination.currency}; send more.`,
-        );
-    }
+  if (price.kind === 'Priced') return price;
+  switch (price.reason) {
+    case 'NOT_POSITIVE':
+      throw invalidInput(`lockedCurrencyAmount must be more than 0, got ${lockedCurrencyAmount}.`, { field: 'lockedCurrencyAmount' });
+    case 'FEES_EXCEED_AMOUNT':
+      throw outOfRange(
+        `lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency} does not cover the fees of ${price.feesIncluded}; send more.`,
+        { feesIncluded: Number(price.feesIncluded) },
+      );
+    case 'RECEIVES_NOTHING':
+      throw outOfRange(
+        `lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency}, after fees, is worth less than one minor unit of ${destination.currency}; send more.`,
+      );
   }
+};
+
+/** The platform's sending limits, the wire's safe integers, and what the receiver accepts (when a lookup said). */
+const checkLimits = (command: CreateQuote, price: PricedQuote): void => {
+  const { source, destination, sendingLimits, receivingLimits } = command.data;
   const sending = price.totalSendingAmount;
   if (sending < sendingLimits.min || sending > sendingLimits.max || price.totalReceivingAmount > MAX_SAFE) {
     throw outOfRange(
@@ -184,15 +198,19 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
       { minSendingAmount: Number(sendingLimits.min), maxSendingAmount: Number(sendingLimits.max) },
     );
   }
-
-  const { receivingLimits } = command.data;
   if (receivingLimits && (price.totalReceivingAmount < receivingLimits.min || price.totalReceivingAmount > receivingLimits.max)) {
     throw outOfRange(
       `This quote would deliver ${price.totalReceivingAmount} minor units of ${destination.currency}; the receiver accepts from ${receivingLimits.min} to ${receivingLimits.max}. Change lockedCurrencyAmount.`,
       { minReceivingAmount: Number(receivingLimits.min), maxReceivingAmount: Number(receivingLimits.max) },
     );
   }
+};
 
+/** The quote's terms and its PENDING transaction, as QuoteCreated records them. */
+const quoteRecords = (command: CreateQuote, price: PricedQuote): { quote: QuoteTerms; transaction: TransactionRecord } => {
+  const { quoteId, transactionId, platformId, request, source, destination } = command.data;
+  const { now, ttlSeconds } = command.metadata;
+  const sending = price.totalSendingAmount;
   const createdAt = now.toISOString();
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
   const rateDetails = {
@@ -218,7 +236,7 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
     source: request.source,
     destination: request.destination,
     lockedCurrencySide: request.lockedCurrencySide,
-    lockedCurrencyAmount: lockedCurrencyAmount.toString(),
+    lockedCurrencyAmount: BigInt(request.lockedCurrencyAmount).toString(),
     sendingCurrency: source.currency,
     receivingCurrency: destination.currency,
     totalSendingAmount: sending.toString(),
@@ -234,18 +252,6 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
       ? { payoutIdentifier: destination.payoutIdentifier }
       : {}),
   };
-  const transactionSource: TransactionSourceRecord =
-    source.sourceType === 'ACCOUNT'
-      ? { sourceType: 'ACCOUNT', accountId: source.accountId ?? '', currency: source.currency }
-      : {
-          sourceType: 'REALTIME_FUNDING',
-          currency: source.currency,
-          ...(source.customerId !== null ? { customerId: source.customerId } : {}),
-        };
-  const transactionDestination: TransactionDestinationRecord =
-    destination.destinationType === 'ACCOUNT'
-      ? { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency }
-      : { destinationType: 'UMA_ADDRESS', umaAddress: destination.umaAddress, currency: destination.currency };
   const transaction: TransactionRecord = {
     id: transactionId,
     platformId,
@@ -254,8 +260,8 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
     // A platform's own payment has no customer; the reference requires both members, so they name the platform.
     customerId: source.customerId ?? platformId,
     platformCustomerId: source.platformCustomerId ?? platformId,
-    source: transactionSource,
-    destination: transactionDestination,
+    source: transactionSourceOf(source),
+    destination: transactionDestinationOf(destination),
     sentAmount: { value: sending.toString(), currency: source.currency },
     receivedAmount: { value: price.totalReceivingAmount.toString(), currency: destination.currency },
     exchangeRate: price.exchangeRate,
@@ -267,13 +273,22 @@ export const createQuote = (command: CreateQuote, state: Transaction): Transacti
     createdAt,
     updatedAt: createdAt,
   };
-  const fingerprint = command.data.requestFingerprint;
-  const created: QuoteCreated = {
-    type: 'QuoteCreated',
-    data: { quote, transaction, ...(fingerprint !== undefined ? { requestFingerprint: fingerprint } : {}) },
-  };
-  return [created];
+  return { quote, transaction };
 };
+
+const transactionSourceOf = (source: ResolvedSource): TransactionSourceRecord =>
+  source.sourceType === 'ACCOUNT'
+    ? { sourceType: 'ACCOUNT', accountId: source.accountId ?? '', currency: source.currency }
+    : {
+        sourceType: 'REALTIME_FUNDING',
+        currency: source.currency,
+        ...(source.customerId !== null ? { customerId: source.customerId } : {}),
+      };
+
+const transactionDestinationOf = (destination: ResolvedDestination): TransactionDestinationRecord =>
+  destination.destinationType === 'ACCOUNT'
+    ? { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency }
+    : { destinationType: 'UMA_ADDRESS', umaAddress: destination.umaAddress, currency: destination.currency };
 
 /**
  * A quote retried under its Idempotency-Key is answered from what its first attempt made (the

@@ -12,7 +12,7 @@ import {
 } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep, resumedContext } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
-import { type Transaction, type TransactionEvent, transactionDecider } from '../transactions/transaction';
+import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type AdvanceTransfer, advanceTransfer, type LedgerStep, ledgerStepOf } from './advance-transfer';
 import { TRANSFER_OPTIONS, type TransferOptions } from './transfer-options';
 import { TransferTimerEntity } from './transfer-timer.projection';
@@ -82,13 +82,10 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
       data: { transactionId },
       metadata: { now: this.clock.now(), pendingSeconds: this.options.pendingSeconds },
     };
-    const stored = await this.eventSourcing.store.readStream(transactionId);
+    const stored = await this.eventSourcing.load(transactionId, transactionDecider);
     // The transfer's story (the request that created it) goes on, caused by its last recorded event.
     const context = resumedContext(systemContext(platformId, 'transfer-rail'), stored.events[stored.events.length - 1]);
-    const state = stored.events.reduce<Transaction>(
-      (current, event) => transactionDecider.evolve(current, event as unknown as TransactionEvent),
-      transactionDecider.initialState(),
-    );
+    const { state } = stored;
     const decided = advanceTransfer(command, state);
     if (decided.length === 0) return 0;
     const moved = await this.moveMoney(state, ledgerStepOf(state, decided), context);
