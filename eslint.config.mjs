@@ -22,6 +22,13 @@ const productionConstraints = [
     onlyDependOnLibsWithTags: [`scope:${scope}`, 'scope:shared'],
   })),
   { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+  // tests/, soak/, bench/ and scripts/ drive the whole platform from outside: they may use every lib,
+  // testing included, and reach into apps only through the paths each folder's allow list names.
+  {
+    sourceTag: 'type:tooling',
+    onlyDependOnLibsWithTags: ['type:contracts', 'type:data-access', 'type:telemetry', 'type:testing', 'type:tooling'],
+  },
+  { sourceTag: 'scope:tooling', onlyDependOnLibsWithTags: ['scope:shared', 'scope:tooling'] },
 ];
 
 /** Spec files may additionally use libs/testing (contracts stays dependency-free even in specs). */
@@ -47,6 +54,21 @@ const boundaries = (depConstraints, allow = []) => [
  */
 const consoleFiles = ['apps/console/**/*.ts'];
 const consoleAllow = ['../../../scripts/trace/*', '../../../scripts/services'];
+
+/**
+ * Where the tooling folders reach past the libs, by path. scripts/ holds the operators' registry of
+ * deciders and projections (services.ts) and renders the gateway's OpenAPI document; bench/ drives
+ * the ledger's own writer to measure it without NATS; soak/ starts the gateway with its production
+ * limits; soak/ and bench/ start the stack the e2e suites start (tests/support), and bench/ shows the
+ * scripts' progress bar. The e2e suites rebuild read models with the scripts' registry and type a
+ * client with the generated OpenAPI types. Nothing else is reached by path.
+ */
+const toolingAllow = {
+  tests: ['../scripts/services', '../openapi/corridor-api'],
+  soak: ['../tests/support/*', '../apps/gateway/src/config'],
+  bench: ['../tests/support/*', '../scripts/progress', '../apps/accounts/src/**'],
+  scripts: ['../apps/**'],
+};
 
 const ioModules = ['pg', 'nats', 'ioredis', 'fs', 'net', 'http', 'node:fs', 'node:net', 'node:http'];
 
@@ -77,7 +99,14 @@ export default [
     rules: { '@nx/enforce-module-boundaries': boundaries(specConstraints) },
   },
   { files: consoleFiles, rules: { '@nx/enforce-module-boundaries': boundaries(productionConstraints, consoleAllow) } },
-  { files: consoleFiles.map((pattern) => pattern.replace(/\.ts$/, '.spec.ts')), rules: { '@nx/enforce-module-boundaries': boundaries(specConstraints, consoleAllow) } },
+  {
+    files: consoleFiles.map((pattern) => pattern.replace(/\.ts$/, '.spec.ts')),
+    rules: { '@nx/enforce-module-boundaries': boundaries(specConstraints, consoleAllow) },
+  },
+  ...Object.entries(toolingAllow).map(([folder, allow]) => ({
+    files: [`${folder}/**/*.ts`],
+    rules: { '@nx/enforce-module-boundaries': boundaries(specConstraints, allow) },
+  })),
   {
     // Contracts are plain data and pure functions shared by every process: no I/O, no framework.
     files: ['libs/contracts/**/*.ts'],

@@ -1,20 +1,32 @@
-// One jest configuration for the workspace. Unit specs (*.spec.ts) and integration specs
-// (*.int.spec.ts) run together; the end-to-end suites (tests/**/*.e2e.spec.ts) start every
-// service and run serially through jest.e2e.config.js.
-const swc = JSON.parse(require('fs').readFileSync(__dirname + '/.swcrc', 'utf8'));
-delete swc.$schema;
+// Two kinds of spec under apps, libs, scripts and soak, as two jest projects:
+// - unit: every *.spec.ts that is not an integration spec. Pure code, no PostgreSQL, NATS or Redis,
+//   no global setup; `npm test` runs these alone, in seconds.
+// - int: *.int.spec.ts, against the machine's real PostgreSQL, NATS and Redis (`npm run test:int`).
+//   Its global setup names the run so the per-file databases it creates are dropped at the end, and
+//   jest runs it only when an integration spec is selected.
+// `npx jest <file>` picks the right project by the file's name. The end-to-end suites
+// (tests/**/*.e2e.spec.ts) start every service and run serially through jest.e2e.config.js.
+// scripts/test-all.sh runs all three.
+const shared = require('./jest.shared.js');
+
+const folders = '<rootDir>/{apps,libs,scripts,soak}/**';
 
 module.exports = {
-  rootDir: __dirname,
-  testEnvironment: 'node',
-  testMatch: ['<rootDir>/{apps,libs,scripts,soak}/**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
-  moduleNameMapper: {
-    '^@corridor/(blob-store|contracts|event-store|messaging|telemetry|testing)$': '<rootDir>/libs/$1/src/index.ts',
-  },
-  setupFiles: ['reflect-metadata'],
-  globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
-  globalTeardown: '<rootDir>/libs/testing/src/jest/global-teardown.ts',
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: [`${folders}/*.spec.ts`],
+      testPathIgnorePatterns: ['/node_modules/', '\\.int\\.spec\\.ts$'],
+    },
+    {
+      ...shared,
+      displayName: 'int',
+      testMatch: [`${folders}/*.int.spec.ts`],
+      globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
+      globalTeardown: '<rootDir>/libs/testing/src/jest/global-teardown.ts',
+    },
+  ],
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { DomainError, newId, type RequestContext, subjects } from '@corridor/contracts';
 import { type AppendMetadata, createPostgresEventStore, type EventStore } from '@corridor/event-store';
 import { publishEvent, ServiceClient } from '@corridor/messaging';
-import { createTestDatabase, requireNats, requirePostgres, uniqueSubjectPrefix } from '@corridor/testing';
+import { createTestDatabase, requireNats, requirePostgres, uniqueSubjectPrefix, waitUntil } from '@corridor/testing';
 import { internalAccountIdFor } from '../apps/accounts/src/internal-accounts/open-accounts-when-customer-created.policy';
 import { freePort } from '../tests/support/stack';
 import { ceilingsFor } from './ceilings';
@@ -146,15 +146,6 @@ const contextOf = (platformId: string): RequestContext => ({
   correlationId: randomUUID(),
 });
 
-const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${what} did not happen within ${timeoutMs} ms.`);
-};
-
 /** Caller c works on accounts c, c + 32, c + 64… in turn, so no two callers share an account. */
 const spreadAccount = (accounts: string[], caller: number, round: number): string => {
   const owned = Math.ceil((accounts.length - caller) / CALLERS);
@@ -199,8 +190,13 @@ const startService = async (databaseUrl: string) => {
   try {
     await waitUntil(
       'the accounts service answering its health check',
-      async () => (await fetch(`http://127.0.0.1:${healthPort}/health`)).status === 200,
-      60_000,
+      // A refused connection only means the process is still starting.
+      () =>
+        fetch(`http://127.0.0.1:${healthPort}/health`).then(
+          (response) => response.status === 200,
+          () => false,
+        ),
+      { timeoutMs: 60_000, intervalMs: 200 },
     );
     await client.onApplicationBootstrap();
     const platformId = newId('Platform');
@@ -252,7 +248,7 @@ const startService = async (databaseUrl: string) => {
             throw error;
           }
         },
-        120_000,
+        { timeoutMs: 120_000, intervalMs: 200 },
       );
     const queue = [hot, ...spread];
     await Promise.all(
@@ -279,7 +275,7 @@ const startService = async (databaseUrl: string) => {
     const settleRelay = async () => {
       const behind = await relayLag();
       const started = performance.now();
-      await waitUntil('the outbox relay catching up', async () => (await relayLag()) === 0, 300_000);
+      await waitUntil('the outbox relay catching up', async () => (await relayLag()) === 0, { timeoutMs: 300_000, intervalMs: 200 });
       if (behind > 0)
         console.log(`  outbox relay was ${behind} events behind; caught up in ${((performance.now() - started) / 1_000).toFixed(1)} s`);
     };

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
+import { waitUntil } from '@corridor/testing';
 import { basic } from '../tests/support/api';
 import { type Stack, startStack } from '../tests/support/stack';
 import { ceilingsFor } from './ceilings';
@@ -40,14 +41,6 @@ const measure = async (title: string, options: autocannon.Options): Promise<Figu
 };
 
 const newCustomerBody = JSON.stringify({ customerType: 'INDIVIDUAL', region: 'US', fullName: 'Bench Person' });
-
-const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms.`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 
 const runReal = async (stack: Stack) => {
   let webhooks = 0;

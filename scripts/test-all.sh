@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one command that runs every check: install, infrastructure, types, lint, unit and
+# The one command that runs every check: install, infrastructure, types, lint, unit tests,
 # integration tests, then the end-to-end suites. It keeps going after a failed step so one run
 # reports everything, and exits non-zero if any step failed.
 set -uo pipefail
@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 JEST_LIMIT_SECONDS=${JEST_LIMIT_SECONDS:-2400}
 RESULTS_DIR=var/test-results
 failed_steps=()
+# Every results file a step was expected to write; one missing (a jest killed by the time limit) counts as a failure.
+result_files=()
 
 step() {
   local name=$1
@@ -26,9 +28,11 @@ step() {
 # --json --outputFile keeps jest's usual report on the terminal and writes counts for the summary.
 run_jest() {
   local config=$1 output=$2
+  shift 2
   rm -f "$output"
+  result_files+=("$output")
   timeout --signal=TERM --kill-after=30 "$JEST_LIMIT_SECONDS" \
-    npx jest --config "$config" --json --outputFile="$output"
+    npx jest --config "$config" --json --outputFile="$output" "$@"
 }
 
 # The install and the infrastructure are prerequisites: without them every later step is noise.
@@ -48,7 +52,9 @@ step 'format' npm run format:check
 step 'manifests' node scripts/validate-manifests.mjs
 # The production image's steps without Docker: compile, production-only install, every app started from it.
 step 'image build without Docker' node -r @swc-node/register scripts/image-check.ts
-step 'unit and integration tests' run_jest jest.config.js "$RESULTS_DIR/jest.json"
+# The pure specs first (seconds), then the integration specs against PostgreSQL, NATS and Redis.
+step 'unit tests' run_jest jest.config.js "$RESULTS_DIR/jest-unit.json" --selectProjects unit
+step 'integration tests' run_jest jest.config.js "$RESULTS_DIR/jest-int.json" --selectProjects int
 if find tests -name '*.e2e.spec.ts' -print -quit 2>/dev/null | grep -q .; then
   step 'end-to-end tests' run_jest jest.e2e.config.js "$RESULTS_DIR/jest-e2e.json"
 fi
@@ -69,14 +75,18 @@ summary=$(node -e '
   const fs = require("fs");
   let passed = 0, failed = 0;
   for (const file of process.argv.slice(1)) {
-    if (!fs.existsSync(file)) continue;
+    if (!fs.existsSync(file)) {
+      console.error(`${file} was not written: counted as one failure`);
+      failed += 1;
+      continue;
+    }
     const result = JSON.parse(fs.readFileSync(file, "utf8"));
     passed += result.numPassedTests;
     // A suite that fails to load has no failed tests, yet it failed: count it once.
     failed += result.numFailedTests + result.numRuntimeErrorTestSuites;
   }
   console.log(`${passed} passed, ${failed} failed`);
-' "$RESULTS_DIR/jest.json" "$RESULTS_DIR/jest-e2e.json" "$RESULTS_DIR/soak.json")
+' "${result_files[@]}" "$RESULTS_DIR/soak.json")
 
 echo
 if [ ${#failed_steps[@]} -gt 0 ]; then

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createApi, type Credentials } from '../tests/support/api';
 import { OPERATOR, startConsole } from '../tests/support/console';
-import { eventually, waitUntil } from '../tests/support/eventually';
+import { eventually, waitUntil } from '@corridor/testing';
 import { paymentHelpers } from '../tests/support/payments';
 import { startStack } from '../tests/support/stack';
 import { startReceiver } from '../tests/support/webhook-receiver';

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Client } from 'pg';
+import { eventually } from '@corridor/testing';
 import { serviceNames, type Stack, startStack } from '../tests/support/stack';
 import { SoakClient } from './client';
 import {
@@ -135,6 +136,25 @@ const writeJestJson = (path: string | undefined, passed: boolean, message: strin
 };
 
 /** The soak's own connection; PostgreSQL may be out of connections (53300) while the stack starts. */
+/** What the soak waits to see drained before its end checks; all zero is quiescence. */
+const quiescenceBacklog = async (pg: Client, stack: Stack, platforms: SoakPlatform[]) => {
+  const behind = (await projectionLag(pg)).filter((row) => row.position < row.head).length;
+  // The hostile platform's deliveries never end (its endpoint never answers): only the honest ones are waited for.
+  const undelivered = Number(
+    (
+      await pg.query(
+        "SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'PENDING' AND coalesce(last_status_code, 0) <> 500 AND platform_id = ANY($1)",
+        [platforms.map((platform) => platform.platformId)],
+      )
+    ).rows[0].n,
+  );
+  // Agent actions approved but not executed yet: the agents executor's sweep resumes them (every 5 s, once 10 s due).
+  const due = Number((await pg.query('SELECT count(*) AS n FROM agents.agent_actions WHERE execution_due')).rows[0].n);
+  const outbox = (await outboxBacklog(pg)).behind.length;
+  const imports = (await unfinishedJobs(stack.env['REDIS_URL']!, `${stack.env['REDIS_KEY_PREFIX']}bull`)).get('bulk-imports')?.length ?? 0;
+  return { behind, undelivered, due, outbox, imports };
+};
+
 const connectWithRetry = async (url: string): Promise<Client> => {
   for (let attempt = 1; ; attempt += 1) {
     const pg = new Client({ connectionString: url });
@@ -392,25 +412,11 @@ const main = async () => {
     log(`waiting up to ${options.settleSeconds} s for quiescence`);
     const settleDeadline = Date.now() + options.settleSeconds * 1_000;
     await sleep(8_000); // approval windows (5 s) and 005 transfers (3 s) end on their own
-    while (Date.now() < settleDeadline) {
-      const behind = (await projectionLag(pg)).filter((row) => row.position < row.head).length;
-      // The hostile platform's deliveries never end (its endpoint never answers): only the honest ones are waited for.
-      const undelivered = Number(
-        (
-          await pg.query(
-            "SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'PENDING' AND coalesce(last_status_code, 0) <> 500 AND platform_id = ANY($1)",
-            [platforms.map((platform) => platform.platformId)],
-          )
-        ).rows[0].n,
-      );
-      // Agent actions approved but not executed yet: the agents executor's sweep resumes them (every 5 s, once 10 s due).
-      const due = Number((await pg.query('SELECT count(*) AS n FROM agents.agent_actions WHERE execution_due')).rows[0].n);
-      const outbox = await outboxBacklog(pg);
-      const imports =
-        (await unfinishedJobs(stack.env['REDIS_URL']!, `${stack.env['REDIS_KEY_PREFIX']}bull`)).get('bulk-imports')?.length ?? 0;
-      if (behind === 0 && undelivered === 0 && due === 0 && outbox.behind.length === 0 && imports === 0) break;
-      await sleep(1_000);
-    }
+    await eventually(
+      () => quiescenceBacklog(pg, stack, platforms),
+      (backlog) => Object.values(backlog).every((count) => count === 0),
+      { timeoutMs: Math.max(0, settleDeadline - Date.now()), intervalMs: 1_000 },
+    );
     log('running the end checks');
     connections.stop();
     memory.stop();

@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import { eventually } from '@corridor/testing';
 import { decryptExport, decryptSessionKey, encryptOtp, genKeypair, signedHeaders, stamp } from '../tests/support/wallet-client';
 import type { CheckResult } from './checks';
 import type { Reply, SoakClient } from './client';
@@ -74,7 +75,6 @@ const sandboxOidcToken = (sub: string): string => {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part({ alg: 'RS256', kid: 'soak' })}.${part({ iss: 'https://accounts.google.com', aud: 'soak-wallet-app', sub, iat: now, exp: now + 300 })}.dummy-signature`;
 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What the wallet traffic saw, for the end checks: every platform's wallets and every secret. */
 const state = {
@@ -490,32 +490,33 @@ export const createWalletOperations = (client: SoakClient, stats: SoakStats, ran
     if (!expect('POST /customers (wallet)', created, [201])) return;
     const customerId = created.body.id as string;
     platform.customerIds.add(customerId);
-    const deadline = Date.now() + WALLET_OPEN_WAIT_MS;
-    while (Date.now() < deadline) {
-      const accounts = await client.call(
-        'GET /customers/internal-accounts (wallet)',
-        platform.auth,
-        'GET',
-        `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=EMBEDDED_WALLET`,
-      );
-      const account = accounts.body?.data?.[0] as { id: string; privateEnabled: boolean } | undefined;
-      if (account) {
-        const credentials = await client.call(
-          'GET /auth/credentials',
+    const accounts = await eventually(
+      () =>
+        client.call(
+          'GET /customers/internal-accounts (wallet)',
           platform.auth,
           'GET',
-          `/auth/credentials?accountId=${encodeURIComponent(account.id)}`,
-        );
-        const credential = (credentials.body?.data as { id: string; type: string }[] | undefined)?.find((row) => row.type === 'EMAIL_OTP');
-        if (!expect('GET /auth/credentials', credentials, [200]) || !credential)
-          return void stats.surprise('wallet account without its EMAIL_OTP credential', account.id);
-        walletsOf(platform).push({
-          ...newWalletState(customerId, email, account.id, credential.id),
-          privateEnabled: account.privateEnabled,
-        });
-        return;
-      }
-      await sleep(500);
+          `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=EMBEDDED_WALLET`,
+        ),
+      (reply) => reply.body?.data?.[0] !== undefined,
+      { timeoutMs: WALLET_OPEN_WAIT_MS, intervalMs: 500 },
+    );
+    const account = accounts.body?.data?.[0] as { id: string; privateEnabled: boolean } | undefined;
+    if (account) {
+      const credentials = await client.call(
+        'GET /auth/credentials',
+        platform.auth,
+        'GET',
+        `/auth/credentials?accountId=${encodeURIComponent(account.id)}`,
+      );
+      const credential = (credentials.body?.data as { id: string; type: string }[] | undefined)?.find((row) => row.type === 'EMAIL_OTP');
+      if (!expect('GET /auth/credentials', credentials, [200]) || !credential)
+        return void stats.surprise('wallet account without its EMAIL_OTP credential', account.id);
+      walletsOf(platform).push({
+        ...newWalletState(customerId, email, account.id, credential.id),
+        privateEnabled: account.privateEnabled,
+      });
+      return;
     }
     // Kept for the end check (exactly one wallet per customer), which then reports it.
     walletsOf(platform).push({ ...newWalletState(customerId, email, '', ''), challenges: CHALLENGES_PER_WALLET, privacyUnknown: true });

@@ -1,3 +1,4 @@
+import { eventually } from '@corridor/testing';
 import { createAgentOperations, type SoakAgent } from './agents';
 import type { SoakClient, Credentials, Reply } from './client';
 import type { SoakReceiver } from './receiver';
@@ -105,7 +106,6 @@ const personalInfo = (lastName: string) => ({
   idType: 'SSN',
   identifier: '123-45-6789',
 });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const createWorkload = (client: SoakClient, stats: SoakStats, platforms: SoakPlatform[], random: Random, runTag: string) => {
   let sequence = 0;
@@ -121,20 +121,24 @@ export const createWorkload = (client: SoakClient, stats: SoakStats, platforms: 
   const ready = (platform: SoakPlatform) => platform.customers.filter((customer) => customer.usd && customer.eur);
 
   const waitForAccounts = async (platform: SoakPlatform, customer: SoakCustomer): Promise<void> => {
-    const deadline = Date.now() + ACCOUNTS_OPEN_WAIT_MS;
-    while (Date.now() < deadline) {
-      const reply = await client.call(
-        'GET /customers/internal-accounts',
-        platform.auth,
-        'GET',
-        `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`,
-      );
-      const accounts = (reply.body?.data ?? []) as { id: string; balance: { currency: { code: string } } }[];
-      customer.usd = accounts.find((account) => account.balance.currency.code === 'USD')?.id;
-      customer.eur = accounts.find((account) => account.balance.currency.code === 'EUR')?.id;
-      if (customer.usd && customer.eur) return;
-      await sleep(500);
-    }
+    const opened = await eventually(
+      async () => {
+        const reply = await client.call(
+          'GET /customers/internal-accounts',
+          platform.auth,
+          'GET',
+          `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`,
+        );
+        const accounts = (reply.body?.data ?? []) as { id: string; balance: { currency: { code: string } } }[];
+        const idOf = (code: string) => accounts.find((account) => account.balance.currency.code === code)?.id;
+        return { usd: idOf('USD'), eur: idOf('EUR') };
+      },
+      (found) => Boolean(found.usd && found.eur),
+      { timeoutMs: ACCOUNTS_OPEN_WAIT_MS, intervalMs: 500 },
+    );
+    customer.usd = opened.usd;
+    customer.eur = opened.eur;
+    if (customer.usd && customer.eur) return;
     platform.customersWithoutAccounts += 1;
     stats.surprise('internal accounts not opened within 15 s of POST /customers', customer.id);
   };

@@ -9,13 +9,12 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { createApi, type Credentials } from './support/api';
-import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver, verifyGridSignature } from './support/webhook-receiver';
 import { encryptOtp, genKeypair, signedHeaders, stamp } from './support/wallet-client';
 import { Client } from 'pg';
 import { type AgentRoute, agentPermissions, agentRoutePermissions } from '@corridor/contracts';
-import { createConformance, REFERENCE_OPENAPI_FILE } from '@corridor/testing';
+import { createConformance, REFERENCE_OPENAPI_FILE, eventually } from '@corridor/testing';
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;

@@ -4,7 +4,7 @@
 // existed and for another platform a 404 like an unknown id; an agent sees only its customer's
 // accounts and its own quotes as of a time; a time that is no time is a 400 naming asOf.
 import { createApi, type Credentials } from './support/api';
-import { eventually } from './support/eventually';
+import { eventually } from '@corridor/testing';
 import { type Account, type Customer, paymentHelpers } from './support/payments';
 import { type Stack, startStack } from './support/stack';
 

@@ -3,7 +3,7 @@
 import { request } from 'node:http';
 import { Client } from 'pg';
 import { basic, createApi, type Credentials } from './support/api';
-import { eventually } from './support/eventually';
+import { eventually } from '@corridor/testing';
 import { jsonWriteOperations, requiredMembers, without } from './support/required-members';
 import { type Stack, startStack } from './support/stack';
 import { assertPasskey, createPasskey, encryptOtp, genKeypair, oidcNonce, signedHeaders, stamp } from './support/wallet-client';

@@ -6,9 +6,8 @@
 // logs what it queued again, and its /health and /metrics count it.
 import { randomBytes } from 'node:crypto';
 import IORedis from 'ioredis';
-import { uniqueRedisPrefix } from '@corridor/testing';
+import { uniqueRedisPrefix, eventually, waitUntil } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
-import { eventually, waitUntil } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 
 const redisKeyPrefix = uniqueRedisPrefix();

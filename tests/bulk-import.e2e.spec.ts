@@ -4,9 +4,8 @@
 // bad input on both routes and tenancy. Every response and webhook is checked against the reference.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { REFERENCE_OPENAPI_FILE } from '@corridor/testing';
+import { REFERENCE_OPENAPI_FILE, eventually } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
-import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';
 

@@ -11,9 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { newUuid } from '@corridor/contracts';
 import { createPostgresEventStore } from '@corridor/event-store';
-import { assertLedgerConserved } from '@corridor/testing';
+import { assertLedgerConserved, eventually } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
-import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 
 type Account = { id: string; balance: { amount: number; currency: { code: string } }; totalBalance: { amount: number } };

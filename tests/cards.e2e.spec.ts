@@ -4,12 +4,11 @@
 // response is checked against the reference by the api helper. The 005 delay is tested with a
 // controllable clock in apps/cards (card-provisioning.int.spec.ts), not by waiting 30 s here.
 import { createApi, type Credentials } from './support/api';
-import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver, verifyGridSignature } from './support/webhook-receiver';
 import { randomUUID } from 'node:crypto';
 import { createPostgresEventStore } from '@corridor/event-store';
-import { createConformance } from '@corridor/testing';
+import { createConformance, eventually } from '@corridor/testing';
 
 type Card = {
   id: string;

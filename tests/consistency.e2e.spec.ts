@@ -5,7 +5,7 @@
 // time against two replicas of the accounts service, and nothing here waits or retries: every
 // read comes straight after its customer's 201.
 import { createApi, type Credentials } from './support/api';
-import { waitUntil } from './support/eventually';
+import { waitUntil } from '@corridor/testing';
 import { forgetIdempotencyRecord } from './support/idempotency';
 import { type Stack, startStack } from './support/stack';
 

@@ -9,7 +9,7 @@ import { Client } from 'pg';
 import type { BrowserContext } from 'playwright-core';
 import { basic, createApi, type Credentials } from './support/api';
 import { type Console, CONSOLE_TOKEN, OPERATOR, startConsole } from './support/console';
-import { waitUntil } from './support/eventually';
+import { waitUntil } from '@corridor/testing';
 import { paymentHelpers } from './support/payments';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';

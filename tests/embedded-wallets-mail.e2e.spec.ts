@@ -7,9 +7,8 @@
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
-import { startTestSmtpServer, type TestSmtpServer } from '@corridor/testing';
+import { startTestSmtpServer, type TestSmtpServer, eventually } from '@corridor/testing';
 import { createApi, type Credentials } from './support/api';
-import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 import { decryptExport, encryptOtp, genKeypair, signedHeaders } from './support/wallet-client';
 

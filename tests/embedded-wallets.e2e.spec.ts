@@ -11,7 +11,7 @@ import { Client } from 'pg';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { createApi, type Credentials, type Reply } from './support/api';
-import { eventually } from './support/eventually';
+import { eventually } from '@corridor/testing';
 import { type Stack, startStack } from './support/stack';
 import {
   assertPasskey,

@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { eventsStreamName } from '@corridor/contracts';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
-import { eventually } from './support/eventually';
+import { eventually } from '@corridor/testing';
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;

@@ -6,9 +6,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { newUuid, type TransactionWire } from '@corridor/contracts';
-import { assertLedgerConserved } from '@corridor/testing';
+import { assertLedgerConserved, eventually } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
-import { eventually } from './support/eventually';
 import { isTerminal, lowestAvailable } from './support/payments';
 import { freePort, type Stack, startStack } from './support/stack';
 

@@ -4,9 +4,8 @@
 // error); approve and reject after a deferral, the approval window running out, the deposit into
 // the default UMA deposit account or the primary internal account, balances credited only on
 // success, bad input refused with nothing created, tenancy, and the ledger balanced after each.
-import { assertLedgerConserved } from '@corridor/testing';
+import { assertLedgerConserved, eventually, waitUntil } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
-import { eventually, waitUntil } from './support/eventually';
 import { forgetIdempotencyRecord } from './support/idempotency';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, type Received, startReceiver } from './support/webhook-receiver';

@@ -2,10 +2,9 @@
 // the platform (and for a currency the configuration adds), sandbox funding to the exact minor
 // unit with the reference's bounds, production refused, filters and paging, PATCH, tenancy, and
 // the ledger's books balancing at the end.
-import { assertLedgerConserved } from '@corridor/testing';
+import { assertLedgerConserved, eventually } from '@corridor/testing';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
-import { eventually } from './support/eventually';
 
 type Account = {
   id: string;

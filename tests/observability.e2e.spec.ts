@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import type { SpanLine } from '@corridor/telemetry';
 import { createApi, type Credentials } from './support/api';
-import { waitUntil } from './support/eventually';
+import { waitUntil } from '@corridor/testing';
 import { paymentHelpers } from './support/payments';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';

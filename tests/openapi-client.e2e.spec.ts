@@ -5,7 +5,7 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from '../openapi/corridor-api';
 import { basic, createApi } from './support/api';
-import { eventually } from './support/eventually';
+import { eventually } from '@corridor/testing';
 import { type Stack, startStack } from './support/stack';
 
 let stack: Stack;

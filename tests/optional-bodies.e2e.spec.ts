@@ -5,7 +5,7 @@
 // for a bodiless challenge or reject). A route the reference adds without a case here fails the
 // first test. Every answer is checked against the reference by the api helper.
 import { createApi, type CallOptions, type Credentials, type Reply } from './support/api';
-import { eventually } from './support/eventually';
+import { eventually } from '@corridor/testing';
 import { optionalBodyOperations } from './support/required-members';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';

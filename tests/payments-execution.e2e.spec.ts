@@ -3,9 +3,8 @@
 // step as an OUTGOING_PAYMENT.* webhook; the execute rules (unknown, foreign, twice, expired, real-
 // time); idempotent execution, also when duplicates race; immediatelyExecute; 100 concurrent
 // payments from an account that covers 60; POST /sandbox/send; and the ledger's books balance.
-import { assertLedgerConserved } from '@corridor/testing';
+import { assertLedgerConserved, eventually } from '@corridor/testing';
 import { createApi, type Credentials } from './support/api';
-import { eventually } from './support/eventually';
 import { type Customer, holdsFor, isTerminal, lowestAvailable, paymentHelpers } from './support/payments';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';

@@ -3,9 +3,8 @@
 // state, no payment holds or moves money twice, no money is created or lost (the ledger's books
 // balance) and the payer's balance is exactly what the outcomes say.
 import { Client } from 'pg';
-import { assertLedgerConserved } from '@corridor/testing';
+import { assertLedgerConserved, eventually } from '@corridor/testing';
 import { createApi, type Credentials, type Reply } from './support/api';
-import { eventually } from './support/eventually';
 import { holdsFor, isTerminal, lowestAvailable, paymentHelpers } from './support/payments';
 import { type AppName, type Stack, startStack } from './support/stack';
 

@@ -6,7 +6,7 @@
 import { connect, type NatsConnection, type Subscription } from 'nats';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
-import { eventually } from './support/eventually';
+import { eventually } from '@corridor/testing';
 import { forgetIdempotencyRecord } from './support/idempotency';
 
 type Account = { id: string; customerId?: string; balance: { amount: number; currency: { code: string } } };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createPostgresEventStore } from '@corridor/event-store';
+import { until } from '@corridor/testing';
 import { type Credentials, createApi } from './support/api';
 import { type Stack, startStack } from './support/stack';
 
@@ -27,19 +28,9 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const eventually = async <T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-};
-
 it('halts only the read model that cannot apply an event, loudly, while accounts keeps serving', async () => {
   // The platform's accounts open when accounts consumes PlatformCreated, a moment after the create answers.
-  const accounts = await eventually(
+  const accounts = await until(
     "the platform's USD internal account",
     () => api.call('GET', '/platform/internal-accounts?currency=USD', { auth: platform }),
     (reply) => reply.status === 200 && (reply.body?.data?.length ?? 0) > 0,
@@ -72,7 +63,7 @@ it('halts only the read model that cannot apply an event, loudly, while accounts
   expect(again.body.balance.amount).toBe(usd.balance.amount + 1_500);
 
   // /health of accounts: degraded (still serving), naming the read model, its event and the cause.
-  const health = await eventually(
+  const health = await until(
     'accounts /health',
     async () => {
       const response = await fetch(stack.healthUrl('accounts'));

@@ -10,9 +10,8 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { newUuid, type RequestContext, subjects, type TransactionWire, type TransferOutData } from '@corridor/contracts';
 import { MessagingModule, ServiceClient } from '@corridor/messaging';
-import { assertLedgerConserved } from '@corridor/testing';
+import { assertLedgerConserved, eventually } from '@corridor/testing';
 import { createApi, type Credentials } from './support/api';
-import { eventually } from './support/eventually';
 import { type Stack, startStack } from './support/stack';
 
 type Account = { id: string; balance: { amount: number }; totalBalance: { amount: number }; fundingPaymentInstructions: unknown[] };

@@ -4,7 +4,7 @@
 // EXPIRED, the UMA provider directory with filters and paging, discoveries, the crypto withdrawal
 // fee estimate, bad input on every route (4xx with the error body, never 5xx), and tenancy.
 import { createApi, type Credentials } from './support/api';
-import { eventually } from './support/eventually';
+import { eventually } from '@corridor/testing';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';
 

@@ -10,9 +10,8 @@ import { Client } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { newId, subjects } from '@corridor/contracts';
 import { publishEvent } from '@corridor/messaging';
-import { createConformance } from '@corridor/testing';
+import { createConformance, waitUntil } from '@corridor/testing';
 import { freePort, type Stack, startStack } from './support/stack';
-import { waitUntil } from './support/eventually';
 
 const EVENTS = 500;
 const ACCOUNTS = 25;

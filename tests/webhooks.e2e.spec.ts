@@ -5,7 +5,7 @@
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
 import { type Receiver, startReceiver, verifyGridSignature } from './support/webhook-receiver';
-import { waitUntil } from './support/eventually';
+import { waitUntil } from '@corridor/testing';
 
 let stack: Stack;
 let api: ReturnType<typeof createApi>;

@@ -6,7 +6,7 @@
 // and a platform multiplying its rate limit with more tokens.
 import { randomBytes } from 'node:crypto';
 import { createApi, type Credentials } from '../support/api';
-import { waitUntil } from '../support/eventually';
+import { waitUntil } from '@corridor/testing';
 import { type Stack, startStack } from '../support/stack';
 
 const FAILURES_MAX = 10;

@@ -9,7 +9,7 @@
 import { connect, type ConnectionOptions, ErrorCode, JSONCodec, type NatsConnection, NatsError } from 'nats';
 import { eventsStreamName, subjects } from '@corridor/contracts';
 import { createApi, type Credentials } from '../support/api';
-import { eventually, waitUntil } from '../support/eventually';
+import { eventually, waitUntil } from '@corridor/testing';
 import { type Stack, startStack } from '../support/stack';
 
 let stack: Stack;

@@ -6,7 +6,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { basic, createApi, type Credentials } from '../support/api';
 import { type Console, CONSOLE_TOKEN, OPERATOR, startConsole } from '../support/console';
-import { eventually } from '../support/eventually';
+import { eventually } from '@corridor/testing';
 import { type Stack, startStack } from '../support/stack';
 
 const MARKUP = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`;

@@ -7,7 +7,7 @@
 // that names the column, its length and the cap, and quotes nothing long.
 import { randomBytes } from 'node:crypto';
 import { createApi, type Credentials, type Reply } from '../support/api';
-import { eventually } from '../support/eventually';
+import { eventually } from '@corridor/testing';
 import { type Stack, startStack } from '../support/stack';
 
 const HOSTILE_ROWS = 20;

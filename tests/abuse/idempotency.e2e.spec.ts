@@ -9,7 +9,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createApi, type Credentials, type Reply } from '../support/api';
-import { eventually } from '../support/eventually';
+import { eventually } from '@corridor/testing';
 import { forgetIdempotencyRecord } from '../support/idempotency';
 import { type Stack, startStack } from '../support/stack';
 

@@ -8,9 +8,8 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Client } from 'pg';
 import { type DebitData, type HoldData, newId, newUuid, type RequestContext, subjects } from '@corridor/contracts';
 import { MessagingModule, ServiceClient } from '@corridor/messaging';
-import { assertLedgerConserved } from '@corridor/testing';
+import { assertLedgerConserved, eventually } from '@corridor/testing';
 import { createApi, type Credentials } from '../support/api';
-import { eventually } from '../support/eventually';
 import { type Stack, startStack } from '../support/stack';
 import { encryptOtp, genKeypair, signedHeaders, stamp } from '../support/wallet-client';
 

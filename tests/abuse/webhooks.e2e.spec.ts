@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApi, type Credentials } from '../support/api';
-import { eventually, waitUntil } from '../support/eventually';
+import { eventually, waitUntil } from '@corridor/testing';
 import { type Stack, startStack } from '../support/stack';
 import { type Receiver, startReceiver } from '../support/webhook-receiver';
 

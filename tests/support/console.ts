@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
-import { waitUntil } from './eventually';
+import { waitUntil } from '@corridor/testing';
 import { freePort, serviceNames, type Stack } from './stack';
 
 // The operators' console (npm run console) as its own process against a stack's database and

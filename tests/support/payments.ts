@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { Credentials, createApi } from './api';
-import { eventually } from './eventually';
+import { eventually } from '@corridor/testing';
 import type { Stack } from './stack';
 
 // What the payment-execution suites share: customers with accounts, EUR bank accounts whose IBAN

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { createVerify } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { waitUntil } from '@corridor/testing';
 
 // A platform's webhook endpoint for the tests: records every request with its raw body and
 // answers with whatever the test decides.
@@ -33,16 +34,13 @@ export const startReceiver = async (port = 0): Promise<Receiver> => {
     url: '',
     received: [],
     respond: () => 200,
-    async waitFor(predicate, what, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(receiver.received)) {
-        if (Date.now() > deadline)
-          throw new Error(
-            `The receiver did not see ${what} within ${timeoutMs} ms (got ${receiver.received.length} webhooks: ${receiver.received.map((item) => item.body.type).join(', ')}).`,
-          );
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    },
+    waitFor: (predicate, what, timeoutMs = 30_000) =>
+      waitUntil(
+        `the receiver to see ${what}`,
+        () => predicate(receiver.received),
+        { timeoutMs, intervalMs: 25 },
+        () => ` Got ${receiver.received.length} webhooks: ${receiver.received.map((item) => item.body.type).join(', ')}.`,
+      ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const server: Server = createServer((request, response) => {

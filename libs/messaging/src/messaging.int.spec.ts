@@ -4,7 +4,15 @@ import { Controller, type DynamicModule, type INestMicroservice, Inject, Module 
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { connect, type NatsConnection } from 'nats';
 import { DomainError, type RequestContext, type ServiceRequest } from '@corridor/contracts';
-import { createTestSchema, requireNats, requirePostgres, uniqueSubjectPrefix, type TestSchema, useTestDatabase } from '@corridor/testing';
+import {
+  createTestSchema,
+  requireNats,
+  requirePostgres,
+  uniqueSubjectPrefix,
+  type TestSchema,
+  useTestDatabase,
+  waitUntil,
+} from '@corridor/testing';
 import { contextCarrier, currentContext, runWithContext, type TelemetryContext } from '@corridor/telemetry';
 import { createLogger, createProcessedStore, createServiceApp, publishEvent, ServiceClient, startDurableConsumer } from './index';
 
@@ -59,14 +67,6 @@ const context = (requestId = 'req-1'): RequestContext => ({
   requestId,
   correlationId: `corr-${requestId}`,
 });
-
-const waitUntil = async (condition: () => boolean, what: string, limitMs = 10_000): Promise<void> => {
-  const deadline = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 
 describe('request-reply over prefixed NATS subjects', () => {
   const subjectPrefix = uniqueSubjectPrefix();
@@ -168,7 +168,7 @@ describe('request-reply over prefixed NATS subjects', () => {
     const first = await client.subscribe('echo.test.revoked', (data) => seen.push(['first', data]));
     const second = await client.subscribe('echo.test.revoked', (data) => seen.push(['second', data]));
     await client.broadcast('echo.test.revoked', { tokenId: 'Token:1' });
-    await waitUntil(() => seen.length === 2, 'both subscribers');
+    await waitUntil('both subscribers', () => seen.length === 2, 10_000);
     expect(seen).toEqual(
       expect.arrayContaining([
         ['first', { tokenId: 'Token:1' }],
@@ -229,7 +229,7 @@ describe('durable JetStream consumer', () => {
       await publish('x1', 0, 'platform');
       await publish('e3', 3);
       const first = await start();
-      await waitUntil(() => handled.length === 3, 'the first three events');
+      await waitUntil('the first three events', () => handled.length === 3, 10_000);
       await first.stop();
 
       await publish('e4', 4);
@@ -237,7 +237,7 @@ describe('durable JetStream consumer', () => {
       await publish('e1', 1); // JetStream drops a republished id within its duplicate window.
       await store.markProcessed('e4'); // As if a crash happened between handling e4 and its ack.
       const second = await start();
-      await waitUntil(() => handled.length >= 4, 'the events published while stopped');
+      await waitUntil('the events published while stopped', () => handled.length >= 4, 10_000);
       await second.stop();
       // A nak'd message comes back after its delay, so e2 may land after e3.
       expect([...handled].sort()).toEqual(['e1:1', 'e2:2', 'e3:3', 'e5:5']);
@@ -272,7 +272,7 @@ describe('durable JetStream consumer', () => {
         inFlight -= 1;
       },
     });
-    await waitUntil(() => handled.length === 24, 'all 24 messages');
+    await waitUntil('all 24 messages', () => handled.length === 24, 10_000);
     await consumer.stop();
     // Three keys, so three at a time at most: one per key.
     expect(maxInFlight).toBe(3);
@@ -304,7 +304,7 @@ describe('durable JetStream consumer', () => {
         handled += 1;
       },
     });
-    await waitUntil(() => handled === 20, 'all 20 messages');
+    await waitUntil('all 20 messages', () => handled === 20, 10_000);
     await consumer.stop();
     expect(maxInFlight).toBe(5);
   });
@@ -332,7 +332,7 @@ describe('durable JetStream consumer', () => {
         seen.push(currentContext());
       },
     });
-    await waitUntil(() => seen.length === 2, 'both messages');
+    await waitUntil('both messages', () => seen.length === 2, 10_000);
     await consumer.stop();
     expect(seen).toEqual([
       { requestId: 'req-http-1', correlationId: 'corr-http-1', causationId: 'Event:with-headers', platformId: 'Platform:a' },

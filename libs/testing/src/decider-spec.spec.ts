@@ -1,7 +1,7 @@
 // Pins down that deciderSpec passes on the right outcome and fails on every wrong one.
 import type { Command, Event } from '@corridor/contracts';
 import { DomainError } from '@corridor/contracts';
-import { deciderSpec } from './decider-spec';
+import { deciderSpec, deciderSpecFor } from './decider-spec';
 
 type Deposit = Command<'Deposit', { amount: number }>;
 type Deposited = Event<'Deposited', { amount: number }>;
@@ -81,5 +81,51 @@ describe('deciderSpec', () => {
         .when(deposit(3))
         .then([]),
     ).toThrow(/closed/);
+  });
+});
+
+// An aggregate with a decide function per command: the command type follows the function named.
+type Withdraw = Command<'Withdraw', { amount: number }>;
+type Withdrawn = Event<'Withdrawn', { amount: number }>;
+type Movement = Deposited | Withdrawn;
+const withdraw = (command: Withdraw, state: Account): Movement[] => {
+  if (state.balance < command.data.amount) throw new DomainError('INSUFFICIENT_BALANCE', 'conflict', 'Not enough.');
+  return [{ type: 'Withdrawn', data: { amount: command.data.amount } }];
+};
+const account = {
+  initialState: (): Account => ({ balance: 0, closed: false }),
+  evolve: (state: Account, event: Movement): Account =>
+    event.type === 'Deposited' ? evolve(state, event) : { ...state, balance: state.balance - event.data.amount },
+};
+
+describe('deciderSpecFor', () => {
+  const specFor = deciderSpecFor(account);
+
+  it('runs the named decide function over the replayed history', () => {
+    specFor(withdraw)
+      .given([deposited(5)])
+      .when({ type: 'Withdraw', data: { amount: 5 }, metadata: {} })
+      .then([{ type: 'Withdrawn', data: { amount: 5 } }]);
+    specFor(withdraw)
+      .given([deposited(5), { type: 'Withdrawn', data: { amount: 5 } }])
+      .when({ type: 'Withdraw', data: { amount: 1 }, metadata: {} })
+      .thenThrows((error) => error.code === 'INSUFFICIENT_BALANCE');
+  });
+
+  it('takes only the command of the function named (checked by the type checker, npm run typecheck)', () => {
+    const run = () =>
+      specFor(withdraw)
+        .given()
+        // @ts-expect-error A misspelt member is not a Withdraw.
+        .when({ type: 'Withdraw', data: { amonut: 1 }, metadata: {} })
+        .thenNothingHappened();
+    const other = () =>
+      specFor(withdraw)
+        .given()
+        // @ts-expect-error Another command of the aggregate is not the one this function decides.
+        .when(deposit(1))
+        .thenNothingHappened();
+    expect(run).toThrow();
+    expect(other).toThrow();
   });
 });

@@ -47,6 +47,20 @@ export const deciderSpec = <State, C extends Command, E extends Event>(decider: 
   }),
 });
 
+/**
+ * For an aggregate with one decide function per command (agents, cards, customers...): bind the
+ * aggregate's evolve and initial state once, then name the decide function in each case. The
+ * command's type comes from that function, so `when` takes exactly that command and a misspelt or
+ * missing member fails to compile.
+ *
+ *   const spec = deciderSpecFor(actionDecider);
+ *   spec(approveAction).given([submitted]).when({ type: 'ApproveAction', data: ids, metadata: { now } }).then([approved]);
+ */
+export const deciderSpecFor =
+  <State, E extends Event>(aggregate: Omit<DeciderUnderTest<State, Command, E>, 'decide'>) =>
+  <C extends Command>(decide: (command: C, state: State) => E[]): DeciderSpec<C, E> =>
+    deciderSpec({ decide, evolve: aggregate.evolve, initialState: aggregate.initialState });
+
 const captureError = (run: () => unknown): unknown => {
   let produced: unknown;
   try {

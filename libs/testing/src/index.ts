@@ -1,5 +1,6 @@
 export * from './decider-spec';
 export * from './clock';
+export * from './eventually';
 export * from './infra';
 export * from './conformance';
 export * from './ledger-conservation';

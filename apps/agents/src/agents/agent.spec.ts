@@ -1,10 +1,14 @@
 // Given an agent's history, when the platform (or the agent software) acts, then these events —
 // or this refusal. Device codes: the newest unexpired, unredeemed code works once.
 import type { AgentPolicy } from '@corridor/contracts';
-import { deciderSpec } from '@corridor/testing';
+import { deciderSpecFor } from '@corridor/testing';
 import {
   type AgentEvent,
   type AgentView,
+  type CreateAgent,
+  type IssueDeviceCode,
+  type RedeemDeviceCode,
+  type UpdateAgentPolicy,
   agentDecider,
   createAgent,
   deleteAgent,
@@ -50,24 +54,24 @@ const connected: AgentEvent = {
 };
 
 type Grantor = readonly ('VIEW' | 'TRANSACT' | 'MANAGE')[];
-const create = (name: string, grantorPermissions: Grantor, agentPolicy: AgentPolicy = policy) =>
-  ({
-    type: 'CreateAgent',
-    data: {
-      ...{ agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name },
-      ...{ policy: agentPolicy, deviceCode: newCode, grantorPermissions },
-    },
-    metadata: { now },
-  }) as never;
-const changePolicy = (update: object, grantorPermissions: Grantor) =>
-  ({ type: 'UpdateAgentPolicy', data: { agentId, platformId, update, grantorPermissions }, metadata: { now: later } }) as never;
+const create = (name: string, grantorPermissions: Grantor, agentPolicy: AgentPolicy = policy): CreateAgent => ({
+  type: 'CreateAgent',
+  data: {
+    ...{ agentId, platformId, customerId: 'Customer:c', environment: 'SANDBOX', name },
+    ...{ policy: agentPolicy, deviceCode: newCode, grantorPermissions: [...grantorPermissions] },
+  },
+  metadata: { now },
+});
+const changePolicy = (update: UpdateAgentPolicy['data']['update'], grantorPermissions: Grantor): UpdateAgentPolicy => ({
+  type: 'UpdateAgentPolicy',
+  data: { agentId, platformId, update, grantorPermissions: [...grantorPermissions] },
+  metadata: { now: later },
+});
 const reader: AgentPolicy = { ...policy, permissions: ['VIEW_TRANSACTIONS'] };
 const forbiddenWithout = (permission: string) => (error: { status: number; message: string }) =>
   error.status === 403 && error.message.includes(permission);
 
-const spec = <C extends { type: string; data: object; metadata: object }>(
-  decide: (command: C, state: ReturnType<typeof agentDecider.initialState>) => AgentEvent[],
-) => deciderSpec({ ...agentDecider, decide: decide as never });
+const spec = deciderSpecFor(agentDecider);
 
 describe('createAgent', () => {
   it('creates an unpaused, unconnected agent with its first device code', () => {
@@ -84,8 +88,8 @@ describe('createAgent', () => {
   });
   it('answers a retry of the same keyed request with nothing new, and refuses another request under the key (409)', () => {
     const keyed = (fingerprint: string) => {
-      const command = create('Payroll', everything) as { data: object };
-      return { ...command, data: { ...command.data, requestFingerprint: fingerprint } } as never;
+      const command = create('Payroll', everything);
+      return { ...command, data: { ...command.data, requestFingerprint: fingerprint } };
     };
     const createdUnderKey: AgentEvent = { type: 'AgentCreated', data: { agent, requestFingerprint: 'f'.repeat(64) } };
     spec(createAgent)
@@ -114,23 +118,23 @@ describe('updateAgent', () => {
   it('pauses', () => {
     spec(updateAgent)
       .given([created])
-      .when({ type: 'UpdateAgent', data: { agentId, platformId, isPaused: true }, metadata: { now: later } } as never)
+      .when({ type: 'UpdateAgent', data: { agentId, platformId, isPaused: true }, metadata: { now: later } })
       .then([{ type: 'AgentUpdated', data: { agent: { ...agent, isPaused: true, updatedAt: later.toISOString() } } }]);
   });
   it('records nothing for the same values', () => {
     spec(updateAgent)
       .given([created])
-      .when({ type: 'UpdateAgent', data: { agentId, platformId, name: 'Payroll', isPaused: false }, metadata: { now: later } } as never)
+      .when({ type: 'UpdateAgent', data: { agentId, platformId, name: 'Payroll', isPaused: false }, metadata: { now: later } })
       .thenNothingHappened();
   });
   it("is a 404 for another platform's agent and for a deleted one", () => {
     spec(updateAgent)
       .given([created])
-      .when({ type: 'UpdateAgent', data: { agentId, platformId: 'Platform:other', isPaused: true }, metadata: { now } } as never)
+      .when({ type: 'UpdateAgent', data: { agentId, platformId: 'Platform:other', isPaused: true }, metadata: { now } })
       .thenThrows((error) => error.status === 404);
     spec(updateAgent)
       .given([created, { type: 'AgentDeleted', data: { agent: { ...agent, deleted: true } } }])
-      .when({ type: 'UpdateAgent', data: { agentId, platformId, isPaused: true }, metadata: { now } } as never)
+      .when({ type: 'UpdateAgent', data: { agentId, platformId, isPaused: true }, metadata: { now } })
       .thenThrows((error) => error.status === 404);
   });
 });
@@ -163,14 +167,16 @@ describe('device codes', () => {
     type: 'AgentDeviceCodeIssued',
     data: { agent: { ...agent, deviceCode: fresh, updatedAt: later.toISOString() }, supersededCode: code.code },
   };
-  const issue = (grantorPermissions: Grantor) =>
-    ({
-      type: 'IssueDeviceCode',
-      data: { agentId, platformId, deviceCode: freshCode, grantorPermissions },
-      metadata: { now: later },
-    }) as never;
-  const redeem = (value: string, at = later) =>
-    ({ type: 'RedeemDeviceCode', data: { agentId, code: value, tokenHash: 'h1' }, metadata: { now: at } }) as never;
+  const issue = (grantorPermissions: Grantor): IssueDeviceCode => ({
+    type: 'IssueDeviceCode',
+    data: { agentId, platformId, deviceCode: freshCode, grantorPermissions: [...grantorPermissions] },
+    metadata: { now: later },
+  });
+  const redeem = (value: string, at = later): RedeemDeviceCode => ({
+    type: 'RedeemDeviceCode',
+    data: { agentId, code: value, tokenHash: 'h1' },
+    metadata: { now: at },
+  });
 
   it('a new code replaces the current one', () => {
     spec(issueDeviceCode).given([created]).when(issue(everything)).then([reissued]);
@@ -261,7 +267,7 @@ describe('deleteAgent', () => {
   it('deletes and disconnects', () => {
     spec(deleteAgent)
       .given([created, connected])
-      .when({ type: 'DeleteAgent', data: { agentId, platformId }, metadata: { now: later } } as never)
+      .when({ type: 'DeleteAgent', data: { agentId, platformId }, metadata: { now: later } })
       .then([
         {
           type: 'AgentDeleted',

@@ -23,6 +23,7 @@ import {
   requireRedis,
   uniqueRedisPrefix,
   uniqueSubjectPrefix,
+  until,
   useTestDatabase,
 } from '@corridor/testing';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
@@ -86,17 +87,6 @@ const attemptsOf = async (platformId: string, webhookId: string) =>
     )
   ).data;
 
-/** Waits (bounded) for something the service does asynchronously; the assertion follows it. */
-const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
-
 const publish = (
   service: string,
   aggregate: string,
@@ -123,9 +113,9 @@ const newPlatform = async (endpoint: string): Promise<string> => {
   });
   // The automatic TEST of a configured endpoint is the sign the platform is known.
   await until(
+    'the platform TEST',
     () => deliveriesOf(platformId, { resourceId: platformId }),
     (rows) => rows.some((row) => row.status !== 'PENDING'),
-    'the platform TEST',
   );
   return platformId;
 };
@@ -225,22 +215,22 @@ it('retries 500, 500, 500 then stops at the 200: four sends with growing gaps on
   script.set(webhookId, [500, 500, 500]);
   await credit(platformId, accountId, 2, eventId);
   await until(
+    'the delivery row',
     () => deliveriesOf(platformId, { webhookId }),
     (rows) => rows.length === 1,
-    'the delivery row',
   );
   for (let sent = 1; sent < 4; sent += 1) {
     await until(
+      `attempt ${sent}`,
       () => attemptsOf(platformId, webhookId),
       (attempts) => attempts.length === sent,
-      `attempt ${sent}`,
     );
     await advanceToNextAttempt(platformId, webhookId);
   }
   const attempts = await until(
+    'the fourth attempt',
     () => attemptsOf(platformId, webhookId),
     (rows) => rows.length === 4,
-    'the fourth attempt',
   );
   expect(attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 500, 200]);
   const times = attempts.map((attempt) => Date.parse(attempt.at));
@@ -259,9 +249,9 @@ it('stops at a 409: the receiver already has it, so it counts as delivered', asy
   script.set(webhookId, [409]);
   await credit(platformId, accountId, 2, eventId);
   const [row] = await until(
+    'the 409 delivery',
     () => deliveriesOf(platformId, { webhookId }),
     (rows) => rows[0]?.status === 'DELIVERED',
-    'the 409 delivery',
   );
   expect(row).toMatchObject({ attemptCount: 1, lastStatusCode: 409 });
   clock.advance(60 * 60 * 1000);
@@ -280,18 +270,18 @@ it('records FAILED, row and every attempt kept, when the receiver is down for th
   const accountId = newId('InternalAccount');
   await credit(platformId, accountId, 2);
   const [first] = await until(
+    'the delivery row',
     () => deliveriesOf(platformId, { resourceId: accountId }),
     (rows) => rows.length === 1,
-    'the delivery row',
   );
   const webhookId = first!.webhookId;
   // The attempt log is written in the same transaction as the row's next attempt time, so a new
   // log entry means the row is ready for the clock to move to its next attempt.
   let recorded = (
     await until(
+      'the first attempt',
       () => attemptsOf(platformId, webhookId),
       (attempts) => attempts.length === 1,
-      'the first attempt',
     )
   ).length;
   for (let guard = 0; guard < 1_000; guard += 1) {
@@ -300,9 +290,9 @@ it('records FAILED, row and every attempt kept, when the receiver is down for th
     await advanceToNextAttempt(platformId, webhookId);
     recorded = (
       await until(
+        'the next attempt',
         () => attemptsOf(platformId, webhookId),
         (attempts) => attempts.length > recorded,
-        'the next attempt',
       )
     ).length;
   }
@@ -328,22 +318,22 @@ it('keeps per-resource order: a later webhook waits while an earlier one of the 
   await credit(platformId, slow, 4);
   await credit(platformId, other, 2);
   await until(
+    'the other resource',
     async () => hits.filter((hit) => hit.resourceId === other).length,
     (count) => count === 1,
-    'the other resource',
   );
   await until(
+    'the first attempt of the slow resource',
     () => deliveriesOf(platformId, { resourceId: slow }),
     (rows) => rows.length === 3 && rows.some((row) => row.attemptCount === 1),
-    'the first attempt of the slow resource',
   );
   // Everything after the failed first webhook of `slow` is held back.
   expect(hits.filter((hit) => hit.resourceId === slow).map((hit) => hit.balance)).toEqual([2]);
   await advanceToNextAttempt(platformId, webhookIdFor(firstEvent, platformId));
   await until(
+    'the slow resource to drain',
     async () => hits.filter((hit) => hit.resourceId === slow).length,
     (count) => count === 4,
-    'the slow resource to drain',
   );
   expect(hits.filter((hit) => hit.resourceId === slow).map((hit) => hit.balance)).toEqual([2, 2, 3, 4]);
 });
@@ -354,16 +344,16 @@ it('makes one delivery of an event published again after its job is finished and
   const eventId = uuidv7();
   await credit(platformId, accountId, 2, eventId);
   await until(
+    'the delivery',
     () => deliveriesOf(platformId, { resourceId: accountId }),
     (rows) => rows[0]?.status === 'DELIVERED',
-    'the delivery',
   );
   await credit(platformId, accountId, 2, eventId);
   await credit(platformId, accountId, 3);
   await until(
+    'the later event',
     () => deliveriesOf(platformId, { resourceId: accountId }),
     (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
-    'the later event',
   );
   expect(hits.filter((hit) => hit.resourceId === accountId).map((hit) => hit.balance)).toEqual([2, 3]);
 });
@@ -383,16 +373,16 @@ describe('a deployment without WEBHOOK_ALLOW_PRIVATE_TARGETS', () => {
     const settings = { webhookEndpoint: receiverUrl };
     await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, { platformId, environment, settings });
     const [test] = await until(
+      'TEST',
       () => deliveriesOf(platformId, { resourceId: platformId }),
       (rows) => rows[0]?.status === 'FAILED',
-      'TEST',
     );
     const accountId = newId('InternalAccount');
     await credit(platformId, accountId, 2);
     const [row] = await until(
+      'attempt',
       () => deliveriesOf(platformId, { resourceId: accountId }),
       (rows) => rows[0]?.attemptCount === 1,
-      'attempt',
     );
     // A retried kind keeps its schedule (the platform may fix its endpoint); the TEST is never retried.
     expect(row).toMatchObject({ status: 'PENDING', retried: true });
@@ -437,31 +427,31 @@ describe('fairness', () => {
     // Six resources of the hostile platform besides its TEST, so seven deliveries could go at once; then one of the honest platform.
     for (let index = 0; index < 6; index += 1) await credit(hostile, newId('InternalAccount'), 2);
     await until(
+      'the hostile endpoint to hold its cap',
       async () => held.size,
       (size) => size === 2,
-      'the hostile endpoint to hold its cap',
     );
     const honestAccount = newId('InternalAccount');
     await credit(honest, honestAccount, 2);
     const honestHits = async () => hits.filter((hit) => hit.resourceId === honestAccount).length;
-    await until(honestHits, (count) => count === 1, "the honest platform's webhook");
+    await until("the honest platform's webhook", honestHits, (count) => count === 1);
     // The honest webhook arrived while the hostile endpoint still held its requests: it did not wait for their timeouts.
     expect(held.size).toBe(2);
     // Timeouts in a row open the circuit: the deliveries still parked are then recorded as not sent, without a request.
     const open = `corridor_webhook_circuit_state{platform_id="${hostile}",state="OPEN"} 1`;
     const text = await until(
+      'the open circuit in /metrics',
       async () => (await fetch(metricsUrl)).text(),
       (body) => body.includes(open),
-      'the open circuit in /metrics',
     );
     expect(text).toMatch(/corridor_webhook_circuit_transitions_total\{state="OPEN"\} [1-9]/);
     const rows = await until(
+      'every hostile delivery',
       () => deliveriesOf(hostile, {}),
       (all) => all.length === 7,
-      'every hostile delivery',
     );
     const attemptsOfEach = () => Promise.all(rows.map((row) => attemptsOf(hostile, row.webhookId)));
-    const attempts = await until(attemptsOfEach, (lists) => lists.every((list) => list.length === 1), 'one recorded attempt of each');
+    const attempts = await until('one recorded attempt of each', attemptsOfEach, (lists) => lists.every((list) => list.length === 1));
     const errors = attempts.map(([attempt]) => attempt?.error ?? '');
     const timedOut = errors.filter((error) => error === 'no answer within 2000 ms');
     const notSent = errors.filter((error) => error.startsWith("not sent: the endpoint's circuit is open after repeated timeouts"));
