@@ -67,7 +67,8 @@ const toolingAllow = {
   tests: ['../scripts/services', '../openapi/corridor-api'],
   soak: ['../tests/support/*', '../apps/gateway/src/config'],
   bench: ['../tests/support/*', '../scripts/progress', '../apps/accounts/src/**'],
-  scripts: ['../apps/**'],
+  // scripts/trace-demo.ts starts a throwaway stack the way the end-to-end suites do.
+  scripts: ['../apps/**', '../tests/support/*'],
 };
 
 const ioModules = ['pg', 'nats', 'ioredis', 'fs', 'net', 'http', 'node:fs', 'node:net', 'node:http'];

@@ -4,7 +4,6 @@ import { v5 as uuidv5 } from 'uuid';
 import {
   CLOCK,
   type Clock,
-  invalidInput,
   type MinorUnitsRule,
   newId,
   isIdOf,
