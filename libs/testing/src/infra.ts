@@ -49,6 +49,8 @@ export const requirePostgres = (url: string = testUrls.postgresAdmin()): Promise
       } catch (error) {
         throw unreachable('PostgreSQL', url, startCommands.postgres, error);
       } finally {
+        // The probe's own failure is thrown above with the start command; ending a client that never
+        // connected has nothing more to say.
         await client.end().catch(() => undefined);
       }
     },

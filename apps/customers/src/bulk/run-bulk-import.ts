@@ -176,7 +176,9 @@ const batchWriter = ({ deps, job, context, decide, inFlight }: ImportRun) => {
         ),
       );
     })();
-    // Awaited below or at the end; meanwhile a failure must not count as unhandled.
+    // Not swallowed: this same promise is awaited below (inFlight.shift) or by recorded() at the end,
+    // where its failure is thrown and fails the job; this handler only keeps Node from calling it
+    // unhandled in between.
     recorded.catch(() => undefined);
     inFlight.push(recorded);
     if (inFlight.length >= deps.batchesInFlight) await inFlight.shift();
