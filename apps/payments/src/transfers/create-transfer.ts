@@ -137,7 +137,10 @@ const fieldsOf = (direction: TransferDirection): PartyFields =>
     ? { internal: 'source.accountId', external: 'destination.accountId' }
     : { internal: 'destination.accountId', external: 'source.accountId' };
 
-/** A transfer-out needs an ACTIVE sender and a receiver that is not INACTIVE; a transfer-in, a receiver that is not CLOSED and a source that is not INACTIVE. */
+/**
+ * A transfer-out needs an ACTIVE sender and a receiver that is not INACTIVE; a transfer-in, a receiver
+ * that is not CLOSED and a source that is not INACTIVE.
+ */
 const requireParticipating = ({ direction, internal, external }: TransferFacts, fields: PartyFields): void => {
   if (direction === 'OUT') {
     if (internal.status !== 'ACTIVE')
@@ -161,13 +164,15 @@ const requireSamePair = (internal: TransferInternalAccount, external: TransferEx
     throw new DomainError(
       'INVALID_CURRENCY',
       'validation',
-      `${externalField} ${external.id} holds ${external.currency} and ${internal.id} holds ${internalCurrency}; a transfer moves one currency. Use POST /quotes to convert.`,
+      `${externalField} ${external.id} holds ${external.currency} and ${internal.id} holds ${internalCurrency}; ` +
+        'a transfer moves one currency. Use POST /quotes to convert.',
       { field: externalField },
     );
   }
   if (internal.customerId !== external.customerId) {
     throw invalidInput(
-      `${externalField} ${external.id} does not belong to the owner of ${internal.id}; a transfer moves money between one owner's own accounts.`,
+      `${externalField} ${external.id} does not belong to the owner of ${internal.id}; ` +
+        "a transfer moves money between one owner's own accounts.",
       { field: externalField },
     );
   }
@@ -177,7 +182,9 @@ const notPullable = (internal: TransferInternalAccount, external: TransferExtern
   new DomainError(
     'INVALID_INPUT',
     'validation',
-    `source.accountId ${external.id} cannot be pulled from (only accounts on the ACH rail can). To fund ${internal.id}, send money to its fundingPaymentInstructions (GET /customers/internal-accounts or GET /platform/internal-accounts).`,
+    `source.accountId ${external.id} cannot be pulled from (only accounts on the ACH rail can). ` +
+      `To fund ${internal.id}, send money to its fundingPaymentInstructions ` +
+      '(GET /customers/internal-accounts or GET /platform/internal-accounts).',
     {
       field: 'source.accountId',
       reason: 'NOT_PULLABLE',
@@ -222,7 +229,8 @@ export const amountToTransfer = (question: TransferAmountQuestion): bigint => {
   if (requested !== undefined) return requested;
   if (direction === 'IN') {
     throw invalidInput(
-      'amount is required on a transfer-in: Corridor cannot see the balance of the external account it pulls from, so there is no whole balance to pull. Give amount in minor units (e.g. 12550 for 125.50).',
+      'amount is required on a transfer-in: Corridor cannot see the balance of the external account it pulls from, ' +
+        'so there is no whole balance to pull. Give amount in minor units (e.g. 12550 for 125.50).',
       { field: 'amount' },
     );
   }
@@ -230,7 +238,9 @@ export const amountToTransfer = (question: TransferAmountQuestion): bigint => {
     throw new DomainError(
       'INVALID_AMOUNT',
       'validation',
-      `amount was left out, which moves the whole available balance of ${internalAccountId}, but it has none available (0 ${currency}). Fund the account first (its fundingPaymentInstructions, or POST /sandbox/internal-accounts/{id}/fund in the sandbox) or give an amount. Nothing was transferred.`,
+      `amount was left out, which moves the whole available balance of ${internalAccountId}, but it has none available (0 ${currency}). ` +
+        'Fund the account first (its fundingPaymentInstructions, or POST /sandbox/internal-accounts/{id}/fund in the sandbox) ' +
+        'or give an amount. Nothing was transferred.',
       { field: 'amount', reason: 'NO_AVAILABLE_BALANCE', accountId: internalAccountId, available: available.toString() },
     );
   }
@@ -238,7 +248,9 @@ export const amountToTransfer = (question: TransferAmountQuestion): bigint => {
     throw new DomainError(
       'INVALID_AMOUNT',
       'validation',
-      `amount was left out, which moves the whole available balance of ${internalAccountId}, but its ${available} ${currency} is more than one transfer moves (${TRANSFER_AMOUNT_MAX}). Give an amount of at most ${TRANSFER_AMOUNT_MAX}.`,
+      `amount was left out, which moves the whole available balance of ${internalAccountId}, ` +
+        `but its ${available} ${currency} is more than one transfer moves (${TRANSFER_AMOUNT_MAX}). ` +
+        `Give an amount of at most ${TRANSFER_AMOUNT_MAX}.`,
       { field: 'amount', reason: 'ABOVE_TRANSFER_MAX', accountId: internalAccountId, available: available.toString() },
     );
   }
