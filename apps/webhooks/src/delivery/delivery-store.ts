@@ -79,11 +79,13 @@ const storyColumns = (story: DeliveryStory) => ({
 export const insertDeliveries = async (client: PoolClient, rows: NewDelivery[], now: Date): Promise<string[]> => {
   if (rows.length === 0) return [];
   const result = await client.query<{ id: string }>(
-    `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, next_attempt_at, occurred_at, created_at,
+    `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status,
+        next_attempt_at, occurred_at, created_at,
          correlation_id, causation_id, traceparent, tracestate)
      SELECT r.id, r.event_id, r.platform_id, r.type, r.resource_id, r.stream_position, r.body, r.retried, 'PENDING', $2, r.occurred_at, $2,
          r.correlation_id, r.causation_id, r.traceparent, r.tracestate
-       FROM jsonb_to_recordset($1::jsonb) AS r(id text, event_id text, platform_id text, type text, resource_id text, stream_position bigint, body text, retried boolean, occurred_at timestamptz,
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, event_id text, platform_id text, type text, resource_id text,
+           stream_position bigint, body text, retried boolean, occurred_at timestamptz,
          correlation_id text, causation_id text, traceparent text, tracestate text)
      ON CONFLICT (event_id, platform_id) DO NOTHING
      RETURNING id`,
@@ -162,8 +164,10 @@ export type Claimed = DeliveryRow & { webhook_endpoint: string | null; environme
 export const claimDeliveries = async (pool: Pool, ids: string[], now: Date, leaseUntil: Date): Promise<Claimed[]> => {
   if (ids.length === 0) return [];
   const result = await pool.query<Claimed>(
-    `UPDATE webhooks.deliveries d SET lease_until = $3, attempt_count = d.attempt_count + 1, first_attempt_at = COALESCE(d.first_attempt_at, $2)
-      WHERE d.id = ANY($1) AND d.status = 'PENDING' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2) AND ${IS_HEAD}
+    `UPDATE webhooks.deliveries d SET lease_until = $3, attempt_count = d.attempt_count + 1,
+        first_attempt_at = COALESCE(d.first_attempt_at, $2)
+      WHERE d.id = ANY($1) AND d.status = 'PENDING' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2)
+          AND ${IS_HEAD}
       RETURNING d.*, (SELECT p.webhook_endpoint FROM webhooks.platforms p WHERE p.platform_id = d.platform_id) AS webhook_endpoint,
         (SELECT p.environment FROM webhooks.platforms p WHERE p.platform_id = d.platform_id) AS environment`,
     [ids, now, leaseUntil],
@@ -187,7 +191,8 @@ export const recordAttempts = async (pool: Pool, finished: FinishedAttempt[]): P
   const result = await pool.query<{ id: string; platform_id: string; resource_id: string; more_pending: boolean }>(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb)
-         AS r(id text, attempt integer, at timestamptz, url text, status_code integer, latency_ms integer, error text, status text, next_attempt_at timestamptz, now timestamptz)
+         AS r(id text, attempt integer, at timestamptz, url text, status_code integer, latency_ms integer, error text, status text,
+             next_attempt_at timestamptz, now timestamptz)
      ), logged AS (
        INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error)
        SELECT id, attempt, at, url, status_code, latency_ms, error FROM r
@@ -306,7 +311,8 @@ export const requeueDeliveries = async (
   if (selection.to) where.push(`created_at < $${values.push(selection.to)}`);
   if (selection.resourceId) where.push(`resource_id = $${values.push(selection.resourceId)}`);
   const result = await pool.query<{ id: string }>(
-    `UPDATE webhooks.deliveries SET status = 'PENDING', next_attempt_at = $2, first_attempt_at = NULL, delivered_at = NULL, failed_at = NULL, lease_until = NULL
+    `UPDATE webhooks.deliveries SET status = 'PENDING', next_attempt_at = $2, first_attempt_at = NULL, delivered_at = NULL,
+        failed_at = NULL, lease_until = NULL
       WHERE ${where.join(' AND ')} RETURNING id`,
     values,
   );
@@ -326,7 +332,8 @@ export const recordSentTest = async (
 ): Promise<void> => {
   await inTransaction(pool, async (client) => {
     await client.query(
-      `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status, attempt_count, next_attempt_at, last_status_code, occurred_at, created_at, first_attempt_at, delivered_at, failed_at,
+      `INSERT INTO webhooks.deliveries (id, event_id, platform_id, type, resource_id, stream_position, body, retried, status,
+          attempt_count, next_attempt_at, last_status_code, occurred_at, created_at, first_attempt_at, delivered_at, failed_at,
          correlation_id, causation_id, traceparent, tracestate)
        VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8, 1, $9, $10, $11, $9, $9, $12, $13, $14, $15, $16, $17)`,
       [
@@ -350,7 +357,8 @@ export const recordSentTest = async (
       ],
     );
     await client.query(
-      `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error) VALUES ($1, 1, $2, $3, $4, $5, $6)`,
+      `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, at, url, status_code, latency_ms, error) VALUES ($1, 1, $2, $3, $4,
+          $5, $6)`,
       [delivery.id, attempt.at, attempt.url, attempt.statusCode ?? null, Math.round(attempt.latencyMs), attempt.error ?? null],
     );
   });
