@@ -625,7 +625,7 @@ describe('approval', () => {
     const held = await api.call('POST', `/agents/me/quotes/${quote.body.id as string}/execute`, { auth: agent.bearer });
     expect(held.status).toBe(200);
     expect(held.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'PENDING_APPROVAL', quote: { id: quote.body.id } });
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(quote.body.expiresAt as string) - Date.now() + 500));
+    stack.advanceClock(Date.parse(quote.body.expiresAt as string) - Date.now() + 500);
     const approved = await api.call('POST', `/agents/${agent.id}/actions/${held.body.id as string}/approve`, { auth: platformA });
     expect(approved.body).toMatchObject({ status: 'FAILED' });
     expect((await me(agent.bearer)).usage.dailyTransactionCount).toBe(0);

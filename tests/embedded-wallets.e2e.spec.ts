@@ -461,7 +461,7 @@ describe('sessions', () => {
     const wallet = await newWallet();
     const session = await login(wallet);
     const first = await api.call('PATCH', `/internal-accounts/${wallet.accountId}`, { auth: platformA, body: { privateEnabled: true } });
-    await new Promise((resolve) => setTimeout(resolve, (SESSION_TTL_SECONDS + 1) * 1000));
+    stack.advanceClock((SESSION_TTL_SECONDS + 1) * 1000);
     expect((await api.call('GET', `/auth/sessions?accountId=${wallet.accountId}`, { auth: platformA })).body.data).toEqual([]);
     const late = await api.call('PATCH', `/internal-accounts/${wallet.accountId}`, {
       auth: platformA,

@@ -628,7 +628,7 @@ describe('timers survive a restart', () => {
       return read.body.status === 'PENDING' && read.body.updatedAt !== read.body.createdAt;
     });
     await stack.stop('payments');
-    await new Promise((resolve) => setTimeout(resolve, (APPROVAL_WINDOW_SECONDS + 1) * 1000));
+    stack.advanceClock((APPROVAL_WINDOW_SECONDS + 1) * 1000);
     await stack.start('payments');
     const done = await untilStatus(id, ['COMPLETED', 'FAILED', 'REJECTED']);
     expect(done.body).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });

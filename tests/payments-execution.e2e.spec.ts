@@ -223,7 +223,7 @@ describe('execute rules', () => {
   it('answers 409 to an expired quote, whose transaction ends EXPIRED with QUOTE_EXPIRED', async () => {
     const [available] = await pay.balances(platformA, fixture.customer, 'USD');
     const quoted = await pay.quote(platformA, fixture.usd, fixture.euros, 1_000);
-    await new Promise((resolve) => setTimeout(resolve, (QUOTE_TTL_SECONDS + 1) * 1000));
+    stack.advanceClock((QUOTE_TTL_SECONDS + 1) * 1000);
     const reply = await pay.execute(platformA, quoted.body.id);
     expect(reply.body).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect(reply.body.message).toMatch(/expired/);

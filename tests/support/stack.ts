@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { type CreatePlatformReply, newUuid, type PlatformEnvironment, subjects } from '@corridor/contracts';
-import { MessagingModule, ServiceClient } from '@corridor/messaging';
+import { advanceTestClock, MessagingModule, ServiceClient, TEST_CLOCK_FILE } from '@corridor/messaging';
 import { type BusServer, startBusServer } from './bus-server';
 import {
   createTestDatabase,
@@ -73,6 +73,11 @@ export type Stack = {
   /** The pid of a running replica (undefined when it is not running). */
   pid(app: AppName, replica?: number): number | undefined;
   createPlatform(environment?: PlatformEnvironment): Promise<CreatePlatformReply>;
+  /**
+   * Moves every process's clock ahead by `ms` (expiries, windows and timers on the services' clock);
+   * the test's own Date.now() and the stores' timestamps stay on system time.
+   */
+  advanceClock(ms: number): void;
   close(): Promise<void>;
 };
 
@@ -98,6 +103,9 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   const subjectPrefix = uniqueSubjectPrefix();
   // Uploads of this stack only: the gateway writes them, the customers service reads them.
   const blobDirectory = await mkdtemp(join(tmpdir(), 'corridor-e2e-blobs-'));
+  // The stack's clock: every process reads the offset a test moves with advanceClock (no real sleeps for expiries).
+  const clockDirectory = await mkdtemp(join(tmpdir(), 'corridor-e2e-clock-'));
+  const clockFile = join(clockDirectory, 'offset-ms');
   const gatewayPort = await freePort();
   const gatewayMetricsPort = await freePort();
   const bus = await startBusServer({ subjectPrefix, port: await freePort() });
@@ -122,6 +130,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     AUTH_FAILURES_PER_CLIENT: '1000000',
     BLOB_STORE: 'local',
     BLOB_DIR: blobDirectory,
+    [TEST_CLOCK_FILE]: clockFile,
     // The suites' webhook receivers listen on loopback, which no deployment reaches without this
     // opt-in; a suite that checks the refusal (tests/abuse/webhooks.e2e.spec.ts) sets it to false.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -223,6 +232,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     await bus.close();
     await database.drop();
     await rm(blobDirectory, { recursive: true, force: true });
+    await rm(clockDirectory, { recursive: true, force: true });
   };
 
   try {
@@ -264,6 +274,9 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     healthUrl,
     pid,
     createPlatform,
+    advanceClock: (ms: number) => {
+      advanceTestClock(clockFile, ms);
+    },
     close,
   };
 };

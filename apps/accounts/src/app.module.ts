@@ -1,7 +1,7 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { ledgerOutcomeOf } from './internal-accounts/ledger-outcome';
 import { join } from 'node:path';
-import { CLOCK, OBSERVABILITY, type Observability, systemClock } from '@corridor/contracts';
+import { CLOCK, OBSERVABILITY, type Observability } from '@corridor/contracts';
 import { EventSourcing, eventSourcingForService } from '@corridor/event-store';
 import { MessagingModule, createLogger, observedPart } from '@corridor/messaging';
 import type { AccountsServiceConfig } from './config';
@@ -94,7 +94,7 @@ export class AppModule {
         EmbeddedWalletsController,
       ],
       providers: [
-        { provide: CLOCK, useValue: systemClock },
+        { provide: CLOCK, useValue: config.clock },
         {
           provide: ACCOUNTS_POLICY_OPTIONS,
           useValue: {

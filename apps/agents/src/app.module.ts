@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { actionOutcomeOf } from './actions/action-outcome';
 import { join } from 'node:path';
-import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
+import { CLOCK, type Clock } from '@corridor/contracts';
 import { eventSourcingForService } from '@corridor/event-store';
 import { MessagingModule, createLogger } from '@corridor/messaging';
 import { ActionExecutor } from './actions/action-executor';
@@ -20,8 +20,8 @@ import { UsageLedger } from './usage/usage-ledger';
 
 @Module({})
 export class AppModule {
-  /** clock: the system clock in production; tests pass one they can move. */
-  static register(config: AgentsServiceConfig, clock: Clock = systemClock): DynamicModule {
+  /** clock: the config's (the system's in production); tests pass one they can move. */
+  static register(config: AgentsServiceConfig, clock: Clock = config.clock): DynamicModule {
     const options: AgentOptions = {
       schema: config.schema,
       deviceCodeTtlSeconds: config.deviceCodeTtlSeconds,

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
-import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
+import { CLOCK, type Clock } from '@corridor/contracts';
 import { eventSourcingForService } from '@corridor/event-store';
 import { MessagingModule, createLogger } from '@corridor/messaging';
 import { CARD_ISSUER, type CardIssuer, sandboxIssuer } from './cards/card-issuer';
@@ -17,8 +17,8 @@ import { toIntegrationEvent } from './integration-events';
 
 @Module({})
 export class AppModule {
-  /** clock: the system clock in production; tests pass one they can move. issuer: the sandbox issuer, the only one (decision 0015). */
-  static register(config: CardsServiceConfig, clock: Clock = systemClock, issuer: CardIssuer = sandboxIssuer): DynamicModule {
+  /** clock: the config's (the system's in production); tests pass one they can move. issuer: the sandbox issuer, the only one (decision 0015). */
+  static register(config: CardsServiceConfig, clock: Clock = config.clock, issuer: CardIssuer = sandboxIssuer): DynamicModule {
     const options: CardOptions = {
       eligibleCurrencies: config.eligibleCurrencies,
       provisioningSweepSeconds: config.provisioningSweepSeconds,

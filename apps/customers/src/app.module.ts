@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { BLOB_STORE, createBlobStore } from '@corridor/blob-store';
-import { CLOCK, OBSERVABILITY, type Observability, systemClock } from '@corridor/contracts';
+import { CLOCK, OBSERVABILITY, type Observability } from '@corridor/contracts';
 import { eventSourcingForService } from '@corridor/event-store';
 import { MessagingModule, createLogger, observedPart, redisHealth } from '@corridor/messaging';
 import type { CustomersServiceConfig } from './config';
@@ -59,7 +59,7 @@ export class AppModule {
         BulkImportsController,
       ],
       providers: [
-        { provide: CLOCK, useValue: systemClock },
+        { provide: CLOCK, useValue: config.clock },
         { provide: BLOB_STORE, useFactory: () => createBlobStore(config.blobStore) },
         { provide: VERIFICATION_PROVIDERS, useValue: defaultVerificationProviders },
         PlatformSettingsCache,

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { paymentOutcomeOf } from './execution/payment-outcome';
 import { join } from 'node:path';
-import { CLOCK, type Clock, systemClock } from '@corridor/contracts';
+import { CLOCK, type Clock } from '@corridor/contracts';
 import { eventSourcingForService } from '@corridor/event-store';
 import { MessagingModule, createLogger } from '@corridor/messaging';
 import type { PaymentsServiceConfig } from './config';
@@ -54,8 +54,8 @@ const projections = [
 
 @Module({})
 export class AppModule {
-  /** clock: the system clock in production; tests pass one they can move. */
-  static register(config: PaymentsServiceConfig, clock: Clock = systemClock): DynamicModule {
+  /** clock: the config's (the system's in production); tests pass one they can move. */
+  static register(config: PaymentsServiceConfig, clock: Clock = config.clock): DynamicModule {
     const transferOptions: TransferOptions = { pendingSeconds: config.transferPendingSeconds, sweepSeconds: config.transferSweepSeconds };
     const options: PaymentsOptions = {
       quoteTtlSeconds: config.quoteTtlSeconds,

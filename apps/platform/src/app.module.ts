@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { join } from 'node:path';
-import { CLOCK, systemClock } from '@corridor/contracts';
+import { CLOCK } from '@corridor/contracts';
 import { eventSourcingForService } from '@corridor/event-store';
 import { MessagingModule, createLogger } from '@corridor/messaging';
 import { OBSERVABILITY, type Observability } from '@corridor/contracts';
@@ -37,7 +37,7 @@ export class AppModule {
       ],
       controllers: [TokensController, PlatformsController],
       providers: [
-        { provide: CLOCK, useValue: systemClock },
+        { provide: CLOCK, useValue: config.clock },
         {
           provide: TOKEN_OPTIONS,
           useValue: {

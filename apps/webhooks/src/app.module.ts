@@ -1,7 +1,7 @@
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { CLOCK, type Clock, OBSERVABILITY, type Observability, systemClock } from '@corridor/contracts';
+import { CLOCK, type Clock, OBSERVABILITY, type Observability } from '@corridor/contracts';
 import { migrate } from '@corridor/event-store';
 import { createLogger, MessagingModule, observedPart, postgresHealth, redisHealth } from '@corridor/messaging';
 import type { WebhooksServiceConfig } from './config';
@@ -39,7 +39,7 @@ export class AppModule {
       ],
       controllers: [WebhooksController],
       providers: [
-        { provide: CLOCK, useValue: options.clock ?? systemClock },
+        { provide: CLOCK, useValue: options.clock ?? config.clock },
         { provide: WEBHOOKS_CONFIG, useValue: config },
         {
           provide: WEBHOOKS_POOL,

@@ -7,6 +7,7 @@ export { publishEvent, startDurableConsumer, type DurableConsumerOptions, type M
 export { consumeEvents, type EventConsumerOptions, type EventConsumerScope } from './event-consumers';
 export { createProcessedStore, type ProcessedStore, type ProcessedStoreOptions } from './processed-store';
 export { parseServiceConfig, type ServiceConfig } from './service-config';
+export { advanceTestClock, fileOffsetClock, parseClock, parseClockOffset, TEST_CLOCK_FILE } from './test-clock';
 export { consumerMetrics } from './jetstream';
 export { ObservabilityModule, observedPart, postgresHealth, redisHealth } from './observability.module';
 export { startHealthServer, processMetrics, type HealthServerOptions } from './health-server';

@@ -82,5 +82,8 @@ export async function runService(module: Type<unknown> | DynamicModule, service:
     logLevel: config.logLevel,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
   });
+  if (config.testClockFile !== undefined) {
+    createLogger(service).warn({ file: config.testClockFile }, 'Test clock: domain time is the system time plus the offset in this file.');
+  }
   await app.listen();
 }

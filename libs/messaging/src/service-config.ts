@@ -1,5 +1,7 @@
+import type { Clock } from '@corridor/contracts';
 import { type NatsAuth, parseNatsAuth } from './nats-auth';
 import { parseShutdownTimeoutMs } from './shutdown';
+import { parseClock, TEST_CLOCK_FILE } from './test-clock';
 
 // What every NATS service reads from its environment. Each app's config.ts calls this once with
 // process.env and its own defaults; nothing else reads the environment.
@@ -16,6 +18,10 @@ export type ServiceConfig = {
   databasePoolSize: number;
   /** SHUTDOWN_TIMEOUT_MS: after SIGTERM, the process exits with code 1 if closing takes longer. */
   shutdownTimeoutMs: number;
+  /** The system clock, or with CORRIDOR_TEST_CLOCK_FILE (never in production) a test stack's shared clock. */
+  clock: Clock;
+  /** CORRIDOR_TEST_CLOCK_FILE when set: runService warns at start that domain time may run ahead. */
+  testClockFile: string | undefined;
 };
 
 const port = (name: string, value: string | undefined, fallback: number): number => {
@@ -45,4 +51,6 @@ export const parseServiceConfig = (env: NodeJS.ProcessEnv, defaults: { schema: s
   logLevel: env['LOG_LEVEL'] || 'info',
   databasePoolSize: poolSize(env['DATABASE_POOL_SIZE']),
   shutdownTimeoutMs: parseShutdownTimeoutMs(env),
+  clock: parseClock(env),
+  testClockFile: env[TEST_CLOCK_FILE] || undefined,
 });
