@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RequestContext } from '@corridor/contracts';
-import { checkOidcClaims, oidcAudiencesOf, type OidcIdentity, OidcVerifier } from './oidc';
+import { checkOidcClaims, JWKS_TIMEOUT_MS, oidcAudiencesOf, type OidcIdentity, OidcVerifier } from './oidc';
 import { requireOidcToken } from './wallet-commands';
 import { WALLET_OPTIONS, WALLET_STORE, type WalletOptions } from './wallet-lookups';
 import type { WalletStore } from './wallet-store';
@@ -14,7 +14,7 @@ export class WalletOidc {
     @Inject(WALLET_STORE) private readonly store: WalletStore,
     @Inject(WALLET_OPTIONS) options: WalletOptions,
   ) {
-    this.verifier = new OidcVerifier(options.oidcIssuers);
+    this.verifier = new OidcVerifier(options.oidcIssuers, { jwksTimeoutMs: JWKS_TIMEOUT_MS });
   }
 
   /** The token's identity and the nickname a new credential takes (its email, else its sub). */
