@@ -10,7 +10,6 @@ import { ExternalAccountsController } from './external-accounts/external-account
 import { UmaDepositTargetsController } from './external-accounts/uma-deposit-targets.controller';
 import { externalAccountViewProjection } from './external-accounts/external-account-view.projection';
 import { EmbeddedWalletsController } from './embedded-wallets/embedded-wallets.controller';
-import { EmbeddedWallets, WALLET_OPTIONS, WALLET_STORE } from './embedded-wallets/embedded-wallets.service';
 import { EndCardConsentsWhenCardChangesPolicy } from './embedded-wallets/end-card-consents-when-card-changes.policy';
 import { OpenWalletsPolicy } from './embedded-wallets/open-wallets.policy';
 import { OTP_MAILERS, type OtpMailers } from './embedded-wallets/otp-mail';
@@ -18,6 +17,17 @@ import { OtpMailMetrics } from './embedded-wallets/otp-mail-metrics';
 import { PurgeSandboxMailboxJob } from './embedded-wallets/purge-sandbox-mailbox.job';
 import { SandboxMailbox } from './embedded-wallets/sandbox-mailbox';
 import { SmtpMailer } from './embedded-wallets/smtp-mailer';
+import { FailureCounter } from './embedded-wallets/failure-counter';
+import { SignedRequests } from './embedded-wallets/signed-requests';
+import { WalletCredentials } from './embedded-wallets/wallet-credentials';
+import { WalletEmailChange } from './embedded-wallets/wallet-email-change';
+import { WalletFunding } from './embedded-wallets/wallet-funding';
+import { WalletKeys } from './embedded-wallets/wallet-keys';
+import { WALLET_OPTIONS, WALLET_STORE, WalletLookups } from './embedded-wallets/wallet-lookups';
+import { WalletOidc } from './embedded-wallets/wallet-oidc';
+import { WalletOtpMail } from './embedded-wallets/wallet-otp-mail';
+import { WalletSessions } from './embedded-wallets/wallet-sessions';
+import { WalletSignIn } from './embedded-wallets/wallet-sign-in';
 import { WalletStore } from './embedded-wallets/wallet-store';
 import { toIntegrationEvent } from './integration-events';
 import { AccountWriter } from './internal-accounts/account-writer';
@@ -62,6 +72,21 @@ const embeddedWalletProviders = (config: AccountsServiceConfig): Provider[] => [
     [SmtpMailer],
     (smtp: SmtpMailer | null) => () => smtp?.health() ?? { status: 'ok', transport: 'none', production: 'no SMTP_HOST: 503' },
   ),
+];
+
+/** The Embedded Wallet flows, one class each (decision 0046). */
+const embeddedWalletFlows: Provider[] = [
+  WalletLookups,
+  FailureCounter,
+  SignedRequests,
+  WalletOidc,
+  WalletOtpMail,
+  WalletKeys,
+  WalletCredentials,
+  WalletSessions,
+  WalletSignIn,
+  WalletFunding,
+  WalletEmailChange,
 ];
 
 @Module({})
@@ -116,7 +141,7 @@ export class AppModule {
         CustomerDirectory,
         ...embeddedWalletProviders(config),
         PurgeSandboxMailboxJob,
-        EmbeddedWallets,
+        ...embeddedWalletFlows,
         OpenWalletsPolicy,
         EndCardConsentsWhenCardChangesPolicy,
       ],

@@ -21,127 +21,110 @@ import {
 import { AccountWriter } from '../internal-accounts/account-writer';
 import { changeAccountPrivacy } from '../internal-accounts/change-account-privacy';
 import { renderInternalAccount } from '../internal-accounts/internal-account-view.projection';
-import { EmbeddedWallets } from './embedded-wallets.service';
+import { SignedRequests } from './signed-requests';
+import {
+  headersOf,
+  parseAuthorizeEmailChange,
+  parseChallengeCredential,
+  parseCreateCredential,
+  parseExportWallet,
+  parseRefreshSession,
+  parseUpdateWalletAccount,
+  parseVerifyCredential,
+  parseVerifyStamp,
+  parseWalletFundedChange,
+} from './wallet-commands';
+import { WalletCredentials } from './wallet-credentials';
+import { WalletEmailChange } from './wallet-email-change';
+import { WalletFunding } from './wallet-funding';
+import { WalletKeys } from './wallet-keys';
+import { WalletOtpMail } from './wallet-otp-mail';
+import { WalletSessions } from './wallet-sessions';
+import { WalletSignIn } from './wallet-sign-in';
 
-const headersOf = (data: { walletSignature?: string; requestId?: string }) => ({
-  ...(data.walletSignature !== undefined ? { walletSignature: data.walletSignature } : {}),
-  ...(data.requestId !== undefined ? { requestId: data.requestId } : {}),
-});
-const bodyOf = (body: unknown): Record<string, unknown> =>
-  typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-const WALLET_FUNDED_OPERATIONS: readonly WalletFundedChangeData['operation'][] = ['CREATE_CARD', 'UPDATE_CARD', 'TRANSFER_OUT'];
-const textsOf = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-const text = (value: unknown, field: string): string => {
-  if (typeof value !== 'string' || value === '') throw invalidInput(`${field} must be a non-empty string.`, { field });
-  return value;
-};
-
-/** The stamp check's data; a grant must name the transaction, the amount and the currency. */
-const stampDataOf = (data: VerifyWalletStampData): VerifyWalletStampData => {
-  const grant =
-    data.grant === undefined
-      ? {}
-      : {
-          grant: {
-            transactionId: text(data.grant.transactionId, 'grant.transactionId'),
-            amount: text(data.grant.amount, 'grant.amount'),
-            currency: text(data.grant.currency, 'grant.currency'),
-          },
-        };
-  return {
-    accountId: data.accountId,
-    payloadToSign: text(data.payloadToSign, 'payloadToSign'),
-    ...(typeof data.walletSignature === 'string' ? { walletSignature: data.walletSignature } : {}),
-    ...grant,
-  };
-};
-
+/** The Embedded Wallet handlers: each parses its data into a typed command (wallet-commands.ts) and hands it to its flow. */
 @Controller()
 export class EmbeddedWalletsController {
   constructor(
-    private readonly wallets: EmbeddedWallets,
+    private readonly credentials: WalletCredentials,
+    private readonly signIn: WalletSignIn,
+    private readonly sessions: WalletSessions,
+    private readonly keys: WalletKeys,
+    private readonly funding: WalletFunding,
+    private readonly emailChange: WalletEmailChange,
+    private readonly signedRequests: SignedRequests,
+    private readonly otpMail: WalletOtpMail,
     private readonly writer: AccountWriter,
   ) {}
 
   @MessagePattern(subjects.accounts.embeddedWallet.createCredential)
   create(@Payload() request: ServiceRequest<CreateAuthCredentialData>) {
-    return this.wallets.createCredential(request.context, bodyOf(request.data.body), headersOf(request.data));
+    return this.credentials.create(request.context, parseCreateCredential(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.listCredentials)
   listCredentials(@Payload() request: ServiceRequest<ListAuthCredentialsData>) {
-    return this.wallets.listCredentials(request.context, request.data.accountId);
+    return this.credentials.list(request.context, request.data.accountId);
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.revokeCredential)
   revokeCredential(@Payload() request: ServiceRequest<AuthCredentialIdData>) {
-    return this.wallets.revokeCredential(request.context, request.data.credentialId, headersOf(request.data));
+    return this.credentials.revoke(request.context, { credentialId: request.data.credentialId, headers: headersOf(request.data) });
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.challengeCredential)
   challenge(@Payload() request: ServiceRequest<AuthCredentialIdData>) {
-    return this.wallets.challenge(request.context, request.data.credentialId, bodyOf(request.data.body));
+    return this.signIn.challenge(request.context, parseChallengeCredential(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.verifyCredential)
   verify(@Payload() request: ServiceRequest<AuthCredentialIdData>) {
-    return this.wallets.verify(request.context, request.data.credentialId, bodyOf(request.data.body), headersOf(request.data));
+    return this.signIn.verify(request.context, parseVerifyCredential(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.listSessions)
   listSessions(@Payload() request: ServiceRequest<ListAuthSessionsData>) {
-    return this.wallets.listSessions(request.context, request.data.accountId);
+    return this.sessions.list(request.context, request.data.accountId);
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.revokeSession)
   revokeSession(@Payload() request: ServiceRequest<AuthSessionIdData>) {
-    return this.wallets.revokeSession(request.context, request.data.sessionId, headersOf(request.data));
+    return this.sessions.revoke(request.context, { sessionId: request.data.sessionId, headers: headersOf(request.data) });
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.refreshSession)
   refreshSession(@Payload() request: ServiceRequest<AuthSessionIdData>) {
-    return this.wallets.refreshSession(request.context, request.data.sessionId, bodyOf(request.data.body), headersOf(request.data));
+    return this.sessions.refresh(request.context, parseRefreshSession(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.exportAccount)
   exportAccount(@Payload() request: ServiceRequest<SignedInternalAccountData>) {
-    return this.wallets.exportWallet(request.context, request.data.accountId, bodyOf(request.data.body), headersOf(request.data));
+    return this.keys.export(request.context, parseExportWallet(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.verifyStamp)
   verifyStamp(@Payload() request: ServiceRequest<VerifyWalletStampData>) {
-    return this.wallets.verifyStamp(request.context, stampDataOf(request.data));
+    return this.funding.verifyStamp(request.context, parseVerifyStamp(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.customerEmailChange)
   customerEmailChange(@Payload() request: ServiceRequest<CustomerEmailChangeData>) {
-    return this.wallets.authorizeEmailChange(request.context, request.data.customerId, bodyOf(request.data.body), headersOf(request.data));
+    return this.emailChange.authorize(request.context, parseAuthorizeEmailChange(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.walletFundedChange)
   walletFundedChange(@Payload() request: ServiceRequest<WalletFundedChangeData>) {
-    const { accountIds, bindAccountIds, operation, targetId, body } = request.data;
-    if (!WALLET_FUNDED_OPERATIONS.includes(operation))
-      throw invalidInput(`operation must be one of ${WALLET_FUNDED_OPERATIONS.join(', ')}.`, { field: 'operation' });
-    const data = {
-      accountIds: textsOf(accountIds),
-      bindAccountIds: textsOf(bindAccountIds),
-      operation,
-      targetId: String(targetId),
-      body: bodyOf(body),
-    };
-    return this.wallets.authorizeWalletFundedChange(request.context, data, headersOf(request.data));
+    return this.funding.authorizeChange(request.context, parseWalletFundedChange(request.data), headersOf(request.data));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.releaseSignedRequest)
   releaseSignedRequest(@Payload() request: ServiceRequest<ReleaseSignedRequestData>) {
-    return this.wallets.releaseSignedRequest(request.context, String(request.data.requestId));
+    return this.signedRequests.release(request.context, String(request.data.requestId));
   }
 
   @MessagePattern(subjects.accounts.embeddedWallet.sandboxMailbox)
   sandboxMailbox(@Payload() request: ServiceRequest<SandboxMailboxData>) {
-    return this.wallets.sandboxMailbox(request.context, request.data.accountId);
+    return this.otpMail.sandboxMailbox(request.context, request.data.accountId);
   }
 
   /**
@@ -150,40 +133,27 @@ export class EmbeddedWalletsController {
    */
   @MessagePattern(subjects.accounts.embeddedWallet.updateAccount)
   async updateAccount(@Payload() request: ServiceRequest<SignedInternalAccountData>): Promise<SignedReply<InternalAccountWire>> {
-    const { context, data } = request;
-    const body = bodyOf(data.body);
-    const privateEnabled = body['privateEnabled'];
-    if (privateEnabled === undefined) {
-      throw invalidInput('The update names no field; privateEnabled is the field an internal account lets you change.', {
-        field: 'privateEnabled',
-      });
-    }
-    if (typeof privateEnabled !== 'boolean') throw invalidInput('privateEnabled must be true or false.', { field: 'privateEnabled' });
-    const row = await this.writer.read(data.accountId, context.platformId);
+    const { context } = request;
+    const { accountId, privateEnabled, headers } = parseUpdateWalletAccount(request.data);
+    const row = await this.writer.read(accountId, context.platformId);
     if (row.accountType !== 'EMBEDDED_WALLET') {
-      throw invalidInput(`privateEnabled applies only to EMBEDDED_WALLET accounts; ${data.accountId} is ${row.accountType}.`, {
+      throw invalidInput(`privateEnabled applies only to EMBEDDED_WALLET accounts; ${accountId} is ${row.accountType}.`, {
         field: 'privateEnabled',
       });
     }
-    if (row.privateEnabled === privateEnabled && !data.walletSignature && !data.requestId)
+    if (row.privateEnabled === privateEnabled && !headers.walletSignature && !headers.requestId)
       return { status: 200, body: renderInternalAccount(row) };
-    return this.wallets.signedByWallet(
-      context,
-      data.accountId,
-      'UPDATE_ACCOUNT',
-      { privateEnabled },
-      headersOf(data),
-      { type: 'ACTIVITY_TYPE_UPDATE_WALLET', parameters: { walletId: data.accountId, privateEnabled } },
-      async (now) => {
-        const operationId = `privacy:${context.requestId}`;
-        const updated = await this.writer.write(data.accountId, context, (state) =>
-          changeAccountPrivacy(
-            { type: 'ChangeAccountPrivacy', data: { accountId: data.accountId, operationId, privateEnabled }, metadata: { now } },
-            state,
-          ),
-        );
-        return { status: 200, body: renderInternalAccount(updated) };
-      },
-    );
+    const signed = {
+      body: { privateEnabled },
+      headers,
+      activity: { type: 'ACTIVITY_TYPE_UPDATE_WALLET', parameters: { walletId: accountId, privateEnabled } },
+    };
+    return this.signedRequests.signedByWallet(context, accountId, 'UPDATE_ACCOUNT', signed, async (now) => {
+      const operationId = `privacy:${context.requestId}`;
+      const updated = await this.writer.write(accountId, context, (state) =>
+        changeAccountPrivacy({ type: 'ChangeAccountPrivacy', data: { accountId, operationId, privateEnabled }, metadata: { now } }, state),
+      );
+      return { status: 200, body: renderInternalAccount(updated) };
+    });
   }
 }

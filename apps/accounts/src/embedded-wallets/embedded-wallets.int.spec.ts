@@ -14,7 +14,6 @@ import { ensureEventStoreSchema, migrate } from '@corridor/event-store';
 import type { ServiceClient } from '@corridor/messaging';
 import { createControllableClock, startTestSmtpServer, type TestSmtpServer, useTestDatabase } from '@corridor/testing';
 import { admitAttempt } from './auth-rules';
-import { EmbeddedWallets, type WalletOptions } from './embedded-wallets.service';
 import { OpenWalletsPolicy } from './open-wallets.policy';
 import type { OtpMail, OtpMailer, OtpMailers } from './otp-mail';
 import { OtpMailMetrics } from './otp-mail-metrics';
@@ -22,8 +21,18 @@ import { PurgeSandboxMailboxJob } from './purge-sandbox-mailbox.job';
 import { SandboxMailbox } from './sandbox-mailbox';
 import { SmtpMailer } from './smtp-mailer';
 import { bundleSigningKeyOf, compressedPublicKey, generateP256KeyPair, hpkeSeal, toHex } from './wallet-crypto';
+import { FailureCounter } from './failure-counter';
+import { SignedRequests } from './signed-requests';
+import { parseAuthorizeEmailChange, parseExportWallet, parseVerifyCredential } from './wallet-commands';
+import { WalletCredentials } from './wallet-credentials';
+import { WalletEmailChange } from './wallet-email-change';
+import { WalletKeys } from './wallet-keys';
+import { WalletLookups, type WalletOptions } from './wallet-lookups';
+import { WalletOidc } from './wallet-oidc';
+import { WalletOtpMail } from './wallet-otp-mail';
+import { WalletSessions } from './wallet-sessions';
+import { WalletSignIn } from './wallet-sign-in';
 import { WalletStore } from './wallet-store';
-import { WalletConsents } from '../internal-accounts/wallet-consents';
 
 const database = useTestDatabase();
 let pool: Pool;
@@ -55,16 +64,22 @@ const recordingMailer = (): OtpMailer & { sent: OtpMail[] } => {
   const sent: OtpMail[] = [];
   return { sent, send: async (mail) => void sent.push(mail) };
 };
-const walletsWith = (mailers: OtpMailers = {}, clock = systemClock): EmbeddedWallets =>
-  new EmbeddedWallets(
-    store,
-    options,
-    clock,
-    mailers,
-    new SandboxMailbox(pool, 'accounts'),
-    new WalletConsents(pool, 'accounts'),
-    new OtpMailMetrics(),
-  );
+/** The Embedded Wallet flows as the accounts module wires them, on the test's store. */
+const walletsWith = (mailers: OtpMailers = {}, clock = systemClock, metrics = new OtpMailMetrics(), walletOptions = options) => {
+  const lookups = new WalletLookups(store, clock);
+  const failures = new FailureCounter(store, walletOptions);
+  const signedRequests = new SignedRequests(store, clock, lookups, failures);
+  const otpMail = new WalletOtpMail(store, walletOptions, clock, mailers, new SandboxMailbox(pool, 'accounts'), metrics, lookups);
+  const oidc = new WalletOidc(store, walletOptions);
+  const sessions = new WalletSessions(store, walletOptions, clock, lookups, signedRequests);
+  return {
+    signedRequests,
+    credentials: new WalletCredentials(store, walletOptions, clock, lookups, signedRequests, otpMail, oidc),
+    signIn: new WalletSignIn(store, walletOptions, clock, lookups, failures, signedRequests, otpMail, oidc, sessions),
+    keys: new WalletKeys(store, walletOptions, clock, signedRequests),
+    emailChange: new WalletEmailChange(store, lookups, signedRequests),
+  };
+};
 const contextOf = (platformId: string): RequestContext => ({
   platformId,
   actor: { kind: 'token', tokenId: 'ApiToken:1' },
@@ -174,7 +189,10 @@ describe('a credential row of a type no rule knows', () => {
       `INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, created_at, updated_at) VALUES ($1, $2, $3, 'SMS', 'phone', now(), now())`,
       [id, wallet.platformId, wallet.accountId],
     );
-    const verified = walletsWith().verify(contextOf(wallet.platformId), id, { type: 'SMS' }, {});
+    const verified = walletsWith().signIn.verify(
+      contextOf(wallet.platformId),
+      parseVerifyCredential({ credentialId: id, body: { type: 'SMS' } }),
+    );
     await expect(verified).rejects.toThrow(`Credential ${id} is stored with type SMS, which no verify handles.`);
     await expect(verified).rejects.not.toBeInstanceOf(DomainError);
   });
@@ -185,7 +203,10 @@ describe('OTP mail through the mail port', () => {
     const wallet = await newWallet();
     const sandbox = recordingMailer();
     const clock = createControllableClock(new Date('2026-11-25T12:00:00Z'));
-    const reply = await walletsWith({ SANDBOX: sandbox }, clock).challenge(contextOf(wallet.platformId), wallet.credentialId, {});
+    const reply = await walletsWith({ SANDBOX: sandbox }, clock).signIn.challenge(contextOf(wallet.platformId), {
+      credentialId: wallet.credentialId,
+      clientPublicKey: undefined,
+    });
     expect(reply.otpEncryptionTargetBundle).toEqual(expect.any(String));
     expect(sandbox.sent).toEqual([
       {
@@ -208,7 +229,12 @@ describe('OTP mail through the mail port', () => {
   it('given a production platform and no production mailer, then 503 EMAIL_DELIVERY_UNAVAILABLE and nothing sent', async () => {
     const wallet = await newWallet('PRODUCTION');
     const sandbox = recordingMailer();
-    await expect(walletsWith({ SANDBOX: sandbox }).challenge(contextOf(wallet.platformId), wallet.credentialId, {})).rejects.toMatchObject({
+    await expect(
+      walletsWith({ SANDBOX: sandbox }).signIn.challenge(contextOf(wallet.platformId), {
+        credentialId: wallet.credentialId,
+        clientPublicKey: undefined,
+      }),
+    ).rejects.toMatchObject({
       code: 'EMAIL_DELIVERY_UNAVAILABLE',
       status: 503,
     });
@@ -218,7 +244,10 @@ describe('OTP mail through the mail port', () => {
   it('given a production mailer, then production mail goes through it and not to the sandbox mailbox', async () => {
     const wallet = await newWallet('PRODUCTION');
     const [sandbox, production] = [recordingMailer(), recordingMailer()];
-    await walletsWith({ SANDBOX: sandbox, PRODUCTION: production }).challenge(contextOf(wallet.platformId), wallet.credentialId, {});
+    await walletsWith({ SANDBOX: sandbox, PRODUCTION: production }).signIn.challenge(contextOf(wallet.platformId), {
+      credentialId: wallet.credentialId,
+      clientPublicKey: undefined,
+    });
     expect([sandbox.sent.length, production.sent.length]).toEqual([0, 1]);
   });
 });
@@ -316,16 +345,19 @@ describe('two revokes racing for a wallet’s last two credentials', () => {
       const wallet = await walletWithTwoCredentials();
       const context = contextOf(wallet.platformId);
       const leg1 = async (credentialId: string) =>
-        (await wallets.revokeCredential(context, credentialId, {})).body as unknown as { payloadToSign: string; requestId: string };
+        (await wallets.credentials.revoke(context, { credentialId, headers: {} })).body as unknown as {
+          payloadToSign: string;
+          requestId: string;
+        };
       const [revokeEmail, revokeOauth] = [await leg1(wallet.credentialId), await leg1(wallet.oauthId)];
       const results = await Promise.allSettled([
-        wallets.revokeCredential(context, wallet.credentialId, {
-          walletSignature: stampOf(wallet.oauthKey, revokeEmail.payloadToSign),
-          requestId: revokeEmail.requestId,
+        wallets.credentials.revoke(context, {
+          credentialId: wallet.credentialId,
+          headers: { walletSignature: stampOf(wallet.oauthKey, revokeEmail.payloadToSign), requestId: revokeEmail.requestId },
         }),
-        wallets.revokeCredential(context, wallet.oauthId, {
-          walletSignature: stampOf(wallet.emailKey, revokeOauth.payloadToSign),
-          requestId: revokeOauth.requestId,
+        wallets.credentials.revoke(context, {
+          credentialId: wallet.oauthId,
+          headers: { walletSignature: stampOf(wallet.emailKey, revokeOauth.payloadToSign), requestId: revokeOauth.requestId },
         }),
       ]);
       const codes = results
@@ -381,11 +413,16 @@ describe('a signed request whose change is refused', () => {
       return id;
     };
     const oauthId = await addOauth();
-    const revokeOauth = (await wallets.revokeCredential(context, oauthId, {})).body as unknown as { requestId: string };
+    const revokeOauth = (await wallets.credentials.revoke(context, { credentialId: oauthId, headers: {} })).body as unknown as {
+      requestId: string;
+    };
     await pool.query('UPDATE accounts.auth_credentials SET revoked_at = now() WHERE id = $1', [wallet.credentialId]);
     // The sandbox signature: no session is needed to sign, only the pending request.
     const retry = () =>
-      wallets.revokeCredential(context, oauthId, { walletSignature: 'sandbox-valid-signature', requestId: revokeOauth.requestId });
+      wallets.credentials.revoke(context, {
+        credentialId: oauthId,
+        headers: { walletSignature: 'sandbox-valid-signature', requestId: revokeOauth.requestId },
+      });
     await expect(retry()).rejects.toMatchObject({ code: 'INVALID_INPUT', status: 400 });
     await addOauth();
     expect((await retry()).status).toBe(204);
@@ -398,22 +435,28 @@ describe('a signed request whose change is refused', () => {
     const wallet = await newWallet();
     const context = contextOf(wallet.platformId);
     const first = (
-      await wallets.authorizeEmailChange(context, wallet.customerId, { customerType: 'INDIVIDUAL', email: 'moved@example.com' }, {})
+      await wallets.emailChange.authorize(
+        context,
+        parseAuthorizeEmailChange({ customerId: wallet.customerId, body: { customerType: 'INDIVIDUAL', email: 'moved@example.com' } }),
+      )
     ).body as unknown as { requestId: string };
-    const authorized = await wallets.authorizeEmailChange(
+    const authorized = await wallets.emailChange.authorize(
       context,
-      wallet.customerId,
-      { customerType: 'INDIVIDUAL', email: 'moved@example.com' },
-      { walletSignature: 'sandbox-valid-signature', requestId: first.requestId },
+      parseAuthorizeEmailChange({
+        customerId: wallet.customerId,
+        body: { customerType: 'INDIVIDUAL', email: 'moved@example.com' },
+        walletSignature: 'sandbox-valid-signature',
+        requestId: first.requestId,
+      }),
     );
     expect(authorized).toEqual({ status: 200, body: { proceed: true, consumedRequestId: first.requestId } });
-    expect(await wallets.releaseSignedRequest(context, first.requestId)).toEqual({ released: true });
-    expect(await wallets.releaseSignedRequest(context, first.requestId)).toEqual({ released: false });
-    expect(await wallets.releaseSignedRequest(contextOf(newPlatformId()), first.requestId)).toEqual({ released: false });
-    const exported = (await wallets.exportWallet(context, wallet.accountId, { clientPublicKey: generateP256KeyPair().publicKeyHex }, {}))
-      .body as unknown as { requestId: string };
+    expect(await wallets.signedRequests.release(context, first.requestId)).toEqual({ released: true });
+    expect(await wallets.signedRequests.release(context, first.requestId)).toEqual({ released: false });
+    expect(await wallets.signedRequests.release(contextOf(newPlatformId()), first.requestId)).toEqual({ released: false });
+    const exportCommand = parseExportWallet({ accountId: wallet.accountId, body: { clientPublicKey: generateP256KeyPair().publicKeyHex } });
+    const exported = (await wallets.keys.export(context, exportCommand)).body as unknown as { requestId: string };
     await pool.query('UPDATE accounts.wallet_pending_requests SET used_at = now() WHERE request_id = $1', [exported.requestId]);
-    expect(await wallets.releaseSignedRequest(context, exported.requestId)).toEqual({ released: false });
+    expect(await wallets.signedRequests.release(context, exported.requestId)).toEqual({ released: false });
   });
 });
 
@@ -441,16 +484,8 @@ describe('production OTP mail through a real SMTP relay', () => {
     await relay?.close();
   });
 
-  const productionWallets = (metrics: OtpMailMetrics): EmbeddedWallets =>
-    new EmbeddedWallets(
-      store,
-      { ...options, exportSigningKey: signer },
-      systemClock,
-      { SANDBOX: recordingMailer(), PRODUCTION: smtp },
-      new SandboxMailbox(pool, 'accounts'),
-      new WalletConsents(pool, 'accounts'),
-      metrics,
-    );
+  const productionWallets = (metrics: OtpMailMetrics) =>
+    walletsWith({ SANDBOX: recordingMailer(), PRODUCTION: smtp }, systemClock, metrics, { ...options, exportSigningKey: signer });
 
   /** A production wallet whose platform brands its OTP mail. */
   const brandedWallet = async () => {
@@ -487,7 +522,10 @@ describe('production OTP mail through a real SMTP relay', () => {
     const metrics = new OtpMailMetrics();
     const wallets = productionWallets(metrics);
     const wallet = await brandedWallet();
-    const reply = await wallets.challenge(contextOf(wallet.platformId), wallet.credentialId, {});
+    const reply = await wallets.signIn.challenge(contextOf(wallet.platformId), {
+      credentialId: wallet.credentialId,
+      clientPublicKey: undefined,
+    });
     expect(JSON.parse(reply.otpEncryptionTargetBundle!)).toMatchObject({
       enclaveQuorumPublic: signer.publicKeyHex,
       dataSignature: expect.stringMatching(/^30/),
@@ -505,13 +543,21 @@ describe('production OTP mail through a real SMTP relay', () => {
 
     const tek = generateP256KeyPair();
     const body = await verifyBody(reply.otpEncryptionTargetBundle!, code, tek);
-    const leg1 = await wallets.verify(contextOf(wallet.platformId), wallet.credentialId, body, {});
+    const leg1 = await wallets.signIn.verify(
+      contextOf(wallet.platformId),
+      parseVerifyCredential({ credentialId: wallet.credentialId, body }),
+    );
     expect(leg1.status).toBe(202);
     const challenge = leg1.body as { payloadToSign: string; requestId: string };
-    const leg2 = await wallets.verify(contextOf(wallet.platformId), wallet.credentialId, body, {
-      walletSignature: stampOf(tek.privateKeyHex, challenge.payloadToSign),
-      requestId: challenge.requestId,
-    });
+    const leg2 = await wallets.signIn.verify(
+      contextOf(wallet.platformId),
+      parseVerifyCredential({
+        credentialId: wallet.credentialId,
+        body,
+        walletSignature: stampOf(tek.privateKeyHex, challenge.payloadToSign),
+        requestId: challenge.requestId,
+      }),
+    );
     expect(leg2).toMatchObject({
       status: 200,
       body: { id: expect.stringMatching(/^Session:/), type: 'EMAIL_OTP', accountId: wallet.accountId },
@@ -525,11 +571,16 @@ describe('production OTP mail through a real SMTP relay', () => {
     const metrics = new OtpMailMetrics();
     const wallets = productionWallets(metrics);
     const wallet = await brandedWallet();
-    const first = await wallets.challenge(contextOf(wallet.platformId), wallet.credentialId, {});
+    const first = await wallets.signIn.challenge(contextOf(wallet.platformId), {
+      credentialId: wallet.credentialId,
+      clientPublicKey: undefined,
+    });
     const code = codeIn((await relay.mailTo(wallet.email)).text);
 
     refusing.add(wallet.email);
-    await expect(wallets.challenge(contextOf(wallet.platformId), wallet.credentialId, {})).rejects.toMatchObject({
+    await expect(
+      wallets.signIn.challenge(contextOf(wallet.platformId), { credentialId: wallet.credentialId, clientPublicKey: undefined }),
+    ).rejects.toMatchObject({
       code: 'EMAIL_DELIVERY_FAILED',
       status: 503,
       message: expect.stringContaining('check the customer'),
@@ -540,6 +591,9 @@ describe('production OTP mail through a real SMTP relay', () => {
     );
     // The failed send stored nothing: the OTP of the mail that did arrive is still the credential's.
     const body = await verifyBody(first.otpEncryptionTargetBundle!, code, generateP256KeyPair());
-    expect((await wallets.verify(contextOf(wallet.platformId), wallet.credentialId, body, {})).status).toBe(202);
+    expect(
+      (await wallets.signIn.verify(contextOf(wallet.platformId), parseVerifyCredential({ credentialId: wallet.credentialId, body })))
+        .status,
+    ).toBe(202);
   });
 });

@@ -1,4 +1,20 @@
-import { checkOidcClaims, nonceFor, oidcAudiencesOf, OidcVerifier, parseOidcIssuers, sandboxOidcClaims } from './oidc';
+// The OIDC rules of OAUTH credentials: the claims a token must carry, the audiences per platform,
+// sandbox tokens, the issuers' configuration, and which failures are the token's (401, counted toward
+// the lock) and which the issuer's (503, not counted).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errors, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { countsTowardLock } from './auth-rules';
+import {
+  checkOidcClaims,
+  JWKS_TIMEOUT_MS,
+  jwksOutageOf,
+  nonceFor,
+  oidcAudiencesOf,
+  OidcVerifier,
+  parseOidcIssuers,
+  sandboxOidcClaims,
+} from './oidc';
 
 const now = new Date('2026-11-25T12:00:00Z');
 const seconds = now.getTime() / 1000;
@@ -88,7 +104,7 @@ describe('sandbox OIDC tokens', () => {
     expect(sandboxOidcClaims(token)).toBeNull(),
   );
 
-  const verifier = new OidcVerifier([]);
+  const verifier = new OidcVerifier([], { jwksTimeoutMs: JWKS_TIMEOUT_MS });
   it('given a sandbox platform, then the verifier takes a dummy signature of a sandbox issuer', async () =>
     expect(await verifier.verify(dummySigned(claims()), now, { sandbox: true })).toMatchObject({ iss: 'https://accounts.google.com' }));
   it('given a production platform, then the same token is refused as from an unconfigured issuer', async () =>
@@ -110,5 +126,95 @@ describe('parseOidcIssuers', () => {
     expect(parseOidcIssuers('[{"issuer":"http://127.0.0.1:1","jwksUri":"http://127.0.0.1:1/jwks"}]')).toHaveLength(1);
     expect(() => parseOidcIssuers('[{"issuer":1}]')).toThrow(/JSON array/);
     expect(() => parseOidcIssuers('nope')).toThrow(/must be JSON/);
+  });
+});
+
+describe('jwksOutageOf', () => {
+  const socketError = (code: string, syscall?: string) => Object.assign(new Error(`${syscall ?? 'socket'} ${code}`), { code, syscall });
+  it.each([
+    ['a key set fetch that timed out', new errors.JWKSTimeout(), 'ERR_JWKS_TIMEOUT'],
+    [
+      'a key set answer that is not 200',
+      new errors.JOSEError('Expected 200 OK from the JSON Web Key Set HTTP response'),
+      'ERR_JOSE_GENERIC',
+    ],
+    ['a key set answer that is no key set', new errors.JWKSInvalid(), 'ERR_JWKS_INVALID'],
+    ['a refused connection', socketError('ECONNREFUSED', 'connect'), 'ECONNREFUSED'],
+    ['an unknown host', socketError('ENOTFOUND', 'getaddrinfo'), 'ENOTFOUND'],
+    ['a socket hang up', socketError('ECONNRESET'), 'ECONNRESET'],
+    ['a fetch that failed', new TypeError('fetch failed', { cause: socketError('UND_ERR_CONNECT_TIMEOUT') }), 'UND_ERR_CONNECT_TIMEOUT'],
+    ['an aborted fetch', Object.assign(new Error('aborted'), { name: 'TimeoutError' }), 'TimeoutError'],
+  ])('given %s, then the issuer’s outage', (_name, error, reason) => expect(jwksOutageOf(error)).toBe(reason));
+  it.each([
+    ['a signature that does not verify', new errors.JWSSignatureVerificationFailed()],
+    ['a key id the key set does not hold', new errors.JWKSNoMatchingKey()],
+    ['a claim jose refuses', new errors.JWTClaimValidationFailed('unexpected "iss" claim value', {}, 'iss', 'check_failed')],
+    ['a malformed token', new errors.JWSInvalid('Invalid Compact JWS')],
+    ['an error of no network', new TypeError('Cannot read properties of undefined')],
+  ])('given %s, then none: the token was judged', (_name, error) => expect(jwksOutageOf(error)).toBeNull());
+});
+
+describe('an issuer whose key set cannot be fetched', () => {
+  const servers: Server[] = [];
+  const listen = async (handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> => {
+    const server = createServer(handler);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  };
+  afterAll(async () => {
+    for (const server of servers) server.closeAllConnections();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  /** A token of the issuer, signed by a key of its own; the verifier takes 200 ms at most to fetch the key set. */
+  const verifyAt = async (issuer: string) => {
+    const { privateKey } = await generateKeyPair('ES256');
+    const token = await new SignJWT(claims({ iss: issuer })).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(privateKey);
+    const issuerVerifier = new OidcVerifier([{ issuer, jwksUri: `${issuer}/jwks` }], { jwksTimeoutMs: 200 });
+    return issuerVerifier.verify(token, now, { sandbox: false });
+  };
+  const refusalOf = async (verifying: Promise<unknown>) => {
+    const error = await verifying.then(
+      () => null,
+      (refused: unknown) => refused,
+    );
+    const { status, code, details } = error as { status: number; code: string; details?: { reason?: string } };
+    return { status, code, reason: details?.reason, countsTowardLock: countsTowardLock(error) };
+  };
+
+  it('given an issuer that refuses the connection, then 503 OIDC_ISSUER_UNAVAILABLE that counts toward no lock', async () => {
+    const { server, url } = await listen(() => undefined);
+    await new Promise((resolve) => server.close(resolve));
+    expect(await refusalOf(verifyAt(url))).toEqual({
+      status: 503,
+      code: 'OIDC_ISSUER_UNAVAILABLE',
+      reason: 'ECONNREFUSED',
+      countsTowardLock: false,
+    });
+  });
+  it('given an issuer that never answers, then 503 once the fetch times out, counted toward no lock', async () => {
+    const { url } = await listen(() => undefined);
+    expect(await refusalOf(verifyAt(url))).toEqual({
+      status: 503,
+      code: 'OIDC_ISSUER_UNAVAILABLE',
+      reason: 'ERR_JWKS_TIMEOUT',
+      countsTowardLock: false,
+    });
+  });
+  it('given an issuer whose key set answers 500, then 503, counted toward no lock', async () => {
+    const { url } = await listen((_request, response) => response.writeHead(500).end());
+    expect(await refusalOf(verifyAt(url))).toMatchObject({ status: 503, reason: 'ERR_JOSE_GENERIC', countsTowardLock: false });
+  });
+  it('given an issuer whose key set holds another key, then 401: the token was judged, and it counts toward the lock', async () => {
+    const other = await exportJWK((await generateKeyPair('ES256')).publicKey);
+    const jwks = JSON.stringify({ keys: [{ ...other, kid: 'k2', alg: 'ES256', use: 'sig' }] });
+    const { url } = await listen((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
+    expect(await refusalOf(verifyAt(url))).toEqual({
+      status: 401,
+      code: 'UNAUTHORIZED',
+      reason: expect.any(String),
+      countsTowardLock: true,
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createRemoteJWKSet, decodeJwt, type JWTPayload, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, errors, type JWTPayload, jwtVerify } from 'jose';
 import { DomainError, invalidInput } from '@corridor/contracts';
+import { createLogger } from '@corridor/messaging';
 
 // OAUTH credentials: OIDC ID tokens verified with jose against the configured issuers' JWKS, then
 // the reference's claim rules (section (f)/(k)) as a pure function.
@@ -13,6 +14,57 @@ export const CLOCK_SKEW_SECONDS = 5;
 
 const unauthorized = (reason: string): DomainError =>
   new DomainError('UNAUTHORIZED', 'unauthorized', `The OIDC token is not accepted: ${reason}.`, { reason });
+
+/** How long a key set fetch may take (jose's own default, named so it is passed explicitly). */
+export const JWKS_TIMEOUT_MS = 5_000;
+
+/** The issuer could not be asked: a 503 that judged no token, so it counts toward no lock (auth-rules.ts countsTowardLock). */
+export const issuerUnavailable = (issuer: string, reason: string): DomainError =>
+  new DomainError(
+    'OIDC_ISSUER_UNAVAILABLE',
+    'unavailable',
+    `The OIDC issuer ${issuer} could not be reached to check the token’s signature (${reason}); the token was not judged, retry shortly.`,
+    { issuer, reason },
+  );
+
+/** Socket and DNS failures that carry no syscall (an http client's "socket hang up" is ECONNRESET without one). */
+const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+]);
+/** TLS and fetch (undici) failures name their layer in the code's prefix. */
+const NETWORK_ERROR_PREFIXES: readonly string[] = ['ERR_TLS_', 'ERR_SSL_', 'CERT_', 'UNABLE_TO_', 'UND_ERR_'];
+
+/** The code of a failed request to the issuer (a socket, DNS, TLS, fetch or abort error, or its cause), or null. */
+const networkFailureOf = (error: unknown, depth = 0): string | null => {
+  if (typeof error !== 'object' || error === null || depth > 2) return null;
+  const { name, code, syscall, cause } = error as { name?: unknown; code?: unknown; syscall?: unknown; cause?: unknown };
+  if (typeof code === 'string' && (typeof syscall === 'string' || NETWORK_ERROR_CODES.has(code))) return code;
+  if (typeof code === 'string' && NETWORK_ERROR_PREFIXES.some((prefix) => code.startsWith(prefix))) return code;
+  if (name === 'AbortError' || name === 'TimeoutError') return name;
+  // fetch wraps the socket's error: TypeError('fetch failed', { cause }).
+  return networkFailureOf(cause, depth + 1);
+};
+
+/**
+ * Why the issuer's key set could not be had, or null when the token itself was judged and refused.
+ * jose raises JWKSTimeout for a fetch that outlasts its timeout, a bare JOSEError (ERR_JOSE_GENERIC)
+ * only for a key set answer that is not 200 or not JSON, and JWKSInvalid for JSON that is no key
+ * set; a refused, reset or unresolvable connection comes through as the socket's own error. Every
+ * other jose error (a signature, claim or key id that does not verify) is the token's.
+ */
+export const jwksOutageOf = (error: unknown): string | null => {
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return error.code;
+  if (error instanceof errors.JOSEError) return error.code === errors.JOSEError.code ? error.code : null;
+  return networkFailureOf(error);
+};
 
 /** sha256(clientPublicKey) as hex: the nonce a verify token must carry, binding it to the session key's recipient. */
 export const nonceFor = (clientPublicKey: string): string => createHash('sha256').update(clientPublicKey).digest('hex');
@@ -83,11 +135,18 @@ export const sandboxOidcClaims = (token: string): JWTPayload | null => {
   return typeof claims.iss === 'string' && SANDBOX_OIDC_ISSUERS.includes(claims.iss) ? claims : null;
 };
 
-/** The configured issuers' key sets, fetched and cached by jose; null claims when the token does not verify. */
+/**
+ * The configured issuers' key sets, fetched and cached by jose: 401 when the token does not verify,
+ * 503 when the issuer's key set cannot be fetched (jwksOutageOf).
+ */
 export class OidcVerifier {
   private readonly keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+  private readonly logger = createLogger('accounts:embedded-wallets');
 
-  constructor(private readonly issuers: readonly OidcIssuer[]) {}
+  constructor(
+    private readonly issuers: readonly OidcIssuer[],
+    private readonly options: { jwksTimeoutMs: number },
+  ) {}
 
   /** On a sandbox platform a token of a sandbox issuer is taken without its signature; any other is verified against its issuer's JWKS. */
   async verify(token: string, now: Date, options: { sandbox: boolean }): Promise<JWTPayload> {
@@ -107,7 +166,7 @@ export class OidcVerifier {
       );
     let keySet = this.keySets.get(configured.issuer);
     if (!keySet) {
-      keySet = createRemoteJWKSet(new URL(configured.jwksUri));
+      keySet = createRemoteJWKSet(new URL(configured.jwksUri), { timeoutDuration: this.options.jwksTimeoutMs });
       this.keySets.set(configured.issuer, keySet);
     }
     try {
@@ -119,7 +178,14 @@ export class OidcVerifier {
       });
       return payload;
     } catch (error) {
-      throw unauthorized(`its signature or claims do not verify (${(error as { code?: string }).code ?? 'invalid'})`);
+      const outage = jwksOutageOf(error);
+      if (outage === null) throw unauthorized(`its signature or claims do not verify (${(error as { code?: string }).code ?? 'invalid'})`);
+      const detail = error instanceof Error ? error.message : String(error);
+      this.logger.warn(
+        { issuer: configured.issuer, jwksUri: configured.jwksUri, reason: outage, error: detail },
+        'The OIDC issuer’s key set could not be fetched: the token was not judged, the call answered 503 and counted no failure.',
+      );
+      throw issuerUnavailable(configured.issuer, outage);
     }
   }
 }

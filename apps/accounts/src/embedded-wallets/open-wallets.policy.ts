@@ -17,7 +17,8 @@ import {
   internalAccountIdFor,
 } from '../internal-accounts/open-accounts-when-customer-created.policy';
 import { openInternalAccount } from '../internal-accounts/open-internal-account';
-import { EmbeddedWallets, WALLET_STORE } from './embedded-wallets.service';
+import { WalletKeys } from './wallet-keys';
+import { WALLET_STORE } from './wallet-lookups';
 import { WALLET_CURRENCY } from './signed-consent';
 import type { WalletStore } from './wallet-store';
 
@@ -77,7 +78,7 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
   constructor(
     @Inject(ACCOUNTS_POLICY_OPTIONS) private readonly options: AccountsPolicyOptions,
     @Inject(WALLET_STORE) private readonly store: WalletStore,
-    private readonly wallets: EmbeddedWallets,
+    private readonly walletKeys: WalletKeys,
     private readonly writer: AccountWriter,
     private readonly eventSourcing: EventSourcing,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -211,7 +212,7 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
       operationId: `open:${accountId}`,
     };
     // Keys first, then the account: a wallet the client can list always has its credential.
-    await this.wallets.provision({ accountId, platformId, customerId, email });
+    await this.walletKeys.provision({ accountId, platformId, customerId, email });
     await this.writer.apply(
       accountId,
       context,

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { CLOCK, type Clock } from '@corridor/contracts';
 import { PeriodicSweep } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
-import { WALLET_OPTIONS, type WalletOptions } from './embedded-wallets.service';
+import { WALLET_OPTIONS, type WalletOptions } from './wallet-lookups';
 import { SandboxMailbox } from './sandbox-mailbox';
 
 /** Mails deleted per sweep; a backlog (after downtime) drains over the following sweeps. */
