@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  trimTrailing,
   type CustomerWire,
   DomainError,
   type ExchangeRateWire,
@@ -19,13 +20,9 @@ import { type Rate, rateFromQuoteRate } from './policy/evaluate-policy';
 
 const LOOKUP_TIMEOUT_MS = 5_000;
 
-// The lookbehind starts a match only at the first zero of the run: without it each zero of a long
-// run would start a scan to the end (quadratic).
-const TRAILING_ZEROS = /(?<!0)0+$/;
-
 /** A JSON number as the plain decimal rateFromQuoteRate reads (never exponent notation). */
 const decimalOf = (value: number): string =>
-  /e/i.test(String(value)) ? value.toFixed(20).replace(TRAILING_ZEROS, '').replace(/\.$/, '') : String(value);
+  /e/i.test(String(value)) ? trimTrailing(trimTrailing(value.toFixed(20), '0'), '.') : String(value);
 
 const isNotFound = (error: unknown) => error instanceof DomainError && error.status === 404;
 const customerNotFound = (message: string) => new DomainError('USER_NOT_FOUND', 'not_found', message, { field: 'customerId' });

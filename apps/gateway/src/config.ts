@@ -1,6 +1,7 @@
 // Parsed once at bootstrap; nothing else in the gateway reads process.env.
 import { type BlobStoreConfig, parseBlobStoreConfig } from '@corridor/blob-store';
 import { type NatsAuth, parseNatsAuth, parseShutdownTimeoutMs } from '@corridor/messaging';
+import { trimTrailing } from '@corridor/contracts';
 
 export type GatewayConfig = {
   port: number;
@@ -85,8 +86,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   logLevel: env['LOG_LEVEL'] || 'info',
   shutdownTimeoutMs: parseShutdownTimeoutMs(env),
   blobStore: parseBlobStoreConfig(env),
-  // Trailing slashes dropped; the lookbehind keeps the pattern linear (scripts/redos.spec.ts).
-  ...(env['PUBLIC_BASE_URL'] ? { publicBaseUrl: env['PUBLIC_BASE_URL'].replace(/(?<!\/)\/+$/, '') } : {}),
+  // Trailing slashes dropped.
+  ...(env['PUBLIC_BASE_URL'] ? { publicBaseUrl: trimTrailing(env['PUBLIC_BASE_URL'], '/') } : {}),
 });
 
 export const GATEWAY_CONFIG = 'GATEWAY_CONFIG';

@@ -14,3 +14,14 @@ export const EMAIL_ADDRESS = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 
 /** An email address as the importers and account rules accept one: bounded length first, then the pattern. */
 export const isEmailAddress = (value: string): boolean => value.length <= EMAIL_ADDRESS_MAX_LENGTH && EMAIL_ADDRESS.test(value);
+
+/**
+ * `value` without the run of `char` at its end, in one backward scan: the linear way to drop trailing
+ * zeros or slashes (a lookbehind pattern is linear too, but no ReDoS checker can prove it without
+ * fuzzing, which is random and bound by time).
+ */
+export const trimTrailing = (value: string, char: string): string => {
+  let end = value.length;
+  while (end > 0 && value[end - 1] === char) end -= 1;
+  return value.slice(0, end);
+};

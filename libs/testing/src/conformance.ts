@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
 import { EXTENSION_MARK, extensionPaths } from './conformance-extensions';
 import { applySpecOverrides } from './conformance-overrides';
+import { trimTrailing } from '@corridor/contracts';
 
 // Checks real responses against the reference OpenAPI document (with the spec's overrides), so a
 // wire-format drift fails a test instead of a client. It also counts which operations were exercised.
@@ -85,7 +86,7 @@ const load = (): Loaded => {
 const normalizePath = (path: string): string => {
   const withoutQuery = path.split('?')[0] ?? '';
   const withoutBase = withoutQuery.startsWith(`${API_BASE}/`) ? withoutQuery.slice(API_BASE.length) : withoutQuery;
-  return withoutBase.length > 1 ? withoutBase.replace(/(?<!\/)\/+$/, '') : withoutBase;
+  return withoutBase.length > 1 ? trimTrailing(withoutBase, '/') : withoutBase;
 };
 
 /** The most literal template wins, so /customers/internal-accounts beats /customers/{customerId}. */

@@ -32,6 +32,8 @@
 // exchangeRate is the mid rate the converted amount is exchanged at, as the spec defines it:
 // sending-currency units per one receiving-currency unit (major units, e.g. 1.08 USD per EUR).
 
+import { trimTrailing } from '@corridor/contracts';
+
 export type Ratio = { numerator: bigint; denominator: bigint };
 
 export type QuoteMathInput = {
@@ -115,8 +117,7 @@ export const toDecimalString = (value: Ratio, significantDigits = 12): string =>
   const scaled = (numerator * pow10(scale) * 2n + denominator) / (2n * denominator);
   const digits = scaled.toString().padStart(scale + 1, '0');
   const whole = digits.slice(0, digits.length - scale);
-  // The lookbehind starts the match at the first zero of the trailing run only (linear, not quadratic).
-  const fraction = digits.slice(digits.length - scale).replace(/(?<!0)0+$/, '');
+  const fraction = trimTrailing(digits.slice(digits.length - scale), '0');
   return fraction ? `${whole}.${fraction}` : whole;
 };
 
