@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, type RecordedEvent, saveSnapshotQuietly, snapshotDue, WrongExpectedVersionError } from '@corridor/event-store';
 import { internalAccountNotFound, NeedsRecall } from './account-rules';
@@ -8,7 +8,6 @@ import {
   type InternalAccountEvent,
   internalAccountEvolver,
   internalAccountSnapshot,
-  operationWindowFrom,
   recallFrom,
   type Recalled,
   withRecalled,
@@ -23,6 +22,10 @@ import {
 } from './internal-account-view.projection';
 
 type Decide = (state: InternalAccount) => InternalAccountEvent[];
+
+/** The writer's settings, from the accounts config (config.ts). */
+export type LedgerOptions = { operationWindow: number };
+export const LEDGER_OPTIONS = Symbol('LEDGER_OPTIONS');
 
 /** More waiters than this on one account means callers outpace the ledger; refuse instead of queueing without end. */
 const MAX_WAITERS_PER_ACCOUNT = 2_000;
@@ -102,14 +105,20 @@ export class AccountWriter {
   private readonly logger = new Logger('AccountWriter');
   private readonly queues = new Map<string, Pending[]>();
   private readonly known = new Map<string, Known>();
-  /** LEDGER_OPERATION_WINDOW: operation ids (and closed holds) each account's state remembers. */
-  private readonly window = operationWindowFrom();
-  private readonly evolve = internalAccountEvolver(this.window);
-  private readonly codec = internalAccountSnapshot(this.window);
+  private readonly evolve: ReturnType<typeof internalAccountEvolver>;
+  private readonly codec: ReturnType<typeof internalAccountSnapshot>;
   /** The snapshot holds the writer's whole memory of the account: the decider's state and the row, so both rules are in its version. */
-  private readonly snapshotVersionName = `${this.codec.deciderVersion};row=2`;
+  private readonly snapshotVersionName: string;
 
-  constructor(private readonly eventSourcing: EventSourcing) {}
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    /** operationWindow (LEDGER_OPERATION_WINDOW): operation ids (and closed holds) each account's state remembers. */
+    @Inject(LEDGER_OPTIONS) options: LedgerOptions,
+  ) {
+    this.evolve = internalAccountEvolver(options.operationWindow);
+    this.codec = internalAccountSnapshot(options.operationWindow);
+    this.snapshotVersionName = `${this.codec.deciderVersion};row=2`;
+  }
 
   /** Decides, appends, waits for the read model, and returns the account's row as a GET would show it. */
   async write(accountId: string, context: RequestContext, decide: Decide): Promise<InternalAccountRow> {
