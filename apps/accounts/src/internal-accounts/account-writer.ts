@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, type RecordedEvent, saveSnapshotQuietly, snapshotDue, WrongExpectedVersionError } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
 import { internalAccountNotFound, NeedsRecall } from './account-rules';
 import {
   initialInternalAccount,
@@ -102,7 +103,7 @@ const pause = (attempt: number): Promise<void> =>
  */
 @Injectable()
 export class AccountWriter {
-  private readonly logger = new Logger('AccountWriter');
+  private readonly logger = createLogger('accounts:writer');
   private readonly queues = new Map<string, Pending[]>();
   private readonly known = new Map<string, Known>();
   private readonly evolve: ReturnType<typeof internalAccountEvolver>;
@@ -197,7 +198,8 @@ export class AccountWriter {
         // Lost a race to another replica: a 503 only once the budget is spent, never the raw conflict (a 500).
         if (exhausted(attempt)) {
           this.logger.warn(
-            `Internal account ${accountId}: ${attempt + 1} appends in ${CONFLICT_BUDGET_MS} ms lost to another writer; answering busy.`,
+            { accountId, appends: attempt + 1, budgetMs: CONFLICT_BUDGET_MS },
+            'Internal account appends lost to another writer for the whole budget; answering busy.',
           );
           this.known.delete(accountId);
           for (const pending of batch) pending.reject(busy(accountId));
@@ -296,7 +298,8 @@ export class AccountWriter {
       if (round >= MAX_RECALL_ROUNDS) {
         // Answered as an error to the callers concerned (never decided without the lookup).
         this.logger.error(
-          `Internal account ${accountId}: decisions still asked for older ids after ${round} lookups; those commands fail.`,
+          { accountId, lookups: round },
+          'Internal account decisions still asked for older ids after the last lookup; those commands fail.',
         );
         return { decisions, state };
       }
@@ -324,7 +327,7 @@ export class AccountWriter {
           position: known.position.toString(),
         }),
       },
-      { info: () => undefined, error: () => undefined, warn: (details, message) => this.logger.warn({ ...details, msg: message }) },
+      this.logger,
     );
   }
 
@@ -335,9 +338,7 @@ export class AccountWriter {
     if (assumeNew) return { known: empty(), fresh: false };
     const snapshot = await this.eventSourcing.snapshots.load(accountId, this.snapshotVersionName).catch((error: unknown) => {
       // Only a cache: without it the account is read from its stream.
-      this.logger.warn(
-        `Internal account ${accountId}: its snapshot could not be read (${error instanceof Error ? error.message : String(error)}); reading the whole stream.`,
-      );
+      this.logger.warn({ accountId, err: error }, 'An internal account snapshot could not be read; reading the whole stream.');
       return null;
     });
     if (snapshot) {
