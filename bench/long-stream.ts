@@ -5,10 +5,11 @@ import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
 import { newId, newUuid, type RequestContext } from '@corridor/contracts';
-import { consoleLogger, EventSourcing, EventSourcingModule } from '@corridor/event-store';
+import { consoleLogger, EventSourcing, EventSourcingModule, snapshotEveryFrom } from '@corridor/event-store';
 import { createTestDatabase, deleteEventsStream, requireNats, testUrls, uniqueSubjectPrefix } from '@corridor/testing';
 import { toIntegrationEvent } from '../apps/accounts/src/integration-events';
-import { AccountWriter } from '../apps/accounts/src/internal-accounts/account-writer';
+import { operationWindowFrom } from '../apps/accounts/src/config';
+import { AccountWriter, LEDGER_OPTIONS } from '../apps/accounts/src/internal-accounts/account-writer';
 import { creditAccount } from '../apps/accounts/src/internal-accounts/credit-account';
 import { systemAccountId } from '../apps/accounts/src/internal-accounts/internal-account';
 import { internalAccountViewProjection } from '../apps/accounts/src/internal-accounts/internal-account-view.projection';
@@ -88,9 +89,11 @@ const startAccounts = async (
         projections: [internalAccountViewProjection],
         toIntegrationEvent,
         logger: consoleLogger('accounts', 'warn'),
+        // The phase's settings (phaseEnv) arrive as the service's would: in the environment of this child process.
+        snapshotEvery: snapshotEveryFrom(process.env),
       }),
     ],
-    providers: [AccountWriter],
+    providers: [{ provide: LEDGER_OPTIONS, useValue: { operationWindow: operationWindowFrom(process.env) } }, AccountWriter],
   })
   class BenchAccountsModule {}
   const app = await NestFactory.createApplicationContext(BenchAccountsModule, { logger: ['error'] });

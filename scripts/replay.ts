@@ -52,7 +52,7 @@ const actorText = (event: RecordedEvent): string => {
  * names (run this with the service's own environment); read models and checkpoints stay in PostgreSQL.
  */
 const storeOf = (service: string, schema: string, options: { ensureSchema?: boolean } = {}): EventStore =>
-  createServiceEventStore({ choice: eventStoreChoiceFrom(service), connectionString: databaseUrl(), schema, ...options });
+  createServiceEventStore({ choice: eventStoreChoiceFrom(service, process.env), connectionString: databaseUrl(), schema, ...options });
 
 const printStream = async (streamId: string, asJson: boolean): Promise<void> => {
   const owner = ownerOfStream(streamId);
@@ -253,7 +253,7 @@ const printStatus = async (asJson: boolean): Promise<void> => {
         if (!asJson) console.log(`${bold(service)}  ${dim('no event store yet (the service has not started on this database)')}\n`);
         continue;
       }
-      const choice = eventStoreChoiceFrom(service);
+      const choice = eventStoreChoiceFrom(service, process.env);
       const head = await headOf(service, info.schema);
       const columns = (
         await client.query(

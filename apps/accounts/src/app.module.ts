@@ -30,7 +30,7 @@ import { WalletSessions } from './embedded-wallets/wallet-sessions';
 import { WalletSignIn } from './embedded-wallets/wallet-sign-in';
 import { WalletStore } from './embedded-wallets/wallet-store';
 import { toIntegrationEvent } from './integration-events';
-import { AccountWriter } from './internal-accounts/account-writer';
+import { AccountWriter, LEDGER_OPTIONS } from './internal-accounts/account-writer';
 import { CustomerAccountsController } from './internal-accounts/customer-accounts.controller';
 import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
 import { internalAccountViewProjection } from './internal-accounts/internal-account-view.projection';
@@ -130,6 +130,7 @@ export class AppModule {
             schema: config.schema,
           },
         },
+        { provide: LEDGER_OPTIONS, useValue: { operationWindow: config.operationWindow } },
         AccountWriter,
         // Consents over Embedded Wallet money (decision 0020): written where stamps are verified, read by the ledger.
         {

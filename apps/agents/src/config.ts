@@ -1,6 +1,9 @@
+import { eventSourcingSettingsFrom, type EventSourcingSettings } from '@corridor/event-store';
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 
 export type AgentsServiceConfig = ServiceConfig & {
+  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS (libs/event-store). */
+  eventSourcing: EventSourcingSettings;
   /** How long a device code can be redeemed (AGENT_DEVICE_CODE_TTL_SECONDS, default 24 h). */
   deviceCodeTtlSeconds: number;
   /** How often approved actions whose execution did not finish are resumed (AGENT_EXECUTION_SWEEP_SECONDS). */
@@ -17,6 +20,7 @@ const seconds = (name: string, value: string | undefined, fallback: number, max:
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AgentsServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'agents', healthPort: 9097 }),
+  eventSourcing: eventSourcingSettingsFrom('agents', env),
   deviceCodeTtlSeconds: seconds('AGENT_DEVICE_CODE_TTL_SECONDS', env['AGENT_DEVICE_CODE_TTL_SECONDS'], 86_400, 30 * 86_400),
   executionSweepSeconds: seconds('AGENT_EXECUTION_SWEEP_SECONDS', env['AGENT_EXECUTION_SWEEP_SECONDS'], 5, 3_600),
 });

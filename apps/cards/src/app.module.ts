@@ -34,7 +34,7 @@ export class AppModule {
           projections: [cardViewProjection, cardProvisioningProjection, ...cardTransactionProjections],
           toIntegrationEvent,
         }),
-        CardTransactionsModule.register(clock),
+        CardTransactionsModule.register(clock, { pullSweepSeconds: config.pullSweepSeconds }),
       ],
       controllers: [CardsController],
       providers: [

@@ -1,11 +1,16 @@
 import { isSupportedCurrency } from '@corridor/contracts';
+import { eventSourcingSettingsFrom, type EventSourcingSettings } from '@corridor/event-store';
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 
 export type CardsServiceConfig = ServiceConfig & {
+  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS (libs/event-store). */
+  eventSourcing: EventSourcingSettings;
   /** Currencies a card may be funded in (CARD_ELIGIBLE_CURRENCIES, comma-separated). */
   eligibleCurrencies: string[];
   /** How often cards due for a provisioning check are looked at (CARD_PROVISIONING_SWEEP_SECONDS). */
   provisioningSweepSeconds: number;
+  /** How often delayed pulls that fell due are confirmed (CARD_PULL_SWEEP_SECONDS, 1–3600, default 1). */
+  pullSweepSeconds: number;
 };
 
 export const parseEligibleCurrencies = (value: string | undefined): string[] => {
@@ -29,6 +34,8 @@ const seconds = (name: string, value: string | undefined, fallback: number): num
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CardsServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'cards', healthPort: 9096 }),
+  eventSourcing: eventSourcingSettingsFrom('cards', env),
   eligibleCurrencies: parseEligibleCurrencies(env['CARD_ELIGIBLE_CURRENCIES']),
   provisioningSweepSeconds: seconds('CARD_PROVISIONING_SWEEP_SECONDS', env['CARD_PROVISIONING_SWEEP_SECONDS'], 1),
+  pullSweepSeconds: seconds('CARD_PULL_SWEEP_SECONDS', env['CARD_PULL_SWEEP_SECONDS'], 1),
 });

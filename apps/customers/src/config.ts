@@ -1,8 +1,11 @@
 import { type BlobStoreConfig, parseBlobStoreConfig } from '@corridor/blob-store';
+import { eventSourcingSettingsFrom, type EventSourcingSettings } from '@corridor/event-store';
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 import type { BulkImportOptions } from './bulk/bulk-import.queue';
 
 export type CustomersServiceConfig = ServiceConfig & {
+  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS (libs/event-store). */
+  eventSourcing: EventSourcingSettings;
   /** Where uploaded documents and bulk-import files live; the gateway writes to the same place. */
   blobStore: BlobStoreConfig;
   /** Bulk CSV import: its BullMQ queue (Redis) and how many rows it decides at once. */
@@ -21,6 +24,7 @@ const nonNegativeInt = (name: string, value: string | undefined, fallback: numbe
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CustomersServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'customers', healthPort: 9092 }),
+  eventSourcing: eventSourcingSettingsFrom('customers', env),
   blobStore: parseBlobStoreConfig(env),
   bulkImport: {
     redisUrl: env['REDIS_URL'] || 'redis://127.0.0.1:6379',

@@ -1,7 +1,10 @@
 import { parseAllowPrivateWebhookTargets } from '@corridor/contracts';
+import { eventSourcingSettingsFrom, type EventSourcingSettings } from '@corridor/event-store';
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 
 export type PlatformServiceConfig = ServiceConfig & {
+  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS (libs/event-store). */
+  eventSourcing: EventSourcingSettings;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: platforms (of every environment) may point webhookEndpoint at private addresses. */
   allowPrivateWebhookTargets: boolean;
   /** PLATFORM_TOKENS_MAX: live API tokens one platform may have (decision 0022). */
@@ -23,6 +26,7 @@ const wholeNumber = (name: string, value: string | undefined, fallback: number, 
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PlatformServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'platform', healthPort: 9091 }),
+  eventSourcing: eventSourcingSettingsFrom('platform', env),
   allowPrivateWebhookTargets: parseAllowPrivateWebhookTargets(env),
   tokensMax: wholeNumber('PLATFORM_TOKENS_MAX', env['PLATFORM_TOKENS_MAX'], 100, { min: 1, max: 100_000 }),
   // Two scrypts at once leave two of libuv's four threads to file, DNS and other crypto work.

@@ -1,6 +1,6 @@
 import type { Logger } from './logger';
 import { saveSnapshotQuietly, snapshotDue, type SnapshotCodec, type SnapshotStore } from './snapshot-store';
-import { type AppendMetadata, type EventStore, type RecordedEvent, WrongExpectedVersionError } from './types';
+import { type AppendMetadata, type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './types';
 
 type EvolvedEvent = { type: string; data: Record<string, unknown> };
 
@@ -19,6 +19,47 @@ const backoff = (attempt: number): Promise<void> =>
 
 type Loaded<State> = { state: State; events: RecordedEvent[]; version: number; snapshotVersion: number };
 
+type CommandDecider<State, E extends EvolvedEvent> = {
+  evolve: (state: State, event: E) => State;
+  initialState: () => State;
+  snapshot?: SnapshotCodec<State>;
+};
+
+const evolveAll = <State, E extends EvolvedEvent>(decider: CommandDecider<State, E>, state: State, events: RecordedEvent[]): State =>
+  events.reduce((current, event) => decider.evolve(current, event as unknown as E), state);
+
+/** The stream's state: from its snapshot and the events after it when `snapshots` are given and one is trusted, else from every event. */
+const loadState = async <State, E extends EvolvedEvent>(
+  store: EventStore,
+  streamId: string,
+  decider: CommandDecider<State, E>,
+  snapshots: CommandSnapshots | undefined,
+): Promise<Loaded<State>> => {
+  const codec = decider.snapshot;
+  const snapshot = snapshots && codec ? await snapshots.store.load(streamId, codec.deciderVersion) : null;
+  if (snapshot && codec) {
+    const tail = await store.readStream(streamId, { fromPosition: snapshot.version + 1 });
+    // A snapshot ahead of its stream (the events were removed, a restored backup) is not trusted.
+    if (tail.version >= snapshot.version) {
+      return {
+        state: evolveAll(decider, codec.deserialize(snapshot.state), tail.events),
+        events: tail.events,
+        version: tail.version,
+        snapshotVersion: snapshot.version,
+      };
+    }
+  }
+  const full = await store.readStream(streamId);
+  return { state: evolveAll(decider, decider.initialState(), full.events), events: full.events, version: full.version, snapshotVersion: 0 };
+};
+
+/** The decided events as the store takes them: type, data and the schema version when the event names one. */
+const toNewEvents = (decided: EvolvedEvent[]): NewEvent[] =>
+  decided.map((event) => {
+    const { schemaVersion } = event as { schemaVersion?: number };
+    return { type: event.type, data: event.data, ...(schemaVersion !== undefined ? { schemaVersion } : {}) };
+  });
+
 /**
  * Load → decide → append with the loaded version. A version conflict means another writer got in
  * between; the decision is re-made on the fresh state, a bounded number of times. A command whose
@@ -35,7 +76,7 @@ type Loaded<State> = { state: State; events: RecordedEvent[]; version: number; s
 export async function handleCommand<State, E extends EvolvedEvent>(
   store: EventStore,
   streamId: string,
-  decider: { evolve: (state: State, event: E) => State; initialState: () => State; snapshot?: SnapshotCodec<State> },
+  decider: CommandDecider<State, E>,
   decide: (state: State) => E[],
   options: {
     metadata: AppendMetadata;
@@ -52,32 +93,14 @@ export async function handleCommand<State, E extends EvolvedEvent>(
 ): Promise<CommandResult<State>> {
   const retries = Math.min(Math.max(0, options.retries ?? DEFAULT_RETRIES), MAX_RETRIES);
   const commandId = options.commandId ?? options.metadata.commandId;
-  const evolveAll = (state: State, events: RecordedEvent[]) =>
-    events.reduce((current, event) => decider.evolve(current, event as unknown as E), state);
   const codec = decider.snapshot;
   const snapshots = codec && commandId === undefined ? options.snapshots : undefined;
 
-  const load = async (): Promise<Loaded<State>> => {
-    const snapshot = snapshots && codec ? await snapshots.store.load(streamId, codec.deciderVersion) : null;
-    if (snapshot && codec) {
-      const tail = await store.readStream(streamId, { fromPosition: snapshot.version + 1 });
-      // A snapshot ahead of its stream (the events were removed, a restored backup) is not trusted.
-      if (tail.version >= snapshot.version) {
-        return {
-          state: evolveAll(codec.deserialize(snapshot.state), tail.events),
-          events: tail.events,
-          version: tail.version,
-          snapshotVersion: snapshot.version,
-        };
-      }
-    }
-    const full = await store.readStream(streamId);
-    return { state: evolveAll(decider.initialState(), full.events), events: full.events, version: full.version, snapshotVersion: 0 };
-  };
-
   for (let attempt = 0; ; attempt += 1) {
     const loaded: Loaded<State> =
-      options.assumeNew && attempt === 0 ? { state: decider.initialState(), events: [], version: 0, snapshotVersion: 0 } : await load();
+      options.assumeNew && attempt === 0
+        ? { state: decider.initialState(), events: [], version: 0, snapshotVersion: 0 }
+        : await loadState(store, streamId, decider, snapshots);
     const { state } = loaded;
     if (commandId !== undefined) {
       const earlier = loaded.events.filter((event) => event.metadata.commandId === commandId);
@@ -87,24 +110,17 @@ export async function handleCommand<State, E extends EvolvedEvent>(
     if (decided.length === 0) return { state, events: [], version: loaded.version, replayed: false };
     let appended: { version: number; events: RecordedEvent[] };
     try {
-      appended = await store.appendToStream(
-        streamId,
-        decided.map((event) => {
-          const { schemaVersion } = event as { schemaVersion?: number };
-          return { type: event.type, data: event.data, ...(schemaVersion !== undefined ? { schemaVersion } : {}) };
-        }),
-        {
-          expectedVersion: loaded.version,
-          metadata: { ...options.metadata, ...(commandId !== undefined ? { commandId } : {}) },
-        },
-      );
+      appended = await store.appendToStream(streamId, toNewEvents(decided), {
+        expectedVersion: loaded.version,
+        metadata: { ...options.metadata, ...(commandId !== undefined ? { commandId } : {}) },
+      });
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError) || attempt >= retries) throw error;
       // A wrong guess that the stream was new is not a collision with a concurrent writer.
       if (!(options.assumeNew && attempt === 0)) await backoff(attempt);
       continue;
     }
-    const next = evolveAll(state, appended.events);
+    const next = evolveAll(decider, state, appended.events);
     if (snapshots && codec && snapshotDue(snapshots.every, loaded.snapshotVersion, appended.version)) {
       // Awaited so the command's caller (and a test) sees it taken, but a failure is only logged.
       await saveSnapshotQuietly(

@@ -16,17 +16,17 @@ import { type Event, eventsStreamName, OBSERVABILITY, Observability, type PartHe
 import { currentContext, traceCarrier } from '@corridor/telemetry';
 import type { Logger } from './logger';
 import { handleCommand } from './command-handler';
-import { createServiceEventStore, describeEventStore, type EventStoreChoice, eventStoreChoiceFrom } from './store-selection';
+import { createServiceEventStore, describeEventStore, type EventStoreChoice } from './store-selection';
 import { resumedContext } from './resume-story';
 import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './types';
 import { ProjectionRunner, type Projection } from './projection-runner';
 import { OutboxRelay, ensureEventsStream } from './outbox-relay';
-import { countOpenDeadLetters, parseOutboxMaxAttempts } from './outbox-dead-letters';
+import { countOpenDeadLetters, DEFAULT_OUTBOX_MAX_ATTEMPTS } from './outbox-dead-letters';
 import { migrate } from './migrate';
 import { type Evolver, foldEvents } from './fold-events';
 import { storedEventsController } from './stored-events-query';
 import { ensureEventStoreSchema } from './postgres-schema';
-import { createPostgresSnapshotStore, type SnapshotCodec, snapshotEveryFrom, type SnapshotStore } from './snapshot-store';
+import { createPostgresSnapshotStore, DEFAULT_SNAPSHOT_EVERY, type SnapshotCodec, type SnapshotStore } from './snapshot-store';
 
 export const EVENT_STORE = 'EVENT_STORE';
 
@@ -57,10 +57,12 @@ export type EventSourcingOptions = {
    * rest (event store, reads, projection batches, consumers' processed stores).
    */
   poolSize?: number;
-  /** Tries of an event that fails on its own before it becomes a dead letter (default: OUTBOX_MAX_ATTEMPTS, else 5). */
+  /** Tries of an event that fails on its own before it becomes a dead letter (OUTBOX_MAX_ATTEMPTS; default 5). */
   outboxMaxAttempts?: number;
-  /** Where the service's events live; default from EVENT_STORE_<SERVICE> / EVENT_STORE / EVENTSTORE_URL (store-selection.ts). */
+  /** Where the service's events live (EVENT_STORE_<SERVICE> / EVENT_STORE / EVENTSTORE_URL, store-selection.ts); default PostgreSQL. */
   eventStore?: EventStoreChoice;
+  /** Events appended since the last snapshot before a command takes a new one (SNAPSHOT_EVERY, 0 = never; default 500). */
+  snapshotEvery?: number;
 };
 
 /** What an event means to an operator: a kind of work (payment, ledger_operation, agent_action), its outcome and why. */
@@ -121,7 +123,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     this.pool.on('error', (error) =>
       options.logger.warn({ err: error, service: options.service }, 'An idle PostgreSQL connection failed; the pool replaces it.'),
     );
-    this.eventStoreChoice = options.eventStore ?? eventStoreChoiceFrom(options.service);
+    this.eventStoreChoice = options.eventStore ?? { kind: 'postgres' };
     this.store = createServiceEventStore({
       choice: this.eventStoreChoice,
       connectionString: options.connectionString,
@@ -129,7 +131,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       pool: this.pool,
     });
     this.snapshots = createPostgresSnapshotStore({ connectionString: options.connectionString, schema: options.schema, pool: this.pool });
-    this.snapshotEvery = snapshotEveryFrom();
+    this.snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
     this.projectedTypes = new Set(options.projections.flatMap((projection) => projection.canHandle));
     // Without a service app around it (an int spec), the parts are still reported, to nobody.
     this.observability = observability ?? new Observability();
@@ -222,8 +224,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       schema: options.schema,
       name: `${options.service}-outbox`,
       jetstream: this.nats.jetstream(),
-      // Read here like SNAPSHOT_EVERY: every event-sourced service has the setting, none has to pass it.
-      maxAttempts: options.outboxMaxAttempts ?? parseOutboxMaxAttempts(process.env['OUTBOX_MAX_ATTEMPTS']),
+      maxAttempts: options.outboxMaxAttempts ?? DEFAULT_OUTBOX_MAX_ATTEMPTS,
       logger: options.logger,
       toIntegrationEvent: (event) => {
         const integration = options.toIntegrationEvent(event);

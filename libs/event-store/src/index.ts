@@ -67,7 +67,13 @@ export {
   connectionBudget,
 } from './event-sourcing.module';
 export { asOfTime, foldAsOf } from './as-of';
-export { eventSourcingForService, type EventSourcedServiceConfig, type ServiceEventSourcingParts } from './service-event-sourcing';
+export {
+  eventSourcingForService,
+  eventSourcingSettingsFrom,
+  type EventSourcedServiceConfig,
+  type EventSourcingSettings,
+  type ServiceEventSourcingParts,
+} from './service-event-sourcing';
 export { uniqueValueHolder } from './unique-value-holder';
 export { foldEvents, type Evolver } from './fold-events';
 export { findPage, timeRange } from './find-page';

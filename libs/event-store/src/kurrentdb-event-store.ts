@@ -16,9 +16,14 @@ import {
 import { v7 as uuidv7 } from 'uuid';
 import { storedEventsPage } from './stored-events-page';
 import {
+  type AppendMetadata,
   type EventMetadata,
   type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
   type RecordedEvent,
+  type StoredEventsFilter,
+  type StoredEventsKey,
   type Upcasters,
   WrongExpectedVersionError,
   toEventMetadata,
@@ -61,180 +66,218 @@ export const toStoredEvent = (prefix: string, event: KurrentRecorded, commitPosi
 
 const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
+/** What the methods of one store share: its client, its stream prefix and its upcasters. */
+type KurrentStore = { client: KurrentDBClient; prefix: string; upcasters: Upcasters | undefined };
+
+type Appended = { version: number; events: RecordedEvent[] };
+
 /**
  * The KurrentDB adapter of the same port. KurrentDB assigns log positions at commit, so readAll is
  * free of late commits by construction; globalPosition is the commit position in its log.
  */
 export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): EventStore => {
-  const client = KurrentDBClient.connectionString(options.connectionString);
-  const prefix = options.streamPrefix ?? '';
-
-  const toRecorded = (event: KurrentRecorded, commitPosition?: bigint): RecordedEvent =>
-    upcast(toStoredEvent(prefix, event, commitPosition), options.upcasters);
-
-  /** The events a listing scans: one stream when it names the resource, else the service's category of $all. */
-  const listed = (resourceId: string | undefined): AsyncIterable<{ event?: unknown; commitPosition?: bigint }> => {
-    if (resourceId !== undefined) return client.readStream(prefix + resourceId, { fromRevision: START, direction: FORWARDS });
-    const filter = prefix ? streamNameFilter({ prefixes: [prefix] }) : excludeSystemEvents();
-    return client.readAll({ fromPosition: START, filter, direction: FORWARDS });
+  const kurrent: KurrentStore = {
+    client: KurrentDBClient.connectionString(options.connectionString),
+    prefix: options.streamPrefix ?? '',
+    upcasters: options.upcasters,
   };
+  return {
+    readStream: (streamId, readOptions) => readStream(kurrent, streamId, readOptions),
+    appendToStream: (streamId, events, { expectedVersion, metadata }) =>
+      appendToStream(kurrent, streamId, events, expectedVersion, metadata),
+    findInStream: (streamId, dataEquals) => findInStream(kurrent, streamId, dataEquals),
+    listEvents: (filter, page) => listEvents(kurrent, filter, page),
+    appendToStreams: (appends, { metadata }) => appendToStreams(kurrent, appends, metadata),
+    readAll: (range) => readAll(kurrent, range),
+    headPosition: () => headPosition(kurrent),
+    close: async () => {
+      await kurrent.client.dispose();
+    },
+  };
+};
 
-  const readStream: EventStore['readStream'] = async (streamId, readOptions) => {
-    const from = Math.max(1, readOptions?.fromPosition ?? 1);
-    const events: RecordedEvent[] = [];
-    try {
-      for await (const resolved of client.readStream(prefix + streamId, { fromRevision: BigInt(from - 1), direction: FORWARDS })) {
-        if (resolved.event) events.push(toRecorded(resolved.event as KurrentRecorded, resolved.commitPosition));
-      }
-    } catch (error) {
-      if (error instanceof StreamNotFoundError) return { events: [], version: 0 };
-      throw error;
+const toRecorded = (kurrent: KurrentStore, event: KurrentRecorded, commitPosition?: bigint): RecordedEvent =>
+  upcast(toStoredEvent(kurrent.prefix, event, commitPosition), kurrent.upcasters);
+
+/** The service's streams in $all: its prefix, or every non-system stream when it has none. */
+const serviceFilter = (kurrent: KurrentStore) =>
+  kurrent.prefix ? streamNameFilter({ prefixes: [kurrent.prefix] }) : excludeSystemEvents();
+
+/** The events a listing scans: one stream when it names the resource, else the service's category of $all. */
+const listed = (kurrent: KurrentStore, resourceId: string | undefined): AsyncIterable<{ event?: unknown; commitPosition?: bigint }> => {
+  if (resourceId !== undefined) return kurrent.client.readStream(kurrent.prefix + resourceId, { fromRevision: START, direction: FORWARDS });
+  return kurrent.client.readAll({ fromPosition: START, filter: serviceFilter(kurrent), direction: FORWARDS });
+};
+
+const readStream = async (kurrent: KurrentStore, streamId: string, readOptions?: { fromPosition?: number }): Promise<Appended> => {
+  const from = Math.max(1, readOptions?.fromPosition ?? 1);
+  const events: RecordedEvent[] = [];
+  try {
+    const read = kurrent.client.readStream(kurrent.prefix + streamId, { fromRevision: BigInt(from - 1), direction: FORWARDS });
+    for await (const resolved of read) {
+      if (resolved.event) events.push(toRecorded(kurrent, resolved.event as KurrentRecorded, resolved.commitPosition));
     }
-    const last = events[events.length - 1];
-    if (last || from === 1) return { events, version: last?.streamPosition ?? 0 };
-    return { events, version: await lastVersion(streamId) };
-  };
+  } catch (error) {
+    if (error instanceof StreamNotFoundError) return { events: [], version: 0 };
+    throw error;
+  }
+  const last = events[events.length - 1];
+  if (last || from === 1) return { events, version: last?.streamPosition ?? 0 };
+  return { events, version: await lastVersion(kurrent, streamId) };
+};
 
-  const lastVersion = async (streamId: string): Promise<number> => {
-    try {
-      for await (const resolved of client.readStream(prefix + streamId, { fromRevision: END, direction: 'backwards', maxCount: 1 })) {
-        if (resolved.event) return Number(resolved.event.revision) + 1;
-      }
-    } catch (error) {
-      if (!(error instanceof StreamNotFoundError)) throw error;
+const lastVersion = async (kurrent: KurrentStore, streamId: string): Promise<number> => {
+  try {
+    const read = kurrent.client.readStream(kurrent.prefix + streamId, { fromRevision: END, direction: 'backwards', maxCount: 1 });
+    for await (const resolved of read) {
+      if (resolved.event) return Number(resolved.event.revision) + 1;
     }
-    return 0;
-  };
+  } catch (error) {
+    if (!(error instanceof StreamNotFoundError)) throw error;
+  }
+  return 0;
+};
 
-  const store: EventStore = {
-    readStream,
+const appendToStream = async (
+  kurrent: KurrentStore,
+  streamId: string,
+  events: NewEvent[],
+  expectedVersion: ExpectedVersion,
+  metadata: AppendMetadata,
+): Promise<Appended> => {
+  if (events.length === 0) {
+    // An empty append's result cannot tell "no stream" from revision 0: check the version as PostgreSQL does.
+    const version = await lastVersion(kurrent, streamId);
+    if (expectedVersion !== 'any' && version !== expectedVersion) throw new WrongExpectedVersionError(streamId, expectedVersion, version);
+    return { version, events: [] };
+  }
+  const occurredAt = metadata.occurredAt ?? new Date().toISOString();
+  const envelopes = events.map((event) => ({ id: uuidv7(), event, metadata: toEventMetadata(metadata, event, occurredAt) }));
+  let result: AppendResult;
+  try {
+    const data = envelopes.map(({ id, event, metadata: eventMetadata }) =>
+      jsonEvent({ id, type: event.type, data: event.data, metadata: eventMetadata }),
+    );
+    result = await kurrent.client.appendToStream(kurrent.prefix + streamId, data, { streamState: toStreamState(expectedVersion) });
+  } catch (error) {
+    if (error instanceof KurrentWrongExpectedVersionError) {
+      const actual = typeof error.actualState === 'bigint' ? Number(error.actualState) + 1 : 0;
+      throw new WrongExpectedVersionError(streamId, expectedVersion, actual);
+    }
+    throw error;
+  }
+  const version = versionAfter(result.nextExpectedRevision);
+  // The append's own result names the stream's new revision and the commit's log position, so
+  // the recorded events are known without reading the stream back (which grew with the stream).
+  // A server that reports no position is answered by reading back only this append's events.
+  const commit = result.position?.commit;
+  if (commit === undefined)
+    return { version, events: (await readStream(kurrent, streamId, { fromPosition: version - envelopes.length + 1 })).events };
+  const first = version - envelopes.length + 1;
+  const recorded = envelopes.map(({ id, event, metadata: eventMetadata }, index) =>
+    upcast(
+      {
+        eventId: id,
+        streamId,
+        streamPosition: first + index,
+        globalPosition: commit,
+        type: event.type,
+        // As the store keeps them: JSON, so a reader and the appender see the same values.
+        data: asStored(event.data),
+        metadata: asStored(eventMetadata),
+      },
+      kurrent.upcasters,
+    ),
+  );
+  return { version, events: recorded };
+};
 
-    async appendToStream(streamId, events, { expectedVersion, metadata }) {
-      if (events.length === 0) {
-        // An empty append's result cannot tell "no stream" from revision 0: check the version as PostgreSQL does.
-        const version = await lastVersion(streamId);
-        if (expectedVersion !== 'any' && version !== expectedVersion)
-          throw new WrongExpectedVersionError(streamId, expectedVersion, version);
-        return { version, events: [] };
-      }
-      const occurredAt = metadata.occurredAt ?? new Date().toISOString();
-      const envelopes = events.map((event) => ({ id: uuidv7(), event, metadata: toEventMetadata(metadata, event, occurredAt) }));
-      let result: AppendResult;
-      try {
-        const data = envelopes.map(({ id, event, metadata: eventMetadata }) =>
-          jsonEvent({ id, type: event.type, data: event.data, metadata: eventMetadata }),
-        );
-        result = await client.appendToStream(prefix + streamId, data, { streamState: toStreamState(expectedVersion) });
-      } catch (error) {
-        if (error instanceof KurrentWrongExpectedVersionError) {
-          const actual = typeof error.actualState === 'bigint' ? Number(error.actualState) + 1 : 0;
-          throw new WrongExpectedVersionError(streamId, expectedVersion, actual);
-        }
+const findInStream = async (
+  kurrent: KurrentStore,
+  streamId: string,
+  dataEquals: Record<string, readonly string[]>,
+): Promise<RecordedEvent[]> => {
+  const wanted = Object.entries(dataEquals).map(([field, values]) => [field, new Set(values)] as const);
+  if (wanted.every(([, values]) => values.size === 0)) return [];
+  // KurrentDB has no index over event data: the stream is read and matched here, on the data as
+  // stored (as PostgreSQL matches it). A stream that outgrows this wants a stream keyed by the id.
+  const matches = (data: Record<string, unknown>) =>
+    wanted.some(([field, values]) => typeof data[field] === 'string' && values.has(data[field]));
+  const found: RecordedEvent[] = [];
+  try {
+    for await (const resolved of kurrent.client.readStream(kurrent.prefix + streamId, { fromRevision: START, direction: FORWARDS })) {
+      const event = resolved.event as KurrentRecorded | undefined;
+      if (event && matches(event.data as Record<string, unknown>)) found.push(toRecorded(kurrent, event, resolved.commitPosition));
+    }
+  } catch (error) {
+    if (!(error instanceof StreamNotFoundError)) throw error;
+  }
+  return found;
+};
+
+const listEvents = async (
+  kurrent: KurrentStore,
+  filter: StoredEventsFilter,
+  page: { before?: StoredEventsKey; limit: number },
+): Promise<{ events: RecordedEvent[]; totalCount: number }> => {
+  // KurrentDB has no index over metadata: the service's events (or the one stream) are read,
+  // matched as stored, counted, and only the newest page is kept (stored-events-page.ts).
+  const gathered = storedEventsPage(filter, page);
+  try {
+    for await (const resolved of listed(kurrent, filter.resourceId)) {
+      const event = resolved.event as KurrentRecorded | undefined;
+      if (!event || event.type.startsWith('$')) continue;
+      gathered.offer(toStoredEvent(kurrent.prefix, event, resolved.commitPosition));
+    }
+  } catch (error) {
+    if (!(error instanceof StreamNotFoundError)) throw error;
+  }
+  const { events, totalCount } = gathered.result();
+  return { events: events.map((event) => upcast(event, kurrent.upcasters)), totalCount };
+};
+
+const appendToStreams = async (
+  kurrent: KurrentStore,
+  appends: { streamId: string; events: NewEvent[]; expectedVersion: ExpectedVersion }[],
+  metadata: AppendMetadata,
+): Promise<(Appended | WrongExpectedVersionError)[]> =>
+  // KurrentDB commits each stream's append on its own; the streams still go in parallel.
+  Promise.all(
+    appends.map(({ streamId, events, expectedVersion }) =>
+      appendToStream(kurrent, streamId, events, expectedVersion, metadata).catch((error: unknown) => {
+        if (error instanceof WrongExpectedVersionError) return error;
         throw error;
-      }
-      const version = versionAfter(result.nextExpectedRevision);
-      // The append's own result names the stream's new revision and the commit's log position, so
-      // the recorded events are known without reading the stream back (which grew with the stream).
-      // A server that reports no position is answered by reading back only this append's events.
-      const commit = result.position?.commit;
-      if (commit === undefined)
-        return { version, events: (await readStream(streamId, { fromPosition: version - envelopes.length + 1 })).events };
-      const recorded = envelopes.map(({ id, event, metadata: eventMetadata }, index) =>
-        upcast(
-          {
-            eventId: id,
-            streamId,
-            streamPosition: version - envelopes.length + 1 + index,
-            globalPosition: commit,
-            type: event.type,
-            // As the store keeps them: JSON, so a reader and the appender see the same values.
-            data: asStored(event.data),
-            metadata: asStored(eventMetadata),
-          },
-          options.upcasters,
-        ),
-      );
-      return { version, events: recorded };
-    },
+      }),
+    ),
+  );
 
-    async findInStream(streamId, dataEquals) {
-      const wanted = Object.entries(dataEquals).map(([field, values]) => [field, new Set(values)] as const);
-      if (wanted.every(([, values]) => values.size === 0)) return [];
-      // KurrentDB has no index over event data: the stream is read and matched here, on the data as
-      // stored (as PostgreSQL matches it). A stream that outgrows this wants a stream keyed by the id.
-      const matches = (data: Record<string, unknown>) =>
-        wanted.some(([field, values]) => typeof data[field] === 'string' && values.has(data[field]));
-      const found: RecordedEvent[] = [];
-      try {
-        for await (const resolved of client.readStream(prefix + streamId, { fromRevision: START, direction: FORWARDS })) {
-          const event = resolved.event as KurrentRecorded | undefined;
-          if (event && matches(event.data as Record<string, unknown>)) found.push(toRecorded(event, resolved.commitPosition));
-        }
-      } catch (error) {
-        if (!(error instanceof StreamNotFoundError)) throw error;
-      }
-      return found;
-    },
+const readAll = async (kurrent: KurrentStore, { after, limit }: { after: bigint; limit: number }): Promise<RecordedEvent[]> => {
+  const max = Math.min(Math.max(1, limit), MAX_READ_LIMIT);
+  const events: RecordedEvent[] = [];
+  const fromPosition = after > 0n ? { commit: after, prepare: after } : START;
+  // The read starts at `after` inclusive, so `after` itself is dropped. Events appended together
+  // share one commit position, so a batch never ends inside such a group: a reader resuming
+  // "after" that position would otherwise skip the group's rest.
+  const read = kurrent.client.readAll({
+    fromPosition,
+    filter: serviceFilter(kurrent),
+    maxCount: max + 1 + MAX_APPEND_GROUP,
+    direction: FORWARDS,
+  });
+  for await (const resolved of read) {
+    const event = resolved.event as KurrentRecorded | undefined;
+    if (!event || !event.position || event.position.commit <= after || event.type.startsWith('$')) continue;
+    const last = events[events.length - 1];
+    if (events.length >= max && last && event.position.commit !== last.globalPosition) break;
+    events.push(toRecorded(kurrent, event));
+  }
+  return events;
+};
 
-    async listEvents(filter, page) {
-      // KurrentDB has no index over metadata: the service's events (or the one stream) are read,
-      // matched as stored, counted, and only the newest page is kept (stored-events-page.ts).
-      const gathered = storedEventsPage(filter, page);
-      try {
-        for await (const resolved of listed(filter.resourceId)) {
-          const event = resolved.event as KurrentRecorded | undefined;
-          if (!event || event.type.startsWith('$')) continue;
-          gathered.offer(toStoredEvent(prefix, event, resolved.commitPosition));
-        }
-      } catch (error) {
-        if (!(error instanceof StreamNotFoundError)) throw error;
-      }
-      const { events, totalCount } = gathered.result();
-      return { events: events.map((event) => upcast(event, options.upcasters)), totalCount };
-    },
-
-    async appendToStreams(appends, { metadata }) {
-      // KurrentDB commits each stream's append on its own; the streams still go in parallel.
-      return Promise.all(
-        appends.map(({ streamId, events, expectedVersion }) =>
-          store.appendToStream(streamId, events, { expectedVersion, metadata }).catch((error: unknown) => {
-            if (error instanceof WrongExpectedVersionError) return error;
-            throw error;
-          }),
-        ),
-      );
-    },
-
-    async readAll({ after, limit }) {
-      const max = Math.min(Math.max(1, limit), MAX_READ_LIMIT);
-      const events: RecordedEvent[] = [];
-      const fromPosition = after > 0n ? { commit: after, prepare: after } : START;
-      const filter = prefix ? streamNameFilter({ prefixes: [prefix] }) : excludeSystemEvents();
-      // The read starts at `after` inclusive, so `after` itself is dropped. Events appended together
-      // share one commit position, so a batch never ends inside such a group: a reader resuming
-      // "after" that position would otherwise skip the group's rest.
-      const read = client.readAll({ fromPosition, filter, maxCount: max + 1 + MAX_APPEND_GROUP, direction: FORWARDS });
-      for await (const resolved of read) {
-        const event = resolved.event as KurrentRecorded | undefined;
-        if (!event || !event.position || event.position.commit <= after || event.type.startsWith('$')) continue;
-        const last = events[events.length - 1];
-        if (events.length >= max && last && event.position.commit !== last.globalPosition) break;
-        events.push(toRecorded(event));
-      }
-      return events;
-    },
-
-    async headPosition() {
-      const filter = prefix ? streamNameFilter({ prefixes: [prefix] }) : excludeSystemEvents();
-      for await (const resolved of client.readAll({ fromPosition: END, direction: 'backwards', maxCount: 1, filter })) {
-        if (resolved.event?.position) return resolved.event.position.commit;
-      }
-      return 0n;
-    },
-
-    async close() {
-      await client.dispose();
-    },
-  };
-  return store;
+const headPosition = async (kurrent: KurrentStore): Promise<bigint> => {
+  const read = kurrent.client.readAll({ fromPosition: END, direction: 'backwards', maxCount: 1, filter: serviceFilter(kurrent) });
+  for await (const resolved of read) {
+    if (resolved.event?.position) return resolved.event.position.commit;
+  }
+  return 0n;
 };

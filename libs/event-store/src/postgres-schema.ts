@@ -8,7 +8,13 @@ import { isConnectionError, postgresUnreachable } from './infra-errors';
  */
 export const eventStoreDdl = (schema: string): string => {
   const s = assertSchemaName(schema);
-  return `
+  return `${eventsTableDdl(s)}${appendEventsDdl(s)}${appendEventsToStreamsDdl(s)}
+${snapshotDdl(s)}
+${checkpointDdl(s)}`;
+};
+
+/** The events table and the indexes of its listings. */
+const eventsTableDdl = (s: string): string => `
 CREATE SCHEMA IF NOT EXISTS ${s};
 CREATE TABLE IF NOT EXISTS ${s}.events (
   global_position bigserial PRIMARY KEY,
@@ -28,7 +34,10 @@ CREATE TABLE IF NOT EXISTS ${s}.events (
 -- On a large table an operator creates them CONCURRENTLY beforehand; these then do nothing.
 CREATE INDEX IF NOT EXISTS events_correlation ON ${s}.events ((metadata->>'correlationId'));
 CREATE INDEX IF NOT EXISTS events_platform_occurred
-  ON ${s}.events ((metadata->>'platformId'), (metadata->>'occurredAt' COLLATE "C"), (event_id::text COLLATE "C"));
+  ON ${s}.events ((metadata->>'platformId'), (metadata->>'occurredAt' COLLATE "C"), (event_id::text COLLATE "C"));`;
+
+/** One stream's append as one statement. */
+const appendEventsDdl = (s: string): string => `
 -- The whole append in one statement (see appendOnce in postgres-event-store.ts). p_expected -1
 -- means any version. The lock is session-level so it can be released before the commit.
 CREATE OR REPLACE FUNCTION ${s}.append_events(
@@ -55,7 +64,10 @@ BEGIN
     SELECT * FROM inserted;
   PERFORM pg_advisory_unlock(p_lock);
 END
-$fn$;
+$fn$;`;
+
+/** Several streams' appends as one statement. */
+const appendEventsToStreamsDdl = (s: string): string => `
 -- Several streams in one statement and one commit (group commit). Event i goes to stream
 -- p_stream_ids[p_stream_index[i]] at that stream's version + p_offset[i]. Every stream is checked
 -- before anything is written, so the append is all or nothing; a stream may appear only once.
@@ -89,10 +101,7 @@ BEGIN
     SELECT * FROM inserted;
   PERFORM pg_advisory_unlock(p_lock);
 END
-$fn$;
-${snapshotDdl(s)}
-${checkpointDdl(s)}`;
-};
+$fn$;`;
 
 /**
  * Snapshots of stream states for the command path (snapshot-store.ts): a cache, one row per

@@ -1,5 +1,24 @@
 import type { DynamicModule } from '@nestjs/common';
 import { EventSourcingModule, type EventSourcingOptions } from './event-sourcing.module';
+import { parseOutboxMaxAttempts } from './outbox-dead-letters';
+import { snapshotEveryFrom } from './snapshot-store';
+import { type EventStoreChoice, eventStoreChoiceFrom } from './store-selection';
+
+/** The event sourcing settings every event-sourced service has, parsed by its config.ts with eventSourcingSettingsFrom. */
+export type EventSourcingSettings = {
+  /** EVENT_STORE_<SERVICE> / EVENT_STORE / EVENTSTORE_URL / EVENTSTORE_STREAM_PREFIX (store-selection.ts). */
+  eventStore: EventStoreChoice;
+  /** SNAPSHOT_EVERY (snapshot-store.ts). */
+  snapshotEvery: number;
+  /** OUTBOX_MAX_ATTEMPTS (outbox-dead-letters.ts). */
+  outboxMaxAttempts: number;
+};
+
+export const eventSourcingSettingsFrom = (service: string, env: NodeJS.ProcessEnv): EventSourcingSettings => ({
+  eventStore: eventStoreChoiceFrom(service, env),
+  snapshotEvery: snapshotEveryFrom(env),
+  outboxMaxAttempts: parseOutboxMaxAttempts(env['OUTBOX_MAX_ATTEMPTS']),
+});
 
 /** The parsed settings every event-sourced service has (libs/messaging's ServiceConfig carries these fields). */
 export type EventSourcedServiceConfig = {
@@ -9,6 +28,11 @@ export type EventSourcedServiceConfig = {
   natsAuth: EventSourcingOptions['natsAuth'];
   subjectPrefix: string;
   databasePoolSize: number;
+  /**
+   * Optional only while apps/payments does not pass it (its config.ts is being changed on another
+   * branch); once it does, make it required and delete the fallback below (decision 0049).
+   */
+  eventSourcing?: EventSourcingSettings;
 };
 
 /** What one service adds of its own: its name, logger, migrations, read models and the events others see. */
@@ -22,9 +46,12 @@ export type ServiceEventSourcingParts = Pick<
  * come from its parsed config the same way for every service, so only what differs is written in
  * its app.module.ts. PostgreSQL's health part comes with it (EventSourcing reports it at bootstrap).
  */
-export const eventSourcingForService = (config: EventSourcedServiceConfig, parts: ServiceEventSourcingParts): DynamicModule =>
-  EventSourcingModule.forRoot({
+export const eventSourcingForService = (config: EventSourcedServiceConfig, parts: ServiceEventSourcingParts): DynamicModule => {
+  // The one read of process.env left in this lib, for payments alone until its config.ts passes the settings.
+  const settings = config.eventSourcing ?? eventSourcingSettingsFrom(parts.service, process.env);
+  return EventSourcingModule.forRoot({
     ...parts,
+    ...settings,
     connectionString: config.databaseUrl,
     schema: config.schema,
     poolSize: config.databasePoolSize,
@@ -32,3 +59,4 @@ export const eventSourcingForService = (config: EventSourcedServiceConfig, parts
     natsAuth: config.natsAuth,
     subjectPrefix: config.subjectPrefix,
   });
+};

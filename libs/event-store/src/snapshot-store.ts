@@ -35,7 +35,8 @@ export type SnapshotCodec<State> = {
 /** Events appended since the last snapshot before a command takes a new one (SNAPSHOT_EVERY, 0 = never). */
 export const DEFAULT_SNAPSHOT_EVERY = 500;
 
-export const snapshotEveryFrom = (env: NodeJS.ProcessEnv = process.env): number => {
+/** SNAPSHOT_EVERY as a service's config.ts parses it. */
+export const snapshotEveryFrom = (env: NodeJS.ProcessEnv): number => {
   const raw = env['SNAPSHOT_EVERY'];
   if (raw === undefined || raw === '') return DEFAULT_SNAPSHOT_EVERY;
   const value = Number(raw);

@@ -27,7 +27,7 @@ export const serviceStreamPrefix = (service: string): string => {
  * kurrentdb needs EVENTSTORE_URL; EVENTSTORE_STREAM_PREFIX, when set, goes before the service's
  * prefix (several deployments, or test runs, on one server).
  */
-export const eventStoreChoiceFrom = (service: string, env: NodeJS.ProcessEnv = process.env): EventStoreChoice => {
+export const eventStoreChoiceFrom = (service: string, env: NodeJS.ProcessEnv): EventStoreChoice => {
   const own = `EVENT_STORE_${service.toUpperCase()}`;
   const variable = env[own] ? own : 'EVENT_STORE';
   const kind = env[variable] || 'postgres';

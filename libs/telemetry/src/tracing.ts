@@ -11,12 +11,13 @@ import { type ReadableSpan, SimpleSpanProcessor, type SpanExporter } from '@open
  * Tracing is off unless the operator asks for it, through OpenTelemetry's own variables
  * (OTEL_TRACES_EXPORTER=otlp with OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER...),
  * or CORRIDOR_TRACE_FILE names a file every finished span is appended to as one JSON line (tests, a quick look).
- * Parsed here, once, because it must run before the service's own config: instrumentation patches
- * http, pg and ioredis only if it is in place before they are first loaded.
+ * Parsed by each app's tracing.ts, the first module its main.ts loads, not by its config.ts:
+ * instrumentation patches http, pg and ioredis only if it is in place before they are first loaded,
+ * and config.ts loads them.
  */
 export type TracingConfig = { enabled: false } | { enabled: true; serviceName: string; file?: string };
 
-export function parseTracingConfig(service: string, env: NodeJS.ProcessEnv = process.env): TracingConfig {
+export function parseTracingConfig(service: string, env: NodeJS.ProcessEnv): TracingConfig {
   const file = env['CORRIDOR_TRACE_FILE'] || undefined;
   const exporters = (env['OTEL_TRACES_EXPORTER'] ?? '')
     .split(',')
@@ -85,9 +86,11 @@ let sdk: NodeSDK | undefined;
 /**
  * Starts OpenTelemetry for this process when configured (HTTP, Fastify, pg and ioredis spans, W3C
  * propagation), and does nothing otherwise. Call it first in main.ts, before anything loads http, pg or ioredis.
+ * A service name instead of a parsed config is apps/payments alone, until its tracing.ts parses its
+ * own like the other apps' (decision 0049); then take TracingConfig only.
  */
-export function startTracing(service: string, env: NodeJS.ProcessEnv = process.env): TracingConfig {
-  const config = parseTracingConfig(service, env);
+export function startTracing(configured: TracingConfig | string): TracingConfig {
+  const config = typeof configured === 'string' ? parseTracingConfig(configured, process.env) : configured;
   if (!config.enabled || sdk) return config;
   sdk = new NodeSDK({
     serviceName: config.serviceName,

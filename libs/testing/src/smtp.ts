@@ -73,54 +73,16 @@ export const parseMail = (raw: string): Pick<ReceivedMail, 'headers' | 'text'> =
 
 const smtpError = (message: string, responseCode: number): Error => Object.assign(new Error(message), { responseCode });
 
+/** What the server received so far, and the tests still waiting for a mail to an address. */
+type Mailbox = {
+  received: ReceivedMail[];
+  logins: string[];
+  waiting: { address: string; resolve: (mail: ReceivedMail) => void }[];
+};
+
 export const startTestSmtpServer = async (options: TestSmtpOptions = {}): Promise<TestSmtpServer> => {
-  const received: ReceivedMail[] = [];
-  const logins: string[] = [];
-  const waiting: { address: string; resolve: (mail: ReceivedMail) => void }[] = [];
-  const serverOptions: SMTPServerOptions = {
-    // No TLS on loopback: the adapter's test runs with SMTP_REQUIRE_TLS=false, as it would behind a trusted sidecar.
-    disabledCommands: options.credentials ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
-    allowInsecureAuth: true,
-    authOptional: !options.credentials,
-    logger: false,
-    onAuth(auth, _session, callback) {
-      const { credentials } = options;
-      if (!credentials || auth.username !== credentials.user || auth.password !== credentials.pass)
-        return callback(smtpError('Invalid username or password', 535));
-      logins.push(auth.username ?? '');
-      return callback(null, { user: auth.username });
-    },
-    onMailFrom(address, _session, callback) {
-      if (options.refuseSender?.(address.address)) return callback(smtpError('Sender address rejected: not owned by user', 553));
-      return callback();
-    },
-    onRcptTo(address, _session, callback) {
-      if (options.refuseRecipient?.(address.address)) return callback(smtpError('Recipient address rejected: mailbox unavailable', 550));
-      return callback();
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        const mailFrom = session.envelope.mailFrom;
-        const mail: ReceivedMail = {
-          envelope: { from: mailFrom ? mailFrom.address : '', to: session.envelope.rcptTo.map((to) => to.address) },
-          raw,
-          ...parseMail(raw),
-        };
-        if (options.refuseFromHeader?.(mail.headers['from'] ?? ''))
-          return callback(smtpError('Message rejected: Email address is not verified', 554));
-        received.push(mail);
-        for (const waiter of waiting.filter((item) => mail.envelope.to.includes(item.address))) {
-          waiting.splice(waiting.indexOf(waiter), 1);
-          waiter.resolve(mail);
-        }
-        callback();
-      });
-    },
-  };
-  const server = new SMTPServer(serverOptions);
+  const mailbox: Mailbox = { received: [], logins: [], waiting: [] };
+  const server = new SMTPServer(smtpServerOptions(options, mailbox));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -128,24 +90,70 @@ export const startTestSmtpServer = async (options: TestSmtpOptions = {}): Promis
   const port = (server.server.address() as { port: number }).port;
   return {
     port,
-    received,
-    logins,
-    mailTo: (address, timeoutMs = 10_000) => {
-      const already = received.find((mail) => mail.envelope.to.includes(address));
-      if (already) return Promise.resolve(already);
-      return new Promise<ReceivedMail>((resolve, reject) => {
-        const timer = setTimeout(
-          () =>
-            reject(
-              new Error(
-                `No mail to ${address} within ${timeoutMs} ms; received mail to ${received.flatMap((mail) => mail.envelope.to).join(', ') || 'nobody'}.`,
-              ),
-            ),
-          timeoutMs,
-        );
-        waiting.push({ address, resolve: (mail) => (clearTimeout(timer), resolve(mail)) });
-      });
-    },
+    received: mailbox.received,
+    logins: mailbox.logins,
+    mailTo: (address, timeoutMs = 10_000) => mailTo(mailbox, address, timeoutMs),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+};
+
+const smtpServerOptions = (options: TestSmtpOptions, mailbox: Mailbox): SMTPServerOptions => ({
+  // No TLS on loopback: the adapter's test runs with SMTP_REQUIRE_TLS=false, as it would behind a trusted sidecar.
+  disabledCommands: options.credentials ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+  allowInsecureAuth: true,
+  authOptional: !options.credentials,
+  logger: false,
+  onAuth(auth, _session, callback) {
+    const { credentials } = options;
+    if (!credentials || auth.username !== credentials.user || auth.password !== credentials.pass)
+      return callback(smtpError('Invalid username or password', 535));
+    mailbox.logins.push(auth.username ?? '');
+    return callback(null, { user: auth.username });
+  },
+  onMailFrom(address, _session, callback) {
+    if (options.refuseSender?.(address.address)) return callback(smtpError('Sender address rejected: not owned by user', 553));
+    return callback();
+  },
+  onRcptTo(address, _session, callback) {
+    if (options.refuseRecipient?.(address.address)) return callback(smtpError('Recipient address rejected: mailbox unavailable', 550));
+    return callback();
+  },
+  onData(stream, session, callback) {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const mailFrom = session.envelope.mailFrom;
+      const mail: ReceivedMail = {
+        envelope: { from: mailFrom ? mailFrom.address : '', to: session.envelope.rcptTo.map((to) => to.address) },
+        raw,
+        ...parseMail(raw),
+      };
+      if (options.refuseFromHeader?.(mail.headers['from'] ?? ''))
+        return callback(smtpError('Message rejected: Email address is not verified', 554));
+      deliver(mailbox, mail);
+      callback();
+    });
+  },
+});
+
+/** Keeps the mail and answers the tests waiting for one of its recipients. */
+const deliver = (mailbox: Mailbox, mail: ReceivedMail): void => {
+  mailbox.received.push(mail);
+  for (const waiter of mailbox.waiting.filter((item) => mail.envelope.to.includes(item.address))) {
+    mailbox.waiting.splice(mailbox.waiting.indexOf(waiter), 1);
+    waiter.resolve(mail);
+  }
+};
+
+const mailTo = (mailbox: Mailbox, address: string, timeoutMs: number): Promise<ReceivedMail> => {
+  const already = mailbox.received.find((mail) => mail.envelope.to.includes(address));
+  if (already) return Promise.resolve(already);
+  return new Promise<ReceivedMail>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const recipients = mailbox.received.flatMap((mail) => mail.envelope.to).join(', ') || 'nobody';
+      reject(new Error(`No mail to ${address} within ${timeoutMs} ms; received mail to ${recipients}.`));
+    }, timeoutMs);
+    mailbox.waiting.push({ address, resolve: (mail) => (clearTimeout(timer), resolve(mail)) });
+  });
 };

@@ -10,7 +10,7 @@ import { consoleLogger, createPostgresEventStore, EventSourcingModule } from '@c
 import { deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { loadConfig } from '../config';
 import { toIntegrationEvent } from '../integration-events';
-import { AccountWriter } from './account-writer';
+import { AccountWriter, LEDGER_OPTIONS } from './account-writer';
 import { creditAccount } from './credit-account';
 import { holdFunds } from './hold-funds';
 import { type InternalAccountEvent, systemAccountId } from './internal-account';
@@ -37,7 +37,7 @@ const startReplica = async (): Promise<AccountWriter> => {
         logger: consoleLogger('accounts', 'warn'),
       }),
     ],
-    providers: [AccountWriter],
+    providers: [{ provide: LEDGER_OPTIONS, useValue: { operationWindow: loadConfig({}).operationWindow } }, AccountWriter],
   })
   class ReplicaModule {}
   const context = await NestFactory.createApplicationContext(ReplicaModule, { logger: ['error'] });

@@ -1,6 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, type RecordedEvent, saveSnapshotQuietly, snapshotDue, WrongExpectedVersionError } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
 import { internalAccountNotFound, NeedsRecall } from './account-rules';
 import {
   initialInternalAccount,
@@ -8,7 +9,6 @@ import {
   type InternalAccountEvent,
   internalAccountEvolver,
   internalAccountSnapshot,
-  operationWindowFrom,
   recallFrom,
   type Recalled,
   withRecalled,
@@ -23,6 +23,10 @@ import {
 } from './internal-account-view.projection';
 
 type Decide = (state: InternalAccount) => InternalAccountEvent[];
+
+/** The writer's settings, from the accounts config (config.ts). */
+export type LedgerOptions = { operationWindow: number };
+export const LEDGER_OPTIONS = Symbol('LEDGER_OPTIONS');
 
 /** More waiters than this on one account means callers outpace the ledger; refuse instead of queueing without end. */
 const MAX_WAITERS_PER_ACCOUNT = 2_000;
@@ -99,17 +103,23 @@ const pause = (attempt: number): Promise<void> =>
  */
 @Injectable()
 export class AccountWriter {
-  private readonly logger = new Logger('AccountWriter');
+  private readonly logger = createLogger('accounts:writer');
   private readonly queues = new Map<string, Pending[]>();
   private readonly known = new Map<string, Known>();
-  /** LEDGER_OPERATION_WINDOW: operation ids (and closed holds) each account's state remembers. */
-  private readonly window = operationWindowFrom();
-  private readonly evolve = internalAccountEvolver(this.window);
-  private readonly codec = internalAccountSnapshot(this.window);
+  private readonly evolve: ReturnType<typeof internalAccountEvolver>;
+  private readonly codec: ReturnType<typeof internalAccountSnapshot>;
   /** The snapshot holds the writer's whole memory of the account: the decider's state and the row, so both rules are in its version. */
-  private readonly snapshotVersionName = `${this.codec.deciderVersion};row=2`;
+  private readonly snapshotVersionName: string;
 
-  constructor(private readonly eventSourcing: EventSourcing) {}
+  constructor(
+    private readonly eventSourcing: EventSourcing,
+    /** operationWindow (LEDGER_OPERATION_WINDOW): operation ids (and closed holds) each account's state remembers. */
+    @Inject(LEDGER_OPTIONS) options: LedgerOptions,
+  ) {
+    this.evolve = internalAccountEvolver(options.operationWindow);
+    this.codec = internalAccountSnapshot(options.operationWindow);
+    this.snapshotVersionName = `${this.codec.deciderVersion};row=2`;
+  }
 
   /** Decides, appends, waits for the read model, and returns the account's row as a GET would show it. */
   async write(accountId: string, context: RequestContext, decide: Decide): Promise<InternalAccountRow> {
@@ -188,7 +198,8 @@ export class AccountWriter {
         // Lost a race to another replica: a 503 only once the budget is spent, never the raw conflict (a 500).
         if (exhausted(attempt)) {
           this.logger.warn(
-            `Internal account ${accountId}: ${attempt + 1} appends in ${CONFLICT_BUDGET_MS} ms lost to another writer; answering busy.`,
+            { accountId, appends: attempt + 1, budgetMs: CONFLICT_BUDGET_MS },
+            'Internal account appends lost to another writer for the whole budget; answering busy.',
           );
           this.known.delete(accountId);
           for (const pending of batch) pending.reject(busy(accountId));
@@ -287,7 +298,8 @@ export class AccountWriter {
       if (round >= MAX_RECALL_ROUNDS) {
         // Answered as an error to the callers concerned (never decided without the lookup).
         this.logger.error(
-          `Internal account ${accountId}: decisions still asked for older ids after ${round} lookups; those commands fail.`,
+          { accountId, lookups: round },
+          'Internal account decisions still asked for older ids after the last lookup; those commands fail.',
         );
         return { decisions, state };
       }
@@ -315,7 +327,7 @@ export class AccountWriter {
           position: known.position.toString(),
         }),
       },
-      { info: () => undefined, error: () => undefined, warn: (details, message) => this.logger.warn({ ...details, msg: message }) },
+      this.logger,
     );
   }
 
@@ -326,9 +338,7 @@ export class AccountWriter {
     if (assumeNew) return { known: empty(), fresh: false };
     const snapshot = await this.eventSourcing.snapshots.load(accountId, this.snapshotVersionName).catch((error: unknown) => {
       // Only a cache: without it the account is read from its stream.
-      this.logger.warn(
-        `Internal account ${accountId}: its snapshot could not be read (${error instanceof Error ? error.message : String(error)}); reading the whole stream.`,
-      );
+      this.logger.warn({ accountId, err: error }, 'An internal account snapshot could not be read; reading the whole stream.');
       return null;
     });
     if (snapshot) {

@@ -116,15 +116,6 @@ export const initialInternalAccount = (): InternalAccount => ({ kind: 'None' });
 /** Operation ids (and closed hold ids) an account's state remembers; older ones are recalled from the events. */
 export const DEFAULT_OPERATION_WINDOW = 10_000;
 
-export const operationWindowFrom = (env: NodeJS.ProcessEnv = process.env): number => {
-  const raw = env['LEDGER_OPERATION_WINDOW'];
-  if (raw === undefined || raw === '') return DEFAULT_OPERATION_WINDOW;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`LEDGER_OPERATION_WINDOW must be a whole number of operations (at least 1), got "${raw}".`);
-  return value;
-};
-
 /**
  * A canonical description of a request, equal for a retry and different for anything else. The
  * deciders build it from the command and evolve builds it from the event, so both must agree.
@@ -335,7 +326,12 @@ export const internalAccountEvolver =
     return state.kind === 'None' ? state : evolveOpen(state, event);
   };
 
-export const evolveInternalAccount = internalAccountEvolver(operationWindowFrom());
+/**
+ * evolve with the default window. The window only shapes the state an opening creates, so folding
+ * other events onto a state (hold-and-settle's hold) is the same under any window; the writer
+ * folds with the configured one (LEDGER_OPERATION_WINDOW, read in config.ts).
+ */
+export const evolveInternalAccount = internalAccountEvolver(DEFAULT_OPERATION_WINDOW);
 
 type SavedWindow<V> = { limit: number; forgotten: number; entries: [string, V][] };
 type SavedAccount =

@@ -11,7 +11,7 @@ import { consoleLogger, EventSourcing, EventSourcingModule, type EventStore, typ
 import { deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { loadConfig } from '../config';
 import { toIntegrationEvent } from '../integration-events';
-import { AccountWriter } from './account-writer';
+import { AccountWriter, LEDGER_OPTIONS } from './account-writer';
 import { creditAccount } from './credit-account';
 import { holdFunds } from './hold-funds';
 import { systemAccountId } from './internal-account';
@@ -23,7 +23,6 @@ const database = useTestDatabase();
 const now = () => new Date();
 let subjectPrefix: string;
 const replicas: INestApplicationContext[] = [];
-const saved = { window: process.env['LEDGER_OPERATION_WINDOW'], every: process.env['SNAPSHOT_EVERY'] };
 
 const startReplica = async (eventStore?: EventStoreChoice): Promise<{ writer: AccountWriter; eventSourcing: EventSourcing }> => {
   @Module({
@@ -38,10 +37,11 @@ const startReplica = async (eventStore?: EventStoreChoice): Promise<{ writer: Ac
         projections: [internalAccountViewProjection],
         toIntegrationEvent,
         logger: consoleLogger('accounts', 'warn'),
+        snapshotEvery: 4,
         ...(eventStore ? { eventStore } : {}),
       }),
     ],
-    providers: [AccountWriter],
+    providers: [{ provide: LEDGER_OPTIONS, useValue: { operationWindow: 5 } }, AccountWriter],
   })
   class ReplicaModule {}
   const context = await NestFactory.createApplicationContext(ReplicaModule, { logger: ['error'] });
@@ -136,8 +136,6 @@ const versionOf = async (eventSourcing: EventSourcing, accountId: string): Promi
 let first: { writer: AccountWriter; eventSourcing: EventSourcing };
 
 beforeAll(async () => {
-  process.env['LEDGER_OPERATION_WINDOW'] = '5';
-  process.env['SNAPSHOT_EVERY'] = '4';
   await requireNats();
   subjectPrefix = uniqueSubjectPrefix();
   first = await startReplica();
@@ -146,13 +144,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const replica of replicas) await replica.close();
   await deleteEventsStream(subjectPrefix);
-  for (const [key, value] of [
-    ['LEDGER_OPERATION_WINDOW', saved.window],
-    ['SNAPSHOT_EVERY', saved.every],
-  ] as const) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
 });
 
 describe('The ledger operation window and snapshots (W = 5, a snapshot every 4 events)', () => {

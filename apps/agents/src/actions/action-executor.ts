@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { currentContext } from '@corridor/telemetry';
 import {
   CLOCK,
@@ -14,6 +14,7 @@ import {
   type TransferOutData,
 } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
 import { AGENT_OPTIONS, type AgentOptions } from '../agents/agent-options';
 import { AgentParties } from '../parties';
 import { UsageLedger } from '../usage/usage-ledger';
@@ -40,13 +41,10 @@ const ORPHAN_AFTER_MS = 120_000;
  */
 @Injectable()
 export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('ActionExecutor');
+  private readonly logger = createLogger('agents:action-executor');
   private readonly sweeper = new PeriodicSweep(
     () => this.resumeDue(),
-    (error) =>
-      this.logger.error(
-        `Agent action sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      ),
+    (error) => this.logger.error({ err: error }, 'Agent action sweep failed; the next sweep tries again.'),
   );
 
   constructor(
@@ -90,7 +88,7 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
       const command = { type: 'RecordFailure' as const, data: { actionId, reason }, metadata: { now: now() } };
       const failed = await this.record(actionId, context, (state) => recordFailure(command, state));
       await this.usage.release(actionId);
-      this.logger.log(`Agent action ${actionId} failed in payments (${reason}): ${error.code}: ${error.message}`);
+      this.logger.info({ actionId, reason, code: error.code, err: error }, 'Agent action failed in payments.');
       return { action: failed, refusal: error };
     }
   }
@@ -185,10 +183,7 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
       // One action payments cannot answer for now must not hold back the others.
       await this.execute(id, platformId).then(
         () => (resumed += 1),
-        (error: unknown) =>
-          this.logger.warn(
-            `Agent action ${id} could not be executed; the next sweep retries: ${error instanceof Error ? error.message : String(error)}`,
-          ),
+        (error: unknown) => this.logger.warn({ actionId: id, err: error }, 'Agent action could not be executed; the next sweep retries.'),
       );
     }
     for (const { actionId, status } of await this.usage.unreleased(new Date(now.getTime() - ORPHAN_AFTER_MS), SWEEP_BATCH)) {
@@ -197,7 +192,8 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
       if (status === null && (await this.eventSourcing.store.readStream(actionId)).version > 0) continue;
       if (await this.usage.release(actionId))
         this.logger.warn(
-          `Released the usage reserved for agent action ${actionId} (${status ?? 'never recorded'}), which its request had not given back.`,
+          { actionId, status: status ?? 'never recorded' },
+          'Released the usage reserved for an agent action, which its request had not given back.',
         );
     }
     return resumed;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import {
   type CardTransactionWire,
   cardTransactionSubjects,
@@ -7,7 +7,7 @@ import {
   type SimulateCardClearingData,
 } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
-import { ServiceClient } from '@corridor/messaging';
+import { createLogger, ServiceClient } from '@corridor/messaging';
 import { CARD_TRANSACTION_OPTIONS, type CardTransactionOptions } from './card-transaction-options';
 
 /** Transactions expired per sweep; a backlog drains over the following sweeps. */
@@ -35,13 +35,10 @@ const systemContext = (platformId: string): RequestContext => {
  */
 @Injectable()
 export class CardClosings implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('CardClosings');
+  private readonly logger = createLogger('cards:closings');
   private readonly sweeper = new PeriodicSweep(
     () => this.expireOpen(),
-    (error) =>
-      this.logger.error(
-        `Closed-card sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      ),
+    (error) => this.logger.error({ err: error }, 'Closed-card sweep failed; the next sweep tries again.'),
   );
 
   constructor(
@@ -79,7 +76,8 @@ export class CardClosings implements OnApplicationBootstrap, OnApplicationShutdo
       } catch (error) {
         // One transaction that cannot be expired now must not hold back the others; the sweep retries it.
         this.logger.warn(
-          `Card transaction ${row.id} of closed card ${row.card_id} could not be expired; the next sweep retries: ${String(error)}`,
+          { cardTransactionId: row.id, cardId: row.card_id, err: error },
+          'A card transaction of a closed card could not be expired; the next sweep retries.',
         );
       }
     }

@@ -36,9 +36,9 @@ const startApp = async (): Promise<INestMicroservice> => {
     subjectPrefix,
     logLevel: 'warn',
     provisioningSweepSeconds: 3_600,
+    // Sweeps far apart: the test runs each sweep itself, at the clock's time.
+    pullSweepSeconds: 3_600,
   };
-  // Sweeps far apart: the test runs each sweep itself, at the clock's time.
-  process.env['CARD_PULL_SWEEP_SECONDS'] = '3600';
   const app = await createServiceApp(AppModule.register(config, clock), {
     service: 'cards',
     natsUrl: config.natsUrl,
@@ -92,7 +92,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  delete process.env['CARD_PULL_SWEEP_SECONDS'];
   await deleteEventsStream(subjectPrefix);
 });
 

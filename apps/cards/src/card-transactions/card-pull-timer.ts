@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, newUuid, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
 import { runWithContext } from '@corridor/telemetry';
 import { type CardTransaction, cardTransactionDecider, type CardTransactionEvent, confirmPendingPull } from './card-transaction';
 import { CARD_TRANSACTION_OPTIONS, type CardTransactionOptions } from './card-transaction-options';
@@ -24,13 +25,10 @@ const systemContext = (platformId: string): RequestContext => {
  */
 @Injectable()
 export class CardPullTimer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('CardPullTimer');
+  private readonly logger = createLogger('cards:pull-timer');
   private readonly sweeper = new PeriodicSweep(
     () => this.confirmDue(),
-    (error) =>
-      this.logger.error(
-        `Card pull sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      ),
+    (error) => this.logger.error({ err: error }, 'Card pull sweep failed; the next sweep tries again.'),
   );
 
   constructor(
@@ -80,7 +78,7 @@ export class CardPullTimer implements OnApplicationBootstrap, OnApplicationShutd
     for (const { id, platformId } of due) {
       // One transaction that cannot be confirmed must not hold back the others.
       appended += await this.confirm(id, platformId).catch((error: unknown) => {
-        this.logger.warn(`Card transaction ${id}'s delayed pull could not be confirmed; the next sweep retries: ${String(error)}`);
+        this.logger.warn({ cardTransactionId: id, err: error }, 'A delayed card pull could not be confirmed; the next sweep retries.');
         return 0;
       });
     }

@@ -3,7 +3,7 @@ import { CLOCK, type Clock } from '@corridor/contracts';
 import { CardClosings } from './card-closings';
 import { CARD_LOOKUP } from './card-lookup';
 import { CardPullTimer } from './card-pull-timer';
-import { CARD_TRANSACTION_OPTIONS, type CardTransactionOptions, loadCardTransactionOptions } from './card-transaction-options';
+import { CARD_TRANSACTION_OPTIONS, type CardTransactionOptions } from './card-transaction-options';
 import { CardTransactionsController } from './card-transactions.controller';
 import { CardViewLookup } from './card-view-lookup';
 
@@ -14,7 +14,7 @@ import { CardViewLookup } from './card-view-lookup';
  */
 @Module({})
 export class CardTransactionsModule {
-  static register(clock: Clock, options: CardTransactionOptions = loadCardTransactionOptions()): DynamicModule {
+  static register(clock: Clock, options: CardTransactionOptions): DynamicModule {
     return {
       module: CardTransactionsModule,
       controllers: [CardTransactionsController],

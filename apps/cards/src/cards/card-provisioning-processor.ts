@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, newUuid, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep, resumedContext } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
 import { runWithContext } from '@corridor/telemetry';
 import { cardDecider, type CardView } from './card';
 import { CARD_ISSUER, type CardIssuer, type IssueRequest } from './card-issuer';
@@ -33,13 +34,10 @@ export const issueRequestOf = (card: CardView): IssueRequest => ({
  */
 @Injectable()
 export class CardProvisioningProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('CardProvisioningProcessor');
+  private readonly logger = createLogger('cards:provisioning');
   private readonly sweeper = new PeriodicSweep(
     () => this.provisionDue(),
-    (error) =>
-      this.logger.error(
-        `Card provisioning sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      ),
+    (error) => this.logger.error({ err: error }, 'Card provisioning sweep failed; the next sweep tries again.'),
   );
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -61,7 +59,7 @@ export class CardProvisioningProcessor implements OnApplicationBootstrap, OnAppl
   /** Checks one card in the background (right after its issue); a failure is left to the sweep. */
   kick(cardId: string, platformId: string): void {
     const step = this.provision(cardId, platformId).catch((error: unknown) =>
-      this.logger.warn(`Card ${cardId} provisioning will be retried by the sweep: ${String(error)}`),
+      this.logger.warn({ cardId, err: error }, 'Card provisioning will be retried by the sweep.'),
     );
     this.inFlight.add(step);
     void step.finally(() => this.inFlight.delete(step));
@@ -103,7 +101,7 @@ export class CardProvisioningProcessor implements OnApplicationBootstrap, OnAppl
     for (const { id, platformId } of due) {
       // One card the issuer cannot answer for must not hold back the others.
       appended += await this.provision(id, platformId).catch((error: unknown) => {
-        this.logger.warn(`Card ${id} could not be provisioned; the next sweep retries: ${String(error)}`);
+        this.logger.warn({ cardId: id, err: error }, 'Card could not be provisioned; the next sweep retries.');
         return 0;
       });
     }

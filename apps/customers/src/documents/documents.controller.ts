@@ -1,4 +1,4 @@
-import { Controller, Inject, Logger } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { FilterQuery } from '@mikro-orm/core';
 import { BLOB_STORE, type BlobStore } from '@corridor/blob-store';
@@ -19,6 +19,7 @@ import {
   type UploadDocumentData,
 } from '@corridor/contracts';
 import { EventSourcing, findPage, isWrongExpectedVersionError } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
 import { BeneficialOwnerEntity } from '../beneficial-owners/beneficial-owner-view.projection';
 import { customerDecider } from '../customers/customer';
 import { DocumentEntity, type DocumentRow, renderDocument } from './document-view.projection';
@@ -38,7 +39,7 @@ const busy = (customerId: string) =>
  */
 @Controller()
 export class DocumentsController {
-  private readonly logger = new Logger('DocumentsController');
+  private readonly logger = createLogger('customers:documents');
 
   constructor(
     private readonly eventSourcing: EventSourcing,
@@ -150,6 +151,8 @@ export class DocumentsController {
 
   /** The event no longer refers to the file; failing to remove it leaves an orphan, never a broken document. */
   private async discard(blobKey: string): Promise<void> {
-    await this.blobs.delete(blobKey).catch((error: unknown) => this.logger.warn(`Could not delete blob ${blobKey}: ${String(error)}`));
+    await this.blobs
+      .delete(blobKey)
+      .catch((error: unknown) => this.logger.warn({ blobKey, err: error }, 'Could not delete a blob; it is left as an orphan.'));
   }
 }
