@@ -1,5 +1,5 @@
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
-import { type FeeSchedules, parseFeeSchedules } from './exchange-rates/fee-schedule';
+import { type FeeSchedules, parseFeeSchedules } from './pricing/fee-schedule';
 import { type ExecutionOptions, loadExecutionOptions } from './execution/execution-options';
 
 export type PaymentsServiceConfig = ServiceConfig & {

@@ -17,9 +17,9 @@ import {
   subjects,
 } from '@corridor/contracts';
 import { asOfTime, EventSourcing } from '@corridor/event-store';
-import { feeTermsFor } from '../exchange-rates/fee-schedule';
+import { feeTermsFor } from '../pricing/fee-schedule';
 import { ExchangeRateCache } from '../exchange-rates/rate-provider';
-import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
+import { sandboxSendingLimits } from '../pricing/sandbox-rates';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { type ExecuteQuote, executeQuote } from '../execution/execute-quote';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from '../execution/execution-options';
