@@ -5,7 +5,7 @@ import { deciderSpec } from '@corridor/testing';
 import { type Transaction, type TransactionEvent, transactionDecider } from '../transactions/transaction';
 import { type AdvanceExecution, advanceExecution } from './advance-execution';
 import { advance, at, execute, held, quoted, run, stateOf } from './execution.fixtures';
-import type { RailOutcome } from './sandbox-rail';
+import type { RailOutcome } from '../transactions/payout-rail';
 
 const spec = deciderSpec<Transaction, AdvanceExecution, TransactionEvent>({ decide: advanceExecution, ...transactionDecider });
 

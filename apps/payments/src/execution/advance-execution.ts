@@ -1,8 +1,8 @@
 import { type Command, DomainError, type OutgoingFailureReason, type RefundReason, type TransactionRecord } from '@corridor/contracts';
 import type { Transaction, TransactionEvent } from '../transactions/transaction';
 import { refundReferenceOf } from './execute-quote';
-import type { ExecutionEvent, ExecutionState, ExecutionStep, RefundMethod } from './execution-events';
-import { type RailDelays, railDelayOf, railFailureOf } from './sandbox-rail';
+import type { ExecutionEvent, ExecutionState, ExecutionStep, RefundMethod } from '../transactions/execution-events';
+import { type RailDelays, railDelayOf, railFailureOf } from '../transactions/payout-rail';
 
 // One step of a payment's execution is done (or due): record what happened and what comes next.
 // The processor performs the step's effect (a ledger operation named by the transaction id and

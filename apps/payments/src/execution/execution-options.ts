@@ -1,4 +1,4 @@
-import { defaultRailDelays, type RailDelays } from './sandbox-rail';
+import { defaultRailDelays, type RailDelays } from '../transactions/payout-rail';
 
 /** Settings of quote execution, from the environment (see loadExecutionOptions). */
 export type ExecutionOptions = {

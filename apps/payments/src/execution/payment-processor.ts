@@ -5,10 +5,10 @@ import { ServiceClient } from '@corridor/messaging';
 import { currentContext, runWithContext, type TelemetryContext } from '@corridor/telemetry';
 import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type AdvanceExecution, advanceExecution, type StepResult } from './advance-execution';
-import type { ExecutionState } from './execution-events';
+import type { ExecutionState } from '../transactions/execution-events';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
 import { PaymentExecutionEntity } from './payment-execution.projection';
-import { railDelayOf, railFailureOf } from './sandbox-rail';
+import { railDelayOf, railFailureOf } from '../transactions/payout-rail';
 
 type Quoted = Extract<Transaction, { kind: 'Quoted' }>;
 

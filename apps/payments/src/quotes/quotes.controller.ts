@@ -24,7 +24,7 @@ import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { type ExecuteQuote, executeQuote } from '../execution/execute-quote';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from '../execution/execution-options';
 import { EXECUTE_HOLD_WAIT_MS, PaymentProcessor } from '../execution/payment-processor';
-import { railOutcomeOfQuote } from '../execution/sandbox-rail';
+import { railOutcomeOfQuote } from '../transactions/payout-rail';
 import { transactionDecider } from '../transactions/transaction';
 import { type CreateQuote, createQuote, requireSameQuoteRequest } from './create-quote';
 import { checkPayerFields, checkSenderCustomerInfo, requiredPayerFields, sandboxRequiredPayerFields } from './payer-fields';

@@ -8,7 +8,7 @@ import type {
   TransactionRecord,
 } from '@corridor/contracts';
 import type { ReceiptDeliveryConfirmed, TransferEvent, TransferTerms } from './transfer-events';
-import type { ExecutionEvent, ExecutionState } from '../execution/execution-events';
+import type { ExecutionEvent, ExecutionState } from './execution-events';
 
 // The Transaction aggregate: one stream per outgoing payment (stream id = the Transaction id). A
 // quote is how such a payment starts, so its terms live in the same stream: the quote and its
@@ -56,7 +56,7 @@ export type QuoteExpired = {
 };
 export type TransactionEvent = QuoteCreated | QuoteExpired | ExecutionEvent | TransferEvent | ReceiptDeliveryConfirmed;
 
-/** `execution`: the payment's process state once executed (../execution/execution-events.ts). */
+/** `execution`: the payment's process state once executed (execution-events.ts). */
 export type Transaction =
   | { kind: 'None' }
   | { kind: 'Quoted'; quote: QuoteTerms; transaction: TransactionRecord; execution?: ExecutionState }
