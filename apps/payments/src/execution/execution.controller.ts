@@ -22,7 +22,7 @@ import { ServiceClient } from '@corridor/messaging';
 import { EventSourcing } from '@corridor/event-store';
 import { type ExpireQuote, expireQuote } from '../quotes/expire-quote';
 import { type QuoteRow, renderQuote } from '../quotes/quote-view.projection';
-import { quoteNotFound } from '../quotes/quotes.controller';
+import { quoteNotFound } from '../quotes/quote-errors';
 import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type ExecuteQuote, executeQuote } from './execute-quote';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
