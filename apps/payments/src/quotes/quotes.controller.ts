@@ -27,7 +27,7 @@ import { EXECUTE_HOLD_WAIT_MS, PaymentProcessor } from '../execution/payment-pro
 import { transactionDecider } from '../transactions/transaction';
 import { type CreateQuote, requireSameQuoteRequest, type ResolvedDestination, type ResolvedSource } from './create-quote';
 import { quoteNotFound } from './quote-errors';
-import { checkPayerFields, checkSenderCustomerInfo, requiredPayerFields, sandboxRequiredPayerFields } from './payer-fields';
+import { checkPayerFields, checkSenderCustomerInfo, requiredPayerFields, sandboxRequiredPayerFields } from '../uma/payer-fields';
 import { QuoteParties } from './quote-parties';
 import { quoteAsOf } from './quote-as-of';
 import { QuoteEntity, renderQuote } from './quote-view.projection';
