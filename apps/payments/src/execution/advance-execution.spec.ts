@@ -159,4 +159,15 @@ describe('AdvanceExecution', () => {
       .when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(3_000)))
       .thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
   });
+
+  it.each([
+    ['HOLD', () => executed('SUCCESS'), { kind: 'DUE' }],
+    ['AWAIT_RETURN', () => run(atRail('RETURNED'), advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(2_000))), { kind: 'SETTLED' }],
+    ['REFUND', () => run(atRail('CANCELLED'), advance('AWAIT_RAIL', { kind: 'DUE' }, at(2_000))), held],
+  ] as const)('refuses a result that cannot end the %s step', (step, given, result) =>
+    spec
+      .given(given())
+      .when(advance(step, result, at(120_000)))
+      .thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION')),
+  );
 });
