@@ -18,6 +18,23 @@ import type { ExecutionEvent, ExecutionState } from './execution-events';
 // Every event carries the transaction as it is right after the event (TransactionRecord, amounts
 // as decimal strings). The read model and the integration events take it from there, so the
 // webhooks service renders OUTGOING_PAYMENT.* from the event alone.
+//
+// The commands on this stream, each decided by one pure function and sent by one runner (or two):
+//
+//   command            decided in                            sent by
+//   CreateQuote        ../quotes/create-quote.ts             ../quotes/quotes.controller.ts (POST /quotes)
+//   ExpireQuote        ../quotes/expire-quote.ts             ../quotes/quote-expiry.job.ts; ../execution/execution.controller.ts
+//                                                            (a quote found past its expiry on execute)
+//   ExecuteQuote       ../execution/execute-quote.ts         ../execution/execution.controller.ts (execute, sandbox send);
+//                                                            ../execution/immediate-execution.ts (POST /quotes with immediatelyExecute)
+//   AdvanceExecution   ../execution/advance-execution.ts     ../execution/payment-processor.ts
+//   CreateTransfer     ../transfers/create-transfer.ts       ../transfers/open-transfer.ts (from transfers.controller.ts)
+//   AdvanceTransfer    ../transfers/advance-transfer.ts      ../transfers/transfer-processor.ts
+//   ConfirmReceipt     confirm-receipt.ts                    receipts.controller.ts (POST /transactions/{id}/confirm)
+//
+// Their events live beside this file: execution-events.ts (the payment's execution, with
+// payout-rail.ts, whose outcome the stream records) and transfer-events.ts (same-currency
+// transfers); the quote's own two events are below.
 
 /** The immutable terms of a quote, as stored. Amounts are decimal strings of minor units. */
 export type QuoteTerms = {
