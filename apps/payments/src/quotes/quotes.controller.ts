@@ -85,7 +85,7 @@ export class QuotesController {
     return renderQuote({ status: state.transaction.status, terms: state.quote });
   }
 
-  /** Everything createQuote decides on that is looked up: the cited lookup, both parties and the rates; the payer's data is checked here. */
+  /** What createQuote decides on that must be looked up: the cited lookup, both parties and the rates. The payer's data is checked here. */
   private async gather(context: RequestContext, data: CreateQuoteData): Promise<QuoteFacts> {
     parseMinorUnits(data.lockedCurrencyAmount, { field: 'lockedCurrencyAmount', min: 0n, max: MINOR_UNITS_MAX });
     checkSenderCustomerInfo(data.senderCustomerInfo);
