@@ -8,7 +8,7 @@ import type { PaymentsServiceConfig } from './config';
 import { ExchangeRatesController } from './exchange-rates/exchange-rates.controller';
 import { ExchangeRateCache, RATE_CACHE_OPTIONS, RATE_PROVIDER, sandboxRateProvider } from './exchange-rates/rate-provider';
 import { IncomingController } from './incoming/incoming.controller';
-import { INCOMING_OPTIONS, loadIncomingOptions } from './incoming/incoming-options';
+import { INCOMING_OPTIONS } from './incoming/incoming-options';
 import { IncomingSettlement } from './incoming/incoming-settlement';
 import { IncomingTimerJob } from './incoming/incoming-timer.job';
 import { incomingTimerProjection } from './incoming/incoming-timer.projection';
@@ -107,7 +107,7 @@ export class AppModule {
         ExchangeRateCache,
         QuoteParties,
         QuoteExpiryJob,
-        { provide: INCOMING_OPTIONS, useValue: loadIncomingOptions() },
+        { provide: INCOMING_OPTIONS, useValue: config.incoming },
         IncomingSettlement,
         IncomingTimerJob,
         { provide: TRANSFER_OPTIONS, useValue: transferOptions },

@@ -1,6 +1,8 @@
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
-import { type FeeSchedules, parseFeeSchedules } from './exchange-rates/fee-schedule';
-import { type ExecutionOptions, loadExecutionOptions } from './execution/execution-options';
+import { type FeeSchedules, parseFeeSchedules } from './pricing/fee-schedule';
+import type { ExecutionOptions } from './execution/execution-options';
+import type { IncomingOptions } from './incoming/incoming-options';
+import { defaultRailDelays } from './transactions/payout-rail';
 
 export type PaymentsServiceConfig = ServiceConfig & {
   /** How long a quote can be executed after it is created. */
@@ -22,6 +24,8 @@ export type PaymentsServiceConfig = ServiceConfig & {
   transferSweepSeconds: number;
   /** Sandbox rail delays and the execution sweep (execution/execution-options.ts). */
   execution: ExecutionOptions;
+  /** Approval window, webhook answer, settle retry and the timer sweep of incoming payments (incoming/incoming-options.ts). */
+  incoming: IncomingOptions;
 };
 
 const seconds = (name: string, value: string | undefined, fallback: number): number => {
@@ -41,6 +45,38 @@ const invitationTtl = (value: string | undefined): number => {
   return parsed;
 };
 
+const milliseconds = (name: string, value: string | undefined, fallback: number, min: number): number => {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > 86_400_000)
+    throw new Error(`${name} must be a whole number of milliseconds from ${min} to 86400000, got "${value}".`);
+  return parsed;
+};
+
+const loadExecutionOptions = (env: NodeJS.ProcessEnv): ExecutionOptions => ({
+  delays: {
+    instantMs: milliseconds('SANDBOX_RAIL_DELAY_MS', env['SANDBOX_RAIL_DELAY_MS'], defaultRailDelays.instantMs, 0),
+    longPaymentMs: milliseconds('SANDBOX_RAIL_LONG_PAYMENT_MS', env['SANDBOX_RAIL_LONG_PAYMENT_MS'], defaultRailDelays.longPaymentMs, 0),
+    returnMs: milliseconds('SANDBOX_RAIL_RETURN_MS', env['SANDBOX_RAIL_RETURN_MS'], defaultRailDelays.returnMs, 0),
+  },
+  sweepMs: milliseconds('PAYMENT_EXECUTION_SWEEP_MS', env['PAYMENT_EXECUTION_SWEEP_MS'], 1_000, 50),
+});
+
+const whole = (name: string, value: string | undefined, fallback: number, max: number): number => {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > max)
+    throw new Error(`${name} must be a whole number from 1 to ${max}, got "${value}".`);
+  return parsed;
+};
+
+const loadIncomingOptions = (env: NodeJS.ProcessEnv): IncomingOptions => ({
+  approvalWindowSeconds: whole('INCOMING_APPROVAL_WINDOW_SECONDS', env['INCOMING_APPROVAL_WINDOW_SECONDS'], 5, 86_400),
+  webhookAnswerSeconds: whole('INCOMING_WEBHOOK_ANSWER_SECONDS', env['INCOMING_WEBHOOK_ANSWER_SECONDS'], 60, 86_400),
+  settleRetrySeconds: whole('INCOMING_SETTLE_RETRY_SECONDS', env['INCOMING_SETTLE_RETRY_SECONDS'], 10, 86_400),
+  sweepMs: whole('INCOMING_SWEEP_MS', env['INCOMING_SWEEP_MS'], 1_000, 60_000),
+});
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'payments', healthPort: 9095 }),
   quoteTtlSeconds: seconds('QUOTE_TTL_SECONDS', env['QUOTE_TTL_SECONDS'], 300),
@@ -53,4 +89,5 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServic
   transferPendingSeconds: seconds('TRANSFER_PENDING_SECONDS', env['TRANSFER_PENDING_SECONDS'], 30),
   transferSweepSeconds: seconds('TRANSFER_SWEEP_SECONDS', env['TRANSFER_SWEEP_SECONDS'], 1),
   execution: loadExecutionOptions(env),
+  incoming: loadIncomingOptions(env),
 });

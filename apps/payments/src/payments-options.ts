@@ -1,4 +1,4 @@
-import type { FeeSchedules } from './exchange-rates/fee-schedule';
+import type { FeeSchedules } from './pricing/fee-schedule';
 
 /** The payments settings controllers need, from PaymentsServiceConfig. */
 export type PaymentsOptions = { quoteTtlSeconds: number; expirySweepSeconds: number; feeSchedules: FeeSchedules };

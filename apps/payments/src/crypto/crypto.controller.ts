@@ -12,7 +12,7 @@ import {
   type WithdrawalFeeEstimateWire,
 } from '@corridor/contracts';
 import { ServiceClient } from '@corridor/messaging';
-import { feeTermsFor } from '../exchange-rates/fee-schedule';
+import { feeTermsFor } from '../pricing/fee-schedule';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { estimateWithdrawalFee } from './withdrawal-fee';
 

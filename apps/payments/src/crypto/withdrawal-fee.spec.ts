@@ -2,7 +2,7 @@
 // asset, and every mismatch (currency, network, address format, an amount the fees eat) is a 400
 // naming its field.
 import { cryptoAddressProblem, DomainError } from '@corridor/contracts';
-import { defaultFeeSchedule, feeTermsFor } from '../exchange-rates/fee-schedule';
+import { defaultFeeSchedule, feeTermsFor } from '../pricing/fee-schedule';
 import { estimateWithdrawalFee } from './withdrawal-fee';
 
 const fees = (currency: string) => feeTermsFor({ default: defaultFeeSchedule, platforms: {} }, 'Platform:p', currency);

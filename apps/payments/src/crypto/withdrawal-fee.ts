@@ -7,8 +7,8 @@ import {
   withdrawalNetworks,
   type WithdrawalFeeEstimateWire,
 } from '@corridor/contracts';
-import type { FeeTerms } from '../exchange-rates/fee-schedule';
-import { variableFeeOf } from '../quotes/quote-math';
+import type { FeeTerms } from '../pricing/fee-schedule';
+import { variableFeeOf } from '../pricing/quote-math';
 
 // POST /crypto/estimate-withdrawal-fee: what withdrawing `amount` from a crypto internal account to
 // an external address costs. The network fee is the sandbox's fixed estimate per network, charged

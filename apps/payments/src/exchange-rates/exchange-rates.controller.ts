@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type ExchangeRateWire, type ListExchangeRatesData, type ServiceRequest, subjects } from '@corridor/contracts';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
-import { feeTermsFor } from './fee-schedule';
+import { feeTermsFor } from '../pricing/fee-schedule';
 import { listExchangeRates } from './list-exchange-rates';
 import { ExchangeRateCache } from './rate-provider';
 

@@ -2,11 +2,11 @@
 // refusals, and the five-minute cache on the injected clock.
 import { type Clock, DomainError } from '@corridor/contracts';
 import { createControllableClock } from '@corridor/testing';
-import { parseDecimal } from '../quotes/quote-math';
-import { defaultFeeSchedule, feeTermsFor, parseFeeSchedules } from './fee-schedule';
+import { parseDecimal } from '../pricing/quote-math';
+import { defaultFeeSchedule, feeTermsFor, parseFeeSchedules } from '../pricing/fee-schedule';
 import { listExchangeRates } from './list-exchange-rates';
 import { ExchangeRateCache, type RateProvider, snapshotOf } from './rate-provider';
-import { sandboxUsdPrices } from './sandbox-rates';
+import { sandboxUsdPrices } from '../pricing/sandbox-rates';
 
 const updatedAt = new Date('2026-03-01T10:00:00.000Z');
 const snapshot = snapshotOf(sandboxUsdPrices, updatedAt);

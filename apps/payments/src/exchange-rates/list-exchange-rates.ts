@@ -9,10 +9,10 @@ import {
   minorUnitsToNumber,
   parseMinorUnits,
 } from '@corridor/contracts';
-import { exchangeRateOf, priceQuote, variableFeeOf } from '../quotes/quote-math';
-import type { FeeTerms } from './fee-schedule';
+import { exchangeRateOf, priceQuote, variableFeeOf } from '../pricing/quote-math';
+import type { FeeTerms } from '../pricing/fee-schedule';
 import type { RateSnapshot } from './rate-provider';
-import { sandboxPayoutRails, sandboxSendingLimits } from './sandbox-rates';
+import { sandboxPayoutRails, sandboxSendingLimits } from '../pricing/sandbox-rates';
 
 // GET /exchange-rates: every corridor of the snapshot priced for one sending amount with the same
 // formula as a quote (quote-math), fees of the asking platform included. Pure; the controller

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock, currencies } from '@corridor/contracts';
-import { invert, multiply, parseDecimal, type Ratio } from '../quotes/quote-math';
-import { sandboxUsdPrices } from './sandbox-rates';
+import { invert, multiply, parseDecimal, type Ratio } from '../pricing/quote-math';
+import { sandboxUsdPrices } from '../pricing/sandbox-rates';
 
 // The rate-provider port and the cache in front of it. Rates change slowly next to payments, so
 // a snapshot is kept for a fixed time (about five minutes, as the reference promises) on the

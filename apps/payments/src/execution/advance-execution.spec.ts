@@ -5,7 +5,7 @@ import { deciderSpec } from '@corridor/testing';
 import { type Transaction, type TransactionEvent, transactionDecider } from '../transactions/transaction';
 import { type AdvanceExecution, advanceExecution } from './advance-execution';
 import { advance, at, execute, held, quoted, run, stateOf } from './execution.fixtures';
-import type { RailOutcome } from './sandbox-rail';
+import type { RailOutcome } from '../transactions/payout-rail';
 
 const spec = deciderSpec<Transaction, AdvanceExecution, TransactionEvent>({ decide: advanceExecution, ...transactionDecider });
 
@@ -159,4 +159,15 @@ describe('AdvanceExecution', () => {
       .when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(3_000)))
       .thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
   });
+
+  it.each([
+    ['HOLD', () => executed('SUCCESS'), { kind: 'DUE' }],
+    ['AWAIT_RETURN', () => run(atRail('RETURNED'), advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(2_000))), { kind: 'SETTLED' }],
+    ['REFUND', () => run(atRail('CANCELLED'), advance('AWAIT_RAIL', { kind: 'DUE' }, at(2_000))), held],
+  ] as const)('refuses a result that cannot end the %s step', (step, given, result) =>
+    spec
+      .given(given())
+      .when(advance(step, result, at(120_000)))
+      .thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION')),
+  );
 });

@@ -1,7 +1,7 @@
 import { type Command, DomainError, invalidInput, type TransactionRecord } from '@corridor/contracts';
 import type { Transaction, TransactionEvent } from '../transactions/transaction';
-import type { ExecutionState, PaymentExecutionStarted, PaymentFailed, PaymentRefundStarted } from './execution-events';
-import { type RailDelays, type RailOutcome, railDelayOf } from './sandbox-rail';
+import type { ExecutionState, PaymentExecutionStarted, PaymentFailed, PaymentRefundStarted } from '../transactions/execution-events';
+import { type RailDelays, type RailOutcome, railDelayOf } from '../transactions/payout-rail';
 
 // Executing a quote starts its payment: PENDING → PROCESSING, and the processor takes it from
 // there (hold on the source, the rail, settle or refund). A quote executes once: a second execute,

@@ -22,12 +22,12 @@ import { ServiceClient } from '@corridor/messaging';
 import { EventSourcing } from '@corridor/event-store';
 import { type ExpireQuote, expireQuote } from '../quotes/expire-quote';
 import { type QuoteRow, renderQuote } from '../quotes/quote-view.projection';
-import { quoteNotFound } from '../quotes/quotes.controller';
+import { quoteNotFound } from '../quotes/quote-errors';
 import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type ExecuteQuote, executeQuote } from './execute-quote';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
 import { EXECUTE_HOLD_WAIT_MS, PaymentProcessor } from './payment-processor';
-import { railOutcomeOfQuote } from './sandbox-rail';
+import { railOutcomeOfQuote } from '../transactions/payout-rail';
 
 const WALLET_STAMP_TIMEOUT_MS = 5_000;
 const QUOTE_BY_ID = 'SELECT transaction_id, expires_at, terms FROM payments.quotes WHERE id = $1 AND platform_id = $2';

@@ -3,8 +3,8 @@ import { accountQuoteRequest, createQuoteCommand, customerId, now, transactionId
 import { type Transaction, type TransactionEvent, transactionDecider } from '../transactions/transaction';
 import { type AdvanceExecution, advanceExecution, type StepResult } from './advance-execution';
 import { type ExecuteQuote, executeQuote } from './execute-quote';
-import type { ExecutionStep } from './execution-events';
-import type { RailDelays, RailOutcome } from './sandbox-rail';
+import type { ExecutionStep } from '../transactions/execution-events';
+import type { RailDelays, RailOutcome } from '../transactions/payout-rail';
 
 // A quote (USD from an internal account to a EUR external account, created at 10:00, expiring at
 // 10:05) and helpers that run its execution step by step, so a test states only the step it is about.

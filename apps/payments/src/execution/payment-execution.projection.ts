@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { Projection, ProjectionRows, RecordedEvent } from '@corridor/event-store';
-import { type ExecutionState, type ExecutionStep, executionEventTypes } from './execution-events';
+import { type ExecutionState, type ExecutionStep, executionEventTypes } from '../transactions/execution-events';
 
 /** Where each executed payment stands in its process, and from when its next step is due. */
 export type PaymentExecutionRow = { transactionId: string; platformId: string; step: ExecutionStep; dueAt: Date; updatedAt: Date };

@@ -1,14 +1,14 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock, DomainError, newUuid, type RequestContext, subjects, type TransactionRecord } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep } from '@corridor/event-store';
-import { ServiceClient } from '@corridor/messaging';
+import { createLogger, ServiceClient } from '@corridor/messaging';
 import { currentContext, runWithContext, type TelemetryContext } from '@corridor/telemetry';
 import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type AdvanceExecution, advanceExecution, type StepResult } from './advance-execution';
-import type { ExecutionState } from './execution-events';
+import type { ExecutionState } from '../transactions/execution-events';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
 import { PaymentExecutionEntity } from './payment-execution.projection';
-import { railDelayOf, railFailureOf } from './sandbox-rail';
+import { railDelayOf, railFailureOf } from '../transactions/payout-rail';
 
 type Quoted = Extract<Transaction, { kind: 'Quoted' }>;
 
@@ -39,13 +39,13 @@ const isInternal = (accountId: string): boolean => accountId.startsWith('Interna
  */
 @Injectable()
 export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('PaymentProcessor');
+  private readonly logger = createLogger('payments:payment-processor');
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly wakeups = new Map<string, NodeJS.Timeout>();
   private readonly sweeper = new PeriodicSweep(
     () => this.driveDue(),
-    (error) => this.logger.warn(`Sweep failed: ${String(error)}`),
+    (error) => this.logger.warn({ err: error }, 'Payment execution sweep failed; the next sweep tries again.'),
   );
   private stopped = false;
 
@@ -59,7 +59,7 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
   onApplicationBootstrap(): void {
     this.sweeper.start(this.options.sweepMs);
     void this.sweep().catch((error: unknown) =>
-      this.logger.warn(`First sweep after start failed; the periodic sweep retries: ${String(error)}`),
+      this.logger.warn({ err: error }, 'The first payment execution sweep after start failed; the periodic sweep retries.'),
     );
   }
 
@@ -85,7 +85,7 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
     }
     const drive = this.drive(transactionId, platformId, known, firstStepDone)
       .catch((error: unknown) =>
-        this.logger.warn(`Payment ${transactionId} stopped at a step and will be retried by the sweep: ${String(error)}`),
+        this.logger.warn({ err: error, transactionId }, 'A payment stopped at a step and will be retried by the sweep.'),
       )
       .finally(() => {
         this.running.delete(transactionId);
@@ -249,88 +249,109 @@ export class PaymentProcessor implements OnApplicationBootstrap, OnApplicationSh
   /** The step's effect on the ledger, and what to record of it. Anything but a refusal of the hold throws, and the step is retried. */
   private async perform(state: Quoted, execution: ExecutionState, context: RequestContext, doneAhead: Set<string>): Promise<StepResult> {
     const transaction = state.transaction;
-    const transactionId = transaction.id;
     switch (execution.step) {
-      case 'HOLD': {
-        // An instant rail whose payout completes settles the hold at once: one ledger request for both.
-        const settlesAtOnce =
-          railDelayOf(execution.rail, this.options.delays) === 0 && execution.rail !== 'CANCELLED' && !railFailureOf(execution.rail);
-        const settleOperationId = settlesAtOnce ? `${transactionId}:settle` : undefined;
-        const result = await this.hold(transaction, context, settleOperationId);
-        if (settleOperationId !== undefined && result.kind === 'HELD') doneAhead.add(settleOperationId);
-        return result;
-      }
+      case 'HOLD':
+        return this.holdStep(transaction, execution, context, doneAhead);
       case 'AWAIT_RETURN':
         return { kind: 'DUE' };
-      case 'AWAIT_RAIL': {
-        // Failed and cancelled payouts give the money back in the REFUND step; a completed one takes it now.
-        if (execution.rail === 'CANCELLED' || railFailureOf(execution.rail)) return { kind: 'DUE' };
-        // Settled with the hold in this drive, or (after a crash, or by the sweep) asked again: the operation id makes a repeat a no-op.
-        if (execution.funding === 'ACCOUNT' && !doneAhead.has(`${transactionId}:settle`))
-          await this.ledger(
-            subjects.accounts.ledger.settle,
-            { accountId: sourceAccountOf(transaction), operationId: `${transactionId}:settle`, holdId: transactionId },
-            context,
-          );
-        const destination = transaction.destination;
-        if (destination.destinationType === 'ACCOUNT' && isInternal(destination.accountId)) {
-          await this.ledger(
-            subjects.accounts.ledger.credit,
-            {
-              accountId: destination.accountId,
-              operationId: `${transactionId}:credit`,
-              amount: transaction.receivedAmount.value,
-              currency: transaction.receivedAmount.currency,
-              cause: { kind: 'TRANSACTION', id: transactionId },
-              counterAccountId: systemAccount(execution.funding === 'ACCOUNT' ? 'FX' : 'FUNDING_RAIL', transaction.receivedAmount.currency),
-            },
-            context,
-          );
-        }
-        return { kind: 'SETTLED' };
-      }
-      case 'REFUND': {
-        const accountId = execution.funding === 'ACCOUNT' ? sourceAccountOf(transaction) : '';
-        switch (execution.refundMethod) {
-          case 'RELEASE_HOLD':
-            await this.ledger(
-              subjects.accounts.ledger.release,
-              { accountId, operationId: `${transactionId}:release`, holdId: transactionId },
-              context,
-            ).catch((error: unknown) => {
-              // Nothing was held (the hold never reached the ledger): nothing to give back.
-              if (!(error instanceof DomainError && error.code === 'HOLD_NOT_FOUND')) throw error;
-            });
-            break;
-          case 'SETTLE_TO_RAIL':
-            // 007: the payout left and the rail failed to return it; the funds stay with the rail.
-            await this.ledger(
-              subjects.accounts.ledger.settle,
-              { accountId, operationId: `${transactionId}:settle`, holdId: transactionId },
-              context,
-            );
-            break;
-          case 'CREDIT_BACK':
-            await this.ledger(
-              subjects.accounts.ledger.credit,
-              {
-                accountId,
-                operationId: `${transactionId}:refund`,
-                amount: transaction.sentAmount.value,
-                currency: transaction.sentAmount.currency,
-                cause: { kind: 'TRANSACTION', id: transactionId },
-                counterAccountId: systemAccount('PAYOUT_RAIL', transaction.sentAmount.currency),
-              },
-              context,
-            );
-            break;
-          default:
-            break;
-        }
+      case 'AWAIT_RAIL':
+        return this.payoutStep(transaction, execution, context, doneAhead);
+      case 'REFUND':
+        await this.refundStep(transaction, execution, context);
         return { kind: 'REFUNDED' };
-      }
       default:
-        throw new Error(`Payment ${transactionId} has no effect for step ${execution.step}.`);
+        throw new Error(`Payment ${transaction.id} has no effect for step ${execution.step}.`);
+    }
+  }
+
+  /** HOLD: reserve the sending amount; an instant rail whose payout completes settles the hold at once, one ledger request for both. */
+  private async holdStep(
+    transaction: TransactionRecord,
+    execution: ExecutionState,
+    context: RequestContext,
+    doneAhead: Set<string>,
+  ): Promise<StepResult> {
+    const settlesAtOnce =
+      railDelayOf(execution.rail, this.options.delays) === 0 && execution.rail !== 'CANCELLED' && !railFailureOf(execution.rail);
+    const settleOperationId = settlesAtOnce ? `${transaction.id}:settle` : undefined;
+    const result = await this.hold(transaction, context, settleOperationId);
+    if (settleOperationId !== undefined && result.kind === 'HELD') doneAhead.add(settleOperationId);
+    return result;
+  }
+
+  /** AWAIT_RAIL: a completed payout takes the held money and credits an internal destination; failed and cancelled ones wait for REFUND. */
+  private async payoutStep(
+    transaction: TransactionRecord,
+    execution: ExecutionState,
+    context: RequestContext,
+    doneAhead: Set<string>,
+  ): Promise<StepResult> {
+    const transactionId = transaction.id;
+    if (execution.rail === 'CANCELLED' || railFailureOf(execution.rail)) return { kind: 'DUE' };
+    // Settled with the hold in this drive, or (after a crash, or by the sweep) asked again: the operation id makes a repeat a no-op.
+    if (execution.funding === 'ACCOUNT' && !doneAhead.has(`${transactionId}:settle`))
+      await this.ledger(
+        subjects.accounts.ledger.settle,
+        { accountId: sourceAccountOf(transaction), operationId: `${transactionId}:settle`, holdId: transactionId },
+        context,
+      );
+    const destination = transaction.destination;
+    if (destination.destinationType === 'ACCOUNT' && isInternal(destination.accountId)) {
+      await this.ledger(
+        subjects.accounts.ledger.credit,
+        {
+          accountId: destination.accountId,
+          operationId: `${transactionId}:credit`,
+          amount: transaction.receivedAmount.value,
+          currency: transaction.receivedAmount.currency,
+          cause: { kind: 'TRANSACTION', id: transactionId },
+          counterAccountId: systemAccount(execution.funding === 'ACCOUNT' ? 'FX' : 'FUNDING_RAIL', transaction.receivedAmount.currency),
+        },
+        context,
+      );
+    }
+    return { kind: 'SETTLED' };
+  }
+
+  /** REFUND: the refund method's ledger operation (none when the funds never reached the ledger). */
+  private async refundStep(transaction: TransactionRecord, execution: ExecutionState, context: RequestContext): Promise<void> {
+    const transactionId = transaction.id;
+    const accountId = execution.funding === 'ACCOUNT' ? sourceAccountOf(transaction) : '';
+    switch (execution.refundMethod) {
+      case 'RELEASE_HOLD':
+        await this.ledger(
+          subjects.accounts.ledger.release,
+          { accountId, operationId: `${transactionId}:release`, holdId: transactionId },
+          context,
+        ).catch((error: unknown) => {
+          // Nothing was held (the hold never reached the ledger): nothing to give back.
+          if (!(error instanceof DomainError && error.code === 'HOLD_NOT_FOUND')) throw error;
+        });
+        return;
+      case 'SETTLE_TO_RAIL':
+        // 007: the payout left and the rail failed to return it; the funds stay with the rail.
+        await this.ledger(
+          subjects.accounts.ledger.settle,
+          { accountId, operationId: `${transactionId}:settle`, holdId: transactionId },
+          context,
+        );
+        return;
+      case 'CREDIT_BACK':
+        await this.ledger(
+          subjects.accounts.ledger.credit,
+          {
+            accountId,
+            operationId: `${transactionId}:refund`,
+            amount: transaction.sentAmount.value,
+            currency: transaction.sentAmount.currency,
+            cause: { kind: 'TRANSACTION', id: transactionId },
+            counterAccountId: systemAccount('PAYOUT_RAIL', transaction.sentAmount.currency),
+          },
+          context,
+        );
+        return;
+      default:
+        return;
     }
   }
 

@@ -3,8 +3,8 @@
 import { DomainError } from '@corridor/contracts';
 import { deciderSpec } from '@corridor/testing';
 import { snapshotOf } from '../exchange-rates/rate-provider';
-import { sandboxUsdPrices } from '../exchange-rates/sandbox-rates';
-import { parseDecimal } from '../quotes/quote-math';
+import { sandboxUsdPrices } from '../pricing/sandbox-rates';
+import { parseDecimal } from '../pricing/quote-math';
 import {
   type AnswerIncomingApproval,
   answerIncomingApproval,

@@ -28,9 +28,9 @@ import {
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createLogger, ServiceClient } from '@corridor/messaging';
-import { feeTermsFor } from '../exchange-rates/fee-schedule';
+import { feeTermsFor } from '../pricing/fee-schedule';
 import { ExchangeRateCache, type RateSnapshot } from '../exchange-rates/rate-provider';
-import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
+import { sandboxSendingLimits } from '../pricing/sandbox-rates';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { TransactionEntity } from '../transactions/transaction-view.projection';
 import { answerIncomingApproval, decideIncomingPayment, notPendingApproval } from './incoming-approval';

@@ -4,8 +4,8 @@
 import type { UmaDepositTargetsWire } from '@corridor/contracts';
 import { deciderSpec } from '@corridor/testing';
 import { snapshotOf } from '../exchange-rates/rate-provider';
-import { sandboxUsdPrices } from '../exchange-rates/sandbox-rates';
-import { parseDecimal } from '../quotes/quote-math';
+import { sandboxUsdPrices } from '../pricing/sandbox-rates';
+import { parseDecimal } from '../pricing/quote-math';
 import { type Deposit, type IncomingPayment, type IncomingPaymentEvent, incomingPaymentDecider } from './incoming-payment';
 import { acceptReceiver, type ReceiveIncomingPayment, receiveIncomingPayment } from './receive-incoming-payment';
 import { resolveSandboxSender } from './sandbox-sender';

@@ -8,8 +8,8 @@ import {
   requireSameRequest,
   type UmaDepositTargetsWire,
 } from '@corridor/contracts';
-import type { FeeTerms } from '../exchange-rates/fee-schedule';
-import { multiply, priceQuote, type Ratio, toDecimalString } from '../quotes/quote-math';
+import type { FeeTerms } from '../pricing/fee-schedule';
+import { multiply, priceQuote, type Ratio, toDecimalString } from '../pricing/quote-math';
 import { approved } from './incoming-approval';
 import type { Deposit, IncomingPayment, IncomingPaymentEvent, SenderRecord } from './incoming-payment';
 import { sharedCounterpartyInformation } from './sandbox-sender';

@@ -25,7 +25,6 @@ import {
   releaseUniqueValue,
   subjects,
   uniqueValueDecider,
-  type UniqueValueEvent,
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
@@ -151,13 +150,8 @@ export class InvitationsController {
   }
 
   private async claimedCode(claimKey: string): Promise<string | undefined> {
-    const { events } = await this.eventSourcing.store.readStream(claimKey);
-    return (
-      events.reduce(
-        (value, event) => uniqueValueDecider.evolve(value, event as unknown as UniqueValueEvent),
-        uniqueValueDecider.initialState(),
-      ).ownerId ?? undefined
-    );
+    const { state } = await this.eventSourcing.load(claimKey, uniqueValueDecider);
+    return state.ownerId ?? undefined;
   }
 
   private async releaseCode(context: RequestContext, code: string): Promise<void> {

@@ -162,7 +162,7 @@ describe('CreateQuote', () => {
       )
       .thenThrows(refusedWith('INVALID_INPUT', 'immediatelyExecute')));
 
-  it('takes immediatelyExecute on a quote paid from an account (the controller executes it in the same append)', () => {
+  it('takes immediatelyExecute on a quote paid from an account (execution/immediate-execution.ts executes it in the same append)', () => {
     const events = createQuote(
       createQuoteCommand({ request: accountQuoteRequest({ immediatelyExecute: true }) }),
       transactionDecider.initialState(),

@@ -11,9 +11,9 @@ import {
   type TransactionRecord,
   type TransactionSourceRecord,
 } from '@corridor/contracts';
-import type { FeeTerms } from '../exchange-rates/fee-schedule';
+import type { FeeTerms } from '../pricing/fee-schedule';
 import type { QuoteCreated, QuoteTerms, Transaction, TransactionEvent } from '../transactions/transaction';
-import { type PricedQuote, priceQuote, type Ratio } from './quote-math';
+import { type PricedQuote, priceQuote, type Ratio } from '../pricing/quote-math';
 
 // Creating a quote creates its transaction (PENDING) in the same event. Everything looked up
 // elsewhere (the source and destination accounts, the rates, the platform's fees) arrives in the

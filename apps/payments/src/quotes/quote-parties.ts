@@ -21,7 +21,7 @@ import { LookupEntity } from '../uma/lookup-view.projection';
 import { checkAccountLookup, umaDestinationFromLookup, usableLookup } from '../uma/lookup-for-quote';
 import type { ReceiverLookupRecord } from '../uma/receiver-lookup';
 import type { ResolvedDestination, ResolvedSource } from './create-quote';
-import { primaryIdentifierOf } from '../execution/sandbox-rail';
+import { primaryIdentifierOf } from '../transactions/payout-rail';
 import { resolveUmaDestination } from './uma-destination';
 
 const LOOKUP_TIMEOUT_MS = 5_000;

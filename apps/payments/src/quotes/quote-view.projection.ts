@@ -9,7 +9,7 @@ import {
 } from '@corridor/contracts';
 import type { Projection, ProjectionRows, RecordedEvent } from '@corridor/event-store';
 import type { QuoteTerms, TransactionEvent } from '../transactions/transaction';
-import { executionStatusChanges } from '../execution/execution-events';
+import { executionStatusChanges } from '../transactions/execution-events';
 
 /** A quote as GET /quotes/{id} shows it: its terms and its transaction's status. */
 export type QuoteRow = {

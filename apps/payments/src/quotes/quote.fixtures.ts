@@ -1,8 +1,8 @@
 import type { CreateQuoteData } from '@corridor/contracts';
-import { parseDecimal } from './quote-math';
+import { parseDecimal } from '../pricing/quote-math';
 import type { CreateQuote } from './create-quote';
 import { snapshotOf } from '../exchange-rates/rate-provider';
-import { sandboxUsdPrices } from '../exchange-rates/sandbox-rates';
+import { sandboxUsdPrices } from '../pricing/sandbox-rates';
 
 // Fixed ids and times for the quote deciders' tests, so expected events are exact.
 

@@ -5,7 +5,6 @@ import {
   type Clock,
   type CreateQuoteData,
   currencyOf,
-  DomainError,
   idForRequest,
   idempotencyScopeOf,
   isIdOf,
@@ -13,28 +12,45 @@ import {
   parseMinorUnits,
   type QuoteIdData,
   type QuoteWire,
+  type RequestContext,
   type ServiceRequest,
   subjects,
 } from '@corridor/contracts';
 import { asOfTime, EventSourcing } from '@corridor/event-store';
-import { feeTermsFor } from '../exchange-rates/fee-schedule';
-import { ExchangeRateCache } from '../exchange-rates/rate-provider';
-import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
+import { feeTermsFor } from '../pricing/fee-schedule';
+import { ExchangeRateCache, type RateSnapshot } from '../exchange-rates/rate-provider';
+import { sandboxSendingLimits } from '../pricing/sandbox-rates';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
-import { type ExecuteQuote, executeQuote } from '../execution/execute-quote';
+import { createQuoteAndExecute } from '../execution/immediate-execution';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from '../execution/execution-options';
 import { EXECUTE_HOLD_WAIT_MS, PaymentProcessor } from '../execution/payment-processor';
-import { railOutcomeOfQuote } from '../execution/sandbox-rail';
 import { transactionDecider } from '../transactions/transaction';
-import { type CreateQuote, createQuote, requireSameQuoteRequest } from './create-quote';
-import { checkPayerFields, checkSenderCustomerInfo, requiredPayerFields, sandboxRequiredPayerFields } from './payer-fields';
+import { type CreateQuote, requireSameQuoteRequest, type ResolvedDestination, type ResolvedSource } from './create-quote';
+import { quoteNotFound } from './quote-errors';
+import { checkPayerFields, checkSenderCustomerInfo, requiredPayerFields, sandboxRequiredPayerFields } from '../uma/payer-fields';
 import { QuoteParties } from './quote-parties';
 import { quoteAsOf } from './quote-as-of';
 import { QuoteEntity, renderQuote } from './quote-view.projection';
 import { receivingLimitsOf } from '../uma/lookup-for-quote';
+import type { ReceiverLookupRecord } from '../uma/receiver-lookup';
 
-export const quoteNotFound = (quoteId: string): DomainError =>
-  new DomainError('QUOTE_NOT_FOUND', 'not_found', `Quote ${quoteId} was not found.`, { quoteId });
+type QuoteFacts = {
+  lookup: ReceiverLookupRecord | null;
+  source: ResolvedSource;
+  destination: ResolvedDestination;
+  snapshot: RateSnapshot;
+};
+
+/** The two legs through mSATs createQuote prices with; null when the rate table does not price one of the currencies. */
+const legsOf = (snapshot: RateSnapshot, sending: string, receiving: string): CreateQuote['data']['legs'] =>
+  snapshot.currencies.includes(sending) && snapshot.currencies.includes(receiving)
+    ? {
+        sendingMinorToMsat: snapshot.minorToMsat(sending),
+        msatToReceivingMinor: snapshot.msatToMinor(receiving),
+        sendingDecimals: currencyOf(sending).decimals,
+        receivingDecimals: currencyOf(receiving).decimals,
+      }
+    : null;
 
 @Controller()
 export class QuotesController {
@@ -52,6 +68,25 @@ export class QuotesController {
   @MessagePattern(subjects.payments.quote.create)
   async create(@Payload() request: ServiceRequest<CreateQuoteData>): Promise<QuoteWire> {
     const { context, data } = request;
+    const command = this.commandFor(context, data, await this.gather(context, data));
+    const { quoteId, transactionId } = command.data;
+    const decide = createQuoteAndExecute(command, this.execution.delays);
+    const { state, events, replayed } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, {
+      assumeNew: true,
+      commandId: `create-quote:${transactionId}`,
+    });
+    if (replayed) {
+      requireSameQuoteRequest(events, quoteId, context.requestFingerprint);
+      return this.read(context.platformId, quoteId);
+    }
+    if (state.kind !== 'Quoted') throw new Error(`Creating quote ${quoteId} left its transaction ${state.kind}.`);
+    // As for POST /quotes/{id}/execute: the answer (PROCESSING) comes once the hold is placed and shown.
+    if (state.execution) await this.processor.startExecuted(transactionId, context.platformId, state, EXECUTE_HOLD_WAIT_MS);
+    return renderQuote({ status: state.transaction.status, terms: state.quote });
+  }
+
+  /** What createQuote decides on that must be looked up: the cited lookup, both parties and the rates. The payer's data is checked here. */
+  private async gather(context: RequestContext, data: CreateQuoteData): Promise<QuoteFacts> {
     parseMinorUnits(data.lockedCurrencyAmount, { field: 'lockedCurrencyAmount', min: 0n, max: MINOR_UNITS_MAX });
     checkSenderCustomerInfo(data.senderCustomerInfo);
     const lookup = await this.parties.citedLookup(context, data);
@@ -60,35 +95,30 @@ export class QuotesController {
       this.parties.destination(context, data.destination, lookup),
       this.rates.current(),
     ]);
-    const receivingLimits = lookup ? receivingLimitsOf(lookup, destination.currency) : undefined;
     // A platform's own payment has no customer profile to check against the corridor's table (the
     // platform is the known payer); what a cited receiver made mandatory is always asked for.
     const corridor = payer === null ? [] : sandboxRequiredPayerFields(source.currency, destination.currency);
     checkPayerFields(requiredPayerFields(corridor, lookup?.requiredPayerDataFields), payer, data.senderCustomerInfo);
-    const priced = snapshot.currencies.includes(source.currency) && snapshot.currencies.includes(destination.currency);
+    return { lookup, source, destination, snapshot };
+  }
+
+  private commandFor(context: RequestContext, data: CreateQuoteData, facts: QuoteFacts): CreateQuote {
+    const { lookup, source, destination, snapshot } = facts;
+    const receivingLimits = lookup ? receivingLimitsOf(lookup, destination.currency) : undefined;
     // Ids from the Idempotency-Key: a retry after an answer that never arrived finds the first
     // attempt's quote instead of making a second one. An agent's quotes and the platform's own are
     // apart even under one key: the key's scope is the actor's.
     const scope = idempotencyScopeOf(context);
-    const transactionId = idForRequest('Transaction', scope, 'create-quote', context.idempotencyKey);
-    const quoteId = idForRequest('Quote', scope, 'create-quote', context.idempotencyKey);
-    const command: CreateQuote = {
+    return {
       type: 'CreateQuote',
       data: {
-        quoteId,
-        transactionId,
+        quoteId: idForRequest('Quote', scope, 'create-quote', context.idempotencyKey),
+        transactionId: idForRequest('Transaction', scope, 'create-quote', context.idempotencyKey),
         platformId: context.platformId,
         request: data,
         source,
         destination,
-        legs: priced
-          ? {
-              sendingMinorToMsat: snapshot.minorToMsat(source.currency),
-              msatToReceivingMinor: snapshot.msatToMinor(destination.currency),
-              sendingDecimals: currencyOf(source.currency).decimals,
-              receivingDecimals: currencyOf(destination.currency).decimals,
-            }
-          : null,
+        legs: legsOf(snapshot, source.currency, destination.currency),
         fees: feeTermsFor(this.options.feeSchedules, context.platformId, source.currency),
         sendingLimits: sandboxSendingLimits[source.currency] ?? { min: 1n, max: 0n },
         ...(receivingLimits ? { receivingLimits } : {}),
@@ -98,31 +128,6 @@ export class QuotesController {
       },
       metadata: { now: this.clock.now(), ttlSeconds: this.options.quoteTtlSeconds },
     };
-    // immediatelyExecute: the quote and the start of its payment are one append, so neither exists without the other.
-    const decide = (current: Parameters<typeof createQuote>[1]) => {
-      const created = createQuote(command, current);
-      if (data.immediatelyExecute !== true) return created;
-      const quoted = created.reduce(transactionDecider.evolve, current);
-      if (quoted.kind !== 'Quoted') return created;
-      const execute: ExecuteQuote = {
-        type: 'ExecuteQuote',
-        data: { transactionId, funding: 'ACCOUNT', rail: railOutcomeOfQuote(quoted.quote) },
-        metadata: { now: command.metadata.now, delays: this.execution.delays },
-      };
-      return [...created, ...executeQuote(execute, quoted)];
-    };
-    const { state, events, replayed } = await this.eventSourcing.handle(transactionId, transactionDecider, decide, context, {
-      assumeNew: true,
-      commandId: `create-quote:${transactionId}`,
-    });
-    if (replayed) {
-      requireSameQuoteRequest(events, quoteId, context.requestFingerprint);
-      return this.read(context.platformId, quoteId);
-    }
-    if (state.kind !== 'Quoted') throw new Error(`Creating quote ${command.data.quoteId} left its transaction ${state.kind}.`);
-    // As for POST /quotes/{id}/execute: the answer (PROCESSING) comes once the hold is placed and shown.
-    if (state.execution) await this.processor.startExecuted(transactionId, context.platformId, state, EXECUTE_HOLD_WAIT_MS);
-    return renderQuote({ status: state.transaction.status, terms: state.quote });
   }
 
   @MessagePattern(subjects.payments.quote.get)

@@ -5,11 +5,11 @@ import { deciderSpec } from '@corridor/testing';
 import { createTransfer } from '../transfers/create-transfer';
 import { createTransferCommand, transactionId } from '../transfers/transfer.fixtures';
 import { snapshotOf } from '../exchange-rates/rate-provider';
-import { sandboxUsdPrices } from '../exchange-rates/sandbox-rates';
+import { sandboxUsdPrices } from '../pricing/sandbox-rates';
 import { type IncomingPayment, incomingPaymentDecider, type IncomingPaymentStreamEvent } from '../incoming/incoming-payment';
 import { receiveIncomingPayment } from '../incoming/receive-incoming-payment';
 import { resolveSandboxSender } from '../incoming/sandbox-sender';
-import { parseDecimal } from '../quotes/quote-math';
+import { parseDecimal } from '../pricing/quote-math';
 import { type ConfirmReceipt, confirmIncomingReceipt, confirmReceipt } from './confirm-receipt';
 import { type Transaction, type TransactionEvent, transactionDecider } from './transaction';
 

@@ -10,7 +10,7 @@ import type { Projection, RecordedEvent } from '@corridor/event-store';
 import { incomingPaymentEventTypes } from '../incoming/incoming-payment';
 import { receiptEventTypes, transferEventTypes } from './transfer-events';
 import { transactionViewRows } from './transaction-view.rows';
-import { executionStatusChanges } from '../execution/execution-events';
+import { executionStatusChanges } from './execution-events';
 
 /** One row per transaction, with the columns GET /transactions filters and pages on. */
 export type TransactionRow = {

@@ -8,7 +8,7 @@ import type {
   TransactionRecord,
 } from '@corridor/contracts';
 import type { ReceiptDeliveryConfirmed, TransferEvent, TransferTerms } from './transfer-events';
-import type { ExecutionEvent, ExecutionState } from '../execution/execution-events';
+import type { ExecutionEvent, ExecutionState } from './execution-events';
 
 // The Transaction aggregate: one stream per outgoing payment (stream id = the Transaction id). A
 // quote is how such a payment starts, so its terms live in the same stream: the quote and its
@@ -18,6 +18,23 @@ import type { ExecutionEvent, ExecutionState } from '../execution/execution-even
 // Every event carries the transaction as it is right after the event (TransactionRecord, amounts
 // as decimal strings). The read model and the integration events take it from there, so the
 // webhooks service renders OUTGOING_PAYMENT.* from the event alone.
+//
+// The commands on this stream, each decided by one pure function and sent by one runner (or two):
+//
+//   command            decided in                            sent by
+//   CreateQuote        ../quotes/create-quote.ts             ../quotes/quotes.controller.ts (POST /quotes)
+//   ExpireQuote        ../quotes/expire-quote.ts             ../quotes/quote-expiry.job.ts; ../execution/execution.controller.ts
+//                                                            (a quote found past its expiry on execute)
+//   ExecuteQuote       ../execution/execute-quote.ts         ../execution/execution.controller.ts (execute, sandbox send);
+//                                                            ../execution/immediate-execution.ts (POST /quotes with immediatelyExecute)
+//   AdvanceExecution   ../execution/advance-execution.ts     ../execution/payment-processor.ts
+//   CreateTransfer     ../transfers/create-transfer.ts       ../transfers/open-transfer.ts (from transfers.controller.ts)
+//   AdvanceTransfer    ../transfers/advance-transfer.ts      ../transfers/transfer-processor.ts
+//   ConfirmReceipt     confirm-receipt.ts                    receipts.controller.ts (POST /transactions/{id}/confirm)
+//
+// Their events live beside this file: execution-events.ts (the payment's execution, with
+// payout-rail.ts, whose outcome the stream records) and transfer-events.ts (same-currency
+// transfers); the quote's own two events are below.
 
 /** The immutable terms of a quote, as stored. Amounts are decimal strings of minor units. */
 export type QuoteTerms = {
@@ -56,7 +73,7 @@ export type QuoteExpired = {
 };
 export type TransactionEvent = QuoteCreated | QuoteExpired | ExecutionEvent | TransferEvent | ReceiptDeliveryConfirmed;
 
-/** `execution`: the payment's process state once executed (../execution/execution-events.ts). */
+/** `execution`: the payment's process state once executed (execution-events.ts). */
 export type Transaction =
   | { kind: 'None' }
   | { kind: 'Quoted'; quote: QuoteTerms; transaction: TransactionRecord; execution?: ExecutionState }

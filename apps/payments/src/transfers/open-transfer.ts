@@ -10,7 +10,7 @@ import {
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createLogger, ServiceClient } from '@corridor/messaging';
-import { type Transaction, type TransactionEvent, transactionDecider } from '../transactions/transaction';
+import { type Transaction, transactionDecider } from '../transactions/transaction';
 import type { TransferTerms } from '../transactions/transfer-events';
 import { type CreateTransfer, createTransfer, planTransfer } from './create-transfer';
 import { TransferProcessor } from './transfer-processor';
@@ -42,11 +42,7 @@ export class TransferOpener {
 
   /** The amount the transfer already opened under this id moved, if any (a retry of a transfer-out without an amount). */
   async earlierAmount(transactionId: string): Promise<bigint | undefined> {
-    const stored = await this.eventSourcing.store.readStream(transactionId);
-    const state = stored.events.reduce<Transaction>(
-      (current, event) => transactionDecider.evolve(current, event as unknown as TransactionEvent),
-      transactionDecider.initialState(),
-    );
+    const { state } = await this.eventSourcing.load(transactionId, transactionDecider);
     return state.kind === 'Transfer' ? BigInt(state.transfer.amount) : undefined;
   }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import {
   CLOCK,
   type Clock,
@@ -11,7 +11,7 @@ import {
   subjects,
 } from '@corridor/contracts';
 import { EventSourcing, PeriodicSweep, resumedContext } from '@corridor/event-store';
-import { ServiceClient } from '@corridor/messaging';
+import { createLogger, ServiceClient } from '@corridor/messaging';
 import { type Transaction, transactionDecider } from '../transactions/transaction';
 import { type AdvanceTransfer, advanceTransfer, type LedgerStep, ledgerStepOf } from './advance-transfer';
 import { TRANSFER_OPTIONS, type TransferOptions } from './transfer-options';
@@ -36,13 +36,10 @@ export const systemContext = (platformId: string, name: string): RequestContext 
  */
 @Injectable()
 export class TransferProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('TransferProcessor');
+  private readonly logger = createLogger('payments:transfer-processor');
   private readonly sweeper = new PeriodicSweep(
     () => this.advanceDue(),
-    (error) =>
-      this.logger.error(
-        `Transfer sweep failed; the next sweep tries again: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      ),
+    (error) => this.logger.error({ err: error }, 'Transfer sweep failed; the next sweep tries again.'),
   );
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -64,7 +61,7 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
   /** Advances one transfer in the background (right after it is created); a failure is left to the sweep. */
   kick(transactionId: string, platformId: string): void {
     const step = this.advance(transactionId, platformId).catch((error: unknown) =>
-      this.logger.warn(`Transfer ${transactionId} will be retried by the sweep: ${String(error)}`),
+      this.logger.warn({ err: error, transactionId }, 'A transfer could not advance; the sweep retries it.'),
     );
     this.inFlight.add(step);
     void step.finally(() => this.inFlight.delete(step));
@@ -111,7 +108,7 @@ export class TransferProcessor implements OnApplicationBootstrap, OnApplicationS
     for (const { id, platformId } of due) {
       // One transfer whose ledger call fails (accounts down) must not hold back the others.
       appended += await this.advance(id, platformId).catch((error: unknown) => {
-        this.logger.warn(`Transfer ${id} could not advance; next sweep retries: ${String(error)}`);
+        this.logger.warn({ err: error, transactionId: id }, 'A transfer could not advance; the next sweep retries it.');
         return 0;
       });
     }

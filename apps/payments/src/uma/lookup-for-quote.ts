@@ -4,7 +4,7 @@ import type { ReceiverLookupRecord } from './receiver-lookup';
 // A quote that cites a lookupId is held to what that lookup found: the lookup must exist on the
 // quoting platform, not have expired (on the quote's clock), be a lookup of this very destination,
 // support the currency the quote pays in. The payer data fields the receiver made mandatory are
-// checked with the corridor's (quotes/payer-fields.ts). POST /quotes declares no 404, so an
+// checked with the corridor's (payer-fields.ts). POST /quotes declares no 404, so an
 // unknown lookup is a 400 naming lookupId, the same answer for another platform's lookup. Pure.
 
 export type QuoteLookupContext = { lookupId: string; platformId: string; now: Date };

@@ -1,4 +1,4 @@
-import { withCorridorPayerFields } from '../quotes/payer-fields';
+import { withCorridorPayerFields } from './payer-fields';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {

@@ -1,7 +1,7 @@
 import { currencyOf } from '@corridor/contracts';
 import type { RateSnapshot } from '../exchange-rates/rate-provider';
-import { sandboxSendingLimits } from '../exchange-rates/sandbox-rates';
-import { exchangeRateOf } from '../quotes/quote-math';
+import { sandboxSendingLimits } from '../pricing/sandbox-rates';
+import { exchangeRateOf } from '../pricing/quote-math';
 import type { CurrencyPreferenceRecord } from './uma-directory';
 
 /** The basis of a lookup's estimatedExchangeRate: a lookup does not know what the sender will pay in. */

@@ -2,7 +2,7 @@
 // estimate a lookup shows, and GET /uma-providers' filters and keyset paging.
 import { DomainError } from '@corridor/contracts';
 import { snapshotOf } from '../exchange-rates/rate-provider';
-import { sandboxUsdPrices } from '../exchange-rates/sandbox-rates';
+import { sandboxUsdPrices } from '../pricing/sandbox-rates';
 import { currencyPreferencesOf } from './receiver-pricing';
 import { listUmaProviders, umaReceiverAt } from './uma-directory';
 

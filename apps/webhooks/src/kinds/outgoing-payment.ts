@@ -5,7 +5,7 @@ import type { WebhookKind } from '../webhook-kind';
 // carries the whole transaction as it is after the event (docs/decisions/0006-payments.md), so the
 // payload is rendered from the event alone with toTransactionWire; no call back to payments. The
 // refund sequence (REFUND_PENDING → REFUND_COMPLETED | REFUND_FAILED) has events of its own
-// (apps/payments/src/execution/execution-events.ts), whose transaction keeps its status and
+// (apps/payments/src/transactions/execution-events.ts), whose transaction keeps its status and
 // carries `refund`.
 const typeOfEvent: Readonly<Record<string, WebhookType>> = {
   QuoteCreated: 'OUTGOING_PAYMENT.PENDING',

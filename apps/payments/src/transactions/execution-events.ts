@@ -1,8 +1,8 @@
 import type { TransactionRecord } from '@corridor/contracts';
-import type { RailOutcome } from './sandbox-rail';
+import type { RailOutcome } from './payout-rail';
 
 // The execution of an outgoing payment, as events of its Transaction stream (registered in
-// ../transactions/transaction.ts). Every event carries the transaction as it is after it (like
+// transaction.ts, beside it). Every event carries the transaction as it is after it (like
 // QuoteCreated) and the process manager's own state, `execution`: which step comes next and from
 // when. The payment_executions read model is that state, and it is the persisted timer the
 // processor sweeps, so a restarted service picks every payment up where its stream says it is.

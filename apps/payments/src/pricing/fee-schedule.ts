@@ -1,5 +1,5 @@
 import { currencies } from '@corridor/contracts';
-import type { Ratio } from '../quotes/quote-math';
+import type { Ratio } from './quote-math';
 
 // What a platform pays per outgoing payment. Neither the spec nor the reference's PlatformConfig
 // has a place for fees, so they are deployment configuration: a default schedule, and optional

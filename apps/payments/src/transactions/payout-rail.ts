@@ -3,7 +3,9 @@ import type { OutgoingFailureReason } from '@corridor/contracts';
 // The sandbox payout rail. What it does with a payment is decided once, when the payment is
 // executed, from the destination (the reference's suffix table, grid-conventions (f)), and recorded
 // in the payment's stream: a restart replays the same outcome instead of asking again. When it
-// happens comes from the delays below and the service's clock.
+// happens comes from the delays below and the service's clock. It sits beside the Transaction
+// aggregate because the outcome is part of what the stream records (ExecutionState.rail); the
+// transfer rail, a different one, is ../transfers/sandbox-rail.ts.
 
 export type RailOutcome =
   /** Anything else: completes. */
