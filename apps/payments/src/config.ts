@@ -1,3 +1,4 @@
+import { eventSourcingSettingsFrom, type EventSourcingSettings } from '@corridor/event-store';
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 import { type FeeSchedules, parseFeeSchedules } from './pricing/fee-schedule';
 import type { ExecutionOptions } from './execution/execution-options';
@@ -5,6 +6,8 @@ import type { IncomingOptions } from './incoming/incoming-options';
 import { defaultRailDelays } from './transactions/payout-rail';
 
 export type PaymentsServiceConfig = ServiceConfig & {
+  /** EVENT_STORE*, SNAPSHOT_EVERY, OUTBOX_MAX_ATTEMPTS (decision 0049). */
+  eventSourcing: EventSourcingSettings;
   /** How long a quote can be executed after it is created. */
   quoteTtlSeconds: number;
   /** How long a snapshot of exchange rates is reused before the provider is asked again. */
@@ -79,6 +82,7 @@ const loadIncomingOptions = (env: NodeJS.ProcessEnv): IncomingOptions => ({
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): PaymentsServiceConfig => ({
   ...parseServiceConfig(env, { schema: 'payments', healthPort: 9095 }),
+  eventSourcing: eventSourcingSettingsFrom('payments', env),
   quoteTtlSeconds: seconds('QUOTE_TTL_SECONDS', env['QUOTE_TTL_SECONDS'], 300),
   rateCacheSeconds: seconds('EXCHANGE_RATE_CACHE_SECONDS', env['EXCHANGE_RATE_CACHE_SECONDS'], 300),
   expirySweepSeconds: seconds('QUOTE_EXPIRY_SWEEP_SECONDS', env['QUOTE_EXPIRY_SWEEP_SECONDS'], 5),

@@ -1,4 +1,5 @@
 // Imported first by main.ts: OpenTelemetry must patch http, pg and ioredis before anything loads them.
-import { startTracing } from '@corridor/telemetry';
+// config.ts loads them (through @corridor/messaging), so the tracing variables are read here instead.
+import { parseTracingConfig, startTracing } from '@corridor/telemetry';
 
-startTracing('payments');
+startTracing(parseTracingConfig('payments', process.env));

@@ -28,11 +28,8 @@ export type EventSourcedServiceConfig = {
   natsAuth: EventSourcingOptions['natsAuth'];
   subjectPrefix: string;
   databasePoolSize: number;
-  /**
-   * Optional only while apps/payments does not pass it (its config.ts is being changed on another
-   * branch); once it does, make it required and delete the fallback below (decision 0049).
-   */
-  eventSourcing?: EventSourcingSettings;
+  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS, parsed in the app's config.ts by eventSourcingSettingsFrom. */
+  eventSourcing: EventSourcingSettings;
 };
 
 /** What one service adds of its own: its name, logger, migrations, read models and the events others see. */
@@ -47,8 +44,7 @@ export type ServiceEventSourcingParts = Pick<
  * its app.module.ts. PostgreSQL's health part comes with it (EventSourcing reports it at bootstrap).
  */
 export const eventSourcingForService = (config: EventSourcedServiceConfig, parts: ServiceEventSourcingParts): DynamicModule => {
-  // The one read of process.env left in this lib, for payments alone until its config.ts passes the settings.
-  const settings = config.eventSourcing ?? eventSourcingSettingsFrom(parts.service, process.env);
+  const settings = config.eventSourcing;
   return EventSourcingModule.forRoot({
     ...parts,
     ...settings,

@@ -89,8 +89,7 @@ let sdk: NodeSDK | undefined;
  * A service name instead of a parsed config is apps/payments alone, until its tracing.ts parses its
  * own like the other apps' (decision 0049); then take TracingConfig only.
  */
-export function startTracing(configured: TracingConfig | string): TracingConfig {
-  const config = typeof configured === 'string' ? parseTracingConfig(configured, process.env) : configured;
+export function startTracing(config: TracingConfig): TracingConfig {
   if (!config.enabled || sdk) return config;
   sdk = new NodeSDK({
     serviceName: config.serviceName,
