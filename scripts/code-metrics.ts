@@ -70,7 +70,7 @@ const measure = () => {
     const text = readFileSync(file, 'utf8');
     const lines = text.split('\n');
     longLines += lines.filter((line) => line.length > LONG_LINE).length;
-    if (isSpec(file)) asNeverInSpecs += (text.match(/as never\b/g) ?? []).length;
+    if (isSpec(file)) asNeverInSpecs += (text.match(/\bas never\b/g) ?? []).length;
     if (!isProduction(file)) continue;
     moneyParsers += lines.filter((line) => MONEY_PATTERNS.some((pattern) => pattern.test(line))).length;
     if (file.startsWith('apps/')) bareBigIntInApps += (text.match(/\bBigInt\(/g) ?? []).length;
