@@ -50,7 +50,9 @@ describe('regular expressions of apps/ and libs/', () => {
     );
     const judged = [...inventory.found, ...shapes].map((regex) => ({
       regex,
-      diagnostics: checkSync(regex.source, regex.flags, { timeout: 10_000 }),
+      // Bounded repeats ({1,64}) are judged by recheck's fuzzer; a fixed seed makes its verdict the
+      // same on every run (a random one once flagged an unchanged pattern on a loaded machine).
+      diagnostics: checkSync(regex.source, regex.flags, { timeout: 30_000, randomSeed: 20_251_013 }),
     }));
     const unsafe = judged
       .filter(({ diagnostics }) => diagnostics.status !== 'safe')
