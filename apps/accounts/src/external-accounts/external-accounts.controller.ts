@@ -231,10 +231,7 @@ export class ExternalAccountsController {
       },
       // A claim's owner is gone when it was deleted (and the delete died before releasing), or when it never came to exist.
       holderState: async (ownerId) => {
-        const owner = (await this.eventSourcing.store.readStream(ownerId)).events.reduce(
-          (state, event) => evolveExternalAccount(state, event as never),
-          initialExternalAccount(),
-        );
+        const { state: owner } = await this.eventSourcing.load(ownerId, externalAccountDecider);
         return owner.kind === 'None' ? 'missing' : owner.kind === 'Deleted' ? 'deleted' : 'exists';
       },
       now: () => this.clock.now(),

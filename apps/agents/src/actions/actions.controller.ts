@@ -42,7 +42,6 @@ import { AgentParties } from '../parties';
 import { currenciesToConvertInto, evaluateSpend, type Rates } from '../policy/evaluate-policy';
 import { UsageLedger } from '../usage/usage-ledger';
 import {
-  type ActionEvent,
   type ActionRequest,
   actionDecider,
   actionNotFound,
@@ -437,11 +436,7 @@ export class ActionsController {
   }
 
   private async recorded(actionId: string): Promise<ActionView | undefined> {
-    const { events } = await this.eventSourcing.store.readStream(actionId);
-    const state = events.reduce(
-      (current, event) => actionDecider.evolve(current, event as unknown as ActionEvent),
-      actionDecider.initialState(),
-    );
+    const { state } = await this.eventSourcing.load(actionId, actionDecider);
     return state.kind === 'Exists' ? state.action : undefined;
   }
 }
