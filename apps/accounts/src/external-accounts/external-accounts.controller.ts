@@ -20,22 +20,15 @@ import {
   idempotencyScopeOf,
 } from '@corridor/contracts';
 import { EventSourcing, findPage } from '@corridor/event-store';
+import { createLogger } from '@corridor/messaging';
 import { accountIdentityDecider, claimAccountIdentity, releaseAccountIdentity } from './account-identity';
 import { type CreateExternalAccount, createExternalAccount } from './create-external-account';
 import { CustomerDirectory } from './customer-directory';
 import { deleteExternalAccount } from './delete-external-account';
-import {
-  decideInSequence,
-  evolveExternalAccount,
-  externalAccountDecider,
-  externalAccountNotFound,
-  type ExternalAccountCreated,
-  type ExternalAccountEvent,
-  initialExternalAccount,
-} from './external-account';
+import { externalAccountDecider, externalAccountNotFound, initialExternalAccount } from './external-account';
 import { ExternalAccountEntity, type ExternalAccountRow, renderExternalAccount } from './external-account-view.projection';
 import { PerKeyQueue } from './per-key-queue';
-import { sandboxOnboarding, sandboxVerificationOf } from './sandbox-onboarding';
+import { type ExternalAccountPlan, planExternalAccount } from './plan-external-account';
 import {
   assignUmaDepositDefault,
   clearUmaDepositDefault,
@@ -44,6 +37,8 @@ import {
   type UmaDepositDefaultEvent,
   umaDepositDefaultStreamId,
 } from './uma-deposit-default';
+
+const logger = createLogger('accounts:external-accounts');
 
 const ownerFilter = (owner: ExternalAccountOwnerKind, customerId?: string) =>
   owner === 'PLATFORM' ? { customerId: null } : { customerId: customerId ?? { $ne: null } };
@@ -62,24 +57,51 @@ export class ExternalAccountsController {
   ) {}
 
   /**
-   * Validate → check the customer → claim the identity (409 on a duplicate) → append the account,
-   * with the sandbox's verification and activation in the same append → make it the default.
-   * Every refusal comes before the first write, so a refused create leaves nothing behind.
+   * Parse → plan (every refusal the request itself earns: plan-external-account.ts) → check the
+   * customer → claim the identity (409 on a duplicate) → append the account, with the sandbox's
+   * verification and activation in the same append → make it the default. Every refusal comes
+   * before the first write, so a refused create leaves nothing behind.
    */
   @MessagePattern(subjects.accounts.externalAccount.create)
   async create(@Payload() request: ServiceRequest<CreateExternalAccountData>): Promise<ExternalAccountWire> {
     const { context, data } = request;
+    const command = this.createCommandOf(context, data);
+    const { externalAccountId, customerId } = command.data;
+    // A retry of a create whose answer was lost (a 503 while a replica died): the account exists,
+    // and the decider tells this request again (answered with it) from another one under the key (409).
+    const earlier = context.idempotencyKey ? await this.eventSourcing.load(externalAccountId, externalAccountDecider) : undefined;
+    if (earlier && earlier.events.length > 0) {
+      createExternalAccount(command, earlier.state);
+      await this.eventSourcing.waitForReadModels(earlier.events);
+      return renderExternalAccount(await this.read(context, data.owner, externalAccountId));
+    }
+    const plan = planExternalAccount(command, data.environment);
+    if (customerId !== null) await this.customers.assertUsable(context, customerId);
+    await this.claimIdentity(context, plan.identityKey, externalAccountId);
+    await this.appendClaimed(context, externalAccountId, plan);
+    if (plan.defaultFor !== null) {
+      const assign = {
+        type: 'AssignUmaDepositDefault' as const,
+        data: { customerId: plan.defaultFor, externalAccountId },
+        metadata: command.metadata,
+      };
+      await this.changeDefault(plan.defaultFor, context, (current) => assignUmaDepositDefault(assign, current));
+    }
+    return renderExternalAccount(await this.read(context, data.owner, externalAccountId));
+  }
+
+  /** The request as a command; the id is derived from the Idempotency-Key in the actor's scope (decision 0028). */
+  private createCommandOf(context: RequestContext, data: CreateExternalAccountData): CreateExternalAccount {
     const customerId = data.owner === 'CUSTOMER' ? (data.customerId ?? null) : null;
     if (data.owner === 'CUSTOMER' && customerId === null)
       throw invalidInput('customerId is required for a customer’s external account.', { field: 'customerId' });
-    const now = this.clock.now();
     const externalAccountId = idForRequest(
       'ExternalAccount',
       idempotencyScopeOf(context),
       'create-external-account',
       context.idempotencyKey,
     );
-    const command: CreateExternalAccount = {
+    return {
       type: 'CreateExternalAccount',
       data: {
         externalAccountId,
@@ -91,53 +113,31 @@ export class ExternalAccountsController {
         defaultUmaDepositAccount: data.defaultUmaDepositAccount ?? false,
         ...(context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
       },
-      metadata: { now },
+      metadata: { now: this.clock.now() },
     };
-    // A retry of a create whose answer was lost (a 503 while a replica died): the account exists,
-    // and the decider tells this request again (answered with it) from another one under the key (409).
-    const earlier = context.idempotencyKey ? (await this.eventSourcing.store.readStream(externalAccountId)).events : [];
-    if (earlier.length > 0) {
-      createExternalAccount(
-        command,
-        (earlier as unknown as ExternalAccountEvent[]).reduce(evolveExternalAccount, initialExternalAccount()),
-      );
-      await this.eventSourcing.waitForReadModels(earlier);
-      return renderExternalAccount(await this.read(context, data.owner, externalAccountId));
-    }
-    const [created] = createExternalAccount(command, initialExternalAccount()) as [ExternalAccountCreated];
-    // Suffix 105 (an account the bank refuses) throws its 400 here, before anything is written.
-    const onboarding =
-      data.environment === 'SANDBOX'
-        ? sandboxOnboarding(externalAccountId, context.platformId, sandboxVerificationOf(created.data.accountInfo), now)
-        : [];
-    if (customerId !== null) await this.customers.assertUsable(context, customerId);
-    const { identityKey } = created.data;
-    await this.claimIdentity(context, identityKey, externalAccountId);
+  }
+
+  /** Appends the planned account under its claimed identity; when the append fails, the identity is given back unless a twin's account holds it. */
+  private async appendClaimed(context: RequestContext, externalAccountId: string, plan: ExternalAccountPlan): Promise<void> {
     try {
-      await this.eventSourcing.handle(
-        externalAccountId,
-        externalAccountDecider,
-        // A twin under the same key that got there first leaves nothing to onboard: this request is
-        // answered with its account, or refused.
-        (state) =>
-          state.kind === 'None'
-            ? decideInSequence(state, [(current) => createExternalAccount(command, current), ...onboarding])
-            : createExternalAccount(command, state),
-        context,
-        { assumeNew: true },
-      );
+      await this.eventSourcing.handle(externalAccountId, externalAccountDecider, plan.decide, context, { assumeNew: true });
     } catch (error) {
-      // The identity is given back unless that twin's account holds it.
-      const { events } = await this.eventSourcing.store.readStream(externalAccountId).catch(() => ({ events: [] }));
-      const holder = (events as unknown as ExternalAccountEvent[]).reduce(evolveExternalAccount, initialExternalAccount());
-      if (holder.kind === 'None' || holder.identityKey !== identityKey) await this.releaseIdentity(context, identityKey, externalAccountId);
+      const holder = await this.eventSourcing.load(externalAccountId, externalAccountDecider).then(
+        ({ state }) => state,
+        (readError: unknown) => {
+          // Unread, the stream counts as empty: the claim is given back, and a twin that does hold it
+          // keeps its account (its claim is then free for the next create of the same identity).
+          logger.warn(
+            { externalAccountId, err: readError, cause: error instanceof Error ? error.message : String(error) },
+            'Could not read an external account whose append failed; giving its identity claim back.',
+          );
+          return initialExternalAccount();
+        },
+      );
+      if (holder.kind === 'None' || holder.identityKey !== plan.identityKey)
+        await this.releaseIdentity(context, plan.identityKey, externalAccountId);
       throw error;
     }
-    if (customerId !== null && command.data.defaultUmaDepositAccount) {
-      const assign = { type: 'AssignUmaDepositDefault' as const, data: { customerId, externalAccountId }, metadata: { now } };
-      await this.changeDefault(customerId, context, (current) => assignUmaDepositDefault(assign, current));
-    }
-    return renderExternalAccount(await this.read(context, data.owner, externalAccountId));
   }
 
   @MessagePattern(subjects.accounts.externalAccount.get)
@@ -231,10 +231,7 @@ export class ExternalAccountsController {
       },
       // A claim's owner is gone when it was deleted (and the delete died before releasing), or when it never came to exist.
       holderState: async (ownerId) => {
-        const owner = (await this.eventSourcing.store.readStream(ownerId)).events.reduce(
-          (state, event) => evolveExternalAccount(state, event as never),
-          initialExternalAccount(),
-        );
+        const { state: owner } = await this.eventSourcing.load(ownerId, externalAccountDecider);
         return owner.kind === 'None' ? 'missing' : owner.kind === 'Deleted' ? 'deleted' : 'exists';
       },
       now: () => this.clock.now(),

@@ -157,11 +157,7 @@ export class ActionExecutor implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async load(actionId: string): Promise<Action> {
-    const { events } = await this.eventSourcing.store.readStream(actionId);
-    return events.reduce<Action>(
-      (state, event) => actionDecider.evolve(state, event as unknown as ActionEvent),
-      actionDecider.initialState(),
-    );
+    return (await this.eventSourcing.load(actionId, actionDecider)).state;
   }
 
   private async record(actionId: string, context: RequestContext, decide: (state: Action) => ActionEvent[]): Promise<ActionView> {

@@ -21,7 +21,7 @@ const agent = {
   policy: {
     permissions: ['CREATE_TRANSFERS'],
     defaultExecutionMode: 'AUTO',
-    spendingLimits: { currency: 'USD', perTransactionLimit: 1_000 },
+    spendingLimits: { currency: 'USD', perTransactionLimit: '1000' },
   },
 } as unknown as AgentView;
 const context: RequestContext = {

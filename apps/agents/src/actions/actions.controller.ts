@@ -6,20 +6,16 @@ import {
   type AgentActionsListData,
   type AgentActionWire,
   type AgentExecuteQuoteData,
-  type AgentPermission,
   type AgentRoute,
   type AgentTransferData,
   CLOCK,
   type Clock,
-  DomainError,
-  invalidInput,
   idForRequest,
   idempotencyScopeOf,
   isIdOf,
   type ListAgentApprovalsData,
   type Page,
   parseMinorUnits,
-  type QuoteWire,
   type RejectAgentActionData,
   type CustomerWire,
   type RequestContext,
@@ -39,11 +35,9 @@ import { AgentQuoteEntity } from '../agents/agent-quote';
 import { ActingAgent } from '../agents/acting-agent';
 import { filters, pageOf } from '../list';
 import { AgentParties } from '../parties';
-import { currenciesToConvertInto, evaluateSpend, type Rates } from '../policy/evaluate-policy';
+import { currenciesToConvertInto, evaluateSpend, type Rate, type Rates } from '../policy/evaluate-policy';
 import { UsageLedger } from '../usage/usage-ledger';
 import {
-  type ActionEvent,
-  type ActionRequest,
   actionDecider,
   actionNotFound,
   type ActionView,
@@ -51,24 +45,14 @@ import {
   rejectAction,
   renderAction,
   requireSameSubmission,
+  type SubmitAction,
   submitAction,
 } from './action';
 import { ActionExecutor } from './action-executor';
 import { ActionEntity } from './action-view.projection';
+import { judgeQuoteExecution, spendOf, type Submission, submitActionCommand } from './submission';
 import { judgeAgentTransfer } from './transfer-pair';
 import { walletStampTargetOf } from './wallet-stamp';
-
-/** What an agent asks for, with the facts the policy is evaluated on. */
-type Submission = {
-  route: AgentRoute;
-  permission: AgentPermission;
-  /** The customer's internal account the money leaves or enters. */
-  accountId: string;
-  amount: bigint;
-  currency: string;
-  request: ActionRequest;
-  quote?: QuoteWire;
-};
 
 const logger = createLogger('agents:actions');
 
@@ -95,26 +79,15 @@ export class ActionsController {
     const { context, data } = request;
     return this.submit(context, 'executeQuote', async (agent) => {
       const quoteId = data.quoteId;
-      const own = isIdOf('Quote', quoteId)
-        ? await this.eventSourcing.em.findOne(AgentQuoteEntity, { quoteId, agentId: agent.id, platformId: context.platformId })
-        : null;
-      if (!own)
-        throw new DomainError(
-          'QUOTE_NOT_FOUND',
-          'not_found',
-          `Quote ${String(quoteId).slice(0, 80)} was not found among the quotes this agent created.`,
-          { quoteId: String(quoteId).slice(0, 80) },
-        );
-      const quote = await this.parties.quote(context, quoteId);
-      if (quote.status !== 'PENDING')
-        throw new DomainError('CONFLICT', 'conflict', `Quote ${quoteId} is ${quote.status}; only a PENDING quote can be executed.`, {
-          quoteId,
-          status: quote.status,
-        });
-      if (quote.source.sourceType !== 'ACCOUNT')
-        throw invalidInput(`Quote ${quoteId} is funded in real time; an agent executes only quotes paid from an internal account.`, {
-          field: 'quoteId',
-        });
+      const own =
+        isIdOf('Quote', quoteId) &&
+        (await this.eventSourcing.em.findOne(AgentQuoteEntity, { quoteId, agentId: agent.id, platformId: context.platformId })) !== null;
+      // Another agent's quote is never read from payments: its 404 says nothing about it.
+      const { quote, accountId } = judgeQuoteExecution({
+        quoteId,
+        own,
+        ...(own ? { quote: await this.parties.quote(context, quoteId) } : {}),
+      });
       // Before any usage is reserved or action recorded: a missing or bad stamp changes nothing.
       const wallet = walletStampTargetOf(quote);
       if (wallet) await this.parties.verifyWalletStamp(context, wallet, data.walletSignature);
@@ -122,7 +95,7 @@ export class ActionsController {
       return {
         route: 'executeQuote',
         permission: 'EXECUTE_QUOTES',
-        accountId: quote.source.accountId,
+        accountId,
         amount: BigInt(quote.totalSendingAmount),
         currency: quote.sendingCurrency.code,
         request: { kind: 'EXECUTE_QUOTE', quoteId, ...walletSignature },
@@ -336,62 +309,43 @@ export class ActionsController {
     customer: CustomerWire,
     submission: Submission,
   ): Promise<AgentActionWire> {
-    const rates: Record<string, Awaited<ReturnType<AgentParties['rate']>>> = {};
-    for (const currency of currenciesToConvertInto(agent.policy, submission.currency))
-      rates[currency] = await this.parties.rate(context, submission.currency, currency);
+    const rates = await this.ratesFor(context, agent.policy, submission.currency);
     // Derived from the Idempotency-Key: a retry after an answer that never arrived (a 503 while
     // payments was slow, a replica killed) finds the action the first attempt recorded and resumes
     // it, instead of reserving and moving the money a second time; another request under the key is a 409.
     const { actionId, earlier } = await this.actionIdFor(context, route, agent.id);
     if (earlier) {
       requireSameSubmission(earlier, { agentId: agent.id, requestFingerprint: context.requestFingerprint });
-      const { action, refusal } = await this.executor.execute(actionId, context.platformId);
-      if (refusal) throw refusal;
-      return renderAction(action);
+      return this.executeAndAnswer(actionId, context);
     }
     // An earlier attempt that reserved and died before recording the action: give its reservation back first.
     if (context.idempotencyKey) await this.usage.release(actionId);
     const now = this.clock.now();
-    const spend = {
-      permission: submission.permission,
-      accountId: submission.accountId,
-      amount: submission.amount,
-      currency: submission.currency,
-    };
     const decision = await this.usage.reserve(agent.id, actionId, now, (usage) =>
-      evaluateSpend(agent.policy, spend, usage, rates as Rates),
+      evaluateSpend(agent.policy, spendOf(submission), usage, rates),
     );
-    const details =
-      submission.request.kind === 'EXECUTE_QUOTE'
-        ? {}
-        : {
-            transferDetails: {
-              amount: submission.request.amount,
-              currency: submission.currency,
-              sourceAccountId: submission.request.sourceAccountId,
-              destinationAccountId: submission.request.destinationAccountId,
-            },
-          };
-    const command = {
-      type: 'SubmitAction' as const,
-      data: {
-        action: {
-          id: actionId,
-          agentId: agent.id,
-          platformId: context.platformId,
-          customerId: agent.customerId,
-          platformCustomerId: customer.platformCustomerId,
-          type: submission.request.kind,
-          request: submission.request,
-          ...(submission.quote ? { quote: submission.quote } : {}),
-          ...details,
-          charge: decision.charge.toString(),
-          ...(context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
-        },
-        approvalRequired: decision.executionMode === 'APPROVAL_REQUIRED',
-      },
-      metadata: { now },
+    const facts = {
+      actionId,
+      agent,
+      platformId: context.platformId,
+      platformCustomerId: customer.platformCustomerId,
+      ...(context.requestFingerprint !== undefined ? { requestFingerprint: context.requestFingerprint } : {}),
+      now,
     };
+    await this.append(context, agent.id, submitActionCommand(submission, facts, decision));
+    return this.executeAndAnswer(actionId, context);
+  }
+
+  /** The rates from the request's currency into each currency the policy judges in, as payments quotes them now. */
+  private async ratesFor(context: RequestContext, policy: AgentView['policy'], currency: string): Promise<Rates> {
+    const rates: Record<string, Rate> = {};
+    for (const target of currenciesToConvertInto(policy, currency)) rates[target] = await this.parties.rate(context, currency, target);
+    return rates;
+  }
+
+  /** Records the action whose usage is reserved; when that fails, gives the reservation back and answers with the failure. */
+  private async append(context: RequestContext, agentId: string, command: SubmitAction): Promise<void> {
+    const actionId = command.data.action.id;
     try {
       await this.eventSourcing.handle(actionId, actionDecider, (state) => submitAction(command, state), context, { assumeNew: true });
     } catch (error) {
@@ -402,12 +356,16 @@ export class ActionsController {
         .release(actionId)
         .catch((releaseError: unknown) =>
           logger.error(
-            { agentId: agent.id, actionId, cause: error instanceof Error ? error.message : String(error), err: releaseError },
+            { agentId, actionId, cause: error instanceof Error ? error.message : String(error), err: releaseError },
             'Could not give back the usage reserved for an agent action that was not recorded; the sweep releases it after two minutes.',
           ),
         );
       throw error;
     }
+  }
+
+  /** Executes the action if it is due and answers with it as it then is. */
+  private async executeAndAnswer(actionId: string, context: RequestContext): Promise<AgentActionWire> {
     const { action, refusal } = await this.executor.execute(actionId, context.platformId);
     // Executed at once and refused by payments (funds short…): the action is FAILED and its usage
     // given back; the agent hears payments' reason, which the AgentAction has no member for.
@@ -437,11 +395,7 @@ export class ActionsController {
   }
 
   private async recorded(actionId: string): Promise<ActionView | undefined> {
-    const { events } = await this.eventSourcing.store.readStream(actionId);
-    const state = events.reduce(
-      (current, event) => actionDecider.evolve(current, event as unknown as ActionEvent),
-      actionDecider.initialState(),
-    );
+    const { state } = await this.eventSourcing.load(actionId, actionDecider);
     return state.kind === 'Exists' ? state.action : undefined;
   }
 }

@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { Projection, RecordedEvent } from '@corridor/event-store';
-import { type AgentEvent, agentEventTypes, type AgentView } from './agent';
+import { type AgentEvent, agentEventTypes, type AgentView, upcastAgent } from './agent';
 
 /** One row per agent: the agent as stored, and the columns lists filter on and tokens are found by. */
 export type AgentRow = {
@@ -34,7 +34,7 @@ export const AgentEntity = new EntitySchema<AgentRow>({
 });
 
 export const evolveAgentView = (_row: AgentRow | null, recorded: RecordedEvent): AgentRow | null => {
-  const { agent } = (recorded as unknown as AgentEvent).data;
+  const agent = upcastAgent((recorded as unknown as AgentEvent).data.agent);
   return {
     id: agent.id,
     platformId: agent.platformId,
@@ -52,7 +52,8 @@ export const evolveAgentView = (_row: AgentRow | null, recorded: RecordedEvent):
 
 export const agentViewProjection: Projection<AgentRow> = {
   name: 'agents',
-  version: 1,
+  // 2: policy limits stored as decimal strings; the rebuild lifts the rows written with numbers.
+  version: 2,
   canHandle: [...agentEventTypes],
   entity: AgentEntity,
   keyOf: (event) => String((event.data['agent'] as AgentView).id),

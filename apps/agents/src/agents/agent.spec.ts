@@ -1,6 +1,8 @@
 // Given an agent's history, when the platform (or the agent software) acts, then these events —
-// or this refusal. Device codes: the newest unexpired, unredeemed code works once.
+// or this refusal. Device codes: the newest unexpired, unredeemed code works once. Policies are
+// recorded with amount limits as decimal strings, and agents recorded with numbers read the same.
 import type { AgentPolicy } from '@corridor/contracts';
+import type { StoredPolicy } from '../policy/policy';
 import { deciderSpecFor } from '@corridor/testing';
 import {
   type AgentEvent,
@@ -15,7 +17,9 @@ import {
   issueDeviceCode,
   redeemDeviceCode,
   updateAgent,
+  renderAgent,
   updateAgentPolicy,
+  upcastAgent,
 } from './agent';
 
 const now = new Date('2026-03-01T10:00:00.000Z');
@@ -26,6 +30,12 @@ const policy: AgentPolicy = {
   permissions: ['CREATE_TRANSFERS'],
   defaultExecutionMode: 'AUTO',
   spendingLimits: { currency: 'USD', perTransactionLimit: 1_000 },
+};
+/** `policy` as the stream records it. */
+const storedPolicy: StoredPolicy = {
+  permissions: ['CREATE_TRANSFERS'],
+  defaultExecutionMode: 'AUTO',
+  spendingLimits: { currency: 'USD', perTransactionLimit: '1000' },
 };
 const everything = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
 const manageOnly = ['MANAGE'] as const;
@@ -40,7 +50,7 @@ const agent: AgentView = {
   isPaused: false,
   isConnected: false,
   deleted: false,
-  policy,
+  policy: storedPolicy,
   deviceCode: code,
   createdAt: now.toISOString(),
   updatedAt: now.toISOString(),
@@ -68,6 +78,7 @@ const changePolicy = (update: UpdateAgentPolicy['data']['update'], grantorPermis
   metadata: { now: later },
 });
 const reader: AgentPolicy = { ...policy, permissions: ['VIEW_TRANSACTIONS'] };
+const storedReader: StoredPolicy = { ...storedPolicy, permissions: ['VIEW_TRANSACTIONS'] };
 const forbiddenWithout = (permission: string) => (error: { status: number; message: string }) =>
   error.status === 403 && error.message.includes(permission);
 
@@ -106,7 +117,7 @@ describe('createAgent', () => {
       .thenThrows((error) => error.status === 409 && error.details?.['field'] === 'Idempotency-Key');
   });
   it('lets a MANAGE-only token create an agent that only reads', () => {
-    const readerAgent = { ...agent, policy: reader, deviceCode: { ...newCode, issuerPermissions: [...manageOnly] } };
+    const readerAgent = { ...agent, policy: storedReader, deviceCode: { ...newCode, issuerPermissions: [...manageOnly] } };
     spec(createAgent)
       .given()
       .when(create('Payroll', manageOnly, reader))
@@ -143,7 +154,7 @@ describe('updateAgentPolicy', () => {
   it('refuses a MANAGE-only token a change to a money agent, or money permissions for another', () => {
     const raise = changePolicy({ spendingLimits: { perTransactionLimit: 9_999 } }, manageOnly);
     spec(updateAgentPolicy).given([created]).when(raise).thenThrows(forbiddenWithout('TRANSACT'));
-    const readerCreated: AgentEvent = { type: 'AgentCreated', data: { agent: { ...agent, policy: reader } } };
+    const readerCreated: AgentEvent = { type: 'AgentCreated', data: { agent: { ...agent, policy: storedReader } } };
     const addMoney = changePolicy({ permissions: ['EXECUTE_QUOTES'] }, manageOnly);
     spec(updateAgentPolicy).given([readerCreated]).when(addMoney).thenThrows(forbiddenWithout('TRANSACT'));
   });
@@ -154,9 +165,50 @@ describe('updateAgentPolicy', () => {
       .then([
         {
           type: 'AgentPolicyUpdated',
-          data: { agent: { ...agent, policy: { ...policy, defaultExecutionMode: 'APPROVAL_REQUIRED' }, updatedAt: later.toISOString() } },
+          data: {
+            agent: { ...agent, policy: { ...storedPolicy, defaultExecutionMode: 'APPROVAL_REQUIRED' }, updatedAt: later.toISOString() },
+          },
         },
       ]);
+  });
+});
+
+describe('an agent recorded before limits were stored as decimal strings', () => {
+  const wirePolicy = { ...policy, approvalThresholds: { currency: 'USD', amount: 500 } };
+  const old = { ...agent, policy: wirePolicy } as unknown as AgentView;
+  const oldCreated: AgentEvent = { type: 'AgentCreated', data: { agent: old } };
+  const lifted: StoredPolicy = { ...storedPolicy, approvalThresholds: { currency: 'USD', amount: '500' } };
+  const usage = { dailyTransactionCount: 0, dailySpend: 0, dailyResetDate: '2026-03-01', monthlySpend: 0, monthlyResetMonth: '2026-03' };
+
+  it('is read with its limits as decimal strings', () => {
+    expect(upcastAgent(old)).toEqual({ ...agent, policy: lifted });
+    expect(agentDecider.evolve(agentDecider.initialState(), oldCreated)).toEqual({ kind: 'Exists', agent: { ...agent, policy: lifted } });
+  });
+  it('records nothing for a policy update that changes nothing', () => {
+    spec(updateAgentPolicy)
+      .given([oldCreated])
+      .when(changePolicy({ spendingLimits: { perTransactionLimit: 1_000 } }, everything))
+      .thenNothingHappened();
+  });
+  it('records a changed limit, and the ones it kept, as decimal strings', () => {
+    spec(updateAgentPolicy)
+      .given([oldCreated])
+      .when(changePolicy({ spendingLimits: { perTransactionLimit: 2_000 } }, everything))
+      .then([
+        {
+          type: 'AgentPolicyUpdated',
+          data: {
+            agent: {
+              ...agent,
+              policy: { ...lifted, spendingLimits: { currency: 'USD', perTransactionLimit: '2000' } },
+              updatedAt: later.toISOString(),
+            },
+          },
+        },
+      ]);
+  });
+  it('is shown with the integers it was created with', () => {
+    expect(renderAgent(upcastAgent(old), usage).policy).toEqual(wirePolicy);
   });
 });
 
@@ -185,8 +237,8 @@ describe('device codes', () => {
     spec(issueDeviceCode).given([created]).when(issue(manageOnly)).thenThrows(forbiddenWithout('TRANSACT'));
   });
   it('redeeming cannot escalate: a code from a MANAGE-only token does not redeem once the policy gained money permissions', () => {
-    const readerAgent = { ...agent, policy: reader, deviceCode: { ...newCode, issuerPermissions: [...manageOnly] } };
-    const escalated: AgentEvent = { type: 'AgentPolicyUpdated', data: { agent: { ...readerAgent, policy } } };
+    const readerAgent = { ...agent, policy: storedReader, deviceCode: { ...newCode, issuerPermissions: [...manageOnly] } };
+    const escalated: AgentEvent = { type: 'AgentPolicyUpdated', data: { agent: { ...readerAgent, policy: storedPolicy } } };
     const history: AgentEvent[] = [{ type: 'AgentCreated', data: { agent: readerAgent } }, escalated];
     spec(redeemDeviceCode).given(history).when(redeem(code.code)).thenThrows(forbiddenWithout('new code'));
   });

@@ -15,7 +15,7 @@ import {
   requireSameRequest,
   ungrantableAgentPermissions,
 } from '@corridor/contracts';
-import { applyPolicyUpdate, validatePolicy } from '../policy/policy';
+import { applyPolicyUpdate, renderPolicy, type StoredPolicy, storedPolicyOf, validatePolicy } from '../policy/policy';
 
 // The Agent aggregate: one stream per agent, stream id = the agent id (`Agent:<uuid>`). Every event
 // carries the agent as it is after it (like cards, decision 0015), so the read model needs nothing
@@ -33,7 +33,7 @@ export type DeviceCode = { code: string; expiresAt: string; redeemed: boolean; i
 const LEGACY_ISSUER: Permission[] = ['MANAGE'];
 
 /** A token grants an agent only what it could do itself: money permissions need TRANSACT (403 otherwise). */
-const requireGrantable = (grantor: readonly Permission[], policy: AgentPolicy, what: string): void => {
+const requireGrantable = (grantor: readonly Permission[], policy: Pick<AgentPolicy, 'permissions'>, what: string): void => {
   const missing = ungrantableAgentPermissions(grantor, policy.permissions);
   if (missing.length > 0) throw grantRefused(missing, `${what} with ${policy.permissions.join(', ')}`);
 };
@@ -48,7 +48,8 @@ export type AgentView = {
   isPaused: boolean;
   isConnected: boolean;
   deleted: boolean;
-  policy: AgentPolicy;
+  /** Amount limits as decimal strings of minor units (policy.ts); renderPolicy gives the wire's integers. */
+  policy: StoredPolicy;
   deviceCode: DeviceCode;
   /** Hex SHA-256 of the access token; set at redeem. */
   tokenHash?: string;
@@ -75,20 +76,26 @@ export const agentEventTypes: readonly AgentEvent['type'][] = [
 
 export type Agent = { kind: 'None' } | { kind: 'Exists'; agent: AgentView; requestFingerprint?: string };
 
+/**
+ * Events written before the policy's limits were stored as decimal strings carry them as JSON
+ * numbers. Every read of an agent's stream (this decider, the read model) lifts such an agent.
+ */
+export const upcastAgent = (agent: AgentView): AgentView => ({ ...agent, policy: storedPolicyOf(agent.policy) });
+
 export const agentDecider = {
   initialState: (): Agent => ({ kind: 'None' }),
   evolve: (_state: Agent, event: AgentEvent): Agent => {
     switch (event.type) {
       case 'AgentCreated': {
         const { agent, requestFingerprint } = event.data;
-        return { kind: 'Exists', agent, ...(requestFingerprint !== undefined ? { requestFingerprint } : {}) };
+        return { kind: 'Exists', agent: upcastAgent(agent), ...(requestFingerprint !== undefined ? { requestFingerprint } : {}) };
       }
       case 'AgentUpdated':
       case 'AgentPolicyUpdated':
       case 'AgentDeviceCodeIssued':
       case 'AgentConnected':
       case 'AgentDeleted':
-        return { ..._state, kind: 'Exists', agent: event.data.agent };
+        return { ..._state, kind: 'Exists', agent: upcastAgent(event.data.agent) };
       default: {
         const unhandled: never = event;
         return unhandled;
@@ -275,7 +282,7 @@ export const renderAgent = (agent: AgentView, usage: AgentUsageWire): AgentWire 
   customerId: agent.customerId,
   isPaused: agent.isPaused,
   isConnected: agent.isConnected,
-  policy: agent.policy,
+  policy: renderPolicy(agent.policy),
   usage,
   createdAt: agent.createdAt,
   updatedAt: agent.updatedAt,

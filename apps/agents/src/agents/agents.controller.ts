@@ -33,6 +33,7 @@ import { EventSourcing } from '@corridor/event-store';
 import { filters, pageOf } from '../list';
 import { AgentParties } from '../parties';
 import { agentTokenRefused } from '../policy/agent-access';
+import { renderPolicy } from '../policy/policy';
 import { ActingAgent } from './acting-agent';
 import { renderUsage } from '../policy/usage';
 import { UsageLedger } from '../usage/usage-ledger';
@@ -251,7 +252,7 @@ export class AgentsController {
       platformId: row.platformId,
     });
     if (events.length === 0 || state.kind !== 'Exists') throw new Error(`Redeeming ${row.code} recorded nothing.`);
-    return { agentId: state.agent.id, agentName: state.agent.name, accessToken, policy: state.agent.policy };
+    return { agentId: state.agent.id, agentName: state.agent.name, accessToken, policy: renderPolicy(state.agent.policy) };
   }
 
   /** The gateway's check of a Bearer token: the live agent whose token hash it is, else 401. */

@@ -14,7 +14,7 @@ const agent = (permissions: AgentPermission[], overrides: Partial<AgentView> = {
   isPaused: false,
   isConnected: true,
   deleted: false,
-  policy: { permissions, defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: 1 } },
+  policy: { permissions, defaultExecutionMode: 'AUTO', spendingLimits: { currency: 'USD', perTransactionLimit: '1' } },
   deviceCode: { code: 'AGENT-X', expiresAt: '2030-01-01T00:00:00Z', redeemed: true },
   createdAt: '2026-01-01T00:00:00Z',
   updatedAt: '2026-01-01T00:00:00Z',

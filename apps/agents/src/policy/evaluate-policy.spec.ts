@@ -1,7 +1,8 @@
 // Given a policy and today's usage, when an agent asks to move an amount, then it runs at once,
 // waits for approval, or is refused with the limit it hit. Every limit is checked at its
 // boundary: exactly the limit passes, one minor unit over is refused.
-import type { AgentPolicy, DomainError } from '@corridor/contracts';
+import type { DomainError } from '@corridor/contracts';
+import type { StoredPolicy } from './policy';
 import {
   convert,
   currenciesToConvertInto,
@@ -16,10 +17,11 @@ import {
 const ACCOUNT = 'InternalAccount:019542f5-b3e7-1d02-0000-000000000001';
 const OTHER = 'InternalAccount:019542f5-b3e7-1d02-0000-000000000002';
 
-const policy = (overrides: Partial<AgentPolicy> = {}): AgentPolicy => ({
+// The policy as the agent stream stores it: amount limits are decimal strings of minor units.
+const policy = (overrides: Partial<StoredPolicy> = {}): StoredPolicy => ({
   permissions: ['CREATE_TRANSFERS', 'EXECUTE_QUOTES'],
   defaultExecutionMode: 'AUTO',
-  spendingLimits: { currency: 'USD', perTransactionLimit: 50_000, dailyLimit: 100_000, dailyTransactionLimit: 3, monthlyLimit: 300_000 },
+  spendingLimits: { currency: 'USD', perTransactionLimit: '50000', dailyLimit: '100000', dailyTransactionLimit: 3, monthlyLimit: '300000' },
   ...overrides,
 });
 const fresh: UsageCounters = { dailyCount: 0, dailySpend: 0n, monthlySpend: 0n };
@@ -89,7 +91,7 @@ describe('evaluateSpend', () => {
   });
 
   it('a null daily or monthly limit, or no daily count, limits nothing', () => {
-    const unlimited = policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 50_000, dailyLimit: null, monthlyLimit: null } });
+    const unlimited = policy({ spendingLimits: { currency: 'USD', perTransactionLimit: '50000', dailyLimit: null, monthlyLimit: null } });
     expect(
       evaluateSpend(unlimited, request(50_000n), { dailyCount: 1_000, dailySpend: 10n ** 12n, monthlySpend: 10n ** 13n }, {}).charge,
     ).toBe(50_000n);
@@ -137,7 +139,7 @@ describe('evaluateSpend', () => {
       });
     });
     it("an account rule's per-transaction limit compares the converted amount, at its boundary", () => {
-      const ruled = policy({ accountRestrictions: { accountRules: [{ accountId: ACCOUNT, perTransactionLimit: 10_000 }] } });
+      const ruled = policy({ accountRestrictions: { accountRules: [{ accountId: ACCOUNT, perTransactionLimit: '10000' }] } });
       // 8000 EUR cents are exactly 10000 USD cents; 8001 are 10001.25, rounded up to 10002.
       expect(evaluateSpend(ruled, request(8_000n, { currency: 'EUR' }), fresh, eurToUsd).charge).toBe(10_000n);
       expect(refusal(() => evaluateSpend(ruled, request(8_001n, { currency: 'EUR' }), fresh, eurToUsd))).toMatchObject({
@@ -154,7 +156,7 @@ describe('evaluateSpend', () => {
     });
     it('names the currencies a request must be converted into', () => {
       expect(currenciesToConvertInto(policy(), 'USD')).toEqual([]);
-      expect(currenciesToConvertInto(policy({ approvalThresholds: { currency: 'EUR', amount: 10 } }), 'USD')).toEqual(['EUR']);
+      expect(currenciesToConvertInto(policy({ approvalThresholds: { currency: 'EUR', amount: '10' } }), 'USD')).toEqual(['EUR']);
       expect(currenciesToConvertInto(policy(), 'MXN')).toEqual(['USD']);
     });
   });
@@ -170,13 +172,13 @@ describe('evaluateSpend', () => {
       ['one minor unit above the threshold waits for approval', 20_001n, 'APPROVAL_REQUIRED'],
     ])('threshold: %s', (_name, amount, mode) => {
       expect(
-        evaluateSpend(policy({ approvalThresholds: { currency: 'USD', amount: 20_000 } }), request(amount), fresh, {}).executionMode,
+        evaluateSpend(policy({ approvalThresholds: { currency: 'USD', amount: '20000' } }), request(amount), fresh, {}).executionMode,
       ).toBe(mode);
     });
     it('a threshold in another currency compares the converted amount', () => {
       const thresholdInUsd = policy({
-        spendingLimits: { currency: 'EUR', perTransactionLimit: 100_000 },
-        approvalThresholds: { currency: 'USD', amount: 50_000 },
+        spendingLimits: { currency: 'EUR', perTransactionLimit: '100000' },
+        approvalThresholds: { currency: 'USD', amount: '50000' },
       });
       expect(evaluateSpend(thresholdInUsd, request(40_000n, { currency: 'EUR' }), fresh, eurToUsd).executionMode).toBe('AUTO');
       expect(evaluateSpend(thresholdInUsd, request(40_001n, { currency: 'EUR' }), fresh, eurToUsd).executionMode).toBe('APPROVAL_REQUIRED');
@@ -199,7 +201,7 @@ describe('evaluateSpend', () => {
       );
     });
     it("an account rule's per-transaction limit overrides the policy's, at its boundary", () => {
-      const ruled = policy({ accountRestrictions: { accountRules: [{ accountId: ACCOUNT, perTransactionLimit: 10_000 }] } });
+      const ruled = policy({ accountRestrictions: { accountRules: [{ accountId: ACCOUNT, perTransactionLimit: '10000' }] } });
       expect(evaluateSpend(ruled, request(10_000n), fresh, {}).charge).toBe(10_000n);
       expect(refusal(() => evaluateSpend(ruled, request(10_001n), fresh, {}))).toMatchObject({
         details: { limit: 'perTransactionLimit', perTransactionLimit: 10_000 },

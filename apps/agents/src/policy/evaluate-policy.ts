@@ -1,4 +1,12 @@
-import { type AgentExecutionMode, type AgentPermission, type AgentPolicy, currencies, DomainError } from '@corridor/contracts';
+import {
+  type AgentExecutionMode,
+  type AgentPermission,
+  type AgentPolicy,
+  currencies,
+  DomainError,
+  toWireMinorUnits,
+} from '@corridor/contracts';
+import type { StoredPolicy } from './policy';
 
 // What an agent's policy says about one money-moving request, in the order a person reads a
 // policy: (1) the permission, (2) the account (allowedAccountIds), (3) the per-transaction limit
@@ -63,7 +71,7 @@ export const rateFromQuoteRate = (exchangeRate: string, from: string, to: string
   return { numerator: 10n ** BigInt(fraction.length + decimalsTo), denominator: scaled * 10n ** BigInt(decimalsFrom) };
 };
 
-export const evaluateSpend = (policy: AgentPolicy, request: SpendRequest, usage: UsageCounters, rates: Rates): SpendDecision => {
+export const evaluateSpend = (policy: StoredPolicy, request: SpendRequest, usage: UsageCounters, rates: Rates): SpendDecision => {
   const { spendingLimits: limits } = policy;
   if (!policy.permissions.includes(request.permission)) {
     throw forbidden(`The agent's policy does not grant ${request.permission}, which this operation needs.`, {
@@ -86,7 +94,7 @@ export const evaluateSpend = (policy: AgentPolicy, request: SpendRequest, usage:
     throw forbidden(`This request is ${inPolicy(charge)}, above ${which} of ${inPolicy(BigInt(perTransaction))}.`, {
       limit: 'perTransactionLimit',
       amount: Number(charge),
-      perTransactionLimit: perTransaction,
+      perTransactionLimit: toWireMinorUnits(BigInt(perTransaction)),
     });
   }
   if (limits.dailyTransactionLimit !== undefined && usage.dailyCount + 1 > limits.dailyTransactionLimit) {
@@ -98,20 +106,20 @@ export const evaluateSpend = (policy: AgentPolicy, request: SpendRequest, usage:
   if (limits.dailyLimit != null && usage.dailySpend + charge > BigInt(limits.dailyLimit)) {
     throw velocity(
       `This request (${inPolicy(charge)}) would bring today's spend to ${inPolicy(usage.dailySpend + charge)}, above the daily limit of ${inPolicy(BigInt(limits.dailyLimit))}.`,
-      { limit: 'dailyLimit', dailyLimit: limits.dailyLimit },
+      { limit: 'dailyLimit', dailyLimit: toWireMinorUnits(BigInt(limits.dailyLimit)) },
     );
   }
   if (limits.monthlyLimit != null && usage.monthlySpend + charge > BigInt(limits.monthlyLimit)) {
     throw velocity(
       `This request (${inPolicy(charge)}) would bring this month's spend to ${inPolicy(usage.monthlySpend + charge)}, above the monthly limit of ${inPolicy(BigInt(limits.monthlyLimit))}.`,
-      { limit: 'monthlyLimit', monthlyLimit: limits.monthlyLimit },
+      { limit: 'monthlyLimit', monthlyLimit: toWireMinorUnits(BigInt(limits.monthlyLimit)) },
     );
   }
   return { executionMode: executionModeOf(policy, request, rule?.executionMode, rates), charge };
 };
 
 const executionModeOf = (
-  policy: AgentPolicy,
+  policy: StoredPolicy,
   request: SpendRequest,
   ruleMode: AgentExecutionMode | undefined,
   rates: Rates,
@@ -124,7 +132,7 @@ const executionModeOf = (
 };
 
 /** The currencies a request in `currency` must be converted into for this policy. */
-export const currenciesToConvertInto = (policy: AgentPolicy, currency: string): string[] =>
+export const currenciesToConvertInto = (policy: StoredPolicy, currency: string): string[] =>
   [
     ...new Set([
       policy.spendingLimits.currency,
@@ -133,7 +141,7 @@ export const currenciesToConvertInto = (policy: AgentPolicy, currency: string): 
   ].filter((code) => code !== currency);
 
 /** A policy granting none of the permissions a route accepts is refused the operation (403), whatever its amount. */
-export const requirePermission = (policy: AgentPolicy, accepted: readonly AgentPermission[] | null): void => {
+export const requirePermission = (policy: Pick<AgentPolicy, 'permissions'>, accepted: readonly AgentPermission[] | null): void => {
   if (accepted !== null && !accepted.some((permission) => policy.permissions.includes(permission))) {
     throw forbidden(`The agent's policy does not grant ${accepted.join(' or ')}, which this operation needs.`, {
       requiredPermission: accepted.join(' or '),

@@ -2,13 +2,13 @@
 // pass it together; a release gives back exactly what was reserved, once; the counters of a new
 // day (service clock, UTC) start at zero while the month's carry on.
 import type { INestMicroservice } from '@nestjs/common';
-import type { AgentPolicy } from '@corridor/contracts';
 import { createServiceApp } from '@corridor/messaging';
 import { createControllableClock, deleteEventsStream, requireNats, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { ActionExecutor } from '../actions/action-executor';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { evaluateSpend } from '../policy/evaluate-policy';
+import type { StoredPolicy } from '../policy/policy';
 import { UsageLedger } from './usage-ledger';
 
 const database = useTestDatabase();
@@ -16,10 +16,16 @@ const clock = createControllableClock(new Date('2026-03-20T12:00:00.000Z'));
 let subjectPrefix: string;
 let app: INestMicroservice;
 
-const policy: AgentPolicy = {
+const policy: StoredPolicy = {
   permissions: ['CREATE_TRANSFERS'],
   defaultExecutionMode: 'AUTO',
-  spendingLimits: { currency: 'USD', perTransactionLimit: 1_000, dailyLimit: 10_000, dailyTransactionLimit: 100, monthlyLimit: 1_000_000 },
+  spendingLimits: {
+    currency: 'USD',
+    perTransactionLimit: '1000',
+    dailyLimit: '10000',
+    dailyTransactionLimit: 100,
+    monthlyLimit: '1000000',
+  },
 };
 const spend = { permission: 'CREATE_TRANSFERS' as const, accountId: 'InternalAccount:a', amount: 700n, currency: 'USD' };
 

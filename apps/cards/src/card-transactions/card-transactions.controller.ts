@@ -265,11 +265,7 @@ export class CardTransactionsController {
   }
 
   private async load(cardTransactionId: string): Promise<CardTransaction> {
-    const { events } = await this.eventSourcing.store.readStream(cardTransactionId);
-    return events.reduce(
-      (state, event) => cardTransactionDecider.evolve(state, event as unknown as CardTransactionEvent),
-      cardTransactionDecider.initialState(),
-    );
+    return (await this.eventSourcing.load(cardTransactionId, cardTransactionDecider)).state;
   }
 
   private async decide(

@@ -25,7 +25,7 @@ import {
 } from '@corridor/contracts';
 import { asOfTime, EventSourcing, type RecordedEvent, uniqueValueHolder } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
-import { type Card, cardDecider, type CardEvent, cardNotFound, type CardView, renderCard } from './card';
+import { type Card, cardDecider, cardNotFound, type CardView, renderCard } from './card';
 import { CARD_ISSUER, type CardIssuer, type IssuedCard } from './card-issuer';
 import { CARD_OPTIONS, type CardOptions } from './card-options';
 import { CardParties } from './card-parties';
@@ -131,11 +131,8 @@ export class CardsController {
   }
 
   private async stored(cardId: string): Promise<{ state: Card; events: RecordedEvent[] }> {
-    const { events } = await this.eventSourcing.store.readStream(cardId);
-    return {
-      state: events.reduce((card, event) => cardDecider.evolve(card, event as unknown as CardEvent), cardDecider.initialState()),
-      events,
-    };
+    const { state, events } = await this.eventSourcing.load(cardId, cardDecider);
+    return { state, events };
   }
 
   @MessagePattern(subjects.cards.card.get)
