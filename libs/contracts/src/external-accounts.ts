@@ -45,3 +45,32 @@ export type ListExternalAccountsData = {
   limit: number;
   cursor?: string;
 };
+
+/**
+ * The members that identify an external account, in the reference's order of preference (account
+ * number, IBAN, CLABE, PIX key, VPA, wallet address, invoice, BOLT12 offer, lightning address, phone).
+ * The first one present is the account's primary identifier: its last three digits pick the
+ * sandbox's outcomes, in accounts (beneficiary checks) and payments (rails) alike.
+ */
+export const IDENTIFIER_MEMBERS = [
+  'accountNumber',
+  'iban',
+  'clabeNumber',
+  'pixKey',
+  'vpa',
+  'address',
+  'invoice',
+  'bolt12',
+  'lightningAddress',
+  'phoneNumber',
+] as const;
+
+/** The name of the account's primary identifier member, or undefined when it has none. */
+export const primaryIdentifierMember = (accountInfo: Readonly<Record<string, unknown>>): string | undefined =>
+  IDENTIFIER_MEMBERS.find((member) => typeof accountInfo[member] === 'string');
+
+/** The primary identifier's value ('' when the account has none). */
+export const primaryIdentifier = (accountInfo: Readonly<Record<string, unknown>>): string => {
+  const member = primaryIdentifierMember(accountInfo);
+  return member === undefined ? '' : (accountInfo[member] as string);
+};

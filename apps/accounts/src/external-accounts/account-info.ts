@@ -1,4 +1,4 @@
-import { DomainError } from '@corridor/contracts';
+import { DomainError, primaryIdentifierMember } from '@corridor/contracts';
 import type { AccountTypeRules } from './account-type-rules';
 import { accountTypeRules } from './account-types.generated';
 import type { Beneficiary } from './beneficiary';
@@ -144,26 +144,13 @@ const readSchemaMembers = (raw: Members, rules: AccountTypeRules, path: string):
 const patternWords = (name: string, pattern: string | undefined): string | undefined =>
   name === 'phoneNumber' && pattern !== undefined ? `a phone number in international form matching ${pattern}` : undefined;
 
-const identifierMembers = [
-  'accountNumber',
-  'iban',
-  'clabeNumber',
-  'pixKey',
-  'vpa',
-  'address',
-  'invoice',
-  'bolt12',
-  'lightningAddress',
-  'phoneNumber',
-];
-
 /**
  * The identifier whose last three digits pick sandbox outcomes: account number, IBAN, CLABE, PIX
  * key, wallet address… in that order of preference, as the reference lists them.
  */
 export const primaryIdentifierOf = (info: AccountInfo): string => {
   const members = info as Readonly<Record<string, unknown>>;
-  const name = identifierMembers.find((candidate) => typeof members[candidate] === 'string');
+  const name = primaryIdentifierMember(members);
   if (name === undefined) throw new Error(`primaryIdentifierOf: ${info.accountType} has no identifier member`);
   return members[name] as string;
 };

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { type Command, DomainError, idempotencyConflict, invalidInput, isIdOf, requireSameRequest } from '@corridor/contracts';
+import {
+  type Command,
+  DomainError,
+  idempotencyConflict,
+  invalidInput,
+  isIdOf,
+  requireSameRequest,
+  primaryIdentifierMember,
+} from '@corridor/contracts';
 import { type AccountInfo, primaryIdentifierOf, validateAccountInfo } from './account-info';
 import type { ExternalAccount, ExternalAccountEvent } from './external-account';
 
@@ -38,18 +46,7 @@ const evmWallets = new Set(['ETHEREUM_WALLET', 'POLYGON_WALLET', 'BASE_WALLET'])
  */
 export const identityKeyOf = (platformId: string, customerId: string | null, currency: string, info: AccountInfo): string => {
   const members = info as Readonly<Record<string, unknown>>;
-  const identifierName = [
-    'accountNumber',
-    'iban',
-    'clabeNumber',
-    'pixKey',
-    'vpa',
-    'address',
-    'invoice',
-    'bolt12',
-    'lightningAddress',
-    'phoneNumber',
-  ].find((name) => typeof members[name] === 'string');
+  const identifierName = primaryIdentifierMember(members);
   let identifier = primaryIdentifierOf(info);
   // EVM addresses differ only in their checksum casing; they name the same wallet.
   if (evmWallets.has(info.accountType)) identifier = identifier.toLowerCase();

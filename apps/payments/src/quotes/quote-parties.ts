@@ -9,6 +9,7 @@ import {
   invalidInput,
   isIdOf,
   isSupportedCurrency,
+  primaryIdentifier,
   type InternalAccountWire,
   type QuoteDestinationData,
   type QuoteSourceData,
@@ -21,7 +22,6 @@ import { LookupEntity } from '../uma/lookup-view.projection';
 import { checkAccountLookup, umaDestinationFromLookup, usableLookup } from '../uma/lookup-for-quote';
 import type { ReceiverLookupRecord } from '../uma/receiver-lookup';
 import type { ResolvedDestination, ResolvedSource } from './create-quote';
-import { primaryIdentifierOf } from '../transactions/payout-rail';
 import { resolveUmaDestination } from './uma-destination';
 
 const LOOKUP_TIMEOUT_MS = 5_000;
@@ -182,7 +182,7 @@ export class QuoteParties {
     if (lookup) checkAccountLookup(lookup, accountId, account.currency);
     if (account.status === 'INACTIVE')
       throw invalidInput(`destination.accountId ${accountId} is INACTIVE and cannot receive.`, { field: 'destination.accountId' });
-    const payoutIdentifier = primaryIdentifierOf(account.accountInfo);
+    const payoutIdentifier = primaryIdentifier(account.accountInfo);
     return { destinationType: 'ACCOUNT', accountId, currency: account.currency, ...(payoutIdentifier ? { payoutIdentifier } : {}) };
   }
 

@@ -59,25 +59,6 @@ export const railOutcomeOfUmaAddress = (umaAddress: string): RailOutcome => {
   return 'SUCCESS';
 };
 
-/** The identifier whose suffix picks the outcome, in the order the reference lists them (as the accounts service reads it). */
-const identifierMembers = [
-  'accountNumber',
-  'iban',
-  'clabeNumber',
-  'pixKey',
-  'vpa',
-  'address',
-  'invoice',
-  'bolt12',
-  'lightningAddress',
-  'phoneNumber',
-];
-
-export const primaryIdentifierOf = (accountInfo: Readonly<Record<string, unknown>>): string => {
-  const name = identifierMembers.find((member) => typeof accountInfo[member] === 'string');
-  return name === undefined ? '' : (accountInfo[name] as string);
-};
-
 /** How long the rail takes, in milliseconds of the service's clock. */
 export type RailDelays = {
   /** A payment that completes or fails at once (the sandbox's "instant settlement"). */

@@ -1,22 +1,8 @@
+import { primaryIdentifier } from '@corridor/contracts';
 import type { RailOutcome } from '../transactions/transfer-events';
 
 // The sandbox's same-currency rail: the last three digits of the external account's primary
-// identifier pick the outcome (the reference's transfer suffixes). The identifier members are the
-// accounts service's order of preference (account number, IBAN, CLABE, PIX key, wallet address …);
-// services share only libs, so the list is repeated here.
-
-const identifierMembers = [
-  'accountNumber',
-  'iban',
-  'clabeNumber',
-  'pixKey',
-  'vpa',
-  'address',
-  'invoice',
-  'bolt12',
-  'lightningAddress',
-  'phoneNumber',
-];
+// identifier (libs/contracts' primaryIdentifier) pick the outcome (the reference's transfer suffixes).
 
 const outcomesBySuffix: Readonly<Record<string, RailOutcome>> = {
   '002': 'INSUFFICIENT_FUNDS',
@@ -25,14 +11,9 @@ const outcomesBySuffix: Readonly<Record<string, RailOutcome>> = {
   '005': 'PENDING_THEN_FAILS',
 };
 
-export const primaryIdentifierOf = (accountInfo: Readonly<Record<string, unknown>>): string => {
-  const name = identifierMembers.find((candidate) => typeof accountInfo[candidate] === 'string');
-  return name === undefined ? '' : (accountInfo[name] as string);
-};
-
 /** For identifiers with a domain (a PIX e-mail, a lightning address) the digits sit before the '@'. */
 export const sandboxRailOutcome = (accountInfo: Readonly<Record<string, unknown>>): RailOutcome => {
-  const identifier = primaryIdentifierOf(accountInfo);
+  const identifier = primaryIdentifier(accountInfo);
   const localPart = identifier.split('@')[0] ?? identifier;
   return outcomesBySuffix[localPart.slice(-3)] ?? 'SUCCEEDS';
 };
