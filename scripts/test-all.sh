@@ -52,8 +52,10 @@ step 'format' npm run format:check
 step 'manifests' node scripts/validate-manifests.mjs
 # The production image's steps without Docker: compile, production-only install, every app started from it.
 step 'image build without Docker' node -r @swc-node/register scripts/image-check.ts
-# The pure specs first (seconds), then the integration specs against PostgreSQL, NATS and Redis.
+# The pure specs first (seconds), the whole-repo checks (ReDoS, OpenAPI, NATS grants, app list), then
+# the integration specs against PostgreSQL, NATS and Redis.
 step 'unit tests' run_jest jest.config.js "$RESULTS_DIR/jest-unit.json" --selectProjects unit
+step 'whole-repo checks' run_jest jest.config.js "$RESULTS_DIR/jest-checks.json" --selectProjects checks
 step 'integration tests' run_jest jest.config.js "$RESULTS_DIR/jest-int.json" --selectProjects int
 if find tests -name '*.e2e.spec.ts' -print -quit 2>/dev/null | grep -q .; then
   step 'end-to-end tests' run_jest jest.e2e.config.js "$RESULTS_DIR/jest-e2e.json"

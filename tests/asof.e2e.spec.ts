@@ -6,9 +6,10 @@
 import { createApi, type Credentials } from './support/api';
 import { eventually } from '@corridor/testing';
 import { type Account, type Customer, paymentHelpers } from './support/payments';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let pay: ReturnType<typeof paymentHelpers>;
 let platformA: Credentials;
@@ -43,7 +44,7 @@ const balancesIn = (accounts: Account[]): [number, number] => {
 };
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'asof');
   pay = paymentHelpers(stack, api);
   platformA = (await stack.createPlatform()).token as Credentials;

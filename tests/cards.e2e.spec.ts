@@ -4,7 +4,8 @@
 // response is checked against the reference by the api helper. The 005 delay is tested with a
 // controllable clock in apps/cards (card-provisioning.int.spec.ts), not by waiting 30 s here.
 import { createApi, type Credentials } from './support/api';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 import { type Receiver, startReceiver, verifyGridSignature } from './support/webhook-receiver';
 import { randomUUID } from 'node:crypto';
 import { createPostgresEventStore } from '@corridor/event-store';
@@ -21,7 +22,7 @@ type Card = {
   cardholderId: string;
 };
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformAId: string;
@@ -62,7 +63,7 @@ const activeCard = async (platformCardId: string, fundingSources = [holder.usd])
 };
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'cards');
   const createdA = await stack.createPlatform();
   platformA = createdA.token as Credentials;

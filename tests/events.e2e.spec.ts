@@ -4,9 +4,10 @@
 // customer's, Bearer and Basic stay on their own routes.
 import { createApi, type Credentials } from './support/api';
 import { paymentHelpers, type Customer } from './support/payments';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let pay: ReturnType<typeof paymentHelpers>;
 let platformA: Credentials;
@@ -43,7 +44,7 @@ const events = async (
 ): Promise<{ status: number; body: Page }> => api.call('GET', `${path}?${new URLSearchParams(query).toString()}`, { auth });
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'events');
   pay = paymentHelpers(stack, api);
   platformA = (await stack.createPlatform()).token as Credentials;

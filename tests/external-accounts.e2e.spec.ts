@@ -2,9 +2,10 @@
 // created, read, listed and deleted for a customer and for the platform; refusals that name the
 // field; the default UMA deposit rule; the sandbox beneficiary-verification suffixes; tenancy.
 import { createApi, type Credentials } from './support/api';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
@@ -103,7 +104,7 @@ const newCustomer = async (auth: Credentials): Promise<string> => {
 };
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'external-accounts');
   platformA = (await stack.createPlatform()).token as Credentials;
   platformB = (await stack.createPlatform()).token as Credentials;

@@ -3,10 +3,11 @@
 // customer's status following the outcome, CUSTOMER.* and VERIFICATION.* webhooks, bad input on
 // every route and tenancy. Every response and webhook is checked against the reference.
 import { createApi, type Credentials, type Reply } from './support/api';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
@@ -56,8 +57,9 @@ const expectRefused = (reply: Reply, status: number, field?: string) => {
 
 beforeAll(async () => {
   // The production platform's webhooks go to the local receiver: allowed by the deployment setting
-  // for private targets (a production platform is otherwise refused a loopback endpoint).
-  stack = await startStack({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+  // for private targets (a production platform is otherwise refused a loopback endpoint), which
+  // every test stack sets (tests/support/stack.ts).
+  stack = await sharedStack();
   api = createApi(stack, 'onboarding');
   platformA = (await stack.createPlatform()).token as Credentials;
   platformB = (await stack.createPlatform()).token as Credentials;

@@ -6,9 +6,10 @@ import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from '../openapi/corridor-api';
 import { basic, createApi } from './support/api';
 import { eventually } from '@corridor/testing';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let client: Client<paths>;
 
@@ -27,7 +28,7 @@ const conformanceCheck = (check: ReturnType<typeof createApi>['conformance']['ch
 });
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'openapi-client');
   const { token } = await stack.createPlatform();
   client = createClient<paths>({

@@ -7,10 +7,11 @@
 import { createApi, type CallOptions, type Credentials, type Reply } from './support/api';
 import { eventually } from '@corridor/testing';
 import { optionalBodyOperations } from './support/required-members';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let platform: Credentials;
 let receiver: Receiver;
@@ -123,7 +124,7 @@ const cases: Record<string, Case> = {
 };
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'optional-bodies');
   platform = (await stack.createPlatform()).token as Credentials;
   receiver = await startReceiver();

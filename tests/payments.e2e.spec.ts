@@ -5,13 +5,14 @@
 // refused field by field with nothing created, and one platform never seeing another's payments.
 import { connect, type NatsConnection, type Subscription } from 'nats';
 import { createApi, type Credentials } from './support/api';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 import { eventually } from '@corridor/testing';
 import { forgetIdempotencyRecord } from './support/idempotency';
 
 type Account = { id: string; customerId?: string; balance: { amount: number; currency: { code: string } } };
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
@@ -73,7 +74,7 @@ let sender: Customer;
 let euros: string;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'payments');
   const a = await stack.createPlatform();
   platformA = a.token as Credentials;

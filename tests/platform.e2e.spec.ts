@@ -1,15 +1,16 @@
 // Platform administration end to end: API tokens and their permissions, credentials that stop
 // working the moment a token is deleted, and the platform configuration.
 import { createApi, type Credentials } from './support/api';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let admin: Credentials;
 let other: Credentials;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'platform');
   admin = (await stack.createPlatform()).token as Credentials;
   other = (await stack.createPlatform()).token as Credentials;

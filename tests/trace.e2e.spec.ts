@@ -7,19 +7,20 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createApi, type Credentials } from './support/api';
 import { paymentHelpers } from './support/payments';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';
 
 const run = promisify(execFile);
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let pay: ReturnType<typeof paymentHelpers>;
 let platform: Credentials;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'trace');
   pay = paymentHelpers(stack, api);
   platform = (await stack.createPlatform()).token as Credentials;

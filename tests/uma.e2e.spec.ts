@@ -5,14 +5,15 @@
 // fee estimate, bad input on every route (4xx with the error body, never 5xx), and tenancy.
 import { createApi, type Credentials } from './support/api';
 import { eventually } from '@corridor/testing';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 import { type Receiver, startReceiver } from './support/webhook-receiver';
 
 type Account = { id: string; balance: { currency: { code: string } } };
 type Named = { name: string; domain: string; allowListStatus: boolean; currency: { code: string } };
 type Institution = { bankName: string; country: string; currency: string };
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
@@ -68,7 +69,7 @@ let sender: Customer;
 let strangerCustomer: Customer;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'uma');
   platformA = (await stack.createPlatform()).token as Credentials;
   platformB = (await stack.createPlatform()).token as Credentials;

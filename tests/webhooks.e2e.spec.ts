@@ -3,11 +3,12 @@
 // change, customer status webhooks with the resource as of the event, the delivery log,
 // redelivery by range, key rotation and tenancy.
 import { createApi, type Credentials } from './support/api';
-import { type Stack, startStack } from './support/stack';
+import { sharedStack } from './support/shared-stack';
+import type { StackView } from './support/stack';
 import { type Receiver, startReceiver, verifyGridSignature } from './support/webhook-receiver';
 import { waitUntil } from '@corridor/testing';
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let platformA: Credentials;
 let platformB: Credentials;
@@ -22,7 +23,7 @@ const individual = (suffix: string) => ({
 });
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'webhooks');
   platformA = (await stack.createPlatform()).token as Credentials;
   platformB = (await stack.createPlatform()).token as Credentials;

@@ -7,18 +7,19 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { basic, createApi, type Credentials } from '../support/api';
 import { type Console, CONSOLE_TOKEN, OPERATOR, startConsole } from '../support/console';
 import { eventually } from '@corridor/testing';
-import { type Stack, startStack } from '../support/stack';
+import { sharedStack } from '../support/shared-stack';
+import type { StackView } from '../support/stack';
 
 const MARKUP = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`;
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let platform: Credentials;
 let operatorConsole: Console;
 let operator: BrowserContext;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'console-abuse');
   platform = (await stack.createPlatform()).token as Credentials;
   operatorConsole = await startConsole(stack);

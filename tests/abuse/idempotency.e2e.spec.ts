@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import { createApi, type Credentials, type Reply } from '../support/api';
 import { eventually } from '@corridor/testing';
 import { forgetIdempotencyRecord } from '../support/idempotency';
-import { type Stack, startStack } from '../support/stack';
+import { sharedStack } from '../support/shared-stack';
+import type { StackView } from '../support/stack';
 
-let stack: Stack;
+let stack: StackView;
 let api: ReturnType<typeof createApi>;
 let platform: Credentials;
 
@@ -95,7 +96,7 @@ const expectConflict = (reply: Reply) => {
 };
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   api = createApi(stack, 'abuse-idempotency');
   platform = (await stack.createPlatform()).token as Credentials;
   [customerX, customerY] = await Promise.all([newCustomer(), newCustomer()]);

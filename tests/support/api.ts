@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConformance } from '@corridor/testing';
-import type { Stack } from './stack';
+import type { StackView } from './stack';
 
 // Every response an end-to-end suite receives is validated against the reference OpenAPI file;
 // a body that drifts from the wire contract fails the test that received it.
@@ -25,7 +25,7 @@ export type FormOptions = { auth: Credentials; fields: Record<string, string>; f
 export const basic = ({ clientId, clientSecret }: Credentials): string =>
   `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
 
-export const createApi = (stack: Stack, suiteName: string) => {
+export const createApi = (stack: StackView, suiteName: string) => {
   const conformance = createConformance();
 
   const call = async <T = any>(method: string, path: string, options: CallOptions = {}): Promise<Reply<T>> => {

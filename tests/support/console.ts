@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { waitUntil } from '@corridor/testing';
-import { freePort, serviceNames, type Stack } from './stack';
+import { freePort, serviceNames, type StackView } from './stack';
 
 // The operators' console (npm run console) as its own process against a stack's database and
 // health ports, and Debian's chromium driven by playwright-core (which downloads no browser).
@@ -29,7 +29,7 @@ export type Login = { username: string; password: string };
 export type Console = { url: string; output: string[]; browser(login?: Login): Promise<BrowserContext>; close(): Promise<void> };
 
 /** Starts the console with an operator token and one operator user, and waits until it answers. */
-export const startConsole = async (stack: Stack): Promise<Console> => {
+export const startConsole = async (stack: StackView): Promise<Console> => {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env = {

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import type { Credentials, createApi } from './api';
 import { eventually } from '@corridor/testing';
-import type { Stack } from './stack';
+import type { StackView } from './stack';
 
 // What the payment-execution suites share: customers with accounts, EUR bank accounts whose IBAN
 // ends in a chosen sandbox suffix, funding, balances, quotes and waiting for a terminal state.
@@ -10,7 +10,7 @@ type Api = ReturnType<typeof createApi>;
 export type Account = { id: string; balance: { amount: number; currency: { code: string } }; totalBalance: { amount: number } };
 export type Customer = { customerId: string; platformCustomerId: string; accounts: Account[] };
 
-export const paymentHelpers = (stack: Stack, api: Api) => {
+export const paymentHelpers = (stack: StackView, api: Api) => {
   let customers = 0;
   let ibans = 0;
 
@@ -115,7 +115,7 @@ export const isTerminal = (transaction: { status: string; refund?: { status: str
  * Replays one internal account's ledger events and returns the lowest available balance it ever
  * had, so a test can show a balance never went below zero, not only that it ends above.
  */
-export const lowestAvailable = async (stack: Stack, accountId: string): Promise<bigint> => {
+export const lowestAvailable = async (stack: StackView, accountId: string): Promise<bigint> => {
   const client = new Client({ connectionString: stack.database.url });
   await client.connect();
   try {
@@ -139,7 +139,7 @@ export const lowestAvailable = async (stack: Stack, accountId: string): Promise<
 };
 
 /** How many holds the ledger recorded for one transaction (a payment executed twice would show two, or a refused second). */
-export const holdsFor = async (stack: Stack, transactionId: string): Promise<number> => {
+export const holdsFor = async (stack: StackView, transactionId: string): Promise<number> => {
   const client = new Client({ connectionString: stack.database.url });
   await client.connect();
   try {

@@ -8,6 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { type CreatePlatformReply, newUuid, type PlatformEnvironment, subjects } from '@corridor/contracts';
 import { advanceTestClock, MessagingModule, ServiceClient, TEST_CLOCK_FILE } from '@corridor/messaging';
+import type { ConnectionOptions } from 'nats';
 import { type BusServer, startBusServer } from './bus-server';
 import {
   createTestDatabase,
@@ -40,7 +41,7 @@ export const freePort = (): Promise<number> =>
     });
   });
 
-const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
+export const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;
@@ -49,14 +50,28 @@ const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs: n
   throw new Error(`${what} did not become ready within ${timeoutMs} ms.`);
 };
 
-export type Stack = {
+/**
+ * What a suite may use of a stack, whether its own or the shared one (tests/support/shared-stack.ts,
+ * decision 0050): addresses, the database and the bus to read and write, new platforms. Stopping,
+ * killing or restarting a process needs a Stack of the suite's own.
+ */
+export type StackView = {
   baseUrl: string;
   gatewayUrl: string;
   /** The gateway's metrics port (GATEWAY_METRICS_PORT): /metrics and its health probes. */
   gatewayMetricsUrl: string;
-  database: TestDatabase;
+  database: Pick<TestDatabase, 'name' | 'url'>;
   subjectPrefix: string;
   env: Record<string, string>;
+  bus: Pick<BusServer, 'url' | 'envFor' | 'as' | 'harness'>;
+  healthUrl(app: AppName, replica?: number): string;
+  createPlatform(environment?: PlatformEnvironment): Promise<CreatePlatformReply>;
+  /** Ends what this handle opened: the whole stack for a Stack, the handle's own bus connection for the shared one. */
+  close(): Promise<void>;
+};
+
+export type Stack = StackView & {
+  database: TestDatabase;
   /** The stack's own nats-server, with production's users and permissions (decision 0025). */
   bus: BusServer;
   /** Output of every replica of an app (prefixed with `[replica n]` when there are several). */
@@ -69,16 +84,14 @@ export type Stack = {
   stop(app: AppName, replica?: number): Promise<void>;
   /** kill -9: no shutdown hooks, no draining, as a crash. One replica, or every replica of the app. */
   kill(app: AppName, replica?: number): Promise<void>;
-  healthUrl(app: AppName, replica?: number): string;
   /** The pid of a running replica (undefined when it is not running). */
   pid(app: AppName, replica?: number): number | undefined;
-  createPlatform(environment?: PlatformEnvironment): Promise<CreatePlatformReply>;
   /**
    * Moves every process's clock ahead by `ms` (expiries, windows and timers on the services' clock);
-   * the test's own Date.now() and the stores' timestamps stay on system time.
+   * the test's own Date.now() and the stores' timestamps stay on system time. Own stacks only: the
+   * shared one keeps system time for every suite (decision 0051).
    */
   advanceClock(ms: number): void;
-  close(): Promise<void>;
 };
 
 export type StackOptions = {
@@ -94,6 +107,41 @@ export type StackOptions = {
 };
 
 const MAX_LOG_CHUNKS = 500;
+
+/** Platforms made as an operator does (platform.create over NATS), through one connection opened on first use. */
+export const platformCreator = (options: { natsUrl: string; natsAuth: ConnectionOptions; subjectPrefix: string }) => {
+  // The promise, not the context: platforms created at once must share one context, or the ones
+  // made by the losers of the race are never closed and keep jest from exiting.
+  let bootstrap: Promise<INestApplicationContext> | undefined;
+  const createPlatform = async (environment: PlatformEnvironment = 'SANDBOX'): Promise<CreatePlatformReply> => {
+    bootstrap ??= NestFactory.createApplicationContext(
+      MessagingModule.forRoot({
+        natsUrl: options.natsUrl,
+        natsAuth: options.natsAuth,
+        subjectPrefix: options.subjectPrefix,
+        name: 'e2e-bootstrap',
+      }),
+      { logger: ['error'] },
+    ).then(async (context) => context.init());
+    const context = await bootstrap;
+    const requestId = newUuid();
+    return context
+      .get(ServiceClient)
+      .request<CreatePlatformReply>(
+        subjects.platform.platform.create,
+        { name: `e2e ${environment.toLowerCase()} ${requestId.slice(-6)}`, environment },
+        { context: { platformId: '', actor: { kind: 'system', name: 'e2e' }, requestId, correlationId: requestId }, timeoutMs: 15_000 },
+      );
+  };
+  const close = async (): Promise<void> => {
+    // A context that failed to start was reported to the createPlatform that asked for it; nothing to close.
+    await bootstrap?.then(
+      (context) => context.close(),
+      () => undefined,
+    );
+  };
+  return { createPlatform, close };
+};
 
 export const startStack = async (options: StackOptions = {}): Promise<Stack> => {
   await Promise.all([requirePostgres(), requireRedis()]);
@@ -142,9 +190,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   const healthUrl = (app: AppName, replica = 0): string =>
     app === 'gateway' ? `${gatewayUrl}/health` : `http://127.0.0.1:${healthPorts.get(key(app, replica))}/health`;
   const replicaNumbers = (app: AppName): number[] => Array.from({ length: countOf(app) }, (_, index) => index);
-  // The promise, not the context: platforms created at once must share one context, or the ones
-  // made by the losers of the race are never closed and keep jest from exiting.
-  let bootstrap: Promise<INestApplicationContext> | undefined;
+  const platforms = platformCreator({ natsUrl: bus.url, natsAuth: bus.as('operator'), subjectPrefix });
 
   const startOne = async (app: AppName, replica: number): Promise<void> => {
     const running = processes.get(key(app, replica));
@@ -204,30 +250,8 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
   };
 
-  const createPlatform = async (environment: PlatformEnvironment = 'SANDBOX'): Promise<CreatePlatformReply> => {
-    bootstrap ??= NestFactory.createApplicationContext(
-      MessagingModule.forRoot({ natsUrl: bus.url, natsAuth: bus.as('operator'), subjectPrefix, name: 'e2e-bootstrap' }),
-      {
-        logger: ['error'],
-      },
-    ).then(async (context) => context.init());
-    const context = await bootstrap;
-    const requestId = newUuid();
-    return context
-      .get(ServiceClient)
-      .request<CreatePlatformReply>(
-        subjects.platform.platform.create,
-        { name: `e2e ${environment.toLowerCase()} ${requestId.slice(-6)}`, environment },
-        { context: { platformId: '', actor: { kind: 'system', name: 'e2e' }, requestId, correlationId: requestId }, timeoutMs: 15_000 },
-      );
-  };
-
   const close = async (): Promise<void> => {
-    // A context that failed to start was reported to the createPlatform that asked for it; nothing to close.
-    await bootstrap?.then(
-      (context) => context.close(),
-      () => undefined,
-    );
+    await platforms.close();
     await Promise.all(apps.map((app) => stop(app)));
     await bus.close();
     await database.drop();
@@ -273,7 +297,7 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     kill,
     healthUrl,
     pid,
-    createPlatform,
+    createPlatform: platforms.createPlatform,
     advanceClock: (ms: number) => {
       advanceTestClock(clockFile, ms);
     },
