@@ -62,7 +62,8 @@ const measure = async (
     errors: result.errors + result.timeouts,
   };
   console.log(
-    `  ${title.padEnd(50)} ${String(side.requestsPerSecond).padStart(6)} req/s  p50 ${side.p50Ms} ms  p99 ${side.p99Ms} ms  non-2xx ${side.non2xx}  errors ${side.errors}`,
+    `  ${title.padEnd(50)} ${String(side.requestsPerSecond).padStart(6)} req/s  p50 ${side.p50Ms} ms  p99 ${side.p99Ms} ` +
+      `ms  non-2xx ${side.non2xx}  errors ${side.errors}`,
   );
   return side;
 };
@@ -140,7 +141,8 @@ const main = async (): Promise<void> => {
         },
       });
       console.log(
-        `  agent/platform: req/s ×${ratio(a.requestsPerSecond, p.requestsPerSecond)}, p50 ×${ratio(a.p50Ms, p.p50Ms)}, p99 ×${ratio(a.p99Ms, p.p99Ms)}`,
+        `  agent/platform: req/s ×${ratio(a.requestsPerSecond, p.requestsPerSecond)}, p50 ×${ratio(a.p50Ms, p.p50Ms)}, p99 ` +
+          `×${ratio(a.p99Ms, p.p99Ms)}`,
       );
     };
     console.log(`${CONNECTIONS} connections, ${SECONDS} s per side`);

@@ -136,11 +136,13 @@ const main = async (): Promise<number> => {
     loadAverageAfter: [] as number[],
   };
   console.log(
-    `bench:all on ${machine.cpus} CPUs (${machine.cpuModel}), load average ${machine.loadAverageBefore.join(' ')}; ${SECONDS} s per measured phase\n`,
+    `bench:all on ${machine.cpus} CPUs (${machine.cpuModel}), load average ${machine.loadAverageBefore.join(' ')}; ${SECONDS} s per ` +
+      `measured phase\n`,
   );
   if (machine.loadAverageBefore[0]! > machine.cpus / 2)
     console.log(
-      `WARNING: the machine is not quiet (1-minute load ${machine.loadAverageBefore[0]} on ${machine.cpus} CPUs); ratios still hold, absolute figures do not.\n`,
+      `WARNING: the machine is not quiet (1-minute load ${machine.loadAverageBefore[0]} on ${machine.cpus} CPUs); ratios still hold, ` +
+        `absolute figures do not.\n`,
     );
 
   // 1. The ceilings, first, before any bench loads the machine.
@@ -233,7 +235,8 @@ const main = async (): Promise<number> => {
   rmSync(work, { recursive: true, force: true });
 
   console.log(
-    `\n================ bench:all, ${summary.minutes} min, load average ${machine.loadAverageBefore.join(' ')} before → ${machine.loadAverageAfter.join(' ')} after, ${machine.cpus} CPUs ================`,
+    `\n================ bench:all, ${summary.minutes} min, load average ${machine.loadAverageBefore.join(' ')} before ` +
+      `→ ${machine.loadAverageAfter.join(' ')} after, ${machine.cpus} CPUs ================`,
   );
   console.log('Ceilings (measured first):');
   for (const line of describeCeilings(ceilings)) console.log(line);
@@ -244,7 +247,8 @@ const main = async (): Promise<number> => {
   console.log("\nTargets (issue 17, as ratios to this run's bare hop where the issue sets a ratio):");
   for (const target of targets)
     console.log(
-      `  ${target.status === 'PASS' ? 'PASS' : 'MISS'}  ${target.bench}: ${target.label} = ${target.value} ${target.unit}${target.ratio !== undefined ? ` (ratio ${target.ratio})` : ''}; target ${target.target}`,
+      `  ${target.status === 'PASS' ? 'PASS' : 'MISS'}  ${target.bench}: ${target.label} ` +
+        `= ${target.value} ${target.unit}${target.ratio !== undefined ? ` (ratio ${target.ratio})` : ''}; target ${target.target}`,
     );
   console.log(`\nReport: ${out}`);
   if (failures.length > 0) {

@@ -18,7 +18,8 @@ import { createProgress } from '../scripts/progress';
 
 const SIZES = (process.env['BENCH_BULK_ROWS'] ?? '10000,100000').split(',').map(Number);
 const HEADER =
-  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
+  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,' +
+  'businessTaxId,businessIncorporatedOn';
 
 const csvOf = (rows: number): Buffer => {
   const run = randomBytes(4).toString('hex');
@@ -26,8 +27,10 @@ const csvOf = (rows: number): Buffer => {
   for (let n = 1; n <= rows; n += 1) {
     lines.push(
       n % 10 === 0
-        ? `$biz${n}.${run}@bench.example.com,biz-${run}-${n},BUSINESS,,,${n} Commerce Way,Austin,TX,78701,US,,"Acme ${n}, Inc.",12-345${n},2015-06-01`
-        : `$ind${n}.${run}@bench.example.com,ind-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,San Francisco,CA,94105,US,p${n}@example.com,,,`,
+        ? `$biz${n}.${run}@bench.example.com,biz-${run}-${n},BUSINESS,,,${n} Commerce Way,Austin,TX,78701,US,,"Acme ${n}, ` +
+            `Inc.",12-345${n},2015-06-01`
+        : `$ind${n}.${run}@bench.example.com,ind-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,San ` +
+            `Francisco,CA,94105,US,p${n}@example.com,,,`,
     );
   }
   return Buffer.from(`${lines.join('\n')}\n`);
@@ -150,11 +153,14 @@ const main = async (): Promise<void> => {
   for (const rows of SIZES) results.push(await runSize(rows));
   const summary = { cpus: cpus().length, loadAverage: loadavg().map((value) => Number(value.toFixed(2))), results };
   console.log(
-    '\n| rows | status | rows/s | seconds | customers CPU s (rows per CPU s) | file MiB | customers RSS before → peak (MiB) | VmHWM MiB |\n|---|---|---|---|---|---|---|---|',
+    '\n| rows | status | rows/s | seconds | customers CPU s (rows per CPU s) | file MiB | customers RSS before → peak (MiB) | VmHWM MiB ' +
+      '|\n|---|---|---|---|---|---|---|---|',
   );
   for (const result of results) {
     console.log(
-      `| ${result.rows.toLocaleString('en')} | ${result.status} | ${result.rowsPerSecond.toLocaleString('en')} | ${result.seconds} | ${result.customersCpuSeconds} (${result.rowsPerCustomersCpuSecond.toLocaleString('en')}) | ${result.fileMiB} | ${result.customersRssBeforeMiB} → ${result.customersRssPeakMiB} | ${result.customersHighWaterMiB} |`,
+      `| ${result.rows.toLocaleString('en')} | ${result.status} | ${result.rowsPerSecond.toLocaleString('en')} | ${result.seconds} ` +
+        (`| ${result.customersCpuSeconds} (${result.rowsPerCustomersCpuSecond.toLocaleString('en')}) | ${result.fileMiB} ` +
+          `| ${result.customersRssBeforeMiB} → ${result.customersRssPeakMiB} | ${result.customersHighWaterMiB} |`),
     );
   }
   console.log(`load average at the end: ${summary.loadAverage.join(', ')}`);

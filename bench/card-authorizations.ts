@@ -98,7 +98,8 @@ const main = async (): Promise<void> => {
     };
 
     console.log(
-      `${CLIENTS} clients: POST /sandbox/cards/{id}/simulate/authorization on one card; ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured …`,
+      `${CLIENTS} clients: POST /sandbox/cards/{id}/simulate/authorization on one card; ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s ` +
+        `measured …`,
     );
     const clients = Array.from({ length: CLIENTS }, () => client());
     await new Promise((resolve) => setTimeout(resolve, WARM_UP_SECONDS * 1000));
@@ -185,12 +186,14 @@ const main = async (): Promise<void> => {
     console.log(`  HTTP answer p50 ${figures.httpP50Ms} ms, p99 ${figures.httpP99Ms} ms`);
     console.log(`  non-200 answers: ${JSON.stringify(figures.non200)}; 5xx: ${figures.serverErrors}`);
     console.log(
-      `  ceiling (${figures.ceiling.what}): ${figures.ceiling.holdsPerSecond} holds/s, p50 ${figures.ceiling.holdP50Ms} ms, p99 ${figures.ceiling.holdP99Ms} ms, errors ${figures.ceiling.errors}; authorizations reach ${share} % of it`,
+      `  ceiling (${figures.ceiling.what}): ${figures.ceiling.holdsPerSecond} holds/s, p50 ${figures.ceiling.holdP50Ms} ms, ` +
+        `p99 ${figures.ceiling.holdP99Ms} ms, errors ${figures.ceiling.errors}; authorizations reach ${share} % of it`,
     );
     const conserved = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
     console.log(`  ledger conserved: ${JSON.stringify(conserved)}`);
     console.log(
-      `  load average ${loadAtStart.join(' ')} at start, ${figures.machine.loadAverageAtEnd.join(' ')} at end, on ${figures.machine.cpus} CPUs`,
+      `  load average ${loadAtStart.join(' ')} at start, ${figures.machine.loadAverageAtEnd.join(' ')} at end, ` +
+        `on ${figures.machine.cpus} CPUs`,
     );
     writeFileSync(
       join(__dirname, 'last-run-card-authorizations.json'),

@@ -263,17 +263,23 @@ export const measureReceiver = async (seconds = CEILING_SECONDS): Promise<Rate> 
 const describe = (ceilings: Ceilings): string[] => [
   ...(ceilings.bareHop
     ? [
-        `  bare hop (HTTP → gateway → NATS → echo, GET, ${CONNECTIONS} connections): ${ceilings.bareHop.perSecond} req/s, p50 ${ceilings.bareHop.p50Ms} ms, p99 ${ceilings.bareHop.p99Ms} ms; CPU ms/request gateway ${ceilings.bareHop.cpuMsPerRequest.gateway} + echo ${ceilings.bareHop.cpuMsPerRequest.echo} = ${ceilings.bareHop.cpuMsPerRequest.server} (driver ${ceilings.bareHop.cpuMsPerRequest.driver})`,
+        `  bare hop (HTTP → gateway → NATS → echo, GET, ${CONNECTIONS} connections): ${ceilings.bareHop.perSecond} req/s, ` +
+          (`p50 ${ceilings.bareHop.p50Ms} ms, p99 ${ceilings.bareHop.p99Ms} ms; CPU ms/request ` +
+            (`gateway ${ceilings.bareHop.cpuMsPerRequest.gateway} + echo ${ceilings.bareHop.cpuMsPerRequest.echo} ` +
+              `= ${ceilings.bareHop.cpuMsPerRequest.server} (driver ${ceilings.bareHop.cpuMsPerRequest.driver})`)),
       ]
     : []),
   ...(ceilings.append
     ? [
-        `  bare event-store append (PostgresEventStore, one event, known version): 1 writer ${ceilings.append.oneWriter.perSecond}/s (p50 ${ceilings.append.oneWriter.p50Ms} ms); 8 writers ${ceilings.append.eightWriters.perSecond}/s (p50 ${ceilings.append.eightWriters.p50Ms} ms)`,
+        `  bare event-store append (PostgresEventStore, one event, known version): 1 writer ${ceilings.append.oneWriter.perSecond}/s ` +
+          (`(p50 ${ceilings.append.oneWriter.p50Ms} ms); 8 writers ${ceilings.append.eightWriters.perSecond}/s ` +
+            `(p50 ${ceilings.append.eightWriters.p50Ms} ms)`),
       ]
     : []),
   ...(ceilings.receiver
     ? [
-        `  webhook receiver answering at once (POST, ${CONNECTIONS} connections): ${ceilings.receiver.perSecond} req/s, p99 ${ceilings.receiver.p99Ms} ms`,
+        `  webhook receiver answering at once (POST, ${CONNECTIONS} connections): ${ceilings.receiver.perSecond} req/s, ` +
+          `p99 ${ceilings.receiver.p99Ms} ms`,
       ]
     : []),
 ];

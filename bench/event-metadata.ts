@@ -89,14 +89,16 @@ const main = async (): Promise<void> => {
     for (const variant of variants) {
       const rate = (writers: number) => median((results[`${variant.name}/${writers}`] ?? []).map((r) => r.perSecond));
       console.log(
-        `${variant.name.padEnd(9)} ${String(bytes[variant.name]!.metadata).padStart(23)} ${String(bytes[variant.name]!.row).padStart(13)} ${String(rate(1)).padStart(29)} ${String(rate(8)).padStart(30)}`,
+        `${variant.name.padEnd(9)} ${String(bytes[variant.name]!.metadata).padStart(23)}` +
+          ` ${String(bytes[variant.name]!.row).padStart(13)} ${String(rate(1)).padStart(29)} ${String(rate(8)).padStart(30)}`,
       );
     }
     const ratio = (writers: number) =>
       median((results[`full/${writers}`] ?? []).map((r) => r.perSecond)) /
       median((results[`lean/${writers}`] ?? []).map((r) => r.perSecond));
     console.log(
-      `full ÷ lean (lean = the bare-append ceiling of this run): 1 writer ${(100 * ratio(1)).toFixed(1)} %, 8 writers ${(100 * ratio(8)).toFixed(1)} %`,
+      `full ÷ lean (lean = the bare-append ceiling of this run): 1 writer ${(100 * ratio(1)).toFixed(1)} %, 8 ` +
+        `writers ${(100 * ratio(8)).toFixed(1)} %`,
     );
   } finally {
     await database.drop();

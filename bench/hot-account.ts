@@ -266,7 +266,8 @@ const main = async (): Promise<void> => {
       `  transfer-outs completed/s: ${figures.completedPerSecond} (${completed} COMPLETED, ${failed} FAILED in ${figures.seconds} s)`,
     );
     console.log(
-      `  HTTP answer p50 ${figures.httpP50Ms} ms, p99 ${figures.httpP99Ms} ms; request → COMPLETED p50 ${figures.requestToCompletedP50Ms} ms, p99 ${figures.requestToCompletedP99Ms} ms`,
+      `  HTTP answer p50 ${figures.httpP50Ms} ms, p99 ${figures.httpP99Ms} ms; request → COMPLETED ` +
+        `p50 ${figures.requestToCompletedP50Ms} ms, p99 ${figures.requestToCompletedP99Ms} ms`,
     );
     console.log(`  non-201 answers: ${JSON.stringify(figures.non201)}; 5xx: ${figures.serverErrors}`);
     console.log(
@@ -275,7 +276,8 @@ const main = async (): Promise<void> => {
         .join(', ')}`,
     );
     console.log(
-      `  ceiling (${figures.ceiling.what}): ${figures.ceiling.pairsPerSecond} pairs/s, p50 ${figures.ceiling.pairP50Ms} ms, p99 ${figures.ceiling.pairP99Ms} ms, errors ${figures.ceiling.errors}; transfers reach ${share} % of it`,
+      `  ceiling (${figures.ceiling.what}): ${figures.ceiling.pairsPerSecond} pairs/s, p50 ${figures.ceiling.pairP50Ms} ms, ` +
+        `p99 ${figures.ceiling.pairP99Ms} ms, errors ${figures.ceiling.errors}; transfers reach ${share} % of it`,
     );
     console.log(
       `  CPU ms per ceiling pair: ${Object.entries(figures.ceiling.cpuMsPerPair)
@@ -285,7 +287,8 @@ const main = async (): Promise<void> => {
     const conserved = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
     console.log(`  ledger conserved: ${JSON.stringify(conserved)}`);
     console.log(
-      `  load average ${loadAtStart.join(' ')} at start, ${figures.machine.loadAverageAtEnd.join(' ')} at end, on ${figures.machine.cpus} CPUs`,
+      `  load average ${loadAtStart.join(' ')} at start, ${figures.machine.loadAverageAtEnd.join(' ')} at end, ` +
+        `on ${figures.machine.cpus} CPUs`,
     );
     writeFileSync(
       join(__dirname, 'last-run-hot-account.json'),

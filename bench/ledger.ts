@@ -133,7 +133,8 @@ const drive = async (
     errors,
   };
   console.log(
-    `${title.padEnd(40)} ${String(figures.opsPerSecond).padStart(6)} ops/s ${String(figures.pairsPerSecond).padStart(6)} pairs/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  errors ${errors}`,
+    `${title.padEnd(40)} ${String(figures.opsPerSecond).padStart(6)} ops/s ${String(figures.pairsPerSecond).padStart(6)} ` +
+      `pairs/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  errors ${errors}`,
   );
   if (firstError) console.log(`  first error: ${firstError instanceof Error ? firstError.message : String(firstError)}`);
   return figures;
@@ -265,7 +266,8 @@ const startService = async (databaseUrl: string) => {
       await db.connect();
       try {
         const { rows } = await db.query<{ lag: string }>(
-          `SELECT (SELECT coalesce(max(global_position), 0) FROM accounts.events) - (SELECT coalesce(max(position), 0) FROM accounts.outbox_checkpoints) AS lag`,
+          `SELECT (SELECT coalesce(max(global_position), 0) FROM accounts.events) - (SELECT coalesce(max(position), 0)
+           FROM accounts.outbox_checkpoints) AS lag`,
         );
         return Number(rows[0]?.lag ?? 0);
       } finally {

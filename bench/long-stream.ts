@@ -191,7 +191,8 @@ const writeHistory = async (setup: Setup): Promise<void> => {
     const head = (await pg.query<{ head: string }>('SELECT max(global_position)::text AS head FROM accounts.events')).rows[0]!.head;
     await pg.query('UPDATE accounts.projection_checkpoints SET position = $1', [head]);
     await pg.query(
-      `INSERT INTO accounts.outbox_checkpoints (name, position) VALUES ('accounts-outbox', $1) ON CONFLICT (name) DO UPDATE SET position = excluded.position`,
+      `INSERT INTO accounts.outbox_checkpoints (name, position) VALUES ('accounts-outbox', $1) ON CONFLICT (name) DO UPDATE
+       SET position = excluded.position`,
       [head],
     );
     await pg.query('ANALYZE accounts.events');
@@ -276,7 +277,8 @@ const main = async (): Promise<void> => {
     // but it is said, with the stream's prefix, so a leftover stream can be found and removed.
     await deleteEventsStream(setup.subjectPrefix).catch((error: unknown) =>
       console.warn(
-        `long-stream: could not delete the JetStream stream of prefix ${setup.subjectPrefix}: ${error instanceof Error ? error.message : String(error)}`,
+        `long-stream: could not delete the JetStream stream of ` +
+          `prefix ${setup.subjectPrefix}: ${error instanceof Error ? error.message : String(error)}`,
       ),
     );
     await database.drop();

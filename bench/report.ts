@@ -84,7 +84,8 @@ export const reportBench = (bench: string, ceilings: Ceilings | undefined, figur
     details,
   };
   console.log(
-    `\n${bench}: figures beside the same run's ceilings (load average now ${report.machine.loadAverage.join(' ')} on ${report.machine.cpus} CPUs)`,
+    `\n${bench}: figures beside the same run's ceilings (load average now ${report.machine.loadAverage.join(' ')} ` +
+      `on ${report.machine.cpus} CPUs)`,
   );
   for (const figure of judged) console.log(`  ${figureLine(figure)}`);
   const file = process.env['BENCH_REPORT'];

@@ -35,7 +35,8 @@ const measure = async (title: string, options: autocannon.Options): Promise<Figu
     errors: result.errors + result.timeouts,
   };
   console.log(
-    `${title.padEnd(44)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  non-2xx ${figures.non2xx}  errors ${figures.errors}`,
+    `${title.padEnd(44)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ` +
+      `ms  non-2xx ${figures.non2xx}  errors ${figures.errors}`,
   );
   return figures;
 };
@@ -85,7 +86,8 @@ const runReal = async (stack: Stack) => {
     const accountsPerCustomer = (await accounts()) - accountsAtFirst;
     const webhooksPerCustomer = webhooks;
     console.log(
-      `each customer opens ${accountsPerCustomer} account(s) and sends ${webhooksPerCustomer} webhook(s): ${JSON.stringify(Object.fromEntries(types))}`,
+      `each customer opens ${accountsPerCustomer} account(s) and sends ${webhooksPerCustomer} ` +
+        `webhook(s): ${JSON.stringify(Object.fromEntries(types))}`,
     );
     types.clear();
 
@@ -141,7 +143,8 @@ const runReal = async (stack: Stack) => {
       180_000,
     ).catch(async (error: Error) => {
       throw new Error(
-        `${error.message} Accounts ${await accounts()} of ${wanted.accounts}, webhooks ${webhooks} of ${wanted.webhooks}: ${JSON.stringify(Object.fromEntries(types))}`,
+        `${error.message} Accounts ${await accounts()} of ${wanted.accounts}, webhooks ${webhooks} ` +
+          `of ${wanted.webhooks}: ${JSON.stringify(Object.fromEntries(types))}`,
       );
     });
     const settled = performance.now();
@@ -179,10 +182,12 @@ const runReal = async (stack: Stack) => {
       rowWritesPerCustomer,
     };
     console.log(
-      `POST /customers until the last account and webhook exist: ${complete.customersPerSecond} customers/s (${complete.customers} in ${complete.seconds} s, ${complete.catchUpSeconds} s after the last answer)`,
+      `POST /customers until the last account and webhook exist: ${complete.customersPerSecond} customers/s (${complete.customers} ` +
+        `in ${complete.seconds} s, ${complete.catchUpSeconds} s after the last answer)`,
     );
     console.log(
-      `  PostgreSQL commits per customer (every service of the stack, background work included): ${commitsPerCustomer}; customers' event appends: ${appendCommitsPerCustomer} commits per customer`,
+      `  PostgreSQL commits per customer (every service of the stack, background work included): ${commitsPerCustomer}; customers' ` +
+        `event appends: ${appendCommitsPerCustomer} commits per customer`,
     );
     console.log(
       `  row writes per customer by table: ${Object.entries(rowWritesPerCustomer)

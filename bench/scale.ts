@@ -25,11 +25,10 @@ const main = async (): Promise<void> => {
   for (const run of runs) {
     const { total, ...perKind } = run.cpuMsPerPayment;
     console.log(
-      `| ${run.replicas} | ${run.completedPerSecond} | ${run.executeToCompletedP50Ms} / ${run.executeToCompletedP99Ms} | ${total} | ${Object.entries(
-        perKind,
-      )
-        .map(([kind, ms]) => `${kind} ${ms}`)
-        .join(', ')} |`,
+      `| ${run.replicas} | ${run.completedPerSecond} | ${run.executeToCompletedP50Ms} / ${run.executeToCompletedP99Ms} | ${total} ` +
+        `| ${Object.entries(perKind)
+          .map(([kind, ms]) => `${kind} ${ms}`)
+          .join(', ')} |`,
     );
   }
   const one = runs.find((run) => run.replicas === 1);

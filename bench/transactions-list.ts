@@ -33,7 +33,8 @@ const measure = async (title: string, options: autocannon.Options): Promise<Figu
     errors: result.errors + result.timeouts,
   };
   console.log(
-    `${title.padEnd(52)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  non-2xx ${figures.non2xx}  errors ${figures.errors}`,
+    `${title.padEnd(52)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ` +
+      `ms  non-2xx ${figures.non2xx}  errors ${figures.errors}`,
   );
   return figures;
 };
@@ -41,10 +42,12 @@ const measure = async (title: string, options: autocannon.Options): Promise<Figu
 /** One INSERT … SELECT: rows i = 1…count, one second apart, spread over ACCOUNTS internal accounts. */
 const seed = async (client: Client, platformId: string, count: number, tag: string): Promise<void> => {
   await client.query(
-    `INSERT INTO payments.transactions (id, platform_id, customer_id, platform_customer_id, type, status, record, source_account, destination_account, reference, created_at, updated_at)
+    `INSERT INTO payments.transactions (id, platform_id, customer_id, platform_customer_id, type, status, record, source_account,
+     destination_account, reference, created_at, updated_at)
      SELECT t.id, $1, t.customer, t.customer, 'OUTGOING', 'COMPLETED',
             jsonb_build_object(
-              'id', t.id, 'platformId', $1::text, 'type', 'OUTGOING', 'status', 'COMPLETED', 'customerId', t.customer, 'platformCustomerId', t.customer,
+              'id', t.id, 'platformId', $1::text, 'type', 'OUTGOING', 'status', 'COMPLETED', 'customerId', t.customer,
+              'platformCustomerId', t.customer,
               'source', jsonb_build_object('sourceType', 'ACCOUNT', 'accountId', t.source, 'currency', 'USD'),
               'destination', jsonb_build_object('destinationType', 'ACCOUNT', 'accountId', t.destination, 'currency', 'USD'),
               'sentAmount', jsonb_build_object('value', (100 + t.i)::text, 'currency', 'USD'),
@@ -67,7 +70,8 @@ const seed = async (client: Client, platformId: string, count: number, tag: stri
   );
   // The per-platform counter the transaction-counts projection keeps.
   await client.query(
-    'INSERT INTO payments.transaction_counts (platform_id, count) VALUES ($1, $2) ON CONFLICT (platform_id) DO UPDATE SET count = payments.transaction_counts.count + EXCLUDED.count',
+    'INSERT INTO payments.transaction_counts (platform_id, count) VALUES ($1, $2) ON CONFLICT (platform_id) DO UPDATE SET count = ' +
+      'payments.transaction_counts.count + EXCLUDED.count',
     [platformId, count],
   );
 };
@@ -103,7 +107,9 @@ const main = async () => {
     const first = (await (await fetch(url(''), { headers })).json()) as { totalCount: number; data: unknown[] };
     if (first.totalCount !== ROWS || first.data.length !== 20) {
       throw new Error(
-        `expected ${ROWS} rows in pages of 20, got ${JSON.stringify(first).slice(0, 200)}\n${stack.logs.payments.join('').slice(-4000)}\n${stack.logs.gateway.join('').slice(-4000)}`,
+        `expected ${ROWS} rows in pages of 20, ` +
+          (`got ${JSON.stringify(first).slice(0, 200)}\n${stack.logs.payments.join('').slice(-4000)}` +
+            `\n${stack.logs.gateway.join('').slice(-4000)}`),
       );
     }
 
@@ -132,7 +138,8 @@ const main = async () => {
     }
     writeFileSync(
       join(__dirname, 'last-transactions-run.json'),
-      `${JSON.stringify({ measuredAt: new Date().toISOString(), rows: ROWS, connections: CONNECTIONS, seconds: SECONDS, figures }, null, 2)}\n`,
+      JSON.stringify({ measuredAt: new Date().toISOString(), rows: ROWS, connections: CONNECTIONS, seconds: SECONDS, figures }, null, 2) +
+        '\n',
     );
     const titles: Record<keyof typeof figures, string> = {
       page1: 'page 1',

@@ -196,10 +196,14 @@ const main = async (): Promise<void> => {
       .join(' ');
 
     console.log(
-      `burst:  ${burst.webhooks} webhooks, published at ${burst.publishedPerSecond}/s, delivered at ${burst.deliveriesPerSecond}/s (first publish → last receipt), webhooks process CPU ${burst.cpuMsPerWebhook} ms per webhook, PostgreSQL ${burst.postgresCpuMsPerWebhook ?? 'n/a'} ms`,
+      `burst:  ${burst.webhooks} webhooks, published at ${burst.publishedPerSecond}/s, delivered at ${burst.deliveriesPerSecond}/s ` +
+        (`(first publish → last receipt), webhooks process CPU ${burst.cpuMsPerWebhook} ms per webhook, ` +
+          `PostgreSQL ${burst.postgresCpuMsPerWebhook ?? 'n/a'} ms`),
     );
     console.log(
-      `steady: ${steady.offeredPerSecond}/s offered for ${SECONDS} s, publication → receipt p50 ${steady.p50Ms} ms, p99 ${steady.p99Ms} ms, max ${steady.maxMs} ms, webhooks process CPU ${steady.cpuMsPerWebhook} ms per webhook, PostgreSQL ${steady.postgresCpuMsPerWebhook ?? 'n/a'} ms`,
+      `steady: ${steady.offeredPerSecond}/s offered for ${SECONDS} s, publication → receipt p50 ${steady.p50Ms} ms, p99 ${steady.p99Ms} ` +
+        (`ms, max ${steady.maxMs} ms, webhooks process CPU ${steady.cpuMsPerWebhook} ms per webhook, ` +
+          `PostgreSQL ${steady.postgresCpuMsPerWebhook ?? 'n/a'} ms`),
     );
     console.log(`load average at the end: ${load} (${cpus().length} CPUs)`);
     writeFileSync(join(__dirname, 'last-run-webhooks.json'), JSON.stringify({ burst, steady, load }, null, 2));

@@ -62,5 +62,6 @@ compile();
 const copied = copyRuntimeFiles();
 const linked = linkLibraries();
 console.log(
-  `build: ${relative(root, dist)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s; ${copied} SQL and OpenAPI files; libraries ${linked.join(', ')}`,
+  `build: ${relative(root, dist)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s; ${copied} SQL and OpenAPI files; ` +
+    `libraries ${linked.join(', ')}`,
 );

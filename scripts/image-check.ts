@@ -141,7 +141,8 @@ const main = async (): Promise<void> => {
     execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: work, stdio: 'inherit' }),
   );
   console.log(
-    `image-check: production node_modules ${sizeMb(join(work, 'node_modules')).toFixed(0)} MB (development install: ${sizeMb(join(root, 'node_modules')).toFixed(0)} MB)`,
+    `image-check: production node_modules ${sizeMb(join(work, 'node_modules')).toFixed(0)} MB (development ` +
+      `install: ${sizeMb(join(root, 'node_modules')).toFixed(0)} MB)`,
   );
   await withDatabase(async (databaseUrl) => {
     const env = {

@@ -9,7 +9,8 @@ const main = async (): Promise<void> => {
     if (info.eventStore !== false) await ensureEventStoreSchema(connectionString, info.schema);
     const applied = await migrate({ connectionString, schema: info.schema, directory: info.migrations });
     console.log(
-      `${service}: ${info.eventStore !== false ? 'event store ready; ' : ''}${applied.length ? `applied ${applied.join(', ')}` : 'tables up to date'}`,
+      `${service}: ${info.eventStore !== false ? 'event store ready; ' : ''}` +
+        `${applied.length ? `applied ${applied.join(', ')}` : 'tables up to date'}`,
     );
   }
 };

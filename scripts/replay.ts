@@ -82,11 +82,14 @@ const printStream = async (streamId: string, asJson: boolean): Promise<void> => 
       }
       const meta = event.metadata;
       console.log(
-        `${cyan(`#${event.streamPosition}`)} ${bold(event.type)}  ${dim(`global ${event.globalPosition}  ${meta.occurredAt}  schema v${meta.schemaVersion}`)}`,
+        `${cyan(`#${event.streamPosition}`)} ${bold(event.type)}  ${dim(
+          `global ${event.globalPosition}  ${meta.occurredAt}  schema ` + `v${meta.schemaVersion}`,
+        )}`,
       );
       console.log(
         dim(
-          `   by ${actorText(event)}  platform ${meta.platformId || '-'}  request ${meta.requestId}  correlation ${meta.correlationId}${meta.commandId ? `  command ${meta.commandId}` : ''}`,
+          `   by ${actorText(event)}  platform ${meta.platformId || '-'}  request ${meta.requestId}` +
+            `  correlation ${meta.correlationId}${meta.commandId ? `  command ${meta.commandId}` : ''}`,
         ),
       );
       console.log(`   data   ${show(event.data).replace(/\n/g, '\n          ')}`);
@@ -297,7 +300,9 @@ const printStatus = async (asJson: boolean): Promise<void> => {
       }
       for (const row of outbox)
         console.log(
-          `  ${`outbox ${row.name}`.padEnd(28)} position ${String(row.position).padStart(10)}  ${head - BigInt(row.position) === 0n ? 'at head' : `${head - BigInt(row.position)} behind`}`,
+          `  ${`outbox ${row.name}`.padEnd(28)} ` +
+            (`position ${String(row.position).padStart(10)}` +
+              `  ${head - BigInt(row.position) === 0n ? 'at head' : `${head - BigInt(row.position)} behind`}`),
         );
       console.log('');
     }

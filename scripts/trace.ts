@@ -71,7 +71,8 @@ const printTrace = (id: string, trace: Trace, json: boolean): void => {
   console.log(`${bold(id)}  ${dim(`found as ${trace.foundAs.join('; ')}`)}`);
   console.log(
     dim(
-      `${trace.events.length} events in ${servicesSeen.join(', ')}; ${trace.deliveries.length} webhook deliveries; ${trace.correlationIds.length} correlation(s)\n`,
+      `${trace.events.length} events in ${servicesSeen.join(', ')}; ${trace.deliveries.length} webhook ` +
+        `deliveries; ${trace.correlationIds.length} correlation(s)\n`,
     ),
   );
   for (const node of flatten(roots)) printNode(node);
@@ -94,7 +95,9 @@ const main = async (): Promise<void> => {
     const trace = await collectTrace(reader, options.id, options.window);
     if (trace.events.length === 0)
       throw new Error(
-        `Nothing in ${reader.services.join(', ')} or the webhook log names ${options.id}${options.window.from || options.window.to ? ' in that window' : ''}.`,
+        `Nothing in ${reader.services.join(', ')} or the webhook log names ${options.id}${
+          options.window.from || options.window.to ? ' in that window' : ''
+        }.`,
       );
     printTrace(options.id, trace, options.json);
     if (trace.truncated)

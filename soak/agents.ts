@@ -70,7 +70,10 @@ const POLICY_CODES = new Set(['VELOCITY_LIMIT_EXCEEDED', 'FORBIDDEN']);
 
 const live = (platform: SoakPlatform) => platform.agents.filter((agent) => agent.state === 'live' && !agent.busy);
 
-/** Redeems a code; a redeem retried after a lost answer finds its code spent, so a new code is asked for (409 once the lost redeem connected the agent: its token is gone, the agent is deleted). */
+/**
+ * Redeems a code; a redeem retried after a lost answer finds its code spent, so a new code is asked
+ * for (409 once the lost redeem connected the agent: its token is gone, the agent is deleted).
+ */
 const install = async (ctx: SoakContext, agent: SoakAgent, code: string): Promise<void> => {
   const { client, stats, expect } = ctx;
   for (let attempt = 0; attempt < 3; attempt += 1) {

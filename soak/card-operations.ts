@@ -4,7 +4,10 @@ import type { SoakPlatform } from './workload';
 // Card traffic: issue (every sandbox issuer outcome), freeze, unfreeze, close, reads, and the
 // simulator's authorizations, clearings and returns.
 
-/** The sandbox issuer's platformCardId suffixes: 001 stays PENDING_ISSUE, 002 is rejected (CLOSED), 005 activates after 30 s; anything else at once. */
+/**
+ * The sandbox issuer's platformCardId suffixes: 001 stays PENDING_ISSUE, 002
+ * is rejected (CLOSED), 005 activates after 30 s; anything else at once.
+ */
 const CARD_SUFFIXES = ['001', '002', '005', 'x', 'x', 'x', 'x', 'x', 'x', 'x'];
 /** A merchant descriptor without the simulator's suffix magic (its last three characters are not digits). */
 const MERCHANT = { descriptor: 'SOAK COFFEE SF' };

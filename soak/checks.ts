@@ -130,7 +130,9 @@ export const checkPayments = async (client: SoakClient, platforms: SoakPlatform[
         continue;
       }
       failures.push(
-        `${platform.name}: ${transaction.id} (${transaction.type}) is ${transaction.status}${transaction.refund ? ` with its refund ${transaction.refund.status}` : ''}`,
+        `${platform.name}: ${transaction.id} (${transaction.type}) is ${transaction.status}${
+          transaction.refund ? ` with its refund ${transaction.refund.status}` : ''
+        }`,
       );
     }
     // Exactly once: every transaction the store holds was answered to a client, and each answer is in the store.
@@ -143,7 +145,8 @@ export const checkPayments = async (client: SoakClient, platforms: SoakPlatform[
     const missing = [...platform.transactionIds].filter((id) => !stored.has(id));
     if (unanswered.length > 0)
       failures.push(
-        `${platform.name}: ${unanswered.length} transactions in the store that no client was answered (a retry that took effect twice?): ${unanswered.slice(0, 5).join(', ')}`,
+        `${platform.name}: ${unanswered.length} transactions in the store that no client was answered (a retry that took effect ` +
+          `twice?): ${unanswered.slice(0, 5).join(', ')}`,
       );
     if (missing.length > 0)
       failures.push(
@@ -172,7 +175,8 @@ export const checkCustomersExactlyOnce = async (client: SoakClient, platforms: S
     const expected = platform.customerIds.size + imported;
     if (reply.body?.totalCount !== expected)
       failures.push(
-        `${platform.name}: ${reply.body?.totalCount} customers stored, ${expected} created by the clients (${platform.customerIds.size} by POST, ${imported} by CSV)`,
+        `${platform.name}: ${reply.body?.totalCount} customers stored, ${expected} created by the clients (${platform.customerIds.size} ` +
+          `by POST, ${imported} by CSV)`,
       );
     if (platform.customersWithoutAccounts > 0)
       failures.push(`${platform.name}: ${platform.customersWithoutAccounts} customers whose internal accounts did not open within 15 s`);
@@ -196,7 +200,8 @@ export const checkWebhooks = async (pg: Client, platforms: SoakPlatform[]): Prom
       stream_position: number;
     }>(
       // The given (honest) platforms' deliveries: the hostile platform's endpoint never answers, by design.
-      'SELECT id, platform_id, type, status, last_status_code, attempt_count, resource_id, stream_position FROM webhooks.deliveries WHERE platform_id = ANY($1) ORDER BY stream_position',
+      'SELECT id, platform_id, type, status, last_status_code, attempt_count, resource_id, stream_position FROM webhooks.deliveries ' +
+        'WHERE platform_id = ANY($1) ORDER BY stream_position',
       [platforms.map((platform) => platform.platformId)],
     )
   ).rows;
@@ -287,7 +292,8 @@ export const checkTenancy = async (client: SoakClient, platforms: SoakPlatform[]
         );
         if (reply.status !== 200 || (reply.body?.data?.length ?? 0) > 0)
           failures.push(
-            `${platform.name} GET /cards?cardholderId= ${other.name}'s cardholder: ${reply.status}, ${reply.body?.data?.length ?? '?'} cards`,
+            `${platform.name} GET /cards?cardholderId= ${other.name}'s cardholder: ${reply.status}, ${reply.body?.data?.length ?? '?'} ` +
+              `cards`,
           );
       }
     }
@@ -363,7 +369,8 @@ export const checkCardHolds = async (pg: Client, platforms: SoakPlatform[]): Pro
   const failures: string[] = [];
   const events = (
     await pg.query<{ type: string; data: Record<string, string> }>(
-      "SELECT type, data FROM accounts.events WHERE stream_id LIKE 'InternalAccount:%' AND type IN ('FundsHeld', 'HoldSettled', 'HoldReleased') ORDER BY global_position",
+      "SELECT type, data FROM accounts.events WHERE stream_id LIKE 'InternalAccount:%' AND type IN ('FundsHeld', 'HoldSettled', " +
+        "'HoldReleased') ORDER BY global_position",
     )
   ).rows;
   const open = new Map<string, { accountId: string; amount: bigint }>();
@@ -447,7 +454,8 @@ export const checkAgents = async (pg: Client, client: SoakClient, platforms: Soa
   };
   const rows = (
     await pg.query<StoredAction>(
-      `SELECT id, platform_id, agent_id, customer_id, status, execution_due, action->>'charge' AS charge, action->'transaction'->>'id' AS transaction_id,
+      `SELECT id, platform_id, agent_id, customer_id, status, execution_due, action->>'charge' AS charge,
+       action->'transaction'->>'id' AS transaction_id,
             action->'transaction'->>'customerId' AS transaction_customer, action->'request'->>'quoteId' AS quote_id,
             (created_at AT TIME ZONE 'UTC')::date = (now() AT TIME ZONE 'UTC')::date AS today
        FROM agents.agent_actions`,
@@ -485,10 +493,11 @@ export const checkAgents = async (pg: Client, client: SoakClient, platforms: Soa
     const missing = platform.agents.filter((agent) => !stored.some((row) => row.id === agent.id));
     if (unanswered.length > platform.agentCreatesLost)
       failures.push(
-        `${platform.name}: ${unanswered.length} agents in the store no create was answered (${platform.agentCreatesLost} answers lost; a retry that took effect twice?): ${unanswered
-          .slice(0, 3)
-          .map((row) => row.id)
-          .join(', ')}`,
+        `${platform.name}: ${unanswered.length} agents in the store no create was answered (${platform.agentCreatesLost} answers lost; ` +
+          `a retry that took effect twice?): ${unanswered
+            .slice(0, 3)
+            .map((row) => row.id)
+            .join(', ')}`,
       );
     if (missing.length > 0)
       failures.push(
@@ -526,10 +535,12 @@ export const checkAgents = async (pg: Client, client: SoakClient, platforms: Soa
       const unansweredOther = unanswered.length - unansweredFailed;
       if (unansweredOther > agent.lost || unanswered.length > agent.lost + agent.refusedByPayments) {
         failures.push(
-          `${label}: ${unanswered.length} actions in the store no user was answered (${unansweredFailed} FAILED), ${agent.lost} answers lost and ${agent.refusedByPayments} refused by payments explain ${agent.lost + agent.refusedByPayments} (a retry that took effect twice?): ${unanswered
-            .slice(0, 3)
-            .map((action) => `${action.id} ${action.status}`)
-            .join(', ')}`,
+          `${label}: ${unanswered.length} actions in the store no user was answered (${unansweredFailed} FAILED), ${agent.lost} answers ` +
+            (`lost and ${agent.refusedByPayments} refused by payments explain ${agent.lost + agent.refusedByPayments} (a retry that took ` +
+              `effect twice?): ${unanswered
+                .slice(0, 3)
+                .map((action) => `${action.id} ${action.status}`)
+                .join(', ')}`),
         );
       } else figures.unansweredExplained += unanswered.length;
       for (const action of actions) if (action.transaction_id) platform.transactionIds.add(action.transaction_id);
@@ -568,12 +579,15 @@ export const checkAgents = async (pg: Client, client: SoakClient, platforms: Soa
         figures.usageChecked += 1;
         if (BigInt(usage.dailySpend) !== expected.spend || usage.dailyTransactionCount !== expected.count) {
           failures.push(
-            `${label}: ${where} shows ${usage.dailySpend} spent in ${usage.dailyTransactionCount} today; its APPROVED and PENDING_APPROVAL actions of today charge ${expected.spend} in ${expected.count}${orphan.count ? ` (${orphan.count} reservations held for no live action included)` : ''}`,
+            `${label}: ${where} shows ${usage.dailySpend} spent in ${usage.dailyTransactionCount} today; its APPROVED and ` +
+              `PENDING_APPROVAL actions of today charge ${expected.spend} in ${expected.count}` +
+              `${orphan.count ? ` (${orphan.count} reservations held for no live action included)` : ''}`,
           );
         }
         if (usage.dailySpend > agent.dailyLimit || usage.dailyTransactionCount > agent.dailyTransactionLimit)
           failures.push(
-            `${label}: ${where} shows ${usage.dailySpend} in ${usage.dailyTransactionCount} today, above its daily limit ${agent.dailyLimit} / ${agent.dailyTransactionLimit}`,
+            `${label}: ${where} shows ${usage.dailySpend} in ${usage.dailyTransactionCount} today, above its daily ` +
+              `limit ${agent.dailyLimit} / ${agent.dailyTransactionLimit}`,
           );
       }
     }
@@ -588,7 +602,8 @@ export const checkAgents = async (pg: Client, client: SoakClient, platforms: Soa
         );
       else if (transaction.customerId !== agent.customer.id)
         failures.push(
-          `${platform.name}: transaction ${transaction.id} of customer ${transaction.customerId} carries agent ${agent.id} of customer ${agent.customer.id}`,
+          `${platform.name}: transaction ${transaction.id} of customer ${transaction.customerId} carries agent ${agent.id} of ` +
+            `customer ${agent.customer.id}`,
         );
     }
   }
@@ -599,7 +614,10 @@ export const checkAgents = async (pg: Client, client: SoakClient, platforms: Soa
   };
 };
 
-/** Agent tokens reach only their own customer's resources and no platform route; a deleted agent's token is dead; another platform's agent is 404. */
+/**
+ * Agent tokens reach only their own customer's resources and no platform
+ * route; a deleted agent's token is dead; another platform's agent is 404.
+ */
 export const checkAgentTenancy = async (client: SoakClient, platforms: SoakPlatform[]): Promise<CheckResult> => {
   const failures: string[] = [];
   let probes = 0;

@@ -18,7 +18,9 @@ const read = (path: string): Report => {
 
 const describe = (path: string, report: Report): string => {
   const options = report.options ?? {};
-  return `${path}: ${options.minutes} min, ${options.replicas} replica(s)${options.chaos ? ', chaos' : ''}${options.hostile ? ', hostile platform' : ''}, seed ${options.seed}, ${report.passed ? 'passed' : 'FAILED'}`;
+  return `${path}: ${options.minutes} min, ${options.replicas} replica(s)${options.chaos ? ', chaos' : ''}${
+    options.hostile ? ', hostile platform' : ''
+  }, seed ${options.seed}, ${report.passed ? 'passed' : 'FAILED'}`;
 };
 
 /** One line per operation either report has; a ratio of b's p99 to a's where both ran it. */
@@ -30,7 +32,8 @@ export const compareRows = (a: Row[], b: Row[]): string[] => {
       ? `${String(row.count).padStart(6)} ${String(row.p50Ms).padStart(7)} ${String(row.p99Ms).padStart(7)}`
       : `${'—'.padStart(6)} ${'—'.padStart(7)} ${'—'.padStart(7)}`;
   const lines = [
-    `${'operation'.padEnd(width)}  ${'a: n'.padStart(6)} ${'p50'.padStart(7)} ${'p99'.padStart(7)}  ${'b: n'.padStart(6)} ${'p50'.padStart(7)} ${'p99'.padStart(7)}  p99 b/a`,
+    `${'operation'.padEnd(width)}  ${'a: n'.padStart(6)} ${'p50'.padStart(7)} ${'p99'.padStart(7)}  ${'b: n'.padStart(6)}` +
+      ` ${'p50'.padStart(7)} ${'p99'.padStart(7)}  p99 b/a`,
   ];
   for (const name of names) {
     const left = a.find((row) => row.operation === name);

@@ -43,7 +43,8 @@ export const checkReadAfterCreate = (platforms: SoakPlatform[]): CheckResult => 
     for (const key of ['creates', 'listMisses', 'receives', 'receiveMisses', 'funds', 'fundMisses'] as const) total[key] += seen[key];
     if (seen.listMisses > 0)
       problems.push(
-        `${platform.name}: ${seen.listMisses} of ${seen.creates} new customers had no USD and EUR internal account listed right after the 201`,
+        `${platform.name}: ${seen.listMisses} of ${seen.creates} new customers had no USD and EUR internal account listed right after ` +
+          `the 201`,
       );
     if (seen.receiveMisses > 0)
       problems.push(`${platform.name}: ${seen.receiveMisses} of ${seen.receives} receives right after the 201 refused`);
@@ -98,7 +99,8 @@ export const compareCardLedger = (
     const foreign = [...moved.accounts].filter((account) => account !== transaction.accountId);
     if (moved.net !== expected)
       failures.push(
-        `${transaction.id} (${transaction.status}): settled ${settled}${failedPulls ? ` (${failedPulls} of it a failed pull)` : ''}, refunded ${refunded}, so ${expected} net; the ledger debited ${moved.net}`,
+        `${transaction.id} (${transaction.status}): settled ${settled}${failedPulls ? ` (${failedPulls} of it a failed pull)` : ''}, ` +
+          `refunded ${refunded}, so ${expected} net; the ledger debited ${moved.net}`,
       );
     else if (foreign.length > 0)
       failures.push(`${transaction.id}: ledger movements on ${foreign.join(', ')}, not its account ${transaction.accountId}`);
@@ -116,7 +118,8 @@ export const checkCardLedger = async (pg: Client): Promise<CheckResult> => {
   const events = (
     await pg.query<CardLedgerEvent>(
       `SELECT type, data->>'accountId' AS account_id, data->>'operationId' AS operation_id, data->>'amount' AS amount FROM accounts.events
-      WHERE stream_id LIKE 'InternalAccount:%' AND type IN ('AccountCredited', 'AccountDebited', 'HoldSettled') AND data->>'operationId' LIKE 'CardTransaction:%'`,
+      WHERE stream_id LIKE 'InternalAccount:%' AND type IN ('AccountCredited', 'AccountDebited', 'HoldSettled')
+      AND data->>'operationId' LIKE 'CardTransaction:%'`,
     )
   ).rows;
   const { failures, agreeing } = compareCardLedger(transactions, events);

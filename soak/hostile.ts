@@ -13,7 +13,9 @@ import type { SoakStats } from './stats';
 // it trips is its own; its measurements go to their own SoakStats, never into the honest report.
 
 export const HOSTILE_ADDRESS = '127.0.0.2';
-/** Wrong-secret attempts per burst, half with the platform's client id, half with unknown ids (limit 20 per address and per id a minute). */
+/**
+ * Wrong-secret attempts per burst, half with the platform's client id, half with unknown ids (limit 20 per address and per id a minute).
+ */
 const WRONG_SECRET_BURST = 40;
 /** Requests of one flood, sent at once: above the per-token limit (200 per second by default). */
 const FLOOD_REQUESTS = 260;
@@ -24,7 +26,8 @@ const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 const BODY_LIMIT_BYTES = 1024 * 1024;
 const ROUND_PAUSE_MS = 10_000;
 const CSV_HEADER =
-  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
+  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,' +
+  'businessTaxId,businessIncorporatedOn';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A webhook endpoint that accepts every TCP connection and never writes a byte back. */
@@ -432,7 +435,8 @@ export const checkHostile = async (
   // The token's limit is a fixed window of one second: across a window's edge up to twice the limit may pass within one second, never more.
   if (figures.floodPassedPerSecondMax > 2 * rateLimitPerSecond)
     failures.push(
-      `${figures.floodPassedPerSecondMax} flood requests answered 200 within one second; the token's limit is ${rateLimitPerSecond} per second`,
+      `${figures.floodPassedPerSecondMax} flood requests answered 200 within one second; the token's limit is ${rateLimitPerSecond} per ` +
+        `second`,
     );
   for (const [kind, statuses] of Object.entries(figures.uploads)) {
     // An oversized body may also be refused by closing the connection: the gateway answers 413 while

@@ -55,7 +55,8 @@ type Options = {
 };
 
 const usage =
-  'npm run soak -- [--minutes 2] [--rate 20] [--replicas 1] [--chaos] [--chaos-every 20] [--platforms 3] [--concurrency 24] [--seed 1] [--settle-seconds 90] [--hostile] [--report path.json] [--jest-json path.json]';
+  'npm run soak -- [--minutes 2] [--rate 20] [--replicas 1] [--chaos] [--chaos-every 20] [--platforms 3] [--concurrency 24] [--seed 1] ' +
+  '[--settle-seconds 90] [--hostile] [--report path.json] [--jest-json path.json]';
 
 const parseOptions = (argv: string[]): Options => {
   const options: Options = {
@@ -143,7 +144,8 @@ const quiescenceBacklog = async (pg: Client, stack: Stack, platforms: SoakPlatfo
   const undelivered = Number(
     (
       await pg.query(
-        "SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'PENDING' AND coalesce(last_status_code, 0) <> 500 AND platform_id = ANY($1)",
+        "SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'PENDING' AND coalesce(last_status_code, 0) <> 500 AND " +
+          'platform_id = ANY($1)',
         [platforms.map((platform) => platform.platformId)],
       )
     ).rows[0].n,
@@ -187,7 +189,10 @@ const sampleConnections = (pg: Client, database: string) => {
   return { figures, stop: () => clearInterval(timer) };
 };
 
-/** SIGKILL a random service replica every few seconds and restart it; each kill opens a window until the replica is healthy again plus a grace. */
+/**
+ * SIGKILL a random service replica every few seconds and restart it; each
+ * kill opens a window until the replica is healthy again plus a grace.
+ */
 const runChaos = (stack: Stack, stats: SoakStats, everyMs: number, random: () => number, failures: string[]) => {
   let running = true;
   const done = (async () => {
@@ -254,25 +259,30 @@ const printReport = (report: any) => {
   }[];
   const width = Math.max(...rows.map((row) => row.operation.length), 10);
   console.log(
-    `\n${'operation'.padEnd(width)}  ${'count'.padStart(6)}  ${'ops/s'.padStart(6)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'retried'.padStart(7)}  statuses`,
+    `\n${'operation'.padEnd(width)}  ${'count'.padStart(6)}  ${'ops/s'.padStart(6)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}` +
+      `  ${'retried'.padStart(7)}  statuses`,
   );
   for (const row of rows) {
     const statuses = Object.entries(row.byStatus)
       .map(([status, count]) => `${status}×${count}`)
       .join(' ');
     console.log(
-      `${row.operation.padEnd(width)}  ${String(row.count).padStart(6)}  ${row.perSecond.toFixed(2).padStart(6)}  ${String(row.p50Ms).padStart(7)}  ${String(row.p99Ms).padStart(7)}  ${String(row.retried).padStart(7)}  ${statuses}`,
+      `${row.operation.padEnd(width)}  ${String(row.count).padStart(6)}  ${row.perSecond.toFixed(2).padStart(6)}` +
+        `  ${String(row.p50Ms).padStart(7)}  ${String(row.p99Ms).padStart(7)}  ${String(row.retried).padStart(7)}  ${statuses}`,
     );
   }
   console.log(`\nerrors by status: ${JSON.stringify(report.errorsByStatus)}`);
   console.log(`expected outcomes that are not 2xx (not errors): ${JSON.stringify(report.expectedOutcomes)}`);
   console.log(`webhooks: ${JSON.stringify(report.webhooks)}`);
   console.log(
-    `chaos windows: ${report.chaosWindows.length}; connections (pg_stat_activity) max total ${report.connections.maxTotal}, max on the soak's database ${report.connections.maxOurs}, "too many clients" in the apps' output ${report.connections.tooManyClientsInAppOutput}`,
+    `chaos windows: ${report.chaosWindows.length}; connections (pg_stat_activity) max total ${report.connections.maxTotal}, max on the ` +
+      (`soak's database ${report.connections.maxOurs}, "too many clients" in the apps' ` +
+        `output ${report.connections.tooManyClientsInAppOutput}`),
   );
   console.log(`projection lag (max events behind head): ${report.projectionLagMax}`);
   console.log(
-    '\nmemory of each process that lived through the traffic, MB (RSS after a quarter of the traffic → at its end, max; heap floor likewise; growth and slope of what is judged):',
+    '\nmemory of each process that lived through the traffic, MB (RSS after a quarter of the traffic → at its end, max; heap floor ' +
+      'likewise; growth and slope of what is judged):',
   );
   for (const figure of report.memory.byProcess as MemoryFigure[]) {
     const heap =
@@ -280,7 +290,10 @@ const printReport = (report: any) => {
         ? 'heap —'.padEnd(22)
         : `heap ${String(figure.heapFloorAfterWarmUpMb).padStart(6)} → ${String(figure.heapFloorEndMb).padStart(6)}`;
     console.log(
-      `  ${`${figure.app}#${figure.replica}`.padEnd(12)} RSS ${String(figure.afterWarmUpMb).padStart(6)} → ${String(figure.endMb).padStart(6)} max ${String(figure.maxMb).padStart(6)}  ${heap}  ${figure.judgedOn}: ${figure.growthMb >= 0 ? '+' : ''}${figure.growthMb}, ${figure.slopeMbPer10Min >= 0 ? '+' : ''}${figure.slopeMbPer10Min}/10 min`,
+      `  ${`${figure.app}#${figure.replica}`.padEnd(12)} RSS ${String(figure.afterWarmUpMb).padStart(6)} ` +
+        (`→ ${String(figure.endMb).padStart(6)} ` +
+          (`max ${String(figure.maxMb).padStart(6)}  ${heap}  ${figure.judgedOn}: ${figure.growthMb >= 0 ? '+' : ''}${figure.growthMb}` +
+            `, ${figure.slopeMbPer10Min >= 0 ? '+' : ''}${figure.slopeMbPer10Min}/10 min`)),
     );
   }
   if (report.hostile) {
@@ -300,7 +313,8 @@ const printReport = (report: any) => {
   console.log('\nchecks:');
   for (const check of report.checks as CheckResult[]) {
     console.log(
-      `  ${check.failures.length > 0 ? 'FAIL' : check.skipped ? 'SKIP' : 'PASS'}  ${check.name}${check.skipped ? ` (${check.skipped})` : ''}${check.figures ? `  ${JSON.stringify(check.figures)}` : ''}`,
+      `  ${check.failures.length > 0 ? 'FAIL' : check.skipped ? 'SKIP' : 'PASS'}` +
+        `  ${check.name}${check.skipped ? ` (${check.skipped})` : ''}${check.figures ? `  ${JSON.stringify(check.figures)}` : ''}`,
     );
     for (const failure of check.failures) console.log(`        - ${failure}`);
   }
@@ -375,7 +389,8 @@ const main = async () => {
     workload = createWorkload(client, stats, platforms, random, runTag);
     await Promise.all(platforms.map((platform) => workload!.seed(platform)));
     log(
-      `${platforms.length} platforms seeded; traffic at ${options.rate} ops/s for ${options.minutes} min, at most ${options.concurrency} in flight`,
+      `${platforms.length} platforms seeded; traffic at ${options.rate} ops/s for ${options.minutes} min, at ` +
+        `most ${options.concurrency} in flight`,
     );
 
     const chaos = options.chaos ? runChaos(stack, stats, options.chaosEverySeconds * 1_000, random, chaosFailures) : undefined;
@@ -394,7 +409,9 @@ const main = async () => {
         lastProgress = Date.now();
         const lag = await projectionLag(pg).catch(() => []);
         log(
-          `${Math.round((lastProgress - trafficStart) / 1000)} s: ${index} operations started, ${inFlight.size} in flight, ${skipped} skipped at the concurrency bound, 5xx so far ${stats.serverErrors.length}, max projection lag ${Math.max(0, ...lag.map((row) => row.head - row.position))}`,
+          `${Math.round((lastProgress - trafficStart) / 1000)} s: ${index} operations started, ${inFlight.size} in flight, ${skipped} ` +
+            (`skipped at the concurrency bound, 5xx so far ${stats.serverErrors.length}, max projection ` +
+              `lag ${Math.max(0, ...lag.map((row) => row.head - row.position))}`),
         );
       }
       await sleep(Math.max(0, trafficStart + ((index + 1) * 1_000) / options.rate - Date.now()));

@@ -24,7 +24,10 @@ export type MemoryFigure = {
   /** The heap's floor (least heap in use per half minute) after warm-up and at the end; absent for the gateway. */
   heapFloorAfterWarmUpMb?: number;
   heapFloorEndMb?: number;
-  /** Growth and least-squares slope over the second half of the traffic after warm-up (MB per 10 minutes): of the heap floor where known, else of RSS. */
+  /**
+   * Growth and least-squares slope over the second half of the traffic after
+   * warm-up (MB per 10 minutes): of the heap floor where known, else of RSS.
+   */
   growthMb: number;
   slopeMbPer10Min: number;
   judgedOn: 'heap floor' | 'rss';
@@ -172,7 +175,9 @@ export const memoryFigures = (series: Iterable<MemorySeries>, trafficStart: numb
 };
 
 export const checkMemory = (figures: MemoryFigure[], trafficMinutes: number): CheckResult => {
-  const name = `memory flat: no process's heap floor (RSS for the gateway) grows more than ${LEAK_GROWTH_MB} MB after warm-up while still growing ${LEAK_SLOPE_MB_PER_10_MIN} MB per 10 min`;
+  const name =
+    `memory flat: no process's heap floor (RSS for the gateway) grows more than ${LEAK_GROWTH_MB} MB after warm-up while ` +
+    `still growing ${LEAK_SLOPE_MB_PER_10_MIN} MB per 10 min`;
   const summary = {
     processes: figures.length,
     maxGrowthMb: Math.max(0, ...figures.map((figure) => figure.growthMb)),
@@ -190,7 +195,8 @@ export const checkMemory = (figures: MemoryFigure[], trafficMinutes: number): Ch
     .filter((figure) => figure.growthMb > LEAK_GROWTH_MB && figure.slopeMbPer10Min > LEAK_SLOPE_MB_PER_10_MIN)
     .map(
       (figure) =>
-        `${figure.app} replica ${figure.replica} (pid ${figure.pid}): ${figure.judgedOn} grew ${figure.growthMb} MB after warm-up and still grows ${figure.slopeMbPer10Min} MB per 10 min (RSS ${figure.afterWarmUpMb} → ${figure.endMb} MB)`,
+        `${figure.app} replica ${figure.replica} (pid ${figure.pid}): ${figure.judgedOn} grew ${figure.growthMb} MB after warm-up and ` +
+        `still grows ${figure.slopeMbPer10Min} MB per 10 min (RSS ${figure.afterWarmUpMb} → ${figure.endMb} MB)`,
     );
   if (figures.length === 0) failures.push('no process lived through the traffic to be measured');
   return { name, failures, figures: summary };

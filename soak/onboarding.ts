@@ -13,7 +13,8 @@ const PDF = Buffer.concat([
   Buffer.from('\n%%EOF\n'),
 ]);
 const CSV_HEADER =
-  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
+  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,' +
+  'businessTaxId,businessIncorporatedOn';
 const ACCOUNTS_OPEN_WAIT_MS = 15_000;
 const personalInfo = (lastName: string) => ({
   firstName: 'Jane',
@@ -192,7 +193,8 @@ const runBulkCsv = async (ctx: SoakContext, platform: SoakPlatform): Promise<voi
   const rows = Array.from(
     { length: 5 },
     (_, n) =>
-      `$ind${n}.${run}@bulk.example.com,ind-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,San Francisco,CA,94105,US,p${n}@example.com,,,`,
+      `$ind${n}.${run}@bulk.example.com,ind-${run}-${n},INDIVIDUAL,Person ${n},1980-01-15,${n} Main St,San ` +
+      `Francisco,CA,94105,US,p${n}@example.com,,,`,
   );
   const boundary = `----soak${run}`;
   const rawBody = Buffer.concat([

@@ -66,13 +66,17 @@ const WALLET_FUNDING_MINOR = 20_000_000;
 const WALLET_QUOTE_MINOR = 1_000_000;
 /** What checkWallets checks, also main.ts's name for it when the check itself throws. */
 export const WALLET_CHECK_NAME =
-  'wallets: one per customer with its last privateEnabled, one mnemonic, revoked sessions gone, credentials and email as last answered, balance funded minus paid, no secret stored or logged, tenants apart';
+  'wallets: one per customer with its last privateEnabled, one mnemonic, revoked sessions gone, credentials and email as last answered, ' +
+  'balance funded minus paid, no secret stored or logged, tenants apart';
 
 /** An OIDC ID token as the reference's sandbox takes it: fresh claims of a sandbox issuer, a dummy signature. */
 const sandboxOidcToken = (sub: string): string => {
   const now = Math.floor(Date.now() / 1000);
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  return `${part({ alg: 'RS256', kid: 'soak' })}.${part({ iss: 'https://accounts.google.com', aud: 'soak-wallet-app', sub, iat: now, exp: now + 300 })}.dummy-signature`;
+  return (
+    `${part({ alg: 'RS256', kid: 'soak' })}` +
+    `.${part({ iss: 'https://accounts.google.com', aud: 'soak-wallet-app', sub, iat: now, exp: now + 300 })}.dummy-signature`
+  );
 };
 
 /** What the wallet traffic saw, for the end checks: every platform's wallets and every secret. */
@@ -164,7 +168,10 @@ const signed = async (
   return undefined;
 };
 
-/** challenge → OTP from the mailbox (or the sandbox code) → sealed to the bundle with a fresh TEK → 202 → TEK-signed leg 2 → the TEK is the session key. */
+/**
+ * challenge → OTP from the mailbox (or the sandbox code) → sealed to the bundle
+ * with a fresh TEK → 202 → TEK-signed leg 2 → the TEK is the session key.
+ */
 const login = async (ctx: SoakContext, platform: SoakPlatform, wallet: SoakWallet): Promise<Session | undefined> => {
   const { client, stats, random, expect } = ctx;
   wallet.challenges += 1;
@@ -392,7 +399,9 @@ const addAndRevokeCredential = async (ctx: SoakContext, platform: SoakPlatform, 
   wallet.credentialsRevoked += 1;
 };
 
-/** The customer's email changed with the wallet's signed retry; a restarted flow whose first leg 2 took effect finds it done (200 at leg 1). */
+/**
+ * The customer's email changed with the wallet's signed retry; a restarted flow whose first leg 2 took effect finds it done (200 at leg 1).
+ */
 const changeEmail = async (ctx: SoakContext, platform: SoakPlatform, wallet: SoakWallet, session: Session): Promise<void> => {
   const { stats, runTag, next } = ctx;
   const email = `soak.wallet.moved.${next()}.${runTag}@example.com`;
@@ -422,7 +431,10 @@ const relearnEmail = async (ctx: SoakContext, platform: SoakPlatform, wallet: So
   wallet.emailUnknown = false;
 };
 
-/** A quote from the wallet to the customer's USD account: executing it without a stamp is 401, with the session's stamp over its payloadToSign 200. */
+/**
+ * A quote from the wallet to the customer's USD account: executing it without
+ * a stamp is 401, with the session's stamp over its payloadToSign 200.
+ */
 const payFromWallet = async (ctx: SoakContext, platform: SoakPlatform, wallet: SoakWallet, session: Session): Promise<void> => {
   const { client, stats, expect } = ctx;
   if (!wallet.usdAccountId) {
@@ -573,7 +585,10 @@ export const createWalletOperations = (ctx: SoakContext): Record<string, Operati
   walletVisit: { weight: 3, run: async (platform) => (enabled(platform) ? visit(ctx, platform) : undefined) },
 });
 
-/** The wallet's credentials as last answered (EMAIL_OTP plus the added ones not revoked), and its email on the customer and the EMAIL_OTP credential alike. */
+/**
+ * The wallet's credentials as last answered (EMAIL_OTP plus the added ones not
+ * revoked), and its email on the customer and the EMAIL_OTP credential alike.
+ */
 const credentialsAndEmailOf = async (client: SoakClient, platform: SoakPlatform, wallet: SoakWallet): Promise<string[]> => {
   const failures: string[] = [];
   const credentials = await client.call(
@@ -591,18 +606,21 @@ const credentialsAndEmailOf = async (client: SoakClient, platform: SoakPlatform,
   const expected = [...wallet.extraCredentials].sort();
   if (!wallet.credentialsUnknown && extras.join() !== expected.join())
     failures.push(
-      `${platform.name}: ${wallet.accountId} has other credentials [${extras.join(', ')}], not the added ones left [${expected.join(', ')}]`,
+      `${platform.name}: ${wallet.accountId} has other credentials [${extras.join(', ')}], not the added ones left ` +
+        `[${expected.join(', ')}]`,
     );
   if (wallet.emailUnknown) return failures;
   const emailOtp = rows.filter((row) => row.type === 'EMAIL_OTP').map((row) => row.nickname);
   if (emailOtp.join() !== wallet.email)
     failures.push(
-      `${platform.name}: ${wallet.accountId}'s EMAIL_OTP credentials are for [${emailOtp.join(', ')}], its customer's last email change answered ${wallet.email}`,
+      `${platform.name}: ${wallet.accountId}'s EMAIL_OTP credentials are for [${emailOtp.join(', ')}], its customer's last email change ` +
+        `answered ${wallet.email}`,
     );
   const customer = await client.call('GET /customers/{id} (end check)', platform.auth, 'GET', `/customers/${wallet.customerId}`);
   if (customer.status !== 200 || customer.body.email !== wallet.email)
     failures.push(
-      `${platform.name}: customer ${wallet.customerId} has email ${customer.body?.email ?? `? (${customer.status})`}, its last change answered ${wallet.email}`,
+      `${platform.name}: customer ${wallet.customerId} has email ${customer.body?.email ?? `? (${customer.status})`}, its last change ` +
+        `answered ${wallet.email}`,
     );
   return failures;
 };
@@ -659,12 +677,14 @@ export const checkWallets = async (
         );
       if (account && !wallet.privacyUnknown && account.privateEnabled !== wallet.privateEnabled) {
         failures.push(
-          `${platform.name}: ${wallet.accountId} has privateEnabled ${account.privateEnabled}; its last signed PATCH answered ${wallet.privateEnabled}`,
+          `${platform.name}: ${wallet.accountId} has privateEnabled ${account.privateEnabled}; its last signed PATCH ` +
+            `answered ${wallet.privateEnabled}`,
         );
       }
       if (account && !wallet.balanceUnknown && account.balance.amount !== wallet.fundedMinor - wallet.spentMinor) {
         failures.push(
-          `${platform.name}: ${wallet.accountId} holds ${account.balance.amount}; funded ${wallet.fundedMinor} minus ${wallet.spentMinor} sent by its ${wallet.quotesExecuted} executed quotes is ${wallet.fundedMinor - wallet.spentMinor}`,
+          `${platform.name}: ${wallet.accountId} holds ${account.balance.amount}; funded ${wallet.fundedMinor} ` +
+            `minus ${wallet.spentMinor} sent by its ${wallet.quotesExecuted} executed quotes is ${wallet.fundedMinor - wallet.spentMinor}`,
         );
       }
       figures.credentialsAdded += wallet.credentialsAdded;
@@ -674,7 +694,8 @@ export const checkWallets = async (
       if (wallet.accountId) failures.push(...(await credentialsAndEmailOf(client, platform, wallet)));
       if (wallet.mnemonicMismatches > 0)
         failures.push(
-          `${platform.name}: ${wallet.accountId} exported ${wallet.mnemonicMismatches} of ${wallet.exports} times a mnemonic other than its first`,
+          `${platform.name}: ${wallet.accountId} exported ${wallet.mnemonicMismatches} of ${wallet.exports} times a mnemonic other than ` +
+            `its first`,
         );
       if (wallet.revokedSessions.size > 0) {
         figures.revokedSessions += wallet.revokedSessions.size;

@@ -89,7 +89,8 @@ export const summarize = (data: Record<string, unknown>): string => {
 
 /** One attempt's answer as a person reads it: `#1 200 in 12 ms` or `#2 timeout after 10000 ms`. */
 export const describeAttempt = (attempt: TracedDelivery['attempts'][number]): string =>
-  `#${attempt.attempt} ${attempt.at} ${attempt.statusCode ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''} in ${attempt.latencyMs} ms`;
+  `#${attempt.attempt} ${attempt.at} ${attempt.statusCode ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''} ` +
+  `in ${attempt.latencyMs} ms`;
 
 /** The JSON lines of a trace: one per event, then one per delivery right after the event it delivers. */
 export const jsonLines = (roots: TraceNode[]): Record<string, unknown>[] =>

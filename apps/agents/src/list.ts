@@ -37,10 +37,12 @@ export const pageOf = async <Row extends { id: string; created_at: Date }, T>(
   const direction = sortOrder === 'asc' ? 'ASC' : 'DESC';
   const values = [...where.values];
   const keyset = after
-    ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, $${values.push(after.id)}::text)`
+    ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, ` +
+      `$${values.push(after.id)}::text)`
     : '';
   const condition = where.clauses.join(' AND ');
-  const pageSql = `SELECT id, ${column}, created_at FROM ${table} WHERE ${condition}${keyset} ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.push(limit + 1)}`;
+  const pageSql = `SELECT id, ${column}, created_at FROM ${table} WHERE ${condition}${keyset}
+                   ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.push(limit + 1)}`;
   const countSql = `SELECT count(*) AS count FROM ${table} WHERE ${condition}`;
   const [rows, [count]] = await Promise.all([
     eventSourcing.read<Row>(statementName('page', pageSql), pageSql, values),

@@ -102,7 +102,10 @@ export class AgentParties {
     );
   }
 
-  /** The stamp of a wallet-sourced quote, checked by accounts as payments checks it on execute: a refusal is accounts' 401 (WALLET_SIGNATURE_*). */
+  /**
+   * The stamp of a wallet-sourced quote, checked by accounts as payments
+   * checks it on execute: a refusal is accounts' 401 (WALLET_SIGNATURE_*).
+   */
   async verifyWalletStamp(context: RequestContext, target: WalletStampTarget, walletSignature: string | undefined): Promise<void> {
     const data: VerifyWalletStampData = { ...target, ...(walletSignature !== undefined ? { walletSignature } : {}) };
     await this.request(subjects.accounts.embeddedWallet.verifyStamp, data, context);

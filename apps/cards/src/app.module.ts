@@ -17,7 +17,10 @@ import { toIntegrationEvent } from './integration-events';
 
 @Module({})
 export class AppModule {
-  /** clock: the config's (the system's in production); tests pass one they can move. issuer: the sandbox issuer, the only one (decision 0015). */
+  /**
+   * clock: the config's (the system's in production); tests pass one they
+   * can move. issuer: the sandbox issuer, the only one (decision 0015).
+   */
   static register(config: CardsServiceConfig, clock: Clock = config.clock, issuer: CardIssuer = sandboxIssuer): DynamicModule {
     const options: CardOptions = {
       eligibleCurrencies: config.eligibleCurrencies,

@@ -58,7 +58,8 @@ const answerRouterError = (error: FastifyError, request: FastifyRequest, reply: 
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`
       : error.code === 'FST_ERR_BAD_URL'
-        ? 'The path is not valid percent-encoding: encode each reserved or non-ASCII character as %XX of its UTF-8 bytes (for example $ as %24, @ as %40).'
+        ? 'The path is not valid percent-encoding: encode each reserved or non-ASCII character as %XX of its UTF-8 bytes (for example $ ' +
+          'as %24, @ as %40).'
         : error.message;
   void reply
     .status(400)

@@ -378,7 +378,8 @@ describe('routing errors', () => {
     const unsupported = await api({ path: '/stablecoin-provider-accounts' });
     expectError(unsupported, 404, 'REFERENCE_NOT_FOUND');
     expect(unsupported.body.message).toBe(
-      'GET /2025-10-13/stablecoin-provider-accounts is not an operation this Corridor server supports. Supported operations are listed at /docs.',
+      'GET /2025-10-13/stablecoin-provider-accounts is not an operation this Corridor server supports. Supported operations are listed ' +
+        'at /docs.',
     );
     const outside = await send(gateway, { path: '/customers' });
     expectError(outside, 404, 'REFERENCE_NOT_FOUND');

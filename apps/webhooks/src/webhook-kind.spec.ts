@@ -35,7 +35,8 @@ describe('the kind registry', () => {
       writeFileSync(
         join(directory, 'example-dropped-in.js'),
         `exports.kind = { name: 'example-dropped-in', types: ['EXAMPLE.DROPPED_IN'], retried: () => true,
-          plan: (e) => e.type === 'ExampleHappened' ? { type: 'EXAMPLE.DROPPED_IN', resourceId: e.streamId, render: { inline: { id: e.streamId } } } : null };`,
+          plan: (e) => e.type === 'ExampleHappened' ? { type: 'EXAMPLE.DROPPED_IN', resourceId: e.streamId, render: { inline: { id: ` +
+          `e.streamId } } } : null };`,
       );
       const extended = loadKinds(directory);
       expect(extended).toHaveLength(kinds.length + 1);

@@ -143,7 +143,9 @@ export class WebhooksController {
     if (from && to && Date.parse(from) >= Date.parse(to)) throw invalidInput('from must be earlier than to.', { field: 'from' });
     const { platformId } = request.context;
     const count = await this.pool.query<{ count: string }>(
-      `SELECT count(*) FROM webhooks.deliveries WHERE platform_id = $1 AND status <> 'PENDING' AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at < $3) AND ($4::text IS NULL OR resource_id = $4)`,
+      `SELECT count(*) FROM webhooks.deliveries WHERE platform_id = $1 AND status <> 'PENDING'
+       AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at < $3)
+       AND ($4::text IS NULL OR resource_id = $4)`,
       [platformId, from ?? null, to ?? null, resourceId ?? null],
     );
     if (Number(count.rows[0]?.count ?? 0) > REDELIVER_MAX)

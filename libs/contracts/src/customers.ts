@@ -16,7 +16,10 @@ export type AddressWire = {
 
 export type BusinessInfoWire = {
   legalName: string;
-  /** Required by POST /customers; a CSV-imported business may lack both until it is verified (the reference's BusinessInfoResponse makes them optional). */
+  /**
+   * Required by POST /customers; a CSV-imported business may lack both until
+   * it is verified (the reference's BusinessInfoResponse makes them optional).
+   */
   incorporatedOn?: string;
   taxId?: string;
   doingBusinessAs?: string;

@@ -50,7 +50,10 @@ export type WalletFundedChangeData = WalletSignatureHeaders & {
   targetId: string;
   body: Record<string, unknown>;
 };
-/** PATCH /customers/{id}: an email change of a customer with a wallet needs the wallet's signed retry; {proceed: true} lets the update go on. */
+/**
+ * PATCH /customers/{id}: an email change of a customer with a wallet
+ * needs the wallet's signed retry; {proceed: true} lets the update go on.
+ */
 export type CustomerEmailChangeData = WalletSignatureHeaders & { customerId: string; body: Record<string, unknown> };
 /**
  * accounts' answer to customerEmailChange and walletFundedChange: go on with the change; on a signed

@@ -47,7 +47,8 @@ export const idempotencyConflict = (resourceId: string): DomainError =>
   new DomainError(
     'CONFLICT',
     'conflict',
-    `This Idempotency-Key was already used with a different request: it created ${resourceId}. Use a new key for a new request, or send the first request again unchanged.`,
+    `This Idempotency-Key was already used with a different request: it created ${resourceId}. Use a new key for a new request, or send ` +
+      `the first request again unchanged.`,
     { field: 'Idempotency-Key', resourceId },
   );
 

@@ -260,7 +260,10 @@ export const toRateDetailsWire = (details: RateDetailsRecord): RateDetailsWire =
 
 const wireAmount = (amount: AmountJson): CurrencyAmountWire => toWireAmount({ value: BigInt(amount.value), currency: amount.currency });
 
-/** The reference OutgoingTransaction (IncomingTransaction for a transfer-in). platformId stays out: it is the tenant, not a member of the resource. */
+/**
+ * The reference OutgoingTransaction (IncomingTransaction for a transfer-in).
+ * platformId stays out: it is the tenant, not a member of the resource.
+ */
 export const toTransactionWire = (record: TransactionRecord): TransactionWire => ({
   id: record.id,
   status: record.status,

@@ -250,7 +250,9 @@ export const fundingInstructionsOf = ({ accountId, customerId, currency }: Fundi
     ];
   }
   return walletInfosOf(accountId, currency).map((info) => ({
-    instructionsNotes: `Send only ${currency} on the ${String(info['accountType']).replace('_WALLET', '').toLowerCase()} network to this address; it belongs to this account alone.`,
+    instructionsNotes:
+      `Send only ${currency} on the ${String(info['accountType']).replace('_WALLET', '').toLowerCase()} network to ` +
+      `this address; it belongs to this account alone.`,
     isPlatformAccount,
     accountOrWalletInfo: info,
   }));

@@ -4,7 +4,9 @@
 export type TransferOutData = {
   source: { accountId: string };
   destination: { accountId: string; paymentRail?: string };
-  /** Minor units of the accounts' currency, as a decimal string; left out, the whole available balance of the source (create-transfer.ts). */
+  /**
+   * Minor units of the accounts' currency, as a decimal string; left out, the whole available balance of the source (create-transfer.ts).
+   */
   amount?: string;
   /** The request's Idempotency-Key, when it has one: the transfer's id derives from it, so a retry never moves money twice. */
   idempotencyKey?: string;

@@ -163,7 +163,9 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     });
     this.outcomes = new Counter({
       name: 'corridor_outcomes_total',
-      help: 'Business outcomes this process recorded, by kind (payment, ledger_operation, agent_action), outcome and reason (a failure reason, or "none").',
+      help:
+        'Business outcomes this process recorded, by kind (payment, ledger_operation, agent_action), outcome and reason (a failure ' +
+        'reason, or "none").',
       labelNames: ['service', 'kind', 'outcome', 'reason'],
       registers: [this.poolMetrics],
     });

@@ -19,7 +19,10 @@ export const consoleLogger = (name: string, minimum: 'info' | 'warn' | 'error' =
     const { err, ...rest } = details;
     const error = err instanceof Error ? { message: err.message, stack: err.stack } : err;
     process.stderr.write(
-      `${JSON.stringify({ level, name, time: new Date().toISOString(), msg: message, ...rest, ...(err === undefined ? {} : { err: error }) }, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}\n`,
+      JSON.stringify(
+        { level, name, time: new Date().toISOString(), msg: message, ...rest, ...(err === undefined ? {} : { err: error }) },
+        (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
+      ) + '\n',
     );
   };
   return { info: write('info'), warn: write('warn'), error: write('error') };

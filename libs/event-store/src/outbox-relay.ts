@@ -309,7 +309,8 @@ export class OutboxRelay {
         eventType: event.type,
         eventId: event.eventId,
       },
-      'Outbox event set aside as a dead letter after its tries; later events flow on. List, retry or skip it with npm run outbox:dead-letters.',
+      'Outbox event set aside as a dead letter after its tries; later events flow on. List, retry or skip it with npm run ' +
+        'outbox:dead-letters.',
     );
     return true;
   }

@@ -36,7 +36,8 @@ eventStoreContract('PostgreSQL event store', async ({ upcasters }) => {
       openClients.add(client);
       await client.query('BEGIN');
       await client.query(
-        `INSERT INTO ${schema}.events (event_id, stream_id, stream_position, type, data, metadata) VALUES ($1, $2, 1, 'ItemCreated', '{}', $3)`,
+        `INSERT INTO ${schema}.events (event_id, stream_id, stream_position, type, data, metadata)
+         VALUES ($1, $2, 1, 'ItemCreated', '{}', $3)`,
         [uuidv7(), streamId, JSON.stringify({ ...contractMetadata(), occurredAt: new Date().toISOString(), schemaVersion: 1 })],
       );
       return {

@@ -141,10 +141,13 @@ describe('ProjectionRunner under mixed and poisoned batches', () => {
     await ensureEventStoreSchema(database.url, schema);
     admin = new Client({ connectionString: database.url });
     await admin.connect();
-    await admin.query(`
+    await admin.query(
+      `
       CREATE TABLE ${schema}.tallies (id text PRIMARY KEY, count integer NOT NULL);
       CREATE TABLE ${schema}.poisoned (id text PRIMARY KEY, count integer NOT NULL);
-      CREATE TABLE ${schema}.stamps (id text PRIMARY KEY, count integer NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);`);
+      CREATE TABLE ${schema}.stamps (id text PRIMARY KEY, count integer NOT NULL, created_at timestamptz NOT NULL, updated_at ` +
+        `timestamptz NOT NULL);`,
+    );
     store = createPostgresEventStore({ connectionString: database.url, schema, poolSize: 4 });
     orm = await MikroORM.init({
       driver: PostgreSqlDriver,
@@ -161,7 +164,8 @@ describe('ProjectionRunner under mixed and poisoned batches', () => {
   afterEach(async () => {
     for (const runner of runners.splice(0)) await runner.stop();
     await admin.query(
-      `DELETE FROM ${schema}.projection_checkpoints; DELETE FROM ${schema}.tallies; DELETE FROM ${schema}.stamps; DELETE FROM ${schema}.poisoned; DELETE FROM ${schema}.events`,
+      `DELETE FROM ${schema}.projection_checkpoints; DELETE FROM ${schema}.tallies; DELETE FROM ${schema}.stamps;
+       DELETE FROM ${schema}.poisoned; DELETE FROM ${schema}.events`,
     );
     logged.length = 0;
   });

@@ -60,7 +60,8 @@ const counterRows: ProjectionRows<CounterRow> = {
       await sql.query(
         `INSERT INTO ${sql.schema}.counters (id, count, last_amount, tags, updated_at)
          SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::jsonb[], $5::timestamptz[])
-         ON CONFLICT (id) DO UPDATE SET count = EXCLUDED.count, last_amount = EXCLUDED.last_amount, tags = EXCLUDED.tags, updated_at = EXCLUDED.updated_at`,
+         ON CONFLICT (id) DO UPDATE
+         SET count = EXCLUDED.count, last_amount = EXCLUDED.last_amount, tags = EXCLUDED.tags, updated_at = EXCLUDED.updated_at`,
         [
           upserts.map((row) => row.id),
           upserts.map((row) => row.count),
@@ -131,8 +132,10 @@ describe.each([
     await ensureEventStoreSchema(database.url, schema);
     admin = new Client({ connectionString: database.url });
     await admin.connect();
-    await admin.query(`
-      CREATE TABLE ${schema}.counters (id text PRIMARY KEY, count integer NOT NULL, last_amount text NOT NULL, tags jsonb NOT NULL, updated_at timestamptz NOT NULL);
+    await admin.query(
+      `
+      CREATE TABLE ${schema}.counters (id text PRIMARY KEY, count integer NOT NULL, last_amount text NOT NULL, tags jsonb NOT NULL, ` +
+        `updated_at timestamptz NOT NULL);
       CREATE TABLE ${schema}.fail_switch (reason text);
       CREATE FUNCTION ${schema}.fail_when_switched() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -140,7 +143,8 @@ describe.each([
         RETURN NEW;
       END $$;
       CREATE TRIGGER fail_when_switched BEFORE INSERT OR UPDATE ON ${schema}.counters
-        FOR EACH ROW EXECUTE FUNCTION ${schema}.fail_when_switched();`);
+        FOR EACH ROW EXECUTE FUNCTION ${schema}.fail_when_switched();`,
+    );
     store = createPostgresEventStore({ connectionString: database.url, schema, poolSize: 4 });
     orm = await MikroORM.init({
       driver: PostgreSqlDriver,

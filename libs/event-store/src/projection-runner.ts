@@ -429,7 +429,8 @@ export class ProjectionRunner {
         attempts,
         retryInMs: delay,
       },
-      `Projection ${projection.name} is halted: it cannot apply ${event.type} of ${event.streamId} at position ${event.globalPosition} (${halt.message}). ` +
+      `Projection ${projection.name} is halted: it cannot apply ${event.type} of ${event.streamId} at position ${event.globalPosition} ` +
+        `(${halt.message}). ` +
         'Its read model stops before that event and commands waiting for it are refused; the other projections go on.',
     );
     await this.recordHalt(projection.name, halt);
@@ -531,7 +532,8 @@ export class ProjectionRunner {
     // This takes one fsync off every command that waits for its read model.
     const rows = await tx.begin([
       'SET LOCAL synchronous_commit = off',
-      `SELECT name, position FROM ${table} WHERE name IN (${projections.map((projection) => sqlText(projection.name)).join(', ')}) FOR UPDATE`,
+      `SELECT name, position FROM ${table} WHERE name IN (${projections.map((projection) => sqlText(projection.name)).join(', ')})
+       FOR UPDATE`,
     ]);
     const advanced = new Map<string, bigint>();
     const moved: string[] = [];
@@ -591,7 +593,8 @@ export class ProjectionRunner {
       'READ_MODEL_BEHIND',
       'unavailable',
       `The ${this.service} service's read model ${slowest} did not reach position ${position} within ${timeoutMs} ms ` +
-        `(at ${this.positions.get(slowest) ?? 0n}${this.storeError ? `; the store answers: ${this.storeError.message}` : ''}). Retry the request with the same Idempotency-Key.`,
+        (`(at ${this.positions.get(slowest) ?? 0n}${this.storeError ? `; the store answers: ${this.storeError.message}` : ''}). Retry ` +
+          `the request with the same Idempotency-Key.`),
       { service: this.service, projection: slowest },
     );
   }

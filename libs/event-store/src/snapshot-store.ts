@@ -91,7 +91,8 @@ export const createPostgresSnapshotStore = (options: {
     async save({ streamId, version, deciderVersion, state }) {
       await query(
         `INSERT INTO ${table} (stream_id, version, decider_version, state, taken_at) VALUES ($1, $2, $3, $4, now())
-         ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, decider_version = excluded.decider_version, state = excluded.state, taken_at = excluded.taken_at
+         ON CONFLICT (stream_id) DO UPDATE
+         SET version = excluded.version, decider_version = excluded.decider_version, state = excluded.state, taken_at = excluded.taken_at
          WHERE ${table}.version < excluded.version OR ${table}.decider_version <> excluded.decider_version`,
         [streamId, version, deciderVersion, JSON.stringify(state)],
         `corridor_snapshot_save_${schema}`,
@@ -119,7 +120,8 @@ export const saveSnapshotQuietly = async (
   } catch (error) {
     (logger ?? consoleLogger('snapshots', 'warn')).warn(
       { err: error, streamId: snapshot.streamId, version: snapshot.version, deciderVersion: snapshot.deciderVersion },
-      `Snapshot of ${snapshot.streamId} at version ${snapshot.version} was not saved; commands keep reading from the previous one (or the stream).`,
+      `Snapshot of ${snapshot.streamId} at version ${snapshot.version} was not saved; commands keep reading from the previous one (or ` +
+        `the stream).`,
     );
     return false;
   }

@@ -249,7 +249,8 @@ export const natsServerConfig = (options: NatsServerConfigOptions): string => {
     `jetstream { store_dir: ${quoted(options.storeDir ?? '/data/jetstream')} }`,
     ...(tls
       ? [
-          `tls { cert_file: ${quoted(tls.certFile)}, key_file: ${quoted(tls.keyFile)}${tls.caFile ? `, ca_file: ${quoted(tls.caFile)}` : ''}${tls.verify ? ', verify: true' : ''} }`,
+          `tls { cert_file: ${quoted(tls.certFile)}, key_file: ${quoted(tls.keyFile)}` +
+            `${tls.caFile ? `, ca_file: ${quoted(tls.caFile)}` : ''}${tls.verify ? ', verify: true' : ''} }`,
         ]
       : []),
     `authorization {`,

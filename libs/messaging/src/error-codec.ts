@@ -34,7 +34,8 @@ export const storageUnavailableBody = (): ErrorBody => ({
   status: 503,
   code: 'SERVICE_UNAVAILABLE',
   message:
-    'Storage is temporarily unavailable; retry shortly, with the same Idempotency-Key so that a request which did go through is not applied twice.',
+    'Storage is temporarily unavailable; retry shortly, with the same Idempotency-Key so that a request which did go through is not ' +
+    'applied twice.',
 });
 
 type HttpLikeError = { getStatus(): number; getResponse(): unknown; message: string };

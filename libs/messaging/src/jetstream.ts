@@ -81,7 +81,9 @@ const consumerCounters = (): ConsumerCounters => {
       }),
       failures: new Counter({
         name: 'corridor_consumer_failures_total',
-        help: 'Messages a consumer could not process: reason handler (nak, redelivered later), decode (not JSON, dropped), dedup (the processed-store check or record failed), loop (the consumer stopped).',
+        help:
+          'Messages a consumer could not process: reason handler (nak, redelivered later), decode (not JSON, dropped), dedup (the ' +
+          'processed-store check or record failed), loop (the consumer stopped).',
         labelNames: ['consumer', 'reason'],
         registers: [registry],
       }),

@@ -14,7 +14,9 @@ export const natsMetrics = (): NatsMetrics => {
       registry,
       requests: new Histogram({
         name: 'corridor_nats_request_duration_seconds',
-        help: 'NATS requests this process sent, until the reply: by subject and outcome (ok, error: a refusal or failure reply, unavailable: no responder or timeout).',
+        help:
+          'NATS requests this process sent, until the reply: by subject and outcome (ok, error: a refusal or failure reply, ' +
+          'unavailable: no responder or timeout).',
         labelNames: ['subject', 'outcome'],
         buckets: BUCKETS_SECONDS,
         registers: [registry],

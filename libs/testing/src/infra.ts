@@ -11,8 +11,11 @@ const CONNECT_TIMEOUT_MS = 3000;
 export const startCommands = {
   postgres: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
   redis:
-    'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log',
-  nats: 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log',
+    'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile ' +
+    '/var/log/redis/ci.log',
+  nats:
+    'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd ' +
+    '/var/lib/nats-server -l /var/log/nats-server.log',
 } as const;
 
 export const testUrls = {
@@ -35,7 +38,7 @@ const probeOnce = (key: string, probe: () => Promise<void>, url: string): Promis
 
 const unreachable = (service: string, url: string, command: string, cause: unknown): Error =>
   new Error(
-    `${service} is not reachable at ${url} (${cause instanceof Error ? cause.message : String(cause)}). ` + `Start it with: ${command}`,
+    `${service} is not reachable at ${url} ` + `(${cause instanceof Error ? cause.message : String(cause)}). Start it with: ${command}`,
   );
 
 export const requirePostgres = (url: string = testUrls.postgresAdmin()): Promise<string> =>

@@ -93,7 +93,8 @@ export const projectionRowsContract = (options: ProjectionRowsContractOptions): 
       const table = String(projection.entity.meta.collection ?? projection.entity.meta.tableName);
       const columns = (
         await pool.query<Column>(
-          `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
+          `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2
+           ORDER BY ordinal_position`,
           [options.schema, table],
         )
       ).rows;
@@ -109,7 +110,8 @@ export const projectionRowsContract = (options: ProjectionRowsContractOptions): 
       const values = columns.map((column, index) => sampleValue(column, index));
       const keyValue = String(values[columns.findIndex((column) => column.column_name === key)]);
       await pool.query(
-        `INSERT INTO ${options.schema}.${table} (${columns.map((column) => `"${column.column_name}"`).join(', ')}) VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})`,
+        `INSERT INTO ${options.schema}.${table} (${columns.map((column) => `"${column.column_name}"`).join(', ')})
+         VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})`,
         values,
       );
       const rowOf = async (): Promise<unknown> =>

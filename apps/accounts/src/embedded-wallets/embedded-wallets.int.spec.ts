@@ -155,76 +155,93 @@ describe('a platform’s environment, whichever event comes first', () => {
     expect(lookups).toEqual([]);
   });
 
-  it('given a config event for a platform the platform service does not know yet, then it fails (and is redelivered) and stores nothing', async () => {
-    const platformId = newPlatformId();
-    await expect(policy().handlePlatformEvent(configured(platformId), 'msg-1')).rejects.toMatchObject({ code: 'REFERENCE_NOT_FOUND' });
-    expect(await store.platform(platformId)).toBeNull();
-  });
+  it(
+    'given a config event for a platform the platform service does not know yet, then it fails (and is redelivered) and stores ' +
+      'nothing',
+    async () => {
+      const platformId = newPlatformId();
+      await expect(policy().handlePlatformEvent(configured(platformId), 'msg-1')).rejects.toMatchObject({ code: 'REFERENCE_NOT_FOUND' });
+      expect(await store.platform(platformId)).toBeNull();
+    },
+  );
 });
 
 describe('the customers a platform that enables wallets still owes one', () => {
-  it('given customers with and without an email and one whose wallet account is open, then only those with an email and no wallet account, whatever the platform was before', async () => {
-    const platformId = newPlatformId();
-    await store.upsertPlatform({ platformId, environment: 'SANDBOX', enabled: true, config: {} });
-    const [owed, opened, withoutEmail] = [newId('Customer'), newId('Customer'), newId('Customer')];
-    expect(await store.upsertCustomer(owed, platformId, 'owed@example.com')).toBe('owed@example.com');
-    await store.upsertCustomer(opened, platformId, 'opened@example.com');
-    await store.upsertCustomer(withoutEmail, platformId, null);
-    // An event without an email keeps the one known.
-    expect(await store.upsertCustomer(owed, platformId, null)).toBe('owed@example.com');
-    await pool.query(
-      `INSERT INTO accounts.internal_accounts (id, platform_id, customer_id, account_type, currency, status, available, held, private_enabled, created_at, updated_at)
+  it(
+    'given customers with and without an email and one whose wallet account is open, then only those with an email and no wallet ' +
+      'account, whatever the platform was before',
+    async () => {
+      const platformId = newPlatformId();
+      await store.upsertPlatform({ platformId, environment: 'SANDBOX', enabled: true, config: {} });
+      const [owed, opened, withoutEmail] = [newId('Customer'), newId('Customer'), newId('Customer')];
+      expect(await store.upsertCustomer(owed, platformId, 'owed@example.com')).toBe('owed@example.com');
+      await store.upsertCustomer(opened, platformId, 'opened@example.com');
+      await store.upsertCustomer(withoutEmail, platformId, null);
+      // An event without an email keeps the one known.
+      expect(await store.upsertCustomer(owed, platformId, null)).toBe('owed@example.com');
+      await pool.query(
+        `INSERT INTO accounts.internal_accounts (id, platform_id, customer_id, account_type, currency, status, available, held,
+       private_enabled, created_at, updated_at)
        VALUES ($1, $2, $3, 'EMBEDDED_WALLET', 'USDB', 'ACTIVE', 0, 0, false, now(), now())`,
-      [newId('InternalAccount'), platformId, opened],
-    );
-    expect(await store.customersWithoutWallet(platformId)).toEqual([{ customerId: owed, email: 'owed@example.com' }]);
-  });
+        [newId('InternalAccount'), platformId, opened],
+      );
+      expect(await store.customersWithoutWallet(platformId)).toEqual([{ customerId: owed, email: 'owed@example.com' }]);
+    },
+  );
 });
 
 describe('a credential row of a type no rule knows', () => {
-  it('given a stored type other than OAUTH, EMAIL_OTP and PASSKEY, when it is verified, then it fails loudly instead of answering a 400', async () => {
-    const wallet = await newWallet();
-    const id = newId('AuthMethod');
-    await pool.query(
-      `INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, created_at, updated_at) VALUES ($1, $2, $3, 'SMS', 'phone', now(), now())`,
-      [id, wallet.platformId, wallet.accountId],
-    );
-    const verified = walletsWith().signIn.verify(
-      contextOf(wallet.platformId),
-      parseVerifyCredential({ credentialId: id, body: { type: 'SMS' } }),
-    );
-    await expect(verified).rejects.toThrow(`Credential ${id} is stored with type SMS, which no verify handles.`);
-    await expect(verified).rejects.not.toBeInstanceOf(DomainError);
-  });
+  it(
+    'given a stored type other than OAUTH, EMAIL_OTP and PASSKEY, when it is verified, then it fails loudly instead of answering a ' +
+      '400',
+    async () => {
+      const wallet = await newWallet();
+      const id = newId('AuthMethod');
+      await pool.query(
+        `INSERT INTO accounts.auth_credentials (id, platform_id, account_id, type, nickname, created_at, updated_at)
+       VALUES ($1, $2, $3, 'SMS', 'phone', now(), now())`,
+        [id, wallet.platformId, wallet.accountId],
+      );
+      const verified = walletsWith().signIn.verify(
+        contextOf(wallet.platformId),
+        parseVerifyCredential({ credentialId: id, body: { type: 'SMS' } }),
+      );
+      await expect(verified).rejects.toThrow(`Credential ${id} is stored with type SMS, which no verify handles.`);
+      await expect(verified).rejects.not.toBeInstanceOf(DomainError);
+    },
+  );
 });
 
 describe('OTP mail through the mail port', () => {
-  it('given a sandbox platform, when a credential is challenged, then the sandbox mailer gets the mail with the code and its expiry', async () => {
-    const wallet = await newWallet();
-    const sandbox = recordingMailer();
-    const clock = createControllableClock(new Date('2026-11-25T12:00:00Z'));
-    const reply = await walletsWith({ SANDBOX: sandbox }, clock).signIn.challenge(contextOf(wallet.platformId), {
-      credentialId: wallet.credentialId,
-      clientPublicKey: undefined,
-    });
-    expect(reply.otpEncryptionTargetBundle).toEqual(expect.any(String));
-    expect(sandbox.sent).toEqual([
-      {
-        platformId: wallet.platformId,
-        accountId: wallet.accountId,
-        to: `${wallet.customerId}@example.com`,
-        from: { name: 'Notifications', address: null },
-        replyTo: null,
-        subject: 'Int Wallet sign-in code',
-        text: expect.stringContaining('It expires in 2 minutes.'),
-        html: expect.stringContaining('Int Wallet'),
-        otpCode: expect.stringMatching(/^\d{6}$/),
-        sentAt: new Date('2026-11-25T12:00:00Z'),
-        expiresAt: new Date('2026-11-25T12:02:00Z'),
-      },
-    ]);
-    expect(sandbox.sent[0]!.text).toContain(`\n${sandbox.sent[0]!.otpCode}\n`);
-  });
+  it(
+    'given a sandbox platform, when a credential is challenged, ' + 'then the sandbox mailer gets the mail with the code and its expiry',
+    async () => {
+      const wallet = await newWallet();
+      const sandbox = recordingMailer();
+      const clock = createControllableClock(new Date('2026-11-25T12:00:00Z'));
+      const reply = await walletsWith({ SANDBOX: sandbox }, clock).signIn.challenge(contextOf(wallet.platformId), {
+        credentialId: wallet.credentialId,
+        clientPublicKey: undefined,
+      });
+      expect(reply.otpEncryptionTargetBundle).toEqual(expect.any(String));
+      expect(sandbox.sent).toEqual([
+        {
+          platformId: wallet.platformId,
+          accountId: wallet.accountId,
+          to: `${wallet.customerId}@example.com`,
+          from: { name: 'Notifications', address: null },
+          replyTo: null,
+          subject: 'Int Wallet sign-in code',
+          text: expect.stringContaining('It expires in 2 minutes.'),
+          html: expect.stringContaining('Int Wallet'),
+          otpCode: expect.stringMatching(/^\d{6}$/),
+          sentAt: new Date('2026-11-25T12:00:00Z'),
+          expiresAt: new Date('2026-11-25T12:02:00Z'),
+        },
+      ]);
+      expect(sandbox.sent[0]!.text).toContain(`\n${sandbox.sent[0]!.otpCode}\n`);
+    },
+  );
 
   it('given a production platform and no production mailer, then 503 EMAIL_DELIVERY_UNAVAILABLE and nothing sent', async () => {
     const wallet = await newWallet('PRODUCTION');
@@ -338,38 +355,43 @@ describe('two revokes racing for a wallet’s last two credentials', () => {
     return { ...wallet, oauthId, emailKey: await sessionOf(wallet.credentialId), oauthKey: await sessionOf(oauthId) };
   };
 
-  it('given each revoke signed by the other credential’s session and both fired at once, then one wins and the wallet keeps a credential (30 rounds)', async () => {
-    const wallets = walletsWith();
-    const outcomes: string[] = [];
-    for (let round = 0; round < 30; round += 1) {
-      const wallet = await walletWithTwoCredentials();
-      const context = contextOf(wallet.platformId);
-      const leg1 = async (credentialId: string) =>
-        (await wallets.credentials.revoke(context, { credentialId, headers: {} })).body as unknown as {
-          payloadToSign: string;
-          requestId: string;
-        };
-      const [revokeEmail, revokeOauth] = [await leg1(wallet.credentialId), await leg1(wallet.oauthId)];
-      const results = await Promise.allSettled([
-        wallets.credentials.revoke(context, {
-          credentialId: wallet.credentialId,
-          headers: { walletSignature: stampOf(wallet.oauthKey, revokeEmail.payloadToSign), requestId: revokeEmail.requestId },
-        }),
-        wallets.credentials.revoke(context, {
-          credentialId: wallet.oauthId,
-          headers: { walletSignature: stampOf(wallet.emailKey, revokeOauth.payloadToSign), requestId: revokeOauth.requestId },
-        }),
-      ]);
-      const codes = results
-        .map((result) => (result.status === 'fulfilled' ? String(result.value.status) : (result.reason as DomainError).code))
-        .sort();
-      outcomes.push(codes.join(' '));
-      expect((await store.credentials(wallet.accountId, wallet.platformId)).length).toBe(1);
-      expect(codes.filter((code) => code === '204')).toHaveLength(1);
-    }
-    // The loser is refused either as the last credential (it waited on the lock) or because the winner's revoke ended its signer's session.
-    expect(outcomes.every((outcome) => ['204 INVALID_INPUT', '204 WALLET_SIGNATURE_INVALID'].includes(outcome))).toBe(true);
-  });
+  it(
+    'given each revoke signed by the other credential’s session and both fired at once, then one wins and the wallet keeps a ' +
+      'credential (30 rounds)',
+    async () => {
+      const wallets = walletsWith();
+      const outcomes: string[] = [];
+      for (let round = 0; round < 30; round += 1) {
+        const wallet = await walletWithTwoCredentials();
+        const context = contextOf(wallet.platformId);
+        const leg1 = async (credentialId: string) =>
+          (await wallets.credentials.revoke(context, { credentialId, headers: {} })).body as unknown as {
+            payloadToSign: string;
+            requestId: string;
+          };
+        const [revokeEmail, revokeOauth] = [await leg1(wallet.credentialId), await leg1(wallet.oauthId)];
+        const results = await Promise.allSettled([
+          wallets.credentials.revoke(context, {
+            credentialId: wallet.credentialId,
+            headers: { walletSignature: stampOf(wallet.oauthKey, revokeEmail.payloadToSign), requestId: revokeEmail.requestId },
+          }),
+          wallets.credentials.revoke(context, {
+            credentialId: wallet.oauthId,
+            headers: { walletSignature: stampOf(wallet.emailKey, revokeOauth.payloadToSign), requestId: revokeOauth.requestId },
+          }),
+        ]);
+        const codes = results
+          .map((result) => (result.status === 'fulfilled' ? String(result.value.status) : (result.reason as DomainError).code))
+          .sort();
+        outcomes.push(codes.join(' '));
+        expect((await store.credentials(wallet.accountId, wallet.platformId)).length).toBe(1);
+        expect(codes.filter((code) => code === '204')).toHaveLength(1);
+      }
+      // The loser is refused either as the last credential (it waited on the
+      // lock) or because the winner's revoke ended its signer's session.
+      expect(outcomes.every((outcome) => ['204 INVALID_INPUT', '204 WALLET_SIGNATURE_INVALID'].includes(outcome))).toBe(true);
+    },
+  );
 });
 
 describe('a failure count under concurrent guesses', () => {
@@ -392,43 +414,47 @@ describe('a failure count under concurrent guesses', () => {
 });
 
 describe('a signed request whose change is refused', () => {
-  it('given leg 2 refused by the operation itself (the last credential), then the request is unused again and the same retry completes once allowed', async () => {
-    const wallets = walletsWith();
-    const wallet = await newWallet();
-    const context = contextOf(wallet.platformId);
-    const addOauth = async () => {
-      const now = new Date();
-      const id = newId('AuthMethod');
-      await store.insertCredential({
-        id,
-        platformId: wallet.platformId,
-        accountId: wallet.accountId,
-        type: 'OAUTH',
-        nickname: 'oauth',
-        credentialId: null,
-        identity: { iss: 'i', aud: 'a', sub: id },
-        createdAt: now,
-        updatedAt: now,
-      });
-      return id;
-    };
-    const oauthId = await addOauth();
-    const revokeOauth = (await wallets.credentials.revoke(context, { credentialId: oauthId, headers: {} })).body as unknown as {
-      requestId: string;
-    };
-    await pool.query('UPDATE accounts.auth_credentials SET revoked_at = now() WHERE id = $1', [wallet.credentialId]);
-    // The sandbox signature: no session is needed to sign, only the pending request.
-    const retry = () =>
-      wallets.credentials.revoke(context, {
-        credentialId: oauthId,
-        headers: { walletSignature: 'sandbox-valid-signature', requestId: revokeOauth.requestId },
-      });
-    await expect(retry()).rejects.toMatchObject({ code: 'INVALID_INPUT', status: 400 });
-    await addOauth();
-    expect((await retry()).status).toBe(204);
-    expect(await store.credential(oauthId, wallet.platformId)).toBeNull();
-    expect((await store.pending(revokeOauth.requestId))?.usedAt).toEqual(expect.any(Date));
-  });
+  it(
+    'given leg 2 refused by the operation itself (the last credential), then the request is unused again and the same retry completes ' +
+      'once allowed',
+    async () => {
+      const wallets = walletsWith();
+      const wallet = await newWallet();
+      const context = contextOf(wallet.platformId);
+      const addOauth = async () => {
+        const now = new Date();
+        const id = newId('AuthMethod');
+        await store.insertCredential({
+          id,
+          platformId: wallet.platformId,
+          accountId: wallet.accountId,
+          type: 'OAUTH',
+          nickname: 'oauth',
+          credentialId: null,
+          identity: { iss: 'i', aud: 'a', sub: id },
+          createdAt: now,
+          updatedAt: now,
+        });
+        return id;
+      };
+      const oauthId = await addOauth();
+      const revokeOauth = (await wallets.credentials.revoke(context, { credentialId: oauthId, headers: {} })).body as unknown as {
+        requestId: string;
+      };
+      await pool.query('UPDATE accounts.auth_credentials SET revoked_at = now() WHERE id = $1', [wallet.credentialId]);
+      // The sandbox signature: no session is needed to sign, only the pending request.
+      const retry = () =>
+        wallets.credentials.revoke(context, {
+          credentialId: oauthId,
+          headers: { walletSignature: 'sandbox-valid-signature', requestId: revokeOauth.requestId },
+        });
+      await expect(retry()).rejects.toMatchObject({ code: 'INVALID_INPUT', status: 400 });
+      await addOauth();
+      expect((await retry()).status).toBe(204);
+      expect(await store.credential(oauthId, wallet.platformId)).toBeNull();
+      expect((await store.pending(revokeOauth.requestId))?.usedAt).toEqual(expect.any(Date));
+    },
+  );
 
   it('given a downstream refusal reported by the gateway, then only requests completed downstream are given back', async () => {
     const wallets = walletsWith();
@@ -518,82 +544,90 @@ describe('production OTP mail through a real SMTP relay', () => {
     };
   };
 
-  it('given a production platform, when a credential is challenged, then the OTP arrives by SMTP as the platform brands it, and the code read from the mail opens a session', async () => {
-    const metrics = new OtpMailMetrics();
-    const wallets = productionWallets(metrics);
-    const wallet = await brandedWallet();
-    const reply = await wallets.signIn.challenge(contextOf(wallet.platformId), {
-      credentialId: wallet.credentialId,
-      clientPublicKey: undefined,
-    });
-    expect(JSON.parse(reply.otpEncryptionTargetBundle!)).toMatchObject({
-      enclaveQuorumPublic: signer.publicKeyHex,
-      dataSignature: expect.stringMatching(/^30/),
-    });
-
-    const mail = await relay.mailTo(wallet.email);
-    expect(mail.envelope.from).toBe('otp@corridor.test');
-    expect(mail.headers).toMatchObject({
-      from: 'Live Notifications <noreply@live.test>',
-      'reply-to': 'help@live.test',
-      subject: 'Live Wallet sign-in code',
-    });
-    const code = codeIn(mail.text);
-    expect(code).toMatch(/^\d{8}$/);
-
-    const tek = generateP256KeyPair();
-    const body = await verifyBody(reply.otpEncryptionTargetBundle!, code, tek);
-    const leg1 = await wallets.signIn.verify(
-      contextOf(wallet.platformId),
-      parseVerifyCredential({ credentialId: wallet.credentialId, body }),
-    );
-    expect(leg1.status).toBe(202);
-    const challenge = leg1.body as { payloadToSign: string; requestId: string };
-    const leg2 = await wallets.signIn.verify(
-      contextOf(wallet.platformId),
-      parseVerifyCredential({
+  it(
+    'given a production platform, when a credential is challenged, then the OTP arrives by SMTP as the platform brands it, and the ' +
+      'code read from the mail opens a session',
+    async () => {
+      const metrics = new OtpMailMetrics();
+      const wallets = productionWallets(metrics);
+      const wallet = await brandedWallet();
+      const reply = await wallets.signIn.challenge(contextOf(wallet.platformId), {
         credentialId: wallet.credentialId,
-        body,
-        walletSignature: stampOf(tek.privateKeyHex, challenge.payloadToSign),
-        requestId: challenge.requestId,
-      }),
-    );
-    expect(leg2).toMatchObject({
-      status: 200,
-      body: { id: expect.stringMatching(/^Session:/), type: 'EMAIL_OTP', accountId: wallet.accountId },
-    });
-    expect(await metrics.registry.getSingleMetricAsString('corridor_embedded_wallet_otp_mails_total')).toContain(
-      'environment="PRODUCTION",outcome="sent",reason=""} 1',
-    );
-  });
+        clientPublicKey: undefined,
+      });
+      expect(JSON.parse(reply.otpEncryptionTargetBundle!)).toMatchObject({
+        enclaveQuorumPublic: signer.publicKeyHex,
+        dataSignature: expect.stringMatching(/^30/),
+      });
 
-  it('given a relay that refuses the address, then 503 EMAIL_DELIVERY_FAILED with the reason, counted, and the code mailed before still verifies', async () => {
-    const metrics = new OtpMailMetrics();
-    const wallets = productionWallets(metrics);
-    const wallet = await brandedWallet();
-    const first = await wallets.signIn.challenge(contextOf(wallet.platformId), {
-      credentialId: wallet.credentialId,
-      clientPublicKey: undefined,
-    });
-    const code = codeIn((await relay.mailTo(wallet.email)).text);
+      const mail = await relay.mailTo(wallet.email);
+      expect(mail.envelope.from).toBe('otp@corridor.test');
+      expect(mail.headers).toMatchObject({
+        from: 'Live Notifications <noreply@live.test>',
+        'reply-to': 'help@live.test',
+        subject: 'Live Wallet sign-in code',
+      });
+      const code = codeIn(mail.text);
+      expect(code).toMatch(/^\d{8}$/);
 
-    refusing.add(wallet.email);
-    await expect(
-      wallets.signIn.challenge(contextOf(wallet.platformId), { credentialId: wallet.credentialId, clientPublicKey: undefined }),
-    ).rejects.toMatchObject({
-      code: 'EMAIL_DELIVERY_FAILED',
-      status: 503,
-      message: expect.stringContaining('check the customer'),
-      details: { reason: 'recipient' },
-    });
-    expect(await metrics.registry.getSingleMetricAsString('corridor_embedded_wallet_otp_mails_total')).toContain(
-      'environment="PRODUCTION",outcome="failed",reason="recipient"} 1',
-    );
-    // The failed send stored nothing: the OTP of the mail that did arrive is still the credential's.
-    const body = await verifyBody(first.otpEncryptionTargetBundle!, code, generateP256KeyPair());
-    expect(
-      (await wallets.signIn.verify(contextOf(wallet.platformId), parseVerifyCredential({ credentialId: wallet.credentialId, body })))
-        .status,
-    ).toBe(202);
-  });
+      const tek = generateP256KeyPair();
+      const body = await verifyBody(reply.otpEncryptionTargetBundle!, code, tek);
+      const leg1 = await wallets.signIn.verify(
+        contextOf(wallet.platformId),
+        parseVerifyCredential({ credentialId: wallet.credentialId, body }),
+      );
+      expect(leg1.status).toBe(202);
+      const challenge = leg1.body as { payloadToSign: string; requestId: string };
+      const leg2 = await wallets.signIn.verify(
+        contextOf(wallet.platformId),
+        parseVerifyCredential({
+          credentialId: wallet.credentialId,
+          body,
+          walletSignature: stampOf(tek.privateKeyHex, challenge.payloadToSign),
+          requestId: challenge.requestId,
+        }),
+      );
+      expect(leg2).toMatchObject({
+        status: 200,
+        body: { id: expect.stringMatching(/^Session:/), type: 'EMAIL_OTP', accountId: wallet.accountId },
+      });
+      expect(await metrics.registry.getSingleMetricAsString('corridor_embedded_wallet_otp_mails_total')).toContain(
+        'environment="PRODUCTION",outcome="sent",reason=""} 1',
+      );
+    },
+  );
+
+  it(
+    'given a relay that refuses the address, then 503 EMAIL_DELIVERY_FAILED with the reason, counted, and the code mailed before still ' +
+      'verifies',
+    async () => {
+      const metrics = new OtpMailMetrics();
+      const wallets = productionWallets(metrics);
+      const wallet = await brandedWallet();
+      const first = await wallets.signIn.challenge(contextOf(wallet.platformId), {
+        credentialId: wallet.credentialId,
+        clientPublicKey: undefined,
+      });
+      const code = codeIn((await relay.mailTo(wallet.email)).text);
+
+      refusing.add(wallet.email);
+      await expect(
+        wallets.signIn.challenge(contextOf(wallet.platformId), { credentialId: wallet.credentialId, clientPublicKey: undefined }),
+      ).rejects.toMatchObject({
+        code: 'EMAIL_DELIVERY_FAILED',
+        status: 503,
+        message: expect.stringContaining('check the customer'),
+        details: { reason: 'recipient' },
+      });
+      expect(await metrics.registry.getSingleMetricAsString('corridor_embedded_wallet_otp_mails_total')).toContain(
+        'environment="PRODUCTION",outcome="failed",reason="recipient"} 1',
+      );
+      // The failed send stored nothing: the OTP of the mail that did arrive is still the credential's.
+      const body = await verifyBody(first.otpEncryptionTargetBundle!, code, generateP256KeyPair());
+      expect(
+        (await wallets.signIn.verify(contextOf(wallet.platformId), parseVerifyCredential({ credentialId: wallet.credentialId, body })))
+          .status,
+      ).toBe(202);
+    },
+  );
 });

@@ -204,7 +204,8 @@ export const parseOidcIssuers = (value: string | undefined): OidcIssuer[] => {
     parsed = JSON.parse(value);
   } catch {
     throw new Error(
-      'EMBEDDED_WALLET_OIDC_ISSUERS must be JSON: [{"issuer": "https://accounts.google.com", "jwksUri": "https://www.googleapis.com/oauth2/v3/certs"}].',
+      'EMBEDDED_WALLET_OIDC_ISSUERS must be JSON: [{"issuer": "https://accounts.google.com", "jwksUri": ' +
+        '"https://www.googleapis.com/oauth2/v3/certs"}].',
     );
   }
   if (

@@ -222,5 +222,7 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
   }
 }
 
-/** The correlation of the request the consumed event belongs to (the consumer restores it); the message id for an old message without one. */
+/**
+ * The correlation of the request the consumed event belongs to (the consumer restores it); the message id for an old message without one.
+ */
 const storyOf = (msgId: string): string => currentContext()?.correlationId ?? msgId;

@@ -124,7 +124,8 @@ export const composeOtpMail = (
 /** The 503 message of a failed send: what happened, and who can do something about it. */
 export const deliveryFailureMessage = (reason: DeliveryFailureReason, platformSender: string | null): string => {
   const later =
-    'Ask for a new code in a moment; if it keeps failing, the deployment operator should check the accounts service log and its SMTP_* settings.';
+    'Ask for a new code in a moment; if it keeps failing, the deployment operator should check the accounts service log and its SMTP_* ' +
+    'settings.';
   switch (reason) {
     case 'sender':
       return `The mail relay refused the deployment's envelope sender (MAIL_FROM). ${later}`;

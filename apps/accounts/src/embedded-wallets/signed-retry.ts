@@ -69,7 +69,8 @@ export const legOf = (headers: WalletSignatureHeaders, sandbox = false): Leg => 
   if (!stamp) {
     throw unauthorized(
       'WALLET_SIGNATURE_MALFORMED',
-      'Grid-Wallet-Signature must be base64url (no padding) of {"publicKey": compressed P-256 hex, "scheme": "SIGNATURE_SCHEME_TK_API_P256", "signature": DER hex}.',
+      'Grid-Wallet-Signature must be base64url (no padding) of {"publicKey": compressed P-256 hex, "scheme": ' +
+        '"SIGNATURE_SCHEME_TK_API_P256", "signature": DER hex}.',
     );
   }
   return { leg: 'retry', stamp, requestId };

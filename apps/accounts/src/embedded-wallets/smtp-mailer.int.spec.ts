@@ -59,26 +59,30 @@ const failureOf = async (mailer: SmtpMailer, mail: OtpMail): Promise<MailDeliver
 };
 
 describe('a mail the relay takes', () => {
-  it('given a platform’s sender and branding, then the relay receives it from that sender, the envelope from MAIL_FROM, with the code in the text', async () => {
-    const mail = otpMail({
-      appName: 'Acme Wallet',
-      sendFromEmailAddress: 'noreply@acme.test',
-      sendFromEmailSenderName: 'Acme Notifications',
-      replyToEmailAddress: 'support@acme.test',
-    });
-    await mailerWith().send(mail);
-    const received = await relay.mailTo(mail.to);
-    expect(received.envelope).toEqual({ from: 'otp@corridor.test', to: [mail.to] });
-    expect(received.headers).toMatchObject({
-      from: 'Acme Notifications <noreply@acme.test>',
-      'reply-to': 'support@acme.test',
-      to: mail.to,
-      subject: 'Acme Wallet sign-in code',
-      'auto-submitted': 'auto-generated',
-    });
-    expect(received.text.split('\n')).toContain(mail.otpCode);
-    expect(relay.logins).toContain('corridor');
-  });
+  it(
+    'given a platform’s sender and branding, then the relay receives it from that sender, the envelope from MAIL_FROM, with the code ' +
+      'in the text',
+    async () => {
+      const mail = otpMail({
+        appName: 'Acme Wallet',
+        sendFromEmailAddress: 'noreply@acme.test',
+        sendFromEmailSenderName: 'Acme Notifications',
+        replyToEmailAddress: 'support@acme.test',
+      });
+      await mailerWith().send(mail);
+      const received = await relay.mailTo(mail.to);
+      expect(received.envelope).toEqual({ from: 'otp@corridor.test', to: [mail.to] });
+      expect(received.headers).toMatchObject({
+        from: 'Acme Notifications <noreply@acme.test>',
+        'reply-to': 'support@acme.test',
+        to: mail.to,
+        subject: 'Acme Wallet sign-in code',
+        'auto-submitted': 'auto-generated',
+      });
+      expect(received.text.split('\n')).toContain(mail.otpCode);
+      expect(relay.logins).toContain('corridor');
+    },
+  );
 
   it('given a platform without a sender, then the mail is from MAIL_FROM under the reference’s default name', async () => {
     const mail = otpMail({});
@@ -103,12 +107,15 @@ describe('a mail that does not leave', () => {
     expect([failure.reason, failure.detail]).toEqual(['sender', expect.stringMatching(/553/)]);
   });
 
-  it('given a platform sender the relay refuses after DATA (as relays that check From identities do), then the reason is refused', async () => {
-    const mail = otpMail({ sendFromEmailAddress: unverifiedPlatformSender });
-    const failure = await failureOf(mailerWith(), mail);
-    expect([failure.reason, failure.detail]).toEqual(['refused', expect.stringMatching(/554/)]);
-    expect(relay.received.some((received) => received.envelope.to.includes(mail.to))).toBe(false);
-  });
+  it(
+    'given a platform sender the relay refuses after DATA (as relays that check From identities do), ' + 'then the reason is refused',
+    async () => {
+      const mail = otpMail({ sendFromEmailAddress: unverifiedPlatformSender });
+      const failure = await failureOf(mailerWith(), mail);
+      expect([failure.reason, failure.detail]).toEqual(['refused', expect.stringMatching(/554/)]);
+      expect(relay.received.some((received) => received.envelope.to.includes(mail.to))).toBe(false);
+    },
+  );
 
   it('given a wrong password, then the reason is auth, and the password is not in the detail', async () => {
     const failure = await failureOf(mailerWith({ auth: { user: 'corridor', pass: 'wrong-password' } }), otpMail({}));

@@ -67,7 +67,8 @@ const wholeNumber = (env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 };
 
 const GENERATE_SIGNING_KEY =
-  "generate one with `node -e \"const {d}=require('crypto').generateKeyPairSync('ec',{namedCurve:'P-256'}).privateKey.export({format:'jwk'});" +
+  'generate one with `node -e "const ' +
+  "{d}=require('crypto').generateKeyPairSync('ec',{namedCurve:'P-256'}).privateKey.export({format:'jwk'});" +
   "console.log(Buffer.from(d,'base64url').toString('hex'))\"`";
 
 export const parseExportSigningKey = (env: NodeJS.ProcessEnv): BundleSigningKey | null => {

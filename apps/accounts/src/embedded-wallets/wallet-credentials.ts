@@ -184,7 +184,9 @@ export class WalletCredentials {
     return { status: 201, body: renderCredential(row) };
   }
 
-  /** PASSKEY: the attestation is verified against the platform-issued challenge on the first call; the key is bound to the pending request. */
+  /**
+   * PASSKEY: the attestation is verified against the platform-issued challenge on the first call; the key is bound to the pending request.
+   */
   private async createPasskey(context: RequestContext, command: CreatePasskeyCredentialCommand): Promise<CredentialReply> {
     const { attestation, nickname, challenge } = command;
     const wallet = await this.lookups.wallet(command.accountId, context.platformId);

@@ -109,7 +109,10 @@ export const openOtpBundle = async (encryptedOtpBundle: string, targetPrivateKey
   }
 };
 
-/** encryptedWalletCredentials of an export: the mnemonic sealed to clientPublicKey, data = hex JSON {encappedPublic, ciphertext, organizationId}. */
+/**
+ * encryptedWalletCredentials of an export: the mnemonic sealed to
+ * clientPublicKey, data = hex JSON {encappedPublic, ciphertext, organizationId}.
+ */
 export const exportBundle = async (
   clientPublicKeyHex: string,
   mnemonic: string,

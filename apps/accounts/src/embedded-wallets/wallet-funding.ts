@@ -49,7 +49,8 @@ export class WalletFunding {
       throw new DomainError(
         'WALLET_SIGNATURE_MISSING',
         'unauthorized',
-        'Executing a quote from an Embedded Wallet needs Grid-Wallet-Signature: a stamp over the quote’s paymentInstructions[].accountOrWalletInfo.payloadToSign.',
+        'Executing a quote from an Embedded Wallet needs Grid-Wallet-Signature: a stamp over the quote’s ' +
+          'paymentInstructions[].accountOrWalletInfo.payloadToSign.',
       );
     }
     const now = this.clock.now();

@@ -26,7 +26,8 @@ export class WalletKeys {
       );
     } else {
       this.logger.warn(
-        'EMBEDDED_WALLET_EXPORT_SIGNING_KEY is unset: production wallet exports and OTP target bundles carry empty dataSignature and enclaveQuorumPublic.',
+        'EMBEDDED_WALLET_EXPORT_SIGNING_KEY is unset: production wallet exports and OTP target bundles carry empty dataSignature and ' +
+          'enclaveQuorumPublic.',
       );
     }
   }

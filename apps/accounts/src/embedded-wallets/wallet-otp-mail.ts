@@ -40,7 +40,8 @@ export class WalletOtpMail {
     this.otpKey = otpDigestKey(options.keyEncryptionKey);
     if (!options.smtp) {
       this.logger.warn(
-        'No SMTP relay is configured (SMTP_HOST, MAIL_FROM): production platforms’ EMAIL_OTP challenges answer 503 EMAIL_DELIVERY_UNAVAILABLE.',
+        'No SMTP relay is configured (SMTP_HOST, MAIL_FROM): production platforms’ EMAIL_OTP challenges answer 503 ' +
+          'EMAIL_DELIVERY_UNAVAILABLE.',
       );
     }
   }

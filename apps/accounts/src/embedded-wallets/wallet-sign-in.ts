@@ -129,7 +129,10 @@ export class WalletSignIn {
     }
   }
 
-  /** OAUTH verify: one call; a fresh token of the registered identity with nonce = sha256(clientPublicKey) gives a session key sealed to clientPublicKey. */
+  /**
+   * OAUTH verify: one call; a fresh token of the registered identity with nonce
+   * = sha256(clientPublicKey) gives a session key sealed to clientPublicKey.
+   */
   private async verifyOauth(context: RequestContext, credential: CredentialRow, command: VerifyCredentialCommand): Promise<SessionReply> {
     const clientPublicKey = requireClientPublicKey(command.clientPublicKey);
     const now = this.clock.now();

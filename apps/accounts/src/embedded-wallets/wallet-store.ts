@@ -129,7 +129,8 @@ export class WalletStore {
     const { rows } = await this.pool.query(
       `SELECT c.customer_id, c.email FROM ${this.t('wallet_customers')} c
        WHERE c.platform_id = $1 AND c.email IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM ${this.t('internal_accounts')} a WHERE a.platform_id = c.platform_id AND a.customer_id = c.customer_id AND a.account_type = 'EMBEDDED_WALLET')
+         AND NOT EXISTS (SELECT 1 FROM ${this.t('internal_accounts')} a WHERE a.platform_id = c.platform_id
+         AND a.customer_id = c.customer_id AND a.account_type = 'EMBEDDED_WALLET')
        ORDER BY c.customer_id`,
       [platformId],
     );
@@ -148,12 +149,14 @@ export class WalletStore {
   }): Promise<void> {
     await this.transaction(async (client) => {
       const inserted = await client.query(
-        `INSERT INTO ${this.t('wallet_keys')} (account_id, platform_id, customer_id, sealed_mnemonic, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO NOTHING`,
+        `INSERT INTO ${this.t('wallet_keys')} (account_id, platform_id, customer_id, sealed_mnemonic, created_at)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO NOTHING`,
         [input.accountId, input.platformId, input.customerId, input.sealedMnemonic, input.now],
       );
       if (inserted.rowCount === 1) {
         await client.query(
-          `INSERT INTO ${this.t('auth_credentials')} (id, platform_id, account_id, type, nickname, credential_id, identity, created_at, updated_at)
+          `INSERT INTO ${this.t('auth_credentials')} (id, platform_id, account_id, type, nickname, credential_id, identity, created_at,
+           updated_at)
            VALUES ($1, $2, $3, 'EMAIL_OTP', $4, NULL, NULL, $5, $5)`,
           [input.credentialId, input.platformId, input.accountId, input.email, input.now],
         );
@@ -188,7 +191,8 @@ export class WalletStore {
   /** The EMAIL_OTP credential follows the customer's email. */
   async renameEmailCredential(accountId: string, email: string, now: Date): Promise<void> {
     await this.pool.query(
-      `UPDATE ${this.t('auth_credentials')} SET nickname = $2, updated_at = $3 WHERE account_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL AND nickname <> $2`,
+      `UPDATE ${this.t('auth_credentials')} SET nickname = $2, updated_at = $3 WHERE account_id = $1 AND type = 'EMAIL_OTP'
+       AND revoked_at IS NULL AND nickname <> $2`,
       [accountId, email, now],
     );
   }
@@ -206,7 +210,8 @@ export class WalletStore {
     client: Pick<Pool, 'query'> = this.pool,
   ): Promise<boolean> {
     const { rows } = await client.query(
-      `SELECT 1 FROM ${this.t('auth_credentials')} WHERE platform_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL AND lower(nickname) = lower($2) AND account_id <> $3 LIMIT 1`,
+      `SELECT 1 FROM ${this.t('auth_credentials')} WHERE platform_id = $1 AND type = 'EMAIL_OTP' AND revoked_at IS NULL
+       AND lower(nickname) = lower($2) AND account_id <> $3 LIMIT 1`,
       [platformId, email, exceptAccountId],
     );
     return rows.length > 0;
@@ -243,7 +248,8 @@ export class WalletStore {
 
   async credentials(accountId: string, platformId: string): Promise<CredentialRow[]> {
     const { rows } = await this.pool.query(
-      `SELECT * FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND platform_id = $2 AND revoked_at IS NULL ORDER BY created_at, id`,
+      `SELECT * FROM ${this.t('auth_credentials')} WHERE account_id = $1 AND platform_id = $2 AND revoked_at IS NULL
+       ORDER BY created_at, id`,
       [accountId, platformId],
     );
     return rows.map(credentialOf);
@@ -259,7 +265,8 @@ export class WalletStore {
 
   async insertCredential(row: CredentialRow): Promise<void> {
     await this.pool.query(
-      `INSERT INTO ${this.t('auth_credentials')} (id, platform_id, account_id, type, nickname, credential_id, identity, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+      `INSERT INTO ${this.t('auth_credentials')} (id, platform_id, account_id, type, nickname, credential_id, identity, created_at,
+       updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
       [
         row.id,
         row.platformId,
@@ -307,10 +314,13 @@ export class WalletStore {
 
   async saveOtp(row: OtpRow & { issuedAt: Date }): Promise<void> {
     await this.pool.query(
-      `INSERT INTO ${this.t('auth_otps')} (credential_id, target_public, sealed_target_private, otp_digest, otp_salt, issued_at, expires_at, used_at)
+      `INSERT INTO ${this.t('auth_otps')} (credential_id, target_public, sealed_target_private, otp_digest, otp_salt, issued_at,
+       expires_at, used_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)
-       ON CONFLICT (credential_id) DO UPDATE SET target_public = EXCLUDED.target_public, sealed_target_private = EXCLUDED.sealed_target_private,
-         otp_digest = EXCLUDED.otp_digest, otp_salt = EXCLUDED.otp_salt, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at, used_at = NULL`,
+       ON CONFLICT (credential_id) DO UPDATE
+       SET target_public = EXCLUDED.target_public, sealed_target_private = EXCLUDED.sealed_target_private,
+         otp_digest = EXCLUDED.otp_digest, otp_salt = EXCLUDED.otp_salt, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at,
+         used_at = NULL`,
       [row.credentialId, row.targetPublic, row.sealedTargetPrivate, row.otpDigest, row.otpSalt, row.issuedAt, row.expiresAt],
     );
   }
@@ -350,14 +360,16 @@ export class WalletStore {
 
   async insertSession(row: SessionRow): Promise<void> {
     await this.pool.query(
-      `INSERT INTO ${this.t('auth_sessions')} (id, platform_id, account_id, credential_id, public_key, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO ${this.t('auth_sessions')} (id, platform_id, account_id, credential_id, public_key, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [row.id, row.platformId, row.accountId, row.credentialId, row.publicKey, row.createdAt, row.expiresAt],
     );
   }
 
   async sessions(accountId: string, platformId: string): Promise<SessionRow[]> {
     const { rows } = await this.pool.query(
-      `SELECT * FROM ${this.t('auth_sessions')} WHERE account_id = $1 AND platform_id = $2 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
+      `SELECT * FROM ${this.t('auth_sessions')} WHERE account_id = $1 AND platform_id = $2 AND revoked_at IS NULL
+       ORDER BY created_at DESC, id DESC`,
       [accountId, platformId],
     );
     return rows.map(sessionOf);
@@ -374,7 +386,8 @@ export class WalletStore {
 
   async insertPending(row: PendingRequest, now: Date): Promise<void> {
     await this.pool.query(
-      `INSERT INTO ${this.t('wallet_pending_requests')} (request_id, platform_id, account_id, operation, target_id, body_digest, payload_to_sign, bound, created_at, expires_at)
+      `INSERT INTO ${this.t('wallet_pending_requests')} (request_id, platform_id, account_id, operation, target_id, body_digest,
+       payload_to_sign, bound, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
         row.requestId,
@@ -411,7 +424,8 @@ export class WalletStore {
    */
   async releasePending(requestId: string, platformId: string, operations?: readonly string[]): Promise<boolean> {
     const result = await this.pool.query(
-      `UPDATE ${this.t('wallet_pending_requests')} SET used_at = NULL WHERE request_id = $1 AND platform_id = $2 AND used_at IS NOT NULL AND ($3::text[] IS NULL OR operation = ANY($3))`,
+      `UPDATE ${this.t('wallet_pending_requests')} SET used_at = NULL WHERE request_id = $1 AND platform_id = $2 AND used_at IS NOT NULL
+       AND ($3::text[] IS NULL OR operation = ANY($3))`,
       [requestId, platformId, operations ? [...operations] : null],
     );
     return result.rowCount === 1;

@@ -34,7 +34,8 @@ export const claimAccountIdentity = (command: ClaimAccountIdentity, identity: Ac
     throw new DomainError(
       'CONFLICT',
       'conflict',
-      `This external account already exists as ${identity.ownerId}: same owner, currency and account identifier. Use it, or delete it first.`,
+      `This external account already exists as ${identity.ownerId}: same owner, currency and account identifier. Use it, or delete it ` +
+        `first.`,
       { existingExternalAccountId: identity.ownerId },
     );
   }

@@ -117,7 +117,10 @@ export class ExternalAccountsController {
     };
   }
 
-  /** Appends the planned account under its claimed identity; when the append fails, the identity is given back unless a twin's account holds it. */
+  /**
+   * Appends the planned account under its claimed identity; when the append
+   * fails, the identity is given back unless a twin's account holds it.
+   */
   private async appendClaimed(context: RequestContext, externalAccountId: string, plan: ExternalAccountPlan): Promise<void> {
     try {
       await this.eventSourcing.handle(externalAccountId, externalAccountDecider, plan.decide, context, { assumeNew: true });

@@ -331,7 +331,9 @@ export class AccountWriter {
     );
   }
 
-  /** The account as last known here, from its snapshot and the events after it, or from its whole stream (or, for a new one, assumed empty). */
+  /**
+   * The account as last known here, from its snapshot and the events after it, or from its whole stream (or, for a new one, assumed empty).
+   */
   private async load(accountId: string, assumeNew: boolean): Promise<{ known: Known; fresh: boolean }> {
     const cached = this.known.get(accountId);
     if (cached) return { known: cached, fresh: false };

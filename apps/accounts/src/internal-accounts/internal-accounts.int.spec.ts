@@ -350,48 +350,52 @@ describe('the accounts service', () => {
     expect((await foldStream(account.id)).events.filter((event) => event.type === 'AccountCredited')).toHaveLength(1);
   });
 
-  it('holds and settles at once in one request when asked to (an instant rail), once however often asked, and refuses both when funds are short', async () => {
-    const platformId = newId('Platform');
-    const account = await newCustomerAccount(platformId);
-    await call(
-      subjects.accounts.internalAccount.fund,
-      { accountId: account.id, amount: 500 } satisfies FundInternalAccountData,
-      platformId,
-    );
-    const hold: HoldData = {
-      accountId: account.id,
-      operationId: 'instant-hold',
-      holdId: 'instant',
-      amount: '300',
-      currency: 'USD',
-      cause: { kind: 'TRANSACTION', id: 'Transaction:instant' },
-      settleOperationId: 'instant-settle',
-    };
-    const replies = await Promise.all([1, 2].map(() => call<InternalAccountWire>(subjects.accounts.ledger.hold, hold, platformId)));
-    // The same settle asked for on its own afterwards (as after a crash) changes nothing.
-    await call(
-      subjects.accounts.ledger.settle,
-      { accountId: account.id, operationId: 'instant-settle', holdId: 'instant' } satisfies SettleHoldData,
-      platformId,
-    );
-    expect(replies.map((reply) => [reply.balance.amount, reply.totalBalance.amount])).toEqual([
-      [200, 200],
-      [200, 200],
-    ]);
-    const { events, state } = await foldStream(account.id);
-    const moved = events.filter((event) => event.type === 'FundsHeld' || event.type === 'HoldSettled');
-    expect(moved.map((event) => event.type)).toEqual(['FundsHeld', 'HoldSettled']);
-    expect(state.kind === 'Open' && [state.available, state.held]).toEqual([200n, 0n]);
-    const short = await domainErrorOf(
-      call(
-        subjects.accounts.ledger.hold,
-        { ...hold, operationId: 'instant-hold-2', holdId: 'instant-2', settleOperationId: 'instant-settle-2' },
+  it(
+    'holds and settles at once in one request when asked to (an instant rail), once however often asked, and refuses both when funds ' +
+      'are short',
+    async () => {
+      const platformId = newId('Platform');
+      const account = await newCustomerAccount(platformId);
+      await call(
+        subjects.accounts.internalAccount.fund,
+        { accountId: account.id, amount: 500 } satisfies FundInternalAccountData,
         platformId,
-      ),
-    );
-    expect([short.code, short.status]).toEqual(['INSUFFICIENT_FUNDS', 400]);
-    expect((await foldStream(account.id)).events).toHaveLength(events.length);
-  });
+      );
+      const hold: HoldData = {
+        accountId: account.id,
+        operationId: 'instant-hold',
+        holdId: 'instant',
+        amount: '300',
+        currency: 'USD',
+        cause: { kind: 'TRANSACTION', id: 'Transaction:instant' },
+        settleOperationId: 'instant-settle',
+      };
+      const replies = await Promise.all([1, 2].map(() => call<InternalAccountWire>(subjects.accounts.ledger.hold, hold, platformId)));
+      // The same settle asked for on its own afterwards (as after a crash) changes nothing.
+      await call(
+        subjects.accounts.ledger.settle,
+        { accountId: account.id, operationId: 'instant-settle', holdId: 'instant' } satisfies SettleHoldData,
+        platformId,
+      );
+      expect(replies.map((reply) => [reply.balance.amount, reply.totalBalance.amount])).toEqual([
+        [200, 200],
+        [200, 200],
+      ]);
+      const { events, state } = await foldStream(account.id);
+      const moved = events.filter((event) => event.type === 'FundsHeld' || event.type === 'HoldSettled');
+      expect(moved.map((event) => event.type)).toEqual(['FundsHeld', 'HoldSettled']);
+      expect(state.kind === 'Open' && [state.available, state.held]).toEqual([200n, 0n]);
+      const short = await domainErrorOf(
+        call(
+          subjects.accounts.ledger.hold,
+          { ...hold, operationId: 'instant-hold-2', holdId: 'instant-2', settleOperationId: 'instant-settle-2' },
+          platformId,
+        ),
+      );
+      expect([short.code, short.status]).toEqual(['INSUFFICIENT_FUNDS', 400]);
+      expect((await foldStream(account.id)).events).toHaveLength(events.length);
+    },
+  );
 
   it('refuses amounts that are not whole minor units', async () => {
     const platformId = newId('Platform');

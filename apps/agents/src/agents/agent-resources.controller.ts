@@ -63,7 +63,8 @@ export class AgentResourcesController {
     const agent = await this.acting.authorize(context, 'createQuote');
     if (data.immediatelyExecute === true)
       throw invalidInput(
-        'immediatelyExecute is not available to agents: execute the quote with POST /agents/me/quotes/{quoteId}/execute, where the agent policy applies.',
+        'immediatelyExecute is not available to agents: execute the quote with POST /agents/me/quotes/{quoteId}/execute, where the ' +
+          'agent policy applies.',
         { field: 'immediatelyExecute' },
       );
     if (data.source?.sourceType !== 'ACCOUNT')

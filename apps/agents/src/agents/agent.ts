@@ -221,7 +221,8 @@ export const issueDeviceCode = (command: IssueDeviceCode, state: Agent): AgentEv
     throw new DomainError(
       'CONFLICT',
       'conflict',
-      `Agent ${agent.id} is already connected: its device code was redeemed. Delete the agent and create a new one to install it elsewhere.`,
+      `Agent ${agent.id} is already connected: its device code was redeemed. Delete the agent and create a new one to install it ` +
+        `elsewhere.`,
       { agentId: agent.id },
     );
   }

@@ -35,13 +35,16 @@ describe('authorizeAgentRoute', () => {
       );
   });
 
-  it('a quote is read by an agent that may create quotes or only execute them (issue 15: quotes need CREATE_QUOTES / EXECUTE_QUOTES)', () => {
-    expect(authorizeAgentRoute(agent(['CREATE_QUOTES']), 'getQuote').id).toBe('Agent:a');
-    expect(authorizeAgentRoute(agent(['EXECUTE_QUOTES']), 'getQuote').id).toBe('Agent:a');
-    for (const other of ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'MANAGE_EXTERNAL_ACCOUNTS'] as const) {
-      expect(() => authorizeAgentRoute(agent([other]), 'getQuote')).toThrow(expect.objectContaining({ status: 403, code: 'FORBIDDEN' }));
-    }
-  });
+  it(
+    'a quote is read by an agent that may create quotes or only execute them (issue 15: ' + 'quotes need CREATE_QUOTES / EXECUTE_QUOTES)',
+    () => {
+      expect(authorizeAgentRoute(agent(['CREATE_QUOTES']), 'getQuote').id).toBe('Agent:a');
+      expect(authorizeAgentRoute(agent(['EXECUTE_QUOTES']), 'getQuote').id).toBe('Agent:a');
+      for (const other of ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'MANAGE_EXTERNAL_ACCOUNTS'] as const) {
+        expect(() => authorizeAgentRoute(agent([other]), 'getQuote')).toThrow(expect.objectContaining({ status: 403, code: 'FORBIDDEN' }));
+      }
+    },
+  );
 
   it.each(routes)('an agent with every permission may call %s; with none only the routes that need nothing', (route) => {
     expect(authorizeAgentRoute(agent([...agentPermissions]), route).id).toBe('Agent:a');

@@ -105,13 +105,15 @@ export const evaluateSpend = (policy: StoredPolicy, request: SpendRequest, usage
   }
   if (limits.dailyLimit != null && usage.dailySpend + charge > BigInt(limits.dailyLimit)) {
     throw velocity(
-      `This request (${inPolicy(charge)}) would bring today's spend to ${inPolicy(usage.dailySpend + charge)}, above the daily limit of ${inPolicy(BigInt(limits.dailyLimit))}.`,
+      `This request (${inPolicy(charge)}) would bring today's spend to ${inPolicy(usage.dailySpend + charge)}, above the daily limit ` +
+        `of ${inPolicy(BigInt(limits.dailyLimit))}.`,
       { limit: 'dailyLimit', dailyLimit: toWireMinorUnits(BigInt(limits.dailyLimit)) },
     );
   }
   if (limits.monthlyLimit != null && usage.monthlySpend + charge > BigInt(limits.monthlyLimit)) {
     throw velocity(
-      `This request (${inPolicy(charge)}) would bring this month's spend to ${inPolicy(usage.monthlySpend + charge)}, above the monthly limit of ${inPolicy(BigInt(limits.monthlyLimit))}.`,
+      `This request (${inPolicy(charge)}) would bring this month's spend to ${inPolicy(usage.monthlySpend + charge)}, above the monthly ` +
+        `limit of ${inPolicy(BigInt(limits.monthlyLimit))}.`,
       { limit: 'monthlyLimit', monthlyLimit: toWireMinorUnits(BigInt(limits.monthlyLimit)) },
     );
   }

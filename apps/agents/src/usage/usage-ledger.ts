@@ -77,7 +77,8 @@ export class UsageLedger {
       // A retried request reserves again under the same action id once its earlier reservation was given back.
       const reserved = await client.query(
         `INSERT INTO ${s}.agent_usage_reservations (action_id, agent_id, day, month, amount, reserved_at) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (action_id) DO UPDATE SET agent_id = $2, day = $3, month = $4, amount = $5, reserved_at = $6, released = false WHERE ${s}.agent_usage_reservations.released`,
+         ON CONFLICT (action_id) DO UPDATE SET agent_id = $2, day = $3, month = $4, amount = $5, reserved_at = $6, released = false
+         WHERE ${s}.agent_usage_reservations.released`,
         [actionId, agentId, day, month, charge, now],
       );
       // Held by another attempt of the same request still in flight: roll back, so nothing is counted twice.
@@ -94,13 +95,15 @@ export class UsageLedger {
     const s = this.schema;
     return this.transaction(async (client) => {
       const { rows } = await client.query<{ agent_id: string; day: string; month: string; amount: string }>(
-        `SELECT agent_id, to_char(day, 'YYYY-MM-DD') AS day, month, amount FROM ${s}.agent_usage_reservations WHERE action_id = $1 AND NOT released FOR UPDATE`,
+        `SELECT agent_id, to_char(day, 'YYYY-MM-DD') AS day, month, amount FROM ${s}.agent_usage_reservations WHERE action_id = $1
+         AND NOT released FOR UPDATE`,
         [actionId],
       );
       const reservation = rows[0];
       if (!reservation) return false;
       await client.query(
-        `UPDATE ${s}.agent_usage_daily SET transaction_count = greatest(transaction_count - 1, 0), spend = greatest(spend - $3, 0) WHERE agent_id = $1 AND day = $2`,
+        `UPDATE ${s}.agent_usage_daily SET transaction_count = greatest(transaction_count - 1, 0), spend = greatest(spend - $3, 0)
+         WHERE agent_id = $1 AND day = $2`,
         [reservation.agent_id, reservation.day, reservation.amount],
       );
       await client.query(`UPDATE ${s}.agent_usage_monthly SET spend = greatest(spend - $3, 0) WHERE agent_id = $1 AND month = $2`, [
@@ -120,8 +123,10 @@ export class UsageLedger {
   async unreleased(before: Date, limit: number): Promise<{ actionId: string; status: string | null }[]> {
     const rows = await this.eventSourcing.read<{ action_id: string; status: string | null }>(
       'agents-usage-unreleased',
-      `SELECT r.action_id, a.status FROM ${this.schema}.agent_usage_reservations r LEFT JOIN ${this.schema}.agent_actions a ON a.id = r.action_id
-       WHERE NOT r.released AND r.reserved_at < $1 AND (a.id IS NULL OR a.status IN ('REJECTED', 'FAILED')) ORDER BY r.reserved_at LIMIT $2`,
+      `SELECT r.action_id, a.status FROM ${this.schema}.agent_usage_reservations r
+       LEFT JOIN ${this.schema}.agent_actions a ON a.id = r.action_id
+       WHERE NOT r.released AND r.reserved_at < $1 AND (a.id IS NULL OR a.status IN ('REJECTED', 'FAILED'))
+       ORDER BY r.reserved_at LIMIT $2`,
       [before, limit],
     );
     return rows.map((row) => ({ actionId: row.action_id, status: row.status }));

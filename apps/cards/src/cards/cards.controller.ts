@@ -191,9 +191,11 @@ export class CardsController {
     const direction = sortOrder === 'asc' ? 'ASC' : 'DESC';
     const values = [...filters.values];
     const keyset = after
-      ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, $${values.push(after.id)}::text)`
+      ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, ` +
+        `$${values.push(after.id)}::text)`
       : '';
-    const pageSql = `SELECT id, card, created_at FROM cards.cards WHERE ${filters.where}${keyset} ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.push(limit + 1)}`;
+    const pageSql = `SELECT id, card, created_at FROM cards.cards WHERE ${filters.where}${keyset}
+                     ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.push(limit + 1)}`;
     const countSql = `SELECT count(*) AS count FROM cards.cards WHERE ${filters.where}`;
     const [rows, [count]] = await Promise.all([
       this.eventSourcing.read<{ id: string; card: CardView; created_at: Date }>(statementName('cards-page', pageSql), pageSql, values),

@@ -47,7 +47,8 @@ export const issueCard = (command: IssueCard, state: Card): CardEvent[] => {
     throw new DomainError(
       'CARDHOLDER_KYC_NOT_APPROVED',
       'validation',
-      `Cardholder ${data.cardholderId} has KYC status ${data.cardholderKycStatus ?? 'UNVERIFIED'}; a card is issued only to a cardholder whose KYC is APPROVED.`,
+      `Cardholder ${data.cardholderId} has KYC status ${data.cardholderKycStatus ?? 'UNVERIFIED'}; a card is issued only to a ` +
+        `cardholder whose KYC is APPROVED.`,
       { field: 'cardholderId', kycStatus: data.cardholderKycStatus ?? 'UNVERIFIED' },
     );
   }

@@ -43,7 +43,8 @@ export const checkOwnershipTotal = (others: readonly BeneficialOwner[], percenta
   const allocated = totalOwnership(others);
   if (allocated + percentage > MAX_OWNERSHIP_PERCENT) {
     throw invalidInput(
-      `ownershipPercentage ${percentage} would bring the business's total ownership to ${allocated + percentage}%; ${allocated}% is already held by its other owners, so at most ${MAX_OWNERSHIP_PERCENT - allocated} is available.`,
+      `ownershipPercentage ${percentage} would bring the business's total ownership to ${allocated + percentage}%; ${allocated}% is ` +
+        `already held by its other owners, so at most ${MAX_OWNERSHIP_PERCENT - allocated} is available.`,
       { field: 'ownershipPercentage', allocatedPercent: allocated, availablePercent: MAX_OWNERSHIP_PERCENT - allocated },
     );
   }

@@ -142,20 +142,23 @@ describe('the 100% ceiling under concurrent writers', () => {
     });
   });
 
-  it('eight concurrent owners of 20%: never more than 100% recorded, every refusal a 4xx, and the list agrees with the replies', async () => {
-    const customerId = await createBusiness();
-    const replies = await Promise.all(
-      Array.from({ length: 8 }, (_, index) =>
-        outcome(ask<BeneficialOwnerWire>(subjects.customers.beneficialOwner.create, owner(customerId, `Owner${index}`, 20))),
-      ),
-    );
-    const accepted = replies.flatMap((reply) => (reply.ok ? [reply.value.id] : []));
-    expect(accepted.length).toBeLessThanOrEqual(5);
-    for (const reply of replies) if (!reply.ok) expect([400, 409]).toContain(reply.error.status);
-    const listed = await ask<Page<BeneficialOwnerWire>>(subjects.customers.beneficialOwner.list, { customerId, limit: 100 });
-    expect(listed.data.map((item) => item.id).sort()).toEqual(accepted.sort());
-    expect(listed.data.reduce((sum, item) => sum + item.ownershipPercentage, 0)).toBe(accepted.length * 20);
-  });
+  it(
+    'eight concurrent owners of 20%: never more than 100% recorded, ' + 'every refusal a 4xx, and the list agrees with the replies',
+    async () => {
+      const customerId = await createBusiness();
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, (_, index) =>
+          outcome(ask<BeneficialOwnerWire>(subjects.customers.beneficialOwner.create, owner(customerId, `Owner${index}`, 20))),
+        ),
+      );
+      const accepted = replies.flatMap((reply) => (reply.ok ? [reply.value.id] : []));
+      expect(accepted.length).toBeLessThanOrEqual(5);
+      for (const reply of replies) if (!reply.ok) expect([400, 409]).toContain(reply.error.status);
+      const listed = await ask<Page<BeneficialOwnerWire>>(subjects.customers.beneficialOwner.list, { customerId, limit: 100 });
+      expect(listed.data.map((item) => item.id).sort()).toEqual(accepted.sort());
+      expect(listed.data.reduce((sum, item) => sum + item.ownershipPercentage, 0)).toBe(accepted.length * 20);
+    },
+  );
 });
 
 describe('tenancy', () => {

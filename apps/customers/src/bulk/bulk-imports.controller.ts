@@ -55,7 +55,8 @@ export class BulkImportsController {
       throw new DomainError(
         'CONFLICT',
         'conflict',
-        `This file was imported before as bulk upload job ${jobId} (${state.status}); see GET /customers/bulk/jobs/${jobId}. Upload a changed file to import again.`,
+        `This file was imported before as bulk upload job ${jobId} (${state.status}); see GET /customers/bulk/jobs/${jobId}. Upload a ` +
+          `changed file to import again.`,
         { jobId },
       );
     }

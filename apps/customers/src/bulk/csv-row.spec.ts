@@ -161,7 +161,8 @@ describe('parseRow', () => {
   it('imports the example of the reference as it is written: short rows, no $, no legal name', () => {
     // The example of POST /customers/bulk/csv in grid-openapi.yaml: 12 columns named, rows of 10.
     const example = [
-      'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,platformAccountId,businessLegalName',
+      'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,platformAccountId,' +
+        'businessLegalName',
       'john.doe@uma.domain.com,customer123,INDIVIDUAL,John Doe,1990-01-15,123 Main St,San Francisco,CA,94105,US',
       'acme@uma.domain.com,biz456,BUSINESS,,,400 Commerce Way,Austin,TX,78701,US',
     ].map((line) => line.split(','));

@@ -30,7 +30,8 @@ export const checkCurrencies = (currencies: readonly string[], settings: Platfor
     throw new DomainError(
       'INVALID_CURRENCY',
       'validation',
-      `${unsupported.join(', ')} ${unsupported.length === 1 ? 'is' : 'are'} not among the platform's supported currencies (${settings.supportedCurrencies.join(', ')}). Add it with PATCH /config first.`,
+      `${unsupported.join(', ')} ${unsupported.length === 1 ? 'is' : 'are'} not among the platform's supported currencies ` +
+        `(${settings.supportedCurrencies.join(', ')}). Add it with PATCH /config first.`,
       { field, unsupported },
     );
   }

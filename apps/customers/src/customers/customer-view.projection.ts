@@ -45,7 +45,8 @@ export const CustomerEntity = new EntitySchema<CustomerRow>({
 
 /** GET /customers/{id} reads with plain SQL (see EventSourcing.read); the row as PostgreSQL returns it. */
 export const CUSTOMER_BY_ID = `SELECT id, platform_id, platform_customer_id, customer_type, uma_address, region, currencies,
-  verification_status, profile, beneficial_owners, is_deleted, created_at, updated_at FROM customers.customers WHERE id = $1 AND platform_id = $2`;
+  verification_status, profile, beneficial_owners, is_deleted, created_at, updated_at FROM customers.customers WHERE id = $1
+  AND platform_id = $2`;
 
 export type CustomerRowColumns = {
   id: string;

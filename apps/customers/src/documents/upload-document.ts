@@ -80,7 +80,8 @@ export const uploadDocument = (command: UploadDocument, customer: Customer): Cus
   }
   if (existing.documents.length >= MAX_DOCUMENTS_PER_CUSTOMER) {
     throw invalidInput(
-      `Customer ${customerId} and its owners already have ${MAX_DOCUMENTS_PER_CUSTOMER} documents, the most one customer may have; delete or replace one.`,
+      `Customer ${customerId} and its owners already have ${MAX_DOCUMENTS_PER_CUSTOMER} documents, the most one customer may have; ` +
+        `delete or replace one.`,
       {
         field: 'documentHolder',
       },
@@ -133,7 +134,8 @@ export const deleteDocument = (command: DeleteDocument, customer: Customer): Cus
     throw new DomainError(
       'CONFLICT',
       'conflict',
-      `Document ${documentId} was submitted for verification and can no longer be deleted; replace it with PUT /documents/${documentId} instead.`,
+      `Document ${documentId} was submitted for verification and can no longer be deleted; replace it with PUT /documents/${documentId} ` +
+        `instead.`,
       {
         documentId,
       },

@@ -28,7 +28,8 @@ export const issueKycLink = (command: IssueKycLink, customer: Customer): Custome
     throw new DomainError(
       'CONFLICT',
       'conflict',
-      `Customer ${customerId} already has ${MAX_OPEN_KYC_LINKS} unused KYC links that have not expired; use one of them, or wait until they expire.`,
+      `Customer ${customerId} already has ${MAX_OPEN_KYC_LINKS} unused KYC links that have not expired; use one of them, or wait until ` +
+        `they expire.`,
       {
         openLinks: MAX_OPEN_KYC_LINKS,
       },

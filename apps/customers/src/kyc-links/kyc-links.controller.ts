@@ -54,7 +54,8 @@ export class KycLinksController {
       throw new DomainError(
         'FORBIDDEN',
         'forbidden',
-        'Hosted KYC links need a KYC provider, and none is configured for production platforms in this deployment; submit customers with POST /verifications instead.',
+        'Hosted KYC links need a KYC provider, and none is configured for production platforms in this deployment; submit customers ' +
+          'with POST /verifications instead.',
         {
           environment: settings.environment,
         },

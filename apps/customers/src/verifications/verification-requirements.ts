@@ -46,7 +46,8 @@ const documentReasons: Readonly<Record<DocumentRequirement, string>> = {
   MISSING_IDENTITY_DOCUMENT:
     'An identity document (passport, driver’s license or national id) is required for a person who is not a US taxpayer',
   MISSING_LEGAL_PRESENCE_DOCUMENT:
-    'A company formation document (certificate or articles of incorporation, articles of association or a state registry excerpt) is required',
+    'A company formation document (certificate or articles of incorporation, articles of association or a state registry excerpt) is ' +
+    'required',
   MISSING_OWNERSHIP_STRUCTURE_DOCUMENT:
     'A document showing the ownership structure (shareholder register, trust or partnership agreement) is required',
   MISSING_PROOF_OF_ADDRESS_DOCUMENT: 'A proof of the business address dated within the last 3 months is required',

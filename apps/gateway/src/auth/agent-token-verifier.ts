@@ -21,7 +21,8 @@ export const agentTokensRefusedOnPlatformRoutes: AgentTokenVerifier = {
     throw new DomainError(
       'UNAUTHORIZED',
       'unauthorized',
-      'A Bearer token is an agent token and works only on /agents/me routes. Platform routes take Authorization: Basic base64(clientId:clientSecret) of an API token.',
+      'A Bearer token is an agent token and works only on /agents/me routes. Platform routes take Authorization: Basic ' +
+        'base64(clientId:clientSecret) of an API token.',
     );
   },
 };
@@ -43,7 +44,8 @@ export class AgentTokens {
       new DomainError(
         'UNAUTHORIZED',
         'unauthorized',
-        `${why} Send Authorization: Bearer <accessToken> from POST /agents/device-codes/{code}/redeem; platform credentials (Basic) do not work on /agents/me routes.`,
+        `${why} Send Authorization: Bearer <accessToken> from POST /agents/device-codes/{code}/redeem; platform credentials (Basic) do ` +
+          `not work on /agents/me routes.`,
       );
     if (!authorization) throw refuse('No credentials were sent.');
     const [scheme, token, ...rest] = authorization.trim().split(/\s+/);

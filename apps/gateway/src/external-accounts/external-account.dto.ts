@@ -10,7 +10,8 @@ import { Optional } from '../http/validation';
 const CURRENCY_CODE = /^[A-Z]{3,5}$/;
 const currencyMessage = (name: string) => `${name} must be an ISO 4217 currency code in capitals, such as USD`;
 const accountInfoDescription =
-  'An accountInfo variant selected by accountType (USD_ACCOUNT, EUR_ACCOUNT, SPARK_WALLET, …), validated per variant by the accounts service.';
+  'An accountInfo variant selected by accountType (USD_ACCOUNT, EUR_ACCOUNT, SPARK_WALLET, …), validated per variant by the accounts ' +
+  'service.';
 
 class PlatformExternalAccountFields {
   @ApiProperty({ example: 'USD' })

@@ -15,7 +15,9 @@ export class GatewayMetrics {
 
   readonly httpRequests = new Histogram({
     name: 'corridor_http_request_duration_seconds',
-    help: 'HTTP requests the gateway answered, from arrival to the last byte: by method, route template and status (rate: _count; errors: status 5xx).',
+    help:
+      'HTTP requests the gateway answered, from arrival to the last byte: by method, route template and status (rate: _count; ' +
+      'errors: status 5xx).',
     labelNames: ['method', 'route', 'status'],
     buckets: LATENCY_BUCKETS_SECONDS,
     registers: [this.registry],
@@ -25,7 +27,8 @@ export class GatewayMetrics {
     name: 'corridor_gateway_idempotency_total',
     help:
       'POSTs with an Idempotency-Key by outcome: claimed (first of its key, ran), replayed (answered from the record), ' +
-      'conflict (in flight or another request under the key), released (not a decided outcome: the key is free again), unrecorded (the record could not be written).',
+      ('conflict (in flight or another request under the key), released (not a decided outcome: the key is free again), unrecorded (the ' +
+        'record could not be written).'),
     labelNames: ['outcome'],
     registers: [this.registry],
   });

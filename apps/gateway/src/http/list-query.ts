@@ -56,7 +56,8 @@ export class AsOfQuery {
   @ApiPropertyOptional({
     format: 'date-time',
     description:
-      'Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds them).',
+      'Corridor extension: the resource as it stood at this time (events that occurred at or before it, folded as the read model folds ' +
+      'them).',
   })
   @Optional()
   @IsISO8601({ strict: true }, { message: dateMessage('asOf') })

@@ -71,7 +71,8 @@ export class IdempotencyStore {
       const record = JSON.parse(raw) as Record;
       if (record.fingerprint !== fingerprint) {
         throw conflict(
-          'This Idempotency-Key was already used with a different request. Use a new key for a new request, or send the first request again unchanged.',
+          'This Idempotency-Key was already used with a different request. Use a new key for a new request, or send the first request ' +
+            'again unchanged.',
         );
       }
       if (record.outcome) return record.outcome;

@@ -38,9 +38,12 @@ export const openPage = (page: KycLinkPage, action: string): string =>
     'Identity verification (sandbox)',
     `<h1>Identity verification</h1>
 <p class="note"><strong>Sandbox.</strong> No documents are collected here: choose the outcome the KYC provider would report.</p>
-<p>Customer <code>${escapeHtml(page.customerId)}</code> (${page.customerType === 'BUSINESS' ? 'KYB' : 'KYC'}). This link works once and expires at ${escapeHtml(page.expiresAt)}.</p>
-<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="decision" value="APPROVE"><button class="approve" type="submit">Approve</button></form>
-<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="decision" value="REJECT"><button class="reject" type="submit">Reject</button></form>
+<p>Customer <code>${escapeHtml(page.customerId)}</code> (${page.customerType === 'BUSINESS' ? 'KYB' : 'KYC'}). This link works once and ` +
+      `expires at ${escapeHtml(page.expiresAt)}.</p>
+<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="decision" value="APPROVE"><button class="approve" ` +
+      `type="submit">Approve</button></form>
+<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="decision" value="REJECT"><button class="reject" ` +
+      `type="submit">Reject</button></form>
 `,
   );
 

@@ -35,7 +35,8 @@ export class SandboxUmaReceiveRequest {
 
 const MAX_INFO_KEYS = 50;
 const MAX_INFO_CHARACTERS = 10_000;
-const infoMessage = `receiverCustomerInfo must be an object of at most ${MAX_INFO_KEYS} members (${MAX_INFO_CHARACTERS} characters as JSON)`;
+const infoMessage =
+  `receiverCustomerInfo must be an object of at most ${MAX_INFO_KEYS} ` + `members (${MAX_INFO_CHARACTERS} characters as JSON)`;
 
 /** The optional bodies of approve and reject on a pending incoming payment (read with OptionalBody). */
 export class ApprovePaymentRequest {

@@ -43,8 +43,10 @@ export class TransfersController {
   @ApiOperation({
     summary: 'Move money from an internal account to an external account of the same owner and currency',
     description:
-      'amount is optional. Left out, the transfer moves the whole available balance (the account’s balance, not what is held) of the source internal account as read when the request arrives. ' +
-      'An account with nothing available is a 400 INVALID_AMOUNT (reason NO_AVAILABLE_BALANCE) that moves nothing: there is never a zero-amount transfer. ' +
+      'amount is optional. Left out, the transfer moves the whole available balance (the account’s balance, not what is held) of the ' +
+      'source internal account as read when the request arrives. ' +
+      ('An account with nothing available is a 400 INVALID_AMOUNT (reason NO_AVAILABLE_BALANCE) that moves nothing: there is never a ' +
+        'zero-amount transfer. ') +
       'A retry under the same Idempotency-Key answers with the transfer the first request made. ' +
       'An EMBEDDED_WALLET source takes the wallet’s signed retry (a Corridor departure from the reference, decision 0020): ' +
       'amount is then required; the first call answers 202 with {payloadToSign, requestId, expiresAt} and moves nothing; ' +
@@ -95,7 +97,8 @@ export class TransfersController {
   @ApiOperation({
     summary: 'Pull money from an external (ACH) account into an internal account of the same owner and currency',
     description:
-      'amount is optional in the wire format, but a transfer-in without one is a 400 INVALID_INPUT naming amount: Corridor cannot see the balance of the external account it pulls from, ' +
+      'amount is optional in the wire format, but a transfer-in without one is a 400 INVALID_INPUT naming amount: Corridor cannot see ' +
+      'the balance of the external account it pulls from, ' +
       'so there is no whole balance to pull. Give amount in minor units.',
   })
   transferIn(

@@ -98,7 +98,8 @@ export class TransferInRequest {
   destination: AccountReference;
 
   @amountProperty(
-    'Optional in the wire format, yet required here: Corridor cannot see the external account’s balance, so a transfer-in without it is a 400.',
+    'Optional in the wire format, yet required here: Corridor cannot see the external account’s balance, so a transfer-in without it is ' +
+      'a 400.',
   )
   amount?: number;
 }

@@ -39,9 +39,12 @@ export class LookupQuery {
 }
 
 export const LOOKUP_SENDER_NOTE =
-  'senderUmaAddress and customerId are both optional. A sender named by either is checked (a well-formed address; a live customer of this platform) ' +
-  'and recorded with the lookup. Without one, the lookup is of the receiver alone: the same currencies, estimated rates, limits and lookupId, and ' +
-  'requiredPayerDataFields lists every field any payer must give; no payer is checked. A quote citing the lookupId checks its own payer either way.';
+  'senderUmaAddress and customerId are both optional. A sender named by either is checked (a well-formed address; a live customer of ' +
+  'this platform) ' +
+  ('and recorded with the lookup. Without one, the lookup is of the receiver alone: the same currencies, estimated rates, limits and ' +
+    'lookupId, and ') +
+  ('requiredPayerDataFields lists every field any payer must give; no payer is checked. A quote citing the lookupId checks its own payer ' +
+    'either way.');
 
 const booleanText = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 

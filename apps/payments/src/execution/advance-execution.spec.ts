@@ -149,16 +149,20 @@ describe('AdvanceExecution', () => {
       .thenNothingHappened();
   });
 
-  it('refuses a result that cannot end the step (a programming error, not a client’s): a completing payout must be settled, a failing one not', () => {
-    spec
-      .given(atRail('SUCCESS'))
-      .when(advance('AWAIT_RAIL', { kind: 'DUE' }, at(3_000)))
-      .thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
-    spec
-      .given(atRail('EXECUTION_FAILED'))
-      .when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(3_000)))
-      .thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
-  });
+  it(
+    'refuses a result that cannot end the step (a programming error, not a client’s): a completing payout must be settled, a failing ' +
+      'one not',
+    () => {
+      spec
+        .given(atRail('SUCCESS'))
+        .when(advance('AWAIT_RAIL', { kind: 'DUE' }, at(3_000)))
+        .thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
+      spec
+        .given(atRail('EXECUTION_FAILED'))
+        .when(advance('AWAIT_RAIL', { kind: 'SETTLED' }, at(3_000)))
+        .thenThrows((error) => expect(error.code).toBe('INVALID_STATE_TRANSITION'));
+    },
+  );
 
   it.each([
     ['HOLD', () => executed('SUCCESS'), { kind: 'DUE' }],

@@ -34,7 +34,8 @@ export const evolvePaymentExecution = (row: PaymentExecutionRow | null, recorded
 const paymentExecutionRows: ProjectionRows<PaymentExecutionRow> = {
   load: async (sql, keys) => {
     const rows = await sql.query<{ transaction_id: string; platform_id: string; step: ExecutionStep; due_at: Date; updated_at: Date }>(
-      `SELECT transaction_id, platform_id, step, due_at, updated_at FROM ${sql.schema}.payment_executions WHERE transaction_id = ANY($1::text[])`,
+      `SELECT transaction_id, platform_id, step, due_at, updated_at FROM ${sql.schema}.payment_executions
+       WHERE transaction_id = ANY($1::text[])`,
       [keys],
     );
     return new Map(
@@ -55,7 +56,8 @@ const paymentExecutionRows: ProjectionRows<PaymentExecutionRow> = {
       await sql.query(
         `INSERT INTO ${sql.schema}.payment_executions (transaction_id, platform_id, step, due_at, updated_at)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
-         ON CONFLICT (transaction_id) DO UPDATE SET platform_id = EXCLUDED.platform_id, step = EXCLUDED.step, due_at = EXCLUDED.due_at, updated_at = EXCLUDED.updated_at`,
+         ON CONFLICT (transaction_id) DO UPDATE
+         SET platform_id = EXCLUDED.platform_id, step = EXCLUDED.step, due_at = EXCLUDED.due_at, updated_at = EXCLUDED.updated_at`,
         [
           upserts.map((row) => row.transactionId),
           upserts.map((row) => row.platformId),

@@ -24,7 +24,8 @@ export const notPendingApproval = (transactionId: string, status: string) =>
   new DomainError(
     'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
     'conflict',
-    `Transaction ${transactionId} is ${status} and not waiting for the platform's approval: approve and reject apply only to an incoming payment whose approval webhook was answered 202 (or 422), within the approval window.`,
+    `Transaction ${transactionId} is ${status} and not waiting for the platform's approval: approve and reject apply only to an ` +
+      `incoming payment whose approval webhook was answered 202 (or 422), within the approval window.`,
     { transactionId, status },
   );
 

@@ -65,7 +65,8 @@ const incomingTimerRows: ProjectionRows<IncomingTimerRow> = {
       await sql.query(
         `INSERT INTO ${sql.schema}.incoming_payment_timers (id, platform_id, phase, due_at, updated_at)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
-         ON CONFLICT (id) DO UPDATE SET platform_id = EXCLUDED.platform_id, phase = EXCLUDED.phase, due_at = EXCLUDED.due_at, updated_at = EXCLUDED.updated_at`,
+         ON CONFLICT (id) DO UPDATE
+         SET platform_id = EXCLUDED.platform_id, phase = EXCLUDED.phase, due_at = EXCLUDED.due_at, updated_at = EXCLUDED.updated_at`,
         [
           upserts.map((row) => row.id),
           upserts.map((row) => row.platformId),

@@ -159,7 +159,8 @@ export const acceptReceiver = <Customer extends Pick<CustomerWire, 'id' | 'umaAd
   const { customerId, receiverUmaAddress } = request;
   if (customerId !== undefined && receiverUmaAddress !== undefined && customer.umaAddress !== receiverUmaAddress) {
     throw invalidInput(
-      `receiverUmaAddress ${receiverUmaAddress} is not the UMA address of ${customerId}; send one of the two, or both naming the same customer.`,
+      `receiverUmaAddress ${receiverUmaAddress} is not the UMA address of ${customerId}; send one of the two, or both naming the same ` +
+        `customer.`,
       { field: 'receiverUmaAddress' },
     );
   }
@@ -183,7 +184,8 @@ export const chooseDeposit = (customerId: string, currency: string, targets: Uma
       throw new DomainError(
         'INVALID_CURRENCY',
         'validation',
-        `Customer ${customerId} receives UMA payments into their default deposit account ${fallback.id}, which holds ${fallback.currency}; receive in ${fallback.currency} or change the default.`,
+        `Customer ${customerId} receives UMA payments into their default deposit account ${fallback.id}, which ` +
+          `holds ${fallback.currency}; receive in ${fallback.currency} or change the default.`,
         { field: 'receivingCurrencyCode', depositAccountId: fallback.id, depositCurrency: fallback.currency },
       );
     }

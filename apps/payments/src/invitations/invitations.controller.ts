@@ -225,7 +225,8 @@ export class InvitationsController {
     const customer = page.data.find((candidate) => candidate.umaAddress.toLowerCase() === umaAddress.toLowerCase() && !candidate.isDeleted);
     if (!customer)
       throw invalidInput(
-        `inviterUma ${umaAddress} is not the UMA address of a customer of this platform; an invitation is created from one of your customers.`,
+        `inviterUma ${umaAddress} is not the UMA address of a customer of this platform; an invitation is created from one of your ` +
+          `customers.`,
         { field: 'inviterUma' },
       );
     return customer;

@@ -84,14 +84,16 @@ const realtimeFundingInstructions = (
     : all;
   if (chosen.length === 0) {
     throw invalidInput(
-      `Real-time funding in ${source.currency} is not offered: no payment instructions can be given for it. Fund from an internal account instead.`,
+      `Real-time funding in ${source.currency} is not offered: no payment instructions can be given for it. Fund from an internal ` +
+        `account instead.`,
       { field: 'source.currency' },
     );
   }
   const payWith = wallets ? `to this address on ${source.cryptoNetwork}` : `quoting the reference ${fundingReferenceOf(quoteId)}`;
   return chosen.map((instruction) => ({
     ...instruction,
-    instructionsNotes: `Send exactly ${amount} minor units of ${source.currency} ${payWith} before ${expiresAt}; the quote executes when they arrive.`,
+    instructionsNotes:
+      `Send exactly ${amount} minor units of ${source.currency} ${payWith} before ${expiresAt}; ` + `the quote executes when they arrive.`,
   }));
 };
 
@@ -118,7 +120,9 @@ const walletSigningInstructions = (
         parameters: { signWith: source.accountId, quoteId, amount: amount.toString(), currency: source.currency, receivingCurrency },
       }),
     },
-    instructionsNotes: `Stamp payloadToSign with a session key of the wallet and send it as Grid-Wallet-Signature on POST /quotes/${quoteId}/execute before ${expiresAt}.`,
+    instructionsNotes:
+      `Stamp payloadToSign with a session key of the wallet and send it as Grid-Wallet-Signature on POST ` +
+      `/quotes/${quoteId}/execute before ${expiresAt}.`,
   },
 ];
 
@@ -126,13 +130,15 @@ const checkRequest = (command: CreateQuote): void => {
   const { source, destination, request } = command.data;
   if (source.currency === destination.currency) {
     throw invalidInput(
-      `The source and the destination are both in ${source.currency}, and a quote converts between currencies. Move money within one currency with POST /transfer-in or POST /transfer-out.`,
+      `The source and the destination are both in ${source.currency}, and a quote converts between currencies. Move money within one ` +
+        `currency with POST /transfer-in or POST /transfer-out.`,
       { field: 'destination' },
     );
   }
   if (request.immediatelyExecute === true && source.accountType === 'EMBEDDED_WALLET') {
     throw invalidInput(
-      'immediatelyExecute cannot apply to a quote from an Embedded Wallet: its execution needs a Grid-Wallet-Signature over the quote’s payloadToSign. Create the quote, then POST /quotes/{quoteId}/execute with the stamp.',
+      'immediatelyExecute cannot apply to a quote from an Embedded Wallet: its execution needs a Grid-Wallet-Signature over the quote’s ' +
+        'payloadToSign. Create the quote, then POST /quotes/{quoteId}/execute with the stamp.',
       { field: 'immediatelyExecute' },
     );
   }
@@ -183,7 +189,8 @@ const priceRequest = (command: CreateQuote): PricedQuote => {
       );
     case 'RECEIVES_NOTHING':
       throw outOfRange(
-        `lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency}, after fees, is worth less than one minor unit of ${destination.currency}; send more.`,
+        `lockedCurrencyAmount ${lockedCurrencyAmount} ${source.currency}, after fees, is worth less than one minor unit ` +
+          `of ${destination.currency}; send more.`,
       );
   }
 };
@@ -194,13 +201,15 @@ const checkLimits = (command: CreateQuote, price: PricedQuote): void => {
   const sending = price.totalSendingAmount;
   if (sending < sendingLimits.min || sending > sendingLimits.max || price.totalReceivingAmount > MAX_SAFE) {
     throw outOfRange(
-      `This quote would send ${sending} minor units of ${source.currency}; a payment sends from ${sendingLimits.min} to ${sendingLimits.max}. Change lockedCurrencyAmount.`,
+      `This quote would send ${sending} minor units of ${source.currency}; a payment sends from ${sendingLimits.min} ` +
+        `to ${sendingLimits.max}. Change lockedCurrencyAmount.`,
       { minSendingAmount: Number(sendingLimits.min), maxSendingAmount: Number(sendingLimits.max) },
     );
   }
   if (receivingLimits && (price.totalReceivingAmount < receivingLimits.min || price.totalReceivingAmount > receivingLimits.max)) {
     throw outOfRange(
-      `This quote would deliver ${price.totalReceivingAmount} minor units of ${destination.currency}; the receiver accepts from ${receivingLimits.min} to ${receivingLimits.max}. Change lockedCurrencyAmount.`,
+      `This quote would deliver ${price.totalReceivingAmount} minor units of ${destination.currency}; the receiver accepts ` +
+        `from ${receivingLimits.min} to ${receivingLimits.max}. Change lockedCurrencyAmount.`,
       { minReceivingAmount: Number(receivingLimits.min), maxReceivingAmount: Number(receivingLimits.max) },
     );
   }

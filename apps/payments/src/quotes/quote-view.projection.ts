@@ -83,7 +83,8 @@ type QuoteColumns = {
 const quoteViewRows: ProjectionRows<QuoteRow> = {
   load: async (sql, keys) => {
     const rows = await sql.query<QuoteColumns>(
-      `SELECT id, platform_id, transaction_id, status, terms, created_at, expires_at, updated_at FROM ${sql.schema}.quotes WHERE id = ANY($1::text[])`,
+      `SELECT id, platform_id, transaction_id, status, terms, created_at, expires_at, updated_at FROM ${sql.schema}.quotes
+       WHERE id = ANY($1::text[])`,
       [keys],
     );
     return new Map(
@@ -106,8 +107,10 @@ const quoteViewRows: ProjectionRows<QuoteRow> = {
     if (upserts.length > 0) {
       await sql.query(
         `INSERT INTO ${sql.schema}.quotes (id, platform_id, transaction_id, status, terms, created_at, expires_at, updated_at)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[])
-         ON CONFLICT (id) DO UPDATE SET platform_id = EXCLUDED.platform_id, transaction_id = EXCLUDED.transaction_id, status = EXCLUDED.status, terms = EXCLUDED.terms,
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::timestamptz[],
+         $8::timestamptz[])
+         ON CONFLICT (id) DO UPDATE
+         SET platform_id = EXCLUDED.platform_id, transaction_id = EXCLUDED.transaction_id, status = EXCLUDED.status, terms = EXCLUDED.terms,
            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at`,
         [
           upserts.map((row) => row.id),

@@ -32,7 +32,8 @@ export const resolveUmaDestination = (
   if (options.lookedUp) return { umaAddress, currency: requestedCurrency ?? '' };
   if (domain.toLowerCase() !== SANDBOX_UMA_DOMAIN) {
     throw invalidInput(
-      `Paying ${umaAddress} needs a receiver lookup: call GET /receiver/uma/{receiverUmaAddress} and pass its lookupId with the quote. Only sandbox addresses such as $success.eur@${SANDBOX_UMA_DOMAIN} can be quoted without one.`,
+      `Paying ${umaAddress} needs a receiver lookup: call GET /receiver/uma/{receiverUmaAddress} and pass its lookupId with the quote. ` +
+        `Only sandbox addresses such as $success.eur@${SANDBOX_UMA_DOMAIN} can be quoted without one.`,
       {
         field: 'destination.umaAddress',
       },

@@ -39,7 +39,10 @@ type ExecutionData = { transactionId: string; at: string; transaction: Transacti
 export type PaymentExecutionStarted = { type: 'PaymentExecutionStarted'; data: ExecutionData & { quoteId: string } };
 /** The sending amount is reserved on the source; the payout is at the rail. No status change. */
 export type PaymentFundsHeld = { type: 'PaymentFundsHeld'; data: ExecutionData & { holdId: string; amount: string; currency: string } };
-/** → COMPLETED: the payout reached the destination, the hold is settled and an internal destination credited (or a cancellation was refunded). */
+/**
+ * → COMPLETED: the payout reached the destination, the hold is settled
+ * and an internal destination credited (or a cancellation was refunded).
+ */
 export type PaymentCompleted = { type: 'PaymentCompleted'; data: ExecutionData };
 /** → FAILED with failureReason. */
 export type PaymentFailed = { type: 'PaymentFailed'; data: ExecutionData };

@@ -45,7 +45,10 @@ const bySuffix: Readonly<Record<string, RailOutcome>> = {
   '007': 'PAYOUT_AND_REFUND_FAILED',
 };
 
-/** The outcome for an external account, from the last three characters of its primary identifier (the user part of an address with a domain). */
+/**
+ * The outcome for an external account, from the last three characters of
+ * its primary identifier (the user part of an address with a domain).
+ */
 export const railOutcomeOfIdentifier = (identifier: string): RailOutcome => {
   const localPart = identifier.split('@')[0] ?? identifier;
   return bySuffix[localPart.slice(-3)] ?? 'SUCCESS';

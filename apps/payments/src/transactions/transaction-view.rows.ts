@@ -24,7 +24,8 @@ type Columns = {
 export const transactionViewRows: ProjectionRows<TransactionRow> = {
   load: async (sql, keys) => {
     const rows = await sql.query<Columns>(
-      `SELECT id, platform_id, customer_id, platform_customer_id, type, status, record, source_account, destination_account, reference, created_at, updated_at FROM ${sql.schema}.transactions WHERE id = ANY($1::text[])`,
+      `SELECT id, platform_id, customer_id, platform_customer_id, type, status, record, source_account, destination_account, reference,
+       created_at, updated_at FROM ${sql.schema}.transactions WHERE id = ANY($1::text[])`,
       [keys],
     );
     return new Map(
@@ -50,13 +51,18 @@ export const transactionViewRows: ProjectionRows<TransactionRow> = {
   save: async (sql, { upserts, deletes }) => {
     if (upserts.length > 0) {
       await sql.query(
-        `INSERT INTO ${sql.schema}.transactions (id, platform_id, customer_id, platform_customer_id, type, status, record, source_account, destination_account, reference, created_at, updated_at)
-         SELECT r.id, r.platform_id, r.customer_id, r.platform_customer_id, r.type, r.status, r.record, r.source_account, r.destination_account, r.reference, r.created_at, r.updated_at
-           FROM jsonb_to_recordset($1::jsonb) AS r(id text, platform_id text, customer_id text, platform_customer_id text, type text, status text, record jsonb,
+        `INSERT INTO ${sql.schema}.transactions (id, platform_id, customer_id, platform_customer_id, type, status, record, source_account,
+         destination_account, reference, created_at, updated_at)
+         SELECT r.id, r.platform_id, r.customer_id, r.platform_customer_id, r.type, r.status, r.record, r.source_account,
+         r.destination_account, r.reference, r.created_at, r.updated_at
+           FROM jsonb_to_recordset($1::jsonb) AS r(id text, platform_id text, customer_id text, platform_customer_id text, type text,
+           status text, record jsonb,
              source_account text, destination_account text, reference text, created_at timestamptz, updated_at timestamptz)
-         ON CONFLICT (id) DO UPDATE SET platform_id = EXCLUDED.platform_id, customer_id = EXCLUDED.customer_id, platform_customer_id = EXCLUDED.platform_customer_id,
+         ON CONFLICT (id) DO UPDATE
+         SET platform_id = EXCLUDED.platform_id, customer_id = EXCLUDED.customer_id, platform_customer_id = EXCLUDED.platform_customer_id,
            type = EXCLUDED.type, status = EXCLUDED.status, record = EXCLUDED.record, source_account = EXCLUDED.source_account,
-           destination_account = EXCLUDED.destination_account, reference = EXCLUDED.reference, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
+           destination_account = EXCLUDED.destination_account, reference = EXCLUDED.reference, created_at = EXCLUDED.created_at,
+           updated_at = EXCLUDED.updated_at`,
         [
           JSON.stringify(
             upserts.map((row) => ({

@@ -64,9 +64,11 @@ export class TransactionsController {
     const direction = sortOrder === 'asc' ? 'ASC' : 'DESC';
     const values = [...filters.values];
     const keyset = after
-      ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, $${values.push(after.id)}::text)`
+      ? ` AND (created_at, id) ${sortOrder === 'asc' ? '>' : '<'} ($${values.push(new Date(after.createdAt))}::timestamptz, ` +
+        `$${values.push(after.id)}::text)`
       : '';
-    const pageSql = `SELECT id, record, created_at FROM payments.transactions WHERE ${filters.where}${keyset} ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.push(limit + 1)}`;
+    const pageSql = `SELECT id, record, created_at FROM payments.transactions WHERE ${filters.where}${keyset}
+                     ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.push(limit + 1)}`;
     const [rows, totalCount] = await Promise.all([
       this.eventSourcing.read<{ id: string; record: AnyTransactionRecord; created_at: Date }>(
         statementName('transactions-page', pageSql),

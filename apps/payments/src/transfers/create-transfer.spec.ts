@@ -209,24 +209,31 @@ describe('the amount a transfer moves', () => {
     expect(given(7_500n).whenAsked(undefined)()).toBe(7_500n);
   });
 
-  it('given nothing available, a transfer-out without an amount is a 400 saying how to fund the account, never a zero-amount transfer', () => {
-    const error = refusal(given(0n).whenAsked(undefined));
-    expect([error.code, error.status, error.details]).toEqual([
-      'INVALID_AMOUNT',
-      400,
-      { field: 'amount', reason: 'NO_AVAILABLE_BALANCE', accountId: internalAccountId, available: '0' },
-    ]);
-    expect(error.message).toContain('Fund the account first');
-  });
+  it(
+    'given nothing available, a transfer-out without an amount is a 400 saying how to fund the account, ' + 'never a zero-amount transfer',
+    () => {
+      const error = refusal(given(0n).whenAsked(undefined));
+      expect([error.code, error.status, error.details]).toEqual([
+        'INVALID_AMOUNT',
+        400,
+        { field: 'amount', reason: 'NO_AVAILABLE_BALANCE', accountId: internalAccountId, available: '0' },
+      ]);
+      expect(error.message).toContain('Fund the account first');
+    },
+  );
 
   it('given more available than one transfer moves, a transfer-out without an amount asks for one rather than moving part', () => {
     const error = refusal(given(BigInt(TRANSFER_AMOUNT_MAX) + 1n).whenAsked(undefined));
     expect([error.code, error.details?.['reason']]).toEqual(['INVALID_AMOUNT', 'ABOVE_TRANSFER_MAX']);
   });
 
-  it('a transfer-in without an amount is a 400 naming amount: the external balance cannot be seen, so there is no whole balance to pull', () => {
-    const error = refusal(given(5_000n, 'IN').whenAsked(undefined));
-    expect([error.code, error.status, error.details]).toEqual(['INVALID_INPUT', 400, { field: 'amount' }]);
-    expect(error.message).toContain('amount is required on a transfer-in');
-  });
+  it(
+    'a transfer-in without an amount is a 400 naming amount: the external balance cannot be seen, so there is no whole balance to ' +
+      'pull',
+    () => {
+      const error = refusal(given(5_000n, 'IN').whenAsked(undefined));
+      expect([error.code, error.status, error.details]).toEqual(['INVALID_INPUT', 400, { field: 'amount' }]);
+      expect(error.message).toContain('amount is required on a transfer-in');
+    },
+  );
 });

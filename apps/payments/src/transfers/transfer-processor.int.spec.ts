@@ -111,34 +111,37 @@ afterAll(async () => {
 });
 
 describe('the transfer timer', () => {
-  it('keeps a 005 transfer PROCESSING until due, then releases its hold and fails it, once; a restarted service finishes what fell due', async () => {
-    let app = await startApp();
-    try {
-      const transactionId = await openTransfer(app, 'PENDING_THEN_FAILS');
-      const processor = app.get(TransferProcessor);
-      expect(await processor.sweep()).toBe(1);
-      expect((await statusOf(app, transactionId)).status).toBe('PROCESSING');
-      clock.advance(29_999);
-      expect(await processor.sweep()).toBe(0);
-      expect(ledgerCalls.filter((call) => call.data['holdId'] === transactionId)).toEqual([]);
-      await app.close();
+  it(
+    'keeps a 005 transfer PROCESSING until due, then releases its hold and fails it, ' + 'once; a restarted service finishes what fell due',
+    async () => {
+      let app = await startApp();
+      try {
+        const transactionId = await openTransfer(app, 'PENDING_THEN_FAILS');
+        const processor = app.get(TransferProcessor);
+        expect(await processor.sweep()).toBe(1);
+        expect((await statusOf(app, transactionId)).status).toBe('PROCESSING');
+        clock.advance(29_999);
+        expect(await processor.sweep()).toBe(0);
+        expect(ledgerCalls.filter((call) => call.data['holdId'] === transactionId)).toEqual([]);
+        await app.close();
 
-      // Down while it falls due; the next instance's first sweep finishes it.
-      clock.advance(60_000);
-      app = await startApp();
-      expect(await app.get(TransferProcessor).sweep()).toBe(1);
-      expect(await statusOf(app, transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'COUNTERPARTY_POST_TX_FAILED' });
-      expect(ledgerCalls.filter((call) => call.data['holdId'] === transactionId)).toEqual([
-        {
-          subject: subjects.accounts.ledger.release,
-          data: expect.objectContaining({ operationId: `${transactionId}:release`, holdId: transactionId }),
-        },
-      ]);
-      expect(await app.get(TransferProcessor).sweep()).toBe(0);
-    } finally {
-      await app.close();
-    }
-  });
+        // Down while it falls due; the next instance's first sweep finishes it.
+        clock.advance(60_000);
+        app = await startApp();
+        expect(await app.get(TransferProcessor).sweep()).toBe(1);
+        expect(await statusOf(app, transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'COUNTERPARTY_POST_TX_FAILED' });
+        expect(ledgerCalls.filter((call) => call.data['holdId'] === transactionId)).toEqual([
+          {
+            subject: subjects.accounts.ledger.release,
+            data: expect.objectContaining({ operationId: `${transactionId}:release`, holdId: transactionId }),
+          },
+        ]);
+        expect(await app.get(TransferProcessor).sweep()).toBe(0);
+      } finally {
+        await app.close();
+      }
+    },
+  );
 
   it('settles the hold of a transfer that succeeds and completes it, and a repeated advance changes nothing', async () => {
     const app = await startApp();

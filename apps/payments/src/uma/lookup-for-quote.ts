@@ -12,7 +12,8 @@ export type QuoteLookupContext = { lookupId: string; platformId: string; now: Da
 export const usableLookup = (record: ReceiverLookupRecord | null, context: QuoteLookupContext): ReceiverLookupRecord => {
   if (!record || record.platformId !== context.platformId) {
     throw invalidInput(
-      `lookupId ${context.lookupId} is not a lookup of this platform. Look the receiver up first (GET /receiver/uma/{address} or GET /receiver/external-account/{id}) and pass its lookupId.`,
+      `lookupId ${context.lookupId} is not a lookup of this platform. Look the receiver up first (GET /receiver/uma/{address} or GET ` +
+        `/receiver/external-account/{id}) and pass its lookupId.`,
       { field: 'lookupId' },
     );
   }

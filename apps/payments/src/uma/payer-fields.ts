@@ -46,7 +46,10 @@ export const sandboxRequiredPayerFields = (sendingCurrency: string, receivingCur
 
 const isCustomerInfoField = (name: string): name is CustomerInfoField => (customerInfoFieldNames as readonly string[]).includes(name);
 
-/** A receiver's payer data fields with those its currencies' corridors require made mandatory: a lookup states everything a quote will check. */
+/**
+ * A receiver's payer data fields with those its currencies' corridors
+ * require made mandatory: a lookup states everything a quote will check.
+ */
 export const withCorridorPayerFields = (
   fields: readonly { name: string; mandatory: boolean }[],
   currencies: readonly string[],
@@ -57,7 +60,10 @@ export const withCorridorPayerFields = (
   return merged;
 };
 
-/** What a quote must know about its payer: the corridor's fields (for a customer's payment) and what a cited lookup's receiver made mandatory. */
+/**
+ * What a quote must know about its payer: the corridor's fields (for a
+ * customer's payment) and what a cited lookup's receiver made mandatory.
+ */
 export const requiredPayerFields = (
   corridor: CustomerInfoField[],
   lookupFields: readonly { name: string; mandatory: boolean }[] = [],
@@ -116,7 +122,9 @@ export const checkPayerFields = (
   throw new DomainError(
     'MISSING_MANDATORY_USER_INFO',
     'validation',
-    `The receiving institution needs ${missing.join(', ')} about the payer, and neither the customer's profile nor senderCustomerInfo has ${missing.length === 1 ? 'it' : 'them'}. Add ${missing.map((name) => `senderCustomerInfo.${name}`).join(', ')} (or update the customer) and quote again.`,
+    `The receiving institution needs ${missing.join(', ')} about the payer, and neither the customer's profile nor senderCustomerInfo ` +
+      (`has ${missing.length === 1 ? 'it' : 'them'}. Add ${missing.map((name) => `senderCustomerInfo.${name}`).join(', ')} (or update ` +
+        `the customer) and quote again.`),
     { field: 'senderCustomerInfo', missing, required },
   );
 };

@@ -82,7 +82,8 @@ export const umaReceiverAt = (address: string, providers: readonly UmaProvider[]
     if (!sandbox || sandbox[1] === 'non.existent' || !currency || !isSupportedCurrency(currency)) {
       throw umaNotFound(
         address,
-        `the sandbox has $success.<currency>, $pending.long.<currency> and $fail.compliance.<currency> at ${SANDBOX_UMA_DOMAIN}, with currency usd, eur or mxn.`,
+        `the sandbox has $success.<currency>, $pending.long.<currency> and $fail.compliance.<currency> at ${SANDBOX_UMA_DOMAIN}, with ` +
+          `currency usd, eur or mxn.`,
       );
     }
     return { currencies: [currency], requiredPayerDataFields: [{ name: 'FULL_NAME', mandatory: false }] };

@@ -55,7 +55,8 @@ describe('checkWebhookEndpoint', () => {
 
   it('refuses a name that does not resolve, or resolves to nothing, saying what to do', async () => {
     expect((await refusal('https://nowhere.invalid/hook', notResolving)).message).toBe(
-      'webhookEndpoint host nowhere.invalid does not resolve (getaddrinfo ENOTFOUND nowhere.invalid), so Corridor cannot tell whether it is a public address. Configure a host name that resolves in public DNS, then set webhookEndpoint again.',
+      'webhookEndpoint host nowhere.invalid does not resolve (getaddrinfo ENOTFOUND nowhere.invalid), so Corridor cannot tell whether ' +
+        'it is a public address. Configure a host name that resolves in public DNS, then set webhookEndpoint again.',
     );
     expect((await refusal('https://empty.example/hook', resolvingTo())).message).toContain('resolves to no address');
   });

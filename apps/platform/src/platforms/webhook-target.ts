@@ -47,7 +47,8 @@ export const checkWebhookEndpoint = async (endpoint: string, resolve: ResolveHos
       addresses = await resolve(hostname);
     } catch (error) {
       throw refuse(
-        `webhookEndpoint host ${hostname} does not resolve (${error instanceof Error ? error.message : String(error)}), so Corridor cannot tell whether it is a public address. ` +
+        `webhookEndpoint host ${hostname} does not resolve (${error instanceof Error ? error.message : String(error)}), so Corridor ` +
+          `cannot tell whether it is a public address. ` +
           'Configure a host name that resolves in public DNS, then set webhookEndpoint again.',
       );
     }

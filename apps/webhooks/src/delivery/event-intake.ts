@@ -340,10 +340,13 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
         if (!state?.known) continue;
         await client.query(
           // The other replica may have written a newer endpoint since this batch read the row.
-          `INSERT INTO webhooks.platforms (platform_id, environment, webhook_endpoint, endpoint_position, updated_at) VALUES ($1, $2, $3, $4, $5)
+          `INSERT INTO webhooks.platforms (platform_id, environment, webhook_endpoint, endpoint_position, updated_at)
+           VALUES ($1, $2, $3, $4, $5)
            ON CONFLICT (platform_id) DO UPDATE SET environment = COALESCE(EXCLUDED.environment, webhooks.platforms.environment),
-             webhook_endpoint = CASE WHEN EXCLUDED.endpoint_position > webhooks.platforms.endpoint_position THEN EXCLUDED.webhook_endpoint ELSE webhooks.platforms.webhook_endpoint END,
-             endpoint_position = GREATEST(EXCLUDED.endpoint_position, webhooks.platforms.endpoint_position), updated_at = EXCLUDED.updated_at`,
+             webhook_endpoint = CASE WHEN EXCLUDED.endpoint_position > webhooks.platforms.endpoint_position
+               THEN EXCLUDED.webhook_endpoint ELSE webhooks.platforms.webhook_endpoint END,
+             endpoint_position = GREATEST(EXCLUDED.endpoint_position, webhooks.platforms.endpoint_position),
+             updated_at = EXCLUDED.updated_at`,
           [platformId, state.environment, state.endpoint, state.endpointPosition, now],
         );
       }

@@ -67,7 +67,9 @@ const checkedTarget = async (hostname: string, resolve: ResolveHost): Promise<{ 
       addresses = await resolve(hostname);
     } catch (error) {
       return {
-        refusal: `${REFUSED_TARGET} webhookEndpoint host ${hostname} does not resolve (${(error as NodeJS.ErrnoException).code ?? String(error)}), so it cannot be checked for a public address.`,
+        refusal:
+          `${REFUSED_TARGET} webhookEndpoint host ${hostname} does not resolve ` +
+          `(${(error as NodeJS.ErrnoException).code ?? String(error)}), so it cannot be checked for a public address.`,
       };
     }
     if (addresses.length === 0) return { refusal: `${REFUSED_TARGET} webhookEndpoint host ${hostname} resolves to no address.` };

@@ -28,7 +28,9 @@ const reference: Json = {
   webhooks: {},
   components: {
     securitySchemes: { BasicAuth: { type: 'http', scheme: 'basic' } },
-    requestBodies: { WidgetCreate: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WidgetCreateRequest' } } } } },
+    requestBodies: {
+      WidgetCreate: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WidgetCreateRequest' } } } },
+    },
     schemas: {
       Widget: { type: 'object', properties: { part: { $ref: '#/components/schemas/Part' } } },
       Part: { type: 'string' },
@@ -49,7 +51,10 @@ const routes = (): OpenAPIObject =>
           tags: ['WidgetsController'],
           security: [{ basic: [] }],
           parameters: [{ name: 'idempotency-key', in: 'header', required: false, schema: { type: 'string' } }],
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WidgetCreateRequest' } } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/WidgetCreateRequest' } } },
+          },
           responses: { '201': { description: 'Success' } },
         },
       },
@@ -60,14 +65,19 @@ const routes = (): OpenAPIObject =>
           'x-corridor-public': true,
           tags: ['Widgets'],
           parameters: [],
-          responses: { '200': { description: 'Success', content: { 'application/json': { schema: { $ref: '#/components/schemas/WidgetCount' } } } } },
+          responses: {
+            '200': { description: 'Success', content: { 'application/json': { schema: { $ref: '#/components/schemas/WidgetCount' } } } },
+          },
         },
       },
     },
     components: {
       schemas: {
         WidgetCreateRequest: { type: 'object', properties: { name: { type: 'string', maxLength: 10 } } },
-        WidgetCount: { type: 'object', properties: { count: { type: 'integer', nullable: true }, kind: { $ref: '#/components/schemas/WidgetCreateRequest' } } },
+        WidgetCount: {
+          type: 'object',
+          properties: { count: { type: 'integer', nullable: true }, kind: { $ref: '#/components/schemas/WidgetCreateRequest' } },
+        },
       },
     },
   }) as unknown as OpenAPIObject;
@@ -106,8 +116,19 @@ describe('completeWithReference', () => {
     const { schemas } = document.components;
     expect(schemas.WidgetCreateRequest).toEqual(reference.components.schemas.WidgetCreateRequest);
     expect(schemas.WidgetCreateRequestInput.properties.name.maxLength).toBe(10);
-    expect(schemas.WidgetCount.properties).toEqual({ count: { type: ['integer', 'null'] }, kind: { $ref: '#/components/schemas/WidgetCreateRequestInput' } });
-    expect(Object.keys(schemas).sort()).toEqual(['Error', 'Error400', 'Part', 'Widget', 'WidgetCount', 'WidgetCreateRequest', 'WidgetCreateRequestInput']);
+    expect(schemas.WidgetCount.properties).toEqual({
+      count: { type: ['integer', 'null'] },
+      kind: { $ref: '#/components/schemas/WidgetCreateRequestInput' },
+    });
+    expect(Object.keys(schemas).sort()).toEqual([
+      'Error',
+      'Error400',
+      'Part',
+      'Widget',
+      'WidgetCount',
+      'WidgetCreateRequest',
+      'WidgetCreateRequestInput',
+    ]);
   });
 
   it('publishes 3.1 with the version as the server', () => {

@@ -30,7 +30,11 @@ const SECURITY_NAMES: Record<string, string> = { basic: 'BasicAuth', bearer: 'Ag
 /** The gateway's routes as Nest describes them, from a documentation-only app: no NATS, Redis or blob store is reached. */
 export const describeRoutes = async (): Promise<OpenAPIObject> => {
   // preview: Nest resolves the module graph without instantiating providers or running lifecycle hooks.
-  const module = AppModule.register(loadConfig({}), { routes: new RouteTable(), logger: createLogger('gateway-openapi', { level: 'silent' }), metrics: new GatewayMetrics() });
+  const module = AppModule.register(loadConfig({}), {
+    routes: new RouteTable(),
+    logger: createLogger('gateway-openapi', { level: 'silent' }),
+    metrics: new GatewayMetrics(),
+  });
   const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(), { preview: true, logger: false });
   try {
     return SwaggerModule.createDocument(app, new DocumentBuilder().build(), { ignoreGlobalPrefix: true });
@@ -73,19 +77,29 @@ const sharedComponents = {
   },
 };
 
-const withRequestId = (response: Json): Json => ({ ...response, headers: { ...(response.headers as Json | undefined), ...REQUEST_ID_HEADER } });
+const withRequestId = (response: Json): Json => ({
+  ...response,
+  headers: { ...(response.headers as Json | undefined), ...REQUEST_ID_HEADER },
+});
 
 /** The statuses the route declares, with the reference's bodies for them; then the reference's errors, then any other error. */
 const completeResponses = (declared: Record<string, Json>, reference: Record<string, Json>): Record<string, Json> => {
   const responses: Record<string, Json> = {};
   for (const [status, response] of Object.entries(declared)) {
     const fromReference = reference[status];
-    responses[status] = withRequestId(fromReference ? { ...response, description: fromReference.description ?? response.description, ...pick(fromReference, 'content') } : response);
+    responses[status] = withRequestId(
+      fromReference
+        ? { ...response, description: fromReference.description ?? response.description, ...pick(fromReference, 'content') }
+        : response,
+    );
   }
   for (const [status, response] of Object.entries(reference)) {
     if (Number(status) >= 400 && !responses[status]) responses[status] = withRequestId(response);
   }
-  responses.default = withRequestId({ description: 'Any other error', content: { 'application/json': { schema: { $ref: `${SCHEMA_REF}Error` } } } });
+  responses.default = withRequestId({
+    description: 'Any other error',
+    content: { 'application/json': { schema: { $ref: `${SCHEMA_REF}Error` } } },
+  });
   return responses;
 };
 
@@ -103,7 +117,12 @@ const completeParameters = (method: string, parameters: Json[] = []): Json[] => 
   });
   // Nest lists a @Headers() parameter under its lower-case name and the decorator's after it; the described one wins.
   const described = kept.map((parameter) =>
-    parameter.in === 'header' ? (parameters.find((other) => other.in === 'header' && String(other.name).toLowerCase() === String(parameter.name).toLowerCase() && other.description) ?? parameter) : parameter,
+    parameter.in === 'header'
+      ? (parameters.find(
+          (other) =>
+            other.in === 'header' && String(other.name).toLowerCase() === String(parameter.name).toLowerCase() && other.description,
+        ) ?? parameter)
+      : parameter,
   );
   return method === 'post' ? [...described, IDEMPOTENCY_KEY_REF] : described;
 };
@@ -130,7 +149,8 @@ const completeOperation = ({ method, operation }: Located, reference: Operation 
   if (reference && !operation.description && reference.description) operation.description = reference.description;
 };
 
-const renameSchemes = (requirement: Json): Json => Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [SECURITY_NAMES[name] ?? name, scopes]));
+const renameSchemes = (requirement: Json): Json =>
+  Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [SECURITY_NAMES[name] ?? name, scopes]));
 
 /** Copies every schema the document names, transitively: a DTO schema only a reference body replaced is left out. */
 const copyReachableSchemas = (target: Record<string, Json>, roots: unknown[], source: Record<string, Json>): void => {
@@ -162,7 +182,10 @@ const renameCollidingSchemas = (document: Json, reference: Record<string, Json>)
     return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, rename(value)]));
   };
   document.paths = rename(document.paths);
-  const renamed = Object.entries(own).map(([name, schema]) => [colliding.has(name) ? `${name}${INPUT_SUFFIX}` : name, withoutNullable(rename(schema))]);
+  const renamed = Object.entries(own).map(([name, schema]) => [
+    colliding.has(name) ? `${name}${INPUT_SUFFIX}` : name,
+    withoutNullable(rename(schema)),
+  ]);
   document.components = { ...components, schemas: Object.fromEntries(renamed) };
 };
 
@@ -186,7 +209,10 @@ const tagsOf = (paths: Located[], reference: Json): Json[] => {
   const used = new Set(paths.flatMap(({ operation }) => (operation.tags as string[] | undefined) ?? []));
   const described = ((reference.tags ?? []) as Json[]).filter((tag) => used.has(String(tag.name)));
   const rest = [...used].filter((name) => !described.some((tag) => tag.name === name)).sort();
-  return [...described, ...rest.map((name) => (name === EXTENSION_TAG ? { name, description: 'Operations Corridor adds to the reference API.' } : { name }))];
+  return [
+    ...described,
+    ...rest.map((name) => (name === EXTENSION_TAG ? { name, description: 'Operations Corridor adds to the reference API.' } : { name })),
+  ];
 };
 
 /** The published document: Nest's description of the routes, completed with the reference's response bodies and webhooks. */
@@ -198,7 +224,11 @@ export const completeWithReference = (routes: OpenAPIObject, reference: Json): J
   const located = operationsOf(document);
   const requestBodies = (referenceComponents.requestBodies ?? {}) as Record<string, Json>;
   for (const entry of located) completeOperation(entry, referenceOperations.get(entry.operation.operationId), requestBodies);
-  const available = { ...(referenceComponents.schemas as Record<string, Json>), ...((document.components as Json | undefined)?.schemas as Record<string, Json> | undefined), Error: errorBody };
+  const available = {
+    ...(referenceComponents.schemas as Record<string, Json>),
+    ...((document.components as Json | undefined)?.schemas as Record<string, Json> | undefined),
+    Error: errorBody,
+  };
   const schemas: Record<string, Json> = {};
   copyReachableSchemas(schemas, [document.paths, reference.webhooks], available);
   return {
@@ -221,4 +251,5 @@ export const completeWithReference = (routes: OpenAPIObject, reference: Json): J
   };
 };
 
-const sortByKey = (record: Record<string, Json>): Record<string, Json> => Object.fromEntries(Object.entries(record).sort(([left], [right]) => left.localeCompare(right)));
+const sortByKey = (record: Record<string, Json>): Record<string, Json> =>
+  Object.fromEntries(Object.entries(record).sort(([left], [right]) => left.localeCompare(right)));

@@ -35,7 +35,8 @@ const walletSignature = ApiHeader({
 const requestId = ApiHeader({
   name: 'Request-Id',
   required: false,
-  description: 'The requestId of the prior 202, echoed on the signed retry so it is matched with its challenge; sent with Grid-Wallet-Signature.',
+  description:
+    'The requestId of the prior 202, echoed on the signed retry so it is matched with its challenge; sent with Grid-Wallet-Signature.',
 });
 
 const signedRetryChallenge = ApiResponse({
@@ -50,25 +51,33 @@ const successStatusOf = (handler: object): number => {
   return Reflect.getMetadata(METHOD_METADATA, handler) === RequestMethod.POST ? HttpStatus.CREATED : HttpStatus.OK;
 };
 
-const describeOperation = (operationId: string, options: OperationOptions, extra: MethodDecorator[]): MethodDecorator => (target, key, descriptor) => {
-  const handler = descriptor.value as object;
-  // Decorators apply bottom-up: sitting above @Get/@Post/@HttpCode, this one sees what they declared.
-  assert(Reflect.getMetadata(METHOD_METADATA, handler) !== undefined, `@…Operation('${operationId}') must sit above the route's @Get/@Post/….`);
-  // A route's own @ApiOperation (a summary, a description of a departure) is kept; only the id is added.
-  const described = (Reflect.getMetadata(API_OPERATION_METADATA, handler) ?? {}) as ApiOperationOptions;
-  applyDecorators(
-    ApiOperation({ ...described, operationId }),
-    ApiResponse({ status: successStatusOf(handler), description: 'Success' }),
-    ...(options.signature === 'signedRetry' ? [signedRetryChallenge, walletSignature, requestId] : []),
-    ...(options.signature === 'signedCall' ? [walletSignature] : []),
-    ...(Reflect.getMetadata(PUBLIC_ROUTE, handler) === true ? [ApiExtension(PUBLIC_MARK, true)] : []),
-    ...extra,
-  )(target, key, descriptor);
-};
+const describeOperation =
+  (operationId: string, options: OperationOptions, extra: MethodDecorator[]): MethodDecorator =>
+  (target, key, descriptor) => {
+    const handler = descriptor.value as object;
+    // Decorators apply bottom-up: sitting above @Get/@Post/@HttpCode, this one sees what they declared.
+    assert(
+      Reflect.getMetadata(METHOD_METADATA, handler) !== undefined,
+      `@…Operation('${operationId}') must sit above the route's @Get/@Post/….`,
+    );
+    // A route's own @ApiOperation (a summary, a description of a departure) is kept; only the id is added.
+    const described = (Reflect.getMetadata(API_OPERATION_METADATA, handler) ?? {}) as ApiOperationOptions;
+    applyDecorators(
+      ApiOperation({ ...described, operationId }),
+      ApiResponse({ status: successStatusOf(handler), description: 'Success' }),
+      ...(options.signature === 'signedRetry' ? [signedRetryChallenge, walletSignature, requestId] : []),
+      ...(options.signature === 'signedCall' ? [walletSignature] : []),
+      ...(Reflect.getMetadata(PUBLIC_ROUTE, handler) === true ? [ApiExtension(PUBLIC_MARK, true)] : []),
+      ...extra,
+    )(target, key, descriptor);
+  };
 
 /** A route the reference defines: `operationId` is the reference's, so a client generated from either document has the same calls. */
-export const ReferenceOperation = (operationId: string, options: OperationOptions = {}): MethodDecorator => describeOperation(operationId, options, []);
+export const ReferenceOperation = (operationId: string, options: OperationOptions = {}): MethodDecorator =>
+  describeOperation(operationId, options, []);
 
-/** A route Corridor adds to the reference: listed under its own tag and marked, so a client can tell it will not find it on other servers. */
+/**
+ * A route Corridor adds to the reference: listed under its own tag and marked, so a client can tell it will not find it on other servers.
+ */
 export const ExtensionOperation = (operationId: string, options: OperationOptions = {}): MethodDecorator =>
   describeOperation(operationId, options, [ApiExtension(EXTENSION_MARK, true)]);
