@@ -32,7 +32,12 @@ export const startServiceApp = async <Config extends ServiceConfig>(
   return app;
 };
 
-export type ServiceHarness = { readonly app: INestMicroservice; readonly client: ServiceClient; readonly subjectPrefix: string };
+export type ServiceHarness = {
+  readonly app: INestMicroservice;
+  readonly client: ServiceClient;
+  readonly subjectPrefix: string;
+  readonly databaseUrl: string;
+};
 
 /**
  * One app of the service for a whole spec file: call it at the top of the file. The app starts before
@@ -66,6 +71,9 @@ export const useServiceApp = <Config extends ServiceConfig>(under: ServiceUnderT
     },
     get subjectPrefix() {
       return current().subjectPrefix;
+    },
+    get databaseUrl() {
+      return database.url;
     },
   };
 };
