@@ -8,3 +8,4 @@ export * from './service-calls';
 export * from './projection-rows-contract';
 export * from './smtp';
 export * from './recorded-events';
+export * from './service-app';

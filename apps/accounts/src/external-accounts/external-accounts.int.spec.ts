@@ -5,7 +5,6 @@
 // The customers service is another app, which this spec may not import; its one request the
 // accounts service makes (customers.customer.get) is answered on the real NATS server by a
 // responder that speaks that subject's wire contract. The e2e suite runs the real customers app.
-import type { INestMicroservice } from '@nestjs/common';
 import {
   type CreateExternalAccountData,
   type CustomerWire,
@@ -18,25 +17,22 @@ import {
   subjects,
 } from '@corridor/contracts';
 import { createPostgresEventStore } from '@corridor/event-store';
-import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { deleteEventsStream, domainErrorOf, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { domainErrorOf, tokenContext, useServiceApp } from '@corridor/testing';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 
-const database = useTestDatabase();
+const defaults = loadConfig({});
+const accounts = useServiceApp({ service: 'accounts', defaults, module: (config) => AppModule.register(config) });
 const codec = JSONCodec();
 const LONG_REQUEST_MS = 30_000;
 
-let subjectPrefix: string;
-let app: INestMicroservice;
-let client: ServiceClient;
 let nats: NatsConnection;
 /** platformId → customers the stand-in customers service knows, with their deletion flag. */
 const customersOf = new Map<string, Map<string, boolean>>();
 
 const call = <Reply>(subject: string, data: unknown, platformId: string): Promise<Reply> =>
-  client.request<Reply>(subject, data, { context: tokenContext(platformId), timeoutMs: LONG_REQUEST_MS });
+  accounts.client.request<Reply>(subject, data, { context: tokenContext(platformId), timeoutMs: LONG_REQUEST_MS });
 
 const newCustomer = (platformId: string, options: { deleted?: boolean } = {}): string => {
   const customerId = newId('Customer');
@@ -48,7 +44,7 @@ const newCustomer = (platformId: string, options: { deleted?: boolean } = {}): s
 
 /** Answers customers.customer.get as the customers service does: the customer, or USER_NOT_FOUND for other platforms' ids. */
 const serveCustomers = (): void => {
-  nats.subscribe(`${subjectPrefix}.${subjects.customers.customer.get}`, {
+  nats.subscribe(`${accounts.subjectPrefix}.${subjects.customers.customer.get}`, {
     callback: (_error, message) => {
       const packet = codec.decode(message.data) as { id: string; data: { context: RequestContext; data: { customerId: string } } };
       const { context, data } = packet.data;
@@ -86,26 +82,12 @@ const listFor = (platformId: string, data: Partial<ListExternalAccountsData> = {
   call<Page<ExternalAccountWire>>(subjects.accounts.externalAccount.list, { owner: 'CUSTOMER', limit: 100, ...data }, platformId);
 
 beforeAll(async () => {
-  await requireNats();
-  subjectPrefix = uniqueSubjectPrefix();
-  const { healthPort: _healthPort, ...defaults } = loadConfig({});
-  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn' };
-  nats = await connect({ servers: config.natsUrl, name: 'external-accounts-int-spec' });
+  nats = await connect({ servers: defaults.natsUrl, name: 'external-accounts-int-spec' });
   serveCustomers();
-  app = await createServiceApp(AppModule.register(config), {
-    service: 'accounts',
-    natsUrl: config.natsUrl,
-    subjectPrefix,
-    logLevel: 'warn',
-  });
-  await app.listen();
-  client = app.get(ServiceClient);
 });
 
 afterAll(async () => {
   await nats?.drain();
-  await app?.close();
-  await deleteEventsStream(subjectPrefix);
 });
 
 describe('external accounts in the accounts service', () => {
@@ -129,7 +111,7 @@ describe('external accounts in the accounts service', () => {
     expect((await domainErrorOf(call(subjects.accounts.externalAccount.delete, ref, platformId))).status).toBe(404);
     expect((await listFor(platformId, { customerId })).data).toEqual([]);
     // The stream stays: its history ends with the deletion.
-    const store = createPostgresEventStore({ connectionString: database.url, schema: 'accounts' });
+    const store = createPostgresEventStore({ connectionString: accounts.databaseUrl, schema: 'accounts' });
     try {
       const { events } = await store.readStream(created.id);
       expect(events.map((event) => event.type)).toEqual([

@@ -3,7 +3,6 @@
 // none after its deletion), scoped to the asking platform. Internal accounts are opened from the
 // customers service's events, which this spec does not run; the e2e suite (tests/incoming)
 // covers deposits into them.
-import type { INestMicroservice } from '@nestjs/common';
 import {
   type CustomerWire,
   type ExternalAccountWire,
@@ -12,23 +11,20 @@ import {
   subjects,
   type UmaDepositTargetsWire,
 } from '@corridor/contracts';
-import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { tokenContext, useServiceApp } from '@corridor/testing';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 
-const database = useTestDatabase();
+const defaults = loadConfig({});
+const accounts = useServiceApp({ service: 'accounts', defaults, module: (config) => AppModule.register(config) });
 const codec = JSONCodec();
 
-let subjectPrefix: string;
-let app: INestMicroservice;
-let client: ServiceClient;
 let nats: NatsConnection;
 const customersOf = new Map<string, Set<string>>();
 
 const call = <Reply>(subject: string, data: unknown, platformId: string): Promise<Reply> =>
-  client.request<Reply>(subject, data, { context: tokenContext(platformId), timeoutMs: 30_000 });
+  accounts.client.request<Reply>(subject, data, { context: tokenContext(platformId), timeoutMs: 30_000 });
 
 const newCustomer = (platformId: string): string => {
   const customerId = newId('Customer');
@@ -58,13 +54,10 @@ const create = (platformId: string, customerId: string, accountNumber: string, d
 const targets = (platformId: string, customerId: string) =>
   call<UmaDepositTargetsWire>(subjects.accounts.umaDeposit.targets, { customerId }, platformId);
 
+// A stand-in customers service on the real NATS server, answering customers.customer.get for the known customers.
 beforeAll(async () => {
-  await requireNats();
-  subjectPrefix = uniqueSubjectPrefix();
-  const { healthPort: _healthPort, ...defaults } = loadConfig({});
-  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn' };
-  nats = await connect({ servers: config.natsUrl, name: 'uma-deposit-targets-int-spec' });
-  nats.subscribe(`${subjectPrefix}.${subjects.customers.customer.get}`, {
+  nats = await connect({ servers: defaults.natsUrl, name: 'uma-deposit-targets-int-spec' });
+  nats.subscribe(`${accounts.subjectPrefix}.${subjects.customers.customer.get}`, {
     callback: (_error, message) => {
       const packet = codec.decode(message.data) as { id: string; data: { context: RequestContext; data: { customerId: string } } };
       const { context, data } = packet.data;
@@ -74,20 +67,10 @@ beforeAll(async () => {
       message.respond(codec.encode({ id: packet.id, ...reply, isDisposed: true }));
     },
   });
-  app = await createServiceApp(AppModule.register(config), {
-    service: 'accounts',
-    natsUrl: config.natsUrl,
-    subjectPrefix,
-    logLevel: 'warn',
-  });
-  await app.listen();
-  client = app.get(ServiceClient);
 });
 
 afterAll(async () => {
   await nats?.drain();
-  await app?.close();
-  await deleteEventsStream(subjectPrefix);
 });
 
 describe('accounts.uma-deposit.targets', () => {

@@ -5,12 +5,13 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { cardTransactionSubjects, type CardTransactionWire, DomainError } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
-import { createServiceApp, ServiceClient } from '@corridor/messaging';
+import { ServiceClient } from '@corridor/messaging';
 import {
   createControllableClock,
   deleteEventsStream,
   domainErrorOf,
   requireNats,
+  startServiceApp,
   tokenContext,
   uniqueSubjectPrefix,
   useTestDatabase,
@@ -27,27 +28,18 @@ const card = { id: 'Card:0195aaaa-0000-7000-8000-00000000000c', platformId, stat
 let subjectPrefix: string;
 let count = 0;
 
-const startApp = async (): Promise<INestMicroservice> => {
-  const { healthPort: _healthPort, ...defaults } = loadConfig({});
-  const config = {
-    ...defaults,
-    healthPort: 0,
-    databaseUrl: database.url,
-    subjectPrefix,
-    logLevel: 'warn',
-    provisioningSweepSeconds: 3_600,
-    // Sweeps far apart: the test runs each sweep itself, at the clock's time.
-    pullSweepSeconds: 3_600,
-  };
-  const app = await createServiceApp(AppModule.register(config, clock), {
-    service: 'cards',
-    natsUrl: config.natsUrl,
-    subjectPrefix,
-    logLevel: 'warn',
-  });
-  await app.listen();
-  return app;
-};
+/** A cards app on this file's database and subject prefix: the tests stop one and start another on the same data. */
+const startApp = (): Promise<INestMicroservice> =>
+  startServiceApp(
+    {
+      service: 'cards',
+      defaults: loadConfig({}),
+      // Sweeps far apart: the test runs each sweep itself, at the clock's time.
+      overrides: { provisioningSweepSeconds: 3_600, pullSweepSeconds: 3_600 },
+      module: (config) => AppModule.register(config, clock),
+    },
+    { databaseUrl: database.url, subjectPrefix },
+  );
 
 /** Records an authorization as the controller does once the ledger hold is placed (the hold needs accounts). */
 const authorizeWith = async (app: INestMicroservice, descriptor: string): Promise<string> => {

@@ -4,34 +4,28 @@
 // payments from the payment_executions timer. Real-time funded payments to UMA addresses touch no
 // ledger, so no other service is needed; the ledger paths run end to end in
 // tests/payments-execution.e2e.spec.ts and tests/payments-recovery.e2e.spec.ts.
-import type { INestMicroservice } from '@nestjs/common';
 import { type CreateQuoteData, newId, type QuoteWire, type SandboxSendData, subjects, type TransactionWire } from '@corridor/contracts';
-import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import {
-  createControllableClock,
-  deleteEventsStream,
-  domainErrorOf,
-  requireNats,
-  tokenContext,
-  uniqueSubjectPrefix,
-  useTestDatabase,
-} from '@corridor/testing';
+import { createControllableClock, domainErrorOf, tokenContext, useServiceApp } from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { EventSourcing } from '@corridor/event-store';
 import { PaymentExecutionEntity } from './payment-execution.projection';
 import { PaymentProcessor } from './payment-processor';
 
-const database = useTestDatabase();
 const clock = createControllableClock(new Date('2026-03-01T10:00:00.000Z'));
 const platformId = newId('Platform');
 
-let subjectPrefix: string;
-let app: INestMicroservice;
-let client: ServiceClient;
+// Sweeps far beyond the test: the test runs each sweep itself, at the clock's time.
+const defaults = loadConfig({});
+const payments = useServiceApp({
+  service: 'payments',
+  defaults,
+  overrides: { execution: { ...defaults.execution, sweepMs: 86_400_000 } },
+  module: (config) => AppModule.register(config, clock),
+});
 
 const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> =>
-  client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
+  payments.client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
 const quoteTo = (umaAddress: string): Promise<QuoteWire> =>
   call<QuoteWire>(subjects.payments.quote.create, {
     source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
@@ -55,39 +49,11 @@ const transactionOnceIt = async (transactionId: string, done: (transaction: Tran
   }
 };
 
-beforeAll(async () => {
-  await requireNats();
-  subjectPrefix = uniqueSubjectPrefix();
-  const { healthPort: _healthPort, ...defaults } = loadConfig({});
-  // Sweeps far beyond the test: the test runs each sweep itself, at the clock's time.
-  const config = {
-    ...defaults,
-    healthPort: 0,
-    databaseUrl: database.url,
-    subjectPrefix,
-    logLevel: 'warn',
-    execution: { ...defaults.execution, sweepMs: 86_400_000 },
-  };
-  app = await createServiceApp(AppModule.register(config, clock), {
-    service: 'payments',
-    natsUrl: config.natsUrl,
-    subjectPrefix,
-    logLevel: 'warn',
-  });
-  await app.listen();
-  client = app.get(ServiceClient);
-});
-
-afterAll(async () => {
-  await app?.close();
-  await deleteEventsStream(subjectPrefix);
-});
-
 describe('execution with the rail on the service clock', () => {
   it('keeps a long payment PROCESSING until six minutes pass, and completes it on the sweep at that time', async () => {
     const quote = await quoteTo('$pending.long.eur@sandbox.uma.money');
     expect((await send(quote.id)).status).toBe('PROCESSING');
-    const processor = app.get(PaymentProcessor);
+    const processor = payments.app.get(PaymentProcessor);
 
     clock.advance(359_999);
     expect(await processor.sweep()).toBe(0);
@@ -101,7 +67,7 @@ describe('execution with the rail on the service clock', () => {
     expect(completed).toMatchObject({ status: 'COMPLETED', settledAt: '2026-03-01T10:06:00.000Z' });
     expect((await call<QuoteWire>(subjects.payments.quote.get, { quoteId: quote.id })).status).toBe('COMPLETED');
     // Done: once the timer row shows it, later sweeps find nothing.
-    const eventSourcing = app.get(EventSourcing);
+    const eventSourcing = payments.app.get(EventSourcing);
     for (
       let attempt = 0;
       attempt < 100 && (await eventSourcing.em.findOne(PaymentExecutionEntity, { transactionId: quote.transactionId }))?.step !== 'DONE';

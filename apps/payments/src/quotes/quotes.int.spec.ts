@@ -4,34 +4,27 @@
 // platform that owns it. The sources and destinations here need no other service (real-time
 // funding, a sandbox UMA address); lookups in the accounts and customers services are covered end
 // to end in tests/payments.e2e.spec.ts.
-import type { INestMicroservice } from '@nestjs/common';
 import { type CreateQuoteData, newId, type QuoteWire, subjects, type TransactionWire } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
-import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import {
-  createControllableClock,
-  deleteEventsStream,
-  domainErrorOf,
-  requireNats,
-  tokenContext,
-  uniqueSubjectPrefix,
-  useTestDatabase,
-} from '@corridor/testing';
+import { createControllableClock, domainErrorOf, tokenContext, useServiceApp } from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { QuoteExpiryJob } from './quote-expiry.job';
 
-const database = useTestDatabase();
 const clock = createControllableClock(new Date('2026-03-01T10:00:00.000Z'));
 const platformId = newId('Platform');
 const strangerId = newId('Platform');
 
-let subjectPrefix: string;
-let app: INestMicroservice;
-let client: ServiceClient;
+// A sweep interval far beyond the test: the test runs each sweep itself, at the clock's time.
+const payments = useServiceApp({
+  service: 'payments',
+  defaults: loadConfig({}),
+  overrides: { expirySweepSeconds: 86_400 },
+  module: (config) => AppModule.register(config, clock),
+});
 
 const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> =>
-  client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
+  payments.client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
 const request: CreateQuoteData = {
   source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
   destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' },
@@ -39,34 +32,13 @@ const request: CreateQuoteData = {
   lockedCurrencyAmount: '10000',
 };
 
-beforeAll(async () => {
-  await requireNats();
-  subjectPrefix = uniqueSubjectPrefix();
-  const { healthPort: _healthPort, ...defaults } = loadConfig({});
-  // A sweep interval far beyond the test: the test runs each sweep itself, at the clock's time.
-  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', expirySweepSeconds: 86_400 };
-  app = await createServiceApp(AppModule.register(config, clock), {
-    service: 'payments',
-    natsUrl: config.natsUrl,
-    subjectPrefix,
-    logLevel: 'warn',
-  });
-  await app.listen();
-  client = app.get(ServiceClient);
-});
-
-afterAll(async () => {
-  await app?.close();
-  await deleteEventsStream(subjectPrefix);
-});
-
 describe('quotes over NATS', () => {
   it('creates a quote whose PENDING transaction is readable at once, and expires both at expiresAt, once', async () => {
     const quote = await call<QuoteWire>(subjects.payments.quote.create, request);
     expect([quote.status, quote.createdAt, quote.expiresAt]).toEqual(['PENDING', '2026-03-01T10:00:00.000Z', '2026-03-01T10:05:00.000Z']);
     expect((await call<TransactionWire>(subjects.payments.transaction.get, { transactionId: quote.transactionId })).status).toBe('PENDING');
 
-    const sweeper = app.get(QuoteExpiryJob);
+    const sweeper = payments.app.get(QuoteExpiryJob);
     clock.advance(299_999);
     expect(await sweeper.sweep()).toBe(0);
     expect((await call<QuoteWire>(subjects.payments.quote.get, { quoteId: quote.id })).status).toBe('PENDING');
@@ -85,14 +57,14 @@ describe('quotes over NATS', () => {
 
   it("expires a quote in its create request's story, caused by the quote's last event (decision 0029)", async () => {
     const create = tokenContext(platformId);
-    const quote = await client.request<QuoteWire>(subjects.payments.quote.create, request, { context: create, timeoutMs: 30_000 });
-    const store = app.get(EventSourcing).store;
+    const quote = await payments.client.request<QuoteWire>(subjects.payments.quote.create, request, { context: create, timeoutMs: 30_000 });
+    const store = payments.app.get(EventSourcing).store;
     const before = (await store.readStream(quote.transactionId)).events;
     const quoteLast = before[before.length - 1];
     expect(quoteLast?.metadata.correlationId).toBe(create.correlationId);
 
     clock.advance(300_000);
-    await app.get(QuoteExpiryJob).sweep();
+    await payments.app.get(QuoteExpiryJob).sweep();
     const expiry = (await store.readStream(quote.transactionId)).events.slice(before.length);
     expect(expiry.map((event) => event.type)).toEqual(['QuoteExpired']);
     expect(expiry[0]?.metadata).toMatchObject({ correlationId: create.correlationId, causationId: quoteLast?.eventId });

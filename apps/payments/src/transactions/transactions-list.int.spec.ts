@@ -2,32 +2,26 @@
 // (through the event store and the projections): keyset pages never skip or repeat a row even when
 // many rows share one createdAt, in either order; totalCount is the per-platform counter when
 // unfiltered and an exact count when filtered; another platform's rows never appear.
-import type { INestMicroservice } from '@nestjs/common';
 import { newId, type Page, subjects, type TransactionWire } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
-import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import {
-  createControllableClock,
-  deleteEventsStream,
-  requireNats,
-  tokenContext,
-  uniqueSubjectPrefix,
-  useTestDatabase,
-} from '@corridor/testing';
+import { createControllableClock, tokenContext, useServiceApp } from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { createTransfer } from '../transfers/create-transfer';
 import { createTransferCommand } from '../transfers/transfer.fixtures';
 import { transactionDecider } from './transaction';
 
-const database = useTestDatabase();
 // The clock never moves: every transaction below has the same createdAt, so only the id orders them.
 const clock = createControllableClock(new Date('2026-03-01T10:00:00.000Z'));
 const platformId = newId('Platform');
 const strangerId = newId('Platform');
 
-let subjectPrefix: string;
-let app: INestMicroservice;
+const payments = useServiceApp({
+  service: 'payments',
+  defaults: loadConfig({}),
+  overrides: { transferSweepSeconds: 86_400, expirySweepSeconds: 86_400 },
+  module: (config) => AppModule.register(config, clock),
+});
 
 const open = async (platform: string, internalAccountId: string): Promise<string> => {
   const transactionId = newId('Transaction');
@@ -35,20 +29,18 @@ const open = async (platform: string, internalAccountId: string): Promise<string
     { transactionId, platformId: platform, internal: { id: internalAccountId } },
     clock.now().toISOString(),
   );
-  await app
+  await payments.app
     .get(EventSourcing)
     .handle(transactionId, transactionDecider, (state) => createTransfer(command, state), tokenContext(platform), { assumeNew: true });
   return transactionId;
 };
 
 const list = (data: Record<string, unknown>, platform = platformId) =>
-  app
-    .get(ServiceClient)
-    .request<Page<TransactionWire>>(
-      subjects.payments.transaction.list,
-      { limit: 10, ...data },
-      { context: tokenContext(platform), timeoutMs: 30_000 },
-    );
+  payments.client.request<Page<TransactionWire>>(
+    subjects.payments.transaction.list,
+    { limit: 10, ...data },
+    { context: tokenContext(platform), timeoutMs: 30_000 },
+  );
 
 const walk = async (data: Record<string, unknown>): Promise<string[]> => {
   const seen: string[] = [];
@@ -67,33 +59,9 @@ const accountB = 'InternalAccount:01950000-0000-7000-8000-00000000000b';
 let mine: string[] = [];
 
 beforeAll(async () => {
-  await requireNats();
-  subjectPrefix = uniqueSubjectPrefix();
-  const { healthPort: _healthPort, ...defaults } = loadConfig({});
-  const config = {
-    ...defaults,
-    healthPort: 0,
-    databaseUrl: database.url,
-    subjectPrefix,
-    logLevel: 'warn',
-    transferSweepSeconds: 86_400,
-    expirySweepSeconds: 86_400,
-  };
-  app = await createServiceApp(AppModule.register(config, clock), {
-    service: 'payments',
-    natsUrl: config.natsUrl,
-    subjectPrefix,
-    logLevel: 'warn',
-  });
-  await app.listen();
   for (let index = 0; index < 25; index += 1) mine.push(await open(platformId, index % 5 === 0 ? accountB : accountA));
   for (let index = 0; index < 3; index += 1) await open(strangerId, accountA);
   mine = [...mine].sort();
-});
-
-afterAll(async () => {
-  await app?.close();
-  await deleteEventsStream(subjectPrefix);
 });
 
 describe('GET /transactions keyset paging and counts', () => {

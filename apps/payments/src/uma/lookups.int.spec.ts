@@ -2,34 +2,26 @@
 // moves: a lookup's lookupId is good for RECEIVER_LOOKUP_TTL_SECONDS of that clock and no longer,
 // is the quoting platform's only, and holds the quote to the receiver's currency and payer data.
 // Senders are named by UMA address and funds come in real time, so no other service is needed.
-import type { INestMicroservice } from '@nestjs/common';
 import { type CreateQuoteData, newId, type QuoteWire, type ReceiverUmaLookupWire, subjects } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
-import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import {
-  createControllableClock,
-  deleteEventsStream,
-  domainErrorOf,
-  requireNats,
-  tokenContext,
-  uniqueSubjectPrefix,
-  useTestDatabase,
-} from '@corridor/testing';
+import { createControllableClock, domainErrorOf, tokenContext, useServiceApp } from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
 import { LookupEntity } from './lookup-view.projection';
 
-const database = useTestDatabase();
 const clock = createControllableClock(new Date('2026-03-01T10:00:00.000Z'));
 const platformId = newId('Platform');
 const strangerId = newId('Platform');
 
-let subjectPrefix: string;
-let app: INestMicroservice;
-let client: ServiceClient;
+const payments = useServiceApp({
+  service: 'payments',
+  defaults: loadConfig({ RECEIVER_LOOKUP_TTL_SECONDS: '120' }),
+  overrides: { expirySweepSeconds: 86_400 },
+  module: (config) => AppModule.register(config, clock),
+});
 
 const call = <Reply>(subject: string, data: unknown, platform = platformId): Promise<Reply> =>
-  client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
+  payments.client.request<Reply>(subject, data, { context: tokenContext(platform), timeoutMs: 30_000 });
 const lookup = (receiverUmaAddress: string, platform = platformId) =>
   call<ReceiverUmaLookupWire>(subjects.payments.lookup.uma, { receiverUmaAddress, senderUmaAddress: '$alice@acme.example' }, platform);
 const quote = (umaAddress: string, extra: Partial<CreateQuoteData>, platform = platformId) =>
@@ -44,26 +36,6 @@ const quote = (umaAddress: string, extra: Partial<CreateQuoteData>, platform = p
     } satisfies CreateQuoteData,
     platform,
   );
-
-beforeAll(async () => {
-  await requireNats();
-  subjectPrefix = uniqueSubjectPrefix();
-  const { healthPort: _healthPort, ...defaults } = loadConfig({ RECEIVER_LOOKUP_TTL_SECONDS: '120' });
-  const config = { ...defaults, healthPort: 0, databaseUrl: database.url, subjectPrefix, logLevel: 'warn', expirySweepSeconds: 86_400 };
-  app = await createServiceApp(AppModule.register(config, clock), {
-    service: 'payments',
-    natsUrl: config.natsUrl,
-    subjectPrefix,
-    logLevel: 'warn',
-  });
-  await app.listen();
-  client = app.get(ServiceClient);
-});
-
-afterAll(async () => {
-  await app?.close();
-  await deleteEventsStream(subjectPrefix);
-});
 
 describe('receiver lookups over NATS', () => {
   it('lets a quote cite a lookupId until the lookup’s TTL has passed on the service clock', async () => {
@@ -109,7 +81,7 @@ describe('receiver lookups over NATS', () => {
 
   it('rebuilds the lookups read model from its streams: a lookupId cited after a rebuild still counts', async () => {
     const found = await lookup('$success.usd@sandbox.uma.money');
-    const eventSourcing = app.get(EventSourcing);
+    const eventSourcing = payments.app.get(EventSourcing);
     const before = await eventSourcing.em.count(LookupEntity, {});
     await eventSourcing.projections.rebuild('receiver-lookups');
     expect(await eventSourcing.em.count(LookupEntity, {})).toBe(before);
