@@ -5,10 +5,7 @@ import {
   type Clock,
   DomainError,
   type ExecuteQuoteData,
-  invalidInput,
   isIdOf,
-  MINOR_UNITS_MAX,
-  parseMinorUnits,
   type QuoteWire,
   type RequestContext,
   type SandboxSendData,
@@ -28,6 +25,7 @@ import { type ExecuteQuote, executeQuote } from './execute-quote';
 import { EXECUTION_OPTIONS, type ExecutionOptions } from './execution-options';
 import { EXECUTE_HOLD_WAIT_MS, PaymentProcessor } from './payment-processor';
 import { railOutcomeOfQuote } from '../transactions/payout-rail';
+import { judgeRealtimeFunding } from './realtime-funding';
 
 const WALLET_STAMP_TIMEOUT_MS = 5_000;
 const QUOTE_BY_ID = 'SELECT transaction_id, expires_at, terms FROM payments.quotes WHERE id = $1 AND platform_id = $2';
@@ -53,29 +51,9 @@ export class ExecutionController {
 
   @MessagePattern(subjects.payments.sandbox.send)
   async send(@Payload() request: ServiceRequest<SandboxSendData>): Promise<TransactionWire> {
-    const { quoteId, currencyCode, currencyAmount } = request.data;
-    const row = await this.quoteOf(request.context, quoteId);
-    const { terms } = row;
-    if (terms.source.sourceType !== 'REALTIME_FUNDING') {
-      throw invalidInput(
-        `Quote ${quoteId} is paid from an internal account, not by real-time funding: execute it with POST /quotes/{quoteId}/execute.`,
-        { field: 'quoteId' },
-      );
-    }
-    if (currencyCode !== terms.sendingCurrency) {
-      throw invalidInput(
-        `currencyCode must be ${terms.sendingCurrency}, the currency quote ${quoteId} is funded in; got ${JSON.stringify(currencyCode)}.`,
-        { field: 'currencyCode' },
-      );
-    }
-    const funded =
-      currencyAmount === undefined
-        ? undefined
-        : parseMinorUnits(currencyAmount, { field: 'currencyAmount', min: 1n, max: MINOR_UNITS_MAX });
-    const state = await this.start(row, request.context, {
-      funding: 'REALTIME',
-      fundedAmount: funded === undefined ? terms.totalSendingAmount : funded.toString(),
-    });
+    const row = await this.quoteOf(request.context, request.data.quoteId);
+    const fundedAmount = judgeRealtimeFunding(request.data.quoteId, row.terms, request.data);
+    const state = await this.start(row, request.context, { funding: 'REALTIME', fundedAmount });
     return toTransactionWire(state.transaction);
   }
 
