@@ -114,12 +114,14 @@ export class ActionsController {
   async transferOut(@Payload() request: ServiceRequest<AgentTransferData>): Promise<SignedReply<AgentActionWire>> {
     const { context, data } = request;
     const agent = await this.acting.authorize(context, 'transferOut');
+    const { actionId, answer } = await this.earlierAnswer(context, 'transferOut', agent);
+    if (answer) return { status: 201, body: answer };
     const [customer, gathered] = await Promise.all([
       this.parties.customer(context, agent.customerId),
       this.transferOutOf(context, data, agent),
     ]);
     if ('challenge' in gathered) return gathered.challenge;
-    return { status: 201, body: await this.record(context, 'transferOut', agent, customer, gathered) };
+    return { status: 201, body: await this.record(context, actionId, agent, customer, gathered) };
   }
 
   private async transferOutOf(
@@ -297,27 +299,39 @@ export class ActionsController {
     gather: (agent: AgentView) => Promise<Submission>,
   ): Promise<AgentActionWire> {
     const agent = await this.acting.authorize(context, route);
+    const { actionId, answer } = await this.earlierAnswer(context, route, agent);
+    if (answer) return answer;
     const [customer, submission] = await Promise.all([this.parties.customer(context, agent.customerId), gather(agent)]);
-    return this.record(context, route, agent, customer, submission);
+    return this.record(context, actionId, agent, customer, submission);
+  }
+
+  /**
+   * The action id under the request's Idempotency-Key, and the answer when a retry finds the action
+   * its first attempt recorded (that answer never arrived: a replica killed, payments slow). It
+   * answers before anything is judged again: judged again, the quote its first attempt executed is
+   * no longer PENDING, and the agent would hear a 409 for a payment that was made. Another request
+   * under the key is a 409.
+   */
+  private async earlierAnswer(
+    context: RequestContext,
+    route: AgentRoute,
+    agent: AgentView,
+  ): Promise<{ actionId: string; answer?: AgentActionWire }> {
+    const { actionId, earlier } = await this.actionIdFor(context, route, agent.id);
+    if (!earlier) return { actionId };
+    requireSameSubmission(earlier, { agentId: agent.id, requestFingerprint: context.requestFingerprint });
+    return { actionId, answer: await this.executeAndAnswer(actionId, context) };
   }
 
   /** Reserves usage under the policy, records the action and executes it at once when it needs no approval. */
   private async record(
     context: RequestContext,
-    route: AgentRoute,
+    actionId: string,
     agent: AgentView,
     customer: CustomerWire,
     submission: Submission,
   ): Promise<AgentActionWire> {
     const rates = await this.ratesFor(context, agent.policy, submission.currency);
-    // Derived from the Idempotency-Key: a retry after an answer that never arrived (a 503 while
-    // payments was slow, a replica killed) finds the action the first attempt recorded and resumes
-    // it, instead of reserving and moving the money a second time; another request under the key is a 409.
-    const { actionId, earlier } = await this.actionIdFor(context, route, agent.id);
-    if (earlier) {
-      requireSameSubmission(earlier, { agentId: agent.id, requestFingerprint: context.requestFingerprint });
-      return this.executeAndAnswer(actionId, context);
-    }
     // An earlier attempt that reserved and died before recording the action: give its reservation back first.
     if (context.idempotencyKey) await this.usage.release(actionId);
     const now = this.clock.now();
