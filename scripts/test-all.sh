@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 # A hung jest (an open pool or NATS connection) must fail the run rather than stall CI forever; the
-# end-to-end step takes about 19 minutes on this machine kind, so the bound leaves it room.
+# end-to-end step took 18 minutes in a fresh clone on this machine kind (decision 0050), so the bound leaves it room.
 JEST_LIMIT_SECONDS=${JEST_LIMIT_SECONDS:-2400}
 RESULTS_DIR=var/test-results
 failed_steps=()
