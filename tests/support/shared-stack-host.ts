@@ -9,7 +9,11 @@ import { type AppName, appList, freePort, serviceNames, type Stack, startStack, 
 // cannot leave the next one a broken stack. It stops every app on SIGTERM or SIGINT, and when its
 // standard input closes (the jest that started it is gone), so no app outlives the run.
 
-/** An app that answers 200 within 5 s (a hung one would keep the request open for minutes). */
+/**
+ * An app that answers 200 within 5 s (a hung one would keep the request open for minutes). A refused
+ * or timed-out request is the answer "no", not an error to report here: the caller restarts the app
+ * and says why in its log line.
+ */
 const answers = async (url: string): Promise<boolean> =>
   (await fetch(url, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined))?.status === 200;
 
@@ -80,7 +84,8 @@ const main = async (): Promise<void> => {
     (stopping ??= (async () => {
       process.stderr.write(`shared stack: stopping (${why})\n`);
       server.close();
-      // A stack that failed to start has stopped what it started (startStack) and is reported below.
+      // A start that failed is not reported here: startStack stopped what it had started, and its
+      // error is written by main's catch ("shared stack: failed to start"); only a stack that started has anything to close.
       await (await starting.catch(() => undefined))?.close();
       process.exit(0);
     })());

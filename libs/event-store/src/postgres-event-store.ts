@@ -233,7 +233,8 @@ const appendOnce = async (
     const { code, constraint, detail } = error as { code?: string; constraint?: string; detail?: string };
     if (code === WRONG_VERSION) throw new WrongExpectedVersionError(streamId, expectedVersion, Number(detail));
     if (code === UNIQUE_VIOLATION && constraint === 'events_stream_position_unique') {
-      // The actual version only enriches the message; the conflict is reported either way.
+      // A failed read of the actual version is dropped on purpose: the version only enriches the
+      // message, and the conflict itself is thrown either way (the caller reports it).
       throw new WrongExpectedVersionError(streamId, expectedVersion, await streamVersion(pg, streamId).catch(() => undefined));
     }
     throw isConnectionError(error) ? postgresUnreachable(pg.options.connectionString, error) : error;
