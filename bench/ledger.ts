@@ -230,7 +230,8 @@ const startService = async (databaseUrl: string) => {
       );
     }
     const [hot, ...spread] = customers.map((customerId) => internalAccountIdFor(customerId, 'USD')) as [string, ...string[]];
-    // Funding is a credit over the funding rail; it fails with ACCOUNT_NOT_FOUND until the policy has opened the account.
+    // Funding is a credit over the funding rail; it fails with REFERENCE_NOT_FOUND (the ledger's answer for an
+    // account it does not know) until the policy has opened the account.
     const fund = async (accountId: string) =>
       waitUntil(
         `funding ${accountId}`,
@@ -245,7 +246,7 @@ const startService = async (databaseUrl: string) => {
             });
             return true;
           } catch (error) {
-            if (error instanceof DomainError && error.code === 'ACCOUNT_NOT_FOUND') return false;
+            if (error instanceof DomainError && error.code === 'REFERENCE_NOT_FOUND') return false;
             throw error;
           }
         },
