@@ -44,6 +44,8 @@ export type PaymentsFigures = {
   executeReplyP50Ms: number;
   errors: number;
   cpuMsPerPayment: Record<string, number>;
+  /** PostgreSQL commits over the measured phase per completed payment (every service, background work included). */
+  commitsPerPayment: number;
   machine: { cpus: number; loadAverage: number[] };
 };
 
@@ -210,6 +212,12 @@ export const runPayments = async (
     const pg = new Client({ connectionString: stack.database.url });
     await pg.connect();
     const database = new URL(stack.database.url).pathname.slice(1);
+    const commits = async (): Promise<number> =>
+      Number(
+        (await pg.query<{ commits: string }>('SELECT xact_commit::text AS commits FROM pg_stat_database WHERE datname = $1', [database]))
+          .rows[0]?.commits ?? 0,
+      );
+    const commitsBefore = await commits();
     const cpuBefore = await stackCpu(stack.subjectPrefix, pg, database);
     measuring = true;
     const start = performance.now();
@@ -217,6 +225,7 @@ export const runPayments = async (
     measuring = false;
     const elapsed = (performance.now() - start) / 1000;
     const cpuAfter = await stackCpu(stack.subjectPrefix, pg, database);
+    const commitsDuring = (await commits()) - commitsBefore;
     await pg.end();
     stopping = true;
     await Promise.all(clients);
@@ -241,6 +250,7 @@ export const runPayments = async (
       ),
       errors,
       cpuMsPerPayment: cpuMsPer(cpuBefore, cpuAfter, completed),
+      commitsPerPayment: Math.round((commitsDuring / Math.max(1, completed)) * 10) / 10,
       machine: { cpus: cpus().length, loadAverage: loadavg().map((value) => Math.round(value * 10) / 10) },
     };
     console.log(`  completed payments/s: ${figures.completedPerSecond} with ${replicas} replica(s) of payments and accounts`);
@@ -251,6 +261,7 @@ export const runPayments = async (
         .map(([kind, ms]) => `${kind} ${ms}`)
         .join(', ')}`,
     );
+    console.log(`  PostgreSQL commits per payment (every service, background work included): ${figures.commitsPerPayment}`);
     const ledger = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
     console.log(`  ledger conserved: ${JSON.stringify(ledger)}`);
     console.log(`  errors: ${errors}; load average ${figures.machine.loadAverage.join(' ')} on ${figures.machine.cpus} CPUs`);
@@ -300,6 +311,7 @@ export const paymentsFigures = (figures: PaymentsFigures, ceilings: Ceilings, su
         },
       ]
     : []),
+  { label: `PostgreSQL commits per payment${suffix}`, value: figures.commitsPerPayment, unit: 'commits' },
 ];
 
 const main = async (): Promise<void> => {
