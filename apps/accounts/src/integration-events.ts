@@ -1,4 +1,5 @@
 import { type IntegrationEvent, integrationEvent, type RecordedEvent } from '@corridor/event-store';
+import { publishedAccountOf } from './internal-accounts/published-account';
 
 // Balance and status changes are what other services (and the webhooks) react to; every event of
 // an internal account is one of them, so all are published.
@@ -22,8 +23,17 @@ const externalAccountEvents = new Set([
   'ExternalAccountDeleted',
 ]);
 
+/**
+ * An internal account's event as recorded, plus `account`: the InternalAccount right after it, as
+ * renderAt would answer, when its writer stored the row (decision 0054), so webhooks render inline.
+ */
+const internalAccountData = (event: RecordedEvent): Record<string, unknown> => {
+  const account = publishedAccountOf(event);
+  return account ? { ...event.data, account } : event.data;
+};
+
 export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null => {
-  if (published.has(event.type)) return integrationEvent('accounts', 'InternalAccount', event);
+  if (published.has(event.type)) return integrationEvent('accounts', 'InternalAccount', event, internalAccountData(event));
   if (externalAccountEvents.has(event.type)) return integrationEvent('accounts', 'ExternalAccount', event);
   return null;
 };

@@ -63,7 +63,7 @@ describe('the kind registry', () => {
 
 describe('planWebhook', () => {
   it.each(['AccountCredited', 'AccountDebited', 'FundsHeld', 'HoldSettled', 'HoldReleased'])(
-    '%s → INTERNAL_ACCOUNT.BALANCE_UPDATED rendered as of its position',
+    '%s recorded without the account (before decision 0054) → INTERNAL_ACCOUNT.BALANCE_UPDATED rendered as of its position',
     (type) => {
       expect(planWebhook(kinds, event({ type }))).toEqual({
         type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
@@ -76,6 +76,20 @@ describe('planWebhook', () => {
       });
     },
   );
+
+  it.each([
+    ['FundsHeld', 'INTERNAL_ACCOUNT.BALANCE_UPDATED'],
+    ['HoldSettled', 'INTERNAL_ACCOUNT.BALANCE_UPDATED'],
+    ['AccountStatusChanged', 'INTERNAL_ACCOUNT.STATUS_UPDATED'],
+  ])('%s carrying the account after it (decision 0054) → %s rendered inline, no call to accounts', (type, webhookType) => {
+    const account = { id: 'InternalAccount:0196f1a0-0000-7000-8000-0000000000cc', status: 'ACTIVE', balance: { amount: 700 } };
+    expect(planWebhook(kinds, event({ type, data: { accountId: account.id, amount: '300', account } }))).toEqual({
+      type: webhookType,
+      resourceId: account.id,
+      render: { inline: account },
+      retried: true,
+    });
+  });
 
   it('AccountStatusChanged → INTERNAL_ACCOUNT.STATUS_UPDATED; opening an account sends nothing', () => {
     expect(planWebhook(kinds, event({ type: 'AccountStatusChanged' }))?.type).toBe('INTERNAL_ACCOUNT.STATUS_UPDATED');

@@ -65,6 +65,20 @@ export type EventSourcingOptions = {
   snapshotEvery?: number;
 };
 
+/**
+ * One already-decided event for EventSourcing.append. occurredAt and integration are for a writer
+ * that renders what the event's integration event carries before the append (decision 0054): it
+ * dates the event itself so what it rendered and what the store records agree; without them the
+ * store dates the event and the integration event carries the data alone.
+ */
+export type AppendedEvent = {
+  type: string;
+  data: Record<string, unknown>;
+  context: RequestContext;
+  occurredAt?: string;
+  integration?: Record<string, unknown>;
+};
+
 /** What an event means to an operator: a kind of work (payment, ledger_operation, agent_action), its outcome and why. */
 export type BusinessOutcome = { kind: string; outcome: string; reason?: string };
 
@@ -385,16 +399,16 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
    * statement, one commit). Each caller still learns only its own stream's outcome. It does not
    * wait for projections: a reply that promises read-your-writes waits with `projections.waitFor`.
    */
-  append(
-    streamId: string,
-    events: { type: string; data: Record<string, unknown>; context: RequestContext }[],
-    expectedVersion: number,
-  ): Promise<{ version: number; events: RecordedEvent[] }> {
+  append(streamId: string, events: AppendedEvent[], expectedVersion: number): Promise<{ version: number; events: RecordedEvent[] }> {
     if (events.length === 0) return Promise.reject(new Error('EventSourcing.append needs at least one event.'));
     return new Promise((resolve, reject) => {
       this.queuedAppends.push({
         streamId,
-        events: events.map(({ type, data, context }) => ({ type, data, metadata: metadataOf(context) })),
+        events: events.map(({ type, data, context, occurredAt, integration }) => ({
+          type,
+          data,
+          metadata: { ...metadataOf(context), ...(occurredAt ? { occurredAt } : {}), ...(integration ? { integration } : {}) },
+        })),
         expectedVersion,
         resolve,
         reject,
@@ -417,7 +431,8 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       }
       this.queuedAppends = later;
       this.appendsInFlight += 1;
-      const metadata = batch[0]!.events[0]!.metadata!;
+      // The statement's default metadata; an event dated by its writer keeps its own date, the others get the store's.
+      const { occurredAt: _dated, ...metadata } = batch[0]!.events[0]!.metadata!;
       void this.store
         .appendToStreams(batch, { metadata })
         .then(

@@ -13,6 +13,12 @@ export type EventMetadata = {
   /** W3C trace context of the work that appended the event (while tracing is on): the outbox continues its trace. */
   traceparent?: string;
   tracestate?: string;
+  /**
+   * What the appender knew at append time that only the event's integration event carries (never
+   * the event's data, which stays the domain fact GET /events shows): e.g. accounts' row right after
+   * an internal account's event, so the webhook renders without asking accounts again (decision 0054).
+   */
+  integration?: Record<string, unknown>;
 };
 
 export type NewEvent = {

@@ -21,6 +21,7 @@ import {
   type InternalAccountRowColumns,
   internalAccountViewProjection,
 } from './internal-account-view.projection';
+import { withRowAfterEach } from './published-account';
 
 type Decide = (state: InternalAccount) => InternalAccountEvent[];
 
@@ -234,8 +235,12 @@ export class AccountWriter {
   private async decideAndAppend(accountId: string, batch: Pending[], assumeNew: boolean): Promise<(() => void) | null> {
     const { known, fresh } = await this.load(accountId, assumeNew);
     const { decisions, state } = await this.decideBatch(accountId, known, batch);
-    const toAppend = decisions.flatMap(({ pending, events }) =>
-      events.map((event) => ({ type: event.type, data: event.data, context: pending.context })),
+    // Dated here rather than by the store, so the row each event carries for its webhook (decision
+    // 0054) is dated exactly as the store records the event. Real time, as the store's own date is.
+    const toAppend = withRowAfterEach(
+      known.row,
+      decisions.flatMap(({ pending, events }) => events.map((event) => ({ type: event.type, data: event.data, context: pending.context }))),
+      new Date().toISOString(),
     );
     if (toAppend.length === 0) {
       // Nothing to commit, so no version check will catch a stale memory: look at the tail first.

@@ -32,6 +32,9 @@ import { connect, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
+import { toIntegrationEvent } from '../integration-events';
+import { AccountWriter } from './account-writer';
+import { changeAccountStatus } from './change-account-status';
 import { evolveInternalAccount, type InternalAccount, type InternalAccountEvent, initialInternalAccount } from './internal-account';
 
 const database = useTestDatabase();
@@ -507,6 +510,60 @@ describe('rendering an account as of a stream position', () => {
     expect([beyond.code, beyond.status]).toEqual(['REFERENCE_NOT_FOUND', 404]);
     const invalid = await domainErrorOf(renderAt(0));
     expect([invalid.status, invalid.details?.['field']]).toEqual([400, 'streamPosition']);
+  });
+});
+
+describe('the account an internal account event publishes (decision 0054)', () => {
+  it('is the same bytes renderAt answers for that event: after a credit, a hold, a settle and a status change', async () => {
+    const platformId = newId('Platform');
+    const account = await newCustomerAccount(platformId);
+    await call(
+      subjects.accounts.internalAccount.fund,
+      { accountId: account.id, amount: 1000 } satisfies FundInternalAccountData,
+      platformId,
+    );
+    const hold: HoldData = {
+      accountId: account.id,
+      operationId: 'inline-hold',
+      holdId: 'inline-hold',
+      amount: '300',
+      currency: 'USD',
+      cause: { kind: 'TRANSACTION', id: 'Transaction:i' },
+    };
+    await call(subjects.accounts.ledger.hold, hold, platformId);
+    await call(
+      subjects.accounts.ledger.settle,
+      { accountId: account.id, operationId: 'inline-settle', holdId: 'inline-hold', amount: '200' } satisfies SettleHoldData,
+      platformId,
+    );
+    // No subject changes an account's status yet; the writer is what would.
+    const data = { accountId: account.id, platformId, operationId: 'inline-freeze', to: 'FROZEN' as const };
+    await app
+      .get(AccountWriter)
+      .apply(account.id, tokenContext(platformId), (state) =>
+        changeAccountStatus({ type: 'ChangeAccountStatus', data, metadata: { now: new Date() } }, state),
+      );
+
+    const store = createPostgresEventStore({ connectionString: database.url, schema: 'accounts' });
+    const recorded = await store.readStream(account.id).finally(() => store.close());
+    expect(recorded.events.map((event) => event.type)).toEqual([
+      'InternalAccountOpened',
+      'AccountCredited',
+      'FundsHeld',
+      'HoldSettled',
+      'AccountStatusChanged',
+    ]);
+    for (const event of recorded.events) {
+      const published = (toIntegrationEvent(event)?.payload as { data: Record<string, unknown> }).data['account'];
+      const rendered = await call<InternalAccountWire>(
+        subjects.accounts.internalAccount.renderAt,
+        { accountId: account.id, streamPosition: event.streamPosition } satisfies RenderInternalAccountAtData,
+        platformId,
+      );
+      expect(JSON.stringify(published)).toBe(JSON.stringify(rendered));
+    }
+    const last = (toIntegrationEvent(recorded.events[4]!)?.payload as { data: { account: InternalAccountWire } }).data.account;
+    expect([last.status, last.balance.amount, last.totalBalance.amount]).toEqual(['FROZEN', 800, 800]);
   });
 });
 

@@ -2,7 +2,10 @@ import { subjects } from '@corridor/contracts';
 import type { WebhookKind } from '../webhook-kind';
 
 // INTERNAL_ACCOUNT.BALANCE_UPDATED / STATUS_UPDATED with the InternalAccount as it was right after
-// the event (apps/accounts/src/internal-accounts/internal-account.ts names the events).
+// the event (apps/accounts/src/internal-accounts/internal-account.ts names the events). The event
+// carries that account as `account` (decision 0054), rendered by accounts as renderAt would render
+// it, so the webhook needs no call back; an event recorded before it carries none and is rendered
+// by asking accounts for the account as of the event's stream position.
 const balanceEvents: ReadonlySet<string> = new Set(['AccountCredited', 'AccountDebited', 'FundsHeld', 'HoldSettled', 'HoldReleased']);
 
 export const kind: WebhookKind = {
@@ -16,6 +19,10 @@ export const kind: WebhookKind = {
         ? 'INTERNAL_ACCOUNT.STATUS_UPDATED'
         : null;
     if (!type) return null;
+    const account = event.data['account'];
+    if (typeof account === 'object' && account !== null) {
+      return { type, resourceId: event.streamId, render: { inline: account as Record<string, unknown> } };
+    }
     return {
       type,
       resourceId: event.streamId,
