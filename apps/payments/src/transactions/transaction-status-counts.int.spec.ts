@@ -18,7 +18,10 @@ import { useTestDatabase } from '@corridor/testing';
 import { transactionViewProjection } from './transaction-view.projection';
 
 const schema = 'payments';
-const platforms = ['Platform:0190c0de-0000-7000-8000-00000000000a', 'Platform:0190c0de-0000-7000-8000-00000000000b'];
+const platformA = 'Platform:0190c0de-0000-7000-8000-00000000000a';
+const platformB = 'Platform:0190c0de-0000-7000-8000-00000000000b';
+/** Even transactions belong to A, odd ones to B. */
+const platformOf = (index: number): string => (index % 2 === 0 ? platformA : platformB);
 const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** The record every event of a Transaction stream carries: the transaction after it. */
@@ -35,7 +38,9 @@ const record = (id: string, platformId: string, status: string) => ({
   updatedAt: '2026-03-01T10:00:00.000Z',
 });
 
-const typeOf: Record<string, string> = {
+type Status = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
+
+const typeOf: Record<Status, string> = {
   PENDING: 'TransferCreated',
   PROCESSING: 'TransferSubmitted',
   COMPLETED: 'TransferCompleted',
@@ -48,6 +53,8 @@ describe('transaction status counters', () => {
   let orm: MikroORM;
   let admin: Client;
   const runners: ProjectionRunner[] = [];
+  /** The runner that runs throughout, as a service's does. */
+  let first: ProjectionRunner;
 
   const runner = async (): Promise<ProjectionRunner> => {
     const started = new ProjectionRunner({
@@ -65,11 +72,11 @@ describe('transaction status counters', () => {
   };
 
   /** Appends the transaction's next statuses, each event carrying the record after it; returns the last position. */
-  const move = async (id: string, platformId: string, statuses: string[]): Promise<bigint> => {
-    const events = statuses.map((status) => ({ type: typeOf[status]!, data: { transaction: record(id, platformId, status) } }));
+  const move = async (id: string, platformId: string, statuses: Status[]): Promise<bigint> => {
+    const events = statuses.map((status) => ({ type: typeOf[status], data: { transaction: record(id, platformId, status) } }));
     const metadata = { platformId, correlationId: randomUUID(), requestId: randomUUID(), actor: { kind: 'system' as const, name: 'test' } };
     const appended = await store.appendToStream(id, events, { expectedVersion: 'any', metadata });
-    return appended.events[appended.events.length - 1]!.globalPosition;
+    return appended.events.at(-1)?.globalPosition ?? 0n;
   };
 
   /** Every non-zero counter against count(*) of the rows, per platform and status. */
@@ -116,18 +123,18 @@ describe('transaction status counters', () => {
   it('given transactions moved through several statuses, several in one batch, when projected, then each counter is count(*)', async () => {
     // Appended before any runner starts: a batch folds several events of one transaction.
     for (let index = 0; index < 12; index += 1) {
-      const statuses = [['PENDING'], ['PENDING', 'PROCESSING'], ['PENDING', 'PROCESSING', 'COMPLETED']][index % 3]!;
-      await move(`Transaction:${String(index).padStart(2, '0')}`, platforms[index % 2]!, statuses);
+      const statuses: Status[] = ['PENDING', 'PROCESSING', 'COMPLETED'].slice(0, (index % 3) + 1) as Status[];
+      await move(`Transaction:${String(index).padStart(2, '0')}`, platformOf(index), statuses);
     }
-    const first = await runner();
+    first = await runner();
     await first.waitFor(await store.headPosition());
     await expectExact({
-      [`${platforms[0]}/PENDING`]: 2,
-      [`${platforms[0]}/PROCESSING`]: 2,
-      [`${platforms[0]}/COMPLETED`]: 2,
-      [`${platforms[1]}/PENDING`]: 2,
-      [`${platforms[1]}/PROCESSING`]: 2,
-      [`${platforms[1]}/COMPLETED`]: 2,
+      [`${platformA}/PENDING`]: 2,
+      [`${platformA}/PROCESSING`]: 2,
+      [`${platformA}/COMPLETED`]: 2,
+      [`${platformB}/PENDING`]: 2,
+      [`${platformB}/PROCESSING`]: 2,
+      [`${platformB}/COMPLETED`]: 2,
     });
   });
 
@@ -137,33 +144,32 @@ describe('transaction status counters', () => {
     // Every PENDING and PROCESSING transaction moves on, one event at a time, while both runners poll.
     for (let index = 0; index < 12; index += 1) {
       const id = `Transaction:${String(index).padStart(2, '0')}`;
-      if (index % 3 === 0) last = await move(id, platforms[index % 2]!, ['PROCESSING']);
-      if (index % 3 !== 2) last = await move(id, platforms[index % 2]!, [index % 2 === 0 ? 'FAILED' : 'COMPLETED']);
+      if (index % 3 === 0) last = await move(id, platformOf(index), ['PROCESSING']);
+      if (index % 3 !== 2) last = await move(id, platformOf(index), [index % 2 === 0 ? 'FAILED' : 'COMPLETED']);
       // A status that changes back and forth within the run (a status the read model only passes through).
-      if (index === 4) last = await move(id, platforms[0]!, ['PROCESSING', 'COMPLETED']);
+      if (index === 4) last = await move(id, platformA, ['PROCESSING', 'COMPLETED']);
     }
     await Promise.all(runners.map((started) => started.waitFor(last)));
     await expectExact({
-      [`${platforms[0]}/COMPLETED`]: 3,
-      [`${platforms[0]}/FAILED`]: 3,
-      [`${platforms[1]}/COMPLETED`]: 6,
+      [`${platformA}/COMPLETED`]: 3,
+      [`${platformA}/FAILED`]: 3,
+      [`${platformB}/COMPLETED`]: 6,
     });
     await second.stop();
   });
 
   it('given a rebuild in place, when replayed, then the counters are rebuilt with the rows, not added to', async () => {
-    const [first] = runners;
-    await first!.rebuild('transactions');
+    await first.rebuild('transactions');
     await expectExact({
-      [`${platforms[0]}/COMPLETED`]: 3,
-      [`${platforms[0]}/FAILED`]: 3,
-      [`${platforms[1]}/COMPLETED`]: 6,
+      [`${platformA}/COMPLETED`]: 3,
+      [`${platformA}/FAILED`]: 3,
+      [`${platformB}/COMPLETED`]: 6,
     });
   });
 
   it('given a corrupted counter, when a shadow rebuild is built and swapped, then the counters come back exact with the rows', async () => {
     await admin.query(`UPDATE ${schema}.transaction_status_counts SET count = 999 WHERE platform_id = $1 AND status = 'FAILED'`, [
-      platforms[0],
+      platformA,
     ]);
     const shadow = await createShadowRebuild({
       connectionString: database.url,
@@ -179,12 +185,12 @@ describe('transaction status counters', () => {
       await shadow.close();
     }
     // The live runner goes on over the swapped tables: a later change moves the rebuilt counters.
-    await runners[0]!.waitFor(await move('Transaction:03', platforms[1]!, ['FAILED']));
+    await first.waitFor(await move('Transaction:03', platformB, ['FAILED']));
     await expectExact({
-      [`${platforms[0]}/COMPLETED`]: 3,
-      [`${platforms[0]}/FAILED`]: 3,
-      [`${platforms[1]}/COMPLETED`]: 5,
-      [`${platforms[1]}/FAILED`]: 1,
+      [`${platformA}/COMPLETED`]: 3,
+      [`${platformA}/FAILED`]: 3,
+      [`${platformB}/COMPLETED`]: 5,
+      [`${platformB}/FAILED`]: 1,
     });
     const retired = await admin.query(`SELECT count::int FROM ${schema}_retired.transaction_status_counts WHERE count = 999`);
     expect(retired.rows).toEqual([{ count: 999 }]);

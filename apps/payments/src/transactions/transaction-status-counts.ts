@@ -71,4 +71,5 @@ export const applyStatusCountDeltas = async (sql: ProjectionSql, deltas: StatusC
 };
 
 /** The counter for one platform and status: absent means none. */
-export const STATUS_COUNT_FOR_PLATFORM = `SELECT count FROM payments.${TRANSACTION_STATUS_COUNTS_TABLE} WHERE platform_id = $1 AND status = $2`;
+export const STATUS_COUNT_FOR_PLATFORM =
+  `SELECT count FROM payments.${TRANSACTION_STATUS_COUNTS_TABLE} ` + 'WHERE platform_id = $1 AND status = $2';
