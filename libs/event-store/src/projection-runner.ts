@@ -4,7 +4,7 @@ import { type Pool, type PoolClient, types as pgTypes } from 'pg';
 import { Gauge, Registry } from 'prom-client';
 import { DomainError } from '@corridor/contracts';
 import { checkpointDdl, ddlLockKey } from './postgres-schema';
-import { assertSchemaName } from './sql-names';
+import { assertSchemaName, assertTableName } from './sql-names';
 import { type Logger, createMutex, createWakeup } from './logger';
 import { isConnectionError } from './infra-errors';
 import type { EventStore, RecordedEvent } from './types';
@@ -37,8 +37,17 @@ export type ProjectionSql = {
 export type ProjectionRows<Row extends object> = {
   /** The current rows with these keys, by key (a key without a row is simply absent). */
   load: (sql: ProjectionSql, keys: string[]) => Promise<Map<string, Row>>;
-  /** Writes the folded rows: `upserts` are whole rows to insert or replace, `deletes` keys to remove. */
-  save: (sql: ProjectionSql, changes: { upserts: Row[]; deletes: string[] }) => Promise<void>;
+  /**
+   * Writes the folded rows: `upserts` are whole rows to insert or replace, `deletes` keys to remove,
+   * `previous` the rows `load` returned for them (what they replace, for tables derived from the rows).
+   */
+  save: (sql: ProjectionSql, changes: { upserts: Row[]; deletes: string[]; previous: ReadonlyMap<string, Row> }) => Promise<void>;
+  /**
+   * Optional: further tables of the schema that `save` keeps in step with the rows in the same
+   * transaction (counters derived from them, say). A rebuild empties them with the rows, and a
+   * shadow rebuild builds and swaps them with the projection's table, so they never disagree.
+   */
+  derivedTables?: readonly string[];
 };
 
 export type ProjectionRunnerOptions = {
@@ -232,6 +241,7 @@ export class ProjectionRunner {
       this.options.orm.em.fork().transactional(async (em) => {
         await em.execute(`SELECT position FROM ${this.schema}.projection_checkpoints WHERE name = ? FOR UPDATE`, [name]);
         await em.nativeDelete(projection.entity, {});
+        for (const table of projection.rows?.derivedTables ?? []) await em.execute(`DELETE FROM ${this.schema}.${assertTableName(table)}`);
         await em.execute(
           `UPDATE ${this.schema}.projection_checkpoints SET position = 0, version = ?, updated_at = now(), halted_at = NULL WHERE name = ?`,
           [projection.version, name],
@@ -739,7 +749,7 @@ const applyOwnRows = async (sql: ProjectionSql, projection: Projection<Row>, eve
     if (row !== null) upserts.push(row);
     else if (existing.has(key)) deletes.push(key);
   }
-  await rows.save(sql, { upserts, deletes });
+  await rows.save(sql, { upserts, deletes, previous: existing });
 };
 
 const plainRow = (meta: EntityMetadata<Row>, entity: Row): Row =>

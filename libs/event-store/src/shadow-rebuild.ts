@@ -3,7 +3,7 @@ import { Pool, type PoolClient } from 'pg';
 import { checkpointDdl } from './postgres-schema';
 import type { Logger } from './logger';
 import { type Projection, ProjectionRunner } from './projection-runner';
-import { assertSchemaName } from './sql-names';
+import { assertSchemaName, assertTableName } from './sql-names';
 import type { EventStore, RecordedEvent } from './types';
 
 // A rebuild that never takes a read model away (issue 24, decision 0033). The projection is folded
@@ -121,7 +121,9 @@ export const createShadowRebuild = async (options: ShadowRebuildOptions): Promis
     discovery: { warnWhenNoEntities: false },
     pool: { min: 0, max: 3 },
   });
-  const context: Context = { options, pool, orm, live, shadow, retired, table };
+  // The derived tables a projection's own save keeps with its rows are rebuilt and swapped with them.
+  const tables = [table, ...(projection.rows?.derivedTables ?? []).map(assertTableName)];
+  const context: Context = { options, pool, orm, live, shadow, retired, table, tables };
   return {
     table,
     shadowSchema: shadow,
@@ -159,6 +161,8 @@ type Context = {
   shadow: string;
   retired: string;
   table: string;
+  /** The projection's table first, then its derived tables. */
+  tables: string[];
 };
 
 type Queryable = Pick<PoolClient, 'query'> | Pool;
@@ -203,40 +207,19 @@ const requireShadow = async (context: Context): Promise<void> => {
 };
 
 /**
- * An empty table shaped as the live one: same columns, defaults, checks, keys and indexes under the
- * same names (so later migrations that name an index still find it after the swap); the shadow's
- * checkpoint at zero.
+ * Empty tables shaped as the live ones (the projection's and its derived tables): same columns,
+ * defaults, checks, keys and indexes under the same names (so later migrations that name an index
+ * still find it after the swap); the shadow's checkpoint at zero.
  */
-const prepareShadow = async ({ pool, live, shadow, table, options }: Context): Promise<void> => {
+const prepareShadow = async ({ pool, live, shadow, tables, options }: Context): Promise<void> => {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     // An empty search path makes pg_get_indexdef qualify the table, which the rewrite below relies on.
     await client.query('SET LOCAL search_path = pg_catalog');
     await client.query(checkpointDdl(shadow));
-    await client.query(`DROP TABLE IF EXISTS ${shadow}.${ident(table)}`);
     await client.query(`DELETE FROM ${shadow}.projection_checkpoints WHERE name = $1`, [options.projection.name]);
-    const source = `${live}.${ident(table)}`;
-    const target = `${shadow}.${ident(table)}`;
-    await client.query(
-      `CREATE TABLE ${target} (LIKE ${source} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING IDENTITY ` +
-        'INCLUDING STORAGE INCLUDING COMMENTS)',
-    );
-    const constraints = await client.query<{ name: string; definition: string }>(
-      `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
-       WHERE conrelid = $1::regclass AND contype IN ('p', 'u', 'c', 'x') ORDER BY contype = 'p' DESC, conname`,
-      [source],
-    );
-    for (const { name, definition } of constraints.rows) {
-      await client.query(`ALTER TABLE ${target} ADD CONSTRAINT ${ident(name)} ${definition}`);
-    }
-    const indexes = await client.query<{ definition: string }>(
-      `SELECT pg_get_indexdef(i.indexrelid) AS definition FROM pg_index i
-       WHERE i.indrelid = $1::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)`,
-      [source],
-    );
-    // pg_get_indexdef names the table schema-qualified; the index itself lands in the table's schema.
-    for (const { definition } of indexes.rows) await client.query(onShadowTable(definition, live, table, target));
+    for (const table of tables) await copyTableShape(client, live, shadow, table);
     await client.query(`INSERT INTO ${shadow}.projection_checkpoints (name, version, position) VALUES ($1, $2, 0)`, [
       options.projection.name,
       options.projection.version,
@@ -248,6 +231,32 @@ const prepareShadow = async ({ pool, live, shadow, table, options }: Context): P
   } finally {
     client.release();
   }
+};
+
+/** Drops the shadow's copy of one live table and creates it again, empty, with the live table's shape. */
+const copyTableShape = async (client: PoolClient, live: string, shadow: string, table: string): Promise<void> => {
+  await client.query(`DROP TABLE IF EXISTS ${shadow}.${ident(table)}`);
+  const source = `${live}.${ident(table)}`;
+  const target = `${shadow}.${ident(table)}`;
+  await client.query(
+    `CREATE TABLE ${target} (LIKE ${source} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING IDENTITY ` +
+      'INCLUDING STORAGE INCLUDING COMMENTS)',
+  );
+  const constraints = await client.query<{ name: string; definition: string }>(
+    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
+     WHERE conrelid = $1::regclass AND contype IN ('p', 'u', 'c', 'x') ORDER BY contype = 'p' DESC, conname`,
+    [source],
+  );
+  for (const { name, definition } of constraints.rows) {
+    await client.query(`ALTER TABLE ${target} ADD CONSTRAINT ${ident(name)} ${definition}`);
+  }
+  const indexes = await client.query<{ definition: string }>(
+    `SELECT pg_get_indexdef(i.indexrelid) AS definition FROM pg_index i
+     WHERE i.indrelid = $1::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)`,
+    [source],
+  );
+  // pg_get_indexdef names the table schema-qualified; the index itself lands in the table's schema.
+  for (const { definition } of indexes.rows) await client.query(onShadowTable(definition, live, table, target));
 };
 
 /**
@@ -402,7 +411,7 @@ const toDiff = (frame: Omit<ShadowDiff, 'counts' | 'examples'>, rows: DiffRow[])
  * for the table lock at most a moment and then read the rebuilt table; none sees it missing.
  */
 const swapTables = async (context: Context): Promise<{ position: bigint }> => {
-  const { pool, live, shadow, retired, table, options } = context;
+  const { pool, live, shadow, retired, tables, options } = context;
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -410,9 +419,11 @@ const swapTables = async (context: Context): Promise<{ position: bigint }> => {
     const position = await liveCheckpoint(context, client, true);
     await catchUp(context, position);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${retired}`);
-    await client.query(`DROP TABLE IF EXISTS ${retired}.${ident(table)}`);
-    await client.query(`ALTER TABLE ${live}.${ident(table)} SET SCHEMA ${retired}`);
-    await client.query(`ALTER TABLE ${shadow}.${ident(table)} SET SCHEMA ${live}`);
+    for (const table of tables) {
+      await client.query(`DROP TABLE IF EXISTS ${retired}.${ident(table)}`);
+      await client.query(`ALTER TABLE ${live}.${ident(table)} SET SCHEMA ${retired}`);
+      await client.query(`ALTER TABLE ${shadow}.${ident(table)} SET SCHEMA ${live}`);
+    }
     await client.query(`UPDATE ${live}.projection_checkpoints SET version = $2, halted_at = NULL, updated_at = now() WHERE name = $1`, [
       options.projection.name,
       options.projection.version,

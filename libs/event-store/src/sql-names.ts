@@ -9,6 +9,14 @@ export const assertSchemaName = (schema: string): string => {
   return schema;
 };
 
+/** A table name a projection declares (derived tables), held to the same plain-identifier rule. */
+export const assertTableName = (table: string): string => {
+  if (!SCHEMA_NAME.test(table) || table.length > 63) {
+    throw new Error(`Invalid table name "${table}": it must match ${SCHEMA_NAME} and be at most 63 characters.`);
+  }
+  return table;
+};
+
 /** A stable 31-bit key for pg_advisory_lock, derived from a text name. */
 export const advisoryKey = (name: string): number => {
   let hash = 0;

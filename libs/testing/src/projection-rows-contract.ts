@@ -124,9 +124,9 @@ export const projectionRowsContract = (options: ProjectionRowsContractOptions): 
       expect(inOrm).toEqual(plain);
 
       // A batch folds events onto what load returned and saves it: the loaded row must save as it is.
-      await inOrmTransaction((sql) => projection.rows!.save(sql, { upserts: [...inOrm.values()], deletes: [] }));
+      await inOrmTransaction((sql) => projection.rows!.save(sql, { upserts: [...inOrm.values()], deletes: [], previous: inOrm }));
       expect(await rowOf()).toEqual(stored);
-      await onPlainPool((sql) => projection.rows!.save(sql, { upserts: [...plain.values()], deletes: [] }));
+      await onPlainPool((sql) => projection.rows!.save(sql, { upserts: [...plain.values()], deletes: [], previous: plain }));
       expect(await rowOf()).toEqual(stored);
     });
   }

@@ -1,10 +1,12 @@
 import type { ProjectionRows } from '@corridor/event-store';
 import type { TransactionRow } from './transaction-view.projection';
+import { applyStatusCountDeltas, statusCountDeltas, TRANSACTION_STATUS_COUNTS_TABLE } from './transaction-status-counts';
 
 // The transactions read model written with plain SQL (one SELECT and one set-based upsert per
 // batch) instead of MikroORM's unit of work: the row is one jsonb record plus the columns lists
 // filter on. Batches that only projections with their own rows handle (incoming payments' events)
-// then run on one pooled connection; the others keep the MikroORM path.
+// then run on one pooled connection; the others keep the MikroORM path. The per-(platform, status)
+// counters are derived from the same row changes and written in the same transaction.
 
 type Columns = {
   id: string;
@@ -48,7 +50,8 @@ export const transactionViewRows: ProjectionRows<TransactionRow> = {
       ]),
     );
   },
-  save: async (sql, { upserts, deletes }) => {
+  save: async (sql, { upserts, deletes, previous }) => {
+    await applyStatusCountDeltas(sql, statusCountDeltas(previous, { upserts, deletes }));
     if (upserts.length > 0) {
       await sql.query(
         `INSERT INTO ${sql.schema}.transactions (id, platform_id, customer_id, platform_customer_id, type, status, record, source_account,
@@ -85,4 +88,5 @@ export const transactionViewRows: ProjectionRows<TransactionRow> = {
     }
     if (deletes.length > 0) await sql.query(`DELETE FROM ${sql.schema}.transactions WHERE id = ANY($1::text[])`, [deletes]);
   },
+  derivedTables: [TRANSACTION_STATUS_COUNTS_TABLE],
 };

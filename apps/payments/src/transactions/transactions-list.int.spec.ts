@@ -1,7 +1,9 @@
 // GET /transactions over NATS on real PostgreSQL, with rows written the way transfers write them
 // (through the event store and the projections): keyset pages never skip or repeat a row even when
 // many rows share one createdAt, in either order; totalCount is the per-platform counter when
-// unfiltered and an exact count when filtered; another platform's rows never appear.
+// unfiltered, the per-(platform, status) counter when filtered on status alone, and an exact count
+// when otherwise filtered; another platform's rows never appear.
+import { Client } from 'pg';
 import { newId, type Page, subjects, type TransactionWire } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createControllableClock, tokenContext, useServiceApp } from '@corridor/testing';
@@ -75,6 +77,32 @@ describe('GET /transactions keyset paging and counts', () => {
     expect((await list({ accountIdentifier: accountB })).totalCount).toBe(5);
     expect((await list({ senderAccountIdentifier: accountA, limit: 100 })).data).toHaveLength(20);
     expect(await walk({ accountIdentifier: accountB, sortOrder: 'asc' })).toHaveLength(5);
+  });
+
+  it('answers a list filtered on status alone from the per-(platform, status) counter, exactly', async () => {
+    const [first] = (await list({ limit: 1 })).data;
+    const status = first?.status ?? 'none listed';
+    expect((await list({ status })).totalCount).toBe(25);
+    expect((await list({ status }, strangerId)).totalCount).toBe(3);
+    expect((await list({ status: 'FAILED' })).totalCount).toBe(0);
+    // The counter answers, not a count of the rows: moved behind the projection's back, the answer
+    // moves with it (and a status with another filter is still counted). Put back afterwards.
+    const admin = new Client({ connectionString: payments.databaseUrl });
+    await admin.connect();
+    const shift = (by: number) =>
+      admin.query('UPDATE payments.transaction_status_counts SET count = count + $3 WHERE platform_id = $1 AND status = $2', [
+        platformId,
+        status,
+        by,
+      ]);
+    try {
+      await shift(1_000);
+      expect((await list({ status })).totalCount).toBe(1_025);
+      expect((await list({ status, accountIdentifier: accountA })).totalCount).toBe(20);
+    } finally {
+      await shift(-1_000);
+      await admin.end();
+    }
   });
 
   it('shows another platform only its own rows and counts', async () => {

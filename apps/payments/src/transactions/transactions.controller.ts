@@ -17,6 +17,7 @@ import {
   type TransactionWire,
 } from '@corridor/contracts';
 import { asOfTime, EventSourcing, foldAsOf, type RecordedEvent } from '@corridor/event-store';
+import { STATUS_COUNT_FOR_PLATFORM } from './transaction-status-counts';
 import { evolveTransactionView, TransactionEntity, type TransactionRow } from './transaction-view.projection';
 
 export const transactionNotFound = (transactionId: string): DomainError =>
@@ -54,7 +55,8 @@ export class TransactionsController {
    * asking platform first. The page is one prepared statement whose keyset is a row comparison,
    * which PostgreSQL turns into an index bound: any page costs the same as the first (the ORM's
    * `a < x OR (a = x AND b < y)` made it scan every row before the cursor). totalCount of an
-   * unfiltered list is the per-platform counter; a filtered one is counted (bench/README.md).
+   * unfiltered list is the per-platform counter, of a list filtered on status alone the
+   * per-(platform, status) counter (decision 0052); any other filter is counted (bench/README.md).
    */
   @MessagePattern(subjects.payments.transaction.list)
   async list(@Payload() request: ServiceRequest<ListTransactionsData>): Promise<Page<TransactionWire | IncomingTransactionWire>> {
@@ -75,7 +77,7 @@ export class TransactionsController {
         pageSql,
         values,
       ),
-      this.count(request.context.platformId, filters),
+      this.count(filters),
     ]);
     return toPage(
       rows.map((row) => ({ id: row.id, createdAt: row.created_at, record: row.record })),
@@ -85,22 +87,25 @@ export class TransactionsController {
     );
   }
 
-  private async count(platformId: string, filters: Filters): Promise<number> {
-    if (filters.values.length === 1) {
-      const [row] = await this.eventSourcing.read<{ count: string }>('transactions-count-platform', COUNT_FOR_PLATFORM, [platformId]);
-      return Number(row?.count ?? 0);
-    }
-    const sql = `SELECT count(*) AS count FROM payments.transactions WHERE ${filters.where}`;
-    const [row] = await this.eventSourcing.read<{ count: string }>(statementName('transactions-count', sql), sql, filters.values);
+  private async count(filters: Filters): Promise<number> {
+    const { name, text, values } = countStatement(filters);
+    const [row] = await this.eventSourcing.read<{ count: string }>(name, text, values);
     return Number(row?.count ?? 0);
   }
 }
 
 const COUNT_FOR_PLATFORM = 'SELECT count FROM payments.transaction_counts WHERE platform_id = $1';
 
-type Filters = { where: string; values: unknown[] };
+/** Where a list's exact totalCount is read: a counter that holds exactly the rows selected, else count(*) of them. */
+type Counter = { kind: 'platform'; platformId: string } | { kind: 'status'; platformId: string; status: string } | { kind: 'rows' };
 
-/** The WHERE clause of a list, with numbered parameters; the platform is always the first. */
+type Filters = { where: string; values: unknown[]; counter: Counter };
+
+/**
+ * The WHERE clause of a list, with numbered parameters; the platform is always the first. Each
+ * filter adds one clause, so the platform alone is the per-platform counter's rows and the platform
+ * and a status alone the per-(platform, status) counter's (decision 0052); anything else is counted.
+ */
 export const transactionFilters = (platformId: string, data: ListTransactionsData): Filters => {
   const values: unknown[] = [platformId];
   const clauses = ['platform_id = $1'];
@@ -118,7 +123,24 @@ export const transactionFilters = (platformId: string, data: ListTransactionsDat
   if (data.reference !== undefined) equal('reference', data.reference);
   if (data.startDate !== undefined) clauses.push(`created_at >= $${values.push(new Date(data.startDate))}::timestamptz`);
   if (data.endDate !== undefined) clauses.push(`created_at <= $${values.push(new Date(data.endDate))}::timestamptz`);
-  return { where: clauses.join(' AND '), values };
+  const counter: Counter =
+    clauses.length === 1
+      ? { kind: 'platform', platformId }
+      : clauses.length === 2 && data.status !== undefined
+        ? { kind: 'status', platformId, status: data.status }
+        : { kind: 'rows' };
+  return { where: clauses.join(' AND '), values, counter };
+};
+
+/** The statement answering a list's totalCount: a primary-key read of its counter, else count(*) of the rows. */
+export const countStatement = (filters: Filters): { name: string; text: string; values: unknown[] } => {
+  const { counter } = filters;
+  if (counter.kind === 'platform') return { name: 'transactions-count-platform', text: COUNT_FOR_PLATFORM, values: [counter.platformId] };
+  if (counter.kind === 'status') {
+    return { name: 'transactions-count-status', text: STATUS_COUNT_FOR_PLATFORM, values: [counter.platformId, counter.status] };
+  }
+  const text = `SELECT count(*) AS count FROM payments.transactions WHERE ${filters.where}`;
+  return { name: statementName('transactions-count', text), text, values: filters.values };
 };
 
 /** One prepared statement per distinct query text (the filters a request combines). */
