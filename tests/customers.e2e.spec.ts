@@ -1,5 +1,6 @@
 // Customers end to end through the gateway with every app running: the lifecycle a platform
 // relies on, paging under concurrent inserts, read-your-writes, idempotent creates and tenancy.
+import { Client } from 'pg';
 import { forgetIdempotencyRecord } from './support/idempotency';
 import { createApi, type Credentials } from './support/api';
 import { type Stack, startStack } from './support/stack';
@@ -106,6 +107,58 @@ describe('customer lifecycle', () => {
     expect(taken.body).toMatchObject({ status: 409, code: 'UMA_ADDRESS_EXISTS' });
     // Another platform may use the same platformCustomerId: it is unique per platform only.
     expect((await api.call('POST', '/customers', { auth: platformB, body: individual('dup') })).status).toBe(201);
+  });
+
+  /** The customers service's stored events of a customer and of the values it claimed, each with its writing transaction. */
+  const storedFor = async (customerId: string) => {
+    const db = new Client({ connectionString: stack.database.url });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ stream_id: string; type: string; transaction_id: string }>(
+        `SELECT stream_id, type, transaction_id::text FROM customers.events WHERE stream_id = $1 OR data->>'ownerId' = $1
+          ORDER BY global_position`,
+        [customerId],
+      );
+      return rows;
+    } finally {
+      await db.end();
+    }
+  };
+
+  it('records a new customer and both of its claims in one transaction of the customers service (decision 0053)', async () => {
+    const created = await api.call('POST', '/customers', { auth: platformA, body: individual('one-commit') });
+    expect(created.status).toBe(201);
+    const stored = await storedFor(created.body.id);
+    expect(stored.map(({ type }) => type).sort()).toEqual([
+      'CustomerCreated',
+      'CustomerVerificationStatusChanged',
+      'UniqueValueClaimed',
+      'UniqueValueClaimed',
+    ]);
+    expect(new Set(stored.map(({ transaction_id }) => transaction_id)).size).toBe(1);
+  });
+
+  it('answers a taken UMA address with the same 409 and keeps no claim of the refused create, whose platformCustomerId stays free', async () => {
+    const held = await api.call('POST', '/customers', { auth: platformA, body: individual('uma-held') });
+    expect(held.status).toBe(201);
+    const refused = await api.call('POST', '/customers', {
+      auth: platformA,
+      body: individual('uma-refused', { umaAddress: held.body.umaAddress }),
+    });
+    expect(refused.body).toMatchObject({ status: 409, code: 'UMA_ADDRESS_EXISTS' });
+    expect(refused.body.message).toContain(`The UMA address ${held.body.umaAddress} is already taken.`);
+    const db = new Client({ connectionString: stack.database.url });
+    await db.connect();
+    const { rows } = await db
+      .query<{ type: string }>(
+        `SELECT DISTINCT ON (stream_id) type FROM customers.events WHERE stream_id LIKE 'PlatformCustomerId:%:cust-uma-refused'
+          ORDER BY stream_id, stream_position DESC`,
+      )
+      .finally(() => db.end());
+    // No value stays claimed by a customer that was never created: no stream, or one whose last word is a release.
+    expect(rows.filter(({ type }) => type !== 'UniqueValueReleased')).toEqual([]);
+    const retried = await api.call('POST', '/customers', { auth: platformA, body: individual('uma-refused') });
+    expect(retried.status).toBe(201);
   });
 
   it('filters by type, region, currency and creation time', async () => {

@@ -54,7 +54,7 @@ const loadState = async <State, E extends EvolvedEvent>(
 };
 
 /** The decided events as the store takes them: type, data and the schema version when the event names one. */
-const toNewEvents = (decided: EvolvedEvent[]): NewEvent[] =>
+export const toNewEvents = (decided: readonly EvolvedEvent[]): NewEvent[] =>
   decided.map((event) => {
     const { schemaVersion } = event as { schemaVersion?: number };
     return { type: event.type, data: event.data, ...(schemaVersion !== undefined ? { schemaVersion } : {}) };

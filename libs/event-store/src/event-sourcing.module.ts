@@ -15,7 +15,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { type Event, eventsStreamName, OBSERVABILITY, Observability, type PartHealth, type RequestContext } from '@corridor/contracts';
 import { currentContext, traceCarrier } from '@corridor/telemetry';
 import type { Logger } from './logger';
-import { handleCommand } from './command-handler';
+import { handleCommand, toNewEvents } from './command-handler';
 import { createServiceEventStore, describeEventStore, type EventStoreChoice } from './store-selection';
 import { resumedContext } from './resume-story';
 import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './types';
@@ -365,6 +365,27 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     if (!skipProjectionWait) await this.waitForReadModels(result.events);
     if (result.events.length > 0) this.relay?.nudge();
     return result;
+  }
+
+  /**
+   * Appends already decided events to several streams all or nothing, each at its expected version
+   * (0: the stream must be new), as one commit where the store can (appendToStreamsAtomically), and
+   * returns once every read model that shows one of the events has applied it (read-your-writes).
+   * A stream at another version rejects the call with its WrongExpectedVersionError; nothing is written then.
+   */
+  async appendAtomically(
+    appends: { streamId: string; events: readonly Event[]; expectedVersion: number }[],
+    context: RequestContext,
+  ): Promise<{ version: number; events: RecordedEvent[] }[]> {
+    const results = await this.store.appendToStreamsAtomically(
+      appends.map(({ streamId, events, expectedVersion }) => ({ streamId, events: toNewEvents(events), expectedVersion })),
+      { metadata: metadataOf(context) },
+    );
+    const appended = results.flatMap((result) => result.events).sort((a, b) => (a.globalPosition < b.globalPosition ? -1 : 1));
+    this.count(appended);
+    await this.waitForReadModels(appended);
+    if (appended.length > 0) this.relay?.nudge();
+    return results;
   }
 
   /**

@@ -202,6 +202,90 @@ export const eventStoreContract = (name: string, factory: (options: { upcasters:
       ]).toEqual([1, 2, 1]);
     });
 
+    it('appends to several streams atomically, new ones expecting none, in global order and readable by every path', async () => {
+      const [claimA, claimB, owner] = [newStreamId(), newStreamId(), newStreamId()];
+      await store.appendToStream(claimB, [{ type: 'ItemReleased', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
+      const start = await store.headPosition();
+      const own = contractMetadata();
+      const results = await store.appendToStreamsAtomically(
+        [
+          { streamId: claimA, events: [{ type: 'ItemHeld', data: { ownerId: owner } }], expectedVersion: 0 },
+          { streamId: claimB, events: [{ type: 'ItemHeld', data: { ownerId: owner } }], expectedVersion: 1 },
+          {
+            streamId: owner,
+            events: [
+              { type: 'ItemCreated', data: { n: 1 } },
+              { type: 'ItemPriced', data: { n: 2 }, metadata: own },
+            ],
+            expectedVersion: 0,
+          },
+        ],
+        { metadata: contractMetadata() },
+      );
+      expect(results.map(({ version }) => version)).toEqual([1, 2, 2]);
+      const appended = results.flatMap(({ events }) => events);
+      expect(appended.map((event) => [event.streamId, event.streamPosition, event.type])).toEqual([
+        [claimA, 1, 'ItemHeld'],
+        [claimB, 2, 'ItemHeld'],
+        [owner, 1, 'ItemCreated'],
+        [owner, 2, 'ItemPriced'],
+      ]);
+      expect(results[2]!.events[1]!.metadata.requestId).toBe(own.requestId);
+      expect((await store.readStream(owner)).events).toStrictEqual(results[2]!.events);
+      // The outbox and the projections read exactly these events, once, after the start, in order.
+      const read = await readAllAfter(store, start);
+      expect(read.map((event) => event.eventId).sort()).toEqual(appended.map((event) => event.eventId).sort());
+      const positions = read.map((event) => event.globalPosition);
+      expect([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(positions);
+      expect(await store.headPosition()).toBe(positions[positions.length - 1]);
+    });
+
+    it('writes nothing to any stream when one stream of an atomic append is not at its expected version', async () => {
+      const [fresh, taken, owner] = [newStreamId(), newStreamId(), newStreamId()];
+      await store.appendToStream(taken, [{ type: 'ItemHeld', data: {} }], { expectedVersion: 0, metadata: contractMetadata() });
+      const start = await store.headPosition();
+      const refused = store.appendToStreamsAtomically(
+        [
+          { streamId: fresh, events: [{ type: 'ItemHeld', data: {} }], expectedVersion: 0 },
+          { streamId: taken, events: [{ type: 'ItemHeld', data: {} }], expectedVersion: 0 },
+          { streamId: owner, events: [{ type: 'ItemCreated', data: {} }], expectedVersion: 0 },
+        ],
+        { metadata: contractMetadata() },
+      );
+      await expect(refused).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      await expect(refused).rejects.toMatchObject({ streamId: taken, expected: 0, actual: 1 });
+      expect([
+        (await store.readStream(fresh)).version,
+        (await store.readStream(taken)).version,
+        (await store.readStream(owner)).version,
+      ]).toEqual([0, 1, 0]);
+      // Nothing for the outbox either: no event past the head the refusal found.
+      expect(await store.readAll({ after: start, limit: 10 })).toEqual([]);
+      expect(await store.headPosition()).toBe(start);
+    });
+
+    it('lets exactly one of 6 atomic appends racing for the same new stream win, and writes nothing of the others', async () => {
+      const shared = newStreamId();
+      const owners = Array.from({ length: 6 }, () => newStreamId());
+      const results = await Promise.allSettled(
+        owners.map((owner) =>
+          store.appendToStreamsAtomically(
+            [
+              { streamId: shared, events: [{ type: 'ItemHeld', data: { owner } }], expectedVersion: 0 },
+              { streamId: owner, events: [{ type: 'ItemCreated', data: {} }], expectedVersion: 0 },
+            ],
+            { metadata: contractMetadata() },
+          ),
+        ),
+      );
+      const winners = owners.filter((_, index) => results[index]!.status === 'fulfilled');
+      expect(winners).toHaveLength(1);
+      for (const result of results) if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(WrongExpectedVersionError);
+      expect((await store.readStream(shared)).events.map((event) => event.data['owner'])).toEqual(winners);
+      const versions = await Promise.all(owners.map(async (owner) => (await store.readStream(owner)).version));
+      expect(versions.filter((version) => version === 1)).toHaveLength(1);
+    });
+
     it('returns from an append the events exactly as every read path records them', async () => {
       const streamId = newStreamId();
       const start = await store.headPosition();

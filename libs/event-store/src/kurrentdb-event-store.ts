@@ -88,6 +88,7 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
     findInStream: (streamId, dataEquals) => findInStream(kurrent, streamId, dataEquals),
     listEvents: (filter, page) => listEvents(kurrent, filter, page),
     appendToStreams: (appends, { metadata }) => appendToStreams(kurrent, appends, metadata),
+    appendToStreamsAtomically: (appends, { metadata }) => appendToStreamsAtomically(kurrent, appends, metadata),
     readAll: (range) => readAll(kurrent, range),
     headPosition: () => headPosition(kurrent),
     close: async () => {
@@ -250,6 +251,34 @@ const appendToStreams = async (
       }),
     ),
   );
+
+/**
+ * Not atomic here (a named gap, decision 0053): every stream's version is checked first, so a
+ * stream already at another version refuses the call before anything is written; then the streams
+ * are appended one by one in the given order, so a writer racing between the check and the last
+ * append can leave the earlier streams appended (a claim without its customer: the abandoned
+ * claim the callers already recover). The client's multiStreamAppend needs a v2-protocol server
+ * and string-only metadata, which our envelopes are not.
+ */
+const appendToStreamsAtomically = async (
+  kurrent: KurrentStore,
+  appends: { streamId: string; events: NewEvent[]; expectedVersion: ExpectedVersion }[],
+  metadata: AppendMetadata,
+): Promise<Appended[]> => {
+  if (new Set(appends.map(({ streamId }) => streamId)).size !== appends.length) {
+    throw new Error('An atomic append names each stream once.');
+  }
+  for (const { streamId, expectedVersion } of appends) {
+    if (expectedVersion === 'any') continue;
+    const version = await lastVersion(kurrent, streamId);
+    if (version !== expectedVersion) throw new WrongExpectedVersionError(streamId, expectedVersion, version);
+  }
+  const results: Appended[] = [];
+  for (const { streamId, events, expectedVersion } of appends) {
+    results.push(await appendToStream(kurrent, streamId, events, expectedVersion, metadata));
+  }
+  return results;
+};
 
 const readAll = async (kurrent: KurrentStore, { after, limit }: { after: bigint; limit: number }): Promise<RecordedEvent[]> => {
   const max = Math.min(Math.max(1, limit), MAX_READ_LIMIT);

@@ -130,6 +130,7 @@ export const createPostgresEventStore = (options: PostgresEventStoreOptions): Ev
     readStream: (streamId, readOptions) => readStream(pg, streamId, readOptions),
     appendToStream: (streamId, events, { expectedVersion, metadata }) => appendToStream(pg, streamId, events, expectedVersion, metadata),
     appendToStreams: (appends, { metadata }) => appendToStreams(pg, appends, metadata),
+    appendToStreamsAtomically: (appends, { metadata }) => appendToStreamsAtomically(pg, appends, metadata),
     findInStream: (streamId, dataEquals) => findInStream(pg, streamId, dataEquals),
     listEvents: (filter, page) => listEvents(pg, filter, page),
     readAll: (range) => readAll(pg, range),
@@ -267,9 +268,10 @@ const appendManyOnce = async (pg: PostgresStore, appends: StreamAppend[], metada
       flat.map(({ event }) => JSON.stringify(toEventMetadata(metadata, event, occurredAt))),
     ]);
     const recorded = upcastAll(pg, (result.rows as EventRow[]).map(toRecorded));
-    return appends.map(({ streamId }) => {
+    return appends.map(({ streamId, expectedVersion }) => {
       const own = recorded.filter((event) => event.streamId === streamId).sort((a, b) => a.streamPosition - b.streamPosition);
-      return { version: own[own.length - 1]?.streamPosition ?? 0, events: own };
+      // A stream given no events was only checked: it is at the version it was expected at.
+      return { version: own[own.length - 1]?.streamPosition ?? (expectedVersion === 'any' ? 0 : expectedVersion), events: own };
     });
   } catch (error) {
     await client.query('SELECT pg_advisory_unlock_all()').catch((unlockError: Error) => (broken = unlockError));
@@ -342,6 +344,49 @@ const appendToStreams = async (
     // Nothing was written; one stream per append tells each caller whether it was theirs.
     return Promise.all(appends.map(single));
   }
+};
+
+/**
+ * appendManyOnce on its own: one statement, one transaction, the global positions handed out under
+ * the append lock as for one stream, and nothing written when any stream is at another version.
+ */
+const appendToStreamsAtomically = async (pg: PostgresStore, appends: StreamAppend[], metadata: AppendMetadata): Promise<Appended[]> => {
+  if (pg.closed) throw new Error('The event store is closed.');
+  if (new Set(appends.map(({ streamId }) => streamId)).size !== appends.length) {
+    throw new Error('An atomic append names each stream once.');
+  }
+  if (appends.length === 0) return [];
+  if (appends.some(({ events, expectedVersion }) => events.length === 0 && expectedVersion === 'any')) {
+    throw new Error('An atomic append checks a stream it gives no events only at an exact version.');
+  }
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await appendManyOnce(pg, appends, metadata);
+    } catch (error) {
+      const { code, constraint, detail, hint } = error as { code?: string; constraint?: string; detail?: string; hint?: string };
+      const refused = appends.find(({ streamId }) => streamId === hint);
+      if (code === WRONG_VERSION && refused) throw new WrongExpectedVersionError(refused.streamId, refused.expectedVersion, Number(detail));
+      const raced = code === WRONG_VERSION || (code === UNIQUE_VIOLATION && constraint === 'events_stream_position_unique');
+      if (!raced) throw error;
+      // A writer of one of the streams committed between the check and the insert (or a function
+      // older than its HINT refused): the stream now at another version is the one refused.
+      const stale = await staleStream(pg, appends);
+      if (stale) throw stale;
+      // Only an 'any' stream lost its race, which another try settles as appendToStream does.
+      if (attempt >= ANY_VERSION_ATTEMPTS)
+        throw new WrongExpectedVersionError(appends[0]!.streamId, appends[0]!.expectedVersion, undefined);
+    }
+  }
+};
+
+/** The refusal of the first stream (exact expected version) whose version is now another. */
+const staleStream = async (pg: PostgresStore, appends: StreamAppend[]): Promise<WrongExpectedVersionError | undefined> => {
+  for (const { streamId, expectedVersion } of appends) {
+    if (expectedVersion === 'any') continue;
+    const version = await streamVersion(pg, streamId);
+    if (version !== expectedVersion) return new WrongExpectedVersionError(streamId, expectedVersion, version);
+  }
+  return undefined;
 };
 
 const findInStream = async (

@@ -71,6 +71,7 @@ const appendEventsToStreamsDdl = (s: string): string => `
 -- Several streams in one statement and one commit (group commit). Event i goes to stream
 -- p_stream_ids[p_stream_index[i]] at that stream's version + p_offset[i]. Every stream is checked
 -- before anything is written, so the append is all or nothing; a stream may appear only once.
+-- A refusal names the stream in HINT and its version in DETAIL.
 CREATE OR REPLACE FUNCTION ${s}.append_events_to_streams(
   p_stream_ids text[], p_expected integer[], p_lock bigint,
   p_stream_index integer[], p_offset integer[],
@@ -84,7 +85,7 @@ BEGIN
     SELECT coalesce(max(stream_position), 0) INTO v_version FROM ${s}.events WHERE stream_id = p_stream_ids[i];
     IF p_expected[i] >= 0 AND v_version <> p_expected[i] THEN
       RAISE EXCEPTION 'stream % is at version %, not %', p_stream_ids[i], v_version, p_expected[i]
-        USING ERRCODE = 'CR409', DETAIL = v_version::text;
+        USING ERRCODE = 'CR409', DETAIL = v_version::text, HINT = p_stream_ids[i];
     END IF;
     v_current := v_current || v_version;
   END LOOP;

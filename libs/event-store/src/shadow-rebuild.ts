@@ -75,6 +75,7 @@ const boundedStore = (store: EventStore, ceiling: () => bigint): EventStore => (
   findInStream: (streamId, dataEquals) => store.findInStream(streamId, dataEquals),
   appendToStream: () => Promise.reject(new Error('A shadow rebuild never appends.')),
   appendToStreams: () => Promise.reject(new Error('A shadow rebuild never appends.')),
+  appendToStreamsAtomically: () => Promise.reject(new Error('A shadow rebuild never appends.')),
   // A listing is not bounded by the ceiling, and a projection never lists: refused rather than unbounded.
   listEvents: () => Promise.reject(new Error('A shadow rebuild never lists stored events.')),
   readAll: async ({ after, limit }) => {

@@ -100,6 +100,17 @@ export interface EventStore {
     options: { metadata: AppendMetadata },
   ): Promise<({ version: number; events: RecordedEvent[] } | WrongExpectedVersionError)[]>;
   /**
+   * Appends to several distinct streams, each at its own expected version, all or nothing: if one
+   * stream is not at its version, nothing is written to any of them and the call rejects with that
+   * stream's WrongExpectedVersionError. Results come in the order of `appends`; a stream given no
+   * events is only checked. Where the adapter can, one commit (PostgreSQL: one transaction); see
+   * the adapter for where it cannot (KurrentDB, decision 0053).
+   */
+  appendToStreamsAtomically(
+    appends: { streamId: string; events: NewEvent[]; expectedVersion: ExpectedVersion }[],
+    options: { metadata: AppendMetadata },
+  ): Promise<{ version: number; events: RecordedEvent[] }[]>;
+  /**
    * Events with globalPosition > after, ascending, at most `limit`. Never returns an event while an
    * event with a lower globalPosition may still commit, so a reader that advances its checkpoint to
    * the last event it saw can never skip one.

@@ -22,7 +22,7 @@ import { PlatformSettingsCache } from '../customers/platform-settings.cache';
 import { type BulkImport, bulkImportDecider, bulkImportJobId } from './bulk-import';
 import { acceptBulkImport, recordBulkImportProgress, startBulkImport } from './bulk-import-commands';
 import { BulkImportQueue } from './bulk-import.queue';
-import { createCustomersInBatch } from './create-customers-in-batch';
+import { createCustomersInBatch, rowCustomerId } from './create-customers-in-batch';
 import { parseRow } from './csv-row';
 import { runBulkImport } from './run-bulk-import';
 
@@ -164,6 +164,27 @@ describe('a batch written twice', () => {
     await eventSourcing.projections.waitFor(await eventSourcing.store.headPosition());
     expect(await customersOf(run)).toBe(20);
     expect(await streamLength(`PlatformCustomerId:${platformId}:p-${run}-1`)).toBe(1);
+  });
+
+  it('writes a batch whose values are all free, claims and customers, in one transaction (decision 0053)', async () => {
+    const run = newId('x').slice(-8);
+    const jobId = bulkImportJobId(platformId, `once-${run}`);
+    const job = { jobId, platformId, acceptedAt: '2026-03-02T00:00:00.000Z' };
+    const rows = Array.from({ length: 10 }, (_, index) => {
+      const parsed = parseRow(header, line(run, index + 1).split(','), index + 1);
+      if (!parsed.ok) throw new Error(parsed.error.message);
+      return { rowNumber: index + 1, correlationId: parsed.correlationId, body: parsed.body };
+    });
+    const current = await settings.get(context(jobId));
+    expect((await createCustomersInBatch(eventSourcing, job, rows, current, clock.now(), context(jobId))).size).toBe(0);
+    const customerIds = rows.map(({ rowNumber }) => rowCustomerId(job, rowNumber));
+    const { rows: written } = await eventSourcing.pool.query<{ events: number; transactions: number }>(
+      `SELECT count(*)::int AS events, count(DISTINCT transaction_id)::int AS transactions FROM customers.events
+        WHERE stream_id = ANY($1) OR data->>'ownerId' = ANY($1)`,
+      [customerIds],
+    );
+    // Per row: two claims and the customer's two events (created, approved).
+    expect(written).toEqual([{ events: 40, transactions: 1 }]);
   });
 
   it('refuses a row whose platformCustomerId another customer holds, and gives back its UMA address', async () => {

@@ -17,8 +17,9 @@ import { rowRequestId } from './bulk-import';
 
 // POST /customers's command for a batch of rows: the same deciders (createCustomer, then the
 // uniqueness claims of the platformCustomerId and the UMA address) and the same streams, but the
-// batch's claims go to the store in one statement and its customers in a second one, instead of
-// three commits per customer (docs/decisions/0012).
+// batch's claims and customers go to the store in one all-or-nothing statement (decision 0053), or,
+// when a value or customer exists already, the claims in one statement and the customers in a
+// second one, instead of three commits per customer (docs/decisions/0012).
 //
 // Each row's customer id is derived from (job, row), so a batch that runs again after a crash
 // meets its own claims and its own customers, recognises them, and creates nothing twice.
@@ -65,22 +66,40 @@ export const createCustomersInBatch = async (
   const refused = new Map<number, BulkImportErrorWire>();
   const decided = decideRows(job, rows, settings, now, jobContext, refused);
   const { together, alone } = splitBySharedValues(decided);
-  const claimed = await claimValues(eventSourcing, together, alone, jobContext, refused);
+  const createdAtOnce = await createAtOnce(eventSourcing, together, jobContext);
+  const claimed = await claimValues(eventSourcing, createdAtOnce ? [] : together, alone, jobContext, refused);
   // Every customer in one statement. A customer stream that exists already can only be this row's
   // (its id is derived from the job and the row): an earlier run created it.
   if (claimed.length > 0) {
-    const appends = claimed.map((row) => ({
-      streamId: row.customerId,
-      events: row.events.map((event) => ({
-        type: event.type,
-        data: event.data as Record<string, unknown>,
-        metadata: metadataOf(row.context),
-      })),
-      expectedVersion: 0,
-    }));
+    const appends = claimed.map((row) => ({ streamId: row.customerId, events: customerEvents(row), expectedVersion: 0 }));
     await eventSourcing.store.appendToStreams(appends, { metadata: metadataOf(jobContext) });
   }
   return refused;
+};
+
+const customerEvents = (row: Decided): NewEvent[] =>
+  row.events.map((event) => ({ type: event.type, data: event.data as Record<string, unknown>, metadata: metadataOf(row.context) }));
+
+/**
+ * The usual batch: every value free and every customer new, so the rows that share no value go
+ * to the store, claims and customers, as one all-or-nothing append, one commit (decision 0053).
+ * False when a stream was not new (a value taken or released, a run after a crash); nothing was
+ * written then, and the rows go through the claims one statement, customers the next.
+ */
+const createAtOnce = async (eventSourcing: EventSourcing, together: readonly Decided[], jobContext: RequestContext): Promise<boolean> => {
+  if (together.length === 0) return false;
+  const appends = together.flatMap((row) => [
+    ...row.keys.map(({ key }) => ({ streamId: key, events: [claimEvent(key, row.customerId, row.context)], expectedVersion: 0 })),
+    { streamId: row.customerId, events: customerEvents(row), expectedVersion: 0 },
+  ]);
+  try {
+    await eventSourcing.store.appendToStreamsAtomically(appends, { metadata: metadataOf(jobContext) });
+    return true;
+  } catch (error) {
+    if (!isWrongExpectedVersionError(error)) throw error;
+    // Not silent: the stream-by-stream path below answers every row, each conflict as before.
+    return false;
+  }
 };
 
 /** Each row through createCustomer, as POST /customers decides it; a refused row goes to `refused`. */

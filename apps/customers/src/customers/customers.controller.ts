@@ -24,12 +24,20 @@ import {
   releaseUniqueValue,
   uniqueValueDecider,
 } from '@corridor/contracts';
-import { asOfTime, EventSourcing, findPage, timeRange, uniqueValueHolder } from '@corridor/event-store';
+import {
+  asOfTime,
+  EventSourcing,
+  findPage,
+  isWrongExpectedVersionError,
+  type RecordedEvent,
+  timeRange,
+  uniqueValueHolder,
+} from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 import { randomBytes } from 'node:crypto';
 import { createCustomer, requireSameCreate } from './create-customer';
 import { renderCustomerAsOf, renderCustomerAt } from './customer-at';
-import { type CustomerCreated, customerDecider } from './customer';
+import { type Customer, type CustomerCreated, type CustomerEvent, customerDecider } from './customer';
 import {
   CUSTOMER_BY_ID,
   CustomerEntity,
@@ -52,6 +60,9 @@ const OPEN_ACCOUNTS_TIMEOUT_MS = 4_000;
 export const umaKey = (umaAddress: string) => `UmaAddress:${umaAddress.toLowerCase()}`;
 export const platformCustomerIdKey = (platformId: string, platformCustomerId: string) =>
   `PlatformCustomerId:${platformId}:${platformCustomerId}`;
+
+/** A unique value a create claims, and what a refusal of it answers. */
+type ValueClaim = { key: string; conflictCode: string; conflictMessage: string };
 
 @Controller()
 export class CustomersController {
@@ -85,39 +96,22 @@ export class CustomersController {
       metadata: { now: this.clock.now() },
     };
     // Decide once before claiming, so invalid input never reserves an address or id.
-    createCustomer(command, customerDecider.initialState());
-    const claims = await Promise.allSettled([
-      this.claim(
-        context,
-        platformCustomerIdKey(context.platformId, platformCustomerId),
-        customerId,
-        'CONFLICT',
-        `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.`,
-      ),
-      this.claim(
-        context,
-        umaKey(umaAddress),
-        customerId,
-        'UMA_ADDRESS_EXISTS',
-        `The UMA address ${umaAddress} is already taken. Choose another or omit umaAddress to get a generated one.`,
-      ),
-    ]);
-    const refused = claims.find((claim): claim is PromiseRejectedResult => claim.status === 'rejected');
-    if (refused) {
-      // Give back whichever value this create did get, so a refused create reserves nothing.
-      await Promise.all([
-        this.release(context, platformCustomerIdKey(context.platformId, platformCustomerId), customerId),
-        this.release(context, umaKey(umaAddress), customerId),
-      ]);
-      throw refused.reason;
-    }
-    const { events } = await this.eventSourcing.handle(
-      customerId,
-      customerDecider,
-      (customer) => createCustomer(command, customer),
-      context,
-      { assumeNew: true },
-    );
+    const decided = createCustomer(command, customerDecider.initialState());
+    const claims: ValueClaim[] = [
+      {
+        key: platformCustomerIdKey(context.platformId, platformCustomerId),
+        conflictCode: 'CONFLICT',
+        conflictMessage: `platformCustomerId ${platformCustomerId} is already used by another customer of this platform.`,
+      },
+      {
+        key: umaKey(umaAddress),
+        conflictCode: 'UMA_ADDRESS_EXISTS',
+        conflictMessage: `The UMA address ${umaAddress} is already taken. Choose another or omit umaAddress to get a generated one.`,
+      },
+    ];
+    const events =
+      (await this.createAtOnce(context, customerId, claims, decided)) ??
+      (await this.claimThenCreate(context, customerId, claims, (customer) => createCustomer(command, customer)));
     // The row the projection wrote from these same events, folded here by its own pure evolve:
     // identical to what a GET returns, without reading it back.
     const row = events.reduce(evolveCustomerView, null);
@@ -300,6 +294,62 @@ export class CustomersController {
     await this.eventSourcing.waitForReadModels(events);
     await this.openAccounts(context, created.data, settings);
     return row ? renderCustomer(row) : undefined;
+  }
+
+  /**
+   * The usual create: both values free and the customer new, so both claims and the customer go
+   * to the store as one all-or-nothing append, one commit (decision 0053). Undefined when a stream
+   * was not new; nothing was written then, and claimThenCreate decides stream by stream.
+   */
+  private async createAtOnce(
+    context: RequestContext,
+    customerId: string,
+    claims: readonly ValueClaim[],
+    decided: readonly CustomerEvent[],
+  ): Promise<RecordedEvent[] | undefined> {
+    const claimed = ({ key, conflictCode, conflictMessage }: ValueClaim) =>
+      claimUniqueValue(
+        { type: 'ClaimUniqueValue', data: { key, ownerId: customerId, conflictCode, conflictMessage }, metadata: {} },
+        uniqueValueDecider.initialState(),
+      );
+    try {
+      const appended = await this.eventSourcing.appendAtomically(
+        [
+          ...claims.map((claim) => ({ streamId: claim.key, events: claimed(claim), expectedVersion: 0 })),
+          { streamId: customerId, events: decided, expectedVersion: 0 },
+        ],
+        context,
+      );
+      return appended[appended.length - 1]!.events;
+    } catch (error) {
+      if (!isWrongExpectedVersionError(error)) throw error;
+      // Not silent: a value taken, released or abandoned, or a racing retry's customer, is answered
+      // by the one-stream-at-a-time path, with its recovery and its errors, exactly as before.
+      return undefined;
+    }
+  }
+
+  /**
+   * A create that met an existing stream: each value claimed on its own (claimUnique recovers an
+   * abandoned claim), then the customer; a refused value gives back the other and answers its conflict.
+   */
+  private async claimThenCreate(
+    context: RequestContext,
+    customerId: string,
+    claims: readonly ValueClaim[],
+    decide: (customer: Customer) => CustomerEvent[],
+  ): Promise<RecordedEvent[]> {
+    const outcomes = await Promise.allSettled(
+      claims.map(({ key, conflictCode, conflictMessage }) => this.claim(context, key, customerId, conflictCode, conflictMessage)),
+    );
+    const refused = outcomes.find((claim): claim is PromiseRejectedResult => claim.status === 'rejected');
+    if (refused) {
+      // Give back whichever value this create did get, so a refused create reserves nothing.
+      await Promise.all(claims.map(({ key }) => this.release(context, key, customerId)));
+      throw refused.reason;
+    }
+    const { events } = await this.eventSourcing.handle(customerId, customerDecider, decide, context, { assumeNew: true });
+    return events;
   }
 
   private async claim(context: RequestContext, key: string, ownerId: string, conflictCode: string, conflictMessage: string): Promise<void> {
