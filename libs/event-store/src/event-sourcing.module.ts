@@ -53,8 +53,8 @@ export type EventSourcingOptions = {
   outcomeOf?: (event: RecordedEvent) => BusinessOutcome | null;
   /**
    * PostgreSQL connections this process may hold in all (DATABASE_POOL_SIZE, default 6): MikroORM
-   * gets ORM_CONNECTIONS of them, the outbox relay's session one, the projection runner's session one,
-   * and the process's one pg pool the rest (event store, reads, projection batches, consumers' processed stores).
+   * gets ORM_CONNECTIONS of them, the outbox relay's session one, and the process's one pg pool the
+   * rest (event store, reads, projection batches, consumers' processed stores).
    */
   poolSize?: number;
   /** Tries of an event that fails on its own before it becomes a dead letter (OUTBOX_MAX_ATTEMPTS; default 5). */
@@ -88,22 +88,14 @@ export const DEFAULT_DATABASE_POOL_SIZE = 6;
 const ORM_CONNECTIONS = 2;
 /** The outbox relay's session, which holds its leadership lock. */
 const RELAY_CONNECTIONS = 1;
-/** The projection runner's session: its leadership lock and the LISTEN for positions or wakes (decision 0055). */
-const RUNNER_CONNECTIONS = 1;
 const MIN_SHARED_CONNECTIONS = 2;
 /** A checkout waits this long for a free connection before it fails (a 503 to the caller). */
 const POOL_CHECKOUT_TIMEOUT_MS = 10_000;
 
 /** How a process's connection budget is split; exported for the connection-count test. */
 export const connectionBudget = (poolSize = DEFAULT_DATABASE_POOL_SIZE) => {
-  const shared = Math.max(MIN_SHARED_CONNECTIONS, poolSize - ORM_CONNECTIONS - RELAY_CONNECTIONS - RUNNER_CONNECTIONS);
-  return {
-    shared,
-    orm: ORM_CONNECTIONS,
-    relay: RELAY_CONNECTIONS,
-    runner: RUNNER_CONNECTIONS,
-    total: shared + ORM_CONNECTIONS + RELAY_CONNECTIONS + RUNNER_CONNECTIONS,
-  };
+  const shared = Math.max(MIN_SHARED_CONNECTIONS, poolSize - ORM_CONNECTIONS - RELAY_CONNECTIONS);
+  return { shared, orm: ORM_CONNECTIONS, relay: RELAY_CONNECTIONS, total: shared + ORM_CONNECTIONS + RELAY_CONNECTIONS };
 };
 
 /** What a controller needs to run a command: load, decide, append, and wait for its read models. */
@@ -236,8 +228,6 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       projections: options.projections,
       logger: options.logger,
       service: options.service,
-      // Replicas share the projection work: one leads and applies, the others follow (decision 0055).
-      connectionString: options.connectionString,
     });
     await this.runner.start();
     // No async stack traces: each JetStream publish would otherwise capture two stacks it never shows.
@@ -319,8 +309,6 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     const state = status.storeError || head === undefined ? 'down' : halted.length > 0 ? 'degraded' : 'ok';
     return {
       status: state,
-      // Only the leading replica applies; the others show the positions the checkpoint rows hold.
-      leader: status.leader,
       eventStore: describeEventStore(this.eventStoreChoice),
       ...(halted.length > 0 ? { halted } : {}),
       ...(status.storeError ? { storeError: status.storeError } : {}),

@@ -3,8 +3,7 @@ import { contextCarrier, inSpan, SpanKind, traceParentFrom } from '@corridor/tel
 import type { Client } from 'pg';
 import { type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, headers as natsHeaders, nanos } from 'nats';
 import { checkpointDdl, connectClient, ddlLockKey } from './postgres-schema';
-import { assertSchemaName } from './sql-names';
-import { SessionLock } from './session-lock';
+import { advisoryKey, assertSchemaName } from './sql-names';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { type Logger, createMutex, createWakeup } from './logger';
 import {
@@ -68,8 +67,8 @@ export class OutboxRelay {
   private readonly wakeup = createWakeup();
   private readonly logger: Logger;
   private leader: Client | undefined;
-  /** The leadership; a replica that is not the leader keeps its session and asks for the lock again on it. */
-  private readonly lock: SessionLock;
+  /** A replica that is not the leader keeps its session and asks for the lock again on it. */
+  private candidate: Client | undefined;
   private position = 0n;
   private running = false;
   private loopDone: Promise<void> | undefined;
@@ -86,7 +85,6 @@ export class OutboxRelay {
   constructor(private readonly options: OutboxRelayOptions) {
     this.schema = assertSchemaName(options.schema);
     this.logger = options.logger;
-    this.lock = new SessionLock({ connectionString: options.connectionString, name: `corridor.outbox:${this.schema}.${options.name}` });
     // Arrow functions read the relay; each gauge's collect() has the gauge as `this`.
     const leading = () => this.leader !== undefined;
     const checkpoint = () => this.position;
@@ -164,6 +162,11 @@ export class OutboxRelay {
     await this.loopDone;
     this.loopDone = undefined;
     await this.exclusive(() => this.resign());
+    const candidate = this.candidate;
+    this.candidate = undefined;
+    // Stopping: ending a session that already broke has nothing left to release (its advisory
+    // lock went with it), and a failed end changes nothing a caller could act on.
+    await candidate?.end().catch(() => undefined);
   }
 
   nudge(): void {
@@ -379,11 +382,24 @@ export class OutboxRelay {
     if (ack.duplicate) this.logger.info({ eventId: event.eventId, relay: this.options.name }, 'JetStream dropped a republished event.');
   }
 
-  /** Takes the leadership (a session advisory lock, session-lock.ts) and loads the checkpoint on the leader's session. */
+  /**
+   * The lock is a session advisory lock, so the relay keeps one connection of its own, outside the
+   * process's pool (and outside a transaction-pooling PgBouncer: see deploy/README.md). A replica
+   * that is not the leader keeps that session too and asks again on it, instead of opening a new
+   * connection every poll.
+   */
   private async tryLead(): Promise<Client | undefined> {
-    if (!(await this.lock.tryLock())) return undefined;
-    const client = this.lock.session!;
+    const client = this.candidate ?? (await connectClient(this.options.connectionString));
+    this.candidate = undefined;
+    // A broken session shows as a failed query on the next use; the loop logs that one.
+    client.on('error', () => undefined);
     try {
+      const key = advisoryKey(`corridor.outbox:${this.schema}.${this.options.name}`);
+      const locked = (await client.query('SELECT pg_try_advisory_lock($1) AS locked', [key])).rows[0] as { locked: boolean };
+      if (!locked.locked) {
+        this.candidate = client;
+        return undefined;
+      }
       const table = `${this.schema}.outbox_checkpoints`;
       await client.query(`INSERT INTO ${table} (name, position) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING`, [this.options.name]);
       const row = (await client.query(`SELECT position FROM ${table} WHERE name = $1`, [this.options.name])).rows[0] as {
@@ -393,15 +409,18 @@ export class OutboxRelay {
       this.leader = client;
       return client;
     } catch (error) {
-      await this.lock.end();
+      // The query's error is what the caller reports; a failing end() of a broken session adds nothing.
+      await client.end().catch(() => undefined);
       throw error;
     }
   }
 
   /** Ending the session releases the leadership lock for another replica. */
   private async resign(): Promise<void> {
+    const leader = this.leader;
     this.leader = undefined;
-    await this.lock.end();
+    // Resigning after a failure: the session may already be gone, which releases the lock as well.
+    await leader?.end().catch(() => undefined);
   }
 }
 

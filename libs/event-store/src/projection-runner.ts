@@ -1,11 +1,10 @@
 import type { EntityManager, EntityMetadata, EntitySchema } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { type Notification, type Pool, type PoolClient, types as pgTypes } from 'pg';
+import { type Pool, type PoolClient, types as pgTypes } from 'pg';
 import { Gauge, Registry } from 'prom-client';
 import { DomainError } from '@corridor/contracts';
 import { checkpointDdl, ddlLockKey } from './postgres-schema';
-import { advisoryKey, assertSchemaName, assertTableName } from './sql-names';
-import { SessionLock } from './session-lock';
+import { assertSchemaName, assertTableName } from './sql-names';
 import { type Logger, createMutex, createWakeup } from './logger';
 import { isConnectionError } from './infra-errors';
 import type { EventStore, RecordedEvent } from './types';
@@ -69,12 +68,6 @@ export type ProjectionRunnerOptions = {
   service?: string;
   /** First wait before a halted projection is tried again; it doubles up to MAX_HALT_RETRY_MS. */
   haltRetryMs?: number;
-  /**
-   * Replicas share the work (decision 0055): with it, only the replica holding the schema's
-   * projection lock (a session advisory lock on a connection of its own) reads and applies; the
-   * others follow the checkpoint rows. Without it this runner always applies (scripts, one process).
-   */
-  connectionString?: string;
 };
 
 /** What /health, /metrics and `npm run replay -- --status` show of one projection. */
@@ -94,14 +87,6 @@ export type ProjectionError = {
 };
 
 type Halt = ProjectionError & { retryAt: number; attempts: number };
-type CheckpointRow = {
-  name: string;
-  position: string;
-  halted_at: Date | null;
-  last_error: string | null;
-  last_error_at: Date | null;
-  last_error_event: ProjectionError['event'] | null;
-};
 type Waiter = { position: bigint; names: readonly string[]; resolve: () => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
 type Row = Record<string, unknown>;
 
@@ -113,8 +98,6 @@ const DEFAULT_WAIT_TIMEOUT_MS = 5_000;
 const MAX_FAILURE_BACKOFF_MS = 5_000;
 const DEFAULT_HALT_RETRY_MS = 1_000;
 const MAX_HALT_RETRY_MS = 60_000;
-/** A follower with waiters re-reads the checkpoint rows this often, in case a notification was lost. */
-const FOLLOWER_REFRESH_MS = 50;
 /** A rebuild that reads nothing new this many times in a row is stuck behind a transaction that never ends. */
 const MAX_IDLE_DRAIN_ROUNDS = 2_000;
 
@@ -148,19 +131,6 @@ export class ProjectionRunner {
   private running = false;
   private loopDone: Promise<void> | undefined;
   readonly metrics: Registry;
-  /** Leadership among replicas (options.connectionString); undefined: this runner always applies. */
-  private readonly lock: SessionLock | undefined;
-  /** The leader's NOTIFY of applied positions, which followers LISTEN to. */
-  private readonly projectedChannel: string;
-  /** Followers with waiters NOTIFY the leader here, with the position they wait for. */
-  private readonly wakeChannel: string;
-  /** Leader: the highest position a follower waits for, and until when it is worth polling fast for it. */
-  private remoteTarget = 0n;
-  private remoteUntil = 0;
-  /** Follower: the highest position it asked the leader for, and when it next re-reads the rows or asks for the lock. */
-  private wokeFor = 0n;
-  private nextRefreshAt = 0;
-  private nextLockAt = 0;
 
   constructor(private readonly options: ProjectionRunnerOptions) {
     this.schema = assertSchemaName(options.schema);
@@ -170,44 +140,12 @@ export class ProjectionRunner {
     if (new Set(this.allNames).size !== this.allNames.length)
       throw new Error(`Projection names must be unique: ${this.allNames.join(', ')}.`);
     this.metrics = this.createMetrics();
-    const channel = advisoryKey(`corridor.projections:${this.schema}`);
-    this.projectedChannel = `corridor_projected_${channel}`;
-    this.wakeChannel = `corridor_projection_wake_${channel}`;
-    this.lock = options.connectionString
-      ? new SessionLock({
-          connectionString: options.connectionString,
-          name: `corridor.projections:${this.schema}`,
-          onConnect: async (client) => void (await client.query(`LISTEN ${this.projectedChannel}`)),
-          onNotification: (notification) => this.onNotification(notification),
-        })
-      : undefined;
   }
 
   /** Loads checkpoints, rebuilds projections whose version changed, then catches up in the background. */
   async start(): Promise<void> {
     if (this.running) return;
-    if (!this.lock) await this.rebuildStale(await this.loadCheckpoints());
-    else if (!(await this.tryTakeLead())) {
-      // A follower: the leader applies (and rebuilds); this replica shows the checkpoint rows.
-      await this.loadCheckpoints();
-      await this.refreshFromCheckpoints();
-      this.nextLockAt = Date.now() + this.pollIntervalMs();
-    }
-    this.running = true;
-    this.loopDone = this.loop();
-  }
-
-  /** True when this replica applies: it holds the projection lock, or runs without one. */
-  leads(): boolean {
-    return !this.lock || this.lock.leading;
-  }
-
-  private pollIntervalMs(): number {
-    return this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-  }
-
-  /** Rebuilds projections whose version changed (only the replica that applies does). */
-  private async rebuildStale(stale: string[]): Promise<void> {
+    const stale = await this.loadCheckpoints();
     for (const name of stale) {
       this.logger.info(
         { service: this.service, projection: name },
@@ -222,6 +160,8 @@ export class ProjectionRunner {
         ),
       );
     }
+    this.running = true;
+    this.loopDone = this.loop();
   }
 
   async stop(): Promise<void> {
@@ -229,8 +169,6 @@ export class ProjectionRunner {
     this.wakeup.nudge();
     await this.loopDone;
     this.loopDone = undefined;
-    // Ending the session hands the lead to another replica at once.
-    await this.lock?.end();
     for (const waiter of this.waiters) this.settle(waiter, new Error('The projection runner stopped before reaching the position.'));
   }
 
@@ -257,7 +195,6 @@ export class ProjectionRunner {
         timer: setTimeout(() => this.settle(waiter, this.behindError(names, position, timeoutMs)), timeoutMs),
       };
       this.waiters.add(waiter);
-      if (!this.leads()) this.nextRefreshAt = Math.min(this.nextRefreshAt, Date.now() + FOLLOWER_REFRESH_MS);
       this.wakeup.nudge();
     });
   }
@@ -274,10 +211,9 @@ export class ProjectionRunner {
     this.wakeup.nudge();
   }
 
-  /** Every projection's position, halt and last failure, as this process sees them (a follower: as the checkpoint rows show them). */
-  status(): { leader: boolean; storeError?: ProjectionError; projections: ProjectionStatus[] } {
+  /** Every projection's position, halt and last failure, as this process sees them. */
+  status(): { storeError?: ProjectionError; projections: ProjectionStatus[] } {
     return {
-      leader: this.leads(),
       ...(this.storeError ? { storeError: this.storeError } : {}),
       projections: this.allNames.map((name) => {
         const halt = this.halts.get(name);
@@ -296,7 +232,6 @@ export class ProjectionRunner {
   async rebuild(name: string): Promise<void> {
     const projection = this.options.projections.find((candidate) => candidate.name === name);
     if (!projection) throw new Error(`Unknown projection ${name}.`);
-    if (!this.leads()) throw new Error(`Projection ${name} is rebuilt by the replica that leads the ${this.schema} projections.`);
     // A rebuild may run without start() (the replay script): the checkpoint table must exist first.
     if (this.positions.size === 0) await this.loadCheckpoints();
     // Replaying at least as far as the live rows had got means a rebuild never shows less than
@@ -345,10 +280,6 @@ export class ProjectionRunner {
   private async loop(): Promise<void> {
     let failures = 0;
     while (this.running) {
-      if (!this.leads()) {
-        failures = await this.follow(failures);
-        continue;
-      }
       let read = 0;
       try {
         read = await this.exclusive(() => this.step());
@@ -370,128 +301,11 @@ export class ProjectionRunner {
       // nothing. An event appended since then is read at the next poll, as one appended while the
       // loop slept; a waitFor for it nudges the wakeup, so its sleep ends at once.
       if (read < (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) {
-        await this.wakeup.sleep(this.waiters.size > 0 || this.followerWaits() ? WAITING_POLL_INTERVAL_MS : this.pollIntervalMs());
+        await this.wakeup.sleep(
+          this.waiters.size > 0 ? WAITING_POLL_INTERVAL_MS : (this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS),
+        );
       }
     }
-  }
-
-  /**
-   * One round of a follower: it asks for the lock every poll interval, re-reads the checkpoint rows
-   * (every FOLLOWER_REFRESH_MS while a command waits, else every poll interval) and tells the leader
-   * the position its waiters need. Returns the failures in a row, as the leader's rounds count them.
-   */
-  private async follow(failures: number): Promise<number> {
-    const now = Date.now();
-    try {
-      if (now >= this.nextLockAt) {
-        this.nextLockAt = now + this.pollIntervalMs();
-        if (await this.tryTakeLead()) return 0;
-      }
-      if (now >= this.nextRefreshAt) {
-        await this.refreshFromCheckpoints();
-        this.nextRefreshAt = now + (this.waiters.size > 0 ? FOLLOWER_REFRESH_MS : this.pollIntervalMs());
-        // Still waiting after a re-read: ask the leader again, in case a wake went to a leader that just left.
-        this.wokeFor = 0n;
-      }
-      await this.wakeLeader();
-      this.storeError = undefined;
-    } catch (error) {
-      this.storeError = { message: messageOf(error), at: new Date().toISOString() };
-      this.logger.error(
-        { err: error, service: this.service, schema: this.schema, failures: failures + 1 },
-        'Projection follower could not read the checkpoints or reach the leader; it will retry.',
-      );
-      this.nextLockAt = 0;
-      await this.wakeup.sleep(Math.min(MAX_FAILURE_BACKOFF_MS, this.pollIntervalMs() * 2 ** (failures + 1)));
-      return failures + 1;
-    }
-    await this.wakeup.sleep(Math.max(1, Math.min(this.nextRefreshAt, this.nextLockAt) - Date.now()));
-    return 0;
-  }
-
-  /**
-   * Asks for the projection lock; on taking it, listens for followers' wakes instead of the leader's
-   * positions, and goes on from the checkpoints (rebuilding a projection whose version changed).
-   */
-  private async tryTakeLead(): Promise<boolean> {
-    const lock = this.lock!;
-    if (!(await lock.tryLock())) return false;
-    try {
-      await lock.session!.query(`UNLISTEN ${this.projectedChannel}; LISTEN ${this.wakeChannel}`);
-    } catch (error) {
-      await lock.end();
-      throw error;
-    }
-    this.logger.info(
-      { service: this.service, schema: this.schema },
-      'This replica now leads the projections; it applies from the checkpoints.',
-    );
-    // Halts seen in the rows are the last leader's; this one finds its own by applying.
-    this.halts.clear();
-    await this.rebuildStale(await this.loadCheckpoints());
-    this.releaseWaiters();
-    return true;
-  }
-
-  /** A follower's view: positions and halts as the checkpoint rows show them (one primary-key table read). */
-  private async refreshFromCheckpoints(): Promise<void> {
-    const text = `SELECT name, position, halted_at, last_error, last_error_at, last_error_event FROM ${this.schema}.projection_checkpoints`;
-    const rows = this.options.pool
-      ? (await this.options.pool.query<CheckpointRow>(text)).rows
-      : await this.options.orm.em.fork().execute<CheckpointRow[]>(text);
-    for (const row of rows) {
-      if (!this.allNames.includes(row.name)) continue;
-      this.positions.set(row.name, BigInt(row.position));
-      if (!row.halted_at) this.halts.delete(row.name);
-      else {
-        this.halts.set(row.name, {
-          message: row.last_error ?? 'unknown error',
-          at: new Date(row.last_error_at ?? row.halted_at).toISOString(),
-          ...(row.last_error_event ? { event: row.last_error_event } : {}),
-          retryAt: Number.POSITIVE_INFINITY,
-          attempts: 0,
-        });
-      }
-    }
-    this.releaseWaiters();
-  }
-
-  /** A follower tells the leader the highest position its waiters need, once per new position. */
-  private async wakeLeader(): Promise<void> {
-    let target = 0n;
-    for (const waiter of this.waiters) if (waiter.position > target) target = waiter.position;
-    const session = this.lock?.session;
-    if (target <= this.wokeFor || !session) return;
-    this.wokeFor = target;
-    await session.query('SELECT pg_notify($1, $2)', [this.wakeChannel, target.toString()]);
-  }
-
-  /** Leader: a follower waits for a position. Follower: the leader applied a batch (or halted a projection). */
-  private onNotification({ channel, payload = '' }: Notification): void {
-    if (channel === this.wakeChannel && this.leads()) {
-      const target = BigInt(/^\d+$/.test(payload) ? payload : '0');
-      if (target > this.remoteTarget) this.remoteTarget = target;
-      this.remoteUntil = Date.now() + DEFAULT_WAIT_TIMEOUT_MS;
-      this.wakeup.nudge();
-      return;
-    }
-    if (channel !== this.projectedChannel || this.leads()) return;
-    const [position, names] = payload.split(' ');
-    if (!position || !/^\d+$/.test(position) || !names) {
-      // A halt (or anything else): the rows say what changed.
-      this.nextRefreshAt = 0;
-      this.wakeup.nudge();
-      return;
-    }
-    for (const name of names.split(',')) if (this.allNames.includes(name)) this.positions.set(name, BigInt(position));
-    this.releaseWaiters();
-  }
-
-  /** Leader: a follower's command waits for a position the healthy projections have not reached (for at most a wait's timeout). */
-  private followerWaits(): boolean {
-    if (this.remoteTarget === 0n || Date.now() > this.remoteUntil) return false;
-    const healthy = this.allNames.filter((name) => !this.halts.has(name));
-    return this.lowest(healthy) < this.remoteTarget;
   }
 
   private async drainTo(head: bigint, names: readonly string[]): Promise<void> {
@@ -652,8 +466,6 @@ export class ProjectionRunner {
     try {
       if (this.options.pool) await this.options.pool.query(text, values);
       else await this.options.orm.em.fork().execute(text.replace(/\$\d/g, '?'), values);
-      // Followers re-read the rows at once: a command waiting there for this read model is refused now.
-      if (this.lock) await this.options.orm.em.fork().execute('SELECT pg_notify(?, ?)', [this.projectedChannel, 'halt']);
     } catch (error) {
       this.logger.warn(
         { err: error, service: this.service, projection: name },
@@ -695,8 +507,8 @@ export class ProjectionRunner {
           }[];
           return results[results.length - 1]!.rows;
         },
-        finish: async (statements) => {
-          await client.query([...statements, 'COMMIT'].join('; '));
+        finish: async (statement) => {
+          await client.query(statement ? `${statement}; COMMIT` : 'COMMIT');
         },
       };
       return await work(tx);
@@ -749,14 +561,10 @@ export class ProjectionRunner {
       advanced.set(projection.name, last);
     }
     // Every projection this batch moved ends at the same position: one statement for all of them.
-    // Followers learn the new positions when the batch commits (NOTIFY is delivered at commit).
     await tx.finish(
       moved.length === 0
-        ? []
-        : [
-            `UPDATE ${table} SET position = ${last.toString()}, updated_at = now() WHERE name IN (${moved.map(sqlText).join(', ')})`,
-            ...(this.lock ? [`SELECT pg_notify(${sqlText(this.projectedChannel)}, ${sqlText(`${last} ${moved.join(',')}`)})`] : []),
-          ],
+        ? undefined
+        : `UPDATE ${table} SET position = ${last.toString()}, updated_at = now() WHERE name IN (${moved.map(sqlText).join(', ')})`,
     );
     return advanced;
   }
@@ -868,17 +676,6 @@ export class ProjectionRunner {
         for (const { labels, value } of each((name) => failures(name))) this.set(labels, value);
       },
     });
-    const leads = () => this.leads();
-    const service = this.service;
-    new Gauge({
-      name: 'corridor_projection_leader',
-      help: "1 on the replica that holds the schema's projection lock and applies; followers show the checkpoint rows.",
-      labelNames: ['service'],
-      registers: [registry],
-      collect() {
-        this.set({ service }, leads() ? 1 : 0);
-      },
-    });
     return registry;
   }
 }
@@ -891,8 +688,8 @@ type BatchTransaction = {
   em?: EntityManager;
   /** Opens the transaction (unless MikroORM did) and runs these statements; returns the last one's rows. */
   begin: (statements: string[]) => Promise<{ name: string; position: string }[]>;
-  /** Runs the checkpoint update and its notification, if any, and commits (or leaves the commit to MikroORM). */
-  finish: (statements: string[]) => Promise<void>;
+  /** Runs the checkpoint update, if any, and commits (or leaves the commit to MikroORM). */
+  finish: (statement: string | undefined) => Promise<void>;
 };
 
 type Execute = { execute: <Result>(sql: string, params?: unknown[]) => Promise<Result> };
@@ -919,8 +716,8 @@ const ormTransaction = async (em: EntityManager, schema: string): Promise<BatchT
       for (const statement of statements) rows = await execute<{ name: string; position: string }[]>(statement);
       return rows;
     },
-    finish: async (statements) => {
-      for (const statement of statements) await execute(statement);
+    finish: async (statement) => {
+      if (statement) await execute(statement);
     },
   };
 };
