@@ -31,6 +31,7 @@ import { WalletSignIn } from './embedded-wallets/wallet-sign-in';
 import { WalletStore } from './embedded-wallets/wallet-store';
 import { toIntegrationEvent } from './integration-events';
 import { AccountWriter, LEDGER_OPTIONS } from './internal-accounts/account-writer';
+import { AccountWriterMetrics } from './internal-accounts/account-writer-metrics';
 import { CustomerAccountsController } from './internal-accounts/customer-accounts.controller';
 import { InternalAccountsController } from './internal-accounts/internal-accounts.controller';
 import { internalAccountViewProjection } from './internal-accounts/internal-account-view.projection';
@@ -62,6 +63,12 @@ const embeddedWalletProviders = (config: AccountsServiceConfig): Provider[] => [
     inject: [SandboxMailbox, SmtpMailer],
   },
   OtpMailMetrics,
+  AccountWriterMetrics,
+  {
+    provide: 'ACCOUNT_WRITER_METRICS_SOURCE',
+    inject: [{ token: OBSERVABILITY, optional: true }, AccountWriterMetrics],
+    useFactory: (observability: Observability | undefined, metrics: AccountWriterMetrics) => observability?.addMetrics(metrics.registry),
+  },
   {
     provide: 'OTP_MAIL_METRICS_SOURCE',
     inject: [{ token: OBSERVABILITY, optional: true }, OtpMailMetrics],

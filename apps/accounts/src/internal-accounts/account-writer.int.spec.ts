@@ -11,6 +11,7 @@ import { deleteEventsStream, requireNats, tokenContext, uniqueSubjectPrefix, use
 import { loadConfig } from '../config';
 import { toIntegrationEvent } from '../integration-events';
 import { AccountWriter, LEDGER_OPTIONS } from './account-writer';
+import { AccountWriterMetrics } from './account-writer-metrics';
 import { creditAccount } from './credit-account';
 import { holdFunds } from './hold-funds';
 import { type InternalAccountEvent, systemAccountId } from './internal-account';
@@ -37,7 +38,11 @@ const startReplica = async (): Promise<AccountWriter> => {
         logger: consoleLogger('accounts', 'warn'),
       }),
     ],
-    providers: [{ provide: LEDGER_OPTIONS, useValue: { operationWindow: loadConfig({}).operationWindow } }, AccountWriter],
+    providers: [
+      { provide: LEDGER_OPTIONS, useValue: { operationWindow: loadConfig({}).operationWindow } },
+      AccountWriter,
+      AccountWriterMetrics,
+    ],
   })
   class ReplicaModule {}
   const context = await NestFactory.createApplicationContext(ReplicaModule, { logger: ['error'] });
@@ -180,6 +185,23 @@ describe('AccountWriter', () => {
     const again = await hold(first, accountId, platformId, 30n);
     expect([again.available, again.held]).toEqual(['11', '90']);
     expect((await streamOf(accountId)).map((event) => event.streamPosition)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('counts each race it lost to another replica for /metrics, and only those', async () => {
+    const platformId = newId('Platform');
+    const accountId = await openAccount(first, platformId);
+    const lostRaces = async (): Promise<number> =>
+      (await replicas[0]!.get(AccountWriterMetrics).conflicts.get()).values.find((value) => value.labels['outcome'] === 'retried')?.value ??
+      0;
+    await credit(first, accountId, tokenContext(platformId), 10n);
+    const before = await lostRaces();
+    // Its own memory is current: no race.
+    await hold(first, accountId, platformId, 1n);
+    expect(await lostRaces()).toBe(before);
+    // The other replica moved the account: the first's memory is stale, its append is refused, retried.
+    await credit(second, accountId, tokenContext(platformId), 5n);
+    await hold(first, accountId, platformId, 1n);
+    expect(await lostRaces()).toBe(before + 1);
   });
 
   it('never lets two replicas together hold more than the balance', async () => {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@corridor/contracts';
 import { EventSourcing, type RecordedEvent, saveSnapshotQuietly, snapshotDue, WrongExpectedVersionError } from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
@@ -22,6 +22,7 @@ import {
   internalAccountViewProjection,
 } from './internal-account-view.projection';
 import { withRowAfterEach } from './published-account';
+import { AccountWriterMetrics } from './account-writer-metrics';
 
 type Decide = (state: InternalAccount) => InternalAccountEvent[];
 
@@ -116,6 +117,7 @@ export class AccountWriter {
     private readonly eventSourcing: EventSourcing,
     /** operationWindow (LEDGER_OPERATION_WINDOW): operation ids (and closed holds) each account's state remembers. */
     @Inject(LEDGER_OPTIONS) options: LedgerOptions,
+    @Optional() @Inject(AccountWriterMetrics) private readonly metrics?: AccountWriterMetrics,
   ) {
     this.evolve = internalAccountEvolver(options.operationWindow);
     this.codec = internalAccountSnapshot(options.operationWindow);
@@ -197,6 +199,7 @@ export class AccountWriter {
           return;
         }
         // Lost a race to another replica: a 503 only once the budget is spent, never the raw conflict (a 500).
+        this.metrics?.conflicts.inc({ outcome: exhausted(attempt) ? 'busy' : 'retried' });
         if (exhausted(attempt)) {
           this.logger.warn(
             { accountId, appends: attempt + 1, budgetMs: CONFLICT_BUDGET_MS },
