@@ -42,9 +42,8 @@ const main = async (): Promise<void> => {
     const total = perSecond.reduce((sum, [, ms]) => sum + ms, 0);
     console.log(`idle stack, ${REPLICAS} replica(s) of payments and accounts, ${SECONDS} s: CPU ms per second by process`);
     for (const [kind, ms] of perSecond) console.log(`  ${kind.padEnd(14)} ${String(ms).padStart(5)} ms/s`);
-    console.log(
-      `  PostgreSQL: ${Math.round((commitsAfter - commitsBefore) / SECONDS)} transactions/s, ${Math.round((rowsAfter - rowsBefore) / SECONDS)} rows read/s`,
-    );
+    const transactionsPerSecond = Math.round((commitsAfter - commitsBefore) / SECONDS);
+    console.log(`  PostgreSQL: ${transactionsPerSecond} transactions/s, ${Math.round((rowsAfter - rowsBefore) / SECONDS)} rows read/s`);
     console.log(`  ${'total'.padEnd(14)} ${String(total).padStart(5)} ms/s (${(total / 10).toFixed(1)} % of one core)`);
   } finally {
     await pg.end();

@@ -138,7 +138,7 @@ describe('customer lifecycle', () => {
     expect(new Set(stored.map(({ transaction_id }) => transaction_id)).size).toBe(1);
   });
 
-  it('answers a taken UMA address with the same 409 and keeps no claim of the refused create, whose platformCustomerId stays free', async () => {
+  it('answers a taken UMA address with the same 409; the refused create keeps no claim, its platformCustomerId stays free', async () => {
     const held = await api.call('POST', '/customers', { auth: platformA, body: individual('uma-held') });
     expect(held.status).toBe(201);
     const refused = await api.call('POST', '/customers', {

@@ -1,9 +1,11 @@
 import { statusCountDeltas } from './transaction-status-counts';
+import type { TransactionRow } from './transaction-view.projection';
 import { countStatement, transactionFilters } from './transactions.controller';
 
 // The per-(platform, status) counters move with the transactions read model's own row changes.
 
-const row = (id: string, status: string, platformId = 'Platform:a') => ({ id, platformId, status }) as never;
+type Status = TransactionRow['status'];
+const row = (id: string, status: Status, platformId = 'Platform:a') => ({ id, platformId, status });
 
 describe('statusCountDeltas', () => {
   it('given new rows, when saved, then each adds one to its platform and status', () => {
