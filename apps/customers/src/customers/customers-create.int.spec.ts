@@ -17,7 +17,7 @@ import {
 } from '@corridor/contracts';
 import { EventSourcing } from '@corridor/event-store';
 import { createServiceApp, ServiceClient } from '@corridor/messaging';
-import { requireNats, uniqueRedisPrefix, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { requireNats, startServiceApp, uniqueRedisPrefix, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
@@ -97,27 +97,18 @@ const commitsSoFar = async (): Promise<number> => {
 beforeAll(async () => {
   await requireNats();
   const subjectPrefix = uniqueSubjectPrefix();
-  const config = {
-    ...loadConfig({ REDIS_KEY_PREFIX: uniqueRedisPrefix() }),
-    healthPort: 0,
-    databaseUrl: database.url,
-    subjectPrefix,
-    logLevel: 'warn',
-  };
+  const defaults = loadConfig({ REDIS_KEY_PREFIX: uniqueRedisPrefix() });
   neighbours = await createServiceApp(SandboxNeighboursModule, {
     service: 'platform',
-    natsUrl: config.natsUrl,
+    natsUrl: defaults.natsUrl,
     subjectPrefix,
     logLevel: 'warn',
   });
   await neighbours.listen();
-  customers = await createServiceApp(AppModule.register(config), {
-    service: 'customers',
-    natsUrl: config.natsUrl,
-    subjectPrefix,
-    logLevel: 'warn',
-  });
-  await customers.listen();
+  customers = await startServiceApp(
+    { service: 'customers', defaults, module: (config) => AppModule.register(config) },
+    { databaseUrl: database.url, subjectPrefix },
+  );
   client = customers.get(ServiceClient);
   eventSourcing = customers.get(EventSourcing);
 }, 60_000);
