@@ -46,7 +46,37 @@ export type PaymentsFigures = {
   cpuMsPerPayment: Record<string, number>;
   /** PostgreSQL commits over the measured phase per completed payment (every service, background work included). */
   commitsPerPayment: number;
+  /** The account writer's lost races (corridor_account_writer_conflicts_total, every accounts process) per completed payment. */
+  lostRacesPerPayment: number;
   machine: { cpus: number; loadAverage: number[] };
+};
+
+/**
+ * BENCH_PG_STATEMENTS=1 (PostgreSQL started with shared_preload_libraries = 'pg_stat_statements'):
+ * the statements of the measured phase by calls per payment, to see which round trips a change adds.
+ */
+const STATEMENTS = process.env['BENCH_PG_STATEMENTS'] === '1';
+const printStatements = async (pg: Client, database: string, completed: number): Promise<void> => {
+  const { rows } = await pg.query<{ calls: string; ms: string; query: string }>(
+    `SELECT calls::text, round(total_exec_time::numeric, 1)::text AS ms, regexp_replace(query, '\\s+', ' ', 'g') AS query
+       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 ORDER BY s.calls DESC LIMIT 30`,
+    [database],
+  );
+  console.log('  PostgreSQL statements per payment (calls, total ms over the phase, statement):');
+  for (const row of rows)
+    console.log(
+      `    ${(Number(row.calls) / Math.max(1, completed)).toFixed(2).padStart(7)} ${row.ms.padStart(8)}  ${row.query.slice(0, 150)}`,
+    );
+};
+
+/** The account writer's lost races so far, summed over every accounts process's /metrics. */
+const lostRaces = async (urls: string[]): Promise<number> => {
+  let total = 0;
+  for (const url of urls) {
+    const text = await (await fetch(url)).text();
+    for (const match of text.matchAll(/^corridor_account_writer_conflicts_total\{[^}]*\} (\d+)/gm)) total += Number(match[1]);
+  }
+  return total;
 };
 
 /** One payments run on a fresh stack; the bare hop is measured first on it (or read from BENCH_CEILINGS). */
@@ -67,11 +97,13 @@ export const runPayments = async (
   });
   const extra: ChildProcess[] = [];
   const extraLogs: string[] = [];
+  const accountsMetrics = [stack.healthUrl('accounts').replace(/\/health$/, '/metrics')];
   try {
     const ceilings = given ?? (await ceilingsFor(['bareHop']));
     for (let replica = 1; replica < replicas; replica += 1) {
       for (const app of ['accounts', 'payments'] as const) {
         const healthPort = await freePort();
+        if (app === 'accounts') accountsMetrics.push(`http://127.0.0.1:${healthPort}/metrics`);
         const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, `../apps/${app}/src/main.ts`)], {
           cwd: join(__dirname, '..'),
           env: { ...process.env, ...stack.env, ...stack.bus.envFor(app), ...(profiled ?? {}), HEALTH_PORT: String(healthPort) },
@@ -218,6 +250,8 @@ export const runPayments = async (
           .rows[0]?.commits ?? 0,
       );
     const commitsBefore = await commits();
+    const lostRacesBefore = await lostRaces(accountsMetrics);
+    if (STATEMENTS) await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()');
     const cpuBefore = await stackCpu(stack.subjectPrefix, pg, database);
     measuring = true;
     const start = performance.now();
@@ -226,6 +260,8 @@ export const runPayments = async (
     const elapsed = (performance.now() - start) / 1000;
     const cpuAfter = await stackCpu(stack.subjectPrefix, pg, database);
     const commitsDuring = (await commits()) - commitsBefore;
+    const lostRacesDuring = (await lostRaces(accountsMetrics)) - lostRacesBefore;
+    if (STATEMENTS) await printStatements(pg, database, completed);
     await pg.end();
     stopping = true;
     await Promise.all(clients);
@@ -251,6 +287,7 @@ export const runPayments = async (
       errors,
       cpuMsPerPayment: cpuMsPer(cpuBefore, cpuAfter, completed),
       commitsPerPayment: Math.round((commitsDuring / Math.max(1, completed)) * 10) / 10,
+      lostRacesPerPayment: Math.round((lostRacesDuring / Math.max(1, completed)) * 100) / 100,
       machine: { cpus: cpus().length, loadAverage: loadavg().map((value) => Math.round(value * 10) / 10) },
     };
     console.log(`  completed payments/s: ${figures.completedPerSecond} with ${replicas} replica(s) of payments and accounts`);
@@ -262,6 +299,7 @@ export const runPayments = async (
         .join(', ')}`,
     );
     console.log(`  PostgreSQL commits per payment (every service, background work included): ${figures.commitsPerPayment}`);
+    console.log(`  account writer's lost races per payment (a replica's stale memory of an account): ${figures.lostRacesPerPayment}`);
     const ledger = await assertLedgerConserved({ connectionString: stack.database.url, schema: 'accounts' });
     console.log(`  ledger conserved: ${JSON.stringify(ledger)}`);
     console.log(`  errors: ${errors}; load average ${figures.machine.loadAverage.join(' ')} on ${figures.machine.cpus} CPUs`);
