@@ -78,6 +78,7 @@ export class OutboxRelay {
   private readonly failuresTotal: Counter<'relay'>;
   private readonly publishedTotal: Counter<'relay'>;
   private readonly deadLetteredTotal: Counter<'relay'>;
+  private readonly leadershipAttempts: Counter<'relay'>;
   /** Failed tries per event id, only for events that failed on their own; cleared once one is published or set aside. */
   private readonly attempts = new Map<string, number>();
   private nextRetryCheckAt = 0;
@@ -103,6 +104,12 @@ export class OutboxRelay {
     this.deadLetteredTotal = new Counter({
       name: 'corridor_outbox_dead_lettered_total',
       help: 'Integration events set aside as dead letters after their tries (npm run outbox:dead-letters lists them).',
+      labelNames: ['relay'],
+      registers: [this.metrics],
+    });
+    this.leadershipAttempts = new Counter({
+      name: 'corridor_outbox_leadership_attempts_total',
+      help: 'Times this replica asked for the relay lock it did not hold (a standby asks once per poll interval).',
       labelNames: ['relay'],
       registers: [this.metrics],
     });
@@ -169,8 +176,13 @@ export class OutboxRelay {
     await candidate?.end().catch(() => undefined);
   }
 
+  /**
+   * An append asks the leader to publish at once. A standby is not woken by it: it would only ask
+   * for a lock the leader holds, one round trip per append of its service; it asks once per poll
+   * interval instead, which is also how soon it takes over from a leader that stopped.
+   */
   nudge(): void {
-    this.wakeup.nudge();
+    if (this.leader) this.wakeup.nudge();
   }
 
   /**
@@ -391,6 +403,7 @@ export class OutboxRelay {
   private async tryLead(): Promise<Client | undefined> {
     const client = this.candidate ?? (await connectClient(this.options.connectionString));
     this.candidate = undefined;
+    this.leadershipAttempts.inc({ relay: this.options.name });
     // A broken session shows as a failed query on the next use; the loop logs that one.
     client.on('error', () => undefined);
     try {
