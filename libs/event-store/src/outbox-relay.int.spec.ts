@@ -186,8 +186,10 @@ describe('OutboxRelay', () => {
     const standby = newRelay();
     await standby.start();
     const attempts = async (): Promise<number> => {
-      const metric = await standby.metrics.getSingleMetric('corridor_outbox_leadership_attempts_total')!.get();
-      return metric.values.reduce((sum, value) => sum + value.value, 0);
+      const metric = standby.metrics.getSingleMetric('corridor_outbox_leadership_attempts_total');
+      if (!metric) throw new Error('The relay registers no corridor_outbox_leadership_attempts_total.');
+      const { values } = await metric.get();
+      return values.reduce((sum, value) => sum + value.value, 0);
     };
     await new Promise((resolve) => setTimeout(resolve, 50));
     const before = await attempts();
