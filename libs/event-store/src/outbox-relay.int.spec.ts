@@ -207,6 +207,27 @@ describe('OutboxRelay', () => {
     expect(standby.status().leader).toBe(false);
   });
 
+  it('keeps asking on one standby session without adding a listener to it per ask', async () => {
+    for (const relay of relays.splice(0)) await relay.stop();
+    await newRelay().start();
+    await newRelay().start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Each session gets the relay's error listener once, when it connects; one per ask grew without
+    // end (Node warned at the 11th: MaxListenersExceededWarning on a pg Client). The store's pool
+    // adds and removes a listener of its own on every checkout, so the count is of those attached.
+    const on = jest.spyOn(Client.prototype, 'on');
+    try {
+      // 25 poll intervals: the standby asks about 25 times on the same session.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const sessions = new Set(on.mock.contexts as Client[]);
+      const most = Math.max(0, ...[...sessions].map((session) => session.listenerCount('error')));
+      expect(sessions.size).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(3);
+    } finally {
+      on.mockRestore();
+    }
+  });
+
   it('after a failed publish among several sent at once, keeps each stream in order and publishes everything once', async () => {
     for (const relay of relays.splice(0)) await relay.stop();
     const before = await published();

@@ -401,11 +401,9 @@ export class OutboxRelay {
    * connection every poll.
    */
   private async tryLead(): Promise<Client | undefined> {
-    const client = this.candidate ?? (await connectClient(this.options.connectionString));
+    const client = this.candidate ?? (await this.connectCandidate());
     this.candidate = undefined;
     this.leadershipAttempts.inc({ relay: this.options.name });
-    // A broken session shows as a failed query on the next use; the loop logs that one.
-    client.on('error', () => undefined);
     try {
       const key = advisoryKey(`corridor.outbox:${this.schema}.${this.options.name}`);
       const locked = (await client.query('SELECT pg_try_advisory_lock($1) AS locked', [key])).rows[0] as { locked: boolean };
@@ -426,6 +424,14 @@ export class OutboxRelay {
       await client.end().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** The session a standby asks on, kept between asks: one error listener for its whole life. */
+  private async connectCandidate(): Promise<Client> {
+    const client = await connectClient(this.options.connectionString);
+    // A broken session shows as a failed query on the next use; the loop logs that one.
+    client.on('error', () => undefined);
+    return client;
   }
 
   /** Ending the session releases the leadership lock for another replica. */
