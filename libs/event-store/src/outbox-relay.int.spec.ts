@@ -179,6 +179,55 @@ describe('OutboxRelay', () => {
     expect(new Set(all.map((message) => message.msgId)).size).toBe(all.length);
   });
 
+  it('does not wake a standby on every append: it asks for the lock once per poll interval (20 ms here), not once per nudge', async () => {
+    for (const relay of relays.splice(0)) await relay.stop();
+    const leader = newRelay();
+    await leader.start();
+    const standby = newRelay();
+    await standby.start();
+    const attempts = async (): Promise<number> => {
+      const metric = standby.metrics.getSingleMetric('corridor_outbox_leadership_attempts_total');
+      if (!metric) throw new Error('The relay registers no corridor_outbox_leadership_attempts_total.');
+      const { values } = await metric.get();
+      return values.reduce((sum, value) => sum + value.value, 0);
+    };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const before = await attempts();
+    const startedAt = Date.now();
+    // Every append of the service nudges its relay; 200 appends' worth within about 200 ms.
+    for (let nudge = 0; nudge < 200; nudge += 1) {
+      standby.nudge();
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const asked = (await attempts()) - before;
+    const intervals = (Date.now() - startedAt) / 20;
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThanOrEqual(Math.ceil(intervals) + 2);
+    expect(leader.status().leader).toBe(true);
+    expect(standby.status().leader).toBe(false);
+  });
+
+  it('keeps asking on one standby session without adding a listener to it per ask', async () => {
+    for (const relay of relays.splice(0)) await relay.stop();
+    await newRelay().start();
+    await newRelay().start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Each session gets the relay's error listener once, when it connects; one per ask grew without
+    // end (Node warned at the 11th: MaxListenersExceededWarning on a pg Client). The store's pool
+    // adds and removes a listener of its own on every checkout, so the count is of those attached.
+    const on = jest.spyOn(Client.prototype, 'on');
+    try {
+      // 25 poll intervals: the standby asks about 25 times on the same session.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const sessions = new Set(on.mock.contexts as Client[]);
+      const most = Math.max(0, ...[...sessions].map((session) => session.listenerCount('error')));
+      expect(sessions.size).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(3);
+    } finally {
+      on.mockRestore();
+    }
+  });
+
   it('after a failed publish among several sent at once, keeps each stream in order and publishes everything once', async () => {
     for (const relay of relays.splice(0)) await relay.stop();
     const before = await published();

@@ -78,6 +78,7 @@ export class OutboxRelay {
   private readonly failuresTotal: Counter<'relay'>;
   private readonly publishedTotal: Counter<'relay'>;
   private readonly deadLetteredTotal: Counter<'relay'>;
+  private readonly leadershipAttempts: Counter<'relay'>;
   /** Failed tries per event id, only for events that failed on their own; cleared once one is published or set aside. */
   private readonly attempts = new Map<string, number>();
   private nextRetryCheckAt = 0;
@@ -103,6 +104,12 @@ export class OutboxRelay {
     this.deadLetteredTotal = new Counter({
       name: 'corridor_outbox_dead_lettered_total',
       help: 'Integration events set aside as dead letters after their tries (npm run outbox:dead-letters lists them).',
+      labelNames: ['relay'],
+      registers: [this.metrics],
+    });
+    this.leadershipAttempts = new Counter({
+      name: 'corridor_outbox_leadership_attempts_total',
+      help: 'Times this replica asked for the relay lock it did not hold (a standby asks once per poll interval).',
       labelNames: ['relay'],
       registers: [this.metrics],
     });
@@ -169,8 +176,13 @@ export class OutboxRelay {
     await candidate?.end().catch(() => undefined);
   }
 
+  /**
+   * An append asks the leader to publish at once. A standby is not woken by it: it would only ask
+   * for a lock the leader holds, one round trip per append of its service; it asks once per poll
+   * interval instead, which is also how soon it takes over from a leader that stopped.
+   */
   nudge(): void {
-    this.wakeup.nudge();
+    if (this.leader) this.wakeup.nudge();
   }
 
   /**
@@ -389,10 +401,9 @@ export class OutboxRelay {
    * connection every poll.
    */
   private async tryLead(): Promise<Client | undefined> {
-    const client = this.candidate ?? (await connectClient(this.options.connectionString));
+    const client = this.candidate ?? (await this.connectCandidate());
     this.candidate = undefined;
-    // A broken session shows as a failed query on the next use; the loop logs that one.
-    client.on('error', () => undefined);
+    this.leadershipAttempts.inc({ relay: this.options.name });
     try {
       const key = advisoryKey(`corridor.outbox:${this.schema}.${this.options.name}`);
       const locked = (await client.query('SELECT pg_try_advisory_lock($1) AS locked', [key])).rows[0] as { locked: boolean };
@@ -413,6 +424,14 @@ export class OutboxRelay {
       await client.end().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** The session a standby asks on, kept between asks: one error listener for its whole life. */
+  private async connectCandidate(): Promise<Client> {
+    const client = await connectClient(this.options.connectionString);
+    // A broken session shows as a failed query on the next use; the loop logs that one.
+    client.on('error', () => undefined);
+    return client;
   }
 
   /** Ending the session releases the leadership lock for another replica. */
