@@ -109,6 +109,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   readonly eventStoreChoice: EventStoreChoice;
   private orm?: MikroORM;
   private runner?: ProjectionRunner;
+  private readonly readFollowers: ((events: readonly RecordedEvent[]) => void)[] = [];
   private relay?: OutboxRelay;
   private nats?: NatsConnection;
   private readonly projectedTypes: ReadonlySet<string>;
@@ -200,6 +201,14 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     return this.orm.em.fork();
   }
 
+  /**
+   * Tells `follower` of every batch of this service's events its projection runner reads, in store
+   * order, its own appends and other replicas' alike (register before bootstrap, from a constructor).
+   */
+  followEvents(follower: (events: readonly RecordedEvent[]) => void): void {
+    this.readFollowers.push(follower);
+  }
+
   get projections(): ProjectionRunner {
     if (!this.runner) throw new Error('EventSourcing used before the application bootstrapped.');
     return this.runner;
@@ -228,6 +237,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       projections: options.projections,
       logger: options.logger,
       service: options.service,
+      onRead: (events) => this.readFollowers.forEach((follower) => follower(events)),
     });
     await this.runner.start();
     // No async stack traces: each JetStream publish would otherwise capture two stacks it never shows.

@@ -68,6 +68,12 @@ export type ProjectionRunnerOptions = {
   service?: string;
   /** First wait before a halted projection is tried again; it doubles up to MAX_HALT_RETRY_MS. */
   haltRetryMs?: number;
+  /**
+   * Optional: told of every batch of events the runner reads, in store order, whichever replica
+   * applies it; a replica's in-memory state follows the other replicas' writes this way. A throw
+   * is logged and changes nothing else.
+   */
+  onRead?: (events: readonly RecordedEvent[]) => void;
 };
 
 /** What /health, /metrics and `npm run replay -- --status` show of one projection. */
@@ -338,6 +344,7 @@ export class ProjectionRunner {
     const events = await this.options.store.readAll({ after, limit: this.options.batchSize ?? DEFAULT_BATCH_SIZE });
     const last = events[events.length - 1];
     if (!last) return 0;
+    this.tellRead(events);
     try {
       await this.applyAndRecord(group, after, events, last.globalPosition);
     } catch (error) {
@@ -360,6 +367,17 @@ export class ProjectionRunner {
       for (const projection of group) await this.applyAlone(projection, events);
     }
     return events.length;
+  }
+
+  private tellRead(events: readonly RecordedEvent[]): void {
+    try {
+      this.options.onRead?.(events);
+    } catch (error) {
+      this.logger.error(
+        { err: error, service: this.service, first: events[0]?.globalPosition.toString(), count: events.length },
+        'A follower of the events the projection runner reads failed on a batch; the read models are not affected.',
+      );
+    }
   }
 
   /** The batch for one projection in its own transaction; on failure, finds and halts on the event. */

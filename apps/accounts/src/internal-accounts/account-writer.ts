@@ -122,6 +122,24 @@ export class AccountWriter {
     this.evolve = internalAccountEvolver(options.operationWindow);
     this.codec = internalAccountSnapshot(options.operationWindow);
     this.snapshotVersionName = `${this.codec.deciderVersion};row=2`;
+    eventSourcing.followEvents((events) => this.follow(events));
+  }
+
+  /**
+   * Every event the service's projection runner reads, in store order: another replica's write to
+   * an account this one remembers is folded into the memory at once, so the next command here is
+   * decided on it instead of losing a race (a refused append, a read of the tail, a second append).
+   * Only the next event of a stream is folded; a gap drops the memory (the next command reloads).
+   * A memory this leaves behind is still caught by the version every append names.
+   */
+  private follow(events: readonly RecordedEvent[]): void {
+    for (const event of events) {
+      const known = this.known.get(event.streamId);
+      if (!known || event.streamPosition <= known.version) continue;
+      if (event.streamPosition === known.version + 1)
+        this.known.set(event.streamId, fold(this.evolve, known, [event], event.streamPosition));
+      else this.known.delete(event.streamId);
+    }
   }
 
   /** Decides, appends, waits for the read model, and returns the account's row as a GET would show it. */
