@@ -50,13 +50,21 @@ export const createAccessLog = (level: string) =>
   });
 
 /**
+ * How long an idle keep-alive connection stays open: Fastify's own default, which a serverFactory
+ * does not get. Node's 5 s (with a 1 s grace on Node 24) is about the idle timeout of Node's own
+ * default client agent and below the 60 s of common load balancers, so a client that sends on a
+ * connection just as it turns that old meets the server's close and sees a reset, not an answer.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+/**
  * Fastify's serverFactory: an HTTP server whose every request runs inside its request context
  * (X-Request-Id or a fresh id; X-Correlation-Id or the request id) and passes the access log.
  */
 export const serverWithRequestContext =
   (accessLog: ReturnType<typeof createAccessLog>) =>
-  (handler: RequestListener): Server =>
-    createServer((request: IncomingMessage, response: ServerResponse) => {
+  (handler: RequestListener): Server => {
+    const server = createServer((request: IncomingMessage, response: ServerResponse) => {
       const requestId = requestIdOf(request);
       const ids: TelemetryContext = { requestId, correlationId: correlationIdOf(request.headers, requestId), causationId: requestId };
       const span = trace.getActiveSpan()?.spanContext();
@@ -66,6 +74,9 @@ export const serverWithRequestContext =
         handler(request, response);
       });
     });
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    return server;
+  };
 
 /** The request id Fastify gives the request: the one its context already holds. */
 export const contextRequestId = (request: IncomingMessage): string => factsOf(request)?.ids.requestId ?? requestIdOf(request);
