@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
@@ -12,6 +11,7 @@ import type { ConnectionOptions } from 'nats';
 import { type BusServer, startBusServer } from './bus-server';
 import {
   createTestDatabase,
+  freePort,
   requirePostgres,
   requireRedis,
   type TestDatabase,
@@ -31,15 +31,7 @@ const apps: AppName[] = appList.map((app) => app.name);
 /** Every app but the gateway: the ones that can run as several replicas behind NATS queue groups. */
 export const serviceNames: AppName[] = apps.filter((app) => app !== 'gateway');
 
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
+export { freePort };
 
 export const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
   const deadline = Date.now() + timeoutMs;

@@ -2,25 +2,14 @@
 // registered in the process's Observability (NATS by the messaging layer, PostgreSQL and Redis by
 // the app, against the real local servers), and /metrics with process metrics plus each source.
 import { type INestMicroservice, Module } from '@nestjs/common';
-import { createServer } from 'node:net';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
 import { Counter, Registry } from 'prom-client';
 import { OBSERVABILITY, type Observability, type PartHealth } from '@corridor/contracts';
-import { requireNats, requireRedis, testUrls, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
+import { freePort, requireNats, requireRedis, testUrls, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { createServiceApp, observedPart, postgresHealth, redisHealth } from './index';
 
 const database = useTestDatabase();
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 /** A part the test sets by hand, standing for a projection that halts. */
 let projections: PartHealth = { status: 'ok' };

@@ -9,3 +9,4 @@ export * from './projection-rows-contract';
 export * from './smtp';
 export * from './recorded-events';
 export * from './service-app';
+export * from './free-port';

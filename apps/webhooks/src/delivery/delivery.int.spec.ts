@@ -19,6 +19,7 @@ import { createServiceApp, publishEvent, ServiceClient } from '@corridor/messagi
 import {
   createControllableClock,
   createConformance,
+  freePort,
   requireNats,
   requireRedis,
   uniqueRedisPrefix,
@@ -55,14 +56,6 @@ const hits: Hit[] = [];
 const script = new Map<string, number[]>();
 let receiver: Server;
 let receiverUrl: string;
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 const contextOf = (platformId: string): RequestContext => ({
   platformId,
