@@ -10,6 +10,7 @@ import { basic, type Credentials } from '../tests/support/api';
 import { freePort, startStack } from '../tests/support/stack';
 import { type Ceilings, ceilingsFor, stopChild } from './ceilings';
 import { bareHopCeiling, type Figure, reportBench } from './report';
+import { printStatements, resetStatements } from './pg-statements';
 import { cpuMsPer, stackCpu } from './stack-cpu';
 
 // Quote execution (issue 5): every app as its own process on a fresh database, the sandbox rail
@@ -49,24 +50,6 @@ export type PaymentsFigures = {
   /** The account writer's lost races (corridor_account_writer_conflicts_total, every accounts process) per completed payment. */
   lostRacesPerPayment: number;
   machine: { cpus: number; loadAverage: number[] };
-};
-
-/**
- * BENCH_PG_STATEMENTS=1 (PostgreSQL started with shared_preload_libraries = 'pg_stat_statements'):
- * the statements of the measured phase by calls per payment, to see which round trips a change adds.
- */
-const STATEMENTS = process.env['BENCH_PG_STATEMENTS'] === '1';
-const printStatements = async (pg: Client, database: string, completed: number): Promise<void> => {
-  const { rows } = await pg.query<{ calls: string; ms: string; query: string }>(
-    `SELECT calls::text, round(total_exec_time::numeric, 1)::text AS ms, regexp_replace(query, '\\s+', ' ', 'g') AS query
-       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 ORDER BY s.calls DESC LIMIT 30`,
-    [database],
-  );
-  console.log('  PostgreSQL statements per payment (calls, total ms over the phase, statement):');
-  for (const row of rows)
-    console.log(
-      `    ${(Number(row.calls) / Math.max(1, completed)).toFixed(2).padStart(7)} ${row.ms.padStart(8)}  ${row.query.slice(0, 150)}`,
-    );
 };
 
 /** The account writer's lost races so far, summed over every accounts process's /metrics. */
@@ -251,7 +234,7 @@ export const runPayments = async (
       );
     const commitsBefore = await commits();
     const lostRacesBefore = await lostRaces(accountsMetrics);
-    if (STATEMENTS) await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()');
+    await resetStatements(pg);
     const cpuBefore = await stackCpu(stack.subjectPrefix, pg, database);
     measuring = true;
     const start = performance.now();
@@ -261,7 +244,7 @@ export const runPayments = async (
     const cpuAfter = await stackCpu(stack.subjectPrefix, pg, database);
     const commitsDuring = (await commits()) - commitsBefore;
     const lostRacesDuring = (await lostRaces(accountsMetrics)) - lostRacesBefore;
-    if (STATEMENTS) await printStatements(pg, database, completed);
+    await printStatements(pg, database, completed, 'payment');
     await pg.end();
     stopping = true;
     await Promise.all(clients);

@@ -10,6 +10,7 @@ import { basic } from '../tests/support/api';
 import { type Stack, startStack } from '../tests/support/stack';
 import { ceilingsFor } from './ceilings';
 import { bareHopCeiling, reportBench } from './report';
+import { printStatements, resetStatements } from './pg-statements';
 import { cpuMsPer, stackCpu } from './stack-cpu';
 
 // The customers paths of issues 2 and 17 at 32 connections against every app running here, beside
@@ -113,6 +114,7 @@ const runReal = async (stack: Stack) => {
           .rows[0]?.commits ?? 0,
       );
     const commitsBefore = await commits();
+    await resetStatements(pg);
     // Row writes by table: where the commits of a create go (read models, checkpoints, outboxes, deliveries).
     const tableWrites = async () =>
       new Map(
@@ -150,6 +152,7 @@ const runReal = async (stack: Stack) => {
     const settled = performance.now();
     if (profileDir) for (const app of PROFILED) process.kill(stack.pid(app)!, 'SIGUSR2');
     const cpuMsPerCustomer = cpuMsPer(cpuBefore, await stackCpu(stack.subjectPrefix, pg, database), post.ok);
+    await printStatements(pg, database, post.ok, 'customer');
     // The statistics reach pg_stat_database within about a second of a commit.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const commitsPerCustomer = Math.round((((await commits()) - commitsBefore) / Math.max(1, post.ok)) * 100) / 100;
