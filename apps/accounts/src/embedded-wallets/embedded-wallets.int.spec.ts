@@ -191,7 +191,7 @@ describe('the customers a platform that enables wallets still owes one', () => {
 });
 
 describe('recording a customer', () => {
-  it('given a customer recorded with an email, when the same customer comes again (its CustomerCreated after the create), then nothing is written', async () => {
+  it('given a customer recorded with an email, when it comes again with that email or none, then nothing is written', async () => {
     const platformId = newPlatformId();
     const customerId = newId('Customer');
     const version = async () =>
