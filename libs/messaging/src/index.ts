@@ -13,7 +13,7 @@ export { ObservabilityModule, observedPart, postgresHealth, redisHealth } from '
 export { startHealthServer, processMetrics, type HealthServerOptions } from './health-server';
 export { enableBoundedShutdown, parseShutdownTimeoutMs, DEFAULT_SHUTDOWN_TIMEOUT_MS, type BoundedShutdownOptions } from './shutdown';
 export { natsMetrics } from './nats-metrics';
-export { parseNatsAuth, inboxPrefixOf, type NatsAuth } from './nats-auth';
+export { parseNatsAuth, inboxPrefixOf, natsConnectionOptions, type NatsAuth } from './nats-auth';
 export {
   busUsers,
   busServices,

@@ -17,7 +17,7 @@ import { createLogger, nestLogger } from './logger';
 import { natsMetrics } from './nats-metrics';
 import { ObservabilityModule } from './observability.module';
 import { PrefixedServerNats } from './prefixed-nats';
-import type { NatsAuth } from './nats-auth';
+import { natsConnectionOptions, type NatsAuth } from './nats-auth';
 import type { ServiceConfig } from './service-config';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, enableBoundedShutdown } from './shutdown';
 
@@ -48,7 +48,7 @@ export async function createServiceApp(module: Type<unknown> | DynamicModule, op
   const service = options.service;
   const strategy = new PrefixedServerNats(
     // The queue group makes replicas of one service share requests instead of all answering.
-    { servers: options.natsUrl, ...options.natsAuth, name: service, queue: service },
+    { ...natsConnectionOptions(options.natsUrl, options.natsAuth, service), queue: service },
     {
       subjectPrefix: options.subjectPrefix,
       logger,

@@ -7,7 +7,7 @@ import { contextCarrier, currentContext, inSpan, SpanKind } from '@corridor/tele
 import { fromErrorReply } from './error-codec';
 import { createLogger } from './logger';
 import { natsMetrics } from './nats-metrics';
-import type { NatsAuth } from './nats-auth';
+import { natsConnectionOptions, type NatsAuth } from './nats-auth';
 import { PrefixedClientNats, prefixSubject } from './prefixed-nats';
 
 export type MessagingOptions = { natsUrl: string; subjectPrefix: string; name: string; natsAuth?: NatsAuth };
@@ -36,7 +36,7 @@ export class ServiceClient implements OnApplicationBootstrap, OnApplicationShutd
   private readonly logger: Logger;
 
   constructor(@Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions) {
-    this.client = new PrefixedClientNats({ servers: options.natsUrl, ...options.natsAuth, name: options.name }, options.subjectPrefix);
+    this.client = new PrefixedClientNats(natsConnectionOptions(options.natsUrl, options.natsAuth, options.name), options.subjectPrefix);
     this.logger = createLogger(`${options.name}:messaging`);
   }
 

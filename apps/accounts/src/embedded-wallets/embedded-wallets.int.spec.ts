@@ -190,6 +190,24 @@ describe('the customers a platform that enables wallets still owes one', () => {
   );
 });
 
+describe('recording a customer', () => {
+  it('given a customer recorded with an email, when it comes again with that email or none, then nothing is written', async () => {
+    const platformId = newPlatformId();
+    const customerId = newId('Customer');
+    const version = async () =>
+      (await pool.query<{ xmin: string }>('SELECT xmin::text FROM accounts.wallet_customers WHERE customer_id = $1', [customerId])).rows[0]
+        ?.xmin;
+    expect(await store.upsertCustomer(customerId, platformId, 'same@example.com')).toBe('same@example.com');
+    const recorded = await version();
+    expect(await store.upsertCustomer(customerId, platformId, 'same@example.com')).toBe('same@example.com');
+    expect(await store.upsertCustomer(customerId, platformId, null)).toBe('same@example.com');
+    expect(await version()).toBe(recorded);
+    // A new email is written.
+    expect(await store.upsertCustomer(customerId, platformId, 'new@example.com')).toBe('new@example.com');
+    expect(await version()).not.toBe(recorded);
+  });
+});
+
 describe('a credential row of a type no rule knows', () => {
   it(
     'given a stored type other than OAUTH, EMAIL_OTP and PASSKEY, when it is verified, then it fails loudly instead of answering a ' +

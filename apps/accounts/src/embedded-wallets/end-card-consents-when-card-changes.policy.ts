@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { eventsStreamName } from '@corridor/contracts';
 import { ensureEventsStream } from '@corridor/event-store';
-import { createLogger, startDurableConsumer } from '@corridor/messaging';
+import { createLogger, startDurableConsumer, natsConnectionOptions } from '@corridor/messaging';
 import { connect, type NatsConnection } from 'nats';
 import { ACCOUNTS_POLICY_OPTIONS, type AccountsPolicyOptions } from '../internal-accounts/open-accounts-when-customer-created.policy';
 import { WalletConsents } from '../internal-accounts/wallet-consents';
@@ -55,7 +55,7 @@ export class EndCardConsentsWhenCardChangesPolicy implements OnApplicationBootst
 
   async onApplicationBootstrap(): Promise<void> {
     const { natsUrl, natsAuth, subjectPrefix } = this.options;
-    this.nats = await connect({ servers: natsUrl, ...natsAuth, name: 'accounts-card-consents-policy' });
+    this.nats = await connect(natsConnectionOptions(natsUrl, natsAuth, 'accounts-card-consents-policy'));
     const stream = eventsStreamName(subjectPrefix);
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
     this.consumer = await startDurableConsumer({

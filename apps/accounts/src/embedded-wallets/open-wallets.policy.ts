@@ -7,7 +7,14 @@ import {
 } from '@nestjs/common';
 import { CLOCK, type Clock, eventsStreamName, type PlatformConfigWire, type RequestContext, subjects } from '@corridor/contracts';
 import { ensureEventsStream, EventSourcing } from '@corridor/event-store';
-import { consumeEvents, createLogger, createProcessedStore, type ProcessedStore, ServiceClient } from '@corridor/messaging';
+import {
+  consumeEvents,
+  createLogger,
+  createProcessedStore,
+  type ProcessedStore,
+  ServiceClient,
+  natsConnectionOptions,
+} from '@corridor/messaging';
 import { currentContext } from '@corridor/telemetry';
 import { connect, type NatsConnection } from 'nats';
 import { AccountWriter } from '../internal-accounts/account-writer';
@@ -87,7 +94,7 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
 
   async onApplicationBootstrap(): Promise<void> {
     const { natsUrl, natsAuth, subjectPrefix, schema } = this.options;
-    this.nats = await connect({ servers: natsUrl, ...natsAuth, name: 'accounts-wallet-policy' });
+    this.nats = await connect(natsConnectionOptions(natsUrl, natsAuth, 'accounts-wallet-policy'));
     const stream = eventsStreamName(subjectPrefix);
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });
     this.processed = createProcessedStore({ pool: this.eventSourcing.pool, schema, consumer: 'accounts-open-wallets' });

@@ -109,11 +109,21 @@ export class WalletStore {
   }
 
   /** Records the customer (an event without an email keeps the known one); answers the email it has now. */
+  /**
+   * Records the customer (and its email, when the event has one) and answers the email now known.
+   * A customer already recorded with that email (the create's own record, then its CustomerCreated)
+   * is not written again: no new row version, no commit to flush, one statement either way.
+   */
   async upsertCustomer(customerId: string, platformId: string, email: string | null): Promise<string | null> {
+    const table = this.t('wallet_customers');
     const { rows } = await this.pool.query<{ email: string | null }>(
-      `INSERT INTO ${this.t('wallet_customers')} (customer_id, platform_id, email) VALUES ($1, $2, $3)
-       ON CONFLICT (customer_id) DO UPDATE SET email = COALESCE(EXCLUDED.email, ${this.t('wallet_customers')}.email)
-       RETURNING email`,
+      `WITH known AS (SELECT email FROM ${table} WHERE customer_id = $1),
+       written AS (
+         INSERT INTO ${table} (customer_id, platform_id, email)
+         SELECT $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM known WHERE $3::text IS NULL OR email = $3::text)
+         ON CONFLICT (customer_id) DO UPDATE SET email = COALESCE(EXCLUDED.email, ${table}.email)
+         RETURNING email)
+       SELECT email FROM written UNION ALL SELECT email FROM known WHERE NOT EXISTS (SELECT 1 FROM written)`,
       [customerId, platformId, email],
     );
     return rows[0]?.email ?? null;

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { CLOCK, type Clock, eventsStreamName, isSupportedCurrency, type RequestContext } from '@corridor/contracts';
 import { ensureEventsStream } from '@corridor/event-store';
-import { consumeEvents, createLogger, type NatsAuth } from '@corridor/messaging';
+import { consumeEvents, createLogger, type NatsAuth, natsConnectionOptions } from '@corridor/messaging';
 import { connect, type NatsConnection } from 'nats';
 import { v5 as uuidv5 } from 'uuid';
 import { AccountWriter } from './account-writer';
@@ -129,7 +129,7 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
 
   async onApplicationBootstrap(): Promise<void> {
     const { natsUrl, natsAuth, subjectPrefix } = this.options;
-    this.nats = await connect({ servers: natsUrl, ...natsAuth, name: 'accounts-policies' });
+    this.nats = await connect(natsConnectionOptions(natsUrl, natsAuth, 'accounts-policies'));
     const stream = eventsStreamName(subjectPrefix);
     // The accounts service may start before any service has published, so the stream may not exist yet.
     await ensureEventsStream(this.nats, { name: stream, subjects: [`${subjectPrefix}.events.>`] });

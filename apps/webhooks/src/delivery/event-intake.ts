@@ -10,7 +10,7 @@ import { AckPolicy, connect, DeliverPolicy, JSONCodec, type ConsumerMessages, ty
 import type { Pool } from 'pg';
 import { CLOCK, type Clock, DomainError, eventsStreamName, type RequestContext } from '@corridor/contracts';
 import { inTransaction, ensureEventsStream } from '@corridor/event-store';
-import { createLogger, ServiceClient } from '@corridor/messaging';
+import { createLogger, ServiceClient, natsConnectionOptions } from '@corridor/messaging';
 import type { WebhooksServiceConfig } from '../config';
 import { SigningKeys } from '../signing/signing-keys';
 import { type IntegrationEventEnvelope, loadKinds, type Planned, planWebhook, type WebhookKind } from '../webhook-kind';
@@ -110,7 +110,7 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     const { natsUrl, natsAuth, subjectPrefix } = this.config;
-    this.nats = await connect({ servers: natsUrl, ...natsAuth, name: 'webhooks-intake' });
+    this.nats = await connect(natsConnectionOptions(natsUrl, natsAuth, 'webhooks-intake'));
     const stream = eventsStreamName(subjectPrefix);
     const filterSubject = `${subjectPrefix}.events.>`;
     await ensureEventsStream(this.nats, { name: stream, subjects: [filterSubject] });
