@@ -108,9 +108,8 @@ export class WalletStore {
     return row ? { platformId: row.platform_id, environment: row.environment, enabled: row.enabled, config: row.config } : null;
   }
 
-  /** Records the customer (an event without an email keeps the known one); answers the email it has now. */
   /**
-   * Records the customer (and its email, when the event has one) and answers the email now known.
+   * Records the customer (an event without an email keeps the known one) and answers the email now known.
    * A customer already recorded with that email (the create's own record, then its CustomerCreated)
    * is not written again: no new row version, no commit to flush, one statement either way.
    */
