@@ -40,7 +40,7 @@ describe('OutboxRelay', () => {
           payload: { id: event.streamId, data: event.data },
         };
 
-  const newRelay = (batchSize = 3) => {
+  const newRelay = (batchSize = 3, pollIntervalMs = 20) => {
     const relay = new OutboxRelay({
       store,
       connectionString: database.url,
@@ -49,7 +49,7 @@ describe('OutboxRelay', () => {
       jetstream: nc.jetstream(),
       toIntegrationEvent,
       batchSize,
-      pollIntervalMs: 20,
+      pollIntervalMs,
       maxAttempts: 3,
       logger: {
         info: () => undefined,
@@ -205,6 +205,26 @@ describe('OutboxRelay', () => {
     expect(asked).toBeLessThanOrEqual(Math.ceil(intervals) + 2);
     expect(leader.status().leader).toBe(true);
     expect(standby.status().leader).toBe(false);
+  });
+
+  it("publishes an event appended on a standby's replica at once: the standby's nudge wakes the leader, no poll waited for", async () => {
+    for (const relay of relays.splice(0)) await relay.stop();
+    // Polls 60 s apart: only a wake makes the leader publish within the test.
+    const leader = newRelay(3, 60_000);
+    await leader.start();
+    const standby = newRelay(3, 60_000);
+    await standby.start();
+    expect([leader.status().leader, standby.status().leader]).toEqual([true, false]);
+    // Let the leader's first batch end, so it sleeps its poll interval.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const eventId = (await append(['ItemCreated']))[0]?.eventId;
+    // The append was made on the standby's replica, which nudges its own relay, not the leader.
+    standby.nudge();
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && !(await published()).some((message) => message.msgId === eventId))
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(eventId).toBeDefined();
+    expect((await published()).map((message) => message.msgId)).toContain(eventId);
   });
 
   it('keeps asking on one standby session without adding a listener to it per ask', async () => {

@@ -50,6 +50,8 @@ const DEFAULT_POLL_INTERVAL_MS = 200;
 const DEFAULT_PUBLISH_TIMEOUT_MS = 5_000;
 const MAX_FAILURE_BACKOFF_MS = 5_000;
 const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+/** The closest two wakes of the leader by one standby may be (see wakeLeader). */
+const WAKE_SPACING_MS = 50;
 /** How often the leader looks for dead letters an operator asked to retry. */
 const RETRY_CHECK_INTERVAL_MS = 1_000;
 const RETRIES_PER_CHECK = 20;
@@ -82,9 +84,17 @@ export class OutboxRelay {
   /** Failed tries per event id, only for events that failed on their own; cleared once one is published or set aside. */
   private readonly attempts = new Map<string, number>();
   private nextRetryCheckAt = 0;
+  /**
+   * The channel on which a standby wakes the leader (LISTEN / pg_notify): the schema is a checked
+   * identifier, and the name is cut where PostgreSQL cuts identifiers (63 bytes) so both sides agree.
+   */
+  private readonly wakeChannel: string;
+  private wakeScheduled = false;
+  private lastWakeAt = 0;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.schema = assertSchemaName(options.schema);
+    this.wakeChannel = `outbox_wake_${this.schema}`.slice(0, 63);
     this.logger = options.logger;
     // Arrow functions read the relay; each gauge's collect() has the gauge as `this`.
     const leading = () => this.leader !== undefined;
@@ -177,12 +187,42 @@ export class OutboxRelay {
   }
 
   /**
-   * An append asks the leader to publish at once. A standby is not woken by it: it would only ask
-   * for a lock the leader holds, one round trip per append of its service; it asks once per poll
-   * interval instead, which is also how soon it takes over from a leader that stopped.
+   * An append asks the leader to publish at once. On a standby replica it wakes the leader on the
+   * other replica instead (pg_notify on the standby's own session; the leader LISTENs on its), so an
+   * event appended there waits for no poll; the standby itself is not woken, since it would only
+   * ask for a lock the leader holds. It asks once per poll interval, which is also how soon it
+   * takes over from a leader that stopped.
    */
   nudge(): void {
     if (this.leader) this.wakeup.nudge();
+    else this.wakeLeader();
+  }
+
+  /**
+   * At most one wake per WAKE_SPACING_MS: the first nudge after a quiet spell wakes the leader at
+   * once, the nudges within the spacing after it make one more wake at its end. An idle system's
+   * event waits for no poll; a busy one sends the leader (awake for its own appends anyway) a few
+   * wakes a second (at most 20), not one per append.
+   */
+  private wakeLeader(): void {
+    if (!this.running || this.wakeScheduled) return;
+    const wait = this.lastWakeAt + WAKE_SPACING_MS - Date.now();
+    if (wait <= 0) return this.sendWake();
+    this.wakeScheduled = true;
+    setTimeout(() => {
+      this.wakeScheduled = false;
+      this.sendWake();
+    }, wait).unref();
+  }
+
+  private sendWake(): void {
+    const session = this.candidate;
+    if (!session || !this.running) return;
+    this.lastWakeAt = Date.now();
+    void session.query('SELECT pg_notify($1, $2)', [this.wakeChannel, this.options.name]).catch((error: unknown) => {
+      if (this.running)
+        this.logger.warn({ err: error, relay: this.options.name }, 'Could not wake the leader relay; it publishes at its next poll.');
+    });
   }
 
   /**
@@ -417,6 +457,9 @@ export class OutboxRelay {
         position: string;
       };
       this.position = BigInt(row.position);
+      // Standbys' appends wake the leader through this session (see nudge).
+      await client.query(`LISTEN ${this.wakeChannel}`);
+      client.on('notification', () => this.wakeup.nudge());
       this.leader = client;
       return client;
     } catch (error) {
