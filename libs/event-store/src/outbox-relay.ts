@@ -481,7 +481,9 @@ export class OutboxRelay {
   private async resign(): Promise<void> {
     const leader = this.leader;
     this.leader = undefined;
-    // Resigning after a failure: the session may already be gone, which releases the lock as well.
+    // Silence is right here: after a failed batch the session may already be gone, and at stop
+    // ending it is all that is left to do. Either way the lock goes with the session, and the
+    // failure that led here (if any) is the one the loop already logged.
     await leader?.end().catch(() => undefined);
   }
 }
