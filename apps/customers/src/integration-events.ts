@@ -1,4 +1,5 @@
 import { type IntegrationEvent, integrationEvent, type RecordedEvent } from '@corridor/event-store';
+import { publishedCustomerOf } from './customers/published-customer';
 
 const published = new Set([
   'CustomerCreated',
@@ -16,5 +17,8 @@ const publishedJobEvents = new Set(['BulkImportCompleted', 'BulkImportFailed']);
 /** Customer facts other services react to; uniqueness claims and owner details stay private to this service. */
 export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null => {
   if (publishedJobEvents.has(event.type)) return integrationEvent('customers', 'Job', event);
-  return published.has(event.type) ? integrationEvent('customers', 'Customer', event) : null;
+  if (!published.has(event.type)) return null;
+  // A new customer's events carry the customer right after them (decision 0057), so its webhook renders inline.
+  const customer = publishedCustomerOf(event);
+  return integrationEvent('customers', 'Customer', event, customer ? { ...event.data, customer } : event.data);
 };

@@ -118,6 +118,23 @@ describe('planWebhook', () => {
     expect(changed('INDIVIDUAL', 'UNVERIFIED')).toBeNull();
   });
 
+  it("a new customer's status change carrying the customer (decision 0057) → CUSTOMER.KYC_APPROVED inline, no call to customers", () => {
+    const customer = { id: 'Customer:c', customerType: 'INDIVIDUAL', kycStatus: 'APPROVED' };
+    const approved = event({
+      service: 'customers',
+      aggregate: 'Customer',
+      type: 'CustomerVerificationStatusChanged',
+      streamId: 'Customer:c',
+      data: { customerType: 'INDIVIDUAL', to: 'APPROVED', customer },
+    });
+    expect(planWebhook(kinds, approved)).toEqual({
+      type: 'CUSTOMER.KYC_APPROVED',
+      resourceId: 'Customer:c',
+      render: { inline: customer },
+      retried: true,
+    });
+  });
+
   it('a configured or changed webhookEndpoint → one TEST, never retried; other config changes → nothing', () => {
     const platformEvent = (type: string, data: Record<string, unknown>) =>
       event({ service: 'platform', aggregate: 'Platform', type, streamId: 'Platform:p', data });

@@ -382,14 +382,21 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
    * (0: the stream must be new), as one commit where the store can (appendToStreamsAtomically), and
    * returns once every read model that shows one of the events has applied it (read-your-writes).
    * A stream at another version rejects the call with its WrongExpectedVersionError; nothing is written then.
+   * An event's `integration` is stored in its metadata for its integration event alone (decision 0057).
    */
   async appendAtomically(
-    appends: { streamId: string; events: readonly Event[]; expectedVersion: number }[],
+    appends: { streamId: string; events: readonly (Event & { integration?: Record<string, unknown> })[]; expectedVersion: number }[],
     context: RequestContext,
   ): Promise<{ version: number; events: RecordedEvent[] }[]> {
+    const metadata = metadataOf(context);
+    const withIntegration = (events: readonly (Event & { integration?: Record<string, unknown> })[]): NewEvent[] =>
+      toNewEvents(events).map((event, index) => {
+        const integration = events[index]!.integration;
+        return integration ? { ...event, metadata: { ...metadata, integration } } : event;
+      });
     const results = await this.store.appendToStreamsAtomically(
-      appends.map(({ streamId, events, expectedVersion }) => ({ streamId, events: toNewEvents(events), expectedVersion })),
-      { metadata: metadataOf(context) },
+      appends.map(({ streamId, events, expectedVersion }) => ({ streamId, events: withIntegration(events), expectedVersion })),
+      { metadata },
     );
     const appended = results.flatMap((result) => result.events).sort((a, b) => (a.globalPosition < b.globalPosition ? -1 : 1));
     this.count(appended);

@@ -17,6 +17,8 @@ import { createLogger, createServiceApp } from '@corridor/messaging';
 import { requireNats, requireRedis, uniqueRedisPrefix, uniqueSubjectPrefix, useTestDatabase } from '@corridor/testing';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
+import { toIntegrationEvent } from '../integration-events';
+import { renderCustomerAt } from '../customers/customer-at';
 import { CustomerEntity } from '../customers/customer-view.projection';
 import { PlatformSettingsCache } from '../customers/platform-settings.cache';
 import { type BulkImport, bulkImportDecider, bulkImportJobId } from './bulk-import';
@@ -185,6 +187,13 @@ describe('a batch written twice', () => {
     );
     // Per row: two claims and the customer's two events (created, approved).
     expect(written).toEqual([{ events: 40, transactions: 1 }]);
+    // Each customer event publishes the customer right after it, as renderAt would render it (decision 0057).
+    const { events } = await eventSourcing.store.readStream(customerIds[0]!);
+    expect(events.map((event) => event.type)).toEqual(['CustomerCreated', 'CustomerVerificationStatusChanged']);
+    for (const event of events) {
+      const published = (toIntegrationEvent(event)?.payload as { data: Record<string, unknown> }).data['customer'];
+      expect(JSON.stringify(published)).toBe(JSON.stringify(renderCustomerAt(events, event.streamPosition, platformId)));
+    }
   });
 
   it('refuses a row whose platformCustomerId another customer holds, and gives back its UMA address', async () => {

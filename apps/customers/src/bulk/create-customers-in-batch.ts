@@ -10,7 +10,8 @@ import {
 } from '@corridor/contracts';
 import { type EventSourcing, type NewEvent, isWrongExpectedVersionError } from '@corridor/event-store';
 import { createCustomer } from '../customers/create-customer';
-import { customerDecider } from '../customers/customer';
+import { type CustomerEvent, customerDecider } from '../customers/customer';
+import { withCustomerAfterEach } from '../customers/published-customer';
 import { platformCustomerIdKey, umaKey } from '../customers/customers.controller';
 import type { PlatformSettings } from '../customers/platform-settings';
 import { rowRequestId } from './bulk-import';
@@ -43,7 +44,7 @@ export const rowCustomerId = (job: BatchJob, rowNumber: number): string => {
 type Decided = BatchRow & {
   customerId: string;
   context: RequestContext;
-  events: NewEvent[];
+  events: CustomerEvent[];
   keys: { key: string; conflictCode: string; conflictMessage: string }[];
 };
 
@@ -77,8 +78,13 @@ export const createCustomersInBatch = async (
   return refused;
 };
 
+/** A row's customer events, each with the customer right after it for its webhook (decision 0057). */
 const customerEvents = (row: Decided): NewEvent[] =>
-  row.events.map((event) => ({ type: event.type, data: event.data as Record<string, unknown>, metadata: metadataOf(row.context) }));
+  withCustomerAfterEach(row.events).map(({ type, data, integration }) => ({
+    type,
+    data: data as Record<string, unknown>,
+    metadata: { ...metadataOf(row.context), ...(integration ? { integration } : {}) },
+  }));
 
 /**
  * The usual batch: every value free and every customer new, so the rows that share no value go

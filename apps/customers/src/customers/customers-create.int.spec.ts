@@ -12,6 +12,7 @@ import {
   newId,
   type OpenCustomerAccountsReply,
   type PlatformConfigWire,
+  type RenderCustomerAtData,
   type RequestContext,
   subjects,
 } from '@corridor/contracts';
@@ -21,6 +22,7 @@ import { requireNats, startServiceApp, uniqueRedisPrefix, uniqueSubjectPrefix, u
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module';
 import { loadConfig } from '../config';
+import { toIntegrationEvent } from '../integration-events';
 
 const database = useTestDatabase();
 const platformId = newId('Platform');
@@ -131,6 +133,23 @@ it('records a new customer and both of its claims in one transaction, and answer
   // Read-your-writes: the read model shows it the moment the create answers.
   const read = await client.request<CustomerWire>(subjects.customers.customer.get, { customerId: created.id }, { context: context() });
   expect(read).toEqual(created);
+});
+
+it('publishes a new customer with each of its events, the same bytes renderAt answers (decision 0057)', async () => {
+  const created = await create(individual(`published-${randomUUID().slice(0, 8)}`));
+  const { events } = await eventSourcing.store.readStream(created.id);
+  expect(events.map((event) => event.type)).toEqual(['CustomerCreated', 'CustomerVerificationStatusChanged']);
+  for (const event of events) {
+    const published = (toIntegrationEvent(event)?.payload as { data: Record<string, unknown> }).data['customer'];
+    const rendered = await client.request<CustomerWire>(
+      subjects.customers.customer.renderAt,
+      { customerId: created.id, streamPosition: event.streamPosition } satisfies RenderCustomerAtData,
+      { context: context() },
+    );
+    expect(JSON.stringify(published)).toBe(JSON.stringify(rendered));
+  }
+  // The last one, whose CUSTOMER.KYC_APPROVED webhook renders it, is what the create answered.
+  expect((toIntegrationEvent(events[1]!)?.payload as { data: { customer: CustomerWire } }).data.customer).toEqual(created);
 });
 
 it('answers a taken UMA address with the same 409 and leaves no claim of the refused create behind', async () => {

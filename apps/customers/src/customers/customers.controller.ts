@@ -36,6 +36,7 @@ import {
 import { ServiceClient } from '@corridor/messaging';
 import { randomBytes } from 'node:crypto';
 import { createCustomer, requireSameCreate } from './create-customer';
+import { withCustomerAfterEach } from './published-customer';
 import { renderCustomerAsOf, renderCustomerAt } from './customer-at';
 import { type Customer, type CustomerCreated, type CustomerEvent, customerDecider } from './customer';
 import {
@@ -316,7 +317,7 @@ export class CustomersController {
       const appended = await this.eventSourcing.appendAtomically(
         [
           ...claims.map((claim) => ({ streamId: claim.key, events: claimed(claim), expectedVersion: 0 })),
-          { streamId: customerId, events: decided, expectedVersion: 0 },
+          { streamId: customerId, events: withCustomerAfterEach(decided), expectedVersion: 0 },
         ],
         context,
       );
