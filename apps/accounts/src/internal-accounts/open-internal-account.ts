@@ -1,4 +1,5 @@
 import { type Command, DomainError, invalidInput, isIdOf, isSupportedCurrency } from '@corridor/contracts';
+import { isRepeat } from './account-rules';
 import { fingerprints, type InternalAccount, type InternalAccountEvent, type InternalAccountType } from './internal-account';
 
 export type OpenInternalAccount = Command<
@@ -20,9 +21,11 @@ export type OpenInternalAccount = Command<
 export const openInternalAccount = (command: OpenInternalAccount, state: InternalAccount): InternalAccountEvent[] => {
   const { accountId, platformId, customerId, accountType, currency, status, operationId } = command.data;
   if (state.kind === 'Open') {
-    // Opening is retried when the customer-created policy is redelivered; only that exact retry is harmless.
-    const recorded = state.operations.get(operationId);
-    if (state.platformId === platformId && recorded === fingerprints.open(platformId, customerId, accountType, currency, status)) return [];
+    // Opening is repeated when the policies' events are redelivered and by every CustomerUpdated that
+    // lists the currency, however many operations the account has seen since: only that exact
+    // repeat is harmless (an opening the window let go of is recalled, never taken for a clash).
+    const fingerprint = fingerprints.open(platformId, customerId, accountType, currency, status);
+    if (state.platformId === platformId && isRepeat(state, operationId, fingerprint)) return [];
     throw new DomainError('CONFLICT', 'conflict', `Internal account ${accountId} already exists.`, { accountId });
   }
   if (!isIdOf('InternalAccount', accountId))
