@@ -40,3 +40,20 @@ export const openInternalAccount = (command: OpenInternalAccount, state: Interna
     },
   ];
 };
+
+/**
+ * True when this open decides nothing on `state` and no event appended after `state` can change
+ * that, so the writer may answer it without looking at the stream's tail: the account was opened by
+ * this very operation. evolve never undoes an opening: every later event keeps the state Open under
+ * the same platform and only adds operations, so the opening's fingerprint stays (once the window
+ * lets it go, the decider recalls it from the event, which stays too). Only the window counts here:
+ * an opening known from a recall, or not known at all, is not final.
+ */
+export const openIsFinal = (data: OpenInternalAccount['data'], state: InternalAccount): boolean => {
+  const { platformId, customerId, accountType, currency, status, operationId } = data;
+  return (
+    state.kind === 'Open' &&
+    state.platformId === platformId &&
+    state.operations.get(operationId) === fingerprints.open(platformId, customerId, accountType, currency, status)
+  );
+};
