@@ -23,7 +23,7 @@ import {
   type AccountsPolicyOptions,
   internalAccountIdFor,
 } from '../internal-accounts/open-accounts-when-customer-created.policy';
-import { openInternalAccount } from '../internal-accounts/open-internal-account';
+import { openInternalAccount, openIsFinal } from '../internal-accounts/open-internal-account';
 import { WalletKeys } from './wallet-keys';
 import { WALLET_STORE } from './wallet-lookups';
 import { WALLET_CURRENCY } from './signed-consent';
@@ -224,7 +224,7 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
       accountId,
       context,
       (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state),
-      { assumeNew: true },
+      { assumeNew: true, isFinal: (state) => openIsFinal(data, state) },
     );
   }
 }

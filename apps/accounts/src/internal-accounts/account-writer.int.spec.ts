@@ -16,7 +16,7 @@ import { creditAccount } from './credit-account';
 import { holdFunds } from './hold-funds';
 import { type InternalAccountEvent, systemAccountId } from './internal-account';
 import { internalAccountViewProjection, type InternalAccountRow } from './internal-account-view.projection';
-import { openInternalAccount } from './open-internal-account';
+import { openInternalAccount, openIsFinal } from './open-internal-account';
 
 const database = useTestDatabase();
 const now = () => new Date();
@@ -51,12 +51,14 @@ const startReplica = async (): Promise<AccountWriter> => {
   return context.get(AccountWriter);
 };
 
-const openAccount = async (writer: AccountWriter, platformId: string): Promise<string> => {
-  const accountId = newId('InternalAccount');
+const newAccount = () => ({ accountId: newId('InternalAccount'), customerId: newId('Customer') });
+
+/** Opens the account as the accounts policies do (POST /customers, then its CustomerCreated), or opens it again. */
+const openAccount = async (writer: AccountWriter, platformId: string, { accountId, customerId } = newAccount()): Promise<string> => {
   const data = {
     accountId,
     platformId,
-    customerId: newId('Customer'),
+    customerId,
     accountType: 'INTERNAL_FIAT' as const,
     currency: 'USD',
     status: 'ACTIVE' as const,
@@ -66,9 +68,7 @@ const openAccount = async (writer: AccountWriter, platformId: string): Promise<s
     accountId,
     tokenContext(platformId),
     (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: now() } }, state),
-    {
-      assumeNew: true,
-    },
+    { assumeNew: true, isFinal: (state) => openIsFinal(data, state) },
   );
   return accountId;
 };
@@ -153,6 +153,34 @@ const lostRaces = async (replica: number): Promise<number> =>
 const followed = async (replica: number, accountId: string): Promise<void> => {
   const last = (await streamOf(accountId)).at(-1);
   if (last) await replicas[replica]!.get(EventSourcing).projections.waitFor(last.globalPosition);
+};
+
+const bigints = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
+
+/**
+ * What the replica asks its event store and snapshot store about the account while `run` runs (the
+ * calls that name it), and how many of the statements its pool sent name it.
+ */
+const storeCallsWhile = async (replica: number, accountId: string, run: () => Promise<unknown>) => {
+  const eventSourcing = replicas[replica]!.get(EventSourcing);
+  const ports = [eventSourcing.store, eventSourcing.snapshots] as unknown as Record<string, unknown>[];
+  const spies = ports.flatMap((port) =>
+    Object.keys(port)
+      .filter((name) => typeof port[name] === 'function')
+      .map((name) => ({ name, spy: jest.spyOn(port as Record<string, (...args: unknown[]) => unknown>, name) })),
+  );
+  const query = jest.spyOn(eventSourcing.pool as unknown as { query: (...args: unknown[]) => unknown }, 'query');
+  const naming = (args: unknown[]) => JSON.stringify(args, bigints).includes(accountId);
+  try {
+    await run();
+    return {
+      calls: spies.flatMap(({ name, spy }) => spy.mock.calls.filter(naming).map(() => name)),
+      statements: query.mock.calls.filter(naming).length,
+    };
+  } finally {
+    for (const { spy } of spies) spy.mockRestore();
+    query.mockRestore();
+  }
 };
 
 beforeAll(async () => {
@@ -295,5 +323,22 @@ describe('AccountWriter', () => {
     const retried = await credit(first, accountId, tokenContext(platformId), 50n, 'credit-once');
     expect(retried.available).toBe('51');
     expect((await streamOf(accountId)).filter((event) => event.type === 'AccountCredited')).toHaveLength(2);
+  });
+
+  it('opens again without asking the store an account it remembers opened by that operation; other repeats read the tail', async () => {
+    const platformId = newId('Platform');
+    const ids = newAccount();
+    const accountId = await openAccount(first, platformId, ids);
+    // POST /customers opened it; its CustomerCreated opens it again on the same replica: final, nothing to read.
+    expect(await storeCallsWhile(0, accountId, () => openAccount(first, platformId, ids))).toEqual({ calls: [], statements: 0 });
+    // A repeated credit decides nothing too, but it is not submitted as final: like every such
+    // command (a refusal, which the other replica's credit may turn into an allowed hold), it reads the tail.
+    await credit(first, accountId, tokenContext(platformId), 5n, 'credit-twice');
+    const repeat = await storeCallsWhile(0, accountId, () => credit(first, accountId, tokenContext(platformId), 5n, 'credit-twice'));
+    expect(repeat.calls).toEqual(['readStream']);
+    expect(repeat.statements).toBeGreaterThanOrEqual(1);
+    // The other replica does not remember the account (decision 0056): its open is not known to be final, so it reads.
+    expect((await storeCallsWhile(1, accountId, () => openAccount(second, platformId, ids))).calls).toContain('readStream');
+    expect((await streamOf(accountId)).map((event) => event.type)).toEqual(['InternalAccountOpened', 'AccountCredited']);
   });
 });

@@ -25,6 +25,14 @@ import { withRowAfterEach } from './published-account';
 import { AccountWriterMetrics } from './account-writer-metrics';
 
 type Decide = (state: InternalAccount) => InternalAccountEvent[];
+/**
+ * True when the command decides nothing on this state and no event appended after it could change
+ * that (e.g. openIsFinal: an account once opened by an operation stays opened by it). Such an
+ * outcome needs no look at the stream's tail; without this, deciding nothing is never final.
+ */
+type IsFinal = (state: InternalAccount) => boolean;
+/** How a command is submitted: assumeNew skips reading an account it does not remember; see IsFinal. */
+type SubmitOptions = { assumeNew?: boolean; isFinal?: IsFinal };
 
 /** The writer's settings, from the accounts config (config.ts). */
 export type LedgerOptions = { operationWindow: number };
@@ -73,6 +81,7 @@ type Pending = {
   context: RequestContext;
   decide: Decide;
   assumeNew: boolean;
+  isFinal: IsFinal | undefined;
   resolve: (outcome: Outcome) => void;
   reject: (error: unknown) => void;
 };
@@ -93,7 +102,9 @@ const pause = (attempt: number): Promise<void> =>
  *   the stream. Every append still names the version that state was decided on, and the store
  *   refuses it if anything (another replica) wrote in between; the writer then reloads and decides
  *   again. Commands that append nothing (a refusal, an idempotent repeat) are confirmed against
- *   the stream's tail first, so a stale memory never refuses what the store would allow.
+ *   the stream's tail first, so a stale memory never refuses what the store would allow; only an
+ *   outcome its command calls final (IsFinal: a repeated open of an account this memory knows
+ *   opened by it) is answered from memory, since no later event could change it.
  * - While one append is in flight, the next commands of the account queue; they are decided one
  *   after another on the state each leaves, and their events go to the store in one append, each
  *   event with the context of its own request. A batch is all or nothing: if its append fails,
@@ -144,15 +155,19 @@ export class AccountWriter {
 
   /** Decides, appends, waits for the read model, and returns the account's row as a GET would show it. */
   async write(accountId: string, context: RequestContext, decide: Decide): Promise<InternalAccountRow> {
-    const { row, position } = await this.submit(accountId, context, decide, false);
+    const { row, position } = await this.submit(accountId, context, decide, {});
     await this.waitForReadModel(position);
     if (!row || row.platformId !== context.platformId) throw internalAccountNotFound(accountId);
     return row;
   }
 
-  /** Decides and appends without reading the row back, for callers that need no reply. */
-  async apply(accountId: string, context: RequestContext, decide: Decide, options: { assumeNew?: boolean } = {}): Promise<void> {
-    const { position } = await this.submit(accountId, context, decide, options.assumeNew ?? false);
+  /**
+   * Decides and appends without reading the row back, for callers that need no reply. It waits for
+   * the read model even when nothing was appended: POST /customers (decision 0027) may find the
+   * account just opened by the policy, whose own wait does not hold back this reply.
+   */
+  async apply(accountId: string, context: RequestContext, decide: Decide, options: SubmitOptions = {}): Promise<void> {
+    const { position } = await this.submit(accountId, context, decide, options);
     await this.waitForReadModel(position);
   }
 
@@ -170,13 +185,13 @@ export class AccountWriter {
     return fromColumns(row);
   }
 
-  private submit(accountId: string, context: RequestContext, decide: Decide, assumeNew: boolean): Promise<Outcome> {
+  private submit(accountId: string, context: RequestContext, decide: Decide, options: SubmitOptions): Promise<Outcome> {
     const queue = this.queues.get(accountId);
     if (queue && queue.length >= MAX_WAITERS_PER_ACCOUNT) {
       return Promise.reject(busy(accountId));
     }
     return new Promise<Outcome>((resolve, reject) => {
-      const pending = { context, decide, assumeNew, resolve, reject };
+      const pending = { context, decide, assumeNew: options.assumeNew ?? false, isFinal: options.isFinal, resolve, reject };
       if (queue) {
         queue.push(pending);
         return;
@@ -264,8 +279,9 @@ export class AccountWriter {
       new Date().toISOString(),
     );
     if (toAppend.length === 0) {
-      // Nothing to commit, so no version check will catch a stale memory: look at the tail first.
-      if (!fresh && (await this.isStale(accountId, known))) return null;
+      // Nothing to commit, so no version check will catch a stale memory: look at the tail first,
+      // unless no event appended since could change what the batch decided.
+      if (!fresh && !allFinal(decisions, known.state) && (await this.isStale(accountId, known))) return null;
       this.remember(accountId, known);
       return () => decisions.forEach(({ pending, error }) => (error === undefined ? pending.resolve(known) : pending.reject(error)));
     }
@@ -422,6 +438,13 @@ const fold = (
   }
   return { state, row, version, position, snapshotVersion: known.snapshotVersion };
 };
+
+/**
+ * True when every command of a batch that appends nothing decided so for good (IsFinal): a refusal
+ * never is, since later events may allow what this memory refuses.
+ */
+const allFinal = (decisions: { pending: Pending; error?: unknown }[], state: InternalAccount): boolean =>
+  decisions.every(({ pending, error }) => error === undefined && pending.isFinal?.(state) === true);
 
 const merge = (earlier: Recalled | undefined, later: Recalled): Recalled =>
   earlier === undefined

@@ -12,7 +12,7 @@ import { connect, type NatsConnection } from 'nats';
 import { v5 as uuidv5 } from 'uuid';
 import { AccountWriter } from './account-writer';
 import type { InternalAccountType } from './internal-account';
-import { openInternalAccount } from './open-internal-account';
+import { openInternalAccount, openIsFinal } from './open-internal-account';
 
 export const ACCOUNTS_POLICY_OPTIONS = 'ACCOUNTS_POLICY_OPTIONS';
 export type AccountsPolicyOptions = { natsUrl: string; natsAuth?: NatsAuth; subjectPrefix: string; databaseUrl: string; schema: string };
@@ -209,7 +209,8 @@ export class OpenAccountsPolicy implements OnApplicationBootstrap, BeforeApplica
           accountId,
           context,
           (state) => openInternalAccount({ type: 'OpenInternalAccount', data, metadata: { now: this.clock.now() } }, state),
-          { assumeNew: true },
+          // Its second open (POST /customers', then the event's) costs no statement where this replica remembers the first.
+          { assumeNew: true, isFinal: (state) => openIsFinal(data, state) },
         );
         return accountId;
       }),

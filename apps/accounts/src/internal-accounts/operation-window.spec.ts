@@ -17,7 +17,18 @@ import {
   type Recalled,
   withRecalled,
 } from './internal-account';
-import { creditCommand, credited, held, holdCommand, holdId, opened, released, settleCommand } from './internal-account.fixtures';
+import {
+  creditCommand,
+  credited,
+  held,
+  holdCommand,
+  holdId,
+  openCommand,
+  opened,
+  released,
+  settleCommand,
+} from './internal-account.fixtures';
+import { openInternalAccount, type OpenInternalAccount } from './open-internal-account';
 import { settleHold, type SettleHold } from './settle-hold';
 
 const WINDOW = 3;
@@ -36,6 +47,11 @@ const recalling = (recalled: Recalled | undefined) => ({
   }).given,
   settle: deciderSpec({
     decide: (command: SettleHold, state: InternalAccount) => settleHold(command, withRecalled(state, recalled)),
+    evolve,
+    initialState: initialInternalAccount,
+  }).given,
+  open: deciderSpec({
+    decide: (command: OpenInternalAccount, state: InternalAccount) => openInternalAccount(command, withRecalled(state, recalled)),
     evolve,
     initialState: initialInternalAccount,
   }).given,
@@ -100,6 +116,22 @@ describe('The operation window (W = 3)', () => {
       .credit(full)
       .when(creditCommand({ operationId: 'op-new', amount: 5n }))
       .then([credited('5', 'op-new')]));
+
+  // Every CustomerUpdated that lists the account's currency opens it again, however busy the account has been since.
+  it('asks for an opening the window let go of instead of calling its repeat a conflict, and decides nothing once recalled', () => {
+    recalling(undefined)
+      .open(full)
+      .when(openCommand())
+      .thenThrows(asksFor(['op-open']));
+    recalling(recalled([['op-open', fingerprintOf(opened())]]))
+      .open(full)
+      .when(openCommand())
+      .thenNothingHappened();
+    recalling(recalled([['op-open', fingerprintOf(opened())]]))
+      .open(full)
+      .when(openCommand({ currency: 'EUR' }))
+      .thenThrows((error) => error.code === 'CONFLICT');
+  });
 
   it('asks for a closed hold older than the window before reusing its id, and refuses the reuse once recalled', () => {
     // Window 3 of closed holds: hold-0 closed first, then three more pushed it out.
