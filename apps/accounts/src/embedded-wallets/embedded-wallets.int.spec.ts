@@ -208,6 +208,55 @@ describe('recording a customer', () => {
   });
 });
 
+describe('a new customer’s CustomerCreated, after POST /customers handled it (decision 0027)', () => {
+  /** Every wallet store call the policy makes, by method. */
+  const counted = () => {
+    const calls: string[] = [];
+    const spy = new Proxy(store, {
+      get: (target, name, receiver) => {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(String(name));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const unused = {} as never;
+    return { calls, policy: new OpenWalletsPolicy(unused, spy, unused, unused, unused, systemClock, unused) };
+  };
+  const createdEvent = (platformId: string, customerId: string, email: string | null) => ({
+    platformId,
+    data: { customerId, platformId, profile: email ? { email } : {} },
+  });
+
+  it('given the same replica handled the create with that email, then it asks the store nothing; another replica does it all', async () => {
+    const platformId = newPlatformId();
+    await store.upsertPlatform({ platformId, environment: 'SANDBOX', enabled: false, config: {} });
+    const customerId = newId('Customer');
+    const here = counted();
+    await here.policy.openForNewCustomer({ platformId, customerId, email: 'new@example.com' }, false, 'create');
+    here.calls.length = 0;
+    await here.policy.handleCustomerCreated(createdEvent(platformId, customerId, 'new@example.com'), 'event');
+    expect(here.calls).toEqual([]);
+
+    const elsewhere = counted();
+    await elsewhere.policy.handleCustomerCreated(createdEvent(platformId, customerId, 'new@example.com'), 'event');
+    expect(elsewhere.calls).toEqual(['upsertCustomer', 'platform']);
+  });
+
+  it('given the event names another email than the create recorded, then it is handled in full', async () => {
+    const platformId = newPlatformId();
+    const customerId = newId('Customer');
+    const here = counted();
+    await here.policy.openForNewCustomer({ platformId, customerId, email: null }, false, 'create');
+    here.calls.length = 0;
+    await here.policy.handleCustomerCreated(createdEvent(platformId, customerId, 'later@example.com'), 'event');
+    expect(here.calls).toEqual(['upsertCustomer', 'platform']);
+    expect(await store.upsertCustomer(customerId, platformId, null)).toBe('later@example.com');
+  });
+});
+
 describe('a credential row of a type no rule knows', () => {
   it(
     'given a stored type other than OAUTH, EMAIL_OTP and PASSKEY, when it is verified, then it fails loudly instead of answering a ' +

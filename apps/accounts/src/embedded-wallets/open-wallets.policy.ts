@@ -28,6 +28,7 @@ import { WalletKeys } from './wallet-keys';
 import { WALLET_STORE } from './wallet-lookups';
 import { WALLET_CURRENCY } from './signed-consent';
 import type { WalletStore } from './wallet-store';
+import { RecentlySeen } from './recently-seen';
 
 /** CustomerCreated events the policy handles at once. */
 const CREATED_CONCURRENCY = 16;
@@ -35,6 +36,8 @@ const CREATED_CONCURRENCY = 16;
 export const walletAccountIdFor = (customerId: string): string => internalAccountIdFor(customerId, 'EMBEDDED_WALLET');
 
 const PLATFORM_LOOKUP_TIMEOUT_MS = 5_000;
+/** New customers remembered per replica: their CustomerCreated arrives within moments of the create. */
+const HANDLED_AT_CREATE_REMEMBERED = 10_000;
 
 const asRecord = (value: unknown): Record<string, unknown> =>
   typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
@@ -81,6 +84,8 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
   private nats?: NatsConnection;
   private processed?: ProcessedStore;
   private consumers: { stop(): Promise<void> }[] = [];
+  /** New customers handled by openForNewCustomer, with the email they were recorded with. */
+  private readonly handledAtCreate = new RecentlySeen<string | null>(HANDLED_AT_CREATE_REMEMBERED);
 
   constructor(
     @Inject(ACCOUNTS_POLICY_OPTIONS) private readonly options: AccountsPolicyOptions,
@@ -100,7 +105,7 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     this.processed = createProcessedStore({ pool: this.eventSourcing.pool, schema, consumer: 'accounts-open-wallets' });
     const scope = { nc: this.nats, stream, subjectPrefix, logger: this.logger, processed: this.processed };
     const onPlatform = (payload: unknown, msgId: string) => this.handlePlatformEvent(payload, msgId);
-    const onCustomerCreated = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId, { emailChange: false });
+    const onCustomerCreated = (payload: unknown, msgId: string) => this.handleCustomerCreated(payload, msgId);
     const onCustomerUpdated = (payload: unknown, msgId: string) => this.onCustomer(customerFacts(payload), msgId, { emailChange: true });
     this.consumers = [
       await consumeEvents(scope, 'accounts-wallets-platform-created', 'platform.Platform.PlatformCreated', onPlatform, {
@@ -175,6 +180,18 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
     return config.environment;
   }
 
+  /**
+   * CustomerCreated. A customer this replica already handled before POST /customers answered, with
+   * the same email, has nothing left to do here: that handling recorded the customer before it read
+   * the platform, as this would, so a platform that enables wallets later finds the customer anyway.
+   * Any other (a create whose open failed, another replica's) is handled in full, idempotently.
+   */
+  async handleCustomerCreated(payload: unknown, msgId: string): Promise<void> {
+    const facts = customerFacts(payload);
+    if (facts && this.handledAtCreate.get(facts.customerId) === facts.email) return;
+    await this.onCustomer(facts, msgId, { emailChange: false });
+  }
+
   private async onCustomer(facts: CustomerFacts | null, msgId: string, { emailChange }: { emailChange: boolean }): Promise<void> {
     if (!facts) return this.logger.error({ msgId }, 'Ignoring a customer event without customerId and platformId.');
     // The customer is written before the platform is read, as the platform handler writes the
@@ -196,9 +213,10 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
    */
   async openForNewCustomer(facts: CustomerFacts, enabled: boolean, msgId: string): Promise<string | null> {
     const email = await this.store.upsertCustomer(facts.customerId, facts.platformId, facts.email);
-    if (!email || !(enabled || (await this.store.platform(facts.platformId))?.enabled)) return null;
-    await this.open(facts.platformId, facts.customerId, email, msgId);
-    return walletAccountIdFor(facts.customerId);
+    const opens = email !== null && (enabled || (await this.store.platform(facts.platformId))?.enabled === true);
+    if (opens) await this.open(facts.platformId, facts.customerId, email, msgId);
+    this.handledAtCreate.remember(facts.customerId, facts.email);
+    return opens ? walletAccountIdFor(facts.customerId) : null;
   }
 
   private async open(platformId: string, customerId: string, email: string, msgId: string): Promise<void> {
