@@ -209,15 +209,20 @@ describe('recording a customer', () => {
 });
 
 describe('a new customer’s CustomerCreated, after POST /customers handled it (decision 0027)', () => {
-  /** Every wallet store call the policy makes, by method. */
-  const counted = () => {
+  /** Every wallet store call the policy makes, by method; `failing` names one whose next call fails. */
+  const counted = (failing?: string) => {
     const calls: string[] = [];
+    let fails = failing;
     const spy = new Proxy(store, {
       get: (target, name, receiver) => {
         const value = Reflect.get(target, name, receiver) as unknown;
         if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
+        return async (...args: unknown[]) => {
           calls.push(String(name));
+          if (name === fails) {
+            fails = undefined;
+            throw new Error(`${String(name)} failed (test)`);
+          }
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
@@ -243,6 +248,30 @@ describe('a new customer’s CustomerCreated, after POST /customers handled it (
     const elsewhere = counted();
     await elsewhere.policy.handleCustomerCreated(createdEvent(platformId, customerId, 'new@example.com'), 'event');
     expect(elsewhere.calls).toEqual(['upsertCustomer', 'platform']);
+  });
+
+  it('given the event arrives while the create’s handling is under way, then it waits for it and repeats nothing', async () => {
+    const platformId = newPlatformId();
+    await store.upsertPlatform({ platformId, environment: 'SANDBOX', enabled: false, config: {} });
+    const customerId = newId('Customer');
+    const here = counted();
+    const creating = here.policy.openForNewCustomer({ platformId, customerId, email: 'busy@example.com' }, false, 'create');
+    await here.policy.handleCustomerCreated(createdEvent(platformId, customerId, 'busy@example.com'), 'event');
+    expect(await creating).toBeNull();
+    expect(here.calls).toEqual(['upsertCustomer', 'platform']);
+  });
+
+  it('given the create’s handling failed, then the event does the work itself', async () => {
+    const platformId = newPlatformId();
+    await store.upsertPlatform({ platformId, environment: 'SANDBOX', enabled: false, config: {} });
+    const customerId = newId('Customer');
+    const here = counted('platform');
+    await expect(here.policy.openForNewCustomer({ platformId, customerId, email: 'x@example.com' }, false, 'create')).rejects.toThrow(
+      'platform failed (test)',
+    );
+    here.calls.length = 0;
+    await here.policy.handleCustomerCreated(createdEvent(platformId, customerId, 'x@example.com'), 'event');
+    expect(here.calls).toEqual(['upsertCustomer', 'platform']);
   });
 
   it('given the event names another email than the create recorded, then it is handled in full', async () => {

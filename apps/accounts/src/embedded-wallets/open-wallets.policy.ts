@@ -84,8 +84,11 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
   private nats?: NatsConnection;
   private processed?: ProcessedStore;
   private consumers: { stop(): Promise<void> }[] = [];
-  /** New customers handled by openForNewCustomer, with the email they were recorded with. */
-  private readonly handledAtCreate = new RecentlySeen<string | null>(HANDLED_AT_CREATE_REMEMBERED);
+  /**
+   * New customers openForNewCustomer handles or handled: the email each was recorded with once
+   * done, undefined if that handling failed. The event often arrives while it is still under way.
+   */
+  private readonly handledAtCreate = new RecentlySeen<Promise<string | null | undefined>>(HANDLED_AT_CREATE_REMEMBERED);
 
   constructor(
     @Inject(ACCOUNTS_POLICY_OPTIONS) private readonly options: AccountsPolicyOptions,
@@ -184,11 +187,13 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
    * CustomerCreated. A customer this replica already handled before POST /customers answered, with
    * the same email, has nothing left to do here: that handling recorded the customer before it read
    * the platform, as this would, so a platform that enables wallets later finds the customer anyway.
-   * Any other (a create whose open failed, another replica's) is handled in full, idempotently.
+   * An event that arrives while that handling is under way waits for it rather than repeat it. Any
+   * other (a create whose open failed, another replica's) is handled in full, idempotently.
    */
   async handleCustomerCreated(payload: unknown, msgId: string): Promise<void> {
     const facts = customerFacts(payload);
-    if (facts && this.handledAtCreate.get(facts.customerId) === facts.email) return;
+    const handled = facts ? await this.handledAtCreate.get(facts.customerId) : undefined;
+    if (facts && handled === facts.email) return;
     await this.onCustomer(facts, msgId, { emailChange: false });
   }
 
@@ -212,11 +217,24 @@ export class OpenWalletsPolicy implements OnApplicationBootstrap, BeforeApplicat
    * Answers the wallet's account id, or null when the customer gets none.
    */
   async openForNewCustomer(facts: CustomerFacts, enabled: boolean, msgId: string): Promise<string | null> {
+    const opening = this.openNewCustomerWallet(facts, enabled, msgId);
+    // The failure itself reaches POST /customers through `opening`; the event's handling only needs
+    // to know that this one did not finish, and then does the work itself.
+    this.handledAtCreate.remember(
+      facts.customerId,
+      opening.then(
+        () => facts.email,
+        () => undefined,
+      ),
+    );
+    return opening;
+  }
+
+  private async openNewCustomerWallet(facts: CustomerFacts, enabled: boolean, msgId: string): Promise<string | null> {
     const email = await this.store.upsertCustomer(facts.customerId, facts.platformId, facts.email);
-    const opens = email !== null && (enabled || (await this.store.platform(facts.platformId))?.enabled === true);
-    if (opens) await this.open(facts.platformId, facts.customerId, email, msgId);
-    this.handledAtCreate.remember(facts.customerId, facts.email);
-    return opens ? walletAccountIdFor(facts.customerId) : null;
+    if (!email || !(enabled || (await this.store.platform(facts.platformId))?.enabled)) return null;
+    await this.open(facts.platformId, facts.customerId, email, msgId);
+    return walletAccountIdFor(facts.customerId);
   }
 
   private async open(platformId: string, customerId: string, email: string, msgId: string): Promise<void> {
