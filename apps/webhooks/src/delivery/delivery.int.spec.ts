@@ -28,6 +28,7 @@ import {
   useTestDatabase,
 } from '@corridor/testing';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
+import { Pool } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -349,6 +350,33 @@ it('makes one delivery of an event published again after its job is finished and
     (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
   );
   expect(hits.filter((hit) => hit.resourceId === accountId).map((hit) => hit.balance)).toEqual([2, 3]);
+});
+
+it('writes nothing for an event no webhook announces, nor for one of a platform without an endpoint; marks the delivered one', async () => {
+  const withEndpoint = await newPlatform(receiverUrl);
+  const withoutEndpoint = newId('Platform');
+  await publish('platform', 'Platform', 'PlatformCreated', withoutEndpoint, 1, withoutEndpoint, {
+    platformId: withoutEndpoint,
+    environment: 'SANDBOX',
+    settings: {},
+  });
+  const [quoted, silent, announced] = [uuidv7(), uuidv7(), uuidv7()];
+  await publish('payments', 'Quote', 'QuoteCreated', newId('Quote'), 1, withEndpoint, {}, quoted);
+  await credit(withoutEndpoint, newId('InternalAccount'), 2, silent);
+  const accountId = newId('InternalAccount');
+  await credit(withEndpoint, accountId, 2, announced);
+  // One consumer takes the events in order, so the ones before the delivered credit are handled by then.
+  await until(
+    'the credit',
+    () => deliveriesOf(withEndpoint, { resourceId: accountId }),
+    (rows) => rows[0]?.status === 'DELIVERED',
+  );
+  const pool = new Pool({ connectionString: database.url, max: 1 });
+  const { rows } = await pool
+    .query<{ msg_id: string }>('SELECT msg_id FROM webhooks.processed_messages WHERE msg_id = ANY($1)', [[quoted, silent, announced]])
+    .finally(() => pool.end());
+  expect(rows.map((row) => row.msg_id)).toEqual([announced]);
+  expect(await deliveriesOf(withoutEndpoint, {})).toEqual([]);
 });
 
 describe('a deployment without WEBHOOK_ALLOW_PRIVATE_TARGETS', () => {

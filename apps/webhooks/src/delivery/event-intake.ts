@@ -79,6 +79,8 @@ export const applyPlatformEvent = (state: PlatformState, event: IntegrationEvent
   return state;
 };
 
+const isPlatformEvent = (event: IntegrationEventEnvelope): boolean => event.service === 'platform' && event.aggregate === 'Platform';
+
 type Item = { message: JsMsg; event: IntegrationEventEnvelope | null; planned: Planned | null; data?: unknown; story?: DeliveryStory };
 
 /**
@@ -175,37 +177,50 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   async handleBatch(batch: JsMsg[]): Promise<void> {
-    const items: Item[] = batch.map((message) => {
-      let payload: unknown;
-      try {
-        payload = codec.decode(message.data);
-      } catch {
-        payload = null;
-      }
-      const event = parseEnvelope(message.subject, this.config.subjectPrefix, payload);
-      if (!event) this.logger.error({ subject: message.subject }, 'Skipping a message that is not an integration event.');
-      return { message, event, planned: null };
-    });
-    const fresh = await this.unprocessed(items);
-    const platforms = await this.platformStates(fresh);
-    const now = this.clock.now();
-    const rows: NewDelivery[] = [];
+    const items: Item[] = batch.map((message) => ({ message, event: this.parse(message), planned: null }));
+    // Only platform events (they set endpoints) and events some kind announces need any work: the
+    // rest (a quote, an opened account) are acknowledged without a statement.
+    const relevant = items.filter(({ event }) => event && (isPlatformEvent(event) || planWebhook(this.kinds, event) !== null));
+    const platforms = await this.platformStates(relevant);
     const created: string[] = [];
     // Platform events change the endpoint for the events after them, so the batch is walked in order.
-    for (const item of fresh) {
+    for (const item of relevant) {
       const event = item.event as IntegrationEventEnvelope;
       const before = platforms.get(event.platformId) ?? { endpoint: null, environment: null, known: false, endpointPosition: 0 };
       const after = applyPlatformEvent(before, event);
       platforms.set(event.platformId, after);
-      if (event.type === 'PlatformCreated' && event.service === 'platform') created.push(event.platformId);
+      if (event.type === 'PlatformCreated' && isPlatformEvent(event)) created.push(event.platformId);
       if (after.endpoint) item.planned = planWebhook(this.kinds, event);
     }
-    await Promise.all(fresh.filter((item) => item.planned).map((item) => this.render(item, batch)));
-    for (const item of fresh) {
-      if (!item.planned || item.data === undefined) continue;
-      const event = item.event as IntegrationEventEnvelope;
-      const id = webhookIdFor(event.eventId, event.platformId);
-      rows.push({
+    // Deduplicated only where a webhook is due: a redelivered event of a platform without an endpoint writes nothing either way.
+    const fresh = await this.unprocessed(relevant.filter((item) => item.planned));
+    await Promise.all(fresh.map((item) => this.render(item, batch)));
+    const rows = fresh.flatMap((item) => this.deliveryOf(item));
+    const platformEvents = relevant.filter((item) => isPlatformEvent(item.event as IntegrationEventEnvelope));
+    await this.write(platformEvents, fresh, platforms, created, rows, this.clock.now());
+    for (const message of batch) message.ack();
+    if (rows.length > 0) await this.dispatcher.offerNew(rows.map((row) => ({ platformId: row.platformId, resourceId: row.resourceId })));
+  }
+
+  private parse(message: JsMsg): IntegrationEventEnvelope | null {
+    let payload: unknown;
+    try {
+      payload = codec.decode(message.data);
+    } catch {
+      payload = null;
+    }
+    const event = parseEnvelope(message.subject, this.config.subjectPrefix, payload);
+    if (!event) this.logger.error({ subject: message.subject }, 'Skipping a message that is not an integration event.');
+    return event;
+  }
+
+  /** The delivery row of a rendered webhook; none when its owner refused to render it. */
+  private deliveryOf(item: Item): NewDelivery[] {
+    if (!item.planned || item.data === undefined) return [];
+    const event = item.event as IntegrationEventEnvelope;
+    const id = webhookIdFor(event.eventId, event.platformId);
+    return [
+      {
         id,
         eventId: event.eventId,
         platformId: event.platformId,
@@ -216,15 +231,11 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
         retried: item.planned.retried,
         occurredAt: event.occurredAt,
         story: item.story ?? { correlationId: event.correlationId ?? event.eventId, causationId: event.eventId },
-      });
-    }
-    await this.write(fresh, platforms, created, rows, now);
-    for (const message of batch) message.ack();
-    if (rows.length > 0) await this.dispatcher.offerNew(rows.map((row) => ({ platformId: row.platformId, resourceId: row.resourceId })));
+      },
+    ];
   }
 
-  private async unprocessed(items: Item[]): Promise<Item[]> {
-    const candidates = items.filter((item) => item.event);
+  private async unprocessed(candidates: Item[]): Promise<Item[]> {
     if (candidates.length === 0) return [];
     const ids = candidates.map((item) => (item.event as IntegrationEventEnvelope).eventId);
     const done = await this.pool.query<{ msg_id: string }>(
@@ -242,6 +253,7 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private async platformStates(items: Item[]): Promise<Map<string, PlatformState>> {
+    if (items.length === 0) return new Map();
     const ids = [...new Set(items.map((item) => (item.event as IntegrationEventEnvelope).platformId))];
     const result = await this.pool.query<{
       platform_id: string;
@@ -321,20 +333,21 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
     }
   }
 
+  /**
+   * One transaction: the endpoints the batch's platform events set, a new platform's signing key,
+   * the deliveries, and the processed marks of the events they came from. Nothing to write: no transaction.
+   */
   private async write(
-    items: Item[],
+    platformEvents: Item[],
+    fresh: Item[],
     platforms: Map<string, PlatformState>,
     created: string[],
     rows: NewDelivery[],
     now: Date,
   ): Promise<void> {
-    if (items.length === 0) return;
+    if (platformEvents.length === 0 && fresh.length === 0) return;
     await inTransaction(this.pool, async (client) => {
-      const touched = new Set(
-        items
-          .filter((item) => (item.event as IntegrationEventEnvelope).service === 'platform')
-          .map((item) => (item.event as IntegrationEventEnvelope).platformId),
-      );
+      const touched = new Set(platformEvents.map((item) => (item.event as IntegrationEventEnvelope).platformId));
       for (const platformId of touched) {
         const state = platforms.get(platformId);
         if (!state?.known) continue;
@@ -352,9 +365,10 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
       }
       for (const platformId of created) await this.keys.ensure(platformId, now, client);
       await insertDeliveries(client, rows, now);
+      if (fresh.length === 0) return;
       await client.query(
         `INSERT INTO webhooks.processed_messages (consumer, msg_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
-        [CONSUMER, items.map((item) => (item.event as IntegrationEventEnvelope).eventId)],
+        [CONSUMER, fresh.map((item) => (item.event as IntegrationEventEnvelope).eventId)],
       );
     });
   }
