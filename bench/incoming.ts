@@ -8,6 +8,7 @@ import { assertLedgerConserved } from '@corridor/testing';
 import { startStack } from '../tests/support/stack';
 import { ceilingsFor } from './ceilings';
 import { bareHopCeiling, reportBench } from './report';
+import { printStatements, resetStatements } from './pg-statements';
 import { cpuMsPer, stackCpu } from './stack-cpu';
 
 // Incoming payments (issue 6): every app as its own process on a fresh database, a sandbox
@@ -19,7 +20,7 @@ import { cpuMsPer, stackCpu } from './stack-cpu';
 // append, read model) → outbox → JetStream → webhooks (plan, sign, POST the approval hook) → the
 // receiver's 200 → webhooks reports it to payments → ledger credit → COMPLETED → outbox →
 // webhooks → COMPLETED webhook.
-//   npm run bench:incoming   (BENCH_SECONDS=10, BENCH_INCOMING_CONCURRENCY=32, BENCH_INCOMING_CUSTOMERS=50, BENCH_CPU_PROF=<dir>)
+//   npm run bench:incoming   (BENCH_SECONDS=10, BENCH_INCOMING_CONCURRENCY=32, BENCH_INCOMING_CUSTOMERS=50, BENCH_CPU_PROF=<dir>, BENCH_PG_STATEMENTS=1)
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const CONCURRENCY = Number(process.env['BENCH_INCOMING_CONCURRENCY'] ?? 32);
@@ -105,6 +106,7 @@ const main = async (): Promise<void> => {
     await pg.connect();
     const database = new URL(stack.database.url).pathname.slice(1);
     const cpuBefore = await stackCpu(stack.subjectPrefix, pg, database);
+    await resetStatements(pg);
     const httpLatencies: number[] = [];
     let errors = 0;
     const errorKinds = new Map<string, number>();
@@ -138,6 +140,7 @@ const main = async (): Promise<void> => {
     while ([...started.keys()].some((id) => !completedAt.has(id)) && failed === 0 && performance.now() < drainUntil)
       await new Promise((resolve) => setTimeout(resolve, 100));
     const cpuAfter = await stackCpu(stack.subjectPrefix, pg, database);
+    await printStatements(pg, database, completedAt.size, 'incoming payment');
     await pg.end();
     const ends = [...started.keys()].map((id) => completedAt.get(id)).filter((value): value is number => value !== undefined);
     const endToEnd = [...started.entries()].filter(([id]) => completedAt.has(id)).map(([id, at]) => (completedAt.get(id) as number) - at);

@@ -1,5 +1,5 @@
-// Pins down the customer a new customer's events publish for their webhooks (decision 0057): the
-// same bytes renderAt answers for each event, and nothing a webhook could take for another's.
+// Pins down the customer a new customer's announced event publishes for its webhook (decision
+// 0057): the same bytes renderAt answers for it, and nothing a webhook could take for another's.
 import type { RecordedEvent } from '@corridor/event-store';
 import { recordedEvents } from '@corridor/testing';
 import { renderCustomerAt } from './customer-at';
@@ -27,14 +27,16 @@ const sandboxIndividual = () =>
   );
 
 describe('withCustomerAfterEach and publishedCustomerOf', () => {
-  it('given a new sandbox individual (created, then APPROVED), each event publishes what renderAt answers for it', () => {
-    const events = withCustomerAfterEach(sandboxIndividual());
-    const recorded = recordedWith(events);
+  it('given a new sandbox individual (created, then APPROVED), the APPROVED change publishes what renderAt answers for it', () => {
+    const recorded = recordedWith(withCustomerAfterEach(sandboxIndividual()));
     expect(recorded.map((event) => event.type)).toEqual(['CustomerCreated', 'CustomerVerificationStatusChanged']);
-    for (const event of recorded) {
-      expect(JSON.stringify(publishedCustomerOf(event))).toBe(JSON.stringify(renderCustomerAt(recorded, event.streamPosition, platformId)));
-    }
-    expect(publishedCustomerOf(recorded[1]!)).toMatchObject({ id: customerId, kycStatus: 'APPROVED', email: 'alice@example.com' });
+    const approved = recorded[1]!;
+    expect(JSON.stringify(publishedCustomerOf(approved))).toBe(JSON.stringify(renderCustomerAt(recorded, 2, platformId)));
+    expect(publishedCustomerOf(approved)).toMatchObject({ id: customerId, kycStatus: 'APPROVED', email: 'alice@example.com' });
+  });
+
+  it('given the CustomerCreated, which announces no webhook, it carries no customer for its many consumers to parse', () => {
+    expect(publishedCustomerOf(recordedWith(withCustomerAfterEach(sandboxIndividual()))[0]!)).toBeNull();
   });
 
   it('given an event recorded without a customer (a later change, or before decision 0057), publishes none', () => {
@@ -44,11 +46,12 @@ describe('withCustomerAfterEach and publishedCustomerOf', () => {
 
   it("given an event recorded in another platform's context than the customer's, publishes none (renderAt answers 404)", () => {
     const recorded = recordedWith(withCustomerAfterEach(sandboxIndividual()), otherPlatformId);
-    expect(recorded.map(publishedCustomerOf)).toEqual([null, null]);
+    expect(publishedCustomerOf(recorded[1]!)).toBeNull();
   });
 
   it("given a customer stored on another stream's event, publishes none", () => {
-    const [event] = recordedWith(withCustomerAfterEach(sandboxIndividual()));
-    expect(publishedCustomerOf({ ...event!, streamId: 'Customer:0196f1a0-0000-7000-8000-000000000002' })).toBeNull();
+    const approved = recordedWith(withCustomerAfterEach(sandboxIndividual()))[1]!;
+    expect(publishedCustomerOf(approved)).not.toBeNull();
+    expect(publishedCustomerOf({ ...approved, streamId: 'Customer:0196f1a0-0000-7000-8000-000000000002' })).toBeNull();
   });
 });

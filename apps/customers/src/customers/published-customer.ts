@@ -12,10 +12,18 @@ import { type CustomerRow, evolveCustomerView, renderCustomer } from './customer
 type PublishedRow = Omit<CustomerRow, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
 
 /**
- * A new customer's events, each with the row right after it: the read model's own evolve folded
- * from nothing, so the customer it renders is what renderAt answers for that event. It needs no
- * read because a new stream has no earlier events, and no date because the view takes its dates
- * from the events' data.
+ * The events whose webhook shows the customer (CUSTOMER.KYC_* / KYB_*, the webhooks service's
+ * customer-update kind). Only they carry it: every consumer of the others (accounts opens a new
+ * customer's accounts from CustomerCreated) would only parse it, and a bulk import writes and
+ * publishes thousands a second.
+ */
+const announcedWithCustomer: ReadonlySet<string> = new Set(['CustomerVerificationStatusChanged']);
+
+/**
+ * A new customer's events, each announced one with the row right after it: the read model's own
+ * evolve folded from nothing, so the customer it renders is what renderAt answers for that event.
+ * It needs no read because a new stream has no earlier events, and no date because the view takes
+ * its dates from the events' data.
  */
 export const withCustomerAfterEach = (
   events: readonly CustomerEvent[],
@@ -23,7 +31,7 @@ export const withCustomerAfterEach = (
   let row: CustomerRow | null = null;
   return events.map((event) => {
     row = evolveCustomerView(row, event as unknown as RecordedEvent);
-    return row ? { ...event, integration: { customer: toPublishedRow(row) } } : event;
+    return row && announcedWithCustomer.has(event.type) ? { ...event, integration: { customer: toPublishedRow(row) } } : event;
   });
 };
 
