@@ -9,6 +9,7 @@ import { ExchangeRatesController } from './exchange-rates/exchange-rates.control
 import { ExchangeRateCache, RATE_CACHE_OPTIONS, RATE_PROVIDER, sandboxRateProvider } from './exchange-rates/rate-provider';
 import { IncomingController } from './incoming/incoming.controller';
 import { INCOMING_OPTIONS } from './incoming/incoming-options';
+import { ApprovalHooks } from './incoming/approval-hooks';
 import { IncomingSettlement } from './incoming/incoming-settlement';
 import { IncomingTimerJob } from './incoming/incoming-timer.job';
 import { incomingTimerProjection } from './incoming/incoming-timer.projection';
@@ -109,6 +110,7 @@ export class AppModule {
         QuoteExpiryJob,
         { provide: INCOMING_OPTIONS, useValue: config.incoming },
         IncomingSettlement,
+        ApprovalHooks,
         IncomingTimerJob,
         { provide: TRANSFER_OPTIONS, useValue: transferOptions },
         TransferParties,

@@ -16,7 +16,6 @@ import {
   MINOR_UNITS_MAX,
   type Page,
   parseMinorUnits,
-  type PlatformConfigWire,
   type UmaDepositTargetsData,
   type UmaDepositTargetsWire,
   type RejectIncomingPaymentData,
@@ -33,6 +32,7 @@ import { ExchangeRateCache, type RateSnapshot } from '../exchange-rates/rate-pro
 import { sandboxSendingLimits } from '../pricing/sandbox-rates';
 import { PAYMENTS_OPTIONS, type PaymentsOptions } from '../payments-options';
 import { TransactionEntity } from '../transactions/transaction-view.projection';
+import { ApprovalHooks } from './approval-hooks';
 import { answerIncomingApproval, decideIncomingPayment, notPendingApproval } from './incoming-approval';
 import { INCOMING_OPTIONS, type IncomingOptions } from './incoming-options';
 import { type IncomingPayment, incomingPaymentDecider } from './incoming-payment';
@@ -71,6 +71,7 @@ export class IncomingController {
     private readonly client: ServiceClient,
     private readonly rates: ExchangeRateCache,
     private readonly settlement: IncomingSettlement,
+    private readonly approvalHooks: ApprovalHooks,
     @Inject(PAYMENTS_OPTIONS) private readonly options: PaymentsOptions,
     @Inject(INCOMING_OPTIONS) private readonly incoming: IncomingOptions,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -91,7 +92,7 @@ export class IncomingController {
     }
     const sender = resolveSandboxSender(String(data.senderUmaAddress));
     // The receiver's own refusal (unknown, deleted, another platform's) wins over the other look-ups'.
-    const [gathered, hook] = await Promise.allSettled([this.receiverAndDeposit(context, data), this.hasApprovalHook(context)]);
+    const [gathered, hook] = await Promise.allSettled([this.receiverAndDeposit(context, data), this.approvalHooks.has(context)]);
     if (gathered.status === 'rejected') throw gathered.reason;
     if (hook.status === 'rejected') throw hook.reason;
     const [customer, depositTargets, snapshot] = gathered.value;
@@ -153,13 +154,6 @@ export class IncomingController {
     }
     const found = await this.receiver(context, data);
     return [found, await this.depositTargetsOf(context, found.id), await this.rates.current()];
-  }
-
-  /** Whether the platform has a webhookEndpoint, i.e. an INCOMING_PAYMENT.PENDING approval hook to ask. */
-  private async hasApprovalHook(context: RequestContext): Promise<boolean> {
-    const options = { context, timeoutMs: LOOKUP_TIMEOUT_MS };
-    const config = await this.client.request<PlatformConfigWire>(subjects.platform.platform.get, {}, options);
-    return typeof config.webhookEndpoint === 'string' && config.webhookEndpoint !== '';
   }
 
   /** From the webhooks service; the reply only acknowledges. */
