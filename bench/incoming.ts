@@ -20,7 +20,8 @@ import { cpuMsPer, stackCpu } from './stack-cpu';
 // append, read model) → outbox → JetStream → webhooks (plan, sign, POST the approval hook) → the
 // receiver's 200 → webhooks reports it to payments → ledger credit → COMPLETED → outbox →
 // webhooks → COMPLETED webhook.
-//   npm run bench:incoming   (BENCH_SECONDS=10, BENCH_INCOMING_CONCURRENCY=32, BENCH_INCOMING_CUSTOMERS=50, BENCH_CPU_PROF=<dir>, BENCH_PG_STATEMENTS=1)
+//   npm run bench:incoming   (BENCH_SECONDS=10, BENCH_INCOMING_CONCURRENCY=32, BENCH_INCOMING_CUSTOMERS=50, BENCH_CPU_PROF=<dir>,
+//                             BENCH_PG_STATEMENTS=1)
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const CONCURRENCY = Number(process.env['BENCH_INCOMING_CONCURRENCY'] ?? 32);
