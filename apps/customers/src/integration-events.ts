@@ -18,7 +18,7 @@ const publishedJobEvents = new Set(['BulkImportCompleted', 'BulkImportFailed']);
 export const toIntegrationEvent = (event: RecordedEvent): IntegrationEvent | null => {
   if (publishedJobEvents.has(event.type)) return integrationEvent('customers', 'Job', event);
   if (!published.has(event.type)) return null;
-  // A new customer's events carry the customer right after them (decision 0057), so its webhook renders inline.
+  // A new customer's KYC change carries the customer right after it (decision 0057), so its webhook renders inline.
   const customer = publishedCustomerOf(event);
   return integrationEvent('customers', 'Customer', event, customer ? { ...event.data, customer } : event.data);
 };
