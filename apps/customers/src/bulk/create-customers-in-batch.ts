@@ -78,7 +78,7 @@ export const createCustomersInBatch = async (
   return refused;
 };
 
-/** A row's customer events, each with the customer right after it for its webhook (decision 0057). */
+/** A row's customer events, its KYC change with the customer right after it for its webhook (decision 0057). */
 const customerEvents = (row: Decided): NewEvent[] =>
   withCustomerAfterEach(row.events).map(({ type, data, integration }) => ({
     type,
