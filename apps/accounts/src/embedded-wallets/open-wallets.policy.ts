@@ -28,7 +28,7 @@ import { WalletKeys } from './wallet-keys';
 import { WALLET_STORE } from './wallet-lookups';
 import { WALLET_CURRENCY } from './signed-consent';
 import type { WalletStore } from './wallet-store';
-import { RecentlySeen } from './recently-seen';
+import { RecentlySeen } from '../recently-seen';
 
 /** CustomerCreated events the policy handles at once. */
 const CREATED_CONCURRENCY = 16;

@@ -23,6 +23,7 @@ import {
 } from './internal-account-view.projection';
 import { withRowAfterEach } from './published-account';
 import { AccountWriterMetrics } from './account-writer-metrics';
+import { RecentlySeen } from '../recently-seen';
 
 type Decide = (state: InternalAccount) => InternalAccountEvent[];
 /**
@@ -118,7 +119,7 @@ const pause = (attempt: number): Promise<void> =>
 export class AccountWriter {
   private readonly logger = createLogger('accounts:writer');
   private readonly queues = new Map<string, Pending[]>();
-  private readonly known = new Map<string, Known>();
+  private readonly known = new RecentlySeen<Known>(MAX_CACHED_ACCOUNTS);
   private readonly evolve: ReturnType<typeof internalAccountEvolver>;
   private readonly codec: ReturnType<typeof internalAccountSnapshot>;
   /** The snapshot holds the writer's whole memory of the account: the decider's state and the row, so both rules are in its version. */
@@ -148,8 +149,8 @@ export class AccountWriter {
       const known = this.known.get(event.streamId);
       if (!known || event.streamPosition <= known.version) continue;
       if (event.streamPosition === known.version + 1)
-        this.known.set(event.streamId, fold(this.evolve, known, [event], event.streamPosition));
-      else this.known.delete(event.streamId);
+        this.known.remember(event.streamId, fold(this.evolve, known, [event], event.streamPosition));
+      else this.known.forget(event.streamId);
     }
   }
 
@@ -227,7 +228,7 @@ export class AccountWriter {
         if (exhausted(attempt)) throw busy(accountId);
       } catch (error) {
         if (!(error instanceof WrongExpectedVersionError)) {
-          this.known.delete(accountId);
+          this.known.forget(accountId);
           for (const pending of batch) pending.reject(error);
           return;
         }
@@ -238,7 +239,7 @@ export class AccountWriter {
             { accountId, appends: attempt + 1, budgetMs: CONFLICT_BUDGET_MS },
             'Internal account appends lost to another writer for the whole budget; answering busy.',
           );
-          this.known.delete(accountId);
+          this.known.forget(accountId);
           for (const pending of batch) pending.reject(busy(accountId));
           return;
         }
@@ -260,7 +261,7 @@ export class AccountWriter {
     try {
       await this.isStale(accountId, cached);
     } catch {
-      this.known.delete(accountId);
+      this.known.forget(accountId);
     }
   }
 
@@ -282,7 +283,7 @@ export class AccountWriter {
       // Nothing to commit, so no version check will catch a stale memory: look at the tail first,
       // unless no event appended since could change what the batch decided.
       if (!fresh && !allFinal(decisions, known.state) && (await this.isStale(accountId, known))) return null;
-      this.remember(accountId, known);
+      this.known.remember(accountId, known);
       return () => decisions.forEach(({ pending, error }) => (error === undefined ? pending.resolve(known) : pending.reject(error)));
     }
     const appended = await this.eventSourcing.append(accountId, toAppend, known.version);
@@ -306,7 +307,7 @@ export class AccountWriter {
       position,
       snapshotVersion: due ? appended.version : known.snapshotVersion,
     };
-    this.remember(accountId, after);
+    this.known.remember(accountId, after);
     if (due) void this.takeSnapshot(accountId, after);
     return () =>
       decisions.forEach(({ pending, error }, index) => (error === undefined ? pending.resolve(outcomes[index]!) : pending.reject(error)));
@@ -408,19 +409,10 @@ export class AccountWriter {
   private async isStale(accountId: string, known: Known): Promise<boolean> {
     const { events, version } = await this.eventSourcing.store.readStream(accountId, { fromPosition: known.version + 1 });
     if (events.length === 0 && version === known.version) return false;
-    this.known.delete(accountId);
+    this.known.forget(accountId);
     if (version > known.version && events.length === version - known.version)
-      this.remember(accountId, fold(this.evolve, known, events, version));
+      this.known.remember(accountId, fold(this.evolve, known, events, version));
     return true;
-  }
-
-  private remember(accountId: string, known: Known): void {
-    this.known.delete(accountId);
-    this.known.set(accountId, known);
-    if (this.known.size > MAX_CACHED_ACCOUNTS) {
-      const oldest = this.known.keys().next().value;
-      if (oldest !== undefined) this.known.delete(oldest);
-    }
   }
 }
 

@@ -17,4 +17,13 @@ describe('RecentlySeen', () => {
     seen.remember('c', 'c');
     expect([seen.get('a'), seen.get('b'), seen.get('c')]).toEqual(['new', undefined, 'c']);
   });
+
+  it('given a key forgotten, then it is not remembered and takes no room', () => {
+    const seen = new RecentlySeen<string>(2);
+    seen.remember('a', 'a');
+    seen.remember('b', 'b');
+    seen.forget('a');
+    seen.remember('c', 'c');
+    expect([seen.get('a'), seen.get('b'), seen.get('c')]).toEqual([undefined, 'b', 'c']);
+  });
 });

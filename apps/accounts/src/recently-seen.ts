@@ -20,4 +20,8 @@ export class RecentlySeen<Value> {
   get(key: string): Value | undefined {
     return this.entries.get(key);
   }
+
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
 }
