@@ -79,6 +79,9 @@ export type AppendedEvent = {
   integration?: Record<string, unknown>;
 };
 
+/** One decided event for EventSourcing.appendAtomically, with what only its integration event carries (decision 0057). */
+export type AtomicEvent = Event & { integration?: Record<string, unknown> };
+
 /** What an event means to an operator: a kind of work (payment, ledger_operation, agent_action), its outcome and why. */
 export type BusinessOutcome = { kind: string; outcome: string; reason?: string };
 
@@ -385,11 +388,11 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
    * An event's `integration` is stored in its metadata for its integration event alone (decision 0057).
    */
   async appendAtomically(
-    appends: { streamId: string; events: readonly (Event & { integration?: Record<string, unknown> })[]; expectedVersion: number }[],
+    appends: { streamId: string; events: readonly AtomicEvent[]; expectedVersion: number }[],
     context: RequestContext,
   ): Promise<{ version: number; events: RecordedEvent[] }[]> {
     const metadata = metadataOf(context);
-    const withIntegration = (events: readonly (Event & { integration?: Record<string, unknown> })[]): NewEvent[] =>
+    const withIntegration = (events: readonly AtomicEvent[]): NewEvent[] =>
       toNewEvents(events).map((event, index) => {
         const integration = events[index]!.integration;
         return integration ? { ...event, metadata: { ...metadata, integration } } : event;

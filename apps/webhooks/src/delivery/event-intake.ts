@@ -81,7 +81,15 @@ export const applyPlatformEvent = (state: PlatformState, event: IntegrationEvent
 
 const isPlatformEvent = (event: IntegrationEventEnvelope): boolean => event.service === 'platform' && event.aggregate === 'Platform';
 
-type Item = { message: JsMsg; event: IntegrationEventEnvelope | null; planned: Planned | null; data?: unknown; story?: DeliveryStory };
+/** plan: the webhook the event would make; planned: the one it makes, its platform having an endpoint. */
+type Item = {
+  message: JsMsg;
+  event: IntegrationEventEnvelope | null;
+  plan: Planned | null;
+  planned: Planned | null;
+  data?: unknown;
+  story?: DeliveryStory;
+};
 
 /**
  * One durable JetStream consumer on every integration event. Each batch is rendered, then written
@@ -177,10 +185,13 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   async handleBatch(batch: JsMsg[]): Promise<void> {
-    const items: Item[] = batch.map((message) => ({ message, event: this.parse(message), planned: null }));
+    const items: Item[] = batch.map((message) => {
+      const event = this.parse(message);
+      return { message, event, plan: event && planWebhook(this.kinds, event), planned: null };
+    });
     // Only platform events (they set endpoints) and events some kind announces need any work: the
     // rest (a quote, an opened account) are acknowledged without a statement.
-    const relevant = items.filter(({ event }) => event && (isPlatformEvent(event) || planWebhook(this.kinds, event) !== null));
+    const relevant = items.filter(({ event, plan }) => event && (isPlatformEvent(event) || plan !== null));
     const platforms = await this.platformStates(relevant);
     const created: string[] = [];
     // Platform events change the endpoint for the events after them, so the batch is walked in order.
@@ -190,7 +201,7 @@ export class EventIntake implements OnApplicationBootstrap, BeforeApplicationShu
       const after = applyPlatformEvent(before, event);
       platforms.set(event.platformId, after);
       if (event.type === 'PlatformCreated' && isPlatformEvent(event)) created.push(event.platformId);
-      if (after.endpoint) item.planned = planWebhook(this.kinds, event);
+      if (after.endpoint) item.planned = item.plan;
     }
     // Deduplicated only where a webhook is due: a redelivered event of a platform without an endpoint writes nothing either way.
     const fresh = await this.unprocessed(relevant.filter((item) => item.planned));
