@@ -2,6 +2,7 @@ import type { Client } from 'pg';
 import { assertLedgerConserved } from '@corridor/testing';
 import type { SoakClient } from './client';
 import type { SoakStats } from './stats';
+import { judgeBacklog } from './webhook-backlog';
 import type { SoakPlatform } from './workload';
 
 // The end checks. Each returns its failures as readable lines (empty when it passes) and the
@@ -184,9 +185,11 @@ export const checkCustomersExactlyOnce = async (client: SoakClient, platforms: S
   return { name: 'every customer created exactly once, with its internal accounts', failures };
 };
 
-/** Every webhook the services created was delivered, except to receivers that answered 500 (still in retry, reported). */
+/**
+ * Every webhook the services created was delivered, except to receivers that answered 500 (still in
+ * retry, and what waits behind them, reported); no head of line left unattempted (webhook-backlog.ts).
+ */
 export const checkWebhooks = async (pg: Client, platforms: SoakPlatform[]): Promise<CheckResult> => {
-  const failures: string[] = [];
   const byPlatform = new Map(platforms.map((platform) => [platform.platformId, platform]));
   const rows = (
     await pg.query<{
@@ -197,56 +200,53 @@ export const checkWebhooks = async (pg: Client, platforms: SoakPlatform[]): Prom
       last_status_code: number | null;
       attempt_count: number;
       resource_id: string;
-      stream_position: number;
+      stream_position: string;
+      next_attempt_at: Date;
+      lease_until: Date | null;
+      finished_at: Date | null;
+      now: Date;
     }>(
       // The given (honest) platforms' deliveries: the hostile platform's endpoint never answers, by design.
-      'SELECT id, platform_id, type, status, last_status_code, attempt_count, resource_id, stream_position FROM webhooks.deliveries ' +
-        'WHERE platform_id = ANY($1) ORDER BY stream_position',
+      'SELECT id, platform_id, type, status, last_status_code, attempt_count, resource_id, stream_position, next_attempt_at, ' +
+        'lease_until, coalesce(delivered_at, failed_at) AS finished_at, now() AS now FROM webhooks.deliveries WHERE platform_id = ANY($1)',
       [platforms.map((platform) => platform.platformId)],
     )
   ).rows;
+  const failures: string[] = [];
   const tally: Record<string, number> = {};
-  let inRetry = 0;
-  let queuedBehindRetry = 0;
-  // Webhooks about one resource go out in order: once our receiver answered one of them 500, it is
-  // retried after 10 s, 20 s, 40 s… and every later webhook of that resource waits behind it, so a
-  // busy resource (a hot account) drains slowly. Those are explained, not lost; the ones of
-  // resources our receivers never refused are not.
-  const retrying = new Map<string, number>();
-  for (const row of rows) {
-    const refused = byPlatform.get(row.platform_id)?.receiver.refused.has(row.id) ?? false;
-    const key = `${row.platform_id} ${row.resource_id}`;
-    if (refused && !retrying.has(key)) retrying.set(key, row.stream_position);
-  }
   for (const row of rows) {
     tally[row.status] = (tally[row.status] ?? 0) + 1;
-    const platform = byPlatform.get(row.platform_id);
-    const refusedByUs = platform?.receiver.refused.has(row.id) ?? false;
-    if (row.status === 'DELIVERED') {
-      if (platform && !platform.receiver.acknowledged.has(row.id))
-        failures.push(`${row.id} (${row.type}) is DELIVERED but its receiver never acknowledged it`);
-      continue;
-    }
-    if (refusedByUs && row.last_status_code === 500) {
-      if (row.status === 'PENDING') inRetry += 1;
-      continue;
-    }
-    const blockedAt = retrying.get(`${row.platform_id} ${row.resource_id}`);
-    if (row.status === 'PENDING' && row.attempt_count === 0 && blockedAt !== undefined && blockedAt < row.stream_position) {
-      queuedBehindRetry += 1;
-      continue;
-    }
-    failures.push(
-      `${row.id} (${row.type}) is ${row.status} after ${row.attempt_count} attempts, last status ${row.last_status_code ?? 'none'}`,
-    );
+    const receiver = byPlatform.get(row.platform_id)?.receiver;
+    if (row.status === 'DELIVERED' && receiver && !receiver.acknowledged.has(row.id))
+      failures.push(`${row.id} (${row.type}) is DELIVERED but its receiver never acknowledged it`);
   }
+  const receiverOf = (id: string) => platforms.find((platform) => platform.receiver.refusedEver.has(id))?.receiver;
+  const backlog = judgeBacklog(
+    rows.map((row) => ({
+      id: row.id,
+      platformId: row.platform_id,
+      type: row.type,
+      status: row.status,
+      lastStatusCode: row.last_status_code,
+      attemptCount: row.attempt_count,
+      resourceId: row.resource_id,
+      streamPosition: Number(row.stream_position),
+      nextAttemptAt: row.next_attempt_at,
+      leaseUntil: row.lease_until,
+      finishedAt: row.finished_at,
+    })),
+    { inRetry: (id) => receiverOf(id)?.refused.has(id) ?? false, everRefused: (id) => receiverOf(id) !== undefined },
+    rows[0]?.now ?? new Date(),
+  );
+  failures.push(...backlog.failures);
   const duplicates = platforms.reduce((sum, platform) => sum + platform.receiver.counts.duplicates, 0);
   const badSignatures = platforms.reduce((sum, platform) => sum + platform.receiver.counts.badSignatures, 0);
   if (badSignatures > 0) failures.push(`${badSignatures} webhooks whose signature did not verify`);
+  const { inRetryAfter500, queuedBehindRetry, stuckHeads } = backlog;
   return {
     name: 'every webhook delivered (duplicates counted)',
     failures: listed(failures),
-    figures: { deliveries: rows.length, byStatus: tally, inRetryAfter500: inRetry, queuedBehindRetry, duplicates, badSignatures },
+    figures: { deliveries: rows.length, byStatus: tally, inRetryAfter500, queuedBehindRetry, stuckHeads, duplicates, badSignatures },
   };
 };
 

@@ -52,11 +52,13 @@ type Options = {
   jestJson?: string;
   settleSeconds: number;
   hostile: boolean;
+  /** Leave the run's database in place when a check fails, to read what the checks saw. */
+  keepDatabaseOnFailure: boolean;
 };
 
 const usage =
   'npm run soak -- [--minutes 2] [--rate 20] [--replicas 1] [--chaos] [--chaos-every 20] [--platforms 3] [--concurrency 24] [--seed 1] ' +
-  '[--settle-seconds 90] [--hostile] [--report path.json] [--jest-json path.json]';
+  '[--settle-seconds 90] [--hostile] [--keep-database-on-failure] [--report path.json] [--jest-json path.json]';
 
 const parseOptions = (argv: string[]): Options => {
   const options: Options = {
@@ -70,6 +72,7 @@ const parseOptions = (argv: string[]): Options => {
     seed: Date.now() % 100_000,
     settleSeconds: 90,
     hostile: false,
+    keepDatabaseOnFailure: false,
   };
   for (let index = 0; index < argv.length; index += 1) {
     const flag = argv[index]!;
@@ -88,6 +91,7 @@ const parseOptions = (argv: string[]): Options => {
     else if (flag === '--replicas') options.replicas = Math.floor(number());
     else if (flag === '--chaos') options.chaos = true;
     else if (flag === '--hostile') options.hostile = true;
+    else if (flag === '--keep-database-on-failure') options.keepDatabaseOnFailure = true;
     else if (flag === '--chaos-every') options.chaosEverySeconds = number();
     else if (flag === '--platforms') options.platforms = Math.floor(number());
     else if (flag === '--concurrency') options.concurrency = Math.floor(number());
@@ -429,11 +433,13 @@ const main = async () => {
     log(`waiting up to ${options.settleSeconds} s for quiescence`);
     const settleDeadline = Date.now() + options.settleSeconds * 1_000;
     await sleep(8_000); // approval windows (5 s) and 005 transfers (3 s) end on their own
-    await eventually(
+    const backlog = await eventually(
       () => quiescenceBacklog(pg, stack, platforms),
-      (backlog) => Object.values(backlog).every((count) => count === 0),
+      (left) => Object.values(left).every((count) => count === 0),
       { timeoutMs: Math.max(0, settleDeadline - Date.now()), intervalMs: 1_000 },
     );
+    if (Object.values(backlog).some((count) => count > 0))
+      log(`not quiescent after ${options.settleSeconds} s: ${JSON.stringify(backlog)}`);
     log('running the end checks');
     connections.stop();
     memory.stop();
@@ -558,7 +564,9 @@ const main = async () => {
     await pg?.end().catch(() => undefined);
     await Promise.all(platforms.map((platform) => platform.receiver.close()));
     await hostile?.endpoint.close();
-    await stack.close();
+    const keepDatabase = options.keepDatabaseOnFailure && process.exitCode === 1;
+    await stack.close({ keepDatabase });
+    if (keepDatabase) log(`the database ${stack.database.name} is kept; drop it with: psql -c 'DROP DATABASE "${stack.database.name}"'`);
   }
 };
 

@@ -23,6 +23,8 @@ export type SoakReceiver = {
   acknowledged: Set<string>;
   /** Ids answered 500 and never acknowledged since. */
   refused: Set<string>;
+  /** Ids answered 500 at least once, acknowledged since or not. */
+  refusedEver: Set<string>;
   counts: ReceiverCounts;
   setPublicKey(pem: string): void;
   close(): Promise<void>;
@@ -47,6 +49,7 @@ export const startSoakReceiver = async (
   };
   const acknowledged = new Set<string>();
   const refused = new Set<string>();
+  const refusedEver = new Set<string>();
   const total = mix.ok + mix.deferred + mix.error;
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -77,6 +80,7 @@ export const startSoakReceiver = async (
       if (status === 500) {
         counts.answered500 += 1;
         refused.add(body.id);
+        refusedEver.add(body.id);
       } else {
         acknowledged.add(body.id);
         refused.delete(body.id);
@@ -96,6 +100,7 @@ export const startSoakReceiver = async (
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
     acknowledged,
     refused,
+    refusedEver,
     counts,
     setPublicKey: (pem) => {
       publicKey = pem;

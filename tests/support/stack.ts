@@ -78,6 +78,8 @@ export type Stack = StackView & {
   kill(app: AppName, replica?: number): Promise<void>;
   /** The pid of a running replica (undefined when it is not running). */
   pid(app: AppName, replica?: number): number | undefined;
+  /** Stops every process and drops the database, unless it is to be kept for reading after a failure. */
+  close(options?: { keepDatabase?: boolean }): Promise<void>;
   /**
    * Moves every process's clock ahead by `ms` (expiries, windows and timers on the services' clock);
    * the test's own Date.now() and the stores' timestamps stay on system time. Own stacks only: the
@@ -242,11 +244,11 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
     return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
   };
 
-  const close = async (): Promise<void> => {
+  const close = async (options: { keepDatabase?: boolean } = {}): Promise<void> => {
     await platforms.close();
     await Promise.all(apps.map((app) => stop(app)));
     await bus.close();
-    await database.drop();
+    if (!options.keepDatabase) await database.drop();
     await rm(blobDirectory, { recursive: true, force: true });
     await rm(clockDirectory, { recursive: true, force: true });
   };
