@@ -5,7 +5,8 @@ import { CLOCK, type Clock, OBSERVABILITY, type Observability } from '@corridor/
 import { migrate } from '@corridor/event-store';
 import { createLogger, MessagingModule, observedPart, postgresHealth, redisHealth } from '@corridor/messaging';
 import type { WebhooksServiceConfig } from './config';
-import { pendingCount } from './delivery/delivery-store';
+import { deliveryHealth } from './delivery/delivery-health';
+import { dueBacklog, pendingCount } from './delivery/delivery-store';
 import { ApprovalReporter } from './delivery/approval-report';
 import { Dispatcher, WEBHOOKS_CONFIG, WEBHOOKS_POOL } from './delivery/dispatcher';
 import { EventIntake } from './delivery/event-intake';
@@ -63,8 +64,12 @@ export class AppModule {
         },
         {
           provide: WebhookMetrics,
-          useFactory: (pool: Pool) => new WebhookMetrics(() => pendingCount(pool)),
-          inject: [WEBHOOKS_POOL],
+          useFactory: (pool: Pool, clock: Clock) =>
+            new WebhookMetrics(
+              () => pendingCount(pool),
+              async () => (await dueBacklog(pool, clock.now())).oldestWaitSeconds,
+            ),
+          inject: [WEBHOOKS_POOL, CLOCK],
         },
         PoolLifecycle,
         // GET /metrics of the common health server serves these after the process metrics.
@@ -75,6 +80,12 @@ export class AppModule {
         },
         observedPart('postgres', [WEBHOOKS_POOL], (pool: Pool) => postgresHealth(() => pool.query('SELECT 1'))),
         observedPart('redis', [Dispatcher], (dispatcher: Dispatcher) => redisHealth(() => dispatcher.redis)),
+        observedPart(
+          'delivery',
+          [WEBHOOKS_POOL, CLOCK, Dispatcher],
+          (pool: Pool, clock: Clock, dispatcher: Dispatcher) => async () =>
+            deliveryHealth(await dueBacklog(pool, clock.now()), config.stuckAfterSeconds, dispatcher.held()),
+        ),
         ApprovalReporter,
         Dispatcher,
         EventIntake,

@@ -27,6 +27,8 @@ export type WebhooksServiceConfig = ServiceConfig & {
   breakerProbeTimeoutMs: number;
   /** Due deliveries carried by one BullMQ job: claimed in one statement, sent concurrently. */
   batchSize: number;
+  /** A due webhook not sent for this long marks /health's `delivery` part degraded: the dispatcher is stuck or far behind. */
+  stuckAfterSeconds: number;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: webhooks (of any platform) may go to private and other special-use addresses. */
   allowPrivateTargets: boolean;
 };
@@ -91,5 +93,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksServic
   breakerTimeouts: positiveInt('WEBHOOK_BREAKER_TIMEOUTS', env['WEBHOOK_BREAKER_TIMEOUTS'], 3),
   breakerOpenMs: positiveInt('WEBHOOK_BREAKER_OPEN_MS', env['WEBHOOK_BREAKER_OPEN_MS'], 30_000),
   breakerProbeTimeoutMs: positiveInt('WEBHOOK_BREAKER_PROBE_TIMEOUT_MS', env['WEBHOOK_BREAKER_PROBE_TIMEOUT_MS'], 2_000),
+  stuckAfterSeconds: positiveInt('WEBHOOK_STUCK_AFTER_SECONDS', env['WEBHOOK_STUCK_AFTER_SECONDS'], 60),
   allowPrivateTargets: parseAllowPrivateWebhookTargets(env),
 });

@@ -69,13 +69,21 @@ export class WebhookMetrics {
     registers: [this.registry],
   });
 
-  constructor(queueDepth: () => Promise<number>) {
+  constructor(queueDepth: () => Promise<number>, oldestSendable: () => Promise<number>) {
     new Gauge({
       name: 'corridor_webhook_queue_depth',
       help: 'Deliveries not yet acknowledged nor given up on.',
       registers: [this.registry],
       async collect() {
         this.set(await queueDepth());
+      },
+    });
+    new Gauge({
+      name: 'corridor_webhook_oldest_sendable_seconds',
+      help: 'How long the longest-waiting due webhook that is first in line for its resource has waited to be sent (0: none waits).',
+      registers: [this.registry],
+      async collect() {
+        this.set(await oldestSendable());
       },
     });
   }

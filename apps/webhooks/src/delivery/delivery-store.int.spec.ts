@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { inTransaction, migrate } from '@corridor/event-store';
 import { useTestDatabase } from '@corridor/testing';
-import { claimDeliveries, insertDeliveries, listAttempts, type NewDelivery, nextHeads, recordAttempts } from './delivery-store';
+import { claimDeliveries, dueBacklog, insertDeliveries, listAttempts, type NewDelivery, nextHeads, recordAttempts } from './delivery-store';
 
 const database = useTestDatabase();
 const now = new Date('2026-02-01T00:00:00.000Z');
@@ -113,4 +113,21 @@ it('records a batch of attempts in one statement and tells which resources have 
   ]);
   expect(heads.map((head) => head.id)).toEqual([a2]);
   expect((await nextHeads(pool, retryAt, [{ platformId: 'P3', resourceId: 'C' }])).map((head) => head.id)).toEqual([c1]);
+});
+
+it('measures how long the longest-waiting sendable webhook has waited: from its due time, or from the end of the one before it', async () => {
+  await pool.query('DELETE FROM webhooks.delivery_attempts; DELETE FROM webhooks.deliveries');
+  const at = (seconds: number) => new Date(now.getTime() + seconds * 1_000);
+  expect(await dueBacklog(pool, at(90))).toEqual({ dueHeads: 0, oldestWaitSeconds: 0, oldestId: null });
+  const [a1, a2] = await pending('P4', 'A', [1, 2]);
+  const [b1] = await pending('P4', 'B', [1]);
+  // Both heads due since `now`, never sent: 90 s each, A's first named (the earliest due).
+  expect(await dueBacklog(pool, at(90))).toMatchObject({ dueHeads: 2, oldestWaitSeconds: 90 });
+  // A's first went out at 89 s: its second became sendable then, so it has waited 1 s, not 90.
+  await claimDeliveries(pool, [a1!, b1!], now, at(100));
+  expect(await dueBacklog(pool, at(5))).toEqual({ dueHeads: 0, oldestWaitSeconds: 0, oldestId: null });
+  await recordAttempts(pool, [{ ...delivered(a1!), now: at(89) }]);
+  expect(await dueBacklog(pool, at(90))).toEqual({ dueHeads: 1, oldestWaitSeconds: 1, oldestId: a2 });
+  // A leased head (an attempt under way) is not waiting; once its lease ends it is again.
+  expect(await dueBacklog(pool, at(101))).toMatchObject({ dueHeads: 2, oldestId: b1 });
 });

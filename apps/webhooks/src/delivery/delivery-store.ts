@@ -319,6 +319,34 @@ export const requeueDeliveries = async (
   return result.rows.map((row) => row.id).sort();
 };
 
+/** The webhooks waiting to be sent: due heads of line, not leased, and how long the longest of them has waited. */
+export type DueBacklog = { dueHeads: number; oldestWaitSeconds: number; oldestId: string | null };
+
+/**
+ * Each due, unleased head of line waits since it became sendable: the later of its next attempt
+ * time and the end of the webhook of its resource before it (a webhook queued behind another only
+ * becomes sendable once that one finished). A dispatcher that works finds every due head within
+ * a tick; one that waits long is stuck, whatever the receivers do (a retry waits until it is due).
+ */
+export const dueBacklog = async (pool: Pool, now: Date): Promise<DueBacklog> => {
+  const result = await pool.query<{ heads: number; oldest_seconds: number | null; oldest_id: string | null }>(
+    `WITH heads AS (
+       SELECT d.id, greatest(d.next_attempt_at, coalesce(before.finished, d.next_attempt_at)) AS sendable_since
+         FROM webhooks.deliveries d
+         LEFT JOIN LATERAL (SELECT max(coalesce(e.delivered_at, e.failed_at)) AS finished FROM webhooks.deliveries e
+           WHERE e.platform_id = d.platform_id AND e.resource_id = d.resource_id AND e.status <> 'PENDING'
+             AND (e.stream_position, e.id) < (d.stream_position, d.id)) before ON true
+        WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) AND ${IS_HEAD}
+     )
+     SELECT (SELECT count(*)::int FROM heads) AS heads,
+       (SELECT extract(epoch FROM $1 - sendable_since)::float8 FROM heads ORDER BY sendable_since LIMIT 1) AS oldest_seconds,
+       (SELECT id FROM heads ORDER BY sendable_since LIMIT 1) AS oldest_id`,
+    [now],
+  );
+  const row = result.rows[0];
+  return { dueHeads: row?.heads ?? 0, oldestWaitSeconds: Math.max(0, row?.oldest_seconds ?? 0), oldestId: row?.oldest_id ?? null };
+};
+
 export const pendingCount = async (pool: Pool): Promise<number> =>
   Number((await pool.query<{ count: string }>(`SELECT count(*) FROM webhooks.deliveries WHERE status = 'PENDING'`)).rows[0]?.count ?? 0);
 

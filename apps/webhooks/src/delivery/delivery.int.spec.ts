@@ -15,6 +15,7 @@ import {
   type WebhookAttemptWire,
   type WebhookDeliveryWire,
 } from '@corridor/contracts';
+import { inTransaction } from '@corridor/event-store';
 import { createServiceApp, publishEvent, ServiceClient } from '@corridor/messaging';
 import {
   createControllableClock,
@@ -35,8 +36,9 @@ import type { AddressInfo } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
 import { AppModule } from '../app.module';
 import { loadConfig, type WebhooksServiceConfig } from '../config';
+import { insertDeliveries } from './delivery-store';
 import { Dispatcher } from './dispatcher';
-import { webhookIdFor } from './webhook-envelope';
+import { renderWebhookBody, webhookIdFor } from './webhook-envelope';
 
 const database = useTestDatabase();
 const clock = createControllableClock(new Date('2026-02-01T00:00:00.000Z'));
@@ -98,6 +100,21 @@ const publish = (
     randomUUID(),
   );
 
+/** The account as accounts renders it; its balance is the stream position, so order is visible. */
+const accountWire = (accountId: string, balance: number): InternalAccountWire => {
+  const usd = { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 };
+  return {
+    id: accountId,
+    type: 'INTERNAL_FIAT',
+    status: 'ACTIVE',
+    balance: { amount: balance, currency: usd } as never,
+    totalBalance: { amount: balance, currency: usd } as never,
+    fundingPaymentInstructions: [],
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+  };
+};
+
 const newPlatform = async (endpoint: string): Promise<string> => {
   const platformId = newId('Platform');
   await publish('platform', 'Platform', 'PlatformCreated', platformId, 1, platformId, {
@@ -151,18 +168,7 @@ beforeAll(async () => {
     callback: (_error, message) => {
       const packet = codec.decode(message.data) as { id: string; data: { data: { accountId: string; streamPosition: number } } };
       const { accountId, streamPosition } = packet.data.data;
-      const usd = { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 };
-      const wire: InternalAccountWire = {
-        id: accountId,
-        type: 'INTERNAL_FIAT',
-        status: 'ACTIVE',
-        balance: { amount: streamPosition, currency: usd } as never,
-        totalBalance: { amount: streamPosition, currency: usd } as never,
-        fundingPaymentInstructions: [],
-        createdAt: '2026-01-01T00:00:00Z',
-        updatedAt: '2026-01-01T00:00:00Z',
-      };
-      message.respond(codec.encode({ id: packet.id, response: wire, isDisposed: true }));
+      message.respond(codec.encode({ id: packet.id, response: accountWire(accountId, streamPosition), isDisposed: true }));
     },
   });
   receiver = createServer((request, response) => {
@@ -490,4 +496,50 @@ it('serves Prometheus metrics: deliveries, failures, retries, queue depth and la
   expect(text).toMatch(/corridor_webhook_retries_total\{type="INTERNAL_ACCOUNT.BALANCE_UPDATED"\} \d+/);
   expect(text).toMatch(/corridor_webhook_queue_depth \d+/);
   expect(text).toMatch(/corridor_webhook_delivery_latency_seconds_count \d+/);
+});
+
+it('shows a webhook no dispatcher offers (its offer lost with a killed replica) in /health and /metrics until the sweep sends it', async () => {
+  const healthOf = async () => (await (await fetch(metricsUrl.replace('/metrics', '/health'))).json()) as { parts: Record<string, any> };
+  const platformId = await newPlatform(receiverUrl);
+  await dispatcher.tick();
+  await until('nothing due', healthOf, (health) => health.parts['delivery']?.dueHeads === 0);
+  // Committed by an intake that died before its offer: nothing but the sweep (tick) will send it.
+  const accountId = newId('InternalAccount');
+  const eventId = uuidv7();
+  const webhookId = webhookIdFor(eventId, platformId);
+  const occurredAt = clock.now().toISOString();
+  const pool = new Pool({ connectionString: database.url, max: 1 });
+  const [id] = await inTransaction(pool, (connection) =>
+    insertDeliveries(
+      connection,
+      [
+        {
+          id: webhookId,
+          eventId,
+          platformId,
+          type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+          resourceId: accountId,
+          streamPosition: 1,
+          body: renderWebhookBody(webhookId, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', occurredAt, accountWire(accountId, 1)),
+          retried: true,
+          occurredAt,
+          story: { correlationId: 'lost-offer', causationId: 'lost-offer' },
+        },
+      ],
+      clock.now(),
+    ),
+  ).finally(() => pool.end());
+  clock.set(new Date(clock.now().getTime() + (config.stuckAfterSeconds + 1) * 1_000));
+  const stuck = (await healthOf()).parts['delivery'];
+  expect(stuck).toMatchObject({ status: 'degraded', oldestWaitSeconds: config.stuckAfterSeconds + 1 });
+  expect(stuck.error).toContain(`webhook ${id} has been due and first in line for ${config.stuckAfterSeconds + 1} s`);
+  const gauge = (await (await fetch(metricsUrl)).text()).match(/^corridor_webhook_oldest_sendable_seconds (\S+)$/m);
+  expect(Number(gauge?.[1])).toBe(config.stuckAfterSeconds + 1);
+  await dispatcher.tick();
+  await until(
+    'the webhook sent',
+    () => hits.filter((hit) => hit.resourceId === accountId).length,
+    (count) => count === 1,
+  );
+  expect((await healthOf()).parts['delivery']).toMatchObject({ status: 'ok' });
 });

@@ -23,6 +23,7 @@ import {
 import { APPROVAL_HOOK } from '../kinds/incoming-payment';
 import { ApprovalReporter } from './approval-report';
 import { Circuits } from './circuits';
+import type { HeldDeliveries } from './delivery-health';
 import { admit, type AttemptEnd, type Lane, laneOf, park, toUnpark } from './fairness';
 import { postWebhook, type PostResult, targetPolicy } from './post-webhook';
 import { nextStep } from './retry-schedule';
@@ -153,6 +154,15 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     };
     const breaker = { timeoutsToOpen: config.breakerTimeouts, openMs: config.breakerOpenMs, probeTimeoutMs: config.breakerProbeTimeoutMs };
     this.circuits = new Circuits({ ...breaker, requestTimeoutMs: config.requestTimeoutMs }, metrics);
+  }
+
+  /** What this process holds per lane, for the health part. */
+  held(): HeldDeliveries {
+    const count = (lane: LaneRuntime) => ({
+      inFlight: [...lane.inFlight.values()].reduce((sum, value) => sum + value, 0),
+      parked: [...lane.parked.values()].reduce((sum, entries) => sum + entries.length, 0),
+    });
+    return { ORDINARY: count(this.lanes.ORDINARY), APPROVAL: count(this.lanes.APPROVAL) };
   }
 
   /** The queue's Redis connection (for the health part), once the app has bootstrapped. */
