@@ -1,7 +1,7 @@
 import type { PartHealth } from '@corridor/contracts';
 import type { DueBacklog } from './delivery-store';
 
-/** What one process holds in memory, per lane: deliveries sending or waiting for a slot, and deliveries parked behind their platform's cap. */
+/** What one process holds, per lane: deliveries sending or waiting for a slot, and those parked behind their platform's cap. */
 export type HeldDeliveries = Record<'ORDINARY' | 'APPROVAL', { inFlight: number; parked: number }>;
 
 /**
@@ -19,7 +19,7 @@ export const deliveryHealth = (backlog: DueBacklog, stuckAfterSeconds: number, h
     oldestWaitSeconds: waited,
     ...(stuck
       ? {
-          error: `webhook ${backlog.oldestId} has been due and first in line for ${waited} s (over ${stuckAfterSeconds} s) without being sent`,
+          error: `webhook ${backlog.oldestId} has been due and first in line for ${waited} s (over ${stuckAfterSeconds} s), not sent`,
         }
       : {}),
     held,

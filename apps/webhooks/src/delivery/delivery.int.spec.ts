@@ -498,7 +498,7 @@ it('serves Prometheus metrics: deliveries, failures, retries, queue depth and la
   expect(text).toMatch(/corridor_webhook_delivery_latency_seconds_count \d+/);
 });
 
-it('shows a webhook no dispatcher offers (its offer lost with a killed replica) in /health and /metrics until the sweep sends it', async () => {
+it('shows a webhook no dispatcher offered (lost with a killed replica) in /health and /metrics until the sweep sends it', async () => {
   const healthOf = async () => (await (await fetch(metricsUrl.replace('/metrics', '/health'))).json()) as { parts: Record<string, any> };
   const platformId = await newPlatform(receiverUrl);
   await dispatcher.tick();
