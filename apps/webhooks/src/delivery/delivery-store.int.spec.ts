@@ -115,7 +115,7 @@ it('records a batch of attempts in one statement and tells which resources have 
   expect((await nextHeads(pool, retryAt, [{ platformId: 'P3', resourceId: 'C' }])).map((head) => head.id)).toEqual([c1]);
 });
 
-it('measures how long the longest-waiting sendable webhook has waited: from its due time, or from the end of the one before it', async () => {
+it('measures the longest wait of a sendable webhook: from its due time, or from the end of the one before it', async () => {
   await pool.query('DELETE FROM webhooks.delivery_attempts; DELETE FROM webhooks.deliveries');
   const at = (seconds: number) => new Date(now.getTime() + seconds * 1_000);
   expect(await dueBacklog(pool, at(90))).toEqual({ dueHeads: 0, oldestWaitSeconds: 0, oldestId: null });
