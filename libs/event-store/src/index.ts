@@ -91,6 +91,7 @@ export {
   type SnapshotStore,
 } from './snapshot-store';
 export { type CommandSnapshots } from './command-handler';
+export { RecentlySeen } from './recently-seen';
 export { snapshotDdl } from './postgres-schema';
 export {
   DEFAULT_OUTBOX_MAX_ATTEMPTS,
