@@ -4,7 +4,7 @@ import { type EmbeddedWalletConfig, parseEmbeddedWalletConfig } from './embedded
 import { DEFAULT_OPERATION_WINDOW } from './internal-accounts/internal-account';
 
 export type AccountsServiceConfig = ServiceConfig & {
-  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS (libs/event-store). */
+  /** EVENT_STORE*, SNAPSHOT_EVERY, OUTBOX_MAX_ATTEMPTS and COMMAND_STREAM_MEMORY (libs/event-store). */
   eventSourcing: EventSourcingSettings;
   embeddedWallets: EmbeddedWalletConfig;
   /** LEDGER_OPERATION_WINDOW: operation ids (and closed holds) each account's state remembers (decision 0018). */

@@ -2,7 +2,7 @@ import { eventSourcingSettingsFrom, type EventSourcingSettings } from '@corridor
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 
 export type AgentsServiceConfig = ServiceConfig & {
-  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS (libs/event-store). */
+  /** EVENT_STORE*, SNAPSHOT_EVERY, OUTBOX_MAX_ATTEMPTS and COMMAND_STREAM_MEMORY (libs/event-store). */
   eventSourcing: EventSourcingSettings;
   /** How long a device code can be redeemed (AGENT_DEVICE_CODE_TTL_SECONDS, default 24 h). */
   deviceCodeTtlSeconds: number;

@@ -3,7 +3,7 @@ import { eventSourcingSettingsFrom, type EventSourcingSettings } from '@corridor
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 
 export type CardsServiceConfig = ServiceConfig & {
-  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS (libs/event-store). */
+  /** EVENT_STORE*, SNAPSHOT_EVERY, OUTBOX_MAX_ATTEMPTS and COMMAND_STREAM_MEMORY (libs/event-store). */
   eventSourcing: EventSourcingSettings;
   /** Currencies a card may be funded in (CARD_ELIGIBLE_CURRENCIES, comma-separated). */
   eligibleCurrencies: string[];

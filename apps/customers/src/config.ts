@@ -4,7 +4,7 @@ import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 import type { BulkImportOptions } from './bulk/bulk-import.queue';
 
 export type CustomersServiceConfig = ServiceConfig & {
-  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS (libs/event-store). */
+  /** EVENT_STORE*, SNAPSHOT_EVERY, OUTBOX_MAX_ATTEMPTS and COMMAND_STREAM_MEMORY (libs/event-store). */
   eventSourcing: EventSourcingSettings;
   /** Where uploaded documents and bulk-import files live; the gateway writes to the same place. */
   blobStore: BlobStoreConfig;

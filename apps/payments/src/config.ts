@@ -6,7 +6,7 @@ import type { IncomingOptions } from './incoming/incoming-options';
 import { defaultRailDelays } from './transactions/payout-rail';
 
 export type PaymentsServiceConfig = ServiceConfig & {
-  /** EVENT_STORE*, SNAPSHOT_EVERY, OUTBOX_MAX_ATTEMPTS (decision 0049). */
+  /** EVENT_STORE*, SNAPSHOT_EVERY, OUTBOX_MAX_ATTEMPTS, COMMAND_STREAM_MEMORY (decisions 0049, 0058). */
   eventSourcing: EventSourcingSettings;
   /** How long a quote can be executed after it is created. */
   quoteTtlSeconds: number;

@@ -3,7 +3,7 @@ import { eventSourcingSettingsFrom, type EventSourcingSettings } from '@corridor
 import { parseServiceConfig, type ServiceConfig } from '@corridor/messaging';
 
 export type PlatformServiceConfig = ServiceConfig & {
-  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS (libs/event-store). */
+  /** EVENT_STORE*, SNAPSHOT_EVERY, OUTBOX_MAX_ATTEMPTS and COMMAND_STREAM_MEMORY (libs/event-store). */
   eventSourcing: EventSourcingSettings;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: platforms (of every environment) may point webhookEndpoint at private addresses. */
   allowPrivateWebhookTargets: boolean;

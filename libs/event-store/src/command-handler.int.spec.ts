@@ -1,11 +1,14 @@
 import { createTestSchema, type TestSchema, useTestDatabase } from '@corridor/testing';
 import { randomUUID } from 'node:crypto';
 import { handleCommand } from './command-handler';
+import { EventSourcing } from './event-sourcing.module';
+import { consoleLogger } from './logger';
 import { createPostgresSnapshotStore, type SnapshotCodec, type SnapshotStore } from './snapshot-store';
+import { StreamMemory, type StreamMemoryResult } from './stream-memory';
 import { Pool } from 'pg';
 import { contractMetadata } from './event-store.contract';
 import { createPostgresEventStore } from './postgres-event-store';
-import { type EventStore, WrongExpectedVersionError } from './types';
+import { type EventStore, type ExpectedVersion, WrongExpectedVersionError } from './types';
 
 const database = useTestDatabase();
 
@@ -27,6 +30,16 @@ const decider = {
     }
   },
 };
+
+const codec: SnapshotCodec<Account> = {
+  deciderVersion: 'account/1',
+  serialize: (state) => ({ ...state, balance: state.balance.toString() }),
+  deserialize: (json) => {
+    const { opened, balance, deposits } = json as { opened: boolean; balance: string; deposits: number };
+    return { opened, balance: BigInt(balance), deposits };
+  },
+};
+const snapshotted = { ...decider, snapshot: codec };
 
 const open =
   (accountId: string) =>
@@ -164,15 +177,6 @@ describe('handleCommand', () => {
   describe('with snapshots', () => {
     let pool: Pool;
     let snapshots: SnapshotStore;
-    const codec: SnapshotCodec<Account> = {
-      deciderVersion: 'account/1',
-      serialize: (state) => ({ ...state, balance: state.balance.toString() }),
-      deserialize: (json) => {
-        const { opened, balance, deposits } = json as { opened: boolean; balance: string; deposits: number };
-        return { opened, balance: BigInt(balance), deposits };
-      },
-    };
-    const snapshotted = { ...decider, snapshot: codec };
     /** Counts the events each readStream returns, and from where it read. */
     const counting = (inner: EventStore) => {
       const reads: { from: number; events: number }[] = [];
@@ -329,6 +333,267 @@ describe('handleCommand', () => {
         snapshots: { store: snapshots, every: 2 },
       });
       expect(again).toMatchObject({ replayed: true, state: { balance: 73n } });
+    });
+  });
+  describe('with a stream memory', () => {
+    /** The store, recording every stream read and the version each append expected. */
+    const watched = (inner: EventStore) => {
+      const reads: string[] = [];
+      const appends: { streamId: string; expectedVersion: ExpectedVersion }[] = [];
+      const spied: EventStore = {
+        ...inner,
+        readStream: (streamId, options) => {
+          reads.push(streamId);
+          return inner.readStream(streamId, options);
+        },
+        appendToStream: (streamId, events, options) => {
+          appends.push({ streamId, expectedVersion: options.expectedVersion });
+          return inner.appendToStream(streamId, events, options);
+        },
+      };
+      return { reads, appends, store: spied };
+    };
+    /** A process's memory with what it did for each command. */
+    const processMemory = (capacity = 16) => {
+      const results: StreamMemoryResult[] = [];
+      return { results, memory: new StreamMemory(capacity, (result) => results.push(result)) };
+    };
+    /** Pays 1 of interest on an account that had a deposit; nothing before one. */
+    const payInterest =
+      (accountId: string) =>
+      (state: Account): AccountEvent[] =>
+        state.deposits === 0 ? [] : [{ type: 'MoneyDeposited', data: { accountId, amount: '1' } }];
+
+    it('runs a second command on the same stream without reading it, appending at the version it remembers', async () => {
+      const accountId = `Account:${randomUUID()}`;
+      const spy = watched(store);
+      const { memory, results } = processMemory();
+      await handleCommand(spy.store, accountId, decider, open(accountId), { metadata: contractMetadata(), memory });
+      const second = await handleCommand(spy.store, accountId, decider, deposit(accountId, '10'), { metadata: contractMetadata(), memory });
+      const third = await handleCommand(spy.store, accountId, decider, deposit(accountId, '5'), { metadata: contractMetadata(), memory });
+      expect(spy.reads).toEqual([accountId]);
+      expect(spy.appends.map((append) => append.expectedVersion)).toEqual([0, 1, 2]);
+      expect([second.version, third.version]).toEqual([2, 3]);
+      expect(third.state).toEqual({ opened: true, balance: 15n, deposits: 2 });
+      expect(results).toEqual(['miss', 'hit', 'hit']);
+      const full = await handleCommand(store, accountId, decider, () => [], { metadata: contractMetadata() });
+      expect(full).toMatchObject({ version: 3, state: third.state });
+    });
+
+    it('after another writer appended, conflicts, reads and decides on the fresh state, without spending a retry', async () => {
+      const accountId = `Account:${randomUUID()}`;
+      const spy = watched(store);
+      const { memory, results } = processMemory();
+      await handleCommand(spy.store, accountId, decider, open(accountId), { metadata: contractMetadata(), memory });
+      // Another process (no memory of its own) and a direct append: the memory is now two events behind.
+      await handleCommand(store, accountId, decider, deposit(accountId, '100'), { metadata: contractMetadata() });
+      await store.appendToStream(accountId, [{ type: 'MoneyDeposited', data: { accountId, amount: '20' } }], {
+        expectedVersion: 2,
+        metadata: contractMetadata(),
+      });
+      const result = await handleCommand(spy.store, accountId, decider, deposit(accountId, '3'), {
+        metadata: contractMetadata(),
+        memory,
+        retries: 0,
+      });
+      expect(result).toMatchObject({ version: 4, state: { opened: true, balance: 123n, deposits: 3 } });
+      expect(spy.appends.map((append) => append.expectedVersion)).toEqual([0, 1, 3]);
+      expect(spy.reads).toEqual([accountId, accountId]);
+      expect(results).toEqual(['miss', 'stale']);
+      // What the fallback read and appended is remembered: the next command reads nothing.
+      await handleCommand(spy.store, accountId, decider, deposit(accountId, '1'), { metadata: contractMetadata(), memory });
+      expect(spy.reads).toHaveLength(2);
+      expect((await store.readStream(accountId)).version).toBe(5);
+    });
+
+    it('answers with the fresh decision, not a refusal made on remembered state', async () => {
+      const accountId = `Account:${randomUUID()}`;
+      const { memory, results } = processMemory();
+      // This process reads the empty stream and (rightly) refuses: it remembers an account not open.
+      await expect(
+        handleCommand(store, accountId, decider, deposit(accountId, '7'), { metadata: contractMetadata(), memory }),
+      ).rejects.toThrow('The account is not open.');
+      await handleCommand(store, accountId, decider, open(accountId), { metadata: contractMetadata() });
+      const result = await handleCommand(store, accountId, decider, deposit(accountId, '7'), { metadata: contractMetadata(), memory });
+      expect(result).toMatchObject({ version: 2, state: { opened: true, balance: 7n } });
+      expect(results).toEqual(['miss', 'stale']);
+    });
+
+    it('decides again on the stream when remembered state decides nothing, and appends what the fresh state asks', async () => {
+      const accountId = `Account:${randomUUID()}`;
+      const { memory, results } = processMemory();
+      await handleCommand(store, accountId, decider, open(accountId), { metadata: contractMetadata(), memory });
+      await handleCommand(store, accountId, decider, deposit(accountId, '50'), { metadata: contractMetadata() });
+      const result = await handleCommand(store, accountId, decider, payInterest(accountId), { metadata: contractMetadata(), memory });
+      expect(result).toMatchObject({ version: 3, state: { balance: 51n, deposits: 2 } });
+      expect(results).toEqual(['miss', 'stale']);
+    });
+
+    it('replays a commandId from memory without reading or deciding', async () => {
+      const accountId = `Account:${randomUUID()}`;
+      const spy = watched(store);
+      const { memory, results } = processMemory();
+      await handleCommand(spy.store, accountId, decider, open(accountId), { metadata: contractMetadata(), memory, assumeNew: true });
+      const first = await handleCommand(spy.store, accountId, decider, deposit(accountId, '70'), {
+        metadata: contractMetadata(),
+        commandId: 'deposit-1',
+        memory,
+      });
+      let decided = 0;
+      const again = await handleCommand(
+        spy.store,
+        accountId,
+        decider,
+        (state) => {
+          decided += 1;
+          return deposit(accountId, '70')(state);
+        },
+        { metadata: contractMetadata(), commandId: 'deposit-1', memory },
+      );
+      expect(decided).toBe(0);
+      expect(spy.reads).toEqual([]);
+      expect(again).toMatchObject({ replayed: true, version: 2, state: { balance: 70n, deposits: 1 } });
+      expect(again.events.map((event) => event.eventId)).toEqual(first.events.map((event) => event.eventId));
+      expect(results).toEqual(['miss', 'hit', 'hit']);
+    });
+
+    it('replays a commandId another writer appended, whether the remembered state conflicts or refuses', async () => {
+      const conflicting = `Account:${randomUUID()}`;
+      const { memory, results } = processMemory();
+      await handleCommand(store, conflicting, decider, open(conflicting), { metadata: contractMetadata(), memory });
+      const elsewhere = await handleCommand(store, conflicting, decider, deposit(conflicting, '70'), {
+        metadata: contractMetadata(),
+        commandId: 'deposit-2',
+      });
+      const conflicted = await handleCommand(store, conflicting, decider, deposit(conflicting, '70'), {
+        metadata: contractMetadata(),
+        commandId: 'deposit-2',
+        memory,
+      });
+      expect(conflicted).toMatchObject({ replayed: true, version: 2, state: { balance: 70n } });
+      expect(conflicted.events.map((event) => event.eventId)).toEqual(elsewhere.events.map((event) => event.eventId));
+
+      const refusing = `Account:${randomUUID()}`;
+      await expect(
+        handleCommand(store, refusing, decider, deposit(refusing, '5'), { metadata: contractMetadata(), memory }),
+      ).rejects.toThrow('The account is not open.');
+      await handleCommand(store, refusing, decider, open(refusing), { metadata: contractMetadata() });
+      await handleCommand(store, refusing, decider, deposit(refusing, '5'), { metadata: contractMetadata(), commandId: 'deposit-3' });
+      const refused = await handleCommand(store, refusing, decider, deposit(refusing, '5'), {
+        metadata: contractMetadata(),
+        commandId: 'deposit-3',
+        memory,
+      });
+      expect(refused).toMatchObject({ replayed: true, version: 2, state: { balance: 5n } });
+      expect(results).toEqual(['miss', 'stale', 'miss', 'stale']);
+      expect([(await store.readStream(conflicting)).version, (await store.readStream(refusing)).version]).toEqual([2, 2]);
+    });
+
+    it('forgets the stream used longest ago beyond its bound', async () => {
+      const [a, b, c] = [1, 2, 3].map(() => `Account:${randomUUID()}`) as [string, string, string];
+      const spy = watched(store);
+      const { memory } = processMemory(2);
+      const run = (accountId: string, decide: (state: Account) => AccountEvent[]) =>
+        handleCommand(spy.store, accountId, decider, decide, { metadata: contractMetadata(), memory });
+      await run(a, open(a));
+      await run(b, open(b));
+      await run(a, deposit(a, '1'));
+      await run(c, open(c));
+      expect(spy.reads).toEqual([a, b, c]);
+      await run(a, deposit(a, '1'));
+      await run(b, deposit(b, '1'));
+      expect(spy.reads).toEqual([a, b, c, b]);
+    });
+
+    it('with a snapshot, serves commands without a commandId but never says a commandId is new', async () => {
+      const pool = new Pool({ connectionString: database.url, max: 2 });
+      const snapshots = createPostgresSnapshotStore({ pool, connectionString: database.url, schema: testSchema.schema });
+      try {
+        const accountId = `Account:${randomUUID()}`;
+        const withSnapshots = { store: snapshots, every: 3 };
+        await handleCommand(store, accountId, snapshotted, open(accountId), { metadata: contractMetadata() });
+        await handleCommand(store, accountId, snapshotted, deposit(accountId, '70'), { metadata: contractMetadata(), commandId: 'old' });
+        for (const amount of ['1', '2']) {
+          await handleCommand(store, accountId, snapshotted, deposit(accountId, amount), {
+            metadata: contractMetadata(),
+            snapshots: withSnapshots,
+          });
+        }
+        expect((await snapshots.load(accountId, 'account/1'))?.version).toBe(3);
+        // A process that starts now loads the snapshot and the tail after it: it never saw 'old'.
+        const spy = watched(store);
+        const { memory, results } = processMemory();
+        const run = (decide: (state: Account) => AccountEvent[], commandId?: string) =>
+          handleCommand(spy.store, accountId, snapshotted, decide, {
+            metadata: contractMetadata(),
+            snapshots: withSnapshots,
+            memory,
+            ...(commandId ? { commandId } : {}),
+          });
+        await run(deposit(accountId, '3'));
+        await run(deposit(accountId, '4'));
+        expect(spy.reads).toHaveLength(1);
+        const again = await run(deposit(accountId, '70'), 'old');
+        expect(again).toMatchObject({ replayed: true, state: { balance: 80n, deposits: 5 } });
+        expect(results).toEqual(['miss', 'hit', 'miss']);
+        expect(spy.reads).toHaveLength(2);
+        // Snapshots stay due every 3 events from the one loaded (version 3): one at 6, none at 7 or 8.
+        await run(deposit(accountId, '5'));
+        await run(deposit(accountId, '6'));
+        expect((await snapshots.load(accountId, 'account/1'))?.version).toBe(6);
+        await run(deposit(accountId, '7'));
+        expect((await snapshots.load(accountId, 'account/1'))?.version).toBe(9);
+        expect((await store.readStream(accountId)).version).toBe(9);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('is on in EventSourcing by default and counted; COMMAND_STREAM_MEMORY=0 reads before every command, as before', async () => {
+      const readsOf = async (commandStreamMemory: number | undefined): Promise<{ reads: number; metrics: string }> => {
+        const eventSourcing = new EventSourcing({
+          service: 'memory-spec',
+          connectionString: database.url,
+          schema: testSchema.schema,
+          natsUrl: 'nats://127.0.0.1:4222',
+          subjectPrefix: 'memory-spec',
+          migrationsDirectory: __dirname,
+          projections: [],
+          toIntegrationEvent: () => null,
+          logger: consoleLogger('memory-spec', 'warn'),
+          poolSize: 4,
+          ...(commandStreamMemory === undefined ? {} : { commandStreamMemory }),
+        });
+        try {
+          const reads = jest.spyOn(eventSourcing.store, 'readStream');
+          const accountId = `Account:${randomUUID()}`;
+          const context = { ...contractMetadata(), requestId: randomUUID() };
+          await eventSourcing.handle(accountId, decider, open(accountId), context);
+          await eventSourcing.handle(accountId, decider, deposit(accountId, '1'), context);
+          await eventSourcing.handle(accountId, decider, deposit(accountId, '2'), context);
+          // The process's own registry, which its /metrics serves once bootstrapped (not done here: no NATS needed).
+          return { reads: reads.mock.calls.length, metrics: await eventSourcing['poolMetrics'].metrics() };
+        } finally {
+          await eventSourcing.onApplicationShutdown();
+        }
+      };
+      const remembering = await readsOf(undefined);
+      expect(remembering.reads).toBe(1);
+      expect(remembering.metrics).toMatch(/^corridor_command_stream_memory_total\{service="memory-spec",result="hit"\} 2$/m);
+      const off = await readsOf(0);
+      expect(off.reads).toBe(3);
+      expect(off.metrics).not.toMatch(/corridor_command_stream_memory_total/);
+    });
+
+    it('keeps each decider’s own fold: another decider on the same stream reads it', async () => {
+      const accountId = `Account:${randomUUID()}`;
+      const spy = watched(store);
+      const { memory } = processMemory();
+      const counter = { initialState: () => 0, evolve: (count: number) => count + 1 };
+      await handleCommand(spy.store, accountId, decider, open(accountId), { metadata: contractMetadata(), memory });
+      const counted = await handleCommand(spy.store, accountId, counter, () => [], { metadata: contractMetadata(), memory });
+      expect(counted.state).toBe(1);
+      expect(spy.reads).toEqual([accountId, accountId]);
     });
   });
 });

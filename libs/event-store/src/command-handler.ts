@@ -1,5 +1,6 @@
 import type { Logger } from './logger';
 import { saveSnapshotQuietly, snapshotDue, type SnapshotCodec, type SnapshotStore } from './snapshot-store';
+import { commandedOf, type KnownStream, type StreamMemory } from './stream-memory';
 import { type AppendMetadata, type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './types';
 
 type EvolvedEvent = { type: string; data: Record<string, unknown> };
@@ -17,8 +18,6 @@ const BACKOFF_CAP_MS = 100;
 const backoff = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.min(BACKOFF_CAP_MS, 5 * 2 ** attempt) * Math.random()));
 
-type Loaded<State> = { state: State; events: RecordedEvent[]; version: number; snapshotVersion: number };
-
 type CommandDecider<State, E extends EvolvedEvent> = {
   evolve: (state: State, event: E) => State;
   initialState: () => State;
@@ -34,7 +33,7 @@ const loadState = async <State, E extends EvolvedEvent>(
   streamId: string,
   decider: CommandDecider<State, E>,
   snapshots: CommandSnapshots | undefined,
-): Promise<Loaded<State>> => {
+): Promise<KnownStream<State>> => {
   const codec = decider.snapshot;
   const snapshot = snapshots && codec ? await snapshots.store.load(streamId, codec.deciderVersion) : null;
   if (snapshot && codec) {
@@ -43,14 +42,19 @@ const loadState = async <State, E extends EvolvedEvent>(
     if (tail.version >= snapshot.version) {
       return {
         state: evolveAll(decider, codec.deserialize(snapshot.state), tail.events),
-        events: tail.events,
         version: tail.version,
+        commanded: null,
         snapshotVersion: snapshot.version,
       };
     }
   }
   const full = await store.readStream(streamId);
-  return { state: evolveAll(decider, decider.initialState(), full.events), events: full.events, version: full.version, snapshotVersion: 0 };
+  return {
+    state: evolveAll(decider, decider.initialState(), full.events),
+    version: full.version,
+    commanded: commandedOf(full.events),
+    snapshotVersion: 0,
+  };
 };
 
 /** The decided events as the store takes them: type, data and the schema version when the event names one. */
@@ -59,6 +63,33 @@ export const toNewEvents = (decided: readonly EvolvedEvent[]): NewEvent[] =>
     const { schemaVersion } = event as { schemaVersion?: number };
     return { type: event.type, data: event.data, ...(schemaVersion !== undefined ? { schemaVersion } : {}) };
   });
+
+/** One command as the steps below share it. */
+type Command<State, E extends EvolvedEvent> = {
+  store: EventStore;
+  streamId: string;
+  decider: CommandDecider<State, E>;
+  decide: (state: State) => E[];
+  metadata: AppendMetadata;
+  commandId: string | undefined;
+  snapshots: CommandSnapshots | undefined;
+  memory: StreamMemory | undefined;
+};
+
+export type CommandOptions = {
+  metadata: AppendMetadata;
+  commandId?: string;
+  retries?: number;
+  /**
+   * The caller expects the stream not to exist yet (a freshly generated id, a unique value that
+   * is usually free): decide on the initial state and append expecting version 0, and load the
+   * stream only when that guess was wrong. Saves a read on every create.
+   */
+  assumeNew?: boolean;
+  snapshots?: CommandSnapshots;
+  /** The process's memory of streams (stream-memory.ts): decide on it first, keep what is read and appended in it. */
+  memory?: StreamMemory;
+};
 
 /**
  * Load → decide → append with the loaded version. A version conflict means another writer got in
@@ -72,63 +103,149 @@ export const toNewEvents = (decided: readonly EvolvedEvent[]): NewEvent[] =>
  * a new one is saved after the append. The append still names the version the decision was made
  * on, so conflicts are detected exactly as without snapshots. A command with a commandId reads the
  * whole stream: its idempotency is answered from the events' metadata, which a snapshot does not keep.
+ *
+ * Memory: with a `memory` that knows the stream (as this decider folds it), the command is first
+ * decided on what it remembers, with no read; that decision is kept only if its append at the
+ * remembered version succeeds (decideOnMemory). A replay is answered from memory only by an entry
+ * that saw the whole stream. Without a memory, or once it is found behind, the command runs as above.
  */
 export async function handleCommand<State, E extends EvolvedEvent>(
   store: EventStore,
   streamId: string,
   decider: CommandDecider<State, E>,
   decide: (state: State) => E[],
-  options: {
-    metadata: AppendMetadata;
-    commandId?: string;
-    retries?: number;
-    /**
-     * The caller expects the stream not to exist yet (a freshly generated id, a unique value that
-     * is usually free): decide on the initial state and append expecting version 0, and load the
-     * stream only when that guess was wrong. Saves a read on every create.
-     */
-    assumeNew?: boolean;
-    snapshots?: CommandSnapshots;
-  },
+  options: CommandOptions,
 ): Promise<CommandResult<State>> {
-  const retries = Math.min(Math.max(0, options.retries ?? DEFAULT_RETRIES), MAX_RETRIES);
   const commandId = options.commandId ?? options.metadata.commandId;
-  const codec = decider.snapshot;
-  const snapshots = codec && commandId === undefined ? options.snapshots : undefined;
+  const snapshots = decider.snapshot && commandId === undefined ? options.snapshots : undefined;
+  const { metadata, memory } = options;
+  const command: Command<State, E> = { store, streamId, decider, decide, metadata, commandId, snapshots, memory };
+  const remembered = memory?.recall<State>(streamId, decider, commandId !== undefined);
+  if (memory && remembered) {
+    const answer = await decideOnMemory(command, memory, remembered);
+    if (answer) return answer;
+  }
+  const retries = Math.min(Math.max(0, options.retries ?? DEFAULT_RETRIES), MAX_RETRIES);
+  // A stream this process remembers exists: no guess that it is new.
+  return decideOnStore(command, retries, options.assumeNew === true && remembered === undefined);
+}
 
+/** The earlier events of this command when the stream records them (a replay), else undefined. */
+const replayOf = <State>(known: KnownStream<State>, commandId: string | undefined): RecordedEvent[] | undefined => {
+  if (commandId === undefined) return undefined;
+  const earlier = (known.commanded ?? []).filter((event) => event.metadata.commandId === commandId);
+  return earlier.length > 0 ? earlier : undefined;
+};
+
+/**
+ * Decides on the remembered state and appends at the remembered version. Returns undefined, having
+ * forgotten the entry, whenever the memory cannot be trusted: the decision refused (threw), found
+ * nothing to do, or its append met a newer stream. The caller then reads and decides again. A
+ * replay found in memory is true (streams only grow); one the memory lacks is found by that read.
+ */
+const decideOnMemory = async <State, E extends EvolvedEvent>(
+  command: Command<State, E>,
+  memory: StreamMemory,
+  remembered: KnownStream<State>,
+): Promise<CommandResult<State> | undefined> => {
+  const stale = (): undefined => {
+    memory.forget(command.streamId, remembered);
+    memory.note('stale');
+    return undefined;
+  };
+  const earlier = replayOf(remembered, command.commandId);
+  if (earlier) {
+    memory.remember(command.streamId, command.decider, remembered);
+    memory.note('hit');
+    return { state: remembered.state, events: earlier, version: remembered.version, replayed: true };
+  }
+  let decided: E[];
+  try {
+    decided = command.decide(remembered.state);
+  } catch {
+    // A refusal on remembered state may be a refusal of the past: only the stream's state may refuse.
+    return stale();
+  }
+  if (decided.length === 0) return stale();
+  let appended: Appended;
+  try {
+    appended = await append(command, decided, remembered.version);
+  } catch (error) {
+    if (error instanceof WrongExpectedVersionError) return stale();
+    memory.forget(command.streamId, remembered);
+    throw error;
+  }
+  memory.note('hit');
+  return afterAppend(command, remembered, appended);
+};
+
+/** Today's path: load (or guess new), decide, append; re-decide on a fresh load after a conflict, `retries` times. */
+const decideOnStore = async <State, E extends EvolvedEvent>(
+  command: Command<State, E>,
+  retries: number,
+  assumeNew: boolean,
+): Promise<CommandResult<State>> => {
+  const { store, streamId, decider, memory } = command;
   for (let attempt = 0; ; attempt += 1) {
-    const loaded: Loaded<State> =
-      options.assumeNew && attempt === 0
-        ? { state: decider.initialState(), events: [], version: 0, snapshotVersion: 0 }
-        : await loadState(store, streamId, decider, snapshots);
-    const { state } = loaded;
-    if (commandId !== undefined) {
-      const earlier = loaded.events.filter((event) => event.metadata.commandId === commandId);
-      if (earlier.length > 0) return { state, events: earlier, version: loaded.version, replayed: true };
-    }
-    const decided = decide(state);
-    if (decided.length === 0) return { state, events: [], version: loaded.version, replayed: false };
-    let appended: { version: number; events: RecordedEvent[] };
+    const guessed = assumeNew && attempt === 0;
+    const loaded: KnownStream<State> = guessed
+      ? { state: decider.initialState(), version: 0, commanded: [], snapshotVersion: 0 }
+      : await loadState(store, streamId, decider, command.snapshots);
+    // A guess is not knowledge; what was read is, whatever this command decides on it.
+    if (!guessed) memory?.remember(streamId, decider, loaded);
+    const earlier = replayOf(loaded, command.commandId);
+    if (earlier) return { state: loaded.state, events: earlier, version: loaded.version, replayed: true };
+    const decided = command.decide(loaded.state);
+    if (decided.length === 0) return { state: loaded.state, events: [], version: loaded.version, replayed: false };
+    let appended: Appended;
     try {
-      appended = await store.appendToStream(streamId, toNewEvents(decided), {
-        expectedVersion: loaded.version,
-        metadata: { ...options.metadata, ...(commandId !== undefined ? { commandId } : {}) },
-      });
+      appended = await append(command, decided, loaded.version);
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError) || attempt >= retries) throw error;
       // A wrong guess that the stream was new is not a collision with a concurrent writer.
-      if (!(options.assumeNew && attempt === 0)) await backoff(attempt);
+      if (!guessed) await backoff(attempt);
       continue;
     }
-    const next = evolveAll(decider, state, appended.events);
-    if (snapshots && codec && snapshotDue(snapshots.every, loaded.snapshotVersion, appended.version)) {
-      // Awaited so the command's caller (and a test) sees it taken, but a failure is only logged.
-      await saveSnapshotQuietly(
-        snapshots.store,
-        { streamId, version: appended.version, deciderVersion: codec.deciderVersion, state: () => codec.serialize(next) },
-        snapshots.logger,
-      );
-    }
-    return { state: next, events: appended.events, version: appended.version, replayed: false };
+    return afterAppend(command, loaded, appended);
   }
-}
+};
+
+type Appended = { version: number; events: RecordedEvent[] };
+
+const append = <State, E extends EvolvedEvent>(command: Command<State, E>, decided: E[], expectedVersion: number): Promise<Appended> =>
+  command.store.appendToStream(command.streamId, toNewEvents(decided), {
+    expectedVersion,
+    metadata: { ...command.metadata, ...(command.commandId !== undefined ? { commandId: command.commandId } : {}) },
+  });
+
+/**
+ * The state after a successful append, remembered at the appended version (with the commandIds
+ * known when the state before was known whole), and a snapshot when one is due.
+ */
+const afterAppend = async <State, E extends EvolvedEvent>(
+  command: Command<State, E>,
+  before: KnownStream<State>,
+  appended: Appended,
+): Promise<CommandResult<State>> => {
+  const { streamId, decider, snapshots } = command;
+  const next = evolveAll(decider, before.state, appended.events);
+  const known: KnownStream<State> = {
+    state: next,
+    version: appended.version,
+    commanded: before.commanded && [...before.commanded, ...commandedOf(appended.events)],
+    snapshotVersion: before.snapshotVersion,
+  };
+  command.memory?.remember(streamId, decider, known);
+  const codec = decider.snapshot;
+  if (snapshots && codec && snapshotDue(snapshots.every, before.snapshotVersion, appended.version)) {
+    // Awaited so the command's caller (and a test) sees it taken, but a failure is only logged.
+    const saved = await saveSnapshotQuietly(
+      snapshots.store,
+      { streamId, version: appended.version, deciderVersion: codec.deciderVersion, state: () => codec.serialize(next) },
+      snapshots.logger,
+    );
+    // The next one is due `every` events after this one; after a failed save, at the next command.
+    if (saved) known.snapshotVersion = appended.version;
+  }
+  return { state: next, events: appended.events, version: appended.version, replayed: false };
+};

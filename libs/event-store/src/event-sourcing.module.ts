@@ -27,6 +27,7 @@ import { type Evolver, foldEvents } from './fold-events';
 import { storedEventsController } from './stored-events-query';
 import { ensureEventStoreSchema } from './postgres-schema';
 import { createPostgresSnapshotStore, DEFAULT_SNAPSHOT_EVERY, type SnapshotCodec, type SnapshotStore } from './snapshot-store';
+import { DEFAULT_COMMAND_STREAM_MEMORY, StreamMemory } from './stream-memory';
 
 export const EVENT_STORE = 'EVENT_STORE';
 
@@ -63,6 +64,8 @@ export type EventSourcingOptions = {
   eventStore?: EventStoreChoice;
   /** Events appended since the last snapshot before a command takes a new one (SNAPSHOT_EVERY, 0 = never; default 500). */
   snapshotEvery?: number;
+  /** Streams whose state this process remembers between commands (COMMAND_STREAM_MEMORY, 0 = none; default 2,048; stream-memory.ts). */
+  commandStreamMemory?: number;
 };
 
 /**
@@ -123,6 +126,8 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
   private readonly outcomes: Counter<'service' | 'kind' | 'outcome' | 'reason'>;
   private queuedAppends: QueuedAppend[] = [];
   private appendsInFlight = 0;
+  /** What this process's commands read and appended, decided on before reading (stream-memory.ts); none when turned off. */
+  private readonly streamMemory: StreamMemory | undefined;
 
   constructor(
     @Inject('EVENT_SOURCING_OPTIONS') private readonly options: EventSourcingOptions,
@@ -187,6 +192,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       labelNames: ['service', 'kind', 'outcome', 'reason'],
       registers: [this.poolMetrics],
     });
+    this.streamMemory = streamMemoryOf(options, this.poolMetrics);
   }
 
   /** Counts what the appended events mean (outcomeOf); a replayed command appended nothing and counts nothing. */
@@ -371,6 +377,7 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       ...(commandId ? { commandId } : {}),
       ...(assumeNew ? { assumeNew } : {}),
       snapshots: { store: this.snapshots, every: this.snapshotEvery, logger: this.options.logger },
+      ...(this.streamMemory ? { memory: this.streamMemory } : {}),
     });
     // Only events some read model shows are worth waiting for; a uniqueness claim, say, is not.
     // And only for the read models that show them: a halted one elsewhere does not hold this reply.
@@ -493,6 +500,21 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 }
+
+/** The process's stream memory and its counter (corridor_command_stream_memory_total), or none when COMMAND_STREAM_MEMORY is 0. */
+const streamMemoryOf = (options: EventSourcingOptions, registry: Registry): StreamMemory | undefined => {
+  const capacity = options.commandStreamMemory ?? DEFAULT_COMMAND_STREAM_MEMORY;
+  if (capacity === 0) return undefined;
+  const results = new Counter({
+    name: 'corridor_command_stream_memory_total',
+    help:
+      'Commands and the stream memory: hit (decided on what this process remembered, no read), miss (nothing remembered), stale ' +
+      '(remembered state was behind the stream: forgotten, read and decided again).',
+    labelNames: ['service', 'result'],
+    registers: [registry],
+  });
+  return new StreamMemory(capacity, (result) => results.inc({ service: options.service, result }));
+};
 
 /** An outbox that failed this many batches in a row shows as degraded: consumers are not getting events. */
 const OUTBOX_DEGRADED_AFTER_FAILURES = 3;

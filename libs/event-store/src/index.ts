@@ -90,7 +90,15 @@ export {
   type SnapshotCodec,
   type SnapshotStore,
 } from './snapshot-store';
-export { type CommandSnapshots } from './command-handler';
+export { type CommandOptions, type CommandSnapshots } from './command-handler';
+export {
+  DEFAULT_COMMAND_STREAM_MEMORY,
+  StreamMemory,
+  commandStreamMemoryFrom,
+  type KnownStream,
+  type StreamMemoryResult,
+} from './stream-memory';
+export { RecentlySeen } from './recently-seen';
 export { snapshotDdl } from './postgres-schema';
 export {
   DEFAULT_OUTBOX_MAX_ATTEMPTS,

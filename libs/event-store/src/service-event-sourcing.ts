@@ -2,6 +2,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { EventSourcingModule, type EventSourcingOptions } from './event-sourcing.module';
 import { parseOutboxMaxAttempts } from './outbox-dead-letters';
 import { snapshotEveryFrom } from './snapshot-store';
+import { commandStreamMemoryFrom } from './stream-memory';
 import { type EventStoreChoice, eventStoreChoiceFrom } from './store-selection';
 
 /** The event sourcing settings every event-sourced service has, parsed by its config.ts with eventSourcingSettingsFrom. */
@@ -12,12 +13,15 @@ export type EventSourcingSettings = {
   snapshotEvery: number;
   /** OUTBOX_MAX_ATTEMPTS (outbox-dead-letters.ts). */
   outboxMaxAttempts: number;
+  /** COMMAND_STREAM_MEMORY (stream-memory.ts). */
+  commandStreamMemory: number;
 };
 
 export const eventSourcingSettingsFrom = (service: string, env: NodeJS.ProcessEnv): EventSourcingSettings => ({
   eventStore: eventStoreChoiceFrom(service, env),
   snapshotEvery: snapshotEveryFrom(env),
   outboxMaxAttempts: parseOutboxMaxAttempts(env['OUTBOX_MAX_ATTEMPTS']),
+  commandStreamMemory: commandStreamMemoryFrom(env),
 });
 
 /** The parsed settings every event-sourced service has (libs/messaging's ServiceConfig carries these fields). */
@@ -28,7 +32,7 @@ export type EventSourcedServiceConfig = {
   natsAuth: EventSourcingOptions['natsAuth'];
   subjectPrefix: string;
   databasePoolSize: number;
-  /** EVENT_STORE*, SNAPSHOT_EVERY and OUTBOX_MAX_ATTEMPTS, parsed in the app's config.ts by eventSourcingSettingsFrom. */
+  /** EVENT_STORE*, SNAPSHOT_EVERY, OUTBOX_MAX_ATTEMPTS, COMMAND_STREAM_MEMORY: eventSourcingSettingsFrom parses them in config.ts. */
   eventSourcing: EventSourcingSettings;
 };
 

@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { CLOCK, type Clock, eventsStreamName, type PlatformConfigWire, type RequestContext, subjects } from '@corridor/contracts';
-import { ensureEventsStream, EventSourcing } from '@corridor/event-store';
+import { ensureEventsStream, EventSourcing, RecentlySeen } from '@corridor/event-store';
 import {
   consumeEvents,
   createLogger,
@@ -28,7 +28,6 @@ import { WalletKeys } from './wallet-keys';
 import { WALLET_STORE } from './wallet-lookups';
 import { WALLET_CURRENCY } from './signed-consent';
 import type { WalletStore } from './wallet-store';
-import { RecentlySeen } from '../recently-seen';
 
 /** CustomerCreated events the policy handles at once. */
 const CREATED_CONCURRENCY = 16;

@@ -1,6 +1,13 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@corridor/contracts';
-import { EventSourcing, type RecordedEvent, saveSnapshotQuietly, snapshotDue, WrongExpectedVersionError } from '@corridor/event-store';
+import {
+  EventSourcing,
+  RecentlySeen,
+  type RecordedEvent,
+  saveSnapshotQuietly,
+  snapshotDue,
+  WrongExpectedVersionError,
+} from '@corridor/event-store';
 import { createLogger } from '@corridor/messaging';
 import { internalAccountNotFound, NeedsRecall } from './account-rules';
 import {
@@ -23,7 +30,6 @@ import {
 } from './internal-account-view.projection';
 import { withRowAfterEach } from './published-account';
 import { AccountWriterMetrics } from './account-writer-metrics';
-import { RecentlySeen } from '../recently-seen';
 
 type Decide = (state: InternalAccount) => InternalAccountEvent[];
 /**

@@ -90,6 +90,19 @@ describe('execution with the rail on the service clock', () => {
     });
   });
 
+  it('runs a payment’s commands (quote, execute, the drive’s steps) on what this process remembers: its stream is never read', async () => {
+    const reads = jest.spyOn(payments.app.get(EventSourcing).store, 'readStream');
+    try {
+      const quote = await quoteTo('$success.eur@sandbox.uma.money');
+      expect((await send(quote.id)).status).toBe('PROCESSING');
+      const completed = await transactionOnceIt(quote.transactionId, (transaction) => transaction.status === 'COMPLETED');
+      expect(completed.status).toBe('COMPLETED');
+      expect(reads.mock.calls.filter(([streamId]) => streamId === quote.transactionId)).toEqual([]);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it('refuses a second send (409) and another platform’s quote (404)', async () => {
     const quote = await quoteTo('$success.eur@sandbox.uma.money');
     await send(quote.id);
