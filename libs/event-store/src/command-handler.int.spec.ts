@@ -489,23 +489,6 @@ describe('handleCommand', () => {
       expect([(await store.readStream(conflicting)).version, (await store.readStream(refusing)).version]).toEqual([2, 2]);
     });
 
-    it('follows what another process appended, as the projection runner reads it, and decides on it without reading', async () => {
-      const accountId = `Account:${randomUUID()}`;
-      const spy = watched(store);
-      const { memory, results } = processMemory();
-      await handleCommand(spy.store, accountId, decider, open(accountId), { metadata: contractMetadata(), memory });
-      const before = (await store.readStream(accountId)).events[0]!.globalPosition - 1n;
-      // Another replica deposits twice; this process's runner reads those events (with its own open) in store order.
-      await handleCommand(store, accountId, decider, deposit(accountId, '100'), { metadata: contractMetadata() });
-      await handleCommand(store, accountId, decider, deposit(accountId, '20'), { metadata: contractMetadata() });
-      memory.follow((await store.readAll({ after: before, limit: 1_000 })).filter((event) => event.streamId === accountId));
-      const result = await handleCommand(spy.store, accountId, decider, deposit(accountId, '3'), { metadata: contractMetadata(), memory });
-      expect(result).toMatchObject({ version: 4, state: { opened: true, balance: 123n, deposits: 3 } });
-      expect(spy.reads).toEqual([accountId]);
-      expect(spy.appends.map((append) => append.expectedVersion)).toEqual([0, 3]);
-      expect(results).toEqual(['miss', 'hit']);
-    });
-
     it('forgets the stream used longest ago beyond its bound', async () => {
       const [a, b, c] = [1, 2, 3].map(() => `Account:${randomUUID()}`) as [string, string, string];
       const spy = watched(store);
@@ -566,44 +549,21 @@ describe('handleCommand', () => {
       }
     });
 
-    /** An EventSourcing as a service process has it, not bootstrapped: no NATS, no runner (a test hands its reads to the followers). */
-    const newEventSourcing = (commandStreamMemory?: number): EventSourcing =>
-      new EventSourcing({
-        service: 'memory-spec',
-        connectionString: database.url,
-        schema: testSchema.schema,
-        natsUrl: 'nats://127.0.0.1:4222',
-        subjectPrefix: 'memory-spec',
-        migrationsDirectory: __dirname,
-        projections: [],
-        toIntegrationEvent: () => null,
-        logger: consoleLogger('memory-spec', 'warn'),
-        poolSize: 4,
-        ...(commandStreamMemory === undefined ? {} : { commandStreamMemory }),
-      });
-
-    it('follows, in EventSourcing, what its projection runner reads of another replica’s appends', async () => {
-      const eventSourcing = newEventSourcing();
-      try {
-        const reads = jest.spyOn(eventSourcing.store, 'readStream');
-        const accountId = `Account:${randomUUID()}`;
-        const context = { ...contractMetadata(), requestId: randomUUID() };
-        await eventSourcing.handle(accountId, decider, open(accountId), context);
-        const before = (await store.readStream(accountId)).events[0]!.globalPosition - 1n;
-        await handleCommand(store, accountId, decider, deposit(accountId, '100'), { metadata: contractMetadata() });
-        const read = await store.readAll({ after: before, limit: 1_000 });
-        for (const follower of eventSourcing['readFollowers']) follower(read);
-        const { state } = await eventSourcing.handle(accountId, decider, deposit(accountId, '2'), context);
-        expect(state).toEqual({ opened: true, balance: 102n, deposits: 2 });
-        expect(reads.mock.calls.length).toBe(1);
-      } finally {
-        await eventSourcing.onApplicationShutdown();
-      }
-    });
-
     it('is on in EventSourcing by default and counted; COMMAND_STREAM_MEMORY=0 reads before every command, as before', async () => {
       const readsOf = async (commandStreamMemory: number | undefined): Promise<{ reads: number; metrics: string }> => {
-        const eventSourcing = newEventSourcing(commandStreamMemory);
+        const eventSourcing = new EventSourcing({
+          service: 'memory-spec',
+          connectionString: database.url,
+          schema: testSchema.schema,
+          natsUrl: 'nats://127.0.0.1:4222',
+          subjectPrefix: 'memory-spec',
+          migrationsDirectory: __dirname,
+          projections: [],
+          toIntegrationEvent: () => null,
+          logger: consoleLogger('memory-spec', 'warn'),
+          poolSize: 4,
+          ...(commandStreamMemory === undefined ? {} : { commandStreamMemory }),
+        });
         try {
           const reads = jest.spyOn(eventSourcing.store, 'readStream');
           const accountId = `Account:${randomUUID()}`;

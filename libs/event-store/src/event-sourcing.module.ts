@@ -193,9 +193,6 @@ export class EventSourcing implements OnApplicationBootstrap, OnApplicationShutd
       registers: [this.poolMetrics],
     });
     this.streamMemory = streamMemoryOf(options, this.poolMetrics);
-    // The memory follows every replica's appends through the runner's reads, so a command on another replica's stream rarely reads it.
-    const memory = this.streamMemory;
-    if (memory) this.followEvents((events) => memory.follow(events));
   }
 
   /** Counts what the appended events mean (outcomeOf); a replayed command appended nothing and counts nothing. */

@@ -1,31 +1,16 @@
 // Pins down what the stream memory hands out: only the decider's own fold, only a whole stream's
-// commandIds, never an older state over a newer one, the least recently used forgotten first, and
-// another process's appends folded in only when they follow on from what it holds.
+// commandIds, never an older state over a newer one, and the least recently used forgotten first.
 import { type KnownStream, StreamMemory, type StreamMemoryResult } from './stream-memory';
 import type { RecordedEvent } from './types';
 
-// State: the stream's version, as the events' positions count it (a fold that throws on an event of type 'Poison').
-const fold = (state: number, event: { type: string; streamPosition: number }): number => {
-  if (event.type === 'Poison') throw new Error('cannot fold');
-  return event.streamPosition;
-};
-const deciderA = { evolve: fold };
-const deciderB = { evolve: fold };
+const deciderA = { name: 'A' };
+const deciderB = { name: 'B' };
 const known = (version: number, commanded: readonly RecordedEvent[] | null = []): KnownStream<number> => ({
   state: version,
   version,
   commanded,
   snapshotVersion: 0,
 });
-
-const event = (streamId: string, streamPosition: number, commandId?: string, type = 'Happened'): RecordedEvent =>
-  ({
-    streamId,
-    streamPosition,
-    type,
-    data: {},
-    metadata: commandId === undefined ? {} : { commandId },
-  }) as unknown as RecordedEvent;
 
 describe('StreamMemory', () => {
   it('given a stream remembered as one decider folds it, then another decider finds nothing (a miss)', () => {
@@ -81,43 +66,6 @@ describe('StreamMemory', () => {
     memory.remember('a', deciderA, known(2));
     memory.remember('c', deciderA, known(1));
     expect(['a', 'b', 'c'].map((id) => memory.recall(id, deciderA, false)?.version)).toEqual([2, undefined, 1]);
-  });
-
-  it('given events another process appended, then an entry one behind folds them in order, one further behind is forgotten', () => {
-    const memory = new StreamMemory(4);
-    memory.remember('s', deciderA, known(2));
-    memory.remember('t', deciderA, known(2));
-    memory.remember('u', deciderA, known(2));
-    memory.follow([
-      event('s', 2), // already known: ignored
-      event('s', 3, 'cmd-3'),
-      event('s', 4),
-      event('t', 4), // a gap: t's 3 was never seen
-      event('u', 3, undefined, 'Poison'),
-      event('v', 1), // not remembered: nothing to follow
-    ]);
-    expect(memory.recall('s', deciderA, true)).toMatchObject({ state: 4, version: 4 });
-    expect(memory.recall<number>('s', deciderA, true)?.commanded?.map((recorded) => recorded.metadata.commandId)).toEqual(['cmd-3']);
-    expect(memory.recall('t', deciderA, false)).toBeUndefined();
-    expect(memory.recall('u', deciderA, false)).toBeUndefined();
-    expect(memory.recall('v', deciderA, false)).toBeUndefined();
-  });
-
-  it('given a snapshot entry, then following keeps it unable to answer a commandId', () => {
-    const memory = new StreamMemory(4);
-    memory.remember('s', deciderA, known(6, null));
-    memory.follow([event('s', 7, 'cmd-7')]);
-    expect(memory.recall('s', deciderA, true)).toBeUndefined();
-    expect(memory.recall('s', deciderA, false)).toMatchObject({ version: 7, commanded: null });
-  });
-
-  it('given entries followed in place, then following does not change which is used least recently', () => {
-    const memory = new StreamMemory(2);
-    memory.remember('a', deciderA, known(1));
-    memory.remember('b', deciderA, known(1));
-    memory.follow([event('a', 2)]);
-    memory.remember('c', deciderA, known(1));
-    expect(['a', 'b', 'c'].map((id) => memory.recall(id, deciderA, false)?.version)).toEqual([undefined, 1, 1]);
   });
 
   it('refuses a capacity below one: a memory that is off is left out', () => {

@@ -67,10 +67,7 @@ export const commandStreamMemoryFrom = (env: NodeJS.ProcessEnv): number => {
 export const commandedOf = (events: readonly RecordedEvent[]): RecordedEvent[] =>
   events.filter((event) => event.metadata.commandId !== undefined);
 
-/** What the memory needs of a decider: its identity, and its fold to follow the events other processes append. */
-export type Folding = { evolve: (state: any, event: any) => unknown };
-
-type Entry = { decider: Folding; known: KnownStream<unknown> };
+type Entry = { decider: object; known: KnownStream<unknown> };
 
 /**
  * At most `capacity` streams, the least recently used forgotten first: every command that uses an
@@ -92,7 +89,7 @@ export class StreamMemory {
    * What this process knows of the stream as `decider` folds it, or undefined (counted as a miss).
    * needsCommandIds: the command carries a commandId, so only an entry that saw the whole stream will do.
    */
-  recall<State>(streamId: string, decider: Folding, needsCommandIds: boolean): KnownStream<State> | undefined {
+  recall<State>(streamId: string, decider: object, needsCommandIds: boolean): KnownStream<State> | undefined {
     const entry = this.streams.get(streamId);
     if (entry && entry.decider === decider && (!needsCommandIds || entry.known.commanded !== null))
       return entry.known as KnownStream<State>;
@@ -105,30 +102,13 @@ export class StreamMemory {
    * left. A full read (a command with a commandId loads no snapshot) keeps the snapshot the entry
    * it replaces knew of, so snapshots stay due `every` events apart.
    */
-  remember<State>(streamId: string, decider: Folding, known: KnownStream<State>): void {
+  remember<State>(streamId: string, decider: object, known: KnownStream<State>): void {
     const current = this.streams.get(streamId);
     if (current && current.decider === decider) {
       if (current.known.version > known.version) return;
       known.snapshotVersion = Math.max(known.snapshotVersion, current.known.snapshotVersion);
     }
     this.streams.remember(streamId, { decider, known });
-  }
-
-  /**
-   * Follows events read from the store in its order (the projection runner's reads, which carry
-   * every replica's appends; decision 0058's amendment): an entry one version behind an event of its
-   * stream folds it in, in place (it keeps its recency); an entry that already has it ignores it; an
-   * entry further behind is forgotten, and so is one whose fold throws. Soundness does not rest on
-   * this: a decision is still kept only when its append at the entry's version succeeds.
-   */
-  follow(events: readonly RecordedEvent[]): void {
-    for (const event of events) {
-      const entry = this.streams.get(event.streamId);
-      if (!entry || entry.known.version >= event.streamPosition) continue;
-      const next = entry.known.version === event.streamPosition - 1 ? followed(entry, event) : undefined;
-      if (next) entry.known = next;
-      else this.streams.forget(event.streamId);
-    }
   }
 
   /** Forgets the entry a command found behind the stream, unless a newer one has replaced it meanwhile. */
@@ -141,16 +121,3 @@ export class StreamMemory {
     this.onResult(result);
   }
 }
-
-/** The entry's state with the next event of its stream folded in, or undefined when the fold throws. */
-const followed = (entry: Entry, event: RecordedEvent): KnownStream<unknown> | undefined => {
-  let state: unknown;
-  try {
-    state = entry.decider.evolve(entry.known.state, event);
-  } catch {
-    return undefined;
-  }
-  const { commanded, snapshotVersion } = entry.known;
-  const withCommand = commanded !== null && event.metadata.commandId !== undefined ? [...commanded, event] : commanded;
-  return { state, version: event.streamPosition, commanded: withCommand, snapshotVersion };
-};
