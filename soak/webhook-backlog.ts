@@ -33,7 +33,7 @@ export type ReceiverView = {
 
 export type Backlog = { failures: string[]; inRetryAfter500: number; queuedBehindRetry: number; stuckHeads: number };
 
-/** How long a due, unleased head may wait for its first attempt: the sweep runs every 250 ms, a killed replica's job returns within 35 s. */
+/** How long a due, unleased head may wait for a first attempt: the sweep runs every 250 ms, a killed replica's job returns in 35 s. */
 export const STUCK_HEAD_MS = 45_000;
 
 const inLine = (a: DeliveryState, b: DeliveryState): number =>
