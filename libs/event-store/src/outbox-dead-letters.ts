@@ -1,6 +1,7 @@
 import { ErrorCode, NatsError } from 'nats';
 import { assertSchemaName } from './sql-names';
 import type { RecordedEvent } from './types';
+import { wholeNumberSetting } from './whole-number-setting';
 
 // An integration event the outbox relay could not publish after its tries (issue 22 item 3): set
 // aside in a table so the events after it keep flowing, shown in /health and /metrics, and listed,
@@ -27,13 +28,13 @@ export type DeadLetter = {
 /** OUTBOX_MAX_ATTEMPTS: tries of one event before it is set aside (default 5). */
 export const DEFAULT_OUTBOX_MAX_ATTEMPTS = 5;
 
-export const parseOutboxMaxAttempts = (value: string | undefined): number => {
-  if (value === undefined || value === '') return DEFAULT_OUTBOX_MAX_ATTEMPTS;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000)
-    throw new Error(`OUTBOX_MAX_ATTEMPTS must be a whole number from 1 to 1000, got "${value}".`);
-  return parsed;
-};
+export const parseOutboxMaxAttempts = (value: string | undefined): number =>
+  wholeNumberSetting('OUTBOX_MAX_ATTEMPTS', value, {
+    fallback: DEFAULT_OUTBOX_MAX_ATTEMPTS,
+    min: 1,
+    max: 1000,
+    means: 'a whole number from 1 to 1000',
+  });
 
 export const deadLetterDdl = (schema: string): string => {
   const s = assertSchemaName(schema);

@@ -3,6 +3,7 @@ import { isConnectionError, postgresUnreachable } from './infra-errors';
 import { consoleLogger, type Logger } from './logger';
 import { ensureEventStoreSchema } from './postgres-schema';
 import { assertSchemaName } from './sql-names';
+import { wholeNumberSetting } from './whole-number-setting';
 
 /**
  * Snapshots of a stream's state for the command path (DESIGN.md §3, docs/decisions/0018). A
@@ -36,14 +37,12 @@ export type SnapshotCodec<State> = {
 export const DEFAULT_SNAPSHOT_EVERY = 500;
 
 /** SNAPSHOT_EVERY as a service's config.ts parses it. */
-export const snapshotEveryFrom = (env: NodeJS.ProcessEnv): number => {
-  const raw = env['SNAPSHOT_EVERY'];
-  if (raw === undefined || raw === '') return DEFAULT_SNAPSHOT_EVERY;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0)
-    throw new Error(`SNAPSHOT_EVERY must be a whole number of events (0 turns snapshots off), got "${raw}".`);
-  return value;
-};
+export const snapshotEveryFrom = (env: NodeJS.ProcessEnv): number =>
+  wholeNumberSetting('SNAPSHOT_EVERY', env['SNAPSHOT_EVERY'], {
+    fallback: DEFAULT_SNAPSHOT_EVERY,
+    min: 0,
+    means: 'a whole number of events (0 turns snapshots off)',
+  });
 
 /** True when the stream has gained `every` events since the snapshot it was loaded from (or since its start). */
 export const snapshotDue = (every: number, snapshotVersion: number, version: number): boolean =>

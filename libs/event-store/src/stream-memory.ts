@@ -1,5 +1,6 @@
 import { RecentlySeen } from './recently-seen';
 import type { RecordedEvent } from './types';
+import { wholeNumberSetting } from './whole-number-setting';
 
 /**
  * A process's memory of the streams its commands ran on (docs/decisions/0058), so the next command
@@ -54,14 +55,12 @@ export type StreamMemoryResult = 'hit' | 'miss' | 'stale';
 export const DEFAULT_COMMAND_STREAM_MEMORY = 2_048;
 
 /** COMMAND_STREAM_MEMORY as a service's config.ts parses it: streams remembered, 0 turns the memory off. */
-export const commandStreamMemoryFrom = (env: NodeJS.ProcessEnv): number => {
-  const raw = env['COMMAND_STREAM_MEMORY'];
-  if (raw === undefined || raw === '') return DEFAULT_COMMAND_STREAM_MEMORY;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0)
-    throw new Error(`COMMAND_STREAM_MEMORY must be a whole number of streams (0 turns the memory off), got "${raw}".`);
-  return value;
-};
+export const commandStreamMemoryFrom = (env: NodeJS.ProcessEnv): number =>
+  wholeNumberSetting('COMMAND_STREAM_MEMORY', env['COMMAND_STREAM_MEMORY'], {
+    fallback: DEFAULT_COMMAND_STREAM_MEMORY,
+    min: 0,
+    means: 'a whole number of streams (0 turns the memory off)',
+  });
 
 /** The commandId-carrying events among these, which is all a commandId lookup reads. */
 export const commandedOf = (events: readonly RecordedEvent[]): RecordedEvent[] =>
