@@ -111,6 +111,31 @@ describe('handleCommand', () => {
     expect((await store.readStream(accountId)).events.map((event) => event.type)).toEqual(['AccountOpened']);
   });
 
+  it('with assumeNew, checks a refusal made on the guessed new state against the stream before answering', async () => {
+    const accountId = `Account:${randomUUID()}`;
+    const metadata = contractMetadata();
+    await handleCommand(store, accountId, decider, open(accountId), { metadata });
+    // On a new stream a deposit is refused (not open); this stream exists and is open.
+    const deposited = await handleCommand(store, accountId, decider, deposit(accountId, '5'), { metadata, assumeNew: true });
+    expect(deposited).toMatchObject({ version: 2, state: { opened: true, balance: 5n, deposits: 1 } });
+    // On a stream that really is new, the refusal stands, after one read.
+    const fresh = `Account:${randomUUID()}`;
+    const counted = withReadBarrier(store, 0);
+    await expect(handleCommand(counted, fresh, decider, deposit(fresh, '5'), { metadata, assumeNew: true })).rejects.toThrow(
+      'The account is not open.',
+    );
+    expect(counted.reads()).toBe(1);
+  });
+
+  it('with assumeNew and no retries, a wrong guess reads the stream instead of failing: the guess is not a collision', async () => {
+    const accountId = `Account:${randomUUID()}`;
+    const metadata = contractMetadata();
+    await handleCommand(store, accountId, decider, open(accountId), { metadata });
+    const credit = () => [{ type: 'MoneyDeposited' as const, data: { accountId, amount: '7' } }];
+    const result = await handleCommand(store, accountId, decider, credit, { metadata, assumeNew: true, retries: 0 });
+    expect(result).toMatchObject({ version: 2, state: { opened: true, balance: 7n } });
+  });
+
   it('propagates a decision error and appends nothing', async () => {
     const accountId = `Account:${randomUUID()}`;
     await expect(handleCommand(store, accountId, decider, deposit(accountId, '1'), { metadata: contractMetadata() })).rejects.toThrow(

@@ -195,18 +195,32 @@ const decideOnStore = async <State, E extends EvolvedEvent>(
     if (!guessed) memory?.remember(streamId, decider, loaded);
     const earlier = replayOf(loaded, command.commandId);
     if (earlier) return { state: loaded.state, events: earlier, version: loaded.version, replayed: true };
-    const decided = command.decide(loaded.state);
+    // Like a decision on memory, one on the guess is proven only by its append: a refusal or nothing to do is asked of the stream.
+    const decided = guessed ? decideOnGuess(command, loaded.state) : command.decide(loaded.state);
+    if (decided === undefined) continue;
     if (decided.length === 0) return { state: loaded.state, events: [], version: loaded.version, replayed: false };
     let appended: Appended;
     try {
       appended = await append(command, decided, loaded.version);
     } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError) || attempt >= retries) throw error;
-      // A wrong guess that the stream was new is not a collision with a concurrent writer.
-      if (!guessed) await backoff(attempt);
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      // A wrong guess that the stream was new is not a collision with a concurrent writer: it spends no retry.
+      if (guessed) continue;
+      if (attempt >= retries) throw error;
+      await backoff(attempt);
       continue;
     }
     return afterAppend(command, loaded, appended);
+  }
+};
+
+/** The decision on the guessed initial state when it appends something; undefined (read the stream) when it refuses or does nothing. */
+const decideOnGuess = <State, E extends EvolvedEvent>(command: Command<State, E>, guessed: State): E[] | undefined => {
+  try {
+    const decided = command.decide(guessed);
+    return decided.length > 0 ? decided : undefined;
+  } catch {
+    return undefined;
   }
 };
 
