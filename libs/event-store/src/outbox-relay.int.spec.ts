@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { Client } from 'pg';
-import { createTestSchema, requireNats, testUrls, uniqueSubjectPrefix, type TestSchema, useTestDatabase } from '@corridor/testing';
+import { createTestSchema, requireNats, testUrls, uniqueSubjectPrefix, type TestSchema, until, useTestDatabase } from '@corridor/testing';
 import { contractMetadata } from './event-store.contract';
 import { countOpenDeadLetters, listDeadLetters, resolveDeadLetters } from './outbox-dead-letters';
 import { OutboxRelay, ensureEventsStream } from './outbox-relay';
@@ -93,6 +93,14 @@ describe('OutboxRelay', () => {
     admin = new Client({ connectionString: database.url });
     await admin.connect();
   });
+
+  /** Advisory locks held in this file's database: the relays' leadership lock. */
+  const advisoryLocksHeld = async (): Promise<number> => {
+    const sql =
+      "SELECT count(*)::int AS held FROM pg_locks WHERE locktype = 'advisory' AND database = " +
+      '(SELECT oid FROM pg_database WHERE datname = current_database())';
+    return ((await admin.query(sql)).rows[0] as { held: number }).held;
+  };
 
   afterAll(async () => {
     for (const relay of relays) await relay.stop();
@@ -209,11 +217,20 @@ describe('OutboxRelay', () => {
 
   it("publishes an event appended on a standby's replica at once: the standby's nudge wakes the leader, no poll waited for", async () => {
     for (const relay of relays.splice(0)) await relay.stop();
+    // A stopped leader has let go of its lock by the time stop() resolves, so a relay started now leads at once.
+    expect(await advisoryLocksHeld()).toBe(0);
     // Polls 60 s apart: only a wake makes the leader publish within the test.
     const leader = newRelay(3, 60_000);
     await leader.start();
+    // start() returns before the relay's first bid for the lock: the second starts once the first leads.
+    await until(
+      'the first relay to lead',
+      () => leader.status().leader,
+      (leads) => leads,
+    );
     const standby = newRelay(3, 60_000);
     await standby.start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
     expect([leader.status().leader, standby.status().leader]).toEqual([true, false]);
     // Let the leader's first batch end, so it sleeps its poll interval.
     await new Promise((resolve) => setTimeout(resolve, 200));

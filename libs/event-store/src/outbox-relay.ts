@@ -477,13 +477,19 @@ export class OutboxRelay {
     return client;
   }
 
-  /** Ending the session releases the leadership lock for another replica. */
+  /**
+   * Releases the leadership lock for another replica, then ends the session. The unlock is asked
+   * first so the lock is free when resign() returns: a session's end lets go of it only once its
+   * backend has exited, which a loaded server may do after end() resolved, and a replica starting
+   * meanwhile would stay standby for a whole poll interval.
+   */
   private async resign(): Promise<void> {
     const leader = this.leader;
     this.leader = undefined;
     // Silence is right here: after a failed batch the session may already be gone, and at stop
     // ending it is all that is left to do. Either way the lock goes with the session, and the
     // failure that led here (if any) is the one the loop already logged.
+    await leader?.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
     await leader?.end().catch(() => undefined);
   }
 }
