@@ -486,10 +486,12 @@ export class OutboxRelay {
   private async resign(): Promise<void> {
     const leader = this.leader;
     this.leader = undefined;
-    // Silence is right here: after a failed batch the session may already be gone, and at stop
+    // Silence is right for the unlock: it fails only on a session that is already broken, whose
+    // backend has ended and taken the lock with it; the end() below releases it in every other case.
+    await leader?.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+    // Silence is right here too: after a failed batch the session may already be gone, and at stop
     // ending it is all that is left to do. Either way the lock goes with the session, and the
     // failure that led here (if any) is the one the loop already logged.
-    await leader?.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
     await leader?.end().catch(() => undefined);
   }
 }
