@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type PlatformConfigWire, type RequestContext, subjects } from '@corridor/contracts';
+import { RecentlySeen } from '@corridor/event-store';
 import { ServiceClient } from '@corridor/messaging';
 
 /** How long a platform's webhookEndpoint, once seen, is taken as still there without asking. */
@@ -23,7 +24,8 @@ export const rememberedHookStands = (seenAt: number | undefined, now: number): b
  */
 @Injectable()
 export class ApprovalHooks {
-  private readonly seenAt = new Map<string, number>();
+  /** When each platform last said it has an endpoint; the platform seen longest ago is forgotten first. */
+  private readonly seenAt = new RecentlySeen<number>(REMEMBERED_PLATFORMS_MAX);
 
   constructor(private readonly client: ServiceClient) {}
 
@@ -36,11 +38,10 @@ export class ApprovalHooks {
     );
     const has = typeof config.webhookEndpoint === 'string' && config.webhookEndpoint !== '';
     if (!has) {
-      this.seenAt.delete(context.platformId);
+      this.seenAt.forget(context.platformId);
       return false;
     }
-    if (this.seenAt.size >= REMEMBERED_PLATFORMS_MAX) this.seenAt.clear();
-    this.seenAt.set(context.platformId, now);
+    this.seenAt.remember(context.platformId, now);
     return true;
   }
 }
